@@ -1,0 +1,50 @@
+// The service's wiring, built once at the composition root (cli/serve.ts) and handed to every
+// route, command handler and background job. Nothing below reads the environment itself.
+
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/clock.ts';
+import type { EventStore } from '../eventstore/port.ts';
+import type { EngineGateway } from './engine/gateway.ts';
+
+export interface Config {
+  port: number;
+  wsPort: number;
+  adminToken: string | undefined;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  eventstoreUrl: string | undefined;
+  jurisdiction: 'us' | 'ca';
+  testClock: boolean;
+  demo: boolean;
+  logLevel: string;
+}
+
+/** Tracks each account's last write, so its reads can wait for projections to pass it. */
+export interface WriteTracker {
+  note(accountId: string, position: bigint): void;
+  lastFor(accountId: string): bigint | undefined;
+}
+
+export interface ProjectionWaiter {
+  /** Resolves once every projector has passed `position`; rejects with a clear error after `timeoutMs`. */
+  waitFor(position: bigint, timeoutMs?: number): Promise<void>;
+}
+
+/** The controllable clock exists only with TEST_CLOCK=1. */
+export interface ControllableClock extends Clock {
+  set(us: number): void;
+  advance(ms: number): void;
+}
+
+export interface AppContext {
+  config: Config;
+  logger: Logger;
+  clock: Clock;
+  testClock: ControllableClock | null;
+  pool: pg.Pool;
+  store: EventStore;
+  engine: EngineGateway;
+  writes: WriteTracker;
+  projections: ProjectionWaiter;
+}

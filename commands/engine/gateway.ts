@@ -1,0 +1,42 @@
+// What callers (REST, admin, OAuth, realtime, demo) see of the engine: submit one input, get
+// that input's own outcome once it is durably journaled. The engine process implements it.
+
+import type { EngineEvent } from '../../domain/engine/events.ts';
+import type { EngineInput } from '../../domain/engine/inputs.ts';
+import type { ErrorInfo } from '../../domain/errors.ts';
+import type { OrderView } from '../../domain/views.ts';
+
+/** Outcome of one leg of PlaceOrders / CancelOrders, in request order. */
+export interface LegOutcome {
+  order_id: string;
+  order?: OrderView; // the order as the engine left it (a rejected order included)
+  error?: ErrorInfo; // when the leg was refused without creating an order (e.g. unknown order on cancel)
+}
+
+export interface EngineReply {
+  /** False when the input as a whole was refused (error set, no state changed, nothing journaled). */
+  ok: boolean;
+  error?: ErrorInfo;
+  /** This input's outcome events, in order. */
+  events: EngineEvent[];
+  /** Per-leg outcomes for PlaceOrders / CancelOrders. */
+  legs?: LegOutcome[];
+  /** Global event-store position of the journal record holding these events (read-your-writes). */
+  position: bigint;
+  /** Engine sequence number assigned to the input. */
+  seq: number;
+}
+
+export interface EngineGateway {
+  /** Stamps the time from the service clock, sequences, decides, journals, answers. */
+  submit(input: EngineInput): Promise<EngineReply>;
+}
+
+/** The last snapshot of an order among a reply's events, if any. */
+export function orderFromEvents(events: readonly EngineEvent[], orderId: string): OrderView | undefined {
+  let found: OrderView | undefined;
+  for (const event of events) {
+    if ((event.type === 'OrderPlaced' || event.type === 'OrderChanged') && event.order.id === orderId) found = event.order;
+  }
+  return found;
+}

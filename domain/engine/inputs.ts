@@ -1,0 +1,89 @@
+// The engine's inputs: everything that moves money or the books arrives as one of these, in one
+// sequence. `now_us` is stamped by the gateway from the service clock; ids are chosen outside
+// (the engine never draws random numbers), so replaying the inputs reproduces the outputs.
+
+import type { AccountStatus, FeeSchedule, Jurisdiction, MarketResult, MarketStatus } from '../views.ts';
+
+export interface OrderRequest {
+  order_id: string;
+  market_id: string;
+  action: 'buy' | 'sell';
+  order_type: 'limit' | 'market';
+  price: string | null; // already validated as whole cents by domain/money
+  quantity: string; // already rounded to nine places
+  client_order_id: string | null;
+  device_id: string | null;
+  ip_address: string | null;
+  expiration: 'good_till_start' | 'good_till_time' | null;
+  expiration_time: number | null;
+  cancel_on_disconnect: boolean;
+}
+
+export interface AccountFields {
+  status?: AccountStatus;
+  first_name?: string | null;
+  last_name?: string | null;
+  email?: string | null;
+  jurisdiction?: Jurisdiction;
+  fee_schedule?: FeeSchedule;
+  base_fee_percent?: number | null;
+  maker_factor?: number | null;
+  taker_factor?: number | null;
+  created_at?: number; // UNIX µs; for accounts that predate the leaderboard
+}
+
+export interface MarketFields {
+  market_id: string;
+  event_id: string;
+  title: string;
+  max_price: string;
+  status: MarketStatus;
+  trading: boolean;
+  in_play_delay_sec: number;
+  points_cost: number;
+  grouping_id: string;
+  grouping_name: string | null;
+  symbol: string | null;
+  question: string | null;
+  rules: string | null;
+  short_title: string | null;
+  featured: boolean;
+}
+
+export interface SportEventFields {
+  event_id: string;
+  title: string;
+  start: number; // UNIX µs
+  short_title: string | null;
+  event_type: string | null;
+  sport: string | null;
+  competition: string | null;
+  participants: string[];
+}
+
+export type EngineInput =
+  | { kind: 'OpenAccount'; account_id: string; user_id: string; fields: AccountFields }
+  | { kind: 'UpdateAccount'; account_id: string; fields: AccountFields }
+  | { kind: 'Deposit'; account_id: string; entry_id: string; amount: string }
+  | { kind: 'Withdraw'; account_id: string; entry_id: string; amount: string; method: string | null; reason: string | null; sub_method: string | null }
+  | { kind: 'Adjust'; account_id: string; entry_id: string; amount: string; reason: string | null }
+  | { kind: 'PlaceOrder'; account_id: string; order: OrderRequest }
+  | { kind: 'PlaceOrders'; account_id: string; orders: OrderRequest[] }
+  | { kind: 'CancelOrder'; account_id: string; order_id: string }
+  | { kind: 'CancelOrders'; account_id: string; order_ids: string[] }
+  | { kind: 'ScheduleSportEvent'; event: SportEventFields }
+  | { kind: 'StartSportEvent'; event_id: string }
+  | { kind: 'ListMarket'; market: MarketFields }
+  | { kind: 'ChangeMarketStatus'; market_id: string; status?: MarketStatus; trading?: boolean }
+  | { kind: 'ResultMarket'; market_id: string; result: MarketResult }
+  | { kind: 'AmendFill'; trade_id: string; price?: string; filled?: string }
+  | { kind: 'Tick' };
+
+export type EngineInputKind = EngineInput['kind'];
+
+/** An input as sequenced: the gateway stamps the time; the engine assigns `seq`. */
+export interface SequencedInput {
+  seq: number;
+  now_us: number;
+  input: EngineInput;
+}

@@ -1,0 +1,33 @@
+// A projector turns recorded events into read-model rows. The runner (projections/runner.ts)
+// feeds it batches inside one transaction that also stores its checkpoint, so a projector only
+// writes rows; it must be idempotent (an event seen twice leaves the rows as once).
+//
+// Tables: `schemaSql` creates them with UNQUALIFIED names. The runner executes it with
+// `search_path` set to the target schema: `public` normally, a scratch schema during a rebuild,
+// whose tables are swapped into `public` when the rebuild has caught up. Handlers likewise use
+// unqualified names and run with the right search_path already set on `tx`.
+
+import type pg from 'pg';
+import type { RecordedEvent, SubscriptionFilter } from '../eventstore/port.ts';
+
+/** What a projector changed, announced after commit (the realtime layer subscribes to these). */
+export interface ProjectionChange {
+  projector: string;
+  /** e.g. 'order', 'fill', 'balance', 'position', 'market', 'ledger_entry', 'profile' */
+  kind: string;
+  /** Keys a subscriber routes on, e.g. { account_id, user_id, market_id }. */
+  keys: Record<string, string>;
+  /** The new row as the REST API would render it, when cheap to give. */
+  doc?: unknown;
+}
+
+export interface Projector {
+  name: string;
+  /** Bump when schemaSql or the handling changes: the runner then rebuilds from zero. */
+  version: number;
+  /** Tables this projector owns (unqualified). */
+  tables: string[];
+  schemaSql: string;
+  filter?: SubscriptionFilter;
+  handle(tx: pg.PoolClient, events: RecordedEvent[]): Promise<ProjectionChange[] | void>;
+}
