@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import type { EngineGateway } from './engine/gateway.ts';
+import type { SettingsStore } from './settings/settings.ts';
 
 export interface Config {
   port: number;
@@ -47,4 +48,5 @@ export interface AppContext {
   engine: EngineGateway;
   writes: WriteTracker;
   projections: ProjectionWaiter;
+  settings: SettingsStore;
 }

@@ -17,3 +17,17 @@ export interface Principal {
   client_id: string | null;
   token_id: string | null;
 }
+
+const PRINCIPAL = Symbol('principal');
+
+/** Attaches the authenticated principal to the request (done once, by the auth middleware). */
+export function setPrincipal(req: object, principal: Principal): void {
+  (req as Record<symbol, Principal>)[PRINCIPAL] = principal;
+}
+
+/** The request's principal; throws if a route forgot to sit behind the auth middleware. */
+export function principalOf(req: object): Principal {
+  const principal = (req as Record<symbol, Principal | undefined>)[PRINCIPAL];
+  if (!principal) throw new Error('route reached without authentication');
+  return principal;
+}

@@ -1,0 +1,50 @@
+// Operator settings: one document, changed through PATCH /admin/v1/settings, read by routes.
+
+export type LeaderboardPeriod = 'daily' | 'weekly' | 'monthly' | 'yearly' | 'all';
+export type LeaderboardMetric = 'volume' | 'profit' | 'predictions' | 'markets' | 'win_rate' | 'biggest_win' | 'return' | 'streak';
+
+export interface LeaderboardBoardSetting {
+  period: LeaderboardPeriod;
+  category: string;
+  metric: LeaderboardMetric;
+  shown: boolean;
+}
+
+export interface GeofencingSettings {
+  enforced: boolean;
+  allowed_codes: string[];
+  accept_network_location: boolean;
+  /** CIDRs identified as VPN, proxy or hosting ranges. */
+  blocked_networks: string[];
+}
+
+export interface Settings {
+  dynamic_registration: boolean;
+  registration_limit_per_hour: number;
+  leaderboard_enabled: boolean;
+  leaderboard_boards: LeaderboardBoardSetting[];
+  reserved_handles: string[];
+  blocked_handles: string[];
+  batch_limit: number;
+  geofencing: GeofencingSettings;
+  oauth_unavailable: boolean;
+}
+
+export const DEFAULT_SETTINGS: Settings = {
+  dynamic_registration: false,
+  registration_limit_per_hour: 10,
+  leaderboard_enabled: true,
+  leaderboard_boards: [],
+  reserved_handles: ['admin', 'support', 'exchange', 'root', 'system', 'moderator'],
+  blocked_handles: [],
+  batch_limit: 100,
+  geofencing: { enforced: false, allowed_codes: [], accept_network_location: false, blocked_networks: [] },
+  oauth_unavailable: false,
+};
+
+export interface SettingsStore {
+  /** The current settings (kept in memory, always up to date in this process). */
+  get(): Settings;
+  /** Validates and applies a partial change; appends a SettingsChanged event; returns the result. */
+  update(patch: Partial<Settings>): Promise<Settings>;
+}
