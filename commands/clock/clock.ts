@@ -8,16 +8,20 @@ export const systemClock: Clock = {
   nowUs: () => Date.now() * 1000,
 };
 
-/** Starts at the real time and then moves only when set or advanced. */
-export function createTestClock(startUs: number = Date.now() * 1000): ControllableClock {
-  let nowUs = startUs;
+/**
+ * Runs at real speed from an offset that `set` and `advance` move. It keeps ticking so that
+ * clients signing with their own clock stay inside the signature window, yet any time rule
+ * (30-day handle window, expiries, token lifetimes) can be jumped to on demand.
+ */
+export function createTestClock(realNowUs: () => number = systemClock.nowUs): ControllableClock {
+  let offsetUs = 0;
   return {
-    nowUs: () => nowUs,
+    nowUs: () => realNowUs() + offsetUs,
     set(us: number) {
-      nowUs = us;
+      offsetUs = us - realNowUs();
     },
     advance(ms: number) {
-      nowUs += Math.round(ms * 1000);
+      offsetUs += Math.round(ms * 1000);
     },
   };
 }
