@@ -1,0 +1,113 @@
+// Request validation for /admin/v1: JSON schemas compiled once with ajv, and one formatter that
+// turns the first failure into a 400 `{"error": "<field> ..."}`. Rule checks that need a value
+// (positive amounts, whole cents) sit beside the schemas as small helpers.
+
+import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import Big from 'big.js';
+import { badRequest } from '../errors.ts';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+export const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: false, useDefaults: false });
+addFormats(ajv);
+ajv.addFormat('decimal', /^-?\d+(\.\d+)?$/);
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function fieldName(error: ErrorObject): string {
+  const path = error.instancePath
+    .split('/')
+    .filter((part) => part !== '')
+    .map((part, index) => (/^\d+$/.test(part) ? `[${part}]` : index === 0 ? part : `.${part}`))
+    .join('');
+  if (error.keyword === 'required') {
+    const missing = (error.params as { missingProperty: string }).missingProperty;
+    return path === '' ? missing : `${path}.${missing}`;
+  }
+  if (error.keyword === 'additionalProperties') {
+    const extra = (error.params as { additionalProperty: string }).additionalProperty;
+    return path === '' ? extra : `${path}.${extra}`;
+  }
+  return path === '' ? 'body' : path;
+}
+
+/** One readable sentence for the first schema failure. */
+export function describeError(error: ErrorObject): string {
+  const field = fieldName(error);
+  switch (error.keyword) {
+    case 'required': return `${field} is required`;
+    case 'additionalProperties': return `${field} is not a known field`;
+    case 'type': {
+      const type = (error.params as { type: string | string[] }).type;
+      const types = Array.isArray(type) ? type.join(' or ') : type;
+      return `${field} must be ${types === 'object' ? 'an object' : types === 'array' ? 'an array' : `a ${types}`}`.replace('a integer', 'an integer');
+    }
+    case 'enum': return `${field} must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map(String).join(', ')}`;
+    case 'format': {
+      const format = (error.params as { format: string }).format;
+      return format === 'decimal' ? `${field} must be a decimal string` : `${field} must be a ${format} string`;
+    }
+    case 'minLength': return `${field} must not be empty`;
+    case 'minProperties': return 'body must contain at least one field';
+    default: return `${field} ${error.message ?? 'is invalid'}`;
+  }
+}
+
+export function compile<T>(schema: JSONSchemaType<T> | Record<string, unknown>): ValidateFunction<T> {
+  return ajv.compile<T>(schema as JSONSchemaType<T>);
+}
+
+/** Validates `body` (a JSON object is required) or throws a 400 naming the first problem. */
+export function parseBody<T>(validate: ValidateFunction<T>, body: unknown): T {
+  const value = body === undefined ? {} : body;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw badRequest('body must be a JSON object');
+  if (!validate(value)) {
+    const first = validate.errors?.[0];
+    throw badRequest(first ? describeError(first) : 'body is invalid');
+  }
+  return value;
+}
+
+/** Path ids are UUIDs: anything else cannot name a record, so it is a 404 like any unknown id. */
+export function isUuid(value: string): boolean {
+  return UUID_PATTERN.test(value);
+}
+
+/** A money amount: a decimal string of whole cents; `sign` says which values are allowed. */
+export function parseMoney(field: string, raw: string, sign: 'positive' | 'nonzero'): string {
+  let amount: Big;
+  try {
+    amount = new Big(raw);
+  } catch {
+    throw badRequest(`${field} must be a decimal string`);
+  }
+  if (!amount.eq(amount.round(2, Big.roundDown))) throw badRequest(`${field} must be a whole number of cents`);
+  if (sign === 'positive' && amount.lte(0)) throw badRequest(`${field} must be greater than 0`);
+  if (sign === 'nonzero' && amount.eq(0)) throw badRequest(`${field} must not be zero`);
+  return amount.toFixed(2);
+}
+
+/** A price in dollars: whole cents, > 0 (the engine checks the market's max_price). */
+export function parsePrice(field: string, raw: string): string {
+  return parseMoney(field, raw, 'positive');
+}
+
+/** A quantity of contracts: > 0 (or ≥ 0 when `allowZero`), at most nine decimal places. */
+export function parseQuantity(field: string, raw: string, allowZero = false): string {
+  let quantity: Big;
+  try {
+    quantity = new Big(raw);
+  } catch {
+    throw badRequest(`${field} must be a decimal string`);
+  }
+  if (allowZero ? quantity.lt(0) : quantity.lte(0)) throw badRequest(`${field} must be ${allowZero ? 'at least 0' : 'greater than 0'}`);
+  return quantity.round(9, Big.roundHalfUp).toString();
+}
+
+/** date-time → UNIX microseconds (the schema has already checked the format). */
+export function dateTimeToUs(field: string, raw: string): number {
+  const ms = Date.parse(raw);
+  if (Number.isNaN(ms)) throw badRequest(`${field} must be a date-time string`);
+  return ms * 1000;
+}

@@ -1,0 +1,149 @@
+// Validation of a settings patch: each field's JSON type and its own rules. Pure; the store and
+// the admin route both rely on it, so a bad value can never reach the event stream.
+
+import { InvalidInput } from '../../domain/errors.ts';
+import type { GeofencingSettings, LeaderboardBoardSetting, Settings } from './settings.ts';
+
+export const LEADERBOARD_PERIODS = ['daily', 'weekly', 'monthly', 'yearly', 'all'] as const;
+export const LEADERBOARD_METRICS = ['volume', 'profit', 'predictions', 'markets', 'win_rate', 'biggest_win', 'return', 'streak'] as const;
+
+/** Bounds that keep one settings document small and sane. */
+export const REGISTRATION_LIMIT_PER_HOUR_MAX = 1_000_000;
+export const BATCH_LIMIT_MAX = 10_000;
+export const HANDLE_LIST_LENGTH_MAX = 10_000;
+export const BOARDS_LENGTH_MAX = 1_000;
+export const CODES_LENGTH_MAX = 1_000;
+
+type Checker<K extends keyof Settings> = (value: unknown, field: string) => Settings[K];
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function boolean(value: unknown, field: string): boolean {
+  if (typeof value !== 'boolean') throw new InvalidInput(`${field} must be a boolean`);
+  return value;
+}
+
+function integerIn(min: number, max: number) {
+  return (value: unknown, field: string): number => {
+    if (typeof value !== 'number' || !Number.isInteger(value)) throw new InvalidInput(`${field} must be an integer`);
+    if (value < min || value > max) throw new InvalidInput(`${field} must be between ${min} and ${max}`);
+    return value;
+  };
+}
+
+function stringList(maxLength: number, normalize: (s: string) => string = (s) => s) {
+  return (value: unknown, field: string): string[] => {
+    if (!Array.isArray(value)) throw new InvalidInput(`${field} must be an array of strings`);
+    if (value.length > maxLength) throw new InvalidInput(`${field} must have at most ${maxLength} entries`);
+    const out: string[] = [];
+    value.forEach((entry, index) => {
+      if (typeof entry !== 'string' || entry.trim() === '') throw new InvalidInput(`${field}[${index}] must be a non-empty string`);
+      const normalized = normalize(entry.trim());
+      if (!out.includes(normalized)) out.push(normalized);
+    });
+    return out;
+  };
+}
+
+/** IPv4 or IPv6 CIDR (a bare address counts as a single-host range). */
+export function isCidr(value: string): boolean {
+  const [address, prefix, ...rest] = value.split('/');
+  if (rest.length > 0 || address === undefined) return false;
+  const v4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/.test(address);
+  const v6 = !v4 && /^[0-9a-f:.]+$/i.test(address) && address.includes(':') && address.split('::').length <= 2;
+  if (!v4 && !v6) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (v4 ? 32 : 128);
+}
+
+function boards(value: unknown, field: string): LeaderboardBoardSetting[] {
+  if (!Array.isArray(value)) throw new InvalidInput(`${field} must be an array`);
+  if (value.length > BOARDS_LENGTH_MAX) throw new InvalidInput(`${field} must have at most ${BOARDS_LENGTH_MAX} entries`);
+  const seen = new Set<string>();
+  return value.map((entry, index) => {
+    const at = `${field}[${index}]`;
+    if (!isObject(entry)) throw new InvalidInput(`${at} must be an object`);
+    for (const key of Object.keys(entry)) {
+      if (!['period', 'category', 'metric', 'shown'].includes(key)) throw new InvalidInput(`${at}.${key} is not a known field`);
+    }
+    const { period, category, metric, shown } = entry;
+    if (typeof period !== 'string' || !(LEADERBOARD_PERIODS as readonly string[]).includes(period)) {
+      throw new InvalidInput(`${at}.period must be one of ${LEADERBOARD_PERIODS.join(', ')}`);
+    }
+    if (typeof category !== 'string' || !/^[a-z0-9_-]{1,64}$/.test(category.toLowerCase())) {
+      throw new InvalidInput(`${at}.category must be all or a sport key`);
+    }
+    if (typeof metric !== 'string' || !(LEADERBOARD_METRICS as readonly string[]).includes(metric)) {
+      throw new InvalidInput(`${at}.metric must be one of ${LEADERBOARD_METRICS.join(', ')}`);
+    }
+    if (typeof shown !== 'boolean') throw new InvalidInput(`${at}.shown must be a boolean`);
+    const board: LeaderboardBoardSetting = {
+      period: period as LeaderboardBoardSetting['period'],
+      category: category.toLowerCase(),
+      metric: metric as LeaderboardBoardSetting['metric'],
+      shown,
+    };
+    const key = `${board.period}/${board.category}/${board.metric}`;
+    if (seen.has(key)) throw new InvalidInput(`${at} repeats the board ${key}`);
+    seen.add(key);
+    return board;
+  });
+}
+
+const GEOFENCING_KEYS = ['enforced', 'allowed_codes', 'accept_network_location', 'blocked_networks'] as const;
+
+/** A geofencing object; fields left out keep their current value. */
+function geofencing(current: GeofencingSettings) {
+  return (value: unknown, field: string): GeofencingSettings => {
+    if (!isObject(value)) throw new InvalidInput(`${field} must be an object`);
+    for (const key of Object.keys(value)) {
+      if (!(GEOFENCING_KEYS as readonly string[]).includes(key)) throw new InvalidInput(`${field}.${key} is not a known field`);
+    }
+    const next: GeofencingSettings = { ...current };
+    if (value.enforced !== undefined) next.enforced = boolean(value.enforced, `${field}.enforced`);
+    if (value.accept_network_location !== undefined) {
+      next.accept_network_location = boolean(value.accept_network_location, `${field}.accept_network_location`);
+    }
+    if (value.allowed_codes !== undefined) {
+      next.allowed_codes = stringList(CODES_LENGTH_MAX)(value.allowed_codes, `${field}.allowed_codes`);
+    }
+    if (value.blocked_networks !== undefined) {
+      const networks = stringList(CODES_LENGTH_MAX)(value.blocked_networks, `${field}.blocked_networks`);
+      networks.forEach((cidr, index) => {
+        if (!isCidr(cidr)) throw new InvalidInput(`${field}.blocked_networks[${index}] must be a CIDR`);
+      });
+      next.blocked_networks = networks;
+    }
+    return next;
+  };
+}
+
+const lowercase = (s: string) => s.toLowerCase();
+
+/**
+ * Checks a partial settings change against the current settings and returns the normalized
+ * patch (only the fields sent). Unknown fields and wrong JSON types are InvalidInput (400).
+ */
+export function validateSettingsPatch(patch: unknown, current: Settings): Partial<Settings> {
+  if (!isObject(patch)) throw new InvalidInput('settings must be an object');
+  const checkers: { [K in keyof Settings]: Checker<K> } = {
+    dynamic_registration: boolean,
+    registration_limit_per_hour: integerIn(0, REGISTRATION_LIMIT_PER_HOUR_MAX),
+    leaderboard_enabled: boolean,
+    leaderboard_boards: boards,
+    reserved_handles: stringList(HANDLE_LIST_LENGTH_MAX, lowercase),
+    blocked_handles: stringList(HANDLE_LIST_LENGTH_MAX, lowercase),
+    batch_limit: integerIn(1, BATCH_LIMIT_MAX),
+    geofencing: geofencing(current.geofencing),
+    oauth_unavailable: boolean,
+  };
+  const out: Partial<Record<keyof Settings, unknown>> = {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (!(key in checkers)) throw new InvalidInput(`${key} is not a known setting`);
+    const field = key as keyof Settings;
+    out[field] = (checkers[field] as Checker<typeof field>)(value, key);
+  }
+  return out as Partial<Settings>;
+}
