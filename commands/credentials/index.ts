@@ -1,0 +1,161 @@
+// The in-process credential index the auth middleware reads on every request. Issue and revoke
+// update it synchronously (a revoked key fails on the very next request); at start it is loaded
+// from the credentials read model, and a miss falls back to that table (keys issued while the
+// projections were still catching up).
+
+import type { KeyObject } from 'node:crypto';
+import type { AppContext } from '../context.ts';
+import { publicKeyObject } from './ed25519.ts';
+import type { ApiKeyIssued, ApiKeyScope, SessionIssued } from './events.ts';
+
+export interface ApiKeyEntry {
+  key_id: string;
+  account_id: string;
+  scope: ApiKeyScope;
+  public_key: string;
+  /** Built once per key: creating a KeyObject costs more than a verify. */
+  keyObject: KeyObject;
+  revoked_at_us: number | null;
+}
+
+export interface SessionEntry {
+  session_id: string;
+  account_id: string;
+  token_hash: string;
+  expires_at_us: number;
+  revoked_at_us: number | null;
+}
+
+const LOAD_WAIT_MS = 15_000;
+
+export class CredentialIndex {
+  private readonly keys = new Map<string, ApiKeyEntry>();
+  private readonly sessionsByHash = new Map<string, SessionEntry>();
+  private readonly sessionsById = new Map<string, SessionEntry>();
+  private loading: Promise<void> | null = null;
+
+  constructor(private readonly ctx: AppContext) {}
+
+  /** Loads the read model once; later calls return the same promise. */
+  ready(): Promise<void> {
+    this.loading ??= this.load().catch((err) => {
+      this.ctx.logger.warn({ err }, 'credential index: initial load failed; continuing with lookups on miss');
+    });
+    return this.loading;
+  }
+
+  addKey(issued: ApiKeyIssued, revokedAtUs: number | null = null): ApiKeyEntry {
+    const existing = this.keys.get(issued.key_id);
+    if (existing) {
+      if (revokedAtUs !== null && existing.revoked_at_us === null) existing.revoked_at_us = revokedAtUs;
+      return existing;
+    }
+    const entry: ApiKeyEntry = {
+      key_id: issued.key_id,
+      account_id: issued.account_id,
+      scope: issued.scope,
+      public_key: issued.public_key,
+      keyObject: publicKeyObject(new Uint8Array(Buffer.from(issued.public_key, 'base64'))),
+      revoked_at_us: revokedAtUs,
+    };
+    this.keys.set(entry.key_id, entry);
+    return entry;
+  }
+
+  revokeKey(keyId: string, revokedAtUs: number): void {
+    const entry = this.keys.get(keyId);
+    if (entry && entry.revoked_at_us === null) entry.revoked_at_us = revokedAtUs;
+  }
+
+  addSession(issued: SessionIssued, revokedAtUs: number | null = null): SessionEntry {
+    const existing = this.sessionsById.get(issued.session_id);
+    if (existing) return existing;
+    const entry: SessionEntry = { ...issued, revoked_at_us: revokedAtUs };
+    this.sessionsByHash.set(entry.token_hash, entry);
+    this.sessionsById.set(entry.session_id, entry);
+    return entry;
+  }
+
+  revokeSession(sessionId: string, revokedAtUs: number): void {
+    const entry = this.sessionsById.get(sessionId);
+    if (entry && entry.revoked_at_us === null) entry.revoked_at_us = revokedAtUs;
+  }
+
+  /** Cached key (revoked ones included: callers check). Falls back to the table on a miss. */
+  async key(keyId: string): Promise<ApiKeyEntry | undefined> {
+    const cached = this.keys.get(keyId);
+    if (cached) return cached;
+    await this.ready();
+    const again = this.keys.get(keyId);
+    if (again) return again;
+    const rows = await this.query<KeyRow>('SELECT key_id, account_id, scope, public_key, issued_at_us, revoked_at_us FROM api_keys WHERE key_id = $1', [keyId]);
+    const row = rows[0];
+    return row ? this.addKey(keyOfRow(row), row.revoked_at_us === null ? null : Number(row.revoked_at_us)) : undefined;
+  }
+
+  keyCached(keyId: string): ApiKeyEntry | undefined {
+    return this.keys.get(keyId);
+  }
+
+  async sessionByHash(tokenHash: string): Promise<SessionEntry | undefined> {
+    const cached = this.sessionsByHash.get(tokenHash);
+    if (cached) return cached;
+    await this.ready();
+    const again = this.sessionsByHash.get(tokenHash);
+    if (again) return again;
+    const rows = await this.query<SessionRow>(
+      'SELECT session_id, account_id, token_hash, issued_at_us, expires_at_us, revoked_at_us FROM member_sessions WHERE token_hash = $1',
+      [tokenHash],
+    );
+    const row = rows[0];
+    return row ? this.addSession(sessionOfRow(row), row.revoked_at_us === null ? null : Number(row.revoked_at_us)) : undefined;
+  }
+
+  private async load(): Promise<void> {
+    try {
+      await this.ctx.projections.waitFor(await this.ctx.store.headPosition(), LOAD_WAIT_MS);
+    } catch (err) {
+      this.ctx.logger.warn({ err }, 'credential index: projections not caught up; loading what is there');
+    }
+    const keys = await this.query<KeyRow>('SELECT key_id, account_id, scope, public_key, issued_at_us, revoked_at_us FROM api_keys');
+    for (const row of keys) this.addKey(keyOfRow(row), row.revoked_at_us === null ? null : Number(row.revoked_at_us));
+    const sessions = await this.query<SessionRow>(
+      'SELECT session_id, account_id, token_hash, issued_at_us, expires_at_us, revoked_at_us FROM member_sessions WHERE revoked_at_us IS NULL AND expires_at_us > $1',
+      [this.ctx.clock.nowUs()],
+    );
+    for (const row of sessions) this.addSession(sessionOfRow(row));
+  }
+
+  /** Missing tables (no projector run yet) read as empty. */
+  private async query<Row>(sql: string, params: unknown[] = []): Promise<Row[]> {
+    try {
+      return (await this.ctx.pool.query(sql, params)).rows as Row[];
+    } catch (err) {
+      if ((err as { code?: string }).code === '42P01') return [];
+      throw err;
+    }
+  }
+}
+
+interface KeyRow { key_id: string; account_id: string; scope: ApiKeyScope; public_key: string; issued_at_us: string; revoked_at_us: string | null }
+interface SessionRow { session_id: string; account_id: string; token_hash: string; issued_at_us: string; expires_at_us: string; revoked_at_us: string | null }
+
+const keyOfRow = (row: KeyRow): ApiKeyIssued => ({
+  key_id: row.key_id, account_id: row.account_id, scope: row.scope, public_key: row.public_key, issued_at_us: Number(row.issued_at_us),
+});
+const sessionOfRow = (row: SessionRow): SessionIssued => ({
+  session_id: row.session_id, account_id: row.account_id, token_hash: row.token_hash,
+  issued_at_us: Number(row.issued_at_us), expires_at_us: Number(row.expires_at_us),
+});
+
+const indexes = new WeakMap<AppContext, CredentialIndex>();
+
+/** The one index of this service instance (one per context). */
+export function credentialIndexOf(ctx: AppContext): CredentialIndex {
+  let index = indexes.get(ctx);
+  if (!index) {
+    index = new CredentialIndex(ctx);
+    indexes.set(ctx, index);
+  }
+  return index;
+}

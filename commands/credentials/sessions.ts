@@ -1,0 +1,55 @@
+// Member session bearer tokens, as a login would give. The token is random (`svc_st_` prefix);
+// only its SHA-256 is recorded (stream `session-{session_id}`), with an expiry on ctx.clock.
+
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { InvalidInput } from '../../domain/errors.ts';
+import { MICROS_PER_SECOND } from '../../domain/clock.ts';
+import type { AppContext } from '../context.ts';
+import { sessionStream, type SessionIssued } from './events.ts';
+import { credentialIndexOf, type SessionEntry } from './index.ts';
+
+export const SESSION_TOKEN_PREFIX = 'svc_st_';
+export const SESSION_LIFETIME_DEFAULT_S = 24 * 60 * 60;
+export const SESSION_LIFETIME_MAX_S = 90 * 24 * 60 * 60;
+
+export interface IssueSessionInput {
+  account_id: string;
+  expires_in_s?: number | null;
+}
+
+export interface IssuedSession {
+  token: string;
+  expires_at: number; // UNIX µs
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+export async function issueSession(ctx: AppContext, input: IssueSessionInput): Promise<IssuedSession> {
+  if (typeof input.account_id !== 'string' || input.account_id === '') throw new InvalidInput('account_id is required');
+  const lifetimeS = input.expires_in_s ?? SESSION_LIFETIME_DEFAULT_S;
+  if (!Number.isInteger(lifetimeS) || lifetimeS < 1 || lifetimeS > SESSION_LIFETIME_MAX_S) {
+    throw new InvalidInput(`expires_in must be an integer between 1 and ${SESSION_LIFETIME_MAX_S}`);
+  }
+  const token = SESSION_TOKEN_PREFIX + randomBytes(32).toString('base64url');
+  const nowUs = ctx.clock.nowUs();
+  const issued: SessionIssued = {
+    session_id: randomUUID(),
+    account_id: input.account_id,
+    token_hash: hashToken(token),
+    issued_at_us: nowUs,
+    expires_at_us: nowUs + lifetimeS * MICROS_PER_SECOND,
+  };
+  await ctx.store.append(sessionStream(issued.session_id), [{ id: randomUUID(), type: 'SessionIssued', data: issued }], 'no_stream');
+  credentialIndexOf(ctx).addSession(issued);
+  return { token, expires_at: issued.expires_at_us };
+}
+
+/** The live session a bearer token names, or undefined (unknown, revoked or expired). */
+export async function resolveSession(ctx: AppContext, token: string): Promise<SessionEntry | undefined> {
+  if (!token.startsWith(SESSION_TOKEN_PREFIX) || token.length > 200) return undefined;
+  const entry = await credentialIndexOf(ctx).sessionByHash(hashToken(token));
+  if (!entry || entry.revoked_at_us !== null || entry.expires_at_us <= ctx.clock.nowUs()) return undefined;
+  return entry;
+}
