@@ -1,8 +1,34 @@
-// /admin/v1: the operator API (OPERATOR_API.md), behind the admin token.
-import { Router } from 'express';
-import type { AppContext } from '../../commands/context.ts';
+// /admin/v1: the operator API (OPERATOR_API.md), behind the admin token. Member credentials are
+// never accepted here. Errors use the REST error body; unknown paths are 404.
 
-export function adminRouter(_ctx: AppContext): Router {
+import express, { Router } from 'express';
+import type { AppContext } from '../../commands/context.ts';
+import { errorHandler } from '../errors.ts';
+import { adminAuth } from './auth.ts';
+import { accountRoutes } from './routes/accounts.ts';
+import { catalogueRoutes } from './routes/catalogue.ts';
+import { operationRoutes } from './routes/operations.ts';
+import { resolveAdminToken } from './token.ts';
+import { SnapshotCache } from './upstream.ts';
+
+const BODY_LIMIT = '1mb';
+
+export function adminRouter(ctx: AppContext): Router {
   const router = Router();
+  const adminToken = resolveAdminToken(ctx.config, ctx.logger);
+  adminToken.catch((err: unknown) => ctx.logger.error({ err }, 'admin token could not be resolved'));
+
+  router.use(adminAuth(adminToken));
+  router.use(express.json({ limit: BODY_LIMIT }));
+
+  const cache = new SnapshotCache(ctx);
+  accountRoutes(router, cache);
+  catalogueRoutes(router, cache);
+  operationRoutes(router, cache);
+
+  router.use((_req, res) => {
+    res.status(404).json({ error: 'Not found' });
+  });
+  router.use(errorHandler);
   return router;
 }

@@ -1,0 +1,79 @@
+// Wire shapes of the admin answers built from engine snapshots: times as date-time strings
+// (with the UNIX-microsecond value beside it under a `_us` name), markets as the spec's market
+// object. Used when a read model has not caught up or does not exist for the object.
+
+import { usToIso } from '../../domain/clock.ts';
+import type { MarketStateView, SportEventView } from '../../domain/views.ts';
+import Big from 'big.js';
+
+export function presentEvent(event: SportEventView): Record<string, unknown> {
+  return {
+    ...event,
+    start: usToIso(event.start),
+    start_us: event.start,
+    started_at: event.started_at === null ? null : usToIso(event.started_at),
+    started_at_us: event.started_at,
+  };
+}
+
+/** What GET /api/v1/markets would show, from the engine's part of the market (no book stats). */
+export function presentMarket(market: MarketStateView, event: SportEventView | null, nowUs: number): Record<string, unknown> {
+  const halted = !market.trading && (market.status === 'open' || market.status === 'pre_open');
+  const price = market.last_traded_price;
+  const probability = price === null ? null : Number(new Big(price).div(market.max_price).toFixed(6));
+  const eventStatus = event?.status ?? null;
+  return {
+    market_id: market.market_id,
+    event_id: market.event_id,
+    status: halted ? 'suspended' : market.status,
+    stored_status: market.status,
+    trading: market.trading,
+    archived: false,
+    featured: market.featured,
+    featured_home: false,
+    manual_probability: false,
+    price,
+    last_traded_price: market.last_traded_price,
+    max_price: market.max_price,
+    probability,
+    price_change24h: 0,
+    open_interest: '0',
+    total_volume: '0',
+    volume24h: '0',
+    bids: [],
+    offers: [],
+    recent_trades: [],
+    participants: event?.participants ?? [],
+    filters: [],
+    trading_filters: [],
+    keywords: [],
+    title: market.title,
+    short_title: market.short_title,
+    group_title: market.grouping_name,
+    description: null,
+    question: market.question,
+    rules: market.rules,
+    specifier: null,
+    symbol: market.symbol,
+    position: null,
+    result: market.result,
+    powered_by: null,
+    competition: event?.competition ?? null,
+    sport: event?.sport ?? null,
+    event_title: event?.title ?? null,
+    event_short_title: event?.short_title ?? null,
+    event_type: event?.event_type ?? null,
+    event_status: eventStatus,
+    event_start: event === null ? null : usToIso(event.start),
+    home_category: eventStatus === 'in_progress' ? 'Live' : eventStatus === 'scheduled' ? 'Upcoming' : null,
+    grouping_id: market.grouping_id,
+    grouping_name: market.grouping_name,
+    in_play_delay_sec: market.in_play_delay_sec,
+    points_cost: market.points_cost,
+    last_probability_at: null,
+    settled_at: market.settled_at,
+    timestamp: usToIso(nowUs),
+    timestamp_int: market.created_at,
+    stat_detail: null,
+  };
+}

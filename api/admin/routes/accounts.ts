@@ -1,0 +1,179 @@
+// /admin/v1 accounts: open, read, update, deposits, withdrawals, adjustments, API keys, sessions.
+
+import type { Request, Router } from 'express';
+import { adjust, deposit, openAccount, updateAccount, withdraw } from '../../../commands/accounts/accounts.ts';
+import { PASSWORD_LENGTH_MAX } from '../../../commands/accounts/password.ts';
+import type { AccountFields } from '../../../domain/engine/inputs.ts';
+import { notFound } from '../../errors.ts';
+import { credentials, type SnapshotCache } from '../upstream.ts';
+import { compile, dateTimeToUs, isUuid, parseBody, parseMoney } from '../validate.ts';
+
+const NAME_LENGTH_MAX = 200;
+const SESSION_LIFETIME_S_MAX = 366 * 24 * 3600;
+
+const nullableString = (maxLength: number) => ({ type: ['string', 'null'], maxLength });
+
+const accountProperties = {
+  first_name: nullableString(NAME_LENGTH_MAX),
+  last_name: nullableString(NAME_LENGTH_MAX),
+  email: { anyOf: [{ type: 'string', format: 'email', maxLength: 320 }, { type: 'null' }] },
+  password: { type: 'string', minLength: 1, maxLength: PASSWORD_LENGTH_MAX },
+  status: { enum: ['active', 'pending', 'suspended'] },
+  jurisdiction: { enum: ['us', 'ca'] },
+  fee_schedule: { enum: ['fixed_percent', 'on_trade', 'loyalty_tier_on_trade'] },
+  base_fee_percent: { type: ['number', 'null'], minimum: 0, maximum: 100 },
+  maker_factor: { type: ['number', 'null'], minimum: 0, maximum: 100 },
+  taker_factor: { type: ['number', 'null'], minimum: 0, maximum: 100 },
+  created_at: { type: 'string', format: 'date-time' },
+};
+
+interface AccountBody {
+  first_name?: string | null;
+  last_name?: string | null;
+  email?: string | null;
+  password?: string;
+  status?: AccountFields['status'];
+  jurisdiction?: AccountFields['jurisdiction'];
+  fee_schedule?: AccountFields['fee_schedule'];
+  base_fee_percent?: number | null;
+  maker_factor?: number | null;
+  taker_factor?: number | null;
+  created_at?: string;
+}
+
+const validateCreate = compile<AccountBody>({ type: 'object', properties: accountProperties });
+const validatePatch = compile<AccountBody>({ type: 'object', properties: accountProperties, minProperties: 1 });
+const validateDeposit = compile<{ amount: string }>({
+  type: 'object', required: ['amount'], properties: { amount: { type: 'string', format: 'decimal' } },
+});
+const validateWithdrawal = compile<{ amount: string; method?: string | null; reason?: string | null; sub_method?: string | null }>({
+  type: 'object',
+  required: ['amount'],
+  properties: {
+    amount: { type: 'string', format: 'decimal' },
+    method: nullableString(100),
+    reason: nullableString(1000),
+    sub_method: { enum: ['Send', 'Request', null] },
+  },
+});
+const validateAdjustment = compile<{ amount: string; reason?: string | null }>({
+  type: 'object',
+  required: ['amount'],
+  properties: { amount: { type: 'string', format: 'decimal' }, reason: nullableString(1000) },
+});
+const validateApiKey = compile<{ scope: 'read_only' | 'read_write'; public_key?: string | null }>({
+  type: 'object',
+  required: ['scope'],
+  properties: { scope: { enum: ['read_only', 'read_write'] }, public_key: { type: ['string', 'null'] } },
+});
+const validateSession = compile<{ expires_in?: number | null }>({
+  type: 'object',
+  properties: { expires_in: { type: ['integer', 'null'], minimum: 1, maximum: SESSION_LIFETIME_S_MAX } },
+});
+
+function accountFieldsOf(body: AccountBody): AccountFields {
+  const fields: AccountFields = {};
+  if (body.first_name !== undefined) fields.first_name = body.first_name;
+  if (body.last_name !== undefined) fields.last_name = body.last_name;
+  if (body.email !== undefined) fields.email = body.email;
+  if (body.status !== undefined) fields.status = body.status;
+  if (body.jurisdiction !== undefined) fields.jurisdiction = body.jurisdiction;
+  if (body.fee_schedule !== undefined) fields.fee_schedule = body.fee_schedule;
+  if (body.base_fee_percent !== undefined) fields.base_fee_percent = body.base_fee_percent;
+  if (body.maker_factor !== undefined) fields.maker_factor = body.maker_factor;
+  if (body.taker_factor !== undefined) fields.taker_factor = body.taker_factor;
+  if (body.created_at !== undefined) fields.created_at = dateTimeToUs('created_at', body.created_at);
+  return fields;
+}
+
+const ACCOUNT_NOT_FOUND = 'Account not found';
+
+/** The path's account id, or 404 when it cannot name an account. */
+function accountIdOf(req: Request): string {
+  const id = String(req.params.account_id);
+  if (!isUuid(id)) throw notFound(ACCOUNT_NOT_FOUND);
+  return id.toLowerCase();
+}
+
+export function accountRoutes(router: Router, cache: SnapshotCache): void {
+  const ctx = cache.context;
+
+  async function requireAccount(accountId: string) {
+    const account = await cache.account(accountId);
+    if (account === null) throw notFound(ACCOUNT_NOT_FOUND);
+    return account;
+  }
+
+  router.post('/accounts', async (req, res) => {
+    const body = parseBody(validateCreate, req.body);
+    const opened = await openAccount(ctx, accountFieldsOf(body), body.password);
+    cache.accounts.set(opened.account.account_id, opened.account);
+    res.json({ account: { ...opened.account, balance: opened.balance } });
+  });
+
+  router.get('/accounts/:account_id', async (req, res) => {
+    res.json({ account: await requireAccount(accountIdOf(req)) });
+  });
+
+  router.patch('/accounts/:account_id', async (req, res) => {
+    const accountId = accountIdOf(req);
+    const body = parseBody(validatePatch, req.body);
+    const updated = await updateAccount(ctx, accountId, accountFieldsOf(body), body.password);
+    cache.accounts.set(accountId, updated.account);
+    res.json({ account: updated.account });
+  });
+
+  router.post('/accounts/:account_id/deposits', async (req, res) => {
+    const accountId = accountIdOf(req);
+    const body = parseBody(validateDeposit, req.body);
+    const amount = parseMoney('amount', body.amount, 'positive');
+    const result = await deposit(ctx, accountId, amount);
+    res.json({ balance: result.balance, deposit: result.entry });
+  });
+
+  router.post('/accounts/:account_id/withdrawals', async (req, res) => {
+    const accountId = accountIdOf(req);
+    const body = parseBody(validateWithdrawal, req.body);
+    const amount = parseMoney('amount', body.amount, 'positive');
+    const result = await withdraw(ctx, accountId, {
+      amount, method: body.method ?? null, reason: body.reason ?? null, sub_method: body.sub_method ?? null,
+    });
+    res.json({ withdrawal: result.entry, balance: result.balance });
+  });
+
+  router.post('/accounts/:account_id/adjustments', async (req, res) => {
+    const accountId = accountIdOf(req);
+    const body = parseBody(validateAdjustment, req.body);
+    const amount = parseMoney('amount', body.amount, 'nonzero');
+    const result = await adjust(ctx, accountId, amount, body.reason ?? null);
+    res.json({ adjustment: result.entry, balance: result.balance });
+  });
+
+  router.post('/accounts/:account_id/api_keys', async (req, res) => {
+    const accountId = accountIdOf(req);
+    const body = parseBody(validateApiKey, req.body);
+    await requireAccount(accountId);
+    const { issueApiKey } = await credentials();
+    const request: { account_id: string; scope: 'read_only' | 'read_write'; public_key?: string } = { account_id: accountId, scope: body.scope };
+    if (typeof body.public_key === 'string') request.public_key = body.public_key;
+    res.json({ api_key: await issueApiKey(ctx, request) });
+  });
+
+  router.delete('/api_keys/:key_id', async (req, res) => {
+    const keyId = String(req.params.key_id);
+    const { revokeApiKey } = await credentials();
+    const revoked = await revokeApiKey(ctx, keyId);
+    const apiKey = typeof revoked === 'object' && revoked !== null ? revoked : { key_id: keyId };
+    res.json({ api_key: { ...apiKey, revoked: true } });
+  });
+
+  router.post('/accounts/:account_id/sessions', async (req, res) => {
+    const accountId = accountIdOf(req);
+    const body = parseBody(validateSession, req.body);
+    await requireAccount(accountId);
+    const { issueSession } = await credentials();
+    const request: { account_id: string; expires_in_s?: number } = { account_id: accountId };
+    if (typeof body.expires_in === 'number') request.expires_in_s = body.expires_in;
+    res.json({ session: await issueSession(ctx, request) });
+  });
+}
