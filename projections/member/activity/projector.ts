@@ -1,0 +1,227 @@
+// The member activity projector: engine steps → the snapshots market stats, leaderboards and
+// ledgers read (sport events, markets, orders, fills, positions, balances, ledger entries), then
+// each touched (account, market) pair's market_stats row recomputed from those snapshots.
+
+import Big from 'big.js';
+import type pg from 'pg';
+import { engineEventsOf, isEngineStep } from '../../../commands/engine/journal.ts';
+import { sportKey } from '../../../domain/leaderboard/board.ts';
+import type {
+  BalanceView, FillView, LedgerEntryView, MarketStateView, OrderView, PositionView, SportEventView,
+} from '../../../domain/views.ts';
+import type { ProjectionChange, Projector } from '../../projector.ts';
+import { computeMarketStats } from '../marketStats/compute.ts';
+import { MEMBER_ACTIVITY_SCHEMA_SQL, MEMBER_ACTIVITY_TABLES } from './schema.ts';
+
+interface Stamped<T> { seq: number; now_us: number; view: T }
+
+/** Latest snapshot per key within a batch (later steps, and later events of a step, win). */
+class Latest<T> {
+  readonly rows = new Map<string, Stamped<T>>();
+  put(key: string, seq: number, now_us: number, view: T) {
+    this.rows.set(key, { seq, now_us, view });
+  }
+  get size() {
+    return this.rows.size;
+  }
+  json() {
+    return JSON.stringify([...this.rows.values()].map(({ seq, view }) => ({ seq, doc: view })));
+  }
+}
+
+const pairKey = (accountId: string, marketId: string) => `${accountId}\u0000${marketId}`;
+
+async function upsertAll(tx: pg.PoolClient, batch: {
+  events: Latest<SportEventView>; markets: Latest<MarketStateView>; orders: Latest<OrderView>;
+  fills: Latest<FillView>; positions: Latest<PositionView>; balances: Latest<BalanceView>; ledger: Latest<LedgerEntryView>;
+}) {
+  const run = (size: number, sql: string, json: string) => (size > 0 ? tx.query(sql, [json]) : Promise.resolve());
+  await run(batch.events.size, `
+    INSERT INTO member_sport_events (event_id, sport, sport_key, competition, start_us, seq, doc)
+    SELECT x.doc->>'event_id', x.doc->>'sport', x.doc->>'sport_key', x.doc->>'competition', (x.doc->>'start')::bigint, x.seq, x.doc
+    FROM jsonb_to_recordset($1::jsonb) AS x(seq bigint, doc jsonb)
+    ON CONFLICT (event_id) DO UPDATE SET sport = EXCLUDED.sport, sport_key = EXCLUDED.sport_key, competition = EXCLUDED.competition,
+      start_us = EXCLUDED.start_us, seq = EXCLUDED.seq, doc = EXCLUDED.doc
+    WHERE member_sport_events.seq <= EXCLUDED.seq`, JSON.stringify([...batch.events.rows.values()].map(({ seq, view }) => ({ seq, doc: { ...view, sport_key: sportKey(view.sport) } }))));
+  await run(batch.markets.size, `
+    INSERT INTO member_markets (market_id, event_id, status, result, max_price, settled_at, seq, doc)
+    SELECT x.doc->>'market_id', x.doc->>'event_id', x.doc->>'status', x.doc->>'result', (x.doc->>'max_price')::numeric, (x.doc->>'settled_at')::bigint, x.seq, x.doc
+    FROM jsonb_to_recordset($1::jsonb) AS x(seq bigint, doc jsonb)
+    ON CONFLICT (market_id) DO UPDATE SET event_id = EXCLUDED.event_id, status = EXCLUDED.status, result = EXCLUDED.result,
+      max_price = EXCLUDED.max_price, settled_at = EXCLUDED.settled_at, seq = EXCLUDED.seq, doc = EXCLUDED.doc
+    WHERE member_markets.seq <= EXCLUDED.seq`, batch.markets.json());
+  await run(batch.orders.size, `
+    INSERT INTO member_orders (order_id, account_id, market_id, seq, doc)
+    SELECT x.doc->>'id', x.doc->>'account_id', x.doc->>'market_id', x.seq, x.doc
+    FROM jsonb_to_recordset($1::jsonb) AS x(seq bigint, doc jsonb)
+    ON CONFLICT (order_id) DO UPDATE SET seq = EXCLUDED.seq, doc = EXCLUDED.doc
+    WHERE member_orders.seq <= EXCLUDED.seq`, batch.orders.json());
+  await run(batch.fills.size, `
+    INSERT INTO member_fills (trade_id, order_id, account_id, market_id, status, filled, inserted_at, seq, doc)
+    SELECT x.doc->>'trade_id', x.doc->>'order_id', x.doc->>'account_id', x.doc->>'market_id', x.doc->>'status',
+      (x.doc->>'filled')::numeric, (x.doc->>'inserted_at')::bigint, x.seq, x.doc
+    FROM jsonb_to_recordset($1::jsonb) AS x(seq bigint, doc jsonb)
+    ON CONFLICT (trade_id, order_id) DO UPDATE SET status = EXCLUDED.status, filled = EXCLUDED.filled, seq = EXCLUDED.seq, doc = EXCLUDED.doc
+    WHERE member_fills.seq <= EXCLUDED.seq`, batch.fills.json());
+  await run(batch.positions.size, `
+    INSERT INTO member_positions (account_id, market_id, seq, doc)
+    SELECT x.doc->>'account_id', x.doc->>'market_id', x.seq, x.doc
+    FROM jsonb_to_recordset($1::jsonb) AS x(seq bigint, doc jsonb)
+    ON CONFLICT (account_id, market_id) DO UPDATE SET seq = EXCLUDED.seq, doc = EXCLUDED.doc
+    WHERE member_positions.seq <= EXCLUDED.seq`, batch.positions.json());
+  await run(batch.balances.size, `
+    INSERT INTO member_balances (account_id, seq, doc)
+    SELECT x.doc->>'account_id', x.seq, x.doc
+    FROM jsonb_to_recordset($1::jsonb) AS x(seq bigint, doc jsonb)
+    ON CONFLICT (account_id) DO UPDATE SET seq = EXCLUDED.seq, doc = EXCLUDED.doc
+    WHERE member_balances.seq <= EXCLUDED.seq`, batch.balances.json());
+  await run(batch.ledger.size, `
+    INSERT INTO member_ledger_entries (id, account_id, type, market_id, inserted_at, seq, doc)
+    SELECT x.doc->>'id', x.doc->>'account_id', x.doc->>'type', x.doc->>'market_id', (x.doc->>'inserted_at')::bigint, x.seq, x.doc
+    FROM jsonb_to_recordset($1::jsonb) AS x(seq bigint, doc jsonb)
+    ON CONFLICT (id) DO UPDATE SET type = EXCLUDED.type, market_id = EXCLUDED.market_id, seq = EXCLUDED.seq, doc = EXCLUDED.doc
+    WHERE member_ledger_entries.seq <= EXCLUDED.seq`, batch.ledger.json());
+}
+
+/** The fee rate used to estimate fees of unfilled orders, from the account's schedule. */
+function orderFeeRate(balance: BalanceView | undefined): string {
+  if (balance?.fee_schedule === 'fixed_percent' && balance.base_fee_percent !== null) {
+    return new Big(String(balance.base_fee_percent)).div(100).toString();
+  }
+  return '0';
+}
+
+interface TouchedPair { account_id: string; market_id: string; first_us: number; last_us: number }
+
+async function recomputeStats(tx: pg.PoolClient, pairs: Map<string, TouchedPair>): Promise<ProjectionChange[]> {
+  if (pairs.size === 0) return [];
+  const accounts = [...pairs.values()].map((p) => p.account_id);
+  const markets = [...pairs.values()].map((p) => p.market_id);
+  const pairSql = 'SELECT * FROM unnest($1::text[], $2::text[]) AS p(account_id, market_id)';
+  const [orders, fills, positions, fees, marketRows, balances] = await Promise.all([
+    tx.query<{ account_id: string; market_id: string; doc: OrderView }>(`SELECT o.account_id, o.market_id, o.doc FROM member_orders o JOIN (${pairSql}) p USING (account_id, market_id) ORDER BY o.order_id`, [accounts, markets]),
+    tx.query<{ account_id: string; market_id: string; doc: FillView }>(`SELECT f.account_id, f.market_id, f.doc FROM member_fills f JOIN (${pairSql}) p USING (account_id, market_id) ORDER BY f.trade_id, f.order_id`, [accounts, markets]),
+    tx.query<{ account_id: string; market_id: string; doc: PositionView }>(`SELECT x.account_id, x.market_id, x.doc FROM member_positions x JOIN (${pairSql}) p USING (account_id, market_id)`, [accounts, markets]),
+    tx.query<{ account_id: string; market_id: string; doc: LedgerEntryView }>(`SELECT l.account_id, l.market_id, l.doc FROM member_ledger_entries l JOIN (${pairSql}) p USING (account_id, market_id) WHERE l.type IN ('fee', 'fee_refund') ORDER BY l.id`, [accounts, markets]),
+    tx.query<{ market_id: string; event_id: string; max_price: string }>('SELECT market_id, event_id, max_price::text FROM member_markets WHERE market_id = ANY($1::text[])', [markets]),
+    tx.query<{ account_id: string; doc: BalanceView }>('SELECT account_id, doc FROM member_balances WHERE account_id = ANY($1::text[])', [accounts]),
+  ]);
+  const group = <R extends { account_id: string; market_id: string }>(rows: R[]) => {
+    const out = new Map<string, R[]>();
+    for (const row of rows) {
+      const key = pairKey(row.account_id, row.market_id);
+      out.set(key, [...(out.get(key) ?? []), row]);
+    }
+    return out;
+  };
+  const ordersBy = group(orders.rows);
+  const fillsBy = group(fills.rows);
+  const positionsBy = group(positions.rows);
+  const feesBy = group(fees.rows);
+  const marketBy = new Map(marketRows.rows.map((m) => [m.market_id, m]));
+  const balanceBy = new Map(balances.rows.map((b) => [b.account_id, b.doc]));
+
+  const rows: unknown[] = [];
+  const changes: ProjectionChange[] = [];
+  for (const [key, pair] of pairs) {
+    const market = marketBy.get(pair.market_id);
+    const pairOrders = (ordersBy.get(key) ?? []).map((r) => r.doc);
+    const pairFills = (fillsBy.get(key) ?? []).map((r) => r.doc);
+    if (pairOrders.length === 0 && pairFills.length === 0 && !positionsBy.has(key)) continue;
+    const stats = computeMarketStats({
+      orders: pairOrders,
+      fills: pairFills,
+      position: positionsBy.get(key)?.[0]?.doc ?? null,
+      feeEntries: (feesBy.get(key) ?? []).map((r) => r.doc),
+      maxPrice: market?.max_price ?? '1',
+      orderFeeRate: orderFeeRate(balanceBy.get(pair.account_id)),
+    });
+    rows.push({
+      account_id: pair.account_id, market_id: pair.market_id, event_id: market?.event_id ?? null, first_us: pair.first_us, last_us: pair.last_us,
+      last_settled_at: stats.last_settled_at, settlements: stats.settlements, trade_count: stats.trade_count, doc: stats,
+    });
+    changes.push({ projector: 'member_activity', kind: 'market_stats', keys: { account_id: pair.account_id, market_id: pair.market_id } });
+  }
+  if (rows.length > 0) {
+    await tx.query(`
+      INSERT INTO member_market_stats (account_id, market_id, event_id, inserted_at, updated_at, last_settled_at, settlements, trade_count, doc)
+      SELECT x.account_id, x.market_id, x.event_id, x.first_us, x.last_us, x.last_settled_at, x.settlements, x.trade_count, x.doc
+      FROM jsonb_to_recordset($1::jsonb) AS x(account_id text, market_id text, event_id text, first_us bigint, last_us bigint, last_settled_at bigint, settlements integer, trade_count integer, doc jsonb)
+      ON CONFLICT (account_id, market_id) DO UPDATE SET event_id = EXCLUDED.event_id, updated_at = GREATEST(member_market_stats.updated_at, EXCLUDED.updated_at),
+        last_settled_at = EXCLUDED.last_settled_at, settlements = EXCLUDED.settlements, trade_count = EXCLUDED.trade_count, doc = EXCLUDED.doc`,
+    [JSON.stringify(rows)]);
+  }
+  return changes;
+}
+
+export const memberActivityProjector: Projector = {
+  name: 'member_activity',
+  version: 1,
+  tables: [...MEMBER_ACTIVITY_TABLES],
+  schemaSql: MEMBER_ACTIVITY_SCHEMA_SQL,
+  filter: { streamPrefixes: ['engine'], eventTypes: ['EngineStep'] },
+  async handle(tx, records) {
+    const batch = {
+      events: new Latest<SportEventView>(), markets: new Latest<MarketStateView>(), orders: new Latest<OrderView>(),
+      fills: new Latest<FillView>(), positions: new Latest<PositionView>(), balances: new Latest<BalanceView>(), ledger: new Latest<LedgerEntryView>(),
+    };
+    const pairs = new Map<string, TouchedPair>();
+    const touch = (account_id: string, market_id: string | null, now_us: number) => {
+      if (!market_id) return;
+      const key = pairKey(account_id, market_id);
+      const seen = pairs.get(key);
+      // first and last touch of the batch: the row's inserted_at must not depend on batch size
+      pairs.set(key, { account_id, market_id, first_us: seen?.first_us ?? now_us, last_us: now_us });
+    };
+    for (const record of records) {
+      if (!isEngineStep(record)) continue;
+      const { seq, now_us } = record.data;
+      for (const event of engineEventsOf(record)) {
+        switch (event.type) {
+          case 'SportEventScheduled':
+          case 'SportEventStarted':
+            batch.events.put(event.event.event_id, seq, now_us, event.event);
+            break;
+          case 'MarketListed':
+          case 'MarketChanged':
+            batch.markets.put(event.market.market_id, seq, now_us, event.market);
+            break;
+          case 'OrderPlaced':
+          case 'OrderChanged':
+            batch.orders.put(event.order.id, seq, now_us, event.order);
+            touch(event.order.account_id, event.order.market_id, now_us);
+            break;
+          case 'TradeExecuted':
+            for (const fill of [event.provider, event.taker]) {
+              batch.fills.put(`${fill.trade_id}\u0000${fill.order_id}`, seq, now_us, fill);
+              touch(fill.account_id, fill.market_id, now_us);
+            }
+            break;
+          case 'FillChanged':
+            batch.fills.put(`${event.fill.trade_id}\u0000${event.fill.order_id}`, seq, now_us, event.fill);
+            touch(event.fill.account_id, event.fill.market_id, now_us);
+            break;
+          case 'PositionChanged':
+            batch.positions.put(pairKey(event.position.account_id, event.position.market_id), seq, now_us, event.position);
+            touch(event.position.account_id, event.position.market_id, now_us);
+            break;
+          case 'AccountOpened':
+          case 'AccountUpdated':
+            batch.balances.put(event.balance.account_id, seq, now_us, event.balance);
+            break;
+          case 'BalanceChanged':
+            batch.balances.put(event.balance.account_id, seq, now_us, event.balance);
+            break;
+          case 'LedgerEntryRecorded':
+            batch.ledger.put(event.entry.id, seq, now_us, event.entry);
+            if (event.entry.type === 'fee' || event.entry.type === 'fee_refund') touch(event.entry.account_id, event.entry.market_id, now_us);
+            break;
+          default:
+            break;
+        }
+      }
+    }
+    await upsertAll(tx, batch);
+    return recomputeStats(tx, pairs);
+  },
+};
