@@ -5,15 +5,6 @@
 import type { AppContext } from '../../commands/context.ts';
 import type { AccountView, MarketStateView, SportEventView } from '../../domain/views.ts';
 
-export interface IssuedApiKey { key_id: string; scope: string; public_key: string; private_key?: string }
-export interface IssuedSession { token: string; expires_at: string | number }
-
-interface CredentialsModule {
-  issueApiKey(ctx: AppContext, request: { account_id: string; scope: 'read_only' | 'read_write'; public_key?: string }): Promise<IssuedApiKey>;
-  revokeApiKey(ctx: AppContext, keyId: string): Promise<unknown>;
-  issueSession(ctx: AppContext, request: { account_id: string; expires_in_s?: number }): Promise<IssuedSession>;
-}
-
 interface LeaderboardModule {
   refreshLeaderboards(ctx: AppContext): Promise<unknown>;
 }
@@ -23,7 +14,6 @@ async function load<T>(specifier: string): Promise<T> {
   return (await import(specifier)) as T;
 }
 
-export const credentials = () => load<CredentialsModule>('../../commands/credentials/commands.ts');
 export const leaderboard = () => load<LeaderboardModule>('../../projections/member/leaderboard.ts');
 
 /** Latest engine snapshots seen by this process, by id. */

@@ -5,11 +5,13 @@ import { adjust, deposit, openAccount, updateAccount, withdraw } from '../../../
 import { PASSWORD_LENGTH_MAX } from '../../../commands/accounts/password.ts';
 import type { AccountFields } from '../../../domain/engine/inputs.ts';
 import { notFound } from '../../errors.ts';
-import { credentials, type SnapshotCache } from '../upstream.ts';
+import { issueApiKey, revokeApiKey } from '../../../commands/credentials/apiKeys.ts';
+import { issueSession, SESSION_LIFETIME_MAX_S } from '../../../commands/credentials/sessions.ts';
+import { usToIso } from '../../../domain/clock.ts';
+import type { SnapshotCache } from '../upstream.ts';
 import { compile, dateTimeToUs, isUuid, parseBody, parseMoney } from '../validate.ts';
 
 const NAME_LENGTH_MAX = 200;
-const SESSION_LIFETIME_S_MAX = 366 * 24 * 3600;
 
 const nullableString = (maxLength: number) => ({ type: ['string', 'null'], maxLength });
 
@@ -68,7 +70,7 @@ const validateApiKey = compile<{ scope: 'read_only' | 'read_write'; public_key?:
 });
 const validateSession = compile<{ expires_in?: number | null }>({
   type: 'object',
-  properties: { expires_in: { type: ['integer', 'null'], minimum: 1, maximum: SESSION_LIFETIME_S_MAX } },
+  properties: { expires_in: { type: ['integer', 'null'], minimum: 1, maximum: SESSION_LIFETIME_MAX_S } },
 });
 
 function accountFieldsOf(body: AccountBody): AccountFields {
@@ -153,7 +155,6 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
     const accountId = accountIdOf(req);
     const body = parseBody(validateApiKey, req.body);
     await requireAccount(accountId);
-    const { issueApiKey } = await credentials();
     const request: { account_id: string; scope: 'read_only' | 'read_write'; public_key?: string } = { account_id: accountId, scope: body.scope };
     if (typeof body.public_key === 'string') request.public_key = body.public_key;
     res.json({ api_key: await issueApiKey(ctx, request) });
@@ -161,19 +162,16 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
 
   router.delete('/api_keys/:key_id', async (req, res) => {
     const keyId = String(req.params.key_id);
-    const { revokeApiKey } = await credentials();
-    const revoked = await revokeApiKey(ctx, keyId);
-    const apiKey = typeof revoked === 'object' && revoked !== null ? revoked : { key_id: keyId };
-    res.json({ api_key: { ...apiKey, revoked: true } });
+    if (!isUuid(keyId)) throw notFound('No such API key');
+    const revoked = await revokeApiKey(ctx, keyId.toLowerCase());
+    res.json({ api_key: { ...revoked, revoked: true, revoked_at: usToIso(revoked.revoked_at), revoked_at_us: revoked.revoked_at } });
   });
 
   router.post('/accounts/:account_id/sessions', async (req, res) => {
     const accountId = accountIdOf(req);
     const body = parseBody(validateSession, req.body);
     await requireAccount(accountId);
-    const { issueSession } = await credentials();
-    const request: { account_id: string; expires_in_s?: number } = { account_id: accountId };
-    if (typeof body.expires_in === 'number') request.expires_in_s = body.expires_in;
-    res.json({ session: await issueSession(ctx, request) });
+    const session = await issueSession(ctx, { account_id: accountId, expires_in_s: body.expires_in ?? null });
+    res.json({ session: { token: session.token, expires_at: usToIso(session.expires_at), expires_at_us: session.expires_at } });
   });
 }
