@@ -1,7 +1,8 @@
 // Every projector the service runs. Add new ones here.
 import type { Projector } from './projector.ts';
 import { MEMBER_PROJECTORS } from './member/index.ts';
+import { coreProjector } from './core/projector.ts';
 
 export function allProjectors(): Projector[] {
-  return [...MEMBER_PROJECTORS];
+  return [coreProjector(), ...MEMBER_PROJECTORS];
 }

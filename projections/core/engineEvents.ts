@@ -1,0 +1,51 @@
+// Reads engine outcome events out of event-store records. The engine journals ONE record per
+// processed input on stream `engine`, type `EngineStep`, data `{seq, now_us, input, events}`.
+// Each event is tagged with where it sits in the journal (record position, index inside the
+// record): that pair is the insertion sequence the read models sort "most recent first" by,
+// identical on every rebuild and unaffected by clock changes.
+
+import type { EngineEvent } from '../../domain/engine/events.ts';
+import { ENGINE_STEP_TYPE, ENGINE_STREAM, engineEventsOf, isEngineStep } from '../../commands/engine/journal.ts';
+import type { RecordedEvent, SubscriptionFilter } from '../../eventstore/port.ts';
+
+export { engineEventsOf };
+
+export const engineStepFilter: SubscriptionFilter = { streamPrefixes: [ENGINE_STREAM], eventTypes: [ENGINE_STEP_TYPE] };
+
+/** One engine event with its place in the journal. */
+export interface JournaledEvent {
+  event: EngineEvent;
+  /** Engine sequence of the step that produced it: the version guard of every snapshot. */
+  seq: number;
+  /** The step's time, UNIX microseconds. */
+  nowUs: number;
+  /** Global position of the journal record (bigint as a decimal string, for SQL). */
+  pos: string;
+  /** Index of the event inside its record. */
+  idx: number;
+}
+
+export function journaledEventsOf(records: readonly RecordedEvent[]): JournaledEvent[] {
+  const out: JournaledEvent[] = [];
+  for (const record of records) {
+    if (!isEngineStep(record)) continue;
+    const { seq, now_us: nowUs } = record.data;
+    const pos = record.position.toString();
+    engineEventsOf(record).forEach((event, idx) => out.push({ event, seq: Number(seq), nowUs: Number(nowUs), pos, idx }));
+  }
+  return out;
+}
+
+/**
+ * For snapshots of the same entity inside one batch: keeps the newest (highest step seq, the
+ * later one on a tie) and remembers where the entity was FIRST seen (its insertion key).
+ */
+export function newestByKey<T>(items: ReadonlyArray<{ item: T; key: string; at: JournaledEvent }>): Array<{ item: T; at: JournaledEvent; first: JournaledEvent }> {
+  const byKey = new Map<string, { item: T; at: JournaledEvent; first: JournaledEvent }>();
+  for (const { item, key, at } of items) {
+    const seen = byKey.get(key);
+    if (!seen) byKey.set(key, { item, at, first: at });
+    else if (at.seq >= seen.at.seq) byKey.set(key, { item, at, first: seen.first });
+  }
+  return [...byKey.values()];
+}

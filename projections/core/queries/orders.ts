@@ -1,0 +1,52 @@
+// GET /orders and GET /orders/{id}: the account's orders, most recent first (the order in which
+// the engine placed them, i.e. journal position then position inside the step), keyset paged.
+
+import type { OrderStatus, OrderView } from '../../../domain/views.ts';
+import { renderOrder, type OrderWire } from '../render.ts';
+import { cursorParts, limitOf, listFilter, pageFrom, Where, type PageRequest, type Queryable } from './db.ts';
+
+export interface OrderFilters {
+  orderIds?: readonly string[];
+  clientOrderIds?: readonly string[];
+  marketIds?: readonly string[];
+  statuses?: readonly OrderStatus[];
+}
+
+export interface OrderPage { cursor: string | null; orders: OrderWire[] }
+
+interface Row { doc: OrderView; ins_pos: string; ins_idx: number }
+
+export async function listOrders(db: Queryable, accountId: string, filters: OrderFilters, page: PageRequest = {}): Promise<OrderPage> {
+  const limit = limitOf(page);
+  const w = new Where();
+  w.and(`account_id = ${w.param(accountId)}`);
+  const orderIds = listFilter(filters.orderIds);
+  if (orderIds) w.and(`id = ANY(${w.param(orderIds)}::text[])`);
+  const clientOrderIds = listFilter(filters.clientOrderIds);
+  if (clientOrderIds) w.and(`client_order_id = ANY(${w.param(clientOrderIds)}::text[])`);
+  const marketIds = listFilter(filters.marketIds);
+  if (marketIds) w.and(`market_id = ANY(${w.param(marketIds)}::text[])`);
+  const statuses = listFilter(filters.statuses);
+  if (statuses) w.and(`status = ANY(${w.param(statuses)}::text[])`);
+  const after = cursorParts(page.cursor, ['int', 'int']);
+  if (after) w.and(`(ins_pos, ins_idx) < (${w.param(after[0])}::bigint, ${w.param(after[1])}::integer)`);
+  const result = await db.query<Row>(
+    `SELECT doc, ins_pos::text, ins_idx FROM core_orders ${w.sql()} ORDER BY ins_pos DESC, ins_idx DESC LIMIT ${w.param(limit + 1)}`,
+    w.values,
+  );
+  const { page: rows, cursor } = pageFrom(result.rows, limit, (row) => [row.ins_pos, row.ins_idx]);
+  return { cursor, orders: rows.map((row) => renderOrder(row.doc)) };
+}
+
+/** The account's order, or null when it does not exist or belongs to another account. */
+export async function getOrder(db: Queryable, accountId: string, orderId: string): Promise<OrderWire | null> {
+  const result = await db.query<{ doc: OrderView }>('SELECT doc FROM core_orders WHERE id = $1 AND account_id = $2', [orderId, accountId]);
+  const row = result.rows[0];
+  return row ? renderOrder(row.doc) : null;
+}
+
+/** The stored snapshot of an order whoever owns it (internal use: cancel checks, realtime). */
+export async function getOrderView(db: Queryable, orderId: string): Promise<OrderView | null> {
+  const result = await db.query<{ doc: OrderView }>('SELECT doc FROM core_orders WHERE id = $1', [orderId]);
+  return result.rows[0]?.doc ?? null;
+}

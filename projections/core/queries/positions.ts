@@ -1,0 +1,36 @@
+// GET /positions: the account's open (non-zero) positions, largest first by contracts held
+// (|position|), ties by market_id. Keyset paged like every list, though one account rarely
+// holds more than a page.
+
+import type { PositionView } from '../../../domain/views.ts';
+import { renderPosition, type PositionWire } from '../render.ts';
+import { cursorParts, limitOf, pageFrom, Where, type PageRequest, type Queryable } from './db.ts';
+
+export interface PositionPage { cursor: string | null; positions: PositionWire[] }
+
+interface Row { doc: PositionView; contracts: string; market_id: string }
+
+export async function listPositions(db: Queryable, accountId: string, page: PageRequest = {}, filters: { marketIds?: readonly string[] } = {}): Promise<PositionPage> {
+  const limit = limitOf(page);
+  const w = new Where();
+  w.and(`account_id = ${w.param(accountId)}`).and('position <> 0');
+  if (filters.marketIds && filters.marketIds.length > 0) w.and(`market_id = ANY(${w.param(filters.marketIds)}::text[])`);
+  const after = cursorParts(page.cursor, ['dec', 'text']);
+  if (after) {
+    const contracts = w.param(after[0]);
+    w.and(`(contracts < ${contracts}::numeric OR (contracts = ${contracts}::numeric AND market_id > ${w.param(after[1])}))`);
+  }
+  const result = await db.query<Row>(
+    `SELECT doc, contracts::text, market_id FROM core_positions ${w.sql()} ORDER BY contracts DESC, market_id ASC LIMIT ${w.param(limit + 1)}`,
+    w.values,
+  );
+  const { page: rows, cursor } = pageFrom(result.rows, limit, (row) => [row.contracts, row.market_id]);
+  return { cursor, positions: rows.map((row) => renderPosition(row.doc)) };
+}
+
+/** One position (zero included), or null when the account never held the market. */
+export async function getPosition(db: Queryable, accountId: string, marketId: string): Promise<PositionWire | null> {
+  const result = await db.query<{ doc: PositionView }>('SELECT doc FROM core_positions WHERE account_id = $1 AND market_id = $2', [accountId, marketId]);
+  const row = result.rows[0];
+  return row ? renderPosition(row.doc) : null;
+}

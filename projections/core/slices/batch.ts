@@ -1,0 +1,62 @@
+// What every slice of the core projector works with: the batch's engine events (in journal
+// order), the transaction, and the list of changes it announces after commit.
+
+import type pg from 'pg';
+import type { JournaledEvent } from '../engineEvents.ts';
+
+export type CoreChangeKind = 'order' | 'fill' | 'balance' | 'position' | 'market' | 'ledger_entry' | 'account' | 'sport_event';
+
+/** A change before the projector adds `user_id` to its keys. */
+export interface CoreChange {
+  kind: CoreChangeKind;
+  account_id?: string;
+  market_id?: string;
+  doc: unknown;
+}
+
+export interface Batch {
+  tx: pg.PoolClient;
+  events: readonly JournaledEvent[];
+  changes: CoreChange[];
+  /** Markets whose rendered object may have changed (state, book, trades, open interest). */
+  touchedMarkets: Set<string>;
+}
+
+export interface Slice {
+  name: string;
+  apply(batch: Batch): Promise<void>;
+}
+
+type SqlType = 'text' | 'bigint' | 'integer' | 'numeric' | 'boolean' | 'smallint' | 'jsonb';
+
+export interface UpsertSpec {
+  table: string;
+  /** Conflict target. */
+  key: readonly string[];
+  columns: ReadonlyArray<readonly [string, SqlType]>;
+  /** Columns written on insert only (e.g. the insertion key). */
+  insertOnly?: readonly string[];
+}
+
+/**
+ * Upserts snapshot rows in one statement; a stored row is replaced only when the incoming
+ * `seq` is >= its own, so a replayed batch changes nothing and an older snapshot never wins.
+ * Returns the key columns of the rows that were written. Rows must have distinct keys.
+ */
+export async function upsertSnapshots(tx: pg.PoolClient, spec: UpsertSpec, rows: readonly Record<string, unknown>[]): Promise<Array<Record<string, string>>> {
+  if (rows.length === 0) return [];
+  const names = spec.columns.map(([name]) => name);
+  const recordType = spec.columns.map(([name, type]) => `${name} ${type}`).join(', ');
+  const updates = names
+    .filter((name) => !spec.key.includes(name) && !(spec.insertOnly ?? []).includes(name))
+    .map((name) => `${name} = excluded.${name}`)
+    .join(', ');
+  const sql = `
+    INSERT INTO ${spec.table} (${names.join(', ')})
+    SELECT ${names.join(', ')} FROM jsonb_to_recordset($1::jsonb) AS x(${recordType})
+    ON CONFLICT (${spec.key.join(', ')}) DO UPDATE SET ${updates}
+    WHERE ${spec.table}.seq <= excluded.seq
+    RETURNING ${spec.key.join(', ')}`;
+  const result = await tx.query<Record<string, string>>(sql, [JSON.stringify(rows)]);
+  return result.rows;
+}

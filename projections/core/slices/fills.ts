@@ -1,0 +1,97 @@
+// Fills and the public trade tape: TradeExecuted (both sides' fills, one tape row, market
+// totals), FillChanged (settlement, closing, amendment, cancellation by the service).
+// Totals grow only when a tape row is actually inserted, so a replayed trade counts once.
+// An amended fill whose trade id is on the tape corrects the tape row and the totals.
+
+import Big from 'big.js';
+import type { FillView } from '../../../domain/views.ts';
+import { newestByKey, type JournaledEvent } from '../engineEvents.ts';
+import { renderFill } from '../render.ts';
+import { upsertSnapshots, type Batch, type Slice } from './batch.ts';
+
+interface TapeRow { trade_id: string; market_id: string; price: string; quantity: string; taker_action: string; executed_at: number; ins_pos: string; ins_idx: number }
+
+export const fillsSlice: Slice = {
+  name: 'fills',
+  async apply(batch: Batch): Promise<void> {
+    const fills: Array<{ item: FillView; key: string; at: JournaledEvent }> = [];
+    const tape: TapeRow[] = [];
+    const amended: FillView[] = [];
+    for (const at of batch.events) {
+      const e = at.event;
+      if (e.type === 'TradeExecuted') {
+        // two rows per trade: provider then taker (the taker sorts first, most recent first)
+        fills.push({ item: e.provider, key: `${e.provider.trade_id}|provider`, at: { ...at, idx: at.idx * 2 } });
+        fills.push({ item: e.taker, key: `${e.taker.trade_id}|taker`, at: { ...at, idx: at.idx * 2 + 1 } });
+        tape.push({ trade_id: e.trade_id, market_id: e.market_id, price: e.price, quantity: e.quantity, taker_action: e.taker.action, executed_at: e.executed_at, ins_pos: at.pos, ins_idx: at.idx });
+      } else if (e.type === 'FillChanged') {
+        fills.push({ item: e.fill, key: `${e.fill.trade_id}|${e.fill.liquidity_action}`, at: { ...at, idx: at.idx * 2 } });
+        if (e.fill.amended && e.fill.liquidity_action === 'taker') amended.push(e.fill);
+      }
+    }
+    if (fills.length === 0) return;
+
+    const newest = newestByKey(fills);
+    const written = await upsertSnapshots(batch.tx, {
+      table: 'core_fills',
+      key: ['trade_id', 'liquidity_action'],
+      columns: [
+        ['trade_id', 'text'], ['liquidity_action', 'text'], ['account_id', 'text'], ['market_id', 'text'], ['order_id', 'text'],
+        ['status', 'text'], ['seq', 'bigint'], ['ins_pos', 'bigint'], ['ins_idx', 'integer'], ['doc', 'jsonb'],
+      ],
+      insertOnly: ['ins_pos', 'ins_idx'],
+    }, newest.map(({ item, at, first }) => ({
+      trade_id: item.trade_id, liquidity_action: item.liquidity_action, account_id: item.account_id, market_id: item.market_id,
+      order_id: item.order_id, status: item.status, seq: at.seq, ins_pos: first.pos, ins_idx: first.idx, doc: item,
+    })));
+    const writtenKeys = new Set(written.map((row) => `${row.trade_id}|${row.liquidity_action}`));
+    for (const { item } of newest) {
+      if (writtenKeys.has(`${item.trade_id}|${item.liquidity_action}`)) {
+        batch.changes.push({ kind: 'fill', account_id: item.account_id, market_id: item.market_id, doc: renderFill(item) });
+      }
+    }
+
+    if (tape.length > 0) {
+      const inserted = await batch.tx.query<{ market_id: string; quantity: string; executed_at: string }>(`
+        INSERT INTO core_market_trades (trade_id, market_id, price, quantity, taker_action, executed_at, ins_pos, ins_idx)
+        SELECT trade_id, market_id, price, quantity, taker_action, executed_at, ins_pos, ins_idx
+        FROM jsonb_to_recordset($1::jsonb) AS x(trade_id text, market_id text, price numeric, quantity numeric, taker_action text, executed_at bigint, ins_pos bigint, ins_idx integer)
+        ON CONFLICT (trade_id) DO NOTHING
+        RETURNING market_id, quantity::text, executed_at::text`, [JSON.stringify(tape)]);
+      await addToTotals(batch, inserted.rows.map((row) => ({ market_id: row.market_id, volume: new Big(row.quantity), trades: 1, last_trade_at: Number(row.executed_at) })));
+    }
+
+    for (const fill of amended) {
+      if (!writtenKeys.has(`${fill.trade_id}|taker`)) continue; // an older snapshot than the stored one
+      const before = await batch.tx.query<{ market_id: string; quantity: string }>(
+        'SELECT market_id, quantity::text FROM core_market_trades WHERE trade_id = $1 FOR UPDATE', [fill.trade_id]);
+      const row = before.rows[0];
+      if (!row) continue;
+      await batch.tx.query('UPDATE core_market_trades SET price = $2, quantity = $3 WHERE trade_id = $1', [fill.trade_id, fill.price, fill.filled]);
+      const change = new Big(fill.filled).minus(row.quantity);
+      if (!change.eq(0)) await addToTotals(batch, [{ market_id: row.market_id, volume: change, trades: 0, last_trade_at: null }]);
+      batch.touchedMarkets.add(row.market_id);
+    }
+  },
+};
+
+async function addToTotals(batch: Batch, additions: Array<{ market_id: string; volume: Big; trades: number; last_trade_at: number | null }>): Promise<void> {
+  const byMarket = new Map<string, { market_id: string; volume: Big; trades: number; last_trade_at: number | null }>();
+  for (const a of additions) {
+    const sum = byMarket.get(a.market_id) ?? { market_id: a.market_id, volume: new Big(0), trades: 0, last_trade_at: null };
+    sum.volume = sum.volume.plus(a.volume);
+    sum.trades += a.trades;
+    if (a.last_trade_at !== null) sum.last_trade_at = Math.max(sum.last_trade_at ?? a.last_trade_at, a.last_trade_at);
+    byMarket.set(a.market_id, sum);
+  }
+  if (byMarket.size === 0) return;
+  await batch.tx.query(`
+    INSERT INTO core_market_totals (market_id, total_volume, trade_count, last_trade_at)
+    SELECT market_id, volume, trades, last_trade_at FROM jsonb_to_recordset($1::jsonb) AS x(market_id text, volume numeric, trades bigint, last_trade_at bigint)
+    ON CONFLICT (market_id) DO UPDATE SET
+      total_volume = core_market_totals.total_volume + excluded.total_volume,
+      trade_count = core_market_totals.trade_count + excluded.trade_count,
+      last_trade_at = greatest(core_market_totals.last_trade_at, excluded.last_trade_at)`,
+  [JSON.stringify([...byMarket.values()].map((s) => ({ ...s, volume: s.volume.toFixed() })))]);
+  for (const id of byMarket.keys()) batch.touchedMarkets.add(id);
+}

@@ -1,0 +1,62 @@
+// Sport events and markets: SportEventScheduled/Started, MarketListed/Changed. A market row
+// carries copies of its event's start, sport and competition so the market list filters and
+// pages on one table; they are refreshed whenever either side changes.
+
+import type { MarketStateView, SportEventView } from '../../../domain/views.ts';
+import { newestByKey, type JournaledEvent } from '../engineEvents.ts';
+import { marketTier } from '../market.ts';
+import { renderSportEvent } from '../render.ts';
+import { upsertSnapshots, type Batch, type Slice } from './batch.ts';
+
+const lower = (s: string | null): string | null => (s === null ? null : s.toLowerCase());
+
+export const marketsSlice: Slice = {
+  name: 'markets',
+  async apply(batch: Batch): Promise<void> {
+    const events: Array<{ item: SportEventView; key: string; at: JournaledEvent }> = [];
+    const markets: Array<{ item: MarketStateView; key: string; at: JournaledEvent }> = [];
+    for (const at of batch.events) {
+      const e = at.event;
+      if (e.type === 'SportEventScheduled' || e.type === 'SportEventStarted') events.push({ item: e.event, key: e.event.event_id, at });
+      else if (e.type === 'MarketListed' || e.type === 'MarketChanged') markets.push({ item: e.market, key: e.market.market_id, at });
+    }
+    if (events.length === 0 && markets.length === 0) return;
+
+    const newestEvents = newestByKey(events);
+    const writtenEvents = await upsertSnapshots(batch.tx, {
+      table: 'core_sport_events',
+      key: ['event_id'],
+      columns: [['event_id', 'text'], ['start_us', 'bigint'], ['status', 'text'], ['sport_lc', 'text'], ['competition_lc', 'text'], ['seq', 'bigint'], ['doc', 'jsonb']],
+    }, newestEvents.map(({ item, at }) => ({
+      event_id: item.event_id, start_us: item.start, status: item.status, sport_lc: lower(item.sport), competition_lc: lower(item.competition), seq: at.seq, doc: item,
+    })));
+    const eventIds = writtenEvents.map((row) => row.event_id as string);
+    const eventWritten = new Set(eventIds);
+    for (const { item } of newestEvents) {
+      if (eventWritten.has(item.event_id)) batch.changes.push({ kind: 'sport_event', doc: renderSportEvent(item) });
+    }
+
+    const newestMarkets = newestByKey(markets);
+    const writtenMarkets = await upsertSnapshots(batch.tx, {
+      table: 'core_markets',
+      key: ['market_id'],
+      columns: [['market_id', 'text'], ['event_id', 'text'], ['status', 'text'], ['trading', 'boolean'], ['tier', 'smallint'], ['seq', 'bigint'], ['doc', 'jsonb']],
+    }, newestMarkets.map(({ item, at }) => ({
+      market_id: item.market_id, event_id: item.event_id, status: item.status, trading: item.trading, tier: marketTier(item.status, item.trading), seq: at.seq, doc: item,
+    })));
+    const marketIds = writtenMarkets.map((row) => row.market_id as string);
+    for (const id of marketIds) batch.touchedMarkets.add(id);
+
+    // copy event fields onto new markets and onto every market of a changed event
+    await batch.tx.query(`
+      UPDATE core_markets m SET event_start = e.start_us, sport_lc = e.sport_lc, competition_lc = e.competition_lc
+      FROM core_sport_events e
+      WHERE e.event_id = m.event_id AND (m.market_id = ANY($1::text[]) OR m.event_id = ANY($2::text[]))
+        AND (m.event_start, m.sport_lc, m.competition_lc) IS DISTINCT FROM (e.start_us, e.sport_lc, e.competition_lc)`,
+    [marketIds, eventIds]);
+    if (eventIds.length > 0) {
+      const ofEvents = await batch.tx.query<{ market_id: string }>('SELECT market_id FROM core_markets WHERE event_id = ANY($1::text[])', [eventIds]);
+      for (const row of ofEvents.rows) batch.touchedMarkets.add(row.market_id);
+    }
+  },
+};

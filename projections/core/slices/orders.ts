@@ -1,0 +1,108 @@
+// Orders and the aggregated book: OrderPlaced/OrderChanged. Each order row remembers what it
+// contributes to its market's book (side, price, remaining contracts while it rests), so a new
+// snapshot moves the price levels by exactly the difference: applying the same snapshot twice
+// moves nothing, and a snapshot older than the stored one is skipped altogether.
+// Resting means a limit order in status `open` or `accepted` with contracts remaining.
+
+import Big from 'big.js';
+import type { OrderView } from '../../../domain/views.ts';
+import { newestByKey, type JournaledEvent } from '../engineEvents.ts';
+import { renderOrder } from '../render.ts';
+import { upsertSnapshots, type Batch, type Slice } from './batch.ts';
+
+const RESTING_STATUSES: ReadonlySet<string> = new Set(['open', 'accepted']);
+
+interface Contribution { side: 'buy' | 'sell'; price: string; remaining: Big }
+
+function contributionOf(order: OrderView): Contribution | null {
+  if (order.order_type !== 'limit' || order.price === null || !RESTING_STATUSES.has(order.status)) return null;
+  const remaining = new Big(order.quantity).minus(order.filled);
+  return remaining.gt(0) ? { side: order.action, price: order.price, remaining } : null;
+}
+
+interface StoredOrder { id: string; seq: string; market_id: string; book_side: 'buy' | 'sell' | null; book_price: string | null; book_remaining: string | null }
+
+interface LevelDelta { market_id: string; side: string; price: string; quantity: Big; orders: number }
+
+export const ordersSlice: Slice = {
+  name: 'orders',
+  async apply(batch: Batch): Promise<void> {
+    const snapshots: Array<{ item: OrderView; key: string; at: JournaledEvent }> = [];
+    for (const at of batch.events) {
+      if (at.event.type === 'OrderPlaced' || at.event.type === 'OrderChanged') snapshots.push({ item: at.event.order, key: at.event.order.id, at });
+    }
+    if (snapshots.length === 0) return;
+    const newest = newestByKey(snapshots);
+
+    const stored = await batch.tx.query<StoredOrder>(
+      'SELECT id, seq::text, market_id, book_side, book_price::text, book_remaining::text FROM core_orders WHERE id = ANY($1::text[]) FOR UPDATE',
+      [newest.map(({ item }) => item.id)],
+    );
+    const storedById = new Map(stored.rows.map((row) => [row.id, row]));
+
+    const deltas = new Map<string, LevelDelta>();
+    const addDelta = (marketId: string, side: string, price: string, quantity: Big, orders: number): void => {
+      const key = `${marketId}|${side}|${new Big(price).toFixed()}`;
+      const delta = deltas.get(key) ?? { market_id: marketId, side, price, quantity: new Big(0), orders: 0 };
+      delta.quantity = delta.quantity.plus(quantity);
+      delta.orders += orders;
+      deltas.set(key, delta);
+    };
+
+    const applicable = newest.filter(({ item, at }) => {
+      const before = storedById.get(item.id);
+      return !before || Number(before.seq) <= at.seq;
+    });
+    const rows = applicable.map(({ item, at, first }) => {
+      const before = storedById.get(item.id);
+      if (before?.book_side && before.book_price !== null && before.book_remaining !== null) {
+        addDelta(before.market_id, before.book_side, before.book_price, new Big(before.book_remaining).neg(), -1);
+      }
+      const after = contributionOf(item);
+      if (after) addDelta(item.market_id, after.side, after.price, after.remaining, 1);
+      return {
+        id: item.id,
+        account_id: item.account_id,
+        market_id: item.market_id,
+        client_order_id: item.client_order_id,
+        status: item.status,
+        book_side: after?.side ?? null,
+        book_price: after?.price ?? null,
+        book_remaining: after ? after.remaining.toFixed() : null,
+        seq: at.seq,
+        ins_pos: first.pos,
+        ins_idx: first.idx,
+        doc: item,
+      };
+    });
+
+    await upsertSnapshots(batch.tx, {
+      table: 'core_orders',
+      key: ['id'],
+      columns: [
+        ['id', 'text'], ['account_id', 'text'], ['market_id', 'text'], ['client_order_id', 'text'], ['status', 'text'],
+        ['book_side', 'text'], ['book_price', 'numeric'], ['book_remaining', 'numeric'],
+        ['seq', 'bigint'], ['ins_pos', 'bigint'], ['ins_idx', 'integer'], ['doc', 'jsonb'],
+      ],
+      insertOnly: ['ins_pos', 'ins_idx'],
+    }, rows);
+
+    const moved = [...deltas.values()].filter((d) => !d.quantity.eq(0) || d.orders !== 0);
+    if (moved.length > 0) {
+      await batch.tx.query(`
+        INSERT INTO core_book_levels (market_id, side, price, quantity, orders)
+        SELECT market_id, side, price, quantity, orders
+        FROM jsonb_to_recordset($1::jsonb) AS x(market_id text, side text, price numeric, quantity numeric, orders integer)
+        ON CONFLICT (market_id, side, price) DO UPDATE
+        SET quantity = core_book_levels.quantity + excluded.quantity, orders = core_book_levels.orders + excluded.orders`,
+      [JSON.stringify(moved.map((d) => ({ ...d, quantity: d.quantity.toFixed() })))]);
+      const marketIds = [...new Set(moved.map((d) => d.market_id))];
+      await batch.tx.query('DELETE FROM core_book_levels WHERE market_id = ANY($1::text[]) AND (quantity <= 0 OR orders <= 0)', [marketIds]);
+      for (const id of marketIds) batch.touchedMarkets.add(id);
+    }
+
+    for (const { item } of applicable) {
+      batch.changes.push({ kind: 'order', account_id: item.account_id, market_id: item.market_id, doc: renderOrder(item) });
+    }
+  },
+};
