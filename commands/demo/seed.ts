@@ -1,0 +1,190 @@
+// DEMO=1: at first start, seed an exchange that looks alive — sports events (some started),
+// markets in several statuses, two market makers quoting both sides, some trades, and a demo
+// member whose read-write API key (private key printed once) comes with a ready signed request.
+// Everything goes through the same engine inputs and commands the operator API uses.
+
+import { randomUUID } from 'node:crypto';
+import type { MarketFields, OrderRequest, SportEventFields } from '../../domain/engine/inputs.ts';
+import type { MarketStatus } from '../../domain/views.ts';
+import { WrongExpectedRevision } from '../../eventstore/port.ts';
+import { deposit, openAccount } from '../accounts/accounts.ts';
+import { submitOrThrow } from '../accounts/engineCall.ts';
+import type { AppContext } from '../context.ts';
+import { issueApiKey } from '../credentials/apiKeys.ts';
+import { signRequest } from './signing.ts';
+
+export const DEMO_STREAM = 'demo-seed';
+export const DEMO_HINT = 'Tip: start with DEMO=1 (e.g. `DEMO=1 npm start`) to seed demo markets, market makers and a demo API key on the first start.';
+
+const HOUR_US = 3_600_000_000;
+const MARKET_MAKER_FUNDS = '100000.00';
+const DEMO_MEMBER_FUNDS = '1000.00';
+
+interface DemoMarket {
+  title: string;
+  status: MarketStatus;
+  /** Applied after the quotes: halt, or a result that settles the positions. */
+  then?: 'halt' | { result: 'win' | 'lose' | 'void' };
+  quotes: boolean;
+  trades: boolean;
+  in_play_delay_sec?: number;
+}
+
+interface DemoEvent {
+  title: string;
+  short_title: string;
+  sport: string;
+  competition: string;
+  participants: string[];
+  start_offset_us: number; // from now
+  started: boolean;
+  markets: DemoMarket[];
+}
+
+const DEMO_EVENTS: DemoEvent[] = [
+  {
+    title: 'Boston Celtics at Los Angeles Lakers', short_title: 'BOS @ LAL', sport: 'basketball', competition: 'NBA',
+    participants: ['Boston Celtics', 'Los Angeles Lakers'], start_offset_us: 3 * HOUR_US, started: false,
+    markets: [
+      { title: 'Los Angeles Lakers to win', status: 'open', quotes: true, trades: true },
+      { title: 'Total points over 221.5', status: 'pre_open', quotes: true, trades: false },
+    ],
+  },
+  {
+    title: 'Arsenal v Chelsea', short_title: 'ARS v CHE', sport: 'soccer', competition: 'EPL',
+    participants: ['Arsenal', 'Chelsea'], start_offset_us: -HOUR_US / 2, started: true,
+    markets: [
+      { title: 'Arsenal to win', status: 'open', quotes: true, trades: true, in_play_delay_sec: 3 },
+      { title: 'Over 2.5 goals', status: 'open', quotes: true, trades: true, then: 'halt' },
+    ],
+  },
+  {
+    title: 'New York Yankees at Boston Red Sox', short_title: 'NYY @ BOS', sport: 'baseball', competition: 'MLB',
+    participants: ['New York Yankees', 'Boston Red Sox'], start_offset_us: 26 * HOUR_US, started: false,
+    markets: [{ title: 'New York Yankees to win', status: 'scheduled', quotes: false, trades: false }],
+  },
+  {
+    title: 'Buffalo Bills at Kansas City Chiefs', short_title: 'BUF @ KC', sport: 'football', competition: 'NFL',
+    participants: ['Buffalo Bills', 'Kansas City Chiefs'], start_offset_us: -20 * HOUR_US, started: true,
+    markets: [{ title: 'Kansas City Chiefs to win', status: 'open', quotes: false, trades: true, then: { result: 'win' } }],
+  },
+];
+
+/** Quote ladders around a mid price, in cents: bids below, offers above. */
+const BID_PRICES = ['0.44', '0.42', '0.40'];
+const OFFER_PRICES = ['0.48', '0.50', '0.53'];
+const QUOTE_SIZES = ['150', '300', '500'];
+
+function order(marketId: string, action: 'buy' | 'sell', price: string, quantity: string): OrderRequest {
+  return {
+    order_id: randomUUID(), market_id: marketId, action, order_type: 'limit', price, quantity,
+    client_order_id: null, device_id: 'demo-seed', ip_address: null, expiration: null, expiration_time: null, cancel_on_disconnect: false,
+  };
+}
+
+export interface DemoSeedResult {
+  seeded: boolean;
+  member_account_id?: string;
+  key_id?: string;
+}
+
+/** Seeds once per data directory (a marker stream records it); later starts do nothing. */
+export async function seedDemo(ctx: AppContext): Promise<void> {
+  await seedDemoOnce(ctx);
+}
+
+export async function seedDemoOnce(ctx: AppContext, out: (text: string) => void = (text) => process.stdout.write(text)): Promise<DemoSeedResult> {
+  try {
+    await ctx.store.append(DEMO_STREAM, [{ id: randomUUID(), type: 'DemoSeedStarted', data: { at_us: ctx.clock.nowUs() } }], 'no_stream');
+  } catch (err) {
+    if (err instanceof WrongExpectedRevision) {
+      ctx.logger.info('demo data already seeded; skipping');
+      return { seeded: false };
+    }
+    throw err;
+  }
+  const nowUs = ctx.clock.nowUs();
+
+  const makers = [];
+  for (const name of ['Alpha', 'Beta']) {
+    const opened = await openAccount(ctx, { first_name: 'Market Maker', last_name: name, fee_schedule: 'on_trade', maker_factor: 0, taker_factor: 0.01 });
+    await deposit(ctx, opened.account.account_id, MARKET_MAKER_FUNDS);
+    makers.push(opened.account.account_id);
+  }
+  const [alpha, beta] = makers as [string, string];
+
+  let marketsListed = 0;
+  let tradesMade = 0;
+  for (const demo of DEMO_EVENTS) {
+    const event: SportEventFields = {
+      event_id: randomUUID(), title: demo.title, start: nowUs + demo.start_offset_us, short_title: demo.short_title,
+      event_type: 'match', sport: demo.sport, competition: demo.competition, participants: demo.participants,
+    };
+    await submitOrThrow(ctx, { kind: 'ScheduleSportEvent', event });
+    const delayedMarkets: string[] = [];
+    for (const spec of demo.markets) {
+      const marketId = randomUUID();
+      const market: MarketFields = {
+        market_id: marketId, event_id: event.event_id, title: spec.title, max_price: '1.00', status: spec.status, trading: true,
+        in_play_delay_sec: spec.in_play_delay_sec ?? 0, points_cost: 10, grouping_id: marketId, grouping_name: null,
+        symbol: null, question: `${spec.title}?`, rules: 'Settles at 1.00 per contract if the outcome happens, else 0.', short_title: null, featured: marketsListed === 0,
+      };
+      await submitOrThrow(ctx, { kind: 'ListMarket', market });
+      marketsListed += 1;
+      if (spec.trades) {
+        // Beta lifts Alpha's offer, then Alpha hits Beta's bid: two trades at different prices.
+        await submitOrThrow(ctx, { kind: 'PlaceOrder', account_id: alpha, order: order(marketId, 'sell', '0.46', '40') });
+        await submitOrThrow(ctx, { kind: 'PlaceOrder', account_id: beta, order: order(marketId, 'buy', '0.46', '40') });
+        await submitOrThrow(ctx, { kind: 'PlaceOrder', account_id: beta, order: order(marketId, 'buy', '0.45', '25') });
+        await submitOrThrow(ctx, { kind: 'PlaceOrder', account_id: alpha, order: order(marketId, 'sell', '0.45', '25') });
+        tradesMade += 2;
+      }
+      if (spec.quotes) {
+        for (let level = 0; level < BID_PRICES.length; level += 1) {
+          const size = QUOTE_SIZES[level] as string;
+          await submitOrThrow(ctx, { kind: 'PlaceOrder', account_id: level % 2 === 0 ? alpha : beta, order: order(marketId, 'buy', BID_PRICES[level] as string, size) });
+          await submitOrThrow(ctx, { kind: 'PlaceOrder', account_id: level % 2 === 0 ? beta : alpha, order: order(marketId, 'sell', OFFER_PRICES[level] as string, size) });
+        }
+      }
+      if (spec.then === 'halt') await submitOrThrow(ctx, { kind: 'ChangeMarketStatus', market_id: marketId, trading: false });
+      else if (spec.then !== undefined) delayedMarkets.push(`${marketId}:${spec.then.result}`);
+    }
+    if (demo.started) await submitOrThrow(ctx, { kind: 'StartSportEvent', event_id: event.event_id });
+    for (const entry of delayedMarkets) {
+      const [marketId, result] = entry.split(':') as [string, 'win' | 'lose' | 'void'];
+      await submitOrThrow(ctx, { kind: 'ResultMarket', market_id: marketId, result });
+    }
+  }
+
+  const member = await openAccount(ctx, { first_name: 'Demo', last_name: 'Trader', email: 'demo@example.com' });
+  await deposit(ctx, member.account.account_id, DEMO_MEMBER_FUNDS);
+  const key = await issueApiKey(ctx, { account_id: member.account.account_id, scope: 'read_write' });
+  await ctx.store.append(DEMO_STREAM, [{
+    id: randomUUID(), type: 'DemoSeeded',
+    data: { member_account_id: member.account.account_id, key_id: key.key_id, market_makers: makers, markets: marketsListed, trades: tradesMade },
+  }], 'any');
+
+  const baseUrl = `http://127.0.0.1:${ctx.config.port}`;
+  const signed = signRequest({
+    baseUrl, keyId: key.key_id, privateKeyBase64: key.private_key ?? '', method: 'GET', path: '/api/v1/account/balance', nowMs: Math.floor(ctx.clock.nowUs() / 1000),
+  });
+  ctx.logger.info(
+    { member_account_id: member.account.account_id, key_id: key.key_id, private_key: key.private_key, markets: marketsListed, trades: tradesMade },
+    'demo data seeded; the demo API key private key is shown only this once',
+  );
+  out([
+    '',
+    '=== Demo exchange seeded ===',
+    `Demo member account: ${member.account.account_id} (balance ${DEMO_MEMBER_FUNDS})`,
+    `API key id (X-SVC-ACCESS-KEY): ${key.key_id}`,
+    `Private key (base64 Ed25519 seed) — shown ONCE, keep it: ${key.private_key ?? '(none)'}`,
+    '',
+    'A signed request (valid for 30 seconds from now):',
+    `  ${signed.curl}`,
+    '',
+    'A fresh one at any time:',
+    `  npx exchange admin sign --key-id ${key.key_id} --private-key '${key.private_key ?? ''}' GET /api/v1/markets`,
+    '',
+  ].join('\n'));
+  return { seeded: true, member_account_id: member.account.account_id, key_id: key.key_id };
+}
