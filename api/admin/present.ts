@@ -3,8 +3,18 @@
 // object. Used when a read model has not caught up or does not exist for the object.
 
 import { usToIso } from '../../domain/clock.ts';
-import type { MarketStateView, SportEventView } from '../../domain/views.ts';
+import type { AccountView, MarketStateView, SportEventView } from '../../domain/views.ts';
 import Big from 'big.js';
+
+export function presentAccount(account: AccountView): Record<string, unknown> {
+  return {
+    ...account,
+    created_at: usToIso(account.created_at),
+    created_at_us: account.created_at,
+    updated_at: usToIso(account.updated_at),
+    updated_at_us: account.updated_at,
+  };
+}
 
 export function presentEvent(event: SportEventView): Record<string, unknown> {
   return {

@@ -1,42 +1,70 @@
-// What the admin API reads or calls in other layers: credentials (API keys, sessions), the core
-// read models and the leaderboard. Engine snapshots seen in replies are remembered here, so an
-// answer can be built even before the read models have caught up.
+// What the admin API reads in other layers: the core read models (accounts, sport events,
+// markets), waited on for read-your-writes, and the leaderboard. Engine snapshots seen in
+// replies are remembered, so an answer can still be built if the read models lag behind.
 
 import type { AppContext } from '../../commands/context.ts';
+import { getAccount } from '../../projections/core/queries/accounts.ts';
+import { getMarket } from '../../projections/core/queries/markets.ts';
+import { getSportEvent } from '../../projections/core/queries/sportEvents.ts';
+import type { MarketWire } from '../../projections/core/market.ts';
 import type { AccountView, MarketStateView, SportEventView } from '../../domain/views.ts';
+
+/** How long an admin answer waits for the read models before falling back to the snapshot. */
+const READ_WAIT_MS = 3000;
 
 interface LeaderboardModule {
   refreshLeaderboards(ctx: AppContext): Promise<unknown>;
 }
 
-// Resolved at call time so that the admin API loads even while a layer is still being built.
-async function load<T>(specifier: string): Promise<T> {
-  return (await import(specifier)) as T;
+// Resolved at call time: the leaderboard module belongs to the member read models.
+export async function leaderboard(): Promise<LeaderboardModule> {
+  const specifier = '../../projections/member/leaderboard.ts';
+  return (await import(specifier)) as LeaderboardModule;
 }
 
-export const leaderboard = () => load<LeaderboardModule>('../../projections/member/leaderboard.ts');
-
-/** Latest engine snapshots seen by this process, by id. */
+/** Read-model lookups with read-your-writes, falling back to the latest engine snapshots. */
 export class SnapshotCache {
   readonly accounts = new Map<string, AccountView>();
   readonly events = new Map<string, SportEventView>();
   readonly markets = new Map<string, MarketStateView>();
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(readonly context: AppContext) {}
+
+  /** Waits (bounded) for the projections to pass `position`; false when they did not in time. */
+  async caughtUp(position: bigint | undefined): Promise<boolean> {
+    if (position === undefined) return true;
+    try {
+      await this.context.projections.waitFor(position, READ_WAIT_MS);
+      return true;
+    } catch (err) {
+      this.context.logger.warn({ err, position: String(position) }, 'admin read: projections behind; answering from the engine snapshot');
+      return false;
+    }
+  }
+
+  private async read<T>(what: string, query: () => Promise<T | null>): Promise<T | null> {
+    try {
+      return await query();
+    } catch (err) {
+      this.context.logger.warn({ err }, `admin read of ${what} failed; answering from the engine snapshot`);
+      return null;
+    }
+  }
 
   async account(accountId: string): Promise<AccountView | null> {
-    return this.accounts.get(accountId) ?? null;
+    const caughtUp = await this.caughtUp(this.context.writes.lastFor(accountId));
+    const cached = this.accounts.get(accountId) ?? null;
+    if (!caughtUp && cached) return cached;
+    return (await this.read('account', () => getAccount(this.context.pool, accountId))) ?? cached;
   }
 
   async event(eventId: string): Promise<SportEventView | null> {
-    return this.events.get(eventId) ?? null;
+    return (await this.read('event', () => getSportEvent(this.context.pool, eventId))) ?? this.events.get(eventId) ?? null;
   }
 
-  async market(marketId: string): Promise<MarketStateView | null> {
-    return this.markets.get(marketId) ?? null;
-  }
-
-  get context(): AppContext {
-    return this.ctx;
+  /** The full market object once the read model has passed `position`; null if it has not. */
+  async marketAfter(marketId: string, position: bigint): Promise<MarketWire | null> {
+    if (!(await this.caughtUp(position))) return null;
+    return this.read('market', () => getMarket(this.context.pool, marketId, this.context.clock.nowUs()));
   }
 }

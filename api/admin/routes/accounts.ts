@@ -8,6 +8,7 @@ import { notFound } from '../../errors.ts';
 import { issueApiKey, revokeApiKey } from '../../../commands/credentials/apiKeys.ts';
 import { issueSession, SESSION_LIFETIME_MAX_S } from '../../../commands/credentials/sessions.ts';
 import { usToIso } from '../../../domain/clock.ts';
+import { presentAccount } from '../present.ts';
 import type { SnapshotCache } from '../upstream.ts';
 import { compile, dateTimeToUs, isUuid, parseBody, parseMoney } from '../validate.ts';
 
@@ -110,11 +111,11 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
     const body = parseBody(validateCreate, req.body);
     const opened = await openAccount(ctx, accountFieldsOf(body), body.password);
     cache.accounts.set(opened.account.account_id, opened.account);
-    res.json({ account: { ...opened.account, balance: opened.balance } });
+    res.json({ account: { ...presentAccount(opened.account), balance: opened.balance } });
   });
 
   router.get('/accounts/:account_id', async (req, res) => {
-    res.json({ account: await requireAccount(accountIdOf(req)) });
+    res.json({ account: presentAccount(await requireAccount(accountIdOf(req))) });
   });
 
   router.patch('/accounts/:account_id', async (req, res) => {
@@ -122,7 +123,7 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
     const body = parseBody(validatePatch, req.body);
     const updated = await updateAccount(ctx, accountId, accountFieldsOf(body), body.password);
     cache.accounts.set(accountId, updated.account);
-    res.json({ account: updated.account });
+    res.json({ account: presentAccount(updated.account) });
   });
 
   router.post('/accounts/:account_id/deposits', async (req, res) => {

@@ -105,8 +105,10 @@ function pathId(req: Request, name: string, what: string): string {
 export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
   const ctx = cache.context;
 
-  async function marketAnswer(market: MarketStateView) {
+  async function marketAnswer(market: MarketStateView, position: bigint) {
     cache.markets.set(market.market_id, market);
+    const wire = await cache.marketAfter(market.market_id, position);
+    if (wire) return { ...wire, stored_status: market.status };
     return presentMarket(market, await cache.event(market.event_id), ctx.clock.nowUs());
   }
 
@@ -165,7 +167,7 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
     const reply = await submitOrThrow(ctx, { kind: 'ListMarket', market: fields });
     const listed = lastEvent(reply.events, 'MarketListed', (e) => e.market.market_id === marketId);
     if (!listed) throw new Error('engine accepted ListMarket without a MarketListed event');
-    res.json({ market: await marketAnswer(listed.market) });
+    res.json({ market: await marketAnswer(listed.market, reply.position) });
   });
 
   router.post('/markets/:market_id/status', async (req, res) => {
@@ -176,18 +178,18 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
     if (body.status !== undefined) input.status = body.status;
     if (body.trading !== undefined) input.trading = body.trading;
     const reply = await submitOrThrow(ctx, input);
-    const market = lastEvent(reply.events, 'MarketChanged', (e) => e.market.market_id === marketId)?.market ?? (await cache.market(marketId));
+    const market = lastEvent(reply.events, 'MarketChanged', (e) => e.market.market_id === marketId)?.market ?? cache.markets.get(marketId);
     if (!market) throw notFound('Market not found');
-    res.json({ market: await marketAnswer(market) });
+    res.json({ market: await marketAnswer(market, reply.position) });
   });
 
   router.post('/markets/:market_id/result', async (req, res) => {
     const marketId = pathId(req, 'market_id', 'Market');
     const body = parseBody(validateResult, req.body);
     const reply = await submitOrThrow(ctx, { kind: 'ResultMarket', market_id: marketId, result: body.result });
-    const market = lastEvent(reply.events, 'MarketChanged', (e) => e.market.market_id === marketId)?.market ?? (await cache.market(marketId));
+    const market = lastEvent(reply.events, 'MarketChanged', (e) => e.market.market_id === marketId)?.market ?? cache.markets.get(marketId);
     if (!market) throw notFound('Market not found');
-    res.json({ market: await marketAnswer(market) });
+    res.json({ market: await marketAnswer(market, reply.position) });
   });
 
   router.post('/fills/:trade_id/amend', async (req, res) => {
