@@ -1,8 +1,56 @@
-// /api/v1: authentication, then the trading routes; mounts the member routes.
-import { Router } from 'express';
-import type { AppContext } from '../../commands/context.ts';
+// /api/v1: authentication, then the trading routes (one table, also the OpenAPI document), the
+// member routes, and 404 for every other path (GET /trades included: replaced by /fills).
 
-export function v1Router(_ctx: AppContext): Router {
+import express, { Router, type Request, type Response } from 'express';
+import type { AppContext } from '../../commands/context.ts';
+import { requireWrite } from '../auth/guards.ts';
+import { authenticate, type AuthOptions } from '../auth/middleware.ts';
+import { errorHandler, notFound } from '../errors.ts';
+import { buildOpenApiDocument, loadMemberFragment } from '../openapi/document.ts';
+import { announceDeprecation } from './deprecation.ts';
+import { idempotentWrite } from './idempotency.ts';
+import { memberRouter } from './member/router.ts';
+import { expressPath, tradingRoutes, type RouteSpec } from './routes.ts';
+
+export const BODY_LIMIT = '1mb';
+
+export interface V1Options {
+  auth?: AuthOptions;
+  /** Extra routes (e.g. a deprecated one in tests); registered and documented like the rest. */
+  extraRoutes?: (ctx: AppContext) => RouteSpec[];
+}
+
+export function v1Router(ctx: AppContext, options: V1Options = {}): Router {
   const router = Router();
+  const routes = [...tradingRoutes(ctx), ...(options.extraRoutes?.(ctx) ?? [])];
+
+  router.use(authenticate(ctx, options.auth));
+  router.use(express.json({ limit: BODY_LIMIT }));
+
+  let document: Promise<Record<string, unknown>> | null = null;
+  router.get('/openapi.json', async (_req: Request, res: Response) => {
+    document ??= loadMemberFragment().then((member) => buildOpenApiDocument(routes, member ? [member] : []));
+    res.json(await document);
+  });
+
+  for (const route of routes) {
+    const handlers = [];
+    if (route.deprecated) handlers.push(announceDeprecation(route.deprecated));
+    if (route.write) handlers.push(requireWrite());
+    const handler = route.handler;
+    handlers.push(route.idempotent
+      ? idempotentWrite(ctx, handler)
+      : async (req: Request, res: Response) => {
+        const answer = await handler(req);
+        res.status(answer.status).json(answer.body);
+      });
+    router[route.method](expressPath(route.path), ...handlers);
+  }
+
+  router.use(memberRouter(ctx));
+  router.use(() => {
+    throw notFound('Not found');
+  });
+  router.use(errorHandler);
   return router;
 }

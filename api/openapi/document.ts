@@ -1,0 +1,134 @@
+// The OpenAPI 3.1 document of /api/v1, served at GET /api/v1/openapi.json: built from the
+// trading route table (the same entries the router registers) plus the member routes' fragment
+// (api/v1/member/openapi.ts, when present: `paths` and component `schemas`).
+
+import type { RouteSpec } from '../v1/routes.ts';
+import { COMPONENT_SCHEMAS } from './schemas.ts';
+
+type Json = Record<string, unknown>;
+
+export interface OpenApiFragment {
+  paths?: Json;
+  schemas?: Json;
+  components?: { schemas?: Json };
+}
+
+export const API_PREFIX = '/api/v1';
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'Missing or invalid parameter or body field',
+  401: 'Missing or invalid credentials (`Missing or invalid API key credentials` for signed requests, `Unauthorized` for bearer)',
+  403: 'Missing User-Agent, API key without write access, or account not active',
+  404: 'No such record on this account, or unknown path',
+  409: 'A request with the same Idempotency-Key is still being processed',
+  422: 'Refused by a rule; `error` says why',
+};
+
+const errorResponse = (status: number) => ({
+  description: ERROR_TEXT[status] ?? 'Error',
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
+
+function operationOf(route: RouteSpec): Json {
+  const parameters: Json[] = [];
+  for (const param of route.pathParams ?? []) {
+    parameters.push({ name: param.name, in: 'path', required: true, description: param.description, schema: param.schema });
+  }
+  for (const param of route.query?.params ?? []) {
+    const schema = param.published ?? (param.kind === 'csv' ? { type: 'array', items: param.schema } : param.schema);
+    parameters.push({
+      name: param.name, in: 'query', required: false, description: param.description, schema,
+      ...(param.kind === 'csv' ? { style: 'form', explode: false } : {}),
+    });
+  }
+  if (route.idempotent) {
+    parameters.push({
+      name: 'Idempotency-Key', in: 'header', required: false,
+      description: 'A retry with the same key from the same account within 24 hours gets the first answer and changes nothing',
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+    });
+  }
+  const okHeaders: Json = {};
+  if (route.deprecated) {
+    okHeaders.Deprecation = { description: 'RFC 9745 deprecation date', schema: { type: 'string' } };
+    okHeaders.Sunset = { description: 'RFC 8594 sunset date', schema: { type: 'string' } };
+  }
+  const responses: Json = {
+    200: {
+      description: 'OK',
+      ...(route.deprecated ? { headers: okHeaders } : {}),
+      content: { 'application/json': { schema: { $ref: `#/components/schemas/${route.response}` } } },
+    },
+  };
+  for (const status of [...route.errors, ...(route.idempotent ? [409] : [])]) responses[status] = errorResponse(status);
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    ...(route.write ? { description: 'Needs a `read_write` API key (or a member session).' } : {}),
+    ...(route.deprecated ? { deprecated: true } : {}),
+    ...(parameters.length ? { parameters } : {}),
+    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${route.body}` } } } } } : {}),
+    responses,
+  };
+}
+
+export function buildOpenApiDocument(routes: readonly RouteSpec[], fragments: readonly OpenApiFragment[] = []): Json {
+  const paths: Record<string, Json> = {};
+  for (const route of routes) {
+    const path = `${API_PREFIX}${route.path}`;
+    paths[path] = { ...(paths[path] ?? {}), [route.method]: operationOf(route) };
+  }
+  paths[`${API_PREFIX}/openapi.json`] = {
+    get: {
+      operationId: 'getOpenApiDocument', summary: 'This document',
+      responses: { 200: { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } }, 401: errorResponse(401), 403: errorResponse(403) },
+    },
+  };
+  const schemas: Json = { ...COMPONENT_SCHEMAS };
+  for (const fragment of fragments) {
+    for (const [rawPath, item] of Object.entries(fragment.paths ?? {})) {
+      const path = rawPath.startsWith(API_PREFIX) ? rawPath : `${API_PREFIX}${rawPath}`;
+      paths[path] = { ...(paths[path] ?? {}), ...(item as Json) };
+    }
+    Object.assign(schemas, fragment.schemas ?? {}, fragment.components?.schemas ?? {});
+  }
+  return {
+    openapi: '3.1.0',
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    info: {
+      title: 'Exchange trading API',
+      version: '1',
+      description: 'Every /api/v1 route requires credentials: a signed API key (X-SVC-ACCESS-KEY, X-SVC-ACCESS-TIMESTAMP in UNIX ms, X-SVC-ACCESS-SIGNATURE = base64 Ed25519 over timestamp + METHOD + path with query string, 30-second window) or `Authorization: Bearer <token>`. Requests without a User-Agent header are refused with 403.',
+    },
+    servers: [{ url: '/' }],
+    security: [{ AccessKey: [], AccessTimestamp: [], AccessSignature: [] }, { Bearer: [] }],
+    paths,
+    components: {
+      schemas,
+      securitySchemes: {
+        AccessKey: { type: 'apiKey', in: 'header', name: 'X-SVC-ACCESS-KEY', description: 'API key id' },
+        AccessTimestamp: { type: 'apiKey', in: 'header', name: 'X-SVC-ACCESS-TIMESTAMP', description: 'UNIX milliseconds; within 30 seconds of the service clock' },
+        AccessSignature: { type: 'apiKey', in: 'header', name: 'X-SVC-ACCESS-SIGNATURE', description: 'base64 Ed25519 signature of timestamp + METHOD + path (with query string)' },
+        Bearer: { type: 'http', scheme: 'bearer', description: 'Member session token or OAuth access token, in the Authorization header only' },
+      },
+    },
+  };
+}
+
+/** The member routes' fragment, if that module exists and exports one. */
+export async function loadMemberFragment(): Promise<OpenApiFragment | null> {
+  const specifier = '../v1/member/openapi.ts';
+  let module: Record<string, unknown>;
+  try {
+    module = (await import(specifier)) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+  for (const name of ['memberOpenApi', 'openApiFragment', 'fragment', 'default']) {
+    const candidate = module[name];
+    if (typeof candidate === 'function') return (candidate as () => OpenApiFragment)();
+    if (candidate && typeof candidate === 'object') return candidate as OpenApiFragment;
+  }
+  if (module.paths || module.schemas) return { paths: module.paths as Json | undefined, schemas: module.schemas as Json | undefined };
+  return null;
+}

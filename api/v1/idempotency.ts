@@ -1,0 +1,69 @@
+// `Idempotency-Key` on POST /orders, POST /orders/batched and DELETE /orders/batched: a retry
+// with the same key from the same account within 24 hours gets the first answer (status and
+// body) and changes nothing. Write handlers return their answer instead of writing it, so the
+// first answer, error answers included, can be stored before it is sent.
+
+import type { Request, RequestHandler, Response } from 'express';
+import type { AppContext } from '../../commands/context.ts';
+import { IDEMPOTENCY_KEY_LENGTH_MAX, IdempotencyStore } from '../../commands/idempotency/store.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { principalOf } from '../auth/principal.ts';
+import { badRequest, HttpError, statusOfDomainCode } from '../errors.ts';
+
+export interface Answer {
+  status: number;
+  body: unknown;
+}
+
+export type AnswerHandler = (req: Request) => Promise<Answer>;
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+const KEY_FORMAT = /^[\x21-\x7e]+$/;
+
+/** An expected failure as the answer a client receives; anything else stays an exception (500). */
+export function answerOfError(err: unknown): Answer | null {
+  if (err instanceof HttpError) return { status: err.status, body: { error: err.message, ...err.extra } };
+  if (err instanceof DomainError) return { status: statusOfDomainCode(err.code), body: { error: err.message } };
+  return null;
+}
+
+function send(res: Response, answer: Answer): void {
+  res.status(answer.status).json(answer.body);
+}
+
+export function idempotentWrite(ctx: AppContext, handler: AnswerHandler): RequestHandler {
+  const store = new IdempotencyStore(ctx.pool, ctx.clock);
+  return async function idempotentHandler(req, res): Promise<void> {
+    const header = req.headers[IDEMPOTENCY_HEADER];
+    if (header === undefined) {
+      send(res, await handler(req));
+      return;
+    }
+    if (typeof header !== 'string' || header.length === 0 || header.length > IDEMPOTENCY_KEY_LENGTH_MAX || !KEY_FORMAT.test(header)) {
+      throw badRequest(`Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_LENGTH_MAX} visible ASCII characters`);
+    }
+    const accountId = principalOf(req).account_id;
+    const fingerprint = `${req.method} ${req.path}`;
+    const claim = await store.claim(accountId, header, fingerprint);
+    if (claim.kind === 'busy') throw new HttpError(409, 'A request with this Idempotency-Key is still being processed');
+    if (claim.kind === 'replay') {
+      if (claim.fingerprint !== fingerprint) throw new HttpError(422, 'Idempotency-Key was already used for a different request');
+      res.set('Idempotent-Replayed', 'true');
+      send(res, claim.answer);
+      return;
+    }
+    let answer: Answer;
+    try {
+      answer = await handler(req);
+    } catch (err) {
+      const expected = answerOfError(err);
+      if (!expected) {
+        await store.release(accountId, header, claim.createdAtUs).catch(() => undefined);
+        throw err;
+      }
+      answer = expected;
+    }
+    await store.complete(accountId, header, claim.createdAtUs, answer);
+    send(res, answer);
+  };
+}

@@ -1,0 +1,49 @@
+// GET /orders (most recent first; filters order_ids, client_order_ids, market_ids, status) and
+// GET /orders/{order_id} (another account's order is 404, never 403).
+
+import type { Request } from 'express';
+import type { AppContext } from '../../../commands/context.ts';
+import { principalOf } from '../../auth/principal.ts';
+import { notFound } from '../../errors.ts';
+import { ORDER_STATUSES } from '../../openapi/schemas.ts';
+import type { Answer } from '../idempotency.ts';
+import { CURSOR_PARAM, csvOf, LIMIT_PARAM, pageParamsOf, querySpec, readQuery } from '../query.ts';
+import { getOrder, listOrders } from '../reads.ts';
+import { badRequest } from '../../errors.ts';
+
+export const NO_SUCH_RECORD = 'No such record on this account';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const listOrdersQuery = querySpec([
+  { name: 'order_ids', kind: 'csv', schema: { type: 'string', format: 'uuid' }, description: 'Comma-separated order UUIDs' },
+  { name: 'client_order_ids', kind: 'csv', schema: { type: 'string', maxLength: 256 }, description: 'Comma-separated client order ids' },
+  { name: 'market_ids', kind: 'csv', schema: { type: 'string', format: 'uuid' }, description: 'Comma-separated market UUIDs' },
+  { name: 'status', kind: 'csv', schema: { enum: [...ORDER_STATUSES] }, description: 'Comma-separated lowercase order statuses; an unknown value is 400' },
+  LIMIT_PARAM,
+  CURSOR_PARAM,
+]);
+
+export function listOrdersRoute(ctx: AppContext) {
+  return async (req: Request): Promise<Answer> => {
+    const query = readQuery(req, listOrdersQuery);
+    const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
+    const page = await listOrders(ctx, principalOf(req).account_id, {
+      order_ids: lower(csvOf(query.order_ids)),
+      client_order_ids: csvOf(query.client_order_ids),
+      market_ids: lower(csvOf(query.market_ids)),
+      statuses: csvOf(query.status),
+    }, pageParamsOf(query));
+    return { status: 200, body: { cursor: page.cursor, orders: page.items } };
+  };
+}
+
+export function getOrderRoute(ctx: AppContext) {
+  return async (req: Request): Promise<Answer> => {
+    const orderId = String(req.params.order_id ?? '');
+    if (orderId === 'batched') throw notFound('Not found');
+    if (!UUID.test(orderId)) throw badRequest('order_id must be a UUID');
+    const order = await getOrder(ctx, principalOf(req).account_id, orderId.toLowerCase());
+    if (!order) throw notFound(NO_SUCH_RECORD);
+    return { status: 200, body: { order } };
+  };
+}

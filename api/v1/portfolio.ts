@@ -1,0 +1,52 @@
+// GET /fills (most recent first; market_ids, order_ids, a single status), GET /positions (open
+// positions, largest first) and GET /account/balance.
+
+import type { Request } from 'express';
+import type { AppContext } from '../../commands/context.ts';
+import { principalOf } from '../auth/principal.ts';
+import { notFound } from '../errors.ts';
+import { FILL_STATUSES } from '../openapi/schemas.ts';
+import type { Answer } from './idempotency.ts';
+import { NO_SUCH_RECORD } from './orders/read.ts';
+import { CURSOR_PARAM, csvOf, LIMIT_PARAM, pageParamsOf, querySpec, readQuery, stringOf } from './query.ts';
+import { getBalance, listFills, listPositions } from './reads.ts';
+
+export const listFillsQuery = querySpec([
+  { name: 'market_ids', kind: 'csv', schema: { type: 'string', format: 'uuid' }, description: 'Comma-separated market UUIDs' },
+  { name: 'order_ids', kind: 'csv', schema: { type: 'string', format: 'uuid' }, description: 'Comma-separated order UUIDs; another account\'s order matches nothing' },
+  { name: 'status', kind: 'string', schema: { enum: [...FILL_STATUSES] }, description: 'A single fill status, not a list' },
+  LIMIT_PARAM,
+  CURSOR_PARAM,
+]);
+
+export const listPositionsQuery = querySpec([LIMIT_PARAM, CURSOR_PARAM]);
+export const noQuery = querySpec([]);
+
+export function listFillsRoute(ctx: AppContext) {
+  return async (req: Request): Promise<Answer> => {
+    const query = readQuery(req, listFillsQuery);
+    const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
+    const page = await listFills(ctx, principalOf(req).account_id, {
+      market_ids: lower(csvOf(query.market_ids)),
+      order_ids: lower(csvOf(query.order_ids)),
+      status: stringOf(query.status),
+    }, pageParamsOf(query));
+    return { status: 200, body: { cursor: page.cursor, fills: page.items } };
+  };
+}
+
+export function listPositionsRoute(ctx: AppContext) {
+  return async (req: Request): Promise<Answer> => {
+    const query = readQuery(req, listPositionsQuery);
+    const page = await listPositions(ctx, principalOf(req).account_id, pageParamsOf(query));
+    return { status: 200, body: { cursor: page.cursor, positions: page.items } };
+  };
+}
+
+export function balanceRoute(ctx: AppContext) {
+  return async (req: Request): Promise<Answer> => {
+    const balance = await getBalance(ctx, principalOf(req).account_id);
+    if (!balance) throw notFound(NO_SUCH_RECORD);
+    return { status: 200, body: { balance } };
+  };
+}

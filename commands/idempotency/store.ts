@@ -1,0 +1,92 @@
+// Idempotency keys for order writes. A request carrying `Idempotency-Key` claims the pair
+// (account, key) with one INSERT; concurrent duplicates lose the insert race and wait for the
+// winner's answer instead of placing anything. The stored status and body are replayed for
+// 24 hours (service clock); after that the key may be used afresh. Answers of 500 or worse are
+// not stored (the claim is released), so a retry after a crash is judged again.
+
+import type pg from 'pg';
+import type { Clock } from '../../domain/clock.ts';
+import { MICROS_PER_SECOND } from '../../domain/clock.ts';
+
+export const IDEMPOTENCY_TTL_US = 24 * 60 * 60 * MICROS_PER_SECOND;
+export const IDEMPOTENCY_KEY_LENGTH_MAX = 255;
+const WAIT_STEP_MS = 10;
+const WAIT_TOTAL_MS = 30_000;
+
+export const IDEMPOTENCY_SCHEMA_SQL = `
+CREATE TABLE IF NOT EXISTS api_idempotency_keys (
+  account_id text NOT NULL,
+  idem_key text NOT NULL,
+  created_at_us bigint NOT NULL,
+  fingerprint text NOT NULL,
+  status integer,
+  body jsonb,
+  PRIMARY KEY (account_id, idem_key)
+)`;
+
+export interface StoredAnswer {
+  status: number;
+  body: unknown;
+}
+
+export type Claim =
+  | { kind: 'claimed'; createdAtUs: number }
+  | { kind: 'replay'; answer: StoredAnswer; fingerprint: string }
+  | { kind: 'busy' };
+
+export class IdempotencyStore {
+  private schemaReady: Promise<void> | null = null;
+
+  constructor(private readonly pool: pg.Pool, private readonly clock: Clock) {}
+
+  private ensureSchema(): Promise<void> {
+    this.schemaReady ??= this.pool.query(IDEMPOTENCY_SCHEMA_SQL).then(() => undefined, (err: unknown) => {
+      this.schemaReady = null;
+      throw err;
+    });
+    return this.schemaReady;
+  }
+
+  /**
+   * Claims (account, key) for this request, or returns the first request's answer. Waits while
+   * another request holding the same key is still running (bounded; then `busy`).
+   */
+  async claim(accountId: string, key: string, fingerprint: string): Promise<Claim> {
+    await this.ensureSchema();
+    const deadline = Date.now() + WAIT_TOTAL_MS;
+    for (;;) {
+      const nowUs = this.clock.nowUs();
+      const inserted = await this.pool.query(
+        `INSERT INTO api_idempotency_keys (account_id, idem_key, created_at_us, fingerprint) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (account_id, idem_key) DO UPDATE
+           SET created_at_us = EXCLUDED.created_at_us, fingerprint = EXCLUDED.fingerprint, status = NULL, body = NULL
+           WHERE api_idempotency_keys.created_at_us <= $5
+         RETURNING created_at_us`,
+        [accountId, key, nowUs, fingerprint, nowUs - IDEMPOTENCY_TTL_US],
+      );
+      if (inserted.rowCount === 1) return { kind: 'claimed', createdAtUs: nowUs };
+      const existing = await this.pool.query<{ status: number | null; body: unknown; fingerprint: string }>(
+        'SELECT status, body, fingerprint FROM api_idempotency_keys WHERE account_id = $1 AND idem_key = $2',
+        [accountId, key],
+      );
+      const row = existing.rows[0];
+      if (row && row.status !== null) return { kind: 'replay', answer: { status: row.status, body: row.body }, fingerprint: row.fingerprint };
+      if (Date.now() >= deadline) return { kind: 'busy' };
+      await new Promise((resolve) => setTimeout(resolve, WAIT_STEP_MS));
+    }
+  }
+
+  async complete(accountId: string, key: string, createdAtUs: number, answer: StoredAnswer): Promise<void> {
+    await this.pool.query(
+      'UPDATE api_idempotency_keys SET status = $4, body = $5 WHERE account_id = $1 AND idem_key = $2 AND created_at_us = $3',
+      [accountId, key, createdAtUs, answer.status, JSON.stringify(answer.body)],
+    );
+  }
+
+  async release(accountId: string, key: string, createdAtUs: number): Promise<void> {
+    await this.pool.query(
+      'DELETE FROM api_idempotency_keys WHERE account_id = $1 AND idem_key = $2 AND created_at_us = $3 AND status IS NULL',
+      [accountId, key, createdAtUs],
+    );
+  }
+}
