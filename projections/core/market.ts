@@ -126,7 +126,7 @@ export interface MarketRow {
   first_price_in_window: string | null;
   open_interest: string;
   tier: number;
-  event_start: string;
+  key_start: string;
 }
 
 /**
@@ -134,7 +134,7 @@ export interface MarketRow {
  * `$1` must be the query's now (UNIX µs).
  */
 export const MARKET_SELECT = `
-  m.doc AS market, e.doc AS event, m.tier, m.event_start::text AS event_start,
+  m.doc AS market, e.doc AS event, m.tier, m.event_start::text AS key_start,
   trim_scale(t.total_volume)::text AS total_volume,
   (SELECT trim_scale(coalesce(sum(x.quantity), 0))::text FROM core_market_trades x
      WHERE x.market_id = m.market_id AND x.executed_at > $1::bigint - ${DAY_US} AND x.executed_at <= $1::bigint) AS volume24h,

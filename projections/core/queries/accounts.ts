@@ -28,11 +28,11 @@ export async function getAccounts(db: Queryable, accountIds: readonly string[]):
 export async function listAccounts(db: Queryable, page: PageRequest = {}): Promise<{ cursor: string | null; accounts: AccountWire[] }> {
   const limit = limitOf(page);
   const after = cursorParts(page.cursor, ['text']);
-  const result = await db.query<{ doc: AccountView; account_id: string }>(
-    `SELECT doc, account_id FROM core_accounts ${after ? 'WHERE account_id > $2' : ''} ORDER BY account_id LIMIT $1`,
+  const result = await db.query<{ doc: AccountView; key_account: string }>(
+    `SELECT doc, account_id AS key_account FROM core_accounts ${after ? 'WHERE account_id > $2' : ''} ORDER BY account_id LIMIT $1`,
     after ? [limit + 1, after[0]] : [limit + 1],
   );
-  const { page: rows, cursor } = pageFrom(result.rows, limit, (row) => [row.account_id]);
+  const { page: rows, cursor } = pageFrom(result.rows, limit, (row) => [row.key_account]);
   return { cursor, accounts: rows.map((row) => renderAccount(row.doc)) };
 }
 

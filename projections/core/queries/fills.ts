@@ -13,7 +13,7 @@ export interface FillFilters {
 
 export interface FillPage { cursor: string | null; fills: FillWire[] }
 
-interface Row { doc: FillView; ins_pos: string; ins_idx: number }
+interface Row { doc: FillView; key_pos: string; key_idx: number }
 
 export async function listFills(db: Queryable, accountId: string, filters: FillFilters, page: PageRequest = {}): Promise<FillPage> {
   const limit = limitOf(page);
@@ -27,10 +27,10 @@ export async function listFills(db: Queryable, accountId: string, filters: FillF
   const after = cursorParts(page.cursor, ['int', 'int']);
   if (after) w.and(`(ins_pos, ins_idx) < (${w.param(after[0])}::bigint, ${w.param(after[1])}::integer)`);
   const result = await db.query<Row>(
-    `SELECT doc, ins_pos::text, ins_idx FROM core_fills ${w.sql()} ORDER BY ins_pos DESC, ins_idx DESC LIMIT ${w.param(limit + 1)}`,
+    `SELECT doc, ins_pos::text AS key_pos, ins_idx AS key_idx FROM core_fills ${w.sql()} ORDER BY ins_pos DESC, ins_idx DESC LIMIT ${w.param(limit + 1)}`,
     w.values,
   );
-  const { page: rows, cursor } = pageFrom(result.rows, limit, (row) => [row.ins_pos, row.ins_idx]);
+  const { page: rows, cursor } = pageFrom(result.rows, limit, (row) => [row.key_pos, row.key_idx]);
   return { cursor, fills: rows.map((row) => renderFill(row.doc)) };
 }
 

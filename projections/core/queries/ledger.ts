@@ -13,7 +13,7 @@ export const WITHDRAWAL_ENTRY_TYPES: readonly LedgerEntryType[] = ['withdrawal']
 export const ADJUSTMENT_ENTRY_TYPES: readonly LedgerEntryType[] = ['adjustment'];
 export const LOYALTY_ENTRY_TYPES: readonly LedgerEntryType[] = ['rollup', 'referral'];
 
-interface Row { doc: LedgerEntryView; ins_pos: string; ins_idx: number }
+interface Row { doc: LedgerEntryView; key_pos: string; key_idx: number }
 
 /** The account's entries whose type is in `types` (every type when omitted), as stored views. */
 export async function listLedgerEntryViews(db: Queryable, accountId: string, types: readonly LedgerEntryType[] | undefined, page: PageRequest = {}): Promise<{ cursor: string | null; entries: LedgerEntryView[] }> {
@@ -24,10 +24,10 @@ export async function listLedgerEntryViews(db: Queryable, accountId: string, typ
   const after = cursorParts(page.cursor, ['int', 'int']);
   if (after) w.and(`(ins_pos, ins_idx) < (${w.param(after[0])}::bigint, ${w.param(after[1])}::integer)`);
   const result = await db.query<Row>(
-    `SELECT doc, ins_pos::text, ins_idx FROM core_ledger_entries ${w.sql()} ORDER BY ins_pos DESC, ins_idx DESC LIMIT ${w.param(limit + 1)}`,
+    `SELECT doc, ins_pos::text AS key_pos, ins_idx AS key_idx FROM core_ledger_entries ${w.sql()} ORDER BY ins_pos DESC, ins_idx DESC LIMIT ${w.param(limit + 1)}`,
     w.values,
   );
-  const { page: rows, cursor } = pageFrom(result.rows, limit, (row) => [row.ins_pos, row.ins_idx]);
+  const { page: rows, cursor } = pageFrom(result.rows, limit, (row) => [row.key_pos, row.key_idx]);
   return { cursor, entries: rows.map((row) => row.doc) };
 }
 

@@ -14,7 +14,7 @@ export interface OrderFilters {
 
 export interface OrderPage { cursor: string | null; orders: OrderWire[] }
 
-interface Row { doc: OrderView; ins_pos: string; ins_idx: number }
+interface Row { doc: OrderView; key_pos: string; key_idx: number }
 
 export async function listOrders(db: Queryable, accountId: string, filters: OrderFilters, page: PageRequest = {}): Promise<OrderPage> {
   const limit = limitOf(page);
@@ -31,10 +31,10 @@ export async function listOrders(db: Queryable, accountId: string, filters: Orde
   const after = cursorParts(page.cursor, ['int', 'int']);
   if (after) w.and(`(ins_pos, ins_idx) < (${w.param(after[0])}::bigint, ${w.param(after[1])}::integer)`);
   const result = await db.query<Row>(
-    `SELECT doc, ins_pos::text, ins_idx FROM core_orders ${w.sql()} ORDER BY ins_pos DESC, ins_idx DESC LIMIT ${w.param(limit + 1)}`,
+    `SELECT doc, ins_pos::text AS key_pos, ins_idx AS key_idx FROM core_orders ${w.sql()} ORDER BY ins_pos DESC, ins_idx DESC LIMIT ${w.param(limit + 1)}`,
     w.values,
   );
-  const { page: rows, cursor } = pageFrom(result.rows, limit, (row) => [row.ins_pos, row.ins_idx]);
+  const { page: rows, cursor } = pageFrom(result.rows, limit, (row) => [row.key_pos, row.key_idx]);
   return { cursor, orders: rows.map((row) => renderOrder(row.doc)) };
 }
 

@@ -8,7 +8,7 @@ import { cursorParts, limitOf, pageFrom, Where, type PageRequest, type Queryable
 
 export interface PositionPage { cursor: string | null; positions: PositionWire[] }
 
-interface Row { doc: PositionView; contracts: string; market_id: string }
+interface Row { doc: PositionView; key_contracts: string; key_market: string }
 
 export async function listPositions(db: Queryable, accountId: string, page: PageRequest = {}, filters: { marketIds?: readonly string[] } = {}): Promise<PositionPage> {
   const limit = limitOf(page);
@@ -21,10 +21,10 @@ export async function listPositions(db: Queryable, accountId: string, page: Page
     w.and(`(contracts < ${contracts}::numeric OR (contracts = ${contracts}::numeric AND market_id > ${w.param(after[1])}))`);
   }
   const result = await db.query<Row>(
-    `SELECT doc, contracts::text, market_id FROM core_positions ${w.sql()} ORDER BY contracts DESC, market_id ASC LIMIT ${w.param(limit + 1)}`,
+    `SELECT doc, contracts::text AS key_contracts, market_id AS key_market FROM core_positions ${w.sql()} ORDER BY contracts DESC, market_id ASC LIMIT ${w.param(limit + 1)}`,
     w.values,
   );
-  const { page: rows, cursor } = pageFrom(result.rows, limit, (row) => [row.contracts, row.market_id]);
+  const { page: rows, cursor } = pageFrom(result.rows, limit, (row) => [row.key_contracts, row.key_market]);
   return { cursor, positions: rows.map((row) => renderPosition(row.doc)) };
 }
 

@@ -30,10 +30,10 @@ export async function listSportEvents(db: Queryable, filters: SportEventFilters 
   if (filters.status) w.and(`status = ${w.param(filters.status)}`);
   const after = cursorParts(page.cursor, ['int', 'text']);
   if (after) w.and(`(start_us, event_id) > (${w.param(after[0])}::bigint, ${w.param(after[1])}::text)`);
-  const result = await db.query<{ doc: SportEventView; start_us: string; event_id: string }>(
-    `SELECT doc, start_us::text, event_id FROM core_sport_events ${w.sql()} ORDER BY start_us, event_id LIMIT ${w.param(limit + 1)}`,
+  const result = await db.query<{ doc: SportEventView; key_start: string; key_event: string }>(
+    `SELECT doc, start_us::text AS key_start, event_id AS key_event FROM core_sport_events ${w.sql()} ORDER BY start_us, event_id LIMIT ${w.param(limit + 1)}`,
     w.values,
   );
-  const { page: rows, cursor } = pageFrom(result.rows, limit, (row) => [row.start_us, row.event_id]);
+  const { page: rows, cursor } = pageFrom(result.rows, limit, (row) => [row.key_start, row.key_event]);
   return { cursor, events: rows.map((row) => renderSportEvent(row.doc)) };
 }

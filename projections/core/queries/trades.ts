@@ -14,7 +14,7 @@ export interface MarketTradeWire {
   time: string;
 }
 
-interface Row { trade_id: string; market_id: string; price: string; quantity: string; taker_action: string | null; executed_at: string; ins_pos: string; ins_idx: number }
+interface Row { trade_id: string; market_id: string; price: string; quantity: string; taker_action: string | null; executed_at_text: string; key_pos: string; key_idx: number }
 
 export async function listMarketTrades(db: Queryable, marketId: string, page: PageRequest = {}): Promise<{ cursor: string | null; trades: MarketTradeWire[] }> {
   const limit = limitOf(page);
@@ -23,16 +23,16 @@ export async function listMarketTrades(db: Queryable, marketId: string, page: Pa
   const after = cursorParts(page.cursor, ['int', 'int']);
   if (after) w.and(`(ins_pos, ins_idx) < (${w.param(after[0])}::bigint, ${w.param(after[1])}::integer)`);
   const result = await db.query<Row>(
-    `SELECT trade_id, market_id, price::text, trim_scale(quantity)::text AS quantity, taker_action, executed_at::text, ins_pos::text, ins_idx
+    `SELECT trade_id, market_id, price::text, trim_scale(quantity)::text AS quantity, taker_action, executed_at::text AS executed_at_text, ins_pos::text AS key_pos, ins_idx AS key_idx
      FROM core_market_trades ${w.sql()} ORDER BY ins_pos DESC, ins_idx DESC LIMIT ${w.param(limit + 1)}`,
     w.values,
   );
-  const { page: rows, cursor } = pageFrom(result.rows, limit, (row) => [row.ins_pos, row.ins_idx]);
+  const { page: rows, cursor } = pageFrom(result.rows, limit, (row) => [row.key_pos, row.key_idx]);
   return {
     cursor,
     trades: rows.map((row) => ({
       trade_id: row.trade_id, market_id: row.market_id, price: row.price, quantity: row.quantity,
-      taker_action: row.taker_action, executed_at: Number(row.executed_at), time: usToIso(Number(row.executed_at)),
+      taker_action: row.taker_action, executed_at: Number(row.executed_at_text), time: usToIso(Number(row.executed_at_text)),
     })),
   };
 }
