@@ -1,0 +1,66 @@
+// GET /account/market_stats: exposure and realized result per market, newest first (by when the
+// account first acted in the market), keyset-paged. Field definitions: docs/MEMBER.md.
+
+import { Router } from 'express';
+import type { AppContext } from '../../../commands/context.ts';
+import { marketStats, type MarketStatsCursor, type MarketStatsRow } from '../../../projections/member/queries.ts';
+import { principalOf } from '../../auth/principal.ts';
+import { HttpError } from '../../errors.ts';
+import { decodeCursor, pageOf, parseLimit } from '../../pagination.ts';
+import { int64Param, lenientBoolean, lowercaseList, uuidList } from './query.ts';
+
+const SETTLED_STATUSES: ReadonlySet<string> = new Set(['resulted', 'voided']);
+const num = (value: string | null) => (value === null ? null : Number(value));
+
+export function renderMarketStats(row: MarketStatsRow): Record<string, unknown> {
+  const { last_settled_at: _computed, ...values } = row.doc;
+  return {
+    account_id: row.account_id,
+    market_id: row.market_id,
+    event_id: row.event_id,
+    competition: row.competition,
+    sport: row.sport,
+    status: row.status,
+    title: row.title,
+    event_start_time: num(row.event_start_time),
+    archived_at: null,
+    last_settled_at: num(row.last_settled_at),
+    settled_at: row.market_status && SETTLED_STATUSES.has(row.market_status) ? num(row.market_settled_at) : null,
+    inserted_at: Number(row.inserted_at),
+    updated_at: Number(row.updated_at),
+    ...values,
+  };
+}
+
+export function requireOAuthScope(scope: string) {
+  return (req: import('express').Request, _res: import('express').Response, next: import('express').NextFunction) => {
+    const principal = principalOf(req);
+    if (principal.source === 'oauth' && !principal.scopes.has(scope)) {
+      throw new HttpError(403, 'insufficient scope for this operation', { scope }, { 'WWW-Authenticate': `Bearer error=insufficient_scope, scope=${scope}` });
+    }
+    next();
+  };
+}
+
+export function marketStatsRoutes(ctx: AppContext): Router {
+  const router = Router();
+  router.get('/account/market_stats', requireOAuthScope('portfolio.read'), async (req, res) => {
+    const principal = principalOf(req);
+    const q = req.query;
+    const limit = parseLimit(q.limit);
+    const after = decodeCursor(q.cursor, 2) as MarketStatsCursor | null;
+    if (after && (typeof after[0] !== 'number' || typeof after[1] !== 'string')) throw new HttpError(400, 'cursor is invalid');
+    const rows = await marketStats(ctx.pool, principal.account_id, {
+      market_ids: uuidList('market_ids', q.market_ids),
+      event_ids: uuidList('event_ids', q.event_ids),
+      exclude_zero_settlements: lenientBoolean(q.exclude_zero_settlements),
+      from_time: int64Param('from_time', q.from_time),
+      to_time: int64Param('to_time', q.to_time),
+      sports: lowercaseList('sports', q.sports),
+      competitions: lowercaseList('competitions', q.competitions),
+    }, limit + 1, after);
+    const { page, cursor } = pageOf(rows, limit, (row) => [Number(row.inserted_at), row.market_id]);
+    res.json({ cursor, market_stats: page.map(renderMarketStats) });
+  });
+  return router;
+}

@@ -1,0 +1,120 @@
+// GET /me and PATCH /me/profile: the account identity object `me`.
+// - identity (first/last name) from the member profiles read model; the credential fields
+//   (method, scope, key_id, user_id) from the request's principal
+// - PATCH: body validated by ajv (400), then the profile command (422 naming the rule);
+//   a read_only API key is refused (403), a session bearer may always change its profile,
+//   an OAuth token has no scope that covers it (403 insufficient scope)
+
+import type { NextFunction, Request, Response } from 'express';
+import { Router } from 'express';
+import type { AppContext } from '../../../commands/context.ts';
+import { loadProfile, updateProfile, type ProfilePatch } from '../../../commands/profile/updateProfile.ts';
+import type { Avatar } from '../../../domain/avatar/avatar.ts';
+import { usToIso } from '../../../domain/clock.ts';
+import { effectiveOptIn, handleChangeableAtUs, type ProfileState } from '../../../domain/profile/profile.ts';
+import type { Jurisdiction } from '../../../domain/views.ts';
+import { profileOf, type ProfileRow } from '../../../projections/member/queries.ts';
+import { principalOf, type Principal } from '../../auth/principal.ts';
+import { HttpError } from '../../errors.ts';
+import { ProfilePatchBody, validateBody } from './schemas.ts';
+
+export const READ_ONLY_PROFILE_ERROR = 'This API key is read-only; profile changes need a read_write key';
+
+export const avatarUrlOf = (handle: string | null) => (handle === null ? null : `/avatars/${encodeURIComponent(handle)}.svg`);
+
+export interface MeObject {
+  account_id: string;
+  avatar_url: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  handle: string | null;
+  handle_changeable_at: string | null;
+  key_id: string | null;
+  leaderboard_opt_in: boolean;
+  method: 'api_key' | 'bearer';
+  scope: 'read_only' | 'read_write' | null;
+  user_id: string;
+  avatar: Avatar | null;
+}
+
+function stateOfRow(row: ProfileRow | undefined): ProfileState {
+  return {
+    handle: row?.handle ?? null,
+    handle_changed_at_us: row?.handle_changed_at ? Number(row.handle_changed_at) : null,
+    avatar: row?.avatar ?? null,
+    opt_in: row?.opt_in ?? null,
+    opt_in_changed_at_us: null,
+  };
+}
+
+function accountOfRow(ctx: AppContext, row: ProfileRow | undefined): { jurisdiction: Jurisdiction; created_at: number } {
+  return {
+    jurisdiction: (row?.jurisdiction as Jurisdiction | null) ?? ctx.config.jurisdiction,
+    created_at: row?.created_at ? Number(row.created_at) : ctx.clock.nowUs(),
+  };
+}
+
+export function meObject(ctx: AppContext, principal: Principal, state: ProfileState, row: ProfileRow | undefined): MeObject {
+  const changeableAt = handleChangeableAtUs(state, ctx.clock.nowUs());
+  return {
+    account_id: principal.account_id,
+    avatar_url: avatarUrlOf(state.handle),
+    first_name: row?.first_name ?? null,
+    last_name: row?.last_name ?? null,
+    handle: state.handle,
+    handle_changeable_at: changeableAt === null ? null : usToIso(changeableAt),
+    key_id: principal.method === 'api_key' ? principal.key_id : null,
+    leaderboard_opt_in: effectiveOptIn(state, accountOfRow(ctx, row)),
+    method: principal.method,
+    scope: principal.method === 'api_key' ? principal.key_scope : null,
+    user_id: row?.user_id ?? principal.user_id,
+    avatar: state.avatar,
+  };
+}
+
+/** The account's profile row once the read model has it (waits, bounded, for a lagging projection). */
+async function profileRowOf(ctx: AppContext, accountId: string): Promise<ProfileRow | undefined> {
+  const row = await profileOf(ctx.pool, accountId);
+  if (row?.user_id) return row;
+  const head = await ctx.store.headPosition();
+  if (head >= 0n) await ctx.projections.waitFor(head, 2_000).catch(() => undefined);
+  return profileOf(ctx.pool, accountId);
+}
+
+function requireProfileWrite(req: Request, _res: Response, next: NextFunction): void {
+  const principal = principalOf(req);
+  if (principal.source === 'api_key' && principal.key_scope !== 'read_write') throw new HttpError(403, READ_ONLY_PROFILE_ERROR);
+  // no OAuth scope covers profile changes: the same 403 without `scope`
+  if (principal.source === 'oauth') throw new HttpError(403, 'insufficient scope for this operation', {}, { 'WWW-Authenticate': 'Bearer error=insufficient_scope' });
+  next();
+}
+
+function requireProfileRead(req: Request, _res: Response, next: NextFunction): void {
+  const principal = principalOf(req);
+  if (principal.source === 'oauth' && !principal.scopes.has('profile.read')) {
+    throw new HttpError(403, 'insufficient scope for this operation', { scope: 'profile.read' }, { 'WWW-Authenticate': 'Bearer error=insufficient_scope, scope=profile.read' });
+  }
+  next();
+}
+
+export function meRoutes(ctx: AppContext): Router {
+  const router = Router();
+
+  router.get('/me', requireProfileRead, async (req, res) => {
+    const principal = principalOf(req);
+    const row = await profileRowOf(ctx, principal.account_id);
+    // the profile stream is the authority when the read model has not caught up with it yet
+    const state = row && row.user_id ? stateOfRow(row) : (await loadProfile(ctx.store, principal.account_id)).state;
+    res.json({ me: meObject(ctx, principal, state, row) });
+  });
+
+  router.patch('/me/profile', requireProfileWrite, async (req, res) => {
+    const principal = principalOf(req);
+    const patch = validateBody<ProfilePatch>(ProfilePatchBody, req.body);
+    const { state } = await updateProfile(ctx, principal.account_id, patch);
+    const row = await profileRowOf(ctx, principal.account_id);
+    res.json({ me: meObject(ctx, principal, state, row) });
+  });
+
+  return router;
+}

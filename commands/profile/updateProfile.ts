@@ -1,0 +1,134 @@
+// PATCH /me/profile as a command: read the profile stream, decide, reserve the handle through its
+// own stream, append with the expected revision.
+//
+// Handle uniqueness: stream `handle-{handle}` holds HandleReserved / HandleReleased. Taking a
+// handle appends HandleReserved with the stream's revision as read (`no_stream` for a handle
+// never used), so of two concurrent takers exactly one append succeeds; the other sees
+// WrongExpectedRevision and answers `Handle is taken`. A handle given up is released after the
+// change is recorded and may then be taken again.
+
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Avatar } from '../../domain/avatar/avatar.ts';
+import { generatedAvatar } from '../../domain/avatar/avatar.ts';
+import { Refused } from '../../domain/errors.ts';
+import { HandleRule, generatedHandle, handleRuleBroken, type HandleLists } from '../../domain/profile/handle.ts';
+import {
+  decideProfile, evolveProfile, handleStream, initialProfile, profileStream,
+  type ProfileEvent, type ProfileState,
+} from '../../domain/profile/profile.ts';
+import { WrongExpectedRevision, type EventStore, type ExpectedRevision, type RecordedEvent } from '../../eventstore/port.ts';
+import type { AppContext } from '../context.ts';
+
+/** Bound on optimistic retries (a concurrent change of the same profile, or a generated handle that was taken). */
+const ATTEMPTS_MAX = 8;
+
+export interface ProfilePatch {
+  handle?: string;
+  avatar?: Avatar;
+  leaderboard_opt_in?: boolean;
+}
+
+export interface LoadedProfile {
+  state: ProfileState;
+  revision: ExpectedRevision;
+}
+
+export type HandleEvent =
+  | { type: 'HandleReserved'; handle: string; account_id: string; at_us: number }
+  | { type: 'HandleReleased'; handle: string; account_id: string; at_us: number };
+
+export async function loadProfile(store: EventStore, accountId: string): Promise<LoadedProfile> {
+  const records = await store.readStream(profileStream(accountId));
+  let state = initialProfile();
+  for (const record of records) state = evolveProfile(state, { type: record.type, ...(record.data as object) } as ProfileEvent);
+  const last = records[records.length - 1];
+  return { state, revision: last ? last.revision : 'no_stream' };
+}
+
+interface HandleHolder {
+  holder: string | null;
+  revision: ExpectedRevision;
+}
+
+async function handleHolder(store: EventStore, handle: string): Promise<HandleHolder> {
+  const records: RecordedEvent[] = await store.readStream(handleStream(handle));
+  const last = records[records.length - 1];
+  if (!last) return { holder: null, revision: 'no_stream' };
+  const data = last.data as HandleEvent;
+  return { holder: last.type === 'HandleReserved' ? data.account_id : null, revision: last.revision };
+}
+
+/** Reserves the handle for the account; false when another account holds it (or won the race). */
+async function reserveHandle(store: EventStore, handle: string, accountId: string, nowUs: number): Promise<boolean> {
+  const { holder, revision } = await handleHolder(store, handle);
+  if (holder === accountId) return true;
+  if (holder !== null) return false;
+  try {
+    const data: HandleEvent = { type: 'HandleReserved', handle, account_id: accountId, at_us: nowUs };
+    await store.append(handleStream(handle), [{ id: randomUUID(), type: data.type, data }], revision);
+    return true;
+  } catch (err) {
+    if (err instanceof WrongExpectedRevision) return false;
+    throw err;
+  }
+}
+
+async function releaseHandle(store: EventStore, handle: string, accountId: string, nowUs: number): Promise<void> {
+  const { holder, revision } = await handleHolder(store, handle);
+  if (holder !== accountId) return;
+  const data: HandleEvent = { type: 'HandleReleased', handle, account_id: accountId, at_us: nowUs };
+  try {
+    await store.append(handleStream(handle), [{ id: randomUUID(), type: data.type, data }], revision);
+  } catch (err) {
+    if (!(err instanceof WrongExpectedRevision)) throw err;
+  }
+}
+
+function generated(lists: HandleLists): { handle: string; avatar: Avatar } {
+  for (;;) {
+    const handle = generatedHandle(randomBytes(8));
+    if (handleRuleBroken(handle, lists) === null) return { handle, avatar: generatedAvatar(randomBytes(10)) };
+  }
+}
+
+export interface ProfileUpdated {
+  state: ProfileState;
+  /** Global position of the last event written, when anything was written. */
+  position: bigint | null;
+}
+
+/** Applies the patch or throws Refused naming the broken rule (nothing is applied then). */
+export async function updateProfile(ctx: AppContext, accountId: string, patch: ProfilePatch): Promise<ProfileUpdated> {
+  const settings = ctx.settings.get();
+  const lists: HandleLists = { reserved_handles: settings.reserved_handles, blocked_handles: settings.blocked_handles };
+  for (let attempt = 1; ; attempt += 1) {
+    const nowUs = ctx.clock.nowUs();
+    const { state, revision } = await loadProfile(ctx.store, accountId);
+    const decision = decideProfile({ account_id: accountId, ...patch, now_us: nowUs, generated: generated(lists) }, state, lists);
+    if (decision.events.length === 0) return { state, position: null };
+
+    const claimIsGenerated = decision.claim !== null && decision.claim !== patch.handle?.toLowerCase();
+    if (decision.claim !== null && !(await reserveHandle(ctx.store, decision.claim, accountId, nowUs))) {
+      if (claimIsGenerated && attempt < ATTEMPTS_MAX) continue;
+      throw new Refused(HandleRule.taken);
+    }
+    try {
+      const result = await ctx.store.append(
+        profileStream(accountId),
+        decision.events.map((event) => {
+          const { type, ...data } = event;
+          return { id: randomUUID(), type, data };
+        }),
+        revision,
+      );
+      if (decision.release !== null) await releaseHandle(ctx.store, decision.release, accountId, nowUs);
+      ctx.writes.note(accountId, result.position);
+      return { state: decision.events.reduce(evolveProfile, state), position: result.position };
+    } catch (err) {
+      if (!(err instanceof WrongExpectedRevision)) throw err;
+      // A concurrent change of this profile won: decide again on the new state. The reservation
+      // is kept (the winner may be a request of this same account that relies on it).
+      if (attempt >= ATTEMPTS_MAX) throw new Refused('Profile changed concurrently; try again');
+    }
+  }
+}
