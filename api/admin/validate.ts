@@ -4,8 +4,10 @@
 
 import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import Big from 'big.js';
-import { badRequest } from '../errors.ts';
+import {
+  Big, formatCents, isDecimalText, money, parseMaxPriceCents, parseMoneyAmount, parsePriceCents, QUANTITY_DECIMAL_PLACES,
+} from '../../domain/money/decimal.ts';
+import { badRequest, HttpError, statusOfDomainCode } from '../errors.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -74,35 +76,33 @@ export function isUuid(value: string): boolean {
   return UUID_PATTERN.test(value);
 }
 
-/** A money amount: a decimal string of whole cents; `sign` says which values are allowed. */
-export function parseMoney(field: string, raw: string, sign: 'positive' | 'nonzero'): string {
-  let amount: Big;
-  try {
-    amount = new Big(raw);
-  } catch {
-    throw badRequest(`${field} must be a decimal string`);
-  }
-  if (!amount.eq(amount.round(2, Big.roundDown))) throw badRequest(`${field} must be a whole number of cents`);
-  if (sign === 'positive' && amount.lte(0)) throw badRequest(`${field} must be greater than 0`);
-  if (sign === 'nonzero' && amount.eq(0)) throw badRequest(`${field} must not be zero`);
-  return amount.toFixed(2);
+/** A money amount (`amount`): a decimal string of whole cents, > 0, or signed and non-zero. */
+export function parseMoney(raw: string, sign: 'positive' | 'nonzero'): string {
+  const parsed = parseMoneyAmount(raw, sign === 'nonzero');
+  if (!parsed.ok) throw badRequest(parsed.error.message);
+  return money(parsed.value);
 }
 
-/** A price in dollars: whole cents, > 0 (the engine checks the market's max_price). */
-export function parsePrice(field: string, raw: string): string {
-  return parseMoney(field, raw, 'positive');
+/** A market's max_price: whole cents, within the engine's bounds. */
+export function parseMaxPrice(raw: string): string {
+  const parsed = parseMaxPriceCents(raw);
+  if (!parsed.ok) throw badRequest(parsed.error.message);
+  return formatCents(parsed.value);
 }
 
-/** A quantity of contracts: > 0 (or ≥ 0 when `allowZero`), at most nine decimal places. */
-export function parseQuantity(field: string, raw: string, allowZero = false): string {
-  let quantity: Big;
-  try {
-    quantity = new Big(raw);
-  } catch {
-    throw badRequest(`${field} must be a decimal string`);
-  }
-  if (allowZero ? quantity.lt(0) : quantity.lte(0)) throw badRequest(`${field} must be ${allowZero ? 'at least 0' : 'greater than 0'}`);
-  return quantity.round(9, Big.roundHalfUp).toString();
+/** A price in dollars: whole cents, > 0 (the engine checks the market's max_price: 422). */
+export function parsePrice(raw: string): string {
+  const parsed = parsePriceCents(raw);
+  if (!parsed.ok) throw new HttpError(statusOfDomainCode(parsed.error.code), parsed.error.message);
+  return formatCents(parsed.value);
+}
+
+/** A contract count (`filled`): at least 0, rounded to nine places. */
+export function parseContracts(field: string, raw: string): string {
+  if (!isDecimalText(raw)) throw badRequest(`${field} must be a decimal string`);
+  const value = new Big(raw).round(QUANTITY_DECIMAL_PLACES, Big.roundHalfUp);
+  if (value.lt(0)) throw badRequest(`${field} must be at least 0`);
+  return value.toString();
 }
 
 /** date-time → UNIX microseconds (the schema has already checked the format). */

@@ -129,7 +129,7 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
   router.post('/accounts/:account_id/deposits', async (req, res) => {
     const accountId = accountIdOf(req);
     const body = parseBody(validateDeposit, req.body);
-    const amount = parseMoney('amount', body.amount, 'positive');
+    const amount = parseMoney(body.amount, 'positive');
     const result = await deposit(ctx, accountId, amount);
     res.json({ balance: result.balance, deposit: result.entry });
   });
@@ -137,7 +137,7 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
   router.post('/accounts/:account_id/withdrawals', async (req, res) => {
     const accountId = accountIdOf(req);
     const body = parseBody(validateWithdrawal, req.body);
-    const amount = parseMoney('amount', body.amount, 'positive');
+    const amount = parseMoney(body.amount, 'positive');
     const result = await withdraw(ctx, accountId, {
       amount, method: body.method ?? null, reason: body.reason ?? null, sub_method: body.sub_method ?? null,
     });
@@ -147,7 +147,7 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
   router.post('/accounts/:account_id/adjustments', async (req, res) => {
     const accountId = accountIdOf(req);
     const body = parseBody(validateAdjustment, req.body);
-    const amount = parseMoney('amount', body.amount, 'nonzero');
+    const amount = parseMoney(body.amount, 'nonzero');
     const result = await adjust(ctx, accountId, amount, body.reason ?? null);
     res.json({ adjustment: result.entry, balance: result.balance });
   });

@@ -9,7 +9,7 @@ import type { FillView, MarketResult, MarketStatus, MarketStateView } from '../.
 import { badRequest, notFound } from '../../errors.ts';
 import { presentEvent, presentMarket } from '../present.ts';
 import type { SnapshotCache } from '../upstream.ts';
-import { compile, dateTimeToUs, isUuid, parseBody, parsePrice, parseQuantity } from '../validate.ts';
+import { compile, dateTimeToUs, isUuid, parseBody, parseContracts, parseMaxPrice, parsePrice } from '../validate.ts';
 
 export const DEFAULT_MAX_PRICE = '1.00';
 const TEXT_LENGTH_MAX = 500;
@@ -151,7 +151,7 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
       market_id: marketId,
       event_id: body.event_id.toLowerCase(),
       title: body.title,
-      max_price: parsePrice('max_price', body.max_price ?? DEFAULT_MAX_PRICE),
+      max_price: parseMaxPrice(body.max_price ?? DEFAULT_MAX_PRICE),
       status: body.status ?? 'scheduled',
       trading: body.trading ?? true,
       in_play_delay_sec: body.in_play_delay_sec ?? 0,
@@ -197,8 +197,8 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
     const body = parseBody(validateAmend, req.body);
     if (body.price === undefined && body.filled === undefined) throw badRequest('price or filled is required');
     const input: { kind: 'AmendFill'; trade_id: string; price?: string; filled?: string } = { kind: 'AmendFill', trade_id: tradeId };
-    if (body.price !== undefined) input.price = parsePrice('price', body.price);
-    if (body.filled !== undefined) input.filled = parseQuantity('filled', body.filled, true);
+    if (body.price !== undefined) input.price = parsePrice(body.price);
+    if (body.filled !== undefined) input.filled = parseContracts('filled', body.filled);
     const reply = await submitOrThrow(ctx, input);
     const fills: FillView[] = [];
     for (const event of reply.events) if (event.type === 'FillChanged' && event.fill.trade_id === tradeId) fills.push(event.fill);
