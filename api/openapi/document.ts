@@ -1,14 +1,18 @@
 // The OpenAPI 3.1 document of /api/v1, served at GET /api/v1/openapi.json: built from the
 // trading route table (the same entries the router registers) plus the member routes' fragment
-// (api/v1/member/openapi.ts, when present: `paths` and component `schemas`).
+// (api/v1/member/openapi.ts: `paths`, host-root `publicPaths` and component `schemas`).
 
+import { memberOpenApi } from '../v1/member/openapi.ts';
 import type { RouteSpec } from '../v1/routes.ts';
 import { COMPONENT_SCHEMAS } from './schemas.ts';
 
 type Json = Record<string, unknown>;
 
 export interface OpenApiFragment {
+  /** Relative to /api/v1 (or already prefixed with it). */
   paths?: Json;
+  /** At the host root, without credentials (avatars, icons). */
+  publicPaths?: Json;
   schemas?: Json;
   components?: { schemas?: Json };
 }
@@ -90,6 +94,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], fragments: re
       const path = rawPath.startsWith(API_PREFIX) ? rawPath : `${API_PREFIX}${rawPath}`;
       paths[path] = { ...(paths[path] ?? {}), ...(item as Json) };
     }
+    for (const [path, item] of Object.entries(fragment.publicPaths ?? {})) paths[path] = { ...(paths[path] ?? {}), ...(item as Json) };
     Object.assign(schemas, fragment.schemas ?? {}, fragment.components?.schemas ?? {});
   }
   return {
@@ -115,20 +120,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], fragments: re
   };
 }
 
-/** The member routes' fragment, if that module exists and exports one. */
-export async function loadMemberFragment(): Promise<OpenApiFragment | null> {
-  const specifier = '../v1/member/openapi.ts';
-  let module: Record<string, unknown>;
-  try {
-    module = (await import(specifier)) as Record<string, unknown>;
-  } catch {
-    return null;
-  }
-  for (const name of ['memberOpenApi', 'openApiFragment', 'fragment', 'default']) {
-    const candidate = module[name];
-    if (typeof candidate === 'function') return (candidate as () => OpenApiFragment)();
-    if (candidate && typeof candidate === 'object') return candidate as OpenApiFragment;
-  }
-  if (module.paths || module.schemas) return { paths: module.paths as Json | undefined, schemas: module.schemas as Json | undefined };
-  return null;
+/** The member routes' fragment (paths relative to /api/v1, host-root public paths, schemas). */
+export function memberFragment(): OpenApiFragment {
+  return { paths: memberOpenApi.paths, publicPaths: memberOpenApi.publicPaths, schemas: memberOpenApi.schemas };
 }

@@ -6,7 +6,7 @@ import type { AppContext } from '../../commands/context.ts';
 import { requireWrite } from '../auth/guards.ts';
 import { authenticate, type AuthOptions } from '../auth/middleware.ts';
 import { errorHandler, notFound } from '../errors.ts';
-import { buildOpenApiDocument, loadMemberFragment } from '../openapi/document.ts';
+import { buildOpenApiDocument, memberFragment } from '../openapi/document.ts';
 import { announceDeprecation } from './deprecation.ts';
 import { idempotentWrite } from './idempotency.ts';
 import { memberRouter } from './member/router.ts';
@@ -27,10 +27,9 @@ export function v1Router(ctx: AppContext, options: V1Options = {}): Router {
   router.use(authenticate(ctx, options.auth));
   router.use(express.json({ limit: BODY_LIMIT }));
 
-  let document: Promise<Record<string, unknown>> | null = null;
-  router.get('/openapi.json', async (_req: Request, res: Response) => {
-    document ??= loadMemberFragment().then((member) => buildOpenApiDocument(routes, member ? [member] : []));
-    res.json(await document);
+  const document = buildOpenApiDocument(routes, [memberFragment()]);
+  router.get('/openapi.json', (_req: Request, res: Response) => {
+    res.json(document);
   });
 
   for (const route of routes) {
