@@ -3,12 +3,14 @@
 
 import { randomUUID } from 'node:crypto';
 import { NotFound } from '../../domain/errors.ts';
-import type { EventStore } from '../../eventstore/port.ts';
+import { WrongExpectedRevision, type EventStore } from '../../eventstore/port.ts';
 import {
   evolve, hashClientSecret, isConfidential, newClientSecret, streamOf, viewOf,
   type ClientFields, type OAuthClient, type OAuthClientView,
 } from './client.ts';
 import { validateClientFields } from './validate.ts';
+
+const CHANGE_ATTEMPTS_MAX = 3;
 
 export interface ClientWithSecret {
   client: OAuthClientView;
@@ -61,9 +63,20 @@ export async function registerClient(
 /** Applies a partial change; unknown client is NotFound. Becoming confidential mints a secret. */
 export async function changeClient(store: EventStore, clientId: string, raw: unknown, options: { nowUs: number }): Promise<ClientWithSecret> {
   const patch = validateClientFields(raw, []);
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await applyChange(store, clientId, patch, options.nowUs);
+    } catch (err) {
+      // another writer changed the client meanwhile: decide again on the newer state
+      if (!(err instanceof WrongExpectedRevision) || attempt >= CHANGE_ATTEMPTS_MAX) throw err;
+    }
+  }
+}
+
+async function applyChange(store: EventStore, clientId: string, patch: Partial<ClientFields>, nowUs: number): Promise<ClientWithSecret> {
   const { client, revision } = await loadWithRevision(store, clientId);
   if (client === null || revision === null) throw new NotFound('OAuth client not found');
-  const next: OAuthClient = { ...client, ...patch, updated_at: options.nowUs };
+  const next: OAuthClient = { ...client, ...patch, updated_at: nowUs };
   let secret: string | undefined;
   if (isConfidential(next.app_type) && next.secret_hash === null) {
     secret = newClientSecret();
