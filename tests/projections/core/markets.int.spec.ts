@@ -1,0 +1,257 @@
+// Markets read model against SPEC's GET /markets: tiered default ordering, `suspended`
+// rendering while filters match the stored status, every filter, market_ids overriding the
+// rest, sort_by event_start, stable keyset paging, and the Market object's derived fields
+// (book levels, recent trades, volumes, 24h change, open interest, probability, home_category).
+
+import { expect } from 'chai';
+import type { MarketStateView, SportEventView } from '../../../domain/views.ts';
+import { getMarket, listMarkets, type MarketFilters } from '../../../projections/core/queries/markets.ts';
+import { listMarketTrades } from '../../../projections/core/queries/trades.ts';
+import {
+  account, balance, HOUR_US, Journal, market, order, position, projectedDatabase, sportEvent, T0, trade, type ProjectedDb,
+} from './fixtures.ts';
+
+const NOW = T0 + HOUR_US;
+
+describe('core read models: markets', () => {
+  describe('listing', () => {
+    let p: ProjectedDb;
+    const journal = new Journal();
+    // events starting at different times; sports and competitions with mixed case
+    const soon = sportEvent({ start: T0 + 2 * HOUR_US, sport: 'Football', competition: 'NFL' });
+    const later = sportEvent({ start: T0 + 10 * HOUR_US, sport: 'Basketball', competition: 'NBA' });
+    const latest = sportEvent({ start: T0 + 20 * HOUR_US, sport: 'football', competition: 'NCAAF' });
+    const ms: Record<string, MarketStateView> = {
+      openLater: market(later, { status: 'open', trading: true }),
+      openSoon: market(soon, { status: 'open', trading: true }),
+      preOpen: market(soon, { status: 'pre_open', trading: true }),
+      halted: market(later, { status: 'open', trading: false }),
+      haltedPre: market(soon, { status: 'pre_open', trading: false }),
+      scheduled: market(latest, { status: 'scheduled', trading: true }),
+      closed: market(soon, { status: 'closed', trading: false }),
+      cancelled: market(later, { status: 'cancelled', trading: false }),
+      resulted: market(soon, { status: 'resulted', trading: false, result: 'win', settled_at: T0 }),
+      voided: market(latest, { status: 'voided', trading: false, result: 'void', settled_at: T0 }),
+    };
+    const idOf = (name: string): string => (ms[name] as MarketStateView).market_id;
+    const list = async (filters: MarketFilters = {}, limit = 100) => (await listMarkets(p.db.pool, filters, { limit }, NOW)).markets;
+
+    before(async () => {
+      p = await projectedDatabase();
+      await p.project(journal.step([soon, later, latest].map((event) => ({ type: 'SportEventScheduled' as const, event }))));
+      await p.project(journal.step(Object.values(ms).map((m) => ({ type: 'MarketListed' as const, market: m }))));
+    });
+    after(async () => p.db.drop());
+
+    it('orders tradeable first, then by tier, soonest event first within a tier', async () => {
+      const ids = (await list()).map((m) => m.market_id);
+      const tiers = [
+        ['openSoon', 'openLater'], ['preOpen'], ['haltedPre', 'halted'], ['scheduled'], ['closed', 'cancelled'], ['resulted', 'voided'],
+      ];
+      expect(ids).to.deep.equal(tiers.flat().map(idOf));
+    });
+
+    it('renders `suspended` for halted open/pre_open markets while status=open still matches them', async () => {
+      const all = await list();
+      expect(all.find((m) => m.market_id === idOf('halted'))?.status).to.equal('suspended');
+      expect(all.find((m) => m.market_id === idOf('haltedPre'))?.status).to.equal('suspended');
+      expect(all.find((m) => m.market_id === idOf('closed'))?.status).to.equal('closed');
+      const open = await list({ statuses: ['open'] });
+      expect(open.map((m) => m.market_id).sort()).to.deep.equal([idOf('openSoon'), idOf('openLater'), idOf('halted')].sort());
+      const preOpen = await list({ statuses: ['pre_open'] });
+      expect(preOpen.map((m) => m.status)).to.deep.equal(['pre_open', 'suspended']);
+    });
+
+    it('filters on trading, event ids, sports and competitions (case-insensitive), combined', async () => {
+      const trading = await list({ trading: true });
+      expect(trading.every((m) => m.trading)).to.equal(true);
+      expect(trading.map((m) => m.market_id)).to.deep.equal(['openSoon', 'openLater', 'preOpen', 'scheduled'].map(idOf));
+      const halted = await list({ trading: false });
+      expect(halted.every((m) => !m.trading)).to.equal(true);
+      expect(halted).to.have.length(6);
+
+      const football = await list({ sports: ['FOOTBALL'] });
+      expect(football.every((m) => m.sport?.toLowerCase() === 'football')).to.equal(true);
+      expect(football).to.have.length(7);
+      const nba = await list({ competitions: ['nba'] });
+      expect(nba.map((m) => m.market_id).sort()).to.deep.equal(['openLater', 'halted', 'cancelled'].map(idOf).sort());
+      const byEvent = await list({ eventIds: [later.event_id], statuses: ['open'], trading: true });
+      expect(byEvent.map((m) => m.market_id)).to.deep.equal([idOf('openLater')]);
+    });
+
+    it('market_ids returns exactly those markets, unpaginated, ignoring every other filter', async () => {
+      const wanted = [idOf('voided'), idOf('openSoon'), idOf('closed'), 'unknown-market'];
+      const page = await listMarkets(p.db.pool, { marketIds: wanted, statuses: ['scheduled'], trading: true, sports: ['curling'] }, { limit: 1 }, NOW);
+      expect(page.cursor).to.equal(null);
+      expect(page.markets.map((m) => m.market_id).sort()).to.deep.equal(wanted.slice(0, 3).sort());
+    });
+
+    it('sort_by event_start replaces the tiers, ascending or descending', async () => {
+      const asc = await list({ sortBy: { name: 'event_start', direction: 'asc' } });
+      const starts = asc.map((m) => Date.parse(m.event_start as string));
+      expect(starts).to.deep.equal([...starts].sort((a, b) => a - b));
+      const desc = await list({ sortBy: { name: 'event_start', direction: 'desc' } });
+      expect(desc.map((m) => m.market_id)).to.deep.equal(asc.map((m) => m.market_id).reverse());
+    });
+
+    it('pages with a cursor without duplicates or skips while markets are listed between pages', async () => {
+      let newcomers = 0;
+      for (const sortBy of [undefined, { name: 'event_start' as const, direction: 'desc' as const }]) {
+        const expected = (await list({ sortBy })).map((m) => m.market_id);
+        const seen: string[] = [];
+        let cursor: string | null = null;
+        let guard = 0;
+        do {
+          const page = await listMarkets(p.db.pool, { sortBy }, { limit: 3, cursor }, NOW);
+          seen.push(...page.markets.map((m) => m.market_id));
+          cursor = page.cursor;
+          // a new market on an event far in the past sorts before everything already read
+          newcomers += 1;
+          const early = sportEvent({ start: T0 - 1000 * HOUR_US - newcomers });
+          await p.project(journal.step([
+            { type: 'SportEventScheduled', event: early },
+            { type: 'MarketListed', market: market(early, { status: 'open' }) },
+          ]));
+          guard += 1;
+        } while (cursor !== null && guard < 20);
+        if (sortBy) {
+          // descending: earlier-starting newcomers belong after the pages already read: they may appear at the end only
+          expect(seen.slice(0, expected.length)).to.deep.equal(expected);
+        } else {
+          expect(seen).to.deep.equal(expected);
+        }
+      }
+    });
+  });
+
+  describe('the Market object', () => {
+    let p: ProjectedDb;
+    const journal = new Journal();
+    const maker = account();
+    const taker = account();
+    let event: SportEventView;
+    let m: MarketStateView;
+
+    before(async () => {
+      p = await projectedDatabase();
+      event = sportEvent({ start: NOW + 3 * HOUR_US, title: 'Lions at Bears', short_title: 'DET @ CHI', participants: ['Lions', 'Bears'] });
+      m = market(event, { status: 'open', trading: true, max_price: '1.00', grouping_name: 'Moneyline', rules: 'Official result.' });
+      await p.project(
+        journal.step([{ type: 'AccountOpened', account: maker, balance: balance(maker) }, { type: 'AccountOpened', account: taker, balance: balance(taker) }]),
+        journal.step([{ type: 'SportEventScheduled', event }, { type: 'MarketListed', market: m }]),
+      );
+    });
+    after(async () => p.db.drop());
+
+    it('carries every SPEC field with the event fields joined in and constants where nothing feeds them', async () => {
+      const wire = await getMarket(p.db.pool, m.market_id, NOW) as unknown as Record<string, unknown>;
+      for (const field of ['market_id', 'event_id', 'status', 'trading', 'archived', 'featured', 'featured_home', 'manual_probability',
+        'price', 'last_traded_price', 'max_price', 'probability', 'price_change24h', 'open_interest', 'total_volume', 'volume24h',
+        'bids', 'offers', 'recent_trades', 'participants', 'filters', 'trading_filters', 'keywords', 'title', 'short_title',
+        'group_title', 'description', 'question', 'rules', 'specifier', 'symbol', 'position', 'result', 'powered_by', 'competition',
+        'sport', 'event_title', 'event_short_title', 'event_type', 'event_status', 'event_start', 'home_category', 'grouping_id',
+        'grouping_name', 'in_play_delay_sec', 'points_cost', 'last_probability_at', 'settled_at', 'timestamp', 'timestamp_int',
+        'stat_detail']) {
+        expect(wire, field).to.have.property(field);
+      }
+      expect(wire).to.not.have.property('seq');
+      expect(wire).to.include({
+        status: 'open', archived: false, featured_home: false, manual_probability: false, price: null, probability: null,
+        total_volume: '0', volume24h: '0', open_interest: '0', price_change24h: 0, event_title: 'Lions at Bears',
+        event_short_title: 'DET @ CHI', event_status: 'scheduled', sport: 'Football', competition: 'NFL', group_title: 'Moneyline',
+        description: 'Official result.', home_category: 'Upcoming', timestamp_int: m.created_at, stat_detail: null,
+      });
+      expect(wire.participants).to.deep.equal(['Lions', 'Bears']);
+      expect(wire.keywords).to.deep.equal([]);
+      expect(wire.event_start).to.equal(new Date(event.start / 1000).toISOString());
+      expect(wire.timestamp).to.equal(new Date(NOW / 1000).toISOString());
+    });
+
+    it('aggregates resting orders into price levels: bids price descending, offers price descending with the best last', async () => {
+      const bids = [order(maker, m, { price: '0.40', quantity: '5' }), order(maker, m, { price: '0.40', quantity: '2.5' }), order(maker, m, { price: '0.45', quantity: '1' }), order(maker, m, { price: '0.30', quantity: '4', status: 'accepted' })];
+      const offers = [order(maker, m, { action: 'sell', price: '0.55', quantity: '3' }), order(maker, m, { action: 'sell', price: '0.60', quantity: '7' })];
+      const notResting = [order(maker, m, { price: '0.44', status: 'delayed' }), order(maker, m, { price: '0.43', status: 'rejected' }), order(maker, m, { order_type: 'market', price: null, status: 'open' })];
+      await p.project(journal.step([...bids, ...offers, ...notResting].map((o) => ({ type: 'OrderPlaced' as const, order: o }))));
+      const wire = await getMarket(p.db.pool, m.market_id, NOW);
+      expect(wire?.bids).to.deep.equal([{ price: '0.45', quantity: '1' }, { price: '0.40', quantity: '7.5' }, { price: '0.30', quantity: '4' }]);
+      expect(wire?.offers).to.deep.equal([{ price: '0.60', quantity: '7' }, { price: '0.55', quantity: '3' }]);
+      expect(wire?.price).to.equal('0.5'); // mid of 0.45 and 0.55 before any trade
+      expect(wire?.probability).to.equal(0.5);
+
+      // a partial fill shrinks the level; a cancel removes it
+      const [b0, b1] = bids as [typeof bids[0], typeof bids[0]];
+      await p.project(journal.step([
+        { type: 'OrderChanged', order: { ...b0, filled: '2', filled_percentage: 40 } },
+        { type: 'OrderChanged', order: { ...b1, status: 'cancelled' } },
+        { type: 'OrderChanged', order: { ...(bids[2] as typeof b0), status: 'filled', filled: '1', filled_percentage: 100 } },
+      ]));
+      const after = await getMarket(p.db.pool, m.market_id, NOW);
+      expect(after?.bids).to.deep.equal([{ price: '0.40', quantity: '3' }, { price: '0.30', quantity: '4' }]);
+    });
+
+    it('keeps the tape: recent trades newest first (15 at most), total and 24h volume, price change, last probability time', async () => {
+      const resting = order(maker, m, { action: 'sell', price: '0.50', quantity: '1000' });
+      const incoming = order(taker, m, { action: 'buy', price: '0.70', quantity: '1000', status: 'filled' });
+      await p.project(journal.step([{ type: 'OrderPlaced', order: resting }]));
+      // one trade 30 hours ago at 0.50 (outside the 24h window), then 16 trades inside it ending at 0.60
+      const old = trade(resting, incoming, '0.50', '10', NOW - 30 * HOUR_US);
+      await p.project(journal.step([old]));
+      const recent = Array.from({ length: 16 }, (_, i) => trade(resting, incoming, i === 15 ? '0.60' : '0.55', '1', NOW - (16 - i) * 60_000_000));
+      for (const t of recent) await p.project(journal.step([t]));
+      await p.project(journal.step([{ type: 'MarketChanged', market: { ...m, last_traded_price: '0.60' } }]));
+
+      const wire = await getMarket(p.db.pool, m.market_id, NOW);
+      expect(wire?.recent_trades).to.have.length(15);
+      expect(wire?.recent_trades[0]).to.deep.equal({ trade_id: recent[15]?.trade_id, price: '0.60', quantity: '1', time: new Date(Math.floor((NOW - 60_000_000) / 1000)).toISOString() });
+      expect(wire?.recent_trades.map((t) => t.trade_id)).to.deep.equal(recent.slice(1).reverse().map((t) => t.trade_id));
+      expect(wire?.total_volume).to.equal('26');
+      expect(wire?.volume24h).to.equal('16');
+      expect(wire?.last_traded_price).to.equal('0.60');
+      expect(wire?.price).to.equal('0.60');
+      expect(wire?.probability).to.equal(0.6);
+      expect(wire?.price_change24h).to.equal(20); // 0.50 → 0.60
+      expect(wire?.last_probability_at).to.equal(NOW - 60_000_000);
+
+      const tape = await listMarketTrades(p.db.pool, m.market_id, { limit: 5 });
+      expect(tape.trades.map((t) => t.trade_id)).to.deep.equal(recent.slice(11).reverse().map((t) => t.trade_id));
+      expect(tape.cursor).to.not.equal(null);
+
+      // the same trade journaled twice counts once
+      await p.project(journal.step([old]));
+      expect((await getMarket(p.db.pool, m.market_id, NOW))?.total_volume).to.equal('26');
+    });
+
+    it('counts open interest from long positions', async () => {
+      await p.project(journal.step([
+        { type: 'PositionChanged', position: position(taker, m, '26') },
+        { type: 'PositionChanged', position: position(maker, m, '-26') },
+      ]));
+      expect((await getMarket(p.db.pool, m.market_id, NOW))?.open_interest).to.equal('26');
+    });
+
+    it('is Live once its event is in progress and it is open; not once it is closed; suspended when halted', async () => {
+      await p.project(journal.step([{ type: 'SportEventStarted', event: { ...event, status: 'in_progress', started_at: NOW } }]));
+      let wire = await getMarket(p.db.pool, m.market_id, NOW);
+      expect(wire?.home_category).to.equal('Live');
+      expect(wire?.event_status).to.equal('in_progress');
+      await p.project(journal.step([{ type: 'MarketChanged', market: { ...m, trading: false, last_traded_price: '0.60' } }]));
+      wire = await getMarket(p.db.pool, m.market_id, NOW);
+      expect(wire?.status).to.equal('suspended');
+      expect(wire?.trading).to.equal(false);
+      await p.project(journal.step([{ type: 'MarketChanged', market: { ...m, status: 'resulted', trading: false, result: 'win', settled_at: NOW, last_traded_price: '0.60' } }]));
+      wire = await getMarket(p.db.pool, m.market_id, NOW);
+      expect(wire).to.include({ status: 'resulted', home_category: null, result: 'win', settled_at: NOW, powered_by: 'operator' });
+    });
+
+    it('announces changes with routing keys and the wire docs', async () => {
+      const o = order(maker, m, { price: '0.20' });
+      const changes = await p.project(journal.step([{ type: 'OrderPlaced', order: o }]));
+      const orderChange = changes.find((c) => c.kind === 'order');
+      expect(orderChange?.keys).to.deep.equal({ account_id: maker.account_id, user_id: maker.user_id, market_id: m.market_id });
+      expect(orderChange?.doc).to.not.have.property('seq');
+      const marketChange = changes.find((c) => c.kind === 'market');
+      expect(marketChange?.keys).to.deep.equal({ market_id: m.market_id });
+      expect((marketChange?.doc as { bids: Array<{ price: string }> }).bids.map((b) => b.price)).to.include('0.20');
+    });
+  });
+});
