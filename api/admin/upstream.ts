@@ -1,5 +1,5 @@
 // What the admin API reads in other layers: the core read models (accounts, sport events,
-// markets), waited on for read-your-writes, and the leaderboard. Engine snapshots seen in
+// markets), waited on for read-your-writes. Engine snapshots seen in
 // replies are remembered, so an answer can still be built if the read models lag behind.
 
 import type { AppContext } from '../../commands/context.ts';
@@ -11,16 +11,6 @@ import type { AccountView, MarketStateView, SportEventView } from '../../domain/
 
 /** How long an admin answer waits for the read models before falling back to the snapshot. */
 const READ_WAIT_MS = 3000;
-
-interface LeaderboardModule {
-  refreshLeaderboards(ctx: AppContext): Promise<unknown>;
-}
-
-// Resolved at call time: the leaderboard module belongs to the member read models.
-export async function leaderboard(): Promise<LeaderboardModule> {
-  const specifier = '../../projections/member/leaderboard.ts';
-  return (await import(specifier)) as LeaderboardModule;
-}
 
 /** Read-model lookups with read-your-writes, falling back to the latest engine snapshots. */
 export class SnapshotCache {

@@ -5,7 +5,8 @@ import { changeClient, registerClient, type ClientWithSecret } from '../../../co
 import { validateSettingsPatch } from '../../../commands/settings/validate.ts';
 import { usToIso } from '../../../domain/clock.ts';
 import { badRequest, notFound } from '../../errors.ts';
-import { leaderboard, type SnapshotCache } from '../upstream.ts';
+import { refreshLeaderboards } from '../../../projections/member/leaderboard/snapshot.ts';
+import type { SnapshotCache } from '../upstream.ts';
 import { compile, dateTimeToUs, isUuid, parseBody } from '../validate.ts';
 
 /** ±100 years: far enough for any test, near enough to stay a valid date. */
@@ -56,10 +57,7 @@ export function operationRoutes(router: Router, cache: SnapshotCache): void {
   });
 
   router.post('/leaderboard/refresh', async (_req, res) => {
-    const { refreshLeaderboards } = await leaderboard();
-    const result = await refreshLeaderboards(ctx);
-    const reported = (result as { refreshed_at?: unknown } | undefined)?.refreshed_at;
-    res.json({ refreshed_at: typeof reported === 'string' ? reported : usToIso(ctx.clock.nowUs()) });
+    res.json({ refreshed_at: (await refreshLeaderboards(ctx)).refreshed_at });
   });
 
   // The clock routes exist only with TEST_CLOCK=1; otherwise they fall through to the 404.
