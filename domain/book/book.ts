@@ -34,6 +34,11 @@ export interface OrderBook {
   bestPrice(side: Side): number;
   /** Takes `nanos` off a resting order (removing it when nothing is left). */
   fill(orderId: string, nanos: number): void;
+  /**
+   * The worst price an incoming order on `takerSide` reaches when it takes `nanos` from the
+   * opposite side (the last price it needs, or the deepest one when the side holds less); -1 when empty.
+   */
+  priceToFill(takerSide: Side, nanos: number): number;
   /** Number of resting orders. */
   size(): number;
   /** Price levels of one side, best first (for snapshots, checks and depth views). */

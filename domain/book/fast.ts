@@ -90,6 +90,25 @@ export class FastOrderBook implements OrderBook {
     if (order.remainingNanos === 0) this.unlink(node);
   }
 
+  priceToFill(takerSide: Side, nanos: number): number {
+    let needed = nanos;
+    let price = -1;
+    if (takerSide === 'buy') {
+      if (this.bestOfferCents < 0) return -1;
+      for (let p = this.bestOfferCents; p < this.maxPriceCents && needed > 0; p++) {
+        const level = this.offerLadder[p];
+        if (level && level.count > 0) { price = p; needed -= level.totalNanos; }
+      }
+    } else {
+      if (this.bestBidCents < 0) return -1;
+      for (let p = this.bestBidCents; p > 0 && needed > 0; p--) {
+        const level = this.bidLadder[p];
+        if (level && level.count > 0) { price = p; needed -= level.totalNanos; }
+      }
+    }
+    return price;
+  }
+
   size(): number {
     return this.nodes.size;
   }

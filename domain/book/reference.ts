@@ -47,6 +47,17 @@ export class ReferenceOrderBook implements OrderBook {
     if (order.remainingNanos === 0) this.cancel(orderId);
   }
 
+  priceToFill(takerSide: Side, nanos: number): number {
+    let price = -1;
+    let needed = nanos;
+    for (const order of takerSide === 'buy' ? this.offers : this.bids) {
+      price = order.priceCents;
+      needed -= order.remainingNanos;
+      if (needed <= 0) break;
+    }
+    return price;
+  }
+
   size(): number {
     return this.bids.length + this.offers.length;
   }

@@ -176,3 +176,16 @@ export function nanosToDecimal(nanos: number): Decimal {
 export function numberToDecimal(value: number): Decimal {
   return new Big(String(value));
 }
+
+/** An exact integer scaled down by `places` decimal places (1234, 3 -> 1.234), without division. */
+export function scaled(integer: number | Decimal, places: number): Decimal {
+  const value = new Big(integer);
+  if (value.c.length === 1 && value.c[0] === 0) return value;
+  value.e -= places;
+  return value;
+}
+
+/** Dollars of `nanos` contracts at `cents` per contract, exact. */
+export function contractsTimesCents(nanos: number, cents: number): Decimal {
+  return scaled(new Big(nanos).times(cents), QUANTITY_DECIMAL_PLACES + 2);
+}

@@ -1,0 +1,159 @@
+// Account inputs: open, update (status, profile, fee schedule), deposit, withdraw, adjust.
+
+import { ZERO, floorCent, parseMoneyAmount } from '../money/decimal.ts';
+import type { ErrorInfo } from '../errors.ts';
+import type { StepContext } from './context.ts';
+import { feeRates, tierFor } from './fees.ts';
+import { refreshLiability, reserve } from './funds.ts';
+import type { AccountFields, EngineInput } from './inputs.ts';
+import { OUTSIDE, recordEntry, transfer } from './ledger.ts';
+import { accountView, balanceView } from './snapshots.ts';
+import type { AccountState } from './state.ts';
+
+export const AccountErrors = {
+  notFound: 'Account not found',
+  exists: 'Account already exists',
+  notActive: 'Account is not active',
+  insufficientFunds: 'Insufficient funds',
+} as const;
+
+type Result = ErrorInfo | null;
+const refused = (message: string): ErrorInfo => ({ code: 'refused', message });
+const invalid = (message: string): ErrorInfo => ({ code: 'invalid', message });
+
+function applyFields(account: AccountState, fields: AccountFields): void {
+  if (fields.status !== undefined) account.status = fields.status;
+  if (fields.first_name !== undefined) account.firstName = fields.first_name;
+  if (fields.last_name !== undefined) account.lastName = fields.last_name;
+  if (fields.email !== undefined) account.email = fields.email;
+  if (fields.jurisdiction !== undefined) account.jurisdiction = fields.jurisdiction;
+  if (fields.fee_schedule !== undefined) account.feeSchedule = fields.fee_schedule;
+  if (fields.base_fee_percent !== undefined) account.baseFeePercent = fields.base_fee_percent;
+  if (fields.maker_factor !== undefined) account.makerFactor = fields.maker_factor;
+  if (fields.taker_factor !== undefined) account.takerFactor = fields.taker_factor;
+  if (fields.created_at !== undefined) account.createdAt = fields.created_at;
+}
+
+export function ratesOf(account: AccountState) {
+  return feeRates({
+    fee_schedule: account.feeSchedule,
+    base_fee_percent: account.baseFeePercent,
+    maker_factor: account.makerFactor,
+    taker_factor: account.takerFactor,
+    loyalty_tier: account.loyaltyTier,
+  });
+}
+
+/** After a fee-rate change: rebuilds every live order's reservation at the new rates. */
+export function rereserve(ctx: StepContext, account: AccountState): void {
+  account.rates = ratesOf(account);
+  account.buyOrderLiability = ZERO;
+  account.sellOrderLiability = ZERO;
+  for (const exposure of account.exposures.values()) {
+    exposure.buyExposure = exposure.sellExposure = exposure.buyFeeReserve = exposure.sellFeeReserve = ZERO;
+  }
+  for (const order of ctx.state.orders.values()) {
+    if (order.accountId !== account.id) continue;
+    const market = ctx.state.markets.get(order.marketId)!;
+    reserve(account, account.exposures.get(order.marketId)!, order, order.quantityNanos - order.filledNanos, 1, market.maxPriceCents);
+  }
+  for (const exposure of account.exposures.values()) {
+    refreshLiability(account, exposure, ctx.state.markets.get(exposure.marketId)!.maxPriceCents);
+  }
+  ctx.balanceChanged(account);
+}
+
+/** Moves the account to the tier its credited points reach. */
+export function retier(ctx: StepContext, account: AccountState): void {
+  const tier = tierFor(account.points).tier;
+  if (tier === account.loyaltyTier) return;
+  account.loyaltyTier = tier;
+  account.updatedAt = ctx.now;
+  ctx.lifecycle.push({ type: 'AccountUpdated', account: accountView(account), balance: balanceView(account, ctx.seq) });
+  if (account.feeSchedule === 'loyalty_tier_on_trade') rereserve(ctx, account);
+}
+
+export function openAccount(ctx: StepContext, input: Extract<EngineInput, { kind: 'OpenAccount' }>): Result {
+  if (ctx.state.accounts.has(input.account_id)) return refused(AccountErrors.exists);
+  const account: AccountState = {
+    id: input.account_id,
+    userId: input.user_id,
+    status: 'active',
+    firstName: null,
+    lastName: null,
+    email: null,
+    jurisdiction: 'us',
+    feeSchedule: 'fixed_percent',
+    baseFeePercent: null,
+    makerFactor: null,
+    takerFactor: null,
+    loyaltyTier: 'rookie',
+    points: 0,
+    createdAt: ctx.now,
+    updatedAt: ctx.now,
+    cash: ZERO,
+    totals: { deposits: ZERO, withdrawals: ZERO, adjustments: ZERO, fees: ZERO, settlementPnl: ZERO, traded: ZERO },
+    tradeCount: 0,
+    liability: ZERO,
+    buyOrderLiability: ZERO,
+    sellOrderLiability: ZERO,
+    exposures: new Map(),
+    rates: feeRates({ fee_schedule: 'fixed_percent', base_fee_percent: null, maker_factor: null, taker_factor: null, loyalty_tier: 'rookie' }),
+  };
+  applyFields(account, input.fields);
+  account.rates = ratesOf(account);
+  ctx.state.accounts.set(account.id, account);
+  ctx.lifecycle.push({ type: 'AccountOpened', account: accountView(account), balance: balanceView(account, ctx.seq) });
+  return null;
+}
+
+export function updateAccount(ctx: StepContext, input: Extract<EngineInput, { kind: 'UpdateAccount' }>): Result {
+  const account = ctx.state.accounts.get(input.account_id);
+  if (!account) return refused(AccountErrors.notFound);
+  const feesBefore = `${account.feeSchedule}|${account.baseFeePercent}|${account.makerFactor}|${account.takerFactor}`;
+  applyFields(account, input.fields);
+  account.updatedAt = ctx.now;
+  const feesAfter = `${account.feeSchedule}|${account.baseFeePercent}|${account.makerFactor}|${account.takerFactor}`;
+  if (feesBefore !== feesAfter) rereserve(ctx, account);
+  ctx.lifecycle.push({ type: 'AccountUpdated', account: accountView(account), balance: balanceView(account, ctx.seq) });
+  return null;
+}
+
+export function deposit(ctx: StepContext, input: Extract<EngineInput, { kind: 'Deposit' }>): Result {
+  const account = ctx.state.accounts.get(input.account_id);
+  if (!account) return refused(AccountErrors.notFound);
+  const amount = parseMoneyAmount(input.amount);
+  if (!amount.ok) return invalid(amount.error.message);
+  transfer(ctx, account, amount.value, OUTSIDE);
+  account.totals.deposits = account.totals.deposits.plus(amount.value);
+  recordEntry(ctx, { id: input.entry_id, accountId: account.id, type: 'deposit', amount: amount.value, paymentId: input.entry_id });
+  return null;
+}
+
+export function withdraw(ctx: StepContext, input: Extract<EngineInput, { kind: 'Withdraw' }>): Result {
+  const account = ctx.state.accounts.get(input.account_id);
+  if (!account) return refused(AccountErrors.notFound);
+  const amount = parseMoneyAmount(input.amount);
+  if (!amount.ok) return invalid(amount.error.message);
+  const available = floorCent(account.cash.minus(account.liability));
+  if (amount.value.gt(available)) return refused(AccountErrors.insufficientFunds);
+  transfer(ctx, account, amount.value.times(-1), OUTSIDE);
+  account.totals.withdrawals = account.totals.withdrawals.plus(amount.value);
+  recordEntry(ctx, {
+    id: input.entry_id, accountId: account.id, type: 'withdrawal', amount: amount.value.times(-1), paymentId: input.entry_id,
+    method: input.method, reason: input.reason, subMethod: input.sub_method,
+  });
+  return null;
+}
+
+export function adjust(ctx: StepContext, input: Extract<EngineInput, { kind: 'Adjust' }>): Result {
+  const account = ctx.state.accounts.get(input.account_id);
+  if (!account) return refused(AccountErrors.notFound);
+  const amount = parseMoneyAmount(input.amount, true);
+  if (!amount.ok) return invalid(amount.error.message);
+  if (amount.value.lt(0) && account.cash.plus(amount.value).minus(account.liability).lt(0)) return refused(AccountErrors.insufficientFunds);
+  transfer(ctx, account, amount.value, OUTSIDE);
+  account.totals.adjustments = account.totals.adjustments.plus(amount.value);
+  recordEntry(ctx, { id: input.entry_id, accountId: account.id, type: 'adjustment', amount: amount.value, reason: input.reason });
+  return null;
+}

@@ -1,0 +1,106 @@
+// Fill amendment by the service: a trade's price and/or size is corrected on both of its fills.
+// Only a trade whose fills are both still wholly open (nothing closed, nothing closing, market
+// not resulted) can be amended; the lots, positions, fees and liabilities follow the new values,
+// fee differences are charged (`fee`) or refunded (`fee_refund`), and `original_*` keep the execution.
+
+import type { ErrorInfo } from '../errors.ts';
+import { contractsTimesCents, parsePriceCents, parseQuantityNanos } from '../money/decimal.ts';
+import type { StepContext } from './context.ts';
+import { pointsFor } from './fees.ts';
+import { liabilityOf, refreshLiability } from './funds.ts';
+import type { EngineInput } from './inputs.ts';
+import { FEES, recordEntry, transfer } from './ledger.ts';
+import { tradeFee } from './orders.ts';
+import type { FillState } from './state.ts';
+
+export const AmendErrors = {
+  fillNotFound: 'Fill not found',
+  notAmendable: 'Fill can no longer be amended',
+  insufficientFunds: 'Insufficient funds',
+  nothingToAmend: 'price or filled is required',
+} as const;
+
+export function amendFill(ctx: StepContext, input: Extract<EngineInput, { kind: 'AmendFill' }>): ErrorInfo | null {
+  const state = ctx.state;
+  const fill = state.fills.get(input.trade_id);
+  if (!fill) {
+    return state.settledFills.has(input.trade_id)
+      ? { code: 'refused', message: AmendErrors.notAmendable }
+      : { code: 'not_found', message: AmendErrors.fillNotFound };
+  }
+  if (input.price === undefined && input.filled === undefined) return { code: 'invalid', message: AmendErrors.nothingToAmend };
+  const market = state.markets.get(fill.marketId)!;
+  const counterpart = state.fills.get(fill.counterpartFillId)!;
+  const pair: FillState[] = [fill, counterpart];
+  if (pair.some((f) => f.status !== 'open' || f.closingNanos > 0 || f.closedNanos > 0 || f.expiredNanos > 0)) {
+    return { code: 'refused', message: AmendErrors.notAmendable };
+  }
+  let priceCents = fill.priceCents;
+  if (input.price !== undefined) {
+    const price = parsePriceCents(input.price, market.maxPriceCents);
+    if (!price.ok) return { code: price.error.code, message: price.error.message };
+    priceCents = price.value;
+  }
+  let nanos = fill.nanos;
+  if (input.filled !== undefined) {
+    const quantity = parseQuantityNanos(input.filled);
+    if (!quantity.ok) return { code: quantity.error.code, message: quantity.error.message };
+    nanos = quantity.value;
+  }
+  const max = market.maxPriceCents;
+
+  // Judge both sides before changing anything.
+  const plans = pair.map((f) => {
+    const account = state.accounts.get(f.accountId)!;
+    const exposure = account.exposures.get(market.id)!;
+    const lot = exposure.lots.find((l) => l.fillId === f.id)!;
+    const direction = f.action === 'buy' ? 1 : -1;
+    const positionNanos = exposure.positionNanos + direction * (nanos - lot.nanos);
+    const openPremium = exposure.openPremium.minus(contractsTimesCents(lot.nanos, lot.priceCents)).plus(contractsTimesCents(nanos, priceCents));
+    const rate = f.liquidity === 'provider' ? account.rates.maker : account.rates.taker;
+    const fee = tradeFee(rate, nanos, priceCents, max);
+    const feeDelta = fee.rounded.minus(f.tradeFee);
+    const liability = account.liability.minus(exposure.liability).plus(liabilityOf({ ...exposure, positionNanos, openPremium }, max));
+    const fundable = account.cash.minus(feeDelta).minus(liability).gte(0);
+    return { f, account, exposure, lot, positionNanos, openPremium, fee, feeDelta, fundable };
+  });
+  if (plans.some((p) => !p.fundable)) return { code: 'refused', message: AmendErrors.insufficientFunds };
+
+  for (const plan of plans) {
+    const { f, account, exposure, lot } = plan;
+    const riskCentsOld = f.action === 'buy' ? f.priceCents : max - f.priceCents;
+    const riskCentsNew = f.action === 'buy' ? priceCents : max - priceCents;
+    const riskedOld = contractsTimesCents(f.nanos, riskCentsOld);
+    const riskedNew = contractsTimesCents(nanos, riskCentsNew);
+    lot.nanos = nanos;
+    lot.priceCents = priceCents;
+    exposure.positionNanos = plan.positionNanos;
+    exposure.openPremium = plan.openPremium;
+    if (!plan.feeDelta.eq(0)) {
+      const charge = plan.feeDelta.gt(0);
+      transfer(ctx, account, plan.feeDelta.times(-1), FEES);
+      recordEntry(ctx, {
+        id: ctx.nextId('ledger'), accountId: account.id, type: charge ? 'fee' : 'fee_refund', amount: plan.feeDelta.times(-1),
+        eventId: market.eventId, marketId: market.id, feeSource: 'trade', tradeId: f.id,
+      });
+      account.totals.fees = account.totals.fees.plus(plan.feeDelta);
+      exposure.fees = exposure.fees.plus(plan.feeDelta);
+    }
+    account.totals.traded = account.totals.traded.minus(riskedOld).plus(riskedNew);
+    exposure.amountRisked = exposure.amountRisked.minus(riskedOld).plus(riskedNew);
+    const points = pointsFor(riskedNew, market.pointsCost);
+    exposure.pointsPending += points - f.points;
+    f.points = points;
+    f.priceCents = priceCents;
+    f.nanos = nanos;
+    f.tradeFee = plan.fee.rounded;
+    f.unroundedFee = plan.fee.unrounded;
+    f.amended = true;
+    f.lastModifiedAt = ctx.now;
+    ctx.fillChanged(f);
+    refreshLiability(account, exposure, max);
+    ctx.positionChanged(exposure);
+    ctx.balanceChanged(account);
+  }
+  return null;
+}

@@ -1,0 +1,66 @@
+// Trade fees and loyalty tiers. The fee of a fill is
+//   unrounded_trade_fee = rate x contracts x min(price, max_price - price)   (nine places, half up)
+//   trade_fee           = unrounded_trade_fee rounded UP to the cent
+// so both sides pay on the smaller of the two risks, and a fee never exceeds rate x risk.
+// The rate depends on the account's schedule and whether the fill provided or took liquidity.
+
+import { Big, numberToDecimal, type Decimal } from '../money/decimal.ts';
+import type { FeeSchedule } from '../views.ts';
+
+export interface LoyaltyTier { tier: string; minPoints: number; feePercent: number }
+
+/** Tiers by credited points, lowest first; every account starts at `rookie`. */
+export const LOYALTY_TIERS: readonly LoyaltyTier[] = [
+  { tier: 'rookie', minPoints: 0, feePercent: 2 },
+  { tier: 'pro', minPoints: 1_000, feePercent: 1.5 },
+  { tier: 'elite', minPoints: 10_000, feePercent: 1 },
+  { tier: 'legend', minPoints: 100_000, feePercent: 0.5 },
+];
+
+export const DEFAULT_BASE_FEE_PERCENT = 1;
+export const ON_TRADE_BASE_FEE_PERCENT = 2;
+export const DEFAULT_MAKER_FACTOR = 0.5;
+export const DEFAULT_TAKER_FACTOR = 1;
+
+export function tierFor(points: number): LoyaltyTier {
+  let found = LOYALTY_TIERS[0]!;
+  for (const tier of LOYALTY_TIERS) if (points >= tier.minPoints) found = tier;
+  return found;
+}
+
+export interface FeeRates { maker: Decimal; taker: Decimal; /** The larger, used for order reserves. */ max: Decimal }
+
+export interface FeeTerms {
+  fee_schedule: FeeSchedule;
+  base_fee_percent: number | null;
+  maker_factor: number | null;
+  taker_factor: number | null;
+  loyalty_tier: string;
+}
+
+const nonNegative = (value: number) => (Number.isFinite(value) && value > 0 ? value : 0);
+const percent = (value: number) => numberToDecimal(nonNegative(value)).div(100);
+
+export function feeRates(terms: FeeTerms): FeeRates {
+  let maker: Decimal;
+  let taker: Decimal;
+  if (terms.fee_schedule === 'fixed_percent') {
+    maker = taker = percent(terms.base_fee_percent ?? DEFAULT_BASE_FEE_PERCENT);
+  } else {
+    const basePercent = terms.fee_schedule === 'on_trade'
+      ? ON_TRADE_BASE_FEE_PERCENT
+      : (LOYALTY_TIERS.find((t) => t.tier === terms.loyalty_tier) ?? LOYALTY_TIERS[0]!).feePercent;
+    const base = percent(basePercent);
+    maker = base.times(numberToDecimal(nonNegative(terms.maker_factor ?? DEFAULT_MAKER_FACTOR)));
+    taker = base.times(numberToDecimal(nonNegative(terms.taker_factor ?? DEFAULT_TAKER_FACTOR)));
+  }
+  return { maker, taker, max: maker.gt(taker) ? maker : taker };
+}
+
+export const ZERO_RATES: FeeRates = { maker: new Big(0), taker: new Big(0), max: new Big(0) };
+
+/** Loyalty points for an amount risked: whole points, one per `points_cost` dollars; none when the cost is 0. */
+export function pointsFor(amountRisked: Decimal, pointsCost: number): number {
+  if (!(pointsCost > 0)) return 0;
+  return Number(amountRisked.div(pointsCost).round(0, Big.roundDown).toFixed(0));
+}

@@ -1,0 +1,48 @@
+// Money moves as balanced transfers between member cash (AccountState.cash) and the engine's
+// other ledger accounts: the outside world, fee revenue and each market's settlement pool.
+// The sum of all of them is zero after every step (checked by tests and `assertBalanced`).
+
+import { ZERO, type Decimal } from '../money/decimal.ts';
+import type { StepContext } from './context.ts';
+import { ledgerEntryView, type LedgerEntryInput } from './snapshots.ts';
+import type { AccountState, EngineState } from './state.ts';
+
+export type Counterparty = { kind: 'outside' } | { kind: 'fees' } | { kind: 'pool'; marketId: string };
+export const OUTSIDE: Counterparty = { kind: 'outside' };
+export const FEES: Counterparty = { kind: 'fees' };
+export const pool = (marketId: string): Counterparty => ({ kind: 'pool', marketId });
+
+/** Moves `amount` (signed) from `counterparty` into the member's cash. */
+export function transfer(ctx: StepContext, account: AccountState, amount: Decimal, counterparty: Counterparty): void {
+  if (amount.eq(0)) return;
+  const ledger = ctx.state.ledger;
+  account.cash = account.cash.plus(amount);
+  switch (counterparty.kind) {
+    case 'outside':
+      ledger.outside = ledger.outside.minus(amount);
+      break;
+    case 'fees':
+      ledger.feeRevenue = ledger.feeRevenue.minus(amount);
+      break;
+    case 'pool':
+      ledger.pools.set(counterparty.marketId, (ledger.pools.get(counterparty.marketId) ?? ZERO).minus(amount));
+      break;
+    default: {
+      const never: never = counterparty;
+      throw new Error(`unknown counterparty ${String(never)}`);
+    }
+  }
+  ctx.balanceChanged(account);
+}
+
+export function recordEntry(ctx: StepContext, entry: LedgerEntryInput): void {
+  ctx.ledger.push({ type: 'LedgerEntryRecorded', entry: ledgerEntryView(entry, ctx.now, ctx.seq) });
+}
+
+/** Sum of every ledger account; zero when the books balance. */
+export function ledgerSum(state: EngineState): Decimal {
+  let sum = state.ledger.outside.plus(state.ledger.feeRevenue);
+  for (const value of state.ledger.pools.values()) sum = sum.plus(value);
+  for (const account of state.accounts.values()) sum = sum.plus(account.cash);
+  return sum;
+}

@@ -1,0 +1,377 @@
+// Orders: placement (validation, funding, status by market state), matching with self-trade
+// prevention, fills with FIFO position lots and fees, cancellation and release of delayed orders.
+
+import { crosses, opposite } from '../book/book.ts';
+import type { ErrorInfo } from '../errors.ts';
+import {
+  ceilCent, contractsTimesCents, parsePriceCents, parseQuantityNanos, round9, type Decimal,
+} from '../money/decimal.ts';
+import { ZERO } from '../money/decimal.ts';
+import { AccountErrors } from './accounts.ts';
+import type { StepContext } from './context.ts';
+import { pointsFor } from './fees.ts';
+import { availableExact, exposureOf, liabilityWithOrder, refreshLiability, reservationOf, reserve } from './funds.ts';
+import type { OrderRequest } from './inputs.ts';
+import { FEES, pool, recordEntry, transfer } from './ledger.ts';
+import { fillView } from './snapshots.ts';
+import type { AccountState, FillState, MarketState, OrderState } from './state.ts';
+
+export const OrderErrors = {
+  marketNotFound: 'Market not found',
+  notAccepting: 'Market is not accepting orders',
+  marketOrderPreOpen: 'Market orders are not accepted before the market opens',
+  priceRequired: 'price is required for limit orders',
+  exists: 'Order already exists',
+  eventStarted: 'Event has already started',
+  expirationTimeRequired: 'expiration_time is required for good_till_time orders',
+  expirationPast: 'expiration_time must be in the future',
+  orderNotFound: 'Order not found',
+  notCancellable: 'Order can no longer be cancelled',
+} as const;
+
+/** `rejection_reason` values (the order exists, status `rejected`; the API answers 422 with it). */
+export const RejectionReasons = { insufficientFunds: 'Insufficient funds' } as const;
+
+/** `cancellation_reason` values. */
+export const CancellationReasons = {
+  user: 'cancelled_by_user',
+  noLiquidity: 'no_liquidity',
+  marketOrderRemainder: 'market_order_remainder',
+  selfTrade: 'self_trade_prevented',
+  insufficientFunds: 'insufficient_funds',
+  expired: 'expired',
+  eventStarted: 'event_started',
+  marketSuspended: 'market_suspended',
+  marketClosed: 'market_closed',
+  marketCancelled: 'market_cancelled',
+  marketResulted: 'market_resulted',
+  marketVoided: 'market_voided',
+} as const;
+
+export interface OrderOutcome { order?: OrderState; error?: ErrorInfo }
+
+const refused = (message: string): OrderOutcome => ({ error: { code: 'refused', message } });
+const invalid = (message: string): OrderOutcome => ({ error: { code: 'invalid', message } });
+const MICROS_PER_SECOND = 1_000_000;
+
+export function placeOrder(ctx: StepContext, accountId: string, request: OrderRequest): OrderOutcome {
+  const state = ctx.state;
+  const account = state.accounts.get(accountId);
+  if (!account) return refused(AccountErrors.notFound);
+  if (account.status !== 'active') return refused(AccountErrors.notActive);
+  if (state.orders.has(request.order_id) || state.finishedOrders.has(request.order_id)) return refused(OrderErrors.exists);
+  const market = state.markets.get(request.market_id);
+  if (!market) return refused(OrderErrors.marketNotFound);
+  if (!((market.status === 'open' || market.status === 'pre_open') && market.trading)) return refused(OrderErrors.notAccepting);
+  if (request.order_type === 'market' && market.status === 'pre_open') return refused(OrderErrors.marketOrderPreOpen);
+  let priceCents: number | null = null;
+  if (request.order_type === 'limit') {
+    if (request.price === null || request.price === undefined) return invalid(OrderErrors.priceRequired);
+    const price = parsePriceCents(request.price, market.maxPriceCents);
+    if (!price.ok) return { error: { code: price.error.code, message: price.error.message } };
+    priceCents = price.value;
+  } else if (request.price !== null && request.price !== undefined) {
+    const price = parsePriceCents(request.price);
+    if (!price.ok && price.error.code === 'invalid') return { error: { code: 'invalid', message: price.error.message } };
+  }
+  const quantity = parseQuantityNanos(request.quantity);
+  if (!quantity.ok) return { error: { code: quantity.error.code, message: quantity.error.message } };
+  const event = state.events.get(market.eventId);
+  const started = event !== undefined && event.startedAt !== null;
+  if (request.expiration === 'good_till_start' && started) return refused(OrderErrors.eventStarted);
+  if (request.expiration === 'good_till_time') {
+    if (request.expiration_time === null || request.expiration_time === undefined) return invalid(OrderErrors.expirationTimeRequired);
+    if (request.expiration_time <= ctx.now) return refused(OrderErrors.expirationPast);
+  }
+
+  const order: OrderState = {
+    id: request.order_id,
+    accountId,
+    marketId: market.id,
+    action: request.action,
+    orderType: request.order_type,
+    status: 'created',
+    quantityNanos: quantity.value,
+    filledNanos: 0,
+    priceCents,
+    reserveCents: priceCents ?? 0,
+    totalValue: ZERO,
+    clientOrderId: request.client_order_id ?? null,
+    deviceId: request.device_id ?? null,
+    ipAddress: request.ip_address ?? null,
+    expiration: request.expiration ?? null,
+    expirationTime: request.expiration === 'good_till_time' ? request.expiration_time : null,
+    expiresAt: event ? event.start : null,
+    acceptedAt: null,
+    delayedUntil: null,
+    insertedAt: ctx.now,
+    placedPreStart: !started,
+    cancellationReason: null,
+    rejectionReason: null,
+    cancelOnDisconnect: request.cancel_on_disconnect ?? false,
+    arrivalSeq: ctx.seq,
+    seq: ctx.seq,
+  };
+  ctx.placedOrders.add(order);
+
+  if (order.orderType === 'market') {
+    // A market order is an immediate-or-cancel order limited at the worst price the book offers now.
+    const worst = market.book.priceToFill(order.action, order.quantityNanos);
+    if (worst < 0) {
+      order.status = 'cancelled';
+      order.cancellationReason = CancellationReasons.noLiquidity;
+      state.finishedOrders.set(order.id, accountId);
+      return { order };
+    }
+    order.reserveCents = worst;
+  }
+
+  const exposure = account.exposures.get(market.id);
+  if (account.cash.minus(liabilityWithOrder(account, exposure, order, market.maxPriceCents)).lt(0)) {
+    order.status = 'rejected';
+    order.rejectionReason = RejectionReasons.insufficientFunds;
+    state.finishedOrders.set(order.id, accountId);
+    return { order };
+  }
+
+  state.orders.set(order.id, order);
+  market.liveOrderIds.add(order.id);
+  const marketExposure = exposureOf(account, market, ctx.now);
+  reserve(account, marketExposure, order, order.quantityNanos, 1, market.maxPriceCents);
+  refreshLiability(account, marketExposure, market.maxPriceCents);
+  ctx.balanceChanged(account);
+  if (order.expiration === 'good_till_time') state.timedOrderIds.add(order.id);
+
+  if (market.status === 'pre_open') {
+    order.status = 'accepted';
+    order.acceptedAt = ctx.now;
+  } else if (started && market.inPlayDelaySec > 0 && order.orderType === 'limit') {
+    order.status = 'delayed';
+    order.delayedUntil = ctx.now + market.inPlayDelaySec * MICROS_PER_SECOND;
+    state.timedOrderIds.add(order.id);
+  } else {
+    order.status = 'open';
+    order.acceptedAt = ctx.now;
+    execute(ctx, market, order);
+  }
+  return { order };
+}
+
+/** Matches a live order against the book, then rests its limit remainder or cancels the rest. */
+export function execute(ctx: StepContext, market: MarketState, order: OrderState): void {
+  const state = ctx.state;
+  const book = market.book;
+  const restingSide = opposite(order.action);
+  const taker = state.accounts.get(order.accountId)!;
+  let stopReason: string | null = null;
+  while (order.filledNanos < order.quantityNanos) {
+    const resting = book.best(restingSide);
+    if (!resting || !crosses(order.action, order.reserveCents, resting.priceCents)) break;
+    const makerOrder = state.orders.get(resting.id)!;
+    if (resting.ownerId === order.accountId) {
+      cancelLive(ctx, makerOrder, CancellationReasons.selfTrade); // self-trade prevention: cancel the resting order
+      continue;
+    }
+    const nanos = Math.min(order.quantityNanos - order.filledNanos, resting.remainingNanos);
+    const price = resting.priceCents;
+    const maker = state.accounts.get(resting.ownerId)!;
+    const makerFee = tradeFee(maker.rates.maker, nanos, price, market.maxPriceCents);
+    const takerFee = tradeFee(taker.rates.taker, nanos, price, market.maxPriceCents);
+    if (!canPayFee(maker, makerOrder, nanos, makerFee.rounded, market.maxPriceCents)) {
+      cancelLive(ctx, makerOrder, CancellationReasons.insufficientFunds);
+      continue;
+    }
+    if (!canPayFee(taker, order, nanos, takerFee.rounded, market.maxPriceCents)) {
+      stopReason = CancellationReasons.insufficientFunds;
+      break;
+    }
+    trade(ctx, market, order, makerOrder, nanos, price, takerFee, makerFee);
+  }
+  const remaining = order.quantityNanos - order.filledNanos;
+  if (remaining === 0) {
+    order.status = 'filled';
+    finish(ctx, market, order);
+  } else if (order.orderType === 'limit' && stopReason === null) {
+    order.status = 'open';
+    book.add({ id: order.id, ownerId: order.accountId, side: order.action, priceCents: order.reserveCents, remainingNanos: remaining });
+  } else {
+    cancelLive(ctx, order, stopReason ?? (order.orderType === 'market' ? CancellationReasons.marketOrderRemainder : CancellationReasons.user));
+  }
+  ctx.orderChanged(order);
+}
+
+export interface Fee { unrounded: Decimal; rounded: Decimal }
+
+/** rate x contracts x min(price, max_price - price): nine places half up, then up to the cent. */
+export function tradeFee(rate: Decimal, nanos: number, priceCents: number, maxPriceCents: number): Fee {
+  const unrounded = round9(contractsTimesCents(nanos, Math.min(priceCents, maxPriceCents - priceCents)).times(rate));
+  return { unrounded, rounded: ceilCent(unrounded) };
+}
+
+/**
+ * A fill never lowers the worst-case liability check's headroom except by fee rounding (the fee
+ * reserve holds the unrounded fee at the highest rate); this guards that last cent so the
+ * available balance never goes negative.
+ */
+function canPayFee(account: AccountState, order: OrderState, nanos: number, fee: Decimal, maxPriceCents: number): boolean {
+  const released = reservationOf(order, nanos, maxPriceCents, account.rates.max).feeReserve;
+  return availableExact(account).minus(fee).plus(released).gte(0);
+}
+
+function trade(
+  ctx: StepContext, market: MarketState, taker: OrderState, maker: OrderState, nanos: number, priceCents: number, takerFee: Fee, makerFee: Fee,
+): void {
+  const tradeId = ctx.nextId('trade');
+  const makerFillId = ctx.nextId('fill');
+  const takerFillId = ctx.nextId('fill');
+  market.book.fill(maker.id, nanos);
+  const makerFill = applyFill(ctx, market, maker, nanos, priceCents, 'provider', makerFee, makerFillId, takerFillId, tradeId);
+  const takerFill = applyFill(ctx, market, taker, nanos, priceCents, 'taker', takerFee, takerFillId, makerFillId, tradeId);
+  if (maker.filledNanos === maker.quantityNanos) {
+    maker.status = 'filled';
+    finish(ctx, market, maker);
+  }
+  market.lastTradedCents = priceCents;
+  ctx.marketChanged(market);
+  const provider = fillView(makerFill);
+  ctx.trades.push({
+    type: 'TradeExecuted', trade_id: tradeId, market_id: market.id, price: provider.price,
+    quantity: provider.traded_contracts, executed_at: ctx.now, provider, taker: fillView(takerFill),
+  });
+}
+
+function applyFill(
+  ctx: StepContext, market: MarketState, order: OrderState, nanos: number, priceCents: number,
+  liquidity: 'provider' | 'taker', fee: Fee, fillId: string, counterpartFillId: string, tradeId: string,
+): FillState {
+  const state = ctx.state;
+  const account = state.accounts.get(order.accountId)!;
+  const exposure = account.exposures.get(market.id)!;
+  const maxPriceCents = market.maxPriceCents;
+  reserve(account, exposure, order, nanos, -1, maxPriceCents);
+  order.filledNanos += nanos;
+  order.totalValue = order.totalValue.plus(contractsTimesCents(nanos, priceCents));
+  ctx.orderChanged(order);
+
+  // Close opposite lots first-in first-out, realising their PnL into cash; open a lot with the rest.
+  let closingNanos = 0;
+  let realized = ZERO;
+  const isBuy = order.action === 'buy';
+  if ((isBuy && exposure.positionNanos < 0) || (!isBuy && exposure.positionNanos > 0)) {
+    let toClose = Math.min(nanos, Math.abs(exposure.positionNanos));
+    closingNanos = toClose;
+    while (toClose > 0) {
+      const lot = exposure.lots[0]!;
+      const take = Math.min(lot.nanos, toClose);
+      const pnl = isBuy
+        ? contractsTimesCents(take, lot.priceCents - priceCents) // short closed by a buy
+        : contractsTimesCents(take, priceCents - lot.priceCents); // long closed by a sell
+      realized = realized.plus(pnl);
+      exposure.openPremium = exposure.openPremium.minus(contractsTimesCents(take, lot.priceCents));
+      const lotFill = state.fills.get(lot.fillId)!;
+      lotFill.closedNanos += take;
+      lotFill.closedPnl = lotFill.closedPnl.plus(pnl);
+      lotFill.settlementsCount += 1;
+      lot.nanos -= take;
+      toClose -= take;
+      if (lot.nanos === 0) {
+        exposure.lots.shift();
+        if (lotFill.nanos - lotFill.closingNanos - lotFill.closedNanos - lotFill.expiredNanos === 0) {
+          lotFill.status = 'settled';
+          lotFill.settledAt = ctx.now;
+        }
+      }
+      ctx.fillChanged(lotFill);
+    }
+    exposure.positionNanos += isBuy ? closingNanos : -closingNanos;
+  }
+  const openingNanos = nanos - closingNanos;
+  if (openingNanos > 0) {
+    exposure.lots.push({ fillId, nanos: openingNanos, priceCents });
+    exposure.openPremium = exposure.openPremium.plus(contractsTimesCents(openingNanos, priceCents));
+    exposure.positionNanos += isBuy ? openingNanos : -openingNanos;
+  }
+  const eventId = market.eventId;
+  if (!realized.eq(0)) {
+    transfer(ctx, account, realized, pool(market.id));
+    exposure.realizedPnl = exposure.realizedPnl.plus(realized);
+    account.totals.settlementPnl = account.totals.settlementPnl.plus(realized);
+  }
+  transfer(ctx, account, fee.rounded.times(-1), FEES);
+  exposure.fees = exposure.fees.plus(fee.rounded);
+  account.totals.fees = account.totals.fees.plus(fee.rounded);
+  recordEntry(ctx, {
+    id: ctx.nextId('ledger'), accountId: account.id, type: 'fee', amount: fee.rounded.times(-1),
+    eventId, marketId: market.id, feeSource: 'trade', tradeId: fillId,
+  });
+  const riskCents = isBuy ? priceCents : maxPriceCents - priceCents;
+  const risked = contractsTimesCents(nanos, riskCents);
+  account.totals.traded = account.totals.traded.plus(risked);
+  account.tradeCount += 1;
+  exposure.amountRisked = exposure.amountRisked.plus(risked);
+  const points = pointsFor(risked, market.pointsCost);
+  exposure.pointsPending += points;
+  refreshLiability(account, exposure, maxPriceCents);
+  ctx.positionChanged(exposure);
+  ctx.balanceChanged(account);
+
+  const event = state.events.get(eventId);
+  const fill: FillState = {
+    id: fillId, tradeId, counterpartFillId, orderId: order.id, accountId: account.id, marketId: market.id, eventId,
+    clientOrderId: order.clientOrderId, action: order.action, liquidity,
+    status: openingNanos > 0 ? 'open' : 'settled',
+    priceCents, nanos, originalNanos: nanos, originalPriceCents: priceCents, amended: false, lastModifiedAt: null,
+    closingNanos, closedNanos: 0, expiredNanos: 0, closedPnl: ZERO, expiredPnl: ZERO,
+    tradeFee: fee.rounded, unroundedFee: fee.unrounded, feeRefunded: ZERO, points,
+    settlementsCount: 0, placedPreStart: order.placedPreStart, preStart: !event || event.startedAt === null,
+    deviceId: order.deviceId, ipAddress: order.ipAddress, maxPriceCents,
+    openedAt: ctx.now, expiresAt: order.expiresAt, settledAt: openingNanos > 0 ? null : ctx.now,
+    insertedAt: ctx.now, updatedAt: ctx.now, seq: ctx.seq,
+  };
+  state.fills.set(fillId, fill);
+  market.fillIds.add(fillId);
+  return fill;
+}
+
+/** Takes an order out of the live set (it reached a terminal status). */
+function finish(ctx: StepContext, market: MarketState, order: OrderState): void {
+  const state = ctx.state;
+  state.orders.delete(order.id);
+  market.liveOrderIds.delete(order.id);
+  state.timedOrderIds.delete(order.id);
+  state.finishedOrders.set(order.id, order.accountId);
+  ctx.orderChanged(order);
+}
+
+/** Cancels a live order: off the book, reservation released, `cancelled` or `partially_cancelled`. */
+export function cancelLive(ctx: StepContext, order: OrderState, reason: string): void {
+  const state = ctx.state;
+  const market = state.markets.get(order.marketId)!;
+  market.book.cancel(order.id);
+  const account = state.accounts.get(order.accountId)!;
+  const exposure = account.exposures.get(market.id)!;
+  reserve(account, exposure, order, order.quantityNanos - order.filledNanos, -1, market.maxPriceCents);
+  refreshLiability(account, exposure, market.maxPriceCents);
+  ctx.balanceChanged(account);
+  order.status = order.filledNanos > 0 ? 'partially_cancelled' : 'cancelled';
+  order.cancellationReason = reason;
+  finish(ctx, market, order);
+}
+
+export function cancelOrder(ctx: StepContext, accountId: string, orderId: string): OrderOutcome {
+  const order = ctx.state.orders.get(orderId);
+  if (!order || order.accountId !== accountId) {
+    if (ctx.state.finishedOrders.get(orderId) === accountId) return refused(OrderErrors.notCancellable);
+    return { error: { code: 'not_found', message: OrderErrors.orderNotFound } };
+  }
+  cancelLive(ctx, order, CancellationReasons.user);
+  return { order };
+}
+
+/** A delayed order whose delay has passed goes to the book (or fills). */
+export function release(ctx: StepContext, market: MarketState, order: OrderState): void {
+  order.status = 'open';
+  order.acceptedAt = ctx.now;
+  if (order.expiration !== 'good_till_time') ctx.state.timedOrderIds.delete(order.id);
+  execute(ctx, market, order);
+}

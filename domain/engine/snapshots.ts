@@ -1,0 +1,293 @@
+// Wire-shaped snapshots (domain/views.ts) of the engine's entities, built at the end of a step
+// for the entities that step changed.
+
+import { usToIso } from '../clock.ts';
+import {
+  Big, ceilCent, contractsTimesCents, floorCent, formatCents, formatNanos, money, nanosToDecimal, ZERO, type Decimal,
+} from '../money/decimal.ts';
+import type {
+  AccountView, BalanceView, FillView, LedgerEntryType, LedgerEntryView, MarketStateView, OrderView, PositionView, SportEventView,
+} from '../views.ts';
+import type { AccountState, EngineState, Exposure, FillState, MarketState, OrderState, SportEventState } from './state.ts';
+
+const AVG_PRICE_DECIMAL_PLACES = 7;
+
+function averagePrice(total: Decimal, nanos: number): string | null {
+  if (nanos === 0) return null;
+  return money(total.div(nanosToDecimal(nanos)).round(AVG_PRICE_DECIMAL_PLACES, Big.roundHalfUp));
+}
+
+export function orderView(order: OrderState): OrderView {
+  return {
+    id: order.id,
+    account_id: order.accountId,
+    market_id: order.marketId,
+    action: order.action,
+    order_type: order.orderType,
+    status: order.status,
+    quantity: formatNanos(order.quantityNanos),
+    filled: formatNanos(order.filledNanos),
+    filled_percentage: Math.floor((order.filledNanos * 100) / order.quantityNanos),
+    price: order.priceCents === null ? null : formatCents(order.priceCents),
+    avg_price: averagePrice(order.totalValue, order.filledNanos),
+    total_value: money(order.totalValue),
+    amount: null,
+    filled_amount: null,
+    client_order_id: order.clientOrderId,
+    device_id: order.deviceId,
+    ip_address: order.ipAddress,
+    expiration: order.expiration,
+    expiration_time: order.expirationTime,
+    expires_at: order.expiresAt,
+    accepted_at: order.acceptedAt,
+    delayed_until: order.delayedUntil,
+    inserted_at: order.insertedAt,
+    time: usToIso(order.insertedAt),
+    placed_pre_start: order.placedPreStart,
+    fix_order: false,
+    cancellation_reason: order.cancellationReason,
+    rejection_reason: order.rejectionReason,
+    odds_type: null,
+    odds_value: null,
+    cancel_on_disconnect: order.cancelOnDisconnect,
+    seq: order.seq,
+  };
+}
+
+export function fillView(fill: FillState): FillView {
+  const max = fill.maxPriceCents;
+  const price = fill.priceCents;
+  const riskCents = fill.action === 'buy' ? price : max - price;
+  const toWinCents = fill.action === 'buy' ? max - price : price;
+  const openingNanos = fill.nanos - fill.closingNanos;
+  const remainingNanos = fill.status === 'open' ? openingNanos - fill.closedNanos - fill.expiredNanos : 0;
+  const originalOpening = fill.originalNanos - fill.closingNanos;
+  const originalRiskCents = fill.action === 'buy' ? fill.originalPriceCents : max - fill.originalPriceCents;
+  const originalToWinCents = fill.action === 'buy' ? max - fill.originalPriceCents : fill.originalPriceCents;
+  const share = (nanos: number) => (fill.nanos === 0 || nanos === 0 ? ZERO : fill.tradeFee.times(nanos).div(fill.nanos).round(9, Big.roundHalfUp));
+  const closedFee = share(fill.closedNanos + fill.closingNanos);
+  const expiredFee = share(fill.expiredNanos);
+  const gross = fill.closedPnl.plus(fill.expiredPnl);
+  return {
+    trade_id: fill.id,
+    order_id: fill.orderId,
+    account_id: fill.accountId,
+    market_id: fill.marketId,
+    event_id: fill.eventId,
+    client_order_id: fill.clientOrderId,
+    action: fill.action,
+    status: fill.status,
+    liquidity_action: fill.liquidity,
+    price: formatCents(price),
+    filled: formatNanos(fill.nanos),
+    traded_contracts: formatNanos(fill.nanos),
+    original_filled: formatNanos(fill.originalNanos),
+    original_price: formatCents(fill.originalPriceCents),
+    original_premium: money(contractsTimesCents(fill.originalNanos, fill.originalPriceCents)),
+    original_risk: money(contractsTimesCents(Math.max(originalOpening, 0), originalRiskCents)),
+    original_to_win: money(contractsTimesCents(Math.max(originalOpening, 0), originalToWinCents)),
+    amended: fill.amended,
+    last_modified_at: fill.lastModifiedAt,
+    last_modified_by_admin_id: null,
+    admin_log: null,
+    closed_contracts: formatNanos(fill.closedNanos),
+    expired_contracts: formatNanos(fill.expiredNanos),
+    settled_contracts: formatNanos(fill.closedNanos + fill.expiredNanos),
+    remaining: formatNanos(remainingNanos),
+    virtual_remaining: formatNanos(remainingNanos),
+    closing: formatNanos(fill.closingNanos),
+    closed_fee: money(closedFee),
+    expired_fee: money(expiredFee),
+    closed_pnl: money(fill.closedPnl),
+    expired_pnl: money(fill.expiredPnl),
+    closed_net_pnl: money(fill.closedPnl.minus(closedFee)),
+    expired_net_pnl: money(fill.expiredPnl.minus(expiredFee)),
+    gross_pnl: money(gross),
+    pc_premium: formatCents(price),
+    pc_risk: formatCents(riskCents),
+    pc_to_win: formatCents(toWinCents),
+    remaining_potential_fee: '0.00',
+    remaining_premium: money(contractsTimesCents(remainingNanos, price)),
+    remaining_risk: money(contractsTimesCents(remainingNanos, riskCents)),
+    remaining_to_win: money(contractsTimesCents(remainingNanos, toWinCents)),
+    trade_fee: money(fill.tradeFee),
+    unrounded_trade_fee: fill.unroundedFee.toFixed(9),
+    total_fee: money(fill.tradeFee.minus(fill.feeRefunded)),
+    points: fill.points,
+    settlements_count: fill.settlementsCount,
+    placed_pre_start: fill.placedPreStart,
+    pre_start: fill.preStart,
+    device_id: fill.deviceId,
+    ip_address: fill.ipAddress,
+    opened_at: fill.openedAt,
+    expires_at: fill.expiresAt,
+    settled_at: fill.settledAt === null ? null : usToIso(fill.settledAt),
+    inserted_at: fill.insertedAt,
+    updated_at: fill.updatedAt,
+    time: usToIso(fill.insertedAt),
+    seq: fill.seq,
+  };
+}
+
+export function balanceView(account: AccountState, seq: number): BalanceView {
+  const available = floorCent(account.cash.minus(account.liability));
+  const positionLiability = account.liability.minus(account.buyOrderLiability).minus(account.sellOrderLiability);
+  const onTrade = account.feeSchedule !== 'fixed_percent';
+  return {
+    account_id: account.id,
+    user_id: account.userId,
+    account_balance: money(account.cash),
+    available_balance: money(available.s < 0 && !available.eq(0) ? ZERO : available),
+    buy_order_liability: money(ceilCent(account.buyOrderLiability)),
+    sell_order_liability: money(ceilCent(account.sellOrderLiability)),
+    position_premium_liability: money(ceilCent(positionLiability)),
+    escrow: '0.00',
+    fee_schedule: account.feeSchedule,
+    base_fee_percent: onTrade ? null : account.baseFeePercent,
+    maker_factor: onTrade ? account.makerFactor : null,
+    taker_factor: onTrade ? account.takerFactor : null,
+    loyalty_tier: account.loyaltyTier,
+    points: account.points,
+    total_adjustments: money(account.totals.adjustments),
+    total_deposits: money(account.totals.deposits),
+    total_withdrawals: money(account.totals.withdrawals),
+    total_fees: money(account.totals.fees),
+    total_settlement_pnl: money(account.totals.settlementPnl),
+    total_traded: money(account.totals.traded),
+    total_trade_count: account.tradeCount,
+    seq,
+  };
+}
+
+export function accountView(account: AccountState): AccountView {
+  return {
+    account_id: account.id,
+    user_id: account.userId,
+    status: account.status,
+    first_name: account.firstName,
+    last_name: account.lastName,
+    email: account.email,
+    jurisdiction: account.jurisdiction,
+    fee_schedule: account.feeSchedule,
+    base_fee_percent: account.baseFeePercent,
+    maker_factor: account.makerFactor,
+    taker_factor: account.takerFactor,
+    loyalty_tier: account.loyaltyTier,
+    created_at: account.createdAt,
+    updated_at: account.updatedAt,
+  };
+}
+
+export function positionView(exposure: Exposure, market: MarketState, seq: number): PositionView {
+  const nanos = exposure.positionNanos;
+  const contracts = Math.abs(nanos);
+  const payout = contractsTimesCents(contracts, market.maxPriceCents);
+  const premium = exposure.openPremium;
+  return {
+    account_id: exposure.accountId,
+    market_id: exposure.marketId,
+    event_id: market.eventId,
+    position: formatNanos(nanos),
+    side: nanos > 0 ? 'long' : nanos < 0 ? 'short' : 'flat',
+    contracts: formatNanos(contracts),
+    avg_price: contracts === 0 ? null : money(premium.div(nanosToDecimal(contracts)).round(AVG_PRICE_DECIMAL_PLACES, Big.roundHalfUp)),
+    premium: money(premium),
+    risk: money(nanos >= 0 ? premium : payout.minus(premium)),
+    to_win: money(nanos > 0 ? payout.minus(premium) : premium),
+    realized_pnl: money(exposure.realizedPnl),
+    fees: money(exposure.fees),
+    market_max_price: money(market.maxPrice),
+    updated_at: exposure.updatedAt,
+    seq,
+  };
+}
+
+export function marketView(market: MarketState): MarketStateView {
+  return {
+    market_id: market.id,
+    event_id: market.eventId,
+    title: market.title,
+    short_title: market.shortTitle,
+    question: market.question,
+    rules: market.rules,
+    symbol: market.symbol,
+    grouping_id: market.groupingId,
+    grouping_name: market.groupingName,
+    featured: market.featured,
+    status: market.status,
+    trading: market.trading,
+    max_price: money(market.maxPrice),
+    in_play_delay_sec: market.inPlayDelaySec,
+    points_cost: market.pointsCost,
+    result: market.result,
+    settled_at: market.settledAt,
+    last_traded_price: market.lastTradedCents === null ? null : formatCents(market.lastTradedCents),
+    created_at: market.createdAt,
+    updated_at: market.updatedAt,
+    seq: market.seq,
+  };
+}
+
+export function sportEventView(event: SportEventState): SportEventView {
+  return {
+    event_id: event.id,
+    title: event.title,
+    short_title: event.shortTitle,
+    event_type: event.eventType,
+    sport: event.sport,
+    competition: event.competition,
+    participants: [...event.participants],
+    start: event.start,
+    status: event.startedAt === null ? 'scheduled' : 'in_progress',
+    started_at: event.startedAt,
+  };
+}
+
+export interface LedgerEntryInput {
+  id: string;
+  accountId: string;
+  type: LedgerEntryType;
+  amount: Decimal;
+  points?: number;
+  eventId?: string | null;
+  marketId?: string | null;
+  feeSource?: LedgerEntryView['fee_source'];
+  tradeId?: string | null;
+  settlementId?: string | null;
+  paymentId?: string | null;
+  method?: string | null;
+  reason?: string | null;
+  subMethod?: string | null;
+}
+
+export function ledgerEntryView(entry: LedgerEntryInput, now: number, seq: number): LedgerEntryView {
+  return {
+    id: entry.id,
+    account_id: entry.accountId,
+    type: entry.type,
+    amount: money(entry.amount),
+    points: entry.points ?? 0,
+    event_id: entry.eventId ?? null,
+    market_id: entry.marketId ?? null,
+    fee_id: entry.type === 'fee' || entry.type === 'fee_refund' ? entry.id : null,
+    payment_id: entry.paymentId ?? null,
+    settlement_id: entry.settlementId ?? null,
+    fee_source: entry.feeSource ?? null,
+    trade_id: entry.tradeId ?? null,
+    method: entry.method ?? null,
+    reason: entry.reason ?? null,
+    sub_method: entry.subMethod ?? null,
+    referee_account_id: null,
+    referrer_account_id: null,
+    inserted_at: now,
+    time: usToIso(now),
+    seq,
+  };
+}
+
+/** Every market of an event, in listing order. */
+export function marketsOfEvent(state: EngineState, eventId: string): MarketState[] {
+  const event = state.events.get(eventId);
+  if (!event) return [];
+  return event.marketIds.map((id) => state.markets.get(id)).filter((m): m is MarketState => m !== undefined);
+}
