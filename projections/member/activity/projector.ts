@@ -98,14 +98,13 @@ async function recomputeStats(tx: pg.PoolClient, pairs: Map<string, TouchedPair>
   const accounts = [...pairs.values()].map((p) => p.account_id);
   const markets = [...pairs.values()].map((p) => p.market_id);
   const pairSql = 'SELECT * FROM unnest($1::text[], $2::text[]) AS p(account_id, market_id)';
-  const [orders, fills, positions, fees, marketRows, balances] = await Promise.all([
-    tx.query<{ account_id: string; market_id: string; doc: OrderView }>(`SELECT o.account_id, o.market_id, o.doc FROM member_orders o JOIN (${pairSql}) p USING (account_id, market_id) ORDER BY o.order_id`, [accounts, markets]),
-    tx.query<{ account_id: string; market_id: string; doc: FillView }>(`SELECT f.account_id, f.market_id, f.doc FROM member_fills f JOIN (${pairSql}) p USING (account_id, market_id) ORDER BY f.trade_id, f.order_id`, [accounts, markets]),
-    tx.query<{ account_id: string; market_id: string; doc: PositionView }>(`SELECT x.account_id, x.market_id, x.doc FROM member_positions x JOIN (${pairSql}) p USING (account_id, market_id)`, [accounts, markets]),
-    tx.query<{ account_id: string; market_id: string; doc: LedgerEntryView }>(`SELECT l.account_id, l.market_id, l.doc FROM member_ledger_entries l JOIN (${pairSql}) p USING (account_id, market_id) WHERE l.type IN ('fee', 'fee_refund') ORDER BY l.id`, [accounts, markets]),
-    tx.query<{ market_id: string; event_id: string; max_price: string }>('SELECT market_id, event_id, max_price::text FROM member_markets WHERE market_id = ANY($1::text[])', [markets]),
-    tx.query<{ account_id: string; doc: BalanceView }>('SELECT account_id, doc FROM member_balances WHERE account_id = ANY($1::text[])', [accounts]),
-  ]);
+  // one connection: the queries run one after another
+  const orders = await tx.query<{ account_id: string; market_id: string; doc: OrderView }>(`SELECT o.account_id, o.market_id, o.doc FROM member_orders o JOIN (${pairSql}) p USING (account_id, market_id) ORDER BY o.order_id`, [accounts, markets]);
+  const fills = await tx.query<{ account_id: string; market_id: string; doc: FillView }>(`SELECT f.account_id, f.market_id, f.doc FROM member_fills f JOIN (${pairSql}) p USING (account_id, market_id) ORDER BY f.trade_id, f.order_id`, [accounts, markets]);
+  const positions = await tx.query<{ account_id: string; market_id: string; doc: PositionView }>(`SELECT x.account_id, x.market_id, x.doc FROM member_positions x JOIN (${pairSql}) p USING (account_id, market_id)`, [accounts, markets]);
+  const fees = await tx.query<{ account_id: string; market_id: string; doc: LedgerEntryView }>(`SELECT l.account_id, l.market_id, l.doc FROM member_ledger_entries l JOIN (${pairSql}) p USING (account_id, market_id) WHERE l.type IN ('fee', 'fee_refund') ORDER BY l.id`, [accounts, markets]);
+  const marketRows = await tx.query<{ market_id: string; event_id: string; max_price: string }>('SELECT market_id, event_id, max_price::text FROM member_markets WHERE market_id = ANY($1::text[])', [markets]);
+  const balances = await tx.query<{ account_id: string; doc: BalanceView }>('SELECT account_id, doc FROM member_balances WHERE account_id = ANY($1::text[])', [accounts]);
   const group = <R extends { account_id: string; market_id: string }>(rows: R[]) => {
     const out = new Map<string, R[]>();
     for (const row of rows) {
