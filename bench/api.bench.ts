@@ -1,0 +1,203 @@
+// REST API benchmark: starts the service as a child process (embedded PostgreSQL under a
+// temporary DATA_DIR), sets up an account, a market and a read_write API key through the admin
+// API, then measures over HTTP:
+//   1. signed single POST /api/v1/orders at 50 concurrent connections;
+//   2. signed POST /api/v1/orders/batched with 100 orders per batch.
+// Prints orders/s and p50/p99 latency; the last line is one JSON object.
+//
+// Environment: BENCH_SINGLE_ORDERS (default 20000), BENCH_BATCHES (default 400),
+// BENCH_CONCURRENCY (default 50), BENCH_BATCH_CONCURRENCY (default 4), BENCH_URL (use a running
+// service instead of starting one; then ADMIN_TOKEN is required).
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { privateKeyObject, signWithNode } from '../commands/credentials/ed25519.ts';
+
+const SINGLE_ORDERS = Number(process.env.BENCH_SINGLE_ORDERS ?? 20_000);
+const BATCHES = Number(process.env.BENCH_BATCHES ?? 400);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
+const BATCH_CONCURRENCY = Number(process.env.BENCH_BATCH_CONCURRENCY ?? 4);
+const BATCH_SIZE = 100;
+const WARMUP_ORDERS = 1_000;
+const STARTUP_TIMEOUT_MS = 120_000;
+
+interface Answer { status: number; body: string }
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY + 8 });
+
+function request(baseUrl: URL, method: string, pathWithQuery: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({
+      host: baseUrl.hostname, port: baseUrl.port, method, path: pathWithQuery, agent,
+      headers: { 'user-agent': 'api-bench/1', ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}), ...headers },
+    }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function startService(): Promise<{ baseUrl: URL; adminToken: string; stop: () => Promise<void> }> {
+  if (process.env.BENCH_URL) {
+    const adminToken = process.env.ADMIN_TOKEN;
+    if (!adminToken) throw new Error('BENCH_URL needs ADMIN_TOKEN');
+    return { baseUrl: new URL(process.env.BENCH_URL), adminToken, stop: async () => undefined };
+  }
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'exchange-api-bench-'));
+  const port = await freePort();
+  const adminToken = randomBytes(24).toString('hex');
+  const child: ChildProcess = spawn(process.execPath, ['cli/bin.js', 'serve'], {
+    env: { ...process.env, PORT: String(port), WS_PORT: String(await freePort()), DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'warn', DEMO: '0', TEST_CLOCK: '0' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const baseUrl = new URL(`http://127.0.0.1:${port}`);
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
+    const ok = await request(baseUrl, 'GET', '/healthz', {}).then((a) => a.status === 200, () => false);
+    if (ok) break;
+    if (Date.now() > deadline) throw new Error('service did not become healthy');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const stop = async () => {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { baseUrl, adminToken, stop };
+}
+
+async function admin(baseUrl: URL, token: string, method: string, route: string, body: unknown): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const answer = await request(baseUrl, method, `/admin/v1${route}`, { authorization: `Bearer ${token}` }, JSON.stringify(body));
+  if (answer.status !== 200) throw new Error(`admin ${method} ${route}: ${answer.status} ${answer.body}`);
+  return JSON.parse(answer.body);
+}
+
+/** Signs with node:crypto; the signature of one (ms, method, path) is reused within that ms. */
+class Signer {
+  private readonly key;
+  private last = { stamp: '', method: '', path: '', signature: '' };
+  constructor(readonly keyId: string, seedBase64: string) {
+    this.key = privateKeyObject(new Uint8Array(Buffer.from(seedBase64, 'base64')));
+  }
+  headers(method: string, pathWithQuery: string): Record<string, string> {
+    const stamp = String(Date.now());
+    if (this.last.stamp !== stamp || this.last.method !== method || this.last.path !== pathWithQuery) {
+      const signature = signWithNode(this.key, Buffer.from(`${stamp}${method}${pathWithQuery}`)).toString('base64');
+      this.last = { stamp, method, path: pathWithQuery, signature };
+    }
+    return { 'x-svc-access-key': this.keyId, 'x-svc-access-timestamp': stamp, 'x-svc-access-signature': this.last.signature };
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
+
+const round = (x: number, places = 2) => Number(x.toFixed(places));
+
+/** Resting orders that never cross: buys at 0.01..0.45, sells at 0.55..0.99. */
+function orderBody(marketId: string, i: number): Record<string, unknown> {
+  const buy = i % 2 === 0;
+  const cents = buy ? 1 + (i % 45) : 55 + (i % 45);
+  return { action: buy ? 'buy' : 'sell', market_id: marketId, order_type: 'limit', price: (cents / 100).toFixed(2), quantity: '1', client_order_id: `b${i}` };
+}
+
+async function runPool(total: number, concurrency: number, one: (i: number) => Promise<number>): Promise<{ latenciesMs: number[]; elapsedMs: number; failures: number }> {
+  const latenciesMs: number[] = [];
+  let next = 0;
+  let failures = 0;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= total) return;
+      const t0 = performance.now();
+      const status = await one(i);
+      latenciesMs.push(performance.now() - t0);
+      if (status !== 200) failures++;
+    }
+  }));
+  return { latenciesMs: latenciesMs.sort((a, b) => a - b), elapsedMs: performance.now() - started, failures };
+}
+
+async function main(): Promise<void> {
+  const service = await startService();
+  try {
+    const { baseUrl, adminToken } = service;
+    const { account } = await admin(baseUrl, adminToken, 'POST', '/accounts', { first_name: 'Bench', last_name: 'Trader' });
+    await admin(baseUrl, adminToken, 'POST', `/accounts/${account.account_id}/deposits`, { amount: '100000000' });
+    const { event } = await admin(baseUrl, adminToken, 'POST', '/events', { title: 'Bench event', start: new Date(Date.now() + 86_400_000).toISOString(), sport: 'soccer' });
+    const { market } = await admin(baseUrl, adminToken, 'POST', '/markets', { event_id: event.event_id, title: 'Bench market', status: 'open' });
+    const { api_key: apiKey } = await admin(baseUrl, adminToken, 'POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_write' });
+    const signer = new Signer(apiKey.key_id, apiKey.private_key);
+    const marketId: string = market.market_id;
+
+    let sequence = 0;
+    const placeOne = async (): Promise<number> => {
+      const body = JSON.stringify(orderBody(marketId, sequence++));
+      const answer = await request(baseUrl, 'POST', '/api/v1/orders', signer.headers('POST', '/api/v1/orders'), body);
+      if (answer.status !== 200 && sequence < 5) console.error(`single: ${answer.status} ${answer.body}`);
+      return answer.status;
+    };
+    const placeBatch = async (): Promise<number> => {
+      const orders = Array.from({ length: BATCH_SIZE }, () => orderBody(marketId, sequence++));
+      const answer = await request(baseUrl, 'POST', '/api/v1/orders/batched', signer.headers('POST', '/api/v1/orders/batched'), JSON.stringify({ orders }));
+      if (answer.status !== 200) console.error(`batched: ${answer.status} ${answer.body.slice(0, 200)}`);
+      return answer.status;
+    };
+
+    await runPool(WARMUP_ORDERS, CONCURRENCY, placeOne);
+    const single = await runPool(SINGLE_ORDERS, CONCURRENCY, placeOne);
+    await runPool(20, BATCH_CONCURRENCY, placeBatch);
+    const batched = await runPool(BATCHES, BATCH_CONCURRENCY, placeBatch);
+
+    const result = {
+      single_orders: SINGLE_ORDERS,
+      single_concurrency: CONCURRENCY,
+      single_failures: single.failures,
+      single_orders_per_s: round(SINGLE_ORDERS / (single.elapsedMs / 1000), 0),
+      single_p50_ms: round(percentile(single.latenciesMs, 50)),
+      single_p99_ms: round(percentile(single.latenciesMs, 99)),
+      batches: BATCHES,
+      batch_size: BATCH_SIZE,
+      batch_concurrency: BATCH_CONCURRENCY,
+      batched_failures: batched.failures,
+      batched_orders_per_s: round((BATCHES * BATCH_SIZE) / (batched.elapsedMs / 1000), 0),
+      batched_p50_ms: round(percentile(batched.latenciesMs, 50)),
+      batched_p99_ms: round(percentile(batched.latenciesMs, 99)),
+    };
+    console.log(`single POST /orders: ${result.single_orders_per_s} orders/s, p50 ${result.single_p50_ms} ms, p99 ${result.single_p99_ms} ms (${CONCURRENCY} connections, ${single.failures} non-200)`);
+    console.log(`POST /orders/batched x${BATCH_SIZE}: ${result.batched_orders_per_s} orders/s, p50 ${result.batched_p50_ms} ms, p99 ${result.batched_p99_ms} ms per batch (${BATCH_CONCURRENCY} connections, ${batched.failures} non-200)`);
+    console.log(JSON.stringify(result));
+  } finally {
+    agent.destroy();
+    await service.stop();
+  }
+}
+
+await main();
