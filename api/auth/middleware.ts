@@ -3,7 +3,8 @@
 //   2. any X-SVC-ACCESS-* header → signed API key rules     else 401 `Missing or invalid API key credentials`
 //      otherwise Authorization: Bearer → resolver chain     else 401 `Unauthorized`
 //      no credential at all                                 401 `Unauthorized`
-//   3. read-your-writes: wait until projections passed the account's last write
+//   3. read-your-writes (reads only): wait until projections passed the account's last write;
+//      writes skip it, the engine being their authority (it refuses inactive accounts too)
 //   4. account known (else 401 as in 2) and active          else 403 naming the status
 // The principal is then attached to the request for the route guards.
 
@@ -71,7 +72,7 @@ export function authenticate(ctx: AppContext, options: AuthOptions = {}): Reques
       };
     }
 
-    const lastWrite = ctx.writes.lastFor(principal.account_id);
+    const lastWrite = req.method === 'GET' ? ctx.writes.lastFor(principal.account_id) : undefined;
     if (lastWrite !== undefined) {
       await ctx.projections.waitFor(lastWrite, READ_YOUR_WRITES_WAIT_MS).catch((err: unknown) => {
         ctx.logger.warn({ err, account_id: principal.account_id }, 'read-your-writes wait timed out');
