@@ -2,9 +2,9 @@
 // ledgers read (sport events, markets, orders, fills, positions, balances, ledger entries), then
 // each touched (account, market) pair's market_stats row recomputed from those snapshots.
 
-import Big from 'big.js';
 import type pg from 'pg';
 import { engineEventsOf, isEngineStep } from '../../../commands/engine/journal.ts';
+import { feeRates } from '../../../domain/engine/fees.ts';
 import { sportKey } from '../../../domain/leaderboard/board.ts';
 import type {
   BalanceView, FillView, LedgerEntryView, MarketStateView, OrderView, PositionView, SportEventView,
@@ -83,12 +83,10 @@ async function upsertAll(tx: pg.PoolClient, batch: {
     WHERE member_ledger_entries.seq <= EXCLUDED.seq`, batch.ledger.json());
 }
 
-/** The fee rate used to estimate fees of unfilled orders, from the account's schedule. */
+/** The fee rate for unfilled orders: the engine's reserve rate for the account's schedule. */
 function orderFeeRate(balance: BalanceView | undefined): string {
-  if (balance?.fee_schedule === 'fixed_percent' && balance.base_fee_percent !== null) {
-    return new Big(String(balance.base_fee_percent)).div(100).toString();
-  }
-  return '0';
+  if (!balance) return '0';
+  return feeRates(balance).max.toString();
 }
 
 interface TouchedPair { account_id: string; market_id: string; first_us: number; last_us: number }

@@ -15,7 +15,7 @@ export interface MarketStatsInput {
   feeEntries: readonly LedgerEntryView[];
   /** The market's max_price (settlement value of one winning contract). */
   maxPrice: string;
-  /** Fee rate per dollar of premium for orders not yet filled (estimate; 0 when unknown). */
+  /** The account's fee rate for orders (the engine's reserve rate: the larger of maker and taker). */
   orderFeeRate: string;
 }
 
@@ -99,15 +99,19 @@ export function computeMarketStats(input: MarketStatsInput): MarketStatsValues {
   const openPremium = sum(openFills, (f) => big(f.remaining_premium));
   const openContracts = sum(openFills, (f) => big(f.remaining));
   const openPotentialFee = sum(openFills, (f) => big(f.remaining_potential_fee));
-  const potentialOrderTradeFee = sum(liveOrders, (o) => unfilled(o).times(big(o.price))).times(big(input.orderFeeRate)).round(2, Big.roundUp);
+  // the engine's fee formula: rate × contracts × min(price, max_price − price), rounded up to the cent
+  const feeRate = big(input.orderFeeRate);
+  const potentialOrderTradeFee = sum(liveOrders, (o) => {
+    const price = big(o.price);
+    const smallerRisk = price.lt(maxPrice.minus(price)) ? price : maxPrice.minus(price);
+    return feeRate.times(unfilled(o)).times(smallerRisk).round(2, Big.roundUp);
+  });
 
   const closedPremium = (items: readonly FillView[]) => sum(items, (f) => big(f.pc_premium).times(big(f.closed_contracts)));
   const expiredPremium = (items: readonly FillView[]) => sum(items, (f) => big(f.pc_premium).times(big(f.expired_contracts)));
 
-  // Contracts being closed right now: their share of the open fee and of the position's value.
-  const closingFills = openFills.filter((f) => big(f.closing).gt(0));
-  const pendingCloseFee = sum(closingFills, (f) => big(f.remaining_potential_fee).times(big(f.closing)).div(big(f.remaining)));
-  const pendingClosePnl = sum(closingFills, (f) => big(f.remaining_to_win).times(big(f.closing)).div(big(f.remaining)));
+  // A fill's `closing` contracts closed earlier positions when it executed: the fill opened only the rest.
+  const opening = (f: FillView) => maxOf(big(f.filled).minus(big(f.closing)), ZERO);
 
   const totalFees = sum(input.feeEntries, (e) => big(e.amount)).times(-1);
   const closedNet = sum(fills, (f) => big(f.closed_net_pnl));
@@ -128,9 +132,9 @@ export function computeMarketStats(input: MarketStatsInput): MarketStatsValues {
   return {
     position: s(position),
     available_position: s(availablePosition),
-    contracts_traded: s(sum(fills, (f) => big(f.filled))),
-    buy_contracts_traded: s(sum(buys(fills), (f) => big(f.filled))),
-    sell_contracts_traded: s(sum(sells(fills), (f) => big(f.filled))),
+    contracts_traded: s(sum(fills, opening)),
+    buy_contracts_traded: s(sum(buys(fills), opening)),
+    sell_contracts_traded: s(sum(sells(fills), opening)),
     contracts_closed: s(sum(fills, (f) => big(f.closed_contracts))),
     buy_contracts_closed: s(sum(buys(fills), (f) => big(f.closed_contracts))),
     sell_contracts_closed: s(sum(sells(fills), (f) => big(f.closed_contracts))),
@@ -189,7 +193,8 @@ export function computeMarketStats(input: MarketStatsInput): MarketStatsValues {
     max_potential_fee: s(openPotentialFee.plus(potentialOrderTradeFee)),
     open_potential_fee: s(openPotentialFee),
     potential_order_trade_fee: s(potentialOrderTradeFee),
-    pending_close_fee: s(pendingCloseFee.round(9)),
+    // closes execute within one engine step: nothing is ever waiting to close
+    pending_close_fee: '0',
     closed_gross_pnl: s(sum(fills, (f) => big(f.closed_pnl))),
     closed_net_pnl: s(closedNet),
     expired_gross_pnl: s(expiredGross),
@@ -198,7 +203,7 @@ export function computeMarketStats(input: MarketStatsInput): MarketStatsValues {
     total_net_pnl: s(totalNet),
     max_potential_profit: s(totalNet.plus(openPotentialProfit)),
     open_potential_profit: s(openPotentialProfit),
-    pending_close_pnl: s(pendingClosePnl.round(9)),
+    pending_close_pnl: '0',
     market_max_price: s(maxPrice),
     last_settled_at: lastSettledAt,
   };
