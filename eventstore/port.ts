@@ -41,6 +41,7 @@ export interface ReadAllOptions {
   maxCount?: number;
 }
 
+/** An event passes when it matches every criterion given: a prefix of its stream AND one of the types. */
 export interface SubscriptionFilter {
   streamPrefixes?: string[];
   eventTypes?: string[];
@@ -52,6 +53,11 @@ export interface SubscribeOptions {
   filter?: SubscriptionFilter;
   /** Upper bound on events handed to one onEvents call. */
   batchSizeMax?: number;
+  /**
+   * Called when the handler throws: the subscription then stops (at-least-once delivery would
+   * otherwise become "maybe twice"). Read errors (e.g. the database restarting) are retried.
+   */
+  onError?: (error: unknown) => void;
 }
 
 export interface Subscription {
@@ -86,5 +92,17 @@ export class WrongExpectedRevision extends Error {
   ) {
     super(`stream ${stream}: expected revision ${String(expected)}, actual ${String(actual)}`);
     this.name = 'WrongExpectedRevision';
+  }
+}
+
+/** Some, but not all, of the appended event ids were already written (or written to another stream). */
+export class DuplicateEventId extends Error {
+  readonly code = 'duplicate_event_id';
+  constructor(
+    readonly stream: string,
+    readonly eventId: string,
+  ) {
+    super(`stream ${stream}: event id ${eventId} was already appended with different neighbours or to another stream`);
+    this.name = 'DuplicateEventId';
   }
 }

@@ -1,0 +1,376 @@
+// PostgreSQL event store (the default adapter).
+//
+// Ordering: every append transaction first locks the single `event_position` counter row and
+// holds it until commit, so transactions take positions in commit order and a reader of
+// "position > checkpoint" can never see a later position before an earlier one commits.
+// Throughput: appends are group-committed. Callers queue; one writer takes everything waiting
+// (bounded) into one transaction, checks each append's expected revision in order against the
+// locked state, and resolves or rejects each caller on its own. If the batch transaction fails
+// for an unforeseen reason, each append is retried alone so one bad append fails only itself.
+// Subscribers are woken by in-process commits, LISTEN/NOTIFY from other processes, and a poll.
+
+import pg from 'pg';
+import {
+  DuplicateEventId,
+  type AppendResult,
+  type BatchHandler,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type SubscribeOptions,
+  type Subscription,
+} from './port.ts';
+import { checkExpectedRevision } from './revision.ts';
+import { pollingSubscription } from './subscription.ts';
+
+export const NOTIFY_CHANNEL = 'exchange_events';
+/** Bounds of one group-commit transaction. */
+const GROUP_APPENDS_MAX = 1000;
+const GROUP_EVENTS_MAX = 10_000;
+const POLL_INTERVAL_MS = 500;
+const LISTEN_RECONNECT_DELAY_MS = 1000;
+
+interface PendingAppend {
+  stream: string;
+  events: NewEvent[];
+  expected: ExpectedRevision;
+  dataJson: string[];
+  metadataJson: string[];
+  resolve(result: AppendResult): void;
+  reject(error: unknown): void;
+}
+
+interface EventRow {
+  position: string;
+  stream: string;
+  revision: string;
+  id: string;
+  type: string;
+  data: unknown;
+  metadata: Record<string, unknown> | null;
+  recorded_at: Date;
+}
+
+const COLUMNS = 'position, stream, revision, id, type, data, metadata, recorded_at';
+
+function toRecorded(row: EventRow): RecordedEvent {
+  return {
+    id: row.id,
+    stream: row.stream,
+    type: row.type,
+    revision: BigInt(row.revision),
+    position: BigInt(row.position),
+    data: row.data,
+    metadata: row.metadata ?? {},
+    recordedAt: row.recorded_at,
+  };
+}
+
+/** First statement of every append transaction: the lock that orders commits. */
+export const LOCK_POSITION_SQL = 'SELECT position FROM event_position FOR UPDATE';
+
+const STATE_SQL = `
+  SELECT 'stream' AS kind, s AS stream,
+         (SELECT e.revision FROM events e WHERE e.stream = s ORDER BY e.revision DESC LIMIT 1) AS revision,
+         NULL::text AS id, NULL::bigint AS position
+    FROM unnest($1::text[]) AS s
+  UNION ALL
+  SELECT 'id', stream, revision, id, position FROM events WHERE id = ANY($2::text[])`;
+
+const INSERT_SQL = `
+  WITH inserted AS (
+    INSERT INTO events (position, stream, revision, id, type, data, metadata)
+    SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::json[], $7::json[])
+  ), moved AS (
+    UPDATE event_position SET position = $8::bigint
+  )
+  SELECT pg_notify('${NOTIFY_CHANNEL}', $8::text)`;
+
+export interface PostgresEventStoreOptions {
+  pool: pg.Pool;
+  /** For the LISTEN connection; without it one pooled connection is held for it. */
+  connectionString?: string;
+  pollIntervalMs?: number;
+}
+
+export class PostgresEventStore implements EventStore {
+  readonly kind = 'postgres' as const;
+  private readonly pool: pg.Pool;
+  private readonly pending: PendingAppend[] = [];
+  private writing: Promise<void> | undefined;
+  private readonly wakeListeners = new Set<() => void>();
+  private listener: { release(): Promise<void> } | undefined;
+  private listenStarting: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(private readonly options: PostgresEventStoreOptions) {
+    this.pool = options.pool;
+  }
+
+  append(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (this.closed) return Promise.reject(new Error('event store is closed'));
+    return new Promise<AppendResult>((resolve, reject) => {
+      let dataJson: string[];
+      let metadataJson: string[];
+      try {
+        // Serialised up front so a value JSON cannot hold fails this append alone.
+        dataJson = events.map((event) => JSON.stringify(event.data ?? null));
+        metadataJson = events.map((event) => JSON.stringify(event.metadata ?? {}));
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      this.pending.push({ stream, events, expected, dataJson, metadataJson, resolve, reject });
+      this.kick();
+    });
+  }
+
+  /** Starts the writer unless it runs; an append queued while it was finishing restarts it. */
+  private kick(): void {
+    if (this.writing) return;
+    this.writing = this.drain().finally(() => {
+      this.writing = undefined;
+      if (this.pending.length > 0) this.kick();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.pending.length > 0) {
+      const group: PendingAppend[] = [];
+      let eventCount = 0;
+      while (this.pending.length > 0 && group.length < GROUP_APPENDS_MAX) {
+        const next = this.pending[0]!;
+        if (group.length > 0 && eventCount + next.events.length > GROUP_EVENTS_MAX) break;
+        group.push(this.pending.shift()!);
+        eventCount += next.events.length;
+      }
+      try {
+        await this.writeGroup(group);
+      } catch (error) {
+        if (group.length === 1) {
+          group[0]!.reject(error);
+        } else {
+          for (const append of group) {
+            try {
+              await this.writeGroup([append]);
+            } catch (singleError) {
+              append.reject(singleError);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /** One transaction for the group. Rejections decided by the rules are per append; a thrown error fails the group. */
+  private async writeGroup(group: PendingAppend[]): Promise<void> {
+    const client = await this.pool.connect();
+    const outcomes: Array<{ append: PendingAppend; result?: AppendResult; error?: unknown }> = [];
+    try {
+      await client.query('BEGIN');
+      const locked = await client.query<{ position: string }>({ name: 'es_lock', text: LOCK_POSITION_SQL });
+      let head = BigInt(locked.rows[0]!.position);
+
+      const streams = [...new Set(group.map((append) => append.stream))];
+      const ids = group.flatMap((append) => append.events.map((event) => event.id));
+      const state = await client.query<{ kind: string; stream: string; revision: string | null; id: string | null; position: string | null }>(
+        { name: 'es_state', text: STATE_SQL, values: [streams, ids] },
+      );
+      const revisions = new Map<string, bigint | undefined>();
+      const known = new Map<string, { stream: string; revision: bigint; position: bigint }>();
+      for (const row of state.rows) {
+        if (row.kind === 'stream') revisions.set(row.stream, row.revision === null ? undefined : BigInt(row.revision));
+        else known.set(row.id!, { stream: row.stream, revision: BigInt(row.revision!), position: BigInt(row.position!) });
+      }
+
+      const positions: string[] = [];
+      const rowStreams: string[] = [];
+      const rowRevisions: string[] = [];
+      const rowIds: string[] = [];
+      const rowTypes: string[] = [];
+      const rowData: string[] = [];
+      const rowMetadata: string[] = [];
+      for (const append of group) {
+        try {
+          outcomes.push({ append, result: this.decide(append, revisions, known, head, (event, index, revision, position) => {
+            positions.push(String(position));
+            rowStreams.push(append.stream);
+            rowRevisions.push(String(revision));
+            rowIds.push(event.id);
+            rowTypes.push(event.type);
+            rowData.push(append.dataJson[index]!);
+            rowMetadata.push(append.metadataJson[index]!);
+            head = position;
+          }) });
+        } catch (error) {
+          outcomes.push({ append, error });
+        }
+      }
+      if (positions.length > 0) {
+        await client.query({
+          name: 'es_insert',
+          text: INSERT_SQL,
+          values: [positions, rowStreams, rowRevisions, rowIds, rowTypes, rowData, rowMetadata, String(head)],
+        });
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+    for (const outcome of outcomes) {
+      if (outcome.error !== undefined) outcome.append.reject(outcome.error);
+      else outcome.append.resolve(outcome.result!);
+    }
+    for (const listener of this.wakeListeners) listener();
+  }
+
+  /** Applies the append rules to the locked state; calls `write` for each new event. */
+  private decide(
+    append: PendingAppend,
+    revisions: Map<string, bigint | undefined>,
+    known: Map<string, { stream: string; revision: bigint; position: bigint }>,
+    head: bigint,
+    write: (event: NewEvent, index: number, revision: bigint, position: bigint) => void,
+  ): AppendResult {
+    const { stream, events, expected } = append;
+    const already = events.map((event) => known.get(event.id));
+    if (events.length > 0 && already.every((found) => found !== undefined && found.stream === stream)) {
+      const last = already[already.length - 1]!;
+      return { nextRevision: last.revision, position: last.position };
+    }
+    const seen = new Set<string>();
+    for (const [index, event] of events.entries()) {
+      if (already[index] !== undefined || seen.has(event.id)) throw new DuplicateEventId(stream, event.id);
+      seen.add(event.id);
+    }
+    const current = revisions.get(stream);
+    checkExpectedRevision(stream, expected, current);
+    let revision = current ?? -1n;
+    let position = head;
+    for (const [index, event] of events.entries()) {
+      revision += 1n;
+      position += 1n;
+      write(event, index, revision, position);
+      known.set(event.id, { stream, revision, position });
+    }
+    if (events.length > 0) revisions.set(stream, revision);
+    return { nextRevision: revision, position };
+  }
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const direction = options.direction ?? 'forwards';
+    const from = options.fromRevision ?? (direction === 'forwards' ? 'start' : 'end');
+    const limit = options.maxCount ?? null;
+    let result: pg.QueryResult<EventRow>;
+    if (direction === 'forwards') {
+      if (from === 'end') return [];
+      const start = from === 'start' ? 0n : from;
+      result = await this.pool.query<EventRow>(
+        `SELECT ${COLUMNS} FROM events WHERE stream = $1 AND revision >= $2 ORDER BY revision LIMIT $3`,
+        [stream, String(start), limit],
+      );
+    } else {
+      const end = from === 'end' ? null : from === 'start' ? '0' : String(from);
+      result = await this.pool.query<EventRow>(
+        `SELECT ${COLUMNS} FROM events WHERE stream = $1 AND ($2::bigint IS NULL OR revision <= $2::bigint)
+          ORDER BY revision DESC LIMIT $3`,
+        [stream, end, limit],
+      );
+    }
+    return result.rows.map(toRecorded);
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const result = await this.pool.query<EventRow>({
+      name: 'es_read_all',
+      text: `SELECT ${COLUMNS} FROM events WHERE position > $1 ORDER BY position LIMIT $2`,
+      values: [String(options.after ?? -1n), options.maxCount ?? null],
+    });
+    return result.rows.map(toRecorded);
+  }
+
+  async headPosition(): Promise<bigint> {
+    const result = await this.pool.query<{ position: string }>('SELECT position FROM event_position');
+    return BigInt(result.rows[0]?.position ?? '-1');
+  }
+
+  subscribeToAll(handler: BatchHandler, options?: SubscribeOptions): Subscription {
+    void this.ensureListening();
+    return pollingSubscription(
+      {
+        read: (after, maxCount) => this.readAll({ after, maxCount }),
+        onWake: (listener) => {
+          this.wakeListeners.add(listener);
+          return () => this.wakeListeners.delete(listener);
+        },
+        pollIntervalMs: this.options.pollIntervalMs ?? POLL_INTERVAL_MS,
+      },
+      handler,
+      options,
+    );
+  }
+
+  /** LISTEN for commits by other processes; on connection loss reconnect (the poll covers the gap). */
+  private ensureListening(): Promise<void> {
+    if (this.listener || this.closed) return Promise.resolve();
+    this.listenStarting ??= this.listen().finally(() => {
+      this.listenStarting = undefined;
+    });
+    return this.listenStarting;
+  }
+
+  private async listen(): Promise<void> {
+    const wakeAll = () => {
+      for (const listener of this.wakeListeners) listener();
+    };
+    const reconnect = () => {
+      this.listener = undefined;
+      if (!this.closed) setTimeout(() => void this.ensureListening(), LISTEN_RECONNECT_DELAY_MS).unref();
+    };
+    try {
+      if (this.options.connectionString) {
+        const client = new pg.Client({ connectionString: this.options.connectionString });
+        client.on('error', () => undefined);
+        client.on('end', reconnect);
+        client.on('notification', wakeAll);
+        await client.connect();
+        await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+        this.listener = { release: () => client.end() };
+      } else {
+        const client = await this.pool.connect();
+        client.on('error', () => undefined);
+        client.on('end', reconnect);
+        client.on('notification', wakeAll);
+        await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+        this.listener = {
+          release: async () => {
+            client.removeListener('end', reconnect);
+            client.release(true);
+          },
+        };
+      }
+      if (this.closed) await this.listener?.release();
+    } catch {
+      reconnect();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    while (this.writing) await this.writing;
+    await this.listenStarting;
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.release().catch(() => undefined);
+  }
+}
+
+export function createPostgresEventStore(options: PostgresEventStoreOptions): PostgresEventStore {
+  return new PostgresEventStore(options);
+}

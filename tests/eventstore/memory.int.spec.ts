@@ -1,0 +1,8 @@
+// The event store contract on the in-memory adapter.
+import { MemoryEventStore } from '../../eventstore/memory.ts';
+import { eventStoreContract } from './contract.ts';
+
+eventStoreContract('memory', async () => {
+  const store = new MemoryEventStore();
+  return { store, dispose: () => store.close() };
+});
