@@ -1,0 +1,209 @@
+// The engine process: ONE sequence of inputs, decided synchronously by the domain engine and
+// journaled in batches (group commit: every input waiting goes into one append of `EngineStep`
+// records on stream `engine`). The expected revision of that stream is the fencing token: a
+// second engine writing to the same store fails its append with WrongExpectedRevision and stops.
+// Callers are answered after their step is durable. Timer ticks drive expiries and delays.
+
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Clock } from '../../domain/clock.ts';
+import type { EngineEvent } from '../../domain/engine/events.ts';
+import type { EngineInput } from '../../domain/engine/inputs.ts';
+import type { Engine } from '../../domain/engine/engine.ts';
+import type { ErrorInfo } from '../../domain/errors.ts';
+import { WrongExpectedRevision, type EventStore, type NewEvent } from '../../eventstore/port.ts';
+import type { WriteTracker } from '../context.ts';
+import type { EngineGateway, EngineReply } from './gateway.ts';
+import { ENGINE_STEP_TYPE, ENGINE_STREAM, type EngineStepData } from './journal.ts';
+import { recover, writeSnapshot } from './recovery.ts';
+
+export const BATCH_INPUTS_MAX = 4_096;
+export const TICK_INTERVAL_MS = 250;
+export const SNAPSHOT_EVERY_STEPS = 100_000;
+
+export interface EngineDeps {
+  store: EventStore;
+  clock: Clock;
+  logger: Logger;
+  writes: WriteTracker;
+  dataDir: string;
+}
+
+export interface RunningEngine extends EngineGateway {
+  stop(): Promise<void>;
+  /** The live engine (read-only use: tests, diagnostics). */
+  readonly engine: Engine;
+}
+
+interface Pending {
+  input: EngineInput;
+  nowUs: number;
+  resolve(reply: EngineReply): void;
+  reject(error: unknown): void;
+}
+
+export class EngineStoppedError extends Error {
+  constructor(reason: string) {
+    super(`engine stopped: ${reason}`);
+    this.name = 'EngineStoppedError';
+  }
+}
+
+/** Accounts a step touched, for read-your-writes. */
+function accountsOf(input: EngineInput, events: readonly EngineEvent[]): Set<string> {
+  const ids = new Set<string>();
+  if ('account_id' in input) ids.add(input.account_id);
+  for (const event of events) {
+    switch (event.type) {
+      case 'BalanceChanged': ids.add(event.balance.account_id); break;
+      case 'OrderPlaced': case 'OrderChanged': ids.add(event.order.account_id); break;
+      case 'TradeExecuted': ids.add(event.provider.account_id); ids.add(event.taker.account_id); break;
+      case 'FillChanged': ids.add(event.fill.account_id); break;
+      case 'AccountOpened': case 'AccountUpdated': ids.add(event.account.account_id); break;
+      default: break;
+    }
+  }
+  return ids;
+}
+
+export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
+  const { store, clock, logger, writes, dataDir } = deps;
+  let recovered = await recover(store, dataDir);
+  let engine = recovered.engine;
+  let revision = recovered.revision;
+  let position = recovered.position;
+  let stepsSinceSnapshot = recovered.replayedSteps;
+  logger.info({ seq: engine.state.seq, replayed: recovered.replayedSteps, fromSnapshot: recovered.fromSnapshot }, 'engine recovered');
+
+  const queue: Pending[] = [];
+  let running: Promise<void> | undefined;
+  let stopped: string | undefined;
+  let tickQueued = false;
+
+  const processBatch = async (batch: Pending[]): Promise<void> => {
+    const records: NewEvent<EngineStepData>[] = [];
+    const answered: { pending: Pending; reply: Omit<EngineReply, 'position'>; record: number | null; accounts: Set<string> | null }[] = [];
+    let reload = false;
+    for (const pending of batch) {
+      const seq = engine.nextSeq;
+      let outcome: ReturnType<Engine['step']>;
+      try {
+        outcome = engine.step({ seq, now_us: pending.nowUs, input: pending.input });
+      } catch (error) {
+        // A broken invariant: the state may be half-changed. Answer with the error, keep what is
+        // decided so far, and rebuild the state from the journal before going on.
+        logger.error({ err: error, kind: pending.input.kind, seq }, 'engine step failed; reloading state from the journal');
+        pending.reject(error);
+        reload = true;
+        const rest = batch.slice(batch.indexOf(pending) + 1);
+        queue.unshift(...rest);
+        break;
+      }
+      const error: ErrorInfo | undefined = outcome.error;
+      const reply: Omit<EngineReply, 'position'> = {
+        ok: outcome.ok, events: outcome.events, seq: outcome.events.length > 0 ? seq : engine.state.seq,
+        ...(error ? { error } : {}), ...(outcome.legs ? { legs: outcome.legs } : {}),
+      };
+      if (outcome.ok && outcome.events.length > 0) {
+        records.push({
+          id: randomUUID(), // not derived from seq: a second engine's step must not pass as a re-append
+          type: ENGINE_STEP_TYPE,
+          data: { seq, now_us: pending.nowUs, input: pending.input, events: outcome.events },
+        });
+        answered.push({ pending, reply, record: records.length - 1, accounts: accountsOf(pending.input, outcome.events) });
+      } else {
+        answered.push({ pending, reply, record: null, accounts: null });
+      }
+    }
+    let lastPosition = position;
+    if (records.length > 0) {
+      try {
+        const result = await store.append(ENGINE_STREAM, records, revision === undefined ? 'no_stream' : revision);
+        revision = result.nextRevision;
+        lastPosition = result.position;
+        position = result.position;
+        stepsSinceSnapshot += records.length;
+      } catch (error) {
+        for (const item of answered) item.pending.reject(error);
+        if (error instanceof WrongExpectedRevision) {
+          stopped = 'another engine wrote to the journal (fenced)';
+          logger.fatal({ err: error }, 'engine fenced: another writer owns the journal; stopping');
+          for (const pending of queue.splice(0)) pending.reject(new EngineStoppedError(stopped));
+          return;
+        }
+        logger.error({ err: error }, 'engine journal append failed; reloading state from the journal');
+        await reloadFromJournal();
+        return;
+      }
+    }
+    // Record positions are consecutive within one append on the memory and postgres stores.
+    const exact = store.kind !== 'esdb';
+    for (const item of answered) {
+      const recordPosition = item.record === null ? lastPosition
+        : exact ? lastPosition - BigInt(records.length - 1 - item.record) : lastPosition;
+      if (item.accounts) for (const accountId of item.accounts) writes.note(accountId, recordPosition);
+      item.pending.resolve({ ...item.reply, position: recordPosition });
+    }
+    if (reload) await reloadFromJournal();
+    if (stepsSinceSnapshot >= SNAPSHOT_EVERY_STEPS && revision !== undefined) {
+      stepsSinceSnapshot = 0;
+      await writeSnapshot(dataDir, engine, revision, position).catch((error) => logger.warn({ err: error }, 'engine snapshot failed'));
+    }
+  };
+
+  const reloadFromJournal = async (): Promise<void> => {
+    recovered = await recover(store, dataDir);
+    engine = recovered.engine;
+    revision = recovered.revision;
+    position = recovered.position;
+  };
+
+  const drain = async (): Promise<void> => {
+    while (queue.length > 0 && !stopped) {
+      const batch = queue.splice(0, BATCH_INPUTS_MAX);
+      await processBatch(batch);
+    }
+  };
+
+  const kick = (): void => {
+    running ??= drain()
+      .catch((error) => logger.error({ err: error }, 'engine loop failed'))
+      .finally(() => {
+        running = undefined;
+        if (queue.length > 0 && !stopped) kick();
+      });
+  };
+
+  const enqueue = (input: EngineInput): Promise<EngineReply> => {
+    if (stopped) return Promise.reject(new EngineStoppedError(stopped));
+    return new Promise<EngineReply>((resolve, reject) => {
+      queue.push({ input, nowUs: clock.nowUs(), resolve, reject });
+      kick();
+    });
+  };
+
+  const ticker = setInterval(() => {
+    if (tickQueued || stopped || engine.state.timedOrderIds.size === 0) return;
+    tickQueued = true;
+    enqueue({ kind: 'Tick' })
+      .catch((error) => logger.warn({ err: error }, 'engine tick failed'))
+      .finally(() => { tickQueued = false; });
+  }, TICK_INTERVAL_MS);
+  ticker.unref();
+
+  return {
+    get engine() { return engine; },
+    submit: enqueue,
+    async stop() {
+      clearInterval(ticker);
+      if (running) await running;
+      if (!stopped) {
+        stopped = 'stopped';
+        if (revision !== undefined && stepsSinceSnapshot > 0) {
+          await writeSnapshot(dataDir, engine, revision, position).catch((error) => logger.warn({ err: error }, 'engine snapshot failed'));
+        }
+      }
+      for (const pending of queue.splice(0)) pending.reject(new EngineStoppedError(stopped));
+    },
+  };
+}

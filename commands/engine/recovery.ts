@@ -1,0 +1,102 @@
+// Engine recovery: the newest snapshot under DATA_DIR/engine (when it still matches the journal)
+// plus a replay of the journal tail. Also used by `exchange replay --verify`.
+
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Engine } from '../../domain/engine/engine.ts';
+import { decodeState, encodeState } from '../../domain/engine/snapshot.ts';
+import type { EventStore, RecordedEvent } from '../../eventstore/port.ts';
+import { ENGINE_STREAM, isEngineStep, type EngineStepData } from './journal.ts';
+
+export const JOURNAL_READ_PAGE_SIZE = 2_000;
+const SNAPSHOT_FILE = 'snapshot.json';
+
+export interface SnapshotHeader { seq: number; revision: string; position: string }
+
+export interface Recovered {
+  engine: Engine;
+  /** Last revision of the journal stream, undefined when it does not exist yet. */
+  revision: bigint | undefined;
+  position: bigint;
+  replayedSteps: number;
+  fromSnapshot: boolean;
+}
+
+export function snapshotPath(dataDir: string): string {
+  return path.join(dataDir, 'engine', SNAPSHOT_FILE);
+}
+
+export async function writeSnapshot(dataDir: string, engine: Engine, revision: bigint, position: bigint): Promise<void> {
+  const file = snapshotPath(dataDir);
+  await mkdir(path.dirname(file), { recursive: true });
+  const header: SnapshotHeader = { seq: engine.state.seq, revision: String(revision), position: String(position) };
+  const text = `${JSON.stringify(header)}\n${encodeState(engine.state)}`;
+  const temporary = `${file}.${process.pid}.tmp`;
+  await writeFile(temporary, text, { mode: 0o600 });
+  await rename(temporary, file);
+}
+
+async function readSnapshot(dataDir: string): Promise<{ header: SnapshotHeader; body: string } | undefined> {
+  try {
+    const text = await readFile(snapshotPath(dataDir), 'utf8');
+    const newline = text.indexOf('\n');
+    return { header: JSON.parse(text.slice(0, newline)) as SnapshotHeader, body: text.slice(newline + 1) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Pages through the journal from `fromRevision`, handing each step to `onStep`. */
+export async function readJournal(
+  store: EventStore, fromRevision: bigint, onStep: (record: RecordedEvent<EngineStepData>) => void,
+): Promise<void> {
+  let next = fromRevision;
+  for (;;) {
+    const page = await store.readStream(ENGINE_STREAM, { fromRevision: next, maxCount: JOURNAL_READ_PAGE_SIZE });
+    for (const record of page) if (isEngineStep(record)) onStep(record);
+    if (page.length < JOURNAL_READ_PAGE_SIZE) return;
+    next = page[page.length - 1]!.revision + 1n;
+  }
+}
+
+async function streamExists(store: EventStore): Promise<boolean> {
+  const head = await store.readStream(ENGINE_STREAM, { direction: 'backwards', fromRevision: 'end', maxCount: 1 }).catch(() => []);
+  return head.length > 0;
+}
+
+export async function recover(store: EventStore, dataDir: string | null): Promise<Recovered> {
+  let engine = new Engine();
+  let revision: bigint | undefined;
+  let position = -1n;
+  let fromSnapshot = false;
+  const snapshot = dataDir ? await readSnapshot(dataDir) : undefined;
+  if (snapshot) {
+    const at = BigInt(snapshot.header.revision);
+    const [record] = await store.readStream(ENGINE_STREAM, { fromRevision: at, maxCount: 1 }).catch(() => []);
+    if (record && isEngineStep(record) && record.data.seq === snapshot.header.seq && record.revision === at) {
+      engine = new Engine(decodeState(snapshot.body));
+      revision = at;
+      position = record.position;
+      fromSnapshot = true;
+    }
+  }
+  let replayedSteps = 0;
+  if (revision !== undefined || (await streamExists(store))) {
+    await readJournal(store, revision === undefined ? 0n : revision + 1n, (record) => {
+      replayStep(engine, record);
+      revision = record.revision;
+      position = record.position;
+      replayedSteps++;
+    });
+  }
+  return { engine, revision, position, replayedSteps, fromSnapshot };
+}
+
+/** Re-runs one journaled step; throws when it does not fit (the journal and the engine disagree). */
+export function replayStep(engine: Engine, record: RecordedEvent<EngineStepData>): ReturnType<Engine['step']> {
+  const { seq, now_us, input } = record.data;
+  if (seq !== engine.nextSeq) throw new Error(`journal step ${seq} found where ${engine.nextSeq} was expected`);
+  const outcome = engine.step({ seq, now_us, input });
+  if (!outcome.ok || outcome.events.length === 0) throw new Error(`journal step ${seq} no longer produces events`);
+  return outcome;
+}

@@ -1,0 +1,112 @@
+// The engine process over the memory event store: journaling one EngineStep per input, group
+// commit, replies with positions, fencing, and recovery from snapshot plus journal tail.
+
+import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { startEngine, type RunningEngine } from '../../commands/engine/process.ts';
+import { engineEventsOf, ENGINE_STREAM } from '../../commands/engine/journal.ts';
+import { writeSnapshot } from '../../commands/engine/recovery.ts';
+import { stateHash } from '../../domain/engine/snapshot.ts';
+import { MemoryEventStore } from '../../eventstore/memory.ts';
+import { WrongExpectedRevision } from '../../eventstore/port.ts';
+import { account, deposit, market, order, place, sportEvent, T0 } from './support.ts';
+
+function deps(store: MemoryEventStore, dataDir: string) {
+  const noted = new Map<string, bigint>();
+  let now = T0;
+  return {
+    store, dataDir, noted,
+    clock: { nowUs: () => (now += 1000) },
+    logger: pino({ level: 'silent' }),
+    writes: { note: (id: string, p: bigint) => noted.set(id, p), lastFor: (id: string) => noted.get(id) },
+  };
+}
+
+describe('engine process', () => {
+  let dataDir: string;
+  const running: RunningEngine[] = [];
+  beforeEach(() => { dataDir = mkdtempSync(path.join(os.tmpdir(), 'engine-test-')); });
+  afterEach(async () => {
+    for (const engine of running.splice(0)) await engine.stop().catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function setup(store = new MemoryEventStore()) {
+    const d = deps(store, dataDir);
+    const engine = await startEngine(d);
+    running.push(engine);
+    for (const input of [account('a'), account('b'), deposit('a', '100'), deposit('b', '100'), sportEvent(), market()]) {
+      const reply = await engine.submit(input);
+      expect(reply.ok, input.kind).to.equal(true);
+    }
+    return { engine, store, d };
+  }
+
+  it('journals one EngineStep per accepted input, with the reply position of its record', async () => {
+    const { engine, store, d } = await setup();
+    const reply = await engine.submit(place('a', order('o1', 'buy', '0.40', '10')));
+    expect(reply.ok).to.equal(true);
+    const records = await store.readStream(ENGINE_STREAM);
+    expect(records).to.have.length(7);
+    const last = records[records.length - 1]!;
+    expect(last.type).to.equal('EngineStep');
+    expect(last.position).to.equal(reply.position);
+    expect(engineEventsOf(last)).to.deep.equal(reply.events);
+    expect(d.noted.get('a')).to.equal(reply.position);
+  });
+
+  it('does not journal a refused input and answers 422-style refusal', async () => {
+    const { engine, store } = await setup();
+    const reply = await engine.submit(place('a', order('o1', 'buy', '0.40', '10', { market_id: 'nope' })));
+    expect(reply.ok).to.equal(false);
+    expect(reply.error).to.deep.equal({ code: 'refused', message: 'Market not found' });
+    expect(await store.readStream(ENGINE_STREAM)).to.have.length(6);
+  });
+
+  it('group-commits concurrent submissions and answers each with its own outcome', async () => {
+    const { engine, store } = await setup();
+    const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => engine.submit(place(i % 2 ? 'a' : 'b', order(`o${i}`, i % 2 ? 'buy' : 'sell', '0.50', '1')))));
+    expect(replies.every((r) => r.ok)).to.equal(true);
+    expect(new Set(replies.map((r) => r.seq)).size).to.equal(50);
+    const records = await store.readStream(ENGINE_STREAM);
+    expect(records).to.have.length(56);
+    for (const reply of replies) {
+      const record = records.find((r) => r.position === reply.position)!;
+      expect((record.data as { seq: number }).seq).to.equal(reply.seq);
+    }
+  });
+
+  it('recovers the same state from the journal, and from a snapshot plus the tail', async () => {
+    const { engine, store } = await setup();
+    await engine.submit(place('a', order('o1', 'buy', '0.40', '10')));
+    await writeSnapshot(dataDir, engine.engine, 6n, (await store.readStream(ENGINE_STREAM))[6]!.position);
+    await engine.submit(place('b', order('o2', 'sell', '0.30', '4')));
+    const hash = stateHash(engine.engine.state);
+    await engine.stop();
+    rmSync(path.join(dataDir, 'engine'), { recursive: true, force: true });
+    const fromJournal = await startEngine(deps(store, dataDir));
+    running.push(fromJournal);
+    expect(stateHash(fromJournal.engine.state)).to.equal(hash);
+    await fromJournal.stop();
+    await writeSnapshot(dataDir, fromJournal.engine, 6n, 0n); // stale snapshot: the tail is replayed over it
+    const fromSnapshot = await startEngine(deps(store, dataDir));
+    running.push(fromSnapshot);
+    expect(stateHash(fromSnapshot.engine.state)).to.equal(hash);
+  });
+
+  it('fences a second engine: its append fails with WrongExpectedRevision and it stops', async () => {
+    const { engine, store } = await setup();
+    const second = await startEngine(deps(store, mkdtempSync(path.join(os.tmpdir(), 'engine-test-'))));
+    running.push(second);
+    expect((await engine.submit(deposit('a', '1'))).ok).to.equal(true);
+    let failure: unknown;
+    await second.submit(deposit('b', '1')).catch((error) => { failure = error; });
+    expect(failure).to.be.instanceOf(WrongExpectedRevision);
+    let stopped: unknown;
+    await second.submit(deposit('b', '1')).catch((error) => { stopped = error; });
+    expect(String(stopped)).to.match(/engine stopped/);
+  });
+});
