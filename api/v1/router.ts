@@ -1,7 +1,7 @@
 // /api/v1: authentication, then the trading routes (one table, also the OpenAPI document), the
 // member routes, and 404 for every other path (GET /trades included: replaced by /fills).
 
-import express, { Router, type Request, type Response } from 'express';
+import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { AppContext } from '../../commands/context.ts';
 import { requireWrite } from '../auth/guards.ts';
 import { authenticate, type AuthOptions } from '../auth/middleware.ts';
@@ -32,8 +32,20 @@ export function v1Router(ctx: AppContext, options: V1Options = {}): Router {
     res.json(document);
   });
 
+  mountRoutes(router, ctx, routes);
+
+  router.use(memberRouter(ctx));
+  router.use(() => {
+    throw notFound('Not found');
+  });
+  router.use(errorHandler);
+  return router;
+}
+
+/** Registers route-table entries: deprecation headers, write guard, idempotency, the handler. */
+export function mountRoutes(router: Router, ctx: AppContext, routes: readonly RouteSpec[]): Router {
   for (const route of routes) {
-    const handlers = [];
+    const handlers: RequestHandler[] = [];
     if (route.deprecated) handlers.push(announceDeprecation(route.deprecated));
     if (route.write) handlers.push(requireWrite());
     const handler = route.handler;
@@ -45,11 +57,5 @@ export function v1Router(ctx: AppContext, options: V1Options = {}): Router {
       });
     router[route.method](expressPath(route.path), ...handlers);
   }
-
-  router.use(memberRouter(ctx));
-  router.use(() => {
-    throw notFound('Not found');
-  });
-  router.use(errorHandler);
   return router;
 }
