@@ -1,0 +1,95 @@
+// Decimal rules: prices in whole cents below max_price, quantities rounded to nine places, the
+// rounding helpers, and agreement of the matcher's scaled integers with the decimal path.
+
+import { expect } from 'chai';
+import fc from 'fast-check';
+import {
+  Big, ceilCent, contractsTimesCents, floorCent, formatCents, formatNanos, money, parseMoneyAmount, parsePriceCents, parseQuantityNanos,
+} from '../../domain/money/decimal.ts';
+
+describe('decimal rules', () => {
+  describe('prices', () => {
+    const cases: [unknown, number | undefined, string, number | string][] = [
+      // text, max cents, expectation, value or error text
+      ['0.42', 100, 'ok', 42],
+      ['0.4200', 100, 'ok', 42],
+      ['.5', 100, 'ok', 50],
+      ['0.99', 100, 'ok', 99],
+      ['0.001', 100, 'invalid', 'price must be a whole number of cents (at most two decimal places)'],
+      ['0.425', 100, 'invalid', 'price must be a whole number of cents (at most two decimal places)'],
+      ['0', 100, 'invalid', 'price must be greater than 0'],
+      ['-0.10', 100, 'invalid', 'price must be greater than 0'],
+      ['1.00', 100, 'refused', "price must be less than the market's max_price (1.00)"],
+      ['1.50', 100, 'refused', "price must be less than the market's max_price (1.00)"],
+      [0.42, 100, 'invalid', 'price must be a decimal string'],
+      ['1e-2', 100, 'invalid', 'price must be a decimal string'],
+      ['abc', 100, 'invalid', 'price must be a decimal string'],
+    ];
+    for (const [text, max, expectation, value] of cases) {
+      it(`${JSON.stringify(text)} below ${max} -> ${expectation}`, () => {
+        const parsed = parsePriceCents(text, max);
+        if (expectation === 'ok') expect(parsed).to.deep.equal({ ok: true, value });
+        else {
+          expect(parsed.ok).to.equal(false);
+          if (!parsed.ok) {
+            expect(parsed.error.code).to.equal(expectation);
+            expect(parsed.error.message).to.equal(value);
+          }
+        }
+      });
+    }
+  });
+
+  describe('quantities (more than nine places rounded half up)', () => {
+    const cases: [string, number | string][] = [
+      ['10', 10_000_000_000],
+      ['1.5', 1_500_000_000],
+      ['0.0000000015', 2],
+      ['0.0000000014', 1],
+      ['0.0000000004', 'quantity must be greater than 0'],
+      ['0', 'quantity must be greater than 0'],
+      ['-1', 'quantity must be greater than 0'],
+      ['1000001', 'quantity must not exceed 1000000'],
+      ['x', 'quantity must be a decimal string'],
+    ];
+    for (const [text, expected] of cases) {
+      it(`${text} -> ${expected}`, () => {
+        const parsed = parseQuantityNanos(text);
+        if (typeof expected === 'number') expect(parsed).to.deep.equal({ ok: true, value: expected });
+        else expect(parsed.ok ? 'ok' : parsed.error.message).to.equal(expected);
+      });
+    }
+  });
+
+  it('money amounts are whole cents and positive (signed ones non-zero)', () => {
+    expect(parseMoneyAmount('10.50').ok).to.equal(true);
+    expect(parseMoneyAmount('10.505').ok).to.equal(false);
+    expect(parseMoneyAmount('0').ok).to.equal(false);
+    expect(parseMoneyAmount('-5', true).ok).to.equal(true);
+    expect(parseMoneyAmount('0', true).ok).to.equal(false);
+  });
+
+  it('rounds liabilities up (towards +infinity) and the available balance down', () => {
+    const table: [string, string, string][] = [
+      // value, ceilCent, floorCent
+      ['1.231', '1.24', '1.23'],
+      ['-1.231', '-1.23', '-1.24'],
+      ['1.23', '1.23', '1.23'],
+      ['0.001', '0.01', '0.00'],
+    ];
+    for (const [value, up, down] of table) {
+      expect(money(ceilCent(new Big(value))), value).to.equal(up);
+      expect(money(floorCent(new Big(value))), value).to.equal(down);
+    }
+  });
+
+  it('scaled integers agree with the decimal path', () => {
+    fc.assert(fc.property(fc.integer({ min: 1, max: 99_999 }), fc.integer({ min: 1, max: 1_000_000_000_000_000 }), (cents, nanos) => {
+      const price = formatCents(cents);
+      const quantity = formatNanos(nanos);
+      expect(parsePriceCents(price)).to.deep.equal({ ok: true, value: cents });
+      expect(parseQuantityNanos(quantity)).to.deep.equal({ ok: true, value: nanos });
+      expect(contractsTimesCents(nanos, cents).eq(new Big(quantity).times(price))).to.equal(true);
+    }));
+  });
+});
