@@ -1,9 +1,9 @@
 // Tables of the core read models. Unqualified names: the runner sets search_path (public
 // normally, a scratch schema during a rebuild whose tables are then swapped in).
 //
-// Every entity table keeps the engine's latest snapshot as `doc` (the wire view) plus the
-// columns its queries filter and sort on, and `seq`, the engine step that produced the
-// snapshot: an upsert applies only when its seq is >= the stored one, so replays are no-ops
+// Every entity table keeps the engine's latest snapshot as `doc` (json: stored as sent, cheaper
+// to write than jsonb, never queried into) plus the columns its queries filter and sort on,
+// and `seq`, the engine step that produced the snapshot: an upsert applies only when its seq is >= the stored one, so replays are no-ops
 // and an older snapshot never overwrites a newer one. `ins_pos`/`ins_idx` are the journal
 // position and in-record index where a row first appeared: the "most recent first" order.
 
@@ -27,7 +27,7 @@ CREATE TABLE IF NOT EXISTS core_accounts (
   user_id text NOT NULL,
   status text NOT NULL,
   seq bigint NOT NULL,
-  doc jsonb NOT NULL
+  doc json NOT NULL
 );
 CREATE INDEX IF NOT EXISTS core_accounts_user ON core_accounts (user_id);
 
@@ -35,7 +35,7 @@ CREATE TABLE IF NOT EXISTS core_balances (
   account_id text PRIMARY KEY,
   user_id text NOT NULL,
   seq bigint NOT NULL,
-  doc jsonb NOT NULL
+  doc json NOT NULL
 );
 
 CREATE TABLE IF NOT EXISTS core_sport_events (
@@ -45,7 +45,7 @@ CREATE TABLE IF NOT EXISTS core_sport_events (
   sport_lc text,
   competition_lc text,
   seq bigint NOT NULL,
-  doc jsonb NOT NULL
+  doc json NOT NULL
 );
 CREATE INDEX IF NOT EXISTS core_sport_events_start ON core_sport_events (start_us, event_id);
 
@@ -62,7 +62,7 @@ CREATE TABLE IF NOT EXISTS core_markets (
   sport_lc text,
   competition_lc text,
   seq bigint NOT NULL,
-  doc jsonb NOT NULL
+  doc json NOT NULL
 );
 CREATE INDEX IF NOT EXISTS core_markets_tiered ON core_markets (tier, event_start, market_id);
 CREATE INDEX IF NOT EXISTS core_markets_start ON core_markets (event_start, market_id);
@@ -81,7 +81,7 @@ CREATE TABLE IF NOT EXISTS core_orders (
   seq bigint NOT NULL,
   ins_pos bigint NOT NULL,
   ins_idx integer NOT NULL,
-  doc jsonb NOT NULL
+  doc json NOT NULL
 );
 CREATE INDEX IF NOT EXISTS core_orders_recent ON core_orders (account_id, ins_pos DESC, ins_idx DESC);
 CREATE INDEX IF NOT EXISTS core_orders_client ON core_orders (account_id, client_order_id) WHERE client_order_id IS NOT NULL;
@@ -106,7 +106,7 @@ CREATE TABLE IF NOT EXISTS core_fills (
   seq bigint NOT NULL,
   ins_pos bigint NOT NULL,
   ins_idx integer NOT NULL,
-  doc jsonb NOT NULL,
+  doc json NOT NULL,
   PRIMARY KEY (trade_id, liquidity_action)
 );
 CREATE INDEX IF NOT EXISTS core_fills_recent ON core_fills (account_id, ins_pos DESC, ins_idx DESC);
@@ -139,7 +139,7 @@ CREATE TABLE IF NOT EXISTS core_positions (
   position numeric NOT NULL,
   contracts numeric NOT NULL,
   seq bigint NOT NULL,
-  doc jsonb NOT NULL,
+  doc json NOT NULL,
   PRIMARY KEY (account_id, market_id)
 );
 CREATE INDEX IF NOT EXISTS core_positions_open ON core_positions (account_id, contracts DESC, market_id) WHERE position <> 0;
@@ -152,7 +152,7 @@ CREATE TABLE IF NOT EXISTS core_ledger_entries (
   seq bigint NOT NULL,
   ins_pos bigint NOT NULL,
   ins_idx integer NOT NULL,
-  doc jsonb NOT NULL
+  doc json NOT NULL
 );
 CREATE INDEX IF NOT EXISTS core_ledger_recent ON core_ledger_entries (account_id, type, ins_pos DESC, ins_idx DESC);
 CREATE INDEX IF NOT EXISTS core_ledger_all ON core_ledger_entries (account_id, ins_pos DESC, ins_idx DESC);

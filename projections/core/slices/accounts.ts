@@ -24,7 +24,7 @@ export const accountsSlice: Slice = {
     const writtenAccounts = await upsertSnapshots(batch.tx, {
       table: 'core_accounts',
       key: ['account_id'],
-      columns: [['account_id', 'text'], ['user_id', 'text'], ['status', 'text'], ['seq', 'bigint'], ['doc', 'jsonb']],
+      columns: [['account_id', 'text'], ['user_id', 'text'], ['status', 'text'], ['seq', 'bigint'], ['doc', 'json']],
     }, newestAccounts.map(({ item, at }) => ({ account_id: item.account_id, user_id: item.user_id, status: item.status, seq: at.seq, doc: item })));
     const accountWritten = new Set(writtenAccounts.map((row) => row.account_id));
     for (const { item } of newestAccounts) {
@@ -35,7 +35,7 @@ export const accountsSlice: Slice = {
     const writtenBalances = await upsertSnapshots(batch.tx, {
       table: 'core_balances',
       key: ['account_id'],
-      columns: [['account_id', 'text'], ['user_id', 'text'], ['seq', 'bigint'], ['doc', 'jsonb']],
+      columns: [['account_id', 'text'], ['user_id', 'text'], ['seq', 'bigint'], ['doc', 'json']],
     }, newestBalances.map(({ item, at }) => ({ account_id: item.account_id, user_id: item.user_id, seq: at.seq, doc: item })));
     const balanceWritten = new Set(writtenBalances.map((row) => row.account_id));
     for (const { item } of newestBalances) {

@@ -27,7 +27,7 @@ export interface Slice {
   apply(batch: Batch): Promise<void>;
 }
 
-type SqlType = 'text' | 'bigint' | 'integer' | 'numeric' | 'boolean' | 'smallint' | 'jsonb';
+type SqlType = 'text' | 'bigint' | 'integer' | 'numeric' | 'boolean' | 'smallint' | 'json' | 'jsonb';
 
 export interface UpsertSpec {
   table: string;
@@ -53,7 +53,7 @@ export async function upsertSnapshots(tx: pg.PoolClient, spec: UpsertSpec, rows:
     .join(', ');
   const sql = `
     INSERT INTO ${spec.table} (${names.join(', ')})
-    SELECT ${names.join(', ')} FROM jsonb_to_recordset($1::jsonb) AS x(${recordType})
+    SELECT ${names.join(', ')} FROM json_to_recordset($1::json) AS x(${recordType})
     ON CONFLICT (${spec.key.join(', ')}) DO UPDATE SET ${updates}
     WHERE ${spec.table}.seq <= excluded.seq
     RETURNING ${spec.key.join(', ')}`;

@@ -37,7 +37,7 @@ export const fillsSlice: Slice = {
       key: ['trade_id', 'liquidity_action'],
       columns: [
         ['trade_id', 'text'], ['liquidity_action', 'text'], ['account_id', 'text'], ['market_id', 'text'], ['order_id', 'text'],
-        ['status', 'text'], ['seq', 'bigint'], ['ins_pos', 'bigint'], ['ins_idx', 'integer'], ['doc', 'jsonb'],
+        ['status', 'text'], ['seq', 'bigint'], ['ins_pos', 'bigint'], ['ins_idx', 'integer'], ['doc', 'json'],
       ],
       insertOnly: ['ins_pos', 'ins_idx'],
     }, newest.map(({ item, at, first }) => ({

@@ -17,7 +17,7 @@ export const ledgerSlice: Slice = {
     const written = await upsertSnapshots(batch.tx, {
       table: 'core_ledger_entries',
       key: ['id'],
-      columns: [['id', 'text'], ['account_id', 'text'], ['type', 'text'], ['seq', 'bigint'], ['ins_pos', 'bigint'], ['ins_idx', 'integer'], ['doc', 'jsonb']],
+      columns: [['id', 'text'], ['account_id', 'text'], ['type', 'text'], ['seq', 'bigint'], ['ins_pos', 'bigint'], ['ins_idx', 'integer'], ['doc', 'json']],
       insertOnly: ['ins_pos', 'ins_idx'],
     }, newest.map(({ item, at, first }) => ({ id: item.id, account_id: item.account_id, type: item.type, seq: at.seq, ins_pos: first.pos, ins_idx: first.idx, doc: item })));
     const ids = new Set(written.map((row) => row.id));

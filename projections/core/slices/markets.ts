@@ -26,7 +26,7 @@ export const marketsSlice: Slice = {
     const writtenEvents = await upsertSnapshots(batch.tx, {
       table: 'core_sport_events',
       key: ['event_id'],
-      columns: [['event_id', 'text'], ['start_us', 'bigint'], ['status', 'text'], ['sport_lc', 'text'], ['competition_lc', 'text'], ['seq', 'bigint'], ['doc', 'jsonb']],
+      columns: [['event_id', 'text'], ['start_us', 'bigint'], ['status', 'text'], ['sport_lc', 'text'], ['competition_lc', 'text'], ['seq', 'bigint'], ['doc', 'json']],
     }, newestEvents.map(({ item, at }) => ({
       event_id: item.event_id, start_us: item.start, status: item.status, sport_lc: lower(item.sport), competition_lc: lower(item.competition), seq: at.seq, doc: item,
     })));
@@ -40,7 +40,7 @@ export const marketsSlice: Slice = {
     const writtenMarkets = await upsertSnapshots(batch.tx, {
       table: 'core_markets',
       key: ['market_id'],
-      columns: [['market_id', 'text'], ['event_id', 'text'], ['status', 'text'], ['trading', 'boolean'], ['tier', 'smallint'], ['seq', 'bigint'], ['doc', 'jsonb']],
+      columns: [['market_id', 'text'], ['event_id', 'text'], ['status', 'text'], ['trading', 'boolean'], ['tier', 'smallint'], ['seq', 'bigint'], ['doc', 'json']],
     }, newestMarkets.map(({ item, at }) => ({
       market_id: item.market_id, event_id: item.event_id, status: item.status, trading: item.trading, tier: marketTier(item.status, item.trading), seq: at.seq, doc: item,
     })));

@@ -82,7 +82,7 @@ export const ordersSlice: Slice = {
       columns: [
         ['id', 'text'], ['account_id', 'text'], ['market_id', 'text'], ['client_order_id', 'text'], ['status', 'text'],
         ['book_side', 'text'], ['book_price', 'numeric'], ['book_remaining', 'numeric'],
-        ['seq', 'bigint'], ['ins_pos', 'bigint'], ['ins_idx', 'integer'], ['doc', 'jsonb'],
+        ['seq', 'bigint'], ['ins_pos', 'bigint'], ['ins_idx', 'integer'], ['doc', 'json'],
       ],
       insertOnly: ['ins_pos', 'ins_idx'],
     }, rows);

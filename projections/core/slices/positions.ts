@@ -20,7 +20,7 @@ export const positionsSlice: Slice = {
     const written = await upsertSnapshots(batch.tx, {
       table: 'core_positions',
       key: ['account_id', 'market_id'],
-      columns: [['account_id', 'text'], ['market_id', 'text'], ['position', 'numeric'], ['contracts', 'numeric'], ['seq', 'bigint'], ['doc', 'jsonb']],
+      columns: [['account_id', 'text'], ['market_id', 'text'], ['position', 'numeric'], ['contracts', 'numeric'], ['seq', 'bigint'], ['doc', 'json']],
     }, newest.map(({ item, at }) => ({
       account_id: item.account_id,
       market_id: item.market_id,
