@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { Router } from 'express';
 import type { AppContext } from '../../commands/context.ts';
-import { defaultAvatarFor, renderAvatarSvg, renderSportIconSvg } from '../../domain/avatar/avatar.ts';
+import { handleHolderOf, loadProfile } from '../../commands/profile/updateProfile.ts';
+import { defaultAvatarFor, renderAvatarSvg, renderSportIconSvg, type Avatar } from '../../domain/avatar/avatar.ts';
 import { foldHandle, isWellFormedHandle } from '../../domain/profile/handle.ts';
 import { avatarOfHandle } from '../../projections/member/queries.ts';
 import { notFound } from '../errors.ts';
@@ -29,6 +30,13 @@ function sendSvg(req: Request, res: Response, svg: string, cacheControl: string)
   res.status(200).send(req.method === 'HEAD' ? undefined : svg);
 }
 
+async function avatarFromStreams(ctx: AppContext, handle: string): Promise<{ avatar: Avatar | null } | undefined> {
+  const holder = await handleHolderOf(ctx.store, handle);
+  if (!holder) return undefined;
+  const { state } = await loadProfile(ctx.store, holder);
+  return state.handle === handle ? { avatar: state.avatar } : undefined;
+}
+
 export function publicRouter(ctx: AppContext): Router {
   const router = Router();
 
@@ -37,7 +45,9 @@ export function publicRouter(ctx: AppContext): Router {
     if (!file.endsWith('.svg')) throw notFound('Avatar not found');
     const handle = foldHandle(file.slice(0, -'.svg'.length));
     if (!isWellFormedHandle(handle)) throw notFound('Avatar not found');
-    const found = await avatarOfHandle(ctx.pool, handle);
+    let found = await avatarOfHandle(ctx.pool, handle);
+    // a handle taken a moment ago may not be in the read model yet: ask its reservation stream
+    found ??= await avatarFromStreams(ctx, handle);
     if (!found) throw notFound('Avatar not found');
     sendSvg(req, res, renderAvatarSvg(found.avatar ?? defaultAvatarFor(handle)), AVATAR_CACHE_CONTROL);
   });

@@ -58,6 +58,11 @@ async function handleHolder(store: EventStore, handle: string): Promise<HandleHo
   return { holder: last.type === 'HandleReserved' ? data.account_id : null, revision: last.revision };
 }
 
+/** The account holding a handle now, or null. */
+export async function handleHolderOf(store: EventStore, handle: string): Promise<string | null> {
+  return (await handleHolder(store, handle)).holder;
+}
+
 /** Reserves the handle for the account; false when another account holds it (or won the race). */
 async function reserveHandle(store: EventStore, handle: string, accountId: string, nowUs: number): Promise<boolean> {
   const { holder, revision } = await handleHolder(store, handle);

@@ -18,6 +18,9 @@ import { principalOf, type Principal } from '../../auth/principal.ts';
 import { HttpError } from '../../errors.ts';
 import { ProfilePatchBody, validateBody } from './schemas.ts';
 
+/** Bound on waiting for the profile projection after a change before answering. */
+const PROFILE_WRITE_WAIT_MS = 2_000;
+
 export const READ_ONLY_PROFILE_ERROR = 'This API key is read-only; profile changes need a read_write key';
 
 export const avatarUrlOf = (handle: string | null) => (handle === null ? null : `/avatars/${encodeURIComponent(handle)}.svg`);
@@ -111,7 +114,9 @@ export function meRoutes(ctx: AppContext): Router {
   router.patch('/me/profile', requireProfileWrite, async (req, res) => {
     const principal = principalOf(req);
     const patch = validateBody<ProfilePatch>(ProfilePatchBody, req.body);
-    const { state } = await updateProfile(ctx, principal.account_id, patch);
+    const { state, position } = await updateProfile(ctx, principal.account_id, patch);
+    // read-your-writes for everything after this answer (GET /me, avatars, leaderboard rows)
+    if (position !== null) await ctx.projections.waitFor(position, PROFILE_WRITE_WAIT_MS).catch(() => undefined);
     const row = await profileRowOf(ctx, principal.account_id);
     res.json({ me: meObject(ctx, principal, state, row) });
   });

@@ -1,0 +1,169 @@
+// The member routers in isolation over HTTP: real routes, schemas, commands and projectors,
+// the memory event store, a fresh PostgreSQL database, the controllable clock and the settings
+// store. Authentication is stood in for by a header naming the principal (`x-test-principal`:
+// JSON of account_id, method, key_scope, key_id, source) because these tests are about the
+// member rules, not the credential checks; a mini runner feeds every projector on waitFor.
+
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { pino } from 'pino';
+import { setPrincipal, type Principal } from '../../../api/auth/principal.ts';
+import { errorHandler, notFound } from '../../../api/errors.ts';
+import { publicRouter } from '../../../api/public/router.ts';
+import { memberRouter } from '../../../api/v1/member/router.ts';
+import { createTestClock } from '../../../commands/clock/clock.ts';
+import type { AppContext, Config } from '../../../commands/context.ts';
+import type { EngineGateway } from '../../../commands/engine/gateway.ts';
+import { loadSettingsStore } from '../../../commands/settings/store.ts';
+import type { EngineEvent } from '../../../domain/engine/events.ts';
+import { MemoryEventStore } from '../../../eventstore/memory.ts';
+import { MEMBER_PROJECTORS } from '../../../projections/member/index.ts';
+import type { Projector } from '../../../projections/projector.ts';
+import { testDatabase, type TestDatabase } from '../../support/pg.ts';
+
+export interface Who {
+  account_id: string;
+  method?: 'api_key' | 'bearer';
+  key_scope?: 'read_only' | 'read_write' | null;
+  key_id?: string | null;
+  source?: 'api_key' | 'session' | 'oauth';
+  scopes?: string[];
+}
+
+function principalFrom(req: Request, _res: Response, next: NextFunction): void {
+  const raw = req.headers['x-test-principal'];
+  if (typeof raw !== 'string') throw new Error('test request without x-test-principal');
+  const who = JSON.parse(raw) as Who;
+  const method = who.method ?? 'bearer';
+  const principal: Principal = {
+    account_id: who.account_id,
+    user_id: who.account_id.replace(/^0/, '1'),
+    method,
+    source: who.source ?? (method === 'api_key' ? 'api_key' : 'session'),
+    scopes: new Set(who.scopes ?? []),
+    key_scope: method === 'api_key' ? who.key_scope ?? 'read_write' : null,
+    key_id: method === 'api_key' ? who.key_id ?? 'key-1' : null,
+    client_id: null,
+    token_id: null,
+  };
+  setPrincipal(req, principal);
+  next();
+}
+
+/** Feeds new records to every member projector, one transaction per projector, like the runner. */
+class MiniRunner {
+  private after = -1n;
+  private running: Promise<void> = Promise.resolve();
+  constructor(private readonly db: TestDatabase, private readonly store: MemoryEventStore, private readonly projectors: readonly Projector[]) {}
+
+  async init() {
+    for (const projector of this.projectors) await this.db.pool.query(projector.schemaSql);
+  }
+
+  catchUp(): Promise<void> {
+    this.running = this.running.then(async () => {
+      const records = await this.store.readAll(this.after >= 0n ? { after: this.after } : {});
+      if (records.length === 0) return;
+      for (const projector of this.projectors) {
+        const wanted = records.filter((r) =>
+          (!projector.filter?.streamPrefixes || projector.filter.streamPrefixes.some((p) => r.stream.startsWith(p))) &&
+          (!projector.filter?.eventTypes || projector.filter.eventTypes.includes(r.type)));
+        if (wanted.length === 0) continue;
+        const client = await this.db.pool.connect();
+        try {
+          await client.query('BEGIN');
+          await projector.handle(client, wanted);
+          await client.query('COMMIT');
+        } catch (err) {
+          await client.query('ROLLBACK');
+          throw err;
+        } finally {
+          client.release();
+        }
+      }
+      this.after = records[records.length - 1]!.position;
+    });
+    return this.running;
+  }
+}
+
+export interface MemberService {
+  ctx: AppContext;
+  db: TestDatabase;
+  store: MemoryEventStore;
+  clock: ReturnType<typeof createTestClock>;
+  /** Appends one engine journal step (as the engine would) and lets the projectors see it. */
+  engineStep(events: EngineEvent[], nowUs?: number): Promise<void>;
+  call(method: string, path: string, who: Who | null, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers; text: string }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  stop(): Promise<void>;
+}
+
+export async function startMemberService(options: { jurisdiction?: 'us' | 'ca' } = {}): Promise<MemberService> {
+  const db = await testDatabase();
+  const store = new MemoryEventStore();
+  const clock = createTestClock();
+  const logger = pino({ level: 'silent' });
+  const settings = await loadSettingsStore({ store, logger });
+  const runner = new MiniRunner(db, store, MEMBER_PROJECTORS);
+  await runner.init();
+  const writes = new Map<string, bigint>();
+  let engineSeq = 0;
+  const engine: EngineGateway = { submit: async () => { throw new Error('the member tests do not use the engine'); } };
+  const config: Config = {
+    port: 0, wsPort: 0, adminToken: 'admin', dataDir: '', databaseUrl: undefined, eventstoreUrl: undefined,
+    jurisdiction: options.jurisdiction ?? 'us', testClock: true, demo: false, logLevel: 'silent',
+  };
+  const ctx: AppContext = {
+    config, logger, clock, testClock: clock, pool: db.pool, store, engine, settings,
+    writes: { note: (account, position) => writes.set(account, position), lastFor: (account) => writes.get(account) },
+    projections: { waitFor: async () => runner.catchUp() },
+  };
+
+  const app = express();
+  app.use(publicRouter(ctx));
+  const v1 = express.Router();
+  v1.use(principalFrom);
+  v1.use(async (req, _res, next) => {
+    await runner.catchUp(); // read-your-writes, as the auth middleware does
+    next();
+  });
+  v1.use(express.json());
+  v1.use(memberRouter(ctx));
+  v1.use(() => {
+    throw notFound('Not found');
+  });
+  app.use('/api/v1', v1);
+  app.use(errorHandler);
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    ctx, db, store, clock,
+    async engineStep(events, nowUs) {
+      engineSeq += 1;
+      await store.append('engine', [{ id: randomUUID(), type: 'EngineStep', data: { seq: engineSeq, now_us: nowUs ?? clock.nowUs(), input: { kind: 'Tick' }, events } }], 'any');
+      await runner.catchUp();
+    },
+    async call(method, path, who, body, headers = {}) {
+      const init: RequestInit = { method, headers: { ...headers, 'content-type': 'application/json', ...(who ? { 'x-test-principal': JSON.stringify(who) } : {}) } };
+      if (body !== undefined) init.body = typeof body === 'string' ? body : JSON.stringify(body);
+      const response = await fetch(`${base}${path}`, init);
+      const text = await response.text();
+      let parsed: unknown = null;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = null;
+      }
+      return { status: response.status, body: parsed, headers: response.headers, text };
+    },
+    async stop() {
+      await new Promise((resolve) => server.close(resolve));
+      await db.drop();
+    },
+  };
+}
