@@ -1,0 +1,232 @@
+// The trading API over real HTTP: the real /api/v1 router (authentication included) and the
+// real /admin/v1 router for setup, the real engine process, the core and credentials projectors
+// fed by a small in-test runner on every waitFor, the memory event store and a fresh PostgreSQL
+// database. Clients sign with @noble/curves exactly as the README shows.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import express from 'express';
+import { pino } from 'pino';
+import { adminRouter } from '../../../api/admin/router.ts';
+import { errorHandler, notFound } from '../../../api/errors.ts';
+import { v1Router, type V1Options } from '../../../api/v1/router.ts';
+import { createTestClock } from '../../../commands/clock/clock.ts';
+import type { AppContext, Config } from '../../../commands/context.ts';
+import { signingString, signWithNoble } from '../../../commands/credentials/ed25519.ts';
+import { credentialsProjector } from '../../../commands/credentials/projector.ts';
+import { startEngine, type RunningEngine } from '../../../commands/engine/process.ts';
+import { loadSettingsStore } from '../../../commands/settings/store.ts';
+import { MemoryEventStore } from '../../../eventstore/memory.ts';
+import { coreProjector } from '../../../projections/core/projector.ts';
+import type { Projector } from '../../../projections/projector.ts';
+import { testDatabase, type TestDatabase } from '../../support/pg.ts';
+
+export const ADMIN_TOKEN = 'trading-tests-admin-token';
+export const USER_AGENT = 'trading-tests/1.0';
+
+/** Feeds new records to the projectors, one transaction per projector, like the runner. */
+class MiniRunner {
+  private after = -1n;
+  private running: Promise<void> = Promise.resolve();
+  constructor(private readonly db: TestDatabase, private readonly store: MemoryEventStore, private readonly projectors: readonly Projector[]) {}
+
+  async init(): Promise<void> {
+    for (const projector of this.projectors) await this.db.pool.query(projector.schemaSql);
+  }
+
+  catchUp(): Promise<void> {
+    this.running = this.running.then(async () => {
+      const records = await this.store.readAll(this.after >= 0n ? { after: this.after } : {});
+      if (records.length === 0) return;
+      for (const projector of this.projectors) {
+        const wanted = records.filter((r) =>
+          (!projector.filter?.streamPrefixes || projector.filter.streamPrefixes.some((p) => r.stream.startsWith(p))) &&
+          (!projector.filter?.eventTypes || projector.filter.eventTypes.includes(r.type)));
+        if (wanted.length === 0) continue;
+        const client = await this.db.pool.connect();
+        try {
+          await client.query('BEGIN');
+          await projector.handle(client, wanted);
+          await client.query('COMMIT');
+        } catch (err) {
+          await client.query('ROLLBACK');
+          throw err;
+        } finally {
+          client.release();
+        }
+      }
+      this.after = (records[records.length - 1] as { position: bigint }).position;
+    });
+    return this.running;
+  }
+}
+
+export interface Answer {
+  status: number;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  headers: Headers;
+  text: string;
+}
+
+export interface ApiKey {
+  key_id: string;
+  scope: 'read_only' | 'read_write';
+  public_key: string;
+  private_key: string;
+}
+
+export interface CallOptions {
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Sign with this key (default: the client's key). */
+  key?: ApiKey | null;
+  bearer?: string;
+  userAgent?: string | null;
+  /** Milliseconds added to the signed timestamp. */
+  skewMs?: number;
+}
+
+export interface TradingService {
+  ctx: AppContext;
+  base: string;
+  store: MemoryEventStore;
+  db: TestDatabase;
+  engine: RunningEngine;
+  admin(method: string, route: string, body?: unknown): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  adminRaw(method: string, route: string, body?: unknown): Promise<Answer>;
+  call(method: string, pathWithQuery: string, options?: CallOptions): Promise<Answer>;
+  /** A funded active account with a read_write key, a read_only key and a session token. */
+  member(deposit?: string): Promise<Member>;
+  /** An event starting tomorrow and a market on it (open and trading by default). */
+  market(fields?: Record<string, unknown>, eventFields?: Record<string, unknown>): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  stop(): Promise<void>;
+}
+
+export interface Member {
+  account_id: string;
+  user_id: string;
+  key: ApiKey;
+  readOnlyKey: ApiKey;
+  session: string;
+  call(method: string, pathWithQuery: string, options?: CallOptions): Promise<Answer>;
+}
+
+export function signedHeaders(key: Pick<ApiKey, 'key_id' | 'private_key'>, method: string, pathWithQuery: string, nowMs: number): Record<string, string> {
+  const timestamp = String(Math.floor(nowMs));
+  const seed = new Uint8Array(Buffer.from(key.private_key, 'base64'));
+  const signature = signWithNoble(seed, new TextEncoder().encode(signingString(timestamp, method, pathWithQuery)));
+  return {
+    'X-SVC-ACCESS-KEY': key.key_id,
+    'X-SVC-ACCESS-TIMESTAMP': timestamp,
+    'X-SVC-ACCESS-SIGNATURE': Buffer.from(signature).toString('base64'),
+  };
+}
+
+async function fetchAnswer(url: string, init: RequestInit): Promise<Answer> {
+  const response = await fetch(url, init);
+  const text = await response.text();
+  let body: unknown = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = null;
+  }
+  return { status: response.status, body, headers: response.headers, text };
+}
+
+export async function startTradingService(options: V1Options = {}): Promise<TradingService> {
+  const db = await testDatabase();
+  const store = new MemoryEventStore();
+  const clock = createTestClock();
+  const logger = pino({ level: 'silent' });
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'trading-tests-'));
+  const settings = await loadSettingsStore({ store, logger });
+  const runner = new MiniRunner(db, store, [coreProjector(), credentialsProjector]);
+  await runner.init();
+  const lastWrites = new Map<string, bigint>();
+  const writes = {
+    note: (account: string, position: bigint) => {
+      const before = lastWrites.get(account);
+      if (before === undefined || position > before) lastWrites.set(account, position);
+    },
+    lastFor: (account: string) => lastWrites.get(account),
+  };
+  const engine = await startEngine({ store, clock, logger, writes, dataDir });
+  const config: Config = {
+    port: 0, wsPort: 0, adminToken: ADMIN_TOKEN, dataDir, databaseUrl: undefined, eventstoreUrl: undefined,
+    jurisdiction: 'us', testClock: true, demo: false, logLevel: 'silent',
+  };
+  const ctx: AppContext = {
+    config, logger, clock, testClock: clock, pool: db.pool, store, engine, settings, writes,
+    projections: { waitFor: async () => runner.catchUp() },
+  };
+
+  const app = express();
+  app.use('/admin/v1', adminRouter(ctx));
+  app.use('/api/v1', v1Router(ctx, options));
+  app.use(() => {
+    throw notFound('Not found');
+  });
+  app.use(errorHandler);
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const adminRaw = (method: string, route: string, body?: unknown) => fetchAnswer(`${base}/admin/v1${route}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json', 'user-agent': USER_AGENT },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const admin = async (method: string, route: string, body?: unknown) => {
+    const answer = await adminRaw(method, route, body);
+    if (answer.status !== 200) throw new Error(`admin ${method} ${route}: ${answer.status} ${answer.text}`);
+    return answer.body;
+  };
+
+  const call = (method: string, pathWithQuery: string, opts: CallOptions = {}): Promise<Answer> => {
+    const headers: Record<string, string> = {};
+    if (opts.userAgent !== null) headers['user-agent'] = opts.userAgent ?? USER_AGENT;
+    if (opts.key) Object.assign(headers, signedHeaders(opts.key, method, pathWithQuery, clock.nowUs() / 1000 + (opts.skewMs ?? 0)));
+    if (opts.bearer !== undefined) headers.authorization = `Bearer ${opts.bearer}`;
+    let body: string | undefined;
+    if (opts.body !== undefined) {
+      body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+      headers['content-type'] = 'application/json';
+    }
+    Object.assign(headers, opts.headers ?? {});
+    return fetchAnswer(`${base}${pathWithQuery}`, { method, headers, body });
+  };
+
+  const member = async (deposit = '10000'): Promise<Member> => {
+    const { account } = await admin('POST', '/accounts', { first_name: 'Test', last_name: 'Trader' });
+    if (deposit !== '0') await admin('POST', `/accounts/${account.account_id}/deposits`, { amount: deposit });
+    const { api_key: key } = await admin('POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_write' });
+    const { api_key: readOnlyKey } = await admin('POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_only' });
+    const { session } = await admin('POST', `/accounts/${account.account_id}/sessions`, {});
+    return {
+      account_id: account.account_id, user_id: account.user_id, key, readOnlyKey, session: session.token,
+      call: (method, pathWithQuery, opts = {}) => call(method, pathWithQuery, { key: opts.bearer !== undefined ? undefined : key, ...opts }),
+    };
+  };
+
+  const market = async (fields: Record<string, unknown> = {}, eventFields: Record<string, unknown> = {}) => {
+    const start = new Date(clock.nowUs() / 1000 + 86_400_000).toISOString();
+    const { event } = await admin('POST', '/events', { title: 'Lions v Tigers', start, sport: 'Soccer', competition: 'EPL', ...eventFields });
+    const { market: listed } = await admin('POST', '/markets', { event_id: event.event_id, title: 'Lions to win', status: 'open', ...fields });
+    return listed;
+  };
+
+  return {
+    ctx, base, store, db, engine, admin, adminRaw, call, member, market,
+    async stop() {
+      await new Promise((resolve) => server.close(resolve));
+      await engine.stop();
+      await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
