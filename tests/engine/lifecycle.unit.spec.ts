@@ -1,0 +1,241 @@
+// Order lifecycle, as given/when/then tables over the pure engine: every status, the reasons,
+// pre-open uncrossing, halts, in-play delays, expiries, cancellation and self-trade prevention.
+
+import { expect } from 'chai';
+import type { EngineInput } from '../../domain/engine/inputs.ts';
+import type { OrderStatus } from '../../domain/views.ts';
+import {
+  account, cancel, deposit, market, order, place, SECOND, sportEvent, tradingScenario, type Scenario,
+} from './support.ts';
+
+interface Row {
+  name: string;
+  market?: Parameters<typeof tradingScenario>[1];
+  given: EngineInput[];
+  when: EngineInput | ((s: Scenario) => EngineInput);
+  at?: (s: Scenario) => number;
+  then: { order: string; status: OrderStatus; filled?: string; cancellation_reason?: string | null; rejection_reason?: string | null; check?: (s: Scenario) => void };
+}
+
+const rows: Row[] = [
+  {
+    name: 'a limit order that does not cross rests open',
+    given: [],
+    when: place('a', order('o1', 'buy', '0.40', '10')),
+    then: { order: 'o1', status: 'open', filled: '0', check: (s) => expect(s.order('o1').accepted_at).to.equal(s.now) },
+  },
+  {
+    name: 'a limit order that crosses completely is filled',
+    given: [place('b', order('s1', 'sell', '0.40', '10'))],
+    when: place('a', order('o1', 'buy', '0.45', '10')),
+    then: { order: 'o1', status: 'filled', filled: '10', check: (s) => expect(s.order('o1').avg_price).to.equal('0.40') },
+  },
+  {
+    name: 'a partly filled limit order stays open with the rest on the book',
+    given: [place('b', order('s1', 'sell', '0.40', '4'))],
+    when: place('a', order('o1', 'buy', '0.45', '10')),
+    then: { order: 'o1', status: 'open', filled: '4', check: (s) => expect(s.order('o1').filled_percentage).to.equal(40) },
+  },
+  {
+    name: 'a market order on an empty book is cancelled (market orders never rest)',
+    given: [],
+    when: place('a', order('o1', 'buy', null, '10')),
+    then: { order: 'o1', status: 'cancelled', filled: '0', cancellation_reason: 'no_liquidity' },
+  },
+  {
+    name: 'a market order larger than the book is partially cancelled',
+    given: [place('b', order('s1', 'sell', '0.40', '3')), place('b', order('s2', 'sell', '0.50', '3'))],
+    when: place('a', order('o1', 'buy', null, '10')),
+    then: { order: 'o1', status: 'partially_cancelled', filled: '6', cancellation_reason: 'market_order_remainder' },
+  },
+  {
+    name: 'an order the account cannot fund is rejected with its reason',
+    given: [],
+    when: place('a', order('o1', 'buy', '0.90', '200')),
+    then: { order: 'o1', status: 'rejected', rejection_reason: 'Insufficient funds', check: (s) => expect(s.order('o1').accepted_at).to.equal(null) },
+  },
+  {
+    name: 'on a pre_open market a limit order rests accepted',
+    market: { status: 'pre_open' },
+    given: [],
+    when: place('a', order('o1', 'buy', '0.40', '10')),
+    then: { order: 'o1', status: 'accepted' },
+  },
+  {
+    name: 'crossing accepted orders uncross in arrival order when the market opens',
+    market: { status: 'pre_open' },
+    given: [place('a', order('o1', 'buy', '0.60', '10')), place('b', order('s1', 'sell', '0.40', '4'))],
+    when: { kind: 'ChangeMarketStatus', market_id: 'm', status: 'open' },
+    then: {
+      order: 's1', status: 'filled', filled: '4',
+      check: (s) => {
+        expect(s.order('o1').status).to.equal('open');
+        expect(s.fills('b')[0]!.price).to.equal('0.60'); // the earlier order rests first; the trade is at its price
+      },
+    },
+  },
+  {
+    name: 'an open order is cancelled on request',
+    given: [place('a', order('o1', 'buy', '0.40', '10'))],
+    when: cancel('a', 'o1'),
+    then: { order: 'o1', status: 'cancelled', cancellation_reason: 'cancelled_by_user' },
+  },
+  {
+    name: 'a partly filled order is partially_cancelled on request',
+    given: [place('a', order('o1', 'buy', '0.40', '10')), place('b', order('s1', 'sell', '0.40', '4'))],
+    when: cancel('a', 'o1'),
+    then: { order: 'o1', status: 'partially_cancelled', filled: '4', cancellation_reason: 'cancelled_by_user' },
+  },
+  {
+    name: 'self-trade prevention cancels the resting order of the same account',
+    given: [place('a', order('s1', 'sell', '0.40', '5'))],
+    when: place('a', order('o1', 'buy', '0.45', '10')),
+    then: {
+      order: 'o1', status: 'open', filled: '0',
+      check: (s) => expect(s.order('s1')).to.include({ status: 'cancelled', cancellation_reason: 'self_trade_prevented' }),
+    },
+  },
+  {
+    name: 'good_till_start orders are cancelled when the event starts',
+    given: [place('a', order('o1', 'buy', '0.40', '10', { expiration: 'good_till_start' }))],
+    when: { kind: 'StartSportEvent', event_id: 'ev' },
+    then: { order: 'o1', status: 'cancelled', cancellation_reason: 'event_started' },
+  },
+  {
+    name: 'good_till_time orders expire on the first tick at or after their time',
+    given: [],
+    when: (s) => place('a', order('o1', 'buy', '0.40', '10', { expiration: 'good_till_time', expiration_time: s.now + 10 * SECOND })),
+    then: {
+      order: 'o1', status: 'open',
+      check: (s) => {
+        s.when({ kind: 'Tick' }, s.now + 5 * SECOND);
+        expect(s.order('o1').status).to.equal('open');
+        s.when({ kind: 'Tick' }, s.now + 5 * SECOND);
+        expect(s.order('o1')).to.include({ status: 'cancelled', cancellation_reason: 'expired' });
+      },
+    },
+  },
+  {
+    name: 'in play, orders wait delayed for in_play_delay_sec and are released by a tick',
+    market: { in_play_delay_sec: 5 },
+    given: [{ kind: 'StartSportEvent', event_id: 'ev' }, place('b', order('s1', 'sell', '0.40', '10'))],
+    when: place('a', order('o1', 'buy', '0.40', '10')),
+    then: {
+      order: 'o1', status: 'delayed',
+      check: (s) => {
+        const placedAt = s.now;
+        expect(s.order('o1').delayed_until).to.equal(placedAt + 5 * SECOND);
+        expect(s.order('o1').accepted_at).to.equal(null);
+        s.when({ kind: 'Tick' }, placedAt + 4 * SECOND);
+        expect(s.order('o1').status).to.equal('delayed');
+        s.when({ kind: 'Tick' }, placedAt + 5 * SECOND);
+        expect(s.order('o1')).to.include({ status: 'filled', filled: '10', placed_pre_start: false });
+      },
+    },
+  },
+  {
+    name: 'closing the market cancels its live orders',
+    given: [place('a', order('o1', 'buy', '0.40', '10'))],
+    when: { kind: 'ChangeMarketStatus', market_id: 'm', status: 'closed' },
+    then: { order: 'o1', status: 'cancelled', cancellation_reason: 'market_closed' },
+  },
+  {
+    name: 'a cancelled market cancels its live orders',
+    given: [place('a', order('o1', 'buy', '0.40', '10'))],
+    when: { kind: 'ChangeMarketStatus', market_id: 'm', status: 'cancelled' },
+    then: { order: 'o1', status: 'cancelled', cancellation_reason: 'market_cancelled' },
+  },
+  {
+    name: 'a halt keeps resting orders open',
+    given: [place('a', order('o1', 'buy', '0.40', '10'))],
+    when: { kind: 'ChangeMarketStatus', market_id: 'm', trading: false },
+    then: { order: 'o1', status: 'open' },
+  },
+];
+
+describe('order lifecycle', () => {
+  for (const row of rows) {
+    it(row.name, () => {
+      const s = tradingScenario('100.00', row.market ?? {});
+      s.given(...row.given);
+      const input = typeof row.when === 'function' ? row.when(s) : row.when;
+      const outcome = s.when(input);
+      expect(outcome.ok, outcome.error?.message).to.equal(true);
+      const view = s.order(row.then.order);
+      expect(view.status).to.equal(row.then.status);
+      if (row.then.filled !== undefined) expect(view.filled).to.equal(row.then.filled);
+      if (row.then.cancellation_reason !== undefined) expect(view.cancellation_reason).to.equal(row.then.cancellation_reason);
+      if (row.then.rejection_reason !== undefined) expect(view.rejection_reason).to.equal(row.then.rejection_reason);
+      row.then.check?.(s);
+    });
+  }
+});
+
+describe('refusals create no order and change nothing', () => {
+  const refusals: { name: string; setup?: EngineInput[]; market?: Parameters<typeof tradingScenario>[1]; input: EngineInput; code: string; message: string }[] = [
+    { name: 'unknown market', input: place('a', order('o1', 'buy', '0.40', '1', { market_id: 'nope' })), code: 'refused', message: 'Market not found' },
+    { name: 'price at max_price', input: place('a', order('o1', 'buy', '1.00', '1')), code: 'refused', message: "price must be less than the market's max_price (1.00)" },
+    { name: 'sub-cent price', input: place('a', order('o1', 'buy', '0.405', '1')), code: 'invalid', message: 'price must be a whole number of cents (at most two decimal places)' },
+    { name: 'halted market', setup: [{ kind: 'ChangeMarketStatus', market_id: 'm', trading: false }], input: place('a', order('o1', 'buy', '0.40', '1')), code: 'refused', message: 'Market is not accepting orders' },
+    { name: 'scheduled market', market: { status: 'scheduled' }, input: place('a', order('o1', 'buy', '0.40', '1')), code: 'refused', message: 'Market is not accepting orders' },
+    { name: 'market order before open', market: { status: 'pre_open' }, input: place('a', order('o1', 'buy', null, '1')), code: 'refused', message: 'Market orders are not accepted before the market opens' },
+    { name: 'unknown account', input: place('zz', order('o1', 'buy', '0.40', '1')), code: 'refused', message: 'Account not found' },
+    { name: 'suspended account', setup: [{ kind: 'UpdateAccount', account_id: 'a', fields: { status: 'suspended' } }], input: place('a', order('o1', 'buy', '0.40', '1')), code: 'refused', message: 'Account is not active' },
+    { name: 'duplicate order id', setup: [place('a', order('o1', 'buy', '0.40', '1'))], input: place('a', order('o1', 'buy', '0.40', '1')), code: 'refused', message: 'Order already exists' },
+    { name: 'good_till_start after the start', setup: [{ kind: 'StartSportEvent', event_id: 'ev' }], input: place('a', order('o1', 'buy', '0.40', '1', { expiration: 'good_till_start' })), code: 'refused', message: 'Event has already started' },
+    { name: 'cancel of an unknown order', input: cancel('a', 'nope'), code: 'not_found', message: 'Order not found' },
+    { name: "cancel of another account's order", setup: [place('b', order('o1', 'buy', '0.40', '1'))], input: cancel('a', 'o1'), code: 'not_found', message: 'Order not found' },
+    { name: 'cancel of a finished order', setup: [place('a', order('o1', 'buy', '0.40', '1')), cancel('a', 'o1')], input: cancel('a', 'o1'), code: 'refused', message: 'Order can no longer be cancelled' },
+    { name: 'withdrawal above the available balance', input: { kind: 'Withdraw', account_id: 'a', entry_id: 'w', amount: '100.01', method: null, reason: null, sub_method: null }, code: 'refused', message: 'Insufficient funds' },
+    { name: 'deposit of zero', input: deposit('a', '0'), code: 'invalid', message: 'amount must be greater than 0' },
+  ];
+  for (const row of refusals) {
+    it(row.name, () => {
+      const s = tradingScenario('100.00', row.market ?? {});
+      s.given(...(row.setup ?? []));
+      const seq = s.engine.state.seq;
+      const outcome = s.when(row.input);
+      expect(outcome.ok).to.equal(false);
+      expect(outcome.error).to.deep.equal({ code: row.code, message: row.message });
+      expect(outcome.events).to.deep.equal([]);
+      expect(s.engine.state.seq).to.equal(seq);
+    });
+  }
+});
+
+describe('batches', () => {
+  it('places each leg on its own: a refused leg does not fail the others', () => {
+    const s = tradingScenario();
+    const outcome = s.when({ kind: 'PlaceOrders', account_id: 'a', orders: [order('o1', 'buy', '0.40', '1'), order('o2', 'buy', '1.40', '1'), order('o3', 'sell', '0.60', '1')] });
+    expect(outcome.ok).to.equal(true);
+    expect(outcome.legs!.map((l) => l.order?.status ?? l.error?.message)).to.deep.equal(['open', "price must be less than the market's max_price (1.00)", 'open']);
+  });
+
+  it('cancels each leg on its own and names unknown ids', () => {
+    const s = tradingScenario().given(place('a', order('o1', 'buy', '0.40', '1')));
+    const outcome = s.when({ kind: 'CancelOrders', account_id: 'a', order_ids: ['o1', 'nope'] });
+    expect(outcome.legs!.map((l) => l.order?.status ?? l.error?.message)).to.deep.equal(['cancelled', 'Order not found']);
+  });
+});
+
+describe('markets and events', () => {
+  it('refuses a market for an unknown event and a duplicate market', () => {
+    const s = tradingScenario();
+    expect(s.when(market('m')).error?.message).to.equal('Market already exists');
+    expect(s.when(market('m2', { event_id: 'nope' })).error?.message).to.equal('Event not found');
+  });
+
+  it('refuses status changes after a result', () => {
+    const s = tradingScenario().given({ kind: 'ResultMarket', market_id: 'm', result: 'win' });
+    expect(s.when({ kind: 'ChangeMarketStatus', market_id: 'm', status: 'open' }).error?.message).to.equal('Market is already settled');
+    expect(s.when({ kind: 'ResultMarket', market_id: 'm', result: 'lose' }).error?.message).to.equal('Market is already settled');
+  });
+
+  it('reports event start and account changes as snapshots', () => {
+    const s = tradingScenario().given(account('c'), sportEvent('ev2'));
+    const started = s.when({ kind: 'StartSportEvent', event_id: 'ev2' });
+    expect(started.events[0]).to.deep.include({ type: 'SportEventStarted' });
+    const updated = s.when({ kind: 'UpdateAccount', account_id: 'c', fields: { status: 'suspended' } });
+    expect(updated.events.find((e) => e.type === 'AccountUpdated')).to.deep.nested.include({ 'account.status': 'suspended' });
+  });
+});
