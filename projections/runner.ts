@@ -1,0 +1,314 @@
+// The projection runner: feeds every registered projector from the event store, one
+// subscription each. Each batch is handled in ONE transaction that also advances the
+// projector's checkpoint, under the projector's lock, re-reading the checkpoint inside it, so
+// a batch seen twice (restart, concurrent rebuild swap) changes nothing the second time.
+// On start a new projector gets its tables; a projector whose version changed is rebuilt.
+// Also: waitFor (read-your-writes), the change bus (after commit), and the lag metric.
+
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import { Gauge, Registry } from 'prom-client';
+import type { EventStore, RecordedEvent, Subscription } from '../eventstore/port.ts';
+import { matchesFilter } from '../eventstore/subscription.ts';
+import type { ProjectionChange, Projector } from './projector.ts';
+import { advanceCheckpoint, lockProjector, readAllCheckpoints, readCheckpoint, useSchema } from './runtime/checkpoints.ts';
+import { createProjectorTables, rebuildProjector } from './runtime/rebuild.ts';
+
+export const WAIT_FOR_TIMEOUT_MS_DEFAULT = 5000;
+const BATCH_EVENTS_MAX_DEFAULT = 500;
+const RETRY_DELAY_MS_MIN = 100;
+const RETRY_DELAY_MS_MAX = 5000;
+
+export type ChangeListener = (changes: ProjectionChange[]) => void;
+
+/** waitFor gave up: names the projectors that had not reached the position. */
+export class ProjectionLagTimeout extends Error {
+  readonly code = 'projection_lag_timeout';
+  constructor(
+    readonly position: bigint,
+    readonly lagging: Array<{ name: string; position: bigint }>,
+    readonly timeoutMs: number,
+  ) {
+    super(
+      `projections did not reach position ${position} within ${timeoutMs} ms: ` +
+        lagging.map((p) => `${p.name} is at ${p.position}`).join(', '),
+    );
+    this.name = 'ProjectionLagTimeout';
+  }
+}
+
+export interface ProjectionRunnerOptions {
+  pool: pg.Pool;
+  store: EventStore;
+  projectors: Projector[];
+  logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /** Where the lag gauge is registered (the service's /metrics registry). */
+  registry?: Registry;
+  batchSizeMax?: number;
+}
+
+interface ProjectorState {
+  projector: Projector;
+  /** Every event up to here has been handled (or did not concern this projector). */
+  position: bigint;
+  subscription: Subscription | undefined;
+  rebuilding: boolean;
+}
+
+interface Waiter {
+  position: bigint;
+  resolve(): void;
+}
+
+export interface ProjectorStatus {
+  name: string;
+  version: number;
+  storedVersion: number | undefined;
+  position: bigint;
+  head: bigint;
+  lag: bigint;
+  updatedAt: Date | undefined;
+}
+
+const noopLogger = { info() {}, warn() {}, error() {} };
+
+export class ProjectionRunner {
+  private readonly states = new Map<string, ProjectorState>();
+  private readonly listeners = new Set<ChangeListener>();
+  private waiters: Waiter[] = [];
+  private stopped = false;
+  private started = false;
+  private readonly logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+  private readonly batchSizeMax: number;
+  readonly registry: Registry;
+
+  constructor(private readonly options: ProjectionRunnerOptions) {
+    this.logger = options.logger ?? noopLogger;
+    this.batchSizeMax = options.batchSizeMax ?? BATCH_EVENTS_MAX_DEFAULT;
+    const names = new Set<string>();
+    for (const projector of options.projectors) {
+      if (names.has(projector.name)) throw new Error(`two projectors are named ${projector.name}`);
+      names.add(projector.name);
+      this.states.set(projector.name, { projector, position: -1n, subscription: undefined, rebuilding: false });
+    }
+    this.registry = options.registry ?? new Registry();
+    const states = this.states;
+    const store = options.store;
+    new Gauge({
+      name: 'projection_lag_events',
+      help: 'Events between the event store head and each projector checkpoint',
+      labelNames: ['projector'],
+      registers: [this.registry],
+      async collect() {
+        const head = await store.headPosition().catch(() => undefined);
+        if (head === undefined) return;
+        for (const state of states.values()) {
+          const lag = head - state.position;
+          this.set({ projector: state.projector.name }, Number(lag > 0n ? lag : 0n));
+        }
+      },
+    });
+  }
+
+  get projectorNames(): string[] {
+    return [...this.states.keys()];
+  }
+
+  /** Prepares tables (creating or rebuilding as needed), then starts every subscription. */
+  async start(): Promise<void> {
+    if (this.started) throw new Error('projection runner already started');
+    this.started = true;
+    const { pool, store } = this.options;
+    for (const state of this.states.values()) {
+      const { projector } = state;
+      const checkpoint = await readCheckpoint(pool, projector.name);
+      if (!checkpoint) {
+        this.logger.info({ projector: projector.name }, 'creating projector tables');
+        await createProjectorTables(pool, projector);
+        state.position = -1n;
+      } else if (checkpoint.version !== projector.version) {
+        this.logger.info(
+          { projector: projector.name, from: checkpoint.version, to: projector.version },
+          'projector version changed: rebuilding from position zero',
+        );
+        state.rebuilding = true;
+        try {
+          state.position = (await rebuildProjector(pool, store, projector)).position;
+        } finally {
+          state.rebuilding = false;
+        }
+      } else {
+        state.position = checkpoint.position;
+      }
+    }
+    for (const state of this.states.values()) this.subscribe(state);
+    this.settleWaiters();
+  }
+
+  private subscribe(state: ProjectorState): void {
+    state.subscription = this.options.store.subscribeToAll((events) => this.handleBatch(state, events), {
+      after: state.position,
+      batchSizeMax: this.batchSizeMax,
+      onError: (error) => this.logger.error({ err: error, projector: state.projector.name }, 'projector subscription stopped'),
+    });
+  }
+
+  /** Applies one batch, retrying with backoff on failure (the transaction left nothing behind). */
+  private async handleBatch(state: ProjectorState, events: RecordedEvent[]): Promise<void> {
+    let delayMs = RETRY_DELAY_MS_MIN;
+    while (!this.stopped) {
+      try {
+        await this.applyBatch(state, events);
+        return;
+      } catch (error) {
+        this.logger.error(
+          { err: error, projector: state.projector.name, from: String(events[0]?.position), retryInMs: delayMs },
+          'projector batch failed; retrying',
+        );
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        delayMs = Math.min(delayMs * 2, RETRY_DELAY_MS_MAX);
+      }
+    }
+  }
+
+  private async applyBatch(state: ProjectorState, events: RecordedEvent[]): Promise<void> {
+    const { projector } = state;
+    const last = events[events.length - 1];
+    if (!last) return;
+    const relevant = projector.filter ? events.filter((event) => matchesFilter(event, projector.filter)) : events;
+    let changes: ProjectionChange[] = [];
+    let reached = last.position;
+    const tx = await this.options.pool.connect();
+    try {
+      await tx.query('BEGIN');
+      await lockProjector(tx, projector.name);
+      await useSchema(tx, 'public');
+      const checkpoint = await readCheckpoint(tx, projector.name);
+      const done = checkpoint?.position ?? -1n;
+      const fresh = relevant.filter((event) => event.position > done);
+      if (fresh.length > 0) changes = (await projector.handle(tx, fresh)) ?? [];
+      if (done > reached) reached = done;
+      await advanceCheckpoint(tx, projector.name, reached);
+      await tx.query('COMMIT');
+    } catch (error) {
+      await tx.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      tx.release();
+    }
+    if (reached > state.position) state.position = reached;
+    if (changes.length > 0) this.emit(changes);
+    this.settleWaiters();
+  }
+
+  private emit(changes: ProjectionChange[]): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(changes);
+      } catch (error) {
+        this.logger.warn({ err: error }, 'projection change listener failed');
+      }
+    }
+  }
+
+  /** Subscribes to what projectors changed, announced after each commit. Returns the unsubscribe. */
+  onChange(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private minimumPosition(): bigint {
+    let minimum: bigint | undefined;
+    for (const state of this.states.values()) if (minimum === undefined || state.position < minimum) minimum = state.position;
+    return minimum ?? BigInt(Number.MAX_SAFE_INTEGER);
+  }
+
+  private settleWaiters(): void {
+    if (this.waiters.length === 0) return;
+    const reached = this.minimumPosition();
+    const still: Waiter[] = [];
+    for (const waiter of this.waiters) {
+      if (waiter.position <= reached) waiter.resolve();
+      else still.push(waiter);
+    }
+    this.waiters = still;
+  }
+
+  /** Resolves once every projector has passed `position`; rejects naming the laggards after `timeoutMs`. */
+  waitFor(position: bigint, timeoutMs = WAIT_FOR_TIMEOUT_MS_DEFAULT): Promise<void> {
+    if (position <= this.minimumPosition()) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        position,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        const lagging = [...this.states.values()]
+          .filter((state) => state.position < position)
+          .map((state) => ({ name: state.projector.name, position: state.position }));
+        reject(new ProjectionLagTimeout(position, lagging, timeoutMs));
+      }, timeoutMs);
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** Position each projector has reached, in memory. */
+  positions(): Record<string, bigint> {
+    return Object.fromEntries([...this.states.values()].map((state) => [state.projector.name, state.position]));
+  }
+
+  /**
+   * Rebuilds one projector from zero into fresh tables and swaps them in when caught up; its
+   * live subscription keeps the current tables fresh meanwhile, so reads keep working.
+   */
+  async rebuild(name: string): Promise<{ position: bigint; events: number }> {
+    const state = this.states.get(name);
+    if (!state) throw new Error(`unknown projector ${name} (known: ${this.projectorNames.join(', ')})`);
+    if (state.rebuilding) throw new Error(`projector ${name} is already rebuilding`);
+    state.rebuilding = true;
+    try {
+      this.logger.info({ projector: name }, 'rebuilding projector');
+      const result = await rebuildProjector(this.options.pool, this.options.store, state.projector, {
+        shouldStop: () => this.stopped,
+      });
+      if (result.position > state.position) state.position = result.position;
+      this.settleWaiters();
+      this.logger.info({ projector: name, position: String(result.position), events: result.events }, 'projector rebuilt');
+      return result;
+    } finally {
+      state.rebuilding = false;
+    }
+  }
+
+  async status(): Promise<ProjectorStatus[]> {
+    return projectionStatus(this.options.pool, this.options.store, this.options.projectors);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.all([...this.states.values()].map((state) => state.subscription?.stop()));
+  }
+}
+
+/** Checkpoint, head and lag of each projector, read from the database (no runner needed). */
+export async function projectionStatus(pool: pg.Pool, store: EventStore, projectors: Projector[]): Promise<ProjectorStatus[]> {
+  const [checkpoints, head] = await Promise.all([readAllCheckpoints(pool), store.headPosition()]);
+  const byName = new Map(checkpoints.map((row) => [row.name, row]));
+  return projectors.map((projector) => {
+    const row = byName.get(projector.name);
+    const position = row?.position ?? -1n;
+    return {
+      name: projector.name,
+      version: projector.version,
+      storedVersion: row?.version,
+      position,
+      head,
+      lag: head > position ? head - position : 0n,
+      updatedAt: row?.updatedAt,
+    };
+  });
+}

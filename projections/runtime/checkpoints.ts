@@ -1,0 +1,60 @@
+// Checkpoint rows (table projection_checkpoints) and the per-projector lock. Every write to a
+// projector's tables happens in a transaction holding its lock, so a live batch and a rebuild's
+// swap never interleave, and each reads the checkpoint after taking the lock.
+
+import type pg from 'pg';
+
+/** First key of the two-part advisory lock; the second is hashtext(projector name). */
+const PROJECTOR_LOCK_CLASS = 7_201_002;
+
+export interface CheckpointRow {
+  name: string;
+  version: number;
+  position: bigint;
+  updatedAt: Date;
+}
+
+type Queryable = Pick<pg.PoolClient, 'query'>;
+
+export async function lockProjector(tx: Queryable, name: string): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [PROJECTOR_LOCK_CLASS, name]);
+}
+
+/** `SET LOCAL search_path`: unqualified names in schemaSql and handlers resolve to `schema` first. */
+export async function useSchema(tx: Queryable, schema: string): Promise<void> {
+  const quoted = `"${schema.replaceAll('"', '""')}"`;
+  await tx.query(schema === 'public' ? 'SET LOCAL search_path TO public' : `SET LOCAL search_path TO ${quoted}, public`);
+}
+
+export async function readCheckpoint(db: Queryable, name: string): Promise<CheckpointRow | undefined> {
+  const { rows } = await db.query<{ name: string; version: number; position: string; updated_at: Date }>(
+    'SELECT name, version, position, updated_at FROM public.projection_checkpoints WHERE name = $1',
+    [name],
+  );
+  const row = rows[0];
+  return row && { name: row.name, version: row.version, position: BigInt(row.position), updatedAt: row.updated_at };
+}
+
+export async function readAllCheckpoints(db: Queryable): Promise<CheckpointRow[]> {
+  const { rows } = await db.query<{ name: string; version: number; position: string; updated_at: Date }>(
+    'SELECT name, version, position, updated_at FROM public.projection_checkpoints ORDER BY name',
+  );
+  return rows.map((row) => ({ name: row.name, version: row.version, position: BigInt(row.position), updatedAt: row.updated_at }));
+}
+
+/** Moves the checkpoint forward only. */
+export async function advanceCheckpoint(tx: Queryable, name: string, position: bigint): Promise<void> {
+  await tx.query(
+    `UPDATE public.projection_checkpoints SET position = GREATEST(position, $2::bigint), updated_at = now() WHERE name = $1`,
+    [name, String(position)],
+  );
+}
+
+/** Sets version and position outright (new projector, or the swap after a rebuild). */
+export async function setCheckpoint(tx: Queryable, name: string, version: number, position: bigint): Promise<void> {
+  await tx.query(
+    `INSERT INTO public.projection_checkpoints (name, version, position, updated_at) VALUES ($1, $2, $3, now())
+     ON CONFLICT (name) DO UPDATE SET version = EXCLUDED.version, position = EXCLUDED.position, updated_at = now()`,
+    [name, version, String(position)],
+  );
+}
