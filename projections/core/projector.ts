@@ -21,7 +21,7 @@ import { positionsSlice } from './slices/positions.ts';
 
 export const CORE_PROJECTOR_NAME = 'core';
 /** Bump when the schema or the handling changes: the runner then rebuilds from zero. */
-export const CORE_PROJECTOR_VERSION = 1;
+export const CORE_PROJECTOR_VERSION = 2;
 
 const SLICES: readonly Slice[] = [accountsSlice, marketsSlice, ordersSlice, fillsSlice, positionsSlice, ledgerSlice];
 

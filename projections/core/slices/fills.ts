@@ -1,7 +1,8 @@
 // Fills and the public trade tape: TradeExecuted (both sides' fills, one tape row, market
 // totals), FillChanged (settlement, closing, amendment, cancellation by the service).
 // Totals grow only when a tape row is actually inserted, so a replayed trade counts once.
-// An amended fill whose trade id is on the tape corrects the tape row and the totals.
+// A fill's own `trade_id` is the fill's id; the fill row remembers the trade it came from
+// (`tape_trade_id`), so an amended taker fill corrects that tape row and the totals.
 
 import Big from 'big.js';
 import type { FillView } from '../../../domain/views.ts';
@@ -16,6 +17,7 @@ export const fillsSlice: Slice = {
   async apply(batch: Batch): Promise<void> {
     const fills: Array<{ item: FillView; key: string; at: JournaledEvent }> = [];
     const tape: TapeRow[] = [];
+    const tapeIdOf = new Map<string, string>();
     const amended: FillView[] = [];
     for (const at of batch.events) {
       const e = at.event;
@@ -23,6 +25,8 @@ export const fillsSlice: Slice = {
         // two rows per trade: provider then taker (the taker sorts first, most recent first)
         fills.push({ item: e.provider, key: `${e.provider.trade_id}|provider`, at: { ...at, idx: at.idx * 2 } });
         fills.push({ item: e.taker, key: `${e.taker.trade_id}|taker`, at: { ...at, idx: at.idx * 2 + 1 } });
+        tapeIdOf.set(`${e.provider.trade_id}|provider`, e.trade_id);
+        tapeIdOf.set(`${e.taker.trade_id}|taker`, e.trade_id);
         tape.push({ trade_id: e.trade_id, market_id: e.market_id, price: e.price, quantity: e.quantity, taker_action: e.taker.action, executed_at: e.executed_at, ins_pos: at.pos, ins_idx: at.idx });
       } else if (e.type === 'FillChanged') {
         fills.push({ item: e.fill, key: `${e.fill.trade_id}|${e.fill.liquidity_action}`, at: { ...at, idx: at.idx * 2 } });
@@ -37,12 +41,12 @@ export const fillsSlice: Slice = {
       key: ['trade_id', 'liquidity_action'],
       columns: [
         ['trade_id', 'text'], ['liquidity_action', 'text'], ['account_id', 'text'], ['market_id', 'text'], ['order_id', 'text'],
-        ['status', 'text'], ['seq', 'bigint'], ['ins_pos', 'bigint'], ['ins_idx', 'integer'], ['doc', 'json'],
+        ['status', 'text'], ['tape_trade_id', 'text'], ['seq', 'bigint'], ['ins_pos', 'bigint'], ['ins_idx', 'integer'], ['doc', 'json'],
       ],
-      insertOnly: ['ins_pos', 'ins_idx'],
+      insertOnly: ['tape_trade_id', 'ins_pos', 'ins_idx'],
     }, newest.map(({ item, at, first }) => ({
       trade_id: item.trade_id, liquidity_action: item.liquidity_action, account_id: item.account_id, market_id: item.market_id,
-      order_id: item.order_id, status: item.status, seq: at.seq, ins_pos: first.pos, ins_idx: first.idx, doc: item,
+      order_id: item.order_id, status: item.status, tape_trade_id: tapeIdOf.get(`${item.trade_id}|${item.liquidity_action}`) ?? null, seq: at.seq, ins_pos: first.pos, ins_idx: first.idx, doc: item,
     })));
     const writtenKeys = new Set(written.map((row) => `${row.trade_id}|${row.liquidity_action}`));
     for (const { item } of newest) {
@@ -63,11 +67,13 @@ export const fillsSlice: Slice = {
 
     for (const fill of amended) {
       if (!writtenKeys.has(`${fill.trade_id}|taker`)) continue; // an older snapshot than the stored one
-      const before = await batch.tx.query<{ market_id: string; quantity: string }>(
-        'SELECT market_id, quantity::text FROM core_market_trades WHERE trade_id = $1 FOR UPDATE', [fill.trade_id]);
+      const before = await batch.tx.query<{ trade_id: string; market_id: string; quantity: string }>(`
+        SELECT x.trade_id, x.market_id, x.quantity::text FROM core_market_trades x
+        JOIN core_fills f ON f.tape_trade_id = x.trade_id
+        WHERE f.trade_id = $1 AND f.liquidity_action = 'taker'`, [fill.trade_id]);
       const row = before.rows[0];
       if (!row) continue;
-      await batch.tx.query('UPDATE core_market_trades SET price = $2, quantity = $3 WHERE trade_id = $1', [fill.trade_id, fill.price, fill.filled]);
+      await batch.tx.query('UPDATE core_market_trades SET price = $2, quantity = $3 WHERE trade_id = $1', [row.trade_id, fill.price, fill.filled]);
       const change = new Big(fill.filled).minus(row.quantity);
       if (!change.eq(0)) await addToTotals(batch, [{ market_id: row.market_id, volume: change, trades: 0, last_trade_at: null }]);
       batch.touchedMarkets.add(row.market_id);

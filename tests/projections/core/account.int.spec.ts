@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { getAccount, getAccountByUserId, getBalance } from '../../../projections/core/queries/accounts.ts';
 import { listFills } from '../../../projections/core/queries/fills.ts';
 import { listAdjustments, listFees, listLoyalty, listWithdrawals } from '../../../projections/core/queries/ledger.ts';
+import { listMarketTrades } from '../../../projections/core/queries/trades.ts';
 import { listPositions } from '../../../projections/core/queries/positions.ts';
 import { CORE_TABLES } from '../../../projections/core/schema.ts';
 import type { RecordedEvent } from '../../../eventstore/port.ts';
@@ -64,22 +65,22 @@ describe('core read models: accounts, balances, fills, positions, ledger', () =>
     await feed(journal.step([{ type: 'FillChanged', fill: { ...t1.taker, status: 'settled', settled_at: '2026-01-02T00:00:00.000Z' } }]));
 
     const all = await listFills(p.db.pool, alice.account_id, {});
-    expect(all.fills.map((f) => f.trade_id)).to.deep.equal([t2.trade_id, t1.trade_id]);
+    expect(all.fills.map((f) => f.trade_id)).to.deep.equal([t2.taker.trade_id, t1.taker.trade_id]);
     expect(all.fills.every((f) => f.account_id === alice.account_id && f.liquidity_action === 'taker')).to.equal(true);
     expect(all.fills[1]).to.include({ status: 'settled', price: '0.40', filled: '3' });
     expect(all.fills[0]).to.not.have.property('seq');
 
-    expect((await listFills(p.db.pool, alice.account_id, { marketIds: [m2.market_id] })).fills.map((f) => f.trade_id)).to.deep.equal([t2.trade_id]);
-    expect((await listFills(p.db.pool, alice.account_id, { orderIds: [aliceBuy.id] })).fills.map((f) => f.trade_id)).to.deep.equal([t1.trade_id]);
+    expect((await listFills(p.db.pool, alice.account_id, { marketIds: [m2.market_id] })).fills.map((f) => f.trade_id)).to.deep.equal([t2.taker.trade_id]);
+    expect((await listFills(p.db.pool, alice.account_id, { orderIds: [aliceBuy.id] })).fills.map((f) => f.trade_id)).to.deep.equal([t1.taker.trade_id]);
     expect((await listFills(p.db.pool, alice.account_id, { orderIds: [bobSell.id] })).fills).to.deep.equal([]);
-    expect((await listFills(p.db.pool, alice.account_id, { status: 'settled' })).fills.map((f) => f.trade_id)).to.deep.equal([t1.trade_id]);
+    expect((await listFills(p.db.pool, alice.account_id, { status: 'settled' })).fills.map((f) => f.trade_id)).to.deep.equal([t1.taker.trade_id]);
     expect((await listFills(p.db.pool, alice.account_id, { status: 'open', orderIds: [aliceBuy.id] })).fills).to.deep.equal([]);
     expect((await listFills(p.db.pool, bob.account_id, {})).fills.map((f) => f.liquidity_action)).to.deep.equal(['provider', 'provider']);
 
     // paging
     const first = await listFills(p.db.pool, alice.account_id, {}, { limit: 1 });
     const second = await listFills(p.db.pool, alice.account_id, {}, { limit: 1, cursor: first.cursor });
-    expect([...first.fills, ...second.fills].map((f) => f.trade_id)).to.deep.equal([t2.trade_id, t1.trade_id]);
+    expect([...first.fills, ...second.fills].map((f) => f.trade_id)).to.deep.equal([t2.taker.trade_id, t1.taker.trade_id]);
     expect(second.cursor).to.equal(null);
   });
 
@@ -91,6 +92,8 @@ describe('core read models: accounts, balances, fills, positions, ledger', () =>
     await feed(journal.step([{ type: 'FillChanged', fill: { ...t.taker, price: '0.48', amended: true, last_modified_at: journal.nowUs } }]));
     const [amended] = (await listFills(p.db.pool, alice.account_id, { orderIds: [buy.id] })).fills;
     expect(amended).to.include({ price: '0.48', original_price: '0.50', amended: true });
+    const tape = await listMarketTrades(p.db.pool, m3.market_id);
+    expect(tape.trades.map((x) => [x.trade_id, x.price, x.quantity])).to.deep.equal([[t.trade_id, '0.48', '4']]);
   });
 
   it('lists open positions only, largest first by contracts held', async () => {

@@ -147,13 +147,14 @@ export function fill(of: OrderView, over: Partial<FillView> = {}): FillView {
   };
 }
 
-/** A TradeExecuted between a resting (provider) order and an incoming (taker) order. */
+/** A TradeExecuted between a resting (provider) order and an incoming (taker) order; as in the
+ * engine, each side's fill has its own id (its `trade_id`), distinct from the trade's id. */
 export function trade(provider: OrderView, taker: OrderView, price: string, quantity: string, executedAt: number): Extract<EngineEvent, { type: 'TradeExecuted' }> {
   const tradeId = randomUUID();
   return {
     type: 'TradeExecuted', trade_id: tradeId, market_id: provider.market_id, price, quantity, executed_at: executedAt,
-    provider: fill(provider, { trade_id: tradeId, liquidity_action: 'provider', price, filled: quantity, inserted_at: executedAt }),
-    taker: fill(taker, { trade_id: tradeId, liquidity_action: 'taker', price, filled: quantity, inserted_at: executedAt }),
+    provider: fill(provider, { trade_id: randomUUID(), liquidity_action: 'provider', price, filled: quantity, inserted_at: executedAt }),
+    taker: fill(taker, { trade_id: randomUUID(), liquidity_action: 'taker', price, filled: quantity, inserted_at: executedAt }),
   };
 }
 
