@@ -4,7 +4,7 @@
 // database. Clients sign with @noble/curves exactly as the README shows.
 
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
+import http, { type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,6 +26,7 @@ import { testDatabase, type TestDatabase } from '../../support/pg.ts';
 
 export const ADMIN_TOKEN = 'trading-tests-admin-token';
 export const USER_AGENT = 'trading-tests/1.0';
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
 /** Feeds new records to the projectors, one transaction per projector, like the runner. */
 class MiniRunner {
@@ -67,7 +68,7 @@ class MiniRunner {
 export interface Answer {
   status: number;
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  headers: Headers;
+  headers: IncomingHttpHeaders;
   text: string;
 }
 
@@ -125,16 +126,31 @@ export function signedHeaders(key: Pick<ApiKey, 'key_id' | 'private_key'>, metho
   };
 }
 
-async function fetchAnswer(url: string, init: RequestInit): Promise<Answer> {
-  const response = await fetch(url, init);
-  const text = await response.text();
-  let body: unknown = null;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = null;
-  }
-  return { status: response.status, body, headers: response.headers, text };
+/** node:http, so that no header is added behind the test's back (fetch adds a User-Agent). */
+function fetchAnswer(url: string, init: { method: string; headers: Record<string, string>; body?: string }): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const headers = { ...init.headers };
+    if (init.body !== undefined) headers['content-length'] = String(Buffer.byteLength(init.body));
+    const req = http.request({ host: target.hostname, port: target.port, method: init.method, path: url.slice(target.origin.length), headers, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: unknown = null;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          body = null;
+        }
+        resolve({ status: res.statusCode ?? 0, body, headers: res.headers, text });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    if (init.body !== undefined) req.write(init.body);
+    req.end();
+  });
 }
 
 export async function startTradingService(options: V1Options = {}): Promise<TradingService> {
@@ -223,6 +239,7 @@ export async function startTradingService(options: V1Options = {}): Promise<Trad
   return {
     ctx, base, store, db, engine, admin, adminRaw, call, member, market,
     async stop() {
+      server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await engine.stop();
       await db.drop();
