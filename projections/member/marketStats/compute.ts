@@ -204,7 +204,7 @@ export function computeMarketStats(input: MarketStatsInput): MarketStatsValues {
     max_potential_profit: s(totalNet.plus(openPotentialProfit)),
     open_potential_profit: s(openPotentialProfit),
     pending_close_pnl: '0',
-    market_max_price: s(maxPrice),
+    market_max_price: input.maxPrice,
     last_settled_at: lastSettledAt,
   };
 }
