@@ -132,7 +132,7 @@ describe('economics', () => {
     const [closing] = s.fills('a').filter((f) => f.order_id === 'a2');
     expect(closing).to.include({ closing: '4', remaining: '0', status: 'settled' });
     s.when({ kind: 'ResultMarket', market_id: 'm', result: 'win' });
-    const [settled] = s.fills('a').filter((f) => f.order_id === 'a1');
+    const settled = s.fills('a').find((f) => f.order_id === 'a1')!;
     expect(settled).to.include({ expired_contracts: '6', expired_pnl: '3.60', remaining: '0', status: 'settled', gross_pnl: '4.20' });
     expect(settled.settled_at).to.be.a('string');
   });
