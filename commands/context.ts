@@ -30,6 +30,8 @@ export interface WriteTracker {
 export interface ProjectionWaiter {
   /** Resolves once every projector has passed `position`; rejects with a clear error after `timeoutMs`. */
   waitFor(position: bigint, timeoutMs?: number): Promise<void>;
+  /** What projectors changed, announced after each commit (the runner implements it). Returns the unsubscribe. */
+  onChange?(listener: (changes: import('../projections/projector.ts').ProjectionChange[]) => void): () => void;
 }
 
 /** The controllable clock exists only with TEST_CLOCK=1. */

@@ -1,0 +1,109 @@
+// The express application: request ids and structured request logs, Prometheus metrics, the
+// health probes, the three routers (/api/v1, /admin/v1, public images at the root), a JSON 404
+// and the one error mapping. Each router parses its own JSON body (v1 does so after
+// authentication); the parser here covers every other route with the same limits.
+
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Logger } from 'pino';
+import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import type { AppContext } from '../commands/context.ts';
+import { adminRouter } from './admin/router.ts';
+import { errorHandler } from './errors.ts';
+import { publicRouter } from './public/router.ts';
+import { v1Router } from './v1/router.ts';
+
+export const JSON_BODY_LIMIT = '1mb';
+const REQUEST_ID_HEADER = 'X-Request-Id';
+/** A client's request id is echoed only when it is short and plain; otherwise we make one. */
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:\-]{1,128}$/;
+const HTTP_DURATION_BUCKETS_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+export interface AppOptions {
+  /** Registry served at /metrics; the projection runner's lag gauge registers here too. */
+  registry: Registry;
+  /** Readiness: /healthz and /readyz answer 503 until it returns true. */
+  isReady: () => boolean;
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    id?: string;
+    log?: Logger;
+  }
+}
+
+/** Creates the service's metric registry with the process' default metrics. */
+export function createMetricsRegistry(): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return registry;
+}
+
+function routeLabel(req: Request): string {
+  const route = (req as { route?: { path?: unknown } }).route;
+  if (route && typeof route.path === 'string') return `${req.baseUrl}${route.path}`;
+  return 'unmatched';
+}
+
+export function createApp(ctx: AppContext, options: AppOptions): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+
+  const httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by method, route and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: HTTP_DURATION_BUCKETS_S,
+    registers: [options.registry],
+  });
+
+  // Request id, request log, metrics.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const presented = req.get(REQUEST_ID_HEADER);
+    const id = presented !== undefined && REQUEST_ID_PATTERN.test(presented) ? presented : randomUUID();
+    req.id = id;
+    req.log = ctx.logger.child({ request_id: id });
+    res.setHeader(REQUEST_ID_HEADER, id);
+    const startedNs = process.hrtime.bigint();
+    res.on('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - startedNs) / 1e9;
+      const route = routeLabel(req);
+      httpDuration.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
+      req.log?.info(
+        { method: req.method, url: req.originalUrl, status: res.statusCode, duration_ms: Math.round(seconds * 1e4) / 10 },
+        'request',
+      );
+    });
+    next();
+  });
+
+  app.get('/livez', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  const readiness = (_req: Request, res: Response) => {
+    if (options.isReady()) res.json({ status: 'ok' });
+    else res.status(503).json({ status: 'starting' });
+  };
+  app.get('/healthz', readiness);
+  app.get('/readyz', readiness);
+  app.get('/metrics', async (_req, res, next) => {
+    try {
+      res.set('Content-Type', options.registry.contentType).send(await options.registry.metrics());
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  app.use('/api/v1', v1Router(ctx));
+  app.use('/admin/v1', adminRouter(ctx));
+  app.use(express.json({ limit: JSON_BODY_LIMIT, strict: true }));
+  app.use(publicRouter(ctx));
+
+  app.use((_req: Request, res: Response) => {
+    res.status(404).json({ error: 'Not found' });
+  });
+  app.use(errorHandler);
+  return app;
+}

@@ -1,0 +1,85 @@
+// Configuration from the environment (DESIGN.md's list). Every variable is checked at start; a
+// bad value stops the service with a message naming the variable and what it accepts.
+
+import path from 'node:path';
+import type { Config } from '../commands/context.ts';
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    detail: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${detail}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const PORT_MAX = 65_535;
+
+type Env = Record<string, string | undefined>;
+
+function valueOf(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+}
+
+function port(env: Env, name: string, fallback: number): number {
+  const raw = valueOf(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) > PORT_MAX) {
+    throw new ConfigError(name, `must be a TCP port number from 0 to ${PORT_MAX} (got "${raw}")`);
+  }
+  return Number(raw);
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = valueOf(env, name);
+  if (raw === undefined) return false;
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(name, `must be 1 or 0 (got "${raw}")`);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = valueOf(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be a URL like ${protocols[0]}//host:port/... (got an unparsable value)`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')} (got "${parsed.protocol}")`);
+  }
+  return raw;
+}
+
+/** Reads and checks the configuration; throws ConfigError naming the first bad variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const jurisdiction = (valueOf(env, 'JURISDICTION') ?? 'us').toLowerCase();
+  if (jurisdiction !== 'us' && jurisdiction !== 'ca') {
+    throw new ConfigError('JURISDICTION', `must be us or ca (got "${env.JURISDICTION}")`);
+  }
+  const logLevel = (valueOf(env, 'LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')} (got "${env.LOG_LEVEL}")`);
+  }
+  const adminToken = valueOf(env, 'ADMIN_TOKEN');
+  if (adminToken !== undefined && /\s/.test(adminToken)) {
+    throw new ConfigError('ADMIN_TOKEN', 'must not contain whitespace');
+  }
+  return {
+    port: port(env, 'PORT', 8080),
+    wsPort: port(env, 'WS_PORT', 8081),
+    adminToken,
+    dataDir: path.resolve(valueOf(env, 'DATA_DIR') ?? './data'),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    eventstoreUrl: url(env, 'EVENTSTORE_URL', ['esdb:', 'esdb+discover:']),
+    jurisdiction,
+    testClock: flag(env, 'TEST_CLOCK'),
+    demo: flag(env, 'DEMO'),
+    logLevel,
+  };
+}

@@ -1,0 +1,250 @@
+// The composition root: builds the AppContext from the configuration, starts PostgreSQL (embedded
+// under DATA_DIR unless DATABASE_URL is set), migrations, the event store, projections, the
+// engine and the HTTP server, and owns the shutdown order: stop accepting, drain requests, stop
+// background jobs, flush the engine, stop projections, close the store and pool, stop postgres.
+
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import express from 'express';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { resolveAdminToken } from '../api/admin/token.ts';
+import { createApp, createMetricsRegistry } from '../api/app.ts';
+import { createTestClock, systemClock } from '../commands/clock/clock.ts';
+import type { AppContext, Config } from '../commands/context.ts';
+import { DEMO_HINT, seedDemo } from '../commands/demo/seed.ts';
+import { startEngine } from '../commands/engine/process.ts';
+import { loadSettingsStore } from '../commands/settings/store.ts';
+import { createWriteTracker } from '../commands/writeTracker.ts';
+import { createEventStore } from '../eventstore/index.ts';
+import type { EventStore } from '../eventstore/port.ts';
+import { EmbeddedPostgresServer, livePortOf } from '../eventstore/postgres/embedded.ts';
+import { migrate } from '../eventstore/postgres/migrate.ts';
+import { createPool } from '../eventstore/postgres/pool.ts';
+import { startLeaderboardScheduler } from '../projections/member/leaderboard/scheduler.ts';
+import { allProjectors } from '../projections/registry.ts';
+import { ProjectionRunner } from '../projections/runner.ts';
+import { freePortOn } from './ports.ts';
+import { createLogger } from './logger.ts';
+
+export const EMBEDDED_DATABASE = 'exchange';
+const DRAIN_TIMEOUT_MS = 10_000;
+
+export interface Database {
+  pool: pg.Pool;
+  connectionString: string;
+  /** Closes the pool and, when embedded, stops postgres. */
+  close(): Promise<void>;
+}
+
+/** DATABASE_URL, or an embedded PostgreSQL under DATA_DIR/postgres (started now, reused across restarts). */
+export async function openDatabase(config: Config, logger: Logger, options: { attach?: boolean } = {}): Promise<Database> {
+  if (config.databaseUrl) {
+    const pool = createPool({ connectionString: config.databaseUrl, onError: (err) => logger.warn({ err }, 'idle database connection failed') });
+    return { pool, connectionString: config.databaseUrl, close: () => pool.end() };
+  }
+  const dataDir = path.join(config.dataDir, 'postgres');
+  // CLI commands attach to the service's running server instead of starting a second one.
+  const livePort = options.attach ? livePortOf(dataDir) : undefined;
+  let server: EmbeddedPostgresServer | undefined;
+  let port = livePort;
+  if (port === undefined) {
+    port = await freePortOn('127.0.0.1');
+    server = new EmbeddedPostgresServer({ dataDir, port, onLog: (line) => logger.debug({ postgres: line }, 'postgres') });
+    logger.info({ dataDir, port }, 'starting embedded PostgreSQL');
+    await server.start();
+  }
+  const admin = new pg.Client({ connectionString: embeddedUrl(port, 'postgres') });
+  await admin.connect();
+  try {
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [EMBEDDED_DATABASE]);
+    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${EMBEDDED_DATABASE}`);
+  } finally {
+    await admin.end();
+  }
+  const connectionString = embeddedUrl(port, EMBEDDED_DATABASE);
+  const pool = createPool({ connectionString, onError: (err) => logger.warn({ err }, 'idle database connection failed') });
+  return {
+    pool,
+    connectionString,
+    async close() {
+      await pool.end();
+      await server?.stop();
+    },
+  };
+}
+
+function embeddedUrl(port: number, database: string): string {
+  return `postgres://postgres:password@127.0.0.1:${port}/${database}`;
+}
+
+export async function openEventStore(config: Config, database: Database): Promise<EventStore> {
+  if (config.eventstoreUrl) return createEventStore({ kind: 'esdb', url: config.eventstoreUrl });
+  return createEventStore({ kind: 'postgres', pool: database.pool, connectionString: database.connectionString });
+}
+
+export interface RunningService {
+  ctx: AppContext;
+  runner: ProjectionRunner;
+  registry: Registry;
+  server: http.Server;
+  baseUrl: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  logger?: Logger;
+  /** Use this database instead of opening one from the configuration (tests). */
+  database?: Database;
+}
+
+/** Starts the whole service; resolves once it is ready (probes answer 503 until then). */
+export async function startService(config: Config, options: StartOptions = {}): Promise<RunningService> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const registry = createMetricsRegistry();
+  let ready = false;
+  let handler: http.RequestListener = bootApp(() => ready);
+  const server = http.createServer((req, res) => handler(req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  logger.info({ port }, 'listening; starting up');
+
+  const cleanups: Array<() => Promise<void>> = [];
+  const runCleanups = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) {
+      await cleanup().catch((err: unknown) => logger.error({ err }, 'shutdown step failed'));
+    }
+  };
+  cleanups.push(() => closeServer(server));
+  try {
+    const database = options.database ?? (await openDatabase(config, logger));
+    if (!options.database) cleanups.push(() => database.close());
+    const applied = await migrate(database.pool);
+    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+
+    const store = await openEventStore(config, database);
+    cleanups.push(() => store.close());
+    logger.info({ kind: store.kind }, 'event store open');
+
+    const testClock = config.testClock ? createTestClock() : null;
+    const clock = testClock ?? systemClock;
+    const writes = createWriteTracker();
+    const settings = await loadSettingsStore({ store, logger });
+
+    const runner = new ProjectionRunner({ pool: database.pool, store, projectors: allProjectors(), logger, registry });
+    await runner.start();
+    cleanups.push(() => runner.stop());
+
+    const engine = await startEngine({ store, clock, logger, writes, dataDir: config.dataDir });
+    cleanups.push(() => engine.stop());
+
+    config.adminToken = await resolveAdminToken(config, logger);
+
+    const ctx: AppContext = {
+      config,
+      logger,
+      clock,
+      testClock,
+      pool: database.pool,
+      store,
+      engine,
+      writes,
+      projections: runner,
+      settings,
+    };
+    handler = createApp(ctx, { registry, isReady: () => ready });
+
+    const leaderboards = startLeaderboardScheduler(ctx);
+    cleanups.push(() => leaderboards.stop());
+    // TODO(realtime): start the WebSocket server on config.wsPort once realtime/ provides it.
+
+    if (config.demo) await seedDemo(ctx);
+    else logger.info(DEMO_HINT);
+
+    ready = true;
+    logger.info({ port, eventStore: store.kind, testClock: config.testClock }, 'ready');
+    let stopping: Promise<void> | undefined;
+    return {
+      ctx,
+      runner,
+      registry,
+      server,
+      port,
+      baseUrl: `http://127.0.0.1:${port}`,
+      stop() {
+        stopping ??= (async () => {
+          ready = false;
+          logger.info('shutting down');
+          await runCleanups();
+          logger.info('stopped');
+        })();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await runCleanups();
+    throw error;
+  }
+}
+
+/** Until the app is built: probes say "starting", everything else 503. */
+function bootApp(isReady: () => boolean): http.RequestListener {
+  const app = express();
+  app.get('/livez', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.use((_req, res) => {
+    res.status(503).json(isReady() ? { status: 'ok' } : { error: 'Service starting' });
+  });
+  return app;
+}
+
+/** Stop accepting, let requests in flight finish (bounded), then close what remains. */
+async function closeServer(server: http.Server): Promise<void> {
+  if (!server.listening) return;
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const timer = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
+  await closed;
+  clearTimeout(timer);
+}
+
+/** `exchange serve`: start from the environment, stop cleanly on SIGINT/SIGTERM. */
+export async function serve(config: Config): Promise<void> {
+  const logger = createLogger(config.logLevel);
+  let service: RunningService;
+  try {
+    service = await startService(config, { logger });
+  } catch (error) {
+    logger.fatal({ err: error }, 'start failed');
+    process.exitCode = 1;
+    return;
+  }
+  let signalled = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    signalled = true;
+    logger.info({ signal }, 'signal received');
+    service.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}

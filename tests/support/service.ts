@@ -1,0 +1,63 @@
+// Boots the WHOLE service in-process (cli/serve.ts, the composition root) on a free port against
+// a fresh test database, with the test clock on and a known admin token. HTTP tests use it.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import type { AppContext } from '../../commands/context.ts';
+import { loadConfig } from '../../cli/config.ts';
+import { startService, type RunningService } from '../../cli/serve.ts';
+import { testDatabase } from './pg.ts';
+
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface TestService {
+  baseUrl: string;
+  adminToken: string;
+  ctx: AppContext;
+  service: RunningService;
+  stop(): Promise<void>;
+}
+
+/**
+ * `env` overrides the defaults (PORT=0, TEST_CLOCK=1, ADMIN_TOKEN, LOG_LEVEL=silent, a temp
+ * DATA_DIR, DATABASE_URL of a fresh database), e.g. { JURISDICTION: 'ca' } or { DEMO: '1' }.
+ */
+export async function startTestService(opts: { env?: Record<string, string> } = {}): Promise<TestService> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'exchange-test-service-'));
+  const db = opts.env?.DATABASE_URL ? undefined : await testDatabase();
+  const config = loadConfig({
+    PORT: '0',
+    WS_PORT: '0',
+    TEST_CLOCK: '1',
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    LOG_LEVEL: 'silent',
+    DATA_DIR: dataDir,
+    ...(db ? { DATABASE_URL: db.connectionString } : {}),
+    ...opts.env,
+  });
+  const logger = pino({ level: config.logLevel });
+  let service: RunningService;
+  try {
+    service = await startService(config, {
+      logger,
+      ...(db ? { database: { pool: db.pool, connectionString: db.connectionString, close: async () => {} } } : {}),
+    });
+  } catch (error) {
+    await db?.drop().catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    baseUrl: service.baseUrl,
+    adminToken: config.adminToken!,
+    ctx: service.ctx,
+    service,
+    async stop() {
+      await service.stop();
+      await db?.drop().catch(() => undefined);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
