@@ -89,11 +89,19 @@ export interface DemoSeedResult {
 }
 
 /** Seeds once per data directory (a marker stream records it); later starts do nothing. */
-export async function seedDemo(ctx: AppContext): Promise<void> {
-  await seedDemoOnce(ctx);
+export async function seedDemo(ctx: AppContext, options: DemoOptions = {}): Promise<void> {
+  await seedDemoOnce(ctx, options);
 }
 
-export async function seedDemoOnce(ctx: AppContext, out: (text: string) => void = (text) => process.stdout.write(text)): Promise<DemoSeedResult> {
+export interface DemoOptions {
+  /** Where the service listens, for the printed request (default http://127.0.0.1:$PORT). */
+  baseUrl?: string;
+  /** Where the banner goes (default standard output). */
+  out?: (text: string) => void;
+}
+
+export async function seedDemoOnce(ctx: AppContext, options: DemoOptions = {}): Promise<DemoSeedResult> {
+  const out = options.out ?? ((text: string) => void process.stdout.write(text));
   try {
     await ctx.store.append(DEMO_STREAM, [{ id: randomUUID(), type: 'DemoSeedStarted', data: { at_us: ctx.clock.nowUs() } }], 'no_stream');
   } catch (err) {
@@ -164,7 +172,7 @@ export async function seedDemoOnce(ctx: AppContext, out: (text: string) => void 
     data: { member_account_id: member.account.account_id, key_id: key.key_id, market_makers: makers, markets: marketsListed, trades: tradesMade },
   }], 'any');
 
-  const baseUrl = `http://127.0.0.1:${ctx.config.port}`;
+  const baseUrl = options.baseUrl ?? `http://127.0.0.1:${ctx.config.port}`;
   const signed = signRequest({
     baseUrl, keyId: key.key_id, privateKeyBase64: key.private_key ?? '', method: 'GET', path: '/api/v1/account/balance', nowMs: Math.floor(ctx.clock.nowUs() / 1000),
   });
