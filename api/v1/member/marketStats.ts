@@ -13,7 +13,7 @@ const SETTLED_STATUSES: ReadonlySet<string> = new Set(['resulted', 'voided']);
 const num = (value: string | null) => (value === null ? null : Number(value));
 
 export function renderMarketStats(row: MarketStatsRow): Record<string, unknown> {
-  const { last_settled_at: _computed, ...values } = row.doc;
+  const values = row.doc;
   return {
     account_id: row.account_id,
     market_id: row.market_id,

@@ -3,6 +3,7 @@
 // each touched (account, market) pair's market_stats row recomputed from those snapshots.
 
 import type pg from 'pg';
+import type Big from 'big.js';
 import { engineEventsOf, isEngineStep } from '../../../commands/engine/journal.ts';
 import { feeRates } from '../../../domain/engine/fees.ts';
 import { sportKey } from '../../../domain/leaderboard/board.ts';
@@ -10,7 +11,10 @@ import type {
   BalanceView, FillView, LedgerEntryView, MarketStateView, OrderView, PositionView, SportEventView,
 } from '../../../domain/views.ts';
 import type { ProjectionChange, Projector } from '../../projector.ts';
-import { computeMarketStats } from '../marketStats/compute.ts';
+import {
+  addContribution, deriveMarketStats, feeContribution, fillContribution, fillSettledAtUs, orderContribution, storedOf, sumsFromStored,
+  type Contribution, type StoredSums, type SumKey,
+} from '../marketStats/compute.ts';
 import { MEMBER_ACTIVITY_SCHEMA_SQL, MEMBER_ACTIVITY_TABLES } from './schema.ts';
 
 interface Stamped<T> { seq: number; now_us: number; view: T }
@@ -31,51 +35,59 @@ class Latest<T> {
 
 const pairKey = (accountId: string, marketId: string) => `${accountId}\u0000${marketId}`;
 
-async function upsertAll(tx: pg.PoolClient, batch: {
+interface Batch {
   events: Latest<SportEventView>; markets: Latest<MarketStateView>; orders: Latest<OrderView>;
   fills: Latest<FillView>; positions: Latest<PositionView>; balances: Latest<BalanceView>; ledger: Latest<LedgerEntryView>;
-}) {
-  const run = (size: number, sql: string, json: string) => (size > 0 ? tx.query(sql, [json]) : Promise.resolve());
-  await run(batch.events.size, `
+}
+
+const run = async (tx: pg.PoolClient, size: number, sql: string, json: string) => {
+  if (size > 0) await tx.query(sql, [json]);
+};
+
+async function upsertCatalogue(tx: pg.PoolClient, batch: Batch) {
+  await run(tx, batch.events.size, `
     INSERT INTO member_sport_events (event_id, sport, sport_key, competition, start_us, seq, doc)
     SELECT x.doc->>'event_id', x.doc->>'sport', x.doc->>'sport_key', x.doc->>'competition', (x.doc->>'start')::bigint, x.seq, x.doc
     FROM jsonb_to_recordset($1::jsonb) AS x(seq bigint, doc jsonb)
     ON CONFLICT (event_id) DO UPDATE SET sport = EXCLUDED.sport, sport_key = EXCLUDED.sport_key, competition = EXCLUDED.competition,
       start_us = EXCLUDED.start_us, seq = EXCLUDED.seq, doc = EXCLUDED.doc
     WHERE member_sport_events.seq <= EXCLUDED.seq`, JSON.stringify([...batch.events.rows.values()].map(({ seq, view }) => ({ seq, doc: { ...view, sport_key: sportKey(view.sport) } }))));
-  await run(batch.markets.size, `
+  await run(tx, batch.markets.size, `
     INSERT INTO member_markets (market_id, event_id, status, result, max_price, settled_at, seq, doc)
     SELECT x.doc->>'market_id', x.doc->>'event_id', x.doc->>'status', x.doc->>'result', (x.doc->>'max_price')::numeric, (x.doc->>'settled_at')::bigint, x.seq, x.doc
     FROM jsonb_to_recordset($1::jsonb) AS x(seq bigint, doc jsonb)
     ON CONFLICT (market_id) DO UPDATE SET event_id = EXCLUDED.event_id, status = EXCLUDED.status, result = EXCLUDED.result,
       max_price = EXCLUDED.max_price, settled_at = EXCLUDED.settled_at, seq = EXCLUDED.seq, doc = EXCLUDED.doc
     WHERE member_markets.seq <= EXCLUDED.seq`, batch.markets.json());
-  await run(batch.orders.size, `
+}
+
+async function upsertActivity(tx: pg.PoolClient, batch: Batch) {
+  await run(tx, batch.orders.size, `
     INSERT INTO member_orders (order_id, account_id, market_id, seq, doc)
     SELECT x.doc->>'id', x.doc->>'account_id', x.doc->>'market_id', x.seq, x.doc
     FROM jsonb_to_recordset($1::jsonb) AS x(seq bigint, doc jsonb)
     ON CONFLICT (order_id) DO UPDATE SET seq = EXCLUDED.seq, doc = EXCLUDED.doc
     WHERE member_orders.seq <= EXCLUDED.seq`, batch.orders.json());
-  await run(batch.fills.size, `
+  await run(tx, batch.fills.size, `
     INSERT INTO member_fills (trade_id, order_id, account_id, market_id, status, filled, inserted_at, seq, doc)
     SELECT x.doc->>'trade_id', x.doc->>'order_id', x.doc->>'account_id', x.doc->>'market_id', x.doc->>'status',
       (x.doc->>'filled')::numeric, (x.doc->>'inserted_at')::bigint, x.seq, x.doc
     FROM jsonb_to_recordset($1::jsonb) AS x(seq bigint, doc jsonb)
     ON CONFLICT (trade_id, order_id) DO UPDATE SET status = EXCLUDED.status, filled = EXCLUDED.filled, seq = EXCLUDED.seq, doc = EXCLUDED.doc
     WHERE member_fills.seq <= EXCLUDED.seq`, batch.fills.json());
-  await run(batch.positions.size, `
+  await run(tx, batch.positions.size, `
     INSERT INTO member_positions (account_id, market_id, seq, doc)
     SELECT x.doc->>'account_id', x.doc->>'market_id', x.seq, x.doc
     FROM jsonb_to_recordset($1::jsonb) AS x(seq bigint, doc jsonb)
     ON CONFLICT (account_id, market_id) DO UPDATE SET seq = EXCLUDED.seq, doc = EXCLUDED.doc
     WHERE member_positions.seq <= EXCLUDED.seq`, batch.positions.json());
-  await run(batch.balances.size, `
+  await run(tx, batch.balances.size, `
     INSERT INTO member_balances (account_id, seq, doc)
     SELECT x.doc->>'account_id', x.seq, x.doc
     FROM jsonb_to_recordset($1::jsonb) AS x(seq bigint, doc jsonb)
     ON CONFLICT (account_id) DO UPDATE SET seq = EXCLUDED.seq, doc = EXCLUDED.doc
     WHERE member_balances.seq <= EXCLUDED.seq`, batch.balances.json());
-  await run(batch.ledger.size, `
+  await run(tx, batch.ledger.size, `
     INSERT INTO member_ledger_entries (id, account_id, type, market_id, inserted_at, seq, doc)
     SELECT x.doc->>'id', x.doc->>'account_id', x.doc->>'type', x.doc->>'market_id', (x.doc->>'inserted_at')::bigint, x.seq, x.doc
     FROM jsonb_to_recordset($1::jsonb) AS x(seq bigint, doc jsonb)
@@ -91,69 +103,106 @@ function orderFeeRate(balance: BalanceView | undefined): string {
 
 interface TouchedPair { account_id: string; market_id: string; first_us: number; last_us: number }
 
-async function recomputeStats(tx: pg.PoolClient, pairs: Map<string, TouchedPair>): Promise<ProjectionChange[]> {
+/** Per pair: the change of its sums in this batch and the latest settlement time seen. */
+interface PairDelta { sums: Map<SumKey, Big>; last_settled_at: number | null }
+
+class Deltas {
+  readonly byPair = new Map<string, PairDelta>();
+  of(accountId: string, marketId: string): PairDelta {
+    const key = pairKey(accountId, marketId);
+    let delta = this.byPair.get(key);
+    if (!delta) {
+      delta = { sums: new Map(), last_settled_at: null };
+      this.byPair.set(key, delta);
+    }
+    return delta;
+  }
+}
+
+/**
+ * For each incoming snapshot that will replace the stored one (its step is not older), adds its
+ * contribution and subtracts the stored snapshot's. Snapshots from an older step are dropped.
+ */
+async function collectDeltas<T>(
+  tx: pg.PoolClient, latest: Latest<T>, sql: string, keysOf: (keys: string[]) => unknown[],
+  keyOfStored: (doc: T) => string, contribute: (doc: T) => { account_id: string; market_id: string | null; contribution: Contribution; settled_at?: number | null },
+  deltas: Deltas,
+): Promise<void> {
+  if (latest.size === 0) return;
+  const stored = await tx.query<{ seq: string; doc: T }>(sql, keysOf([...latest.rows.keys()]));
+  const storedByKey = new Map(stored.rows.map((row) => [keyOfStored(row.doc), row]));
+  for (const [key, incoming] of latest.rows) {
+    const old = storedByKey.get(key);
+    if (old && Number(old.seq) > incoming.seq) {
+      latest.rows.delete(key);
+      continue;
+    }
+    const next = contribute(incoming.view);
+    if (next.market_id) {
+      const delta = deltas.of(next.account_id, next.market_id);
+      addContribution(delta.sums, next.contribution, 1);
+      if (next.settled_at !== undefined && next.settled_at !== null) delta.last_settled_at = Math.max(delta.last_settled_at ?? next.settled_at, next.settled_at);
+    }
+    if (old) {
+      const previous = contribute(old.doc);
+      if (previous.market_id) addContribution(deltas.of(previous.account_id, previous.market_id).sums, previous.contribution, -1);
+    }
+  }
+}
+
+async function maxPrices(tx: pg.PoolClient, marketIds: string[]): Promise<Map<string, { event_id: string; max_price: string }>> {
+  const rows = await tx.query<{ market_id: string; event_id: string; max_price: string }>(
+    'SELECT market_id, event_id, max_price::text FROM member_markets WHERE market_id = ANY($1::text[])', [marketIds]);
+  return new Map(rows.rows.map((r) => [r.market_id, { event_id: r.event_id, max_price: r.max_price }]));
+}
+
+async function updateStats(tx: pg.PoolClient, pairs: Map<string, TouchedPair>, deltas: Deltas, markets: Map<string, { event_id: string; max_price: string }>): Promise<ProjectionChange[]> {
   if (pairs.size === 0) return [];
   const accounts = [...pairs.values()].map((p) => p.account_id);
-  const markets = [...pairs.values()].map((p) => p.market_id);
+  const marketIds = [...pairs.values()].map((p) => p.market_id);
   const pairSql = 'SELECT * FROM unnest($1::text[], $2::text[]) AS p(account_id, market_id)';
-  // one connection: the queries run one after another
-  const orders = await tx.query<{ account_id: string; market_id: string; doc: OrderView }>(`SELECT o.account_id, o.market_id, o.doc FROM member_orders o JOIN (${pairSql}) p USING (account_id, market_id) ORDER BY o.order_id`, [accounts, markets]);
-  const fills = await tx.query<{ account_id: string; market_id: string; doc: FillView }>(`SELECT f.account_id, f.market_id, f.doc FROM member_fills f JOIN (${pairSql}) p USING (account_id, market_id) ORDER BY f.trade_id, f.order_id`, [accounts, markets]);
-  const positions = await tx.query<{ account_id: string; market_id: string; doc: PositionView }>(`SELECT x.account_id, x.market_id, x.doc FROM member_positions x JOIN (${pairSql}) p USING (account_id, market_id)`, [accounts, markets]);
-  const fees = await tx.query<{ account_id: string; market_id: string; doc: LedgerEntryView }>(`SELECT l.account_id, l.market_id, l.doc FROM member_ledger_entries l JOIN (${pairSql}) p USING (account_id, market_id) WHERE l.type IN ('fee', 'fee_refund') ORDER BY l.id`, [accounts, markets]);
-  const marketRows = await tx.query<{ market_id: string; event_id: string; max_price: string }>('SELECT market_id, event_id, max_price::text FROM member_markets WHERE market_id = ANY($1::text[])', [markets]);
+  const statsRows = await tx.query<{ account_id: string; market_id: string; sums: StoredSums; last_settled_at: string | null }>(
+    `SELECT s.account_id, s.market_id, s.sums, s.last_settled_at::text FROM member_market_stats s JOIN (${pairSql}) p USING (account_id, market_id)`, [accounts, marketIds]);
+  const positions = await tx.query<{ account_id: string; market_id: string; doc: PositionView }>(
+    `SELECT x.account_id, x.market_id, x.doc FROM member_positions x JOIN (${pairSql}) p USING (account_id, market_id)`, [accounts, marketIds]);
   const balances = await tx.query<{ account_id: string; doc: BalanceView }>('SELECT account_id, doc FROM member_balances WHERE account_id = ANY($1::text[])', [accounts]);
-  const group = <R extends { account_id: string; market_id: string }>(rows: R[]) => {
-    const out = new Map<string, R[]>();
-    for (const row of rows) {
-      const key = pairKey(row.account_id, row.market_id);
-      out.set(key, [...(out.get(key) ?? []), row]);
-    }
-    return out;
-  };
-  const ordersBy = group(orders.rows);
-  const fillsBy = group(fills.rows);
-  const positionsBy = group(positions.rows);
-  const feesBy = group(fees.rows);
-  const marketBy = new Map(marketRows.rows.map((m) => [m.market_id, m]));
+  const statsBy = new Map(statsRows.rows.map((r) => [pairKey(r.account_id, r.market_id), r]));
+  const positionBy = new Map(positions.rows.map((r) => [pairKey(r.account_id, r.market_id), r.doc]));
   const balanceBy = new Map(balances.rows.map((b) => [b.account_id, b.doc]));
 
   const rows: unknown[] = [];
   const changes: ProjectionChange[] = [];
   for (const [key, pair] of pairs) {
-    const market = marketBy.get(pair.market_id);
-    const pairOrders = (ordersBy.get(key) ?? []).map((r) => r.doc);
-    const pairFills = (fillsBy.get(key) ?? []).map((r) => r.doc);
-    if (pairOrders.length === 0 && pairFills.length === 0 && !positionsBy.has(key)) continue;
-    const stats = computeMarketStats({
-      orders: pairOrders,
-      fills: pairFills,
-      position: positionsBy.get(key)?.[0]?.doc ?? null,
-      feeEntries: (feesBy.get(key) ?? []).map((r) => r.doc),
-      maxPrice: market?.max_price ?? '1',
-      orderFeeRate: orderFeeRate(balanceBy.get(pair.account_id)),
+    const stored = statsBy.get(key);
+    const delta = deltas.byPair.get(key);
+    const sums = sumsFromStored(stored?.sums);
+    if (delta) addContribution(sums, Object.fromEntries(delta.sums), 1);
+    const storedSettled = stored?.last_settled_at ? Number(stored.last_settled_at) : null;
+    const newSettled = delta?.last_settled_at ?? null;
+    const lastSettledAt = storedSettled === null ? newSettled : newSettled === null ? storedSettled : Math.max(storedSettled, newSettled);
+    const market = markets.get(pair.market_id);
+    const doc = deriveMarketStats({
+      sums, position: positionBy.get(key) ?? null, maxPrice: market?.max_price ?? '1', orderFeeRate: orderFeeRate(balanceBy.get(pair.account_id)),
     });
     rows.push({
       account_id: pair.account_id, market_id: pair.market_id, event_id: market?.event_id ?? null, first_us: pair.first_us, last_us: pair.last_us,
-      last_settled_at: stats.last_settled_at, settlements: stats.settlements, trade_count: stats.trade_count, doc: stats,
+      last_settled_at: lastSettledAt, settlements: doc.settlements, trade_count: doc.trade_count, sums: storedOf(sums), doc,
     });
     changes.push({ projector: 'member_activity', kind: 'market_stats', keys: { account_id: pair.account_id, market_id: pair.market_id } });
   }
-  if (rows.length > 0) {
-    await tx.query(`
-      INSERT INTO member_market_stats (account_id, market_id, event_id, inserted_at, updated_at, last_settled_at, settlements, trade_count, doc)
-      SELECT x.account_id, x.market_id, x.event_id, x.first_us, x.last_us, x.last_settled_at, x.settlements, x.trade_count, x.doc
-      FROM jsonb_to_recordset($1::jsonb) AS x(account_id text, market_id text, event_id text, first_us bigint, last_us bigint, last_settled_at bigint, settlements integer, trade_count integer, doc jsonb)
-      ON CONFLICT (account_id, market_id) DO UPDATE SET event_id = EXCLUDED.event_id, updated_at = GREATEST(member_market_stats.updated_at, EXCLUDED.updated_at),
-        last_settled_at = EXCLUDED.last_settled_at, settlements = EXCLUDED.settlements, trade_count = EXCLUDED.trade_count, doc = EXCLUDED.doc`,
-    [JSON.stringify(rows)]);
-  }
+  await tx.query(`
+    INSERT INTO member_market_stats (account_id, market_id, event_id, inserted_at, updated_at, last_settled_at, settlements, trade_count, sums, doc)
+    SELECT x.account_id, x.market_id, x.event_id, x.first_us, x.last_us, x.last_settled_at, x.settlements, x.trade_count, x.sums, x.doc
+    FROM jsonb_to_recordset($1::jsonb) AS x(account_id text, market_id text, event_id text, first_us bigint, last_us bigint, last_settled_at bigint, settlements integer, trade_count integer, sums jsonb, doc jsonb)
+    ON CONFLICT (account_id, market_id) DO UPDATE SET event_id = EXCLUDED.event_id, updated_at = GREATEST(member_market_stats.updated_at, EXCLUDED.updated_at),
+      last_settled_at = EXCLUDED.last_settled_at, settlements = EXCLUDED.settlements, trade_count = EXCLUDED.trade_count, sums = EXCLUDED.sums, doc = EXCLUDED.doc`,
+  [JSON.stringify(rows)]);
   return changes;
 }
 
 export const memberActivityProjector: Projector = {
   name: 'member_activity',
-  version: 1,
+  version: 2,
   tables: [...MEMBER_ACTIVITY_TABLES],
   schemaSql: MEMBER_ACTIVITY_SCHEMA_SQL,
   filter: { streamPrefixes: ['engine'], eventTypes: ['EngineStep'] },
@@ -218,7 +267,23 @@ export const memberActivityProjector: Projector = {
         }
       }
     }
-    await upsertAll(tx, batch);
-    return recomputeStats(tx, pairs);
+    await upsertCatalogue(tx, batch);
+    const marketIds = new Set<string>([...pairs.values()].map((p) => p.market_id));
+    for (const { view } of batch.orders.rows.values()) marketIds.add(view.market_id);
+    const markets = await maxPrices(tx, [...marketIds]);
+    const deltas = new Deltas();
+    await collectDeltas(tx, batch.orders, 'SELECT seq::text, doc FROM member_orders WHERE order_id = ANY($1::text[])', (keys) => [keys],
+      (doc) => doc.id,
+      (doc) => ({ account_id: doc.account_id, market_id: doc.market_id, contribution: orderContribution(doc, markets.get(doc.market_id)?.max_price ?? '1') }), deltas);
+    await collectDeltas(tx, batch.fills,
+      'SELECT f.seq::text, f.doc FROM member_fills f JOIN unnest($1::text[], $2::text[]) AS k(trade_id, order_id) USING (trade_id, order_id)',
+      (keys) => [keys.map((k) => k.split('\u0000')[0]), keys.map((k) => k.split('\u0000')[1])],
+      (doc) => `${doc.trade_id}\u0000${doc.order_id}`,
+      (doc) => ({ account_id: doc.account_id, market_id: doc.market_id, contribution: fillContribution(doc), settled_at: fillSettledAtUs(doc) }), deltas);
+    await collectDeltas(tx, batch.ledger, 'SELECT seq::text, doc FROM member_ledger_entries WHERE id = ANY($1::text[])', (keys) => [keys],
+      (doc) => doc.id,
+      (doc) => ({ account_id: doc.account_id, market_id: doc.market_id, contribution: feeContribution(doc) }), deltas);
+    await upsertActivity(tx, batch);
+    return updateStats(tx, pairs, deltas, markets);
   },
 };

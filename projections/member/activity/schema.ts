@@ -94,6 +94,7 @@ CREATE TABLE IF NOT EXISTS member_market_stats (
   last_settled_at bigint,
   settlements integer NOT NULL,
   trade_count integer NOT NULL,
+  sums jsonb NOT NULL,
   doc jsonb NOT NULL,
   PRIMARY KEY (account_id, market_id)
 );

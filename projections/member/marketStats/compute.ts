@@ -1,23 +1,35 @@
-// The account-specific part of one `market_stats` row, computed from the latest snapshots of the
-// account's orders, fills and position in one market plus its fee ledger entries. Pure and
-// idempotent: the projector recomputes a row from scratch whenever any of its inputs changes.
-// Every field is defined in docs/MEMBER.md; the short form sits beside each computation.
+// One `market_stats` row, kept incrementally. Every order, fill and fee entry contributes an
+// additive vector of sums (counts, contracts, dollars); when a snapshot replaces an older one the
+// projector adds the new contribution and subtracts the old, so a change costs the same however
+// many orders the account has in the market. The row's fields are then derived from the sums,
+// the latest position and the market's max_price. Every field is defined in docs/MEMBER.md.
 
 import Big from 'big.js';
 import type { FillView, LedgerEntryView, OrderView, PositionView } from '../../../domain/views.ts';
 import { LIVE_ORDER_STATUSES } from '../../../domain/views.ts';
 
-export interface MarketStatsInput {
-  orders: readonly OrderView[];
-  fills: readonly FillView[];
-  position: PositionView | null;
-  /** Ledger entries of type fee / fee_refund for this account and market. */
-  feeEntries: readonly LedgerEntryView[];
-  /** The market's max_price (settlement value of one winning contract). */
-  maxPrice: string;
-  /** The account's fee rate for orders (the engine's reserve rate: the larger of maker and taker). */
-  orderFeeRate: string;
-}
+export const SUM_KEYS = [
+  // orders
+  'buy_orders', 'sell_orders', 'open_buy_orders', 'open_sell_orders',
+  'cancelled_buy_orders', 'cancelled_sell_orders', 'rejected_buy_orders', 'rejected_sell_orders',
+  'contracts_in_buy_orders', 'contracts_in_sell_orders', 'cancelled_buy_contracts', 'cancelled_sell_contracts',
+  'buy_order_liability', 'sell_order_liability', 'order_fee_base',
+  // fills
+  'buy_trade_count', 'sell_trade_count', 'open_trade_count', 'buy_settlements', 'sell_settlements',
+  'buy_contracts_traded', 'sell_contracts_traded', 'buy_contracts_closed', 'sell_contracts_closed',
+  'buy_contracts_expired', 'sell_contracts_expired', 'buy_contracts_settled', 'sell_contracts_settled',
+  'buy_original_risk', 'sell_original_risk', 'closed_buy_premium', 'closed_sell_premium',
+  'expired_buy_premium', 'expired_sell_premium',
+  'open_risk', 'open_to_win', 'open_premium', 'open_contracts', 'open_potential_fee',
+  'closed_fees', 'expired_fees', 'closed_gross_pnl', 'closed_net_pnl', 'expired_gross_pnl', 'expired_net_pnl',
+  // fee ledger entries (signed balance effect)
+  'fee_amounts',
+] as const;
+
+export type SumKey = (typeof SUM_KEYS)[number];
+/** Stored form: decimal strings. */
+export type StoredSums = Partial<Record<SumKey, string>>;
+export type Contribution = Partial<Record<SumKey, Big>>;
 
 /** Decimal fields (strings) and count fields (integers) of the row; identity and times are added by the reader. */
 export interface MarketStatsValues {
@@ -47,164 +59,235 @@ export interface MarketStatsValues {
   total_settlement_pnl: string; total_net_pnl: string;
   max_potential_profit: string; open_potential_profit: string; pending_close_pnl: string;
   market_max_price: string;
-  /** Latest settlement time among the fills (UNIX µs), null when nothing settled. */
-  last_settled_at: number | null;
 }
 
 const ZERO = new Big(0);
+const ONE = new Big(1);
 const CANCELLED: ReadonlySet<string> = new Set(['cancelled', 'partially_cancelled']);
 const LIVE: ReadonlySet<string> = new Set(LIVE_ORDER_STATUSES);
 
 const big = (value: string | null | undefined) => (value === null || value === undefined || value === '' ? ZERO : new Big(value));
-const sum = <T>(items: readonly T[], of: (item: T) => Big) => items.reduce((total, item) => total.plus(of(item)), ZERO);
-const s = (value: Big) => value.toString();
 const maxOf = (a: Big, b: Big) => (a.gt(b) ? a : b);
+const minOf = (a: Big, b: Big) => (a.lt(b) ? a : b);
 
 /** Contracts of an order still working (quantity − filled). */
 const unfilled = (order: OrderView) => maxOf(big(order.quantity).minus(big(order.filled)), ZERO);
 
-/** Per-contract risk of a resting order: its price on a buy, max_price − price on a sell. */
-function orderRiskPerContract(order: OrderView, maxPrice: Big): Big {
-  const price = big(order.price);
-  return order.action === 'buy' ? price : maxPrice.minus(price);
+export function orderContribution(order: OrderView, maxPriceText: string): Contribution {
+  const maxPrice = big(maxPriceText);
+  const side = order.action === 'buy' ? 'buy' : 'sell';
+  const out: Contribution = { [`${side}_orders`]: ONE };
+  if (LIVE.has(order.status)) {
+    const price = big(order.price);
+    const remaining = unfilled(order);
+    // risk per contract of a resting order: its price on a buy, max_price − price on a sell
+    const risk = side === 'buy' ? price : maxPrice.minus(price);
+    out[`open_${side}_orders`] = ONE;
+    out[`contracts_in_${side}_orders`] = remaining;
+    out[`${side}_order_liability`] = remaining.times(risk);
+    // the engine's fee base: contracts × min(price, max_price − price)
+    out.order_fee_base = remaining.times(minOf(price, maxPrice.minus(price)));
+  } else if (CANCELLED.has(order.status)) {
+    out[`cancelled_${side}_orders`] = ONE;
+    out[`cancelled_${side}_contracts`] = unfilled(order);
+  } else if (order.status === 'rejected') {
+    out[`rejected_${side}_orders`] = ONE;
+  }
+  return out;
 }
 
-export function computeMarketStats(input: MarketStatsInput): MarketStatsValues {
-  const maxPrice = big(input.maxPrice);
-  const orders = input.orders;
-  const fills = input.fills.filter((fill) => fill.status !== 'cancelled');
-  const buys = <T extends { action: string }>(items: readonly T[]) => items.filter((i) => i.action === 'buy');
-  const sells = <T extends { action: string }>(items: readonly T[]) => items.filter((i) => i.action === 'sell');
-
-  const liveOrders = orders.filter((o) => LIVE.has(o.status));
-  const cancelledOrders = orders.filter((o) => CANCELLED.has(o.status));
-  const rejectedOrders = orders.filter((o) => o.status === 'rejected');
-  const openFills = fills.filter((f) => (f.status === 'created' || f.status === 'open') && big(f.remaining).gt(0));
-
-  const position = big(input.position?.position);
-  // Contracts reserved by live orders on the closing side (sells against a long, buys against a short).
-  const closingSide = position.gt(0) ? 'sell' : position.lt(0) ? 'buy' : null;
-  const reserved = closingSide ? sum(liveOrders.filter((o) => o.action === closingSide), unfilled) : ZERO;
-  const held = position.abs();
-  const availableAbs = maxOf(held.minus(reserved), ZERO);
-  const availablePosition = position.lt(0) ? availableAbs.times(-1) : availableAbs;
-
-  const liability = (items: readonly OrderView[]) => sum(items, (o) => unfilled(o).times(orderRiskPerContract(o, maxPrice)));
-  const buyOrderLiability = liability(buys(liveOrders));
-  const sellOrderLiability = liability(sells(liveOrders));
-  const orderLiability = buyOrderLiability.plus(sellOrderLiability);
-
-  const openRisk = sum(openFills, (f) => big(f.remaining_risk));
-  const openToWin = sum(openFills, (f) => big(f.remaining_to_win));
-  const openPremium = sum(openFills, (f) => big(f.remaining_premium));
-  const openContracts = sum(openFills, (f) => big(f.remaining));
-  const openPotentialFee = sum(openFills, (f) => big(f.remaining_potential_fee));
-  // the engine's fee formula: rate × contracts × min(price, max_price − price), rounded up to the cent
-  const feeRate = big(input.orderFeeRate);
-  const potentialOrderTradeFee = sum(liveOrders, (o) => {
-    const price = big(o.price);
-    const smallerRisk = price.lt(maxPrice.minus(price)) ? price : maxPrice.minus(price);
-    return feeRate.times(unfilled(o)).times(smallerRisk).round(2, Big.roundUp);
-  });
-
-  const closedPremium = (items: readonly FillView[]) => sum(items, (f) => big(f.pc_premium).times(big(f.closed_contracts)));
-  const expiredPremium = (items: readonly FillView[]) => sum(items, (f) => big(f.pc_premium).times(big(f.expired_contracts)));
-
-  // A fill's `closing` contracts closed earlier positions when it executed: the fill opened only the rest.
-  const opening = (f: FillView) => maxOf(big(f.filled).minus(big(f.closing)), ZERO);
-
-  const totalFees = sum(input.feeEntries, (e) => big(e.amount)).times(-1);
-  const closedNet = sum(fills, (f) => big(f.closed_net_pnl));
-  const expiredNet = sum(fills, (f) => big(f.expired_net_pnl));
-  const expiredGross = sum(fills, (f) => big(f.expired_pnl));
-  const totalNet = closedNet.plus(expiredNet);
-  const openPotentialProfit = openToWin.minus(openPotentialFee);
-
-  let lastSettledAt: number | null = null;
-  for (const fill of fills) {
-    if (!fill.settled_at) continue;
-    const at = Date.parse(fill.settled_at) * 1000;
-    if (!Number.isNaN(at) && (lastSettledAt === null || at > lastSettledAt)) lastSettledAt = at;
+export function fillContribution(fill: FillView): Contribution {
+  if (fill.status === 'cancelled') return {};
+  const side = fill.action === 'buy' ? 'buy' : 'sell';
+  const premium = big(fill.pc_premium);
+  const out: Contribution = {
+    [`${side}_trade_count`]: ONE,
+    [`${side}_settlements`]: new Big(fill.settlements_count ?? 0),
+    // a fill's `closing` contracts closed earlier positions when it executed: it opened only the rest
+    [`${side}_contracts_traded`]: maxOf(big(fill.filled).minus(big(fill.closing)), ZERO),
+    [`${side}_contracts_closed`]: big(fill.closed_contracts),
+    [`${side}_contracts_expired`]: big(fill.expired_contracts),
+    [`${side}_contracts_settled`]: big(fill.settled_contracts),
+    [`${side}_original_risk`]: big(fill.original_risk),
+    [`closed_${side}_premium`]: premium.times(big(fill.closed_contracts)),
+    [`expired_${side}_premium`]: premium.times(big(fill.expired_contracts)),
+    closed_fees: big(fill.closed_fee),
+    expired_fees: big(fill.expired_fee),
+    closed_gross_pnl: big(fill.closed_pnl),
+    closed_net_pnl: big(fill.closed_net_pnl),
+    expired_gross_pnl: big(fill.expired_pnl),
+    expired_net_pnl: big(fill.expired_net_pnl),
+  };
+  if ((fill.status === 'created' || fill.status === 'open') && big(fill.remaining).gt(0)) {
+    out.open_trade_count = ONE;
+    out.open_risk = big(fill.remaining_risk);
+    out.open_to_win = big(fill.remaining_to_win);
+    out.open_premium = big(fill.remaining_premium);
+    out.open_contracts = big(fill.remaining);
+    out.open_potential_fee = big(fill.remaining_potential_fee);
   }
+  return out;
+}
 
-  const settlementsOf = (items: readonly FillView[]) => items.reduce((n, f) => n + (f.settlements_count ?? 0), 0);
+export function feeContribution(entry: LedgerEntryView): Contribution {
+  return entry.type === 'fee' || entry.type === 'fee_refund' ? { fee_amounts: big(entry.amount) } : {};
+}
+
+/** sums += sign × contribution (in place). */
+export function addContribution(sums: Map<SumKey, Big>, contribution: Contribution, sign: 1 | -1): void {
+  for (const [key, value] of Object.entries(contribution) as Array<[SumKey, Big]>) {
+    if (value.eq(0)) continue;
+    sums.set(key, (sums.get(key) ?? ZERO).plus(sign === 1 ? value : value.times(-1)));
+  }
+}
+
+export function sumsFromStored(stored: StoredSums | null | undefined): Map<SumKey, Big> {
+  const sums = new Map<SumKey, Big>();
+  for (const [key, value] of Object.entries(stored ?? {})) if (value) sums.set(key as SumKey, new Big(value));
+  return sums;
+}
+
+export function storedOf(sums: Map<SumKey, Big>): StoredSums {
+  const out: StoredSums = {};
+  for (const key of SUM_KEYS) {
+    const value = sums.get(key);
+    if (value && !value.eq(0)) out[key] = value.toString();
+  }
+  return out;
+}
+
+export interface DeriveInput {
+  sums: Map<SumKey, Big>;
+  position: PositionView | null;
+  /** The market's max_price as the market states it. */
+  maxPrice: string;
+  /** The account's fee rate for orders (the engine's reserve rate: the larger of maker and taker). */
+  orderFeeRate: string;
+}
+
+export function deriveMarketStats({ sums, position: positionView, maxPrice, orderFeeRate }: DeriveInput): MarketStatsValues {
+  const v = (key: SumKey) => sums.get(key) ?? ZERO;
+  const n = (key: SumKey) => Number(v(key).toString());
+  const s = (value: Big) => value.toString();
+  const both = (buy: SumKey, sell: SumKey) => v(buy).plus(v(sell));
+
+  const position = big(positionView?.position);
+  // contracts reserved by live orders on the closing side (sells against a long, buys against a short)
+  const reserved = position.gt(0) ? v('contracts_in_sell_orders') : position.lt(0) ? v('contracts_in_buy_orders') : ZERO;
+  const availableAbs = maxOf(position.abs().minus(reserved), ZERO);
+  const orderLiability = both('buy_order_liability', 'sell_order_liability');
+  const openRisk = v('open_risk');
+  const openPotentialFee = v('open_potential_fee');
+  const potentialOrderTradeFee = big(orderFeeRate).times(v('order_fee_base')).round(2, Big.roundUp);
+  const totalNet = v('closed_net_pnl').plus(v('expired_net_pnl'));
+  const openPotentialProfit = v('open_to_win').minus(openPotentialFee);
+  const openContracts = v('open_contracts');
 
   return {
     position: s(position),
-    available_position: s(availablePosition),
-    contracts_traded: s(sum(fills, opening)),
-    buy_contracts_traded: s(sum(buys(fills), opening)),
-    sell_contracts_traded: s(sum(sells(fills), opening)),
-    contracts_closed: s(sum(fills, (f) => big(f.closed_contracts))),
-    buy_contracts_closed: s(sum(buys(fills), (f) => big(f.closed_contracts))),
-    sell_contracts_closed: s(sum(sells(fills), (f) => big(f.closed_contracts))),
-    contracts_expired: s(sum(fills, (f) => big(f.expired_contracts))),
-    buy_contracts_expired: s(sum(buys(fills), (f) => big(f.expired_contracts))),
-    sell_contracts_expired: s(sum(sells(fills), (f) => big(f.expired_contracts))),
-    contracts_settled: s(sum(fills, (f) => big(f.settled_contracts))),
-    buy_contracts_settled: s(sum(buys(fills), (f) => big(f.settled_contracts))),
-    sell_contracts_settled: s(sum(sells(fills), (f) => big(f.settled_contracts))),
-    contracts_in_orders: s(sum(liveOrders, unfilled)),
-    contracts_in_buy_orders: s(sum(buys(liveOrders), unfilled)),
-    contracts_in_sell_orders: s(sum(sells(liveOrders), unfilled)),
-    cancelled_contracts: s(sum(cancelledOrders, unfilled)),
-    cancelled_buy_contracts: s(sum(buys(cancelledOrders), unfilled)),
-    cancelled_sell_contracts: s(sum(sells(cancelledOrders), unfilled)),
-    orders: orders.length,
-    buy_orders: buys(orders).length,
-    sell_orders: sells(orders).length,
-    open_order_count: liveOrders.length,
-    cancelled_orders: cancelledOrders.length,
-    cancelled_buy_orders: buys(cancelledOrders).length,
-    cancelled_sell_orders: sells(cancelledOrders).length,
-    rejected_orders: rejectedOrders.length,
-    rejected_buy_orders: buys(rejectedOrders).length,
-    rejected_sell_orders: sells(rejectedOrders).length,
-    trade_count: fills.length,
-    buy_trade_count: buys(fills).length,
-    sell_trade_count: sells(fills).length,
-    open_trade_count: openFills.length,
-    settlements: settlementsOf(fills),
-    buy_settlements: settlementsOf(buys(fills)),
-    sell_settlements: settlementsOf(sells(fills)),
+    available_position: s(position.lt(0) ? availableAbs.times(-1) : availableAbs),
+    contracts_traded: s(both('buy_contracts_traded', 'sell_contracts_traded')),
+    buy_contracts_traded: s(v('buy_contracts_traded')),
+    sell_contracts_traded: s(v('sell_contracts_traded')),
+    contracts_closed: s(both('buy_contracts_closed', 'sell_contracts_closed')),
+    buy_contracts_closed: s(v('buy_contracts_closed')),
+    sell_contracts_closed: s(v('sell_contracts_closed')),
+    contracts_expired: s(both('buy_contracts_expired', 'sell_contracts_expired')),
+    buy_contracts_expired: s(v('buy_contracts_expired')),
+    sell_contracts_expired: s(v('sell_contracts_expired')),
+    contracts_settled: s(both('buy_contracts_settled', 'sell_contracts_settled')),
+    buy_contracts_settled: s(v('buy_contracts_settled')),
+    sell_contracts_settled: s(v('sell_contracts_settled')),
+    contracts_in_orders: s(both('contracts_in_buy_orders', 'contracts_in_sell_orders')),
+    contracts_in_buy_orders: s(v('contracts_in_buy_orders')),
+    contracts_in_sell_orders: s(v('contracts_in_sell_orders')),
+    cancelled_contracts: s(both('cancelled_buy_contracts', 'cancelled_sell_contracts')),
+    cancelled_buy_contracts: s(v('cancelled_buy_contracts')),
+    cancelled_sell_contracts: s(v('cancelled_sell_contracts')),
+    orders: n('buy_orders') + n('sell_orders'),
+    buy_orders: n('buy_orders'),
+    sell_orders: n('sell_orders'),
+    open_order_count: n('open_buy_orders') + n('open_sell_orders'),
+    cancelled_orders: n('cancelled_buy_orders') + n('cancelled_sell_orders'),
+    cancelled_buy_orders: n('cancelled_buy_orders'),
+    cancelled_sell_orders: n('cancelled_sell_orders'),
+    rejected_orders: n('rejected_buy_orders') + n('rejected_sell_orders'),
+    rejected_buy_orders: n('rejected_buy_orders'),
+    rejected_sell_orders: n('rejected_sell_orders'),
+    trade_count: n('buy_trade_count') + n('sell_trade_count'),
+    buy_trade_count: n('buy_trade_count'),
+    sell_trade_count: n('sell_trade_count'),
+    open_trade_count: n('open_trade_count'),
+    settlements: n('buy_settlements') + n('sell_settlements'),
+    buy_settlements: n('buy_settlements'),
+    sell_settlements: n('sell_settlements'),
     order_liability: s(orderLiability),
-    buy_order_liability: s(buyOrderLiability),
-    sell_order_liability: s(sellOrderLiability),
+    buy_order_liability: s(v('buy_order_liability')),
+    sell_order_liability: s(v('sell_order_liability')),
     position_premium_liability: s(openRisk),
     total_liability: s(orderLiability.plus(openRisk)),
     max_liability_loss: s(openRisk),
-    max_liability_win: s(openToWin.times(-1)),
+    max_liability_win: s(v('open_to_win').times(-1)),
     max_risk: s(openRisk.plus(orderLiability)),
     open_risk: s(openRisk),
-    original_risk: s(sum(fills, (f) => big(f.original_risk))),
-    buy_original_risk: s(sum(buys(fills), (f) => big(f.original_risk))),
-    sell_original_risk: s(sum(sells(fills), (f) => big(f.original_risk))),
-    open_premium: s(openPremium),
-    average_open_premium: openContracts.gt(0) ? s(openPremium.div(openContracts).round(9)) : '0',
-    closed_premium: s(closedPremium(fills)),
-    closed_buy_premium: s(closedPremium(buys(fills))),
-    closed_sell_premium: s(closedPremium(sells(fills))),
-    expired_premium: s(expiredPremium(fills)),
-    expired_buy_premium: s(expiredPremium(buys(fills))),
-    expired_sell_premium: s(expiredPremium(sells(fills))),
-    total_fees: s(totalFees),
-    closed_fees: s(sum(fills, (f) => big(f.closed_fee))),
-    expired_fees: s(sum(fills, (f) => big(f.expired_fee))),
+    original_risk: s(both('buy_original_risk', 'sell_original_risk')),
+    buy_original_risk: s(v('buy_original_risk')),
+    sell_original_risk: s(v('sell_original_risk')),
+    open_premium: s(v('open_premium')),
+    average_open_premium: openContracts.gt(0) ? s(v('open_premium').div(openContracts).round(9)) : '0',
+    closed_premium: s(both('closed_buy_premium', 'closed_sell_premium')),
+    closed_buy_premium: s(v('closed_buy_premium')),
+    closed_sell_premium: s(v('closed_sell_premium')),
+    expired_premium: s(both('expired_buy_premium', 'expired_sell_premium')),
+    expired_buy_premium: s(v('expired_buy_premium')),
+    expired_sell_premium: s(v('expired_sell_premium')),
+    total_fees: s(v('fee_amounts').times(-1)),
+    closed_fees: s(v('closed_fees')),
+    expired_fees: s(v('expired_fees')),
     max_potential_fee: s(openPotentialFee.plus(potentialOrderTradeFee)),
     open_potential_fee: s(openPotentialFee),
     potential_order_trade_fee: s(potentialOrderTradeFee),
     // closes execute within one engine step: nothing is ever waiting to close
     pending_close_fee: '0',
-    closed_gross_pnl: s(sum(fills, (f) => big(f.closed_pnl))),
-    closed_net_pnl: s(closedNet),
-    expired_gross_pnl: s(expiredGross),
-    expired_net_pnl: s(expiredNet),
-    total_settlement_pnl: s(expiredGross),
+    closed_gross_pnl: s(v('closed_gross_pnl')),
+    closed_net_pnl: s(v('closed_net_pnl')),
+    expired_gross_pnl: s(v('expired_gross_pnl')),
+    expired_net_pnl: s(v('expired_net_pnl')),
+    total_settlement_pnl: s(v('expired_gross_pnl')),
     total_net_pnl: s(totalNet),
     max_potential_profit: s(totalNet.plus(openPotentialProfit)),
     open_potential_profit: s(openPotentialProfit),
     pending_close_pnl: '0',
-    market_max_price: input.maxPrice,
-    last_settled_at: lastSettledAt,
+    market_max_price: maxPrice,
   };
+}
+
+/** Latest settlement time among fills (UNIX µs), or null. */
+export function fillSettledAtUs(fill: FillView): number | null {
+  if (!fill.settled_at || fill.status === 'cancelled') return null;
+  const ms = Date.parse(fill.settled_at);
+  return Number.isNaN(ms) ? null : ms * 1000;
+}
+
+export interface MarketStatsInput {
+  orders: readonly OrderView[];
+  fills: readonly FillView[];
+  position: PositionView | null;
+  feeEntries: readonly LedgerEntryView[];
+  maxPrice: string;
+  orderFeeRate: string;
+}
+
+/** The whole row from scratch (the same sums the projector keeps incrementally). */
+export function computeMarketStats(input: MarketStatsInput): MarketStatsValues & { last_settled_at: number | null } {
+  const sums = new Map<SumKey, Big>();
+  for (const order of input.orders) addContribution(sums, orderContribution(order, input.maxPrice), 1);
+  for (const fill of input.fills) addContribution(sums, fillContribution(fill), 1);
+  for (const entry of input.feeEntries) addContribution(sums, feeContribution(entry), 1);
+  let lastSettledAt: number | null = null;
+  for (const fill of input.fills) {
+    const at = fillSettledAtUs(fill);
+    if (at !== null && (lastSettledAt === null || at > lastSettledAt)) lastSettledAt = at;
+  }
+  return { ...deriveMarketStats({ sums, position: input.position, maxPrice: input.maxPrice, orderFeeRate: input.orderFeeRate }), last_settled_at: lastSettledAt };
 }

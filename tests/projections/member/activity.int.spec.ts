@@ -8,6 +8,8 @@ import { ledgerEntries, marketStats, settlementFacts, volumeFacts } from '../../
 import { testDatabase, type TestDatabase } from '../../support/pg.ts';
 import { ALICE, BOB, EVENT, MARKET, MARKET2, T0, dump, marketLife, project } from './fixtures.ts';
 import type { RecordedEvent } from '../../../eventstore/port.ts';
+import { computeMarketStats } from '../../../projections/member/marketStats/compute.ts';
+import { feeRates } from '../../../domain/engine/fees.ts';
 
 describe('member projectors', () => {
   let db: TestDatabase;
@@ -38,6 +40,22 @@ describe('member projectors', () => {
     const before = await dump(db.pool, 'public', memberActivityProjector);
     await project(db.pool, 'public', memberActivityProjector, records.slice(2), 3);
     expect(await dump(db.pool, 'public', memberActivityProjector)).to.deep.equal(before);
+  });
+
+  it('the incrementally kept rows equal a computation from scratch over the stored snapshots', async () => {
+    const stats = await db.pool.query('SELECT account_id, market_id, last_settled_at::text, doc FROM member_market_stats');
+    expect(stats.rows).to.have.length(3);
+    for (const row of stats.rows) {
+      const values = [row.account_id, row.market_id];
+      const orders = (await db.pool.query('SELECT doc FROM member_orders WHERE account_id = $1 AND market_id = $2', values)).rows.map((r) => r.doc);
+      const fills = (await db.pool.query('SELECT doc FROM member_fills WHERE account_id = $1 AND market_id = $2', values)).rows.map((r) => r.doc);
+      const feeEntries = (await db.pool.query("SELECT doc FROM member_ledger_entries WHERE account_id = $1 AND market_id = $2 AND type IN ('fee', 'fee_refund')", values)).rows.map((r) => r.doc);
+      const position = (await db.pool.query('SELECT doc FROM member_positions WHERE account_id = $1 AND market_id = $2', values)).rows[0]?.doc ?? null;
+      const balance = (await db.pool.query('SELECT doc FROM member_balances WHERE account_id = $1', [row.account_id])).rows[0]?.doc;
+      const { last_settled_at, ...expected } = computeMarketStats({ orders, fills, feeEntries, position, maxPrice: '1.00', orderFeeRate: feeRates(balance).max.toString() });
+      expect(row.doc).to.deep.equal(expected);
+      expect(row.last_settled_at === null ? null : Number(row.last_settled_at)).to.equal(last_settled_at);
+    }
   });
 
   it('market stats rows carry the account result per market', async () => {
