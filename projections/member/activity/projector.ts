@@ -151,6 +151,7 @@ async function collectDeltas<T>(
 }
 
 async function maxPrices(tx: pg.PoolClient, marketIds: string[]): Promise<Map<string, { event_id: string; max_price: string }>> {
+  if (marketIds.length === 0) return new Map();
   const rows = await tx.query<{ market_id: string; event_id: string; max_price: string }>(
     'SELECT market_id, event_id, max_price::text FROM member_markets WHERE market_id = ANY($1::text[])', [marketIds]);
   return new Map(rows.rows.map((r) => [r.market_id, { event_id: r.event_id, max_price: r.max_price }]));
