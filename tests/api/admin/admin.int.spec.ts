@@ -37,7 +37,7 @@ describe('admin API over HTTP', function () {
 
   describe('the admin token', () => {
     it('is required: none, a wrong one, or another scheme is 401 Unauthorized', async () => {
-      for (const headers of [{}, { authorization: 'Bearer wrong' }, { authorization: `Basic ${service.adminToken}` }]) {
+      for (const headers of <Array<Record<string, string>>>[{}, { authorization: 'Bearer wrong' }, { authorization: `Basic ${service.adminToken}` }]) {
         expect(await client.admin('GET', '/settings', undefined, headers)).to.deep.equal({ status: 401, body: { error: 'Unauthorized' } });
       }
     });
