@@ -1,0 +1,60 @@
+// DEMO=1 seeding against the whole service: markets in several statuses with quotes on both
+// sides and trades, a demo member whose printed signed request works as printed, and a
+// second start that seeds nothing.
+
+import { expect } from 'chai';
+import { seedDemoOnce } from '../../commands/demo/seed.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+import { ServiceClient } from '../api/admin/http.ts';
+
+describe('e2e: demo seeding', function () {
+  this.timeout(120_000);
+  let service: TestService;
+
+  before(async () => {
+    service = await startTestService();
+  });
+  after(async () => service?.stop());
+
+  it('seeds a live-looking exchange once, and prints a signed request that works', async () => {
+    let printed = '';
+    const seeded = await seedDemoOnce(service.ctx, { baseUrl: service.baseUrl, out: (text) => { printed += text; } });
+    expect(seeded.seeded).to.equal(true);
+
+    const privateKey = /shown ONCE, keep it: (\S+)/.exec(printed)?.[1];
+    expect(privateKey, printed).to.be.a('string');
+    expect(Buffer.from(privateKey as string, 'base64')).to.have.length(32);
+    expect(printed).to.include(seeded.key_id as string);
+
+    // the printed curl, run as printed (its timestamp is fresh)
+    const curl = printed.split('\n').find((line) => line.trim().startsWith('curl ')) as string;
+    const url = /'(http[^']+)'/.exec(curl)?.[1] as string;
+    const headers: Record<string, string> = {};
+    for (const match of curl.matchAll(/-H '([^:]+): ([^']+)'/g)) headers[match[1] as string] = match[2] as string;
+    const balance = await fetch(url, { headers });
+    expect(balance.status).to.equal(200);
+    expect(((await balance.json()) as { balance: { account_balance: string } }).balance.account_balance).to.equal('1000.00');
+
+    // the market list looks alive
+    const client = new ServiceClient(service.baseUrl, service.adminToken);
+    const key = { key_id: seeded.key_id as string, private_key: privateKey as string };
+    const answer = await client.signed(key, 'GET', '/markets');
+    expect(answer.status).to.equal(200);
+    const markets = answer.body.markets as Array<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const statuses = new Set(markets.map((market) => market.status));
+    for (const status of ['open', 'pre_open', 'scheduled', 'suspended', 'resulted']) expect(statuses, status).to.include(status);
+    const quoted = markets.filter((market) => market.status === 'open' && market.bids.length > 0 && market.offers.length > 0);
+    expect(quoted.length).to.be.at.least(1);
+    expect(markets.some((market) => Number(market.total_volume) > 0)).to.equal(true);
+    expect(markets.some((market) => market.event_status === 'in_progress')).to.equal(true);
+
+    // the demo key can trade: a small bid on an open market
+    const target = quoted[0] as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const order = await client.signed(key, 'POST', '/orders', { market_id: target.market_id, action: 'buy', order_type: 'limit', price: '0.30', quantity: '1' });
+    expect(order.status, JSON.stringify(order.body)).to.equal(200);
+
+    // first start only
+    const again = await seedDemoOnce(service.ctx, { baseUrl: service.baseUrl, out: () => undefined });
+    expect(again.seeded).to.equal(false);
+  });
+});
