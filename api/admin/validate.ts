@@ -105,9 +105,18 @@ export function parseContracts(field: string, raw: string): string {
   return value.toString();
 }
 
+/** Times the service accepts: from the UNIX epoch to 2200 (microseconds stay exact integers). */
+const DATE_TIME_MIN_MS = 0;
+const DATE_TIME_MAX_MS = Date.UTC(2200, 0, 1);
+
+export function isServiceTimeMs(ms: number): boolean {
+  return ms >= DATE_TIME_MIN_MS && ms < DATE_TIME_MAX_MS;
+}
+
 /** date-time → UNIX microseconds (the schema has already checked the format). */
 export function dateTimeToUs(field: string, raw: string): number {
   const ms = Date.parse(raw);
   if (Number.isNaN(ms)) throw badRequest(`${field} must be a date-time string`);
+  if (!isServiceTimeMs(ms)) throw badRequest(`${field} must be between 1970 and 2200`);
   return ms * 1000;
 }

@@ -7,7 +7,7 @@ import { usToIso } from '../../../domain/clock.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { refreshLeaderboards } from '../../../projections/member/leaderboard/snapshot.ts';
 import type { SnapshotCache } from '../upstream.ts';
-import { compile, dateTimeToUs, isUuid, parseBody } from '../validate.ts';
+import { compile, dateTimeToUs, isServiceTimeMs, isUuid, parseBody } from '../validate.ts';
 
 /** ±100 years: far enough for any test, near enough to stay a valid date. */
 const CLOCK_ADVANCE_MS_MAX = 100 * 366 * 24 * 3600 * 1000;
@@ -77,7 +77,11 @@ export function operationRoutes(router: Router, cache: SnapshotCache): void {
     const body = parseBody(validateClock, req.body);
     if ((body.advance_ms === undefined) === (body.set === undefined)) throw badRequest('send exactly one of advance_ms or set');
     if (body.set !== undefined) testClock.set(dateTimeToUs('set', body.set));
-    else if (body.advance_ms !== undefined) testClock.advance(body.advance_ms);
+    else if (body.advance_ms !== undefined) {
+      const targetMs = Math.floor(testClock.nowUs() / 1000) + body.advance_ms;
+      if (!isServiceTimeMs(targetMs)) throw badRequest('advance_ms must lead to a time between 1970 and 2200');
+      testClock.advance(body.advance_ms);
+    }
     // let expiries and delays that are now due happen at once
     try {
       await ctx.engine.submit({ kind: 'Tick' });
