@@ -1,0 +1,255 @@
+// Engine benchmark.
+//   1. The in-memory matcher (fast book + matcher) on a fixed pseudo-random stream of limit,
+//      market and cancel operations while the book grows to 100k resting orders and then stays
+//      there: operations/s and p50/p99/p99.9 latency per operation, overall and at full depth.
+//   2. The same stream through the npm package `nodejs-order-book` as a reference.
+//   3. The engine process journaling to the postgres event store (embedded PostgreSQL):
+//      orders/s and p50/p99 commit latency (submit until the reply, i.e. durably journaled).
+// The last line is one JSON object.
+//
+// Environment: BENCH_MATCHER_OPS (default 1,000,000), BENCH_DEPTH (default 100,000),
+// BENCH_JOURNALED_ORDERS (default 100,000), BENCH_IN_FLIGHT (default 4,096).
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { OrderBook as ReferenceLibraryBook, Side } from 'nodejs-order-book';
+import pino from 'pino';
+import { startEngine } from '../commands/engine/process.ts';
+import { FastOrderBook } from '../domain/book/fast.ts';
+import { matchIncoming } from '../domain/book/match.ts';
+import type { EngineInput } from '../domain/engine/inputs.ts';
+import { PostgresEventStore } from '../eventstore/postgres.ts';
+import { stopTestPostgres, testDatabase } from '../tests/support/pg.ts';
+
+const MATCHER_OPS = Number(process.env.BENCH_MATCHER_OPS ?? 1_000_000);
+const DEPTH = Number(process.env.BENCH_DEPTH ?? 100_000);
+const JOURNALED_ORDERS = Number(process.env.BENCH_JOURNALED_ORDERS ?? 100_000);
+const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 4_096);
+const MAX_PRICE_CENTS = 100;
+const SEED = 20_261_122;
+
+/** mulberry32: a tiny deterministic PRNG so every run sees the same stream. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+type Op =
+  | { kind: 'limit'; id: string; side: 'buy' | 'sell'; price: number; size: number }
+  | { kind: 'market'; id: string; side: 'buy' | 'sell'; size: number }
+  | { kind: 'cancel'; id: string };
+
+/** Builds the stream against a fast book (untimed) so cancels target orders that rest. */
+function buildStream(): { ops: Op[]; depthAt: Int32Array } {
+  const random = prng(SEED);
+  const book = new FastOrderBook(MAX_PRICE_CENTS);
+  const resting: string[] = [];
+  const index = new Map<string, number>();
+  const ops: Op[] = [];
+  const depthAt = new Int32Array(MATCHER_OPS);
+  const removeId = (id: string) => {
+    const at = index.get(id);
+    if (at === undefined) return;
+    const last = resting.pop()!;
+    if (last !== id) { resting[at] = last; index.set(last, at); }
+    index.delete(id);
+  };
+  for (let i = 0; i < MATCHER_OPS; i++) {
+    const r = random();
+    const full = book.size() >= DEPTH;
+    const id = `o${i}`;
+    let op: Op;
+    if (resting.length > 0 && r < (full ? 0.45 : 0.15)) {
+      op = { kind: 'cancel', id: resting[Math.floor(random() * resting.length)]! };
+    } else if (r < 0.93) {
+      const side = random() < 0.5 ? 'buy' : 'sell';
+      const aggressive = random() < 0.1;
+      const bestBid = book.bestPrice('buy');
+      const bestOffer = book.bestPrice('sell');
+      const mid = bestBid > 0 && bestOffer > 0 ? Math.round((bestBid + bestOffer) / 2) : 50;
+      const offset = 1 + Math.floor(random() * 20);
+      let price = side === 'buy' ? (aggressive ? mid + offset : mid - offset) : (aggressive ? mid - offset : mid + offset);
+      price = Math.min(MAX_PRICE_CENTS - 1, Math.max(1, price));
+      op = { kind: 'limit', id, side, price, size: 1 + Math.floor(random() * 10) };
+    } else {
+      op = { kind: 'market', id, side: random() < 0.5 ? 'buy' : 'sell', size: 1 + Math.floor(random() * 20) };
+    }
+    ops.push(op);
+    apply(book, op, (filledId) => removeId(filledId), (restedId) => { index.set(restedId, resting.length); resting.push(restedId); });
+    depthAt[i] = book.size();
+  }
+  return { ops, depthAt };
+}
+
+function apply(book: FastOrderBook, op: Op, onRemoved?: (id: string) => void, onRested?: (id: string) => void): void {
+  if (op.kind === 'cancel') {
+    if (book.cancel(op.id)) onRemoved?.(op.id);
+    return;
+  }
+  const result = matchIncoming(book, { id: op.id, ownerId: 'x', side: op.side, limitCents: op.kind === 'limit' ? op.price : null, quantityNanos: op.size });
+  if (onRemoved) for (const trade of result.trades) if (!book.get(trade.makerOrderId)) onRemoved(trade.makerOrderId);
+  if (result.rested) onRested?.(op.id);
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+interface Timing { opsPerS: number; p50Us: number; p99Us: number; p999Us: number }
+
+function summarize(latenciesNs: Float64Array, totalNs: number): Timing {
+  const sorted = Float64Array.from(latenciesNs).sort();
+  return {
+    opsPerS: Math.round(latenciesNs.length / (totalNs / 1e9)),
+    p50Us: percentile(sorted, 50) / 1000,
+    p99Us: percentile(sorted, 99) / 1000,
+    p999Us: percentile(sorted, 99.9) / 1000,
+  };
+}
+
+function timeStream(ops: Op[], depthAt: Int32Array, run: (op: Op) => void): { all: Timing; deep: Timing } {
+  const latencies = new Float64Array(ops.length);
+  const deepIndexes: number[] = [];
+  let total = 0;
+  for (let i = 0; i < ops.length; i++) {
+    const start = process.hrtime.bigint();
+    run(ops[i]!);
+    const elapsed = Number(process.hrtime.bigint() - start);
+    latencies[i] = elapsed;
+    total += elapsed;
+    if (depthAt[i]! >= DEPTH * 0.9) deepIndexes.push(i);
+  }
+  const deep = Float64Array.from(deepIndexes, (i) => latencies[i]!);
+  const deepTotal = deep.reduce((sum, value) => sum + value, 0);
+  return { all: summarize(latencies, total), deep: summarize(deep, deepTotal) };
+}
+
+function benchMatcher(ops: Op[], depthAt: Int32Array) {
+  // Warm-up on a throwaway book, then the measured run on a fresh one.
+  const warm = new FastOrderBook(MAX_PRICE_CENTS);
+  for (let i = 0; i < Math.min(ops.length, 200_000); i++) apply(warm, ops[i]!);
+  const book = new FastOrderBook(MAX_PRICE_CENTS);
+  const timing = timeStream(ops, depthAt, (op) => apply(book, op));
+  return { ...timing, finalDepth: book.size() };
+}
+
+function benchReference(ops: Op[], depthAt: Int32Array) {
+  const run = (book: ReferenceLibraryBook) => (op: Op) => {
+    if (op.kind === 'cancel') book.cancel(op.id);
+    else if (op.kind === 'limit') book.limit({ id: op.id, side: op.side === 'buy' ? Side.BUY : Side.SELL, size: op.size, price: op.price });
+    else book.market({ side: op.side === 'buy' ? Side.BUY : Side.SELL, size: op.size });
+  };
+  const warm = new ReferenceLibraryBook();
+  const warmRun = run(warm);
+  for (let i = 0; i < Math.min(ops.length, 200_000); i++) warmRun(ops[i]!);
+  return timeStream(ops, depthAt, run(new ReferenceLibraryBook()));
+}
+
+async function benchJournaled() {
+  const database = await testDatabase();
+  const store = new PostgresEventStore({ pool: database.pool, connectionString: database.connectionString });
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'engine-bench-'));
+  let nowUs = 1_800_000_000_000_000;
+  const engine = await startEngine({
+    store, dataDir,
+    clock: { nowUs: () => (nowUs += 1) },
+    logger: pino({ level: 'warn' }),
+    writes: { note: () => undefined, lastFor: () => undefined },
+  });
+  try {
+    const accounts = Array.from({ length: 200 }, (_, i) => `acct-${i}`);
+    const setup: EngineInput[] = [
+      { kind: 'ScheduleSportEvent', event: { event_id: 'ev', title: 'Bench', start: nowUs + 3.6e9, short_title: null, event_type: null, sport: null, competition: null, participants: [] } },
+      { kind: 'ListMarket', market: { market_id: 'm', event_id: 'ev', title: 'Bench', max_price: '1.00', status: 'open', trading: true, in_play_delay_sec: 0, points_cost: 1, grouping_id: 'g', grouping_name: null, symbol: null, question: null, rules: null, short_title: null, featured: false } },
+      ...accounts.flatMap((id): EngineInput[] => [
+        { kind: 'OpenAccount', account_id: id, user_id: `u-${id}`, fields: {} },
+        { kind: 'Deposit', account_id: id, entry_id: `dep-${id}`, amount: '1000000.00' },
+      ]),
+    ];
+    await Promise.all(setup.map((input) => engine.submit(input)));
+    const random = prng(SEED + 1);
+    const inputs: EngineInput[] = Array.from({ length: JOURNALED_ORDERS }, (_, i) => {
+      const side = random() < 0.5 ? 'buy' : 'sell';
+      const aggressive = random() < 0.1;
+      const offset = 1 + Math.floor(random() * 20);
+      const price = side === 'buy' ? (aggressive ? 50 + offset : 50 - offset) : (aggressive ? 50 - offset : 50 + offset);
+      return {
+        kind: 'PlaceOrder', account_id: accounts[Math.floor(random() * accounts.length)]!,
+        order: {
+          order_id: `bench-${i}`, market_id: 'm', action: side, order_type: 'limit', price: `0.${String(Math.min(99, Math.max(1, price))).padStart(2, '0')}`,
+          quantity: String(1 + Math.floor(random() * 10)), client_order_id: null, device_id: null, ip_address: null,
+          expiration: null, expiration_time: null, cancel_on_disconnect: false,
+        },
+      };
+    });
+    const latenciesMs = new Float64Array(inputs.length);
+    let next = 0;
+    let trades = 0;
+    const started = performance.now();
+    const worker = async () => {
+      while (next < inputs.length) {
+        const index = next++;
+        const submitted = performance.now();
+        const reply = await engine.submit(inputs[index]!);
+        latenciesMs[index] = performance.now() - submitted;
+        for (const event of reply.events) if (event.type === 'TradeExecuted') trades++;
+      }
+    };
+    await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+    const elapsedMs = performance.now() - started;
+    const sorted = Float64Array.from(latenciesMs).sort();
+    return {
+      ordersPerS: Math.round(inputs.length / (elapsedMs / 1000)),
+      commitP50Ms: percentile(sorted, 50),
+      commitP99Ms: percentile(sorted, 99),
+      trades,
+    };
+  } finally {
+    await engine.stop();
+    await store.close();
+    await database.drop().catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const round = (value: number, places = 2) => Math.round(value * 10 ** places) / 10 ** places;
+
+async function main(): Promise<void> {
+  console.log(`building a stream of ${MATCHER_OPS} operations (depth target ${DEPTH})`);
+  const { ops, depthAt } = buildStream();
+  console.log(`max depth reached: ${depthAt.reduce((max, d) => Math.max(max, d), 0)}`);
+  const matcher = benchMatcher(ops, depthAt);
+  console.log('matcher (fast book):', JSON.stringify(matcher));
+  const reference = benchReference(ops, depthAt);
+  console.log('nodejs-order-book:', JSON.stringify(reference));
+  let journaled: Awaited<ReturnType<typeof benchJournaled>> | undefined;
+  try {
+    journaled = await benchJournaled();
+    console.log('engine + postgres journal:', JSON.stringify(journaled));
+  } finally {
+    await stopTestPostgres();
+  }
+  console.log(JSON.stringify({
+    matcher_ops_per_s: matcher.all.opsPerS,
+    matcher_p50_us: round(matcher.all.p50Us, 3),
+    matcher_p99_us: round(matcher.all.p99Us, 3),
+    matcher_p999_us: round(matcher.all.p999Us, 3),
+    matcher_ops_per_s_at_100k: matcher.deep.opsPerS,
+    matcher_p999_us_at_100k: round(matcher.deep.p999Us, 3),
+    reference_ops_per_s: reference.all.opsPerS,
+    reference_p999_us: round(reference.all.p999Us, 3),
+    journaled_orders_per_s: journaled!.ordersPerS,
+    commit_p50_ms: round(journaled!.commitP50Ms),
+    commit_p99_ms: round(journaled!.commitP99Ms),
+  }));
+}
+
+await main();
