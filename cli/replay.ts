@@ -1,4 +1,56 @@
-// Placeholder: the engine's `replay --verify` command registers itself here.
-import type { Command } from 'commander';
+// `exchange replay --verify`: replays the engine journal into a fresh engine and proves that every
+// step's output events and the state hash are identical (see commands/engine/verify.ts).
 
-export function registerReplayCommand(_program: Command): void {}
+import type { Command } from 'commander';
+import { verifyJournal } from '../commands/engine/verify.ts';
+import { migrate } from '../eventstore/postgres/migrate.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { createLogger } from './logger.ts';
+import { openDatabase, openEventStore } from './serve.ts';
+
+export function registerReplayCommand(program: Command): void {
+  program
+    .command('replay')
+    .description('replay the engine journal into a fresh engine')
+    .option('--verify', 'check that every step reproduces its journaled events and the state hash matches', false)
+    .option('--json', 'print the report as JSON', false)
+    .action(async (options: { verify: boolean; json: boolean }) => {
+      let config;
+      try {
+        config = loadConfig();
+      } catch (error) {
+        if (error instanceof ConfigError) {
+          process.stderr.write(`${error.message}\n`);
+          process.exit(2);
+        }
+        throw error;
+      }
+      const logger = createLogger('warn', { stderr: true });
+      const database = await openDatabase(config, logger, { attach: true });
+      try {
+        await migrate(database.pool);
+        const store = await openEventStore(config, database);
+        try {
+          const report = await verifyJournal(store, config.dataDir);
+          if (options.json) {
+            process.stdout.write(`${JSON.stringify(report)}\n`);
+          } else {
+            process.stdout.write([
+              `steps replayed:     ${report.steps}`,
+              `final sequence:     ${report.finalSeq}`,
+              `final state hash:   ${report.finalStateHash}`,
+              `snapshot:           ${report.snapshot ? `seq ${report.snapshot.seq}, hash ${report.snapshot.matches ? 'matches' : 'DIFFERS'}, resumed replay ${report.snapshot.resumedHashMatches ? 'matches' : 'DIFFERS'}` : 'none'}`,
+              `mismatching steps:  ${report.mismatches.length}`,
+              ...report.mismatches.map((m) => `  seq ${m.seq}: ${m.reason}`),
+              report.ok ? 'verified: every step reproduced its events' : 'NOT verified',
+            ].join('\n') + '\n');
+          }
+          if (options.verify && !report.ok) process.exitCode = 1;
+        } finally {
+          await store.close();
+        }
+      } finally {
+        await database.close();
+      }
+    });
+}
