@@ -7,7 +7,7 @@ import { Router } from 'express';
 import type { AppContext } from '../../../commands/context.ts';
 import type { Settings } from '../../../commands/settings/settings.ts';
 import { usToIso } from '../../../domain/clock.ts';
-import { LEADERBOARD_METRICS, LEADERBOARD_ROWS_MAX, denseRank, wireValue, type Metric } from '../../../domain/leaderboard/board.ts';
+import { LEADERBOARD_METRICS, LEADERBOARD_ROWS_MAX, denseRank, sportKey, wireValue, type Metric } from '../../../domain/leaderboard/board.ts';
 import { LEADERBOARD_PERIODS, type Period } from '../../../domain/leaderboard/period.ts';
 import { boardKey, currentSnapshot, refreshLeaderboards, snapshotIsStale } from '../../../projections/member/leaderboard/snapshot.ts';
 import { optedInHandles } from '../../../projections/member/queries.ts';
@@ -47,7 +47,8 @@ export function leaderboardRoutes(ctx: AppContext): Router {
     const period = oneOf('period', req.query.period, LEADERBOARD_PERIODS, DEFAULT_PERIOD);
     const rawCategory = req.query.category;
     if (rawCategory !== undefined && typeof rawCategory !== 'string') throw badRequest('category must be a string');
-    const category = rawCategory === undefined || rawCategory.trim() === '' ? DEFAULT_CATEGORY : rawCategory.trim().toLowerCase();
+    // a sport name is accepted for its key (`Ice Hockey` → `ice_hockey`)
+    const category = rawCategory === undefined ? DEFAULT_CATEGORY : sportKey(rawCategory) ?? DEFAULT_CATEGORY;
     const metric = oneOf('metric', req.query.metric, LEADERBOARD_METRICS, defaultMetric(settings, period, category));
     const limit = parseLimit(req.query.limit, LEADERBOARD_ROWS_MAX, LEADERBOARD_ROWS_MAX);
     const shown = isShown(settings, period, category, metric);

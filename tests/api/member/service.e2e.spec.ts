@@ -144,6 +144,29 @@ describe('member routes in the whole service', () => {
     await admin('PATCH', '/settings', { leaderboard_enabled: true });
   });
 
+  it('the balance object carries lifetime totals, points and tier agreeing with the ledgers and fills', async () => {
+    const m = await member();
+    await admin('POST', `/accounts/${m.account_id}/withdrawals`, { amount: '20', method: 'card', reason: 'payout' });
+    await admin('POST', `/accounts/${m.account_id}/adjustments`, { amount: '3', reason: 'promo' });
+    const start = new Date(svc.ctx.clock.nowUs() / 1000 + 3_600_000).toISOString();
+    const { event } = await admin('POST', '/events', { title: 'A v B', start, sport: 'Tennis' });
+    const { market } = await admin('POST', '/markets', { event_id: event.event_id, title: 'A wins', status: 'open' });
+    const other = await member();
+    await signed(other.key, 'POST', '/api/v1/orders', { action: 'sell', market_id: market.market_id, order_type: 'limit', price: '0.25', quantity: '8' });
+    const buy = await signed(m.key, 'POST', '/api/v1/orders', { action: 'buy', market_id: market.market_id, order_type: 'limit', price: '0.25', quantity: '8' });
+    expect(buy.status, buy.text).to.equal(200);
+    const balance = (await signed(m.key, 'GET', '/api/v1/account/balance')).body.balance;
+    const fees = (await signed(m.key, 'GET', '/api/v1/portfolio/fees')).body.fees as Array<{ amount: string }>;
+    const fills = (await signed(m.key, 'GET', '/api/v1/fills')).body.fills as Array<{ original_risk: string }>;
+    expect(balance).to.include({ total_deposits: '500.00', total_withdrawals: '20.00', total_adjustments: '3.00', total_trade_count: fills.length, loyalty_tier: 'rookie' });
+    expect(Number.isInteger(balance.points)).to.equal(true);
+    const feeTotal = fees.reduce((sum, f) => sum - Number(f.amount), 0);
+    expect(Number(balance.total_fees)).to.be.closeTo(feeTotal, 1e-9);
+    expect(Number(balance.total_traded)).to.be.closeTo(fills.reduce((sum, f) => sum + Number(f.original_risk), 0), 1e-9);
+    const withdrawals = (await signed(m.key, 'GET', '/api/v1/portfolio/withdrawals')).body.withdrawals;
+    expect(withdrawals[0]).to.include({ method: 'card', reason: 'payout' });
+  });
+
   it('every member projector rebuilt from zero by the service runner equals the live read model', async () => {
     await svc.service.runner.waitFor(await svc.ctx.store.headPosition(), 10_000);
     const dump = async () => {
