@@ -223,12 +223,17 @@ export function registerAdminCommands(program: Command): void {
     .action((_o: Answer, cmd: Command) => execute(cmd, (c) => c.request('POST', '/leaderboard/refresh')));
 
   // clock (service started with TEST_CLOCK=1)
+  const clockCall = (c: AdminClient, method: string, body?: Answer) =>
+    c.request(method, '/clock', body).catch((err: unknown) => {
+      if (err instanceof AdminApiError && err.status === 404) throw new Error('404: the clock routes exist only when the service runs with TEST_CLOCK=1');
+      throw err;
+    });
   const clock = admin.command('clock').description('the service clock (only with TEST_CLOCK=1)');
-  clock.command('get').description('show the service time').action((_o: Answer, cmd: Command) => execute(cmd, (c) => c.request('GET', '/clock')));
+  clock.command('get').description('show the service time').action((_o: Answer, cmd: Command) => execute(cmd, (c) => clockCall(c, 'GET')));
   clock.command('set').description('set the service time').argument('<date-time>')
-    .action((at: string, _o: Answer, cmd: Command) => execute(cmd, (c) => c.request('POST', '/clock', { set: at })));
+    .action((at: string, _o: Answer, cmd: Command) => execute(cmd, (c) => clockCall(c, 'POST', { set: at })));
   clock.command('advance').description('move the service time forward (negative moves it back)').argument('<ms>', 'milliseconds')
-    .action((ms: string, _o: Answer, cmd: Command) => execute(cmd, async (c) => c.request('POST', '/clock', { advance_ms: number('<ms>')(ms) })));
+    .action((ms: string, _o: Answer, cmd: Command) => execute(cmd, async (c) => clockCall(c, 'POST', { advance_ms: number('<ms>')(ms) })));
 
   // signing helper for API keys (no admin token needed)
   admin.command('sign').description('print a ready-to-run curl for a signed /api/v1 request (timestamp: now; valid 30 s)')

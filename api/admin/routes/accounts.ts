@@ -8,6 +8,7 @@ import { notFound } from '../../errors.ts';
 import { issueApiKey, revokeApiKey } from '../../../commands/credentials/apiKeys.ts';
 import { issueSession, SESSION_LIFETIME_MAX_S } from '../../../commands/credentials/sessions.ts';
 import { usToIso } from '../../../domain/clock.ts';
+import { renderBalance, renderLedgerEntry } from '../../../projections/core/render.ts';
 import { presentAccount } from '../present.ts';
 import type { SnapshotCache } from '../upstream.ts';
 import { compile, dateTimeToUs, isUuid, parseBody, parseMoney } from '../validate.ts';
@@ -111,7 +112,7 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
     const body = parseBody(validateCreate, req.body);
     const opened = await openAccount(ctx, accountFieldsOf(body), body.password);
     cache.accounts.set(opened.account.account_id, opened.account);
-    res.json({ account: { ...presentAccount(opened.account), balance: opened.balance } });
+    res.json({ account: { ...presentAccount(opened.account), balance: opened.balance && renderBalance(opened.balance) } });
   });
 
   router.get('/accounts/:account_id', async (req, res) => {
@@ -131,7 +132,7 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
     const body = parseBody(validateDeposit, req.body);
     const amount = parseMoney(body.amount, 'positive');
     const result = await deposit(ctx, accountId, amount);
-    res.json({ balance: result.balance, deposit: result.entry });
+    res.json({ balance: renderBalance(result.balance), deposit: result.entry && renderLedgerEntry(result.entry) });
   });
 
   router.post('/accounts/:account_id/withdrawals', async (req, res) => {
@@ -141,7 +142,7 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
     const result = await withdraw(ctx, accountId, {
       amount, method: body.method ?? null, reason: body.reason ?? null, sub_method: body.sub_method ?? null,
     });
-    res.json({ withdrawal: result.entry, balance: result.balance });
+    res.json({ withdrawal: renderLedgerEntry(result.entry), balance: result.balance && renderBalance(result.balance) });
   });
 
   router.post('/accounts/:account_id/adjustments', async (req, res) => {
@@ -149,7 +150,7 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
     const body = parseBody(validateAdjustment, req.body);
     const amount = parseMoney(body.amount, 'nonzero');
     const result = await adjust(ctx, accountId, amount, body.reason ?? null);
-    res.json({ adjustment: result.entry, balance: result.balance });
+    res.json({ adjustment: renderLedgerEntry(result.entry), balance: result.balance && renderBalance(result.balance) });
   });
 
   router.post('/accounts/:account_id/api_keys', async (req, res) => {

@@ -7,6 +7,7 @@ import { lastEvent, submitOrThrow } from '../../../commands/accounts/engineCall.
 import type { MarketFields } from '../../../domain/engine/inputs.ts';
 import type { FillView, MarketResult, MarketStatus, MarketStateView } from '../../../domain/views.ts';
 import { badRequest, notFound } from '../../errors.ts';
+import { renderFill } from '../../../projections/core/render.ts';
 import { presentEvent, presentMarket } from '../present.ts';
 import type { SnapshotCache } from '../upstream.ts';
 import { compile, dateTimeToUs, isUuid, parseBody, parseContracts, parseMaxPrice, parsePrice } from '../validate.ts';
@@ -204,6 +205,6 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
     for (const event of reply.events) if (event.type === 'FillChanged' && event.fill.trade_id === tradeId) fills.push(event.fill);
     const fill = fills[0] ?? lastEvent(reply.events, 'FillChanged')?.fill;
     if (!fill) throw notFound('Fill not found');
-    res.json({ fill, fills });
+    res.json({ fill: renderFill(fill), fills: fills.map(renderFill) });
   });
 }
