@@ -9,7 +9,7 @@ if (url) {
   eventStoreContract('esdb', async () => {
     const { EsdbEventStore } = await import('../../eventstore/esdb.ts');
     const store = await EsdbEventStore.connect(url);
-    return { store, dispose: () => store.close() };
+    return { store, fresh: false, dispose: () => store.close() };
   });
 } else {
   describe('event store contract: esdb', () => {

@@ -4,5 +4,5 @@ import { eventStoreContract } from './contract.ts';
 
 eventStoreContract('memory', async () => {
   const store = new MemoryEventStore();
-  return { store, dispose: () => store.close() };
+  return { store, fresh: true, dispose: () => store.close() };
 });

@@ -1,4 +1,5 @@
 // The event store contract on the PostgreSQL adapter (embedded server, fresh database per test).
+import { expect } from 'chai';
 import { PostgresEventStore, LOCK_POSITION_SQL } from '../../eventstore/postgres.ts';
 import type { NewEvent } from '../../eventstore/port.ts';
 import { testDatabase } from '../support/pg.ts';
@@ -30,10 +31,35 @@ eventStoreContract('postgres', async () => {
   };
   return {
     store,
+    fresh: true,
     holdAppend,
     dispose: async () => {
       await store.close();
       await db.drop();
     },
   };
+});
+
+describe('postgres event store: why positions come from the locked counter', () => {
+  it('a reader trusting a bare bigserial skips a transaction that commits late (the hazard the store avoids)', async () => {
+    const db = await testDatabase();
+    try {
+      await db.pool.query('CREATE TABLE naive_events (position bigserial PRIMARY KEY, type text NOT NULL)');
+      const late = await db.pool.connect();
+      await late.query('BEGIN');
+      await late.query(`INSERT INTO naive_events (type) VALUES ('Late')`); // takes position 1, not committed
+      await db.pool.query(`INSERT INTO naive_events (type) VALUES ('Early')`); // position 2, committed
+      const read = async (after: number) =>
+        (await db.pool.query<{ position: string; type: string }>('SELECT position, type FROM naive_events WHERE position > $1 ORDER BY position', [after])).rows;
+      const first = await read(0);
+      const checkpoint = Number(first[first.length - 1]!.position);
+      await late.query('COMMIT');
+      late.release();
+      const second = await read(checkpoint);
+      const delivered = [...first, ...second].map((row) => row.type);
+      expect(delivered).to.deep.equal(['Early']); // 'Late' is never delivered
+    } finally {
+      await db.drop();
+    }
+  });
 });
