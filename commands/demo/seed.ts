@@ -106,7 +106,9 @@ export async function seedDemoOnce(ctx: AppContext, options: DemoOptions = {}): 
     await ctx.store.append(DEMO_STREAM, [{ id: randomUUID(), type: 'DemoSeedStarted', data: { at_us: ctx.clock.nowUs() } }], 'no_stream');
   } catch (err) {
     if (err instanceof WrongExpectedRevision) {
-      ctx.logger.info('demo data already seeded; skipping');
+      const marks = await ctx.store.readStream(DEMO_STREAM);
+      if (marks.some((mark) => mark.type === 'DemoSeeded')) ctx.logger.info('demo data already seeded; skipping');
+      else ctx.logger.warn('demo seeding was interrupted at an earlier start; not repeating it (start on a fresh DATA_DIR to seed again)');
       return { seeded: false };
     }
     throw err;
