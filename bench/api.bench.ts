@@ -6,11 +6,11 @@
 // Prints orders/s and p50/p99 latency; the last line is one JSON object.
 //
 // Environment: BENCH_SINGLE_ORDERS (default 20000), BENCH_BATCHES (default 400),
-// BENCH_CONCURRENCY (default 50), BENCH_BATCH_CONCURRENCY (default 4), BENCH_URL (use a running
+// BENCH_CONCURRENCY (default 50), BENCH_BATCH_CONCURRENCY (default 8), BENCH_URL (use a running
 // service instead of starting one; then ADMIN_TOKEN is required).
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
@@ -21,7 +21,7 @@ import { privateKeyObject, signWithNode } from '../commands/credentials/ed25519.
 const SINGLE_ORDERS = Number(process.env.BENCH_SINGLE_ORDERS ?? 20_000);
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 400);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
-const BATCH_CONCURRENCY = Number(process.env.BENCH_BATCH_CONCURRENCY ?? 4);
+const BATCH_CONCURRENCY = Number(process.env.BENCH_BATCH_CONCURRENCY ?? 8);
 const BATCH_SIZE = 100;
 const WARMUP_ORDERS = 1_000;
 const STARTUP_TIMEOUT_MS = 120_000;
@@ -65,16 +65,21 @@ async function startService(): Promise<{ baseUrl: URL; adminToken: string; stop:
     return { baseUrl: new URL(process.env.BENCH_URL), adminToken, stop: async () => undefined };
   }
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'exchange-api-bench-'));
+  chmodSync(dataDir, 0o755); // embedded PostgreSQL runs as the postgres user when we are root
   const port = await freePort();
   const adminToken = randomBytes(24).toString('hex');
   const child: ChildProcess = spawn(process.execPath, ['cli/bin.js', 'serve'], {
     env: { ...process.env, PORT: String(port), WS_PORT: String(await freePort()), DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'warn', DEMO: '0', TEST_CLOCK: '0' },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let logTail = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    logTail = (logTail + chunk.toString('utf8')).slice(-4_000);
   });
   const baseUrl = new URL(`http://127.0.0.1:${port}`);
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${logTail}`);
     const ok = await request(baseUrl, 'GET', '/healthz', {}).then((a) => a.status === 200, () => false);
     if (ok) break;
     if (Date.now() > deadline) throw new Error('service did not become healthy');

@@ -21,7 +21,7 @@ import { startEngine, type RunningEngine } from '../../../commands/engine/proces
 import { loadSettingsStore } from '../../../commands/settings/store.ts';
 import { MemoryEventStore } from '../../../eventstore/memory.ts';
 import { coreProjector } from '../../../projections/core/projector.ts';
-import type { Projector } from '../../../projections/projector.ts';
+import type { ProjectionChange, Projector } from '../../../projections/projector.ts';
 import { testDatabase, type TestDatabase } from '../../support/pg.ts';
 
 export const ADMIN_TOKEN = 'trading-tests-admin-token';
@@ -31,11 +31,18 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 /** Feeds new records to the projectors, one transaction per projector, like the runner. */
 class MiniRunner {
   private after = -1n;
+  private readonly listeners = new Set<(changes: ProjectionChange[]) => void>();
   private running: Promise<void> = Promise.resolve();
   constructor(private readonly db: TestDatabase, private readonly store: MemoryEventStore, private readonly projectors: readonly Projector[]) {}
 
   async init(): Promise<void> {
     for (const projector of this.projectors) await this.db.pool.query(projector.schemaSql);
+  }
+
+  /** Change announcements after commit, as the real runner makes them (the auth cache listens). */
+  onChange(listener: (changes: ProjectionChange[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   catchUp(): Promise<void> {
@@ -50,8 +57,9 @@ class MiniRunner {
         const client = await this.db.pool.connect();
         try {
           await client.query('BEGIN');
-          await projector.handle(client, wanted);
+          const changes = (await projector.handle(client, wanted)) ?? [];
           await client.query('COMMIT');
+          if (changes.length > 0) for (const listener of this.listeners) listener(changes);
         } catch (err) {
           await client.query('ROLLBACK');
           throw err;
@@ -177,7 +185,7 @@ export async function startTradingService(options: V1Options = {}): Promise<Trad
   };
   const ctx: AppContext = {
     config, logger, clock, testClock: clock, pool: db.pool, store, engine, settings, writes,
-    projections: { waitFor: async () => runner.catchUp() },
+    projections: { waitFor: async () => runner.catchUp(), onChange: (listener: (changes: ProjectionChange[]) => void) => runner.onChange(listener) } as AppContext['projections'],
   };
 
   const app = express();
