@@ -13,6 +13,8 @@ export interface PoolOptions {
   /** Called for errors on idle clients (e.g. the server went away); without it they are ignored. */
   onError?: (error: Error) => void;
   applicationName?: string;
+  /** Idle connections close after this long (tests keep it short: many pools share one server). */
+  idleTimeoutMs?: number;
 }
 
 export function createPool(options: PoolOptions): pg.Pool {
@@ -20,7 +22,7 @@ export function createPool(options: PoolOptions): pg.Pool {
     connectionString: options.connectionString,
     max: options.max ?? POOL_SIZE_DEFAULT,
     connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
-    idleTimeoutMillis: IDLE_TIMEOUT_MS,
+    idleTimeoutMillis: options.idleTimeoutMs ?? IDLE_TIMEOUT_MS,
     application_name: options.applicationName ?? 'exchange',
   });
   // An idle client losing its connection emits 'error' on the pool; unhandled it would crash.

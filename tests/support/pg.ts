@@ -13,12 +13,13 @@ import { createPool } from '../../eventstore/postgres/pool.ts';
 
 const TEMPLATE_DATABASE = 'exchange_template';
 const TEST_POOL_SIZE = 8;
+const TEST_POOL_IDLE_TIMEOUT_MS = 2000;
 /** Throwaway cluster: durability settings off for speed, room for every test file's pool. */
 const TEST_SERVER_FLAGS = [
   '-c', 'fsync=off',
   '-c', 'synchronous_commit=off',
   '-c', 'full_page_writes=off',
-  '-c', 'max_connections=400',
+  '-c', 'max_connections=600',
 ];
 
 export interface TestDatabase {
@@ -105,7 +106,7 @@ export async function testDatabase(): Promise<TestDatabase> {
   createChain = created.catch(() => undefined);
   await created;
   const connectionString = server.connectionString(name);
-  const pool = createPool({ connectionString, max: TEST_POOL_SIZE });
+  const pool = createPool({ connectionString, max: TEST_POOL_SIZE, idleTimeoutMs: TEST_POOL_IDLE_TIMEOUT_MS });
   pools.add(pool);
   return {
     name,
