@@ -10,7 +10,6 @@ import type { Clock } from '../../domain/clock.ts';
 import type { EngineEvent } from '../../domain/engine/events.ts';
 import type { EngineInput } from '../../domain/engine/inputs.ts';
 import type { Engine } from '../../domain/engine/engine.ts';
-import type { ErrorInfo } from '../../domain/errors.ts';
 import { WrongExpectedRevision, type EventStore, type NewEvent } from '../../eventstore/port.ts';
 import type { WriteTracker } from '../context.ts';
 import type { EngineGateway, EngineReply } from './gateway.ts';
@@ -80,11 +79,17 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
   let stopped: string | undefined;
   let tickQueued = false;
 
-  const processBatch = async (batch: Pending[]): Promise<void> => {
-    const records: NewEvent<EngineStepData>[] = [];
-    const answered: { pending: Pending; reply: Omit<EngineReply, 'position'>; record: number | null; accounts: Set<string> | null }[] = [];
-    let reload = false;
-    for (const pending of batch) {
+  interface Decided {
+    records: NewEvent<EngineStepData>[];
+    answered: { pending: Pending; reply: Omit<EngineReply, 'position'>; record: number | null; accounts: Set<string> | null }[];
+    reload: boolean;
+  }
+
+  /** Decides a batch synchronously; the state moves ahead of the journal until commit() lands. */
+  const decide = (batch: Pending[]): Decided => {
+    const decided: Decided = { records: [], answered: [], reload: false };
+    for (let index = 0; index < batch.length; index++) {
+      const pending = batch[index]!;
       const seq = engine.nextSeq;
       let outcome: ReturnType<Engine['step']>;
       try {
@@ -94,26 +99,36 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
         // decided so far, and rebuild the state from the journal before going on.
         logger.error({ err: error, kind: pending.input.kind, seq }, 'engine step failed; reloading state from the journal');
         pending.reject(error);
-        reload = true;
-        const rest = batch.slice(batch.indexOf(pending) + 1);
-        queue.unshift(...rest);
+        decided.reload = true;
+        queue.unshift(...batch.slice(index + 1));
         break;
       }
-      const error: ErrorInfo | undefined = outcome.error;
       const reply: Omit<EngineReply, 'position'> = {
         ok: outcome.ok, events: outcome.events, seq: outcome.events.length > 0 ? seq : engine.state.seq,
-        ...(error ? { error } : {}), ...(outcome.legs ? { legs: outcome.legs } : {}),
+        ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.legs ? { legs: outcome.legs } : {}),
       };
       if (outcome.ok && outcome.events.length > 0) {
-        records.push({
+        decided.records.push({
           id: randomUUID(), // not derived from seq: a second engine's step must not pass as a re-append
           type: ENGINE_STEP_TYPE,
           data: { seq, now_us: pending.nowUs, input: pending.input, events: outcome.events },
         });
-        answered.push({ pending, reply, record: records.length - 1, accounts: accountsOf(pending.input, outcome.events) });
+        decided.answered.push({ pending, reply, record: decided.records.length - 1, accounts: accountsOf(pending.input, outcome.events) });
       } else {
-        answered.push({ pending, reply, record: null, accounts: null });
+        decided.answered.push({ pending, reply, record: null, accounts: null });
       }
+    }
+    return decided;
+  };
+
+  /** Set when an append failed: batches decided on top of it are failed too, then the state reloads. */
+  let commitFailure: unknown;
+
+  /** Appends a decided batch (after the previous one landed) and answers its callers. */
+  const commit = async ({ records, answered }: Decided): Promise<void> => {
+    if (commitFailure !== undefined) {
+      for (const item of answered) item.pending.reject(commitFailure);
+      return;
     }
     let lastPosition = position;
     if (records.length > 0) {
@@ -124,15 +139,15 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
         position = result.position;
         stepsSinceSnapshot += records.length;
       } catch (error) {
+        commitFailure = error;
         for (const item of answered) item.pending.reject(error);
         if (error instanceof WrongExpectedRevision) {
           stopped = 'another engine wrote to the journal (fenced)';
           logger.fatal({ err: error }, 'engine fenced: another writer owns the journal; stopping');
           for (const pending of queue.splice(0)) pending.reject(new EngineStoppedError(stopped));
-          return;
+        } else {
+          logger.error({ err: error }, 'engine journal append failed; reloading state from the journal');
         }
-        logger.error({ err: error }, 'engine journal append failed; reloading state from the journal');
-        await reloadFromJournal();
         return;
       }
     }
@@ -144,11 +159,6 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
       if (item.accounts) for (const accountId of item.accounts) writes.note(accountId, recordPosition);
       item.pending.resolve({ ...item.reply, position: recordPosition });
     }
-    if (reload) await reloadFromJournal();
-    if (stepsSinceSnapshot >= SNAPSHOT_EVERY_STEPS && revision !== undefined) {
-      stepsSinceSnapshot = 0;
-      await writeSnapshot(dataDir, engine, revision, position).catch((error) => logger.warn({ err: error }, 'engine snapshot failed'));
-    }
   };
 
   const reloadFromJournal = async (): Promise<void> => {
@@ -156,13 +166,45 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
     engine = recovered.engine;
     revision = recovered.revision;
     position = recovered.position;
+    commitFailure = undefined;
   };
 
+  /**
+   * Pipelined: while one batch is being appended, the next is decided, so deciding and writing
+   * overlap; appends stay strictly one after another (each knows the revision the last one left).
+   */
   const drain = async (): Promise<void> => {
+    let inFlight: Promise<void> | undefined;
     while (queue.length > 0 && !stopped) {
-      const batch = queue.splice(0, BATCH_INPUTS_MAX);
-      await processBatch(batch);
+      const decided = decide(queue.splice(0, BATCH_INPUTS_MAX));
+      const previous = inFlight;
+      inFlight = (async () => {
+        if (previous) await previous;
+        await commit(decided);
+      })();
+      if (decided.reload) {
+        await inFlight;
+        inFlight = undefined;
+        await reloadFromJournal();
+        continue;
+      }
+      if (previous) await previous;
+      if (commitFailure !== undefined) {
+        await inFlight;
+        inFlight = undefined;
+        if (!stopped) await reloadFromJournal();
+      }
+      if (queue.length === 0 && inFlight) {
+        await inFlight; // nothing more to overlap with: let the last batch land
+        inFlight = undefined;
+        if (commitFailure !== undefined && !stopped) await reloadFromJournal();
+      }
+      if (stepsSinceSnapshot >= SNAPSHOT_EVERY_STEPS && revision !== undefined && !inFlight) {
+        stepsSinceSnapshot = 0;
+        await writeSnapshot(dataDir, engine, revision, position).catch((error) => logger.warn({ err: error }, 'engine snapshot failed'));
+      }
     }
+    if (inFlight) await inFlight;
   };
 
   const kick = (): void => {
