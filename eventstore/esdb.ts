@@ -130,9 +130,10 @@ export class EsdbEventStore implements EventStore {
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     const maxCount = options.maxCount ?? Number.POSITIVE_INFINITY;
-    const after = options.after;
     const events: RecordedEvent[] = [];
-    let from: ReadPosition = after === undefined ? START : { commit: after, prepare: after };
+    // Reading from a position includes the record there: skip everything at or below `floor`.
+    let floor = options.after ?? -1n;
+    let from: ReadPosition = options.after === undefined ? START : { commit: options.after, prepare: options.after };
     while (events.length < maxCount) {
       let readThisPage = 0;
       let last: { commit: bigint; prepare: bigint } | undefined;
@@ -141,12 +142,12 @@ export class EsdbEventStore implements EventStore {
         const event = resolved.event;
         if (!event) continue;
         last = event.position;
-        if (isSystem(event)) continue;
-        if (after !== undefined && event.position.commit <= after) continue;
+        if (event.position.commit <= floor || isSystem(event)) continue;
         events.push(toRecorded(event));
         if (events.length >= maxCount) break;
       }
       if (readThisPage < READ_PAGE_EVENTS || !last) break;
+      if (last.commit > floor) floor = last.commit;
       from = last;
     }
     return events;
