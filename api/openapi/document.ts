@@ -85,7 +85,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], fragments: re
   paths[`${API_PREFIX}/openapi.json`] = {
     get: {
       operationId: 'getOpenApiDocument', summary: 'This document',
-      responses: { 200: { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } }, 401: errorResponse(401), 403: errorResponse(403) },
+      responses: { 200: { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } }, 400: errorResponse(400), 401: errorResponse(401), 403: errorResponse(403) },
     },
   };
   const schemas: Json = { ...COMPONENT_SCHEMAS };

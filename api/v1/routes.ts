@@ -80,7 +80,7 @@ export function tradingRoutes(ctx: AppContext): RouteSpec[] {
     },
     {
       method: 'get', path: '/account/balance', operationId: 'getBalance', summary: 'Balance of the account',
-      response: 'BalanceResponse', errors: [401, 403], handler: balanceRoute(ctx),
+      response: 'BalanceResponse', errors: [400, 401, 403], handler: balanceRoute(ctx),
     },
   ];
 }

@@ -1,7 +1,8 @@
 // The trading API over real HTTP: the real /api/v1 router (authentication included) and the
 // real /admin/v1 router for setup, the real engine process, the core and credentials projectors
 // fed by a small in-test runner on every waitFor, the memory event store and a fresh PostgreSQL
-// database. Clients sign with @noble/curves exactly as the README shows.
+// database. Clients sign with @noble/curves exactly as the README shows. Every JSON answer
+// under /api/v1 is validated against the OpenAPI document the service publishes.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import http, { type IncomingHttpHeaders, type Server } from 'node:http';
@@ -12,7 +13,9 @@ import express from 'express';
 import { pino } from 'pino';
 import { adminRouter } from '../../../api/admin/router.ts';
 import { errorHandler, notFound } from '../../../api/errors.ts';
+import { buildOpenApiDocument, memberFragment } from '../../../api/openapi/document.ts';
 import { v1Router, type V1Options } from '../../../api/v1/router.ts';
+import { tradingRoutes } from '../../../api/v1/routes.ts';
 import { createTestClock } from '../../../commands/clock/clock.ts';
 import type { AppContext, Config } from '../../../commands/context.ts';
 import { signingString, signWithNoble } from '../../../commands/credentials/ed25519.ts';
@@ -23,6 +26,7 @@ import { MemoryEventStore } from '../../../eventstore/memory.ts';
 import { coreProjector } from '../../../projections/core/projector.ts';
 import type { ProjectionChange, Projector } from '../../../projections/projector.ts';
 import { testDatabase, type TestDatabase } from '../../support/pg.ts';
+import { OpenApiChecker } from './openapi.ts';
 
 export const ADMIN_TOKEN = 'trading-tests-admin-token';
 export const USER_AGENT = 'trading-tests/1.0';
@@ -211,6 +215,16 @@ export async function startTradingService(options: V1Options = {}): Promise<Trad
     return answer.body;
   };
 
+  // Every JSON answer under /api/v1 is checked against the service's OpenAPI document.
+  const openapi = new OpenApiChecker(buildOpenApiDocument(tradingRoutes(ctx), [memberFragment()]));
+  const checked = async (method: string, pathWithQuery: string, answer: Promise<Answer>): Promise<Answer> => {
+    const received = await answer;
+    if (pathWithQuery.startsWith('/api/v1/') && received.headers['content-type']?.startsWith('application/json')) {
+      openapi.checkIfDocumented(method, pathWithQuery, received.status, received.body);
+    }
+    return received;
+  };
+
   const call = (method: string, pathWithQuery: string, opts: CallOptions = {}): Promise<Answer> => {
     const headers: Record<string, string> = {};
     if (opts.userAgent !== null) headers['user-agent'] = opts.userAgent ?? USER_AGENT;
@@ -222,7 +236,7 @@ export async function startTradingService(options: V1Options = {}): Promise<Trad
       headers['content-type'] = 'application/json';
     }
     Object.assign(headers, opts.headers ?? {});
-    return fetchAnswer(`${base}${pathWithQuery}`, { method, headers, body });
+    return checked(method, pathWithQuery, fetchAnswer(`${base}${pathWithQuery}`, { method, headers, body }));
   };
 
   const member = async (deposit = '10000'): Promise<Member> => {
