@@ -12,11 +12,24 @@ import type { AccountView, MarketStateView, SportEventView } from '../../domain/
 /** How long an admin answer waits for the read models before falling back to the snapshot. */
 const READ_WAIT_MS = 3000;
 
+/** Snapshots kept per kind; the oldest go first (they only bridge projection lag). */
+const SNAPSHOTS_PER_KIND_MAX = 10_000;
+
+/** A Map that forgets its oldest entries beyond a bound. */
+class BoundedMap<K, V> extends Map<K, V> {
+  override set(key: K, value: V): this {
+    this.delete(key);
+    super.set(key, value);
+    while (this.size > SNAPSHOTS_PER_KIND_MAX) this.delete(this.keys().next().value as K);
+    return this;
+  }
+}
+
 /** Read-model lookups with read-your-writes, falling back to the latest engine snapshots. */
 export class SnapshotCache {
-  readonly accounts = new Map<string, AccountView>();
-  readonly events = new Map<string, SportEventView>();
-  readonly markets = new Map<string, MarketStateView>();
+  readonly accounts: Map<string, AccountView> = new BoundedMap();
+  readonly events: Map<string, SportEventView> = new BoundedMap();
+  readonly markets: Map<string, MarketStateView> = new BoundedMap();
 
   constructor(readonly context: AppContext) {}
 
