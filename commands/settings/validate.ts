@@ -2,6 +2,7 @@
 // the admin route both rely on it, so a bad value can never reach the event stream.
 
 import { InvalidInput } from '../../domain/errors.ts';
+import { sportKey } from '../../domain/leaderboard/board.ts';
 import type { GeofencingSettings, LeaderboardBoardSetting, Settings } from './settings.ts';
 
 export const LEADERBOARD_PERIODS = ['daily', 'weekly', 'monthly', 'yearly', 'all'] as const;
@@ -13,6 +14,7 @@ export const BATCH_LIMIT_MAX = 10_000;
 export const HANDLE_LIST_LENGTH_MAX = 10_000;
 export const BOARDS_LENGTH_MAX = 1_000;
 export const CODES_LENGTH_MAX = 1_000;
+const CATEGORY_LENGTH_MAX = 64;
 
 type Checker<K extends keyof Settings> = (value: unknown, field: string) => Settings[K];
 
@@ -72,16 +74,15 @@ function boards(value: unknown, field: string): LeaderboardBoardSetting[] {
     if (typeof period !== 'string' || !(LEADERBOARD_PERIODS as readonly string[]).includes(period)) {
       throw new InvalidInput(`${at}.period must be one of ${LEADERBOARD_PERIODS.join(', ')}`);
     }
-    if (typeof category !== 'string' || !/^[a-z0-9_-]{1,64}$/.test(category.toLowerCase())) {
-      throw new InvalidInput(`${at}.category must be all or a sport key`);
-    }
+    const categoryKey = typeof category === 'string' && category.length <= CATEGORY_LENGTH_MAX ? sportKey(category) : null;
+    if (categoryKey === null) throw new InvalidInput(`${at}.category must be all or a sport key`);
     if (typeof metric !== 'string' || !(LEADERBOARD_METRICS as readonly string[]).includes(metric)) {
       throw new InvalidInput(`${at}.metric must be one of ${LEADERBOARD_METRICS.join(', ')}`);
     }
     if (typeof shown !== 'boolean') throw new InvalidInput(`${at}.shown must be a boolean`);
     const board: LeaderboardBoardSetting = {
       period: period as LeaderboardBoardSetting['period'],
-      category: category.toLowerCase(),
+      category: categoryKey,
       metric: metric as LeaderboardBoardSetting['metric'],
       shown,
     };

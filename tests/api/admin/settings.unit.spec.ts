@@ -97,3 +97,11 @@ describe('settings store', () => {
     expect(after.leaderboard_enabled).to.equal(false);
   });
 });
+
+describe('settings store: board categories', () => {
+  it('folds a sport name to its key, as the leaderboard does', async () => {
+    const settings = await loadSettingsStore({ store: new MemoryEventStore(), logger: { info: () => undefined, warn: () => undefined } });
+    const after = await settings.update({ leaderboard_boards: [{ period: 'daily', category: 'Ice Hockey', metric: 'volume', shown: true }] });
+    expect(after.leaderboard_boards[0]?.category).to.equal('ice_hockey');
+  });
+});
