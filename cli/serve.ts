@@ -99,6 +99,8 @@ export interface StartOptions {
   logger?: Logger;
   /** Use this database instead of opening one from the configuration (tests). */
   database?: Database;
+  /** Awaited once the port is bound, before anything else starts (tests probe the not-ready state). */
+  onListening?: (port: number) => Promise<void> | void;
 }
 
 /** Starts the whole service; resolves once it is ready (probes answer 503 until then). */
@@ -117,6 +119,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   });
   const port = (server.address() as AddressInfo).port;
   logger.info({ port }, 'listening; starting up');
+  await options.onListening?.(port);
 
   const cleanups: Array<() => Promise<void>> = [];
   const runCleanups = async () => {

@@ -7,8 +7,20 @@ describe('service process', function () {
   this.timeout(60_000);
   let service: TestService;
 
+  const probesBeforeReady: Record<string, number> = {};
+
   before(async () => {
-    service = await startTestService();
+    service = await startTestService({
+      onListening: async (baseUrl) => {
+        for (const probe of ['/healthz', '/readyz', '/livez', '/api/v1/markets']) {
+          probesBeforeReady[probe] = (await fetch(`${baseUrl}${probe}`)).status;
+        }
+      },
+    });
+  });
+
+  it('answers 503 on /healthz, /readyz and the API until ready, while /livez is up', () => {
+    expect(probesBeforeReady).to.deep.equal({ '/healthz': 503, '/readyz': 503, '/livez': 200, '/api/v1/markets': 503 });
   });
   after(async () => {
     await service?.stop();

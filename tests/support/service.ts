@@ -24,7 +24,9 @@ export interface TestService {
  * `env` overrides the defaults (PORT=0, TEST_CLOCK=1, ADMIN_TOKEN, LOG_LEVEL=silent, a temp
  * DATA_DIR, DATABASE_URL of a fresh database), e.g. { JURISDICTION: 'ca' } or { DEMO: '1' }.
  */
-export async function startTestService(opts: { env?: Record<string, string> } = {}): Promise<TestService> {
+export async function startTestService(
+  opts: { env?: Record<string, string>; onListening?: (baseUrl: string) => Promise<void> | void } = {},
+): Promise<TestService> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'exchange-test-service-'));
   const db = opts.env?.DATABASE_URL ? undefined : await testDatabase();
   const config = loadConfig({
@@ -42,6 +44,7 @@ export async function startTestService(opts: { env?: Record<string, string> } = 
   try {
     service = await startService(config, {
       logger,
+      ...(opts.onListening ? { onListening: (port: number) => opts.onListening!(`http://127.0.0.1:${port}`) } : {}),
       ...(db ? { database: { pool: db.pool, connectionString: db.connectionString, close: async () => {} } } : {}),
     });
   } catch (error) {
