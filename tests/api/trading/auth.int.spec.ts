@@ -2,6 +2,8 @@
 // bearer session tokens, the User-Agent requirement, key scopes and account status.
 
 import { expect } from 'chai';
+import { CredentialIndex } from '../../../commands/credentials/index.ts';
+import { hashToken } from '../../../commands/credentials/sessions.ts';
 import { startTradingService, signedHeaders, type Member, type TradingService } from './harness.ts';
 import { OpenApiChecker } from './openapi.ts';
 
@@ -105,6 +107,17 @@ describe('authentication (/api/v1)', () => {
       expect(revoked.api_key.key_id).to.equal(bob.key.key_id);
       expectError(await bob.call('GET', BALANCE), 401, API_KEY_ERROR);
       expect((await bob.call('GET', BALANCE, { key: bob.readOnlyKey })).status).to.equal(200);
+    });
+
+    it('the credential index is rebuilt from the read model at start (keys, revocations, sessions)', async () => {
+      const dave = await svc.member();
+      await svc.admin('DELETE', `/api_keys/${dave.readOnlyKey.key_id}`);
+      const restarted = new CredentialIndex({ ...svc.ctx }); // a fresh process's index over the same database
+      await restarted.ready();
+      expect(restarted.keyCached(dave.key.key_id)?.revoked_at_us).to.equal(null);
+      expect(restarted.keyCached(dave.readOnlyKey.key_id)?.revoked_at_us).to.be.a('number');
+      expect(await restarted.sessionByHash(hashToken(dave.session))).to.include({ account_id: dave.account_id });
+      expect(await restarted.key('00000000-0000-4000-8000-000000000000')).to.equal(undefined);
     });
 
     it('a registered public key works with the client\'s own private key; small-order keys are refused', async () => {
