@@ -81,7 +81,12 @@ export class EsdbEventStore implements EventStore {
   static async connect(url: string): Promise<EsdbEventStore> {
     const client = EventStoreDBClient.connectionString(url);
     const store = new EsdbEventStore(client);
-    await store.headPosition(); // fail at start if the server is unreachable
+    try {
+      await store.headPosition(); // fail at start if the server is unreachable
+    } catch (error) {
+      await client.dispose().catch(() => undefined);
+      throw new Error(`EventStoreDB at EVENTSTORE_URL is not reachable: ${(error as Error).message}`);
+    }
     return store;
   }
 
