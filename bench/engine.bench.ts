@@ -8,7 +8,8 @@
 // The last line is one JSON object.
 //
 // Environment: BENCH_MATCHER_OPS (default 1,000,000), BENCH_DEPTH (default 100,000),
-// BENCH_JOURNALED_ORDERS (default 100,000), BENCH_IN_FLIGHT (default 4,096).
+// BENCH_JOURNALED_ORDERS (default 100,000), BENCH_IN_FLIGHT (default 4,096), and a light-load
+// run (a tenth of the orders) at BENCH_LIGHT_IN_FLIGHT (default 32) for commit latency.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -26,6 +27,7 @@ const MATCHER_OPS = Number(process.env.BENCH_MATCHER_OPS ?? 1_000_000);
 const DEPTH = Number(process.env.BENCH_DEPTH ?? 100_000);
 const JOURNALED_ORDERS = Number(process.env.BENCH_JOURNALED_ORDERS ?? 100_000);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 4_096);
+const LIGHT_IN_FLIGHT = Number(process.env.BENCH_LIGHT_IN_FLIGHT ?? 32);
 const MAX_PRICE_CENTS = 100;
 const SEED = 20_261_122;
 
@@ -153,7 +155,7 @@ function benchReference(ops: Op[], depthAt: Int32Array) {
   return timeStream(ops, depthAt, run(new ReferenceLibraryBook()));
 }
 
-async function benchJournaled() {
+async function benchJournaled(orders: number, inFlight: number) {
   const database = await testDatabase();
   const store = new PostgresEventStore({ pool: database.pool, connectionString: database.connectionString });
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'engine-bench-'));
@@ -176,7 +178,7 @@ async function benchJournaled() {
     ];
     await Promise.all(setup.map((input) => engine.submit(input)));
     const random = prng(SEED + 1);
-    const inputs: EngineInput[] = Array.from({ length: JOURNALED_ORDERS }, (_, i) => {
+    const inputs: EngineInput[] = Array.from({ length: orders }, (_, i) => {
       const side = random() < 0.5 ? 'buy' : 'sell';
       const aggressive = random() < 0.1;
       const offset = 1 + Math.floor(random() * 20);
@@ -203,7 +205,7 @@ async function benchJournaled() {
         for (const event of reply.events) if (event.type === 'TradeExecuted') trades++;
       }
     };
-    await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+    await Promise.all(Array.from({ length: inFlight }, worker));
     const elapsedMs = performance.now() - started;
     const sorted = Float64Array.from(latenciesMs).sort();
     return {
@@ -231,9 +233,12 @@ async function main(): Promise<void> {
   const reference = benchReference(ops, depthAt);
   console.log('nodejs-order-book:', JSON.stringify(reference));
   let journaled: Awaited<ReturnType<typeof benchJournaled>> | undefined;
+  let lightLoad: Awaited<ReturnType<typeof benchJournaled>> | undefined;
   try {
-    journaled = await benchJournaled();
-    console.log('engine + postgres journal:', JSON.stringify(journaled));
+    journaled = await benchJournaled(JOURNALED_ORDERS, IN_FLIGHT);
+    console.log(`engine + postgres journal, ${IN_FLIGHT} in flight:`, JSON.stringify(journaled));
+    lightLoad = await benchJournaled(Math.max(1000, Math.floor(JOURNALED_ORDERS / 10)), LIGHT_IN_FLIGHT);
+    console.log(`engine + postgres journal, ${LIGHT_IN_FLIGHT} in flight:`, JSON.stringify(lightLoad));
   } finally {
     await stopTestPostgres();
   }
@@ -249,6 +254,10 @@ async function main(): Promise<void> {
     journaled_orders_per_s: journaled!.ordersPerS,
     commit_p50_ms: round(journaled!.commitP50Ms),
     commit_p99_ms: round(journaled!.commitP99Ms),
+    light_load_in_flight: LIGHT_IN_FLIGHT,
+    light_load_orders_per_s: lightLoad!.ordersPerS,
+    light_load_commit_p50_ms: round(lightLoad!.commitP50Ms),
+    light_load_commit_p99_ms: round(lightLoad!.commitP99Ms),
   }));
 }
 

@@ -16,7 +16,7 @@ import type { EngineGateway, EngineReply } from './gateway.ts';
 import { ENGINE_STEP_TYPE, ENGINE_STREAM, type EngineStepData } from './journal.ts';
 import { recover, writeSnapshot } from './recovery.ts';
 
-export const BATCH_INPUTS_MAX = 4_096;
+export const BATCH_INPUTS_MAX = 1_024;
 export const TICK_INTERVAL_MS = 250;
 export const SNAPSHOT_EVERY_STEPS = 100_000;
 

@@ -145,7 +145,7 @@ export function placeOrder(ctx: StepContext, accountId: string, request: OrderRe
   if (market.status === 'pre_open') {
     order.status = 'accepted';
     order.acceptedAt = ctx.now;
-  } else if (started && market.inPlayDelaySec > 0 && order.orderType === 'limit') {
+  } else if (started && market.inPlayDelaySec > 0) {
     order.status = 'delayed';
     order.delayedUntil = ctx.now + market.inPlayDelaySec * MICROS_PER_SECOND;
     state.timedOrderIds.add(order.id);
