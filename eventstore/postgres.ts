@@ -219,10 +219,10 @@ export class PostgresEventStore implements EventStore {
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
+      client.release(error as Error); // a connection in an unknown state is discarded, not reused
       throw error;
-    } finally {
-      client.release();
     }
+    client.release();
     for (const outcome of outcomes) {
       if (outcome.error !== undefined) outcome.append.reject(outcome.error);
       else outcome.append.resolve(outcome.result!);
