@@ -4,12 +4,11 @@
 import type { Request } from 'express';
 import type { AppContext } from '../../../commands/context.ts';
 import { principalOf } from '../../auth/principal.ts';
-import { notFound } from '../../errors.ts';
+import { badRequest, notFound } from '../../errors.ts';
 import { ORDER_STATUSES } from '../../openapi/schemas.ts';
 import type { Answer } from '../idempotency.ts';
 import { CURSOR_PARAM, csvOf, LIMIT_PARAM, pageParamsOf, querySpec, readQuery } from '../query.ts';
 import { getOrder, listOrders } from '../reads.ts';
-import { badRequest } from '../../errors.ts';
 
 export const NO_SUCH_RECORD = 'No such record on this account';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
