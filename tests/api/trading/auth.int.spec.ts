@@ -4,20 +4,20 @@
 import { expect } from 'chai';
 import { CredentialIndex } from '../../../commands/credentials/index.ts';
 import { hashToken } from '../../../commands/credentials/sessions.ts';
-import { startTradingService, signedHeaders, type Member, type TradingService } from './harness.ts';
+import { startWholeService, signedHeaders, type Member, type WholeService } from './harness.ts';
 import { OpenApiChecker } from './openapi.ts';
 
 const API_KEY_ERROR = 'Missing or invalid API key credentials';
 const BALANCE = '/api/v1/account/balance';
 
 describe('authentication (/api/v1)', () => {
-  let svc: TradingService;
+  let svc: WholeService;
   let alice: Member;
   let marketId: string;
   let openapi: OpenApiChecker;
 
   before(async () => {
-    svc = await startTradingService();
+    svc = await startWholeService();
     alice = await svc.member();
     marketId = (await svc.market()).market_id;
     openapi = new OpenApiChecker((await alice.call('GET', '/api/v1/openapi.json')).body);

@@ -2,16 +2,16 @@
 // OpenAPI document itself.
 
 import { expect } from 'chai';
-import { startTradingService, type Answer, type Member, type TradingService } from './harness.ts';
+import { startWholeService, type Answer, type Member, type WholeService } from './harness.ts';
 import { OpenApiChecker } from './openapi.ts';
 
 describe('order writes: idempotency and geofencing', () => {
-  let svc: TradingService;
+  let svc: WholeService;
   let alice: Member;
   let marketId: string;
 
   before(async () => {
-    svc = await startTradingService();
+    svc = await startWholeService();
     alice = await svc.member();
     marketId = (await svc.market()).market_id;
   });

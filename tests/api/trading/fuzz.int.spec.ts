@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { RecordedEvent } from '../../../eventstore/port.ts';
-import { signedHeaders, startTradingService, type Member, type TradingService } from './harness.ts';
+import { signedHeaders, startWholeService, type Member, type WholeService } from './harness.ts';
 
 const ITERATIONS = 600;
 const SEED = 0x5eed_1234;
@@ -38,13 +38,13 @@ function meaningful(records: RecordedEvent[]): number {
 
 describe('fuzzing /api/v1', function () {
   this.timeout(300_000);
-  let svc: TradingService;
+  let svc: WholeService;
   let alice: Member;
   let marketId: string;
   let knownOrderId: string;
 
   before(async () => {
-    svc = await startTradingService();
+    svc = await startWholeService();
     alice = await svc.member();
     marketId = (await svc.market()).market_id;
     knownOrderId = (await alice.call('POST', '/api/v1/orders', { body: { action: 'buy', market_id: marketId, order_type: 'limit', price: '0.10', quantity: '1' } })).body.order.id;

@@ -1,19 +1,87 @@
-// The trading API over real HTTP against the whole service started in-process
-// (tests/support/service.ts: the composition root with the PostgreSQL event store, the engine,
-// the projection runner and a fresh database), set up through the admin API. Clients sign with
-// @noble/curves exactly as the README shows. Every JSON answer under /api/v1 is validated
-// against the OpenAPI document the service publishes.
+// Test harnesses of the trading API over real HTTP, clients signing with @noble/curves exactly
+// as the README shows, setup through the admin API, every JSON answer under /api/v1 validated
+// against the OpenAPI document the service publishes. Two ways to run the service:
+// - startWholeService(): the whole service in-process (tests/support/service.ts: composition
+//   root, PostgreSQL event store, engine, projection runner, fresh database). The trading
+//   tests use it.
+// - startTradingService(): the real /api/v1 and /admin/v1 routers, the real engine process and
+//   the core and credentials projectors fed by a small in-test runner on every waitFor, over
+//   the memory event store (other suites add their own projectors to it).
 
-import http, { type IncomingHttpHeaders } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import http, { type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import express from 'express';
+import { pino } from 'pino';
+import { adminRouter } from '../../../api/admin/router.ts';
+import { errorHandler, notFound } from '../../../api/errors.ts';
 import { buildOpenApiDocument, memberFragment } from '../../../api/openapi/document.ts';
+import { v1Router, type V1Options } from '../../../api/v1/router.ts';
 import { tradingRoutes } from '../../../api/v1/routes.ts';
-import type { AppContext } from '../../../commands/context.ts';
+import { createTestClock } from '../../../commands/clock/clock.ts';
+import type { AppContext, Config } from '../../../commands/context.ts';
 import { signingString, signWithNoble } from '../../../commands/credentials/ed25519.ts';
+import { credentialsProjector } from '../../../commands/credentials/projector.ts';
+import { startEngine, type RunningEngine } from '../../../commands/engine/process.ts';
+import { loadSettingsStore } from '../../../commands/settings/store.ts';
+import { MemoryEventStore } from '../../../eventstore/memory.ts';
+import { coreProjector } from '../../../projections/core/projector.ts';
+import type { ProjectionChange, Projector } from '../../../projections/projector.ts';
+import { testDatabase, type TestDatabase } from '../../support/pg.ts';
 import { startTestService } from '../../support/service.ts';
+import type { EventStore } from '../../../eventstore/port.ts';
 import { OpenApiChecker } from './openapi.ts';
 
+export const ADMIN_TOKEN = 'trading-tests-admin-token';
 export const USER_AGENT = 'trading-tests/1.0';
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+/** Feeds new records to the projectors, one transaction per projector, like the runner. */
+class MiniRunner {
+  private after = -1n;
+  private readonly listeners = new Set<(changes: ProjectionChange[]) => void>();
+  private running: Promise<void> = Promise.resolve();
+  constructor(private readonly db: TestDatabase, private readonly store: MemoryEventStore, private readonly projectors: readonly Projector[]) {}
+
+  async init(): Promise<void> {
+    for (const projector of this.projectors) await this.db.pool.query(projector.schemaSql);
+  }
+
+  /** Change announcements after commit, as the real runner makes them (the auth cache listens). */
+  onChange(listener: (changes: ProjectionChange[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  catchUp(): Promise<void> {
+    this.running = this.running.then(async () => {
+      const records = await this.store.readAll(this.after >= 0n ? { after: this.after } : {});
+      if (records.length === 0) return;
+      for (const projector of this.projectors) {
+        const wanted = records.filter((r) =>
+          (!projector.filter?.streamPrefixes || projector.filter.streamPrefixes.some((p) => r.stream.startsWith(p))) &&
+          (!projector.filter?.eventTypes || projector.filter.eventTypes.includes(r.type)));
+        if (wanted.length === 0) continue;
+        const client = await this.db.pool.connect();
+        try {
+          await client.query('BEGIN');
+          const changes = (await projector.handle(client, wanted)) ?? [];
+          await client.query('COMMIT');
+          if (changes.length > 0) for (const listener of this.listeners) listener(changes);
+        } catch (err) {
+          await client.query('ROLLBACK');
+          throw err;
+        } finally {
+          client.release();
+        }
+      }
+      this.after = (records[records.length - 1] as { position: bigint }).position;
+    });
+    return this.running;
+  }
+}
 
 export interface Answer {
   status: number;
@@ -40,7 +108,8 @@ export interface CallOptions {
   skewMs?: number;
 }
 
-export interface TradingService {
+/** What every harness offers. */
+export interface ServiceClients {
   ctx: AppContext;
   base: string;
   admin(method: string, route: string, body?: unknown): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -51,6 +120,18 @@ export interface TradingService {
   /** An event starting tomorrow and a market on it (open and trading by default). */
   market(fields?: Record<string, unknown>, eventFields?: Record<string, unknown>): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   stop(): Promise<void>;
+}
+
+/** The in-test composition: its memory store, database and engine are exposed. */
+export interface TradingService extends ServiceClients {
+  store: MemoryEventStore;
+  db: TestDatabase;
+  engine: RunningEngine;
+}
+
+/** The whole service: its event store is the service's own. */
+export interface WholeService extends ServiceClients {
+  store: EventStore;
 }
 
 export interface Member {
@@ -100,13 +181,73 @@ function fetchAnswer(url: string, init: { method: string; headers: Record<string
   });
 }
 
-export async function startTradingService(): Promise<TradingService> {
-  const started = await startTestService();
-  const ctx = started.ctx;
-  const clock = ctx.clock;
-  const base = started.baseUrl.replace(/\/+$/, '');
-  const adminToken = started.adminToken;
+export async function startTradingService(options: V1Options = {}): Promise<TradingService> {
+  const db = await testDatabase();
+  const store = new MemoryEventStore();
+  const clock = createTestClock();
+  const logger = pino({ level: 'silent' });
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'trading-tests-'));
+  const settings = await loadSettingsStore({ store, logger });
+  const runner = new MiniRunner(db, store, [coreProjector(), credentialsProjector]);
+  await runner.init();
+  const lastWrites = new Map<string, bigint>();
+  const writes = {
+    note: (account: string, position: bigint) => {
+      const before = lastWrites.get(account);
+      if (before === undefined || position > before) lastWrites.set(account, position);
+    },
+    lastFor: (account: string) => lastWrites.get(account),
+  };
+  const engine = await startEngine({ store, clock, logger, writes, dataDir });
+  const config: Config = {
+    port: 0, wsPort: 0, adminToken: ADMIN_TOKEN, dataDir, databaseUrl: undefined, eventstoreUrl: undefined,
+    jurisdiction: 'us', testClock: true, demo: false, logLevel: 'silent',
+  };
+  const ctx: AppContext = {
+    config, logger, clock, testClock: clock, pool: db.pool, store, engine, settings, writes,
+    projections: { waitFor: async () => runner.catchUp(), onChange: (listener: (changes: ProjectionChange[]) => void) => runner.onChange(listener) } as AppContext['projections'],
+  };
 
+  const app = express();
+  app.use('/admin/v1', adminRouter(ctx));
+  app.use('/api/v1', v1Router(ctx, options));
+  app.use(() => {
+    throw notFound('Not found');
+  });
+  app.use(errorHandler);
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const clients = clientsOf(ctx, base, ADMIN_TOKEN);
+  return {
+    ctx, base, store, db, engine, ...clients,
+    async stop() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await engine.stop();
+      await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The whole service, started in-process by the foundation's test support. */
+export async function startWholeService(): Promise<WholeService> {
+  const started = await startTestService();
+  const base = started.baseUrl.replace(/\/+$/, '');
+  const clients = clientsOf(started.ctx, base, started.adminToken);
+  return {
+    ctx: started.ctx, base, store: started.ctx.store, ...clients,
+    stop: () => started.stop(),
+  };
+}
+
+type Clients = Pick<ServiceClients, 'admin' | 'adminRaw' | 'call' | 'member' | 'market'>;
+
+function clientsOf(ctx: AppContext, base: string, adminToken: string): Clients {
+  const clock = ctx.clock;
   const adminRaw = (method: string, route: string, body?: unknown) => fetchAnswer(`${base}/admin/v1${route}`, {
     method,
     headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json', 'user-agent': USER_AGENT },
@@ -161,10 +302,5 @@ export async function startTradingService(): Promise<TradingService> {
     return listed;
   };
 
-  return {
-    ctx, base, admin, adminRaw, call, member, market,
-    async stop() {
-      await started.stop();
-    },
-  };
+  return { admin, adminRaw, call, member, market };
 }

@@ -3,13 +3,13 @@
 // document.
 
 import { expect } from 'chai';
-import { startTradingService, type Answer, type Member, type TradingService } from './harness.ts';
+import { startWholeService, type Answer, type Member, type WholeService } from './harness.ts';
 import { OpenApiChecker } from './openapi.ts';
 
 type Market = { market_id: string; status: string; trading: boolean; event_id: string };
 
 describe('markets and portfolio reads (/api/v1)', () => {
-  let svc: TradingService;
+  let svc: WholeService;
   let alice: Member;
   let bob: Member;
   let openapi: OpenApiChecker;
@@ -24,7 +24,7 @@ describe('markets and portfolio reads (/api/v1)', () => {
   const idsOf = (answer: Answer) => answer.body.markets.map((x: Market) => x.market_id);
 
   before(async () => {
-    svc = await startTradingService();
+    svc = await startWholeService();
     alice = await svc.member();
     bob = await svc.member();
     openapi = new OpenApiChecker((await alice.call('GET', '/api/v1/openapi.json')).body);

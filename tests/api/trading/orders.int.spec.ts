@@ -3,18 +3,18 @@
 
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { startTradingService, type Answer, type Member, type TradingService } from './harness.ts';
+import { startWholeService, type Answer, type Member, type WholeService } from './harness.ts';
 import { OpenApiChecker } from './openapi.ts';
 
 describe('orders (/api/v1)', () => {
-  let svc: TradingService;
+  let svc: WholeService;
   let alice: Member;
   let bob: Member;
   let marketId: string;
   let openapi: OpenApiChecker;
 
   before(async () => {
-    svc = await startTradingService();
+    svc = await startWholeService();
     alice = await svc.member();
     bob = await svc.member();
     marketId = (await svc.market()).market_id;
