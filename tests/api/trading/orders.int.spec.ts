@@ -235,6 +235,20 @@ describe('orders (/api/v1)', () => {
       expect(seen).to.deep.equal(placed.map((p) => p.id).reverse());
     });
 
+    it('a forged cursor is at worst 400 `cursor is invalid` on every list, never a 500', async () => {
+      const forge = (key: unknown[]) => Buffer.from(JSON.stringify(key)).toString('base64url');
+      const cursors = [forge(['9999999999999999999', 1]), forge([1, 99999999999]), forge(['1', 'x']), forge([9, '9999999999999999999', 'x']), forge(['1e999', 'x']), 'not-a-cursor'];
+      const overflow = await send(carol, 'GET', `/api/v1/orders?cursor=${cursors[0]}`);
+      expect(overflow.status).to.equal(400);
+      for (const cursor of cursors) {
+        for (const list of ['/api/v1/orders', '/api/v1/fills', '/api/v1/positions', '/api/v1/markets', '/api/v1/markets?sort_by[name]=event_start']) {
+          const answer = await send(carol, 'GET', `${list}${list.includes('?') ? '&' : '?'}cursor=${cursor}`);
+          expect([200, 400], `${list} ${cursor}`).to.include(answer.status);
+          if (answer.status === 400) expect(answer.body.error).to.equal('cursor is invalid');
+        }
+      }
+    });
+
     it('one order by id; another account\'s order is 404, never 403; a malformed id is 400', async () => {
       const own = await send(carol, 'GET', `/api/v1/orders/${placed[0]!.id}`);
       expect(own.body.order.id).to.equal(placed[0]!.id);
