@@ -98,7 +98,7 @@ describe('fuzzing /api/v1', function () {
     const queryOf = () => {
       if (r.chance(0.4)) return '';
       const parts = Array.from({ length: 1 + r.int(4) }, () => {
-        const value = r.chance(0.7) ? String(anyValue(3)) : r.pick(['open,closed', 'OPEN', 'true', 'eyJ4IjoxfQ', 'WyIxIiwyXQ', '%ZZ', '']);
+        const value = r.chance(0.7) ? String(anyValue(3)) : r.pick(['open,closed', 'OPEN', 'true', 'eyJ4IjoxfQ', 'WyIxIiwyXQ', 'WyI5OTk5OTk5OTk5OTk5OTk5OTk5IiwxXQ', 'WzEsOTk5OTk5OTk5OTld', 'WzksIjk5OTk5OTk5OTk5OTk5OTk5OTkiLCJ4Il0', '%ZZ', '']);
         return `${encodeURIComponent(r.pick(params))}=${r.chance(0.8) ? encodeURIComponent(value) : value.replace(/[^\x21-\x7e]|#/g, '')}`;
       });
       return `?${parts.join('&')}`;
