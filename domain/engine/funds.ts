@@ -89,9 +89,12 @@ export function reservationOf(
 }
 
 /** Adds (sign 1) or removes (sign -1) the reservation of `nanos` of a live order. */
-export function reserve(account: AccountState, exposure: Exposure, order: OrderState, nanos: number, sign: 1 | -1, maxPriceCents: number): void {
+export function reserve(
+  account: AccountState, exposure: Exposure, order: OrderState, nanos: number, sign: 1 | -1, maxPriceCents: number,
+  computed?: { exposure: Decimal; feeReserve: Decimal },
+): void {
   if (nanos === 0) return;
-  const { exposure: amount, feeReserve } = reservationOf(order, nanos, maxPriceCents, account.rates.max);
+  const { exposure: amount, feeReserve } = computed ?? reservationOf(order, nanos, maxPriceCents, account.rates.max);
   const signedAmount = sign === 1 ? amount : amount.times(-1);
   const signedFee = sign === 1 ? feeReserve : feeReserve.times(-1);
   if (order.action === 'buy') {
@@ -105,9 +108,12 @@ export function reserve(account: AccountState, exposure: Exposure, order: OrderS
   }
 }
 
-/** The account's total liability if `order` (its full quantity) were added to `exposure`. */
-export function liabilityWithOrder(account: AccountState, exposure: Exposure | undefined, order: OrderState, maxPriceCents: number): Decimal {
-  const { exposure: amount, feeReserve } = reservationOf(order, order.quantityNanos, maxPriceCents, account.rates.max);
+/** The account's total liability if `order` (its full quantity) were added to `exposure`, and that reservation. */
+export function liabilityWithOrder(
+  account: AccountState, exposure: Exposure | undefined, order: OrderState, maxPriceCents: number,
+): { total: Decimal; marketLiability: Decimal; reservation: { exposure: Decimal; feeReserve: Decimal } } {
+  const reservation = reservationOf(order, order.quantityNanos, maxPriceCents, account.rates.max);
+  const { exposure: amount, feeReserve } = reservation;
   const parts: ExposureParts = exposure ? { ...exposure } : {
     buyExposure: ZERO, sellExposure: ZERO, buyFeeReserve: ZERO, sellFeeReserve: ZERO, positionNanos: 0, openPremium: ZERO,
   };
@@ -119,7 +125,8 @@ export function liabilityWithOrder(account: AccountState, exposure: Exposure | u
     parts.sellFeeReserve = parts.sellFeeReserve.plus(feeReserve);
   }
   const before = exposure?.liability ?? ZERO;
-  return account.liability.minus(before).plus(liabilityOf(parts, maxPriceCents));
+  const marketLiability = liabilityOf(parts, maxPriceCents);
+  return { total: account.liability.minus(before).plus(marketLiability), marketLiability, reservation };
 }
 
 export const HALF = new Big('0.5');

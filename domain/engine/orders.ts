@@ -126,8 +126,8 @@ export function placeOrder(ctx: StepContext, accountId: string, request: OrderRe
     order.reserveCents = worst;
   }
 
-  const exposure = account.exposures.get(market.id);
-  if (account.cash.minus(liabilityWithOrder(account, exposure, order, market.maxPriceCents)).lt(0)) {
+  const funding = liabilityWithOrder(account, account.exposures.get(market.id), order, market.maxPriceCents);
+  if (account.cash.minus(funding.total).lt(0)) {
     order.status = 'rejected';
     order.rejectionReason = RejectionReasons.insufficientFunds;
     state.finishedOrders.set(order.id, accountId);
@@ -137,8 +137,9 @@ export function placeOrder(ctx: StepContext, accountId: string, request: OrderRe
   state.orders.set(order.id, order);
   market.liveOrderIds.add(order.id);
   const marketExposure = exposureOf(account, market, ctx.now);
-  reserve(account, marketExposure, order, order.quantityNanos, 1, market.maxPriceCents);
-  refreshLiability(account, marketExposure, market.maxPriceCents);
+  reserve(account, marketExposure, order, order.quantityNanos, 1, market.maxPriceCents, funding.reservation);
+  account.liability = funding.total; // = refreshLiability: the same computation was just made
+  marketExposure.liability = funding.marketLiability;
   ctx.balanceChanged(account);
   if (order.expiration === 'good_till_time') state.timedOrderIds.add(order.id);
 

@@ -12,6 +12,17 @@ import type { AccountState, EngineState, Exposure, FillState, MarketState, Order
 
 const AVG_PRICE_DECIMAL_PLACES = 7;
 
+// Most views of one step share the step's time: remember the last conversion.
+let lastIsoUs = Number.NaN;
+let lastIso = '';
+function isoOf(us: number): string {
+  if (us !== lastIsoUs) {
+    lastIso = usToIso(us);
+    lastIsoUs = us;
+  }
+  return lastIso;
+}
+
 function averagePrice(total: Decimal, nanos: number): string | null {
   if (nanos === 0) return null;
   return money(total.div(nanosToDecimal(nanos)).round(AVG_PRICE_DECIMAL_PLACES, Big.roundHalfUp));
@@ -42,7 +53,7 @@ export function orderView(order: OrderState): OrderView {
     accepted_at: order.acceptedAt,
     delayed_until: order.delayedUntil,
     inserted_at: order.insertedAt,
-    time: usToIso(order.insertedAt),
+    time: isoOf(order.insertedAt),
     placed_pre_start: order.placedPreStart,
     fix_order: false,
     cancellation_reason: order.cancellationReason,
@@ -121,10 +132,10 @@ export function fillView(fill: FillState): FillView {
     ip_address: fill.ipAddress,
     opened_at: fill.openedAt,
     expires_at: fill.expiresAt,
-    settled_at: fill.settledAt === null ? null : usToIso(fill.settledAt),
+    settled_at: fill.settledAt === null ? null : isoOf(fill.settledAt),
     inserted_at: fill.insertedAt,
     updated_at: fill.updatedAt,
-    time: usToIso(fill.insertedAt),
+    time: isoOf(fill.insertedAt),
     seq: fill.seq,
   };
 }
@@ -280,7 +291,7 @@ export function ledgerEntryView(entry: LedgerEntryInput, now: number, seq: numbe
     referee_account_id: null,
     referrer_account_id: null,
     inserted_at: now,
-    time: usToIso(now),
+    time: isoOf(now),
     seq,
   };
 }

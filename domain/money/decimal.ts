@@ -60,8 +60,12 @@ function significantDecimals(text: string): number {
   return end - point - 1;
 }
 
+const PLAIN_DECIMAL = /^(\d{1,12})(?:\.(\d*))?$/;
+
 /** A decimal text with at most two significant decimals, as whole cents (may be <= 0). */
 function wholeCents(text: string): number {
+  const plain = PLAIN_DECIMAL.exec(text);
+  if (plain) return Number(plain[1]) * CENTS_PER_DOLLAR + Number((plain[2] ?? '').slice(0, 2).padEnd(2, '0'));
   return Number(new Big(text).times(CENTS_PER_DOLLAR).toFixed(0));
 }
 
@@ -95,6 +99,14 @@ export function parseMaxPriceCents(text: unknown): Parsed<number> {
  */
 export function parseQuantityNanos(text: unknown): Parsed<number> {
   if (!isDecimalText(text)) return fail(new InvalidInput(DecimalErrors.quantityMalformed));
+  const plain = PLAIN_DECIMAL.exec(text);
+  if (plain && plain[1]!.length <= 7 && (plain[2] ?? '').length <= QUANTITY_DECIMAL_PLACES) {
+    // Fast path: nothing to round, the value fits a double exactly.
+    const nanos = Number(plain[1]) * NANOS_PER_CONTRACT + Number((plain[2] ?? '').padEnd(QUANTITY_DECIMAL_PLACES, '0'));
+    if (nanos <= 0) return fail(new InvalidInput(DecimalErrors.quantityNotPositive));
+    if (nanos > MAX_ORDER_QUANTITY_NANOS) return fail(new InvalidInput(DecimalErrors.quantityTooLarge));
+    return { ok: true, value: nanos };
+  }
   const rounded = new Big(text).round(QUANTITY_DECIMAL_PLACES, Big.roundHalfUp);
   if (rounded.lte(0)) return fail(new InvalidInput(DecimalErrors.quantityNotPositive));
   if (rounded.gt(MAX_ORDER_QUANTITY_CONTRACTS)) return fail(new InvalidInput(DecimalErrors.quantityTooLarge));
@@ -187,5 +199,8 @@ export function scaled(integer: number | Decimal, places: number): Decimal {
 
 /** Dollars of `nanos` contracts at `cents` per contract, exact. */
 export function contractsTimesCents(nanos: number, cents: number): Decimal {
-  return scaled(new Big(nanos).times(cents), QUANTITY_DECIMAL_PLACES + 2);
+  const product = new Big(nanos).times(cents); // a fresh value: rescaled in place
+  if (product.c.length === 1 && product.c[0] === 0) return product;
+  product.e -= QUANTITY_DECIMAL_PLACES + 2;
+  return product;
 }

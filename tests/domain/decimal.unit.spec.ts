@@ -92,4 +92,18 @@ describe('decimal rules', () => {
       expect(contractsTimesCents(nanos, cents).eq(new Big(quantity).times(price))).to.equal(true);
     }));
   });
+
+  it('parses any plain decimal text exactly as big.js rounds it', () => {
+    const text = fc.tuple(fc.stringMatching(/^\d{1,8}$/), fc.stringMatching(/^\d{0,12}$/)).map(([whole, fraction]) => (fraction ? `${whole}.${fraction}` : whole));
+    fc.assert(fc.property(text, (quantity) => {
+      const rounded = new Big(quantity).round(9, Big.roundHalfUp);
+      const parsed = parseQuantityNanos(quantity);
+      if (rounded.lte(0) || rounded.gt(1_000_000)) expect(parsed.ok).to.equal(false);
+      else expect(parsed).to.deep.equal({ ok: true, value: Number(rounded.times(1e9).toFixed(0)) });
+      const price = parsePriceCents(quantity);
+      const cents = new Big(quantity).times(100);
+      if (price.ok) expect(price.value).to.equal(Number(cents.toFixed(0)));
+      else expect(cents.eq(cents.round(0)) && cents.gt(0) && cents.lt(100_000)).to.equal(false);
+    }), { numRuns: 2000 });
+  });
 });
