@@ -77,21 +77,29 @@ async function startService(): Promise<{ baseUrl: URL; adminToken: string; stop:
     logTail = (logTail + chunk.toString('utf8')).slice(-4_000);
   });
   const baseUrl = new URL(`http://127.0.0.1:${port}`);
-  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${logTail}`);
-    const ok = await request(baseUrl, 'GET', '/healthz', {}).then((a) => a.status === 200, () => false);
-    if (ok) break;
-    if (Date.now() > deadline) throw new Error('service did not become healthy');
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  // SIGTERM first: the service then stops its embedded PostgreSQL (SIGKILL would orphan it).
   const stop = async () => {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-    if (child.exitCode === null) child.kill('SIGKILL');
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
     rmSync(dataDir, { recursive: true, force: true });
   };
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${logTail}`);
+      const ok = await request(baseUrl, 'GET', '/healthz', {}).then((a) => a.status === 200, () => false);
+      if (ok) break;
+      if (Date.now() > deadline) throw new Error('service did not become healthy');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
   return { baseUrl, adminToken, stop };
 }
 
