@@ -71,6 +71,7 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
   let engine = recovered.engine;
   let revision = recovered.revision;
   let position = recovered.position;
+  let lastRecordId = recovered.recordId;
   let stepsSinceSnapshot = recovered.replayedSteps;
   logger.info({ seq: engine.state.seq, replayed: recovered.replayedSteps, fromSnapshot: recovered.fromSnapshot }, 'engine recovered');
 
@@ -137,6 +138,7 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
         revision = result.nextRevision;
         lastPosition = result.position;
         position = result.position;
+        lastRecordId = records[records.length - 1]!.id;
         stepsSinceSnapshot += records.length;
       } catch (error) {
         commitFailure = error;
@@ -166,6 +168,7 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
     engine = recovered.engine;
     revision = recovered.revision;
     position = recovered.position;
+    lastRecordId = recovered.recordId;
     commitFailure = undefined;
   };
 
@@ -199,9 +202,9 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
         inFlight = undefined;
         if (commitFailure !== undefined && !stopped) await reloadFromJournal();
       }
-      if (stepsSinceSnapshot >= SNAPSHOT_EVERY_STEPS && revision !== undefined && !inFlight) {
+      if (stepsSinceSnapshot >= SNAPSHOT_EVERY_STEPS && revision !== undefined && lastRecordId !== undefined && !inFlight) {
         stepsSinceSnapshot = 0;
-        await writeSnapshot(dataDir, engine, revision, position).catch((error) => logger.warn({ err: error }, 'engine snapshot failed'));
+        await writeSnapshot(dataDir, engine, revision, position, lastRecordId).catch((error) => logger.warn({ err: error }, 'engine snapshot failed'));
       }
     }
     if (inFlight) await inFlight;
@@ -241,8 +244,8 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
       if (running) await running;
       if (!stopped) {
         stopped = 'stopped';
-        if (revision !== undefined && stepsSinceSnapshot > 0) {
-          await writeSnapshot(dataDir, engine, revision, position).catch((error) => logger.warn({ err: error }, 'engine snapshot failed'));
+        if (revision !== undefined && lastRecordId !== undefined && stepsSinceSnapshot > 0) {
+          await writeSnapshot(dataDir, engine, revision, position, lastRecordId).catch((error) => logger.warn({ err: error }, 'engine snapshot failed'));
         }
       }
       for (const pending of queue.splice(0)) pending.reject(new EngineStoppedError(stopped));

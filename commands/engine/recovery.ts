@@ -11,13 +11,16 @@ import { ENGINE_STREAM, isEngineStep, type EngineStepData } from './journal.ts';
 export const JOURNAL_READ_PAGE_SIZE = 2_000;
 const SNAPSHOT_FILE = 'snapshot.json';
 
-export interface SnapshotHeader { seq: number; revision: string; position: string }
+/** `record_id` is the id of the journal record at `revision`: a snapshot only fits its own journal. */
+export interface SnapshotHeader { seq: number; revision: string; position: string; record_id: string }
 
 export interface Recovered {
   engine: Engine;
   /** Last revision of the journal stream, undefined when it does not exist yet. */
   revision: bigint | undefined;
   position: bigint;
+  /** Id of the last journal record (undefined when the journal is empty). */
+  recordId: string | undefined;
   replayedSteps: number;
   fromSnapshot: boolean;
 }
@@ -26,10 +29,10 @@ export function snapshotPath(dataDir: string): string {
   return path.join(dataDir, 'engine', SNAPSHOT_FILE);
 }
 
-export async function writeSnapshot(dataDir: string, engine: Engine, revision: bigint, position: bigint): Promise<void> {
+export async function writeSnapshot(dataDir: string, engine: Engine, revision: bigint, position: bigint, recordId: string): Promise<void> {
   const file = snapshotPath(dataDir);
   await mkdir(path.dirname(file), { recursive: true });
-  const header: SnapshotHeader = { seq: engine.state.seq, revision: String(revision), position: String(position) };
+  const header: SnapshotHeader = { seq: engine.state.seq, revision: String(revision), position: String(position), record_id: recordId };
   const text = `${JSON.stringify(header)}\n${encodeState(engine.state)}`;
   const temporary = `${file}.${process.pid}.tmp`;
   await writeFile(temporary, text, { mode: 0o600 });
@@ -68,15 +71,17 @@ export async function recover(store: EventStore, dataDir: string | null): Promis
   let engine = new Engine();
   let revision: bigint | undefined;
   let position = -1n;
+  let recordId: string | undefined;
   let fromSnapshot = false;
   const snapshot = dataDir ? await readSnapshot(dataDir) : undefined;
   if (snapshot) {
     const at = BigInt(snapshot.header.revision);
     const [record] = await store.readStream(ENGINE_STREAM, { fromRevision: at, maxCount: 1 }).catch(() => []);
-    if (record && isEngineStep(record) && record.data.seq === snapshot.header.seq && record.revision === at) {
+    if (record && isEngineStep(record) && record.data.seq === snapshot.header.seq && record.revision === at && record.id === snapshot.header.record_id) {
       engine = new Engine(decodeState(snapshot.body));
       revision = at;
       position = record.position;
+      recordId = record.id;
       fromSnapshot = true;
     }
   }
@@ -86,10 +91,11 @@ export async function recover(store: EventStore, dataDir: string | null): Promis
       replayStep(engine, record);
       revision = record.revision;
       position = record.position;
+      recordId = record.id;
       replayedSteps++;
     });
   }
-  return { engine, revision, position, replayedSteps, fromSnapshot };
+  return { engine, revision, position, recordId, replayedSteps, fromSnapshot };
 }
 
 /** Re-runs one journaled step; throws when it does not fit (the journal and the engine disagree). */

@@ -8,8 +8,9 @@ import path from 'node:path';
 import pino from 'pino';
 import { startEngine, type RunningEngine } from '../../commands/engine/process.ts';
 import { engineEventsOf, ENGINE_STREAM } from '../../commands/engine/journal.ts';
-import { writeSnapshot } from '../../commands/engine/recovery.ts';
-import { stateHash } from '../../domain/engine/snapshot.ts';
+import { recover, writeSnapshot } from '../../commands/engine/recovery.ts';
+import { Engine } from '../../domain/engine/engine.ts';
+import { decodeState, encodeState, stateHash } from '../../domain/engine/snapshot.ts';
 import { MemoryEventStore } from '../../eventstore/memory.ts';
 import { WrongExpectedRevision } from '../../eventstore/port.ts';
 import { account, deposit, market, order, place, sportEvent, T0 } from './support.ts';
@@ -82,7 +83,8 @@ describe('engine process', () => {
   it('recovers the same state from the journal, and from a snapshot plus the tail', async () => {
     const { engine, store } = await setup();
     await engine.submit(place('a', order('o1', 'buy', '0.40', '10')));
-    await writeSnapshot(dataDir, engine.engine, 6n, (await store.readStream(ENGINE_STREAM))[6]!.position);
+    const atSeven = (await store.readStream(ENGINE_STREAM))[6]!;
+    const snapshotState = encodeState(engine.engine.state);
     await engine.submit(place('b', order('o2', 'sell', '0.30', '4')));
     const hash = stateHash(engine.engine.state);
     await engine.stop();
@@ -91,10 +93,18 @@ describe('engine process', () => {
     running.push(fromJournal);
     expect(stateHash(fromJournal.engine.state)).to.equal(hash);
     await fromJournal.stop();
-    await writeSnapshot(dataDir, fromJournal.engine, 6n, 0n); // stale snapshot: the tail is replayed over it
-    const fromSnapshot = await startEngine(deps(store, dataDir));
-    running.push(fromSnapshot);
-    expect(stateHash(fromSnapshot.engine.state)).to.equal(hash);
+
+    // A snapshot at seq 7 plus the one-step tail gives the same state.
+    await writeSnapshot(dataDir, new Engine(decodeState(snapshotState)), 6n, atSeven.position, atSeven.id);
+    const recovered = await recover(store, dataDir);
+    expect(recovered).to.include({ fromSnapshot: true, replayedSteps: 1 });
+    expect(stateHash(recovered.engine.state)).to.equal(hash);
+
+    // A snapshot of another journal (same seq, other record) is ignored.
+    await writeSnapshot(dataDir, new Engine(decodeState(snapshotState)), 6n, atSeven.position, 'another-journal');
+    const ignored = await recover(store, dataDir);
+    expect(ignored).to.include({ fromSnapshot: false, replayedSteps: 8 });
+    expect(stateHash(ignored.engine.state)).to.equal(hash);
   });
 
   it('fences a second engine: its append fails with WrongExpectedRevision and it stops', async () => {
@@ -120,7 +130,8 @@ describe('replay verification', () => {
     try {
       for (const input of [account('a'), account('b'), deposit('a', '100'), deposit('b', '100'), sportEvent(), market()]) await engine.submit(input);
       await engine.submit(place('a', order('o1', 'buy', '0.40', '10')));
-      await writeSnapshot(dataDir, engine.engine, 6n, 0n);
+      const atSeven = (await store.readStream(ENGINE_STREAM))[6]!;
+      await writeSnapshot(dataDir, engine.engine, 6n, atSeven.position, atSeven.id);
       await engine.submit(place('b', order('o2', 'sell', '0.30', '4')));
       await engine.submit({ kind: 'ResultMarket', market_id: 'm', result: 'win' });
       const report = await verifyJournal(store, dataDir);
