@@ -186,4 +186,21 @@ describe('economics', () => {
     expect(s.balance('c')).to.include({ account_balance: '0.10', available_balance: '0.05' });
     expect(s.order('b1')).to.include({ status: 'open', filled: '0.1' });
   });
+
+  it('a fee schedule change re-reserves live orders at the new rates', () => {
+    const s = tradingScenario().given(place('a', order('a1', 'buy', '0.40', '10')));
+    expect(s.balance('a').buy_order_liability).to.equal('4.04');
+    s.when({ kind: 'UpdateAccount', account_id: 'a', fields: { fee_schedule: 'fixed_percent', base_fee_percent: 5 } });
+    expect(s.balance('a')).to.include({ buy_order_liability: '4.20', available_balance: '95.80', base_fee_percent: 5 });
+  });
+
+  it('credited points move the account up the loyalty tiers, and its rate with them', () => {
+    const s = tradingScenario('10000.00', { points_cost: 1 }, { fee_schedule: 'loyalty_tier_on_trade', maker_factor: 1, taker_factor: 1 });
+    s.given(place('a', order('a1', 'buy', '0.50', '2000')), place('b', order('b1', 'sell', '0.50', '2000')));
+    const outcome = s.when({ kind: 'ResultMarket', market_id: 'm', result: 'lose' });
+    expect(s.balance('a')).to.include({ points: 1000, loyalty_tier: 'pro' });
+    const rollup = outcome.events.find((e) => e.type === 'LedgerEntryRecorded' && e.entry.type === 'rollup' && e.entry.account_id === 'a');
+    expect(rollup).to.deep.nested.include({ 'entry.points': 1000, 'entry.amount': '1000.00' });
+    expect(outcome.events.some((e) => e.type === 'AccountUpdated' && e.account.account_id === 'a' && e.account.loyalty_tier === 'pro')).to.equal(true);
+  });
 });

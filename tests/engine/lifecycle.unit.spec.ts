@@ -146,6 +146,44 @@ const rows: Row[] = [
     then: { order: 'o1', status: 'cancelled', cancellation_reason: 'market_cancelled' },
   },
   {
+    name: 'delayed orders wait through a halt and go in when trading resumes',
+    market: { in_play_delay_sec: 2 },
+    given: [{ kind: 'StartSportEvent', event_id: 'ev' }, place('a', order('o1', 'buy', '0.40', '10')), { kind: 'ChangeMarketStatus', market_id: 'm', trading: false }],
+    when: { kind: 'Tick' },
+    at: (s) => s.now + 10 * SECOND,
+    then: {
+      order: 'o1', status: 'delayed',
+      check: (s) => {
+        s.when({ kind: 'ChangeMarketStatus', market_id: 'm', trading: true });
+        expect(s.order('o1')).to.include({ status: 'open' });
+        expect(s.order('o1').accepted_at).to.equal(s.now);
+      },
+    },
+  },
+  {
+    name: 'in play, market orders are delayed too',
+    market: { in_play_delay_sec: 2 },
+    given: [place('b', order('s1', 'sell', '0.40', '10')), { kind: 'StartSportEvent', event_id: 'ev' }],
+    when: place('a', order('o1', 'buy', null, '4')),
+    then: {
+      order: 'o1', status: 'delayed',
+      check: (s) => {
+        s.when({ kind: 'Tick' }, s.now + 3 * SECOND);
+        expect(s.order('o1')).to.include({ status: 'filled', filled: '4' });
+      },
+    },
+  },
+  {
+    name: 'uncrossing at open applies self-trade prevention',
+    market: { status: 'pre_open' },
+    given: [place('a', order('o1', 'buy', '0.60', '10')), place('a', order('o2', 'sell', '0.40', '4'))],
+    when: { kind: 'ChangeMarketStatus', market_id: 'm', status: 'open' },
+    then: {
+      order: 'o1', status: 'cancelled', cancellation_reason: 'self_trade_prevented',
+      check: (s) => expect(s.order('o2').status).to.equal('open'),
+    },
+  },
+  {
     name: 'a halt keeps resting orders open',
     given: [place('a', order('o1', 'buy', '0.40', '10'))],
     when: { kind: 'ChangeMarketStatus', market_id: 'm', trading: false },
@@ -159,7 +197,7 @@ describe('order lifecycle', () => {
       const s = tradingScenario('100.00', row.market ?? {});
       s.given(...row.given);
       const input = typeof row.when === 'function' ? row.when(s) : row.when;
-      const outcome = s.when(input);
+      const outcome = s.when(input, row.at?.(s));
       expect(outcome.ok, outcome.error?.message).to.equal(true);
       const view = s.order(row.then.order);
       expect(view.status).to.equal(row.then.status);
