@@ -2,20 +2,17 @@
 
 import { ZERO, floorCent, parseMoneyAmount } from '../money/decimal.ts';
 import type { ErrorInfo } from '../errors.ts';
+import { AccountErrors } from './accountErrors.ts';
 import type { StepContext } from './context.ts';
 import { feeRates, tierFor } from './fees.ts';
 import { refreshLiability, reserve } from './funds.ts';
 import type { AccountFields, EngineInput } from './inputs.ts';
 import { OUTSIDE, recordEntry, transfer } from './ledger.ts';
+import { CancellationReasons, cancelLive } from './orders.ts';
 import { accountView, balanceView } from './snapshots.ts';
 import type { AccountState } from './state.ts';
 
-export const AccountErrors = {
-  notFound: 'Account not found',
-  exists: 'Account already exists',
-  notActive: 'Account is not active',
-  insufficientFunds: 'Insufficient funds',
-} as const;
+export { AccountErrors };
 
 type Result = ErrorInfo | null;
 const refused = (message: string): ErrorInfo => ({ code: 'refused', message });
@@ -44,7 +41,11 @@ export function ratesOf(account: AccountState) {
   });
 }
 
-/** After a fee-rate change: rebuilds every live order's reservation at the new rates. */
+/**
+ * After a fee-rate change: rebuilds every live order's reservation at the new rates. When the
+ * higher fee reserves no longer fit the cash, the account's newest live orders are cancelled
+ * (`insufficient_funds`) until they do, so the available balance never goes negative.
+ */
 export function rereserve(ctx: StepContext, account: AccountState): void {
   account.rates = ratesOf(account);
   account.buyOrderLiability = ZERO;
@@ -61,6 +62,13 @@ export function rereserve(ctx: StepContext, account: AccountState): void {
     refreshLiability(account, exposure, ctx.state.markets.get(exposure.marketId)!.maxPriceCents);
   }
   ctx.balanceChanged(account);
+  if (account.cash.minus(account.liability).lt(0)) {
+    const newestFirst = [...ctx.state.orders.values()].filter((order) => order.accountId === account.id).reverse();
+    for (const order of newestFirst) {
+      if (account.cash.minus(account.liability).gte(0)) break;
+      cancelLive(ctx, order, CancellationReasons.insufficientFunds);
+    }
+  }
 }
 
 /** Moves the account to the tier its credited points reach. */

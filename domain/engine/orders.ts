@@ -7,7 +7,7 @@ import {
   ceilCent, contractsTimesCents, parsePriceCents, parseQuantityNanos, round9, type Decimal,
 } from '../money/decimal.ts';
 import { ZERO } from '../money/decimal.ts';
-import { AccountErrors } from './accounts.ts';
+import { AccountErrors } from './accountErrors.ts';
 import type { StepContext } from './context.ts';
 import { pointsFor } from './fees.ts';
 import { availableExact, exposureOf, liabilityWithOrder, refreshLiability, reservationOf, reserve } from './funds.ts';

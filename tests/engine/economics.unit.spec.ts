@@ -203,4 +203,13 @@ describe('economics', () => {
     expect(rollup).to.deep.nested.include({ 'entry.points': 1000, 'entry.amount': '1000.00' });
     expect(outcome.events.some((e) => e.type === 'AccountUpdated' && e.account.account_id === 'a' && e.account.loyalty_tier === 'pro')).to.equal(true);
   });
+
+  it('when higher fees no longer fit the cash, the newest live orders are cancelled', () => {
+    const s = tradingScenario('17.23').given(place('b', order('b1', 'sell', '0.58', '20')), place('b', order('b2', 'sell', '0.58', '20')));
+    expect(s.balance('b').available_balance).to.equal('0.26');
+    s.when({ kind: 'UpdateAccount', account_id: 'b', fields: { fee_schedule: 'on_trade', maker_factor: 0.5, taker_factor: 1.5 } });
+    expect(s.order('b2')).to.include({ status: 'cancelled', cancellation_reason: 'insufficient_funds' });
+    expect(s.order('b1').status).to.equal('open');
+    expect(Number(s.balance('b').available_balance)).to.be.gte(0);
+  });
 });
