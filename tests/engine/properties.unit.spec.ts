@@ -24,7 +24,7 @@ const command = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('deposit' as const), who: fc.constantFrom(...ACCOUNTS), amount: fc.constantFrom('1.00', '5.55', '20.00') }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('withdraw' as const), who: fc.constantFrom(...ACCOUNTS), amount: fc.constantFrom('0.01', '1.00', '7.77') }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('adjust' as const), who: fc.constantFrom(...ACCOUNTS), amount: fc.constantFrom('2.50', '-1.25') }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('status' as const), m: fc.constantFrom(...MARKETS), status: fc.constantFrom('open' as const, 'pre_open' as const, 'closed' as const), trading: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('status' as const), m: fc.constantFrom(...MARKETS), status: fc.constantFrom('open' as const, 'open' as const, 'pre_open' as const, 'closed' as const, 'scheduled' as const, 'cancelled' as const), trading: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('result' as const), m: fc.constantFrom(...MARKETS), result: fc.constantFrom('win' as const, 'lose' as const, 'void' as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('amend' as const), index: fc.nat(), price: fc.integer({ min: 1, max: 99 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('fees' as const), who: fc.constantFrom(...ACCOUNTS), schedule: fc.constantFrom('fixed_percent' as const, 'on_trade' as const, 'loyalty_tier_on_trade' as const) }) },
