@@ -19,6 +19,8 @@ export interface QueryParam {
   description: string;
   /** Schema shown in the OpenAPI document when it differs from the checked one. */
   published?: Record<string, unknown>;
+  /** csv items kept exactly as sent (free-form references): no trimming of spaces. */
+  verbatim?: boolean;
 }
 
 export interface QuerySpec {
@@ -54,7 +56,7 @@ export function readQuery(req: Request, spec: QuerySpec): Record<string, string 
     const values = [...search.getAll(param.name), ...search.getAll(`${param.name}[]`)];
     if (values.length === 0) continue;
     if (param.kind === 'csv') {
-      const items = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+      const items = values.flatMap((v) => v.split(',')).map((v) => (param.verbatim ? v : v.trim())).filter((v) => v !== '');
       if (items.length > 0) out[param.name] = items;
     } else {
       if (values.length > 1) throw badRequest(`${param.name} must be given once`);

@@ -103,6 +103,11 @@ export function marketTier(status: MarketStatus, trading: boolean): number {
   }
 }
 
+/** `trading` as rendered: accepting orders right now (not halted, and open or pre_open). */
+export function acceptsOrders(status: MarketStatus, trading: boolean): boolean {
+  return trading && (status === 'open' || status === 'pre_open');
+}
+
 export function renderedStatus(status: MarketStatus, trading: boolean): MarketStatus | 'suspended' {
   return !trading && (status === 'open' || status === 'pre_open') ? 'suspended' : status;
 }
@@ -187,7 +192,7 @@ export function renderMarket(row: MarketRow, nowUs: number): MarketWire {
     market_id: m.market_id,
     event_id: m.event_id,
     status: renderedStatus(m.status, m.trading),
-    trading: m.trading,
+    trading: acceptsOrders(m.status, m.trading),
     archived: false,
     featured: m.featured,
     featured_home: false,

@@ -15,7 +15,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const listOrdersQuery = querySpec([
   { name: 'order_ids', kind: 'csv', schema: { type: 'string', format: 'uuid' }, description: 'Comma-separated order UUIDs' },
-  { name: 'client_order_ids', kind: 'csv', schema: { type: 'string', maxLength: 256 }, description: 'Comma-separated client order ids' },
+  { name: 'client_order_ids', kind: 'csv', verbatim: true, schema: { type: 'string', maxLength: 256 }, description: 'Comma-separated client order ids' },
   { name: 'market_ids', kind: 'csv', schema: { type: 'string', format: 'uuid' }, description: 'Comma-separated market UUIDs' },
   { name: 'status', kind: 'csv', schema: { enum: [...ORDER_STATUSES] }, description: 'Comma-separated lowercase order statuses; an unknown value is 400' },
   LIMIT_PARAM,

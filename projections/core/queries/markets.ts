@@ -40,7 +40,7 @@ export async function listMarkets(db: Queryable, filters: MarketFilters, page: P
   if (eventIds) w.and(`m.event_id = ANY(${w.param(eventIds)}::text[])`);
   const statuses = listFilter(filters.statuses);
   if (statuses) w.and(`m.status = ANY(${w.param(statuses)}::text[])`);
-  if (filters.trading !== undefined) w.and(`m.trading = ${w.param(filters.trading)}::boolean`);
+  if (filters.trading !== undefined) w.and(`(m.trading AND m.status IN ('open', 'pre_open')) = ${w.param(filters.trading)}::boolean`);
   const sports = listFilter(filters.sports);
   if (sports) w.and(`m.sport_lc = ANY(${w.param(sports.map((s) => s.toLowerCase()))}::text[])`);
   const competitions = listFilter(filters.competitions);

@@ -205,6 +205,8 @@ describe('orders (/api/v1)', () => {
       expect(ids(byIds)).to.deep.equal([placed[0]!.id, placed[3]!.id].sort());
       const byClient = await send(carol, 'GET', '/api/v1/orders?client_order_ids=c2,c4');
       expect(ids(byClient)).to.deep.equal([placed[2]!.id, placed[4]!.id].sort());
+      const padded = await send(carol, 'GET', '/api/v1/orders?client_order_ids=%20c2');
+      expect(padded.body.orders, 'client order ids match exactly as sent, spaces included').to.deep.equal([]);
       const byMarket = await send(carol, 'GET', `/api/v1/orders?market_ids=${otherMarket}`);
       expect(ids(byMarket)).to.deep.equal([1, 3, 5].map((i) => placed[i]!.id).sort());
       const cancelled = await send(carol, 'GET', '/api/v1/orders?status=cancelled');

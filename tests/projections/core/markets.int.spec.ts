@@ -62,13 +62,21 @@ describe('core read models: markets', () => {
       expect(preOpen.map((m) => m.status)).to.deep.equal(['pre_open', 'suspended']);
     });
 
+    it('renders `trading` as accepting orders right now: only open or pre_open markets that are not halted', async () => {
+      const all = await list();
+      const accepting = all.filter((m) => m.trading).map((m) => m.market_id).sort();
+      expect(accepting).to.deep.equal(['openSoon', 'openLater', 'preOpen'].map(idOf).sort());
+      // a scheduled market whose halt flag is off still accepts no orders
+      expect(all.find((m) => m.market_id === idOf('scheduled'))?.trading).to.equal(false);
+    });
+
     it('filters on trading, event ids, sports and competitions (case-insensitive), combined', async () => {
       const trading = await list({ trading: true });
       expect(trading.every((m) => m.trading)).to.equal(true);
-      expect(trading.map((m) => m.market_id)).to.deep.equal(['openSoon', 'openLater', 'preOpen', 'scheduled'].map(idOf));
-      const halted = await list({ trading: false });
-      expect(halted.every((m) => !m.trading)).to.equal(true);
-      expect(halted).to.have.length(6);
+      expect(trading.map((m) => m.market_id)).to.deep.equal(['openSoon', 'openLater', 'preOpen'].map(idOf));
+      const notTrading = await list({ trading: false });
+      expect(notTrading.every((m) => !m.trading)).to.equal(true);
+      expect(notTrading).to.have.length(7);
 
       const football = await list({ sports: ['FOOTBALL'] });
       expect(football.every((m) => m.sport?.toLowerCase() === 'football')).to.equal(true);
