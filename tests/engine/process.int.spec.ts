@@ -41,7 +41,8 @@ describe('engine process on postgres', function () {
 
   it('journals, recovers the same state, verifies, and fences a second writer', async () => {
     const engine = await startEngine(deps(dataDir));
-    const second = await startEngine(deps(mkdtempSync(path.join(os.tmpdir(), 'engine-int-'))));
+    const secondDir = mkdtempSync(path.join(os.tmpdir(), 'engine-int-'));
+    const second = await startEngine(deps(secondDir));
     try {
       for (const input of [account('a'), account('b'), deposit('a', '100'), deposit('b', '100'), sportEvent(), market()]) {
         expect((await engine.submit(input)).ok).to.equal(true);
@@ -69,6 +70,7 @@ describe('engine process on postgres', function () {
     } finally {
       await engine.stop();
       await second.stop();
+      rmSync(secondDir, { recursive: true, force: true });
     }
   });
 });

@@ -109,15 +109,21 @@ describe('engine process', () => {
 
   it('fences a second engine: its append fails with WrongExpectedRevision and it stops', async () => {
     const { engine, store } = await setup();
-    const second = await startEngine(deps(store, mkdtempSync(path.join(os.tmpdir(), 'engine-test-'))));
+    const secondDir = mkdtempSync(path.join(os.tmpdir(), 'engine-test-'));
+    const second = await startEngine(deps(store, secondDir));
     running.push(second);
-    expect((await engine.submit(deposit('a', '1'))).ok).to.equal(true);
-    let failure: unknown;
-    await second.submit(deposit('b', '1')).catch((error) => { failure = error; });
-    expect(failure).to.be.instanceOf(WrongExpectedRevision);
-    let stopped: unknown;
-    await second.submit(deposit('b', '1')).catch((error) => { stopped = error; });
-    expect(String(stopped)).to.match(/engine stopped/);
+    try {
+      expect((await engine.submit(deposit('a', '1'))).ok).to.equal(true);
+      let failure: unknown;
+      await second.submit(deposit('b', '1')).catch((error) => { failure = error; });
+      expect(failure).to.be.instanceOf(WrongExpectedRevision);
+      let stopped: unknown;
+      await second.submit(deposit('b', '1')).catch((error) => { stopped = error; });
+      expect(String(stopped)).to.match(/engine stopped/);
+    } finally {
+      await second.stop();
+      rmSync(secondDir, { recursive: true, force: true });
+    }
   });
 });
 
