@@ -5,8 +5,8 @@
 //
 // Dropped: `seq` everywhere (the engine's version counter). Kept as harmless extras (SPEC's
 // versioning lets clients ignore unknown fields): `account_id` on orders, `cancel_on_disconnect`
-// on orders (the caller's own flag, echoed), `event_id` on fills, `fee_source`/`trade_id` on fee
-// entries.
+// on orders (the caller's own flag, echoed), `event_id` on fills. Ledger list entries carry
+// exactly SPEC's fields (fee entries add none); `renderLedgerEntry` (admin) keeps every field.
 
 import type {
   AccountView, BalanceView, FillView, LedgerEntryView, OrderView, PositionView, SportEventView,
@@ -213,7 +213,8 @@ export interface LedgerEntryCommonWire {
 }
 export interface LoyaltyEntryWire extends LedgerEntryCommonWire { referee_account_id: string | null; referrer_account_id: string | null }
 export interface WithdrawalEntryWire extends LedgerEntryCommonWire { method: string | null; reason: string | null; sub_method: string | null }
-export interface FeeEntryWire extends LedgerEntryCommonWire { fee_source: LedgerEntryView['fee_source']; trade_id: string | null }
+/** SPEC: fee entries add no field to the common ones. */
+export type FeeEntryWire = LedgerEntryCommonWire;
 export interface AdjustmentEntryWire extends LedgerEntryCommonWire { reason: string | null }
 /** Every field (for admin and generic use). */
 export type LedgerEntryWire = Omit<LedgerEntryView, 'seq'>;
@@ -239,8 +240,7 @@ export const renderLoyaltyEntry = (e: LedgerEntryView): LoyaltyEntryWire =>
   ({ ...renderLedgerCommon(e), referee_account_id: e.referee_account_id, referrer_account_id: e.referrer_account_id });
 export const renderWithdrawalEntry = (e: LedgerEntryView): WithdrawalEntryWire =>
   ({ ...renderLedgerCommon(e), method: e.method, reason: e.reason, sub_method: e.sub_method });
-export const renderFeeEntry = (e: LedgerEntryView): FeeEntryWire =>
-  ({ ...renderLedgerCommon(e), fee_source: e.fee_source, trade_id: e.trade_id });
+export const renderFeeEntry = (e: LedgerEntryView): FeeEntryWire => renderLedgerCommon(e);
 export const renderAdjustmentEntry = (e: LedgerEntryView): AdjustmentEntryWire =>
   ({ ...renderLedgerCommon(e), reason: e.reason });
 export function renderLedgerEntry(e: LedgerEntryView): LedgerEntryWire {

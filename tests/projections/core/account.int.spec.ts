@@ -128,8 +128,9 @@ describe('core read models: accounts, balances, fills, positions, ledger', () =>
     const fees = await listFees(p.db.pool, alice.account_id);
     expect(fees.fees.map((e) => e.id)).to.deep.equal([refund.id, zeroFee.id, fee.id]);
     expect(fees.fees.map((e) => e.amount)).to.deep.equal(['0.02', '0', '-0.02']);
-    expect(fees.fees[2]).to.include({ type: 'fee', fee_source: 'trade', fee_id: 'f1', market_id: m1.market_id });
-    expect(fees.fees[0]).to.not.have.property('method');
+    expect(fees.fees[2]).to.include({ type: 'fee', fee_id: 'f1', market_id: m1.market_id });
+    // SPEC: fee entries add no field to the common ones
+    for (const entry of fees.fees) expect(entry).to.not.have.any.keys('method', 'fee_source', 'trade_id', 'seq');
 
     const withdrawals = await listWithdrawals(p.db.pool, alice.account_id);
     expect(withdrawals.withdrawals).to.have.length(1);
