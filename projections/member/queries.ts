@@ -2,7 +2,6 @@
 
 import type pg from 'pg';
 import type { Avatar } from '../../domain/avatar/avatar.ts';
-import type { LedgerEntryView } from '../../domain/views.ts';
 import type { MarketStatsValues } from './marketStats/compute.ts';
 
 export interface ProfileRow {
@@ -47,22 +46,6 @@ export async function optedInHandles(pool: pg.Pool, accountIds: readonly string[
     values: [accountIds],
   });
   return new Map(result.rows.map((r) => [r.account_id, r.handle]));
-}
-
-// ── ledgers ──────────────────────────────────────────────────────────────────────────────
-
-export type LedgerCursor = [number, number, string];
-
-/** Entries of the given types, most recent first; keyset on (inserted_at, seq, id). */
-export async function ledgerEntries(pool: pg.Pool, accountId: string, types: readonly string[], limit: number, after: LedgerCursor | null): Promise<LedgerEntryView[]> {
-  const result = await pool.query<{ doc: LedgerEntryView }>({
-    name: after ? 'member_ledger_after' : 'member_ledger_first',
-    text: `SELECT doc FROM member_ledger_entries WHERE account_id = $1 AND type = ANY($2::text[])
-           ${after ? 'AND (inserted_at, seq, id) < ($4::bigint, $5::bigint, $6::text)' : ''}
-           ORDER BY inserted_at DESC, seq DESC, id DESC LIMIT $3`,
-    values: after ? [accountId, types, limit, after[0], after[1], after[2]] : [accountId, types, limit],
-  });
-  return result.rows.map((r) => r.doc);
 }
 
 // ── market stats ─────────────────────────────────────────────────────────────────────────

@@ -1,4 +1,5 @@
-// Ledger lists of the account, most recent first, keyset-paged:
+// Ledger lists of the account, most recent first, keyset-paged, answered by the core read
+// model's ledger queries (projections/core/queries/ledger.ts):
 //   /portfolio/loyalty      rollup and referral entries (not a points balance or tier)
 //   /portfolio/withdrawals  withdrawals with method, reason, sub_method
 //   /portfolio/fees         fee (never positive) and fee_refund (never negative) entries; a
@@ -9,52 +10,24 @@
 
 import { Router } from 'express';
 import type { AppContext } from '../../../commands/context.ts';
-import type { LedgerEntryView } from '../../../domain/views.ts';
-import { ledgerEntries, type LedgerCursor } from '../../../projections/member/queries.ts';
+import { listAdjustments, listFees, listLoyalty, listWithdrawals } from '../../../projections/core/queries/ledger.ts';
+import type { PageRequest, Queryable } from '../../../projections/core/queries/db.ts';
 import { principalOf } from '../../auth/principal.ts';
-import { HttpError } from '../../errors.ts';
-import { decodeCursor, pageOf, parseLimit } from '../../pagination.ts';
+import { badRequest } from '../../errors.ts';
+import { parseLimit } from '../../pagination.ts';
 import { requireOAuthScope } from './marketStats.ts';
-
-function common(entry: LedgerEntryView) {
-  return {
-    id: entry.id,
-    account_id: entry.account_id,
-    amount: entry.amount,
-    points: entry.points,
-    type: entry.type,
-    event_id: entry.event_id,
-    market_id: entry.market_id,
-    fee_id: entry.fee_id,
-    payment_id: entry.payment_id,
-    settlement_id: entry.settlement_id,
-    inserted_at: entry.inserted_at,
-    time: entry.time,
-  };
-}
 
 interface LedgerList {
   path: string;
-  key: string;
-  types: readonly string[];
   scope: string;
-  render: (entry: LedgerEntryView) => Record<string, unknown>;
+  list: (db: Queryable, accountId: string, page: PageRequest) => Promise<{ cursor: string | null }>;
 }
 
 export const LEDGER_LISTS: readonly LedgerList[] = [
-  {
-    path: '/portfolio/loyalty', key: 'loyalty', types: ['rollup', 'referral'], scope: 'portfolio.read',
-    render: (e) => ({ ...common(e), referee_account_id: e.referee_account_id, referrer_account_id: e.referrer_account_id }),
-  },
-  {
-    path: '/portfolio/withdrawals', key: 'withdrawals', types: ['withdrawal'], scope: 'transfers.read',
-    render: (e) => ({ ...common(e), method: e.method, reason: e.reason, sub_method: e.sub_method }),
-  },
-  { path: '/portfolio/fees', key: 'fees', types: ['fee', 'fee_refund'], scope: 'portfolio.read', render: common },
-  {
-    path: '/portfolio/adjustments', key: 'adjustments', types: ['adjustment'], scope: 'transfers.read',
-    render: (e) => ({ ...common(e), reason: e.reason }),
-  },
+  { path: '/portfolio/loyalty', scope: 'portfolio.read', list: listLoyalty },
+  { path: '/portfolio/withdrawals', scope: 'transfers.read', list: listWithdrawals },
+  { path: '/portfolio/fees', scope: 'portfolio.read', list: listFees },
+  { path: '/portfolio/adjustments', scope: 'transfers.read', list: listAdjustments },
 ];
 
 export function ledgerRoutes(ctx: AppContext): Router {
@@ -63,11 +36,9 @@ export function ledgerRoutes(ctx: AppContext): Router {
     router.get(list.path, requireOAuthScope(list.scope), async (req, res) => {
       const principal = principalOf(req);
       const limit = parseLimit(req.query.limit);
-      const after = decodeCursor(req.query.cursor, 3) as LedgerCursor | null;
-      if (after && (typeof after[0] !== 'number' || typeof after[1] !== 'number' || typeof after[2] !== 'string')) throw new HttpError(400, 'cursor is invalid');
-      const entries = await ledgerEntries(ctx.pool, principal.account_id, list.types, limit + 1, after);
-      const { page, cursor } = pageOf(entries, limit, (e) => [e.inserted_at, e.seq, e.id]);
-      res.json({ cursor, [list.key]: page.map(list.render) });
+      const cursor = req.query.cursor;
+      if (cursor !== undefined && typeof cursor !== 'string') throw badRequest('cursor is invalid'); // e.g. given twice
+      res.json(await list.list(ctx.pool, principal.account_id, { limit, cursor }));
     });
   }
   return router;

@@ -1,5 +1,5 @@
-// The member activity projector: engine steps → the snapshots market stats, leaderboards and
-// ledgers read (sport events, markets, orders, fills, positions, balances, ledger entries), then
+// The member activity projector: engine steps → the snapshots market stats and leaderboards
+// read (sport events, markets, orders, fills, positions, balances, fee entries of a market), then
 // each touched (account, market) pair's market_stats row recomputed from those snapshots.
 
 import type pg from 'pg';
@@ -37,7 +37,9 @@ const pairKey = (accountId: string, marketId: string) => `${accountId}\u0000${ma
 
 interface Batch {
   events: Latest<SportEventView>; markets: Latest<MarketStateView>; orders: Latest<OrderView>;
-  fills: Latest<FillView>; positions: Latest<PositionView>; balances: Latest<BalanceView>; ledger: Latest<LedgerEntryView>;
+  fills: Latest<FillView>; positions: Latest<PositionView>; balances: Latest<BalanceView>;
+  /** Fee and fee refund entries of a market (the ledger lists themselves read the core read model). */
+  fees: Latest<LedgerEntryView>;
 }
 
 const run = async (tx: pg.PoolClient, size: number, sql: string, json: string) => {
@@ -87,12 +89,12 @@ async function upsertActivity(tx: pg.PoolClient, batch: Batch) {
     FROM jsonb_to_recordset($1::jsonb) AS x(seq bigint, doc jsonb)
     ON CONFLICT (account_id) DO UPDATE SET seq = EXCLUDED.seq, doc = EXCLUDED.doc
     WHERE member_balances.seq <= EXCLUDED.seq`, batch.balances.json());
-  await run(tx, batch.ledger.size, `
-    INSERT INTO member_ledger_entries (id, account_id, type, market_id, inserted_at, seq, doc)
-    SELECT x.doc->>'id', x.doc->>'account_id', x.doc->>'type', x.doc->>'market_id', (x.doc->>'inserted_at')::bigint, x.seq, x.doc
+  await run(tx, batch.fees.size, `
+    INSERT INTO member_fee_entries (id, account_id, market_id, seq, doc)
+    SELECT x.doc->>'id', x.doc->>'account_id', x.doc->>'market_id', x.seq, x.doc
     FROM jsonb_to_recordset($1::jsonb) AS x(seq bigint, doc jsonb)
-    ON CONFLICT (id) DO UPDATE SET type = EXCLUDED.type, market_id = EXCLUDED.market_id, seq = EXCLUDED.seq, doc = EXCLUDED.doc
-    WHERE member_ledger_entries.seq <= EXCLUDED.seq`, batch.ledger.json());
+    ON CONFLICT (id) DO UPDATE SET seq = EXCLUDED.seq, doc = EXCLUDED.doc
+    WHERE member_fee_entries.seq <= EXCLUDED.seq`, batch.fees.json());
 }
 
 /** The fee rate for unfilled orders: the engine's reserve rate for the account's schedule. */
@@ -203,14 +205,14 @@ async function updateStats(tx: pg.PoolClient, pairs: Map<string, TouchedPair>, d
 
 export const memberActivityProjector: Projector = {
   name: 'member_activity',
-  version: 2,
+  version: 3,
   tables: [...MEMBER_ACTIVITY_TABLES],
   schemaSql: MEMBER_ACTIVITY_SCHEMA_SQL,
   filter: { streamPrefixes: ['engine'], eventTypes: ['EngineStep'] },
   async handle(tx, records) {
     const batch = {
       events: new Latest<SportEventView>(), markets: new Latest<MarketStateView>(), orders: new Latest<OrderView>(),
-      fills: new Latest<FillView>(), positions: new Latest<PositionView>(), balances: new Latest<BalanceView>(), ledger: new Latest<LedgerEntryView>(),
+      fills: new Latest<FillView>(), positions: new Latest<PositionView>(), balances: new Latest<BalanceView>(), fees: new Latest<LedgerEntryView>(),
     };
     const pairs = new Map<string, TouchedPair>();
     const touch = (account_id: string, market_id: string | null, now_us: number) => {
@@ -260,8 +262,10 @@ export const memberActivityProjector: Projector = {
             batch.balances.put(event.balance.account_id, seq, now_us, event.balance);
             break;
           case 'LedgerEntryRecorded':
-            batch.ledger.put(event.entry.id, seq, now_us, event.entry);
-            if (event.entry.type === 'fee' || event.entry.type === 'fee_refund') touch(event.entry.account_id, event.entry.market_id, now_us);
+            if ((event.entry.type === 'fee' || event.entry.type === 'fee_refund') && event.entry.market_id !== null) {
+              batch.fees.put(event.entry.id, seq, now_us, event.entry);
+              touch(event.entry.account_id, event.entry.market_id, now_us);
+            }
             break;
           default:
             break;
@@ -281,7 +285,7 @@ export const memberActivityProjector: Projector = {
       (keys) => [keys.map((k) => k.split('\u0000')[0]), keys.map((k) => k.split('\u0000')[1])],
       (doc) => `${doc.trade_id}\u0000${doc.order_id}`,
       (doc) => ({ account_id: doc.account_id, market_id: doc.market_id, contribution: fillContribution(doc), settled_at: fillSettledAtUs(doc) }), deltas);
-    await collectDeltas(tx, batch.ledger, 'SELECT seq::text, doc FROM member_ledger_entries WHERE id = ANY($1::text[])', (keys) => [keys],
+    await collectDeltas(tx, batch.fees, 'SELECT seq::text, doc FROM member_fee_entries WHERE id = ANY($1::text[])', (keys) => [keys],
       (doc) => doc.id,
       (doc) => ({ account_id: doc.account_id, market_id: doc.market_id, contribution: feeContribution(doc) }), deltas);
     await upsertActivity(tx, batch);

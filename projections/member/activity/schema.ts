@@ -1,4 +1,6 @@
-// Tables of the member activity read model (market stats, leaderboard facts, ledgers).
+// Tables of the member activity read model (market stats, leaderboard facts). The ledger lists
+// read the core read model (core_ledger_entries); only a market's fee entries are kept here,
+// because market stats sum them.
 // Snapshot tables keep the engine's latest view as `doc` plus `seq`, the engine step that
 // produced it: an upsert applies only from a step >= the stored one (replays change nothing).
 
@@ -9,7 +11,7 @@ export const MEMBER_ACTIVITY_TABLES = [
   'member_fills',
   'member_positions',
   'member_balances',
-  'member_ledger_entries',
+  'member_fee_entries',
   'member_market_stats',
 ] as const;
 
@@ -74,16 +76,13 @@ CREATE TABLE IF NOT EXISTS member_balances (
   doc jsonb NOT NULL
 );
 
-CREATE TABLE IF NOT EXISTS member_ledger_entries (
+CREATE TABLE IF NOT EXISTS member_fee_entries (
   id text PRIMARY KEY,
   account_id text NOT NULL,
-  type text NOT NULL,
-  market_id text,
-  inserted_at bigint NOT NULL,
+  market_id text NOT NULL,
   seq bigint NOT NULL,
   doc jsonb NOT NULL
 );
-CREATE INDEX IF NOT EXISTS member_ledger_entries_list ON member_ledger_entries (account_id, type, inserted_at DESC, seq DESC, id DESC);
 
 CREATE TABLE IF NOT EXISTS member_market_stats (
   account_id text NOT NULL,

@@ -19,6 +19,7 @@ import type { EngineGateway } from '../../../commands/engine/gateway.ts';
 import { loadSettingsStore } from '../../../commands/settings/store.ts';
 import type { EngineEvent } from '../../../domain/engine/events.ts';
 import { MemoryEventStore } from '../../../eventstore/memory.ts';
+import { coreProjector } from '../../../projections/core/projector.ts';
 import { MEMBER_PROJECTORS } from '../../../projections/member/index.ts';
 import type { Projector } from '../../../projections/projector.ts';
 import { testDatabase, type TestDatabase } from '../../support/pg.ts';
@@ -52,7 +53,7 @@ function principalFrom(req: Request, _res: Response, next: NextFunction): void {
   next();
 }
 
-/** Feeds new records to every member projector, one transaction per projector, like the runner. */
+/** Feeds new records to every projector it is given, one transaction per projector, like the runner. */
 class MiniRunner {
   private after = -1n;
   private running: Promise<void> = Promise.resolve();
@@ -106,7 +107,8 @@ export async function startMemberService(options: { jurisdiction?: 'us' | 'ca' }
   const clock = createTestClock();
   const logger = pino({ level: 'silent' });
   const settings = await loadSettingsStore({ store, logger });
-  const runner = new MiniRunner(db, store, MEMBER_PROJECTORS);
+  // the core read models too: the ledger lists read them
+  const runner = new MiniRunner(db, store, [coreProjector(), ...MEMBER_PROJECTORS]);
   await runner.init();
   const writes = new Map<string, bigint>();
   let engineSeq = 0;

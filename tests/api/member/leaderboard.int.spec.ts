@@ -36,6 +36,8 @@ describe('leaderboard over HTTP', () => {
     trade += 1;
     return fill(trade, 500 + trade, accountId, marketId, { event_id: eventId, action, filled: contracts, traded_contracts: contracts, inserted_at: at });
   };
+  /** The other side of a self-matched trade: the same fill, as the liquidity provider. */
+  const asProvider = (f: ReturnType<typeof fillOf>) => ({ ...f, liquidity_action: 'provider' as const });
   const settled = (f: ReturnType<typeof fillOf>, net: string, at: number) =>
     ({ ...f, status: 'settled' as const, remaining: '0', expired_contracts: f.filled, settled_contracts: f.filled, expired_pnl: net, expired_net_pnl: net, settlements_count: 1, settled_at: new Date(at / 1000).toISOString() });
 
@@ -55,14 +57,14 @@ describe('leaderboard over HTTP', () => {
     ], LAST_WEEK);
     // last week (outside weekly, inside monthly): D trades a lot
     const old = fillOf(D, M_OLD, SOCCER, '100', LAST_WEEK);
-    await svc.engineStep([{ type: 'TradeExecuted', trade_id: old.trade_id, market_id: M_OLD, price: '0.4', quantity: '100', executed_at: LAST_WEEK, provider: old, taker: old }], LAST_WEEK);
+    await svc.engineStep([{ type: 'TradeExecuted', trade_id: old.trade_id, market_id: M_OLD, price: '0.4', quantity: '100', executed_at: LAST_WEEK, provider: asProvider(old), taker: old }], LAST_WEEK);
     // yesterday: A and B trade 10 hockey contracts against each other; C trades soccer
     const a1 = fillOf(A, M_HOCKEY, HOCKEY, '10', YESTERDAY);
     const b1 = fillOf(B, M_HOCKEY, HOCKEY, '10', YESTERDAY, 'sell');
     const c1 = fillOf(C, M_SOCCER, SOCCER, '3', YESTERDAY);
     await svc.engineStep([
       { type: 'TradeExecuted', trade_id: a1.trade_id, market_id: M_HOCKEY, price: '0.4', quantity: '10', executed_at: YESTERDAY, provider: b1, taker: a1 },
-      { type: 'TradeExecuted', trade_id: c1.trade_id, market_id: M_SOCCER, price: '0.4', quantity: '3', executed_at: YESTERDAY, provider: c1, taker: c1 },
+      { type: 'TradeExecuted', trade_id: c1.trade_id, market_id: M_SOCCER, price: '0.4', quantity: '3', executed_at: YESTERDAY, provider: asProvider(c1), taker: c1 },
     ], YESTERDAY);
     // today: E trades 4 soccer contracts (max_price 2 → notional 8), A trades 2 more soccer
     const e1 = fillOf(E, M_SOCCER, SOCCER, '4', NOW - 60_000_000);

@@ -1,10 +1,13 @@
-// The member projectors over PostgreSQL: market stats, ledgers and profiles from journal records,
+// The member projectors over PostgreSQL: market stats and profiles from journal records (the
+// ledger lists the member routes answer come from the core read model, checked here too),
 // and a rebuild from zero in one pass that finds the read models identical to the live ones.
 
 import { expect } from 'chai';
 import { memberActivityProjector } from '../../../projections/member/activity/projector.ts';
 import { memberProfilesProjector } from '../../../projections/member/profiles/projector.ts';
-import { ledgerEntries, marketStats, settlementFacts, volumeFacts } from '../../../projections/member/queries.ts';
+import { marketStats, settlementFacts, volumeFacts } from '../../../projections/member/queries.ts';
+import { coreProjector } from '../../../projections/core/projector.ts';
+import { listFees, listLoyalty } from '../../../projections/core/queries/ledger.ts';
 import { testDatabase, type TestDatabase } from '../../support/pg.ts';
 import { ALICE, BOB, EVENT, MARKET, MARKET2, T0, dump, marketLife, project } from './fixtures.ts';
 import type { RecordedEvent } from '../../../eventstore/port.ts';
@@ -25,6 +28,7 @@ describe('member projectors', () => {
     // live: one record per batch; the public schema is what the queries read
     await project(db.pool, 'public', memberActivityProjector, records, 1);
     await project(db.pool, 'public', memberProfilesProjector, [...records, ...profileRecords], 1);
+    await project(db.pool, 'public', coreProjector(), records, 1);
   });
   after(async () => db?.drop());
 
@@ -49,7 +53,7 @@ describe('member projectors', () => {
       const values = [row.account_id, row.market_id];
       const orders = (await db.pool.query('SELECT doc FROM member_orders WHERE account_id = $1 AND market_id = $2', values)).rows.map((r) => r.doc);
       const fills = (await db.pool.query('SELECT doc FROM member_fills WHERE account_id = $1 AND market_id = $2', values)).rows.map((r) => r.doc);
-      const feeEntries = (await db.pool.query("SELECT doc FROM member_ledger_entries WHERE account_id = $1 AND market_id = $2 AND type IN ('fee', 'fee_refund')", values)).rows.map((r) => r.doc);
+      const feeEntries = (await db.pool.query("SELECT doc FROM member_fee_entries WHERE account_id = $1 AND market_id = $2", values)).rows.map((r) => r.doc);
       const position = (await db.pool.query('SELECT doc FROM member_positions WHERE account_id = $1 AND market_id = $2', values)).rows[0]?.doc ?? null;
       const balance = (await db.pool.query('SELECT doc FROM member_balances WHERE account_id = $1', [row.account_id])).rows[0]?.doc;
       const { last_settled_at, ...expected } = computeMarketStats({ orders, fills, feeEntries, position, maxPrice: '1.00', orderFeeRate: feeRates(balance).max.toString() });
@@ -88,15 +92,16 @@ describe('member projectors', () => {
     expect(await ids({ competitions: ['nba'] })).to.deep.equal([]);
   });
 
-  it('lists ledger entries of the asked types, most recent first, paged by keyset', async () => {
-    const fees = await ledgerEntries(db.pool, ALICE, ['fee', 'fee_refund'], 10, null);
-    expect(fees.map((e) => [e.type, e.amount])).to.deep.equal([['fee_refund', '0.01'], ['fee', '-0.02']]);
-    const loyalty = await ledgerEntries(db.pool, ALICE, ['rollup', 'referral'], 1, null);
-    expect(loyalty.map((e) => e.type)).to.deep.equal(['referral']);
-    const next = await ledgerEntries(db.pool, ALICE, ['rollup', 'referral'], 1, [loyalty[0]!.inserted_at, loyalty[0]!.seq, loyalty[0]!.id]);
-    expect(next.map((e) => e.type)).to.deep.equal(['rollup']);
-    const bobFees = await ledgerEntries(db.pool, BOB, ['fee', 'fee_refund'], 10, null);
-    expect(bobFees.map((e) => e.amount)).to.deep.equal(['0']);
+  it('keeps only fee entries of a market; the ledger lists come from the core read model', async () => {
+    const kept = await db.pool.query("SELECT DISTINCT doc->>'type' AS type FROM member_fee_entries ORDER BY 1");
+    expect(kept.rows.map((r) => r.type)).to.deep.equal(['fee', 'fee_refund']);
+    const fees = await listFees(db.pool, ALICE, { limit: 10 });
+    expect(fees.fees.map((e) => [e.type, e.amount])).to.deep.equal([['fee_refund', '0.01'], ['fee', '-0.02']]);
+    const loyalty = await listLoyalty(db.pool, ALICE, { limit: 1 });
+    expect(loyalty.loyalty.map((e) => e.type)).to.deep.equal(['referral']);
+    const next = await listLoyalty(db.pool, ALICE, { limit: 1, cursor: loyalty.cursor });
+    expect(next.loyalty.map((e) => e.type)).to.deep.equal(['rollup']);
+    expect((await listFees(db.pool, BOB, { limit: 10 })).fees.map((e) => e.amount)).to.deep.equal(['0']);
   });
 
   it('feeds the leaderboard facts: notional volume and resulted markets', async () => {
