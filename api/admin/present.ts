@@ -38,6 +38,7 @@ export function presentMarket(market: MarketStateView, event: SportEventView | n
     status: halted ? 'suspended' : market.status,
     stored_status: market.status,
     trading: market.trading,
+    accepting_orders: market.trading && (market.status === 'open' || market.status === 'pre_open'),
     archived: false,
     featured: market.featured,
     featured_home: false,

@@ -109,7 +109,9 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
   async function marketAnswer(market: MarketStateView, position: bigint) {
     cache.markets.set(market.market_id, market);
     const wire = await cache.marketAfter(market.market_id, position);
-    if (wire) return { ...wire, stored_status: market.status };
+    // The operator sees the halt flag it sets (`trading`, default true, false halts) beside the
+    // member-facing rendering, where `trading` means "accepting orders right now".
+    if (wire) return { ...wire, trading: market.trading, accepting_orders: wire.trading, stored_status: market.status };
     return presentMarket(market, await cache.event(market.event_id), ctx.clock.nowUs());
   }
 
