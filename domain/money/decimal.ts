@@ -26,7 +26,7 @@ export const MAX_ORDER_QUANTITY_NANOS = MAX_ORDER_QUANTITY_CONTRACTS * NANOS_PER
 /** Largest market max_price, in cents: bounds the per-market price ladder (100,000 levels). */
 export const MAX_MARKET_PRICE_CENTS = 100_000;
 const DECIMAL_TEXT_LENGTH_MAX = 40;
-const DECIMAL_PATTERN = /^-?(?:\d+\.?\d*|\.\d+)$/;
+const DECIMAL_PATTERN = /^-?\d+(?:\.\d+)?$/; // digits on both sides of a point: "0.40", not ".40" or "1."
 
 /** Error texts the API shows; REST validation and the engine share them. */
 export const DecimalErrors = {

@@ -13,7 +13,8 @@ describe('decimal rules', () => {
       // text, max cents, expectation, value or error text
       ['0.42', 100, 'ok', 42],
       ['0.4200', 100, 'ok', 42],
-      ['.5', 100, 'ok', 50],
+      ['.5', 100, 'invalid', 'price must be a decimal string'],
+      ['1.', 100, 'invalid', 'price must be a decimal string'],
       ['0.99', 100, 'ok', 99],
       ['0.001', 100, 'invalid', 'price must be a whole number of cents (at most two decimal places)'],
       ['0.425', 100, 'invalid', 'price must be a whole number of cents (at most two decimal places)'],
