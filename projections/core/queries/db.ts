@@ -21,18 +21,47 @@ export function limitOf(page: PageRequest | undefined): number {
   return Math.max(1, Math.min(PAGE_LIMIT_MAX, Math.trunc(limit)));
 }
 
-type Part = 'int' | 'dec' | 'text';
+/**
+ * Kinds of cursor parts, named after the column type the part is compared with: `int` bigint,
+ * `int4` integer, `int2` smallint, `dec` numeric, `text` text.
+ */
+type Part = 'int' | 'int4' | 'int2' | 'dec' | 'text';
 
-/** Decodes a cursor made by `pageOf` whose parts have the given kinds; null when absent. */
+const INT_RANGE: Record<'int' | 'int4' | 'int2', readonly [bigint, bigint]> = {
+  int: [-(2n ** 63n), 2n ** 63n - 1n],
+  int4: [-(2n ** 31n), 2n ** 31n - 1n],
+  int2: [-(2n ** 15n), 2n ** 15n - 1n],
+};
+
+/**
+ * An integer part: a JSON number must be a safe integer, a string plain decimal digits; either
+ * way within the range of the PostgreSQL column type, so the query never fails on it.
+ */
+function integerPart(part: string | number, kind: 'int' | 'int4' | 'int2'): string | null {
+  if (typeof part === 'number' && !Number.isSafeInteger(part)) return null;
+  const s = String(part);
+  if (!/^-?\d{1,19}$/.test(s)) return null;
+  const value = BigInt(s);
+  const [min, max] = INT_RANGE[kind];
+  return value >= min && value <= max ? s : null;
+}
+
+/**
+ * Decodes a cursor made by `pageOf` whose parts have the given kinds; null when absent. Any part
+ * PostgreSQL could not take as its column type (out of range, malformed, a NUL in text) is the
+ * 400 `cursor is invalid`, never a query error.
+ */
 export function cursorParts(raw: string | null | undefined, kinds: readonly Part[]): Array<string> | null {
   const parts = decodeCursor(raw ?? undefined, kinds.length);
   if (!parts) return null;
   return parts.map((part, i) => {
-    const s = String(part);
-    if (kinds[i] === 'int' && !/^-?\d{1,19}$/.test(s)) throw badRequest('cursor is invalid');
-    if (kinds[i] === 'dec' && !/^-?\d{1,30}(\.\d{1,30})?$/.test(s)) throw badRequest('cursor is invalid');
-    if (kinds[i] === 'text' && s.length > 200) throw badRequest('cursor is invalid');
-    return s;
+    const kind = kinds[i];
+    let checked: string | null;
+    if (kind === 'int' || kind === 'int4' || kind === 'int2') checked = integerPart(part, kind);
+    else if (kind === 'dec') checked = /^-?\d{1,30}(\.\d{1,30})?$/.test(String(part)) ? String(part) : null;
+    else checked = typeof part === 'string' && part.length <= 200 && !part.includes('\u0000') ? part : null;
+    if (checked === null) throw badRequest('cursor is invalid');
+    return checked;
   });
 }
 

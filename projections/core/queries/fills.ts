@@ -24,7 +24,7 @@ export async function listFills(db: Queryable, accountId: string, filters: FillF
   const orderIds = listFilter(filters.orderIds);
   if (orderIds) w.and(`order_id = ANY(${w.param(orderIds)}::text[])`);
   if (filters.status !== undefined) w.and(`status = ${w.param(filters.status)}`);
-  const after = cursorParts(page.cursor, ['int', 'int']);
+  const after = cursorParts(page.cursor, ['int', 'int4']);
   if (after) w.and(`(ins_pos, ins_idx) < (${w.param(after[0])}::bigint, ${w.param(after[1])}::integer)`);
   const result = await db.query<Row>(
     `SELECT doc, ins_pos::text AS key_pos, ins_idx AS key_idx FROM core_fills ${w.sql()} ORDER BY ins_pos DESC, ins_idx DESC LIMIT ${w.param(limit + 1)}`,

@@ -21,7 +21,7 @@ export async function listLedgerEntryViews(db: Queryable, accountId: string, typ
   const w = new Where();
   w.and(`account_id = ${w.param(accountId)}`);
   if (types && types.length > 0) w.and(`type = ANY(${w.param(types)}::text[])`);
-  const after = cursorParts(page.cursor, ['int', 'int']);
+  const after = cursorParts(page.cursor, ['int', 'int4']);
   if (after) w.and(`(ins_pos, ins_idx) < (${w.param(after[0])}::bigint, ${w.param(after[1])}::integer)`);
   const result = await db.query<Row>(
     `SELECT doc, ins_pos::text AS key_pos, ins_idx AS key_idx FROM core_ledger_entries ${w.sql()} ORDER BY ins_pos DESC, ins_idx DESC LIMIT ${w.param(limit + 1)}`,

@@ -55,7 +55,7 @@ export async function listMarkets(db: Queryable, filters: MarketFilters, page: P
     order = desc ? 'm.event_start DESC, m.market_id DESC' : 'm.event_start ASC, m.market_id ASC';
     keyOf = (row) => [row.key_start, row.market_id];
   } else {
-    const after = cursorParts(page.cursor, ['int', 'int', 'text']);
+    const after = cursorParts(page.cursor, ['int2', 'int', 'text']);
     if (after) w.and(`(m.tier, m.event_start, m.market_id) > (${w.param(after[0])}::smallint, ${w.param(after[1])}::bigint, ${w.param(after[2])}::text)`);
     order = 'm.tier, m.event_start, m.market_id';
     keyOf = (row) => [row.tier, row.key_start, row.market_id];

@@ -28,7 +28,7 @@ export async function listOrders(db: Queryable, accountId: string, filters: Orde
   if (marketIds) w.and(`market_id = ANY(${w.param(marketIds)}::text[])`);
   const statuses = listFilter(filters.statuses);
   if (statuses) w.and(`status = ANY(${w.param(statuses)}::text[])`);
-  const after = cursorParts(page.cursor, ['int', 'int']);
+  const after = cursorParts(page.cursor, ['int', 'int4']);
   if (after) w.and(`(ins_pos, ins_idx) < (${w.param(after[0])}::bigint, ${w.param(after[1])}::integer)`);
   const result = await db.query<Row>(
     `SELECT doc, ins_pos::text AS key_pos, ins_idx AS key_idx FROM core_orders ${w.sql()} ORDER BY ins_pos DESC, ins_idx DESC LIMIT ${w.param(limit + 1)}`,

@@ -20,7 +20,7 @@ export async function listMarketTrades(db: Queryable, marketId: string, page: Pa
   const limit = limitOf(page);
   const w = new Where();
   w.and(`market_id = ${w.param(marketId)}`);
-  const after = cursorParts(page.cursor, ['int', 'int']);
+  const after = cursorParts(page.cursor, ['int', 'int4']);
   if (after) w.and(`(ins_pos, ins_idx) < (${w.param(after[0])}::bigint, ${w.param(after[1])}::integer)`);
   const result = await db.query<Row>(
     `SELECT trade_id, market_id, price::text, trim_scale(quantity)::text AS quantity, taker_action, executed_at::text AS executed_at_text, ins_pos::text AS key_pos, ins_idx AS key_idx
