@@ -1,7 +1,9 @@
 // Query side of the member read models: the only SQL the member routes run.
 
 import type pg from 'pg';
+import { badRequest } from '../../api/errors.ts';
 import type { Avatar } from '../../domain/avatar/avatar.ts';
+import { cursorParts } from '../core/queries/db.ts';
 import type { MarketStatsValues } from './marketStats/compute.ts';
 
 export interface ProfileRow {
@@ -77,7 +79,19 @@ export interface MarketStatsRow {
   market_settled_at: string | null;
 }
 
-export type MarketStatsCursor = [number, string];
+/** Keyset position after a row: (inserted_at as decimal text, market_id). */
+export type MarketStatsCursor = [string, string];
+
+/**
+ * The `cursor` query value of /account/market_stats → its keyset position (null when absent).
+ * Forged parts PostgreSQL could not take (an inserted_at beyond bigint, a fraction, a NUL in the
+ * market id) are the 400 `cursor is invalid`, never a query error.
+ */
+export function marketStatsCursor(raw: unknown): MarketStatsCursor | null {
+  if (raw !== undefined && typeof raw !== 'string') throw badRequest('cursor is invalid');
+  const parts = cursorParts(raw, ['int', 'text']);
+  return parts ? [parts[0]!, parts[1]!] : null;
+}
 
 export async function marketStats(pool: pg.Pool, accountId: string, filter: MarketStatsFilter, limit: number, after: MarketStatsCursor | null): Promise<MarketStatsRow[]> {
   const values: unknown[] = [accountId];

@@ -3,10 +3,10 @@
 
 import { Router } from 'express';
 import type { AppContext } from '../../../commands/context.ts';
-import { marketStats, type MarketStatsCursor, type MarketStatsRow } from '../../../projections/member/queries.ts';
+import { marketStats, marketStatsCursor, type MarketStatsRow } from '../../../projections/member/queries.ts';
 import { principalOf } from '../../auth/principal.ts';
 import { HttpError } from '../../errors.ts';
-import { decodeCursor, pageOf, parseLimit } from '../../pagination.ts';
+import { pageOf, parseLimit } from '../../pagination.ts';
 import { int64Param, lenientBoolean, lowercaseList, uuidList } from './query.ts';
 
 const SETTLED_STATUSES: ReadonlySet<string> = new Set(['resulted', 'voided']);
@@ -48,8 +48,7 @@ export function marketStatsRoutes(ctx: AppContext): Router {
     const principal = principalOf(req);
     const q = req.query;
     const limit = parseLimit(q.limit);
-    const after = decodeCursor(q.cursor, 2) as MarketStatsCursor | null;
-    if (after && (typeof after[0] !== 'number' || typeof after[1] !== 'string')) throw new HttpError(400, 'cursor is invalid');
+    const after = marketStatsCursor(q.cursor);
     const rows = await marketStats(ctx.pool, principal.account_id, {
       market_ids: uuidList('market_ids', q.market_ids),
       event_ids: uuidList('event_ids', q.event_ids),

@@ -124,5 +124,22 @@ describe('market stats and ledgers over HTTP', () => {
       expect((await get('/portfolio/loyalty', { account_id: BOB })).body.loyalty).to.deep.equal([]);
       expect((await get('/portfolio/withdrawals?limit=x')).status).to.equal(400);
     });
+
+    it('a forged cursor is 400 `cursor is invalid` on every list, never a 500', async () => {
+      const forge = (key: unknown[]) => Buffer.from(JSON.stringify(key)).toString('base64url');
+      const journalKeys = [forge(['9999999999999999999', 1]), forge(['1', 99_999_999_999]), forge([1.5, 1]), forge([1e300, 1]), forge(['1', 'x']), 'not-a-cursor'];
+      for (const path of ['/portfolio/loyalty', '/portfolio/withdrawals', '/portfolio/fees', '/portfolio/adjustments']) {
+        for (const cursor of journalKeys) {
+          const res = await get(`${path}?cursor=${cursor}`);
+          expect([path, cursor, res.status, res.body.error]).to.deep.equal([path, cursor, 400, 'cursor is invalid']);
+        }
+        expect((await get(`${path}?cursor=a&cursor=b`)).status).to.equal(400);
+      }
+      const statsKeys = [forge(['9999999999999999999', MARKET]), forge([1e300, MARKET]), forge([1.5, MARKET]), forge([T0, 'x\u0000']), forge([T0, 7])];
+      for (const cursor of statsKeys) {
+        const res = await get(`/account/market_stats?cursor=${cursor}`);
+        expect([cursor, res.status, res.body.error]).to.deep.equal([cursor, 400, 'cursor is invalid']);
+      }
+    });
   });
 });
