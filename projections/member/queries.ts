@@ -8,11 +8,8 @@ import type { MarketStatsValues } from './marketStats/compute.ts';
 
 export interface ProfileRow {
   account_id: string;
-  user_id: string | null;
-  first_name: string | null;
-  last_name: string | null;
   jurisdiction: string | null;
-  created_at: string | null; // bigint as text
+  created_at: string | null; // bigint as text; null until the account's snapshot is projected
   handle: string | null;
   handle_changed_at: string | null;
   avatar: Avatar | null;
@@ -23,7 +20,7 @@ export interface ProfileRow {
 export async function profileOf(pool: pg.Pool, accountId: string): Promise<ProfileRow | undefined> {
   const result = await pool.query<ProfileRow>({
     name: 'member_profile_of',
-    text: `SELECT account_id, user_id, first_name, last_name, jurisdiction, created_at::text, handle, handle_changed_at::text,
+    text: `SELECT account_id, jurisdiction, created_at::text, handle, handle_changed_at::text,
              avatar, opt_in, opt_in_effective FROM member_profiles WHERE account_id = $1`,
     values: [accountId],
   });

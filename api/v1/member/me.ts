@@ -1,6 +1,7 @@
 // GET /me and PATCH /me/profile: the account identity object `me`.
-// - identity (first/last name) from the member profiles read model; the credential fields
-//   (method, scope, key_id, user_id) from the request's principal
+// - identity (first/last name, user_id) from the core accounts read model; the profile (handle,
+//   avatar, consent) from the member profiles read model; the credential fields (method,
+//   scope, key_id) from the request's principal
 // - PATCH: body validated by ajv (400), then the profile command (422 naming the rule);
 //   a read_only API key is refused (403), a session bearer may always change its profile,
 //   an OAuth token has no scope that covers it (403 insufficient scope)
@@ -13,6 +14,8 @@ import type { Avatar } from '../../../domain/avatar/avatar.ts';
 import { usToIso } from '../../../domain/clock.ts';
 import { effectiveOptIn, handleChangeableAtUs, type ProfileState } from '../../../domain/profile/profile.ts';
 import type { Jurisdiction } from '../../../domain/views.ts';
+import { getAccount } from '../../../projections/core/queries/accounts.ts';
+import type { AccountWire } from '../../../projections/core/render.ts';
 import { profileOf, type ProfileRow } from '../../../projections/member/queries.ts';
 import { principalOf, type Principal } from '../../auth/principal.ts';
 import { HttpError } from '../../errors.ts';
@@ -57,31 +60,44 @@ function accountOfRow(ctx: AppContext, row: ProfileRow | undefined): { jurisdict
   };
 }
 
-export function meObject(ctx: AppContext, principal: Principal, state: ProfileState, row: ProfileRow | undefined): MeObject {
+/** What `me` is read from: the profile row (member read model) and the account (core read model). */
+export interface MeSources {
+  row: ProfileRow | undefined;
+  account: AccountWire | null;
+}
+
+/** Whether the profile row has the account's snapshot applied (its consent default is known). */
+const hasAccount = (row: ProfileRow | undefined): row is ProfileRow => !!row && row.created_at !== null;
+
+export function meObject(ctx: AppContext, principal: Principal, state: ProfileState, { row, account }: MeSources): MeObject {
   const changeableAt = handleChangeableAtUs(state, ctx.clock.nowUs());
   return {
     account_id: principal.account_id,
     avatar_url: avatarUrlOf(state.handle),
-    first_name: row?.first_name ?? null,
-    last_name: row?.last_name ?? null,
+    first_name: account?.first_name ?? null,
+    last_name: account?.last_name ?? null,
     handle: state.handle,
     handle_changeable_at: changeableAt === null ? null : usToIso(changeableAt),
     key_id: principal.method === 'api_key' ? principal.key_id : null,
     leaderboard_opt_in: effectiveOptIn(state, accountOfRow(ctx, row)),
     method: principal.method,
     scope: principal.method === 'api_key' ? principal.key_scope : null,
-    user_id: row?.user_id ?? principal.user_id,
+    user_id: account?.user_id ?? principal.user_id,
     avatar: state.avatar,
   };
 }
 
-/** The account's profile row once the read model has it (waits, bounded, for a lagging projection). */
-async function profileRowOf(ctx: AppContext, accountId: string): Promise<ProfileRow | undefined> {
-  const row = await profileOf(ctx.pool, accountId);
-  if (row?.user_id) return row;
+/** The account's profile row and account once the read models have them (waits, bounded, for a lagging projection). */
+async function meSourcesOf(ctx: AppContext, accountId: string): Promise<MeSources> {
+  const read = async (): Promise<MeSources> => {
+    const [row, account] = await Promise.all([profileOf(ctx.pool, accountId), getAccount(ctx.pool, accountId)]);
+    return { row, account };
+  };
+  const sources = await read();
+  if (hasAccount(sources.row) && sources.account) return sources;
   const head = await ctx.store.headPosition();
   if (head >= 0n) await ctx.projections.waitFor(head, 2_000).catch(() => undefined);
-  return profileOf(ctx.pool, accountId);
+  return read();
 }
 
 function requireProfileWrite(req: Request, _res: Response, next: NextFunction): void {
@@ -105,10 +121,10 @@ export function meRoutes(ctx: AppContext): Router {
 
   router.get('/me', requireProfileRead, async (req, res) => {
     const principal = principalOf(req);
-    const row = await profileRowOf(ctx, principal.account_id);
+    const sources = await meSourcesOf(ctx, principal.account_id);
     // the profile stream is the authority when the read model has not caught up with it yet
-    const state = row && row.user_id ? stateOfRow(row) : (await loadProfile(ctx.store, principal.account_id)).state;
-    res.json({ me: meObject(ctx, principal, state, row) });
+    const state = hasAccount(sources.row) ? stateOfRow(sources.row) : (await loadProfile(ctx.store, principal.account_id)).state;
+    res.json({ me: meObject(ctx, principal, state, sources) });
   });
 
   router.patch('/me/profile', requireProfileWrite, async (req, res) => {
@@ -117,8 +133,7 @@ export function meRoutes(ctx: AppContext): Router {
     const { state, position } = await updateProfile(ctx, principal.account_id, patch);
     // read-your-writes for everything after this answer (GET /me, avatars, leaderboard rows)
     if (position !== null) await ctx.projections.waitFor(position, PROFILE_WRITE_WAIT_MS).catch(() => undefined);
-    const row = await profileRowOf(ctx, principal.account_id);
-    res.json({ me: meObject(ctx, principal, state, row) });
+    res.json({ me: meObject(ctx, principal, state, await meSourcesOf(ctx, principal.account_id)) });
   });
 
   return router;

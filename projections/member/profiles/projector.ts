@@ -1,6 +1,8 @@
-// Read model of member profiles: one row per account with the identity fields (from the engine's
-// AccountOpened/AccountUpdated snapshots) and the profile (from the `profile-{account_id}`
-// streams): handle, avatar, leaderboard consent and the effective consent after defaults.
+// Read model of member profiles: one row per account with what the consent default needs from
+// the engine's AccountOpened/AccountUpdated snapshots (jurisdiction, created_at) and the profile
+// (from the `profile-{account_id}` streams): handle, avatar, leaderboard consent and the
+// effective consent after defaults. Identity fields (names, user id) are read from the core
+// accounts read model, not copied here.
 // Idempotent: profile events apply only past the stored stream revision, account snapshots only
 // from a newer or equal engine step.
 
@@ -15,9 +17,6 @@ export const MEMBER_PROFILES_TABLE = 'member_profiles';
 const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS member_profiles (
   account_id text PRIMARY KEY,
-  user_id text,
-  first_name text,
-  last_name text,
   jurisdiction text,
   created_at bigint,
   account_seq bigint NOT NULL DEFAULT -1,
@@ -40,15 +39,14 @@ const EFFECTIVE_SQL = `UPDATE member_profiles SET opt_in_effective = COALESCE(op
        ELSE jurisdiction = ANY($2::text[]) END)
   WHERE account_id = $1`;
 
-async function applyAccount(tx: pg.PoolClient, seq: number, account: { account_id: string; user_id: string; first_name: string | null; last_name: string | null; jurisdiction: string; created_at: number }) {
+async function applyAccount(tx: pg.PoolClient, seq: number, account: { account_id: string; jurisdiction: string; created_at: number }) {
   await tx.query(
-    `INSERT INTO member_profiles (account_id, user_id, first_name, last_name, jurisdiction, created_at, account_seq)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)
-     ON CONFLICT (account_id) DO UPDATE SET user_id = EXCLUDED.user_id, first_name = EXCLUDED.first_name,
-       last_name = EXCLUDED.last_name, jurisdiction = EXCLUDED.jurisdiction, created_at = EXCLUDED.created_at,
+    `INSERT INTO member_profiles (account_id, jurisdiction, created_at, account_seq)
+     VALUES ($1, $2, $3, $4)
+     ON CONFLICT (account_id) DO UPDATE SET jurisdiction = EXCLUDED.jurisdiction, created_at = EXCLUDED.created_at,
        account_seq = EXCLUDED.account_seq
      WHERE member_profiles.account_seq <= EXCLUDED.account_seq`,
-    [account.account_id, account.user_id, account.first_name, account.last_name, account.jurisdiction, account.created_at, seq],
+    [account.account_id, account.jurisdiction, account.created_at, seq],
   );
 }
 
@@ -81,7 +79,7 @@ async function applyProfileEvent(tx: pg.PoolClient, record: RecordedEvent): Prom
 
 export const memberProfilesProjector: Projector = {
   name: 'member_profiles',
-  version: 1,
+  version: 2,
   tables: [MEMBER_PROFILES_TABLE],
   schemaSql: SCHEMA_SQL,
   filter: { streamPrefixes: ['profile-', 'engine'] },

@@ -38,6 +38,13 @@ describe('member profile over HTTP', () => {
       expect(res.body.me.user_id).to.be.a('string');
     });
 
+    it('identity follows the account: a renamed account shows its new names and its own user id', async () => {
+      const who = await openAccount();
+      const renamed = account(who.account_id, { created_at: svc.clock.nowUs(), first_name: 'Augusta', last_name: 'King', user_id: id(9_000 + next) });
+      await svc.engineStep([{ type: 'AccountUpdated', account: renamed, balance: balance(who.account_id) }]);
+      expect(await me(who)).to.deep.include({ first_name: 'Augusta', last_name: 'King', user_id: renamed.user_id });
+    });
+
     it('an API key request shows the key id and scope', async () => {
       const who = await openAccount();
       const got = await me({ ...who, method: 'api_key', key_scope: 'read_only', key_id: 'key-ro' });

@@ -112,11 +112,11 @@ describe('member projectors', () => {
     expect(settlements.map((s) => [s.account_id, s.net_pnl]).sort()).to.deep.equal([[ALICE, '2.98'], [BOB, '-3']]);
   });
 
-  it('profiles: identity from the account, consent defaults by jurisdiction, explicit choices win', async () => {
-    const rows = await db.pool.query('SELECT account_id, first_name, handle, avatar, opt_in, opt_in_effective FROM member_profiles ORDER BY account_id');
+  it('profiles: the account jurisdiction and creation time, consent defaults by jurisdiction, explicit choices win', async () => {
+    const rows = await db.pool.query('SELECT account_id, jurisdiction, created_at, handle, avatar, opt_in, opt_in_effective FROM member_profiles ORDER BY account_id');
     const alice = rows.rows.find((r) => r.account_id === ALICE);
     const bob = rows.rows.find((r) => r.account_id === BOB);
-    expect(alice).to.deep.include({ first_name: 'First', handle: 'alice', opt_in: null, opt_in_effective: true });
+    expect(alice).to.deep.include({ jurisdiction: 'us', created_at: String(T0), handle: 'alice', opt_in: null, opt_in_effective: true });
     expect(alice.avatar).to.deep.equal({ style: 'grid', palette: 'gold', seed: 'x' });
     expect(bob).to.deep.include({ opt_in: true, opt_in_effective: true });
   });
