@@ -10,7 +10,7 @@ import type { Clock } from '../../domain/clock.ts';
 import type { EngineEvent } from '../../domain/engine/events.ts';
 import type { EngineInput } from '../../domain/engine/inputs.ts';
 import type { Engine } from '../../domain/engine/engine.ts';
-import { WrongExpectedRevision, type EventStore, type NewEvent } from '../../eventstore/port.ts';
+import { WrongExpectedRevision, type AppendResult, type EventStore, type NewEvent } from '../../eventstore/port.ts';
 import type { WriteTracker } from '../context.ts';
 import type { EngineGateway, EngineReply } from './gateway.ts';
 import { ENGINE_STEP_TYPE, ENGINE_STREAM, type EngineStepData } from './journal.ts';
@@ -125,16 +125,39 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
   /** Set when an append failed: batches decided on top of it are failed too, then the state reloads. */
   let commitFailure: unknown;
 
-  /** Appends a decided batch (after the previous one landed) and answers its callers. */
-  const commit = async ({ records, answered }: Decided): Promise<void> => {
+  // Appends are issued as soon as a batch is decided, before the previous one has landed: the
+  // expected revision of each is the one the stream will have once every earlier batch is in (the
+  // engine is the stream's only writer), so the store serialises the next batch while it writes
+  // the current one and may group both. Answers still follow journal order (commit awaits the
+  // previous batch). If a batch fails, the ones issued after it fail too (their expected revision
+  // is then wrong) and are answered with the first failure. ESDB appends are not pipelined.
+  const pipelined = store.kind !== 'esdb';
+  /** The stream's revision once every issued append has landed. */
+  let issuedRevision = revision;
+  type IssuedAppend = () => Promise<AppendResult>;
+
+  const issue = (records: NewEvent<EngineStepData>[]): IssuedAppend | undefined => {
+    if (records.length === 0) return undefined;
+    if (!pipelined) return () => store.append(ENGINE_STREAM, records, revision === undefined ? 'no_stream' : revision);
+    if (commitFailure !== undefined) return () => Promise.reject(commitFailure);
+    const expected = issuedRevision === undefined ? 'no_stream' as const : issuedRevision;
+    issuedRevision = (issuedRevision ?? -1n) + BigInt(records.length);
+    const started = store.append(ENGINE_STREAM, records, expected);
+    started.catch(() => undefined); // observed by commit(); one failing behind an earlier failure is not reported twice
+    return () => started;
+  };
+
+  /** Waits for a decided batch's append (after the previous one landed) and answers its callers. */
+  const commit = async ({ records, answered }: Decided, append: IssuedAppend | undefined): Promise<void> => {
     if (commitFailure !== undefined) {
+      if (append && pipelined) await append().catch(() => undefined); // settled before any reload reads the journal
       for (const item of answered) item.pending.reject(commitFailure);
       return;
     }
     let lastPosition = position;
-    if (records.length > 0) {
+    if (records.length > 0 && append) {
       try {
-        const result = await store.append(ENGINE_STREAM, records, revision === undefined ? 'no_stream' : revision);
+        const result = await append();
         revision = result.nextRevision;
         lastPosition = result.position;
         position = result.position;
@@ -169,6 +192,7 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
     revision = recovered.revision;
     position = recovered.position;
     lastRecordId = recovered.recordId;
+    issuedRevision = revision;
     commitFailure = undefined;
   };
 
@@ -180,10 +204,11 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
     let inFlight: Promise<void> | undefined;
     while (queue.length > 0 && !stopped) {
       const decided = decide(queue.splice(0, BATCH_INPUTS_MAX));
+      const append = issue(decided.records);
       const previous = inFlight;
       inFlight = (async () => {
         if (previous) await previous;
-        await commit(decided);
+        await commit(decided, append);
       })();
       if (decided.reload) {
         await inFlight;

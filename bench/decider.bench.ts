@@ -1,0 +1,104 @@
+// Engine decider benchmark: the domain engine alone (no journal, no I/O) on the same kind of
+// order stream the journaled engine benchmark uses (resting and crossing limit orders from 200
+// funded accounts in one market). Reports orders/s, the mean journal record size (JSON bytes of
+// the step's events) and the events per order. The last line is one JSON object.
+//
+// Environment: BENCH_DECIDER_ORDERS (default 200,000).
+
+import { Engine } from '../domain/engine/engine.ts';
+import type { EngineInput } from '../domain/engine/inputs.ts';
+
+const ORDERS = Number(process.env.BENCH_DECIDER_ORDERS ?? 200_000);
+const SEED = 20_261_123;
+
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export const BENCH_START_US = 1_800_000_000_000_000;
+
+/** The setup inputs (an event, an open market, funded accounts) and an order stream. */
+export function benchInputs(orders: number, seed: number, accountCount = 200): { setup: EngineInput[]; orders: EngineInput[] } {
+  const accounts = Array.from({ length: accountCount }, (_, i) => `acct-${i}`);
+  const setup: EngineInput[] = [
+    { kind: 'ScheduleSportEvent', event: { event_id: 'ev', title: 'Bench', start: BENCH_START_US + 3.6e9, short_title: null, event_type: null, sport: null, competition: null, participants: [] } },
+    { kind: 'ListMarket', market: { market_id: 'm', event_id: 'ev', title: 'Bench', max_price: '1.00', status: 'open', trading: true, in_play_delay_sec: 0, points_cost: 1, grouping_id: 'g', grouping_name: null, symbol: null, question: null, rules: null, short_title: null, featured: false } },
+    ...accounts.flatMap((id): EngineInput[] => [
+      { kind: 'OpenAccount', account_id: id, user_id: `u-${id}`, fields: {} },
+      { kind: 'Deposit', account_id: id, entry_id: `dep-${id}`, amount: '1000000.00' },
+    ]),
+  ];
+  const random = prng(seed);
+  const stream: EngineInput[] = Array.from({ length: orders }, (_, i) => {
+    const side = random() < 0.5 ? 'buy' : 'sell';
+    const aggressive = random() < 0.1;
+    const offset = 1 + Math.floor(random() * 20);
+    const price = side === 'buy' ? (aggressive ? 50 + offset : 50 - offset) : (aggressive ? 50 - offset : 50 + offset);
+    return {
+      kind: 'PlaceOrder', account_id: accounts[Math.floor(random() * accounts.length)]!,
+      order: {
+        order_id: `bench-${i}`, market_id: 'm', action: side, order_type: 'limit', price: `0.${String(Math.min(99, Math.max(1, price))).padStart(2, '0')}`,
+        quantity: String(1 + Math.floor(random() * 10)), client_order_id: null, device_id: null, ip_address: null,
+        expiration: null, expiration_time: null, cancel_on_disconnect: false,
+      },
+    };
+  });
+  return { setup, orders: stream };
+}
+
+export function benchDecider(orders: number): { ordersPerS: number; recordBytes: number; eventsPerOrder: number; trades: number } {
+  const { setup, orders: stream } = benchInputs(orders, SEED);
+  const engine = new Engine();
+  let nowUs = BENCH_START_US;
+  for (const input of setup) engine.step({ seq: engine.nextSeq, now_us: (nowUs += 1), input });
+  // Warm-up on a throwaway engine with the same setup.
+  const warm = new Engine();
+  let warmUs = BENCH_START_US;
+  for (const input of setup) warm.step({ seq: warm.nextSeq, now_us: (warmUs += 1), input });
+  for (const input of benchInputs(Math.min(20_000, orders), SEED + 7).orders) warm.step({ seq: warm.nextSeq, now_us: (warmUs += 1), input });
+
+  // Timed pass: only the decider (outcomes are dropped as they come, as the journal would).
+  let events = 0;
+  let trades = 0;
+  const started = performance.now();
+  for (let i = 0; i < stream.length; i++) {
+    const outcome = engine.step({ seq: engine.nextSeq, now_us: (nowUs += 1), input: stream[i]! });
+    events += outcome.events.length;
+  }
+  const elapsedMs = performance.now() - started;
+  // Untimed pass on a fresh engine: the size of each journal record's JSON.
+  const sizing = new Engine();
+  let sizeUs = BENCH_START_US;
+  for (const input of setup) sizing.step({ seq: sizing.nextSeq, now_us: (sizeUs += 1), input });
+  let bytes = 0;
+  for (const input of stream) {
+    const seq = sizing.nextSeq;
+    const outcome = sizing.step({ seq, now_us: (sizeUs += 1), input });
+    for (const event of outcome.events) if (event.type === 'TradeExecuted') trades++;
+    bytes += Buffer.byteLength(JSON.stringify({ seq, now_us: sizeUs, input, events: outcome.events }));
+  }
+  return {
+    ordersPerS: Math.round(stream.length / (elapsedMs / 1000)),
+    recordBytes: Math.round(bytes / stream.length),
+    eventsPerOrder: Math.round((events / stream.length) * 100) / 100,
+    trades,
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const result = benchDecider(ORDERS);
+  console.log(`engine decider alone, ${ORDERS} limit orders, 200 accounts:`, JSON.stringify(result));
+  console.log(JSON.stringify({
+    decider_orders_per_s: result.ordersPerS,
+    journal_record_bytes: result.recordBytes,
+    events_per_order: result.eventsPerOrder,
+    trades: result.trades,
+  }));
+}
