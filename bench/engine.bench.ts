@@ -3,11 +3,13 @@
 //      market and cancel operations while the book grows to 100k resting orders and then stays
 //      there: operations/s and p50/p99/p99.9 latency per operation, overall and at full depth.
 //   2. The same stream through the npm package `nodejs-order-book` as a reference.
-//   3. The engine process journaling to the postgres event store (embedded PostgreSQL):
+//   3. The engine decider alone (domain engine, no journal) on limit orders from 200 accounts,
+//      and the mean size of a journal record (JSON) for that stream.
+//   4. The engine process journaling to the postgres event store (embedded PostgreSQL):
 //      orders/s and p50/p99 commit latency (submit until the reply, i.e. durably journaled).
 // The last line is one JSON object.
 //
-// Environment: BENCH_MATCHER_OPS (default 1,000,000), BENCH_DEPTH (default 100,000),
+// Environment: BENCH_MATCHER_OPS (default 1,000,000), BENCH_DEPTH (default 100,000), BENCH_DECIDER_ORDERS (default 200,000),
 // BENCH_JOURNALED_ORDERS (default 100,000), BENCH_IN_FLIGHT (default 4,096), and a light-load
 // run (a tenth of the orders) at BENCH_LIGHT_IN_FLIGHT (default 32) for commit latency.
 
@@ -17,6 +19,7 @@ import path from 'node:path';
 import { OrderBook as ReferenceLibraryBook, Side } from 'nodejs-order-book';
 import pino from 'pino';
 import { startEngine } from '../commands/engine/process.ts';
+import { benchDecider } from './decider.bench.ts';
 import { FastOrderBook } from '../domain/book/fast.ts';
 import { matchIncoming } from '../domain/book/match.ts';
 import type { EngineInput } from '../domain/engine/inputs.ts';
@@ -252,6 +255,8 @@ async function main(): Promise<void> {
   console.log('matcher (fast book):', JSON.stringify(matcher));
   const reference = benchReference(ops, depthAt);
   console.log('nodejs-order-book:', JSON.stringify(reference));
+  const decider = benchDecider(Number(process.env.BENCH_DECIDER_ORDERS ?? 200_000));
+  console.log('engine decider alone:', JSON.stringify(decider));
   let journaled: Awaited<ReturnType<typeof benchJournaled>> | undefined;
   let lightLoad: Awaited<ReturnType<typeof benchJournaled>> | undefined;
   try {
@@ -272,6 +277,8 @@ async function main(): Promise<void> {
     reference_ops_per_s: reference.opsPerS,
     reference_ops_per_s_at_100k: reference.deepOpsPerS,
     reference_p999_us: round(reference.all.p999Us, 3),
+    decider_orders_per_s: decider.ordersPerS,
+    journal_record_bytes: decider.recordBytes,
     journaled_orders_per_s: journaled!.ordersPerS,
     commit_p50_ms: round(journaled!.commitP50Ms),
     commit_p99_ms: round(journaled!.commitP99Ms),

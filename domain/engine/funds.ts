@@ -9,7 +9,8 @@
 // (on `win` only sells can hurt, on `lose` only buys), so orders that would close a position are
 // netted against it. available_balance = account_balance - sum of market liabilities.
 
-import { Big, contractsTimesCents, ZERO, type Decimal } from '../money/decimal.ts';
+import { Big, ZERO, type Decimal } from '../money/decimal.ts';
+import { contractsTimesCents } from './amounts.ts';
 import type { AccountState, Exposure, MarketState, OrderState } from './state.ts';
 
 export function newExposure(accountId: string, marketId: string, now: number): Exposure {

@@ -3,9 +3,8 @@
 
 import { crosses, opposite } from '../book/book.ts';
 import type { ErrorInfo } from '../errors.ts';
-import {
-  ceilCent, contractsTimesCents, parsePriceCents, parseQuantityNanos, round9, type Decimal,
-} from '../money/decimal.ts';
+import { ceilCent, parsePriceCents, parseQuantityNanos, round9, type Decimal } from '../money/decimal.ts';
+import { contractsTimesCents } from './amounts.ts';
 import { ZERO } from '../money/decimal.ts';
 import { AccountErrors } from './accountErrors.ts';
 import type { StepContext } from './context.ts';

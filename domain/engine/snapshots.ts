@@ -3,8 +3,9 @@
 
 import { usToIso } from '../clock.ts';
 import {
-  Big, ceilCent, contractsTimesCents, floorCent, formatCents, formatNanos, money, nanosToDecimal, ZERO, type Decimal,
+  Big, ceilCent, floorCent, formatCents, formatNanos, money, nanosToDecimal, ZERO, type Decimal,
 } from '../money/decimal.ts';
+import { contractsTimesCents } from './amounts.ts';
 import type {
   AccountView, BalanceView, FillView, LedgerEntryType, LedgerEntryView, MarketStateView, OrderView, PositionView, SportEventView,
 } from '../views.ts';
@@ -12,12 +13,22 @@ import type { AccountState, EngineState, Exposure, FillState, MarketState, Order
 
 const AVG_PRICE_DECIMAL_PLACES = 7;
 
-// Most views of one step share the step's time: remember the last conversion.
+// Most views of one step share the step's time: remember the last conversion, and the text of
+// the last whole second (only the milliseconds differ between nearby times).
 let lastIsoUs = Number.NaN;
 let lastIso = '';
+let lastSecond = Number.NaN;
+let lastSecondPrefix = '';
 function isoOf(us: number): string {
   if (us !== lastIsoUs) {
-    lastIso = usToIso(us);
+    const ms = Math.floor(us / 1000);
+    const second = Math.floor(ms / 1000);
+    if (second !== lastSecond) {
+      lastSecondPrefix = usToIso(second * 1_000_000).slice(0, -4); // "...THH:MM:SS."
+      lastSecond = second;
+    }
+    const millis = ms - second * 1000;
+    lastIso = `${lastSecondPrefix}${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z`;
     lastIsoUs = us;
   }
   return lastIso;
