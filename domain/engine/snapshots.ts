@@ -6,6 +6,7 @@ import {
   Big, ceilCent, floorCent, formatCents, formatNanos, money, nanosToDecimal, ZERO, type Decimal,
 } from '../money/decimal.ts';
 import { contractsTimesCents } from './amounts.ts';
+import { DEFAULT_BASE_FEE_PERCENT, DEFAULT_MAKER_FACTOR, DEFAULT_TAKER_FACTOR } from './fees.ts';
 import type {
   AccountView, BalanceView, FillView, LedgerEntryType, LedgerEntryView, MarketStateView, OrderView, PositionView, SportEventView,
 } from '../views.ts';
@@ -165,9 +166,10 @@ export function balanceView(account: AccountState, seq: number): BalanceView {
     position_premium_liability: money(ceilCent(positionLiability)),
     escrow: '0.00',
     fee_schedule: account.feeSchedule,
-    base_fee_percent: onTrade ? null : account.baseFeePercent,
-    maker_factor: onTrade ? account.makerFactor : null,
-    taker_factor: onTrade ? account.takerFactor : null,
+    // the rates in force: an unset rate shows the schedule's default, as fees.ts charges it
+    base_fee_percent: onTrade ? null : account.baseFeePercent ?? DEFAULT_BASE_FEE_PERCENT,
+    maker_factor: onTrade ? account.makerFactor ?? DEFAULT_MAKER_FACTOR : null,
+    taker_factor: onTrade ? account.takerFactor ?? DEFAULT_TAKER_FACTOR : null,
     loyalty_tier: account.loyaltyTier,
     points: account.points,
     total_adjustments: money(account.totals.adjustments),

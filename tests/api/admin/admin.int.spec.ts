@@ -93,6 +93,12 @@ describe('admin API over HTTP', function () {
       const key = await newKey(account.account_id);
       const deposited = await client.ok('POST', `/accounts/${account.account_id}/deposits`, { amount: '25.00' });
       expect(deposited.balance).to.include({ account_id: account.account_id, account_balance: '25.00', available_balance: '25.00' });
+      // the fee terms in force are shown even when the operator left them to the schedule's default
+      if (deposited.balance.fee_schedule === 'fixed_percent') expect(deposited.balance.base_fee_percent).to.be.a('number');
+      else expect(deposited.balance).to.include.keys('maker_factor', 'taker_factor');
+      const onTrade = await newAccount({ fee_schedule: 'on_trade' });
+      const onTradeBalance = (await client.ok('POST', `/accounts/${onTrade.account_id}/deposits`, { amount: '1.00' })).balance;
+      expect(onTradeBalance).to.include({ fee_schedule: 'on_trade', base_fee_percent: null, maker_factor: 0.5, taker_factor: 1 });
 
       const withdrawn = await client.ok('POST', `/accounts/${account.account_id}/withdrawals`, { amount: '5.10', method: 'interac', reason: 'cash out', sub_method: 'Send' });
       expect(withdrawn.withdrawal).to.include({ account_id: account.account_id, type: 'withdrawal', method: 'interac', reason: 'cash out', sub_method: 'Send' });
