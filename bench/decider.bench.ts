@@ -5,6 +5,7 @@
 //
 // Environment: BENCH_DECIDER_ORDERS (default 200,000).
 
+import { engineStepData } from '../commands/engine/journal.ts';
 import { Engine } from '../domain/engine/engine.ts';
 import type { EngineInput } from '../domain/engine/inputs.ts';
 
@@ -73,7 +74,7 @@ export function benchDecider(orders: number): { ordersPerS: number; recordBytes:
     events += outcome.events.length;
   }
   const elapsedMs = performance.now() - started;
-  // Untimed pass on a fresh engine: the size of each journal record's JSON.
+  // Untimed pass on a fresh engine: the size of each journal record's JSON (as the engine writes it).
   const sizing = new Engine();
   let sizeUs = BENCH_START_US;
   for (const input of setup) sizing.step({ seq: sizing.nextSeq, now_us: (sizeUs += 1), input });
@@ -82,7 +83,7 @@ export function benchDecider(orders: number): { ordersPerS: number; recordBytes:
     const seq = sizing.nextSeq;
     const outcome = sizing.step({ seq, now_us: (sizeUs += 1), input });
     for (const event of outcome.events) if (event.type === 'TradeExecuted') trades++;
-    bytes += Buffer.byteLength(JSON.stringify({ seq, now_us: sizeUs, input, events: outcome.events }));
+    bytes += Buffer.byteLength(JSON.stringify(engineStepData(seq, sizeUs, input, outcome.events)));
   }
   return {
     ordersPerS: Math.round(stream.length / (elapsedMs / 1000)),

@@ -13,7 +13,7 @@ import type { Engine } from '../../domain/engine/engine.ts';
 import { WrongExpectedRevision, type AppendResult, type EventStore, type NewEvent } from '../../eventstore/port.ts';
 import type { WriteTracker } from '../context.ts';
 import type { EngineGateway, EngineReply } from './gateway.ts';
-import { ENGINE_STEP_TYPE, ENGINE_STREAM, type EngineStepData } from './journal.ts';
+import { ENGINE_STEP_TYPE, ENGINE_STREAM, engineStepData, type EngineStepData } from './journal.ts';
 import { recover, writeSnapshot } from './recovery.ts';
 
 export const BATCH_INPUTS_MAX = 1_024;
@@ -112,7 +112,7 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
         decided.records.push({
           id: randomUUID(), // not derived from seq: a second engine's step must not pass as a re-append
           type: ENGINE_STEP_TYPE,
-          data: { seq, now_us: pending.nowUs, input: pending.input, events: outcome.events },
+          data: engineStepData(seq, pending.nowUs, pending.input, outcome.events),
         });
         decided.answered.push({ pending, reply, record: decided.records.length - 1, accounts: accountsOf(pending.input, outcome.events) });
       } else {

@@ -1,0 +1,152 @@
+// Compact journal encoding (record version 2). A v2 `EngineStep` record keeps every event as an
+// object with its own keys in their own order, but each view snapshot inside it (the bulk of a
+// record) is stored as an array of values in the fixed key order of its view kind below.
+// Decoding rebuilds objects deep-equal to what the engine emitted, key order included, so
+// replay verification (which compares JSON text) and projectors see exactly the engine's events.
+// A view whose keys are not exactly its kind's list (a field added, removed or reordered) is
+// stored as the object itself, so the encoding never loses anything; decoding passes it through.
+// The key lists are part of the record format: when a view's shape changes, records already
+// written still hold arrays in the old order, so introduce a new record version (keeping the old
+// lists to decode the old one) rather than editing a list in place.
+
+import type { EngineEvent, EngineEventType } from '../../domain/engine/events.ts';
+import type {
+  AccountView, BalanceView, FillView, LedgerEntryView, MarketStateView, OrderView, PositionView, SportEventView,
+} from '../../domain/views.ts';
+
+/** The record version written by this encoding (records without `v` are version 1: plain events). */
+export const JOURNAL_VERSION = 2;
+
+/** Compile-time check that a key list names every key of its view (and nothing else). */
+type Exhaustive<T, K extends readonly (keyof T)[]> = Exclude<keyof T, K[number]> extends never ? K : never;
+const keysOf = <T>() => <const K extends readonly (keyof T)[]>(keys: Exhaustive<T, K>): readonly string[] => keys as readonly string[];
+
+// Canonical key order per view kind (the order the engine builds each view in; see domain/views.ts).
+const ORDER_KEYS = keysOf<OrderView>()([
+  'id', 'account_id', 'market_id', 'action', 'order_type', 'status', 'quantity', 'filled', 'filled_percentage', 'price',
+  'avg_price', 'total_value', 'amount', 'filled_amount', 'client_order_id', 'device_id', 'ip_address', 'expiration',
+  'expiration_time', 'expires_at', 'accepted_at', 'delayed_until', 'inserted_at', 'time', 'placed_pre_start', 'fix_order',
+  'cancellation_reason', 'rejection_reason', 'odds_type', 'odds_value', 'cancel_on_disconnect', 'seq',
+]);
+const FILL_KEYS = keysOf<FillView>()([
+  'trade_id', 'order_id', 'account_id', 'market_id', 'event_id', 'client_order_id', 'action', 'status', 'liquidity_action',
+  'price', 'filled', 'traded_contracts', 'original_filled', 'original_price', 'original_premium', 'original_risk',
+  'original_to_win', 'amended', 'last_modified_at', 'last_modified_by_admin_id', 'admin_log', 'closed_contracts',
+  'expired_contracts', 'settled_contracts', 'remaining', 'virtual_remaining', 'closing', 'closed_fee', 'expired_fee',
+  'closed_pnl', 'expired_pnl', 'closed_net_pnl', 'expired_net_pnl', 'gross_pnl', 'pc_premium', 'pc_risk', 'pc_to_win',
+  'remaining_potential_fee', 'remaining_premium', 'remaining_risk', 'remaining_to_win', 'trade_fee', 'unrounded_trade_fee',
+  'total_fee', 'points', 'settlements_count', 'placed_pre_start', 'pre_start', 'device_id', 'ip_address', 'opened_at',
+  'expires_at', 'settled_at', 'inserted_at', 'updated_at', 'time', 'seq',
+]);
+const BALANCE_KEYS = keysOf<BalanceView>()([
+  'account_id', 'user_id', 'account_balance', 'available_balance', 'buy_order_liability', 'sell_order_liability',
+  'position_premium_liability', 'escrow', 'fee_schedule', 'base_fee_percent', 'maker_factor', 'taker_factor', 'loyalty_tier',
+  'points', 'total_adjustments', 'total_deposits', 'total_withdrawals', 'total_fees', 'total_settlement_pnl', 'total_traded',
+  'total_trade_count', 'seq',
+]);
+const POSITION_KEYS = keysOf<PositionView>()([
+  'account_id', 'market_id', 'event_id', 'position', 'side', 'contracts', 'avg_price', 'premium', 'risk', 'to_win',
+  'realized_pnl', 'fees', 'market_max_price', 'updated_at', 'seq',
+]);
+const LEDGER_ENTRY_KEYS = keysOf<LedgerEntryView>()([
+  'id', 'account_id', 'type', 'amount', 'points', 'event_id', 'market_id', 'fee_id', 'payment_id', 'settlement_id',
+  'fee_source', 'trade_id', 'method', 'reason', 'sub_method', 'referee_account_id', 'referrer_account_id', 'inserted_at',
+  'time', 'seq',
+]);
+const ACCOUNT_KEYS = keysOf<AccountView>()([
+  'account_id', 'user_id', 'status', 'first_name', 'last_name', 'email', 'jurisdiction', 'fee_schedule', 'base_fee_percent',
+  'maker_factor', 'taker_factor', 'loyalty_tier', 'created_at', 'updated_at',
+]);
+const SPORT_EVENT_KEYS = keysOf<SportEventView>()([
+  'event_id', 'title', 'short_title', 'event_type', 'sport', 'competition', 'participants', 'start', 'status', 'started_at',
+]);
+const MARKET_KEYS = keysOf<MarketStateView>()([
+  'market_id', 'event_id', 'title', 'short_title', 'question', 'rules', 'symbol', 'grouping_id', 'grouping_name', 'featured',
+  'status', 'trading', 'max_price', 'in_play_delay_sec', 'points_cost', 'result', 'settled_at', 'last_traded_price',
+  'created_at', 'updated_at', 'seq',
+]);
+
+/** Which fields of each event type hold a view, and the key list of that view's kind. */
+const VIEW_FIELDS: Record<EngineEventType, Readonly<Record<string, readonly string[]>>> = {
+  AccountOpened: { account: ACCOUNT_KEYS, balance: BALANCE_KEYS },
+  AccountUpdated: { account: ACCOUNT_KEYS, balance: BALANCE_KEYS },
+  SportEventScheduled: { event: SPORT_EVENT_KEYS },
+  SportEventStarted: { event: SPORT_EVENT_KEYS },
+  MarketListed: { market: MARKET_KEYS },
+  MarketChanged: { market: MARKET_KEYS },
+  OrderPlaced: { order: ORDER_KEYS },
+  OrderChanged: { order: ORDER_KEYS },
+  TradeExecuted: { provider: FILL_KEYS, taker: FILL_KEYS },
+  FillChanged: { fill: FILL_KEYS },
+  PositionChanged: { position: POSITION_KEYS },
+  BalanceChanged: { balance: BALANCE_KEYS },
+  LedgerEntryRecorded: { entry: LEDGER_ENTRY_KEYS },
+  MarketSettled: {},
+};
+
+/** An event as stored in a v2 record: its own fields, with views as arrays of values. */
+export type EncodedEngineEvent = { type: string } & Record<string, unknown>;
+
+const NO_VIEWS: Readonly<Record<string, readonly string[]>> = {};
+const viewFieldsOf = (type: string): Readonly<Record<string, readonly string[]>> =>
+  Object.prototype.hasOwnProperty.call(VIEW_FIELDS, type) ? VIEW_FIELDS[type as EngineEventType] : NO_VIEWS;
+
+/** The view as an array of values, or the view itself when its keys are not exactly `keys`. */
+function encodeView(view: unknown, keys: readonly string[]): unknown {
+  if (view === null || typeof view !== 'object' || Array.isArray(view)) return view;
+  const own = Object.keys(view);
+  if (own.length !== keys.length) return view;
+  const values = new Array<unknown>(keys.length);
+  const source = view as Record<string, unknown>;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (own[i] !== key) return view;
+    const value = source[key];
+    if (value === undefined) return view; // JSON would drop the key, an array would turn it into null
+    values[i] = value;
+  }
+  return values;
+}
+
+function decodeView(stored: unknown, keys: readonly string[], type: string, field: string): unknown {
+  if (!Array.isArray(stored)) return stored;
+  if (stored.length !== keys.length) {
+    throw new Error(`engine journal: ${type}.${field} holds ${stored.length} values where ${keys.length} were expected`);
+  }
+  const view: Record<string, unknown> = {};
+  for (let i = 0; i < keys.length; i++) view[keys[i]!] = stored[i];
+  return view;
+}
+
+export function encodeEvent(event: EngineEvent): EncodedEngineEvent {
+  const fields = viewFieldsOf(event.type);
+  const source = event as unknown as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(source)) {
+    const keys = fields[key];
+    out[key] = keys ? encodeView(source[key], keys) : source[key];
+  }
+  return out as EncodedEngineEvent;
+}
+
+export function decodeEvent(stored: EncodedEngineEvent): EngineEvent {
+  const fields = viewFieldsOf(stored.type);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(stored)) {
+    const keys = fields[key];
+    out[key] = keys ? decodeView(stored[key], keys, stored.type, key) : stored[key];
+  }
+  return out as unknown as EngineEvent;
+}
+
+export function encodeEvents(events: readonly EngineEvent[]): EncodedEngineEvent[] {
+  const out = new Array<EncodedEngineEvent>(events.length);
+  for (let i = 0; i < events.length; i++) out[i] = encodeEvent(events[i]!);
+  return out;
+}
+
+export function decodeEvents(stored: readonly EncodedEngineEvent[]): EngineEvent[] {
+  const out = new Array<EngineEvent>(stored.length);
+  for (let i = 0; i < stored.length; i++) out[i] = decodeEvent(stored[i]!);
+  return out;
+}
