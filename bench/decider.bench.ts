@@ -12,7 +12,8 @@ import type { EngineInput } from '../domain/engine/inputs.ts';
 const ORDERS = Number(process.env.BENCH_DECIDER_ORDERS ?? 200_000);
 const SEED = 20_261_123;
 
-function prng(seed: number): () => number {
+/** mulberry32: a tiny deterministic PRNG so every run sees the same stream. */
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -19,10 +19,9 @@ import path from 'node:path';
 import { OrderBook as ReferenceLibraryBook, Side } from 'nodejs-order-book';
 import pino from 'pino';
 import { startEngine } from '../commands/engine/process.ts';
-import { benchDecider } from './decider.bench.ts';
+import { benchDecider, benchInputs, prng } from './decider.bench.ts';
 import { FastOrderBook } from '../domain/book/fast.ts';
 import { matchIncoming } from '../domain/book/match.ts';
-import type { EngineInput } from '../domain/engine/inputs.ts';
 import { PostgresEventStore } from '../eventstore/postgres.ts';
 import { stopTestPostgres, testDatabase } from '../tests/support/pg.ts';
 
@@ -33,18 +32,6 @@ const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 4_096);
 const LIGHT_IN_FLIGHT = Number(process.env.BENCH_LIGHT_IN_FLIGHT ?? 32);
 const MAX_PRICE_CENTS = 100;
 const SEED = 20_261_122;
-
-/** mulberry32: a tiny deterministic PRNG so every run sees the same stream. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Op =
   | { kind: 'limit'; id: string; side: 'buy' | 'sell'; price: number; size: number }
@@ -190,31 +177,9 @@ async function benchJournaled(orders: number, inFlight: number) {
     writes: { note: () => undefined, lastFor: () => undefined },
   });
   try {
-    const accounts = Array.from({ length: 200 }, (_, i) => `acct-${i}`);
-    const setup: EngineInput[] = [
-      { kind: 'ScheduleSportEvent', event: { event_id: 'ev', title: 'Bench', start: nowUs + 3.6e9, short_title: null, event_type: null, sport: null, competition: null, participants: [] } },
-      { kind: 'ListMarket', market: { market_id: 'm', event_id: 'ev', title: 'Bench', max_price: '1.00', status: 'open', trading: true, in_play_delay_sec: 0, points_cost: 1, grouping_id: 'g', grouping_name: null, symbol: null, question: null, rules: null, short_title: null, featured: false } },
-      ...accounts.flatMap((id): EngineInput[] => [
-        { kind: 'OpenAccount', account_id: id, user_id: `u-${id}`, fields: {} },
-        { kind: 'Deposit', account_id: id, entry_id: `dep-${id}`, amount: '1000000.00' },
-      ]),
-    ];
+    // the same funded accounts and order stream as the decider-only bench (bench/decider.bench.ts)
+    const { setup, orders: inputs } = benchInputs(orders, SEED + 1);
     await Promise.all(setup.map((input) => engine.submit(input)));
-    const random = prng(SEED + 1);
-    const inputs: EngineInput[] = Array.from({ length: orders }, (_, i) => {
-      const side = random() < 0.5 ? 'buy' : 'sell';
-      const aggressive = random() < 0.1;
-      const offset = 1 + Math.floor(random() * 20);
-      const price = side === 'buy' ? (aggressive ? 50 + offset : 50 - offset) : (aggressive ? 50 - offset : 50 + offset);
-      return {
-        kind: 'PlaceOrder', account_id: accounts[Math.floor(random() * accounts.length)]!,
-        order: {
-          order_id: `bench-${i}`, market_id: 'm', action: side, order_type: 'limit', price: `0.${String(Math.min(99, Math.max(1, price))).padStart(2, '0')}`,
-          quantity: String(1 + Math.floor(random() * 10)), client_order_id: null, device_id: null, ip_address: null,
-          expiration: null, expiration_time: null, cancel_on_disconnect: false,
-        },
-      };
-    });
     const latenciesMs = new Float64Array(inputs.length);
     let next = 0;
     let trades = 0;
