@@ -10,7 +10,6 @@ import { listMarkets as listCoreMarkets, type MarketFilters } from '../../projec
 import { getOrder as getCoreOrder, listOrders as listCoreOrders } from '../../projections/core/queries/orders.ts';
 import { listPositions as listCorePositions } from '../../projections/core/queries/positions.ts';
 import type { BalanceWire, FillWire, OrderWire, PositionWire } from '../../projections/core/render.ts';
-import { badRequest } from '../errors.ts';
 
 export type { MarketFilters };
 
@@ -39,28 +38,13 @@ export interface FillFilters {
 
 const pageRequest = (page: PageParams) => ({ limit: page.limit, cursor: page.cursor ?? null });
 
-/**
- * A forged cursor whose parts pass the shape check but not PostgreSQL's types (an int64 out of
- * range, a malformed numeric) fails inside the query with a data exception (SQLSTATE class 22):
- * that is the client's malformed cursor, a 400, never a 500.
- */
-async function guarded<T>(page: PageParams, query: () => Promise<T>): Promise<T> {
-  try {
-    return await query();
-  } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    if (page.cursor !== undefined && typeof code === 'string' && code.startsWith('22')) throw badRequest('cursor is invalid');
-    throw err;
-  }
-}
-
 export async function listOrders(ctx: AppContext, accountId: string, filters: OrderFilters, page: PageParams): Promise<Page<OrderWire>> {
-  const result = await guarded(page, () => listCoreOrders(ctx.pool, accountId, {
+  const result = await listCoreOrders(ctx.pool, accountId, {
     orderIds: filters.order_ids,
     clientOrderIds: filters.client_order_ids,
     marketIds: filters.market_ids,
     statuses: filters.statuses as OrderStatus[] | undefined,
-  }, pageRequest(page)));
+  }, pageRequest(page));
   return { items: result.orders, cursor: result.cursor };
 }
 
@@ -69,16 +53,16 @@ export async function getOrder(ctx: AppContext, accountId: string, orderId: stri
 }
 
 export async function listFills(ctx: AppContext, accountId: string, filters: FillFilters, page: PageParams): Promise<Page<FillWire>> {
-  const result = await guarded(page, () => listCoreFills(ctx.pool, accountId, {
+  const result = await listCoreFills(ctx.pool, accountId, {
     marketIds: filters.market_ids,
     orderIds: filters.order_ids,
     status: filters.status as FillStatus | undefined,
-  }, pageRequest(page)));
+  }, pageRequest(page));
   return { items: result.fills, cursor: result.cursor };
 }
 
 export async function listPositions(ctx: AppContext, accountId: string, page: PageParams): Promise<Page<PositionWire>> {
-  const result = await guarded(page, () => listCorePositions(ctx.pool, accountId, pageRequest(page)));
+  const result = await listCorePositions(ctx.pool, accountId, pageRequest(page));
   return { items: result.positions, cursor: result.cursor };
 }
 
@@ -88,6 +72,6 @@ export async function getBalance(ctx: AppContext, accountId: string): Promise<Ba
 
 /** GET /markets: the core markets query (market_ids unpaginated and overriding the rest). */
 export async function listMarkets(ctx: AppContext, filters: MarketFilters, page: PageParams): Promise<Page<MarketWire>> {
-  const result = await guarded(page, () => listCoreMarkets(ctx.pool, filters, pageRequest(page), ctx.clock.nowUs()));
+  const result = await listCoreMarkets(ctx.pool, filters, pageRequest(page), ctx.clock.nowUs());
   return { items: result.markets, cursor: result.cursor };
 }
