@@ -13,6 +13,7 @@ import { matchesFilter } from '../eventstore/subscription.ts';
 import type { ProjectionChange, Projector } from './projector.ts';
 import { advanceCheckpoint, lockProjector, readAllCheckpoints, readCheckpoint, useSchema } from './runtime/checkpoints.ts';
 import { createProjectorTables, rebuildProjector } from './runtime/rebuild.ts';
+import { inTransaction } from './runtime/transaction.ts';
 
 export const WAIT_FOR_TIMEOUT_MS_DEFAULT = 5000;
 const BATCH_EVENTS_MAX_DEFAULT = 500;
@@ -178,9 +179,7 @@ export class ProjectionRunner {
     const relevant = projector.filter ? events.filter((event) => matchesFilter(event, projector.filter)) : events;
     let changes: ProjectionChange[] = [];
     let reached = last.position;
-    const tx = await this.options.pool.connect();
-    try {
-      await tx.query('BEGIN');
+    await inTransaction(this.options.pool, async (tx) => {
       await lockProjector(tx, projector.name);
       await useSchema(tx, 'public');
       const checkpoint = await readCheckpoint(tx, projector.name);
@@ -189,13 +188,7 @@ export class ProjectionRunner {
       if (fresh.length > 0) changes = (await projector.handle(tx, fresh)) ?? [];
       if (done > reached) reached = done;
       await advanceCheckpoint(tx, projector.name, reached);
-      await tx.query('COMMIT');
-    } catch (error) {
-      await tx.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      tx.release();
-    }
+    });
     if (reached > state.position) state.position = reached;
     if (changes.length > 0) this.emit(changes);
     this.settleWaiters();

@@ -9,6 +9,7 @@ import type { EventStore, RecordedEvent } from '../../eventstore/port.ts';
 import { matchesFilter } from '../../eventstore/subscription.ts';
 import type { Projector } from '../projector.ts';
 import { lockProjector, setCheckpoint, useSchema } from './checkpoints.ts';
+import { inTransaction } from './transaction.ts';
 
 export const REBUILD_BATCH_EVENTS = 1000;
 
@@ -16,21 +17,13 @@ const quote = (identifier: string) => `"${identifier.replaceAll('"', '""')}"`;
 
 /** Creates the projector's tables in `public` (dropping leftovers) and a checkpoint before any event. */
 export async function createProjectorTables(pool: pg.Pool, projector: Projector): Promise<void> {
-  const tx = await pool.connect();
-  try {
-    await tx.query('BEGIN');
+  await inTransaction(pool, async (tx) => {
     await lockProjector(tx, projector.name);
     for (const table of projector.tables) await tx.query(`DROP TABLE IF EXISTS public.${quote(table)} CASCADE`);
     await useSchema(tx, 'public');
     await tx.query(projector.schemaSql);
     await setCheckpoint(tx, projector.name, projector.version, -1n);
-    await tx.query('COMMIT');
-  } catch (error) {
-    await tx.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    tx.release();
-  }
+  });
 }
 
 async function applyInto(tx: pg.PoolClient, projector: Projector, events: RecordedEvent[]): Promise<void> {
@@ -58,45 +51,25 @@ export async function rebuildProjector(
   let eventCount = 0;
   await pool.query(`CREATE SCHEMA ${quote(scratch)}`);
   try {
-    {
-      const tx = await pool.connect();
-      try {
-        await tx.query('BEGIN');
-        await useSchema(tx, scratch);
-        await tx.query(projector.schemaSql);
-        await tx.query('COMMIT');
-      } catch (error) {
-        await tx.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        tx.release();
-      }
-    }
+    await inTransaction(pool, async (tx) => {
+      await useSchema(tx, scratch);
+      await tx.query(projector.schemaSql);
+    });
     // Catch up without the lock: live batches keep serving the old tables meanwhile.
     for (;;) {
       if (options.shouldStop?.()) throw new Error(`rebuild of ${projector.name} stopped`);
       const events = await store.readAll({ after: position, maxCount: REBUILD_BATCH_EVENTS });
       if (events.length === 0) break;
-      const tx = await pool.connect();
-      try {
-        await tx.query('BEGIN');
+      await inTransaction(pool, async (tx) => {
         await useSchema(tx, scratch);
         await applyInto(tx, projector, events);
-        await tx.query('COMMIT');
-      } catch (error) {
-        await tx.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      } finally {
-        tx.release();
-      }
+      });
       position = events[events.length - 1]!.position;
       eventCount += events.length;
       options.onProgress?.(position);
     }
     // Swap: under the projector's lock, apply what arrived since, then move the tables in.
-    const tx = await pool.connect();
-    try {
-      await tx.query('BEGIN');
+    await inTransaction(pool, async (tx) => {
       await lockProjector(tx, projector.name);
       await useSchema(tx, scratch);
       for (;;) {
@@ -111,13 +84,7 @@ export async function rebuildProjector(
         await tx.query(`ALTER TABLE ${quote(scratch)}.${quote(table)} SET SCHEMA public`);
       }
       await setCheckpoint(tx, projector.name, projector.version, position);
-      await tx.query('COMMIT');
-    } catch (error) {
-      await tx.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      tx.release();
-    }
+    });
     options.onProgress?.(position);
     return { position, events: eventCount };
   } finally {
