@@ -21,7 +21,7 @@ import type { EngineEvent } from '../../../domain/engine/events.ts';
 import { MemoryEventStore } from '../../../eventstore/memory.ts';
 import { coreProjector } from '../../../projections/core/projector.ts';
 import { MEMBER_PROJECTORS } from '../../../projections/member/index.ts';
-import type { Projector } from '../../../projections/projector.ts';
+import { MiniRunner } from '../../support/miniRunner.ts';
 import { testDatabase, type TestDatabase } from '../../support/pg.ts';
 
 export interface Who {
@@ -53,42 +53,6 @@ function principalFrom(req: Request, _res: Response, next: NextFunction): void {
   next();
 }
 
-/** Feeds new records to every projector it is given, one transaction per projector, like the runner. */
-class MiniRunner {
-  private after = -1n;
-  private running: Promise<void> = Promise.resolve();
-  constructor(private readonly db: TestDatabase, private readonly store: MemoryEventStore, private readonly projectors: readonly Projector[]) {}
-
-  async init() {
-    for (const projector of this.projectors) await this.db.pool.query(projector.schemaSql);
-  }
-
-  catchUp(): Promise<void> {
-    this.running = this.running.then(async () => {
-      const records = await this.store.readAll(this.after >= 0n ? { after: this.after } : {});
-      if (records.length === 0) return;
-      for (const projector of this.projectors) {
-        const wanted = records.filter((r) =>
-          (!projector.filter?.streamPrefixes || projector.filter.streamPrefixes.some((p) => r.stream.startsWith(p))) &&
-          (!projector.filter?.eventTypes || projector.filter.eventTypes.includes(r.type)));
-        if (wanted.length === 0) continue;
-        const client = await this.db.pool.connect();
-        try {
-          await client.query('BEGIN');
-          await projector.handle(client, wanted);
-          await client.query('COMMIT');
-        } catch (err) {
-          await client.query('ROLLBACK');
-          throw err;
-        } finally {
-          client.release();
-        }
-      }
-      this.after = records[records.length - 1]!.position;
-    });
-    return this.running;
-  }
-}
 
 export interface MemberService {
   ctx: AppContext;

@@ -28,7 +28,8 @@ import { startEngine, type RunningEngine } from '../../../commands/engine/proces
 import { loadSettingsStore } from '../../../commands/settings/store.ts';
 import { MemoryEventStore } from '../../../eventstore/memory.ts';
 import { coreProjector } from '../../../projections/core/projector.ts';
-import type { ProjectionChange, Projector } from '../../../projections/projector.ts';
+import type { ProjectionChange } from '../../../projections/projector.ts';
+import { MiniRunner } from '../../support/miniRunner.ts';
 import { testDatabase, type TestDatabase } from '../../support/pg.ts';
 import { startTestService } from '../../support/service.ts';
 import type { EventStore } from '../../../eventstore/port.ts';
@@ -38,50 +39,6 @@ export const ADMIN_TOKEN = 'trading-tests-admin-token';
 export const USER_AGENT = 'trading-tests/1.0';
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-/** Feeds new records to the projectors, one transaction per projector, like the runner. */
-class MiniRunner {
-  private after = -1n;
-  private readonly listeners = new Set<(changes: ProjectionChange[]) => void>();
-  private running: Promise<void> = Promise.resolve();
-  constructor(private readonly db: TestDatabase, private readonly store: MemoryEventStore, private readonly projectors: readonly Projector[]) {}
-
-  async init(): Promise<void> {
-    for (const projector of this.projectors) await this.db.pool.query(projector.schemaSql);
-  }
-
-  /** Change announcements after commit, as the real runner makes them (the auth cache listens). */
-  onChange(listener: (changes: ProjectionChange[]) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  catchUp(): Promise<void> {
-    this.running = this.running.then(async () => {
-      const records = await this.store.readAll(this.after >= 0n ? { after: this.after } : {});
-      if (records.length === 0) return;
-      for (const projector of this.projectors) {
-        const wanted = records.filter((r) =>
-          (!projector.filter?.streamPrefixes || projector.filter.streamPrefixes.some((p) => r.stream.startsWith(p))) &&
-          (!projector.filter?.eventTypes || projector.filter.eventTypes.includes(r.type)));
-        if (wanted.length === 0) continue;
-        const client = await this.db.pool.connect();
-        try {
-          await client.query('BEGIN');
-          const changes = (await projector.handle(client, wanted)) ?? [];
-          await client.query('COMMIT');
-          if (changes.length > 0) for (const listener of this.listeners) listener(changes);
-        } catch (err) {
-          await client.query('ROLLBACK');
-          throw err;
-        } finally {
-          client.release();
-        }
-      }
-      this.after = (records[records.length - 1] as { position: bigint }).position;
-    });
-    return this.running;
-  }
-}
 
 export interface Answer {
   status: number;
