@@ -5,8 +5,9 @@
 //   2. The same stream through the npm package `nodejs-order-book` as a reference.
 //   3. The engine decider alone (domain engine, no journal) on limit orders from 200 accounts,
 //      and the mean size of a journal record (JSON) for that stream.
-//   4. The engine process journaling to the postgres event store (embedded PostgreSQL):
-//      orders/s and p50/p99 commit latency (submit until the reply, i.e. durably journaled).
+//   4. The engine process journaling to the postgres event store (a fresh embedded PostgreSQL
+//      with durable settings): orders/s and p50/p99 commit latency (submit until the reply,
+//      i.e. durably journaled).
 // The last line is one JSON object.
 //
 // Environment: BENCH_MATCHER_OPS (default 1,000,000), BENCH_DEPTH (default 100,000), BENCH_DECIDER_ORDERS (default 200,000),
@@ -23,7 +24,7 @@ import { benchDecider, benchInputs, prng } from './decider.bench.ts';
 import { FastOrderBook } from '../domain/book/fast.ts';
 import { matchIncoming } from '../domain/book/match.ts';
 import { PostgresEventStore } from '../eventstore/postgres.ts';
-import { stopTestPostgres, testDatabase } from '../tests/support/pg.ts';
+import { startBenchPostgres } from './support/postgres.ts';
 
 const MATCHER_OPS = Number(process.env.BENCH_MATCHER_OPS ?? 1_000_000);
 const DEPTH = Number(process.env.BENCH_DEPTH ?? 100_000);
@@ -166,7 +167,8 @@ function benchReference(ops: Op[], depthAt: Int32Array) {
 }
 
 async function benchJournaled(orders: number, inFlight: number) {
-  const database = await testDatabase();
+  const database = await startBenchPostgres();
+  console.log(`PostgreSQL fsync=${database.settings.fsync} synchronous_commit=${database.settings.synchronousCommit}`);
   const store = new PostgresEventStore({ pool: database.pool, connectionString: database.connectionString });
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'engine-bench-'));
   let nowUs = 1_800_000_000_000_000;
@@ -205,7 +207,7 @@ async function benchJournaled(orders: number, inFlight: number) {
   } finally {
     await engine.stop();
     await store.close();
-    await database.drop().catch(() => undefined);
+    await database.stop().catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -222,16 +224,10 @@ async function main(): Promise<void> {
   console.log('nodejs-order-book:', JSON.stringify(reference));
   const decider = benchDecider(Number(process.env.BENCH_DECIDER_ORDERS ?? 200_000));
   console.log('engine decider alone:', JSON.stringify(decider));
-  let journaled: Awaited<ReturnType<typeof benchJournaled>> | undefined;
-  let lightLoad: Awaited<ReturnType<typeof benchJournaled>> | undefined;
-  try {
-    journaled = await benchJournaled(JOURNALED_ORDERS, IN_FLIGHT);
-    console.log(`engine + postgres journal, ${IN_FLIGHT} in flight:`, JSON.stringify(journaled));
-    lightLoad = await benchJournaled(Math.max(1000, Math.floor(JOURNALED_ORDERS / 10)), LIGHT_IN_FLIGHT);
-    console.log(`engine + postgres journal, ${LIGHT_IN_FLIGHT} in flight:`, JSON.stringify(lightLoad));
-  } finally {
-    await stopTestPostgres();
-  }
+  const journaled = await benchJournaled(JOURNALED_ORDERS, IN_FLIGHT);
+  console.log(`engine + postgres journal, ${IN_FLIGHT} in flight:`, JSON.stringify(journaled));
+  const lightLoad = await benchJournaled(Math.max(1000, Math.floor(JOURNALED_ORDERS / 10)), LIGHT_IN_FLIGHT);
+  console.log(`engine + postgres journal, ${LIGHT_IN_FLIGHT} in flight:`, JSON.stringify(lightLoad));
   console.log(JSON.stringify({
     matcher_ops_per_s: matcher.opsPerS,
     matcher_p50_us: round(matcher.all.p50Us, 3),
@@ -244,13 +240,13 @@ async function main(): Promise<void> {
     reference_p999_us: round(reference.all.p999Us, 3),
     decider_orders_per_s: decider.ordersPerS,
     journal_record_bytes: decider.recordBytes,
-    journaled_orders_per_s: journaled!.ordersPerS,
-    commit_p50_ms: round(journaled!.commitP50Ms),
-    commit_p99_ms: round(journaled!.commitP99Ms),
+    journaled_orders_per_s: journaled.ordersPerS,
+    commit_p50_ms: round(journaled.commitP50Ms),
+    commit_p99_ms: round(journaled.commitP99Ms),
     light_load_in_flight: LIGHT_IN_FLIGHT,
-    light_load_orders_per_s: lightLoad!.ordersPerS,
-    light_load_commit_p50_ms: round(lightLoad!.commitP50Ms),
-    light_load_commit_p99_ms: round(lightLoad!.commitP99Ms),
+    light_load_orders_per_s: lightLoad.ordersPerS,
+    light_load_commit_p50_ms: round(lightLoad.commitP50Ms),
+    light_load_commit_p99_ms: round(lightLoad.commitP99Ms),
   }));
 }
 

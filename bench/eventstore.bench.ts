@@ -4,14 +4,9 @@
 // line one JSON object of the figures.
 
 import { randomUUID } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import { freePortOn } from '../cli/ports.ts';
-import { EmbeddedPostgresServer } from '../eventstore/postgres/embedded.ts';
-import { migrate } from '../eventstore/postgres/migrate.ts';
-import { createPool } from '../eventstore/postgres/pool.ts';
 import { PostgresEventStore } from '../eventstore/postgres.ts';
+import { startBenchPostgres } from './support/postgres.ts';
 import type { NewEvent } from '../eventstore/port.ts';
 
 const SINGLE_WRITER_APPENDS = Number(process.env.BENCH_SINGLE_APPENDS ?? 2000);
@@ -71,16 +66,10 @@ async function measure(store: PostgresEventStore, writers: number, appendsPerWri
 }
 
 async function main(): Promise<void> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'exchange-bench-pg-'));
-  chmodSync(dir, 0o755);
-  const server = new EmbeddedPostgresServer({ dataDir: path.join(dir, 'data'), port: await freePortOn('127.0.0.1') });
+  const database = await startBenchPostgres();
   try {
-    await server.start();
-    const pool = createPool({ connectionString: server.connectionString('postgres'), max: 4 });
-    await migrate(pool);
-    const store = new PostgresEventStore({ pool });
-    const settings = await pool.query(`SELECT current_setting('fsync') AS fsync, current_setting('synchronous_commit') AS sync`);
-    console.log(`PostgreSQL fsync=${settings.rows[0].fsync} synchronous_commit=${settings.rows[0].sync}, ${os.cpus().length} CPUs`);
+    const store = new PostgresEventStore({ pool: database.pool });
+    console.log(`PostgreSQL fsync=${database.settings.fsync} synchronous_commit=${database.settings.synchronousCommit}, ${os.cpus().length} CPUs`);
 
     await measure(store, 10, 50, 1, 'warmup');
     const append1 = await measure(store, 1, SINGLE_WRITER_APPENDS, 1, 'one');
@@ -98,7 +87,6 @@ async function main(): Promise<void> {
       console.log(`${name.padEnd(40)} ${String(figures.events_per_s).padStart(8)} events/s   p50 ${figures.p50_ms} ms   p99 ${figures.p99_ms} ms (per append)`);
     }
     await store.close();
-    await pool.end();
     console.log(
       JSON.stringify({
         append1_events_per_s: append1.events_per_s,
@@ -115,8 +103,7 @@ async function main(): Promise<void> {
       }),
     );
   } finally {
-    await server.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await database.stop();
   }
 }
 

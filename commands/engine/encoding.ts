@@ -10,6 +10,7 @@
 // lists to decode the old one) rather than editing a list in place.
 
 import type { EngineEvent, EngineEventType } from '../../domain/engine/events.ts';
+import type { EngineInput, OrderRequest } from '../../domain/engine/inputs.ts';
 import type {
   AccountView, BalanceView, FillView, LedgerEntryView, MarketStateView, OrderView, PositionView, SportEventView,
 } from '../../domain/views.ts';
@@ -149,4 +150,138 @@ export function decodeEvents(stored: readonly EncodedEngineEvent[]): EngineEvent
   const out = new Array<EngineEvent>(stored.length);
   for (let i = 0; i < stored.length; i++) out[i] = decodeEvent(stored[i]!);
   return out;
+}
+
+// Delta encoding inside one `EngineSteps` record (record version 3). Views of one kind written in
+// the same record look alike (the two fills of a trade, the balances of the accounts a step
+// touched, the orders placed one after another), so a view is stored as the differences from the
+// previous view of its kind in the same record: `{"~d": [index, value, index, value, ...]}` with
+// indexes into the kind's key list. The first view of each kind in a record, and any view that
+// differs in more than half of its fields, is stored whole (an array, as in version 2). Decoding
+// walks the record's steps in order with the same context, so a record decodes on its own.
+
+const DELTA_KEY = '~d';
+
+/** The previous view of each kind (as its array of values) while a record is encoded or decoded. */
+export type DeltaContext = Map<readonly string[], unknown[]>;
+
+export function newDeltaContext(): DeltaContext {
+  return new Map();
+}
+
+/** Values of `view` in the order of `keys`, or undefined when its keys are not exactly `keys`. */
+function valuesOf(view: unknown, keys: readonly string[]): unknown[] | undefined {
+  if (view === null || typeof view !== 'object' || Array.isArray(view)) return undefined;
+  const own = Object.keys(view);
+  if (own.length !== keys.length) return undefined;
+  const values = new Array<unknown>(keys.length);
+  const source = view as Record<string, unknown>;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (own[i] !== key) return undefined;
+    const value = source[key];
+    if (value === undefined) return undefined;
+    values[i] = value;
+  }
+  return values;
+}
+
+function encodeViewDelta(view: unknown, keys: readonly string[], context: DeltaContext): unknown {
+  const values = valuesOf(view, keys);
+  if (!values) return view;
+  const previous = context.get(keys);
+  context.set(keys, values);
+  if (!previous) return values;
+  const changes: unknown[] = [];
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    // Only primitives count as unchanged: a nested array or object is always written out.
+    if (value !== previous[i] || (value !== null && typeof value === 'object')) changes.push(i, value);
+  }
+  return changes.length > keys.length ? values : { [DELTA_KEY]: changes };
+}
+
+function decodeViewDelta(stored: unknown, keys: readonly string[], context: DeltaContext, type: string, field: string): unknown {
+  let values: unknown[];
+  if (Array.isArray(stored)) {
+    if (stored.length !== keys.length) {
+      throw new Error(`engine journal: ${type}.${field} holds ${stored.length} values where ${keys.length} were expected`);
+    }
+    values = stored;
+  } else if (stored !== null && typeof stored === 'object' && Array.isArray((stored as Record<string, unknown>)[DELTA_KEY])) {
+    const previous = context.get(keys);
+    if (!previous) throw new Error(`engine journal: ${type}.${field} is a delta with no earlier view of its kind in the record`);
+    const changes = (stored as Record<string, unknown[]>)[DELTA_KEY]!;
+    values = previous.slice();
+    for (let i = 0; i + 1 < changes.length; i += 2) {
+      const index = changes[i];
+      if (typeof index !== 'number' || index < 0 || index >= keys.length) throw new Error(`engine journal: ${type}.${field} delta index ${String(index)} is out of range`);
+      values[index] = changes[i + 1];
+    }
+  } else {
+    return stored;
+  }
+  context.set(keys, values);
+  const view: Record<string, unknown> = {};
+  for (let i = 0; i < keys.length; i++) view[keys[i]!] = values[i];
+  return view;
+}
+
+/** Encodes one step's events against (and into) the record's delta context. */
+export function encodeEventsDelta(events: readonly EngineEvent[], context: DeltaContext): EncodedEngineEvent[] {
+  const out = new Array<EncodedEngineEvent>(events.length);
+  for (let e = 0; e < events.length; e++) {
+    const event = events[e]!;
+    const fields = viewFieldsOf(event.type);
+    const source = event as unknown as Record<string, unknown>;
+    const encoded: Record<string, unknown> = {};
+    for (const key of Object.keys(source)) {
+      const keys = fields[key];
+      encoded[key] = keys ? encodeViewDelta(source[key], keys, context) : source[key];
+    }
+    out[e] = encoded as EncodedEngineEvent;
+  }
+  return out;
+}
+
+/** Decodes one step's events; steps of a record must be decoded in order with one context. */
+export function decodeEventsDelta(stored: readonly EncodedEngineEvent[], context: DeltaContext): EngineEvent[] {
+  const out = new Array<EngineEvent>(stored.length);
+  for (let e = 0; e < stored.length; e++) {
+    const event = stored[e]!;
+    const fields = viewFieldsOf(event.type);
+    const decoded: Record<string, unknown> = {};
+    for (const key of Object.keys(event)) {
+      const keys = fields[key];
+      decoded[key] = keys ? decodeViewDelta(event[key], keys, context, event.type, key) : event[key];
+    }
+    out[e] = decoded as unknown as EngineEvent;
+  }
+  return out;
+}
+
+// Order requests inside a record's inputs (PlaceOrder, PlaceOrders) take the same delta encoding:
+// an input is otherwise the largest part of a resting order's step.
+const ORDER_REQUEST_KEYS = keysOf<OrderRequest>()([
+  'order_id', 'market_id', 'action', 'order_type', 'price', 'quantity', 'client_order_id', 'device_id', 'ip_address',
+  'expiration', 'expiration_time', 'cancel_on_disconnect',
+]);
+
+/** Encodes a step's input against (and into) the record's delta context. */
+export function encodeInputDelta(input: EngineInput, context: DeltaContext): EngineInput {
+  if (input.kind === 'PlaceOrder') return { ...input, order: encodeViewDelta(input.order, ORDER_REQUEST_KEYS, context) as OrderRequest };
+  if (input.kind === 'PlaceOrders') {
+    return { ...input, orders: input.orders.map((order) => encodeViewDelta(order, ORDER_REQUEST_KEYS, context) as OrderRequest) };
+  }
+  return input;
+}
+
+export function decodeInputDelta(stored: EngineInput, context: DeltaContext): EngineInput {
+  if (stored.kind === 'PlaceOrder') {
+    return { ...stored, order: decodeViewDelta(stored.order, ORDER_REQUEST_KEYS, context, stored.kind, 'order') as OrderRequest };
+  }
+  if (stored.kind === 'PlaceOrders' && Array.isArray(stored.orders)) {
+    return { ...stored, orders: stored.orders.map((order) => decodeViewDelta(order, ORDER_REQUEST_KEYS, context, stored.kind, 'orders') as OrderRequest) };
+  }
+  return stored;
 }

@@ -1,22 +1,36 @@
-// The engine's journal format: stream `engine`, one `EngineStep` record per processed input.
-// Projectors and the replay verifier read engine outcomes only through these helpers.
+// The engine's journal format: stream `engine`. Projectors, recovery and the replay verifier read
+// engine outcomes only through these helpers.
 //
-// Record versions: v1 (no `v` field) holds the events as the engine emitted them; v2 (`v: 2`,
-// written since) holds them in the compact encoding of encoding.ts (views as arrays of values).
-// `engineEventsOf` returns the same events for both.
+// Record kinds:
+// - `EngineSteps` (written since record version 3): one record per group commit, holding every
+//   step of that batch that produced events, in sequence order: `{v: 3, steps: [...]}`, each step
+//   `{seq, now_us, input, events}` with its views (and order requests) delta-encoded against the previous view of their
+//   kind in the same record (encoding.ts). One row per batch instead of one per input keeps the
+//   journal's per-record cost (a row, an index entry, a JSON document) off the path of every
+//   order, and the deltas roughly halve the bytes a step costs.
+// - `EngineStep` (read, no longer written): one record per step; v1 (no `v`) holds the events as
+//   emitted, v2 (`v: 2`) in the compact encoding.
+// `journalStepsOf` and `engineEventsOf` return the same steps and events for every kind.
 
 import type { EngineEvent } from '../../domain/engine/events.ts';
 import type { EngineInput } from '../../domain/engine/inputs.ts';
 import type { RecordedEvent } from '../../eventstore/port.ts';
-import { decodeEvents, encodeEvents, JOURNAL_VERSION, type EncodedEngineEvent } from './encoding.ts';
+import {
+  decodeEvents, decodeEventsDelta, decodeInputDelta, encodeEvents, encodeEventsDelta, encodeInputDelta, JOURNAL_VERSION, newDeltaContext, type DeltaContext, type EncodedEngineEvent,
+} from './encoding.ts';
+
+export { newDeltaContext, type DeltaContext };
 
 export const ENGINE_STREAM = 'engine';
+/** One record per step (record versions 1 and 2); still read. */
 export const ENGINE_STEP_TYPE = 'EngineStep';
+/** One record per group-committed batch of steps (record version 3); what the engine writes. */
+export const ENGINE_STEPS_TYPE = 'EngineSteps';
+/** Every record type the engine has written: the subscription filter of engine projectors. */
+export const ENGINE_RECORD_TYPES: readonly string[] = [ENGINE_STEP_TYPE, ENGINE_STEPS_TYPE];
+export const ENGINE_BATCH_VERSION = 3;
 
-/** Payload of one journal record: the sequenced input and everything it caused. */
-export type EngineStepData = EngineStepDataV1 | EngineStepDataV2;
-
-/** Version 1: the events as emitted. Still read; no longer written. */
+/** Version 1 `EngineStep`: the events as emitted. */
 export interface EngineStepDataV1 {
   v?: undefined;
   seq: number;
@@ -25,7 +39,7 @@ export interface EngineStepDataV1 {
   events: EngineEvent[];
 }
 
-/** Version 2: the events in the compact encoding (read them with `engineEventsOf`). */
+/** Version 2 `EngineStep`: the events in the compact encoding. */
 export interface EngineStepDataV2 {
   v: typeof JOURNAL_VERSION;
   seq: number;
@@ -34,23 +48,83 @@ export interface EngineStepDataV2 {
   events: EncodedEngineEvent[];
 }
 
-export function isEngineStep(record: RecordedEvent): record is RecordedEvent<EngineStepData> {
-  return record.type === ENGINE_STEP_TYPE;
+export type EngineStepData = EngineStepDataV1 | EngineStepDataV2;
+
+/** One step inside an `EngineSteps` record (events in the compact encoding). */
+export interface EncodedStep {
+  seq: number;
+  now_us: number;
+  input: EngineInput;
+  events: EncodedEngineEvent[];
 }
 
-/** The record payload the engine writes for one step (current version). */
+/** Version 3 `EngineSteps`: the steps of one group commit. */
+export interface EngineStepsData {
+  v: typeof ENGINE_BATCH_VERSION;
+  steps: EncodedStep[];
+}
+
+export type EngineRecordData = EngineStepData | EngineStepsData;
+
+/** A journaled step as readers see it, whatever the record kind. */
+export interface JournalStep {
+  seq: number;
+  now_us: number;
+  input: EngineInput;
+  events: EngineEvent[];
+}
+
+export function isEngineRecord(record: RecordedEvent): record is RecordedEvent<EngineRecordData> {
+  return record.stream === ENGINE_STREAM && (record.type === ENGINE_STEPS_TYPE || record.type === ENGINE_STEP_TYPE);
+}
+
+/** One step of a batch record as the engine writes it; `context` is the record's (one per record). */
+export function encodeStep(seq: number, nowUs: number, input: EngineInput, events: readonly EngineEvent[], context: DeltaContext): EncodedStep {
+  return { seq, now_us: nowUs, input: encodeInputDelta(input, context), events: encodeEventsDelta(events, context) };
+}
+
+/** The payload of one `EngineSteps` record. */
+export function engineStepsData(steps: EncodedStep[]): EngineStepsData {
+  return { v: ENGINE_BATCH_VERSION, steps };
+}
+
+/** The payload of a single-step `EngineStep` v2 record (kept for tools and tests of old journals). */
 export function engineStepData(seq: number, nowUs: number, input: EngineInput, events: readonly EngineEvent[]): EngineStepDataV2 {
   return { v: JOURNAL_VERSION, seq, now_us: nowUs, input, events: encodeEvents(events) };
 }
 
-/** The events of a step payload, whatever its version. */
-export function stepEvents(data: EngineStepData): EngineEvent[] {
-  if (data.v === undefined) return data.events;
-  if (data.v === JOURNAL_VERSION) return decodeEvents(data.events);
+function stepOf(data: EngineStepData): JournalStep {
+  if (data.v === undefined) return { seq: data.seq, now_us: data.now_us, input: data.input, events: data.events };
+  if (data.v === JOURNAL_VERSION) return { seq: data.seq, now_us: data.now_us, input: data.input, events: decodeEvents(data.events) };
   throw new Error(`engine journal: record version ${String((data as { v: unknown }).v)} is not known to this build`);
 }
 
-/** The engine outcome events inside a record; empty for any record that is not an engine step. */
+/** The steps inside an engine record, in sequence order; empty for any other record. */
+export function journalStepsOf(record: RecordedEvent): JournalStep[] {
+  if (!isEngineRecord(record)) return [];
+  if (record.type === ENGINE_STEP_TYPE) return [stepOf(record.data as EngineStepData)];
+  const data = record.data as EngineStepsData;
+  if (data.v !== ENGINE_BATCH_VERSION || !Array.isArray(data.steps)) {
+    throw new Error(`engine journal: ${ENGINE_STEPS_TYPE} record version ${String((data as { v: unknown }).v)} is not known to this build`);
+  }
+  const context = newDeltaContext();
+  return data.steps.map((step) => ({
+    seq: step.seq, now_us: step.now_us, input: decodeInputDelta(step.input, context), events: decodeEventsDelta(step.events, context),
+  }));
+}
+
+/** The sequence number of the last step inside an engine record. */
+export function lastSeqOf(record: RecordedEvent<EngineRecordData>): number {
+  if (record.type === ENGINE_STEP_TYPE) return (record.data as EngineStepData).seq;
+  const steps = (record.data as EngineStepsData).steps;
+  return steps.length > 0 ? steps[steps.length - 1]!.seq : -1;
+}
+
+/** All engine outcome events inside a record, in order; empty for any record that is not the engine's. */
 export function engineEventsOf(record: RecordedEvent): EngineEvent[] {
-  return isEngineStep(record) ? stepEvents(record.data) : [];
+  const steps = journalStepsOf(record);
+  if (steps.length === 1) return steps[0]!.events;
+  const out: EngineEvent[] = [];
+  for (const step of steps) for (const event of step.events) out.push(event);
+  return out;
 }

@@ -1,6 +1,6 @@
 // The engine process: ONE sequence of inputs, decided synchronously by the domain engine and
-// journaled in batches (group commit: every input waiting goes into one append of `EngineStep`
-// records on stream `engine`). The expected revision of that stream is the fencing token: a
+// journaled in batches (group commit: the steps of every input waiting go into one append on
+// stream `engine`, as `EngineSteps` records of at most STEPS_PER_RECORD steps each). The expected revision of that stream is the fencing token: a
 // second engine writing to the same store fails its append with WrongExpectedRevision and stops.
 // Callers are answered after their step is durable. Timer ticks drive expiries and delays.
 
@@ -13,10 +13,15 @@ import type { Engine } from '../../domain/engine/engine.ts';
 import { WrongExpectedRevision, type AppendResult, type EventStore, type NewEvent } from '../../eventstore/port.ts';
 import type { WriteTracker } from '../context.ts';
 import type { EngineGateway, EngineReply } from './gateway.ts';
-import { ENGINE_STEP_TYPE, ENGINE_STREAM, engineStepData, type EngineStepData } from './journal.ts';
+import { ENGINE_STEPS_TYPE, ENGINE_STREAM, encodeStep, engineStepsData, newDeltaContext, type EncodedStep, type EngineStepsData } from './journal.ts';
 import { recover, writeSnapshot } from './recovery.ts';
 
 export const BATCH_INPUTS_MAX = 1_024;
+/**
+ * Steps per journal record: keeps a record well under EventStoreDB's default 1 MiB append limit
+ * for ordinary steps (about 1.4 KB each) while one row still carries hundreds of orders.
+ */
+export const STEPS_PER_RECORD = 256;
 export const TICK_INTERVAL_MS = 250;
 export const SNAPSHOT_EVERY_STEPS = 100_000;
 
@@ -81,7 +86,7 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
   let tickQueued = false;
 
   interface Decided {
-    records: NewEvent<EngineStepData>[];
+    records: NewEvent<EngineStepsData>[];
     answered: { pending: Pending; reply: Omit<EngineReply, 'position'>; record: number | null; accounts: Set<string> | null }[];
     reload: boolean;
   }
@@ -89,6 +94,15 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
   /** Decides a batch synchronously; the state moves ahead of the journal until commit() lands. */
   const decide = (batch: Pending[]): Decided => {
     const decided: Decided = { records: [], answered: [], reload: false };
+    let steps: EncodedStep[] = [];
+    let context = newDeltaContext();
+    const seal = (): void => {
+      if (steps.length === 0) return;
+      // the id is not derived from seq: a second engine's record must not pass as a re-append
+      decided.records.push({ id: randomUUID(), type: ENGINE_STEPS_TYPE, data: engineStepsData(steps) });
+      steps = [];
+      context = newDeltaContext();
+    };
     for (let index = 0; index < batch.length; index++) {
       const pending = batch[index]!;
       const seq = engine.nextSeq;
@@ -109,16 +123,14 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
         ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.legs ? { legs: outcome.legs } : {}),
       };
       if (outcome.ok && outcome.events.length > 0) {
-        decided.records.push({
-          id: randomUUID(), // not derived from seq: a second engine's step must not pass as a re-append
-          type: ENGINE_STEP_TYPE,
-          data: engineStepData(seq, pending.nowUs, pending.input, outcome.events),
-        });
-        decided.answered.push({ pending, reply, record: decided.records.length - 1, accounts: accountsOf(pending.input, outcome.events) });
+        steps.push(encodeStep(seq, pending.nowUs, pending.input, outcome.events, context));
+        decided.answered.push({ pending, reply, record: decided.records.length, accounts: accountsOf(pending.input, outcome.events) });
+        if (steps.length >= STEPS_PER_RECORD) seal();
       } else {
         decided.answered.push({ pending, reply, record: null, accounts: null });
       }
     }
+    seal();
     return decided;
   };
 
@@ -136,7 +148,7 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
   let issuedRevision = revision;
   type IssuedAppend = () => Promise<AppendResult>;
 
-  const issue = (records: NewEvent<EngineStepData>[]): IssuedAppend | undefined => {
+  const issue = (records: NewEvent<EngineStepsData>[]): IssuedAppend | undefined => {
     if (records.length === 0) return undefined;
     if (!pipelined) return () => store.append(ENGINE_STREAM, records, revision === undefined ? 'no_stream' : revision);
     if (commitFailure !== undefined) return () => Promise.reject(commitFailure);
@@ -162,7 +174,7 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
         lastPosition = result.position;
         position = result.position;
         lastRecordId = records[records.length - 1]!.id;
-        stepsSinceSnapshot += records.length;
+        for (const item of answered) if (item.record !== null) stepsSinceSnapshot++;
       } catch (error) {
         commitFailure = error;
         for (const item of answered) item.pending.reject(error);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Engine } from '../../domain/engine/engine.ts';
 import { decodeState, encodeState } from '../../domain/engine/snapshot.ts';
 import type { EventStore, RecordedEvent } from '../../eventstore/port.ts';
-import { ENGINE_STREAM, isEngineStep, type EngineStepData } from './journal.ts';
+import { ENGINE_STREAM, isEngineRecord, journalStepsOf, lastSeqOf, type EngineRecordData, type JournalStep } from './journal.ts';
 
 export const JOURNAL_READ_PAGE_SIZE = 2_000;
 const SNAPSHOT_FILE = 'snapshot.json';
@@ -49,14 +49,28 @@ async function readSnapshot(dataDir: string): Promise<{ header: SnapshotHeader; 
   }
 }
 
-/** Pages through the journal from `fromRevision`, handing each step to `onStep`. */
+/**
+ * Pages through the journal from `fromRevision`, handing each step to `onStep` with its record.
+ * A record whose steps cannot be read is handed over once with `step` undefined and the error.
+ */
 export async function readJournal(
-  store: EventStore, fromRevision: bigint, onStep: (record: RecordedEvent<EngineStepData>) => void,
+  store: EventStore, fromRevision: bigint,
+  onStep: (step: JournalStep | undefined, record: RecordedEvent<EngineRecordData>, unreadable?: unknown) => void,
 ): Promise<void> {
   let next = fromRevision;
   for (;;) {
     const page = await store.readStream(ENGINE_STREAM, { fromRevision: next, maxCount: JOURNAL_READ_PAGE_SIZE });
-    for (const record of page) if (isEngineStep(record)) onStep(record);
+    for (const record of page) {
+      if (!isEngineRecord(record)) continue;
+      let steps: JournalStep[];
+      try {
+        steps = journalStepsOf(record);
+      } catch (error) {
+        onStep(undefined, record, error);
+        continue;
+      }
+      for (const step of steps) onStep(step, record);
+    }
     if (page.length < JOURNAL_READ_PAGE_SIZE) return;
     next = page[page.length - 1]!.revision + 1n;
   }
@@ -77,7 +91,7 @@ export async function recover(store: EventStore, dataDir: string | null): Promis
   if (snapshot) {
     const at = BigInt(snapshot.header.revision);
     const [record] = await store.readStream(ENGINE_STREAM, { fromRevision: at, maxCount: 1 }).catch(() => []);
-    if (record && isEngineStep(record) && record.data.seq === snapshot.header.seq && record.revision === at && record.id === snapshot.header.record_id) {
+    if (record && isEngineRecord(record) && lastSeqOf(record) === snapshot.header.seq && record.revision === at && record.id === snapshot.header.record_id) {
       engine = new Engine(decodeState(snapshot.body));
       revision = at;
       position = record.position;
@@ -87,8 +101,9 @@ export async function recover(store: EventStore, dataDir: string | null): Promis
   }
   let replayedSteps = 0;
   if (revision !== undefined || (await streamExists(store))) {
-    await readJournal(store, revision === undefined ? 0n : revision + 1n, (record) => {
-      replayStep(engine, record);
+    await readJournal(store, revision === undefined ? 0n : revision + 1n, (step, record, unreadable) => {
+      if (!step) throw new Error(`journal record at revision ${record.revision} is unreadable: ${String(unreadable)}`);
+      replayStep(engine, step);
       revision = record.revision;
       position = record.position;
       recordId = record.id;
@@ -99,8 +114,8 @@ export async function recover(store: EventStore, dataDir: string | null): Promis
 }
 
 /** Re-runs one journaled step; throws when it does not fit (the journal and the engine disagree). */
-export function replayStep(engine: Engine, record: RecordedEvent<EngineStepData>): ReturnType<Engine['step']> {
-  const { seq, now_us, input } = record.data;
+export function replayStep(engine: Engine, step: JournalStep): ReturnType<Engine['step']> {
+  const { seq, now_us, input } = step;
   if (seq !== engine.nextSeq) throw new Error(`journal step ${seq} found where ${engine.nextSeq} was expected`);
   const outcome = engine.step({ seq, now_us, input });
   if (!outcome.ok || outcome.events.length === 0) throw new Error(`journal step ${seq} no longer produces events`);

@@ -7,7 +7,6 @@ import { readFile } from 'node:fs/promises';
 import { Engine } from '../../domain/engine/engine.ts';
 import { decodeState, stateHash } from '../../domain/engine/snapshot.ts';
 import type { EventStore } from '../../eventstore/port.ts';
-import { engineEventsOf } from './journal.ts';
 import { readJournal, snapshotPath, type SnapshotHeader } from './recovery.ts';
 
 export interface VerifyReport {
@@ -39,8 +38,12 @@ export async function verifyJournal(store: EventStore, dataDir: string | null): 
   let hashAtSnapshot: string | undefined;
   let resumed: Engine | undefined;
   let steps = 0;
-  await readJournal(store, 0n, (record) => {
-    const { seq, now_us, input } = record.data;
+  await readJournal(store, 0n, (step, record, unreadable) => {
+    if (!step) {
+      if (mismatches.length < MISMATCHES_MAX) mismatches.push({ seq: engine.nextSeq, reason: `journal record at revision ${record.revision} unreadable: ${String(unreadable)}` });
+      return;
+    }
+    const { seq, now_us, input, events } = step;
     steps++;
     const note = (reason: string) => { if (mismatches.length < MISMATCHES_MAX) mismatches.push({ seq, reason }); };
     if (seq !== engine.nextSeq) note(`sequence ${seq} where ${engine.nextSeq} was expected`);
@@ -51,13 +54,7 @@ export async function verifyJournal(store: EventStore, dataDir: string | null): 
       note(`step threw: ${String(error)}`);
       return;
     }
-    let events: ReturnType<typeof engineEventsOf> | undefined;
-    try {
-      events = engineEventsOf(record);
-    } catch (error) {
-      note(`journaled events unreadable: ${String(error)}`);
-    }
-    if (events && JSON.stringify(outcome.events) !== JSON.stringify(events)) note(`events differ (${outcome.events.length} replayed, ${events.length} journaled)`);
+    if (JSON.stringify(outcome.events) !== JSON.stringify(events)) note(`events differ (${outcome.events.length} replayed, ${events.length} journaled)`);
     if (resumed) resumed.step({ seq, now_us, input });
     if (snapshotHeader && snapshotBody && seq === snapshotHeader.seq) {
       hashAtSnapshot = stateHash(engine.state);

@@ -1,16 +1,17 @@
-// Reads engine outcome events out of event-store records. The engine journals ONE record per
-// processed input on stream `engine`, type `EngineStep`, data `{seq, now_us, input, events}`.
+// Reads engine outcome events out of event-store records (stream `engine`; see
+// commands/engine/journal.ts for the record kinds: one record per group commit holding its
+// steps `{seq, now_us, input, events}`, or one per step in older journals).
 // Each event is tagged with where it sits in the journal (record position, index inside the
-// record): that pair is the insertion sequence the read models sort "most recent first" by,
-// identical on every rebuild and unaffected by clock changes.
+// record across its steps): that pair is the insertion sequence the read models sort "most
+// recent first" by, identical on every rebuild and unaffected by clock changes.
 
 import type { EngineEvent } from '../../domain/engine/events.ts';
-import { ENGINE_STEP_TYPE, ENGINE_STREAM, engineEventsOf, isEngineStep } from '../../commands/engine/journal.ts';
+import { ENGINE_RECORD_TYPES, ENGINE_STREAM, engineEventsOf, journalStepsOf } from '../../commands/engine/journal.ts';
 import type { RecordedEvent, SubscriptionFilter } from '../../eventstore/port.ts';
 
 export { engineEventsOf };
 
-export const engineStepFilter: SubscriptionFilter = { streamPrefixes: [ENGINE_STREAM], eventTypes: [ENGINE_STEP_TYPE] };
+export const engineStepFilter: SubscriptionFilter = { streamPrefixes: [ENGINE_STREAM], eventTypes: [...ENGINE_RECORD_TYPES] };
 
 /** One engine event with its place in the journal. */
 export interface JournaledEvent {
@@ -28,10 +29,13 @@ export interface JournaledEvent {
 export function journaledEventsOf(records: readonly RecordedEvent[]): JournaledEvent[] {
   const out: JournaledEvent[] = [];
   for (const record of records) {
-    if (!isEngineStep(record)) continue;
-    const { seq, now_us: nowUs } = record.data;
+    const steps = journalStepsOf(record);
+    if (steps.length === 0) continue;
     const pos = record.position.toString();
-    engineEventsOf(record).forEach((event, idx) => out.push({ event, seq: Number(seq), nowUs: Number(nowUs), pos, idx }));
+    let idx = 0;
+    for (const { seq, now_us: nowUs, events } of steps) {
+      for (const event of events) out.push({ event, seq: Number(seq), nowUs: Number(nowUs), pos, idx: idx++ });
+    }
   }
   return out;
 }

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { BATCH_INPUTS_MAX, startEngine } from '../../commands/engine/process.ts';
-import { ENGINE_STREAM } from '../../commands/engine/journal.ts';
+import { ENGINE_STREAM, journalStepsOf } from '../../commands/engine/journal.ts';
 import { MemoryEventStore } from '../../eventstore/memory.ts';
 import type { AppendResult, ExpectedRevision, NewEvent } from '../../eventstore/port.ts';
 import { account, deposit, T0 } from './support.ts';
@@ -55,7 +55,7 @@ describe('engine process: pipelined appends', () => {
       const after = await engine.submit(deposit('a', '1'));
       expect(after.ok).to.equal(true);
       const journal = await store.readStream(ENGINE_STREAM);
-      expect(journal.length).to.equal(1 + BATCH_INPUTS_MAX + 1);
+      expect(journal.flatMap((record) => journalStepsOf(record)).length).to.equal(1 + BATCH_INPUTS_MAX + 1);
       const cash = engine.engine.state.accounts.get('a')!.cash;
       expect(cash.toFixed(2)).to.equal(String(BATCH_INPUTS_MAX + 1) + '.00');
     } finally {

@@ -4,7 +4,7 @@
 
 import type pg from 'pg';
 import type Big from 'big.js';
-import { engineEventsOf, isEngineStep } from '../../../commands/engine/journal.ts';
+import { ENGINE_RECORD_TYPES, ENGINE_STREAM, journalStepsOf } from '../../../commands/engine/journal.ts';
 import { feeRates } from '../../../domain/engine/fees.ts';
 import { sportKey } from '../../../domain/leaderboard/board.ts';
 import type {
@@ -208,7 +208,7 @@ export const memberActivityProjector: Projector = {
   version: 3,
   tables: [...MEMBER_ACTIVITY_TABLES],
   schemaSql: MEMBER_ACTIVITY_SCHEMA_SQL,
-  filter: { streamPrefixes: ['engine'], eventTypes: ['EngineStep'] },
+  filter: { streamPrefixes: [ENGINE_STREAM], eventTypes: [...ENGINE_RECORD_TYPES] },
   async handle(tx, records) {
     const batch = {
       events: new Latest<SportEventView>(), markets: new Latest<MarketStateView>(), orders: new Latest<OrderView>(),
@@ -222,10 +222,8 @@ export const memberActivityProjector: Projector = {
       // first and last touch of the batch: the row's inserted_at must not depend on batch size
       pairs.set(key, { account_id, market_id, first_us: seen?.first_us ?? now_us, last_us: now_us });
     };
-    for (const record of records) {
-      if (!isEngineStep(record)) continue;
-      const { seq, now_us } = record.data;
-      for (const event of engineEventsOf(record)) {
+    for (const record of records) for (const { seq, now_us, events } of journalStepsOf(record)) {
+      for (const event of events) {
         switch (event.type) {
           case 'SportEventScheduled':
           case 'SportEventStarted':

@@ -7,7 +7,7 @@
 // from a newer or equal engine step.
 
 import type pg from 'pg';
-import { engineEventsOf, isEngineStep } from '../../../commands/engine/journal.ts';
+import { journalStepsOf } from '../../../commands/engine/journal.ts';
 import { LEADERBOARD_LAUNCH_US, OPT_IN_DEFAULT_BY_JURISDICTION, type ProfileEvent } from '../../../domain/profile/profile.ts';
 import type { RecordedEvent } from '../../../eventstore/port.ts';
 import type { ProjectionChange, Projector } from '../../projector.ts';
@@ -91,11 +91,12 @@ export const memberProfilesProjector: Projector = {
         if (accountId) touched.add(accountId);
         continue;
       }
-      if (!isEngineStep(record)) continue;
-      for (const event of engineEventsOf(record)) {
-        if (event.type !== 'AccountOpened' && event.type !== 'AccountUpdated') continue;
-        await applyAccount(tx, record.data.seq, event.account);
-        touched.add(event.account.account_id);
+      for (const { seq, events } of journalStepsOf(record)) {
+        for (const event of events) {
+          if (event.type !== 'AccountOpened' && event.type !== 'AccountUpdated') continue;
+          await applyAccount(tx, seq, event.account);
+          touched.add(event.account.account_id);
+        }
       }
     }
     const changes: ProjectionChange[] = [];
