@@ -29,5 +29,11 @@ export interface Projector {
   tables: string[];
   schemaSql: string;
   filter?: SubscriptionFilter;
+  /**
+   * Optional finer test after `filter`: false when the record certainly changes nothing here, so
+   * a batch of only such records costs no transaction. `handle` must still accept them (a
+   * rebuild passes every record the filter lets through).
+   */
+  wants?(event: RecordedEvent): boolean;
   handle(tx: pg.PoolClient, events: RecordedEvent[]): Promise<ProjectionChange[] | void>;
 }

@@ -1,9 +1,12 @@
-// The projection runner: feeds every registered projector from the event store, one
-// subscription each. Each batch is handled in ONE transaction that also advances the
-// projector's checkpoint, under the projector's lock, re-reading the checkpoint inside it, so
-// a batch seen twice (restart, concurrent rebuild swap) changes nothing the second time.
-// On start a new projector gets its tables; a projector whose version changed is rebuilt.
-// Also: waitFor (read-your-writes), the change bus (after commit), and the lag metric.
+// The projection runner: feeds every registered projector from ONE subscription to the event
+// store (each record is read and parsed once, whatever the number of projectors); a batch goes
+// to every projector that has not passed it, concurrently, each on its own connection. Each
+// projector handles its share in ONE transaction that also advances its checkpoint, under the
+// projector's lock, re-reading the checkpoint inside it, so a batch seen twice (restart,
+// concurrent rebuild swap) changes nothing the second time. A projector with nothing to do in a
+// batch opens no transaction: its checkpoint moves forward with one statement shared by all such
+// projectors. On start a new projector gets its tables; a projector whose version changed is
+// rebuilt. Also: waitFor (read-your-writes), the change bus (after commit), and the lag metric.
 
 import type pg from 'pg';
 import type { Logger } from 'pino';
@@ -11,9 +14,8 @@ import { Gauge, Registry } from 'prom-client';
 import type { EventStore, RecordedEvent, Subscription } from '../eventstore/port.ts';
 import { matchesFilter } from '../eventstore/subscription.ts';
 import type { ProjectionChange, Projector } from './projector.ts';
-import { advanceCheckpoint, lockProjector, readAllCheckpoints, readCheckpoint, useSchema } from './runtime/checkpoints.ts';
+import { advanceIdleCheckpoints, beginProjectorBatch, commitProjectorBatch, readAllCheckpoints, readCheckpoint } from './runtime/checkpoints.ts';
 import { createProjectorTables, rebuildProjector } from './runtime/rebuild.ts';
-import { inTransaction } from './runtime/transaction.ts';
 
 export const WAIT_FOR_TIMEOUT_MS_DEFAULT = 5000;
 const BATCH_EVENTS_MAX_DEFAULT = 500;
@@ -52,7 +54,6 @@ interface ProjectorState {
   projector: Projector;
   /** Every event up to here has been handled (or did not concern this projector). */
   position: bigint;
-  subscription: Subscription | undefined;
   rebuilding: boolean;
 }
 
@@ -77,6 +78,7 @@ export class ProjectionRunner {
   private readonly states = new Map<string, ProjectorState>();
   private readonly listeners = new Set<ChangeListener>();
   private waiters: Waiter[] = [];
+  private subscription: Subscription | undefined;
   private stopped = false;
   private started = false;
   private readonly logger: Pick<Logger, 'info' | 'warn' | 'error'>;
@@ -90,7 +92,7 @@ export class ProjectionRunner {
     for (const projector of options.projectors) {
       if (names.has(projector.name)) throw new Error(`two projectors are named ${projector.name}`);
       names.add(projector.name);
-      this.states.set(projector.name, { projector, position: -1n, subscription: undefined, rebuilding: false });
+      this.states.set(projector.name, { projector, position: -1n, rebuilding: false });
     }
     this.registry = options.registry ?? new Registry();
     const states = this.states;
@@ -142,24 +144,53 @@ export class ProjectionRunner {
         state.position = checkpoint.position;
       }
     }
-    for (const state of this.states.values()) this.subscribe(state);
+    if (this.states.size > 0) {
+      this.subscription = this.options.store.subscribeToAll((events) => this.dispatch(events), {
+        after: this.minimumPosition(),
+        batchSizeMax: this.batchSizeMax,
+        onError: (error) => this.logger.error({ err: error }, 'projection subscription stopped'),
+      });
+    }
     this.settleWaiters();
   }
 
-  private subscribe(state: ProjectorState): void {
-    state.subscription = this.options.store.subscribeToAll((events) => this.handleBatch(state, events), {
-      after: state.position,
-      batchSizeMax: this.batchSizeMax,
-      onError: (error) => this.logger.error({ err: error, projector: state.projector.name }, 'projector subscription stopped'),
-    });
+  /** One batch for every projector that has not passed it; settles waiters once all are through. */
+  private async dispatch(events: RecordedEvent[]): Promise<void> {
+    const first = events[0];
+    const last = events[events.length - 1];
+    if (!first || !last) return;
+    const idle: ProjectorState[] = [];
+    const busy: Array<Promise<void>> = [];
+    for (const state of this.states.values()) {
+      if (state.position >= last.position) continue;
+      const { projector } = state;
+      const unseen = state.position >= first.position ? events.filter((event) => event.position > state.position) : events;
+      const relevant = unseen.filter((event) => matchesFilter(event, projector.filter) && (projector.wants?.(event) ?? true));
+      if (relevant.length === 0) idle.push(state);
+      else busy.push(this.handleBatch(state, relevant, last.position));
+    }
+    if (idle.length > 0) busy.push(this.advanceIdle(idle, last.position));
+    await Promise.all(busy);
+    this.settleWaiters();
+  }
+
+  /** Projectors with nothing to handle up to `position`: no transaction, one shared statement. */
+  private async advanceIdle(states: ProjectorState[], position: bigint): Promise<void> {
+    try {
+      await advanceIdleCheckpoints(this.options.pool, states.map((state) => state.projector.name), position);
+    } catch (error) {
+      // Only the stored checkpoint lags; a restart reads these irrelevant events again.
+      this.logger.warn({ err: error }, 'could not store idle projector checkpoints');
+    }
+    for (const state of states) if (position > state.position) state.position = position;
   }
 
   /** Applies one batch, retrying with backoff on failure (the transaction left nothing behind). */
-  private async handleBatch(state: ProjectorState, events: RecordedEvent[]): Promise<void> {
+  private async handleBatch(state: ProjectorState, events: RecordedEvent[], through: bigint): Promise<void> {
     let delayMs = RETRY_DELAY_MS_MIN;
     while (!this.stopped) {
       try {
-        await this.applyBatch(state, events);
+        await this.applyBatch(state, events, through);
         return;
       } catch (error) {
         this.logger.error(
@@ -172,26 +203,26 @@ export class ProjectionRunner {
     }
   }
 
-  private async applyBatch(state: ProjectorState, events: RecordedEvent[]): Promise<void> {
+  /** `events` are the batch's events this projector handles; `through` is the batch's last position. */
+  private async applyBatch(state: ProjectorState, events: RecordedEvent[], through: bigint): Promise<void> {
     const { projector } = state;
-    const last = events[events.length - 1];
-    if (!last) return;
-    const relevant = projector.filter ? events.filter((event) => matchesFilter(event, projector.filter)) : events;
     let changes: ProjectionChange[] = [];
-    let reached = last.position;
-    await inTransaction(this.options.pool, async (tx) => {
-      await lockProjector(tx, projector.name);
-      await useSchema(tx, 'public');
-      const checkpoint = await readCheckpoint(tx, projector.name);
-      const done = checkpoint?.position ?? -1n;
-      const fresh = relevant.filter((event) => event.position > done);
+    let reached = through;
+    const tx = await this.options.pool.connect();
+    try {
+      const done = await beginProjectorBatch(tx, projector.name);
+      const fresh = events.filter((event) => event.position > done);
       if (fresh.length > 0) changes = (await projector.handle(tx, fresh)) ?? [];
       if (done > reached) reached = done;
-      await advanceCheckpoint(tx, projector.name, reached);
-    });
+      await commitProjectorBatch(tx, projector.name, reached);
+    } catch (error) {
+      await tx.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      tx.release();
+    }
     if (reached > state.position) state.position = reached;
     if (changes.length > 0) this.emit(changes);
-    this.settleWaiters();
   }
 
   private emit(changes: ProjectionChange[]): void {
@@ -283,7 +314,7 @@ export class ProjectionRunner {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    await Promise.all([...this.states.values()].map((state) => state.subscription?.stop()));
+    await this.subscription?.stop();
   }
 }
 

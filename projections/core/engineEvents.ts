@@ -6,12 +6,27 @@
 // recent first" by, identical on every rebuild and unaffected by clock changes.
 
 import type { EngineEvent } from '../../domain/engine/events.ts';
-import { ENGINE_RECORD_TYPES, ENGINE_STREAM, engineEventsOf, journalStepsOf } from '../../commands/engine/journal.ts';
+import { ENGINE_RECORD_TYPES, ENGINE_STREAM, engineEventsOf, journalStepsOf, type JournalStep } from '../../commands/engine/journal.ts';
 import type { RecordedEvent, SubscriptionFilter } from '../../eventstore/port.ts';
 
 export { engineEventsOf };
 
 export const engineStepFilter: SubscriptionFilter = { streamPrefixes: [ENGINE_STREAM], eventTypes: [...ENGINE_RECORD_TYPES] };
+
+/**
+ * journalStepsOf, decoded once per record object: the runner hands the same records to every
+ * projector, which all read the steps. Readers must not modify what they get.
+ */
+const decoded = new WeakMap<RecordedEvent, readonly JournalStep[]>();
+
+export function stepsOf(record: RecordedEvent): readonly JournalStep[] {
+  let steps = decoded.get(record);
+  if (!steps) {
+    steps = journalStepsOf(record);
+    decoded.set(record, steps);
+  }
+  return steps;
+}
 
 /** One engine event with its place in the journal. */
 export interface JournaledEvent {
@@ -29,7 +44,7 @@ export interface JournaledEvent {
 export function journaledEventsOf(records: readonly RecordedEvent[]): JournaledEvent[] {
   const out: JournaledEvent[] = [];
   for (const record of records) {
-    const steps = journalStepsOf(record);
+    const steps = stepsOf(record);
     if (steps.length === 0) continue;
     const pos = record.position.toString();
     let idx = 0;

@@ -42,6 +42,42 @@ export async function readAllCheckpoints(db: Queryable): Promise<CheckpointRow[]
   return rows.map((row) => ({ name: row.name, version: row.version, position: BigInt(row.position), updatedAt: row.updated_at }));
 }
 
+const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
+
+/**
+ * Opens a projector batch in ONE round trip: BEGIN, the projector's lock, search_path `public`
+ * and the checkpoint read under the lock (the same statements as lockProjector, useSchema and
+ * readCheckpoint, sent as one simple query). Returns the checkpoint position (-1n without a row).
+ */
+export async function beginProjectorBatch(tx: Queryable, name: string): Promise<bigint> {
+  const results = (await tx.query(
+    `BEGIN; SELECT pg_advisory_xact_lock(${PROJECTOR_LOCK_CLASS}, hashtext(${literal(name)})); SET LOCAL search_path TO public; ` +
+      `SELECT position FROM public.projection_checkpoints WHERE name = ${literal(name)}`,
+  )) as unknown as Array<{ rows: Array<{ position: string }> }>;
+  const row = results[results.length - 1]?.rows[0];
+  return row ? BigInt(row.position) : -1n;
+}
+
+/** advanceCheckpoint and COMMIT in one round trip (COMMIT does not run if the update fails). */
+export async function commitProjectorBatch(tx: Queryable, name: string, position: bigint): Promise<void> {
+  await tx.query(
+    `UPDATE public.projection_checkpoints SET position = GREATEST(position, ${BigInt(position).toString()}::bigint), updated_at = now() ` +
+      `WHERE name = ${literal(name)}; COMMIT`,
+  );
+}
+
+/**
+ * Moves several checkpoints forward past events none of them had to handle, outside any
+ * projector lock: GREATEST makes it commute with a concurrent batch or rebuild swap, and a
+ * checkpoint left behind only makes a restart skip the same irrelevant events again.
+ */
+export async function advanceIdleCheckpoints(db: Queryable, names: readonly string[], position: bigint): Promise<void> {
+  await db.query(
+    'UPDATE public.projection_checkpoints SET position = GREATEST(position, $2::bigint), updated_at = now() WHERE name = ANY($1::text[])',
+    [names, String(position)],
+  );
+}
+
 /** Moves the checkpoint forward only. */
 export async function advanceCheckpoint(tx: Queryable, name: string, position: bigint): Promise<void> {
   await tx.query(

@@ -4,7 +4,8 @@
 
 import type pg from 'pg';
 import type Big from 'big.js';
-import { ENGINE_RECORD_TYPES, ENGINE_STREAM, journalStepsOf } from '../../../commands/engine/journal.ts';
+import { ENGINE_RECORD_TYPES, ENGINE_STREAM } from '../../../commands/engine/journal.ts';
+import { stepsOf } from '../../core/engineEvents.ts';
 import { feeRates } from '../../../domain/engine/fees.ts';
 import { sportKey } from '../../../domain/leaderboard/board.ts';
 import type {
@@ -222,7 +223,7 @@ export const memberActivityProjector: Projector = {
       // first and last touch of the batch: the row's inserted_at must not depend on batch size
       pairs.set(key, { account_id, market_id, first_us: seen?.first_us ?? now_us, last_us: now_us });
     };
-    for (const record of records) for (const { seq, now_us, events } of journalStepsOf(record)) {
+    for (const record of records) for (const { seq, now_us, events } of stepsOf(record)) {
       for (const event of events) {
         switch (event.type) {
           case 'SportEventScheduled':

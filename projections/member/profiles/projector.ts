@@ -7,7 +7,8 @@
 // from a newer or equal engine step.
 
 import type pg from 'pg';
-import { journalStepsOf } from '../../../commands/engine/journal.ts';
+import type { EngineEvent } from '../../../domain/engine/events.ts';
+import { stepsOf } from '../../core/engineEvents.ts';
 import { LEADERBOARD_LAUNCH_US, OPT_IN_DEFAULT_BY_JURISDICTION, type ProfileEvent } from '../../../domain/profile/profile.ts';
 import type { RecordedEvent } from '../../../eventstore/port.ts';
 import type { ProjectionChange, Projector } from '../../projector.ts';
@@ -77,12 +78,16 @@ async function applyProfileEvent(tx: pg.PoolClient, record: RecordedEvent): Prom
   return accountId;
 }
 
+const isAccountSnapshot = (event: EngineEvent): event is Extract<EngineEvent, { type: 'AccountOpened' | 'AccountUpdated' }> =>
+  event.type === 'AccountOpened' || event.type === 'AccountUpdated';
+
 export const memberProfilesProjector: Projector = {
   name: 'member_profiles',
   version: 2,
   tables: [MEMBER_PROFILES_TABLE],
   schemaSql: SCHEMA_SQL,
   filter: { streamPrefixes: ['profile-', 'engine'] },
+  wants: (record) => record.stream.startsWith('profile-') || stepsOf(record).some((step) => step.events.some(isAccountSnapshot)),
   async handle(tx, events) {
     const touched = new Set<string>();
     for (const record of events) {
@@ -91,9 +96,9 @@ export const memberProfilesProjector: Projector = {
         if (accountId) touched.add(accountId);
         continue;
       }
-      for (const { seq, events } of journalStepsOf(record)) {
+      for (const { seq, events } of stepsOf(record)) {
         for (const event of events) {
-          if (event.type !== 'AccountOpened' && event.type !== 'AccountUpdated') continue;
+          if (!isAccountSnapshot(event)) continue;
           await applyAccount(tx, seq, event.account);
           touched.add(event.account.account_id);
         }
