@@ -4,7 +4,7 @@
 // projector handles its share in ONE transaction that also advances its checkpoint, under the
 // projector's lock, re-reading the checkpoint inside it, so a batch seen twice (restart,
 // concurrent rebuild swap) changes nothing the second time. A projector with nothing to do in a
-// batch opens no transaction: its checkpoint moves forward with one statement shared by all such
+// batch takes no lock: its checkpoint moves forward with one statement shared by all such
 // projectors. On start a new projector gets its tables; a projector whose version changed is
 // rebuilt. Also: waitFor (read-your-writes), the change bus (after commit), and the lag metric.
 
@@ -174,7 +174,7 @@ export class ProjectionRunner {
     this.settleWaiters();
   }
 
-  /** Projectors with nothing to handle up to `position`: no transaction, one shared statement. */
+  /** Projectors with nothing to handle up to `position`: no lock, one shared statement. */
   private async advanceIdle(states: ProjectorState[], position: bigint): Promise<void> {
     try {
       await advanceIdleCheckpoints(this.options.pool, states.map((state) => state.projector.name), position);

@@ -48,10 +48,14 @@ const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
  * Opens a projector batch in ONE round trip: BEGIN, the projector's lock, search_path `public`
  * and the checkpoint read under the lock (the same statements as lockProjector, useSchema and
  * readCheckpoint, sent as one simple query). Returns the checkpoint position (-1n without a row).
+ * The commit does not wait for its WAL flush (synchronous_commit off, this transaction only):
+ * rows and checkpoint are lost or kept together, and a lost batch is projected again from the
+ * durable journal; what the batch wrote is visible to readers as soon as COMMIT returns.
  */
 export async function beginProjectorBatch(tx: Queryable, name: string): Promise<bigint> {
   const results = (await tx.query(
-    `BEGIN; SELECT pg_advisory_xact_lock(${PROJECTOR_LOCK_CLASS}, hashtext(${literal(name)})); SET LOCAL search_path TO public; ` +
+    `BEGIN; SET LOCAL synchronous_commit TO off; SELECT pg_advisory_xact_lock(${PROJECTOR_LOCK_CLASS}, hashtext(${literal(name)})); ` +
+      'SET LOCAL search_path TO public; ' +
       `SELECT position FROM public.projection_checkpoints WHERE name = ${literal(name)}`,
   )) as unknown as Array<{ rows: Array<{ position: string }> }>;
   const row = results[results.length - 1]?.rows[0];
@@ -73,8 +77,9 @@ export async function commitProjectorBatch(tx: Queryable, name: string, position
  */
 export async function advanceIdleCheckpoints(db: Queryable, names: readonly string[], position: bigint): Promise<void> {
   await db.query(
-    'UPDATE public.projection_checkpoints SET position = GREATEST(position, $2::bigint), updated_at = now() WHERE name = ANY($1::text[])',
-    [names, String(position)],
+    'BEGIN; SET LOCAL synchronous_commit TO off; ' +
+      `UPDATE public.projection_checkpoints SET position = GREATEST(position, ${BigInt(position).toString()}::bigint), updated_at = now() ` +
+      `WHERE name IN (${names.map(literal).join(', ')}); COMMIT`,
   );
 }
 
