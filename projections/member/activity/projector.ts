@@ -9,12 +9,12 @@ import { stepsOf } from '../../core/engineEvents.ts';
 import { feeRates } from '../../../domain/engine/fees.ts';
 import { sportKey } from '../../../domain/leaderboard/board.ts';
 import type {
-  BalanceView, FillView, LedgerEntryView, MarketStateView, OrderView, PositionView, SportEventView,
+  BalanceView, FillView, LedgerEntryView, MarketStateView, PositionView, SportEventView,
 } from '../../../domain/views.ts';
 import type { ProjectionChange, Projector } from '../../projector.ts';
 import {
-  addContribution, deriveMarketStats, feeContribution, fillContribution, fillSettledAtUs, orderContribution, storedOf, sumsFromStored,
-  type Contribution, type StoredSums, type SumKey,
+  addContribution, deriveMarketStats, feeContribution, fillContribution, fillSettledAtUs, orderContribution, orderFactsOf, storedOf, sumsFromStored,
+  type Contribution, type OrderFacts, type StoredSums, type SumKey,
 } from '../marketStats/compute.ts';
 import { MEMBER_ACTIVITY_SCHEMA_SQL, MEMBER_ACTIVITY_TABLES } from './schema.ts';
 
@@ -37,7 +37,7 @@ class Latest<T> {
 const pairKey = (accountId: string, marketId: string) => `${accountId}\u0000${marketId}`;
 
 interface Batch {
-  events: Latest<SportEventView>; markets: Latest<MarketStateView>; orders: Latest<OrderView>;
+  events: Latest<SportEventView>; markets: Latest<MarketStateView>; orders: Latest<OrderFacts>;
   fills: Latest<FillView>; positions: Latest<PositionView>; balances: Latest<BalanceView>;
   /** Fee and fee refund entries of a market (the ledger lists themselves read the core read model). */
   fees: Latest<LedgerEntryView>;
@@ -212,7 +212,7 @@ export const memberActivityProjector: Projector = {
   filter: { streamPrefixes: [ENGINE_STREAM], eventTypes: [...ENGINE_RECORD_TYPES] },
   async handle(tx, records) {
     const batch = {
-      events: new Latest<SportEventView>(), markets: new Latest<MarketStateView>(), orders: new Latest<OrderView>(),
+      events: new Latest<SportEventView>(), markets: new Latest<MarketStateView>(), orders: new Latest<OrderFacts>(),
       fills: new Latest<FillView>(), positions: new Latest<PositionView>(), balances: new Latest<BalanceView>(), fees: new Latest<LedgerEntryView>(),
     };
     const pairs = new Map<string, TouchedPair>();
@@ -236,7 +236,7 @@ export const memberActivityProjector: Projector = {
             break;
           case 'OrderPlaced':
           case 'OrderChanged':
-            batch.orders.put(event.order.id, seq, now_us, event.order);
+            batch.orders.put(event.order.id, seq, now_us, orderFactsOf(event.order));
             touch(event.order.account_id, event.order.market_id, now_us);
             break;
           case 'TradeExecuted':

@@ -38,6 +38,9 @@ CREATE TABLE IF NOT EXISTS member_markets (
 );
 CREATE INDEX IF NOT EXISTS member_markets_event ON member_markets (event_id);
 
+-- doc: the order's facts market stats are computed from (id, account_id, market_id, action,
+-- status, price, quantity, filled); rows written before this held the whole order view, a
+-- superset read the same way.
 CREATE TABLE IF NOT EXISTS member_orders (
   order_id text PRIMARY KEY,
   account_id text NOT NULL,

@@ -71,9 +71,17 @@ const maxOf = (a: Big, b: Big) => (a.gt(b) ? a : b);
 const minOf = (a: Big, b: Big) => (a.lt(b) ? a : b);
 
 /** Contracts of an order still working (quantity − filled). */
-const unfilled = (order: OrderView) => maxOf(big(order.quantity).minus(big(order.filled)), ZERO);
+/** What an order contributes through: the member_orders rows keep only these fields of the view. */
+export type OrderFacts = Pick<OrderView, 'id' | 'account_id' | 'market_id' | 'action' | 'status' | 'price' | 'quantity' | 'filled'>;
 
-export function orderContribution(order: OrderView, maxPriceText: string): Contribution {
+export const orderFactsOf = (order: OrderFacts): OrderFacts => ({
+  id: order.id, account_id: order.account_id, market_id: order.market_id, action: order.action,
+  status: order.status, price: order.price, quantity: order.quantity, filled: order.filled,
+});
+
+const unfilled = (order: Pick<OrderFacts, 'quantity' | 'filled'>) => maxOf(big(order.quantity).minus(big(order.filled)), ZERO);
+
+export function orderContribution(order: OrderFacts, maxPriceText: string): Contribution {
   const maxPrice = big(maxPriceText);
   const side = order.action === 'buy' ? 'buy' : 'sell';
   const out: Contribution = { [`${side}_orders`]: ONE };
@@ -270,7 +278,7 @@ export function fillSettledAtUs(fill: FillView): number | null {
 }
 
 export interface MarketStatsInput {
-  orders: readonly OrderView[];
+  orders: readonly OrderFacts[];
   fills: readonly FillView[];
   position: PositionView | null;
   feeEntries: readonly LedgerEntryView[];
