@@ -15,6 +15,7 @@ import { v1Router } from './v1/router.ts';
 
 export const JSON_BODY_LIMIT = '1mb';
 const REQUEST_ID_HEADER = 'X-Request-Id';
+const REQUEST_ID_HEADER_LC = 'x-request-id';
 /** A client's request id is echoed only when it is short and plain; otherwise we make one. */
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:\-]{1,128}$/;
 const HTTP_DURATION_BUCKETS_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -59,18 +60,28 @@ export function createApp(ctx: AppContext, options: AppOptions): express.Express
     registers: [options.registry],
   });
 
-  // Request id, request log, metrics.
+  // Request id, request log, metrics. The request's child logger is made on first use (most
+  // requests log nothing at the configured level).
+  const LOG = Symbol('log');
+  Object.defineProperty(app.request, 'log', {
+    configurable: true,
+    get(this: Request & { [LOG]?: Logger }): Logger {
+      return (this[LOG] ??= ctx.logger.child({ request_id: this.id }));
+    },
+    set(this: Request & { [LOG]?: Logger }, value: Logger) {
+      this[LOG] = value;
+    },
+  });
   app.use((req: Request, res: Response, next: NextFunction) => {
-    const presented = req.get(REQUEST_ID_HEADER);
-    const id = presented !== undefined && REQUEST_ID_PATTERN.test(presented) ? presented : randomUUID();
+    const presented = req.headers[REQUEST_ID_HEADER_LC];
+    const id = typeof presented === 'string' && REQUEST_ID_PATTERN.test(presented) ? presented : randomUUID();
     req.id = id;
-    req.log = ctx.logger.child({ request_id: id });
     res.setHeader(REQUEST_ID_HEADER, id);
     const startedNs = process.hrtime.bigint();
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - startedNs) / 1e9;
-      const route = routeLabel(req);
-      httpDuration.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
+      httpDuration.observe({ method: req.method, route: routeLabel(req), status: String(res.statusCode) }, seconds);
+      if (!ctx.logger.isLevelEnabled('info')) return;
       req.log?.info(
         { method: req.method, url: req.originalUrl, status: res.statusCode, duration_ms: Math.round(seconds * 1e4) / 10 },
         'request',
