@@ -73,6 +73,16 @@ function toRecorded(row: EventRow): RecordedEvent {
 /** First statement of every append transaction: the lock that orders commits. */
 export const LOCK_POSITION_SQL = 'SELECT position FROM event_position FOR UPDATE';
 
+interface StateRow { kind: string; stream: string; revision: string | null; id: string | null; position: string | null }
+
+const textArrayLiteral = (client: pg.PoolClient, values: readonly string[]): string =>
+  `ARRAY[${values.map((value) => client.escapeLiteral(value)).join(',')}]::text[]`;
+
+/** The opening of an append transaction: BEGIN, the position lock, then the streams' and ids' state. */
+function beginLockAndStateSql(client: pg.PoolClient, streams: readonly string[], ids: readonly string[]): string {
+  return `BEGIN; ${LOCK_POSITION_SQL}; ${STATE_SQL.replace('$1::text[]', textArrayLiteral(client, streams)).replace('$2::text[]', textArrayLiteral(client, ids))}`;
+}
+
 const STATE_SQL = `
   SELECT 'stream' AS kind, s AS stream,
          (SELECT e.revision FROM events e WHERE e.stream = s ORDER BY e.revision DESC LIMIT 1) AS revision,
@@ -190,15 +200,16 @@ export class PostgresEventStore implements EventStore {
     const client = await this.pool.connect();
     const outcomes: Array<{ append: PendingAppend; result?: AppendResult; error?: unknown }> = [];
     try {
-      await client.query('BEGIN');
-      const locked = await client.query<{ position: string }>({ name: 'es_lock', text: LOCK_POSITION_SQL });
-      let head = BigInt(locked.rows[0]!.position);
-
       const streams = [...new Set(group.map((append) => append.stream))];
       const ids = group.flatMap((append) => append.events.map((event) => event.id));
-      const state = await client.query<{ kind: string; stream: string; revision: string | null; id: string | null; position: string | null }>(
-        { name: 'es_state', text: STATE_SQL, values: [streams, ids] },
-      );
+      // BEGIN, the lock and the state read travel as one simple query (one round trip instead of
+      // three). Each statement of it takes its own snapshot, so the state is read after the lock
+      // is held, as with separate queries. Stream names and ids go in as escaped literals.
+      const opened = await client.query(beginLockAndStateSql(client, streams, ids)) as unknown as [
+        unknown, pg.QueryResult<{ position: string }>, pg.QueryResult<StateRow>,
+      ];
+      let head = BigInt(opened[1].rows[0]!.position);
+      const state = opened[2];
       const revisions = new Map<string, bigint | undefined>();
       const known = new Map<string, { stream: string; revision: bigint; position: bigint }>();
       for (const row of state.rows) {

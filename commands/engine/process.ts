@@ -13,10 +13,14 @@ import type { Engine } from '../../domain/engine/engine.ts';
 import { WrongExpectedRevision, type AppendResult, type EventStore, type NewEvent } from '../../eventstore/port.ts';
 import type { WriteTracker } from '../context.ts';
 import type { EngineGateway, EngineReply } from './gateway.ts';
-import { ENGINE_STEPS_TYPE, ENGINE_STREAM, encodeStep, engineStepsData, newDeltaContext, type EncodedStep, type EngineStepsData } from './journal.ts';
+import {
+  ENGINE_STEPS_TYPE, ENGINE_STREAM, encodeStep, engineStepsData, newDeltaContext, type DeltaContext, type EncodedStep, type EngineStepsData,
+} from './journal.ts';
 import { recover, writeSnapshot } from './recovery.ts';
 
 export const BATCH_INPUTS_MAX = 1_024;
+/** Inputs decided between two yields to I/O while an append is in flight. */
+export const DECIDE_SLICE = 64;
 /**
  * Steps per journal record: keeps a record well under EventStoreDB's default 1 MiB append limit
  * for ordinary steps (about 1.4 KB each) while one row still carries hundreds of orders.
@@ -89,20 +93,24 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
     records: NewEvent<EngineStepsData>[];
     answered: { pending: Pending; reply: Omit<EngineReply, 'position'>; record: number | null; accounts: Set<string> | null }[];
     reload: boolean;
+    /** Steps of the record being filled, and that record's delta context. */
+    steps: EncodedStep[];
+    context: DeltaContext;
   }
 
-  /** Decides a batch synchronously; the state moves ahead of the journal until commit() lands. */
-  const decide = (batch: Pending[]): Decided => {
-    const decided: Decided = { records: [], answered: [], reload: false };
-    let steps: EncodedStep[] = [];
-    let context = newDeltaContext();
-    const seal = (): void => {
-      if (steps.length === 0) return;
-      // the id is not derived from seq: a second engine's record must not pass as a re-append
-      decided.records.push({ id: randomUUID(), type: ENGINE_STEPS_TYPE, data: engineStepsData(steps) });
-      steps = [];
-      context = newDeltaContext();
-    };
+  const newDecided = (): Decided => ({ records: [], answered: [], reload: false, steps: [], context: newDeltaContext() });
+
+  /** Closes the record being filled (if it holds steps). */
+  const seal = (decided: Decided): void => {
+    if (decided.steps.length === 0) return;
+    // the id is not derived from seq: a second engine's record must not pass as a re-append
+    decided.records.push({ id: randomUUID(), type: ENGINE_STEPS_TYPE, data: engineStepsData(decided.steps) });
+    decided.steps = [];
+    decided.context = newDeltaContext();
+  };
+
+  /** Decides inputs synchronously into `decided`; the state moves ahead of the journal until commit() lands. */
+  const decideInto = (decided: Decided, batch: Pending[]): void => {
     for (let index = 0; index < batch.length; index++) {
       const pending = batch[index]!;
       const seq = engine.nextSeq;
@@ -123,15 +131,13 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
         ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.legs ? { legs: outcome.legs } : {}),
       };
       if (outcome.ok && outcome.events.length > 0) {
-        steps.push(encodeStep(seq, pending.nowUs, pending.input, outcome.events, context));
+        decided.steps.push(encodeStep(seq, pending.nowUs, pending.input, outcome.events, decided.context));
         decided.answered.push({ pending, reply, record: decided.records.length, accounts: accountsOf(pending.input, outcome.events) });
-        if (steps.length >= STEPS_PER_RECORD) seal();
+        if (decided.steps.length >= STEPS_PER_RECORD) seal(decided);
       } else {
         decided.answered.push({ pending, reply, record: null, accounts: null });
       }
     }
-    seal();
-    return decided;
   };
 
   /** Set when an append failed: batches decided on top of it are failed too, then the state reloads. */
@@ -214,17 +220,34 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
    */
   const drain = async (): Promise<void> => {
     let inFlight: Promise<void> | undefined;
+    /** Whether the newest issued append has been answered. */
+    let landed = true;
     while (queue.length > 0 && !stopped) {
-      const decided = decide(queue.splice(0, BATCH_INPUTS_MAX));
+      const decided = newDecided();
+      // Decide in slices and yield between them, so the in-flight append's round trips to the
+      // store go on meanwhile instead of queueing behind a whole batch of deciding. The batch
+      // closes as soon as the previous append has landed (the store is never left idle), when
+      // nothing more is waiting, or when it is full.
+      for (;;) {
+        decideInto(decided, queue.splice(0, Math.min(DECIDE_SLICE, BATCH_INPUTS_MAX - decided.answered.length)));
+        if (decided.reload || stopped || landed || queue.length === 0 || decided.answered.length >= BATCH_INPUTS_MAX) break;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      seal(decided);
       const append = issue(decided.records);
       const previous = inFlight;
-      inFlight = (async () => {
+      const current = (async () => {
         if (previous) await previous;
         await commit(decided, append);
       })();
+      inFlight = current;
+      landed = false;
+      const markLanded = (): void => { if (inFlight === current) landed = true; };
+      current.then(markLanded, markLanded);
       if (decided.reload) {
         await inFlight;
         inFlight = undefined;
+        landed = true;
         await reloadFromJournal();
         continue;
       }
@@ -232,11 +255,13 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
       if (commitFailure !== undefined) {
         await inFlight;
         inFlight = undefined;
+        landed = true;
         if (!stopped) await reloadFromJournal();
       }
       if (queue.length === 0 && inFlight) {
         await inFlight; // nothing more to overlap with: let the last batch land
         inFlight = undefined;
+        landed = true;
         if (commitFailure !== undefined && !stopped) await reloadFromJournal();
       }
       if (stepsSinceSnapshot >= SNAPSHOT_EVERY_STEPS && revision !== undefined && lastRecordId !== undefined && !inFlight) {
