@@ -162,68 +162,66 @@ export function decodeEvents(stored: readonly EncodedEngineEvent[]): EngineEvent
 
 const DELTA_KEY = '~d';
 
-/** The previous view of each kind (as its array of values) while a record is encoded or decoded. */
-export type DeltaContext = Map<readonly string[], unknown[]>;
+/** The previous view of each kind while a record is encoded or decoded. */
+export type DeltaContext = Map<readonly string[], Readonly<Record<string, unknown>>>;
 
 export function newDeltaContext(): DeltaContext {
   return new Map();
 }
 
-/** Values of `view` in the order of `keys`, or undefined when its keys are not exactly `keys`. */
-function valuesOf(view: unknown, keys: readonly string[]): unknown[] | undefined {
-  if (view === null || typeof view !== 'object' || Array.isArray(view)) return undefined;
-  const own = Object.keys(view);
-  if (own.length !== keys.length) return undefined;
-  const values = new Array<unknown>(keys.length);
-  const source = view as Record<string, unknown>;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
-    if (own[i] !== key) return undefined;
-    const value = source[key];
-    if (value === undefined) return undefined;
-    values[i] = value;
+/** Whether `view` has exactly `keys`, in that order, none of them undefined (no allocation). */
+function hasExactKeys(view: unknown, keys: readonly string[]): view is Record<string, unknown> {
+  if (view === null || typeof view !== 'object' || Array.isArray(view)) return false;
+  let i = 0;
+  for (const key in view) {
+    if (key !== keys[i] || (view as Record<string, unknown>)[key] === undefined) return false;
+    i++;
   }
-  return values;
+  return i === keys.length;
 }
 
 function encodeViewDelta(view: unknown, keys: readonly string[], context: DeltaContext): unknown {
-  const values = valuesOf(view, keys);
-  if (!values) return view;
+  if (!hasExactKeys(view, keys)) return view;
   const previous = context.get(keys);
-  context.set(keys, values);
-  if (!previous) return values;
-  const changes: unknown[] = [];
-  for (let i = 0; i < values.length; i++) {
-    const value = values[i];
-    // Only primitives count as unchanged: a nested array or object is always written out.
-    if (value !== previous[i] || (value !== null && typeof value === 'object')) changes.push(i, value);
+  context.set(keys, view);
+  if (previous) {
+    const changes: unknown[] = [];
+    for (let i = 0; i < keys.length && changes.length <= keys.length; i++) {
+      const value = view[keys[i]!];
+      // Only primitives count as unchanged: a nested array or object is always written out.
+      if (value !== previous[keys[i]!] || (value !== null && typeof value === 'object')) changes.push(i, value);
+    }
+    if (changes.length <= keys.length) return { [DELTA_KEY]: changes };
   }
-  return changes.length > keys.length ? values : { [DELTA_KEY]: changes };
+  const values = new Array<unknown>(keys.length);
+  for (let i = 0; i < keys.length; i++) values[i] = view[keys[i]!];
+  return values;
 }
 
 function decodeViewDelta(stored: unknown, keys: readonly string[], context: DeltaContext, type: string, field: string): unknown {
-  let values: unknown[];
+  let view: Record<string, unknown>;
   if (Array.isArray(stored)) {
     if (stored.length !== keys.length) {
       throw new Error(`engine journal: ${type}.${field} holds ${stored.length} values where ${keys.length} were expected`);
     }
-    values = stored;
+    view = {};
+    for (let i = 0; i < keys.length; i++) view[keys[i]!] = stored[i];
   } else if (stored !== null && typeof stored === 'object' && Array.isArray((stored as Record<string, unknown>)[DELTA_KEY])) {
     const previous = context.get(keys);
     if (!previous) throw new Error(`engine journal: ${type}.${field} is a delta with no earlier view of its kind in the record`);
     const changes = (stored as Record<string, unknown[]>)[DELTA_KEY]!;
-    values = previous.slice();
+    view = { ...previous };
     for (let i = 0; i + 1 < changes.length; i += 2) {
       const index = changes[i];
-      if (typeof index !== 'number' || index < 0 || index >= keys.length) throw new Error(`engine journal: ${type}.${field} delta index ${String(index)} is out of range`);
-      values[index] = changes[i + 1];
+      if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= keys.length) {
+        throw new Error(`engine journal: ${type}.${field} delta index ${String(index)} is out of range`);
+      }
+      view[keys[index]!] = changes[i + 1];
     }
   } else {
     return stored;
   }
-  context.set(keys, values);
-  const view: Record<string, unknown> = {};
-  for (let i = 0; i < keys.length; i++) view[keys[i]!] = values[i];
+  context.set(keys, view);
   return view;
 }
 
