@@ -1,11 +1,12 @@
 // /api/v1: authentication, then the trading routes (one table, also the OpenAPI document), the
 // member routes, and 404 for every other path (GET /trades included: replaced by /fills).
 
-import express, { Router, type Request, type RequestHandler, type Response } from 'express';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { AppContext } from '../../commands/context.ts';
 import { requireWrite } from '../auth/guards.ts';
 import { authenticate, type AuthOptions } from '../auth/middleware.ts';
 import { errorHandler, notFound } from '../errors.ts';
+import { jsonBody } from '../jsonBody.ts';
 import { buildOpenApiDocument, memberFragment } from '../openapi/document.ts';
 import { announceDeprecation } from './deprecation.ts';
 import { idempotentWrite } from './idempotency.ts';
@@ -13,6 +14,7 @@ import { memberRouter } from './member/router.ts';
 import { expressPath, tradingRoutes, type RouteSpec } from './routes.ts';
 
 export const BODY_LIMIT = '1mb';
+const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export interface V1Options {
   auth?: AuthOptions;
@@ -25,7 +27,7 @@ export function v1Router(ctx: AppContext, options: V1Options = {}): Router {
   const routes = [...tradingRoutes(ctx), ...(options.extraRoutes?.(ctx) ?? [])];
 
   router.use(authenticate(ctx, options.auth));
-  router.use(express.json({ limit: BODY_LIMIT }));
+  router.use(jsonBody(BODY_LIMIT_BYTES, BODY_LIMIT));
 
   const document = buildOpenApiDocument(routes, [memberFragment()]);
   router.get('/openapi.json', (_req: Request, res: Response) => {
