@@ -6,17 +6,47 @@ import type { EngineEvent } from './events.ts';
 import { engineId, type IdKind } from './ids.ts';
 import type { AccountState, EngineState, Exposure, FillState, MarketState, OrderState } from './state.ts';
 
+/**
+ * The entities of one kind a step changed, in first-change order, each once. Most steps change
+ * one or two of each kind: membership is a scan of the list until it grows long enough for an
+ * index to pay (a Set per kind and step would cost more than the scans it saves).
+ */
+export class ChangeSet<T extends object> {
+  readonly items: T[] = [];
+  private index: Set<T> | null = null;
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  has(item: T): boolean {
+    if (this.index) return this.index.has(item);
+    const items = this.items;
+    for (let i = 0; i < items.length; i++) if (items[i] === item) return true;
+    return false;
+  }
+
+  add(item: T): void {
+    if (this.has(item)) return;
+    this.items.push(item);
+    if (this.index) this.index.add(item);
+    else if (this.items.length > CHANGE_SET_SCAN_MAX) this.index = new Set(this.items);
+  }
+}
+
+const CHANGE_SET_SCAN_MAX = 8;
+
 export class StepContext {
   private counter = 0;
   readonly lifecycle: EngineEvent[] = [];
-  readonly placedOrders = new Set<OrderState>();
-  readonly changedOrders = new Set<OrderState>();
+  readonly placedOrders = new ChangeSet<OrderState>();
+  readonly changedOrders = new ChangeSet<OrderState>();
   readonly trades: EngineEvent[] = [];
-  readonly changedFills = new Set<FillState>();
+  readonly changedFills = new ChangeSet<FillState>();
   readonly ledger: EngineEvent[] = [];
-  readonly changedPositions = new Set<Exposure>();
-  readonly changedBalances = new Set<AccountState>();
-  readonly changedMarkets = new Set<MarketState>();
+  readonly changedPositions = new ChangeSet<Exposure>();
+  readonly changedBalances = new ChangeSet<AccountState>();
+  readonly changedMarkets = new ChangeSet<MarketState>();
   readonly settled: EngineEvent[] = [];
 
   constructor(readonly state: EngineState, readonly seq: number, readonly now: number) {}

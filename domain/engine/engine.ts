@@ -84,32 +84,53 @@ export class Engine {
     }
     const events = assemble(ctx);
     if (events.length > 0) this.state.seq = sequenced.seq;
-    if (outcomes) {
-      const views = new Map<string, OrderView>();
-      for (const event of events) if (event.type === 'OrderPlaced' || event.type === 'OrderChanged') views.set(event.order.id, event.order);
-      legs = outcomes.map(({ id, outcome }) => {
-        if (outcome.error) return { order_id: id, error: outcome.error };
-        const view = outcome.order ? views.get(outcome.order.id) ?? orderView(outcome.order) : undefined;
-        return view ? { order_id: id, order: view } : { order_id: id };
-      });
-    }
+    if (outcomes) legs = legsOf(outcomes, events);
     return legs ? { ok: true, events, legs } : { ok: true, events };
   }
 }
 
+/** Each leg answers with its order's snapshot from the step's events (built afresh if it has none). */
+function legsOf(outcomes: { id: string; outcome: OrderOutcome }[], events: EngineEvent[]): LegResult[] {
+  let views: Map<string, OrderView> | null = null;
+  if (outcomes.length > 1) {
+    views = new Map();
+    for (const event of events) if (event.type === 'OrderPlaced' || event.type === 'OrderChanged') views.set(event.order.id, event.order);
+  }
+  const legs: LegResult[] = [];
+  for (const { id, outcome } of outcomes) {
+    if (outcome.error) {
+      legs.push({ order_id: id, error: outcome.error });
+      continue;
+    }
+    const order = outcome.order;
+    const view = order ? (views ? views.get(order.id) : lastOrderView(events, order.id)) ?? orderView(order) : undefined;
+    legs.push(view ? { order_id: id, order: view } : { order_id: id });
+  }
+  return legs;
+}
+
+/** The last snapshot of order `id` among `events` (a one-order step has a handful of events). */
+function lastOrderView(events: EngineEvent[], id: string): OrderView | undefined {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i]!;
+    if ((event.type === 'OrderPlaced' || event.type === 'OrderChanged') && event.order.id === id) return event.order;
+  }
+  return undefined;
+}
+
 /** The step's events in a fixed order: lifecycle, orders, trades, fills, ledger, positions, balances, markets. */
 function assemble(ctx: StepContext): EngineEvent[] {
-  const events: EngineEvent[] = [...ctx.lifecycle];
-  for (const order of ctx.placedOrders) events.push({ type: 'OrderPlaced', order: orderView(order) });
-  for (const order of ctx.changedOrders) events.push({ type: 'OrderChanged', order: orderView(order) });
+  const events: EngineEvent[] = ctx.lifecycle.length > 0 ? ctx.lifecycle.slice() : [];
+  for (const order of ctx.placedOrders.items) events.push({ type: 'OrderPlaced', order: orderView(order) });
+  for (const order of ctx.changedOrders.items) events.push({ type: 'OrderChanged', order: orderView(order) });
   for (const trade of ctx.trades) events.push(trade);
-  for (const fill of ctx.changedFills) events.push({ type: 'FillChanged', fill: fillView(fill) });
+  for (const fill of ctx.changedFills.items) events.push({ type: 'FillChanged', fill: fillView(fill) });
   for (const entry of ctx.ledger) events.push(entry);
-  for (const exposure of ctx.changedPositions) {
+  for (const exposure of ctx.changedPositions.items) {
     events.push({ type: 'PositionChanged', position: positionView(exposure, ctx.state.markets.get(exposure.marketId)!, ctx.seq) });
   }
-  for (const account of ctx.changedBalances) events.push({ type: 'BalanceChanged', balance: balanceView(account, ctx.seq) });
-  for (const market of ctx.changedMarkets) events.push({ type: 'MarketChanged', market: marketView(market) });
+  for (const account of ctx.changedBalances.items) events.push({ type: 'BalanceChanged', balance: balanceView(account, ctx.seq) });
+  for (const market of ctx.changedMarkets.items) events.push({ type: 'MarketChanged', market: marketView(market) });
   for (const settled of ctx.settled) events.push(settled);
   return events;
 }

@@ -9,8 +9,7 @@
 // (on `win` only sells can hurt, on `lose` only buys), so orders that would close a position are
 // netted against it. available_balance = account_balance - sum of market liabilities.
 
-import { Big, ZERO, type Decimal } from '../money/decimal.ts';
-import { contractsTimesCents } from './amounts.ts';
+import { compare, contractsTimesCents, minus, negated, plus, times, ZERO, type Decimal } from '../money/decimal.ts';
 import type { AccountState, Exposure, MarketState, OrderState } from './state.ts';
 
 export function newExposure(accountId: string, marketId: string, now: number): Exposure {
@@ -32,14 +31,6 @@ export function exposureOf(account: AccountState, market: MarketState, now: numb
   return exposure;
 }
 
-/** Cash effect of settling the current position on `win` and on `lose`. */
-export function positionPnl(positionNanos: number, openPremium: Decimal, maxPriceCents: number): { win: Decimal; lose: Decimal } {
-  if (positionNanos === 0) return { win: ZERO, lose: ZERO };
-  const payout = contractsTimesCents(Math.abs(positionNanos), maxPriceCents);
-  if (positionNanos > 0) return { win: payout.minus(openPremium), lose: openPremium.times(-1) };
-  return { win: openPremium.minus(payout), lose: openPremium };
-}
-
 export interface ExposureParts {
   buyExposure: Decimal;
   sellExposure: Decimal;
@@ -50,24 +41,45 @@ export interface ExposureParts {
 }
 
 export function liabilityOf(parts: ExposureParts, maxPriceCents: number): Decimal {
-  const pnl = positionPnl(parts.positionNanos, parts.openPremium, maxPriceCents);
+  return marketLiability(
+    parts.buyExposure, parts.sellExposure, parts.buyFeeReserve, parts.sellFeeReserve, parts.positionNanos, parts.openPremium, maxPriceCents,
+  );
+}
+
+/**
+ * max(0, sellExposure - pnlWin, buyExposure - pnlLose) + fee reserves, where the position's cash
+ * effect on settlement is (payout = |n| x M)
+ *   long:  win +(payout - C), lose -C   =>  sellExposure - payout + C,  buyExposure + C
+ *   short: win -(payout - P), lose +P   =>  sellExposure + payout - P,  buyExposure - P
+ */
+function marketLiability(
+  buyExposure: Decimal, sellExposure: Decimal, buyFeeReserve: Decimal, sellFeeReserve: Decimal,
+  positionNanos: number, openPremium: Decimal, maxPriceCents: number,
+): Decimal {
+  let onWin = sellExposure;
+  let onLose = buyExposure;
+  if (positionNanos > 0) {
+    onWin = plus(minus(sellExposure, contractsTimesCents(positionNanos, maxPriceCents)), openPremium);
+    onLose = plus(buyExposure, openPremium);
+  } else if (positionNanos < 0) {
+    onWin = minus(plus(sellExposure, contractsTimesCents(-positionNanos, maxPriceCents)), openPremium);
+    onLose = minus(buyExposure, openPremium);
+  }
   let worst = ZERO;
-  const onWin = parts.sellExposure.minus(pnl.win);
-  const onLose = parts.buyExposure.minus(pnl.lose);
-  if (onWin.gt(worst)) worst = onWin;
-  if (onLose.gt(worst)) worst = onLose;
-  return worst.plus(parts.buyFeeReserve).plus(parts.sellFeeReserve);
+  if (compare(onWin, worst) > 0) worst = onWin;
+  if (compare(onLose, worst) > 0) worst = onLose;
+  return plus(plus(worst, buyFeeReserve), sellFeeReserve);
 }
 
 /** Recomputes one market's liability and carries the difference into the account total. */
 export function refreshLiability(account: AccountState, exposure: Exposure, maxPriceCents: number): void {
   const next = liabilityOf(exposure, maxPriceCents);
-  account.liability = account.liability.minus(exposure.liability).plus(next);
+  account.liability = plus(minus(account.liability, exposure.liability), next);
   exposure.liability = next;
 }
 
 export function availableExact(account: AccountState): Decimal {
-  return account.cash.minus(account.liability);
+  return minus(account.cash, account.liability);
 }
 
 /** Per-contract fee basis bound for an order at its reserve price: trades at better prices never cost more. */
@@ -76,15 +88,17 @@ function feeBasisCents(action: 'buy' | 'sell', reserveCents: number, maxPriceCen
   return Math.min(risk, maxPriceCents / 2);
 }
 
+export interface Reservation { exposure: Decimal; feeReserve: Decimal }
+
 /** What `nanos` of an order reserve: exposure and the potential trade fee at the account's highest rate. */
 export function reservationOf(
   order: Pick<OrderState, 'action' | 'reserveCents'>, nanos: number, maxPriceCents: number, maxRate: Decimal,
-): { exposure: Decimal; feeReserve: Decimal } {
+): Reservation {
   const riskCents = order.action === 'buy' ? order.reserveCents : maxPriceCents - order.reserveCents;
   const exposure = contractsTimesCents(nanos, riskCents);
   const basis = feeBasisCents(order.action, order.reserveCents, maxPriceCents);
   const feeReserve = maxRate.s > 0 && maxRate.c[0] !== 0
-    ? (Number.isInteger(basis) ? contractsTimesCents(nanos, basis) : contractsTimesCents(nanos, basis * 2).div(2)).times(maxRate)
+    ? times(Number.isInteger(basis) ? contractsTimesCents(nanos, basis) : contractsTimesCents(nanos, basis * 2).div(2), maxRate)
     : ZERO;
   return { exposure, feeReserve };
 }
@@ -92,42 +106,71 @@ export function reservationOf(
 /** Adds (sign 1) or removes (sign -1) the reservation of `nanos` of a live order. */
 export function reserve(
   account: AccountState, exposure: Exposure, order: OrderState, nanos: number, sign: 1 | -1, maxPriceCents: number,
-  computed?: { exposure: Decimal; feeReserve: Decimal },
 ): void {
   if (nanos === 0) return;
-  const { exposure: amount, feeReserve } = computed ?? reservationOf(order, nanos, maxPriceCents, account.rates.max);
-  const signedAmount = sign === 1 ? amount : amount.times(-1);
-  const signedFee = sign === 1 ? feeReserve : feeReserve.times(-1);
+  const { exposure: amount, feeReserve } = reservationOf(order, nanos, maxPriceCents, account.rates.max);
+  const signedAmount = sign === 1 ? amount : negated(amount);
+  const signedFee = sign === 1 ? feeReserve : negated(feeReserve);
   if (order.action === 'buy') {
-    exposure.buyExposure = exposure.buyExposure.plus(signedAmount);
-    exposure.buyFeeReserve = exposure.buyFeeReserve.plus(signedFee);
-    account.buyOrderLiability = account.buyOrderLiability.plus(signedAmount).plus(signedFee);
+    exposure.buyExposure = plus(exposure.buyExposure, signedAmount);
+    exposure.buyFeeReserve = plus(exposure.buyFeeReserve, signedFee);
+    account.buyOrderLiability = plus(plus(account.buyOrderLiability, signedAmount), signedFee);
   } else {
-    exposure.sellExposure = exposure.sellExposure.plus(signedAmount);
-    exposure.sellFeeReserve = exposure.sellFeeReserve.plus(signedFee);
-    account.sellOrderLiability = account.sellOrderLiability.plus(signedAmount).plus(signedFee);
+    exposure.sellExposure = plus(exposure.sellExposure, signedAmount);
+    exposure.sellFeeReserve = plus(exposure.sellFeeReserve, signedFee);
+    account.sellOrderLiability = plus(plus(account.sellOrderLiability, signedAmount), signedFee);
   }
+}
+
+/** An order's funding check: the liabilities with the order added, and what it reserves. */
+export interface Funding {
+  /** The account's total liability with the order. */
+  total: Decimal;
+  /** The market's liability with the order. */
+  marketLiability: Decimal;
+  reservation: Reservation;
+  /** The exposure's totals on the order's side with the order. */
+  sideExposure: Decimal;
+  sideFeeReserve: Decimal;
 }
 
 /** The account's total liability if `order` (its full quantity) were added to `exposure`, and that reservation. */
 export function liabilityWithOrder(
   account: AccountState, exposure: Exposure | undefined, order: OrderState, maxPriceCents: number,
-): { total: Decimal; marketLiability: Decimal; reservation: { exposure: Decimal; feeReserve: Decimal } } {
+): Funding {
   const reservation = reservationOf(order, order.quantityNanos, maxPriceCents, account.rates.max);
-  const { exposure: amount, feeReserve } = reservation;
-  const parts: ExposureParts = exposure ? { ...exposure } : {
-    buyExposure: ZERO, sellExposure: ZERO, buyFeeReserve: ZERO, sellFeeReserve: ZERO, positionNanos: 0, openPremium: ZERO,
-  };
+  let buyExposure = exposure ? exposure.buyExposure : ZERO;
+  let sellExposure = exposure ? exposure.sellExposure : ZERO;
+  let buyFeeReserve = exposure ? exposure.buyFeeReserve : ZERO;
+  let sellFeeReserve = exposure ? exposure.sellFeeReserve : ZERO;
+  let sideExposure: Decimal;
+  let sideFeeReserve: Decimal;
   if (order.action === 'buy') {
-    parts.buyExposure = parts.buyExposure.plus(amount);
-    parts.buyFeeReserve = parts.buyFeeReserve.plus(feeReserve);
+    sideExposure = buyExposure = plus(buyExposure, reservation.exposure);
+    sideFeeReserve = buyFeeReserve = plus(buyFeeReserve, reservation.feeReserve);
   } else {
-    parts.sellExposure = parts.sellExposure.plus(amount);
-    parts.sellFeeReserve = parts.sellFeeReserve.plus(feeReserve);
+    sideExposure = sellExposure = plus(sellExposure, reservation.exposure);
+    sideFeeReserve = sellFeeReserve = plus(sellFeeReserve, reservation.feeReserve);
   }
-  const before = exposure?.liability ?? ZERO;
-  const marketLiability = liabilityOf(parts, maxPriceCents);
-  return { total: account.liability.minus(before).plus(marketLiability), marketLiability, reservation };
+  const market = marketLiability(
+    buyExposure, sellExposure, buyFeeReserve, sellFeeReserve, exposure ? exposure.positionNanos : 0, exposure ? exposure.openPremium : ZERO, maxPriceCents,
+  );
+  const total = plus(minus(account.liability, exposure ? exposure.liability : ZERO), market);
+  return { total, marketLiability: market, reservation, sideExposure, sideFeeReserve };
 }
 
-export const HALF = new Big('0.5');
+/** Books a funded order: its reservation on its side, and the liabilities `liabilityWithOrder` computed. */
+export function applyFunding(account: AccountState, exposure: Exposure, order: OrderState, funding: Funding): void {
+  const reserved = plus(funding.reservation.exposure, funding.reservation.feeReserve);
+  if (order.action === 'buy') {
+    exposure.buyExposure = funding.sideExposure;
+    exposure.buyFeeReserve = funding.sideFeeReserve;
+    account.buyOrderLiability = plus(account.buyOrderLiability, reserved);
+  } else {
+    exposure.sellExposure = funding.sideExposure;
+    exposure.sellFeeReserve = funding.sideFeeReserve;
+    account.sellOrderLiability = plus(account.sellOrderLiability, reserved);
+  }
+  account.liability = funding.total;
+  exposure.liability = funding.marketLiability;
+}

@@ -2,7 +2,7 @@
 // other ledger accounts: the outside world, fee revenue and each market's settlement pool.
 // The sum of all of them is zero after every step (checked by tests and `assertBalanced`).
 
-import { ZERO, type Decimal } from '../money/decimal.ts';
+import { isZero, minus, plus, ZERO, type Decimal } from '../money/decimal.ts';
 import type { StepContext } from './context.ts';
 import { ledgerEntryView, type LedgerEntryInput } from './snapshots.ts';
 import type { AccountState, EngineState } from './state.ts';
@@ -14,18 +14,18 @@ export const pool = (marketId: string): Counterparty => ({ kind: 'pool', marketI
 
 /** Moves `amount` (signed) from `counterparty` into the member's cash. */
 export function transfer(ctx: StepContext, account: AccountState, amount: Decimal, counterparty: Counterparty): void {
-  if (amount.eq(0)) return;
+  if (isZero(amount)) return;
   const ledger = ctx.state.ledger;
-  account.cash = account.cash.plus(amount);
+  account.cash = plus(account.cash, amount);
   switch (counterparty.kind) {
     case 'outside':
-      ledger.outside = ledger.outside.minus(amount);
+      ledger.outside = minus(ledger.outside, amount);
       break;
     case 'fees':
-      ledger.feeRevenue = ledger.feeRevenue.minus(amount);
+      ledger.feeRevenue = minus(ledger.feeRevenue, amount);
       break;
     case 'pool':
-      ledger.pools.set(counterparty.marketId, (ledger.pools.get(counterparty.marketId) ?? ZERO).minus(amount));
+      ledger.pools.set(counterparty.marketId, minus(ledger.pools.get(counterparty.marketId) ?? ZERO, amount));
       break;
     default: {
       const never: never = counterparty;

@@ -3,13 +3,14 @@
 
 import { crosses, opposite } from '../book/book.ts';
 import type { ErrorInfo } from '../errors.ts';
-import { ceilCent, parsePriceCents, parseQuantityNanos, round9, type Decimal } from '../money/decimal.ts';
-import { contractsTimesCents } from './amounts.ts';
-import { ZERO } from '../money/decimal.ts';
+import {
+  ceilCent, contractsTimesCents, isNegative, isZero, minus, negated, parsePriceCents, parseQuantityNanos, plus, round9, times, ZERO,
+  type Decimal,
+} from '../money/decimal.ts';
 import { AccountErrors } from './accountErrors.ts';
 import type { StepContext } from './context.ts';
 import { pointsFor } from './fees.ts';
-import { availableExact, exposureOf, liabilityWithOrder, refreshLiability, reservationOf, reserve } from './funds.ts';
+import { applyFunding, availableExact, exposureOf, liabilityWithOrder, refreshLiability, reservationOf, reserve } from './funds.ts';
 import type { OrderRequest } from './inputs.ts';
 import { FEES, pool, recordEntry, transfer } from './ledger.ts';
 import { fillView } from './snapshots.ts';
@@ -126,7 +127,7 @@ export function placeOrder(ctx: StepContext, accountId: string, request: OrderRe
   }
 
   const funding = liabilityWithOrder(account, account.exposures.get(market.id), order, market.maxPriceCents);
-  if (account.cash.minus(funding.total).lt(0)) {
+  if (isNegative(minus(account.cash, funding.total))) {
     order.status = 'rejected';
     order.rejectionReason = RejectionReasons.insufficientFunds;
     state.finishedOrders.set(order.id, accountId);
@@ -136,9 +137,7 @@ export function placeOrder(ctx: StepContext, accountId: string, request: OrderRe
   state.orders.set(order.id, order);
   market.liveOrderIds.add(order.id);
   const marketExposure = exposureOf(account, market, ctx.now);
-  reserve(account, marketExposure, order, order.quantityNanos, 1, market.maxPriceCents, funding.reservation);
-  account.liability = funding.total; // = refreshLiability: the same computation was just made
-  marketExposure.liability = funding.marketLiability;
+  applyFunding(account, marketExposure, order, funding); // = reserve + refreshLiability: the same computation was just made
   ctx.balanceChanged(account);
   if (order.expiration === 'good_till_time') state.timedOrderIds.add(order.id);
 
@@ -204,7 +203,7 @@ export interface Fee { unrounded: Decimal; rounded: Decimal }
 
 /** rate x contracts x min(price, max_price - price): nine places half up, then up to the cent. */
 export function tradeFee(rate: Decimal, nanos: number, priceCents: number, maxPriceCents: number): Fee {
-  const unrounded = round9(contractsTimesCents(nanos, Math.min(priceCents, maxPriceCents - priceCents)).times(rate));
+  const unrounded = round9(times(contractsTimesCents(nanos, Math.min(priceCents, maxPriceCents - priceCents)), rate));
   return { unrounded, rounded: ceilCent(unrounded) };
 }
 
@@ -215,7 +214,7 @@ export function tradeFee(rate: Decimal, nanos: number, priceCents: number, maxPr
  */
 function canPayFee(account: AccountState, order: OrderState, nanos: number, fee: Decimal, maxPriceCents: number): boolean {
   const released = reservationOf(order, nanos, maxPriceCents, account.rates.max).feeReserve;
-  return availableExact(account).minus(fee).plus(released).gte(0);
+  return !isNegative(plus(minus(availableExact(account), fee), released));
 }
 
 function trade(
@@ -250,7 +249,7 @@ function applyFill(
   const maxPriceCents = market.maxPriceCents;
   reserve(account, exposure, order, nanos, -1, maxPriceCents);
   order.filledNanos += nanos;
-  order.totalValue = order.totalValue.plus(contractsTimesCents(nanos, priceCents));
+  order.totalValue = plus(order.totalValue, contractsTimesCents(nanos, priceCents));
   ctx.orderChanged(order);
 
   // Close opposite lots first-in first-out, realising their PnL into cash; open a lot with the rest.
@@ -266,11 +265,11 @@ function applyFill(
       const pnl = isBuy
         ? contractsTimesCents(take, lot.priceCents - priceCents) // short closed by a buy
         : contractsTimesCents(take, priceCents - lot.priceCents); // long closed by a sell
-      realized = realized.plus(pnl);
-      exposure.openPremium = exposure.openPremium.minus(contractsTimesCents(take, lot.priceCents));
+      realized = plus(realized, pnl);
+      exposure.openPremium = minus(exposure.openPremium, contractsTimesCents(take, lot.priceCents));
       const lotFill = state.fills.get(lot.fillId)!;
       lotFill.closedNanos += take;
-      lotFill.closedPnl = lotFill.closedPnl.plus(pnl);
+      lotFill.closedPnl = plus(lotFill.closedPnl, pnl);
       lotFill.settlementsCount += 1;
       lot.nanos -= take;
       toClose -= take;
@@ -288,27 +287,28 @@ function applyFill(
   const openingNanos = nanos - closingNanos;
   if (openingNanos > 0) {
     exposure.lots.push({ fillId, nanos: openingNanos, priceCents });
-    exposure.openPremium = exposure.openPremium.plus(contractsTimesCents(openingNanos, priceCents));
+    exposure.openPremium = plus(exposure.openPremium, contractsTimesCents(openingNanos, priceCents));
     exposure.positionNanos += isBuy ? openingNanos : -openingNanos;
   }
   const eventId = market.eventId;
-  if (!realized.eq(0)) {
+  if (!isZero(realized)) {
     transfer(ctx, account, realized, pool(market.id));
-    exposure.realizedPnl = exposure.realizedPnl.plus(realized);
-    account.totals.settlementPnl = account.totals.settlementPnl.plus(realized);
+    exposure.realizedPnl = plus(exposure.realizedPnl, realized);
+    account.totals.settlementPnl = plus(account.totals.settlementPnl, realized);
   }
-  transfer(ctx, account, fee.rounded.times(-1), FEES);
-  exposure.fees = exposure.fees.plus(fee.rounded);
-  account.totals.fees = account.totals.fees.plus(fee.rounded);
+  const feePaid = negated(fee.rounded);
+  transfer(ctx, account, feePaid, FEES);
+  exposure.fees = plus(exposure.fees, fee.rounded);
+  account.totals.fees = plus(account.totals.fees, fee.rounded);
   recordEntry(ctx, {
-    id: ctx.nextId('ledger'), accountId: account.id, type: 'fee', amount: fee.rounded.times(-1),
+    id: ctx.nextId('ledger'), accountId: account.id, type: 'fee', amount: feePaid,
     eventId, marketId: market.id, feeSource: 'trade', tradeId: fillId,
   });
   const riskCents = isBuy ? priceCents : maxPriceCents - priceCents;
   const risked = contractsTimesCents(nanos, riskCents);
-  account.totals.traded = account.totals.traded.plus(risked);
+  account.totals.traded = plus(account.totals.traded, risked);
   account.tradeCount += 1;
-  exposure.amountRisked = exposure.amountRisked.plus(risked);
+  exposure.amountRisked = plus(exposure.amountRisked, risked);
   const points = pointsFor(risked, market.pointsCost);
   exposure.pointsPending += points;
   refreshLiability(account, exposure, maxPriceCents);

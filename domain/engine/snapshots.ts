@@ -3,9 +3,9 @@
 
 import { usToIso } from '../clock.ts';
 import {
-  Big, ceilCent, floorCent, formatCents, formatNanos, money, nanosToDecimal, ZERO, type Decimal,
+  Big, ceilCent, contractsTimesCents, contractsTimesCentsMoney, floorCent, formatCents, formatNanos, isNegative, minus, money, perContract,
+  plus, ZERO, type Decimal,
 } from '../money/decimal.ts';
-import { contractsTimesCents } from './amounts.ts';
 import { DEFAULT_BASE_FEE_PERCENT, DEFAULT_MAKER_FACTOR, DEFAULT_TAKER_FACTOR } from './fees.ts';
 import type {
   AccountView, BalanceView, FillView, LedgerEntryType, LedgerEntryView, MarketStateView, OrderView, PositionView, SportEventView,
@@ -37,7 +37,7 @@ function isoOf(us: number): string {
 
 function averagePrice(total: Decimal, nanos: number): string | null {
   if (nanos === 0) return null;
-  return money(total.div(nanosToDecimal(nanos)).round(AVG_PRICE_DECIMAL_PLACES, Big.roundHalfUp));
+  return money(perContract(total, nanos, AVG_PRICE_DECIMAL_PLACES));
 }
 
 export function orderView(order: OrderState): OrderView {
@@ -77,6 +77,11 @@ export function orderView(order: OrderState): OrderView {
   };
 }
 
+/** The part of a fill's trade fee that `nanos` of it carry, nine places half up. */
+function feeShare(fill: FillState, nanos: number): Decimal {
+  return fill.nanos === 0 || nanos === 0 ? ZERO : fill.tradeFee.times(nanos).div(fill.nanos).round(9, Big.roundHalfUp);
+}
+
 export function fillView(fill: FillState): FillView {
   const max = fill.maxPriceCents;
   const price = fill.priceCents;
@@ -87,10 +92,9 @@ export function fillView(fill: FillState): FillView {
   const originalOpening = fill.originalNanos - fill.closingNanos;
   const originalRiskCents = fill.action === 'buy' ? fill.originalPriceCents : max - fill.originalPriceCents;
   const originalToWinCents = fill.action === 'buy' ? max - fill.originalPriceCents : fill.originalPriceCents;
-  const share = (nanos: number) => (fill.nanos === 0 || nanos === 0 ? ZERO : fill.tradeFee.times(nanos).div(fill.nanos).round(9, Big.roundHalfUp));
-  const closedFee = share(fill.closedNanos + fill.closingNanos);
-  const expiredFee = share(fill.expiredNanos);
-  const gross = fill.closedPnl.plus(fill.expiredPnl);
+  const closedFee = feeShare(fill, fill.closedNanos + fill.closingNanos);
+  const expiredFee = feeShare(fill, fill.expiredNanos);
+  const gross = plus(fill.closedPnl, fill.expiredPnl);
   return {
     trade_id: fill.id,
     order_id: fill.orderId,
@@ -106,9 +110,9 @@ export function fillView(fill: FillState): FillView {
     traded_contracts: formatNanos(fill.nanos),
     original_filled: formatNanos(fill.originalNanos),
     original_price: formatCents(fill.originalPriceCents),
-    original_premium: money(contractsTimesCents(fill.originalNanos, fill.originalPriceCents)),
-    original_risk: money(contractsTimesCents(Math.max(originalOpening, 0), originalRiskCents)),
-    original_to_win: money(contractsTimesCents(Math.max(originalOpening, 0), originalToWinCents)),
+    original_premium: contractsTimesCentsMoney(fill.originalNanos, fill.originalPriceCents),
+    original_risk: contractsTimesCentsMoney(Math.max(originalOpening, 0), originalRiskCents),
+    original_to_win: contractsTimesCentsMoney(Math.max(originalOpening, 0), originalToWinCents),
     amended: fill.amended,
     last_modified_at: fill.lastModifiedAt,
     last_modified_by_admin_id: null,
@@ -123,19 +127,19 @@ export function fillView(fill: FillState): FillView {
     expired_fee: money(expiredFee),
     closed_pnl: money(fill.closedPnl),
     expired_pnl: money(fill.expiredPnl),
-    closed_net_pnl: money(fill.closedPnl.minus(closedFee)),
-    expired_net_pnl: money(fill.expiredPnl.minus(expiredFee)),
+    closed_net_pnl: money(minus(fill.closedPnl, closedFee)),
+    expired_net_pnl: money(minus(fill.expiredPnl, expiredFee)),
     gross_pnl: money(gross),
     pc_premium: formatCents(price),
     pc_risk: formatCents(riskCents),
     pc_to_win: formatCents(toWinCents),
     remaining_potential_fee: '0.00',
-    remaining_premium: money(contractsTimesCents(remainingNanos, price)),
-    remaining_risk: money(contractsTimesCents(remainingNanos, riskCents)),
-    remaining_to_win: money(contractsTimesCents(remainingNanos, toWinCents)),
+    remaining_premium: contractsTimesCentsMoney(remainingNanos, price),
+    remaining_risk: contractsTimesCentsMoney(remainingNanos, riskCents),
+    remaining_to_win: contractsTimesCentsMoney(remainingNanos, toWinCents),
     trade_fee: money(fill.tradeFee),
     unrounded_trade_fee: fill.unroundedFee.toFixed(9),
-    total_fee: money(fill.tradeFee.minus(fill.feeRefunded)),
+    total_fee: money(minus(fill.tradeFee, fill.feeRefunded)),
     points: fill.points,
     settlements_count: fill.settlementsCount,
     placed_pre_start: fill.placedPreStart,
@@ -152,18 +156,88 @@ export function fillView(fill: FillState): FillView {
   };
 }
 
+// A balance is rebuilt after every change of its account, but most of its amounts did not
+// change: each account keeps the texts of its last balance with the decimals they came from, and
+// a text is made again only when one of those is another object (decimals are never changed in
+// place, so the same object means the same value).
+
+/** The text of one amount, remade when the amount is another decimal. */
+class AmountText {
+  private value: Decimal | null = null;
+  private text = '';
+
+  constructor(private readonly format: (value: Decimal) => string) {}
+
+  of(value: Decimal): string {
+    if (value !== this.value) {
+      this.value = value;
+      this.text = this.format(value);
+    }
+    return this.text;
+  }
+}
+
+const ceilMoney = (value: Decimal): string => money(ceilCent(value));
+
+class BalanceTexts {
+  readonly cash = new AmountText(money);
+  readonly buyOrderLiability = new AmountText(ceilMoney);
+  readonly sellOrderLiability = new AmountText(ceilMoney);
+  readonly adjustments = new AmountText(money);
+  readonly deposits = new AmountText(money);
+  readonly withdrawals = new AmountText(money);
+  readonly fees = new AmountText(money);
+  readonly settlementPnl = new AmountText(money);
+  readonly traded = new AmountText(money);
+  // amounts of several decimals
+  private availableOf: [Decimal | null, Decimal | null] = [null, null];
+  private availableText = '';
+  private positionOf: [Decimal | null, Decimal | null, Decimal | null] = [null, null, null];
+  private positionText = '';
+
+  /** Cash less liabilities, down to the cent, never below 0. */
+  available(account: AccountState): string {
+    const of = this.availableOf;
+    if (account.cash !== of[0] || account.liability !== of[1]) {
+      of[0] = account.cash;
+      of[1] = account.liability;
+      const available = floorCent(minus(account.cash, account.liability));
+      this.availableText = money(isNegative(available) ? ZERO : available);
+    }
+    return this.availableText;
+  }
+
+  /** What positions (not orders) hold, up to the cent. */
+  positionLiability(account: AccountState): string {
+    const of = this.positionOf;
+    if (account.liability !== of[0] || account.buyOrderLiability !== of[1] || account.sellOrderLiability !== of[2]) {
+      of[0] = account.liability;
+      of[1] = account.buyOrderLiability;
+      of[2] = account.sellOrderLiability;
+      this.positionText = ceilMoney(minus(minus(account.liability, account.buyOrderLiability), account.sellOrderLiability));
+    }
+    return this.positionText;
+  }
+}
+
+const balanceTexts = new WeakMap<AccountState, BalanceTexts>();
+
 export function balanceView(account: AccountState, seq: number): BalanceView {
-  const available = floorCent(account.cash.minus(account.liability));
-  const positionLiability = account.liability.minus(account.buyOrderLiability).minus(account.sellOrderLiability);
+  let texts = balanceTexts.get(account);
+  if (!texts) {
+    texts = new BalanceTexts();
+    balanceTexts.set(account, texts);
+  }
+  const totals = account.totals;
   const onTrade = account.feeSchedule !== 'fixed_percent';
   return {
     account_id: account.id,
     user_id: account.userId,
-    account_balance: money(account.cash),
-    available_balance: money(available.s < 0 && !available.eq(0) ? ZERO : available),
-    buy_order_liability: money(ceilCent(account.buyOrderLiability)),
-    sell_order_liability: money(ceilCent(account.sellOrderLiability)),
-    position_premium_liability: money(ceilCent(positionLiability)),
+    account_balance: texts.cash.of(account.cash),
+    available_balance: texts.available(account),
+    buy_order_liability: texts.buyOrderLiability.of(account.buyOrderLiability),
+    sell_order_liability: texts.sellOrderLiability.of(account.sellOrderLiability),
+    position_premium_liability: texts.positionLiability(account),
     escrow: '0.00',
     fee_schedule: account.feeSchedule,
     // the rates in force: an unset rate shows the schedule's default, as fees.ts charges it
@@ -172,12 +246,12 @@ export function balanceView(account: AccountState, seq: number): BalanceView {
     taker_factor: onTrade ? account.takerFactor ?? DEFAULT_TAKER_FACTOR : null,
     loyalty_tier: account.loyaltyTier,
     points: account.points,
-    total_adjustments: money(account.totals.adjustments),
-    total_deposits: money(account.totals.deposits),
-    total_withdrawals: money(account.totals.withdrawals),
-    total_fees: money(account.totals.fees),
-    total_settlement_pnl: money(account.totals.settlementPnl),
-    total_traded: money(account.totals.traded),
+    total_adjustments: texts.adjustments.of(totals.adjustments),
+    total_deposits: texts.deposits.of(totals.deposits),
+    total_withdrawals: texts.withdrawals.of(totals.withdrawals),
+    total_fees: texts.fees.of(totals.fees),
+    total_settlement_pnl: texts.settlementPnl.of(totals.settlementPnl),
+    total_traded: texts.traded.of(totals.traded),
     total_trade_count: account.tradeCount,
     seq,
   };
@@ -214,10 +288,10 @@ export function positionView(exposure: Exposure, market: MarketState, seq: numbe
     position: formatNanos(nanos),
     side: nanos > 0 ? 'long' : nanos < 0 ? 'short' : 'flat',
     contracts: formatNanos(contracts),
-    avg_price: contracts === 0 ? null : money(premium.div(nanosToDecimal(contracts)).round(AVG_PRICE_DECIMAL_PLACES, Big.roundHalfUp)),
+    avg_price: averagePrice(premium, contracts),
     premium: money(premium),
-    risk: money(nanos >= 0 ? premium : payout.minus(premium)),
-    to_win: money(nanos > 0 ? payout.minus(premium) : premium),
+    risk: money(nanos >= 0 ? premium : minus(payout, premium)),
+    to_win: money(nanos > 0 ? minus(payout, premium) : premium),
     realized_pnl: money(exposure.realizedPnl),
     fees: money(exposure.fees),
     market_max_price: money(market.maxPrice),

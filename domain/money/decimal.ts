@@ -76,8 +76,8 @@ function wholeCents(text: string): number {
 export function parsePriceCents(text: unknown, maxPriceCents?: number): Parsed<number> {
   if (!isDecimalText(text)) return fail(new InvalidInput(DecimalErrors.priceMalformed));
   if (significantDecimals(text) > 2) return fail(new InvalidInput(DecimalErrors.priceSubCent));
-  if (new Big(text).lte(0)) return fail(new InvalidInput(DecimalErrors.priceNotPositive));
-  const cents = wholeCents(text);
+  const cents = wholeCents(text); // exact: at most two decimals
+  if (cents <= 0) return fail(new InvalidInput(DecimalErrors.priceNotPositive));
   if (maxPriceCents !== undefined && cents >= maxPriceCents) {
     return fail(new Refused(DecimalErrors.priceAtOrAboveMax(formatCents(maxPriceCents))));
   }
@@ -129,32 +129,182 @@ export function parseMoneyAmount(text: unknown, signed = false): Parsed<Decimal>
   return { ok: true, value: amount };
 }
 
+// --- arithmetic ----------------------------------------------------------------------------------
+//
+// Exact sums, differences, products and comparisons of decimals, equal in value to big.js's. The
+// engine's amounts are short (a coefficient of at most 15 digits is an exact integer in a double),
+// so these read both coefficients as integers, line up their exponents and compute in doubles
+// while every intermediate stays a safe integer; anything larger goes to big.js. Unlike big.js
+// they do not copy their arguments: a result may be one of them (x + 0 is x), which is safe as
+// decimals are never changed in place. Zero comes out as +0 (big.js sometimes keeps a -0, which
+// compares, rounds and prints the same).
+
+/** Largest coefficient length read as an integer: 10^15 - 1 < 2^53. */
+const MAX_FAST_DIGITS = 15;
+const POW10: readonly number[] = Array.from({ length: MAX_FAST_DIGITS + 1 }, (_, i) => 10 ** i);
+
+/** The coefficient as an integer (callers check its length). */
+function coefficientOf(c: number[]): number {
+  let integer = 0;
+  for (let i = 0; i < c.length; i++) integer = integer * 10 + c[i]!;
+  return integer;
+}
+
+export function plus(x: Decimal, y: Decimal): Decimal {
+  return sum(x, y, y.s);
+}
+
+export function minus(x: Decimal, y: Decimal): Decimal {
+  return sum(x, y, -y.s);
+}
+
+/** x + y with y's sign taken as `ySign`. */
+function sum(x: Decimal, y: Decimal, ySign: number): Decimal {
+  const xc = x.c;
+  const yc = y.c;
+  if (yc[0] === 0) return x;
+  if (xc[0] === 0) return ySign === y.s ? y : negated(y);
+  if (xc.length <= MAX_FAST_DIGITS && yc.length <= MAX_FAST_DIGITS) {
+    let xInteger = coefficientOf(xc);
+    let yInteger = coefficientOf(yc);
+    const xLast = x.e - xc.length + 1; // exponent of the last digit
+    const yLast = y.e - yc.length + 1;
+    const shift = xLast - yLast;
+    if (shift > 0 && shift <= MAX_FAST_DIGITS) xInteger *= POW10[shift]!;
+    else if (shift < 0 && shift >= -MAX_FAST_DIGITS) yInteger *= POW10[-shift]!;
+    if (shift <= MAX_FAST_DIGITS && shift >= -MAX_FAST_DIGITS && xInteger <= Number.MAX_SAFE_INTEGER && yInteger <= Number.MAX_SAFE_INTEGER) {
+      const total = x.s * xInteger + ySign * yInteger;
+      if (total === 0) return ZERO;
+      if (Number.isSafeInteger(total)) return fromSafeInteger(total, -(shift > 0 ? yLast : xLast));
+    }
+  }
+  return ySign === y.s ? x.plus(y) : x.minus(y);
+}
+
+export function times(x: Decimal, y: Decimal): Decimal {
+  const xc = x.c;
+  const yc = y.c;
+  if (xc.length <= MAX_FAST_DIGITS && yc.length <= MAX_FAST_DIGITS) {
+    if (xc[0] === 0 || yc[0] === 0) return ZERO;
+    const product = coefficientOf(xc) * coefficientOf(yc);
+    if (Number.isSafeInteger(product)) {
+      const last = x.e - xc.length + 1 + y.e - yc.length + 1;
+      return fromSafeInteger(x.s * y.s * product, -last);
+    }
+  }
+  return x.times(y);
+}
+
+/** -x. */
+export function negated(x: Decimal): Decimal {
+  if (x.c[0] === 0) return ZERO;
+  const value = Object.create(Big.prototype) as Decimal & { constructor: unknown };
+  value.s = -x.s;
+  value.e = x.e;
+  value.c = x.c.slice();
+  value.constructor = Big;
+  return value;
+}
+
+/** -1, 0 or 1 as x is below, equal to or above y (big.js's cmp, without copying y). */
+export function compare(x: Decimal, y: Decimal): number {
+  const xc = x.c;
+  const yc = y.c;
+  const xZero = xc[0] === 0;
+  if (xZero || yc[0] === 0) return xZero ? (yc[0] === 0 ? 0 : -y.s) : x.s;
+  const sign = x.s;
+  if (sign !== y.s) return sign;
+  if (x.e !== y.e) return x.e > y.e ? sign : -sign;
+  const length = xc.length < yc.length ? xc.length : yc.length;
+  for (let i = 0; i < length; i++) if (xc[i] !== yc[i]) return xc[i]! > yc[i]! ? sign : -sign;
+  return xc.length === yc.length ? 0 : xc.length > yc.length ? sign : -sign;
+}
+
+/** x < 0. */
+export function isNegative(x: Decimal): boolean {
+  return x.s < 0 && x.c[0] !== 0;
+}
+
+/** x === 0. */
+export function isZero(x: Decimal): boolean {
+  return x.c[0] === 0;
+}
+
 // --- rounding ---------------------------------------------------------------------------------
+
+// A value that already has no more places than asked is returned as it is (decimals are never
+// changed in place, so sharing one is safe); big.js would return an equal copy.
 
 /** Towards +infinity, to the cent (liabilities: "rounded up to the cent in both signs"). */
 export function ceilCent(value: Decimal): Decimal {
+  if (placesOf(value) <= 2) return value;
   return value.round(2, value.s < 0 ? Big.roundDown : Big.roundUp);
 }
 
 /** Towards -infinity, to the cent (available balance). */
 export function floorCent(value: Decimal): Decimal {
+  if (placesOf(value) <= 2) return value;
   return value.round(2, value.s < 0 ? Big.roundUp : Big.roundDown);
 }
 
 /** Half up at nine places (unrounded fees, quantities). */
 export function round9(value: Decimal): Decimal {
+  if (placesOf(value) <= FEE_DECIMAL_PLACES) return value;
   return value.round(FEE_DECIMAL_PLACES, Big.roundHalfUp);
+}
+
+/** Digits after the point (0 for whole numbers); big.js keeps no trailing zeros in `c`. */
+function placesOf(value: Decimal): number {
+  return value.c.length - 1 - value.e;
 }
 
 // --- formatting --------------------------------------------------------------------------------
 
 /** Money as the API shows it: at least two decimals, exact beyond ("4.00", "0.123456789"). */
 export function money(value: Decimal): string {
-  const text = value.toFixed();
-  const point = text.indexOf('.');
-  if (point < 0) return `${text}.00`;
-  if (text.length - point - 1 === 1) return `${text}0`;
-  return text === '-0.00' ? '0.00' : text;
+  // Same text as `value.toFixed()` padded to two places, built without big.js's string steps: up
+  // to 15 digits, the coefficient is an exact integer in a double and String() writes its digits.
+  const c = value.c;
+  const length = c.length;
+  let digits: string;
+  if (length <= 15) {
+    let integer = 0;
+    for (let i = 0; i < length; i++) integer = integer * 10 + c[i]!;
+    digits = String(integer);
+  } else {
+    digits = c.join('');
+  }
+  return signOf(value) + pointed(digits, value.e);
+}
+
+/** The sign prefix of a value's text: none for zero (big.js prints -0 as "0"). */
+function signOf(value: Decimal): string {
+  return value.s < 0 && value.c[0] !== 0 ? '-' : '';
+}
+
+/** `digits` (no leading or trailing zeros) times 10^(exponent - digits + 1), with at least two decimals. */
+function pointed(digits: string, exponent: number): string {
+  const places = digits.length - 1 - exponent;
+  if (places <= 0) return `${places < 0 ? digits + '0'.repeat(-places) : digits}.00`;
+  const text = exponent >= 0
+    ? `${digits.slice(0, exponent + 1)}.${digits.slice(exponent + 1)}`
+    : `0.${exponent < -1 ? '0'.repeat(-exponent - 1) : ''}${digits}`;
+  return places === 1 ? `${text}0` : text;
+}
+
+/** money(contractsTimesCents(nanos, cents)), without building the decimal when the product is exact in a double. */
+export function contractsTimesCentsMoney(nanos: number, cents: number): string {
+  const product = nanos * cents;
+  if (!Number.isSafeInteger(product) || !Number.isInteger(nanos) || !Number.isInteger(cents)) {
+    return money(contractsTimesCents(nanos, cents));
+  }
+  if (product === 0) return '0.00';
+  let digits = String(product < 0 ? -product : product);
+  let end = digits.length;
+  while (digits.charCodeAt(end - 1) === 48) end--;
+  const exponent = digits.length - 1 - CONTRACTS_TIMES_CENTS_PLACES;
+  if (end < digits.length) digits = digits.slice(0, end);
+  return (product < 0 ? '-' : '') + pointed(digits, exponent);
 }
 
 /** Whole cents as a price string: 42 -> "0.42". */
@@ -166,6 +316,7 @@ export function formatCents(cents: number): string {
 
 /** Nano-contracts as a quantity string: 1_500_000_000 -> "1.5". */
 export function formatNanos(nanos: number): string {
+  if (nanos % NANOS_PER_CONTRACT === 0) return String(nanos / NANOS_PER_CONTRACT); // whole contracts (and 0)
   const negative = nanos < 0;
   const digits = String(Math.abs(nanos)).padStart(10, '0');
   const whole = digits.slice(0, -9);
@@ -184,6 +335,30 @@ export function nanosToDecimal(nanos: number): Decimal {
   return new Big(formatNanos(nanos));
 }
 
+/**
+ * total / (nanos x 10^-9), rounded half up to `places` decimals: an average price per contract.
+ * When numerator and denominator are safe integers the quotient is rounded once, exactly; big.js
+ * divides to its 40 places and then rounds, which gives the same result (a quotient of integers
+ * below 2^53 cannot come within 10^-40 of a rounding tie without being on it).
+ */
+export function perContract(total: Decimal, nanos: number, places: number): Decimal {
+  const c = total.c;
+  if (c.length <= MAX_FAST_DIGITS && Number.isSafeInteger(nanos) && nanos > 0 && places <= MAX_FAST_DIGITS) {
+    if (c[0] === 0) return ZERO;
+    const shift = total.e - c.length + 1 + QUANTITY_DECIMAL_PLACES + places; // total x 10^(9 + places) / nanos
+    if (shift >= -MAX_FAST_DIGITS && shift <= MAX_FAST_DIGITS) {
+      const numerator = shift >= 0 ? coefficientOf(c) * POW10[shift]! : coefficientOf(c);
+      const denominator = shift >= 0 ? nanos : nanos * POW10[-shift]!;
+      if (Number.isSafeInteger(numerator) && Number.isSafeInteger(denominator)) {
+        const remainder = numerator % denominator;
+        const quotient = (numerator - remainder) / denominator + (remainder * 2 >= denominator ? 1 : 0);
+        return quotient === 0 ? ZERO : fromSafeInteger(total.s * quotient, places);
+      }
+    }
+  }
+  return total.div(nanosToDecimal(nanos)).round(places, Big.roundHalfUp);
+}
+
 /** A JSON number setting (fee percent, factor) as an exact decimal of its shortest text form. */
 export function numberToDecimal(value: number): Decimal {
   return new Big(String(value));
@@ -197,10 +372,40 @@ export function scaled(integer: number | Decimal, places: number): Decimal {
   return value;
 }
 
-/** Dollars of `nanos` contracts at `cents` per contract, exact. */
+/** The exponent shift of nano-contracts times cents: 10^-9 x 10^-2. */
+const CONTRACTS_TIMES_CENTS_PLACES = QUANTITY_DECIMAL_PLACES + 2;
+
+/**
+ * Dollars of `nanos` contracts at `cents` per contract, exact. When the integer product fits a
+ * double exactly (always for order sizes and prices within their limits), the value is built from
+ * its digits; otherwise big.js multiplies.
+ */
 export function contractsTimesCents(nanos: number, cents: number): Decimal {
-  const product = new Big(nanos).times(cents); // a fresh value: rescaled in place
-  if (product.c.length === 1 && product.c[0] === 0) return product;
-  product.e -= QUANTITY_DECIMAL_PLACES + 2;
-  return product;
+  const product = nanos * cents;
+  if (product !== 0 && Number.isSafeInteger(product) && Number.isInteger(nanos) && Number.isInteger(cents)) {
+    return fromSafeInteger(product, CONTRACTS_TIMES_CENTS_PLACES);
+  }
+  const general = new Big(nanos).times(cents); // a fresh value: rescaled in place
+  if (general.c.length === 1 && general.c[0] === 0) return general;
+  general.e -= CONTRACTS_TIMES_CENTS_PLACES;
+  return general;
+}
+
+/**
+ * integer x 10^-places for a non-zero safe integer, as the value big.js would build: sign,
+ * exponent and digits without trailing zeros, fields created in the constructor's order (one
+ * object shape for every value).
+ */
+function fromSafeInteger(integer: number, places: number): Decimal {
+  const digits = String(integer < 0 ? -integer : integer);
+  let end = digits.length;
+  while (digits.charCodeAt(end - 1) === 48) end--;
+  const coefficient = new Array<number>(end);
+  for (let i = 0; i < end; i++) coefficient[i] = digits.charCodeAt(i) - 48;
+  const value = Object.create(Big.prototype) as Decimal & { constructor: unknown };
+  value.s = integer < 0 ? -1 : 1;
+  value.e = digits.length - 1 - places;
+  value.c = coefficient;
+  value.constructor = Big;
+  return value;
 }
