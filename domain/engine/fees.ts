@@ -4,7 +4,7 @@
 // so both sides pay on the smaller of the two risks, and a fee never exceeds rate x risk.
 // The rate depends on the account's schedule and whether the fill provided or took liquidity.
 
-import { Big, numberToDecimal, type Decimal } from '../money/decimal.ts';
+import { Big, numberToDecimal, wholeQuotient, type Decimal } from '../money/decimal.ts';
 import type { FeeSchedule } from '../views.ts';
 
 export interface LoyaltyTier { tier: string; minPoints: number; feePercent: number }
@@ -62,5 +62,5 @@ export const ZERO_RATES: FeeRates = { maker: new Big(0), taker: new Big(0), max:
 /** Loyalty points for an amount risked: whole points, one per `points_cost` dollars; none when the cost is 0. */
 export function pointsFor(amountRisked: Decimal, pointsCost: number): number {
   if (!(pointsCost > 0)) return 0;
-  return Number(amountRisked.div(pointsCost).round(0, Big.roundDown).toFixed(0));
+  return wholeQuotient(amountRisked, pointsCost);
 }

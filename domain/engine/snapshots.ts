@@ -3,8 +3,8 @@
 
 import { usToIso } from '../clock.ts';
 import {
-  Big, ceilCent, contractsTimesCents, contractsTimesCentsMoney, floorCent, formatCents, formatNanos, isNegative, minus, money, perContract,
-  plus, ZERO, type Decimal,
+  ceilCent, contractsTimesCents, contractsTimesCentsMoney, floorCent, formatCents, formatNanos, isNegative, minus, money, perContract,
+  plus, FEE_DECIMAL_PLACES, timesRatio, ZERO, type Decimal,
 } from '../money/decimal.ts';
 import { DEFAULT_BASE_FEE_PERCENT, DEFAULT_MAKER_FACTOR, DEFAULT_TAKER_FACTOR } from './fees.ts';
 import type {
@@ -79,7 +79,7 @@ export function orderView(order: OrderState): OrderView {
 
 /** The part of a fill's trade fee that `nanos` of it carry, nine places half up. */
 function feeShare(fill: FillState, nanos: number): Decimal {
-  return fill.nanos === 0 || nanos === 0 ? ZERO : fill.tradeFee.times(nanos).div(fill.nanos).round(9, Big.roundHalfUp);
+  return fill.nanos === 0 || nanos === 0 ? ZERO : timesRatio(fill.tradeFee, nanos, fill.nanos, FEE_DECIMAL_PLACES);
 }
 
 export function fillView(fill: FillState): FillView {

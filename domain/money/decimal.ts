@@ -336,27 +336,61 @@ export function nanosToDecimal(nanos: number): Decimal {
 }
 
 /**
- * total / (nanos x 10^-9), rounded half up to `places` decimals: an average price per contract.
- * When numerator and denominator are safe integers the quotient is rounded once, exactly; big.js
- * divides to its 40 places and then rounds, which gives the same result (a quotient of integers
- * below 2^53 cannot come within 10^-40 of a rounding tie without being on it).
+ * x x multiplier / divisor, rounded half up to `places` decimals (multiplier and divisor
+ * positive integers). When everything fits safe integers the exact quotient is rounded once;
+ * big.js divides to its 40 places and then rounds, which gives the same result (a quotient of
+ * integers below 2^53 cannot come within 10^-40 of a rounding tie without being on it).
  */
-export function perContract(total: Decimal, nanos: number, places: number): Decimal {
-  const c = total.c;
-  if (c.length <= MAX_FAST_DIGITS && Number.isSafeInteger(nanos) && nanos > 0 && places <= MAX_FAST_DIGITS) {
+export function timesRatio(x: Decimal, multiplier: number, divisor: number, places: number): Decimal {
+  const c = x.c;
+  if (c.length <= MAX_FAST_DIGITS && places <= MAX_FAST_DIGITS && multiplier > 0 && divisor > 0
+    && Number.isSafeInteger(multiplier) && Number.isSafeInteger(divisor)) {
     if (c[0] === 0) return ZERO;
-    const shift = total.e - c.length + 1 + QUANTITY_DECIMAL_PLACES + places; // total x 10^(9 + places) / nanos
+    const common = gcd(multiplier, divisor);
+    const shift = x.e - c.length + 1 + places; // scale of the coefficient's last digit, in units of 10^-places
     if (shift >= -MAX_FAST_DIGITS && shift <= MAX_FAST_DIGITS) {
-      const numerator = shift >= 0 ? coefficientOf(c) * POW10[shift]! : coefficientOf(c);
-      const denominator = shift >= 0 ? nanos : nanos * POW10[-shift]!;
+      const numerator = coefficientOf(c) * (multiplier / common) * (shift >= 0 ? POW10[shift]! : 1);
+      const denominator = (divisor / common) * (shift < 0 ? POW10[-shift]! : 1);
       if (Number.isSafeInteger(numerator) && Number.isSafeInteger(denominator)) {
         const remainder = numerator % denominator;
         const quotient = (numerator - remainder) / denominator + (remainder * 2 >= denominator ? 1 : 0);
-        return quotient === 0 ? ZERO : fromSafeInteger(total.s * quotient, places);
+        return quotient === 0 ? ZERO : fromSafeInteger(x.s * quotient, places);
       }
     }
   }
-  return total.div(nanosToDecimal(nanos)).round(places, Big.roundHalfUp);
+  return x.times(multiplier).div(divisor).round(places, Big.roundHalfUp);
+}
+
+/** Price per contract of `total` dollars over `nanos` nano-contracts, half up at `places`. */
+export function perContract(total: Decimal, nanos: number, places: number): Decimal {
+  return timesRatio(total, NANOS_PER_CONTRACT, nanos, places);
+}
+
+/** x / divisor rounded towards zero, as a number (a positive divisor). */
+export function wholeQuotient(x: Decimal, divisor: number): number {
+  const c = x.c;
+  if (c.length <= MAX_FAST_DIGITS && x.s > 0 && divisor > 0 && Number.isSafeInteger(divisor)) {
+    if (c[0] === 0) return 0;
+    const last = x.e - c.length + 1;
+    if (last >= -MAX_FAST_DIGITS && last <= MAX_FAST_DIGITS) {
+      const numerator = coefficientOf(c) * (last > 0 ? POW10[last]! : 1);
+      const denominator = divisor * (last < 0 ? POW10[-last]! : 1);
+      if (Number.isSafeInteger(numerator) && Number.isSafeInteger(denominator)) {
+        return (numerator - (numerator % denominator)) / denominator;
+      }
+    }
+  }
+  return Number(x.div(divisor).round(0, Big.roundDown).toFixed(0));
+}
+
+/** Greatest common divisor of two positive safe integers. */
+function gcd(a: number, b: number): number {
+  while (b !== 0) {
+    const r = a % b;
+    a = b;
+    b = r;
+  }
+  return a;
 }
 
 /** A JSON number setting (fee percent, factor) as an exact decimal of its shortest text form. */
