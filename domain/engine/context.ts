@@ -26,6 +26,11 @@ export class ChangeSet<T extends object> {
     return false;
   }
 
+  clear(): void {
+    this.items.length = 0;
+    this.index = null;
+  }
+
   add(item: T): void {
     if (this.has(item)) return;
     this.items.push(item);
@@ -49,7 +54,28 @@ export class StepContext {
   readonly changedMarkets = new ChangeSet<MarketState>();
   readonly settled: EngineEvent[] = [];
 
-  constructor(readonly state: EngineState, readonly seq: number, readonly now: number) {}
+  constructor(public state: EngineState, public seq: number, public now: number) {}
+
+  /**
+   * Starts another step on this context: the engine reuses one context for all its steps, so the
+   * lists are emptied rather than allocated anew for every input.
+   */
+  begin(state: EngineState, seq: number, now: number): void {
+    this.state = state;
+    this.seq = seq;
+    this.now = now;
+    this.counter = 0;
+    this.lifecycle.length = 0;
+    this.placedOrders.clear();
+    this.changedOrders.clear();
+    this.trades.length = 0;
+    this.changedFills.clear();
+    this.ledger.length = 0;
+    this.changedPositions.clear();
+    this.changedBalances.clear();
+    this.changedMarkets.clear();
+    this.settled.length = 0;
+  }
 
   nextId(kind: IdKind): string {
     return engineId(this.seq, kind, this.counter++);

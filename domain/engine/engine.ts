@@ -29,6 +29,9 @@ export interface StepOutcome {
 }
 
 export class Engine {
+  /** The working set of a step, reused from one step to the next (steps never overlap). */
+  private context: StepContext | null = null;
+
   constructor(public state: EngineState = initialState()) {}
 
   /** The sequence number the next journaled input gets. */
@@ -37,7 +40,8 @@ export class Engine {
   }
 
   step(sequenced: SequencedInput): StepOutcome {
-    const ctx = new StepContext(this.state, sequenced.seq, sequenced.now_us);
+    const ctx = this.context ??= new StepContext(this.state, sequenced.seq, sequenced.now_us);
+    ctx.begin(this.state, sequenced.seq, sequenced.now_us);
     const input = sequenced.input;
     let error: ErrorInfo | null = null;
     let legs: LegResult[] | undefined;

@@ -4,7 +4,7 @@
 import { crosses, opposite } from '../book/book.ts';
 import type { ErrorInfo } from '../errors.ts';
 import {
-  ceilCent, contractsTimesCents, isNegative, isZero, minus, negated, parsePriceCents, parseQuantityNanos, plus, round9, times, ZERO,
+  ceilCent, compare, contractsTimesCents, isNegative, isZero, minus, negated, parsePriceCents, parseQuantityNanos, plus, round9, times, ZERO,
   type Decimal,
 } from '../money/decimal.ts';
 import { AccountErrors } from './accountErrors.ts';
@@ -127,7 +127,7 @@ export function placeOrder(ctx: StepContext, accountId: string, request: OrderRe
   }
 
   const funding = liabilityWithOrder(account, account.exposures.get(market.id), order, market.maxPriceCents);
-  if (isNegative(minus(account.cash, funding.total))) {
+  if (compare(account.cash, funding.total) < 0) {
     order.status = 'rejected';
     order.rejectionReason = RejectionReasons.insufficientFunds;
     state.finishedOrders.set(order.id, accountId);
