@@ -9,7 +9,10 @@
 // (on `win` only sells can hurt, on `lose` only buys), so orders that would close a position are
 // netted against it. available_balance = account_balance - sum of market liabilities.
 
-import { compare, contractsTimesCents, minus, negated, plus, times, ZERO, type Decimal } from '../money/decimal.ts';
+import {
+  compare, contractsTimesCents, fromInteger, integerAt, lastExponent, minus, NANOS_PER_CONTRACT, negated, plus, QUANTITY_DECIMAL_PLACES, times, ZERO,
+  type Decimal,
+} from '../money/decimal.ts';
 import type { AccountState, Exposure, MarketState, OrderState } from './state.ts';
 
 export function newExposure(accountId: string, marketId: string, now: number): Exposure {
@@ -122,22 +125,27 @@ export function reserve(
   }
 }
 
-/** An order's funding check: the liabilities with the order added, and what it reserves. */
+/** An order's funding check: the liabilities with the order added, and the totals it leaves. */
 export interface Funding {
   /** The account's total liability with the order. */
   total: Decimal;
   /** The market's liability with the order. */
   marketLiability: Decimal;
-  reservation: Reservation;
   /** The exposure's totals on the order's side with the order. */
   sideExposure: Decimal;
   sideFeeReserve: Decimal;
+  /** The account's order liability on the order's side with the order (buy or sell). */
+  sideOrderLiability: Decimal;
 }
 
-/** The account's total liability if `order` (its full quantity) were added to `exposure`, and that reservation. */
+/** The account's total liability if `order` (its full quantity) were added to `exposure`, and the totals it leaves. */
 export function liabilityWithOrder(
   account: AccountState, exposure: Exposure | undefined, order: OrderState, maxPriceCents: number,
 ): Funding {
+  return fundingOnIntegers(account, exposure, order, maxPriceCents) ?? fundingOnDecimals(account, exposure, order, maxPriceCents);
+}
+
+function fundingOnDecimals(account: AccountState, exposure: Exposure | undefined, order: OrderState, maxPriceCents: number): Funding {
   const reservation = reservationOf(order, order.quantityNanos, maxPriceCents, account.rates.max);
   let buyExposure = exposure ? exposure.buyExposure : ZERO;
   let sellExposure = exposure ? exposure.sellExposure : ZERO;
@@ -145,6 +153,9 @@ export function liabilityWithOrder(
   let sellFeeReserve = exposure ? exposure.sellFeeReserve : ZERO;
   let sideExposure: Decimal;
   let sideFeeReserve: Decimal;
+  const sideOrderLiability = plus(
+    plus(order.action === 'buy' ? account.buyOrderLiability : account.sellOrderLiability, reservation.exposure), reservation.feeReserve,
+  );
   if (order.action === 'buy') {
     sideExposure = buyExposure = plus(buyExposure, reservation.exposure);
     sideFeeReserve = buyFeeReserve = plus(buyFeeReserve, reservation.feeReserve);
@@ -156,20 +167,106 @@ export function liabilityWithOrder(
     buyExposure, sellExposure, buyFeeReserve, sellFeeReserve, exposure ? exposure.positionNanos : 0, exposure ? exposure.openPremium : ZERO, maxPriceCents,
   );
   const total = plus(minus(account.liability, exposure ? exposure.liability : ZERO), market);
-  return { total, marketLiability: market, reservation, sideExposure, sideFeeReserve };
+  return { total, marketLiability: market, sideExposure, sideFeeReserve, sideOrderLiability };
+}
+
+/**
+ * fundingOnDecimals on exact integers (money/decimal.ts, "exact fixed point"): the same formulas,
+ * with every amount read as a count of one common power of ten and only the five results built
+ * as decimals. null when an amount does not fit (then the decimals compute it).
+ */
+function fundingOnIntegers(account: AccountState, exposure: Exposure | undefined, order: OrderState, maxPriceCents: number): Funding | null {
+  const basisCents = feeBasisCents(order.action, order.reserveCents, maxPriceCents);
+  if (!Number.isInteger(basisCents)) return null;
+  const rate = account.rates.max;
+  const charged = rate.s > 0 && rate.c[0] !== 0;
+  const rateExponent = charged ? lastExponent(rate) : 0;
+  const rateInteger = charged ? integerAt(rate, rateExponent) : 0;
+  const riskCents = order.action === 'buy' ? order.reserveCents : maxPriceCents - order.reserveCents;
+  // Quantities in whole contracts when they are whole (short integers), else in nano-contracts.
+  const quantityWhole = order.quantityNanos % NANOS_PER_CONTRACT === 0;
+  const quantity = quantityWhole ? order.quantityNanos / NANOS_PER_CONTRACT : order.quantityNanos;
+  const quantityExponent = quantityWhole ? 0 : -QUANTITY_DECIMAL_PLACES;
+  const positionNanos = exposure ? exposure.positionNanos : 0;
+  const positionWhole = positionNanos % NANOS_PER_CONTRACT === 0;
+  const position = positionWhole ? Math.abs(positionNanos) / NANOS_PER_CONTRACT : Math.abs(positionNanos);
+  const positionExponent = positionWhole ? 0 : -QUANTITY_DECIMAL_PLACES;
+
+  const e = Math.min(
+    quantityExponent - 2 + rateExponent, quantityExponent - 2, positionExponent - 2,
+    lastExponent(account.liability), lastExponent(account.buyOrderLiability), lastExponent(account.sellOrderLiability),
+    exposure ? Math.min(
+      lastExponent(exposure.buyExposure), lastExponent(exposure.sellExposure), lastExponent(exposure.buyFeeReserve),
+      lastExponent(exposure.sellFeeReserve), lastExponent(exposure.openPremium), lastExponent(exposure.liability),
+    ) : 0,
+  );
+  const amount = scaledProduct(quantity * riskCents, quantityExponent - 2 - e);
+  const fee = charged ? scaledProduct(quantity * basisCents * rateInteger, quantityExponent - 2 + rateExponent - e) : 0;
+  const payout = scaledProduct(position * maxPriceCents, positionExponent - 2 - e);
+  const accountLiability = integerAt(account.liability, e);
+  const sideOrder = integerAt(order.action === 'buy' ? account.buyOrderLiability : account.sellOrderLiability, e);
+  let buy = exposure ? integerAt(exposure.buyExposure, e) : 0;
+  let sell = exposure ? integerAt(exposure.sellExposure, e) : 0;
+  let buyFee = exposure ? integerAt(exposure.buyFeeReserve, e) : 0;
+  let sellFee = exposure ? integerAt(exposure.sellFeeReserve, e) : 0;
+  const premium = exposure ? integerAt(exposure.openPremium, e) : 0;
+  const before = exposure ? integerAt(exposure.liability, e) : 0;
+  // Every input within 2^49 keeps each sum below of at most 16 terms exact.
+  if (!(fits(amount) && fits(fee) && fits(payout) && fits(accountLiability) && fits(sideOrder) && fits(buy) && fits(sell)
+    && fits(buyFee) && fits(sellFee) && fits(premium) && fits(before))) return null;
+
+  if (order.action === 'buy') {
+    buy += amount;
+    buyFee += fee;
+  } else {
+    sell += amount;
+    sellFee += fee;
+  }
+  let onWin = sell;
+  let onLose = buy;
+  if (positionNanos > 0) {
+    onWin = sell - payout + premium;
+    onLose = buy + premium;
+  } else if (positionNanos < 0) {
+    onWin = sell + payout - premium;
+    onLose = buy - premium;
+  }
+  let worst = 0;
+  if (onWin > worst) worst = onWin;
+  if (onLose > worst) worst = onLose;
+  const market = worst + buyFee + sellFee;
+  return {
+    total: fromInteger(accountLiability - before + market, e),
+    marketLiability: fromInteger(market, e),
+    sideExposure: fromInteger(order.action === 'buy' ? buy : sell, e),
+    sideFeeReserve: fromInteger(order.action === 'buy' ? buyFee : sellFee, e),
+    sideOrderLiability: fromInteger(sideOrder + amount + fee, e),
+  };
+}
+
+const FIXED_POINT_BOUND = 2 ** 49;
+const MAX_SHIFT = 15;
+
+function fits(integer: number): boolean {
+  return integer <= FIXED_POINT_BOUND && integer >= -FIXED_POINT_BOUND; // false for NaN
+}
+
+/** A non-negative integer product times 10^shift (shift >= 0); NaN when not exact. */
+function scaledProduct(product: number, shift: number): number {
+  if (!Number.isSafeInteger(product) || shift > MAX_SHIFT) return Number.NaN;
+  return product * 10 ** shift; // exact: 10^shift is, and a product beyond 2^49 is refused by fits()
 }
 
 /** Books a funded order: its reservation on its side, and the liabilities `liabilityWithOrder` computed. */
 export function applyFunding(account: AccountState, exposure: Exposure, order: OrderState, funding: Funding): void {
-  const reserved = plus(funding.reservation.exposure, funding.reservation.feeReserve);
   if (order.action === 'buy') {
     exposure.buyExposure = funding.sideExposure;
     exposure.buyFeeReserve = funding.sideFeeReserve;
-    account.buyOrderLiability = plus(account.buyOrderLiability, reserved);
+    account.buyOrderLiability = funding.sideOrderLiability;
   } else {
     exposure.sellExposure = funding.sideExposure;
     exposure.sellFeeReserve = funding.sideFeeReserve;
-    account.sellOrderLiability = plus(account.sellOrderLiability, reserved);
+    account.sellOrderLiability = funding.sideOrderLiability;
   }
   account.liability = funding.total;
   exposure.liability = funding.marketLiability;

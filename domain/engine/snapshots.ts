@@ -3,8 +3,8 @@
 
 import { usToIso } from '../clock.ts';
 import {
-  ceilCent, contractsTimesCents, contractsTimesCentsMoney, floorCent, formatCents, formatNanos, isNegative, minus, money, perContract,
-  plus, FEE_DECIMAL_PLACES, timesRatio, ZERO, type Decimal,
+  ceilCent, contractsTimesCents, contractsTimesCentsMoney, floorCent, formatCents, formatNanos, integerAt, isNegative, lastExponent, minus, money, perContract,
+  plus, FEE_DECIMAL_PLACES, roundedMoney, timesRatio, ZERO, type Decimal,
 } from '../money/decimal.ts';
 import { DEFAULT_BASE_FEE_PERCENT, DEFAULT_MAKER_FACTOR, DEFAULT_TAKER_FACTOR } from './fees.ts';
 import type {
@@ -177,7 +177,10 @@ class AmountText {
   }
 }
 
-const ceilMoney = (value: Decimal): string => money(ceilCent(value));
+const ceilMoney = (value: Decimal): string => {
+  const exponent = lastExponent(value);
+  return (exponent < -2 ? roundedMoney(integerAt(value, exponent), exponent, true) : null) ?? money(ceilCent(value));
+};
 
 class BalanceTexts {
   readonly cash = new AmountText(money);
@@ -201,8 +204,15 @@ class BalanceTexts {
     if (account.cash !== of[0] || account.liability !== of[1]) {
       of[0] = account.cash;
       of[1] = account.liability;
-      const available = floorCent(minus(account.cash, account.liability));
-      this.availableText = money(isNegative(available) ? ZERO : available);
+      const exponent = Math.min(lastExponent(account.cash), lastExponent(account.liability));
+      const difference = integerAt(account.cash, exponent) - integerAt(account.liability, exponent);
+      const fast = Number.isSafeInteger(difference) ? roundedMoney(difference > 0 ? difference : 0, exponent, false) : null;
+      if (fast !== null) {
+        this.availableText = fast;
+      } else {
+        const available = floorCent(minus(account.cash, account.liability));
+        this.availableText = money(isNegative(available) ? ZERO : available);
+      }
     }
     return this.availableText;
   }
@@ -214,7 +224,11 @@ class BalanceTexts {
       of[0] = account.liability;
       of[1] = account.buyOrderLiability;
       of[2] = account.sellOrderLiability;
-      this.positionText = ceilMoney(minus(minus(account.liability, account.buyOrderLiability), account.sellOrderLiability));
+      const { liability, buyOrderLiability: buy, sellOrderLiability: sell } = account;
+      const exponent = Math.min(lastExponent(liability), lastExponent(buy), lastExponent(sell));
+      const position = integerAt(liability, exponent) - integerAt(buy, exponent) - integerAt(sell, exponent);
+      this.positionText = (Number.isSafeInteger(position) ? roundedMoney(position, exponent, true) : null)
+        ?? ceilMoney(minus(minus(liability, buy), sell));
     }
     return this.positionText;
   }

@@ -230,6 +230,54 @@ export function isZero(x: Decimal): boolean {
   return x.c[0] === 0;
 }
 
+// --- exact fixed point ---------------------------------------------------------------------------
+//
+// For a formula over several decimals: each is read as a safe integer at one common exponent
+// (that of the finest last digit among them), the formula runs on doubles, and only its results
+// become decimals or texts. A value that does not fit reads as NaN, which makes every result it
+// touches NaN; callers check results with Number.isSafeInteger and otherwise compute with decimals.
+
+/** The exponent of x's last digit (x = integer x 10^exponent); 0 for zero. */
+export function lastExponent(x: Decimal): number {
+  return x.c[0] === 0 ? 0 : x.e - x.c.length + 1;
+}
+
+/** x as an integer count of 10^exponent (exponent at most lastExponent(x)); NaN when not a safe integer. */
+export function integerAt(x: Decimal, exponent: number): number {
+  const c = x.c;
+  if (c[0] === 0) return 0;
+  const shift = x.e - c.length + 1 - exponent;
+  if (c.length > MAX_FAST_DIGITS || shift < 0 || shift > MAX_FAST_DIGITS) return Number.NaN;
+  const integer = coefficientOf(c) * POW10[shift]!;
+  return integer <= Number.MAX_SAFE_INTEGER ? x.s * integer : Number.NaN;
+}
+
+/** integer x 10^exponent as a decimal (a safe integer). */
+export function fromInteger(integer: number, exponent: number): Decimal {
+  return integer === 0 ? ZERO : fromSafeInteger(integer, -exponent);
+}
+
+/**
+ * money(ceilCent(v)) (`up`) or money(floorCent(v)) for v = integer x 10^exponent; null when
+ * `integer` is not a safe integer or the cents do not fit one (the caller then rounds the decimal).
+ */
+export function roundedMoney(integer: number, exponent: number, up: boolean): string | null {
+  if (!Number.isSafeInteger(integer)) return null;
+  let cents: number;
+  if (exponent >= -2) {
+    cents = integer * POW10[exponent + 2]!;
+    if (exponent + 2 > MAX_FAST_DIGITS || !Number.isSafeInteger(cents)) return null;
+  } else {
+    if (-2 - exponent > MAX_FAST_DIGITS) return null;
+    const divisor = POW10[-2 - exponent]!;
+    const remainder = integer % divisor; // the sign of `integer`
+    cents = (integer - remainder) / divisor; // towards zero
+    if (up && remainder > 0) cents += 1;
+    else if (!up && remainder < 0) cents -= 1;
+  }
+  return formatCents(cents === 0 ? 0 : cents);
+}
+
 // --- rounding ---------------------------------------------------------------------------------
 
 // A value that already has no more places than asked is returned as it is (decimals are never
