@@ -109,6 +109,29 @@ const INSERT_SQL = `
   )
   SELECT pg_notify('${NOTIFY_CHANNEL}', $8::text)`;
 
+const UNIQUE_VIOLATION = '23505';
+
+// The one-statement append (see writeGroupInOneStatement): $1/$2 the streams to check and the
+// revision each must have now (-1: no stream), $3 the number of rows, $4.. the rows as in
+// INSERT_SQL. The counter row's UPDATE takes the lock and the positions; when a check fails it
+// updates nothing, so nothing is inserted and no row comes back.
+const ONE_STATEMENT_APPEND_SQL = `
+  WITH head AS (
+    UPDATE event_position SET position = position + $3::bigint
+     WHERE NOT EXISTS (
+       SELECT 1 FROM unnest($1::text[], $2::bigint[]) AS c(stream, current)
+        WHERE coalesce((SELECT e.revision FROM events e WHERE e.stream = c.stream ORDER BY e.revision DESC LIMIT 1), -1) <> c.current)
+    RETURNING position - $3::bigint AS head
+  ), inserted AS (
+    INSERT INTO events (position, stream, revision, id, type, data, metadata)
+    SELECT head.head + r.ord, r.stream, r.revision, r.id, r.type, r.data, r.metadata
+      FROM head, ROWS FROM (
+        unnest($4::text[]), unnest($5::bigint[]), unnest($6::text[]), unnest($7::text[]),
+        string_to_table($8::text, E'\\n'), string_to_table($9::text, E'\\n')
+      ) WITH ORDINALITY AS r(stream, revision, id, type, data, metadata, ord)
+  )
+  SELECT head::text AS head, pg_notify('${NOTIFY_CHANNEL}', (head + $3::bigint)::text) FROM head`;
+
 /** Metadata is most often empty: one shared text for it. */
 const EMPTY_METADATA_JSON = '{}';
 
@@ -178,7 +201,7 @@ export class PostgresEventStore implements EventStore {
         eventCount += next.events.length;
       }
       try {
-        await this.writeGroup(group);
+        if (!(await this.writeGroupInOneStatement(group))) await this.writeGroup(group);
       } catch (error) {
         if (group.length === 1) {
           group[0]!.reject(error);
@@ -193,6 +216,75 @@ export class PostgresEventStore implements EventStore {
         }
       }
     }
+  }
+
+  /**
+   * The common case in one round trip: every append of the group names its stream's revision
+   * exactly (a number, or `no_stream`) and brings new ids. One autocommit statement then checks
+   * each stream's revision, takes the positions from the locked counter row and inserts. It writes
+   * nothing and answers false when it cannot decide alone (a revision differs, an id exists, an
+   * append is empty, `any`/`stream_exists`): the full transaction below then decides and reports.
+   * The statement's reads may predate the counter lock when another process appended meanwhile;
+   * the unique (stream, revision) and id constraints then fail the statement, never a wrong write.
+   */
+  private async writeGroupInOneStatement(group: PendingAppend[]): Promise<boolean> {
+    const checkedStreams: string[] = [];
+    const checkedRevisions: string[] = [];
+    const after = new Map<string, bigint>(); // each stream's revision once the earlier appends are in
+    let rowCount = 0;
+    for (const append of group) {
+      if (append.events.length === 0) return false;
+      const { expected, stream } = append;
+      const current = expected === 'no_stream' ? -1n : typeof expected === 'bigint' ? expected : undefined;
+      if (current === undefined) return false;
+      const earlier = after.get(stream);
+      if (earlier === undefined) {
+        checkedStreams.push(stream);
+        checkedRevisions.push(String(current));
+      } else if (earlier !== current) {
+        return false;
+      }
+      after.set(stream, current + BigInt(append.events.length));
+      rowCount += append.events.length;
+    }
+    const rowStreams: string[] = [];
+    const rowRevisions: string[] = [];
+    const rowIds: string[] = [];
+    const rowTypes: string[] = [];
+    const rowData: string[] = [];
+    const rowMetadata: string[] = [];
+    for (const append of group) {
+      const first = (append.expected === 'no_stream' ? -1n : append.expected as bigint) + 1n;
+      append.events.forEach((event, index) => {
+        rowStreams.push(append.stream);
+        rowRevisions.push(String(first + BigInt(index)));
+        rowIds.push(event.id);
+        rowTypes.push(event.type);
+        rowData.push(append.dataJson[index]!);
+        rowMetadata.push(append.metadataJson[index]!);
+      });
+    }
+    let head: bigint;
+    try {
+      const result = await this.pool.query<{ head: string }>({
+        name: 'es_append_one_statement',
+        text: ONE_STATEMENT_APPEND_SQL,
+        values: [checkedStreams, checkedRevisions, rowCount, rowStreams, rowRevisions, rowIds, rowTypes, rowData.join('\n'), rowMetadata.join('\n')],
+      });
+      if (result.rows.length === 0) return false; // a revision differs: the full path reports it
+      head = BigInt(result.rows[0]!.head);
+    } catch (error) {
+      if ((error as { code?: string }).code === UNIQUE_VIOLATION) return false; // an id exists, or a concurrent writer
+      throw error;
+    }
+    let position = head;
+    for (const append of group) {
+      position += BigInt(append.events.length);
+      const first = (append.expected === 'no_stream' ? -1n : append.expected as bigint) + 1n;
+      append.resolve({ nextRevision: first + BigInt(append.events.length) - 1n, position });
+    }
+    for (const listener of this.wakeListeners) listener();
+    return true;
   }
 
   /** One transaction for the group. Rejections decided by the rules are per append; a thrown error fails the group. */

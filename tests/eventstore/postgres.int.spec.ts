@@ -63,3 +63,47 @@ describe('postgres event store: why positions come from the locked counter', () 
     }
   });
 });
+
+describe('postgres event store: several writers on one database (as separate processes would be)', () => {
+  it('racing appends with the same expected revision: exactly one wins per revision, the others are refused, none duplicated', async () => {
+    const db = await testDatabase();
+    const stores = Array.from({ length: 4 }, () => new PostgresEventStore({ pool: db.pool, pollIntervalMs: 5000 }));
+    try {
+      let expected: bigint | 'no_stream' = 'no_stream';
+      for (let round = 0; round < 15; round++) {
+        const outcomes = await Promise.allSettled(stores.map((store, i) =>
+          store.append('race', [{ id: `r${round}-w${i}`, type: 'Raced', data: { round, writer: i } }], expected)));
+        const won = outcomes.filter((o) => o.status === 'fulfilled');
+        expect(won, `round ${round}`).to.have.length(1);
+        for (const lost of outcomes.filter((o) => o.status === 'rejected')) {
+          expect((lost as PromiseRejectedResult).reason).to.have.property('name', 'WrongExpectedRevision');
+        }
+        expected = (won[0] as PromiseFulfilledResult<{ nextRevision: bigint }>).value.nextRevision;
+      }
+      const events = await stores[0]!.readStream('race');
+      expect(events.map((e) => e.revision)).to.deep.equal(Array.from({ length: 15 }, (_, i) => BigInt(i)));
+      const positions = (await stores[0]!.readAll()).map((e) => e.position);
+      expect(positions).to.deep.equal(Array.from({ length: positions.length }, (_, i) => BigInt(i))); // dense, no gaps
+    } finally {
+      for (const store of stores) await store.close();
+      await db.drop();
+    }
+  });
+
+  it('re-appending ids another writer already wrote returns their original result and writes nothing', async () => {
+    const db = await testDatabase();
+    const first = new PostgresEventStore({ pool: db.pool, pollIntervalMs: 5000 });
+    const second = new PostgresEventStore({ pool: db.pool, pollIntervalMs: 5000 });
+    try {
+      const events = [{ id: 'same-1', type: 'T', data: {} }, { id: 'same-2', type: 'T', data: {} }];
+      const original = await first.append('s', events, 'no_stream');
+      const again = await second.append('s', events, 'no_stream');
+      expect(again).to.deep.equal(original);
+      expect(await first.readAll()).to.have.length(2);
+    } finally {
+      await first.close();
+      await second.close();
+      await db.drop();
+    }
+  });
+});
