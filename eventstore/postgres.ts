@@ -5,7 +5,9 @@
 // "position > checkpoint" can never see a later position before an earlier one commits.
 // Throughput: appends are group-committed. Callers queue; one writer takes everything waiting
 // (bounded) into one transaction, checks each append's expected revision in order against the
-// locked state, and resolves or rejects each caller on its own. If the batch transaction fails
+// locked state, and resolves or rejects each caller on its own. When every append of a group
+// names its revision exactly (the engine's do), the group is first tried as ONE autocommit
+// statement (one round trip); it falls back to that transaction whenever it cannot decide alone. If the batch transaction fails
 // for an unforeseen reason, each append is retried alone so one bad append fails only itself.
 // Subscribers are woken by in-process commits, LISTEN/NOTIFY from other processes, and a poll.
 
