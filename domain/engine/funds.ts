@@ -10,7 +10,7 @@
 // netted against it. available_balance = account_balance - sum of market liabilities.
 
 import {
-  compare, contractsTimesCents, fromInteger, integerAt, lastExponent, minus, NANOS_PER_CONTRACT, negated, plus, QUANTITY_DECIMAL_PLACES, times, ZERO,
+  compare, isNegative, contractsTimesCents, fromInteger, integerAt, lastExponent, minus, NANOS_PER_CONTRACT, negated, plus, QUANTITY_DECIMAL_PLACES, times, ZERO,
   type Decimal,
 } from '../money/decimal.ts';
 import type { AccountState, Exposure, MarketState, OrderState } from './state.ts';
@@ -76,9 +76,59 @@ function marketLiability(
 
 /** Recomputes one market's liability and carries the difference into the account total. */
 export function refreshLiability(account: AccountState, exposure: Exposure, maxPriceCents: number): void {
+  if (refreshOnIntegers(account, exposure, maxPriceCents)) return;
   const next = liabilityOf(exposure, maxPriceCents);
   account.liability = plus(minus(account.liability, exposure.liability), next);
   exposure.liability = next;
+}
+
+/** refreshLiability on exact integers (as fundingOnIntegers); false when an amount does not fit. */
+function refreshOnIntegers(account: AccountState, exposure: Exposure, maxPriceCents: number): boolean {
+  const positionNanos = exposure.positionNanos;
+  const positionWhole = positionNanos % NANOS_PER_CONTRACT === 0;
+  const position = positionWhole ? Math.abs(positionNanos) / NANOS_PER_CONTRACT : Math.abs(positionNanos);
+  const positionExponent = positionWhole ? 0 : -QUANTITY_DECIMAL_PLACES;
+  const e = Math.min(
+    positionExponent - 2, lastExponent(account.liability), lastExponent(exposure.liability),
+    lastExponent(exposure.buyExposure), lastExponent(exposure.sellExposure), lastExponent(exposure.buyFeeReserve),
+    lastExponent(exposure.sellFeeReserve), lastExponent(exposure.openPremium),
+  );
+  const payout = scaledProduct(position * maxPriceCents, positionExponent - 2 - e);
+  const accountLiability = integerAt(account.liability, e);
+  const before = integerAt(exposure.liability, e);
+  const buy = integerAt(exposure.buyExposure, e);
+  const sell = integerAt(exposure.sellExposure, e);
+  const buyFee = integerAt(exposure.buyFeeReserve, e);
+  const sellFee = integerAt(exposure.sellFeeReserve, e);
+  const premium = integerAt(exposure.openPremium, e);
+  if (!(fits(payout) && fits(accountLiability) && fits(before) && fits(buy) && fits(sell) && fits(buyFee) && fits(sellFee) && fits(premium))) {
+    return false;
+  }
+  const market = liabilityOnIntegers(buy, sell, buyFee, sellFee, positionNanos, payout, premium);
+  if (market !== before) {
+    account.liability = fromInteger(accountLiability - before + market, e);
+    exposure.liability = fromInteger(market, e);
+  }
+  return true;
+}
+
+/** marketLiability on integers of one power of ten (`payout` = |position| x max price). */
+function liabilityOnIntegers(
+  buy: number, sell: number, buyFee: number, sellFee: number, positionNanos: number, payout: number, premium: number,
+): number {
+  let onWin = sell;
+  let onLose = buy;
+  if (positionNanos > 0) {
+    onWin = sell - payout + premium;
+    onLose = buy + premium;
+  } else if (positionNanos < 0) {
+    onWin = sell + payout - premium;
+    onLose = buy - premium;
+  }
+  let worst = 0;
+  if (onWin > worst) worst = onWin;
+  if (onLose > worst) worst = onLose;
+  return worst + buyFee + sellFee;
 }
 
 export function availableExact(account: AccountState): Decimal {
@@ -106,11 +156,84 @@ export function reservationOf(
   return { exposure, feeReserve };
 }
 
+// The reservation of `nanos` of an order as exact integer products, read by readReservation into
+// these module variables (no object per call): exposure = amountProduct x 10^amountExponent, fee
+// reserve = feeProduct x 10^feeExponent (0 when the rate is 0).
+let amountProduct = 0;
+let amountExponent = 0;
+let feeProduct = 0;
+let feeExponent = 0;
+
+/** Reads reservationOf(order, nanos, ...) as integer products; false when one is not a safe integer. */
+function readReservation(order: Pick<OrderState, 'action' | 'reserveCents'>, nanos: number, maxPriceCents: number, rate: Decimal): boolean {
+  const basisCents = feeBasisCents(order.action, order.reserveCents, maxPriceCents);
+  if (!Number.isInteger(basisCents) || !Number.isInteger(nanos)) return false;
+  const riskCents = order.action === 'buy' ? order.reserveCents : maxPriceCents - order.reserveCents;
+  const whole = nanos % NANOS_PER_CONTRACT === 0;
+  const quantity = whole ? nanos / NANOS_PER_CONTRACT : nanos;
+  const quantityExponent = whole ? 0 : -QUANTITY_DECIMAL_PLACES;
+  amountProduct = quantity * riskCents;
+  amountExponent = quantityExponent - 2;
+  if (rate.s > 0 && rate.c[0] !== 0) {
+    feeExponent = lastExponent(rate);
+    feeProduct = quantity * basisCents * integerAt(rate, feeExponent);
+    feeExponent += quantityExponent - 2;
+  } else {
+    feeProduct = 0;
+    feeExponent = 0;
+  }
+  return Number.isSafeInteger(amountProduct) && Number.isSafeInteger(feeProduct);
+}
+
+/**
+ * Whether the account can pay `fee` on a fill of `nanos` of `order`, with the fill's fee reserve
+ * released: cash - liability - fee + released fee reserve >= 0.
+ */
+export function canPayFee(account: AccountState, order: OrderState, nanos: number, fee: Decimal, maxPriceCents: number): boolean {
+  if (readReservation(order, nanos, maxPriceCents, account.rates.max)) {
+    const e = Math.min(lastExponent(account.cash), lastExponent(account.liability), lastExponent(fee), feeExponent);
+    const cash = integerAt(account.cash, e);
+    const liability = integerAt(account.liability, e);
+    const charged = integerAt(fee, e);
+    const released = scaledProduct(feeProduct, feeExponent - e);
+    if (fits(cash) && fits(liability) && fits(charged) && fits(released)) return cash - liability - charged + released >= 0;
+  }
+  const released = reservationOf(order, nanos, maxPriceCents, account.rates.max).feeReserve;
+  return !isNegative(plus(minus(availableExact(account), fee), released));
+}
+
 /** Adds (sign 1) or removes (sign -1) the reservation of `nanos` of a live order. */
 export function reserve(
   account: AccountState, exposure: Exposure, order: OrderState, nanos: number, sign: 1 | -1, maxPriceCents: number,
 ): void {
   if (nanos === 0) return;
+  if (readReservation(order, nanos, maxPriceCents, account.rates.max)) {
+    const buy = order.action === 'buy';
+    const side = buy ? exposure.buyExposure : exposure.sellExposure;
+    const sideFee = buy ? exposure.buyFeeReserve : exposure.sellFeeReserve;
+    const sideOrder = buy ? account.buyOrderLiability : account.sellOrderLiability;
+    const e = Math.min(lastExponent(side), lastExponent(sideFee), lastExponent(sideOrder), amountExponent, feeExponent);
+    const amount = scaledProduct(amountProduct, amountExponent - e);
+    const fee = scaledProduct(feeProduct, feeExponent - e);
+    const sideInteger = integerAt(side, e);
+    const sideFeeInteger = integerAt(sideFee, e);
+    const sideOrderInteger = integerAt(sideOrder, e);
+    if (fits(amount) && fits(fee) && fits(sideInteger) && fits(sideFeeInteger) && fits(sideOrderInteger)) {
+      const nextSide = fromInteger(sideInteger + sign * amount, e);
+      const nextSideFee = fee === 0 ? sideFee : fromInteger(sideFeeInteger + sign * fee, e);
+      const nextSideOrder = fromInteger(sideOrderInteger + sign * (amount + fee), e);
+      if (buy) {
+        exposure.buyExposure = nextSide;
+        exposure.buyFeeReserve = nextSideFee;
+        account.buyOrderLiability = nextSideOrder;
+      } else {
+        exposure.sellExposure = nextSide;
+        exposure.sellFeeReserve = nextSideFee;
+        account.sellOrderLiability = nextSideOrder;
+      }
+      return;
+    }
+  }
   const { exposure: amount, feeReserve } = reservationOf(order, nanos, maxPriceCents, account.rates.max);
   const signedAmount = sign === 1 ? amount : negated(amount);
   const signedFee = sign === 1 ? feeReserve : negated(feeReserve);
@@ -222,19 +345,7 @@ function fundingOnIntegers(account: AccountState, exposure: Exposure | undefined
     sell += amount;
     sellFee += fee;
   }
-  let onWin = sell;
-  let onLose = buy;
-  if (positionNanos > 0) {
-    onWin = sell - payout + premium;
-    onLose = buy + premium;
-  } else if (positionNanos < 0) {
-    onWin = sell + payout - premium;
-    onLose = buy - premium;
-  }
-  let worst = 0;
-  if (onWin > worst) worst = onWin;
-  if (onLose > worst) worst = onLose;
-  const market = worst + buyFee + sellFee;
+  const market = liabilityOnIntegers(buy, sell, buyFee, sellFee, positionNanos, payout, premium);
   return {
     total: fromInteger(accountLiability - before + market, e),
     marketLiability: fromInteger(market, e),

@@ -10,7 +10,7 @@ import {
 import { AccountErrors } from './accountErrors.ts';
 import type { StepContext } from './context.ts';
 import { pointsFor } from './fees.ts';
-import { applyFunding, availableExact, exposureOf, liabilityWithOrder, refreshLiability, reservationOf, reserve } from './funds.ts';
+import { applyFunding, canPayFee, exposureOf, liabilityWithOrder, refreshLiability, reserve } from './funds.ts';
 import type { OrderRequest } from './inputs.ts';
 import { FEES, pool, recordEntry, transfer } from './ledger.ts';
 import { fillView } from './snapshots.ts';
@@ -207,15 +207,9 @@ export function tradeFee(rate: Decimal, nanos: number, priceCents: number, maxPr
   return { unrounded, rounded: ceilCent(unrounded) };
 }
 
-/**
- * A fill never lowers the worst-case liability check's headroom except by fee rounding (the fee
- * reserve holds the unrounded fee at the highest rate); this guards that last cent so the
- * available balance never goes negative.
- */
-function canPayFee(account: AccountState, order: OrderState, nanos: number, fee: Decimal, maxPriceCents: number): boolean {
-  const released = reservationOf(order, nanos, maxPriceCents, account.rates.max).feeReserve;
-  return !isNegative(plus(minus(availableExact(account), fee), released));
-}
+// A fill never lowers the worst-case liability check's headroom except by fee rounding (the fee
+// reserve holds the unrounded fee at the highest rate); canPayFee (funds.ts) guards that last cent
+// so the available balance never goes negative.
 
 function trade(
   ctx: StepContext, market: MarketState, taker: OrderState, maker: OrderState, nanos: number, priceCents: number, takerFee: Fee, makerFee: Fee,
