@@ -4,7 +4,8 @@
 import { crosses, opposite } from '../book/book.ts';
 import type { ErrorInfo } from '../errors.ts';
 import {
-  ceilCent, compare, contractsTimesCents, isNegative, isZero, minus, negated, parsePriceCents, parseQuantityNanos, plus, round9, times, ZERO,
+  FEE_DECIMAL_PLACES, fromInteger, integerAt, lastExponent, NANOS_PER_CONTRACT, QUANTITY_DECIMAL_PLACES,
+  ceilCent, compare, plusContractsTimesCents, contractsTimesCents, isNegative, isZero, minus, negated, parsePriceCents, parseQuantityNanos, plus, round9, times, ZERO,
   type Decimal,
 } from '../money/decimal.ts';
 import { AccountErrors } from './accountErrors.ts';
@@ -203,9 +204,33 @@ export interface Fee { unrounded: Decimal; rounded: Decimal }
 
 /** rate x contracts x min(price, max_price - price): nine places half up, then up to the cent. */
 export function tradeFee(rate: Decimal, nanos: number, priceCents: number, maxPriceCents: number): Fee {
-  const unrounded = round9(times(contractsTimesCents(nanos, Math.min(priceCents, maxPriceCents - priceCents)), rate));
+  const basisCents = Math.min(priceCents, maxPriceCents - priceCents);
+  if (rate.s > 0 && rate.c[0] !== 0 && basisCents > 0 && Number.isInteger(basisCents) && Number.isInteger(nanos) && nanos > 0) {
+    // On integers: rate x quantity x basis at the exponent of their last digits, rounded as below.
+    const whole = nanos % NANOS_PER_CONTRACT === 0;
+    const rateExponent = lastExponent(rate);
+    let fee = (whole ? nanos / NANOS_PER_CONTRACT : nanos) * basisCents * integerAt(rate, rateExponent);
+    let exponent = (whole ? 0 : -QUANTITY_DECIMAL_PLACES) - 2 + rateExponent;
+    if (Number.isSafeInteger(fee) && exponent >= -FEE_DECIMAL_PLACES - MAX_ROUNDING_SHIFT) {
+      if (exponent < -FEE_DECIMAL_PLACES) { // half up at nine places
+        const divisor = 10 ** (-FEE_DECIMAL_PLACES - exponent);
+        const remainder = fee % divisor;
+        fee = (fee - remainder) / divisor + (remainder * 2 >= divisor ? 1 : 0);
+        exponent = -FEE_DECIMAL_PLACES;
+      }
+      const unrounded = fromInteger(fee, exponent);
+      if (exponent >= -2) return { unrounded, rounded: unrounded };
+      const divisor = 10 ** (-2 - exponent); // up to the cent
+      const remainder = fee % divisor;
+      return { unrounded, rounded: fromInteger((fee - remainder) / divisor + (remainder > 0 ? 1 : 0), -2) };
+    }
+  }
+  const unrounded = round9(times(contractsTimesCents(nanos, basisCents), rate));
   return { unrounded, rounded: ceilCent(unrounded) };
 }
+
+/** Largest power of ten a fee is divided by on integers (10^15 and below are exact doubles). */
+const MAX_ROUNDING_SHIFT = 15;
 
 // A fill never lowers the worst-case liability check's headroom except by fee rounding (the fee
 // reserve holds the unrounded fee at the highest rate); canPayFee (funds.ts) guards that last cent
@@ -243,7 +268,7 @@ function applyFill(
   const maxPriceCents = market.maxPriceCents;
   reserve(account, exposure, order, nanos, -1, maxPriceCents);
   order.filledNanos += nanos;
-  order.totalValue = plus(order.totalValue, contractsTimesCents(nanos, priceCents));
+  order.totalValue = plusContractsTimesCents(order.totalValue, nanos, priceCents);
   ctx.orderChanged(order);
 
   // Close opposite lots first-in first-out, realising their PnL into cash; open a lot with the rest.
@@ -260,7 +285,7 @@ function applyFill(
         ? contractsTimesCents(take, lot.priceCents - priceCents) // short closed by a buy
         : contractsTimesCents(take, priceCents - lot.priceCents); // long closed by a sell
       realized = plus(realized, pnl);
-      exposure.openPremium = minus(exposure.openPremium, contractsTimesCents(take, lot.priceCents));
+      exposure.openPremium = plusContractsTimesCents(exposure.openPremium, take, -lot.priceCents);
       const lotFill = state.fills.get(lot.fillId)!;
       lotFill.closedNanos += take;
       lotFill.closedPnl = plus(lotFill.closedPnl, pnl);
@@ -281,7 +306,7 @@ function applyFill(
   const openingNanos = nanos - closingNanos;
   if (openingNanos > 0) {
     exposure.lots.push({ fillId, nanos: openingNanos, priceCents });
-    exposure.openPremium = plus(exposure.openPremium, contractsTimesCents(openingNanos, priceCents));
+    exposure.openPremium = plusContractsTimesCents(exposure.openPremium, openingNanos, priceCents);
     exposure.positionNanos += isBuy ? openingNanos : -openingNanos;
   }
   const eventId = market.eventId;

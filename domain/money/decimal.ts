@@ -473,6 +473,32 @@ export function contractsTimesCents(nanos: number, cents: number): Decimal {
   return general;
 }
 
+/** Bound on each of two integers whose sum must be exact: |a|, |b| <= 2^52 keep |a + b| <= 2^53. */
+const HALF_SAFE = 2 ** 52;
+
+/** x + contractsTimesCents(nanos, cents), exact; built once when both read as safe integers of one power of ten. */
+export function plusContractsTimesCents(x: Decimal, nanos: number, cents: number): Decimal {
+  if (Number.isInteger(nanos) && Number.isInteger(cents)) {
+    const whole = nanos % NANOS_PER_CONTRACT === 0;
+    const product = (whole ? nanos / NANOS_PER_CONTRACT : nanos) * cents;
+    const productExponent = (whole ? 0 : -QUANTITY_DECIMAL_PLACES) - 2;
+    if (product === 0) return x;
+    if (Number.isSafeInteger(product)) {
+      const xLast = lastExponent(x);
+      const exponent = xLast < productExponent ? xLast : productExponent;
+      const shift = productExponent - exponent;
+      if (shift <= MAX_FAST_DIGITS) {
+        const scaledProduct = product * POW10[shift]!;
+        const xInteger = integerAt(x, exponent);
+        if (scaledProduct <= HALF_SAFE && scaledProduct >= -HALF_SAFE && xInteger <= HALF_SAFE && xInteger >= -HALF_SAFE) {
+          return fromInteger(xInteger + scaledProduct, exponent);
+        }
+      }
+    }
+  }
+  return plus(x, contractsTimesCents(nanos, cents));
+}
+
 /**
  * integer x 10^-places for a non-zero safe integer, as the value big.js would build: sign,
  * exponent and digits without trailing zeros, fields created in the constructor's order (one
