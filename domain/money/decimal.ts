@@ -310,6 +310,7 @@ function placesOf(value: Decimal): number {
 
 /** Money as the API shows it: at least two decimals, exact beyond ("4.00", "0.123456789"). */
 export function money(value: Decimal): string {
+  if (value.c[0] === 0) return '0.00';
   // Same text as `value.toFixed()` padded to two places, built without big.js's string steps: up
   // to 15 digits, the coefficient is an exact integer in a double and String() writes its digits.
   const c = value.c;
@@ -357,6 +358,23 @@ export function contractsTimesCentsMoney(nanos: number, cents: number): string {
 
 /** Whole cents as a price string: 42 -> "0.42". */
 export function formatCents(cents: number): string {
+  if (cents >= 0 && cents < CACHED_CENT_TEXTS && Number.isInteger(cents)) {
+    return CENT_TEXTS[cents] ?? (CENT_TEXTS[cents] = centsText(cents));
+  }
+  return centsText(cents);
+}
+
+/** Texts of the prices a market can have (0 to MAX_MARKET_PRICE_CENTS cents), made on first use. */
+const CACHED_CENT_TEXTS = MAX_MARKET_PRICE_CENTS + 1;
+const CENT_TEXTS: (string | undefined)[] = new Array<string | undefined>(CACHED_CENT_TEXTS);
+
+function centsText(cents: number): string {
+  if (Number.isSafeInteger(cents)) {
+    const negative = cents < 0;
+    const abs = negative ? -cents : cents;
+    const fraction = abs % 100;
+    return `${negative ? '-' : ''}${(abs - fraction) / 100}${fraction < 10 ? '.0' : '.'}${fraction}`;
+  }
   const negative = cents < 0;
   const digits = String(Math.abs(cents)).padStart(3, '0');
   return `${negative ? '-' : ''}${digits.slice(0, -2)}.${digits.slice(-2)}`;
