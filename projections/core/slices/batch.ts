@@ -3,6 +3,7 @@
 
 import type pg from 'pg';
 import type { JournaledEvent } from '../engineEvents.ts';
+import { prepared } from '../../runtime/prepared.ts';
 
 export type CoreChangeKind = 'order' | 'fill' | 'balance' | 'position' | 'market' | 'ledger_entry' | 'account' | 'sport_event';
 
@@ -57,6 +58,6 @@ export async function upsertSnapshots(tx: pg.PoolClient, spec: UpsertSpec, rows:
     ON CONFLICT (${spec.key.join(', ')}) DO UPDATE SET ${updates}
     WHERE ${spec.table}.seq <= excluded.seq
     RETURNING ${spec.key.join(', ')}`;
-  const result = await tx.query<Record<string, string>>(sql, [JSON.stringify(rows)]);
+  const result = await tx.query<Record<string, string>>(prepared(sql, [JSON.stringify(rows)]));
   return result.rows;
 }

@@ -9,6 +9,7 @@ import type { OrderView } from '../../../domain/views.ts';
 import { newestByKey, type JournaledEvent } from '../engineEvents.ts';
 import { renderOrder } from '../render.ts';
 import { upsertSnapshots, type Batch, type Slice } from './batch.ts';
+import { prepared } from '../../runtime/prepared.ts';
 
 const RESTING_STATUSES: ReadonlySet<string> = new Set(['open', 'accepted']);
 
@@ -35,8 +36,8 @@ export const ordersSlice: Slice = {
     const newest = newestByKey(snapshots);
 
     const stored = await batch.tx.query<StoredOrder>(
-      'SELECT id, seq::text, market_id, book_side, book_price::text, book_remaining::text FROM core_orders WHERE id = ANY($1::text[]) FOR UPDATE',
-      [newest.map(({ item }) => item.id)],
+      prepared('SELECT id, seq::text, market_id, book_side, book_price::text, book_remaining::text FROM core_orders WHERE id = ANY($1::text[]) FOR UPDATE',
+        [newest.map(({ item }) => item.id)]),
     );
     const storedById = new Map(stored.rows.map((row) => [row.id, row]));
 
@@ -89,15 +90,15 @@ export const ordersSlice: Slice = {
 
     const moved = [...deltas.values()].filter((d) => !d.quantity.eq(0) || d.orders !== 0);
     if (moved.length > 0) {
-      await batch.tx.query(`
+      await batch.tx.query(prepared(`
         INSERT INTO core_book_levels (market_id, side, price, quantity, orders)
         SELECT market_id, side, price, quantity, orders
         FROM jsonb_to_recordset($1::jsonb) AS x(market_id text, side text, price numeric, quantity numeric, orders integer)
         ON CONFLICT (market_id, side, price) DO UPDATE
         SET quantity = core_book_levels.quantity + excluded.quantity, orders = core_book_levels.orders + excluded.orders`,
-      [JSON.stringify(moved.map((d) => ({ ...d, quantity: d.quantity.toFixed() })))]);
+      [JSON.stringify(moved.map((d) => ({ ...d, quantity: d.quantity.toFixed() })))]));
       const marketIds = [...new Set(moved.map((d) => d.market_id))];
-      await batch.tx.query('DELETE FROM core_book_levels WHERE market_id = ANY($1::text[]) AND (quantity <= 0 OR orders <= 0)', [marketIds]);
+      await batch.tx.query(prepared('DELETE FROM core_book_levels WHERE market_id = ANY($1::text[]) AND (quantity <= 0 OR orders <= 0)', [marketIds]));
       for (const id of marketIds) batch.touchedMarkets.add(id);
     }
 

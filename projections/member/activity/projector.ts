@@ -17,6 +17,7 @@ import {
   type Contribution, type OrderFacts, type StoredSums, type SumKey,
 } from '../marketStats/compute.ts';
 import { MEMBER_ACTIVITY_SCHEMA_SQL, MEMBER_ACTIVITY_TABLES } from './schema.ts';
+import { prepared } from '../../runtime/prepared.ts';
 
 interface Stamped<T> { seq: number; now_us: number; view: T }
 
@@ -44,7 +45,7 @@ interface Batch {
 }
 
 const run = async (tx: pg.PoolClient, size: number, sql: string, json: string) => {
-  if (size > 0) await tx.query(sql, [json]);
+  if (size > 0) await tx.query(prepared(sql, [json]));
 };
 
 async function upsertCatalogue(tx: pg.PoolClient, batch: Batch) {
@@ -132,7 +133,7 @@ async function collectDeltas<T>(
   deltas: Deltas,
 ): Promise<void> {
   if (latest.size === 0) return;
-  const stored = await tx.query<{ seq: string; doc: T }>(sql, keysOf([...latest.rows.keys()]));
+  const stored = await tx.query<{ seq: string; doc: T }>(prepared(sql, keysOf([...latest.rows.keys()])));
   const storedByKey = new Map(stored.rows.map((row) => [keyOfStored(row.doc), row]));
   for (const [key, incoming] of latest.rows) {
     const old = storedByKey.get(key);
@@ -156,7 +157,7 @@ async function collectDeltas<T>(
 async function maxPrices(tx: pg.PoolClient, marketIds: string[]): Promise<Map<string, { event_id: string; max_price: string }>> {
   if (marketIds.length === 0) return new Map();
   const rows = await tx.query<{ market_id: string; event_id: string; max_price: string }>(
-    'SELECT market_id, event_id, max_price::text FROM member_markets WHERE market_id = ANY($1::text[])', [marketIds]);
+    prepared('SELECT market_id, event_id, max_price::text FROM member_markets WHERE market_id = ANY($1::text[])', [marketIds]));
   return new Map(rows.rows.map((r) => [r.market_id, { event_id: r.event_id, max_price: r.max_price }]));
 }
 
@@ -166,10 +167,10 @@ async function updateStats(tx: pg.PoolClient, pairs: Map<string, TouchedPair>, d
   const marketIds = [...pairs.values()].map((p) => p.market_id);
   const pairSql = 'SELECT * FROM unnest($1::text[], $2::text[]) AS p(account_id, market_id)';
   const statsRows = await tx.query<{ account_id: string; market_id: string; sums: StoredSums; last_settled_at: string | null }>(
-    `SELECT s.account_id, s.market_id, s.sums, s.last_settled_at::text FROM member_market_stats s JOIN (${pairSql}) p USING (account_id, market_id)`, [accounts, marketIds]);
+    prepared(`SELECT s.account_id, s.market_id, s.sums, s.last_settled_at::text FROM member_market_stats s JOIN (${pairSql}) p USING (account_id, market_id)`, [accounts, marketIds]));
   const positions = await tx.query<{ account_id: string; market_id: string; doc: PositionView }>(
-    `SELECT x.account_id, x.market_id, x.doc FROM member_positions x JOIN (${pairSql}) p USING (account_id, market_id)`, [accounts, marketIds]);
-  const balances = await tx.query<{ account_id: string; doc: BalanceView }>('SELECT account_id, doc FROM member_balances WHERE account_id = ANY($1::text[])', [accounts]);
+    prepared(`SELECT x.account_id, x.market_id, x.doc FROM member_positions x JOIN (${pairSql}) p USING (account_id, market_id)`, [accounts, marketIds]));
+  const balances = await tx.query<{ account_id: string; doc: BalanceView }>(prepared('SELECT account_id, doc FROM member_balances WHERE account_id = ANY($1::text[])', [accounts]));
   const statsBy = new Map(statsRows.rows.map((r) => [pairKey(r.account_id, r.market_id), r]));
   const positionBy = new Map(positions.rows.map((r) => [pairKey(r.account_id, r.market_id), r.doc]));
   const balanceBy = new Map(balances.rows.map((b) => [b.account_id, b.doc]));
@@ -194,13 +195,13 @@ async function updateStats(tx: pg.PoolClient, pairs: Map<string, TouchedPair>, d
     });
     changes.push({ projector: 'member_activity', kind: 'market_stats', keys: { account_id: pair.account_id, market_id: pair.market_id } });
   }
-  await tx.query(`
+  await tx.query(prepared(`
     INSERT INTO member_market_stats (account_id, market_id, event_id, inserted_at, updated_at, last_settled_at, settlements, trade_count, sums, doc)
     SELECT x.account_id, x.market_id, x.event_id, x.first_us, x.last_us, x.last_settled_at, x.settlements, x.trade_count, x.sums, x.doc
     FROM jsonb_to_recordset($1::jsonb) AS x(account_id text, market_id text, event_id text, first_us bigint, last_us bigint, last_settled_at bigint, settlements integer, trade_count integer, sums jsonb, doc jsonb)
     ON CONFLICT (account_id, market_id) DO UPDATE SET event_id = EXCLUDED.event_id, updated_at = GREATEST(member_market_stats.updated_at, EXCLUDED.updated_at),
       last_settled_at = EXCLUDED.last_settled_at, settlements = EXCLUDED.settlements, trade_count = EXCLUDED.trade_count, sums = EXCLUDED.sums, doc = EXCLUDED.doc`,
-  [JSON.stringify(rows)]);
+  [JSON.stringify(rows)]));
   return changes;
 }
 
