@@ -4,7 +4,7 @@
 // so both sides pay on the smaller of the two risks, and a fee never exceeds rate x risk.
 // The rate depends on the account's schedule and whether the fill provided or took liquidity.
 
-import { Big, numberToDecimal, wholeQuotient, type Decimal } from '../money/decimal.ts';
+import { Big, CENTS_PER_DOLLAR, contractsTimesCents, NANOS_PER_CONTRACT, numberToDecimal, wholeQuotient, type Decimal } from '../money/decimal.ts';
 import type { FeeSchedule } from '../views.ts';
 
 export interface LoyaltyTier { tier: string; minPoints: number; feePercent: number }
@@ -63,4 +63,15 @@ export const ZERO_RATES: FeeRates = { maker: new Big(0), taker: new Big(0), max:
 export function pointsFor(amountRisked: Decimal, pointsCost: number): number {
   if (!(pointsCost > 0)) return 0;
   return wholeQuotient(amountRisked, pointsCost);
+}
+
+/** pointsFor(contractsTimesCents(nanos, cents), pointsCost), on integers when they fit. */
+export function pointsForContracts(nanos: number, cents: number, pointsCost: number): number {
+  if (nanos > 0 && cents > 0 && Number.isInteger(nanos) && Number.isInteger(cents) && pointsCost > 0 && Number.isSafeInteger(pointsCost)) {
+    const whole = nanos % NANOS_PER_CONTRACT === 0;
+    const numerator = (whole ? nanos / NANOS_PER_CONTRACT : nanos) * cents;
+    const denominator = pointsCost * (whole ? CENTS_PER_DOLLAR : CENTS_PER_DOLLAR * NANOS_PER_CONTRACT);
+    if (Number.isSafeInteger(numerator) && Number.isSafeInteger(denominator)) return (numerator - (numerator % denominator)) / denominator;
+  }
+  return pointsFor(contractsTimesCents(nanos, cents), pointsCost);
 }

@@ -10,7 +10,7 @@ import {
 } from '../money/decimal.ts';
 import { AccountErrors } from './accountErrors.ts';
 import type { StepContext } from './context.ts';
-import { pointsFor } from './fees.ts';
+import { pointsForContracts } from './fees.ts';
 import { applyFunding, canPayFee, exposureOf, liabilityWithOrder, refreshLiability, reserve } from './funds.ts';
 import type { OrderRequest } from './inputs.ts';
 import { FEES, pool, recordEntry, transfer } from './ledger.ts';
@@ -324,11 +324,10 @@ function applyFill(
     eventId, marketId: market.id, feeSource: 'trade', tradeId: fillId,
   });
   const riskCents = isBuy ? priceCents : maxPriceCents - priceCents;
-  const risked = contractsTimesCents(nanos, riskCents);
-  account.totals.traded = plus(account.totals.traded, risked);
+  account.totals.traded = plusContractsTimesCents(account.totals.traded, nanos, riskCents);
   account.tradeCount += 1;
-  exposure.amountRisked = plus(exposure.amountRisked, risked);
-  const points = pointsFor(risked, market.pointsCost);
+  exposure.amountRisked = plusContractsTimesCents(exposure.amountRisked, nanos, riskCents);
+  const points = pointsForContracts(nanos, riskCents, market.pointsCost);
   exposure.pointsPending += points;
   refreshLiability(account, exposure, maxPriceCents);
   ctx.positionChanged(exposure);

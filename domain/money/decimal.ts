@@ -70,13 +70,53 @@ function wholeCents(text: string): number {
 }
 
 /**
+ * The common case of the parsers below, without regular expressions: `text` is "D" or "D.F", D of
+ * 1 to `wholeDigits` digits, F of at least one digit with at most `places` before its trailing
+ * zeros. Returns the value as an integer count of 10^-places, or -1 for any other text (the
+ * caller then takes its general path).
+ */
+function scanPlain(text: unknown, wholeDigits: number, places: number): number {
+  if (typeof text !== 'string') return -1;
+  const length = text.length;
+  if (length === 0 || length > DECIMAL_TEXT_LENGTH_MAX) return -1;
+  let whole = 0;
+  let i = 0;
+  for (; i < length; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) break;
+    whole = whole * 10 + digit;
+  }
+  if (i === 0 || i > wholeDigits) return -1;
+  let fraction = 0;
+  let scale = POW10[places]!;
+  if (i < length) {
+    if (text.charCodeAt(i) !== 46 || i + 1 === length) return -1; // "."
+    let end = length; // drop trailing zeros of the fraction
+    while (text.charCodeAt(end - 1) === 48) end--;
+    for (let j = i + 1; j < length; j++) {
+      const digit = text.charCodeAt(j) - 48;
+      if (digit < 0 || digit > 9) return -1;
+    }
+    if (end - i - 1 > places) return -1;
+    for (let j = i + 1; j < end; j++) {
+      scale /= 10;
+      fraction += (text.charCodeAt(j) - 48) * scale;
+    }
+  }
+  return whole * POW10[places]! + fraction;
+}
+
+/**
  * An order price: a decimal string, a whole number of cents, > 0; with `maxPriceCents`, strictly
  * below it (that last rule is a 422 refusal, the others are 400s).
  */
 export function parsePriceCents(text: unknown, maxPriceCents?: number): Parsed<number> {
-  if (!isDecimalText(text)) return fail(new InvalidInput(DecimalErrors.priceMalformed));
-  if (significantDecimals(text) > 2) return fail(new InvalidInput(DecimalErrors.priceSubCent));
-  const cents = wholeCents(text); // exact: at most two decimals
+  let cents = scanPlain(text, 12, 2);
+  if (cents < 0) {
+    if (!isDecimalText(text)) return fail(new InvalidInput(DecimalErrors.priceMalformed));
+    if (significantDecimals(text) > 2) return fail(new InvalidInput(DecimalErrors.priceSubCent));
+    cents = wholeCents(text); // exact: at most two decimals
+  }
   if (cents <= 0) return fail(new InvalidInput(DecimalErrors.priceNotPositive));
   if (maxPriceCents !== undefined && cents >= maxPriceCents) {
     return fail(new Refused(DecimalErrors.priceAtOrAboveMax(formatCents(maxPriceCents))));
@@ -98,6 +138,12 @@ export function parseMaxPriceCents(text: unknown): Parsed<number> {
  * (0.0000000005 becomes 0.000000001; 0.0000000004 rounds to 0 and is refused as not positive).
  */
 export function parseQuantityNanos(text: unknown): Parsed<number> {
+  const scanned = scanPlain(text, 7, QUANTITY_DECIMAL_PLACES);
+  if (scanned >= 0) {
+    if (scanned === 0) return fail(new InvalidInput(DecimalErrors.quantityNotPositive));
+    if (scanned > MAX_ORDER_QUANTITY_NANOS) return fail(new InvalidInput(DecimalErrors.quantityTooLarge));
+    return { ok: true, value: scanned };
+  }
   if (!isDecimalText(text)) return fail(new InvalidInput(DecimalErrors.quantityMalformed));
   const plain = PLAIN_DECIMAL.exec(text);
   if (plain && plain[1]!.length <= 7 && (plain[2] ?? '').length <= QUANTITY_DECIMAL_PLACES) {
