@@ -3,7 +3,7 @@
 
 import { usToIso } from '../clock.ts';
 import {
-  ceilCent, contractsTimesCents, contractsTimesCentsMoney, floorCent, formatCents, formatNanos, integerAt, isNegative, lastExponent, minus, money, perContract,
+  ceilCent, contractsTimesCents, contractsTimesCentsMoney, floorCent, formatCents, formatNanos, integerAt, isNegative, lastExponent, minus, money, perContractMoney, toFixedPlaces,
   plus, FEE_DECIMAL_PLACES, roundedMoney, timesRatio, ZERO, type Decimal,
 } from '../money/decimal.ts';
 import { DEFAULT_BASE_FEE_PERCENT, DEFAULT_MAKER_FACTOR, DEFAULT_TAKER_FACTOR } from './fees.ts';
@@ -37,7 +37,7 @@ function isoOf(us: number): string {
 
 function averagePrice(total: Decimal, nanos: number): string | null {
   if (nanos === 0) return null;
-  return money(perContract(total, nanos, AVG_PRICE_DECIMAL_PLACES));
+  return perContractMoney(total, nanos, AVG_PRICE_DECIMAL_PLACES);
 }
 
 export function orderView(order: OrderState): OrderView {
@@ -138,7 +138,7 @@ export function fillView(fill: FillState): FillView {
     remaining_risk: contractsTimesCentsMoney(remainingNanos, riskCents),
     remaining_to_win: contractsTimesCentsMoney(remainingNanos, toWinCents),
     trade_fee: money(fill.tradeFee),
-    unrounded_trade_fee: fill.unroundedFee.toFixed(9),
+    unrounded_trade_fee: toFixedPlaces(fill.unroundedFee, FEE_DECIMAL_PLACES),
     total_fee: money(minus(fill.tradeFee, fill.feeRefunded)),
     points: fill.points,
     settlements_count: fill.settlementsCount,

@@ -454,10 +454,17 @@ export function nanosToDecimal(nanos: number): Decimal {
  * integers below 2^53 cannot come within 10^-40 of a rounding tie without being on it).
  */
 export function timesRatio(x: Decimal, multiplier: number, divisor: number, places: number): Decimal {
+  const quotient = ratioInteger(x, multiplier, divisor, places);
+  if (quotient === quotient) return quotient === 0 ? ZERO : fromSafeInteger(quotient, places); // not NaN
+  return x.times(multiplier).div(divisor).round(places, Big.roundHalfUp);
+}
+
+/** timesRatio(x, multiplier, divisor, places) as an integer count of 10^-places; NaN when it does not fit. */
+function ratioInteger(x: Decimal, multiplier: number, divisor: number, places: number): number {
   const c = x.c;
   if (c.length <= MAX_FAST_DIGITS && places <= MAX_FAST_DIGITS && multiplier > 0 && divisor > 0
     && Number.isSafeInteger(multiplier) && Number.isSafeInteger(divisor)) {
-    if (c[0] === 0) return ZERO;
+    if (c[0] === 0) return 0;
     const common = gcd(multiplier, divisor);
     const shift = x.e - c.length + 1 + places; // scale of the coefficient's last digit, in units of 10^-places
     if (shift >= -MAX_FAST_DIGITS && shift <= MAX_FAST_DIGITS) {
@@ -466,16 +473,49 @@ export function timesRatio(x: Decimal, multiplier: number, divisor: number, plac
       if (Number.isSafeInteger(numerator) && Number.isSafeInteger(denominator)) {
         const remainder = numerator % denominator;
         const quotient = (numerator - remainder) / denominator + (remainder * 2 >= denominator ? 1 : 0);
-        return quotient === 0 ? ZERO : fromSafeInteger(x.s * quotient, places);
+        return quotient === 0 ? 0 : x.s * quotient;
       }
     }
   }
-  return x.times(multiplier).div(divisor).round(places, Big.roundHalfUp);
+  return Number.NaN;
 }
 
 /** Price per contract of `total` dollars over `nanos` nano-contracts, half up at `places`. */
 export function perContract(total: Decimal, nanos: number, places: number): Decimal {
   return timesRatio(total, NANOS_PER_CONTRACT, nanos, places);
+}
+
+/** money(perContract(total, nanos, places)), without building the decimal when it fits a safe integer. */
+export function perContractMoney(total: Decimal, nanos: number, places: number): string {
+  const quotient = ratioInteger(total, NANOS_PER_CONTRACT, nanos, places);
+  if (quotient === quotient) return integerMoney(quotient, -places);
+  return money(perContract(total, nanos, places));
+}
+
+/** money(fromInteger(integer, exponent)) for a safe integer. */
+function integerMoney(integer: number, exponent: number): string {
+  if (integer === 0) return '0.00';
+  let digits = String(integer < 0 ? -integer : integer);
+  let end = digits.length;
+  while (digits.charCodeAt(end - 1) === 48) end--;
+  const first = digits.length - 1 + exponent; // exponent of the first digit
+  if (end < digits.length) digits = digits.slice(0, end);
+  return (integer < 0 ? '-' : '') + pointed(digits, first);
+}
+
+/** value.toFixed(places) (big.js's text, half up), without big.js when value has at most `places` decimals. */
+export function toFixedPlaces(value: Decimal, places: number): string {
+  const c = value.c;
+  if (c[0] !== 0 && c.length <= MAX_FAST_DIGITS && places <= MAX_FAST_DIGITS && c.length - 1 - value.e <= places) {
+    const integer = integerAt(value, -places);
+    if (integer === integer) {
+      const digits = String(integer < 0 ? -integer : integer);
+      const padded = digits.length <= places ? '0'.repeat(places + 1 - digits.length) + digits : digits;
+      const point = padded.length - places;
+      return `${integer < 0 ? '-' : ''}${padded.slice(0, point)}${places > 0 ? '.' : ''}${padded.slice(point)}`;
+    }
+  }
+  return value.toFixed(places);
 }
 
 /** x / divisor rounded towards zero, as a number (a positive divisor). */
