@@ -4,9 +4,8 @@
 import { crosses, opposite } from '../book/book.ts';
 import type { ErrorInfo } from '../errors.ts';
 import {
-  FEE_DECIMAL_PLACES, fromInteger, integerAt, lastExponent, NANOS_PER_CONTRACT, QUANTITY_DECIMAL_PLACES,
-  ceilCent, compare, plusContractsTimesCents, contractsTimesCents, isNegative, isZero, minus, negated, parsePriceCents, parseQuantityNanos, plus, round9, times, ZERO,
-  type Decimal,
+  ceilCent, compare, contractsTimesCents, FEE_DECIMAL_PLACES, fromInteger, integerAt, isZero, lastExponent, NANOS_PER_CONTRACT, negated,
+  parsePriceCents, parseQuantityNanos, plus, plusContractsTimesCents, QUANTITY_DECIMAL_PLACES, round9, times, ZERO, type Decimal,
 } from '../money/decimal.ts';
 import { AccountErrors } from './accountErrors.ts';
 import type { StepContext } from './context.ts';
@@ -15,7 +14,7 @@ import { applyFunding, canPayFee, exposureOf, liabilityWithOrder, refreshLiabili
 import type { OrderRequest } from './inputs.ts';
 import { FEES, pool, recordEntry, transfer } from './ledger.ts';
 import { fillView } from './snapshots.ts';
-import type { AccountState, FillState, MarketState, OrderState } from './state.ts';
+import type { FillState, MarketState, OrderState } from './state.ts';
 
 export const OrderErrors = {
   marketNotFound: 'Market not found',

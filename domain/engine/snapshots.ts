@@ -3,7 +3,7 @@
 
 import { usToIso } from '../clock.ts';
 import {
-  ceilCent, contractsTimesCents, contractsTimesCentsMoney, floorCent, formatCents, formatNanos, integerAt, isNegative, lastExponent, minus, money, perContractMoney, toFixedPlaces,
+  ceilCent, contractsTimesCentsLessMoney, contractsTimesCentsMoney, floorCent, formatCents, formatNanos, integerAt, isNegative, lastExponent, minus, money, perContractMoney, toFixedPlaces,
   plus, FEE_DECIMAL_PLACES, roundedMoney, timesRatio, ZERO, type Decimal,
 } from '../money/decimal.ts';
 import { DEFAULT_BASE_FEE_PERCENT, DEFAULT_MAKER_FACTOR, DEFAULT_TAKER_FACTOR } from './fees.ts';
@@ -293,7 +293,6 @@ export function accountView(account: AccountState): AccountView {
 export function positionView(exposure: Exposure, market: MarketState, seq: number): PositionView {
   const nanos = exposure.positionNanos;
   const contracts = Math.abs(nanos);
-  const payout = contractsTimesCents(contracts, market.maxPriceCents);
   const premium = exposure.openPremium;
   return {
     account_id: exposure.accountId,
@@ -304,8 +303,8 @@ export function positionView(exposure: Exposure, market: MarketState, seq: numbe
     contracts: formatNanos(contracts),
     avg_price: averagePrice(premium, contracts),
     premium: money(premium),
-    risk: money(nanos >= 0 ? premium : minus(payout, premium)),
-    to_win: money(nanos > 0 ? minus(payout, premium) : premium),
+    risk: nanos >= 0 ? money(premium) : contractsTimesCentsLessMoney(contracts, market.maxPriceCents, premium),
+    to_win: nanos > 0 ? contractsTimesCentsLessMoney(contracts, market.maxPriceCents, premium) : money(premium),
     realized_pnl: money(exposure.realizedPnl),
     fees: money(exposure.fees),
     market_max_price: money(market.maxPrice),

@@ -582,25 +582,42 @@ const HALF_SAFE = 2 ** 52;
 
 /** x + contractsTimesCents(nanos, cents), exact; built once when both read as safe integers of one power of ten. */
 export function plusContractsTimesCents(x: Decimal, nanos: number, cents: number): Decimal {
-  if (Number.isInteger(nanos) && Number.isInteger(cents)) {
-    const whole = nanos % NANOS_PER_CONTRACT === 0;
-    const product = (whole ? nanos / NANOS_PER_CONTRACT : nanos) * cents;
-    const productExponent = (whole ? 0 : -QUANTITY_DECIMAL_PLACES) - 2;
-    if (product === 0) return x;
-    if (Number.isSafeInteger(product)) {
-      const xLast = lastExponent(x);
-      const exponent = xLast < productExponent ? xLast : productExponent;
-      const shift = productExponent - exponent;
-      if (shift <= MAX_FAST_DIGITS) {
-        const scaledProduct = product * POW10[shift]!;
-        const xInteger = integerAt(x, exponent);
-        if (scaledProduct <= HALF_SAFE && scaledProduct >= -HALF_SAFE && xInteger <= HALF_SAFE && xInteger >= -HALF_SAFE) {
-          return fromInteger(xInteger + scaledProduct, exponent);
-        }
-      }
-    }
-  }
+  if (nanos === 0 || cents === 0) return x;
+  const total = sumWithProduct(x, 1, nanos, cents);
+  if (total === total) return fromInteger(total, sumExponent); // not NaN
   return plus(x, contractsTimesCents(nanos, cents));
+}
+
+/** money(contractsTimesCents(nanos, cents) - x), without building decimals when the values fit. */
+export function contractsTimesCentsLessMoney(nanos: number, cents: number, x: Decimal): string {
+  const total = sumWithProduct(x, -1, nanos, cents);
+  if (total === total) return integerMoney(total, sumExponent);
+  return money(minus(contractsTimesCents(nanos, cents), x));
+}
+
+/** The exponent of sumWithProduct's result. */
+let sumExponent = 0;
+
+/**
+ * sign x x + nanos x cents x 10^-11 as an integer count of 10^sumExponent; NaN when a term is not
+ * a safe integer within HALF_SAFE (the sum is then not computed on integers).
+ */
+function sumWithProduct(x: Decimal, sign: 1 | -1, nanos: number, cents: number): number {
+  if (!Number.isInteger(nanos) || !Number.isInteger(cents)) return Number.NaN;
+  const whole = nanos % NANOS_PER_CONTRACT === 0;
+  const product = (whole ? nanos / NANOS_PER_CONTRACT : nanos) * cents;
+  const productExponent = (whole ? 0 : -QUANTITY_DECIMAL_PLACES) - 2;
+  if (!Number.isSafeInteger(product)) return Number.NaN;
+  const xLast = lastExponent(x);
+  const exponent = xLast < productExponent ? xLast : productExponent;
+  const shift = productExponent - exponent;
+  if (shift > MAX_FAST_DIGITS) return Number.NaN;
+  const scaledProduct = product * POW10[shift]!;
+  const xInteger = integerAt(x, exponent);
+  if (!(scaledProduct <= HALF_SAFE && scaledProduct >= -HALF_SAFE && xInteger <= HALF_SAFE && xInteger >= -HALF_SAFE)) return Number.NaN;
+  sumExponent = exponent;
+  const total = sign * xInteger + scaledProduct;
+  return total === 0 ? 0 : total;
 }
 
 /**
