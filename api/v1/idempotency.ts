@@ -9,7 +9,6 @@ import { IDEMPOTENCY_KEY_LENGTH_MAX, IdempotencyStore } from '../../commands/ide
 import { DomainError } from '../../domain/errors.ts';
 import { principalOf } from '../auth/principal.ts';
 import { badRequest, HttpError, statusOfDomainCode } from '../errors.ts';
-import { sendJson } from '../jsonResponse.ts';
 
 export interface Answer {
   status: number;
@@ -29,7 +28,7 @@ export function answerOfError(err: unknown): Answer | null {
 }
 
 function send(res: Response, answer: Answer): void {
-  sendJson(res, answer.status, answer.body);
+  res.status(answer.status).json(answer.body);
 }
 
 export function idempotentWrite(ctx: AppContext, handler: AnswerHandler): RequestHandler {
