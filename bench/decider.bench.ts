@@ -1,11 +1,12 @@
 // Engine decider benchmark: the domain engine alone (no journal, no I/O) on the same kind of
 // order stream the journaled engine benchmark uses (resting and crossing limit orders from 200
-// funded accounts in one market). Reports orders/s, the mean journal record size (JSON bytes of
-// the step's events) and the events per order. The last line is one JSON object.
+// funded accounts in one market). Reports orders/s, the journal JSON bytes per order (records of
+// 256 delta-encoded steps, as the engine writes them) and the events per order. The last line is one JSON object.
 //
 // Environment: BENCH_DECIDER_ORDERS (default 200,000).
 
-import { engineStepData } from '../commands/engine/journal.ts';
+import { encodeStep, engineStepsData, newDeltaContext, type EncodedStep } from '../commands/engine/journal.ts';
+import { STEPS_PER_RECORD } from '../commands/engine/process.ts';
 import { Engine } from '../domain/engine/engine.ts';
 import type { EngineInput } from '../domain/engine/inputs.ts';
 
@@ -75,17 +76,27 @@ export function benchDecider(orders: number): { ordersPerS: number; recordBytes:
     events += outcome.events.length;
   }
   const elapsedMs = performance.now() - started;
-  // Untimed pass on a fresh engine: the size of each journal record's JSON (as the engine writes it).
+  // Untimed pass on a fresh engine: journal JSON bytes per order, with the steps cut into records
+  // of STEPS_PER_RECORD as the engine writes them (delta-encoded within a record).
   const sizing = new Engine();
   let sizeUs = BENCH_START_US;
   for (const input of setup) sizing.step({ seq: sizing.nextSeq, now_us: (sizeUs += 1), input });
   let bytes = 0;
+  let steps: EncodedStep[] = [];
+  let context = newDeltaContext();
+  const seal = () => {
+    if (steps.length > 0) bytes += Buffer.byteLength(JSON.stringify(engineStepsData(steps)));
+    steps = [];
+    context = newDeltaContext();
+  };
   for (const input of stream) {
     const seq = sizing.nextSeq;
     const outcome = sizing.step({ seq, now_us: (sizeUs += 1), input });
     for (const event of outcome.events) if (event.type === 'TradeExecuted') trades++;
-    bytes += Buffer.byteLength(JSON.stringify(engineStepData(seq, sizeUs, input, outcome.events)));
+    steps.push(encodeStep(seq, sizeUs, input, outcome.events, context));
+    if (steps.length >= STEPS_PER_RECORD) seal();
   }
+  seal();
   return {
     ordersPerS: Math.round(stream.length / (elapsedMs / 1000)),
     recordBytes: Math.round(bytes / stream.length),
