@@ -134,6 +134,30 @@ const ONE_STATEMENT_APPEND_SQL = `
   )
   SELECT head::text AS head, pg_notify('${NOTIFY_CHANNEL}', (head + $3::bigint)::text) FROM head`;
 
+/** The rows of one insert, column by column, as INSERT_SQL and ONE_STATEMENT_APPEND_SQL take them. */
+class InsertRows {
+  private readonly streams: string[] = [];
+  private readonly revisions: string[] = [];
+  private readonly ids: string[] = [];
+  private readonly types: string[] = [];
+  private readonly data: string[] = [];
+  private readonly metadata: string[] = [];
+
+  add(append: PendingAppend, event: NewEvent, index: number, revision: bigint): void {
+    this.streams.push(append.stream);
+    this.revisions.push(String(revision));
+    this.ids.push(event.id);
+    this.types.push(event.type);
+    this.data.push(append.dataJson[index]!);
+    this.metadata.push(append.metadataJson[index]!);
+  }
+
+  /** streams, revisions, ids, types, then the data and metadata texts joined by newlines. */
+  parameters(): [string[], string[], string[], string[], string, string] {
+    return [this.streams, this.revisions, this.ids, this.types, this.data.join('\n'), this.metadata.join('\n')];
+  }
+}
+
 /** Metadata is most often empty: one shared text for it. */
 const EMPTY_METADATA_JSON = '{}';
 
@@ -249,29 +273,17 @@ export class PostgresEventStore implements EventStore {
       after.set(stream, current + BigInt(append.events.length));
       rowCount += append.events.length;
     }
-    const rowStreams: string[] = [];
-    const rowRevisions: string[] = [];
-    const rowIds: string[] = [];
-    const rowTypes: string[] = [];
-    const rowData: string[] = [];
-    const rowMetadata: string[] = [];
+    const rows = new InsertRows();
     for (const append of group) {
       const first = (append.expected === 'no_stream' ? -1n : append.expected as bigint) + 1n;
-      append.events.forEach((event, index) => {
-        rowStreams.push(append.stream);
-        rowRevisions.push(String(first + BigInt(index)));
-        rowIds.push(event.id);
-        rowTypes.push(event.type);
-        rowData.push(append.dataJson[index]!);
-        rowMetadata.push(append.metadataJson[index]!);
-      });
+      append.events.forEach((event, index) => rows.add(append, event, index, first + BigInt(index)));
     }
     let head: bigint;
     try {
       const result = await this.pool.query<{ head: string }>({
         name: 'es_append_one_statement',
         text: ONE_STATEMENT_APPEND_SQL,
-        values: [checkedStreams, checkedRevisions, rowCount, rowStreams, rowRevisions, rowIds, rowTypes, rowData.join('\n'), rowMetadata.join('\n')],
+        values: [checkedStreams, checkedRevisions, rowCount, ...rows.parameters()],
       });
       if (result.rows.length === 0) return false; // a revision differs: the full path reports it
       head = BigInt(result.rows[0]!.head);
@@ -312,22 +324,12 @@ export class PostgresEventStore implements EventStore {
       }
 
       const positions: string[] = [];
-      const rowStreams: string[] = [];
-      const rowRevisions: string[] = [];
-      const rowIds: string[] = [];
-      const rowTypes: string[] = [];
-      const rowData: string[] = [];
-      const rowMetadata: string[] = [];
+      const rows = new InsertRows();
       for (const append of group) {
         try {
           outcomes.push({ append, result: this.decide(append, revisions, known, head, (event, index, revision, position) => {
             positions.push(String(position));
-            rowStreams.push(append.stream);
-            rowRevisions.push(String(revision));
-            rowIds.push(event.id);
-            rowTypes.push(event.type);
-            rowData.push(append.dataJson[index]!);
-            rowMetadata.push(append.metadataJson[index]!);
+            rows.add(append, event, index, revision);
             head = position;
           }) });
         } catch (error) {
@@ -338,7 +340,7 @@ export class PostgresEventStore implements EventStore {
         await client.query({
           name: 'es_insert',
           text: INSERT_SQL,
-          values: [positions, rowStreams, rowRevisions, rowIds, rowTypes, rowData.join('\n'), rowMetadata.join('\n'), String(head)],
+          values: [positions, ...rows.parameters(), String(head)],
         });
       }
       await client.query('COMMIT');
