@@ -92,25 +92,27 @@ const NO_VIEWS: Readonly<Record<string, readonly string[]>> = {};
 const viewFieldsOf = (type: string): Readonly<Record<string, readonly string[]>> =>
   Object.prototype.hasOwnProperty.call(VIEW_FIELDS, type) ? VIEW_FIELDS[type as EngineEventType] : NO_VIEWS;
 
-/** The view as an array of values, or the view itself when its keys are not exactly `keys`. */
-function encodeView(view: unknown, keys: readonly string[]): unknown {
-  if (view === null || typeof view !== 'object' || Array.isArray(view)) return view;
-  const own = Object.keys(view);
-  if (own.length !== keys.length) return view;
-  const values = new Array<unknown>(keys.length);
-  const source = view as Record<string, unknown>;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
-    if (own[i] !== key) return view;
-    const value = source[key];
-    if (value === undefined) return view; // JSON would drop the key, an array would turn it into null
-    values[i] = value;
+/** Whether `view` has exactly `keys`, in that order, none of them undefined (no allocation). */
+function hasExactKeys(view: unknown, keys: readonly string[]): view is Record<string, unknown> {
+  if (view === null || typeof view !== 'object' || Array.isArray(view)) return false;
+  let i = 0;
+  for (const key in view) {
+    // an undefined value: JSON would drop the key, an array would turn it into null
+    if (key !== keys[i] || (view as Record<string, unknown>)[key] === undefined) return false;
+    i++;
   }
+  return i === keys.length;
+}
+
+/** The values of a view that has exactly `keys`, in their order. */
+function valuesOf(view: Record<string, unknown>, keys: readonly string[]): unknown[] {
+  const values = new Array<unknown>(keys.length);
+  for (let i = 0; i < keys.length; i++) values[i] = view[keys[i]!];
   return values;
 }
 
-function decodeView(stored: unknown, keys: readonly string[], type: string, field: string): unknown {
-  if (!Array.isArray(stored)) return stored;
+/** The view whose values are `stored`, in the order of `keys`. */
+function viewOf(stored: unknown[], keys: readonly string[], type: string, field: string): Record<string, unknown> {
   if (stored.length !== keys.length) {
     throw new Error(`engine journal: ${type}.${field} holds ${stored.length} values where ${keys.length} were expected`);
   }
@@ -119,37 +121,43 @@ function decodeView(stored: unknown, keys: readonly string[], type: string, fiel
   return view;
 }
 
-export function encodeEvent(event: EngineEvent): EncodedEngineEvent {
+/** A copy of `event` whose view fields went through `map` (with their kind's key list). */
+function mapViews<From extends { type: string }, To>(
+  event: From, map: (value: unknown, keys: readonly string[], type: string, field: string) => unknown,
+): To {
   const fields = viewFieldsOf(event.type);
   const source = event as unknown as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(source)) {
     const keys = fields[key];
-    out[key] = keys ? encodeView(source[key], keys) : source[key];
+    out[key] = keys ? map(source[key], keys, event.type, key) : source[key];
   }
-  return out as EncodedEngineEvent;
+  return out as To;
+}
+
+/** The view as an array of values, or the view itself when its keys are not exactly `keys`. */
+function encodeView(view: unknown, keys: readonly string[]): unknown {
+  return hasExactKeys(view, keys) ? valuesOf(view, keys) : view;
+}
+
+function decodeView(stored: unknown, keys: readonly string[], type: string, field: string): unknown {
+  return Array.isArray(stored) ? viewOf(stored, keys, type, field) : stored;
+}
+
+export function encodeEvent(event: EngineEvent): EncodedEngineEvent {
+  return mapViews<EngineEvent, EncodedEngineEvent>(event, encodeView);
 }
 
 export function decodeEvent(stored: EncodedEngineEvent): EngineEvent {
-  const fields = viewFieldsOf(stored.type);
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(stored)) {
-    const keys = fields[key];
-    out[key] = keys ? decodeView(stored[key], keys, stored.type, key) : stored[key];
-  }
-  return out as unknown as EngineEvent;
+  return mapViews<EncodedEngineEvent, EngineEvent>(stored, decodeView);
 }
 
 export function encodeEvents(events: readonly EngineEvent[]): EncodedEngineEvent[] {
-  const out = new Array<EncodedEngineEvent>(events.length);
-  for (let i = 0; i < events.length; i++) out[i] = encodeEvent(events[i]!);
-  return out;
+  return events.map(encodeEvent);
 }
 
 export function decodeEvents(stored: readonly EncodedEngineEvent[]): EngineEvent[] {
-  const out = new Array<EngineEvent>(stored.length);
-  for (let i = 0; i < stored.length; i++) out[i] = decodeEvent(stored[i]!);
-  return out;
+  return stored.map(decodeEvent);
 }
 
 // Delta encoding inside one `EngineSteps` record (record version 3). Views of one kind written in
@@ -169,17 +177,6 @@ export function newDeltaContext(): DeltaContext {
   return new Map();
 }
 
-/** Whether `view` has exactly `keys`, in that order, none of them undefined (no allocation). */
-function hasExactKeys(view: unknown, keys: readonly string[]): view is Record<string, unknown> {
-  if (view === null || typeof view !== 'object' || Array.isArray(view)) return false;
-  let i = 0;
-  for (const key in view) {
-    if (key !== keys[i] || (view as Record<string, unknown>)[key] === undefined) return false;
-    i++;
-  }
-  return i === keys.length;
-}
-
 function encodeViewDelta(view: unknown, keys: readonly string[], context: DeltaContext): unknown {
   if (!hasExactKeys(view, keys)) return view;
   const previous = context.get(keys);
@@ -193,19 +190,13 @@ function encodeViewDelta(view: unknown, keys: readonly string[], context: DeltaC
     }
     if (changes.length <= keys.length) return { [DELTA_KEY]: changes };
   }
-  const values = new Array<unknown>(keys.length);
-  for (let i = 0; i < keys.length; i++) values[i] = view[keys[i]!];
-  return values;
+  return valuesOf(view, keys);
 }
 
 function decodeViewDelta(stored: unknown, keys: readonly string[], context: DeltaContext, type: string, field: string): unknown {
   let view: Record<string, unknown>;
   if (Array.isArray(stored)) {
-    if (stored.length !== keys.length) {
-      throw new Error(`engine journal: ${type}.${field} holds ${stored.length} values where ${keys.length} were expected`);
-    }
-    view = {};
-    for (let i = 0; i < keys.length; i++) view[keys[i]!] = stored[i];
+    view = viewOf(stored, keys, type, field);
   } else if (stored !== null && typeof stored === 'object' && Array.isArray((stored as Record<string, unknown>)[DELTA_KEY])) {
     const previous = context.get(keys);
     if (!previous) throw new Error(`engine journal: ${type}.${field} is a delta with no earlier view of its kind in the record`);
@@ -227,35 +218,12 @@ function decodeViewDelta(stored: unknown, keys: readonly string[], context: Delt
 
 /** Encodes one step's events against (and into) the record's delta context. */
 export function encodeEventsDelta(events: readonly EngineEvent[], context: DeltaContext): EncodedEngineEvent[] {
-  const out = new Array<EncodedEngineEvent>(events.length);
-  for (let e = 0; e < events.length; e++) {
-    const event = events[e]!;
-    const fields = viewFieldsOf(event.type);
-    const source = event as unknown as Record<string, unknown>;
-    const encoded: Record<string, unknown> = {};
-    for (const key of Object.keys(source)) {
-      const keys = fields[key];
-      encoded[key] = keys ? encodeViewDelta(source[key], keys, context) : source[key];
-    }
-    out[e] = encoded as EncodedEngineEvent;
-  }
-  return out;
+  return events.map((event) => mapViews<EngineEvent, EncodedEngineEvent>(event, (view, keys) => encodeViewDelta(view, keys, context)));
 }
 
 /** Decodes one step's events; steps of a record must be decoded in order with one context. */
 export function decodeEventsDelta(stored: readonly EncodedEngineEvent[], context: DeltaContext): EngineEvent[] {
-  const out = new Array<EngineEvent>(stored.length);
-  for (let e = 0; e < stored.length; e++) {
-    const event = stored[e]!;
-    const fields = viewFieldsOf(event.type);
-    const decoded: Record<string, unknown> = {};
-    for (const key of Object.keys(event)) {
-      const keys = fields[key];
-      decoded[key] = keys ? decodeViewDelta(event[key], keys, context, event.type, key) : event[key];
-    }
-    out[e] = decoded as unknown as EngineEvent;
-  }
-  return out;
+  return stored.map((event) => mapViews<EncodedEngineEvent, EngineEvent>(event, (view, keys, type, field) => decodeViewDelta(view, keys, context, type, field)));
 }
 
 // Order requests inside a record's inputs (PlaceOrder, PlaceOrders) take the same delta encoding:
