@@ -82,16 +82,14 @@ const textArrayLiteral = (client: pg.PoolClient, values: readonly string[]): str
 
 /** The opening of an append transaction: BEGIN, the position lock, then the streams' and ids' state. */
 function beginLockAndStateSql(client: pg.PoolClient, streams: readonly string[], ids: readonly string[]): string {
-  return `BEGIN; ${LOCK_POSITION_SQL}; ${STATE_SQL.replace('$1::text[]', textArrayLiteral(client, streams)).replace('$2::text[]', textArrayLiteral(client, ids))}`;
-}
-
-const STATE_SQL = `
+  return `BEGIN; ${LOCK_POSITION_SQL};
   SELECT 'stream' AS kind, s AS stream,
          (SELECT e.revision FROM events e WHERE e.stream = s ORDER BY e.revision DESC LIMIT 1) AS revision,
          NULL::text AS id, NULL::bigint AS position
-    FROM unnest($1::text[]) AS s
+    FROM unnest(${textArrayLiteral(client, streams)}) AS s
   UNION ALL
-  SELECT 'id', stream, revision, id, position FROM events WHERE id = ANY($2::text[])`;
+  SELECT 'id', stream, revision, id, position FROM events WHERE id = ANY(${textArrayLiteral(client, ids)})`;
+}
 
 // The batch travels as a few parameters: the short columns as arrays and the event bodies as ONE
 // text each for data and metadata, the bodies' JSON texts (each serialised once, in `append`)
