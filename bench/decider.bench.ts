@@ -8,22 +8,11 @@
 import { encodeStep, engineStepsData, newDeltaContext, type EncodedStep } from '../commands/engine/journal.ts';
 import { STEPS_PER_RECORD } from '../commands/engine/process.ts';
 import { Engine } from '../domain/engine/engine.ts';
+import { seededRandom } from '../domain/random.ts';
 import type { EngineInput } from '../domain/engine/inputs.ts';
 
 const ORDERS = Number(process.env.BENCH_DECIDER_ORDERS ?? 200_000);
 const SEED = 20_261_123;
-
-/** mulberry32: a tiny deterministic PRNG so every run sees the same stream. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export const BENCH_START_US = 1_800_000_000_000_000;
 
@@ -38,7 +27,7 @@ export function benchInputs(orders: number, seed: number, accountCount = 200): {
       { kind: 'Deposit', account_id: id, entry_id: `dep-${id}`, amount: '1000000.00' },
     ]),
   ];
-  const random = prng(seed);
+  const random = seededRandom(seed);
   const stream: EngineInput[] = Array.from({ length: orders }, (_, i) => {
     const side = random() < 0.5 ? 'buy' : 'sell';
     const aggressive = random() < 0.1;

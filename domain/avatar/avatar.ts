@@ -1,6 +1,8 @@
 // Avatars: a style × palette × seed triple, rendered as a deterministic SVG (same triple, same
 // bytes). Pure: a seeded PRNG (FNV-1a hash → mulberry32) stands in for randomness.
 
+import { seededRandom } from '../random.ts';
+
 export const AVATAR_STYLES = ['dots', 'rings', 'stripes', 'grid'] as const;
 export const AVATAR_PALETTES = ['ember', 'forest', 'ocean', 'grape', 'slate', 'mint', 'rose', 'gold'] as const;
 export const AVATAR_SEED_LENGTH_MIN = 1;
@@ -44,18 +46,6 @@ export function fnv1a(text: string): number {
     hash = Math.imul(hash, 0x01000193) >>> 0;
   }
   return hash >>> 0;
-}
-
-/** mulberry32: a small deterministic generator of floats in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const round2 = (value: number) => Math.round(value * 100) / 100;

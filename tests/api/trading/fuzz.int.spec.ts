@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { RecordedEvent } from '../../../eventstore/port.ts';
+import { seededRandom } from '../../../domain/random.ts';
 import { signedHeaders, startWholeService, type Member, type WholeService } from './harness.ts';
 
 const ITERATIONS = 600;
@@ -13,14 +14,7 @@ const SEED = 0x5eed_1234;
 
 /** Mulberry32: small, seeded, good enough to pick test inputs. */
 function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
+  const next = seededRandom(seed);
   const int = (n: number) => Math.floor(next() * n);
   const pick = <T>(items: readonly T[]): T => items[int(items.length)] as T;
   const chance = (p: number) => next() < p;

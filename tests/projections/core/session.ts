@@ -10,19 +10,11 @@ import { Engine } from '../../../domain/engine/engine.ts';
 import type { EngineInput } from '../../../domain/engine/inputs.ts';
 import type { BalanceView, OrderView, PositionView } from '../../../domain/views.ts';
 import type { RecordedEvent } from '../../../eventstore/port.ts';
+import { seededRandom } from '../../../domain/random.ts';
 import { HOUR_US, T0 } from './fixtures.ts';
 
 /** Small seeded generator (mulberry32). */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const seeded = seededRandom;
 
 export function uuidFrom(random: () => number): string {
   const hex = Array.from({ length: 32 }, () => Math.floor(random() * 16).toString(16)).join('');
