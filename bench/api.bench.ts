@@ -3,14 +3,16 @@
 // API, then measures over HTTP:
 //   1. signed single POST /api/v1/orders at 50 concurrent connections;
 //   2. signed POST /api/v1/orders/batched with 100 orders per batch.
-// Prints orders/s and p50/p99 latency; the last line is one JSON object.
+// Prints orders/s and p50/p99 latency, and (on Linux, when the bench starts the service) the CPU
+// time per order of the service process and of its PostgreSQL processes, from /proc; the last
+// line is one JSON object.
 //
 // Environment: BENCH_SINGLE_ORDERS (default 20000), BENCH_BATCHES (default 400),
 // BENCH_CONCURRENCY (default 50), BENCH_BATCH_CONCURRENCY (default 8), BENCH_URL (use a running
 // service instead of starting one; then ADMIN_TOKEN is required).
 
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
@@ -58,11 +60,61 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function startService(): Promise<{ baseUrl: URL; adminToken: string; stop: () => Promise<void> }> {
+/** utime + stime (clock ticks) of a process, from /proc/<pid>/stat; 0 when it is gone. */
+function processTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields from the 3rd (state) on
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU ticks of `pid` itself and of all its descendants (the embedded PostgreSQL server and backends). */
+function cpuTicks(pid: number): { own: number; descendants: number } {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  let descendants = 0;
+  const pending = [...(children.get(pid) ?? [])];
+  while (pending.length > 0) {
+    const next = pending.pop()!;
+    descendants += processTicks(next);
+    pending.push(...(children.get(next) ?? []));
+  }
+  return { own: processTicks(pid), descendants };
+}
+
+/** Microseconds of CPU per order of the service and of its PostgreSQL, around `run`; null off Linux or with BENCH_URL. */
+async function measureCpu<T>(pid: number | undefined, orders: number, run: () => Promise<T>): Promise<{ result: T; serviceUs: number | null; postgresUs: number | null }> {
+  let ticksPerSecond = 0;
+  try {
+    if (pid !== undefined) ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+  } catch {
+    ticksPerSecond = 0;
+  }
+  if (pid === undefined || !(ticksPerSecond > 0) || process.platform !== 'linux') return { result: await run(), serviceUs: null, postgresUs: null };
+  const before = cpuTicks(pid);
+  const result = await run();
+  const after = cpuTicks(pid);
+  const perOrder = (ticks: number) => round((ticks / ticksPerSecond) * 1e6 / orders, 0);
+  return { result, serviceUs: perOrder(after.own - before.own), postgresUs: perOrder(after.descendants - before.descendants) };
+}
+
+async function startService(): Promise<{ baseUrl: URL; adminToken: string; pid: number | undefined; stop: () => Promise<void> }> {
   if (process.env.BENCH_URL) {
     const adminToken = process.env.ADMIN_TOKEN;
     if (!adminToken) throw new Error('BENCH_URL needs ADMIN_TOKEN');
-    return { baseUrl: new URL(process.env.BENCH_URL), adminToken, stop: async () => undefined };
+    return { baseUrl: new URL(process.env.BENCH_URL), adminToken, pid: undefined, stop: async () => undefined };
   }
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'exchange-api-bench-'));
   chmodSync(dataDir, 0o755); // embedded PostgreSQL runs as the postgres user when we are root
@@ -100,7 +152,7 @@ async function startService(): Promise<{ baseUrl: URL; adminToken: string; stop:
     await stop();
     throw error;
   }
-  return { baseUrl, adminToken, stop };
+  return { baseUrl, adminToken, pid: child.pid, stop };
 }
 
 async function admin(baseUrl: URL, token: string, method: string, route: string, body: unknown): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -185,9 +237,11 @@ async function main(): Promise<void> {
     };
 
     await runPool(WARMUP_ORDERS, CONCURRENCY, placeOne);
-    const single = await runPool(SINGLE_ORDERS, CONCURRENCY, placeOne);
+    const singleRun = await measureCpu(service.pid, SINGLE_ORDERS, () => runPool(SINGLE_ORDERS, CONCURRENCY, placeOne));
+    const single = singleRun.result;
     await runPool(20, BATCH_CONCURRENCY, placeBatch);
-    const batched = await runPool(BATCHES, BATCH_CONCURRENCY, placeBatch);
+    const batchedRun = await measureCpu(service.pid, BATCHES * BATCH_SIZE, () => runPool(BATCHES, BATCH_CONCURRENCY, placeBatch));
+    const batched = batchedRun.result;
 
     const result = {
       single_orders: SINGLE_ORDERS,
@@ -203,9 +257,16 @@ async function main(): Promise<void> {
       batched_orders_per_s: round((BATCHES * BATCH_SIZE) / (batched.elapsedMs / 1000), 0),
       batched_p50_ms: round(percentile(batched.latenciesMs, 50)),
       batched_p99_ms: round(percentile(batched.latenciesMs, 99)),
+      single_service_cpu_us_per_order: singleRun.serviceUs,
+      single_postgres_cpu_us_per_order: singleRun.postgresUs,
+      batched_service_cpu_us_per_order: batchedRun.serviceUs,
+      batched_postgres_cpu_us_per_order: batchedRun.postgresUs,
     };
     console.log(`single POST /orders: ${result.single_orders_per_s} orders/s, p50 ${result.single_p50_ms} ms, p99 ${result.single_p99_ms} ms (${CONCURRENCY} connections, ${single.failures} non-200)`);
     console.log(`POST /orders/batched x${BATCH_SIZE}: ${result.batched_orders_per_s} orders/s, p50 ${result.batched_p50_ms} ms, p99 ${result.batched_p99_ms} ms per batch (${BATCH_CONCURRENCY} connections, ${batched.failures} non-200)`);
+    if (singleRun.serviceUs !== null) {
+      console.log(`CPU per order: single ${result.single_service_cpu_us_per_order} µs service + ${result.single_postgres_cpu_us_per_order} µs PostgreSQL; batched ${result.batched_service_cpu_us_per_order} + ${result.batched_postgres_cpu_us_per_order} µs`);
+    }
     console.log(JSON.stringify(result));
   } finally {
     agent.destroy();

@@ -18,9 +18,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { OrderBook as ReferenceLibraryBook, Side } from 'nodejs-order-book';
+import { performance as nodePerformance } from 'node:perf_hooks';
 import pino from 'pino';
 import { startEngine } from '../commands/engine/process.ts';
-import { benchDecider, benchInputs, prng } from './decider.bench.ts';
+import { benchDecider, benchInputs } from './decider.bench.ts';
+import { seededRandom } from '../domain/random.ts';
 import { FastOrderBook } from '../domain/book/fast.ts';
 import { matchIncoming } from '../domain/book/match.ts';
 import { PostgresEventStore } from '../eventstore/postgres.ts';
@@ -41,7 +43,7 @@ type Op =
 
 /** Builds the stream against a fast book (untimed) so cancels target orders that rest. */
 function buildStream(): { ops: Op[]; depthAt: Int32Array } {
-  const random = prng(SEED);
+  const random = seededRandom(SEED);
   const book = new FastOrderBook(MAX_PRICE_CENTS);
   const resting: string[] = [];
   const index = new Map<string, number>();
@@ -186,6 +188,8 @@ async function benchJournaled(orders: number, inFlight: number) {
     let next = 0;
     let trades = 0;
     const started = performance.now();
+    const cpuBefore = process.cpuUsage();
+    const loopBefore = nodePerformance.eventLoopUtilization();
     const worker = async () => {
       while (next < inputs.length) {
         const index = next++;
@@ -197,9 +201,15 @@ async function benchJournaled(orders: number, inFlight: number) {
     };
     await Promise.all(Array.from({ length: inFlight }, worker));
     const elapsedMs = performance.now() - started;
+    const cpu = process.cpuUsage(cpuBefore);
+    const loop = nodePerformance.eventLoopUtilization(loopBefore);
     const sorted = Float64Array.from(latenciesMs).sort();
     return {
       ordersPerS: Math.round(inputs.length / (elapsedMs / 1000)),
+      /** CPU of this process (engine, encoding, pg client, GC threads, the bench's callers) per order. */
+      cpuUsPerOrder: Math.round((cpu.user + cpu.system) / inputs.length),
+      /** Share of the time the event loop (the engine's thread) was busy. */
+      eventLoopUtilization: Math.round(loop.utilization * 1000) / 1000,
       commitP50Ms: percentile(sorted, 50),
       commitP99Ms: percentile(sorted, 99),
       trades,
@@ -243,6 +253,8 @@ async function main(): Promise<void> {
     journaled_orders_per_s: journaled.ordersPerS,
     commit_p50_ms: round(journaled.commitP50Ms),
     commit_p99_ms: round(journaled.commitP99Ms),
+    journaled_cpu_us_per_order: journaled.cpuUsPerOrder,
+    journaled_event_loop_utilization: journaled.eventLoopUtilization,
     light_load_in_flight: LIGHT_IN_FLIGHT,
     light_load_orders_per_s: lightLoad.ordersPerS,
     light_load_commit_p50_ms: round(lightLoad.commitP50Ms),
