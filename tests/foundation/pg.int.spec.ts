@@ -2,6 +2,7 @@
 import { expect } from 'chai';
 import { testDatabase } from '../support/pg.ts';
 import { migrate } from '../../eventstore/postgres/migrate.ts';
+import { PostgresEventStore } from '../../eventstore/postgres.ts';
 
 describe('test harness: embedded PostgreSQL', () => {
   it('gives concurrent callers separate, migrated databases', async () => {
@@ -20,5 +21,23 @@ describe('test harness: embedded PostgreSQL', () => {
   it('applies migrations once (re-running applies nothing)', async () => {
     const db = await testDatabase();
     expect(await migrate(db.pool)).to.deep.equal([]);
+  });
+
+  it('stores large event bodies uncompressed and reads them back whole (migration 0004)', async () => {
+    const db = await testDatabase();
+    const store = new PostgresEventStore({ pool: db.pool });
+    try {
+      const data = { steps: Array.from({ length: 2_000 }, (_, i) => ({ seq: i, text: 'x'.repeat(100) })) };
+      await store.append('big', [{ id: '00000000-0000-4000-8000-000000000001', type: 'Big', data }], 'no_stream');
+      const { rows } = await db.pool.query<{ compression: string | null; bytes: number }>(
+        `SELECT pg_column_compression(data) AS compression, octet_length(data) AS bytes FROM events WHERE stream = 'big'`);
+      expect(rows[0]!.compression).to.equal(null);
+      expect(rows[0]!.bytes).to.be.greaterThan(200_000);
+      const [read] = await store.readStream('big');
+      expect(read!.data).to.deep.equal(data);
+    } finally {
+      await store.close();
+      await db.drop();
+    }
   });
 });
