@@ -1,7 +1,10 @@
 // The express application: request ids and structured request logs, Prometheus metrics, the
 // health probes, the three routers (/api/v1, /admin/v1, public images at the root), a JSON 404
 // and the one error mapping. Each router parses its own JSON body (v1 does so after
-// authentication); the parser here covers every other route with the same limits.
+// authentication); the parser here covers every other route with the same limits. Beside it,
+// the direct lane (api/direct.ts) answers the order-entry routes with the same request id, log,
+// metrics, middleware and handlers. JSON answers carry no generated ETag (the lane's would not;
+// a conditional request on an order or a balance has no use): the images set their own.
 
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -9,9 +12,10 @@ import type { Logger } from 'pino';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import type { AppContext } from '../commands/context.ts';
 import { adminRouter } from './admin/router.ts';
+import { createLane, type Lane, type LaneHandler } from './direct.ts';
 import { errorHandler } from './errors.ts';
 import { publicRouter } from './public/router.ts';
-import { v1Router } from './v1/router.ts';
+import { V1_BASE, v1Api } from './v1/router.ts';
 
 export const JSON_BODY_LIMIT = '1mb';
 const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -47,9 +51,16 @@ function routeLabel(req: Request): string {
   return 'unmatched';
 }
 
-export function createApp(ctx: AppContext, options: AppOptions): express.Express {
+export interface Api {
+  app: express.Express;
+  /** Answers the order-entry routes without express; `app` answers everything else. */
+  lane: Lane;
+}
+
+export function createApi(ctx: AppContext, options: AppOptions): Api {
   const app = express();
   app.disable('x-powered-by');
+  app.disable('etag');
   app.set('trust proxy', false);
 
   const httpDuration = new Histogram({
@@ -72,7 +83,7 @@ export function createApp(ctx: AppContext, options: AppOptions): express.Express
       this[LOG] = value;
     },
   });
-  app.use((req: Request, res: Response, next: NextFunction) => {
+  const requestContext = (req: Request, res: Response, next: NextFunction): void => {
     const presented = req.headers[REQUEST_ID_HEADER_LC];
     const id = typeof presented === 'string' && REQUEST_ID_PATTERN.test(presented) ? presented : randomUUID();
     req.id = id;
@@ -88,7 +99,8 @@ export function createApp(ctx: AppContext, options: AppOptions): express.Express
       );
     });
     next();
-  });
+  };
+  app.use(requestContext);
 
   app.get('/livez', (_req, res) => {
     res.json({ status: 'ok' });
@@ -107,7 +119,8 @@ export function createApp(ctx: AppContext, options: AppOptions): express.Express
     }
   });
 
-  app.use('/api/v1', v1Router(ctx));
+  const v1 = v1Api(ctx);
+  app.use(V1_BASE, v1.router);
   app.use('/admin/v1', adminRouter(ctx));
   app.use(express.json({ limit: JSON_BODY_LIMIT, strict: true }));
   app.use(publicRouter(ctx));
@@ -116,5 +129,5 @@ export function createApp(ctx: AppContext, options: AppOptions): express.Express
     res.status(404).json({ error: 'Not found' });
   });
   app.use(errorHandler);
-  return app;
+  return { app, lane: createLane(v1.laneRoutes, errorHandler, [requestContext as LaneHandler], ctx.logger) };
 }

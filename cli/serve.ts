@@ -11,7 +11,8 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { resolveAdminToken } from '../api/admin/token.ts';
-import { createApp, createMetricsRegistry } from '../api/app.ts';
+import { createApi, createMetricsRegistry } from '../api/app.ts';
+import { laneServerOptions } from '../api/direct.ts';
 import { createTestClock, systemClock } from '../commands/clock/clock.ts';
 import type { AppContext, Config } from '../commands/context.ts';
 import { DEMO_HINT, seedDemo } from '../commands/demo/seed.ts';
@@ -109,7 +110,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const registry = createMetricsRegistry();
   let ready = false;
   let handler: http.RequestListener = bootApp(() => ready);
-  const server = http.createServer((req, res) => handler(req, res));
+  const server = http.createServer(laneServerOptions, (req, res) => handler(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, () => {
@@ -164,7 +165,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
       projections: runner,
       settings,
     };
-    handler = createApp(ctx, { registry, isReady: () => ready });
+    const api = createApi(ctx, { registry, isReady: () => ready });
+    handler = (req, res) => {
+      if (!api.lane(req, res)) api.app(req, res);
+    };
 
     const leaderboards = startLeaderboardScheduler(ctx);
     cleanups.push(() => leaderboards.stop());

@@ -1,11 +1,14 @@
 // /api/v1: authentication, then the trading routes (one table, also the OpenAPI document), the
 // member routes, and 404 for every other path (GET /trades included: replaced by /fills).
+// The order-entry routes are also offered to the direct lane (api/direct.ts) with the same
+// middleware instances and handlers, so both paths answer alike.
 
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { AppContext } from '../../commands/context.ts';
 import { requireWrite } from '../auth/guards.ts';
 import { authenticate, type AuthOptions } from '../auth/middleware.ts';
 import { errorHandler, notFound } from '../errors.ts';
+import type { LaneRoute } from '../direct.ts';
 import { jsonBody } from '../jsonBody.ts';
 import { buildOpenApiDocument, memberFragment } from '../openapi/document.ts';
 import { announceDeprecation } from './deprecation.ts';
@@ -22,42 +25,68 @@ export interface V1Options {
   extraRoutes?: (ctx: AppContext) => RouteSpec[];
 }
 
+/** Mount point of the v1 router. */
+export const V1_BASE = '/api/v1';
+
+export interface V1Api {
+  router: Router;
+  /** The order-entry routes for the direct lane: full paths, the router's own middleware first. */
+  laneRoutes: LaneRoute[];
+}
+
 export function v1Router(ctx: AppContext, options: V1Options = {}): Router {
+  return v1Api(ctx, options).router;
+}
+
+export function v1Api(ctx: AppContext, options: V1Options = {}): V1Api {
   const router = Router();
   const routes = [...tradingRoutes(ctx), ...(options.extraRoutes?.(ctx) ?? [])];
 
-  router.use(authenticate(ctx, options.auth));
-  router.use(jsonBody(BODY_LIMIT_BYTES, BODY_LIMIT));
+  const authentication = authenticate(ctx, options.auth);
+  const body = jsonBody(BODY_LIMIT_BYTES, BODY_LIMIT);
+  router.use(authentication);
+  router.use(body);
 
   const document = buildOpenApiDocument(routes, [memberFragment()]);
   router.get('/openapi.json', (_req: Request, res: Response) => {
     res.json(document);
   });
 
-  mountRoutes(router, ctx, routes);
+  const laneRoutes: LaneRoute[] = [];
+  for (const route of routes) {
+    const handlers = routeHandlers(ctx, route);
+    router[route.method](expressPath(route.path), ...handlers);
+    // writes with a fixed path: the order-entry routes (reads need express's query parsing)
+    if (route.write && !route.path.includes('{')) {
+      laneRoutes.push({ method: route.method, path: `${V1_BASE}${route.path}`, routerPath: route.path, chain: [authentication, body, ...handlers] });
+    }
+  }
 
   router.use(memberRouter(ctx));
   router.use(() => {
     throw notFound('Not found');
   });
   router.use(errorHandler);
-  return router;
+  return { router, laneRoutes };
 }
 
-/** Registers route-table entries: deprecation headers, write guard, idempotency, the handler. */
+/** A route-table entry's handlers: deprecation headers, write guard, idempotency, the handler. */
+function routeHandlers(ctx: AppContext, route: RouteSpec): RequestHandler[] {
+  const handlers: RequestHandler[] = [];
+  if (route.deprecated) handlers.push(announceDeprecation(route.deprecated));
+  if (route.write) handlers.push(requireWrite());
+  const handler = route.handler;
+  handlers.push(route.idempotent
+    ? idempotentWrite(ctx, handler)
+    : async (req: Request, res: Response) => {
+      const answer = await handler(req);
+      res.status(answer.status).json(answer.body);
+    });
+  return handlers;
+}
+
+/** Registers route-table entries on a router (each with its handlers as in v1). */
 export function mountRoutes(router: Router, ctx: AppContext, routes: readonly RouteSpec[]): Router {
-  for (const route of routes) {
-    const handlers: RequestHandler[] = [];
-    if (route.deprecated) handlers.push(announceDeprecation(route.deprecated));
-    if (route.write) handlers.push(requireWrite());
-    const handler = route.handler;
-    handlers.push(route.idempotent
-      ? idempotentWrite(ctx, handler)
-      : async (req: Request, res: Response) => {
-        const answer = await handler(req);
-        res.status(answer.status).json(answer.body);
-      });
-    router[route.method](expressPath(route.path), ...handlers);
-  }
+  for (const route of routes) router[route.method](expressPath(route.path), ...routeHandlers(ctx, route));
   return router;
 }

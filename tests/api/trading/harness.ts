@@ -18,7 +18,8 @@ import { pino } from 'pino';
 import { adminRouter } from '../../../api/admin/router.ts';
 import { errorHandler, notFound } from '../../../api/errors.ts';
 import { buildOpenApiDocument, memberFragment } from '../../../api/openapi/document.ts';
-import { v1Router, type V1Options } from '../../../api/v1/router.ts';
+import { createLane, laneServerOptions } from '../../../api/direct.ts';
+import { v1Api, type V1Options } from '../../../api/v1/router.ts';
 import { tradingRoutes } from '../../../api/v1/routes.ts';
 import { createTestClock } from '../../../commands/clock/clock.ts';
 import type { AppContext, Config } from '../../../commands/context.ts';
@@ -166,14 +167,19 @@ export async function startTradingService(options: V1Options = {}): Promise<Trad
   };
 
   const app = express();
+  const v1 = v1Api(ctx, options);
   app.use('/admin/v1', adminRouter(ctx));
-  app.use('/api/v1', v1Router(ctx, options));
+  app.use('/api/v1', v1.router);
   app.use(() => {
     throw notFound('Not found');
   });
   app.use(errorHandler);
+  // the order-entry routes through the direct lane, as the service serves them
+  const lane = createLane(v1.laneRoutes, errorHandler);
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = http.createServer(laneServerOptions, (req, res) => {
+      if (!lane(req, res)) app(req, res);
+    }).listen(0, '127.0.0.1', () => resolve(s));
   });
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
