@@ -97,7 +97,13 @@ function run(chain: readonly LaneHandler[], onError: LaneErrorHandler, req: Requ
   const fail = (err: unknown): void => {
     if (failed) return;
     failed = true;
-    onError(err, req, res, () => undefined);
+    try {
+      onError(err, req, res, () => undefined);
+    } catch {
+      // the answer had already begun (e.g. a handler threw after sending): as express does, end
+      // the connection rather than leave the client waiting on a half answer
+      res.destroy();
+    }
   };
   const next: NextFunction = (err?: unknown) => {
     if (err !== undefined && err !== 'route' && err !== 'router') {
