@@ -66,11 +66,20 @@ export async function openDatabase(config: Config, logger: Logger, options: { at
     await admin.end();
   }
   const connectionString = embeddedUrl(port, EMBEDDED_DATABASE);
-  const pool = createPool({ connectionString, onError: (err) => logger.warn({ err }, 'idle database connection failed') });
+  // pool.end() resolves once it has asked its connections to close, not once they have: the
+  // server's shutdown then ends the last of them, which is expected, not worth a warning
+  let closing = false;
+  const pool = createPool({
+    connectionString,
+    onError: (err) => {
+      if (!closing) logger.warn({ err }, 'idle database connection failed');
+    },
+  });
   return {
     pool,
     connectionString,
     async close() {
+      closing = true;
       await pool.end();
       await server?.stop();
     },
