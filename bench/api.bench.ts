@@ -17,7 +17,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Pool, type Dispatcher } from 'undici';
+import { LoadClient } from './support/loadClient.ts';
 import { privateKeyObject, signWithNode } from '../commands/credentials/ed25519.ts';
 
 const SINGLE_ORDERS = Number(process.env.BENCH_SINGLE_ORDERS ?? 20_000);
@@ -30,21 +30,19 @@ const STARTUP_TIMEOUT_MS = 120_000;
 
 interface Answer { status: number; body: string }
 
-// undici's pool: a load generator that costs less CPU per request than node:http's client leaves
-// more of this 2-core machine to the service and its PostgreSQL (both measured).
-const pools = new Map<string, Pool>();
+// A lean load generator (bench/support/loadClient.ts): the less CPU the client spends per
+// request, the more of this 2-core machine is left to the service and its PostgreSQL.
+const clients = new Map<string, LoadClient>();
 
 async function request(baseUrl: URL, method: string, pathWithQuery: string, headers: Record<string, string>, body?: string): Promise<Answer> {
-  let pool = pools.get(baseUrl.origin);
-  if (!pool) {
-    pool = new Pool(baseUrl.origin, { connections: CONCURRENCY + 8, pipelining: 1 });
-    pools.set(baseUrl.origin, pool);
+  let client = clients.get(baseUrl.origin);
+  if (!client) {
+    client = new LoadClient(baseUrl.hostname, Number(baseUrl.port), CONCURRENCY + 8);
+    clients.set(baseUrl.origin, client);
   }
-  const answer = await pool.request({
-    method: method as Dispatcher.HttpMethod, path: pathWithQuery, body,
-    headers: { 'user-agent': 'api-bench/1', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-  });
-  return { status: answer.statusCode, body: await answer.body.text() };
+  return client.request(method, pathWithQuery, {
+    'user-agent': 'api-bench/1', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers,
+  }, body);
 }
 
 async function freePort(): Promise<number> {
@@ -286,7 +284,7 @@ async function main(): Promise<void> {
     }
     console.log(JSON.stringify(result));
   } finally {
-    await Promise.all([...pools.values()].map((pool) => pool.close()));
+    for (const client of clients.values()) client.close();
     await service.stop();
   }
 }
