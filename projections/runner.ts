@@ -6,12 +6,15 @@
 // concurrent rebuild swap) changes nothing the second time. A projector with nothing to do in a
 // batch takes no lock: its checkpoint moves forward with one statement shared by all such
 // projectors. On start a new projector gets its tables; a projector whose version changed is
-// rebuilt. Also: waitFor (read-your-writes), the change bus (after commit), and the lag metric.
+// rebuilt. A delivered batch holding much work (engine records carry a whole group commit) is
+// applied in several transactions, cut at record boundaries, so projecting never holds the main
+// thread long. Also: waitFor (read-your-writes), the change bus (after commit), and the lag metric.
 
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { Gauge, Registry } from 'prom-client';
 import type { EventStore, RecordedEvent, Subscription } from '../eventstore/port.ts';
+import { outcomeCountOf } from '../commands/engine/journal.ts';
 import { matchesFilter } from '../eventstore/subscription.ts';
 import type { ProjectionChange, Projector } from './projector.ts';
 import { advanceIdleCheckpoints, beginProjectorBatch, commitProjectorBatch, readAllCheckpoints, readCheckpoint } from './runtime/checkpoints.ts';
@@ -48,6 +51,35 @@ export interface ProjectionRunnerOptions {
   /** Where the lag gauge is registered (the service's /metrics registry). */
   registry?: Registry;
   batchSizeMax?: number;
+  /**
+   * Work per projection transaction, in outcome events (an engine record counts the events it
+   * holds): a delivered batch is applied in several transactions, cut at record boundaries, when
+   * it holds more. Projecting runs on the service's main thread, so this bounds how long it holds
+   * that thread between two awaits.
+   */
+  transactionEventsMax?: number;
+}
+
+/** Default bound of a projection transaction's work, in outcome events. */
+const TRANSACTION_EVENTS_MAX_DEFAULT = 2_000;
+
+/** `events` cut, in order and at record boundaries, into runs of at most `max` outcome events (at least one record each). */
+export function cutByWork(events: RecordedEvent[], max: number): RecordedEvent[][] {
+  const runs: RecordedEvent[][] = [];
+  let run: RecordedEvent[] = [];
+  let work = 0;
+  for (const event of events) {
+    const weight = outcomeCountOf(event);
+    if (run.length > 0 && work + weight > max) {
+      runs.push(run);
+      run = [];
+      work = 0;
+    }
+    run.push(event);
+    work += weight;
+  }
+  if (run.length > 0) runs.push(run);
+  return runs;
 }
 
 interface ProjectorState {
@@ -83,11 +115,13 @@ export class ProjectionRunner {
   private started = false;
   private readonly logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   private readonly batchSizeMax: number;
+  private readonly transactionEventsMax: number;
   readonly registry: Registry;
 
   constructor(private readonly options: ProjectionRunnerOptions) {
     this.logger = options.logger ?? noopLogger;
     this.batchSizeMax = options.batchSizeMax ?? BATCH_EVENTS_MAX_DEFAULT;
+    this.transactionEventsMax = Math.max(1, options.transactionEventsMax ?? TRANSACTION_EVENTS_MAX_DEFAULT);
     const names = new Set<string>();
     for (const projector of options.projectors) {
       if (names.has(projector.name)) throw new Error(`two projectors are named ${projector.name}`);
@@ -154,8 +188,13 @@ export class ProjectionRunner {
     this.settleWaiters();
   }
 
-  /** One batch for every projector that has not passed it; settles waiters once all are through. */
+  /** A delivered batch, in runs of bounded work (see `transactionEventsMax`), one after the other. */
   private async dispatch(events: RecordedEvent[]): Promise<void> {
+    for (const run of cutByWork(events, this.transactionEventsMax)) await this.dispatchRun(run);
+  }
+
+  /** One run for every projector that has not passed it; settles waiters once all are through. */
+  private async dispatchRun(events: RecordedEvent[]): Promise<void> {
     const first = events[0];
     const last = events[events.length - 1];
     if (!first || !last) return;

@@ -113,6 +113,20 @@ export function journalStepsOf(record: RecordedEvent): JournalStep[] {
   }));
 }
 
+/**
+ * How many outcome events an engine record holds (1 for any other record), without decoding it:
+ * a measure of the work projecting it takes.
+ */
+export function outcomeCountOf(record: RecordedEvent): number {
+  if (!isEngineRecord(record)) return 1;
+  const data = record.data as { events?: unknown; steps?: unknown };
+  if (record.type === ENGINE_STEP_TYPE) return Array.isArray(data.events) ? Math.max(1, data.events.length) : 1;
+  if (!Array.isArray(data.steps)) return 1;
+  let count = 0;
+  for (const step of data.steps as Array<{ events?: unknown } | null>) count += Array.isArray(step?.events) ? step.events.length : 0;
+  return Math.max(1, count);
+}
+
 /** The sequence number of the last step inside an engine record. */
 export function lastSeqOf(record: RecordedEvent<EngineRecordData>): number {
   if (record.type === ENGINE_STEP_TYPE) return (record.data as EngineStepData).seq;

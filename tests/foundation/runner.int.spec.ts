@@ -7,7 +7,8 @@ import type pg from 'pg';
 import { PostgresEventStore } from '../../eventstore/postgres.ts';
 import type { NewEvent, RecordedEvent } from '../../eventstore/port.ts';
 import type { ProjectionChange, Projector } from '../../projections/projector.ts';
-import { ProjectionLagTimeout, ProjectionRunner } from '../../projections/runner.ts';
+import { cutByWork, ProjectionLagTimeout, ProjectionRunner } from '../../projections/runner.ts';
+import { ENGINE_STEPS_TYPE, ENGINE_STREAM } from '../../commands/engine/journal.ts';
 import { readCheckpoint } from '../../projections/runtime/checkpoints.ts';
 import { testDatabase, type TestDatabase } from '../support/pg.ts';
 
@@ -103,6 +104,37 @@ describe('projection runner', function () {
     expect((error as ProjectionLagTimeout).lagging.map((l) => l.name)).to.deep.equal(['counter']);
     expect(await counts(db.pool)).to.deep.equal({});
     expect((await readCheckpoint(db.pool, 'counter'))!.position).to.equal(-1n);
+  });
+
+  it('applies a delivered batch holding much work in several transactions, cut at record boundaries', async () => {
+    const sizes: number[] = [];
+    const sizing = { ...counter(), async handle(tx: pg.PoolClient, events: RecordedEvent[]) {
+      sizes.push(events.length);
+      return counter().handle(tx, events);
+    } };
+    await store.append('count-a', Array.from({ length: 7 }, () => event()), 'any');
+    const head = (await store.append('count-b', Array.from({ length: 3 }, () => event()), 'any')).position;
+    const running = new ProjectionRunner({ pool: db.pool, store, projectors: [sizing], transactionEventsMax: 3 });
+    runners.push(running);
+    await running.start();
+    await running.waitFor(head);
+    expect(sizes).to.deep.equal([3, 3, 3, 1]);
+    expect(await counts(db.pool)).to.deep.equal({ 'count-a': 7, 'count-b': 3 });
+    expect((await readCheckpoint(db.pool, 'counter'))?.position).to.equal(head);
+  });
+
+  it('weighs an engine record by the outcome events it holds (cutByWork)', () => {
+    const record = (position: number, stepEvents: number[]): RecordedEvent => ({
+      id: `r${position}`, stream: ENGINE_STREAM, type: ENGINE_STEPS_TYPE, revision: BigInt(position), position: BigInt(position),
+      data: { v: 3, steps: stepEvents.map((n, i) => ({ seq: i, now_us: 0, input: { kind: 'Tick' }, events: Array.from({ length: n }, () => ({ type: 'X' })) })) },
+      metadata: {}, recordedAt: new Date(0),
+    });
+    const other = (position: number): RecordedEvent => ({ ...record(position, []), stream: 'count-x', type: 'Counted', data: {} });
+    const events = [record(1, [3, 4]), record(2, [2]), other(3), record(4, [50]), other(5), other(6)];
+    const runs = cutByWork(events, 10).map((run) => run.map((e) => Number(e.position)));
+    // 7 + 2 + 1 = 10 fit; the 50-event record goes alone (a record is never split); then the rest
+    expect(runs).to.deep.equal([[1, 2, 3], [4], [5, 6]]);
+    expect(cutByWork([], 10)).to.deep.equal([]);
   });
 
   it('applies each event once even when two runners process the same log', async () => {
