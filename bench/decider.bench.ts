@@ -6,7 +6,7 @@
 // Environment: BENCH_DECIDER_ORDERS (default 200,000).
 
 import { encodeStep, engineStepsData, newDeltaContext, type EncodedStep } from '../commands/engine/journal.ts';
-import { STEPS_PER_RECORD } from '../commands/engine/process.ts';
+import { RECORD_EVENTS_MAX, STEPS_PER_RECORD } from '../commands/engine/process.ts';
 import { Engine } from '../domain/engine/engine.ts';
 import { seededRandom } from '../domain/random.ts';
 import type { EngineInput } from '../domain/engine/inputs.ts';
@@ -66,16 +66,19 @@ export function benchDecider(orders: number): { ordersPerS: number; recordBytes:
   }
   const elapsedMs = performance.now() - started;
   // Untimed pass on a fresh engine: journal JSON bytes per order, with the steps cut into records
-  // of STEPS_PER_RECORD as the engine writes them (delta-encoded within a record).
+  // as the engine cuts them (STEPS_PER_RECORD steps or RECORD_EVENTS_MAX events; delta-encoded
+  // within a record).
   const sizing = new Engine();
   let sizeUs = BENCH_START_US;
   for (const input of setup) sizing.step({ seq: sizing.nextSeq, now_us: (sizeUs += 1), input });
   let bytes = 0;
   let steps: EncodedStep[] = [];
+  let stepEvents = 0;
   let context = newDeltaContext();
   const seal = () => {
     if (steps.length > 0) bytes += Buffer.byteLength(JSON.stringify(engineStepsData(steps)));
     steps = [];
+    stepEvents = 0;
     context = newDeltaContext();
   };
   for (const input of stream) {
@@ -83,7 +86,8 @@ export function benchDecider(orders: number): { ordersPerS: number; recordBytes:
     const outcome = sizing.step({ seq, now_us: (sizeUs += 1), input });
     for (const event of outcome.events) if (event.type === 'TradeExecuted') trades++;
     steps.push(encodeStep(seq, sizeUs, input, outcome.events, context));
-    if (steps.length >= STEPS_PER_RECORD) seal();
+    stepEvents += outcome.events.length;
+    if (steps.length >= STEPS_PER_RECORD || stepEvents >= RECORD_EVENTS_MAX) seal();
   }
   seal();
   return {

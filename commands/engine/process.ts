@@ -19,13 +19,21 @@ import {
 import { recover, writeSnapshot } from './recovery.ts';
 
 export const BATCH_INPUTS_MAX = 1_024;
-/** Inputs decided between two yields to I/O while an append is in flight. */
+/**
+ * Work decided between two yields to I/O while an append is in flight, in orders: an input
+ * counts the orders it places or cancels (a batch of 100 legs weighs 100), any other input 1.
+ */
 export const DECIDE_SLICE = 64;
 /**
  * Steps per journal record: keeps a record well under EventStoreDB's default 1 MiB append limit
  * for ordinary steps (about 1.4 KB each) while one row still carries hundreds of orders.
  */
 export const STEPS_PER_RECORD = 256;
+/**
+ * Outcome events per journal record past which the record is closed (steps of many legs are
+ * big): keeps a record, and the projection transaction that reads it, to a bounded size.
+ */
+export const RECORD_EVENTS_MAX = 2_000;
 export const TICK_INTERVAL_MS = 250;
 export const SNAPSHOT_EVERY_STEPS = 100_000;
 
@@ -41,6 +49,25 @@ export interface RunningEngine extends EngineGateway {
   stop(): Promise<void>;
   /** The live engine (read-only use: tests, diagnostics). */
   readonly engine: Engine;
+}
+
+/** The weight of an input in DECIDE_SLICE's unit: orders placed or cancelled, else 1. */
+function workOf(input: EngineInput): number {
+  if (input.kind === 'PlaceOrders') return Math.max(1, input.orders.length);
+  if (input.kind === 'CancelOrders') return Math.max(1, input.order_ids.length);
+  return 1;
+}
+
+/** How many inputs at the head of `queue` make one slice: at least one, at most `limit`, within DECIDE_SLICE's work. */
+function sliceLength(queue: readonly Pending[], limit: number): number {
+  let work = 0;
+  let count = 0;
+  while (count < queue.length && count < limit) {
+    work += workOf(queue[count]!.input);
+    if (count > 0 && work > DECIDE_SLICE) break;
+    count++;
+  }
+  return count;
 }
 
 interface Pending {
@@ -93,12 +120,13 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
     records: NewEvent<EngineStepsData>[];
     answered: { pending: Pending; reply: Omit<EngineReply, 'position'>; record: number | null; accounts: Set<string> | null }[];
     reload: boolean;
-    /** Steps of the record being filled, and that record's delta context. */
+    /** Steps of the record being filled, their outcome events, and that record's delta context. */
     steps: EncodedStep[];
+    stepEvents: number;
     context: DeltaContext;
   }
 
-  const newDecided = (): Decided => ({ records: [], answered: [], reload: false, steps: [], context: newDeltaContext() });
+  const newDecided = (): Decided => ({ records: [], answered: [], reload: false, steps: [], stepEvents: 0, context: newDeltaContext() });
 
   /** Closes the record being filled (if it holds steps). */
   const seal = (decided: Decided): void => {
@@ -106,6 +134,7 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
     // the id is not derived from seq: a second engine's record must not pass as a re-append
     decided.records.push({ id: randomUUID(), type: ENGINE_STEPS_TYPE, data: engineStepsData(decided.steps) });
     decided.steps = [];
+    decided.stepEvents = 0;
     decided.context = newDeltaContext();
   };
 
@@ -133,7 +162,8 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
       if (outcome.ok && outcome.events.length > 0) {
         decided.steps.push(encodeStep(seq, pending.nowUs, pending.input, outcome.events, decided.context));
         decided.answered.push({ pending, reply, record: decided.records.length, accounts: accountsOf(pending.input, outcome.events) });
-        if (decided.steps.length >= STEPS_PER_RECORD) seal(decided);
+        decided.stepEvents += outcome.events.length;
+        if (decided.steps.length >= STEPS_PER_RECORD || decided.stepEvents >= RECORD_EVENTS_MAX) seal(decided);
       } else {
         decided.answered.push({ pending, reply, record: null, accounts: null });
       }
@@ -229,7 +259,7 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
       // closes as soon as the previous append has landed (the store is never left idle), when
       // nothing more is waiting, or when it is full.
       for (;;) {
-        decideInto(decided, queue.splice(0, Math.min(DECIDE_SLICE, BATCH_INPUTS_MAX - decided.answered.length)));
+        decideInto(decided, queue.splice(0, sliceLength(queue, BATCH_INPUTS_MAX - decided.answered.length)));
         if (decided.reload || stopped || landed || queue.length === 0 || decided.answered.length >= BATCH_INPUTS_MAX) break;
         await new Promise<void>((resolve) => setImmediate(resolve));
       }

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { startEngine, type RunningEngine } from '../../commands/engine/process.ts';
+import { RECORD_EVENTS_MAX, startEngine, type RunningEngine } from '../../commands/engine/process.ts';
 import { engineEventsOf, ENGINE_STREAM, journalStepsOf } from '../../commands/engine/journal.ts';
 import { recover, writeSnapshot } from '../../commands/engine/recovery.ts';
 import { Engine } from '../../domain/engine/engine.ts';
@@ -83,6 +83,36 @@ describe('engine process', () => {
       const step = journalStepsOf(record).find((s) => s.seq === reply.seq)!;
       expect(step.events).to.deep.equal(reply.events);
     }
+  });
+
+  it('closes a record once it holds RECORD_EVENTS_MAX outcome events (big batch steps), answering every leg', async () => {
+    // appends that take a while, so that the burst below is decided into one batch
+    class SlowStore extends MemoryEventStore {
+      delayMs = 0;
+      override async append(...args: Parameters<MemoryEventStore['append']>) {
+        if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+        return super.append(...args);
+      }
+    }
+    const { engine, store } = await setup(new SlowStore());
+    await engine.submit({ kind: 'Deposit', account_id: 'a', entry_id: 'more-a', amount: '100000' });
+    await engine.submit({ kind: 'Deposit', account_id: 'b', entry_id: 'more-b', amount: '100000' });
+    const before = (await store.readStream(ENGINE_STREAM)).length;
+    (store as SlowStore).delayMs = 50;
+    // 40 batches of 100 crossing legs each, submitted together: far more than one record's worth
+    const replies = await Promise.all(Array.from({ length: 40 }, (_, b) => engine.submit({
+      kind: 'PlaceOrders', account_id: b % 2 ? 'a' : 'b',
+      orders: Array.from({ length: 100 }, (_, i) => order(`batch${b}-${i}`, b % 2 ? 'buy' : 'sell', '0.50', '1')),
+    })));
+    expect(replies.every((reply) => reply.ok && reply.legs?.length === 100)).to.equal(true);
+    const records = (await store.readStream(ENGINE_STREAM)).slice(before);
+    for (const record of records) {
+      const steps = journalStepsOf(record);
+      const events = steps.reduce((sum, step) => sum + step.events.length, 0);
+      // a record closes at the step that reaches the bound: below it before that step
+      expect(events - steps[steps.length - 1]!.events.length, `record at ${record.position}`).to.be.below(RECORD_EVENTS_MAX);
+    }
+    expect(records.flatMap((r) => journalStepsOf(r)).map((s) => s.seq)).to.deep.equal(replies.map((r) => r.seq).sort((x, y) => x - y));
   });
 
   it('recovers the same state from the journal, and from a snapshot plus the tail', async () => {
