@@ -12,6 +12,7 @@
 import http from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import { notFound } from './errors.ts';
 
 /** An express-style middleware or handler (it may return a promise; a rejection is an error). */
 export type LaneHandler = (req: Request, res: Response, next: NextFunction) => unknown;
@@ -111,7 +112,12 @@ function run(chain: readonly LaneHandler[], onError: LaneErrorHandler, req: Requ
       return;
     }
     const handler = chain[index++];
-    if (!handler) return;
+    if (!handler) {
+      // every handler passed on: no route answered, as express's routers end (the lane's chains
+      // always end in a handler that answers; this only keeps a request from hanging)
+      fail(notFound('Not found'));
+      return;
+    }
     try {
       const result = handler(req, res, next);
       if (result instanceof Promise) result.catch(fail);

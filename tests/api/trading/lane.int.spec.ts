@@ -106,6 +106,7 @@ describe('direct lane for order entry', () => {
         { method: 'post', path: '/v/rejects', routerPath: '/rejects', chain: [async () => { throw new HttpError(409, 'rejected'); }] },
         { method: 'post', path: '/v/passes', routerPath: '/passes', chain: [(_req, _res, next) => next(new HttpError(422, 'passed'))] },
         { method: 'post', path: '/v/chained', routerPath: '/chained', chain: [(req, _res, next) => { req.body = 'first'; next(); }, (req, res) => res.json({ body: req.body })] },
+        { method: 'post', path: '/v/passes-on', routerPath: '/passes-on', chain: [(_req, _res, next) => next()] },
         { method: 'post', path: '/v/late', routerPath: '/late', chain: [(_req, res) => { res.json({ sent: true }); throw new Error('after the answer'); }] },
       ], errorHandler);
       server = http.createServer(laneServerOptions, (req, res) => {
@@ -138,6 +139,7 @@ describe('direct lane for order entry', () => {
       expect(await post('/v/rejects')).to.include({ status: 409, text: '{"error":"rejected"}' });
       expect(await post('/v/passes')).to.include({ status: 422, text: '{"error":"passed"}' });
       expect(await post('/v/chained')).to.include({ status: 200, text: '{"body":"first"}' });
+      expect(await post('/v/passes-on')).to.include({ status: 404, text: '{"error":"Not found"}' });
       // a failure after the answer was sent leaves that answer as it was, and the server up
       expect(await post('/v/late')).to.include({ status: 200, text: '{"sent":true}' });
       expect((await post('/v/things')).status).to.equal(201);
