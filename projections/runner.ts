@@ -8,7 +8,9 @@
 // projectors. On start a new projector gets its tables; a projector whose version changed is
 // rebuilt. A delivered batch holding much work (engine records carry a whole group commit) is
 // applied in several transactions, cut at record boundaries, so projecting never holds the main
-// thread long. Also: waitFor (read-your-writes), the change bus (after commit), and the lag metric.
+// thread long. A projector whose batch fails attempt after attempt is set aside so the others go
+// on; it catches up from the store on its own later, then rejoins. Also: waitFor
+// (read-your-writes), the change bus (after commit), and the lag metric.
 
 import type pg from 'pg';
 import type { Logger } from 'pino';
@@ -58,7 +60,14 @@ export interface ProjectionRunnerOptions {
    * that thread between two awaits.
    */
   transactionEventsMax?: number;
+  /** Failed attempts at one batch after which a projector is set aside (default 6, about 6 s). */
+  stallAfterAttempts?: number;
+  /** How long a projector set aside waits before it is tried again (default 30 s). */
+  stalledRetryMs?: number;
 }
+
+const STALL_AFTER_ATTEMPTS_DEFAULT = 6;
+const STALLED_RETRY_MS_DEFAULT = 30_000;
 
 /** Default bound of a projection transaction's work, in outcome events. */
 const TRANSACTION_EVENTS_MAX_DEFAULT = 2_000;
@@ -87,6 +96,11 @@ interface ProjectorState {
   /** Every event up to here has been handled (or did not concern this projector). */
   position: bigint;
   rebuilding: boolean;
+  /**
+   * Set while the projector is set aside after failing batch after batch: the others go on
+   * without it; when the time comes it catches up from the store on its own, then rejoins.
+   */
+  stalledUntil?: number;
 }
 
 interface Waiter {
@@ -116,12 +130,16 @@ export class ProjectionRunner {
   private readonly logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   private readonly batchSizeMax: number;
   private readonly transactionEventsMax: number;
+  private readonly stallAfterAttempts: number;
+  private readonly stalledRetryMs: number;
   readonly registry: Registry;
 
   constructor(private readonly options: ProjectionRunnerOptions) {
     this.logger = options.logger ?? noopLogger;
     this.batchSizeMax = options.batchSizeMax ?? BATCH_EVENTS_MAX_DEFAULT;
     this.transactionEventsMax = Math.max(1, options.transactionEventsMax ?? TRANSACTION_EVENTS_MAX_DEFAULT);
+    this.stallAfterAttempts = Math.max(1, options.stallAfterAttempts ?? STALL_AFTER_ATTEMPTS_DEFAULT);
+    this.stalledRetryMs = Math.max(0, options.stalledRetryMs ?? STALLED_RETRY_MS_DEFAULT);
     const names = new Set<string>();
     for (const projector of options.projectors) {
       if (names.has(projector.name)) throw new Error(`two projectors are named ${projector.name}`);
@@ -202,11 +220,15 @@ export class ProjectionRunner {
     const busy: Array<Promise<void>> = [];
     for (const state of this.states.values()) {
       if (state.position >= last.position) continue;
+      if (state.stalledUntil !== undefined) {
+        // set aside: skipped until its time comes, then caught up to just before this run
+        if (Date.now() < state.stalledUntil || !(await this.catchUp(state, first.position - 1n))) continue;
+      }
       const { projector } = state;
       const unseen = state.position >= first.position ? events.filter((event) => event.position > state.position) : events;
       const relevant = unseen.filter((event) => matchesFilter(event, projector.filter) && (projector.wants?.(event) ?? true));
       if (relevant.length === 0) idle.push(state);
-      else busy.push(this.handleBatch(state, relevant, last.position));
+      else busy.push(this.handleBatch(state, relevant, last.position).then(() => undefined));
     }
     if (idle.length > 0) busy.push(this.advanceIdle(idle, last.position));
     await Promise.all(busy);
@@ -224,14 +246,26 @@ export class ProjectionRunner {
     for (const state of states) if (position > state.position) state.position = position;
   }
 
-  /** Applies one batch, retrying with backoff on failure (the transaction left nothing behind). */
-  private async handleBatch(state: ProjectorState, events: RecordedEvent[], through: bigint): Promise<void> {
+  /**
+   * Applies one batch, retrying with backoff on failure (the transaction left nothing behind).
+   * After `stallAfterAttempts` failures the projector is set aside (false): one projector that
+   * keeps failing must not hold up the others, which share the subscription.
+   */
+  private async handleBatch(state: ProjectorState, events: RecordedEvent[], through: bigint): Promise<boolean> {
     let delayMs = RETRY_DELAY_MS_MIN;
-    while (!this.stopped) {
+    for (let attempt = 1; !this.stopped; attempt++) {
       try {
         await this.applyBatch(state, events, through);
-        return;
+        return true;
       } catch (error) {
+        if (attempt >= this.stallAfterAttempts) {
+          state.stalledUntil = Date.now() + this.stalledRetryMs;
+          this.logger.error(
+            { err: error, projector: state.projector.name, from: String(events[0]?.position), attempts: attempt, retryInMs: this.stalledRetryMs },
+            'projector set aside after repeated failures: the other projectors go on; its read models lag until it is tried again',
+          );
+          return false;
+        }
         this.logger.error(
           { err: error, projector: state.projector.name, from: String(events[0]?.position), retryInMs: delayMs },
           'projector batch failed; retrying',
@@ -240,6 +274,37 @@ export class ProjectionRunner {
         delayMs = Math.min(delayMs * 2, RETRY_DELAY_MS_MAX);
       }
     }
+    return false;
+  }
+
+  /**
+   * Brings a projector that was set aside up to `upTo` by reading the store itself, in the same
+   * runs as the subscription would; true once it is there (it then rejoins the shared runs).
+   */
+  private async catchUp(state: ProjectorState, upTo: bigint): Promise<boolean> {
+    state.stalledUntil = undefined;
+    this.logger.info({ projector: state.projector.name, from: String(state.position), to: String(upTo) }, 'catching a projector up');
+    try {
+      while (state.position < upTo && !this.stopped) {
+        const read = await this.options.store.readAll({ after: state.position, maxCount: this.batchSizeMax });
+        const events = read.filter((event) => event.position <= upTo);
+        if (events.length === 0) {
+          state.position = upTo; // nothing was written in between
+          break;
+        }
+        for (const run of cutByWork(events, this.transactionEventsMax)) {
+          const through = run[run.length - 1]!.position;
+          const relevant = run.filter((event) => matchesFilter(event, state.projector.filter) && (state.projector.wants?.(event) ?? true));
+          if (relevant.length === 0) await this.advanceIdle([state], through);
+          else if (!(await this.handleBatch(state, relevant, through))) return false;
+        }
+      }
+    } catch (error) {
+      state.stalledUntil = Date.now() + this.stalledRetryMs;
+      this.logger.error({ err: error, projector: state.projector.name }, 'catching a projector up failed; tried again later');
+      return false;
+    }
+    return state.position >= upTo;
   }
 
   /** `events` are the batch's events this projector handles; `through` is the batch's last position. */

@@ -123,6 +123,44 @@ describe('projection runner', function () {
     expect((await readCheckpoint(db.pool, 'counter'))?.position).to.equal(head);
   });
 
+  it('sets a projector that keeps failing aside: the others go on, and it catches up once it can', async () => {
+    let broken = true;
+    const fragile: Projector = {
+      name: 'fragile',
+      version: 1,
+      tables: ['fragile_seen'],
+      schemaSql: 'CREATE TABLE fragile_seen (id text PRIMARY KEY)',
+      filter: { streamPrefixes: ['count-'] },
+      async handle(tx: pg.PoolClient, events: RecordedEvent[]) {
+        if (broken) throw new Error('cannot project yet');
+        for (const recorded of events) await tx.query('INSERT INTO fragile_seen (id) VALUES ($1)', [recorded.id]);
+        return [];
+      },
+    };
+    const running = new ProjectionRunner({ pool: db.pool, store, projectors: [counter(), fragile], stallAfterAttempts: 2, stalledRetryMs: 300 });
+    runners.push(running);
+    await running.start();
+    await store.append('count-a', [event(), event()], 'any');
+    const later = await store.append('count-b', [event()], 'any');
+    // the healthy projector reaches the head although the other keeps failing
+    for (let i = 0; i < 100 && running.positions().counter! < later.position; i++) await sleep(50);
+    expect(running.positions().counter).to.equal(later.position);
+    expect(await counts(db.pool)).to.deep.equal({ 'count-a': 2, 'count-b': 1 });
+    expect(running.positions().fragile! < later.position).to.equal(true);
+    await running.waitFor(later.position, 200).then(() => expect.fail('waitFor resolved'), (error: unknown) => {
+      expect(error).to.be.instanceOf(ProjectionLagTimeout);
+      expect((error as ProjectionLagTimeout).lagging.map((p) => p.name)).to.deep.equal(['fragile']);
+    });
+    // once it can, it is caught up at the next delivery after its retry time
+    broken = false;
+    await sleep(350);
+    const last = await store.append('count-c', [event()], 'any');
+    await running.waitFor(last.position, 10_000);
+    const seen = await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM fragile_seen');
+    expect(seen.rows[0]!.n).to.equal(4);
+    expect(await counts(db.pool)).to.deep.equal({ 'count-a': 2, 'count-b': 1, 'count-c': 1 });
+  });
+
   it('weighs an engine record by the outcome events it holds (cutByWork)', () => {
     const record = (position: number, stepEvents: number[]): RecordedEvent => ({
       id: `r${position}`, stream: ENGINE_STREAM, type: ENGINE_STEPS_TYPE, revision: BigInt(position), position: BigInt(position),
