@@ -60,7 +60,7 @@ export interface ProjectionRunnerOptions {
    * that thread between two awaits.
    */
   transactionEventsMax?: number;
-  /** Failed attempts at one batch after which a projector is set aside (default 6, about 6 s). */
+  /** Failed attempts at one batch after which a projector is set aside (default 6: about 3 s of backoff). */
   stallAfterAttempts?: number;
   /** How long a projector set aside waits before it is tried again (default 30 s). */
   stalledRetryMs?: number;
