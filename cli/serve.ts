@@ -17,6 +17,7 @@ import { createTestClock, systemClock } from '../commands/clock/clock.ts';
 import type { AppContext, Config } from '../commands/context.ts';
 import { DEMO_HINT, seedDemo } from '../commands/demo/seed.ts';
 import { startEngine } from '../commands/engine/process.ts';
+import type { SnapshotSource } from '../commands/engine/snapshotter.ts';
 import { loadSettingsStore } from '../commands/settings/store.ts';
 import { createWriteTracker } from '../commands/writeTracker.ts';
 import { createEventStore } from '../eventstore/index.ts';
@@ -157,7 +158,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
     await runner.start();
     cleanups.push(() => runner.stop());
 
-    const engine = await startEngine({ store, clock, logger, writes, dataDir: config.dataDir });
+    const snapshotSource: SnapshotSource = config.eventstoreUrl
+      ? { kind: 'esdb', url: config.eventstoreUrl }
+      : { kind: 'postgres', connectionString: database.connectionString };
+    const engine = await startEngine({ store, clock, logger, writes, dataDir: config.dataDir, snapshotSource });
     cleanups.push(() => engine.stop());
 
     config.adminToken = await resolveAdminToken(config, logger);

@@ -17,6 +17,7 @@ import {
   ENGINE_STEPS_TYPE, ENGINE_STREAM, encodeStep, engineStepsData, newDeltaContext, type DeltaContext, type EncodedStep, type EngineStepsData,
 } from './journal.ts';
 import { recover, writeSnapshot } from './recovery.ts';
+import { startSnapshotJob, type SnapshotJob, type SnapshotSource } from './snapshotter.ts';
 
 export const BATCH_INPUTS_MAX = 1_024;
 /**
@@ -35,6 +36,7 @@ export const STEPS_PER_RECORD = 256;
  */
 export const RECORD_EVENTS_MAX = 2_000;
 export const TICK_INTERVAL_MS = 250;
+/** Journaled steps between two periodic snapshots. */
 export const SNAPSHOT_EVERY_STEPS = 100_000;
 
 export interface EngineDeps {
@@ -43,6 +45,13 @@ export interface EngineDeps {
   logger: Logger;
   writes: WriteTracker;
   dataDir: string;
+  /**
+   * Where a worker thread can read the journal: periodic snapshots are then made there
+   * (snapshotter.ts) instead of on this thread. Without it they are written inline.
+   */
+  snapshotSource?: SnapshotSource;
+  /** Steps between periodic snapshots (default SNAPSHOT_EVERY_STEPS). */
+  snapshotEverySteps?: number;
 }
 
 export interface RunningEngine extends EngineGateway {
@@ -102,7 +111,8 @@ function accountsOf(input: EngineInput, events: readonly EngineEvent[]): Set<str
 }
 
 export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
-  const { store, clock, logger, writes, dataDir } = deps;
+  const { store, clock, logger, writes, dataDir, snapshotSource } = deps;
+  const snapshotEverySteps = deps.snapshotEverySteps ?? SNAPSHOT_EVERY_STEPS;
   let recovered = await recover(store, dataDir);
   let engine = recovered.engine;
   let revision = recovered.revision;
@@ -168,6 +178,21 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
         decided.answered.push({ pending, reply, record: null, accounts: null });
       }
     }
+  };
+
+  /** The periodic snapshot being made by a worker thread, if any. */
+  let snapshotJob: SnapshotJob | undefined;
+
+  const launchSnapshotJob = (source: SnapshotSource): void => {
+    const job = startSnapshotJob(source, dataDir);
+    snapshotJob = job;
+    const started = performance.now();
+    void job.done.then((reply) => {
+      if (snapshotJob === job) snapshotJob = undefined;
+      const ms = Math.round(performance.now() - started);
+      if (reply.ok) logger.info({ seq: reply.seq, replayedSteps: reply.replayedSteps, written: reply.written, ms }, 'engine snapshot written by worker');
+      else logger.warn({ error: reply.error, ms }, 'engine snapshot worker failed; the next one is tried after as many steps again');
+    });
   };
 
   /** Set when an append failed: batches decided on top of it are failed too, then the state reloads. */
@@ -294,9 +319,16 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
         landed = true;
         if (commitFailure !== undefined && !stopped) await reloadFromJournal();
       }
-      if (stepsSinceSnapshot >= SNAPSHOT_EVERY_STEPS && revision !== undefined && lastRecordId !== undefined && !inFlight) {
-        stepsSinceSnapshot = 0;
-        await writeSnapshot(dataDir, engine, revision, position, lastRecordId).catch((error) => logger.warn({ err: error }, 'engine snapshot failed'));
+      if (stepsSinceSnapshot >= snapshotEverySteps && revision !== undefined && lastRecordId !== undefined) {
+        if (snapshotSource) {
+          if (!snapshotJob) {
+            stepsSinceSnapshot = 0;
+            launchSnapshotJob(snapshotSource);
+          }
+        } else if (!inFlight) {
+          stepsSinceSnapshot = 0;
+          await writeSnapshot(dataDir, engine, revision, position, lastRecordId).catch((error) => logger.warn({ err: error }, 'engine snapshot failed'));
+        }
       }
     }
     if (inFlight) await inFlight;
@@ -334,9 +366,16 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
     async stop() {
       clearInterval(ticker);
       if (running) await running;
+      // A worker still making a snapshot is stopped: the one written below is newer.
+      const unfinished = snapshotJob;
+      snapshotJob = undefined;
+      if (unfinished) {
+        await unfinished.cancel();
+        logger.info('engine snapshot worker stopped: the engine is stopping and writes its own');
+      }
       if (!stopped) {
         stopped = 'stopped';
-        if (revision !== undefined && lastRecordId !== undefined && stepsSinceSnapshot > 0) {
+        if (revision !== undefined && lastRecordId !== undefined && (stepsSinceSnapshot > 0 || unfinished)) {
           await writeSnapshot(dataDir, engine, revision, position, lastRecordId).catch((error) => logger.warn({ err: error }, 'engine snapshot failed'));
         }
       }

@@ -1,7 +1,8 @@
 // Engine recovery: the newest snapshot under DATA_DIR/engine (when it still matches the journal)
 // plus a replay of the journal tail. Also used by `exchange replay --verify`.
 
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Engine } from '../../domain/engine/engine.ts';
 import { decodeState, encodeState } from '../../domain/engine/snapshot.ts';
@@ -29,14 +30,29 @@ export function snapshotPath(dataDir: string): string {
   return path.join(dataDir, 'engine', SNAPSHOT_FILE);
 }
 
-export async function writeSnapshot(dataDir: string, engine: Engine, revision: bigint, position: bigint, recordId: string): Promise<void> {
+/** A temporary file beside the snapshot, unique to this writer (the engine and a snapshot worker may both write). */
+export function snapshotTemporaryPath(dataDir: string): string {
+  return `${snapshotPath(dataDir)}.${process.pid}.${randomUUID()}.tmp`;
+}
+
+/**
+ * Writes the state as the snapshot at `revision`: to `temporary` first, then renamed over the
+ * snapshot, so a reader finds the old snapshot or the new one whole, never a part.
+ */
+export async function writeSnapshot(
+  dataDir: string, engine: Engine, revision: bigint, position: bigint, recordId: string, temporary = snapshotTemporaryPath(dataDir),
+): Promise<void> {
   const file = snapshotPath(dataDir);
   await mkdir(path.dirname(file), { recursive: true });
   const header: SnapshotHeader = { seq: engine.state.seq, revision: String(revision), position: String(position), record_id: recordId };
   const text = `${JSON.stringify(header)}\n${encodeState(engine.state)}`;
-  const temporary = `${file}.${process.pid}.tmp`;
-  await writeFile(temporary, text, { mode: 0o600 });
-  await rename(temporary, file);
+  try {
+    await writeFile(temporary, text, { mode: 0o600 });
+    await rename(temporary, file);
+  } catch (error) {
+    await rm(temporary, { force: true }).catch(() => undefined);
+    throw error;
+  }
 }
 
 async function readSnapshot(dataDir: string): Promise<{ header: SnapshotHeader; body: string } | undefined> {
@@ -77,7 +93,7 @@ export async function readJournal(
 }
 
 async function streamExists(store: EventStore): Promise<boolean> {
-  const head = await store.readStream(ENGINE_STREAM, { direction: 'backwards', fromRevision: 'end', maxCount: 1 }).catch(() => []);
+  const head = await store.readStream(ENGINE_STREAM, { direction: 'backwards', fromRevision: 'end', maxCount: 1 });
   return head.length > 0;
 }
 
@@ -90,7 +106,7 @@ export async function recover(store: EventStore, dataDir: string | null): Promis
   const snapshot = dataDir ? await readSnapshot(dataDir) : undefined;
   if (snapshot) {
     const at = BigInt(snapshot.header.revision);
-    const [record] = await store.readStream(ENGINE_STREAM, { fromRevision: at, maxCount: 1 }).catch(() => []);
+    const [record] = await store.readStream(ENGINE_STREAM, { fromRevision: at, maxCount: 1 });
     if (record && isEngineRecord(record) && lastSeqOf(record) === snapshot.header.seq && record.revision === at && record.id === snapshot.header.record_id) {
       engine = new Engine(decodeState(snapshot.body));
       revision = at;
