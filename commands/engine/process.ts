@@ -188,7 +188,8 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
     snapshotJob = job;
     const started = performance.now();
     void job.done.then((reply) => {
-      if (snapshotJob === job) snapshotJob = undefined;
+      if (snapshotJob !== job) return; // stopped by stop(), which says so itself
+      snapshotJob = undefined;
       const ms = Math.round(performance.now() - started);
       if (reply.ok) logger.info({ seq: reply.seq, replayedSteps: reply.replayedSteps, written: reply.written, ms }, 'engine snapshot written by worker');
       else logger.warn({ error: reply.error, ms }, 'engine snapshot worker failed; the next one is tried after as many steps again');

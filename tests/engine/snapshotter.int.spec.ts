@@ -132,7 +132,7 @@ describe('engine snapshots made by a worker thread', function () {
     expect(leftovers(dataDir)).to.deep.equal([]);
     expect(snapshotSeq(dataDir)).to.equal(last);
     expect(lines.map((line) => line.msg)).to.include('engine snapshot worker stopped: the engine is stopping and writes its own');
-    expect(lines.filter((line) => line.level >= 50)).to.deep.equal([]);
+    expect(lines.filter((line) => line.level >= 40)).to.deep.equal([]);
     const recovered = await recover(store, dataDir);
     expect(recovered).to.include({ fromSnapshot: true, replayedSteps: 0 });
     expect(stateHash(recovered.engine.state)).to.equal(hash);
