@@ -6,13 +6,15 @@
 //   3. The engine decider alone (domain engine, no journal) on limit orders from 200 accounts,
 //      and the mean size of a journal record (JSON) for that stream.
 //   4. The engine process journaling to the postgres event store (a fresh embedded PostgreSQL
-//      with durable settings): orders/s and p50/p99 commit latency (submit until the reply,
-//      i.e. durably journaled).
+//      with durable settings): after an untimed warm-up on the same engine and database, orders/s
+//      and p50/p99 commit latency (submit until the reply, i.e. durably journaled) with many
+//      callers in flight, then commit latency under light load (few callers).
 // The last line is one JSON object.
 //
 // Environment: BENCH_MATCHER_OPS (default 1,000,000), BENCH_DEPTH (default 100,000), BENCH_DECIDER_ORDERS (default 200,000),
-// BENCH_JOURNALED_ORDERS (default 100,000), BENCH_IN_FLIGHT (default 1,024), and a light-load
-// run (a tenth of the orders) at BENCH_LIGHT_IN_FLIGHT (default 32) for commit latency.
+// BENCH_WARM_UP_ORDERS (default 20,000), BENCH_JOURNALED_ORDERS (default 100,000), BENCH_IN_FLIGHT
+// (default 1,024), and a light-load run (a tenth of the orders) at BENCH_LIGHT_IN_FLIGHT (default
+// 32) for commit latency.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -20,7 +22,8 @@ import path from 'node:path';
 import { OrderBook as ReferenceLibraryBook, Side } from 'nodejs-order-book';
 import { performance as nodePerformance } from 'node:perf_hooks';
 import pino from 'pino';
-import { startEngine } from '../commands/engine/process.ts';
+import { startEngine, type RunningEngine } from '../commands/engine/process.ts';
+import type { EngineInput } from '../domain/engine/inputs.ts';
 import { benchDecider, benchInputs } from './decider.bench.ts';
 import { seededRandom } from '../domain/random.ts';
 import { FastOrderBook } from '../domain/book/fast.ts';
@@ -31,6 +34,7 @@ import { startBenchPostgres } from './support/postgres.ts';
 const MATCHER_OPS = Number(process.env.BENCH_MATCHER_OPS ?? 1_000_000);
 const DEPTH = Number(process.env.BENCH_DEPTH ?? 100_000);
 const JOURNALED_ORDERS = Number(process.env.BENCH_JOURNALED_ORDERS ?? 100_000);
+const WARM_UP_ORDERS = Number(process.env.BENCH_WARM_UP_ORDERS ?? 20_000);
 // 1,024 callers keep every group commit full (the engine's batch closes when the previous append
 // lands); more only add queueing (commit latency ~ callers / throughput) and heap pressure from
 // their pending replies: 4,096 measured lower throughput and four times the latency.
@@ -171,7 +175,55 @@ function benchReference(ops: Op[], depthAt: Int32Array) {
   return { ...timeStream(ops, depthAt, run(new ReferenceLibraryBook())), ...speed };
 }
 
-async function benchJournaled(orders: number, inFlight: number) {
+interface JournaledRun {
+  ordersPerS: number;
+  /** CPU of this process (engine, encoding, pg client, GC threads, the bench's callers) per order. */
+  cpuUsPerOrder: number;
+  /** Share of the time the event loop (the engine's thread) was busy. */
+  eventLoopUtilization: number;
+  commitP50Ms: number;
+  commitP99Ms: number;
+  trades: number;
+}
+
+/** Submits `inputs` with `inFlight` callers, each waiting for its reply before the next. */
+async function submitAll(engine: RunningEngine, inputs: EngineInput[], inFlight: number): Promise<JournaledRun> {
+  const latenciesMs = new Float64Array(inputs.length);
+  let next = 0;
+  let trades = 0;
+  const started = performance.now();
+  const cpuBefore = process.cpuUsage();
+  const loopBefore = nodePerformance.eventLoopUtilization();
+  const worker = async () => {
+    while (next < inputs.length) {
+      const index = next++;
+      const submitted = performance.now();
+      const reply = await engine.submit(inputs[index]!);
+      latenciesMs[index] = performance.now() - submitted;
+      for (const event of reply.events) if (event.type === 'TradeExecuted') trades++;
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  const elapsedMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  const loop = nodePerformance.eventLoopUtilization(loopBefore);
+  const sorted = Float64Array.from(latenciesMs).sort();
+  return {
+    ordersPerS: Math.round(inputs.length / (elapsedMs / 1000)),
+    cpuUsPerOrder: Math.round((cpu.user + cpu.system) / inputs.length),
+    eventLoopUtilization: Math.round(loop.utilization * 1000) / 1000,
+    commitP50Ms: percentile(sorted, 50),
+    commitP99Ms: percentile(sorted, 99),
+    trades,
+  };
+}
+
+/**
+ * One engine journaling to one fresh PostgreSQL: an untimed warm-up (the cluster's first WAL
+ * segments are created and zero-filled, its caches and the engine's maps grow), then the
+ * throughput run at `inFlight` callers and the light-load run at `lightInFlight`, each timed.
+ */
+async function benchJournaled(warmUp: number, orders: number, inFlight: number, lightOrders: number, lightInFlight: number) {
   const database = await startBenchPostgres();
   console.log(`PostgreSQL fsync=${database.settings.fsync} synchronous_commit=${database.settings.synchronousCommit}`);
   const store = new PostgresEventStore({ pool: database.pool, connectionString: database.connectionString });
@@ -182,41 +234,20 @@ async function benchJournaled(orders: number, inFlight: number) {
     clock: { nowUs: () => (nowUs += 1) },
     logger: pino({ level: 'warn' }),
     writes: { note: () => undefined, lastFor: () => undefined },
+    // as the service runs it: periodic snapshots (every 100,000 steps) made by a worker thread
+    snapshotSource: { kind: 'postgres', connectionString: database.connectionString },
   });
   try {
     // the same funded accounts and order stream as the decider-only bench (bench/decider.bench.ts)
-    const { setup, orders: inputs } = benchInputs(orders, SEED + 1);
+    const { setup, orders: inputs } = benchInputs(warmUp + orders + lightOrders, SEED + 1);
     await Promise.all(setup.map((input) => engine.submit(input)));
-    const latenciesMs = new Float64Array(inputs.length);
-    let next = 0;
-    let trades = 0;
-    const started = performance.now();
-    const cpuBefore = process.cpuUsage();
-    const loopBefore = nodePerformance.eventLoopUtilization();
-    const worker = async () => {
-      while (next < inputs.length) {
-        const index = next++;
-        const submitted = performance.now();
-        const reply = await engine.submit(inputs[index]!);
-        latenciesMs[index] = performance.now() - submitted;
-        for (const event of reply.events) if (event.type === 'TradeExecuted') trades++;
-      }
-    };
-    await Promise.all(Array.from({ length: inFlight }, worker));
-    const elapsedMs = performance.now() - started;
-    const cpu = process.cpuUsage(cpuBefore);
-    const loop = nodePerformance.eventLoopUtilization(loopBefore);
-    const sorted = Float64Array.from(latenciesMs).sort();
-    return {
-      ordersPerS: Math.round(inputs.length / (elapsedMs / 1000)),
-      /** CPU of this process (engine, encoding, pg client, GC threads, the bench's callers) per order. */
-      cpuUsPerOrder: Math.round((cpu.user + cpu.system) / inputs.length),
-      /** Share of the time the event loop (the engine's thread) was busy. */
-      eventLoopUtilization: Math.round(loop.utilization * 1000) / 1000,
-      commitP50Ms: percentile(sorted, 50),
-      commitP99Ms: percentile(sorted, 99),
-      trades,
-    };
+    await submitAll(engine, inputs.slice(0, warmUp), inFlight);
+    console.log(`warm-up: ${warmUp} orders journaled (untimed)`);
+    const loaded = await submitAll(engine, inputs.slice(warmUp, warmUp + orders), inFlight);
+    console.log(`engine + postgres journal, ${inFlight} in flight:`, JSON.stringify(loaded));
+    const light = await submitAll(engine, inputs.slice(warmUp + orders), lightInFlight);
+    console.log(`engine + postgres journal, ${lightInFlight} in flight:`, JSON.stringify(light));
+    return { loaded, light };
   } finally {
     await engine.stop();
     await store.close();
@@ -237,10 +268,9 @@ async function main(): Promise<void> {
   console.log('nodejs-order-book:', JSON.stringify(reference));
   const decider = benchDecider(Number(process.env.BENCH_DECIDER_ORDERS ?? 200_000));
   console.log('engine decider alone:', JSON.stringify(decider));
-  const journaled = await benchJournaled(JOURNALED_ORDERS, IN_FLIGHT);
-  console.log(`engine + postgres journal, ${IN_FLIGHT} in flight:`, JSON.stringify(journaled));
-  const lightLoad = await benchJournaled(Math.max(1000, Math.floor(JOURNALED_ORDERS / 10)), LIGHT_IN_FLIGHT);
-  console.log(`engine + postgres journal, ${LIGHT_IN_FLIGHT} in flight:`, JSON.stringify(lightLoad));
+  const { loaded: journaled, light: lightLoad } = await benchJournaled(
+    WARM_UP_ORDERS, JOURNALED_ORDERS, IN_FLIGHT, Math.max(1000, Math.floor(JOURNALED_ORDERS / 10)), LIGHT_IN_FLIGHT,
+  );
   console.log(JSON.stringify({
     matcher_ops_per_s: matcher.opsPerS,
     matcher_p50_us: round(matcher.all.p50Us, 3),

@@ -28,6 +28,11 @@ function isBook(value: object): value is OrderBook {
   return value instanceof FastOrderBook;
 }
 
+/** Version 1's encoding (kept to test that version 1 snapshots are still read). */
+export function encodeStateV1(state: EngineState): string {
+  return JSON.stringify({ v: 1, state: encode(state) });
+}
+
 function encode(value: unknown): Encoded {
   if (value === null || value === undefined) return null;
   if (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean') return value;
@@ -68,17 +73,143 @@ function decode(value: Encoded): unknown {
   return out;
 }
 
-export const SNAPSHOT_VERSION = 1;
+// Version 2 (written now): every plain object is a tuple `[shape, value, ...]` whose keys are
+// listed once in `shapes` (an OrderState's thirty-odd keys are written once per snapshot, not once
+// per order), and the other containers are one-key wrappers: `{"a": [...]}` an array,
+// `{"d": "1.25"}` a decimal, `{"m": [key, value, ...]}` a Map, `{"s": [...]}` a Set,
+// `{"b": maxPriceCents, "o": [id, owner, side, priceCents, remainingNanos, ...]}` a book (orders in
+// priority order). About a third of version 1's size and several times faster both ways, which
+// is what a snapshot of a large state costs. Version 1 (`$d`, `$m`, `$s`, `$book` wrappers around
+// plain JSON objects) is still read.
+
+export const SNAPSHOT_VERSION = 2;
+
+/** Whether `value` has exactly `keys`, in that order (no allocation). */
+function hasKeys(value: object, keys: readonly string[]): boolean {
+  let i = 0;
+  for (const key in value) {
+    if (key !== keys[i]) return false;
+    i++;
+  }
+  return i === keys.length;
+}
+
+/** The shape of plain objects seen while encoding: most objects match one of the last few. */
+interface Shape { index: number; keys: string[] }
+const RECENT_SHAPES = 8;
+
+class StateEncoder {
+  readonly shapes: string[][] = [];
+  private readonly byKeys = new Map<string, Shape>();
+  private readonly recent: Shape[] = [];
+
+  private shapeOf(value: object): Shape {
+    const recent = this.recent;
+    for (let i = 0; i < recent.length; i++) {
+      const shape = recent[i]!;
+      if (hasKeys(value, shape.keys)) {
+        if (i > 0) { recent.splice(i, 1); recent.unshift(shape); }
+        return shape;
+      }
+    }
+    const keys: string[] = [];
+    for (const key in value) keys.push(key);
+    const id = keys.join('\u0000');
+    let shape = this.byKeys.get(id);
+    if (!shape) {
+      shape = { index: this.shapes.length, keys };
+      this.shapes.push(keys);
+      this.byKeys.set(id, shape);
+    }
+    recent.unshift(shape);
+    if (recent.length > RECENT_SHAPES) recent.pop();
+    return shape;
+  }
+
+  encode(value: unknown): Encoded {
+    if (value === null || value === undefined) return null;
+    const type = typeof value;
+    if (type === 'string' || type === 'number' || type === 'boolean') return value as Encoded;
+    if (value instanceof Big) return { d: value.toFixed() };
+    if (Array.isArray(value)) return { a: value.map((item) => this.encode(item)) };
+    if (value instanceof Map) {
+      const flat: Encoded[] = new Array(value.size * 2);
+      let i = 0;
+      for (const [key, item] of value) { flat[i++] = this.encode(key); flat[i++] = this.encode(item); }
+      return { m: flat };
+    }
+    if (value instanceof Set) {
+      const items: Encoded[] = [];
+      for (const item of value) items.push(this.encode(item));
+      return { s: items };
+    }
+    if (type === 'object') {
+      if (isBook(value as object)) {
+        const book = value as OrderBook & { maxPriceCents: number };
+        const flat: Encoded[] = [];
+        for (const side of ['buy', 'sell'] as const) {
+          for (const level of book.levels(side)) {
+            for (const o of level.orders) flat.push(o.id, o.ownerId, o.side, o.priceCents, o.remainingNanos);
+          }
+        }
+        return { b: book.maxPriceCents, o: flat };
+      }
+      const shape = this.shapeOf(value as object);
+      const keys = shape.keys;
+      const tuple: Encoded[] = new Array(keys.length + 1);
+      tuple[0] = shape.index;
+      for (let i = 0; i < keys.length; i++) tuple[i + 1] = this.encode((value as Record<string, unknown>)[keys[i]!]);
+      return tuple;
+    }
+    throw new Error(`cannot encode ${type}`);
+  }
+}
+
+function decodeV2(value: Encoded, shapes: readonly string[][]): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    const keys = shapes[value[0] as number];
+    if (!keys || keys.length !== value.length - 1) throw new Error(`snapshot: a tuple of ${value.length - 1} values names shape ${String(value[0])}`);
+    const out: Record<string, unknown> = {};
+    for (let i = 0; i < keys.length; i++) out[keys[i]!] = decodeV2(value[i + 1]!, shapes);
+    return out;
+  }
+  if ('d' in value) return new Big(value.d as string);
+  if ('a' in value) return (value.a as Encoded[]).map((item) => decodeV2(item, shapes));
+  if ('m' in value) {
+    const flat = value.m as Encoded[];
+    const map = new Map<unknown, unknown>();
+    for (let i = 0; i + 1 < flat.length; i += 2) map.set(decodeV2(flat[i]!, shapes), decodeV2(flat[i + 1]!, shapes));
+    return map;
+  }
+  if ('s' in value) return new Set((value.s as Encoded[]).map((item) => decodeV2(item, shapes)));
+  if ('b' in value) {
+    const book = new FastOrderBook(value.b as number);
+    const flat = value.o as Encoded[];
+    for (let i = 0; i + 4 < flat.length; i += 5) {
+      const order: RestingOrder = {
+        id: flat[i] as string, ownerId: flat[i + 1] as string, side: flat[i + 2] as 'buy' | 'sell',
+        priceCents: flat[i + 3] as number, remainingNanos: flat[i + 4] as number,
+      };
+      book.add(order);
+    }
+    return book;
+  }
+  throw new Error(`snapshot: unknown wrapper ${JSON.stringify(Object.keys(value))}`);
+}
 
 /** The state as JSON text (deterministic for a given state). */
 export function encodeState(state: EngineState): string {
-  return JSON.stringify({ v: SNAPSHOT_VERSION, state: encode(state) });
+  const encoder = new StateEncoder();
+  const body = encoder.encode(state);
+  return JSON.stringify({ v: SNAPSHOT_VERSION, shapes: encoder.shapes, state: body });
 }
 
 export function decodeState(text: string): EngineState {
-  const parsed = JSON.parse(text) as { v: number; state: Encoded };
-  if (parsed.v !== SNAPSHOT_VERSION) throw new Error(`unknown snapshot version ${parsed.v}`);
-  return decode(parsed.state) as EngineState;
+  const parsed = JSON.parse(text) as { v: number; state: Encoded; shapes?: string[][] };
+  if (parsed.v === 1) return decode(parsed.state) as EngineState;
+  if (parsed.v === 2 && Array.isArray(parsed.shapes)) return decodeV2(parsed.state, parsed.shapes) as EngineState;
+  throw new Error(`unknown snapshot version ${parsed.v}`);
 }
 
 /** sha256 of the encoded state: equal hashes mean replay reproduced the same state. */
