@@ -9,7 +9,11 @@ import { decodeState, encodeState } from '../../domain/engine/snapshot.ts';
 import type { EventStore, RecordedEvent } from '../../eventstore/port.ts';
 import { ENGINE_STREAM, isEngineRecord, journalStepsOf, lastSeqOf, type EngineRecordData, type JournalStep } from './journal.ts';
 
-export const JOURNAL_READ_PAGE_SIZE = 2_000;
+/**
+ * Journal records read per page. A record holds up to 256 steps or 2,000 outcome events (up to
+ * about 0.5 MB of JSON), so a page stays within a few tens of MB however long the tail.
+ */
+export const JOURNAL_READ_PAGE_SIZE = 64;
 const SNAPSHOT_FILE = 'snapshot.json';
 
 /** `record_id` is the id of the journal record at `revision`: a snapshot only fits its own journal. */

@@ -8,7 +8,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { RECORD_EVENTS_MAX, startEngine, type RunningEngine } from '../../commands/engine/process.ts';
 import { engineEventsOf, ENGINE_STREAM, journalStepsOf } from '../../commands/engine/journal.ts';
-import { recover, writeSnapshot } from '../../commands/engine/recovery.ts';
+import { JOURNAL_READ_PAGE_SIZE, recover, writeSnapshot } from '../../commands/engine/recovery.ts';
 import { Engine } from '../../domain/engine/engine.ts';
 import { decodeState, encodeState, stateHash } from '../../domain/engine/snapshot.ts';
 import { MemoryEventStore } from '../../eventstore/memory.ts';
@@ -45,6 +45,16 @@ describe('engine process', () => {
     }
     return { engine, store, d };
   }
+
+  it('recovers a journal longer than one read page (JOURNAL_READ_PAGE_SIZE records)', async () => {
+    const { engine, store } = await setup();
+    const records = JOURNAL_READ_PAGE_SIZE * 2 + 7;
+    for (let i = 6; i < records; i++) expect((await engine.submit(deposit('a', '1'))).ok).to.equal(true);
+    expect(await store.readStream(ENGINE_STREAM)).to.have.length(records);
+    const recovered = await recover(store, null);
+    expect(recovered).to.include({ replayedSteps: records, fromSnapshot: false });
+    expect(stateHash(recovered.engine.state)).to.equal(stateHash(engine.engine.state));
+  });
 
   it('journals an accepted input as a step of an EngineSteps record, with the reply position of that record', async () => {
     const { engine, store, d } = await setup();
