@@ -8,7 +8,10 @@
 //   4. The engine process journaling to the postgres event store (a fresh embedded PostgreSQL
 //      with durable settings): after an untimed warm-up on the same engine and database, orders/s
 //      and p50/p99 commit latency (submit until the reply, i.e. durably journaled) with many
-//      callers in flight, then commit latency under light load (few callers).
+//      callers in flight, then commit latency under light load (few callers), then the batch path
+//      (inputs of 100 orders of one account, as POST /orders/batched submits them); last, a
+//      snapshot of the final state made by a worker thread as the service makes its periodic ones,
+//      and the time serialising that state on the engine's thread would stall it.
 // The last line is one JSON object.
 //
 // Environment: BENCH_MATCHER_OPS (default 1,000,000), BENCH_DEPTH (default 100,000), BENCH_DECIDER_ORDERS (default 200,000),
@@ -23,6 +26,8 @@ import { OrderBook as ReferenceLibraryBook, Side } from 'nodejs-order-book';
 import { performance as nodePerformance } from 'node:perf_hooks';
 import pino from 'pino';
 import { startEngine, type RunningEngine } from '../commands/engine/process.ts';
+import { startSnapshotJob } from '../commands/engine/snapshotter.ts';
+import { encodeState } from '../domain/engine/snapshot.ts';
 import type { EngineInput } from '../domain/engine/inputs.ts';
 import { benchDecider, benchInputs } from './decider.bench.ts';
 import { seededRandom } from '../domain/random.ts';
@@ -40,6 +45,9 @@ const WARM_UP_ORDERS = Number(process.env.BENCH_WARM_UP_ORDERS ?? 20_000);
 // their pending replies: 4,096 measured lower throughput and four times the latency.
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 1_024);
 const LIGHT_IN_FLIGHT = Number(process.env.BENCH_LIGHT_IN_FLIGHT ?? 32);
+/** The batch run: inputs of BATCH_SIZE orders (one account each), as POST /orders/batched submits them. */
+const BATCH_SIZE = 100;
+const BATCH_IN_FLIGHT = 8;
 const MAX_PRICE_CENTS = 100;
 const SEED = 20_261_122;
 
@@ -223,7 +231,7 @@ async function submitAll(engine: RunningEngine, inputs: EngineInput[], inFlight:
  * segments are created and zero-filled, its caches and the engine's maps grow), then the
  * throughput run at `inFlight` callers and the light-load run at `lightInFlight`, each timed.
  */
-async function benchJournaled(warmUp: number, orders: number, inFlight: number, lightOrders: number, lightInFlight: number) {
+async function benchJournaled(warmUp: number, orders: number, inFlight: number, lightOrders: number, lightInFlight: number, batchedOrders: number) {
   const database = await startBenchPostgres();
   console.log(`PostgreSQL fsync=${database.settings.fsync} synchronous_commit=${database.settings.synchronousCommit}`);
   const store = new PostgresEventStore({ pool: database.pool, connectionString: database.connectionString });
@@ -234,20 +242,44 @@ async function benchJournaled(warmUp: number, orders: number, inFlight: number, 
     clock: { nowUs: () => (nowUs += 1) },
     logger: pino({ level: 'warn' }),
     writes: { note: () => undefined, lastFor: () => undefined },
-    // as the service runs it: periodic snapshots (every 100,000 steps) made by a worker thread
-    snapshotSource: { kind: 'postgres', connectionString: database.connectionString },
+    // No periodic snapshot inside the timed runs; one is measured on its own at the end.
+    snapshotEverySteps: Number.POSITIVE_INFINITY,
   });
   try {
     // the same funded accounts and order stream as the decider-only bench (bench/decider.bench.ts)
-    const { setup, orders: inputs } = benchInputs(warmUp + orders + lightOrders, SEED + 1);
+    const { setup, orders: inputs } = benchInputs(warmUp + orders + lightOrders + batchedOrders, SEED + 1);
     await Promise.all(setup.map((input) => engine.submit(input)));
     await submitAll(engine, inputs.slice(0, warmUp), inFlight);
     console.log(`warm-up: ${warmUp} orders journaled (untimed)`);
     const loaded = await submitAll(engine, inputs.slice(warmUp, warmUp + orders), inFlight);
     console.log(`engine + postgres journal, ${inFlight} in flight:`, JSON.stringify(loaded));
-    const light = await submitAll(engine, inputs.slice(warmUp + orders), lightInFlight);
+    const light = await submitAll(engine, inputs.slice(warmUp + orders, warmUp + orders + lightOrders), lightInFlight);
     console.log(`engine + postgres journal, ${lightInFlight} in flight:`, JSON.stringify(light));
-    return { loaded, light };
+    // The batch path (what POST /orders/batched submits): 100 orders of one account per input.
+    const legs = inputs.slice(warmUp + orders + lightOrders);
+    const batches: EngineInput[] = [];
+    for (let i = 0; i + BATCH_SIZE <= legs.length; i += BATCH_SIZE) {
+      const chunk = legs.slice(i, i + BATCH_SIZE) as Extract<EngineInput, { kind: 'PlaceOrder' }>[];
+      batches.push({ kind: 'PlaceOrders', account_id: chunk[0]!.account_id, orders: chunk.map((input) => input.order) });
+    }
+    const batchRun = await submitAll(engine, batches, BATCH_IN_FLIGHT);
+    const batched = { ...batchRun, ordersPerS: batchRun.ordersPerS * BATCH_SIZE, cpuUsPerOrder: Math.round(batchRun.cpuUsPerOrder / BATCH_SIZE) };
+    console.log(`engine + postgres journal, batches of ${BATCH_SIZE} orders, ${BATCH_IN_FLIGHT} in flight:`, JSON.stringify(batched));
+    // A snapshot of the final state, made as the service makes its periodic ones (a worker thread
+    // recovering from the journal), and, for comparison, the time serialising the live state on
+    // the engine's thread takes (the stall the worker avoids).
+    const liveOrders = engine.engine.state.orders.size;
+    const job = startSnapshotJob({ kind: 'postgres', connectionString: database.connectionString }, dataDir);
+    const jobStarted = performance.now();
+    const reply = await job.done;
+    const snapshotWorkerMs = Math.round(performance.now() - jobStarted);
+    if (!reply.ok) throw new Error(`snapshot worker failed: ${reply.error}`);
+    const encodeStarted = performance.now();
+    const snapshotBytes = encodeState(engine.engine.state).length;
+    const snapshotInlineMs = Math.round(performance.now() - encodeStarted);
+    const snapshot = { liveOrders, steps: reply.seq, snapshotWorkerMs, snapshotInlineMs, snapshotBytes };
+    console.log('snapshot of the final state:', JSON.stringify(snapshot));
+    return { loaded, light, batched, snapshot };
   } finally {
     await engine.stop();
     await store.close();
@@ -268,8 +300,8 @@ async function main(): Promise<void> {
   console.log('nodejs-order-book:', JSON.stringify(reference));
   const decider = benchDecider(Number(process.env.BENCH_DECIDER_ORDERS ?? 200_000));
   console.log('engine decider alone:', JSON.stringify(decider));
-  const { loaded: journaled, light: lightLoad } = await benchJournaled(
-    WARM_UP_ORDERS, JOURNALED_ORDERS, IN_FLIGHT, Math.max(1000, Math.floor(JOURNALED_ORDERS / 10)), LIGHT_IN_FLIGHT,
+  const { loaded: journaled, light: lightLoad, batched, snapshot } = await benchJournaled(
+    WARM_UP_ORDERS, JOURNALED_ORDERS, IN_FLIGHT, Math.max(1000, Math.floor(JOURNALED_ORDERS / 10)), LIGHT_IN_FLIGHT, JOURNALED_ORDERS,
   );
   console.log(JSON.stringify({
     matcher_ops_per_s: matcher.opsPerS,
@@ -292,6 +324,12 @@ async function main(): Promise<void> {
     light_load_orders_per_s: lightLoad.ordersPerS,
     light_load_commit_p50_ms: round(lightLoad.commitP50Ms),
     light_load_commit_p99_ms: round(lightLoad.commitP99Ms),
+    batched_orders_per_s: batched.ordersPerS,
+    batched_commit_p99_ms: round(batched.commitP99Ms),
+    batched_cpu_us_per_order: batched.cpuUsPerOrder,
+    snapshot_live_orders: snapshot.liveOrders,
+    snapshot_worker_ms: snapshot.snapshotWorkerMs,
+    snapshot_inline_encode_ms: snapshot.snapshotInlineMs,
   }));
 }
 

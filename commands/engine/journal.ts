@@ -113,6 +113,39 @@ export function journalStepsOf(record: RecordedEvent): JournalStep[] {
   }));
 }
 
+/** A journaled step without its outcome events decoded: what recovery needs to re-run it. */
+export interface JournalInput {
+  seq: number;
+  now_us: number;
+  input: EngineInput;
+  /** How many outcome events the step journaled. */
+  eventCount: number;
+}
+
+/**
+ * The steps inside an engine record with their inputs only (the events are counted, not
+ * decoded): recovery re-runs the inputs and needs nothing else, and decoding the events was a
+ * fifth of its time. Empty for any other record.
+ */
+export function journalInputsOf(record: RecordedEvent): JournalInput[] {
+  if (!isEngineRecord(record)) return [];
+  if (record.type === ENGINE_STEP_TYPE) {
+    const step = stepOf(record.data as EngineStepData);
+    return [{ seq: step.seq, now_us: step.now_us, input: step.input, eventCount: step.events.length }];
+  }
+  const data = record.data as EngineStepsData;
+  if (data.v !== ENGINE_BATCH_VERSION || !Array.isArray(data.steps)) {
+    throw new Error(`engine journal: ${ENGINE_STEPS_TYPE} record version ${String((data as { v: unknown }).v)} is not known to this build`);
+  }
+  // Order requests are delta-encoded against earlier order requests only (their own key list),
+  // so inputs decode in order without the events.
+  const context = newDeltaContext();
+  return data.steps.map((step) => ({
+    seq: step.seq, now_us: step.now_us, input: decodeInputDelta(step.input, context),
+    eventCount: Array.isArray(step.events) ? step.events.length : 0,
+  }));
+}
+
 /**
  * How many outcome events an engine record holds (1 for any other record), without decoding it:
  * a measure of the work projecting it takes.

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Engine } from '../../domain/engine/engine.ts';
 import { decodeState, encodeState } from '../../domain/engine/snapshot.ts';
 import type { EventStore, RecordedEvent } from '../../eventstore/port.ts';
-import { ENGINE_STREAM, isEngineRecord, journalStepsOf, lastSeqOf, type EngineRecordData, type JournalStep } from './journal.ts';
+import { ENGINE_STREAM, isEngineRecord, journalInputsOf, lastSeqOf, type EngineRecordData, type JournalInput } from './journal.ts';
 
 /**
  * Journal records read per page. A record holds up to 256 steps or 2,000 outcome events (up to
@@ -70,21 +70,22 @@ async function readSnapshot(dataDir: string): Promise<{ header: SnapshotHeader; 
 }
 
 /**
- * Pages through the journal from `fromRevision`, handing each step to `onStep` with its record.
- * A record whose steps cannot be read is handed over once with `step` undefined and the error.
+ * Pages through the journal from `fromRevision`, handing each step (as `read` takes it out of its
+ * record) to `onStep` with its record. A record whose steps cannot be read is handed over once
+ * with `step` undefined and the error.
  */
-export async function readJournal(
-  store: EventStore, fromRevision: bigint,
-  onStep: (step: JournalStep | undefined, record: RecordedEvent<EngineRecordData>, unreadable?: unknown) => void,
+export async function readJournal<Step>(
+  store: EventStore, fromRevision: bigint, read: (record: RecordedEvent) => Step[],
+  onStep: (step: Step | undefined, record: RecordedEvent<EngineRecordData>, unreadable?: unknown) => void,
 ): Promise<void> {
   let next = fromRevision;
   for (;;) {
     const page = await store.readStream(ENGINE_STREAM, { fromRevision: next, maxCount: JOURNAL_READ_PAGE_SIZE });
     for (const record of page) {
       if (!isEngineRecord(record)) continue;
-      let steps: JournalStep[];
+      let steps: Step[];
       try {
-        steps = journalStepsOf(record);
+        steps = read(record);
       } catch (error) {
         onStep(undefined, record, error);
         continue;
@@ -121,7 +122,7 @@ export async function recover(store: EventStore, dataDir: string | null): Promis
   }
   let replayedSteps = 0;
   if (revision !== undefined || (await streamExists(store))) {
-    await readJournal(store, revision === undefined ? 0n : revision + 1n, (step, record, unreadable) => {
+    await readJournal(store, revision === undefined ? 0n : revision + 1n, journalInputsOf, (step, record, unreadable) => {
       if (!step) throw new Error(`journal record at revision ${record.revision} is unreadable: ${String(unreadable)}`);
       replayStep(engine, step);
       revision = record.revision;
@@ -134,10 +135,13 @@ export async function recover(store: EventStore, dataDir: string | null): Promis
 }
 
 /** Re-runs one journaled step; throws when it does not fit (the journal and the engine disagree). */
-export function replayStep(engine: Engine, step: JournalStep): ReturnType<Engine['step']> {
+export function replayStep(engine: Engine, step: Pick<JournalInput, 'seq' | 'now_us' | 'input'> & { eventCount?: number }): ReturnType<Engine['step']> {
   const { seq, now_us, input } = step;
   if (seq !== engine.nextSeq) throw new Error(`journal step ${seq} found where ${engine.nextSeq} was expected`);
   const outcome = engine.step({ seq, now_us, input });
   if (!outcome.ok || outcome.events.length === 0) throw new Error(`journal step ${seq} no longer produces events`);
+  if (step.eventCount !== undefined && outcome.events.length !== step.eventCount) {
+    throw new Error(`journal step ${seq} produces ${outcome.events.length} events where ${step.eventCount} were journaled`);
+  }
   return outcome;
 }

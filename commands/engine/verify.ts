@@ -8,6 +8,7 @@ import { Engine } from '../../domain/engine/engine.ts';
 import { decodeState, stateHash } from '../../domain/engine/snapshot.ts';
 import type { EventStore } from '../../eventstore/port.ts';
 import { readJournal, snapshotPath, type SnapshotHeader } from './recovery.ts';
+import { journalStepsOf } from './journal.ts';
 
 export interface VerifyReport {
   steps: number;
@@ -38,7 +39,7 @@ export async function verifyJournal(store: EventStore, dataDir: string | null): 
   let hashAtSnapshot: string | undefined;
   let resumed: Engine | undefined;
   let steps = 0;
-  await readJournal(store, 0n, (step, record, unreadable) => {
+  await readJournal(store, 0n, journalStepsOf, (step, record, unreadable) => {
     if (!step) {
       if (mismatches.length < MISMATCHES_MAX) mismatches.push({ seq: engine.nextSeq, reason: `journal record at revision ${record.revision} unreadable: ${String(unreadable)}` });
       return;

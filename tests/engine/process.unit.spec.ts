@@ -196,6 +196,15 @@ describe('replay verification', () => {
       const bad = await verifyJournal(tampered, null);
       expect(bad.ok).to.equal(false);
       expect(bad.mismatches[0]!.seq).to.equal(8);
+      // Recovery re-runs inputs without decoding the events, but a step whose event count no
+      // longer matches the journal stops it.
+      const shortened = await store.readStream(ENGINE_STREAM);
+      (shortened[7]!.data as { steps: { events: unknown[] }[] }).steps[0]!.events.pop();
+      const short = new MemoryEventStore();
+      await short.append(ENGINE_STREAM, shortened.map((r) => ({ id: r.id, type: r.type, data: r.data })), 'no_stream');
+      let failure: unknown;
+      await recover(short, null).catch((error: unknown) => { failure = error; });
+      expect(failure).to.be.instanceOf(Error).with.property('message').that.matches(/^journal step 8 produces \d+ events where \d+ were journaled$/);
     } finally {
       await engine.stop();
       rmSync(dataDir, { recursive: true, force: true });
