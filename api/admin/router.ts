@@ -5,6 +5,7 @@ import express, { Router, type NextFunction, type Request, type Response } from 
 import { DomainError } from '../../domain/errors.ts';
 import type { AppContext } from '../../commands/context.ts';
 import { errorHandler, notFound } from '../errors.ts';
+import { refuseNul } from '../nul.ts';
 import { adminAuth } from './auth.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { catalogueRoutes } from './routes/catalogue.ts';
@@ -21,6 +22,7 @@ export function adminRouter(ctx: AppContext): Router {
 
   router.use(adminAuth(adminToken));
   router.use(express.json({ limit: BODY_LIMIT }));
+  router.use(refuseNul);
 
   const cache = new SnapshotCache(ctx);
   accountRoutes(router, cache);

@@ -10,6 +10,7 @@ import { authenticate, type AuthOptions } from '../auth/middleware.ts';
 import { errorHandler, notFound } from '../errors.ts';
 import type { LaneRoute } from '../direct.ts';
 import { jsonBody } from '../jsonBody.ts';
+import { refuseNul } from '../nul.ts';
 import { buildOpenApiDocument, memberFragment } from '../openapi/document.ts';
 import { announceDeprecation } from './deprecation.ts';
 import { idempotentWrite } from './idempotency.ts';
@@ -46,6 +47,7 @@ export function v1Api(ctx: AppContext, options: V1Options = {}): V1Api {
   const body = jsonBody(BODY_LIMIT_BYTES, BODY_LIMIT);
   router.use(authentication);
   router.use(body);
+  router.use(refuseNul);
 
   const document = buildOpenApiDocument(routes, [memberFragment()]);
   router.get('/openapi.json', (_req: Request, res: Response) => {
@@ -58,7 +60,7 @@ export function v1Api(ctx: AppContext, options: V1Options = {}): V1Api {
     router[route.method](expressPath(route.path), ...handlers);
     // writes with a fixed path: the order-entry routes (reads need express's query parsing)
     if (route.write && !route.path.includes('{')) {
-      laneRoutes.push({ method: route.method, path: `${V1_BASE}${route.path}`, routerPath: route.path, chain: [authentication, body, ...handlers] });
+      laneRoutes.push({ method: route.method, path: `${V1_BASE}${route.path}`, routerPath: route.path, chain: [authentication, body, refuseNul, ...handlers] });
     }
   }
 

@@ -36,9 +36,10 @@ export interface OrderBook {
   fill(orderId: string, nanos: number): void;
   /**
    * The worst price an incoming order on `takerSide` reaches when it takes `nanos` from the
-   * opposite side (the last price it needs, or the deepest one when the side holds less); -1 when empty.
+   * opposite side (the last price it needs, or the deepest one when the side holds less); -1 when
+   * empty. Orders of `skipOwner` do not count (self-trade prevention cancels them on the way).
    */
-  priceToFill(takerSide: Side, nanos: number): number;
+  priceToFill(takerSide: Side, nanos: number, skipOwner?: string): number;
   /** Number of resting orders. */
   size(): number;
   /** Price levels of one side, best first (for snapshots, checks and depth views). */

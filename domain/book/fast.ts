@@ -19,6 +19,13 @@ class Level {
   constructor(readonly priceCents: number) {}
 }
 
+/** What a level holds for takers other than `owner` (a walk of the level's orders). */
+function availableSkipping(level: Level, owner: string): number {
+  let available = level.totalNanos;
+  for (let node = level.head; node; node = node.next) if (node.order.ownerId === owner) available -= node.order.remainingNanos;
+  return available;
+}
+
 export class FastOrderBook implements OrderBook {
   private readonly bidLadder: (Level | undefined)[];
   private readonly offerLadder: (Level | undefined)[];
@@ -90,20 +97,24 @@ export class FastOrderBook implements OrderBook {
     if (order.remainingNanos === 0) this.unlink(node);
   }
 
-  priceToFill(takerSide: Side, nanos: number): number {
+  priceToFill(takerSide: Side, nanos: number, skipOwner?: string): number {
     let needed = nanos;
     let price = -1;
     if (takerSide === 'buy') {
       if (this.bestOfferCents < 0) return -1;
       for (let p = this.bestOfferCents; p < this.maxPriceCents && needed > 0; p++) {
         const level = this.offerLadder[p];
-        if (level && level.count > 0) { price = p; needed -= level.totalNanos; }
+        if (!level || level.count === 0) continue;
+        const available = skipOwner === undefined ? level.totalNanos : availableSkipping(level, skipOwner);
+        if (available > 0) { price = p; needed -= available; }
       }
     } else {
       if (this.bestBidCents < 0) return -1;
       for (let p = this.bestBidCents; p > 0 && needed > 0; p--) {
         const level = this.bidLadder[p];
-        if (level && level.count > 0) { price = p; needed -= level.totalNanos; }
+        if (!level || level.count === 0) continue;
+        const available = skipOwner === undefined ? level.totalNanos : availableSkipping(level, skipOwner);
+        if (available > 0) { price = p; needed -= available; }
       }
     }
     return price;

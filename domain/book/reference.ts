@@ -47,10 +47,11 @@ export class ReferenceOrderBook implements OrderBook {
     if (order.remainingNanos === 0) this.cancel(orderId);
   }
 
-  priceToFill(takerSide: Side, nanos: number): number {
+  priceToFill(takerSide: Side, nanos: number, skipOwner?: string): number {
     let price = -1;
     let needed = nanos;
     for (const order of takerSide === 'buy' ? this.offers : this.bids) {
+      if (order.ownerId === skipOwner) continue;
       price = order.priceCents;
       needed -= order.remainingNanos;
       if (needed <= 0) break;

@@ -71,8 +71,9 @@ export function placeOrder(ctx: StepContext, accountId: string, request: OrderRe
     if (!price.ok) return { error: { code: price.error.code, message: price.error.message } };
     priceCents = price.value;
   } else if (request.price !== null && request.price !== undefined) {
-    const price = parsePriceCents(request.price);
-    if (!price.ok && price.error.code === 'invalid') return { error: { code: 'invalid', message: price.error.message } };
+    // unused by a market order, but validated whenever present (SPEC), max_price included
+    const price = parsePriceCents(request.price, market.maxPriceCents);
+    if (!price.ok) return { error: { code: price.error.code, message: price.error.message } };
   }
   const quantity = parseQuantityNanos(request.quantity);
   if (!quantity.ok) return { error: { code: quantity.error.code, message: quantity.error.message } };
@@ -116,7 +117,9 @@ export function placeOrder(ctx: StepContext, accountId: string, request: OrderRe
 
   if (order.orderType === 'market') {
     // A market order is an immediate-or-cancel order limited at the worst price the book offers now.
-    const worst = market.book.priceToFill(order.action, order.quantityNanos);
+    // The taker's own resting orders are cancelled on the way (self-trade prevention), so
+    // they do not count towards the quantity it can fill.
+    const worst = market.book.priceToFill(order.action, order.quantityNanos, accountId);
     if (worst < 0) {
       order.status = 'cancelled';
       order.cancellationReason = CancellationReasons.noLiquidity;

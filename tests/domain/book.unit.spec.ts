@@ -81,6 +81,21 @@ for (const [name, make] of books) {
       expect(book.priceToFill('buy', 50)).to.equal(70);
       expect(book.priceToFill('sell', 1)).to.equal(-1);
     });
+
+    it("leaves one owner's orders out of the price needed to fill a size", () => {
+      const book = make();
+      matchIncoming(book, limit('own1', 'buy', 30, 1, 'me'));
+      matchIncoming(book, limit('other', 'buy', 30, 1, 'them'));
+      matchIncoming(book, limit('own2', 'buy', 25, 5, 'me'));
+      matchIncoming(book, limit('deep', 'buy', 20, 4, 'them'));
+      expect(book.priceToFill('sell', 2)).to.equal(30);
+      expect(book.priceToFill('sell', 2, 'me')).to.equal(20);
+      expect(book.priceToFill('sell', 1, 'me')).to.equal(30);
+      expect(book.priceToFill('sell', 50, 'me')).to.equal(20);
+      expect(book.priceToFill('sell', 1, 'them')).to.equal(30);
+      expect(book.priceToFill('sell', 2, 'them')).to.equal(25);
+      expect(book.priceToFill('buy', 1, 'me')).to.equal(-1);
+    });
   });
 }
 
@@ -101,7 +116,9 @@ describe('order books agree on random streams', () => {
           const target = ids[op.index % Math.max(ids.length, 1)];
           if (target) expect(fast.cancel(target)?.id).to.equal(reference.cancel(target)?.id);
         } else {
-          const incoming: IncomingOrder = { id, ownerId: 'x', side: op.side, limitCents: op.kind === 'limit' ? op.price : null, quantityNanos: op.qty };
+          const owner = i % 3 === 0 ? 'y' : 'x';
+          for (const side of ['buy', 'sell'] as const) expect(fast.priceToFill(side, op.qty, owner)).to.equal(reference.priceToFill(side, op.qty, owner));
+          const incoming: IncomingOrder = { id, ownerId: owner, side: op.side, limitCents: op.kind === 'limit' ? op.price : null, quantityNanos: op.qty };
           const a = matchIncoming(reference, { ...incoming });
           const b = matchIncoming(fast, { ...incoming });
           expect(b).to.deep.equal(a);

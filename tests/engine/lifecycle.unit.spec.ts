@@ -96,6 +96,28 @@ const rows: Row[] = [
     },
   },
   {
+    name: "a market order passes its own cancelled resting orders and fills against other accounts' orders behind them",
+    given: [place('a', order('own', 'buy', '0.30', '1')), place('b', order('b1', 'buy', '0.20', '1'))],
+    when: place('a', order('m1', 'sell', null, '1', { order_type: 'market' })),
+    then: {
+      order: 'm1', status: 'filled', filled: '1',
+      check: (s) => {
+        expect(s.order('own')).to.include({ status: 'cancelled', cancellation_reason: 'self_trade_prevented' });
+        expect(s.order('b1')).to.include({ status: 'filled', filled: '1' });
+        expect(s.fills('a').map((fill) => fill.price)).to.deep.equal(['0.20']);
+      },
+    },
+  },
+  {
+    name: 'a market order facing only its own resting orders finds no liquidity and leaves them resting',
+    given: [place('a', order('own', 'buy', '0.30', '1'))],
+    when: place('a', order('m1', 'sell', null, '1', { order_type: 'market' })),
+    then: {
+      order: 'm1', status: 'cancelled', filled: '0', cancellation_reason: 'no_liquidity',
+      check: (s) => expect(s.order('own')).to.include({ status: 'open' }),
+    },
+  },
+  {
     name: 'good_till_start orders are cancelled when the event starts',
     given: [place('a', order('o1', 'buy', '0.40', '10', { expiration: 'good_till_start' }))],
     when: { kind: 'StartSportEvent', event_id: 'ev' },
@@ -213,6 +235,8 @@ describe('refusals create no order and change nothing', () => {
   const refusals: { name: string; setup?: EngineInput[]; market?: Parameters<typeof tradingScenario>[1]; input: EngineInput; code: string; message: string }[] = [
     { name: 'unknown market', input: place('a', order('o1', 'buy', '0.40', '1', { market_id: 'nope' })), code: 'refused', message: 'Market not found' },
     { name: 'price at max_price', input: place('a', order('o1', 'buy', '1.00', '1')), code: 'refused', message: "price must be less than the market's max_price (1.00)" },
+    { name: 'market order priced at max_price (validated though unused)', input: place('a', order('o1', 'sell', '1.00', '1', { order_type: 'market' })), code: 'refused', message: "price must be less than the market's max_price (1.00)" },
+    { name: 'market order priced above max_price', input: place('a', order('o1', 'buy', '5.00', '1', { order_type: 'market' })), code: 'refused', message: "price must be less than the market's max_price (1.00)" },
     { name: 'sub-cent price', input: place('a', order('o1', 'buy', '0.405', '1')), code: 'invalid', message: 'price must be a whole number of cents (at most two decimal places)' },
     { name: 'halted market', setup: [{ kind: 'ChangeMarketStatus', market_id: 'm', trading: false }], input: place('a', order('o1', 'buy', '0.40', '1')), code: 'refused', message: 'Market is not accepting orders' },
     { name: 'scheduled market', market: { status: 'scheduled' }, input: place('a', order('o1', 'buy', '0.40', '1')), code: 'refused', message: 'Market is not accepting orders' },
