@@ -75,6 +75,8 @@ describe('fuzzing /api/v1', function () {
     };
     const bodies = [
       () => mutatedOrder(),
+      // a valid order whose free-form fields carry any of the strings (NUL included)
+      () => ({ ...validOrder(), client_order_id: r.pick(strings), device_id: r.chance(0.5) ? r.pick(strings) : null }),
       () => ({ orders: Array.from({ length: r.int(4) }, () => (r.chance(0.5) ? mutatedOrder() : validOrder())), geo_location: r.chance(0.3) ? anyValue() : undefined }),
       () => ({ orders: Array.from({ length: r.int(3) }, () => (r.chance(0.5) ? { order_id: r.pick([knownOrderId, 'x', randomUUID()]) } : anyValue())) }),
       () => ({ order_ids: [knownOrderId] }),
@@ -148,5 +150,13 @@ describe('fuzzing /api/v1', function () {
     console.log(`      statuses: ${JSON.stringify(Object.fromEntries([...seen].sort()))}`);
     // the run reached every outcome class
     for (const status of [200, 400, 401, 403, 404]) expect(seen.get(status) ?? 0, `no ${status} in ${JSON.stringify([...seen])}`).to.be.above(0);
+    // and whatever was accepted, the read models still work: every projector has reached the
+    // journal's head, and an order placed now is readable at once
+    const head = await svc.ctx.store.headPosition();
+    await svc.ctx.projections.waitFor(head, 10_000);
+    const placed = await alice.call('POST', '/api/v1/orders', { body: { action: 'buy', market_id: marketId, order_type: 'limit', price: '0.11', quantity: '1' } });
+    expect(placed.status, placed.text).to.equal(200);
+    const read = await alice.call('GET', `/api/v1/orders/${placed.body.order.id}`);
+    expect(read.status, read.text).to.equal(200);
   });
 });
