@@ -47,11 +47,11 @@ describe('e2e: the admin CLI', function () {
     const { event } = await json('events', 'create', '--title', 'Cli v Tests', '--start', '2031-01-01T18:00:00Z', '--sport', 'cricket', '--participant', 'Cli', 'Tests');
     expect(event.participants).to.deep.equal(['Cli', 'Tests']);
     const { market } = await json('markets', 'create', '--event', event.event_id, '--title', 'Cli to win');
-    expect(market).to.include({ status: 'scheduled', max_price: '1.00', trading: true });
+    expect(market).to.include({ status: 'scheduled', max_price: '1.00', trading: false, halted: false });
     expect((await json('markets', 'open', market.market_id)).market.status).to.equal('open');
-    expect((await json('markets', 'halt', market.market_id)).market).to.include({ status: 'suspended', trading: false });
+    expect((await json('markets', 'halt', market.market_id)).market).to.include({ status: 'suspended', trading: false, halted: true });
     expect((await json('markets', 'resume', market.market_id)).market.trading).to.equal(true);
-    expect((await json('markets', 'result', market.market_id, 'void')).market.status).to.equal('voided');
+    expect((await json('markets', 'result', market.market_id, 'void')).market).to.include({ status: 'voided', trading: false });
   });
 
   it('prints a table by default, and errors with the service message and exit code 1', async () => {

@@ -109,9 +109,10 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
   async function marketAnswer(market: MarketStateView, position: bigint) {
     cache.markets.set(market.market_id, market);
     const wire = await cache.marketAfter(market.market_id, position);
-    // The operator sees the halt flag it sets (`trading`, default true, false halts) beside the
-    // member-facing rendering, where `trading` means "accepting orders right now".
-    if (wire) return { ...wire, trading: market.trading, accepting_orders: wire.trading, stored_status: market.status };
+    // The spec's market object as members see it (`trading`: accepting orders right now, so
+    // false for a scheduled, closed, settled or halted market), plus the operator's own view:
+    // `halted` (the halt flag it sets with `trading: false`) and the stored status.
+    if (wire) return { ...wire, halted: !market.trading, accepting_orders: wire.trading, stored_status: market.status };
     return presentMarket(market, await cache.event(market.event_id), ctx.clock.nowUs());
   }
 

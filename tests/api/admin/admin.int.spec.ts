@@ -191,20 +191,21 @@ describe('admin API over HTTP', function () {
     it('markets: defaults, status changes, halt and resume, result', async () => {
       const event = (await client.ok('POST', '/events', { title: 'A v B', start: new Date(Date.now() + 3_600_000).toISOString() })).event;
       const market = (await client.ok('POST', '/markets', { event_id: event.event_id, title: 'A to win' })).market;
-      expect(market).to.include({ event_id: event.event_id, title: 'A to win', max_price: '1.00', status: 'scheduled', trading: true });
+      // the spec's market object: a scheduled market does not accept orders yet; not halted
+      expect(market).to.include({ event_id: event.event_id, title: 'A to win', max_price: '1.00', status: 'scheduled', trading: false, halted: false });
       expect(market.market_id).to.match(/^[0-9a-f-]{36}$/);
 
       const path = `/markets/${market.market_id}/status`;
-      expect((await client.ok('POST', path, { status: 'pre_open' })).market.status).to.equal('pre_open');
-      expect((await client.ok('POST', path, { status: 'open' })).market).to.include({ status: 'open', trading: true });
-      expect((await client.ok('POST', path, { trading: false })).market).to.include({ status: 'suspended', trading: false });
-      expect((await client.ok('POST', path, { trading: true })).market).to.include({ status: 'open', trading: true });
-      expect((await client.ok('POST', path, { status: 'closed' })).market.status).to.equal('closed');
-      expect((await client.ok('POST', `/markets/${market.market_id}/result`, { result: 'lose' })).market).to.include({ status: 'resulted', result: 'lose' });
+      expect((await client.ok('POST', path, { status: 'pre_open' })).market).to.include({ status: 'pre_open', trading: true });
+      expect((await client.ok('POST', path, { status: 'open' })).market).to.include({ status: 'open', trading: true, halted: false });
+      expect((await client.ok('POST', path, { trading: false })).market).to.include({ status: 'suspended', trading: false, halted: true });
+      expect((await client.ok('POST', path, { trading: true })).market).to.include({ status: 'open', trading: true, halted: false });
+      expect((await client.ok('POST', path, { status: 'closed' })).market).to.include({ status: 'closed', trading: false });
+      expect((await client.ok('POST', `/markets/${market.market_id}/result`, { result: 'lose' })).market).to.include({ status: 'resulted', result: 'lose', trading: false });
       expect((await client.admin('POST', `/markets/${market.market_id}/result`, { result: 'win' })).status).to.equal(422);
 
       const custom = (await client.ok('POST', '/markets', { event_id: event.event_id, title: 'Big', max_price: '10.00', status: 'open', trading: false, in_play_delay_sec: 5, featured: true })).market;
-      expect(custom).to.include({ max_price: '10.00', trading: false, in_play_delay_sec: 5, featured: true });
+      expect(custom).to.include({ max_price: '10.00', status: 'suspended', trading: false, halted: true, in_play_delay_sec: 5, featured: true });
 
       expect((await client.admin('POST', '/markets', { event_id: UNKNOWN_ID, title: 'Orphan' })).status).to.equal(404);
       expect((await client.admin('POST', `/markets/${UNKNOWN_ID}/status`, { status: 'open' })).status).to.equal(404);
