@@ -2,7 +2,8 @@
 // uuid); this adds SPEC's value rules:
 // - price: > 0 and whole cents (`0.42` and `0.4200` are equal, `0.001` is refused); required
 //   for `limit`; validated whenever present, even on a `market` order (which does not use it);
-//   `null` is the same as omission. Below `max_price` is the engine's check (422).
+//   `null` is the same as omission. Below `max_price` is the engine's check (422), for a
+//   market order's price too.
 // - quantity: > 0; more than nine decimal places is rounded (half up).
 // - expiration_time: required when expiration is `good_till_time`.
 
@@ -59,7 +60,7 @@ export function orderRequestOf(body: OrderBody, orderId: string, origin: Request
     market_id: body.market_id.toLowerCase(),
     action: body.action,
     order_type: body.order_type,
-    price: body.order_type === 'limit' ? price : null,
+    price, // a market order's too: the engine checks it against max_price (422), then does not use it
     quantity,
     client_order_id: body.client_order_id ?? null,
     device_id: body.device_id ?? null,

@@ -94,6 +94,19 @@ describe('orders (/api/v1)', () => {
       expect(unknown.status).to.equal(422);
     });
 
+    it("422 for a market order whose (unused) price is at or above max_price, alone or as a batch leg; nothing placed", async () => {
+      const before = await countOrders(alice);
+      for (const price of ['1.00', '5.00']) {
+        const answer = await send(alice, 'POST', '/api/v1/orders', limitBuy({ order_type: 'market', action: 'sell', price }));
+        expect(answer.status, answer.text).to.equal(422);
+        expect(answer.body).to.deep.equal({ error: "price must be less than the market's max_price (1.00)" });
+      }
+      const batch = await send(alice, 'POST', '/api/v1/orders/batched', { orders: [limitBuy({ order_type: 'market', action: 'sell', price: '1.00' })] });
+      expect(batch.status, batch.text).to.equal(200);
+      expect(batch.body.results[0].errors).to.deep.equal([{ error: "price must be less than the market's max_price (1.00)" }]);
+      expect(await countOrders(alice)).to.equal(before);
+    });
+
     it('a good_till_time order keeps its expiration_time', async () => {
       const expiration = svc.ctx.clock.nowUs() + 3_600_000_000;
       const answer = await send(alice, 'POST', '/api/v1/orders', limitBuy({ expiration: 'good_till_time', expiration_time: expiration }));
