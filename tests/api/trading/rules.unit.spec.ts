@@ -78,7 +78,9 @@ describe('order body rules (SPEC POST /orders)', () => {
     expect(order.client_order_id).to.equal('abc 1');
     expect(order.device_id).to.equal('dev');
     expect(order.ip_address).to.equal('10.0.0.1');
-    expect(place(limit({ order_type: 'market', price: '0.40' })).price).to.equal(null);
+    // a market order's price goes to the engine too, which checks it against max_price
+    expect(place(limit({ order_type: 'market', price: '0.4000' })).price).to.equal('0.40');
+    expect(place(limit({ order_type: 'market', price: null })).price).to.equal(null);
   });
 
   it('names the field in the error', () => {
