@@ -219,11 +219,20 @@ export interface AdjustmentEntryWire extends LedgerEntryCommonWire { reason: str
 /** Every field (for admin and generic use). */
 export type LedgerEntryWire = Omit<LedgerEntryView, 'seq'>;
 
+/**
+ * SPEC: `amount` is the monetary value the entry was calculated from; only fee entries are the
+ * signed balance effect. The engine records every entry signed (a withdrawal takes cash out, so
+ * its amount is negative there); on the wire a withdrawal shows the amount withdrawn.
+ */
+function wireAmount(e: LedgerEntryView): string {
+  return e.type === 'withdrawal' && e.amount.startsWith('-') ? e.amount.slice(1) : e.amount;
+}
+
 export function renderLedgerCommon(e: LedgerEntryView): LedgerEntryCommonWire {
   return {
     id: e.id,
     account_id: e.account_id,
-    amount: e.amount,
+    amount: wireAmount(e),
     points: e.points,
     type: e.type,
     event_id: e.event_id,

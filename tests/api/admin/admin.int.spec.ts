@@ -101,7 +101,7 @@ describe('admin API over HTTP', function () {
       expect(onTradeBalance).to.include({ fee_schedule: 'on_trade', base_fee_percent: null, maker_factor: 0.5, taker_factor: 1 });
 
       const withdrawn = await client.ok('POST', `/accounts/${account.account_id}/withdrawals`, { amount: '5.10', method: 'interac', reason: 'cash out', sub_method: 'Send' });
-      expect(withdrawn.withdrawal).to.include({ account_id: account.account_id, type: 'withdrawal', method: 'interac', reason: 'cash out', sub_method: 'Send' });
+      expect(withdrawn.withdrawal).to.include({ account_id: account.account_id, type: 'withdrawal', amount: '5.10', method: 'interac', reason: 'cash out', sub_method: 'Send' });
       expect(withdrawn.withdrawal.id).to.be.a('string');
       expect(await balanceOf(key)).to.include({ account_balance: '19.90', available_balance: '19.90' });
 

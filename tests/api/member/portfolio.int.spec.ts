@@ -99,7 +99,7 @@ describe('market stats and ledgers over HTTP', () => {
       const res = await get('/portfolio/withdrawals');
       expect(res.body.withdrawals).to.have.length(1);
       expect(Object.keys(res.body.withdrawals[0]).sort()).to.deep.equal([...LEDGER_COMMON, 'method', 'reason', 'sub_method'].sort());
-      expect(res.body.withdrawals[0]).to.include({ type: 'withdrawal', amount: '-10', method: 'interac', reason: 'cash out', sub_method: 'Send' });
+      expect(res.body.withdrawals[0]).to.include({ type: 'withdrawal', amount: '10', method: 'interac', reason: 'cash out', sub_method: 'Send' });
     });
 
     it('/portfolio/fees: fee never positive, fee_refund never negative, zero fees listed, no extra fields', async () => {

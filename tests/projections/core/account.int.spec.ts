@@ -134,7 +134,7 @@ describe('core read models: accounts, balances, fills, positions, ledger', () =>
 
     const withdrawals = await listWithdrawals(p.db.pool, alice.account_id);
     expect(withdrawals.withdrawals).to.have.length(1);
-    expect(withdrawals.withdrawals[0]).to.include({ method: 'interac', reason: 'payout', sub_method: 'Send', payment_id: 'p1', amount: '-10' });
+    expect(withdrawals.withdrawals[0]).to.include({ method: 'interac', reason: 'payout', sub_method: 'Send', payment_id: 'p1', amount: '10' });
 
     const adjustments = await listAdjustments(p.db.pool, alice.account_id);
     expect(adjustments.adjustments.map((e) => [e.type, e.reason])).to.deep.equal([['adjustment', 'goodwill']]);
