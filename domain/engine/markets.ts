@@ -234,6 +234,9 @@ function voidPositions(ctx: StepContext, market: MarketState, settlementId: stri
         eventId: market.eventId, marketId: market.id, feeSource: 'trade', tradeId: fill.id, settlementId,
       });
     }
+    // everything unwinds at zero PnL: what closing trades realised on this fill is reversed below
+    fill.closedPnl = ZERO;
+    fill.expiredPnl = ZERO;
     fill.status = 'cancelled';
     fill.settledAt = null;
     ctx.fillChanged(fill);

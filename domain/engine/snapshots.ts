@@ -77,9 +77,14 @@ export function orderView(order: OrderState): OrderView {
   };
 }
 
-/** The part of a fill's trade fee that `nanos` of it carry, nine places half up. */
+/**
+ * The part of a fill's trade fee, net of refunds (a voided market refunds it whole), that `nanos`
+ * of it carry, nine places half up.
+ */
 function feeShare(fill: FillState, nanos: number): Decimal {
-  return fill.nanos === 0 || nanos === 0 ? ZERO : timesRatio(fill.tradeFee, nanos, fill.nanos, FEE_DECIMAL_PLACES);
+  if (fill.nanos === 0 || nanos === 0) return ZERO;
+  const fee = fill.feeRefunded.gt(0) ? minus(fill.tradeFee, fill.feeRefunded) : fill.tradeFee;
+  return timesRatio(fee, nanos, fill.nanos, FEE_DECIMAL_PLACES);
 }
 
 export function fillView(fill: FillState): FillView {

@@ -146,6 +146,21 @@ describe('economics', () => {
     expect(s.fills().every((f) => f.status === 'cancelled' && f.total_fee === '0.00')).to.equal(true);
   });
 
+  it('a voided market leaves no profit or fee on its fills, closing trades included', () => {
+    const s = tradingScenario();
+    // a opens 10 at 0.40 and closes 4 at 0.55: realised PnL and closing fees, then the void
+    s.given(...trade10at40, place('a', order('a2', 'sell', '0.55', '4')), place('b', order('b2', 'buy', '0.55', '4')));
+    expect(s.fills('a').some((f) => f.closed_pnl !== '0.00')).to.equal(true);
+    s.when({ kind: 'ResultMarket', market_id: 'm', result: 'void' });
+    for (const fill of s.fills()) {
+      expect(fill, fill.trade_id).to.include({
+        status: 'cancelled', total_fee: '0.00', closed_pnl: '0.00', expired_pnl: '0.00', gross_pnl: '0.00',
+        closed_fee: '0.00', expired_fee: '0.00', closed_net_pnl: '0.00', expired_net_pnl: '0.00',
+      });
+    }
+    expect(s.balance('a')).to.include({ account_balance: '100.00', total_settlement_pnl: '0.00' });
+  });
+
   it('an amended fill keeps the original, corrects position and fees on both sides', () => {
     const s = tradingScenario();
     s.given(...trade10at40);
