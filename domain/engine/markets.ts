@@ -24,6 +24,7 @@ export const MarketErrors = {
   marketCancelled: 'Market is cancelled; only a result can follow',
   statusNotSettable: 'status must be one of scheduled, pre_open, open, closed, cancelled',
   listingStatus: 'status must be one of scheduled, pre_open, open, closed',
+  symbolTaken: (symbol: string) => `symbol ${symbol} is already used by another market`,
 } as const;
 
 type Result = ErrorInfo | null;
@@ -75,6 +76,7 @@ export function listMarket(ctx: StepContext, input: Extract<EngineInput, { kind:
   const maxPrice = parseMaxPriceCents(fields.max_price);
   if (!maxPrice.ok) return invalid(maxPrice.error.message);
   if (!LISTABLE.includes(fields.status)) return invalid(MarketErrors.listingStatus);
+  if (fields.symbol !== null && symbolInUse(ctx, fields.symbol)) return refused(MarketErrors.symbolTaken(fields.symbol));
   const market: MarketState = {
     id: fields.market_id, eventId: fields.event_id, title: fields.title, shortTitle: fields.short_title,
     question: fields.question, rules: fields.rules, symbol: fields.symbol, groupingId: fields.grouping_id,
@@ -89,6 +91,12 @@ export function listMarket(ctx: StepContext, input: Extract<EngineInput, { kind:
   event.marketIds.push(market.id);
   ctx.lifecycle.push({ type: 'MarketListed', market: marketView(market) });
   return null;
+}
+
+/** SPEC: a market's `symbol` is unique (markets are few: a scan). */
+function symbolInUse(ctx: StepContext, symbol: string): boolean {
+  for (const market of ctx.state.markets.values()) if (market.symbol === symbol) return true;
+  return false;
 }
 
 function isSettled(market: MarketState): boolean {

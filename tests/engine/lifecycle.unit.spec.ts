@@ -250,6 +250,7 @@ describe('refusals create no order and change nothing', () => {
     { name: 'cancel of a finished order', setup: [place('a', order('o1', 'buy', '0.40', '1')), cancel('a', 'o1')], input: cancel('a', 'o1'), code: 'refused', message: 'Order can no longer be cancelled' },
     { name: 'withdrawal above the available balance', input: { kind: 'Withdraw', account_id: 'a', entry_id: 'w', amount: '100.01', method: null, reason: null, sub_method: null }, code: 'refused', message: 'Insufficient funds' },
     { name: 'deposit of zero', input: deposit('a', '0'), code: 'invalid', message: 'amount must be greater than 0' },
+    { name: 'a market symbol already in use (SPEC: symbols are unique)', setup: [market('m2', { symbol: 'ARS-W' })], input: market('m3', { symbol: 'ARS-W' }), code: 'refused', message: 'symbol ARS-W is already used by another market' },
   ];
   for (const row of refusals) {
     it(row.name, () => {

@@ -207,6 +207,12 @@ describe('admin API over HTTP', function () {
       const custom = (await client.ok('POST', '/markets', { event_id: event.event_id, title: 'Big', max_price: '10.00', status: 'open', trading: false, in_play_delay_sec: 5, featured: true })).market;
       expect(custom).to.include({ max_price: '10.00', status: 'suspended', trading: false, halted: true, in_play_delay_sec: 5, featured: true });
 
+      const symbol = `SYM-${Date.now()}`;
+      expect((await client.ok('POST', '/markets', { event_id: event.event_id, title: 'With symbol', symbol })).market.symbol).to.equal(symbol);
+      const taken = await client.admin('POST', '/markets', { event_id: event.event_id, title: 'Same symbol', symbol });
+      expect(taken.status).to.equal(422);
+      expect(taken.body).to.deep.equal({ error: `symbol ${symbol} is already used by another market` });
+
       expect((await client.admin('POST', '/markets', { event_id: UNKNOWN_ID, title: 'Orphan' })).status).to.equal(404);
       expect((await client.admin('POST', `/markets/${UNKNOWN_ID}/status`, { status: 'open' })).status).to.equal(404);
       expect((await client.admin('POST', `/markets/${market.market_id}/status`, {})).status).to.equal(400);
