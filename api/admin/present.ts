@@ -5,6 +5,7 @@
 import { usToIso } from '../../domain/clock.ts';
 import type { AccountView, MarketStateView, SportEventView } from '../../domain/views.ts';
 import Big from 'big.js';
+import { acceptsOrders, renderedStatus } from '../../projections/core/market.ts';
 
 export function presentAccount(account: AccountView): Record<string, unknown> {
   return {
@@ -28,18 +29,18 @@ export function presentEvent(event: SportEventView): Record<string, unknown> {
 
 /** What GET /api/v1/markets would show, from the engine's part of the market (no book stats). */
 export function presentMarket(market: MarketStateView, event: SportEventView | null, nowUs: number): Record<string, unknown> {
-  const halted = !market.trading && (market.status === 'open' || market.status === 'pre_open');
+  const accepting = acceptsOrders(market.status, market.trading);
   const price = market.last_traded_price;
   const probability = price === null ? null : Number(new Big(price).div(market.max_price).toFixed(6));
   const eventStatus = event?.status ?? null;
   return {
     market_id: market.market_id,
     event_id: market.event_id,
-    status: halted ? 'suspended' : market.status,
+    status: renderedStatus(market.status, market.trading),
     stored_status: market.status,
-    trading: market.trading && (market.status === 'open' || market.status === 'pre_open'),
+    trading: accepting,
     halted: !market.trading,
-    accepting_orders: market.trading && (market.status === 'open' || market.status === 'pre_open'),
+    accepting_orders: accepting,
     archived: false,
     featured: market.featured,
     featured_home: false,

@@ -35,10 +35,6 @@ export interface V1Api {
   laneRoutes: LaneRoute[];
 }
 
-export function v1Router(ctx: AppContext, options: V1Options = {}): Router {
-  return v1Api(ctx, options).router;
-}
-
 export function v1Api(ctx: AppContext, options: V1Options = {}): V1Api {
   const router = Router();
   const routes = [...tradingRoutes(ctx), ...(options.extraRoutes?.(ctx) ?? [])];

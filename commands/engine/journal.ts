@@ -99,16 +99,21 @@ function stepOf(data: EngineStepData): JournalStep {
   throw new Error(`engine journal: record version ${String((data as { v: unknown }).v)} is not known to this build`);
 }
 
-/** The steps inside an engine record, in sequence order; empty for any other record. */
-export function journalStepsOf(record: RecordedEvent): JournalStep[] {
-  if (!isEngineRecord(record)) return [];
-  if (record.type === ENGINE_STEP_TYPE) return [stepOf(record.data as EngineStepData)];
+/** The encoded steps of an `EngineSteps` record, once its version is known to this build. */
+function encodedStepsOf(record: RecordedEvent): EncodedStep[] {
   const data = record.data as EngineStepsData;
   if (data.v !== ENGINE_BATCH_VERSION || !Array.isArray(data.steps)) {
     throw new Error(`engine journal: ${ENGINE_STEPS_TYPE} record version ${String((data as { v: unknown }).v)} is not known to this build`);
   }
+  return data.steps;
+}
+
+/** The steps inside an engine record, in sequence order; empty for any other record. */
+export function journalStepsOf(record: RecordedEvent): JournalStep[] {
+  if (!isEngineRecord(record)) return [];
+  if (record.type === ENGINE_STEP_TYPE) return [stepOf(record.data as EngineStepData)];
   const context = newDeltaContext();
-  return data.steps.map((step) => ({
+  return encodedStepsOf(record).map((step) => ({
     seq: step.seq, now_us: step.now_us, input: decodeInputDelta(step.input, context), events: decodeEventsDelta(step.events, context),
   }));
 }
@@ -133,14 +138,10 @@ export function journalInputsOf(record: RecordedEvent): JournalInput[] {
     const step = stepOf(record.data as EngineStepData);
     return [{ seq: step.seq, now_us: step.now_us, input: step.input, eventCount: step.events.length }];
   }
-  const data = record.data as EngineStepsData;
-  if (data.v !== ENGINE_BATCH_VERSION || !Array.isArray(data.steps)) {
-    throw new Error(`engine journal: ${ENGINE_STEPS_TYPE} record version ${String((data as { v: unknown }).v)} is not known to this build`);
-  }
   // Order requests are delta-encoded against earlier order requests only (their own key list),
   // so inputs decode in order without the events.
   const context = newDeltaContext();
-  return data.steps.map((step) => ({
+  return encodedStepsOf(record).map((step) => ({
     seq: step.seq, now_us: step.now_us, input: decodeInputDelta(step.input, context),
     eventCount: Array.isArray(step.events) ? step.events.length : 0,
   }));

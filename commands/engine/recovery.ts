@@ -135,12 +135,12 @@ export async function recover(store: EventStore, dataDir: string | null): Promis
 }
 
 /** Re-runs one journaled step; throws when it does not fit (the journal and the engine disagree). */
-export function replayStep(engine: Engine, step: Pick<JournalInput, 'seq' | 'now_us' | 'input'> & { eventCount?: number }): ReturnType<Engine['step']> {
+function replayStep(engine: Engine, step: JournalInput): ReturnType<Engine['step']> {
   const { seq, now_us, input } = step;
   if (seq !== engine.nextSeq) throw new Error(`journal step ${seq} found where ${engine.nextSeq} was expected`);
   const outcome = engine.step({ seq, now_us, input });
   if (!outcome.ok || outcome.events.length === 0) throw new Error(`journal step ${seq} no longer produces events`);
-  if (step.eventCount !== undefined && outcome.events.length !== step.eventCount) {
+  if (outcome.events.length !== step.eventCount) {
     throw new Error(`journal step ${seq} produces ${outcome.events.length} events where ${step.eventCount} were journaled`);
   }
   return outcome;

@@ -98,24 +98,17 @@ export class FastOrderBook implements OrderBook {
   }
 
   priceToFill(takerSide: Side, nanos: number, skipOwner?: string): number {
+    // a buy walks the offers upwards from the best, a sell the bids downwards
+    const buy = takerSide === 'buy';
+    const ladder = buy ? this.offerLadder : this.bidLadder;
+    const step = buy ? 1 : -1;
     let needed = nanos;
     let price = -1;
-    if (takerSide === 'buy') {
-      if (this.bestOfferCents < 0) return -1;
-      for (let p = this.bestOfferCents; p < this.maxPriceCents && needed > 0; p++) {
-        const level = this.offerLadder[p];
-        if (!level || level.count === 0) continue;
-        const available = skipOwner === undefined ? level.totalNanos : availableSkipping(level, skipOwner);
-        if (available > 0) { price = p; needed -= available; }
-      }
-    } else {
-      if (this.bestBidCents < 0) return -1;
-      for (let p = this.bestBidCents; p > 0 && needed > 0; p--) {
-        const level = this.bidLadder[p];
-        if (!level || level.count === 0) continue;
-        const available = skipOwner === undefined ? level.totalNanos : availableSkipping(level, skipOwner);
-        if (available > 0) { price = p; needed -= available; }
-      }
+    for (let p = buy ? this.bestOfferCents : this.bestBidCents; p > 0 && p < this.maxPriceCents && needed > 0; p += step) {
+      const level = ladder[p];
+      if (!level || level.count === 0) continue;
+      const available = skipOwner === undefined ? level.totalNanos : availableSkipping(level, skipOwner);
+      if (available > 0) { price = p; needed -= available; }
     }
     return price;
   }

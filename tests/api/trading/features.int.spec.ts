@@ -2,21 +2,15 @@
 // OpenAPI document itself.
 
 import { expect } from 'chai';
-import { startWholeService, type Answer, type Member, type WholeService } from './harness.ts';
+import { useWholeService, type Answer, type Member, type WholeService } from './harness.ts';
 import { OpenApiChecker } from './openapi.ts';
 
 describe('order writes: idempotency and geofencing', () => {
   let svc: WholeService;
   let alice: Member;
   let marketId: string;
-
-  before(async () => {
-    svc = await startWholeService();
-    alice = await svc.member();
-    marketId = (await svc.market()).market_id;
-  });
-  after(async () => {
-    await svc?.stop();
+  useWholeService((fixture) => {
+    ({ svc, alice, marketId } = fixture);
   });
 
   const order = (extra: Record<string, unknown> = {}) => ({ action: 'buy', market_id: marketId, order_type: 'limit', price: '0.15', quantity: '1', ...extra });

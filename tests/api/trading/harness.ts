@@ -207,6 +207,28 @@ export async function startWholeService(): Promise<WholeService> {
   };
 }
 
+/** What `useWholeService` hands a suite: the service, one funded member, one open market. */
+export interface WholeServiceFixture {
+  svc: WholeService;
+  alice: Member;
+  marketId: string;
+}
+
+/**
+ * Mocha hooks for a suite over the whole service: started (with one funded member and one open
+ * market, handed to `ready`) before the suite's tests, stopped after them.
+ */
+export function useWholeService(ready: (fixture: WholeServiceFixture) => void): void {
+  let svc: WholeService | undefined;
+  before(async () => {
+    svc = await startWholeService();
+    ready({ svc, alice: await svc.member(), marketId: (await svc.market()).market_id });
+  });
+  after(async () => {
+    await svc?.stop();
+  });
+}
+
 type Clients = Pick<ServiceClients, 'admin' | 'adminRaw' | 'call' | 'member' | 'market'>;
 
 function clientsOf(ctx: AppContext, base: string, adminToken: string): Clients {

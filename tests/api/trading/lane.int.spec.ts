@@ -6,21 +6,15 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { createLane, laneServerOptions, type LaneHandler } from '../../../api/direct.ts';
 import { errorHandler, HttpError } from '../../../api/errors.ts';
-import { startWholeService, type Answer, type Member, type WholeService } from './harness.ts';
+import { useWholeService, type Answer, type Member, type WholeService } from './harness.ts';
 
 describe('direct lane for order entry', () => {
   describe('over the whole service', () => {
     let svc: WholeService;
     let alice: Member;
     let marketId: string;
-
-    before(async () => {
-      svc = await startWholeService();
-      alice = await svc.member();
-      marketId = (await svc.market()).market_id;
-    });
-    after(async () => {
-      await svc?.stop();
+    useWholeService((fixture) => {
+      ({ svc, alice, marketId } = fixture);
     });
 
     // Express routes are not strict about a trailing slash: `/orders/` reaches the same route

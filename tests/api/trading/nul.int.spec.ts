@@ -3,20 +3,14 @@
 // (a journaled NUL used to stop every projection transaction that wrote it).
 
 import { expect } from 'chai';
-import { startWholeService, type Member, type WholeService } from './harness.ts';
+import { useWholeService, type Member, type WholeService } from './harness.ts';
 
 describe('NUL characters in requests', () => {
   let svc: WholeService;
   let alice: Member;
   let marketId: string;
-
-  before(async () => {
-    svc = await startWholeService();
-    alice = await svc.member();
-    marketId = (await svc.market()).market_id;
-  });
-  after(async () => {
-    await svc?.stop();
+  useWholeService((fixture) => {
+    ({ svc, alice, marketId } = fixture);
   });
 
   const buy = (extra: Record<string, unknown> = {}) => ({ action: 'buy', market_id: marketId, order_type: 'limit', price: '0.20', quantity: '1', ...extra });
