@@ -1,7 +1,7 @@
 // Runs in a worker thread: rebuilds the engine state from the newest snapshot plus the journal
 // tail, exactly as recovery does, and writes it as the new snapshot. The engine's own thread never
-// serialises its live state for a periodic snapshot (that blocked it for about a second per 100k
-// live orders); it only starts this job. Answers the parent with one SnapshotWorkerReply.
+// serialises its live state for a periodic snapshot (that stalled every caller, for longer the
+// larger the state: `snapshot_inline_encode_ms` in `npm run bench:engine`); it only starts this job. Answers the parent with one SnapshotWorkerReply.
 
 import { readlinkSync } from 'node:fs';
 import os from 'node:os';
