@@ -28,6 +28,7 @@ import { createPool } from '../eventstore/postgres/pool.ts';
 import { startLeaderboardScheduler } from '../projections/member/leaderboard/scheduler.ts';
 import { allProjectors } from '../projections/registry.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
+import { startRealtime, type Realtime } from '../realtime/index.ts';
 import { freePortOn } from './ports.ts';
 import { createLogger } from './logger.ts';
 
@@ -103,6 +104,9 @@ export interface RunningService {
   server: http.Server;
   baseUrl: string;
   port: number;
+  /** The WebSocket feed (Phoenix Channels at ws://…:wsPort/socket/websocket). */
+  realtime: Realtime;
+  wsPort: number;
   stop(): Promise<void>;
 }
 
@@ -185,13 +189,22 @@ export async function startService(config: Config, options: StartOptions = {}): 
 
     const leaderboards = startLeaderboardScheduler(ctx);
     cleanups.push(() => leaderboards.stop());
-    // TODO(realtime): start the WebSocket server on config.wsPort once realtime/ provides it.
+    const realtime = await startRealtime({
+      port: config.wsPort,
+      logger,
+      clock,
+      registry,
+      db: database.pool,
+      changes: runner,
+      heartbeatTimeoutMs: () => settings.get().ws_heartbeat_timeout_ms,
+    });
+    cleanups.push(() => realtime.stop());
 
     if (config.demo) await seedDemo(ctx);
     else logger.info(DEMO_HINT);
 
     ready = true;
-    logger.info({ port, eventStore: store.kind, testClock: config.testClock }, 'ready');
+    logger.info({ port, wsPort: realtime.port, eventStore: store.kind, testClock: config.testClock }, 'ready');
     let stopping: Promise<void> | undefined;
     return {
       ctx,
@@ -200,6 +213,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
       server,
       port,
       baseUrl: `http://127.0.0.1:${port}`,
+      realtime,
+      wsPort: realtime.port,
       stop() {
         stopping ??= (async () => {
           ready = false;

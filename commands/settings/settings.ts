@@ -28,6 +28,8 @@ export interface Settings {
   batch_limit: number;
   geofencing: GeofencingSettings;
   oauth_unavailable: boolean;
+  /** A WebSocket silent this long is closed (and its member's cancel_on_disconnect orders cancelled). */
+  ws_heartbeat_timeout_ms: number;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -40,6 +42,7 @@ export const DEFAULT_SETTINGS: Settings = {
   batch_limit: 100,
   geofencing: { enforced: false, allowed_codes: [], accept_network_location: false, blocked_networks: [] },
   oauth_unavailable: false,
+  ws_heartbeat_timeout_ms: 60_000,
 };
 
 export interface SettingsStore {

@@ -14,6 +14,9 @@ export const BATCH_LIMIT_MAX = 10_000;
 export const HANDLE_LIST_LENGTH_MAX = 10_000;
 export const BOARDS_LENGTH_MAX = 1_000;
 export const CODES_LENGTH_MAX = 1_000;
+/** Bounds of `ws_heartbeat_timeout_ms`: a tenth of a second (tests) to a day. */
+export const WS_HEARTBEAT_TIMEOUT_MS_MIN = 100;
+export const WS_HEARTBEAT_TIMEOUT_MS_MAX = 86_400_000;
 const CATEGORY_LENGTH_MAX = 64;
 
 type Checker<K extends keyof Settings> = (value: unknown, field: string) => Settings[K];
@@ -139,6 +142,7 @@ export function validateSettingsPatch(patch: unknown, current: Settings): Partia
     batch_limit: integerIn(1, BATCH_LIMIT_MAX),
     geofencing: geofencing(current.geofencing),
     oauth_unavailable: boolean,
+    ws_heartbeat_timeout_ms: integerIn(WS_HEARTBEAT_TIMEOUT_MS_MIN, WS_HEARTBEAT_TIMEOUT_MS_MAX),
   };
   const out: Partial<Record<keyof Settings, unknown>> = {};
   for (const [key, value] of Object.entries(patch)) {

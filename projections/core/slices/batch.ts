@@ -5,7 +5,7 @@ import type pg from 'pg';
 import type { JournaledEvent } from '../engineEvents.ts';
 import { prepared } from '../../runtime/prepared.ts';
 
-export type CoreChangeKind = 'order' | 'fill' | 'balance' | 'position' | 'market' | 'ledger_entry' | 'account' | 'sport_event';
+export type CoreChangeKind = 'order' | 'fill' | 'balance' | 'position' | 'market' | 'ledger_entry' | 'account' | 'sport_event' | 'book' | 'trade';
 
 /** A change before the projector adds `user_id` to its keys. */
 export interface CoreChange {

@@ -5,6 +5,7 @@
 // (`tape_trade_id`), so an amended taker fill corrects that tape row and the totals.
 
 import Big from 'big.js';
+import { usToIso } from '../../../domain/clock.ts';
 import type { FillView } from '../../../domain/views.ts';
 import { newestByKey, type JournaledEvent } from '../engineEvents.ts';
 import { renderFill } from '../render.ts';
@@ -56,13 +57,22 @@ export const fillsSlice: Slice = {
     }
 
     if (tape.length > 0) {
-      const inserted = await batch.tx.query<{ market_id: string; quantity: string; executed_at: string }>(`
+      const inserted = await batch.tx.query<{ trade_id: string; market_id: string; quantity: string; executed_at: string }>(`
         INSERT INTO core_market_trades (trade_id, market_id, price, quantity, taker_action, executed_at, ins_pos, ins_idx)
         SELECT trade_id, market_id, price, quantity, taker_action, executed_at, ins_pos, ins_idx
         FROM jsonb_to_recordset($1::jsonb) AS x(trade_id text, market_id text, price numeric, quantity numeric, taker_action text, executed_at bigint, ins_pos bigint, ins_idx integer)
         ON CONFLICT (trade_id) DO NOTHING
-        RETURNING market_id, quantity::text, executed_at::text`, [JSON.stringify(tape)]);
+        RETURNING trade_id, market_id, quantity::text, executed_at::text`, [JSON.stringify(tape)]);
       await addToTotals(batch, inserted.rows.map((row) => ({ market_id: row.market_id, volume: new Big(row.quantity), trades: 1, last_trade_at: Number(row.executed_at) })));
+      // kind `trade`: each new tape row once, in journal order, shaped as listMarketTrades renders it
+      const fresh = new Set(inserted.rows.map((row) => row.trade_id));
+      for (const row of tape) {
+        if (!fresh.has(row.trade_id)) continue;
+        batch.changes.push({ kind: 'trade', market_id: row.market_id, doc: {
+          trade_id: row.trade_id, market_id: row.market_id, price: row.price, quantity: row.quantity,
+          taker_action: row.taker_action, executed_at: row.executed_at, time: usToIso(row.executed_at),
+        } });
+      }
     }
 
     for (const fill of amended) {

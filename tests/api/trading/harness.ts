@@ -33,6 +33,7 @@ import type { ProjectionChange } from '../../../projections/projector.ts';
 import { MiniRunner } from '../../support/miniRunner.ts';
 import { testDatabase, type TestDatabase } from '../../support/pg.ts';
 import { startTestService } from '../../support/service.ts';
+import type { RunningService } from '../../../cli/serve.ts';
 import type { EventStore } from '../../../eventstore/port.ts';
 import { OpenApiChecker } from './openapi.ts';
 
@@ -90,6 +91,9 @@ export interface TradingService extends ServiceClients {
 /** The whole service: its event store is the service's own. */
 export interface WholeService extends ServiceClients {
   store: EventStore;
+  /** The WebSocket feed's endpoint, e.g. ws://127.0.0.1:PORT/socket (Phoenix appends /websocket). */
+  socketUrl: string;
+  service: RunningService;
 }
 
 export interface Member {
@@ -197,12 +201,14 @@ export async function startTradingService(options: V1Options = {}): Promise<Trad
 }
 
 /** The whole service, started in-process by the foundation's test support. */
-export async function startWholeService(): Promise<WholeService> {
-  const started = await startTestService();
+export async function startWholeService(env: Record<string, string> = {}): Promise<WholeService> {
+  const started = await startTestService({ env });
   const base = started.baseUrl.replace(/\/+$/, '');
   const clients = clientsOf(started.ctx, base, started.adminToken);
   return {
     ctx: started.ctx, base, store: started.ctx.store, ...clients,
+    socketUrl: `ws://127.0.0.1:${started.service.wsPort}/socket`,
+    service: started.service,
     stop: () => started.stop(),
   };
 }

@@ -1,0 +1,234 @@
+// The change fan-out: the projection runner's announcements (after each commit, in journal
+// order; rows as REST renders them) become frames on feed topics. Public data also moves the
+// in-memory state the public channels answer joins from (books, markets). Feed topics:
+//   orderbook/{market_id}  ticker/{market_id}  trades/{market_id}  market_updates/{market_id}
+//   events/*  events/{event_id}                 — public
+//   orders:{user_id} … account:{user_id}         — private (the Phoenix topic itself)
+
+import type { Logger } from 'pino';
+import type { MarketWire } from '../projections/core/market.ts';
+import type { ProjectionChange } from '../projections/projector.ts';
+import type { Hub } from './hub.ts';
+import { encodeBroadcast } from './protocol.ts';
+import type { BookChange, OrderBooks } from './state/books.ts';
+import type { MarketDirectory } from './state/markets.ts';
+
+export const feedTopic = {
+  orderbook: (marketId: string) => `orderbook/${marketId}`,
+  ticker: (marketId: string) => `ticker/${marketId}`,
+  trades: (marketId: string) => `trades/${marketId}`,
+  marketUpdates: (marketId: string) => `market_updates/${marketId}`,
+  allEvents: 'events/*',
+  event: (eventId: string) => `events/${eventId}`,
+};
+
+/** Private channels and the change kinds each carries (`account` carries them all). */
+export const PRIVATE_UPDATE_KEYS = { orders: 'order', fills: 'fill', positions: 'position', settlements: 'settlement', balances: 'balance' } as const;
+export type PrivateChannelName = keyof typeof PRIVATE_UPDATE_KEYS | 'account';
+
+/** Changes announced while the start-up load runs; past this the load is repeated. */
+export const CHANGES_QUEUED_AT_START_MAX = 100_000;
+
+type BookListener = () => void;
+
+/**
+ * The last balance sent to each account's subscribers, so a balance update carries only the
+ * fields that changed. An entry lives while a join of `balances` or `account` holds it.
+ */
+class BalanceDeltas {
+  private readonly entries = new Map<string, { doc: Record<string, unknown> | null; holders: number }>();
+
+  retain(accountId: string): void {
+    const entry = this.entries.get(accountId);
+    if (entry) entry.holders += 1;
+    else this.entries.set(accountId, { doc: null, holders: 1 });
+  }
+
+  release(accountId: string): void {
+    const entry = this.entries.get(accountId);
+    if (!entry) return;
+    entry.holders -= 1;
+    if (entry.holders <= 0) this.entries.delete(accountId);
+  }
+
+  /** The newest balance known for a held account. */
+  latest(accountId: string): Record<string, unknown> | null {
+    return this.entries.get(accountId)?.doc ?? null;
+  }
+
+  /** After a snapshot read: the base for later differences, unless an announcement came first. */
+  seed(accountId: string, doc: Record<string, unknown> | null): void {
+    const entry = this.entries.get(accountId);
+    if (entry && entry.doc === null && doc) entry.doc = doc;
+  }
+
+  /** The update to send (account_id, user_id and what changed), or null when nothing changed or nobody holds it. */
+  delta(doc: Record<string, unknown>): Record<string, unknown> | null {
+    const accountId = doc.account_id as string;
+    const entry = this.entries.get(accountId);
+    if (!entry) return null;
+    const before = entry.doc;
+    entry.doc = doc;
+    const changed: Record<string, unknown> = { account_id: doc.account_id, user_id: doc.user_id };
+    let any = false;
+    for (const [key, value] of Object.entries(doc)) {
+      if (key === 'account_id' || key === 'user_id') continue;
+      if (before === null || JSON.stringify(before[key]) !== JSON.stringify(value)) {
+        changed[key] = value;
+        any = true;
+      }
+    }
+    return any ? changed : null;
+  }
+}
+
+export interface FeedSource {
+  onChange(listener: (changes: ProjectionChange[]) => void): () => void;
+}
+
+export interface FeedLoader {
+  /** Every market's book levels and Market objects, read at start. */
+  load(): Promise<{ books: Parameters<OrderBooks['load']>[0]; markets: MarketWire[] }>;
+}
+
+export class Feed {
+  readonly balances = new BalanceDeltas();
+  private readonly bookListeners = new Map<string, Set<BookListener>>();
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly hub: Hub,
+    readonly books: OrderBooks,
+    readonly markets: MarketDirectory,
+    private readonly logger: Pick<Logger, 'warn' | 'error'>,
+  ) {}
+
+  /** Subscribes, loads the current state, then applies what was announced meanwhile. */
+  async start(source: FeedSource, loader: FeedLoader): Promise<void> {
+    let queue: ProjectionChange[][] | null = [];
+    let overflowed = false;
+    let queued = 0;
+    this.unsubscribe = source.onChange((changes) => {
+      if (queue === null) {
+        this.handle(changes);
+        return;
+      }
+      queued += changes.length;
+      if (queued > CHANGES_QUEUED_AT_START_MAX) overflowed = true;
+      else queue.push(changes);
+    });
+    for (;;) {
+      const { books, markets } = await loader.load();
+      this.books.load(books);
+      for (const market of markets) this.markets.apply(market);
+      if (!overflowed) break;
+      this.logger.warn({ queued }, 'many changes announced during the feed start-up load; loading again');
+      queue = [];
+      queued = 0;
+      overflowed = false;
+    }
+    // level totals and Market objects are absolute: replaying what overlapped the load is harmless
+    for (const changes of queue) this.handle(changes);
+    queue = null;
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+  }
+
+  /** Calls `listener` after every change of that market's book; returns the removal. */
+  onBook(marketId: string, listener: BookListener): () => void {
+    let set = this.bookListeners.get(marketId);
+    if (!set) {
+      set = new Set();
+      this.bookListeners.set(marketId, set);
+    }
+    set.add(listener);
+    return () => {
+      const current = this.bookListeners.get(marketId);
+      current?.delete(listener);
+      if (current && current.size === 0) this.bookListeners.delete(marketId);
+    };
+  }
+
+  handle(changes: readonly ProjectionChange[]): void {
+    const movedBooks = new Set<string>();
+    for (const change of changes) {
+      try {
+        this.route(change, movedBooks);
+      } catch (error) {
+        this.logger.error({ err: error, kind: change.kind }, 'feed could not forward a change');
+      }
+    }
+    for (const marketId of movedBooks) {
+      for (const listener of this.bookListeners.get(marketId) ?? []) {
+        try {
+          listener();
+        } catch (error) {
+          this.logger.error({ err: error, market_id: marketId }, 'book listener failed');
+        }
+      }
+    }
+  }
+
+  private route(change: ProjectionChange, movedBooks: Set<string>): void {
+    const doc = change.doc as Record<string, unknown> | undefined;
+    if (!doc) return;
+    switch (change.kind) {
+      case 'book': {
+        const delta = this.books.apply(doc as unknown as BookChange);
+        const topic = feedTopic.orderbook(delta.market_id);
+        if (this.hub.wants(topic)) this.hub.publish(topic, encodeBroadcast('orderbook', 'delta', delta));
+        movedBooks.add(delta.market_id);
+        return;
+      }
+      case 'market': {
+        const market = doc as unknown as MarketWire;
+        const moves = this.markets.apply(market);
+        if (moves.ticker) this.publishPublic(feedTopic.ticker(market.market_id), 'ticker', 'ticker', moves.ticker);
+        if (moves.update) this.publishPublic(feedTopic.marketUpdates(market.market_id), 'market_updates', 'market', moves.update);
+        if (moves.event) {
+          this.publishPublic(feedTopic.allEvents, 'events', 'volume', moves.event);
+          this.publishPublic(feedTopic.event(moves.event.event_id), 'events', 'volume', moves.event);
+        }
+        return;
+      }
+      case 'trade':
+        this.publishPublic(feedTopic.trades(doc.market_id as string), 'trades', 'trade', doc);
+        return;
+      case 'order':
+        this.publishPrivate(change.keys.user_id, 'orders', { order: doc });
+        return;
+      case 'fill':
+        this.publishPrivate(change.keys.user_id, 'fills', { fill: doc });
+        return;
+      case 'position':
+        this.publishPrivate(change.keys.user_id, 'positions', { position: doc });
+        return;
+      case 'ledger_entry':
+        if (doc.type === 'settlement') this.publishPrivate(change.keys.user_id, 'settlements', { settlement: doc });
+        return;
+      case 'balance': {
+        const userId = change.keys.user_id ?? (doc.user_id as string | undefined);
+        if (!userId) return;
+        const delta = this.balances.delta(doc); // null unless a join holds the account
+        if (delta) this.publishPrivate(userId, 'balances', { balance: delta });
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private publishPublic(topic: string, phoenixTopic: string, event: string, payload: unknown): void {
+    if (this.hub.wants(topic)) this.hub.publish(topic, encodeBroadcast(phoenixTopic, event, payload));
+  }
+
+  private publishPrivate(userId: string | undefined, channel: keyof typeof PRIVATE_UPDATE_KEYS, payload: unknown): void {
+    if (!userId) return;
+    for (const topic of [`${channel}:${userId}`, `account:${userId}`]) {
+      if (this.hub.wants(topic)) this.hub.publish(topic, encodeBroadcast(topic, 'update', payload));
+    }
+  }
+}

@@ -1,0 +1,102 @@
+// The WebSocket feed, assembled: state loaded from the read models, the change fan-out, the
+// channels, and the uWebSockets.js server. The composition root (cli/serve.ts) hands in what it
+// owns: the read-model pool, the projection runner's announcements, the credential resolver,
+// the cancel-on-disconnect command and the heartbeat setting.
+
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Clock } from '../domain/clock.ts';
+import type { Queryable } from '../projections/core/queries/db.ts';
+import { listBookLevels, listMarketIds } from '../projections/core/queries/book.ts';
+import { getMarketsByIds } from '../projections/core/queries/markets.ts';
+import type { MarketWire } from '../projections/core/market.ts';
+import type { Channel } from './channels/channel.ts';
+import { privateChannels } from './channels/private.ts';
+import { eventsChannel, marketUpdatesChannel, orderbookChannel, tickerChannel, tradesChannel } from './channels/public.ts';
+import { slipChannels } from './channels/slip.ts';
+import { DisconnectCanceller, type CancelOnDisconnect } from './disconnect.ts';
+import { Feed, type FeedSource } from './feed.ts';
+import type { IdentityResolver } from './handshake.ts';
+import { Hub } from './hub.ts';
+import { createRealtimeMetrics } from './metrics.ts';
+import { startRealtimeServer, type RealtimeServer } from './server.ts';
+import { OrderBooks } from './state/books.ts';
+import { MarketDirectory } from './state/markets.ts';
+
+/** Markets read per query at start. */
+const MARKETS_LOADED_PER_QUERY = 500;
+
+export interface RealtimeDeps {
+  port: number;
+  logger: Logger;
+  clock: Clock;
+  registry: Registry;
+  db: Queryable;
+  changes: FeedSource;
+  resolver?: IdentityResolver;
+  cancelOnDisconnect?: CancelOnDisconnect;
+  heartbeatTimeoutMs(): number;
+}
+
+export interface Realtime {
+  port: number;
+  server: RealtimeServer;
+  feed: Feed;
+  stop(): Promise<void>;
+}
+
+async function loadMarkets(db: Queryable, nowUs: number): Promise<MarketWire[]> {
+  const ids = await listMarketIds(db);
+  const markets: MarketWire[] = [];
+  for (let start = 0; start < ids.length; start += MARKETS_LOADED_PER_QUERY) {
+    markets.push(...(await getMarketsByIds(db, ids.slice(start, start + MARKETS_LOADED_PER_QUERY), nowUs)));
+  }
+  return markets;
+}
+
+export async function startRealtime(deps: RealtimeDeps): Promise<Realtime> {
+  const logger = deps.logger.child({ component: 'realtime' });
+  const metrics = createRealtimeMetrics(deps.registry);
+  const hub = new Hub(metrics.framesPublished);
+  const feed = new Feed(hub, new OrderBooks(), new MarketDirectory(), logger);
+  await feed.start(deps.changes, {
+    load: async () => ({ books: await listBookLevels(deps.db), markets: await loadMarkets(deps.db, deps.clock.nowUs()) }),
+  });
+  const canceller = new DisconnectCanceller(deps.cancelOnDisconnect, logger, metrics);
+  const channels: Channel[] = [
+    orderbookChannel(feed),
+    tickerChannel(feed),
+    tradesChannel(feed, deps.db),
+    marketUpdatesChannel(feed),
+    eventsChannel(feed),
+    ...privateChannels(feed, deps.db),
+    ...slipChannels(feed, deps.db),
+  ];
+  let server: RealtimeServer;
+  try {
+    server = await startRealtimeServer({
+      port: deps.port,
+      logger,
+      clock: deps.clock,
+      hub,
+      channels,
+      resolver: deps.resolver,
+      heartbeatTimeoutMs: deps.heartbeatTimeoutMs,
+      metrics,
+      lifecycle: canceller,
+    });
+  } catch (error) {
+    feed.stop();
+    throw error;
+  }
+  return {
+    port: server.port,
+    server,
+    feed,
+    async stop() {
+      await server.stop();
+      feed.stop();
+      await canceller.drain();
+    },
+  };
+}
