@@ -30,6 +30,7 @@ import { allProjectors } from '../projections/registry.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
 import { startRealtime, type Realtime } from '../realtime/index.ts';
 import { freePortOn } from './ports.ts';
+import { interimIdentityResolver } from './realtimeCredentials.ts';
 import { createLogger } from './logger.ts';
 
 export const EMBEDDED_DATABASE = 'exchange';
@@ -196,6 +197,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       registry,
       db: database.pool,
       changes: runner,
+      resolver: interimIdentityResolver(ctx),
       heartbeatTimeoutMs: () => settings.get().ws_heartbeat_timeout_ms,
     });
     cleanups.push(() => realtime.stop());

@@ -30,7 +30,7 @@ export function handshakeHeaders(url: string, credentials: Credentials): Record<
 }
 
 /** A transport class for `new Socket(url, {transport})`: the `ws` WebSocket with our headers. */
-export function transportWith(credentials: Credentials): typeof WebSocket {
+export function transportWith(credentials: Credentials): new (url: string, protocols?: string | string[]) => WebSocket {
   return class HeaderTransport extends WebSocket {
     constructor(url: string, protocols?: string | string[]) {
       super(url, protocols, { headers: handshakeHeaders(url, credentials) });
