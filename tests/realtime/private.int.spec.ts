@@ -1,0 +1,136 @@
+// Private channels through the official Phoenix client over a real socket: the join reply is the
+// snapshot REST would give, every later change arrives as `update` in engine order, and the
+// snapshot plus the updates equals what REST reads afterwards. Who may join whose topic.
+
+import { expect } from 'chai';
+import { startWholeService, type Member, type WholeService } from '../api/trading/harness.ts';
+import { connect, join, refusedJoin, type Connected, type Joined } from './phoenix.ts';
+
+const LIVE = 'created,requested,accepted,delayed,open';
+
+/** Waits until `joined` has received `count` updates carrying `key`. */
+async function updates(joined: Joined, key: string, count: number): Promise<any[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  for (;;) {
+    const found = joined.messages.filter((m) => m.event === 'update' && key in m.payload).map((m) => m.payload[key]);
+    if (found.length >= count) return found;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describe('realtime: private channels', function () {
+  let svc: WholeService;
+  let alice: Member;
+  let bob: Member;
+  let marketId: string;
+  let aliceSocket: Connected;
+  let bobSocket: Connected;
+
+  const place = async (who: Member, body: Record<string, unknown>) => {
+    const answer = await who.call('POST', '/api/v1/orders', { body: { market_id: marketId, order_type: 'limit', ...body } });
+    expect(answer.status, answer.text).to.equal(200);
+    return answer.body.order;
+  };
+
+  before(async () => {
+    svc = await startWholeService();
+    alice = await svc.member();
+    bob = await svc.member();
+    marketId = (await svc.market()).market_id;
+    await place(alice, { action: 'buy', price: '0.20', quantity: '1' }); // live before anyone joins
+    aliceSocket = await connect(svc.socketUrl, { key: alice.key });
+    bobSocket = await connect(svc.socketUrl, { key: bob.readOnlyKey });
+  });
+  after(async () => {
+    aliceSocket?.close();
+    bobSocket?.close();
+    await svc?.stop();
+  });
+
+  it('orders: live orders on join, then every change in engine order; snapshot + updates = REST', async () => {
+    const orders = await join(aliceSocket, `orders:${alice.user_id}`);
+    const rest = await alice.call('GET', `/api/v1/orders?status=${LIVE}`);
+    expect(orders.response.orders).to.deep.equal(rest.body.orders);
+
+    const first = await place(alice, { action: 'buy', price: '0.21', quantity: '2' });
+    const second = await place(alice, { action: 'buy', price: '0.22', quantity: '3' });
+    const cancelled = await alice.call('DELETE', '/api/v1/orders/batched', { body: { orders: [{ order_id: first.id }] } });
+    expect(cancelled.status).to.equal(200);
+    const pushed = await updates(orders, 'order', 3);
+    // engine order: first placed, second placed, first cancelled
+    expect(pushed.map((o) => [o.id, o.status])).to.deep.equal([[first.id, 'open'], [second.id, 'open'], [first.id, 'cancelled']]);
+
+    const book = new Map<string, any>(orders.response.orders.map((o: { id: string }) => [o.id, o])); // eslint-disable-line @typescript-eslint/no-explicit-any
+    for (const order of pushed) book.set(order.id, order);
+    for (const order of pushed) expect((await alice.call('GET', `/api/v1/orders/${order.id}`)).body.order).to.deep.equal(book.get(order.id));
+    const live = [...book.values()].filter((o) => LIVE.split(',').includes(o.status)).map((o) => o.id).sort();
+    expect(live).to.deep.equal((await alice.call('GET', `/api/v1/orders?status=${LIVE}`)).body.orders.map((o: { id: string }) => o.id).sort());
+    await orders.leave();
+  });
+
+  it('fills, positions, balances: snapshot + updates = REST (a balance update carries the changed fields only)', async () => {
+    const fills = await join(aliceSocket, `fills:${alice.user_id}`);
+    const positions = await join(aliceSocket, `positions:${alice.user_id}`);
+    const balances = await join(aliceSocket, `balances:${alice.user_id}`);
+    expect(fills.response).to.deep.equal({ fills: (await alice.call('GET', '/api/v1/fills')).body.fills });
+    expect(positions.response).to.deep.equal((await alice.call('GET', '/api/v1/positions')).body);
+    const restBalance = (await alice.call('GET', '/api/v1/account/balance')).body.balance;
+    expect(balances.response).to.deep.equal({ balance: restBalance });
+
+    await place(bob, { action: 'sell', price: '0.22', quantity: '3' }); // fills alice's resting 0.22 bid
+    const [fill] = await updates(fills, 'fill', 1);
+    expect(fill).to.deep.equal((await alice.call('GET', `/api/v1/fills?order_ids=${fill.order_id}`)).body.fills[0]);
+    const [position] = await updates(positions, 'position', 1);
+    expect(position).to.deep.equal((await alice.call('GET', '/api/v1/positions')).body.positions.find((p: { market_id: string }) => p.market_id === marketId));
+
+    const deltas = await updates(balances, 'balance', 1);
+    const merged = { ...balances.response.balance };
+    for (const delta of deltas) {
+      expect(delta).to.include({ account_id: alice.account_id, user_id: alice.user_id });
+      for (const [key, value] of Object.entries(delta)) {
+        if (key !== 'account_id' && key !== 'user_id') expect(value, key).to.not.deep.equal(restBalance[key]);
+      }
+      Object.assign(merged, delta);
+    }
+    expect(Object.keys(deltas[0]).length).to.be.below(Object.keys(restBalance).length);
+    expect(merged).to.deep.equal((await alice.call('GET', '/api/v1/account/balance')).body.balance);
+    for (const joined of [fills, positions, balances]) await joined.leave();
+  });
+
+  it('settlements and account: the account topic carries all five, settlements arrive when the market settles', async () => {
+    const account = await join(aliceSocket, `account:${alice.user_id}`);
+    expect(account.response).to.have.keys('orders', 'fills', 'positions', 'settlements', 'balance');
+    expect(account.response.positions).to.deep.equal((await alice.call('GET', '/api/v1/positions')).body.positions);
+    const settlements = await join(aliceSocket, `settlements:${alice.user_id}`);
+    expect(settlements.response.settlements).to.deep.equal([]);
+
+    await svc.admin('POST', `/markets/${marketId}/result`, { result: 'win' });
+    const [settlement] = await updates(settlements, 'settlement', 1);
+    expect(settlement).to.include({ account_id: alice.account_id, market_id: marketId, type: 'settlement' });
+    const [viaAccount] = await updates(account, 'settlement', 1);
+    expect(viaAccount).to.deep.equal(settlement);
+    await updates(account, 'balance', 1);
+    await updates(account, 'position', 1);
+
+    const again = await join(aliceSocket, `settlements:${alice.user_id}`);
+    expect(again.response.settlements.map((s: { id: string }) => s.id)).to.include(settlement.id);
+    for (const joined of [account, again]) await joined.leave();
+  });
+
+  it('only the socket\'s own member may join; anonymous and unprefixed-header sockets are unauthorized', async () => {
+    for (const name of ['orders', 'fills', 'positions', 'settlements', 'balances', 'account', 'order_slip', 'betslip']) {
+      expect(await refusedJoin(bobSocket, `${name}:${alice.user_id}`)).to.deep.equal({ reason: 'unauthorized' });
+    }
+    const anonymous = await connect(svc.socketUrl);
+    expect(await refusedJoin(anonymous, `orders:${alice.user_id}`)).to.deep.equal({ reason: 'unauthorized' });
+    anonymous.close();
+    // the old unprefixed header names are no credential at all: the socket connects anonymously
+    const { signedHeaders } = await import('../api/trading/harness.ts');
+    const url = `${svc.socketUrl}/websocket?vsn=2.0.0`;
+    const prefixed = signedHeaders(alice.key, 'GET', new URL(url).pathname + new URL(url).search, Date.now());
+    const unprefixed = Object.fromEntries(Object.entries(prefixed).map(([name, value]) => [name.replace(/^X-/, ''), value]));
+    const legacy = await connect(svc.socketUrl, { headers: unprefixed });
+    expect(await refusedJoin(legacy, `orders:${alice.user_id}`)).to.deep.equal({ reason: 'unauthorized' });
+    expect((await join(legacy, 'events')).response).to.have.property('events');
+    legacy.close();
+  });
+});
