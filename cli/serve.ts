@@ -35,6 +35,8 @@ import { createLogger } from './logger.ts';
 
 export const EMBEDDED_DATABASE = 'exchange';
 const DRAIN_TIMEOUT_MS = 10_000;
+/** Bound on a WebSocket snapshot's wait for the member's last write to reach the read models. */
+const READ_YOUR_WRITES_WAIT_MS = 5_000;
 
 export interface Database {
   pool: pg.Pool;
@@ -199,6 +201,11 @@ export async function startService(config: Config, options: StartOptions = {}): 
       changes: runner,
       resolver: interimIdentityResolver(ctx),
       heartbeatTimeoutMs: () => settings.get().ws_heartbeat_timeout_ms,
+      readYourWrites: async (accountId) => {
+        const lastWrite = writes.lastFor(accountId);
+        if (lastWrite === undefined) return;
+        await runner.waitFor(lastWrite, READ_YOUR_WRITES_WAIT_MS).catch((err: unknown) => logger.warn({ err, account_id: accountId }, 'read-your-writes wait timed out'));
+      },
     });
     cleanups.push(() => realtime.stop());
 

@@ -36,6 +36,8 @@ export interface RealtimeDeps {
   resolver?: IdentityResolver;
   cancelOnDisconnect?: CancelOnDisconnect;
   heartbeatTimeoutMs(): number;
+  /** Resolves once the read models have passed the account's last write (bounded wait). */
+  readYourWrites?(accountId: string): Promise<void>;
 }
 
 export interface Realtime {
@@ -62,6 +64,7 @@ export async function startRealtime(deps: RealtimeDeps): Promise<Realtime> {
   await feed.start(deps.changes, {
     load: async () => ({ books: await listBookLevels(deps.db), markets: await loadMarkets(deps.db, deps.clock.nowUs()) }),
   });
+  const readYourWrites = deps.readYourWrites ?? (async () => undefined);
   const canceller = new DisconnectCanceller(deps.cancelOnDisconnect, logger, metrics);
   const channels: Channel[] = [
     orderbookChannel(feed),
@@ -69,8 +72,8 @@ export async function startRealtime(deps: RealtimeDeps): Promise<Realtime> {
     tradesChannel(feed, deps.db),
     marketUpdatesChannel(feed),
     eventsChannel(feed),
-    ...privateChannels(feed, deps.db),
-    ...slipChannels(feed, deps.db),
+    ...privateChannels(feed, deps.db, readYourWrites),
+    ...slipChannels(feed, deps.db, readYourWrites),
   ];
   let server: RealtimeServer;
   try {

@@ -77,13 +77,18 @@ async function snapshotOf(name: PrivateChannelName, db: Queryable, accountId: st
   return { ...orders, ...fills, positions: positions.positions, ...settlements, ...balance };
 }
 
-function privateChannel(name: PrivateChannelName, feed: Feed, db: Queryable): Channel {
+export type ReadYourWrites = (accountId: string) => Promise<void>;
+
+function privateChannel(name: PrivateChannelName, feed: Feed, db: Queryable, readYourWrites: ReadYourWrites): Channel {
   const carriesBalance = name === 'balances' || name === 'account';
   return {
     name,
     async join(ctx) {
       const member = memberFor(ctx, CHANNEL_SCOPES[name]);
       if ('ok' in member) return member;
+      // what the member just did through REST is in the snapshot; holding starts once the read
+      // models are there (fewer updates the snapshot already shows)
+      await readYourWrites(member.account_id);
       ctx.hold([ctx.topic]);
       if (carriesBalance) feed.balances.retain(member.account_id);
       let snapshot: Record<string, unknown>;
@@ -104,6 +109,6 @@ function privateChannel(name: PrivateChannelName, feed: Feed, db: Queryable): Ch
   };
 }
 
-export function privateChannels(feed: Feed, db: Queryable): Channel[] {
-  return (['orders', 'fills', 'positions', 'settlements', 'balances', 'account'] as const).map((name) => privateChannel(name, feed, db));
+export function privateChannels(feed: Feed, db: Queryable, readYourWrites: ReadYourWrites): Channel[] {
+  return (['orders', 'fills', 'positions', 'settlements', 'balances', 'account'] as const).map((name) => privateChannel(name, feed, db, readYourWrites));
 }

@@ -14,7 +14,7 @@ import type { Queryable } from '../../projections/core/queries/db.ts';
 import type { Feed } from '../feed.ts';
 import type { Level } from '../state/books.ts';
 import type { Channel, InReply, JoinContext } from './channel.ts';
-import { memberFor } from './private.ts';
+import { memberFor, type ReadYourWrites } from './private.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -63,7 +63,7 @@ function unitsOf(levels: readonly Level[]): LevelUnits[] {
   return units;
 }
 
-function slipChannel(name: 'order_slip' | 'betslip', feed: Feed, db: Queryable): Channel {
+function slipChannel(name: 'order_slip' | 'betslip', feed: Feed, db: Queryable, readYourWrites: ReadYourWrites): Channel {
   const moneyPlaces = name === 'betslip' ? 2 : null;
   return {
     name,
@@ -73,6 +73,7 @@ function slipChannel(name: 'order_slip' | 'betslip', feed: Feed, db: Queryable):
       const accountId = member.account_id;
       feed.balances.retain(accountId);
       try {
+        await readYourWrites(accountId);
         feed.balances.seed(accountId, (await getBalance(db, accountId)) as unknown as Record<string, unknown> | null);
       } catch (error) {
         feed.balances.release(accountId);
@@ -147,6 +148,6 @@ function slipChannel(name: 'order_slip' | 'betslip', feed: Feed, db: Queryable):
   };
 }
 
-export function slipChannels(feed: Feed, db: Queryable): Channel[] {
-  return [slipChannel('order_slip', feed, db), slipChannel('betslip', feed, db)];
+export function slipChannels(feed: Feed, db: Queryable, readYourWrites: ReadYourWrites): Channel[] {
+  return [slipChannel('order_slip', feed, db, readYourWrites), slipChannel('betslip', feed, db, readYourWrites)];
 }
