@@ -1,0 +1,163 @@
+// WebSocket feed benchmark: starts the service as a child process, opens BENCH_WS_SUBSCRIBERS
+// (default 1,000) sockets in a worker thread, each joined to `orderbook` for one market, and
+// places orders into that market over REST at BENCH_WS_ORDERS_PER_S (default 400) from two
+// accounts (so some cross and trade). After a warm-up it measures for BENCH_WS_SECONDS (default
+// 10): frames delivered per second across all subscribers, and the latency from the engine's
+// acceptance of the newest step in a delta (its `time_us`) to the subscriber's receipt.
+// The last line is one JSON object with ws_msgs_per_s, ws_p99_ms and ws_subscribers.
+
+import { Worker } from 'node:worker_threads';
+import { privateKeyObject, signWithNode } from '../commands/credentials/ed25519.ts';
+import { startChildService } from './support/childService.ts';
+import { LoadClient } from './support/loadClient.ts';
+
+const SUBSCRIBERS = Number(process.env.BENCH_WS_SUBSCRIBERS ?? 1_000);
+const ORDERS_PER_S = Number(process.env.BENCH_WS_ORDERS_PER_S ?? 400);
+const SECONDS = Number(process.env.BENCH_WS_SECONDS ?? 10);
+const WARMUP_SECONDS = 3;
+const ORDER_CONNECTIONS = 16;
+const TICK_MS = 10;
+const SOCKET_PATH = '/socket/websocket?vsn=2.0.0';
+
+interface WindowReport { kind: 'window'; messages: number; deltas: number; histogram: number[]; closed: number }
+
+class Signer {
+  private readonly key;
+  constructor(readonly keyId: string, seedBase64: string) {
+    this.key = privateKeyObject(new Uint8Array(Buffer.from(seedBase64, 'base64')));
+  }
+  headers(method: string, pathWithQuery: string): Record<string, string> {
+    const stamp = String(Date.now());
+    const signature = signWithNode(this.key, Buffer.from(`${stamp}${method}${pathWithQuery}`)).toString('base64');
+    return { 'x-svc-access-key': this.keyId, 'x-svc-access-timestamp': stamp, 'x-svc-access-signature': signature };
+  }
+}
+
+function percentileOf(histogram: number[], p: number): number {
+  const total = histogram.reduce((sum, n) => sum + n, 0);
+  if (total === 0) return 0;
+  const rank = Math.ceil((p / 100) * total);
+  let seen = 0;
+  for (let ms = 0; ms < histogram.length; ms++) {
+    seen += histogram[ms]!;
+    if (seen >= rank) return ms;
+  }
+  return histogram.length - 1;
+}
+
+function nextReport<T extends { kind: string }>(worker: Worker, kind: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: T & { error?: string }) => {
+      if (message.kind === 'failed') {
+        worker.off('message', onMessage);
+        reject(new Error(message.error));
+      } else if (message.kind === kind) {
+        worker.off('message', onMessage);
+        resolve(message);
+      }
+    };
+    worker.on('message', onMessage);
+    worker.once('error', reject);
+  });
+}
+
+async function main(): Promise<void> {
+  const service = await startChildService();
+  const client = new LoadClient(service.baseUrl.hostname, Number(service.baseUrl.port), ORDER_CONNECTIONS + 4);
+  let worker: Worker | undefined;
+  try {
+    const admin = async (method: string, route: string, body: unknown) => {
+      const answer = await client.request(method, `/admin/v1${route}`, {
+        authorization: `Bearer ${service.adminToken}`, 'content-type': 'application/json', 'user-agent': 'ws-bench/1',
+      }, JSON.stringify(body));
+      if (answer.status !== 200) throw new Error(`admin ${method} ${route}: ${answer.status} ${answer.body}`);
+      return JSON.parse(answer.body);
+    };
+    const signers: Signer[] = [];
+    for (const name of ['Maker', 'Taker']) {
+      const { account } = await admin('POST', '/accounts', { first_name: name, last_name: 'Bench' });
+      await admin('POST', `/accounts/${account.account_id}/deposits`, { amount: '100000000' });
+      const { api_key: key } = await admin('POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_write' });
+      signers.push(new Signer(key.key_id, key.private_key));
+    }
+    const { event } = await admin('POST', '/events', { title: 'WS bench event', start: new Date(Date.now() + 86_400_000).toISOString() });
+    const { market } = await admin('POST', '/markets', { event_id: event.event_id, title: 'WS bench market', status: 'open' });
+    const marketId: string = market.market_id;
+
+    worker = new Worker(new URL('./support/wsSubscribers.js', import.meta.url), {
+      workerData: {
+        url: `ws://127.0.0.1:${service.wsPort}${SOCKET_PATH}`,
+        headers: { 'user-agent': 'ws-bench/1', ...signers[0]!.headers('GET', SOCKET_PATH) },
+        marketId,
+        count: SUBSCRIBERS,
+      },
+    });
+    const ready = await nextReport<{ kind: 'ready'; joined: number }>(worker, 'ready');
+    console.log(`${ready.joined} subscribers joined orderbook for one market`);
+
+    // the order flow: limit orders around the middle of the book, both sides, two accounts
+    let sequence = 0;
+    let placed = 0;
+    let refused = 0;
+    let inFlight = 0;
+    const placeOne = async () => {
+      const i = sequence++;
+      const action = i % 2 === 0 ? 'buy' : 'sell';
+      const cents = 30 + ((i * 7919) % 41); // 0.30 .. 0.70
+      const body = JSON.stringify({ market_id: marketId, action, order_type: 'limit', price: (cents / 100).toFixed(2), quantity: String(1 + (i % 5)) });
+      inFlight++;
+      try {
+        const answer = await client.request('POST', '/api/v1/orders', { 'user-agent': 'ws-bench/1', 'content-type': 'application/json', ...signers[i % 2]!.headers('POST', '/api/v1/orders') }, body);
+        if (answer.status === 200) placed++;
+        else refused++;
+      } finally {
+        inFlight--;
+      }
+    };
+    let due = 0;
+    const flow = setInterval(() => {
+      due += (ORDERS_PER_S * TICK_MS) / 1000;
+      while (due >= 1 && inFlight < ORDER_CONNECTIONS) {
+        due -= 1;
+        void placeOne();
+      }
+      if (due > ORDERS_PER_S) due = ORDERS_PER_S; // do not bank an unbounded backlog
+    }, TICK_MS);
+
+    await new Promise((resolve) => setTimeout(resolve, WARMUP_SECONDS * 1000));
+    const placedBefore = placed;
+    worker.postMessage('start');
+    const started = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, SECONDS * 1000));
+    worker.postMessage('stop');
+    const window = await nextReport<WindowReport>(worker, 'window');
+    const elapsedS = (performance.now() - started) / 1000;
+    const placedInWindow = placed - placedBefore;
+    clearInterval(flow);
+
+    const result = {
+      ws_subscribers: ready.joined,
+      ws_msgs_per_s: Math.round(window.messages / elapsedS),
+      ws_p50_ms: percentileOf(window.histogram, 50),
+      ws_p99_ms: percentileOf(window.histogram, 99),
+      ws_deltas_per_subscriber_per_s: Number((window.deltas / ready.joined / elapsedS).toFixed(1)),
+      ws_subscribers_closed: window.closed,
+      orders_per_s: Math.round(placedInWindow / elapsedS),
+      orders_refused: refused,
+      seconds: Number(elapsedS.toFixed(1)),
+    };
+    console.log(`${result.ws_msgs_per_s} frames/s delivered to ${result.ws_subscribers} subscribers (${result.ws_deltas_per_subscriber_per_s} deltas/s each) while ${result.orders_per_s} orders/s flowed`);
+    console.log(`engine acceptance → subscriber receipt: p50 ${result.ws_p50_ms} ms, p99 ${result.ws_p99_ms} ms`);
+    console.log(JSON.stringify(result));
+  } finally {
+    if (worker) {
+      worker.postMessage('close');
+      await Promise.race([nextReport(worker, 'closed'), new Promise((resolve) => setTimeout(resolve, 2_000))]).catch(() => undefined);
+      await worker.terminate();
+    }
+    client.close();
+    await service.stop();
+  }
+}
+
+await main();
