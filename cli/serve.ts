@@ -30,7 +30,7 @@ import { allProjectors } from '../projections/registry.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
 import { startRealtime, type Realtime } from '../realtime/index.ts';
 import { freePortOn } from './ports.ts';
-import { interimIdentityResolver } from './realtimeCredentials.ts';
+import { interimCancelOnDisconnect, interimIdentityResolver } from './realtimeWiring.ts';
 import { createLogger } from './logger.ts';
 
 export const EMBEDDED_DATABASE = 'exchange';
@@ -192,6 +192,11 @@ export async function startService(config: Config, options: StartOptions = {}): 
 
     const leaderboards = startLeaderboardScheduler(ctx);
     cleanups.push(() => leaderboards.stop());
+    const readYourWrites = async (accountId: string): Promise<void> => {
+      const lastWrite = writes.lastFor(accountId);
+      if (lastWrite === undefined) return;
+      await runner.waitFor(lastWrite, READ_YOUR_WRITES_WAIT_MS).catch((err: unknown) => logger.warn({ err, account_id: accountId }, 'read-your-writes wait timed out'));
+    };
     const realtime = await startRealtime({
       port: config.wsPort,
       logger,
@@ -201,11 +206,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
       changes: runner,
       resolver: interimIdentityResolver(ctx),
       heartbeatTimeoutMs: () => settings.get().ws_heartbeat_timeout_ms,
-      readYourWrites: async (accountId) => {
-        const lastWrite = writes.lastFor(accountId);
-        if (lastWrite === undefined) return;
-        await runner.waitFor(lastWrite, READ_YOUR_WRITES_WAIT_MS).catch((err: unknown) => logger.warn({ err, account_id: accountId }, 'read-your-writes wait timed out'));
-      },
+      readYourWrites,
+      cancelOnDisconnect: interimCancelOnDisconnect(ctx, readYourWrites),
     });
     cleanups.push(() => realtime.stop());
 
