@@ -12,6 +12,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { registerReplayCommand } from './replay.ts';
 import { openDatabase, openEventStore, serve } from './serve.ts';
+import { registerWatchCommand } from './watch.ts';
 
 const EXPORT_PAGE_EVENTS = 1000;
 
@@ -159,6 +160,7 @@ export function buildProgram(): Command {
 
   registerAdminCommands(program);
   registerReplayCommand(program);
+  registerWatchCommand(program);
   return program;
 }
 

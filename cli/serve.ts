@@ -15,6 +15,7 @@ import { createApi, createMetricsRegistry } from '../api/app.ts';
 import { laneServerOptions } from '../api/direct.ts';
 import { createTestClock, systemClock } from '../commands/clock/clock.ts';
 import type { AppContext, Config } from '../commands/context.ts';
+import { startDemoActivity } from '../commands/demo/activity.ts';
 import { DEMO_HINT, seedDemo } from '../commands/demo/seed.ts';
 import { startEngine } from '../commands/engine/process.ts';
 import type { SnapshotSource } from '../commands/engine/snapshotter.ts';
@@ -211,8 +212,13 @@ export async function startService(config: Config, options: StartOptions = {}): 
     });
     cleanups.push(() => realtime.stop());
 
-    if (config.demo) await seedDemo(ctx);
-    else logger.info(DEMO_HINT);
+    if (config.demo) {
+      await seedDemo(ctx);
+      const activity = await startDemoActivity(ctx);
+      cleanups.push(() => activity.stop());
+    } else {
+      logger.info(DEMO_HINT);
+    }
 
     ready = true;
     logger.info({ port, wsPort: realtime.port, eventStore: store.kind, testClock: config.testClock }, 'ready');

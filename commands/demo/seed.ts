@@ -125,6 +125,7 @@ export async function seedDemoOnce(ctx: AppContext, options: DemoOptions = {}): 
 
   let marketsListed = 0;
   let tradesMade = 0;
+  const quotedMarkets: string[] = [];
   for (const demo of DEMO_EVENTS) {
     const event: SportEventFields = {
       event_id: randomUUID(), title: demo.title, start: nowUs + demo.start_offset_us, short_title: demo.short_title,
@@ -156,6 +157,7 @@ export async function seedDemoOnce(ctx: AppContext, options: DemoOptions = {}): 
           await submitOrThrow(ctx, { kind: 'PlaceOrder', account_id: level % 2 === 0 ? beta : alpha, order: order(marketId, 'sell', OFFER_PRICES[level] as string, size) });
         }
       }
+      if (spec.quotes && spec.then === undefined && spec.status === 'open') quotedMarkets.push(marketId);
       if (spec.then === 'halt') await submitOrThrow(ctx, { kind: 'ChangeMarketStatus', market_id: marketId, trading: false });
       else if (spec.then !== undefined) delayedMarkets.push(`${marketId}:${spec.then.result}`);
     }
@@ -171,7 +173,7 @@ export async function seedDemoOnce(ctx: AppContext, options: DemoOptions = {}): 
   const key = await issueApiKey(ctx, { account_id: member.account.account_id, scope: 'read_write' });
   await ctx.store.append(DEMO_STREAM, [{
     id: randomUUID(), type: 'DemoSeeded',
-    data: { member_account_id: member.account.account_id, key_id: key.key_id, market_makers: makers, markets: marketsListed, trades: tradesMade },
+    data: { member_account_id: member.account.account_id, key_id: key.key_id, market_makers: makers, markets: marketsListed, trades: tradesMade, quoted_markets: quotedMarkets },
   }], 'any');
 
   const baseUrl = options.baseUrl ?? `http://127.0.0.1:${ctx.config.port}`;
@@ -195,6 +197,11 @@ export async function seedDemoOnce(ctx: AppContext, options: DemoOptions = {}): 
     'A fresh one at any time:',
     `  npx exchange admin sign --key-id ${key.key_id} --private-key '${key.private_key ?? ''}' GET /api/v1/markets`,
     '',
+    ...(quotedMarkets[0] ? [
+      'Watch an order book move (the demo market makers keep quoting and trading):',
+      `  npx exchange watch orderbook --market-id ${quotedMarkets[0]} --key-id ${key.key_id} --private-key '${key.private_key ?? ''}'`,
+      '',
+    ] : []),
   ].join('\n'));
   return { seeded: true, member_account_id: member.account.account_id, key_id: key.key_id };
 }

@@ -1,0 +1,97 @@
+// DEMO=1: after seeding, the two demo market makers keep the order books moving at a gentle pace
+// so a newcomer watching `orderbook` or `ticker` sees them change: every DEMO_TICK_MS one quoted
+// market gets a new quote from each maker around a drifting mid price, and now and then one maker
+// takes the other's offer or bid (a trade). Each maker keeps at most DEMO_QUOTES_KEPT_PER_MARKET
+// of its quotes resting per market, cancelling the oldest. Orders go through the engine like any
+// member's (journaled, replayable). The markets and makers come from the seed's marker stream.
+
+import { randomUUID } from 'node:crypto';
+import type { OrderRequest } from '../../domain/engine/inputs.ts';
+import { submitOrThrow } from '../accounts/engineCall.ts';
+import type { AppContext } from '../context.ts';
+import { DEMO_STREAM } from './seed.ts';
+
+export const DEMO_TICK_MS = 1_500;
+export const DEMO_QUOTES_KEPT_PER_MARKET = 12;
+/** One tick in this many crosses the spread (a trade). */
+const TRADE_EVERY_TICKS = 3;
+const MID_CENTS_MIN = 30;
+const MID_CENTS_MAX = 70;
+
+export interface DemoActivity {
+  stop(): Promise<void>;
+}
+
+interface MarketState {
+  midCents: number;
+  resting: Map<string, string[]>; // maker account → its resting quote ids, oldest first
+}
+
+function limitOrder(marketId: string, action: 'buy' | 'sell', cents: number, quantity: number): OrderRequest {
+  return {
+    order_id: randomUUID(), market_id: marketId, action, order_type: 'limit', price: (cents / 100).toFixed(2), quantity: String(quantity),
+    client_order_id: null, device_id: 'demo-activity', ip_address: null, expiration: null, expiration_time: null, cancel_on_disconnect: false,
+  };
+}
+
+const randomInt = (min: number, max: number) => min + Math.floor(Math.random() * (max - min + 1));
+
+/** Starts the job when the seed recorded its makers and quoted markets; otherwise does nothing. */
+export async function startDemoActivity(ctx: Pick<AppContext, 'engine' | 'writes' | 'store' | 'logger'>): Promise<DemoActivity> {
+  const marks = await ctx.store.readStream(DEMO_STREAM).catch(() => []);
+  const seeded = marks.find((mark) => mark.type === 'DemoSeeded')?.data as { market_makers?: string[]; quoted_markets?: string[] } | undefined;
+  const makers = seeded?.market_makers ?? [];
+  const marketIds = seeded?.quoted_markets ?? [];
+  if (makers.length < 2 || marketIds.length === 0) {
+    ctx.logger.info('demo activity: no quoted demo markets recorded by the seed; the books stay still');
+    return { stop: async () => undefined };
+  }
+  const [alpha, beta] = makers as [string, string];
+  const markets = new Map<string, MarketState>(marketIds.map((id) => [id, { midCents: 46, resting: new Map() }]));
+  let ticks = 0;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+
+  const quote = async (marketId: string, state: MarketState, maker: string, action: 'buy' | 'sell', cents: number): Promise<void> => {
+    const order = limitOrder(marketId, action, cents, randomInt(5, 60));
+    await submitOrThrow(ctx, { kind: 'PlaceOrder', account_id: maker, order });
+    const resting = state.resting.get(maker) ?? [];
+    resting.push(order.order_id);
+    state.resting.set(maker, resting);
+    const stale = resting.splice(0, Math.max(0, resting.length - DEMO_QUOTES_KEPT_PER_MARKET));
+    if (stale.length > 0) await submitOrThrow(ctx, { kind: 'CancelOrders', account_id: maker, order_ids: stale });
+  };
+
+  const tick = async (): Promise<void> => {
+    ticks += 1;
+    const marketId = marketIds[ticks % marketIds.length]!;
+    const state = markets.get(marketId)!;
+    state.midCents = Math.min(MID_CENTS_MAX, Math.max(MID_CENTS_MIN, state.midCents + randomInt(-1, 1)));
+    const [bidder, offerer] = ticks % 2 === 0 ? [alpha, beta] : [beta, alpha];
+    await quote(marketId, state, bidder, 'buy', state.midCents - randomInt(1, 3));
+    await quote(marketId, state, offerer, 'sell', state.midCents + randomInt(1, 3));
+    if (ticks % TRADE_EVERY_TICKS === 0) {
+      // the bidder takes the best offer it just saw placed (a trade at the offer's price)
+      const take = limitOrder(marketId, 'buy', state.midCents + 3, randomInt(1, 10));
+      await submitOrThrow(ctx, { kind: 'PlaceOrder', account_id: bidder, order: take });
+    }
+  };
+
+  const timer = setInterval(() => {
+    if (running || stopped) return; // one tick at a time; a slow engine skips ticks
+    running = tick()
+      .catch((error: unknown) => ctx.logger.warn({ err: error }, 'demo activity tick failed'))
+      .finally(() => {
+        running = undefined;
+      });
+  }, DEMO_TICK_MS);
+  timer.unref();
+  ctx.logger.info({ markets: marketIds.length, tickMs: DEMO_TICK_MS }, 'demo activity: market makers keep quoting and trading');
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
