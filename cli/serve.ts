@@ -31,13 +31,12 @@ import { allProjectors } from '../projections/registry.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
 import { startRealtime, type Realtime } from '../realtime/index.ts';
 import { freePortOn } from './ports.ts';
-import { interimCancelOnDisconnect, interimIdentityResolver } from './realtimeWiring.ts';
+import { cancelOnDisconnectOf, identityResolverOf } from './realtimeWiring.ts';
+import { readYourWrites, withCredentials } from './credentials.ts';
 import { createLogger } from './logger.ts';
 
 export const EMBEDDED_DATABASE = 'exchange';
 const DRAIN_TIMEOUT_MS = 10_000;
-/** Bound on a WebSocket snapshot's wait for the member's last write to reach the read models. */
-const READ_YOUR_WRITES_WAIT_MS = 5_000;
 
 export interface Database {
   pool: pg.Pool;
@@ -174,7 +173,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
 
     config.adminToken = await resolveAdminToken(config, logger);
 
-    const ctx: AppContext = {
+    const base: Omit<AppContext, 'credentials'> = {
       config,
       logger,
       clock,
@@ -186,6 +185,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       projections: runner,
       settings,
     };
+    const ctx: AppContext = withCredentials(base);
     const api = createApi(ctx, { registry, isReady: () => ready });
     handler = (req, res) => {
       if (!api.lane(req, res)) api.app(req, res);
@@ -193,11 +193,6 @@ export async function startService(config: Config, options: StartOptions = {}): 
 
     const leaderboards = startLeaderboardScheduler(ctx);
     cleanups.push(() => leaderboards.stop());
-    const readYourWrites = async (accountId: string): Promise<void> => {
-      const lastWrite = writes.lastFor(accountId);
-      if (lastWrite === undefined) return;
-      await runner.waitFor(lastWrite, READ_YOUR_WRITES_WAIT_MS).catch((err: unknown) => logger.warn({ err, account_id: accountId }, 'read-your-writes wait timed out'));
-    };
     const realtime = await startRealtime({
       port: config.wsPort,
       logger,
@@ -205,10 +200,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
       registry,
       db: database.pool,
       changes: runner,
-      resolver: interimIdentityResolver(ctx),
+      resolver: identityResolverOf(ctx),
       heartbeatTimeoutMs: () => settings.get().ws_heartbeat_timeout_ms,
-      readYourWrites,
-      cancelOnDisconnect: interimCancelOnDisconnect(ctx, readYourWrites),
+      readYourWrites: (accountId: string) => readYourWrites(ctx, accountId),
+      cancelOnDisconnect: cancelOnDisconnectOf(ctx),
     });
     cleanups.push(() => realtime.stop());
 

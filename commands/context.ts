@@ -5,6 +5,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.ts';
 import type { EventStore } from '../eventstore/port.ts';
+import type { CredentialResolver } from './auth/credentials.ts';
 import type { EngineGateway } from './engine/gateway.ts';
 import type { SettingsStore } from './settings/settings.ts';
 
@@ -51,4 +52,6 @@ export interface AppContext {
   writes: WriteTracker;
   projections: ProjectionWaiter;
   settings: SettingsStore;
+  /** Credentials → Principal for every transport (REST, WebSocket handshake). */
+  credentials: CredentialResolver;
 }

@@ -1,22 +1,11 @@
-// The one principal type every credential resolves to: a signed API key, a member session
-// bearer token, or (later) an OAuth access token. Route guards look only at this.
+// The principal of a request, attached once by the auth middleware (commands/auth resolves it).
+// Member routes read `principalOf`; the few routes an OAuth application token may call (the
+// catalogue) read `anyPrincipalOf`.
 
-export type CredentialMethod = 'api_key' | 'bearer';
-export type CredentialSource = 'api_key' | 'session' | 'oauth';
+import type { MemberPrincipal, Principal } from '../../commands/auth/principal.ts';
+import { HttpError } from '../errors.ts';
 
-export interface Principal {
-  account_id: string;
-  user_id: string;
-  method: CredentialMethod;
-  source: CredentialSource;
-  /** API keys: `read_only` | `read_write`. Sessions: every member scope. OAuth: the granted scopes. */
-  scopes: ReadonlySet<string>;
-  /** `read_only` | `read_write` for API keys; null for bearer credentials. */
-  key_scope: 'read_only' | 'read_write' | null;
-  key_id: string | null;
-  client_id: string | null;
-  token_id: string | null;
-}
+export type { MemberPrincipal, Principal } from '../../commands/auth/principal.ts';
 
 const PRINCIPAL = Symbol('principal');
 
@@ -25,9 +14,16 @@ export function setPrincipal(req: object, principal: Principal): void {
   (req as Record<symbol, Principal>)[PRINCIPAL] = principal;
 }
 
-/** The request's principal; throws if a route forgot to sit behind the auth middleware. */
-export function principalOf(req: object): Principal {
+/** The request's principal, member or application; throws if a route forgot the auth middleware. */
+export function anyPrincipalOf(req: object): Principal {
   const principal = (req as Record<symbol, Principal | undefined>)[PRINCIPAL];
   if (!principal) throw new Error('route reached without authentication');
+  return principal;
+}
+
+/** The member behind the request; an application token on a member route is 403. */
+export function principalOf(req: object): MemberPrincipal {
+  const principal = anyPrincipalOf(req);
+  if (principal.kind !== 'member') throw new HttpError(403, 'insufficient scope for this operation');
   return principal;
 }

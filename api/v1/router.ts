@@ -6,7 +6,7 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { AppContext } from '../../commands/context.ts';
 import { requireWrite } from '../auth/guards.ts';
-import { authenticate, type AuthOptions } from '../auth/middleware.ts';
+import { authenticate } from '../auth/middleware.ts';
 import { errorHandler, notFound } from '../errors.ts';
 import type { LaneRoute } from '../direct.ts';
 import { jsonBody } from '../jsonBody.ts';
@@ -21,7 +21,6 @@ export const BODY_LIMIT = '1mb';
 const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export interface V1Options {
-  auth?: AuthOptions;
   /** Extra routes (e.g. a deprecated one in tests); registered and documented like the rest. */
   extraRoutes?: (ctx: AppContext) => RouteSpec[];
 }
@@ -39,7 +38,7 @@ export function v1Api(ctx: AppContext, options: V1Options = {}): V1Api {
   const router = Router();
   const routes = [...tradingRoutes(ctx), ...(options.extraRoutes?.(ctx) ?? [])];
 
-  const authentication = authenticate(ctx, options.auth);
+  const authentication = authenticate(ctx);
   const body = jsonBody(BODY_LIMIT_BYTES, BODY_LIMIT);
   router.use(authentication);
   router.use(body);

@@ -6,8 +6,8 @@ import type { AppContext } from '../../commands/context.ts';
 import type { Answer } from './idempotency.ts';
 import { balanceRoute, listFillsQuery, listFillsRoute, listPositionsQuery, listPositionsRoute } from './portfolio.ts';
 import { listMarketsQuery, listMarketsRoute } from './markets.ts';
-import { cancelOrders } from './orders/cancel.ts';
-import { placeOrder, placeOrders } from './orders/place.ts';
+import { cancelOrdersRoute } from './orders/cancel.ts';
+import { placeOrderRoute, placeOrdersRoute } from './orders/place.ts';
 import { getOrderRoute, listOrdersQuery, listOrdersRoute } from './orders/read.ts';
 import type { QuerySpec } from './query.ts';
 
@@ -45,17 +45,17 @@ export function tradingRoutes(ctx: AppContext): RouteSpec[] {
     {
       method: 'post', path: '/orders', operationId: 'placeOrder', summary: 'Place one order',
       write: true, idempotent: true, body: 'PlaceOrderBody', response: 'OrderResponse', errors: [400, 401, 403, 422],
-      handler: placeOrder(ctx),
+      handler: placeOrderRoute(ctx),
     },
     {
       method: 'post', path: '/orders/batched', operationId: 'placeOrders', summary: 'Place up to the batch limit of orders in one call',
       write: true, idempotent: true, body: 'PlaceOrdersBody', response: 'BatchPlaceResponse', errors: [400, 401, 403, 422],
-      handler: placeOrders(ctx),
+      handler: placeOrdersRoute(ctx),
     },
     {
       method: 'delete', path: '/orders/batched', operationId: 'cancelOrders', summary: 'Cancel a set of orders',
       write: true, idempotent: true, body: 'CancelOrdersBody', response: 'BatchCancelResponse', errors: [400, 401, 403, 422],
-      handler: cancelOrders(ctx),
+      handler: cancelOrdersRoute(ctx),
     },
     {
       method: 'get', path: '/orders', operationId: 'listOrders', summary: 'Orders of the account, most recent first',

@@ -4,6 +4,8 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { InvalidInput } from '../../domain/errors.ts';
 import { MICROS_PER_SECOND } from '../../domain/clock.ts';
+import { SESSION_SCOPES } from '../../domain/auth/scopes.ts';
+import type { TokenResolver } from '../auth/credentials.ts';
 import type { AppContext } from '../context.ts';
 import { sessionStream, type SessionIssued } from './events.ts';
 import { credentialIndexOf, type SessionEntry } from './index.ts';
@@ -52,4 +54,14 @@ export async function resolveSession(ctx: AppContext, token: string): Promise<Se
   const entry = await credentialIndexOf(ctx).sessionByHash(hashToken(token));
   if (!entry || entry.revoked_at_us !== null || entry.expires_at_us <= ctx.clock.nowUs()) return undefined;
   return entry;
+}
+
+/** Member session tokens as one of the bearer token resolvers. */
+export function sessionTokenResolver(ctx: AppContext): TokenResolver {
+  return async (token) => {
+    if (!token.startsWith(SESSION_TOKEN_PREFIX)) return null;
+    const session = await resolveSession(ctx, token);
+    if (!session) return { code: 'unauthorized' };
+    return { account_id: session.account_id, source: 'session', scopes: SESSION_SCOPES, client_id: null, token_id: session.session_id };
+  };
 }

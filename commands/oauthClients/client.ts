@@ -9,10 +9,7 @@ export type AppType = (typeof APP_TYPES)[number];
 export const CLIENT_STATUSES = ['active', 'suspended'] as const;
 export type ClientStatus = (typeof CLIENT_STATUSES)[number];
 
-export const MEMBER_SCOPES = ['profile.read', 'balance.read', 'portfolio.read', 'orders.read', 'transfers.read', 'orders.write', 'terms.write'] as const;
-export const APP_SCOPES = ['market_data', 'events'] as const;
-export const ALL_SCOPES: readonly string[] = [...MEMBER_SCOPES, ...APP_SCOPES];
-export const WRITE_SCOPES: readonly string[] = ['orders.write', 'terms.write'];
+export { ALL_SCOPES, APP_SCOPES, MEMBER_SCOPES, WRITE_SCOPES } from '../../domain/auth/scopes.ts';
 
 /** Web and server-to-server apps hold a secret; browser and native apps prove themselves by PKCE. */
 export function isConfidential(appType: AppType): boolean {

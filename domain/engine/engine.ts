@@ -12,7 +12,7 @@ import { StepContext } from './context.ts';
 import type { EngineEvent } from './events.ts';
 import type { SequencedInput } from './inputs.ts';
 import { changeMarketStatus, listMarket, resultMarket, scheduleSportEvent, startSportEvent, tick } from './markets.ts';
-import { cancelOrder, placeOrder, type OrderOutcome } from './orders.ts';
+import { cancelOrder, liveOrderIdsOf, placeOrder, type OrderOutcome } from './orders.ts';
 import {
   balanceView, fillView, marketView, orderView, positionView,
 } from './snapshots.ts';
@@ -72,6 +72,14 @@ export class Engine {
       }
       case 'CancelOrders':
         outcomes = input.order_ids.map((id) => ({ id, outcome: cancelOrder(ctx, input.account_id, id) }));
+        break;
+      case 'CancelAccountOrders':
+        if (!ctx.state.accounts.has(input.account_id)) {
+          error = { code: 'not_found', message: 'Account not found' };
+          break;
+        }
+        outcomes = liveOrderIdsOf(ctx, input.account_id, input.market_id, input.cancel_on_disconnect_only)
+          .map((id) => ({ id, outcome: cancelOrder(ctx, input.account_id, id) }));
         break;
       case 'ScheduleSportEvent': error = scheduleSportEvent(ctx, input); break;
       case 'StartSportEvent': error = startSportEvent(ctx, input); break;

@@ -71,6 +71,8 @@ export type EngineInput =
   | { kind: 'PlaceOrders'; account_id: string; orders: OrderRequest[] }
   | { kind: 'CancelOrder'; account_id: string; order_id: string }
   | { kind: 'CancelOrders'; account_id: string; order_ids: string[] }
+  /** Every live order of the account, in one market or all; optionally only cancel_on_disconnect ones. */
+  | { kind: 'CancelAccountOrders'; account_id: string; market_id: string | null; cancel_on_disconnect_only: boolean }
   | { kind: 'ScheduleSportEvent'; event: SportEventFields }
   | { kind: 'StartSportEvent'; event_id: string }
   | { kind: 'ListMarket'; market: MarketFields }

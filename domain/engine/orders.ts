@@ -388,6 +388,23 @@ export function cancelOrder(ctx: StepContext, accountId: string, orderId: string
   return { order };
 }
 
+/** The account's live orders (in one market, or every market it has an exposure in), in arrival order per market. */
+export function liveOrderIdsOf(ctx: StepContext, accountId: string, marketId: string | null, cancelOnDisconnectOnly: boolean): string[] {
+  const account = ctx.state.accounts.get(accountId);
+  if (!account) return [];
+  const marketIds = marketId === null ? [...account.exposures.keys()].sort() : [marketId];
+  const ids: string[] = [];
+  for (const id of marketIds) {
+    const market = ctx.state.markets.get(id);
+    if (!market) continue;
+    for (const orderId of market.liveOrderIds) {
+      const order = ctx.state.orders.get(orderId);
+      if (order && order.accountId === accountId && (!cancelOnDisconnectOnly || order.cancelOnDisconnect)) ids.push(orderId);
+    }
+  }
+  return ids;
+}
+
 /** A delayed order whose delay has passed goes to the book (or fills). */
 export function release(ctx: StepContext, market: MarketState, order: OrderState): void {
   order.status = 'open';

@@ -159,6 +159,32 @@ export function parseQuantityNanos(text: unknown): Parsed<number> {
   return { ok: true, value: Number(rounded.times(NANOS_PER_CONTRACT).toFixed(0)) };
 }
 
+/** Order bodies also take "1." and ".5", as the order schema has always allowed. */
+const ORDER_DECIMAL_PATTERN = /^(?:\d+(?:\.\d*)?|\.\d+)$/;
+const isOrderDecimalText = (text: unknown): text is string =>
+  typeof text === 'string' && text.length <= DECIMAL_TEXT_LENGTH_MAX && ORDER_DECIMAL_PATTERN.test(text);
+
+/**
+ * An order body's price as the engine takes it: a decimal string, > 0, a whole number of cents
+ * ("0.4200" is "0.42"; "0.001" is refused), written with two places. The max_price rule is the
+ * engine's, which knows the market.
+ */
+export function parseOrderPrice(text: unknown): Parsed<string> {
+  if (!isOrderDecimalText(text)) return fail(new InvalidInput(DecimalErrors.priceMalformed));
+  const price = new Big(text);
+  if (price.lte(0)) return fail(new InvalidInput(DecimalErrors.priceNotPositive));
+  if (!price.round(2, Big.roundDown).eq(price)) return fail(new InvalidInput(DecimalErrors.priceSubCent));
+  return { ok: true, value: price.toFixed(2) };
+}
+
+/** An order body's quantity: more than nine places rounded half up, > 0, trailing zeros dropped. */
+export function parseOrderQuantity(text: unknown): Parsed<string> {
+  if (!isOrderDecimalText(text)) return fail(new InvalidInput(DecimalErrors.quantityMalformed));
+  const quantity = new Big(text).round(QUANTITY_DECIMAL_PLACES, Big.roundHalfUp);
+  if (quantity.lte(0)) return fail(new InvalidInput(DecimalErrors.quantityNotPositive));
+  return { ok: true, value: quantity.toFixed() };
+}
+
 /** The quantity as the API echoes it: rounded to nine places, trailing zeros dropped. */
 export function normalizeQuantity(text: string): string {
   return new Big(text).round(QUANTITY_DECIMAL_PLACES, Big.roundHalfUp).toString();

@@ -17,7 +17,7 @@ import type { Jurisdiction } from '../../../domain/views.ts';
 import { getAccount } from '../../../projections/core/queries/accounts.ts';
 import type { AccountWire } from '../../../projections/core/render.ts';
 import { profileOf, type ProfileRow } from '../../../projections/member/queries.ts';
-import { principalOf, type Principal } from '../../auth/principal.ts';
+import { principalOf, type MemberPrincipal } from '../../auth/principal.ts';
 import { HttpError } from '../../errors.ts';
 import { ProfilePatchBody, validateBody } from './schemas.ts';
 
@@ -69,7 +69,7 @@ export interface MeSources {
 /** Whether the profile row has the account's snapshot applied (its consent default is known). */
 const hasAccount = (row: ProfileRow | undefined): row is ProfileRow => !!row && row.created_at !== null;
 
-export function meObject(ctx: AppContext, principal: Principal, state: ProfileState, { row, account }: MeSources): MeObject {
+export function meObject(ctx: AppContext, principal: MemberPrincipal, state: ProfileState, { row, account }: MeSources): MeObject {
   const changeableAt = handleChangeableAtUs(state, ctx.clock.nowUs());
   return {
     account_id: principal.account_id,

@@ -49,6 +49,7 @@ async function startAdmin(options: { testClock: boolean }) {
     writes: { note: () => undefined, lastFor: () => undefined },
     projections: { waitFor: async () => undefined },
     settings: await loadSettingsStore({ store, logger }),
+    credentials: { resolve: async () => ({ ok: false, refusal: { code: 'unauthorized' } }), resolveToken: async () => ({ ok: false, refusal: { code: 'unauthorized' } }) },
   } satisfies AppContext;
   const app = express();
   app.use('/admin/v1', adminRouter(ctx));

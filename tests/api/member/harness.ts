@@ -4,6 +4,7 @@
 // JSON of account_id, method, key_scope, key_id, source) because these tests are about the
 // member rules, not the credential checks; a mini runner feeds every projector on waitFor.
 
+import { withCredentials } from '../../../cli/credentials.ts';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -39,6 +40,7 @@ function principalFrom(req: Request, _res: Response, next: NextFunction): void {
   const who = JSON.parse(raw) as Who;
   const method = who.method ?? 'bearer';
   const principal: Principal = {
+    kind: 'member',
     account_id: who.account_id,
     user_id: who.account_id.replace(/^0/, '1'),
     method,
@@ -81,11 +83,12 @@ export async function startMemberService(options: { jurisdiction?: 'us' | 'ca' }
     port: 0, wsPort: 0, adminToken: 'admin', dataDir: '', databaseUrl: undefined, eventstoreUrl: undefined,
     jurisdiction: options.jurisdiction ?? 'us', testClock: true, demo: false, logLevel: 'silent',
   };
-  const ctx: AppContext = {
+  const wiring: Omit<AppContext, 'credentials'> = {
     config, logger, clock, testClock: clock, pool: db.pool, store, engine, settings,
     writes: { note: (account, position) => writes.set(account, position), lastFor: (account) => writes.get(account) },
     projections: { waitFor: async () => runner.catchUp() },
   };
+  const ctx: AppContext = withCredentials(wiring);
 
   const app = express();
   app.use(publicRouter(ctx));

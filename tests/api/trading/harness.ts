@@ -8,6 +8,7 @@
 //   the core and credentials projectors fed by a small in-test runner on every waitFor, over
 //   the memory event store (other suites add their own projectors to it).
 
+import { withCredentials } from '../../../cli/credentials.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http, { type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -165,10 +166,11 @@ export async function startTradingService(options: V1Options = {}): Promise<Trad
     port: 0, wsPort: 0, adminToken: ADMIN_TOKEN, dataDir, databaseUrl: undefined, eventstoreUrl: undefined,
     jurisdiction: 'us', testClock: true, demo: false, logLevel: 'silent',
   };
-  const ctx: AppContext = {
+  const wiring: Omit<AppContext, 'credentials'> = {
     config, logger, clock, testClock: clock, pool: db.pool, store, engine, settings, writes,
     projections: { waitFor: async () => runner.catchUp(), onChange: (listener: (changes: ProjectionChange[]) => void) => runner.onChange(listener) } as AppContext['projections'],
   };
+  const ctx: AppContext = withCredentials(wiring);
 
   const app = express();
   const v1 = v1Api(ctx, options);

@@ -1,10 +1,13 @@
-// SPEC's value rules of the order bodies and the geofencing settings, without HTTP.
+// SPEC's value rules of the order bodies and the geofencing settings, without HTTP (refusals as REST maps them).
 
 import { expect } from 'chai';
 import { DEFAULT_SETTINGS, type GeofencingSettings } from '../../../commands/settings/settings.ts';
 import { HttpError } from '../../../api/errors.ts';
-import { checkLocation, GEO_REFUSAL_PREFIX, inBlockedNetwork, normalizeIp } from '../../../api/v1/geofence.ts';
-import { orderRequestOf, type OrderBody } from '../../../api/v1/orders/input.ts';
+import { checkLocation as locationRefusalOf, GEO_REFUSAL_PREFIX, inBlockedNetwork } from '../../../commands/orders/location.ts';
+import { isInvalidField, orderRequestOf, type OrderBody } from '../../../commands/orders/input.ts';
+import type { GeofencingSettings as Geo } from '../../../commands/settings/settings.ts';
+import { normalizeIp } from '../../../domain/address.ts';
+import { httpErrorOfOrderRefusal } from '../../../api/v1/orders/refusals.ts';
 import { check, compile } from '../../../api/v1/validation.ts';
 import { CancelOrdersBody, PlaceOrderBody, PlaceOrdersBody } from '../../../api/openapi/schemas.ts';
 
@@ -30,7 +33,16 @@ function messageOf(fn: () => unknown): string {
 }
 
 const validateOrder = compile<OrderBody>(PlaceOrderBody);
-const place = (body: unknown) => orderRequestOf(check(validateOrder, body), 'id', { ip_address: '10.0.0.1' });
+/** The command's typed refusals, as REST answers them. */
+function place(body: unknown) {
+  const order = orderRequestOf(check(validateOrder, body), 'id', { ip_address: '10.0.0.1' });
+  if (isInvalidField(order)) throw httpErrorOfOrderRefusal(order);
+  return order;
+}
+function checkLocation(settings: Geo, geoLocation: string | null | undefined, ip: string | null): void {
+  const refusal = locationRefusalOf(settings, geoLocation, ip);
+  if (refusal) throw httpErrorOfOrderRefusal(refusal);
+}
 
 describe('order body rules (SPEC POST /orders)', () => {
   const cases: Array<[string, unknown, number | 'ok']> = [

@@ -1,0 +1,60 @@
+// Geofencing of order placement and cancellation (SPEC `geo_location`), configured by the
+// operator settings `geofencing` {enforced, allowed_codes, accept_network_location, blocked_networks}:
+// - not enforced: `geo_location` is ignored;
+// - enforced and a code sent: it must be one of allowed_codes (a bad code is refused even where
+//   omission would pass);
+// - enforced and no code (omitted or null): refused, unless accept_network_location, in which
+//   case the request's address is accepted unless it falls in blocked_networks (VPN, proxy and
+//   hosting ranges);
+// - a batch is checked once with its top-level `geo_location`; codes inside legs are ignored.
+
+import { BlockList, isIP } from 'node:net';
+import type { GeofencingSettings } from '../settings/settings.ts';
+
+export type LocationRefusal =
+  | { code: 'location_missing' }
+  | { code: 'location_bad_code' }
+  | { code: 'location_blocked_network' };
+
+export const GEO_REFUSAL_PREFIX = 'Placing Order(s) from this IP address';
+/** SPEC's message for each location refusal (they all begin with GEO_REFUSAL_PREFIX). */
+export const LOCATION_MESSAGES: Record<LocationRefusal['code'], string> = {
+  location_missing: `${GEO_REFUSAL_PREFIX} requires a location check (geo_location)`,
+  location_bad_code: `${GEO_REFUSAL_PREFIX} is not allowed: the location check failed`,
+  location_blocked_network: `${GEO_REFUSAL_PREFIX} is not allowed: VPN, proxy or hosting networks are refused`,
+};
+
+const blockLists = new WeakMap<readonly string[], BlockList>();
+
+function blockListOf(networks: readonly string[]): BlockList {
+  let list = blockLists.get(networks);
+  if (list) return list;
+  list = new BlockList();
+  for (const cidr of networks) {
+    const [address = '', prefixText] = cidr.split('/');
+    const family = isIP(address);
+    if (family === 0) continue;
+    const type = family === 4 ? 'ipv4' : 'ipv6';
+    if (prefixText === undefined) list.addAddress(address, type);
+    else list.addSubnet(address, Number(prefixText), type);
+  }
+  blockLists.set(networks, list);
+  return list;
+}
+
+export function inBlockedNetwork(ip: string, networks: readonly string[]): boolean {
+  const family = isIP(ip);
+  if (family === 0) return false;
+  return blockListOf(networks).check(ip, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** The refusal the settings give this request's location, or null when it may proceed. */
+export function checkLocation(settings: GeofencingSettings, geoLocation: string | null | undefined, ip: string | null): LocationRefusal | null {
+  if (!settings.enforced) return null;
+  if (geoLocation !== undefined && geoLocation !== null) {
+    return settings.allowed_codes.includes(geoLocation) ? null : { code: 'location_bad_code' };
+  }
+  if (!settings.accept_network_location) return { code: 'location_missing' };
+  if (ip !== null && inBlockedNetwork(ip, settings.blocked_networks)) return { code: 'location_blocked_network' };
+  return null;
+}

@@ -1,0 +1,136 @@
+// The order commands, for every transport (REST, the WebSocket feed, a later FIX gateway): a
+// member and plain input in, a typed result out. Each validates the body's values, checks the
+// location rules, submits one engine input, notes the write for read-your-writes, and answers
+// from the engine's outcome (the order as the engine left it). Refusals are typed; transports map
+// them to their wire form.
+
+import { randomUUID } from 'node:crypto';
+import type { OrderRequest } from '../../domain/engine/inputs.ts';
+import type { ErrorInfo } from '../../domain/errors.ts';
+import type { OrderView } from '../../domain/views.ts';
+import type { MemberPrincipal } from '../auth/principal.ts';
+import type { WriteTracker } from '../context.ts';
+import type { EngineGateway } from '../engine/gateway.ts';
+import type { SettingsStore } from '../settings/settings.ts';
+import { isInvalidField, orderRequestOf, type InvalidOrderField, type OrderBody, type RequestOrigin } from './input.ts';
+import { legsOf } from './legs.ts';
+import { checkLocation, type LocationRefusal } from './location.ts';
+
+export type { OrderBody, RequestOrigin } from './input.ts';
+
+export interface OrderCommandDeps {
+  engine: EngineGateway;
+  settings: SettingsStore;
+  writes: WriteTracker;
+}
+
+/** Why an order command was refused as a whole (nothing was placed or cancelled). */
+export type OrderRefusal =
+  | InvalidOrderField
+  | { code: 'batch_too_large'; limit: number }
+  | LocationRefusal
+  /** The engine made the order and rejected it (e.g. insufficient funds). */
+  | { code: 'order_rejected'; reason: string }
+  /** The engine refused the input (e.g. price at or above max_price, unknown market). */
+  | { code: 'engine_refused'; error: ErrorInfo };
+
+export type Refused = { ok: false; refusal: OrderRefusal };
+const refuse = (refusal: OrderRefusal): Refused => ({ ok: false, refusal });
+
+export const ORDER_REJECTED_DEFAULT = 'Order rejected';
+
+/** One leg of a batch: the order, or why that order alone was not placed. */
+export type PlacedLeg = { ok: true; order: OrderView } | { ok: false; order_id: string; reason: string };
+
+/** One entry of a cancel request: the order's status after cancelling, or why it was not. */
+export type CancelOutcome =
+  | { order_id: string; outcome: 'cancelled'; status: OrderView['status'] }
+  | { order_id: string; outcome: 'not_found' }
+  | { order_id: string; outcome: 'refused'; reason: string };
+
+export interface CancelAllOptions {
+  /** Only this market's orders; null for every market. */
+  market_id: string | null;
+  /** Only orders placed with `cancel_on_disconnect: true`. */
+  cancel_on_disconnect_only: boolean;
+}
+
+function batchLimitRefusal(deps: OrderCommandDeps, count: number): Refused | null {
+  const limit = deps.settings.get().batch_limit;
+  return count > limit ? refuse({ code: 'batch_too_large', limit }) : null;
+}
+
+export async function placeOrder(deps: OrderCommandDeps, member: MemberPrincipal, body: OrderBody, origin: RequestOrigin): Promise<{ ok: true; order: OrderView } | Refused> {
+  const order = orderRequestOf(body, randomUUID(), origin);
+  if (isInvalidField(order)) return refuse(order);
+  const location = checkLocation(deps.settings.get().geofencing, body.geo_location, origin.ip_address);
+  if (location) return refuse(location);
+  const reply = await deps.engine.submit({ kind: 'PlaceOrder', account_id: member.account_id, order });
+  if (!reply.ok) return refuse({ code: 'engine_refused', error: reply.error ?? { code: 'refused', message: 'Request refused' } });
+  deps.writes.note(member.account_id, reply.position);
+  const [leg] = legsOf(reply, [order.order_id]);
+  if (!leg?.order) return refuse({ code: 'engine_refused', error: leg?.error ?? { code: 'refused', message: 'Request refused' } });
+  if (leg.order.status === 'rejected') return refuse({ code: 'order_rejected', reason: leg.order.rejection_reason ?? ORDER_REJECTED_DEFAULT });
+  return { ok: true, order: leg.order };
+}
+
+/** A batch: every leg is validated first (any bad leg refuses the whole batch); one location check; one engine input. */
+export async function placeOrders(
+  deps: OrderCommandDeps, member: MemberPrincipal, body: { orders: OrderBody[]; geo_location?: string | null }, origin: RequestOrigin,
+): Promise<{ ok: true; legs: PlacedLeg[] } | Refused> {
+  const tooLarge = batchLimitRefusal(deps, body.orders.length);
+  if (tooLarge) return tooLarge;
+  const orders: OrderRequest[] = [];
+  for (const [i, leg] of body.orders.entries()) {
+    const order = orderRequestOf(leg, randomUUID(), origin, `orders[${i}].`);
+    if (isInvalidField(order)) return refuse(order);
+    orders.push(order);
+  }
+  const location = checkLocation(deps.settings.get().geofencing, body.geo_location, origin.ip_address);
+  if (location) return refuse(location);
+  const reply = await deps.engine.submit({ kind: 'PlaceOrders', account_id: member.account_id, orders });
+  if (!reply.ok) return refuse({ code: 'engine_refused', error: reply.error ?? { code: 'refused', message: 'Request refused' } });
+  deps.writes.note(member.account_id, reply.position);
+  const legs = legsOf(reply, orders.map((o) => o.order_id)).map((leg): PlacedLeg => {
+    if (leg.order && leg.order.status !== 'rejected') return { ok: true, order: leg.order };
+    const reason = leg.order ? leg.order.rejection_reason ?? ORDER_REJECTED_DEFAULT : leg.error?.message ?? ORDER_REJECTED_DEFAULT;
+    return { ok: false, order_id: leg.order_id, reason };
+  });
+  return { ok: true, legs };
+}
+
+/** Cancels the listed orders (one is a list of one); another member's order is not found. */
+export async function cancelOrders(
+  deps: OrderCommandDeps, member: MemberPrincipal, body: { order_ids: string[]; geo_location?: string | null }, origin: RequestOrigin,
+): Promise<{ ok: true; cancellations: CancelOutcome[] } | Refused> {
+  const tooLarge = batchLimitRefusal(deps, body.order_ids.length);
+  if (tooLarge) return tooLarge;
+  const location = checkLocation(deps.settings.get().geofencing, body.geo_location, origin.ip_address);
+  if (location) return refuse(location);
+  const orderIds = body.order_ids.map((id) => id.toLowerCase());
+  const reply = await deps.engine.submit({ kind: 'CancelOrders', account_id: member.account_id, order_ids: orderIds });
+  if (!reply.ok) return refuse({ code: 'engine_refused', error: reply.error ?? { code: 'refused', message: 'Request refused' } });
+  deps.writes.note(member.account_id, reply.position);
+  const cancellations = legsOf(reply, orderIds).map((leg): CancelOutcome => {
+    if (leg.order && leg.order.account_id !== member.account_id) return { order_id: leg.order_id, outcome: 'not_found' };
+    if (leg.error) return leg.error.code === 'not_found' ? { order_id: leg.order_id, outcome: 'not_found' } : { order_id: leg.order_id, outcome: 'refused', reason: leg.error.message };
+    return leg.order ? { order_id: leg.order_id, outcome: 'cancelled', status: leg.order.status } : { order_id: leg.order_id, outcome: 'not_found' };
+  });
+  return { ok: true, cancellations };
+}
+
+/**
+ * Cancels every live order of the member (in one market or all; optionally only those placed with
+ * cancel_on_disconnect). The engine chooses the orders, in the same step that cancels them, so an
+ * order placed just before is never missed; the step is journaled and replayed like any cancel.
+ */
+export async function cancelAllOrders(deps: Pick<OrderCommandDeps, 'engine' | 'writes'>, member: Pick<MemberPrincipal, 'account_id'>, options: CancelAllOptions): Promise<{ ok: true; cancelled: OrderView[] } | Refused> {
+  const reply = await deps.engine.submit({
+    kind: 'CancelAccountOrders', account_id: member.account_id,
+    market_id: options.market_id === null ? null : options.market_id.toLowerCase(), cancel_on_disconnect_only: options.cancel_on_disconnect_only,
+  });
+  if (!reply.ok) return refuse({ code: 'engine_refused', error: reply.error ?? { code: 'refused', message: 'Request refused' } });
+  deps.writes.note(member.account_id, reply.position);
+  const cancelled = (reply.legs ?? []).flatMap((leg) => (leg.order ? [leg.order] : []));
+  return { ok: true, cancelled };
+}
