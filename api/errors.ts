@@ -2,6 +2,7 @@
 
 import type { NextFunction, Request, Response } from 'express';
 import { DomainError, type DomainErrorCode } from '../domain/errors.ts';
+import { InvalidCursor } from '../projections/pagination.ts';
 
 export class HttpError extends Error {
   constructor(
@@ -29,6 +30,10 @@ export function statusOfDomainCode(code: DomainErrorCode): number {
 export function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunction): void {
   if (err instanceof HttpError) {
     res.set(err.headers).status(err.status).json({ error: err.message, ...err.extra });
+    return;
+  }
+  if (err instanceof InvalidCursor) {
+    res.status(400).json({ error: err.message });
     return;
   }
   if (err instanceof DomainError) {

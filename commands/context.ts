@@ -4,6 +4,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.ts';
+import type { ProjectionChange } from '../domain/readModel/change.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import type { CredentialResolver } from './auth/credentials.ts';
 import type { EngineGateway } from './engine/gateway.ts';
@@ -32,7 +33,7 @@ export interface ProjectionWaiter {
   /** Resolves once every projector has passed `position`; rejects with a clear error after `timeoutMs`. */
   waitFor(position: bigint, timeoutMs?: number): Promise<void>;
   /** What projectors changed, announced after each commit (the runner implements it). Returns the unsubscribe. */
-  onChange?(listener: (changes: import('../projections/projector.ts').ProjectionChange[]) => void): () => void;
+  onChange?(listener: (changes: ProjectionChange[]) => void): () => void;
 }
 
 /** The controllable clock exists only with TEST_CLOCK=1. */

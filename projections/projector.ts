@@ -10,16 +10,8 @@
 import type pg from 'pg';
 import type { RecordedEvent, SubscriptionFilter } from '../eventstore/port.ts';
 
-/** What a projector changed, announced after commit (the realtime layer subscribes to these). */
-export interface ProjectionChange {
-  projector: string;
-  /** e.g. 'order', 'fill', 'balance', 'position', 'market', 'ledger_entry', 'profile' */
-  kind: string;
-  /** Keys a subscriber routes on, e.g. { account_id, user_id, market_id }. */
-  keys: Record<string, string>;
-  /** The new row as the REST API would render it, when cheap to give. */
-  doc?: unknown;
-}
+export type { ProjectionChange } from '../domain/readModel/change.ts';
+import type { ProjectionChange } from '../domain/readModel/change.ts';
 
 export interface Projector {
   name: string;

@@ -2,7 +2,7 @@
 import type { Projector } from './projector.ts';
 import { MEMBER_PROJECTORS } from './member/index.ts';
 import { coreProjector } from './core/projector.ts';
-import { credentialsProjector } from '../commands/credentials/projector.ts';
+import { credentialsProjector } from './credentials/projector.ts';
 
 export function allProjectors(): Projector[] {
   return [coreProjector(), ...MEMBER_PROJECTORS, credentialsProjector];

@@ -16,7 +16,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { Gauge, Registry } from 'prom-client';
 import type { EventStore, RecordedEvent, Subscription } from '../eventstore/port.ts';
-import { outcomeCountOf } from '../commands/engine/journal.ts';
+import { outcomeCountOf } from '../domain/engine/journal/journal.ts';
 import { matchesFilter } from '../eventstore/subscription.ts';
 import type { ProjectionChange, Projector } from './projector.ts';
 import { advanceIdleCheckpoints, beginProjectorBatch, commitProjectorBatch, readAllCheckpoints, readCheckpoint } from './runtime/checkpoints.ts';

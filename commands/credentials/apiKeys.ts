@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { InvalidInput, NotFound } from '../../domain/errors.ts';
 import type { AppContext } from '../context.ts';
 import { generateKeyPair, parsePublicKey } from './ed25519.ts';
-import { API_KEY_SCOPES, apiKeyStream, type ApiKeyIssued, type ApiKeyRevoked, type ApiKeyScope } from './events.ts';
+import { API_KEY_SCOPES, apiKeyStream, type ApiKeyIssued, type ApiKeyRevoked, type ApiKeyScope } from '../../domain/credentials/events.ts';
 import { credentialIndexOf } from './index.ts';
 
 export interface IssueApiKeyInput {

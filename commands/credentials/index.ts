@@ -6,7 +6,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { publicKeyObject } from './ed25519.ts';
-import type { ApiKeyIssued, ApiKeyScope, SessionIssued } from './events.ts';
+import type { ApiKeyIssued, ApiKeyScope, SessionIssued } from '../../domain/credentials/events.ts';
 
 export interface ApiKeyEntry {
   key_id: string;

@@ -7,7 +7,7 @@ import { MICROS_PER_SECOND } from '../../domain/clock.ts';
 import { SESSION_SCOPES } from '../../domain/auth/scopes.ts';
 import type { TokenResolver } from '../auth/credentials.ts';
 import type { AppContext } from '../context.ts';
-import { sessionStream, type SessionIssued } from './events.ts';
+import { sessionStream, type SessionIssued } from '../../domain/credentials/events.ts';
 import { credentialIndexOf, type SessionEntry } from './index.ts';
 
 export const SESSION_TOKEN_PREFIX = 'svc_st_';

@@ -15,7 +15,7 @@ import type { WriteTracker } from '../context.ts';
 import type { EngineGateway, EngineReply } from './gateway.ts';
 import {
   ENGINE_STEPS_TYPE, ENGINE_STREAM, encodeStep, engineStepsData, newDeltaContext, type DeltaContext, type EncodedStep, type EngineStepsData,
-} from './journal.ts';
+} from '../../domain/engine/journal/journal.ts';
 import { recover, writeSnapshot } from './recovery.ts';
 import { startSnapshotJob, type SnapshotJob, type SnapshotSource } from './snapshotter.ts';
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Engine } from '../../domain/engine/engine.ts';
 import { decodeState, encodeState } from '../../domain/engine/snapshot.ts';
 import type { EventStore, RecordedEvent } from '../../eventstore/port.ts';
-import { ENGINE_STREAM, isEngineRecord, journalInputsOf, lastSeqOf, type EngineRecordData, type JournalInput } from './journal.ts';
+import { ENGINE_STREAM, isEngineRecord, journalInputsOf, lastSeqOf, type EngineRecordData, type JournalInput } from '../../domain/engine/journal/journal.ts';
 
 /**
  * Journal records read per page. A record holds up to 256 steps or 2,000 outcome events (up to

@@ -8,7 +8,7 @@ import { Engine } from '../../domain/engine/engine.ts';
 import { decodeState, stateHash } from '../../domain/engine/snapshot.ts';
 import type { EventStore } from '../../eventstore/port.ts';
 import { readJournal, snapshotPath, type SnapshotHeader } from './recovery.ts';
-import { journalStepsOf } from './journal.ts';
+import { journalStepsOf } from '../../domain/engine/journal/journal.ts';
 
 export interface VerifyReport {
   steps: number;

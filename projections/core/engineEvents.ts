@@ -6,7 +6,7 @@
 // recent first" by, identical on every rebuild and unaffected by clock changes.
 
 import type { EngineEvent } from '../../domain/engine/events.ts';
-import { ENGINE_RECORD_TYPES, ENGINE_STREAM, engineEventsOf, journalStepsOf, type JournalStep } from '../../commands/engine/journal.ts';
+import { ENGINE_RECORD_TYPES, ENGINE_STREAM, engineEventsOf, journalStepsOf, type JournalStep } from '../../domain/engine/journal/journal.ts';
 import type { RecordedEvent, SubscriptionFilter } from '../../eventstore/port.ts';
 
 export { engineEventsOf };

@@ -1,7 +1,7 @@
 // Query side of the member read models: the only SQL the member routes run.
 
 import type pg from 'pg';
-import { badRequest } from '../../api/errors.ts';
+import { InvalidCursor } from '../pagination.ts';
 import type { Avatar } from '../../domain/avatar/avatar.ts';
 import { cursorParts } from '../core/queries/db.ts';
 import type { MarketStatsValues } from './marketStats/compute.ts';
@@ -85,7 +85,7 @@ export type MarketStatsCursor = [string, string];
  * market id) are the 400 `cursor is invalid`, never a query error.
  */
 export function marketStatsCursor(raw: unknown): MarketStatsCursor | null {
-  if (raw !== undefined && typeof raw !== 'string') throw badRequest('cursor is invalid');
+  if (raw !== undefined && typeof raw !== 'string') throw new InvalidCursor();
   const parts = cursorParts(raw, ['int', 'text']);
   return parts ? [parts[0]!, parts[1]!] : null;
 }

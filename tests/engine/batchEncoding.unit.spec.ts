@@ -8,7 +8,7 @@ import type { EngineEvent } from '../../domain/engine/events.ts';
 import {
   ENGINE_STEPS_TYPE, ENGINE_STREAM, encodeStep, engineEventsOf, engineStepData, engineStepsData, journalStepsOf, lastSeqOf, newDeltaContext,
   type EncodedStep,
-} from '../../commands/engine/journal.ts';
+} from '../../domain/engine/journal/journal.ts';
 import type { RecordedEvent } from '../../eventstore/port.ts';
 import { engineSession } from '../projections/core/session.ts';
 

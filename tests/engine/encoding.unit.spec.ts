@@ -4,8 +4,8 @@
 
 import { expect } from 'chai';
 import type { EngineEvent } from '../../domain/engine/events.ts';
-import { decodeEvent, encodeEvent, JOURNAL_VERSION } from '../../commands/engine/encoding.ts';
-import { ENGINE_STEP_TYPE, ENGINE_STREAM, engineEventsOf, engineStepData } from '../../commands/engine/journal.ts';
+import { decodeEvent, encodeEvent, JOURNAL_VERSION } from '../../domain/engine/journal/encoding.ts';
+import { ENGINE_STEP_TYPE, ENGINE_STREAM, engineEventsOf, engineStepData } from '../../domain/engine/journal/journal.ts';
 import type { RecordedEvent } from '../../eventstore/port.ts';
 import { engineSession } from '../projections/core/session.ts';
 import { account, cancel, deposit, order, place, Scenario, sportEvent, market, withdraw } from './support.ts';

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { BATCH_INPUTS_MAX, startEngine } from '../../commands/engine/process.ts';
-import { ENGINE_STREAM, journalStepsOf } from '../../commands/engine/journal.ts';
+import { ENGINE_STREAM, journalStepsOf } from '../../domain/engine/journal/journal.ts';
 import { MemoryEventStore } from '../../eventstore/memory.ts';
 import type { AppendResult, ExpectedRevision, NewEvent } from '../../eventstore/port.ts';
 import { account, deposit, T0 } from './support.ts';

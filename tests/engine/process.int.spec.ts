@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { ENGINE_STREAM, journalStepsOf } from '../../commands/engine/journal.ts';
+import { ENGINE_STREAM, journalStepsOf } from '../../domain/engine/journal/journal.ts';
 import { startEngine } from '../../commands/engine/process.ts';
 import { verifyJournal } from '../../commands/engine/verify.ts';
 import { stateHash } from '../../domain/engine/snapshot.ts';

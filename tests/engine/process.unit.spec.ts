@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { RECORD_EVENTS_MAX, startEngine, type RunningEngine } from '../../commands/engine/process.ts';
-import { engineEventsOf, ENGINE_STREAM, journalStepsOf } from '../../commands/engine/journal.ts';
+import { engineEventsOf, ENGINE_STREAM, journalStepsOf } from '../../domain/engine/journal/journal.ts';
 import { JOURNAL_READ_PAGE_SIZE, recover, writeSnapshot } from '../../commands/engine/recovery.ts';
 import { Engine } from '../../domain/engine/engine.ts';
 import { decodeState, encodeState, stateHash } from '../../domain/engine/snapshot.ts';

@@ -8,7 +8,7 @@ import { PostgresEventStore } from '../../eventstore/postgres.ts';
 import type { NewEvent, RecordedEvent } from '../../eventstore/port.ts';
 import type { ProjectionChange, Projector } from '../../projections/projector.ts';
 import { cutByWork, ProjectionLagTimeout, ProjectionRunner } from '../../projections/runner.ts';
-import { ENGINE_STEPS_TYPE, ENGINE_STREAM } from '../../commands/engine/journal.ts';
+import { ENGINE_STEPS_TYPE, ENGINE_STREAM } from '../../domain/engine/journal/journal.ts';
 import { readCheckpoint } from '../../projections/runtime/checkpoints.ts';
 import { testDatabase, type TestDatabase } from '../support/pg.ts';
 

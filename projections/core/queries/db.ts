@@ -3,8 +3,7 @@
 // so a forged cursor is a 400 `cursor is invalid`, never a SQL error.
 
 import type pg from 'pg';
-import { badRequest } from '../../../api/errors.ts';
-import { decodeCursor, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, pageOf } from '../../../api/pagination.ts';
+import { decodeCursor, InvalidCursor, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, pageOf } from '../../pagination.ts';
 
 export interface Queryable {
   query<R extends pg.QueryResultRow = any>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -60,7 +59,7 @@ export function cursorParts(raw: string | null | undefined, kinds: readonly Part
     if (kind === 'int' || kind === 'int4' || kind === 'int2') checked = integerPart(part, kind);
     else if (kind === 'dec') checked = /^-?\d{1,30}(\.\d{1,30})?$/.test(String(part)) ? String(part) : null;
     else checked = typeof part === 'string' && part.length <= 200 && !part.includes('\u0000') ? part : null;
-    if (checked === null) throw badRequest('cursor is invalid');
+    if (checked === null) throw new InvalidCursor();
     return checked;
   });
 }

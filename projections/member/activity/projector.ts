@@ -4,7 +4,7 @@
 
 import type pg from 'pg';
 import type Big from 'big.js';
-import { ENGINE_RECORD_TYPES, ENGINE_STREAM } from '../../../commands/engine/journal.ts';
+import { ENGINE_RECORD_TYPES, ENGINE_STREAM } from '../../../domain/engine/journal/journal.ts';
 import { stepsOf } from '../../core/engineEvents.ts';
 import { feeRates } from '../../../domain/engine/fees.ts';
 import { sportKey } from '../../../domain/leaderboard/board.ts';

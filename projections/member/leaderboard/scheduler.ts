@@ -3,8 +3,7 @@
 // test clock can happen at any moment. Started by the composition root; stop() awaits the
 // build in flight.
 
-import type { AppContext } from '../../../commands/context.ts';
-import { currentSnapshot, refreshLeaderboards, snapshotIsStale } from './snapshot.ts';
+import { currentSnapshot, refreshLeaderboards, snapshotIsStale, type LeaderboardDeps } from './snapshot.ts';
 
 export { refreshLeaderboards } from './snapshot.ts';
 
@@ -13,7 +12,7 @@ export const LEADERBOARD_REFRESH_INTERVAL_US = 60 * 1_000_000;
 /** How often the scheduler looks at the clock, in real milliseconds. */
 const CHECK_INTERVAL_MS = 1_000;
 
-export function startLeaderboardScheduler(ctx: AppContext, options: { checkIntervalMs?: number } = {}): { stop(): Promise<void> } {
+export function startLeaderboardScheduler(ctx: LeaderboardDeps, options: { checkIntervalMs?: number } = {}): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
   let busy = false;
   let stopped = false;

@@ -4,7 +4,18 @@
 // at once while each member's standing stays untouched. Ranks are assigned at read time among
 // the members shown.
 
-import type { AppContext } from '../../../commands/context.ts';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { Clock } from '../../../domain/clock.ts';
+
+/** What building the snapshots needs (the service's context has all of it). */
+export interface LeaderboardDeps {
+  store: { headPosition(): Promise<bigint> };
+  projections: { waitFor(position: bigint, timeoutMs?: number): Promise<void> };
+  clock: Clock;
+  logger: Pick<Logger, 'warn'>;
+  pool: pg.Pool;
+}
 import { usToIso } from '../../../domain/clock.ts';
 import { LEADERBOARD_METRICS, boardValues, type BoardEntry, type Metric, type SettlementFact } from '../../../domain/leaderboard/board.ts';
 import { LEADERBOARD_PERIODS, periodBounds, type Period, type PeriodBounds } from '../../../domain/leaderboard/period.ts';
@@ -29,9 +40,9 @@ interface SnapshotHolder {
   inFlight: Promise<LeaderboardSnapshot> | null;
 }
 
-const holders = new WeakMap<AppContext, SnapshotHolder>();
+const holders = new WeakMap<LeaderboardDeps, SnapshotHolder>();
 
-function holderOf(ctx: AppContext): SnapshotHolder {
+function holderOf(ctx: LeaderboardDeps): SnapshotHolder {
   let holder = holders.get(ctx);
   if (!holder) {
     holder = { current: null, inFlight: null };
@@ -42,7 +53,7 @@ function holderOf(ctx: AppContext): SnapshotHolder {
 
 export const boardKey = (category: string, metric: Metric) => `${category}/${metric}`;
 
-async function buildSnapshot(ctx: AppContext): Promise<LeaderboardSnapshot> {
+async function buildSnapshot(ctx: LeaderboardDeps): Promise<LeaderboardSnapshot> {
   const head = await ctx.store.headPosition();
   if (head >= 0n) {
     await ctx.projections.waitFor(head, CATCH_UP_WAIT_MS).catch((err: unknown) => {
@@ -71,7 +82,7 @@ async function buildSnapshot(ctx: AppContext): Promise<LeaderboardSnapshot> {
 }
 
 /** Rebuilds every board now (one build at a time; concurrent callers share it). */
-export async function refreshLeaderboards(ctx: AppContext): Promise<{ refreshed_at: string }> {
+export async function refreshLeaderboards(ctx: LeaderboardDeps): Promise<{ refreshed_at: string }> {
   const holder = holderOf(ctx);
   if (!holder.inFlight) {
     holder.inFlight = buildSnapshot(ctx)
@@ -88,7 +99,7 @@ export async function refreshLeaderboards(ctx: AppContext): Promise<{ refreshed_
 }
 
 /** The latest snapshot, or null before the first. */
-export function currentSnapshot(ctx: AppContext): LeaderboardSnapshot | null {
+export function currentSnapshot(ctx: LeaderboardDeps): LeaderboardSnapshot | null {
   return holderOf(ctx).current;
 }
 

@@ -25,7 +25,7 @@ import { tradingRoutes } from '../../../api/v1/routes.ts';
 import { createTestClock } from '../../../commands/clock/clock.ts';
 import type { AppContext, Config } from '../../../commands/context.ts';
 import { signingString, signWithNoble } from '../../../commands/credentials/ed25519.ts';
-import { credentialsProjector } from '../../../commands/credentials/projector.ts';
+import { credentialsProjector } from '../../../projections/credentials/projector.ts';
 import { startEngine, type RunningEngine } from '../../../commands/engine/process.ts';
 import { loadSettingsStore } from '../../../commands/settings/store.ts';
 import { MemoryEventStore } from '../../../eventstore/memory.ts';

@@ -15,6 +15,8 @@ import { listSportEvents } from '../../../projections/core/queries/sportEvents.t
 import { listMarketTrades } from '../../../projections/core/queries/trades.ts';
 import { account, projectedDatabase, T0, type ProjectedDb } from './fixtures.ts';
 
+import { InvalidCursor } from '../../../projections/pagination.ts';
+
 const forge = (key: unknown[]) => Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
 const BIGINT_MAX = '9223372036854775807';
 const BIGINT_MIN = '-9223372036854775808';
@@ -24,10 +26,10 @@ async function status(query: () => Promise<unknown>): Promise<number | string> {
     await query();
     return 200;
   } catch (err) {
-    const e = err as { status?: number; message?: string; code?: string };
-    if (e.status === 400) {
+    const e = err as { message?: string; code?: string };
+    if (err instanceof InvalidCursor) {
       expect(e.message).to.equal('cursor is invalid');
-      return 400;
+      return 400; // what REST answers for it
     }
     return `error ${e.code ?? ''} ${e.message ?? ''}`;
   }

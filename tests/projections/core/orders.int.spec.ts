@@ -2,6 +2,7 @@
 // while orders are placed between page reads, another account's order invisible, wire shape,
 // idempotent replay, and snapshots never regressing to an older seq.
 
+import { InvalidCursor } from '../../../projections/pagination.ts';
 import { expect } from 'chai';
 import { getOrder, listOrders } from '../../../projections/core/queries/orders.ts';
 import { CORE_TABLES } from '../../../projections/core/schema.ts';
@@ -99,13 +100,13 @@ describe('core read models: orders', () => {
     expect(seen).to.deep.equal(expected);
   });
 
-  it('refuses a forged cursor with a 400, not a SQL error', async () => {
+  it('refuses a forged cursor as an invalid cursor (REST: 400), not a SQL error', async () => {
     const forged = Buffer.from(JSON.stringify(['x', 'y'])).toString('base64url');
     try {
       await listOrders(p.db.pool, alice.account_id, {}, { cursor: forged });
       expect.fail('should have thrown');
     } catch (err) {
-      expect((err as { status?: number }).status).to.equal(400);
+      expect(err).to.be.instanceOf(InvalidCursor);
       expect((err as Error).message).to.equal('cursor is invalid');
     }
   });

@@ -1,8 +1,8 @@
 // Read model of credentials: the tables the in-process credential index is loaded from at start.
 // Source of truth stays the event store (streams apikey-* and session-*).
 
-import type { Projector } from '../../projections/projector.ts';
-import { API_KEY_STREAM_PREFIX, isCredentialEvent, SESSION_STREAM_PREFIX } from './events.ts';
+import type { Projector } from '../projector.ts';
+import { API_KEY_STREAM_PREFIX, isCredentialEvent, SESSION_STREAM_PREFIX } from '../../domain/credentials/events.ts';
 
 export const credentialsProjector: Projector = {
   name: 'credentials',

@@ -12,14 +12,20 @@
 //   emitted, v2 (`v: 2`) in the compact encoding.
 // `journalStepsOf` and `engineEventsOf` return the same steps and events for every kind.
 
-import type { EngineEvent } from '../../domain/engine/events.ts';
-import type { EngineInput } from '../../domain/engine/inputs.ts';
-import type { RecordedEvent } from '../../eventstore/port.ts';
+import type { EngineEvent } from '../events.ts';
+import type { EngineInput } from '../inputs.ts';
 import {
   decodeEvents, decodeEventsDelta, decodeInputDelta, encodeEvents, encodeEventsDelta, encodeInputDelta, JOURNAL_VERSION, newDeltaContext, type DeltaContext, type EncodedEngineEvent,
 } from './encoding.ts';
 
 export { newDeltaContext, type DeltaContext };
+
+/** What the journal helpers read of a stored record (the event store's JournalRecord has these). */
+export interface JournalRecord<Data = unknown> {
+  stream: string;
+  type: string;
+  data: Data;
+}
 
 export const ENGINE_STREAM = 'engine';
 /** One record per step (record versions 1 and 2); still read. */
@@ -74,7 +80,7 @@ export interface JournalStep {
   events: EngineEvent[];
 }
 
-export function isEngineRecord(record: RecordedEvent): record is RecordedEvent<EngineRecordData> {
+export function isEngineRecord(record: JournalRecord): record is JournalRecord<EngineRecordData> {
   return record.stream === ENGINE_STREAM && (record.type === ENGINE_STEPS_TYPE || record.type === ENGINE_STEP_TYPE);
 }
 
@@ -100,7 +106,7 @@ function stepOf(data: EngineStepData): JournalStep {
 }
 
 /** The encoded steps of an `EngineSteps` record, once its version is known to this build. */
-function encodedStepsOf(record: RecordedEvent): EncodedStep[] {
+function encodedStepsOf(record: JournalRecord): EncodedStep[] {
   const data = record.data as EngineStepsData;
   if (data.v !== ENGINE_BATCH_VERSION || !Array.isArray(data.steps)) {
     throw new Error(`engine journal: ${ENGINE_STEPS_TYPE} record version ${String((data as { v: unknown }).v)} is not known to this build`);
@@ -109,7 +115,7 @@ function encodedStepsOf(record: RecordedEvent): EncodedStep[] {
 }
 
 /** The steps inside an engine record, in sequence order; empty for any other record. */
-export function journalStepsOf(record: RecordedEvent): JournalStep[] {
+export function journalStepsOf(record: JournalRecord): JournalStep[] {
   if (!isEngineRecord(record)) return [];
   if (record.type === ENGINE_STEP_TYPE) return [stepOf(record.data as EngineStepData)];
   const context = newDeltaContext();
@@ -132,7 +138,7 @@ export interface JournalInput {
  * decoded): recovery re-runs the inputs and needs nothing else, and decoding the events was a
  * fifth of its time. Empty for any other record.
  */
-export function journalInputsOf(record: RecordedEvent): JournalInput[] {
+export function journalInputsOf(record: JournalRecord): JournalInput[] {
   if (!isEngineRecord(record)) return [];
   if (record.type === ENGINE_STEP_TYPE) {
     const step = stepOf(record.data as EngineStepData);
@@ -151,7 +157,7 @@ export function journalInputsOf(record: RecordedEvent): JournalInput[] {
  * How many outcome events an engine record holds (1 for any other record), without decoding it:
  * a measure of the work projecting it takes.
  */
-export function outcomeCountOf(record: RecordedEvent): number {
+export function outcomeCountOf(record: JournalRecord): number {
   if (!isEngineRecord(record)) return 1;
   const data = record.data as { events?: unknown; steps?: unknown };
   if (record.type === ENGINE_STEP_TYPE) return Array.isArray(data.events) ? Math.max(1, data.events.length) : 1;
@@ -162,14 +168,14 @@ export function outcomeCountOf(record: RecordedEvent): number {
 }
 
 /** The sequence number of the last step inside an engine record. */
-export function lastSeqOf(record: RecordedEvent<EngineRecordData>): number {
+export function lastSeqOf(record: JournalRecord<EngineRecordData>): number {
   if (record.type === ENGINE_STEP_TYPE) return (record.data as EngineStepData).seq;
   const steps = (record.data as EngineStepsData).steps;
   return steps.length > 0 ? steps[steps.length - 1]!.seq : -1;
 }
 
 /** All engine outcome events inside a record, in order; empty for any record that is not the engine's. */
-export function engineEventsOf(record: RecordedEvent): EngineEvent[] {
+export function engineEventsOf(record: JournalRecord): EngineEvent[] {
   const steps = journalStepsOf(record);
   if (steps.length === 1) return steps[0]!.events;
   const out: EngineEvent[] = [];

@@ -9,11 +9,11 @@
 // written still hold arrays in the old order, so introduce a new record version (keeping the old
 // lists to decode the old one) rather than editing a list in place.
 
-import type { EngineEvent, EngineEventType } from '../../domain/engine/events.ts';
-import type { EngineInput, OrderRequest } from '../../domain/engine/inputs.ts';
+import type { EngineEvent, EngineEventType } from '../events.ts';
+import type { EngineInput, OrderRequest } from '../inputs.ts';
 import type {
   AccountView, BalanceView, FillView, LedgerEntryView, MarketStateView, OrderView, PositionView, SportEventView,
-} from '../../domain/views.ts';
+} from '../../views.ts';
 
 /** The record version written by this encoding (records without `v` are version 1: plain events). */
 export const JOURNAL_VERSION = 2;
