@@ -4,7 +4,7 @@
 
 import { usToIso } from '../../domain/clock.ts';
 import type { AccountView, MarketStateView, SportEventView } from '../../domain/views.ts';
-import Big from 'big.js';
+import { probabilityOf } from '../../domain/money/ratios.ts';
 import { acceptsOrders, renderedStatus } from '../../projections/core/market.ts';
 
 export function presentAccount(account: AccountView): Record<string, unknown> {
@@ -31,7 +31,7 @@ export function presentEvent(event: SportEventView): Record<string, unknown> {
 export function presentMarket(market: MarketStateView, event: SportEventView | null, nowUs: number): Record<string, unknown> {
   const accepting = acceptsOrders(market.status, market.trading);
   const price = market.last_traded_price;
-  const probability = price === null ? null : Number(new Big(price).div(market.max_price).toFixed(6));
+  const probability = probabilityOf(price, market.max_price);
   const eventStatus = event?.status ?? null;
   return {
     market_id: market.market_id,

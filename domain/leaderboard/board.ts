@@ -14,7 +14,7 @@
 // A member is on a board only with activity behind the metric: volume and return need volume
 // in the period; biggest_win needs a win; the others need a settled market.
 
-import Big from 'big.js';
+import { Big, type Decimal } from '../money/decimal.ts';
 
 export const LEADERBOARD_METRICS = ['volume', 'profit', 'predictions', 'markets', 'win_rate', 'biggest_win', 'return', 'streak'] as const;
 export type Metric = (typeof LEADERBOARD_METRICS)[number];
@@ -49,7 +49,7 @@ export interface SettlementFact {
 
 export interface BoardEntry {
   account_id: string;
-  value: Big;
+  value: Decimal;
   top_sport: string | null;
 }
 
@@ -62,16 +62,16 @@ export function sportKey(name: string | null | undefined): string | null {
 
 /** The sport each account traded most (by notional) among the facts; ties go alphabetically. */
 export function topSports(volumes: readonly VolumeFact[]): Map<string, string> {
-  const perAccount = new Map<string, Map<string, Big>>();
+  const perAccount = new Map<string, Map<string, Decimal>>();
   for (const fact of volumes) {
     if (!fact.sport) continue;
-    const sports = perAccount.get(fact.account_id) ?? new Map<string, Big>();
+    const sports = perAccount.get(fact.account_id) ?? new Map<string, Decimal>();
     sports.set(fact.sport, (sports.get(fact.sport) ?? new Big(0)).plus(fact.volume));
     perAccount.set(fact.account_id, sports);
   }
   const out = new Map<string, string>();
   for (const [account, sports] of perAccount) {
-    let best: [string, Big] | null = null;
+    let best: [string, Decimal] | null = null;
     for (const [sport, volume] of [...sports].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       if (!best || volume.gt(best[1])) best = [sport, volume];
     }
@@ -102,14 +102,14 @@ export function boardValues(metric: Metric, category: string, volumes: readonly 
   const tops = category === 'all' ? topSports(volumes) : null;
   const topOf = (account: string) => (tops ? tops.get(account) ?? null : category);
 
-  const volumeByAccount = new Map<string, Big>();
+  const volumeByAccount = new Map<string, Decimal>();
   for (const fact of volumeFacts) volumeByAccount.set(fact.account_id, (volumeByAccount.get(fact.account_id) ?? new Big(0)).plus(fact.volume));
   const settledByAccount = new Map<string, SettlementFact[]>();
   for (const fact of settlementFacts) settledByAccount.set(fact.account_id, [...(settledByAccount.get(fact.account_id) ?? []), fact]);
   const profitOf = (account: string) => (settledByAccount.get(account) ?? []).reduce((sum, f) => sum.plus(f.net_pnl), new Big(0));
 
   const entries: BoardEntry[] = [];
-  const push = (account_id: string, value: Big) => entries.push({ account_id, value, top_sport: topOf(account_id) });
+  const push = (account_id: string, value: Decimal) => entries.push({ account_id, value, top_sport: topOf(account_id) });
 
   switch (metric) {
     case 'volume':
@@ -135,7 +135,7 @@ export function boardValues(metric: Metric, category: string, volumes: readonly 
       break;
     case 'biggest_win':
       for (const [account, facts] of settledByAccount) {
-        const best = facts.reduce<Big | null>((max, f) => (new Big(f.net_pnl).gt(max ?? 0) ? new Big(f.net_pnl) : max), null);
+        const best = facts.reduce<Decimal | null>((max, f) => (new Big(f.net_pnl).gt(max ?? 0) ? new Big(f.net_pnl) : max), null);
         if (best) push(account, best);
       }
       break;
@@ -159,11 +159,11 @@ export interface RankedRow<T> {
  * Best first, dense 1-based ranks: equal values share a rank and the next value takes the next
  * integer. `tieOrder` orders members that share a value (display order only).
  */
-export function denseRank<T extends { value: Big }>(entries: readonly T[], tieOrder: (a: T, b: T) => number): RankedRow<T>[] {
+export function denseRank<T extends { value: Decimal }>(entries: readonly T[], tieOrder: (a: T, b: T) => number): RankedRow<T>[] {
   const sorted = [...entries].sort((a, b) => b.value.cmp(a.value) || tieOrder(a, b));
   const rows: RankedRow<T>[] = [];
   let rank = 0;
-  let previous: Big | null = null;
+  let previous: Decimal | null = null;
   for (const entry of sorted) {
     if (previous === null || !entry.value.eq(previous)) rank += 1;
     previous = entry.value;
@@ -173,7 +173,7 @@ export function denseRank<T extends { value: Big }>(entries: readonly T[], tieOr
 }
 
 /** The wire form of a value: dollar string on money boards, integer on counts, number on ratios. */
-export function wireValue(metric: Metric, value: Big): string | number {
+export function wireValue(metric: Metric, value: Decimal): string | number {
   switch (METRIC_KIND[metric]) {
     case 'money':
       return value.toFixed(2);

@@ -23,7 +23,7 @@
 //   trading_filters [], specifier/position/stat_detail null, group_title = grouping_name,
 //   description = rules.
 
-import Big from 'big.js';
+import { midpoint, percentChange, probabilityOf } from '../../domain/money/ratios.ts';
 import { usToIso } from '../../domain/clock.ts';
 import type { MarketStateView, MarketStatus, SportEventView } from '../../domain/views.ts';
 
@@ -162,20 +162,14 @@ export const MARKET_JOINS = `
   LEFT JOIN core_market_totals t ON t.market_id = m.market_id
 `;
 
-function priceChangePercent(last: string | null, reference: string | null): number {
-  if (last === null || reference === null) return 0;
-  const ref = new Big(reference);
-  if (ref.eq(0)) return 0;
-  // round half away from zero (big.js roundHalfUp rounds magnitudes)
-  return Number(new Big(last).minus(ref).div(ref).times(100).round(0, Big.roundHalfUp).toFixed(0));
-}
+const priceChangePercent = percentChange;
 
 function marketPrice(lastTraded: string | null, bids: PriceLevel[], offers: PriceLevel[]): string | null {
   if (lastTraded !== null) return lastTraded;
   const bestBid = bids[0];
   const bestOffer = offers[offers.length - 1];
   if (!bestBid || !bestOffer) return null;
-  return new Big(bestBid.price).plus(bestOffer.price).div(2).toFixed();
+  return midpoint(bestBid.price, bestOffer.price);
 }
 
 export function renderMarket(row: MarketRow, nowUs: number): MarketWire {
@@ -185,8 +179,7 @@ export function renderMarket(row: MarketRow, nowUs: number): MarketWire {
   const lastTradeAt = row.recent[0] ? Number(row.recent[0].executed_at) : null;
   const lastTraded = m.last_traded_price ?? row.recent[0]?.price ?? null;
   const price = marketPrice(lastTraded, row.bids, row.offers);
-  const maxPrice = new Big(m.max_price);
-  const probability = price === null || maxPrice.eq(0) ? null : Number(new Big(price).div(maxPrice).toFixed(6));
+  const probability = probabilityOf(price, m.max_price);
   const settledOut = m.status === 'resulted' || m.status === 'voided';
   return {
     market_id: m.market_id,

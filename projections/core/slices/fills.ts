@@ -4,7 +4,7 @@
 // A fill's own `trade_id` is the fill's id; the fill row remembers the trade it came from
 // (`tape_trade_id`), so an amended taker fill corrects that tape row and the totals.
 
-import Big from 'big.js';
+import { Big, type Decimal } from '../../../domain/money/decimal.ts';
 import { usToIso } from '../../../domain/clock.ts';
 import type { FillView } from '../../../domain/views.ts';
 import { newestByKey, type JournaledEvent } from '../engineEvents.ts';
@@ -91,8 +91,8 @@ export const fillsSlice: Slice = {
   },
 };
 
-async function addToTotals(batch: Batch, additions: Array<{ market_id: string; volume: Big; trades: number; last_trade_at: number | null }>): Promise<void> {
-  const byMarket = new Map<string, { market_id: string; volume: Big; trades: number; last_trade_at: number | null }>();
+async function addToTotals(batch: Batch, additions: Array<{ market_id: string; volume: Decimal; trades: number; last_trade_at: number | null }>): Promise<void> {
+  const byMarket = new Map<string, { market_id: string; volume: Decimal; trades: number; last_trade_at: number | null }>();
   for (const a of additions) {
     const sum = byMarket.get(a.market_id) ?? { market_id: a.market_id, volume: new Big(0), trades: 0, last_trade_at: null };
     sum.volume = sum.volume.plus(a.volume);

@@ -4,7 +4,7 @@
 // moves nothing, and a snapshot older than the stored one is skipped altogether.
 // Resting means a limit order in status `open` or `accepted` with contracts remaining.
 
-import Big from 'big.js';
+import { Big, type Decimal } from '../../../domain/money/decimal.ts';
 import type { OrderView } from '../../../domain/views.ts';
 import { newestByKey, type JournaledEvent } from '../engineEvents.ts';
 import { renderOrder } from '../render.ts';
@@ -13,7 +13,7 @@ import { prepared } from '../../runtime/prepared.ts';
 
 const RESTING_STATUSES: ReadonlySet<string> = new Set(['open', 'accepted']);
 
-interface Contribution { side: 'buy' | 'sell'; price: string; remaining: Big }
+interface Contribution { side: 'buy' | 'sell'; price: string; remaining: Decimal }
 
 function contributionOf(order: OrderView): Contribution | null {
   if (order.order_type !== 'limit' || order.price === null || !RESTING_STATUSES.has(order.status)) return null;
@@ -23,7 +23,7 @@ function contributionOf(order: OrderView): Contribution | null {
 
 interface StoredOrder { id: string; seq: string; market_id: string; book_side: 'buy' | 'sell' | null; book_price: string | null; book_remaining: string | null }
 
-interface LevelDelta { market_id: string; side: string; price: string; quantity: Big; orders: number }
+interface LevelDelta { market_id: string; side: string; price: string; quantity: Decimal; orders: number }
 
 interface LevelRow { market_id: string; side: 'buy' | 'sell'; price: string; quantity: string; emptied: boolean }
 
@@ -71,7 +71,7 @@ export const ordersSlice: Slice = {
     const storedById = new Map(stored.rows.map((row) => [row.id, row]));
 
     const deltas = new Map<string, LevelDelta>();
-    const addDelta = (marketId: string, side: string, price: string, quantity: Big, orders: number): void => {
+    const addDelta = (marketId: string, side: string, price: string, quantity: Decimal, orders: number): void => {
       const key = `${marketId}|${side}|${new Big(price).toFixed()}`;
       const delta = deltas.get(key) ?? { market_id: marketId, side, price, quantity: new Big(0), orders: 0 };
       delta.quantity = delta.quantity.plus(quantity);

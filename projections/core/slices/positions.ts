@@ -1,6 +1,6 @@
 // Positions: PositionChanged. A position's size also moves its market's open interest.
 
-import Big from 'big.js';
+import { Big, type Decimal } from '../../../domain/money/decimal.ts';
 import type { PositionView } from '../../../domain/views.ts';
 import { newestByKey, type JournaledEvent } from '../engineEvents.ts';
 import { renderPosition } from '../render.ts';

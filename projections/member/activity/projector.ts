@@ -3,7 +3,7 @@
 // each touched (account, market) pair's market_stats row recomputed from those snapshots.
 
 import type pg from 'pg';
-import type Big from 'big.js';
+import type { Decimal } from '../../../domain/money/decimal.ts';
 import { ENGINE_RECORD_TYPES, ENGINE_STREAM } from '../../../domain/engine/journal/journal.ts';
 import { stepsOf } from '../../core/engineEvents.ts';
 import { feeRates } from '../../../domain/engine/fees.ts';
@@ -108,7 +108,7 @@ function orderFeeRate(balance: BalanceView | undefined): string {
 interface TouchedPair { account_id: string; market_id: string; first_us: number; last_us: number }
 
 /** Per pair: the change of its sums in this batch and the latest settlement time seen. */
-interface PairDelta { sums: Map<SumKey, Big>; last_settled_at: number | null }
+interface PairDelta { sums: Map<SumKey, Decimal>; last_settled_at: number | null }
 
 class Deltas {
   readonly byPair = new Map<string, PairDelta>();

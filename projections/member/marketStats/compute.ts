@@ -4,7 +4,7 @@
 // many orders the account has in the market. The row's fields are then derived from the sums,
 // the latest position and the market's max_price. Every field is defined in docs/MEMBER.md.
 
-import Big from 'big.js';
+import { Big, type Decimal } from '../../../domain/money/decimal.ts';
 import type { FillView, LedgerEntryView, OrderView, PositionView } from '../../../domain/views.ts';
 import { LIVE_ORDER_STATUSES } from '../../../domain/views.ts';
 
@@ -29,7 +29,7 @@ export const SUM_KEYS = [
 export type SumKey = (typeof SUM_KEYS)[number];
 /** Stored form: decimal strings. */
 export type StoredSums = Partial<Record<SumKey, string>>;
-export type Contribution = Partial<Record<SumKey, Big>>;
+export type Contribution = Partial<Record<SumKey, Decimal>>;
 
 /** Decimal fields (strings) and count fields (integers) of the row; identity and times are added by the reader. */
 export interface MarketStatsValues {
@@ -67,8 +67,8 @@ const CANCELLED: ReadonlySet<string> = new Set(['cancelled', 'partially_cancelle
 const LIVE: ReadonlySet<string> = new Set(LIVE_ORDER_STATUSES);
 
 const big = (value: string | null | undefined) => (value === null || value === undefined || value === '' ? ZERO : new Big(value));
-const maxOf = (a: Big, b: Big) => (a.gt(b) ? a : b);
-const minOf = (a: Big, b: Big) => (a.lt(b) ? a : b);
+const maxOf = (a: Decimal, b: Decimal) => (a.gt(b) ? a : b);
+const minOf = (a: Decimal, b: Decimal) => (a.lt(b) ? a : b);
 
 /** Contracts of an order still working (quantity − filled). */
 /** What an order contributes through: the member_orders rows keep only these fields of the view. */
@@ -142,20 +142,20 @@ export function feeContribution(entry: LedgerEntryView): Contribution {
 }
 
 /** sums += sign × contribution (in place). */
-export function addContribution(sums: Map<SumKey, Big>, contribution: Contribution, sign: 1 | -1): void {
-  for (const [key, value] of Object.entries(contribution) as Array<[SumKey, Big]>) {
+export function addContribution(sums: Map<SumKey, Decimal>, contribution: Contribution, sign: 1 | -1): void {
+  for (const [key, value] of Object.entries(contribution) as Array<[SumKey, Decimal]>) {
     if (value.eq(0)) continue;
     sums.set(key, (sums.get(key) ?? ZERO).plus(sign === 1 ? value : value.times(-1)));
   }
 }
 
-export function sumsFromStored(stored: StoredSums | null | undefined): Map<SumKey, Big> {
-  const sums = new Map<SumKey, Big>();
+export function sumsFromStored(stored: StoredSums | null | undefined): Map<SumKey, Decimal> {
+  const sums = new Map<SumKey, Decimal>();
   for (const [key, value] of Object.entries(stored ?? {})) if (value) sums.set(key as SumKey, new Big(value));
   return sums;
 }
 
-export function storedOf(sums: Map<SumKey, Big>): StoredSums {
+export function storedOf(sums: Map<SumKey, Decimal>): StoredSums {
   const out: StoredSums = {};
   for (const key of SUM_KEYS) {
     const value = sums.get(key);
@@ -165,7 +165,7 @@ export function storedOf(sums: Map<SumKey, Big>): StoredSums {
 }
 
 export interface DeriveInput {
-  sums: Map<SumKey, Big>;
+  sums: Map<SumKey, Decimal>;
   position: PositionView | null;
   /** The market's max_price as the market states it. */
   maxPrice: string;
@@ -176,7 +176,7 @@ export interface DeriveInput {
 export function deriveMarketStats({ sums, position: positionView, maxPrice, orderFeeRate }: DeriveInput): MarketStatsValues {
   const v = (key: SumKey) => sums.get(key) ?? ZERO;
   const n = (key: SumKey) => Number(v(key).toString());
-  const s = (value: Big) => value.toString();
+  const s = (value: Decimal) => value.toString();
   const both = (buy: SumKey, sell: SumKey) => v(buy).plus(v(sell));
 
   const position = big(positionView?.position);
@@ -288,7 +288,7 @@ export interface MarketStatsInput {
 
 /** The whole row from scratch (the same sums the projector keeps incrementally). */
 export function computeMarketStats(input: MarketStatsInput): MarketStatsValues & { last_settled_at: number | null } {
-  const sums = new Map<SumKey, Big>();
+  const sums = new Map<SumKey, Decimal>();
   for (const order of input.orders) addContribution(sums, orderContribution(order, input.maxPrice), 1);
   for (const fill of input.fills) addContribution(sums, fillContribution(fill), 1);
   for (const entry of input.feeEntries) addContribution(sums, feeContribution(entry), 1);

