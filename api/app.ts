@@ -14,6 +14,7 @@ import type { AppContext } from '../commands/context.ts';
 import { adminRouter } from './admin/router.ts';
 import { createLane, type Lane, type LaneHandler } from './direct.ts';
 import { errorHandler } from './errors.ts';
+import { onlyWithBody } from './jsonBody.ts';
 import { refuseNul } from './nul.ts';
 import { publicRouter } from './public/router.ts';
 import { V1_BASE, v1Api } from './v1/router.ts';
@@ -123,7 +124,7 @@ export function createApi(ctx: AppContext, options: AppOptions): Api {
   const v1 = v1Api(ctx);
   app.use(V1_BASE, v1.router);
   app.use('/admin/v1', adminRouter(ctx));
-  app.use(express.json({ limit: JSON_BODY_LIMIT, strict: true }));
+  app.use(onlyWithBody(express.json({ limit: JSON_BODY_LIMIT, strict: true })));
   app.use(refuseNul);
   app.use(publicRouter(ctx));
 

@@ -26,6 +26,19 @@ export function statusOfDomainCode(code: DomainErrorCode): number {
   return STATUS_BY_CODE[code];
 }
 
+/** Network errors of a connection to PostgreSQL (or any store), as Node reports them. */
+const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/** SQLSTATE classes of a database that cannot serve now: connection exceptions (08), operator intervention (57P), insufficient resources (53). */
+const UNAVAILABLE_SQLSTATE = /^(08|57P|53)/;
+const UNAVAILABLE_RETRY_AFTER_S = '1';
+
+/** Whether `err` says the store could not be reached or could not serve, rather than anything about the data. */
+export function isInfrastructureFailure(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return false;
+  return NETWORK_ERROR_CODES.has(code) || (code.length === 5 && UNAVAILABLE_SQLSTATE.test(code));
+}
+
 /** Express error middleware: typed errors become their status; anything else is a logged 500. */
 export function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunction): void {
   if (err instanceof HttpError) {
@@ -44,6 +57,11 @@ export function errorHandler(err: unknown, req: Request, res: Response, _next: N
   const status = (err as { status?: number; type?: string })?.status;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     res.status(status).json({ error: status === 413 ? 'Request body too large' : 'Malformed JSON body' });
+    return;
+  }
+  if (isInfrastructureFailure(err)) {
+    (req as { log?: { warn: (o: unknown, m: string) => void } }).log?.warn({ err }, 'store unavailable');
+    res.set('Retry-After', UNAVAILABLE_RETRY_AFTER_S).status(503).json({ error: 'Service temporarily unavailable; retry shortly' });
     return;
   }
   (req as { log?: { error: (o: unknown, m: string) => void } }).log?.error({ err }, 'unhandled error');

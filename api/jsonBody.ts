@@ -26,9 +26,24 @@ function parseStrict(text: string): unknown {
   return JSON.parse(text);
 }
 
+/** Methods whose routes take no body: a body sent with them is not read, let alone parsed. */
+const BODYLESS_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** A body parser that leaves requests of body-less methods alone. */
+export function onlyWithBody(parser: RequestHandler): RequestHandler {
+  return function parseBodyOfWrites(req: Request, res: Response, next: NextFunction): void {
+    if (BODYLESS_METHODS.has(req.method)) next();
+    else parser(req, res, next);
+  };
+}
+
 export function jsonBody(limitBytes: number, limit: string): RequestHandler {
   const standard = express.json({ limit });
   return function jsonBodyParser(req: Request, res: Response, next: NextFunction): void {
+    if (BODYLESS_METHODS.has(req.method)) {
+      next();
+      return;
+    }
     const headers = req.headers;
     const type = headers['content-type'];
     const length = headers['content-length'];

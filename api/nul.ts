@@ -1,10 +1,11 @@
 // NUL characters (U+0000) are refused in every request field. PostgreSQL text cannot hold them:
 // a string carrying one would fail the query reading it (a 500) or, once journaled, every
 // projection transaction that writes it, for every account. Refused up front with a 400 that
-// names the field: `orders[1].client_order_id must not contain NUL characters`.
+// names the field: `orders[1].client_order_id must not contain NUL characters`. A body nested
+// deeper than JSON_NESTING_DEPTH_MAX is refused here too (400), before any route walks it.
 
 import type { NextFunction, Request, Response } from 'express';
-import { findNul } from '../domain/text.ts';
+import { findNul, textProblemMessage, textProblemOf } from '../domain/text.ts';
 import { badRequest } from './errors.ts';
 
 const NUL = '\u0000';
@@ -27,9 +28,9 @@ export function refuseNul(req: Request, _res: Response, next: NextFunction): voi
     return;
   }
   if (req.body !== undefined) {
-    const inBody = findNul(req.body);
-    if (inBody !== null) {
-      next(badRequest(`${inBody} must not contain NUL characters`));
+    const problem = textProblemOf(req.body);
+    if (problem !== null) {
+      next(badRequest(textProblemMessage(problem)));
       return;
     }
   }

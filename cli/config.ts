@@ -56,6 +56,9 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw;
 }
 
+/** The operator API's bearer token guards money movements: a guessable one is refused at start. */
+export const ADMIN_TOKEN_LENGTH_MIN = 32;
+
 /** Reads and checks the configuration; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const jurisdiction = (valueOf(env, 'JURISDICTION') ?? 'us').toLowerCase();
@@ -69,6 +72,9 @@ export function loadConfig(env: Env = process.env): Config {
   const adminToken = valueOf(env, 'ADMIN_TOKEN');
   if (adminToken !== undefined && /\s/.test(adminToken)) {
     throw new ConfigError('ADMIN_TOKEN', 'must not contain whitespace');
+  }
+  if (adminToken !== undefined && adminToken.length < ADMIN_TOKEN_LENGTH_MIN) {
+    throw new ConfigError('ADMIN_TOKEN', `must be at least ${ADMIN_TOKEN_LENGTH_MIN} characters (e.g. \`openssl rand -hex 24\`), or unset to have one generated under DATA_DIR`);
   }
   return {
     port: port(env, 'PORT', 8080),

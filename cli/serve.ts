@@ -36,6 +36,18 @@ import { readYourWrites, withCredentials } from './credentials.ts';
 import { createLogger } from './logger.ts';
 
 export const EMBEDDED_DATABASE = 'exchange';
+/** A client has this long to send a request's headers, and its whole request (slow-loris bounds). */
+export const HTTP_HEADERS_TIMEOUT_MS = 10_000;
+export const HTTP_REQUEST_TIMEOUT_MS = 30_000;
+/** An idle keep-alive connection is closed after this long. */
+export const HTTP_KEEP_ALIVE_TIMEOUT_MS = 65_000;
+/** Open connections at most; past it new ones are refused at once (file descriptors and memory stay bounded). */
+export const HTTP_CONNECTIONS_MAX = 10_000;
+const HTTP_SERVER_LIMITS: http.ServerOptions = {
+  headersTimeout: HTTP_HEADERS_TIMEOUT_MS,
+  requestTimeout: HTTP_REQUEST_TIMEOUT_MS,
+  maxHeaderSize: 16 * 1024,
+};
 const DRAIN_TIMEOUT_MS = 10_000;
 
 export interface Database {
@@ -127,7 +139,9 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const registry = createMetricsRegistry();
   let ready = false;
   let handler: http.RequestListener = bootApp(() => ready);
-  const server = http.createServer(laneServerOptions, (req, res) => handler(req, res));
+  const server = http.createServer({ ...laneServerOptions, ...HTTP_SERVER_LIMITS }, (req, res) => handler(req, res));
+  server.keepAliveTimeout = HTTP_KEEP_ALIVE_TIMEOUT_MS;
+  server.maxConnections = HTTP_CONNECTIONS_MAX;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, () => {

@@ -1,45 +1,80 @@
-// Text rules shared by the engine and the HTTP layer.
+// Text rules shared by the engine and the HTTP layer: no NUL characters anywhere, and no JSON
+// nested deeper than a named bound. The walk is iterative (an explicit stack), so a hostile body
+// nested ten thousand deep costs a bounded loop and a clear refusal, never a stack overflow.
 
 const NUL = '\u0000';
 
-/**
- * The keys leading from `value` to the first string (or object key) holding a NUL, innermost
- * first; empty when `value` itself is that string or object; null when there is none. Nothing is
- * allocated unless a NUL is found (the engine runs this on every input).
- */
-function nulTrail(value: unknown): Array<string | number> | null {
-  if (typeof value === 'string') return value.includes(NUL) ? [] : null;
-  if (value === null || typeof value !== 'object') return null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const trail = nulTrail(value[i]);
-      if (trail) return (trail.push(i), trail);
-    }
-    return null;
+/** Objects and arrays inside one another, at most: far above any body SPEC describes. */
+export const JSON_NESTING_DEPTH_MAX = 32;
+
+export type TextProblem = { code: 'nul'; path: string } | { code: 'too_deep'; depthMax: number };
+
+interface Frame {
+  value: unknown;
+  key: string | number | null;
+  parent: Frame | null;
+  depth: number;
+}
+
+/** `orders[1].client_order_id`; `body` at the top. */
+function pathOf(frame: Frame): string {
+  const keys: Array<string | number> = [];
+  for (let f: Frame | null = frame; f !== null && f.key !== null; f = f.parent) keys.push(f.key);
+  let path = '';
+  for (let i = keys.length - 1; i >= 0; i--) {
+    const step = keys[i]!;
+    path += typeof step === 'number' ? `[${step}]` : path ? `.${step}` : step;
   }
-  for (const key in value) {
-    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
-    if (key.includes(NUL)) return [];
-    const trail = nulTrail((value as Record<string, unknown>)[key]);
-    if (trail) return (trail.push(key), trail);
+  return path || 'body';
+}
+
+/**
+ * The first problem of `value`, depth first in document order: a string (or object key) holding
+ * a NUL, or nesting deeper than JSON_NESTING_DEPTH_MAX; null when there is none. Nothing is
+ * allocated beyond the stack unless a problem is found (the engine runs this on every input).
+ */
+export function textProblemOf(value: unknown): TextProblem | null {
+  if (typeof value === 'string') return value.includes(NUL) ? { code: 'nul', path: 'body' } : null;
+  if (value === null || typeof value !== 'object') return null;
+  const stack: Frame[] = [{ value, key: null, parent: null, depth: 0 }];
+  while (stack.length > 0) {
+    const frame = stack.pop()!;
+    const current = frame.value;
+    if (typeof current === 'string') {
+      if (current.includes(NUL)) return { code: 'nul', path: pathOf(frame) };
+      continue;
+    }
+    if (current === null || typeof current !== 'object') continue;
+    if (frame.depth >= JSON_NESTING_DEPTH_MAX) return { code: 'too_deep', depthMax: JSON_NESTING_DEPTH_MAX };
+    if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], key: i, parent: frame, depth: frame.depth + 1 });
+      continue;
+    }
+    const keys = Object.keys(current);
+    for (const key of keys) if (key.includes(NUL)) return { code: 'nul', path: pathOf(frame) };
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i]!;
+      stack.push({ value: (current as Record<string, unknown>)[key], key, parent: frame, depth: frame.depth + 1 });
+    }
   }
   return null;
 }
 
+/** The refusal text of a problem: `orders[1].client_order_id must not contain NUL characters`. */
+export function textProblemMessage(problem: TextProblem): string {
+  return problem.code === 'nul'
+    ? `${problem.path} must not contain NUL characters`
+    : `body is nested too deeply (at most ${problem.depthMax} levels of objects and arrays)`;
+}
+
 /**
- * The path of the first string (or object key) holding a NUL (`orders[1].client_order_id`;
- * `body` when it is at the top), or null when there is none. NUL characters (U+0000) cannot be
- * stored in PostgreSQL text: every request field holding one is refused (api/nul.ts), and the
- * engine refuses any input holding one (a journaled NUL would fail every projection transaction
- * that writes it).
+ * The path of the first string (or object key) holding a NUL, or null when there is none. NUL
+ * characters (U+0000) cannot be stored in PostgreSQL text: every request field holding one is
+ * refused (api/nul.ts), and the engine refuses any input holding one (a journaled NUL would fail
+ * every projection transaction that writes it). Nesting past the bound counts as a problem at the top.
  */
 export function findNul(value: unknown): string | null {
-  const trail = nulTrail(value);
-  if (trail === null) return null;
-  let path = '';
-  for (let i = trail.length - 1; i >= 0; i--) {
-    const step = trail[i]!;
-    path += typeof step === 'number' ? `[${step}]` : path ? `.${step}` : step;
-  }
-  return path || 'body';
+  const problem = textProblemOf(value);
+  if (problem === null) return null;
+  return problem.code === 'nul' ? problem.path : 'body';
 }

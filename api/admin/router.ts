@@ -5,6 +5,7 @@ import express, { Router, type NextFunction, type Request, type Response } from 
 import { DomainError } from '../../domain/errors.ts';
 import type { AppContext } from '../../commands/context.ts';
 import { errorHandler, notFound } from '../errors.ts';
+import { onlyWithBody } from '../jsonBody.ts';
 import { refuseNul } from '../nul.ts';
 import { adminAuth } from './auth.ts';
 import { accountRoutes } from './routes/accounts.ts';
@@ -21,7 +22,7 @@ export function adminRouter(ctx: AppContext): Router {
   adminToken.catch((err: unknown) => ctx.logger.error({ err }, 'admin token could not be resolved'));
 
   router.use(adminAuth(adminToken));
-  router.use(express.json({ limit: BODY_LIMIT }));
+  router.use(onlyWithBody(express.json({ limit: BODY_LIMIT })));
   router.use(refuseNul);
 
   const cache = new SnapshotCache(ctx);

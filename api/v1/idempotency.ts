@@ -3,6 +3,7 @@
 // body) and changes nothing. Write handlers return their answer instead of writing it, so the
 // first answer, error answers included, can be stored before it is sent.
 
+import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { AppContext } from '../../commands/context.ts';
 import { IDEMPOTENCY_KEY_LENGTH_MAX, IdempotencyStore } from '../../commands/idempotency/store.ts';
@@ -31,6 +32,15 @@ function send(res: Response, answer: Answer): void {
   res.status(answer.status).json(answer.body);
 }
 
+/**
+ * What makes two requests "the same request" for a key: method, path and the body's digest (the
+ * IETF Idempotency-Key draft: the same key with another body is 422, never the first answer).
+ */
+export function fingerprintOf(method: string, path: string, body: unknown): string {
+  const digest = createHash('sha256').update(JSON.stringify(body ?? null), 'utf8').digest('base64url');
+  return `${method} ${path} ${digest}`;
+}
+
 export function idempotentWrite(ctx: AppContext, handler: AnswerHandler): RequestHandler {
   const store = new IdempotencyStore(ctx.pool, ctx.clock);
   return async function idempotentHandler(req, res): Promise<void> {
@@ -43,7 +53,7 @@ export function idempotentWrite(ctx: AppContext, handler: AnswerHandler): Reques
       throw badRequest(`Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_LENGTH_MAX} visible ASCII characters`);
     }
     const accountId = principalOf(req).account_id;
-    const fingerprint = `${req.method} ${req.path}`;
+    const fingerprint = fingerprintOf(req.method, req.path, req.body);
     const claim = await store.claim(accountId, header, fingerprint);
     if (claim.kind === 'busy') throw new HttpError(409, 'A request with this Idempotency-Key is still being processed');
     if (claim.kind === 'replay') {

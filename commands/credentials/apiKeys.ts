@@ -74,7 +74,7 @@ export async function issueApiKey(ctx: AppContext, input: IssueApiKeyInput): Pro
 /** Revokes a key (idempotent: revoking twice answers the first revocation). Unknown id: NotFound. */
 export async function revokeApiKey(ctx: AppContext, keyId: string): Promise<RevokedApiKey> {
   const stream = apiKeyStream(keyId);
-  const events = await ctx.store.readStream(stream).catch(() => []);
+  const events = await ctx.store.readStream(stream); // a missing stream is []; a failing store is an error, not "no such key"
   const state = events.reduce(evolve, { issued: null, revoked_at_us: null } as ApiKeyState);
   const last = events[events.length - 1];
   if (!state.issued || !last) throw new NotFound('No such API key');

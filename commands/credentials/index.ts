@@ -27,12 +27,43 @@ export interface SessionEntry {
 }
 
 const LOAD_WAIT_MS = 15_000;
+/**
+ * Unknown key ids and session tokens are remembered briefly, so guessing costs a map lookup, not
+ * a query queued on the database pool behind order writes. Issuing a key or a session forgets
+ * its entry at once; the short life covers credentials issued by another process.
+ */
+export const UNKNOWN_CREDENTIALS_CACHED_MAX = 50_000;
+export const UNKNOWN_CREDENTIAL_TTL_MS = 10_000;
+
+/** A bounded set of recent misses, each valid for UNKNOWN_CREDENTIAL_TTL_MS. */
+class MissCache {
+  private readonly expiries = new Map<string, number>();
+
+  has(id: string): boolean {
+    const expiresAtMs = this.expiries.get(id);
+    if (expiresAtMs === undefined) return false;
+    if (expiresAtMs > Date.now()) return true;
+    this.expiries.delete(id);
+    return false;
+  }
+
+  add(id: string): void {
+    if (this.expiries.size >= UNKNOWN_CREDENTIALS_CACHED_MAX) this.expiries.clear();
+    this.expiries.set(id, Date.now() + UNKNOWN_CREDENTIAL_TTL_MS);
+  }
+
+  forget(id: string): void {
+    this.expiries.delete(id);
+  }
+}
 
 export class CredentialIndex {
   private readonly keys = new Map<string, ApiKeyEntry>();
   private readonly sessionsByHash = new Map<string, SessionEntry>();
   private readonly sessionsById = new Map<string, SessionEntry>();
   private loading: Promise<void> | null = null;
+  private readonly unknownKeys = new MissCache();
+  private readonly unknownSessions = new MissCache();
 
   constructor(private readonly ctx: AppContext) {}
 
@@ -45,6 +76,7 @@ export class CredentialIndex {
   }
 
   addKey(issued: ApiKeyIssued, revokedAtUs: number | null = null): ApiKeyEntry {
+    this.unknownKeys.forget(issued.key_id);
     const existing = this.keys.get(issued.key_id);
     if (existing) {
       if (revokedAtUs !== null && existing.revoked_at_us === null) existing.revoked_at_us = revokedAtUs;
@@ -68,6 +100,7 @@ export class CredentialIndex {
   }
 
   addSession(issued: SessionIssued, revokedAtUs: number | null = null): SessionEntry {
+    this.unknownSessions.forget(issued.token_hash);
     const existing = this.sessionsById.get(issued.session_id);
     if (existing) return existing;
     const entry: SessionEntry = { ...issued, revoked_at_us: revokedAtUs };
@@ -88,9 +121,14 @@ export class CredentialIndex {
     await this.ready();
     const again = this.keys.get(keyId);
     if (again) return again;
+    if (this.unknownKeys.has(keyId)) return undefined;
     const rows = await this.query<KeyRow>('SELECT key_id, account_id, scope, public_key, issued_at_us, revoked_at_us FROM api_keys WHERE key_id = $1', [keyId]);
     const row = rows[0];
-    return row ? this.addKey(keyOfRow(row), row.revoked_at_us === null ? null : Number(row.revoked_at_us)) : undefined;
+    if (!row) {
+      this.unknownKeys.add(keyId);
+      return undefined;
+    }
+    return this.addKey(keyOfRow(row), row.revoked_at_us === null ? null : Number(row.revoked_at_us));
   }
 
   keyCached(keyId: string): ApiKeyEntry | undefined {
@@ -103,12 +141,17 @@ export class CredentialIndex {
     await this.ready();
     const again = this.sessionsByHash.get(tokenHash);
     if (again) return again;
+    if (this.unknownSessions.has(tokenHash)) return undefined;
     const rows = await this.query<SessionRow>(
       'SELECT session_id, account_id, token_hash, issued_at_us, expires_at_us, revoked_at_us FROM member_sessions WHERE token_hash = $1',
       [tokenHash],
     );
     const row = rows[0];
-    return row ? this.addSession(sessionOfRow(row), row.revoked_at_us === null ? null : Number(row.revoked_at_us)) : undefined;
+    if (!row) {
+      this.unknownSessions.add(tokenHash);
+      return undefined;
+    }
+    return this.addSession(sessionOfRow(row), row.revoked_at_us === null ? null : Number(row.revoked_at_us));
   }
 
   private async load(): Promise<void> {

@@ -38,7 +38,7 @@ const randomInt = (min: number, max: number) => min + Math.floor(Math.random() *
 
 /** Starts the job when the seed recorded its makers and quoted markets; otherwise does nothing. */
 export async function startDemoActivity(ctx: Pick<AppContext, 'engine' | 'writes' | 'store' | 'logger'>): Promise<DemoActivity> {
-  const marks = await ctx.store.readStream(DEMO_STREAM).catch(() => []);
+  const marks = await ctx.store.readStream(DEMO_STREAM);
   const seeded = marks.find((mark) => mark.type === 'DemoSeeded')?.data as { market_makers?: string[]; quoted_markets?: string[] } | undefined;
   const makers = seeded?.market_makers ?? [];
   const marketIds = seeded?.quoted_markets ?? [];

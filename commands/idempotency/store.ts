@@ -10,6 +10,8 @@ import { MICROS_PER_SECOND } from '../../domain/clock.ts';
 
 export const IDEMPOTENCY_TTL_US = 24 * 60 * 60 * MICROS_PER_SECOND;
 export const IDEMPOTENCY_KEY_LENGTH_MAX = 255;
+/** Expired keys are deleted at most this often, by the claim that finds the interval passed. */
+export const IDEMPOTENCY_PURGE_INTERVAL_MS = 60_000;
 const WAIT_STEP_MS = 10;
 const WAIT_TOTAL_MS = 30_000;
 
@@ -36,6 +38,7 @@ export type Claim =
 
 export class IdempotencyStore {
   private schemaReady: Promise<void> | null = null;
+  private lastPurgeMs = 0;
 
   constructor(private readonly pool: pg.Pool, private readonly clock: Clock) {}
 
@@ -53,6 +56,10 @@ export class IdempotencyStore {
    */
   async claim(accountId: string, key: string, fingerprint: string): Promise<Claim> {
     await this.ensureSchema();
+    if (Date.now() - this.lastPurgeMs >= IDEMPOTENCY_PURGE_INTERVAL_MS) {
+      this.lastPurgeMs = Date.now();
+      this.purgeExpired().catch(() => undefined); // best effort: a later claim tries again
+    }
     const deadline = Date.now() + WAIT_TOTAL_MS;
     for (;;) {
       const nowUs = this.clock.nowUs();
@@ -74,6 +81,13 @@ export class IdempotencyStore {
       if (Date.now() >= deadline) return { kind: 'busy' };
       await new Promise((resolve) => setTimeout(resolve, WAIT_STEP_MS));
     }
+  }
+
+  /** Deletes the keys past their retention (24 hours on the service clock); returns how many. */
+  async purgeExpired(): Promise<number> {
+    await this.ensureSchema();
+    const result = await this.pool.query('DELETE FROM api_idempotency_keys WHERE created_at_us < $1', [this.clock.nowUs() - IDEMPOTENCY_TTL_US]);
+    return result.rowCount ?? 0;
   }
 
   async complete(accountId: string, key: string, createdAtUs: number, answer: StoredAnswer): Promise<void> {

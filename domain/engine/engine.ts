@@ -3,7 +3,7 @@
 // input changes nothing and yields no events; an accepted one changes the state in place and
 // reports every changed entity as a snapshot event. `evolve` is replaying the inputs.
 
-import { findNul } from '../text.ts';
+import { textProblemMessage, textProblemOf } from '../text.ts';
 import type { ErrorInfo } from '../errors.ts';
 import type { OrderView } from '../views.ts';
 import { adjust, deposit, openAccount, updateAccount, withdraw } from './accounts.ts';
@@ -41,8 +41,8 @@ export class Engine {
   }
 
   step(sequenced: SequencedInput): StepOutcome {
-    const nul = findNul(sequenced.input);
-    if (nul !== null) return { ok: false, error: { code: 'invalid', message: `${nul} must not contain NUL characters` }, events: [] };
+    const problem = textProblemOf(sequenced.input);
+    if (problem !== null) return { ok: false, error: { code: 'invalid', message: textProblemMessage(problem) }, events: [] };
     const ctx = this.context ??= new StepContext(this.state, sequenced.seq, sequenced.now_us);
     ctx.begin(this.state, sequenced.seq, sequenced.now_us);
     const input = sequenced.input;

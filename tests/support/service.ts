@@ -10,7 +10,7 @@ import { loadConfig } from '../../cli/config.ts';
 import { startService, type RunningService } from '../../cli/serve.ts';
 import { testDatabase } from './pg.ts';
 
-export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789';
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghij';
 
 export interface TestService {
   baseUrl: string;

@@ -40,7 +40,7 @@ describe('order writes: idempotency and geofencing', () => {
     it('an error answer is replayed too', async () => {
       const headers = { 'Idempotency-Key': 'bad-1' };
       const first = await alice.call('POST', '/api/v1/orders', { body: order({ price: 0.15 }), headers });
-      const second = await alice.call('POST', '/api/v1/orders', { body: order(), headers });
+      const second = await alice.call('POST', '/api/v1/orders', { body: order({ price: 0.15 }), headers });
       expect(first.status).to.equal(400);
       expect(second.status).to.equal(400);
       expect(second.body).to.deep.equal(first.body);

@@ -38,7 +38,7 @@ import type { RunningService } from '../../../cli/serve.ts';
 import type { EventStore } from '../../../eventstore/port.ts';
 import { OpenApiChecker } from './openapi.ts';
 
-export const ADMIN_TOKEN = 'trading-tests-admin-token';
+export const ADMIN_TOKEN = 'trading-tests-admin-token-0123456789';
 export const USER_AGENT = 'trading-tests/1.0';
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
@@ -95,6 +95,7 @@ export interface WholeService extends ServiceClients {
   /** The WebSocket feed's endpoint, e.g. ws://127.0.0.1:PORT/socket (Phoenix appends /websocket). */
   socketUrl: string;
   service: RunningService;
+  adminToken: string;
 }
 
 export interface Member {
@@ -211,6 +212,7 @@ export async function startWholeService(env: Record<string, string> = {}): Promi
     ctx: started.ctx, base, store: started.ctx.store, ...clients,
     socketUrl: `ws://127.0.0.1:${started.service.wsPort}/socket`,
     service: started.service,
+    adminToken: started.adminToken,
     stop: () => started.stop(),
   };
 }

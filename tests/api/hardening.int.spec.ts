@@ -1,0 +1,109 @@
+// Hardening found from outside, through HTTP: hostile nesting, idempotency keys reused with
+// another body, and the admin token's minimum length.
+
+import { expect } from 'chai';
+import http from 'node:http';
+import { ConfigError, loadConfig } from '../../cli/config.ts';
+import { JSON_NESTING_DEPTH_MAX } from '../../domain/text.ts';
+import { signedHeaders, USER_AGENT, useWholeService, type Member, type WholeService } from './trading/harness.ts';
+
+const DEEP = 10_000;
+const deepBody = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+const deepObject = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+
+/** A raw request (fetch refuses a body on GET). */
+function raw(base: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  return new Promise((resolve, reject) => {
+    const request = http.request(`${base}${path}`, { method, headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null }));
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+describe('hardening through HTTP', () => {
+  let svc: WholeService;
+  let alice: Member;
+  let marketId: string;
+  useWholeService((fixture) => ({ svc, alice, marketId } = fixture));
+
+  const signed = (method: string, path: string) => ({ 'user-agent': USER_AGENT, ...signedHeaders(alice.key, method, path, svc.ctx.clock.nowUs() / 1000) });
+
+  describe('deep nesting', () => {
+    it(`a body nested ${DEEP} deep is 400 naming the bound, on the order routes and the admin API`, async () => {
+      for (const body of [deepBody(DEEP), deepObject(DEEP)]) {
+        const order = await raw(svc.base, 'POST', '/api/v1/orders', signed('POST', '/api/v1/orders'), body);
+        expect(order.status).to.equal(400);
+        expect(order.body.error).to.equal(`body is nested too deeply (at most ${JSON_NESTING_DEPTH_MAX} levels of objects and arrays)`);
+        const batch = await raw(svc.base, 'DELETE', '/api/v1/orders/batched', signed('DELETE', '/api/v1/orders/batched'), body);
+        expect(batch.status).to.equal(400);
+        const admin = await raw(svc.base, 'POST', '/admin/v1/accounts', { authorization: `Bearer ${svc.adminToken}`, 'user-agent': USER_AGENT }, body);
+        expect(admin.status).to.equal(400);
+      }
+    });
+
+    it('a GET carrying a deep body is answered as if it had none (GET routes read no body)', async () => {
+      const balance = await raw(svc.base, 'GET', '/api/v1/account/balance', signed('GET', '/api/v1/account/balance'), deepBody(DEEP));
+      expect(balance.status).to.equal(200);
+      expect(balance.body.balance.account_id).to.equal(alice.account_id);
+      const admin = await raw(svc.base, 'GET', `/admin/v1/accounts/${alice.account_id}`, { authorization: `Bearer ${svc.adminToken}` }, deepBody(DEEP));
+      expect(admin.status).to.equal(200);
+    });
+
+    it('an unauthenticated deep body is refused on its credentials, before it is read', async () => {
+      const order = await raw(svc.base, 'POST', '/api/v1/orders', { 'user-agent': USER_AGENT }, deepBody(DEEP));
+      expect(order.status).to.equal(401);
+      const admin = await raw(svc.base, 'POST', '/admin/v1/accounts', {}, deepBody(DEEP));
+      expect(admin.status).to.equal(401);
+    });
+
+    it('nesting within the bound is judged as usual', async () => {
+      const body = { ...{ action: 'buy', market_id: marketId, order_type: 'limit', price: '0.10', quantity: '1' }, client_order_id: 'x' };
+      const placed = await alice.call('POST', '/api/v1/orders', { body });
+      expect(placed.status).to.equal(200);
+    });
+  });
+
+  describe('idempotency keys', () => {
+    const order = (price: string) => ({ action: 'buy', market_id: marketId, order_type: 'limit', price, quantity: '1' });
+
+    it('the same key with the same body replays the first answer and places nothing more', async () => {
+      const first = await alice.call('POST', '/api/v1/orders', { body: order('0.11'), headers: { 'Idempotency-Key': 'same-body-1' } });
+      const again = await alice.call('POST', '/api/v1/orders', { body: order('0.11'), headers: { 'Idempotency-Key': 'same-body-1' } });
+      expect(first.status).to.equal(200);
+      expect(again.status).to.equal(200);
+      expect(again.headers['idempotent-replayed']).to.equal('true');
+      expect(again.body.order.id).to.equal(first.body.order.id);
+    });
+
+    it('the same key with another body is 422, and places nothing', async () => {
+      const first = await alice.call('POST', '/api/v1/orders', { body: order('0.12'), headers: { 'Idempotency-Key': 'other-body-1' } });
+      expect(first.status).to.equal(200);
+      const other = await alice.call('POST', '/api/v1/orders', { body: order('0.13'), headers: { 'Idempotency-Key': 'other-body-1' } });
+      expect(other.status).to.equal(422);
+      expect(other.body.error).to.equal('Idempotency-Key was already used for a different request');
+      const open = await alice.call('GET', `/api/v1/orders?client_order_ids=&market_ids=${marketId}&status=open`);
+      expect(open.body.orders.filter((o: { price: string }) => o.price === '0.13')).to.deep.equal([]);
+    });
+
+    it('a key older than its 24-hour retention may be used afresh', async () => {
+      const first = await alice.call('POST', '/api/v1/orders', { body: order('0.14'), headers: { 'Idempotency-Key': 'retention-1' } });
+      await svc.admin('POST', '/clock', { advance_ms: 24 * 3600 * 1000 + 1000 });
+      const later = await alice.call('POST', '/api/v1/orders', { body: order('0.15'), headers: { 'Idempotency-Key': 'retention-1' } });
+      expect(later.status).to.equal(200);
+      expect(later.body.order.id).to.not.equal(first.body.order.id);
+    });
+  });
+
+  describe('admin token', () => {
+    it('an ADMIN_TOKEN shorter than 32 characters stops the service at start, naming the variable', () => {
+      expect(() => loadConfig({ ADMIN_TOKEN: 'short-token' })).to.throw(ConfigError, /ADMIN_TOKEN.*at least 32 characters/);
+      expect(loadConfig({ ADMIN_TOKEN: 'x'.repeat(32) }).adminToken).to.equal('x'.repeat(32));
+      expect(loadConfig({}).adminToken).to.equal(undefined); // generated under DATA_DIR at start
+    });
+  });
+});
