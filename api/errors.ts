@@ -2,6 +2,7 @@
 
 import type { NextFunction, Request, Response } from 'express';
 import { DomainError, type DomainErrorCode } from '../domain/errors.ts';
+import { EngineBusyError, EngineStoppedError } from '../commands/engine/gateway.ts';
 import { InvalidCursor } from '../projections/pagination.ts';
 
 export class HttpError extends Error {
@@ -57,6 +58,12 @@ export function errorHandler(err: unknown, req: Request, res: Response, _next: N
   const status = (err as { status?: number; type?: string })?.status;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     res.status(status).json({ error: status === 413 ? 'Request body too large' : 'Malformed JSON body' });
+    return;
+  }
+  if (err instanceof EngineBusyError || err instanceof EngineStoppedError) {
+    res.set('Retry-After', UNAVAILABLE_RETRY_AFTER_S).status(503).json({
+      error: err instanceof EngineBusyError ? 'The exchange is busy; retry shortly' : 'The exchange is not accepting writes right now; retry shortly',
+    });
     return;
   }
   if (isInfrastructureFailure(err)) {

@@ -26,6 +26,7 @@ const ERROR_TEXT: Record<number, string> = {
   404: 'No such record on this account, or unknown path',
   409: 'A request with the same Idempotency-Key is still being processed',
   422: 'Refused by a rule; `error` says why',
+  503: 'Temporarily unavailable (the database cannot be reached, or the engine queue is full); retry after the `Retry-After` seconds',
 };
 
 const errorResponse = (status: number) => ({
@@ -64,7 +65,7 @@ function operationOf(route: RouteSpec): Json {
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${route.response}` } } },
     },
   };
-  for (const status of [...route.errors, ...(route.idempotent ? [409] : [])]) responses[status] = errorResponse(status);
+  for (const status of [...route.errors, ...(route.idempotent ? [409] : []), 503]) responses[status] = errorResponse(status);
   return {
     operationId: route.operationId,
     summary: route.summary,

@@ -27,6 +27,22 @@ export interface EngineReply {
   seq: number;
 }
 
+/** The engine has stopped (shut down, fenced by another writer, or a broken invariant): nothing more is decided. */
+export class EngineStoppedError extends Error {
+  constructor(readonly reason: string) {
+    super(`engine stopped: ${reason}`);
+    this.name = 'EngineStoppedError';
+  }
+}
+
+/** The engine's input queue is full: the write was not taken; retry shortly. */
+export class EngineBusyError extends Error {
+  constructor(readonly queueInputsMax: number) {
+    super(`engine busy: ${queueInputsMax} inputs are waiting`);
+    this.name = 'EngineBusyError';
+  }
+}
+
 export interface EngineGateway {
   /** Stamps the time from the service clock, sequences, decides, journals, answers. */
   submit(input: EngineInput): Promise<EngineReply>;

@@ -12,7 +12,8 @@ import type { EngineInput } from '../../domain/engine/inputs.ts';
 import type { Engine } from '../../domain/engine/engine.ts';
 import { WrongExpectedRevision, type AppendResult, type EventStore, type NewEvent } from '../../eventstore/port.ts';
 import type { WriteTracker } from '../context.ts';
-import type { EngineGateway, EngineReply } from './gateway.ts';
+import { assertBalanced } from '../../domain/engine/ledger.ts';
+import { EngineBusyError, EngineStoppedError, type EngineGateway, type EngineReply } from './gateway.ts';
 import {
   ENGINE_STEPS_TYPE, ENGINE_STREAM, encodeStep, engineStepsData, newDeltaContext, type DeltaContext, type EncodedStep, type EngineStepsData,
 } from '../../domain/engine/journal/journal.ts';
@@ -36,6 +37,11 @@ export const STEPS_PER_RECORD = 256;
  */
 export const RECORD_EVENTS_MAX = 2_000;
 export const TICK_INTERVAL_MS = 250;
+/**
+ * Inputs waiting to be decided, at most: past it a new write is refused at once (EngineBusyError,
+ * REST 503 with Retry-After) instead of growing memory while the journal is slow.
+ */
+export const ENGINE_QUEUE_INPUTS_MAX = 50_000;
 /** Journaled steps between two periodic snapshots. */
 export const SNAPSHOT_EVERY_STEPS = 100_000;
 
@@ -52,6 +58,8 @@ export interface EngineDeps {
   snapshotSource?: SnapshotSource;
   /** Steps between periodic snapshots (default SNAPSHOT_EVERY_STEPS). */
   snapshotEverySteps?: number;
+  /** Bound of the input queue (default ENGINE_QUEUE_INPUTS_MAX). */
+  queueInputsMax?: number;
 }
 
 export interface RunningEngine extends EngineGateway {
@@ -86,12 +94,7 @@ interface Pending {
   reject(error: unknown): void;
 }
 
-export class EngineStoppedError extends Error {
-  constructor(reason: string) {
-    super(`engine stopped: ${reason}`);
-    this.name = 'EngineStoppedError';
-  }
-}
+export { EngineBusyError, EngineStoppedError } from './gateway.ts';
 
 /** Accounts a step touched, for read-your-writes. */
 function accountsOf(input: EngineInput, events: readonly EngineEvent[]): Set<string> {
@@ -113,6 +116,7 @@ function accountsOf(input: EngineInput, events: readonly EngineEvent[]): Set<str
 export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
   const { store, clock, logger, writes, dataDir, snapshotSource } = deps;
   const snapshotEverySteps = deps.snapshotEverySteps ?? SNAPSHOT_EVERY_STEPS;
+  const queueInputsMax = deps.queueInputsMax ?? ENGINE_QUEUE_INPUTS_MAX;
   let recovered = await recover(store, dataDir);
   let engine = recovered.engine;
   let revision = recovered.revision;
@@ -260,6 +264,28 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
     }
   };
 
+  /**
+   * Money's invariants, checked after every decided batch and before any of it is journaled or
+   * answered: all ledger accounts sum to zero, and the pool of a market settled in the batch is
+   * zero. A violation is a bug: the engine stops (fail-stop), refusing the batch and all later
+   * writes, rather than let a wrong state be written or acknowledged.
+   */
+  const ledgerBalanced = (decided: Decided): boolean => {
+    const settled: string[] = [];
+    for (const item of decided.answered) for (const event of item.reply.events) if (event.type === 'MarketSettled') settled.push(event.market_id);
+    try {
+      assertBalanced(engine.state, settled);
+      return true;
+    } catch (error) {
+      stopped = (error as Error).message;
+      logger.fatal({ err: error, seq: engine.state.seq }, 'engine stopped: the ledger does not balance; nothing of the batch was journaled or acknowledged');
+      const refusal = new EngineStoppedError(stopped);
+      for (const item of decided.answered) item.pending.reject(refusal);
+      for (const pending of queue.splice(0)) pending.reject(refusal);
+      return false;
+    }
+  };
+
   const reloadFromJournal = async (): Promise<void> => {
     recovered = await recover(store, dataDir);
     engine = recovered.engine;
@@ -290,6 +316,7 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
       seal(decided);
+      if (!decided.reload && !ledgerBalanced(decided)) break;
       const append = issue(decided.records);
       const previous = inFlight;
       const current = (async () => {
@@ -346,6 +373,7 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
 
   const enqueue = (input: EngineInput): Promise<EngineReply> => {
     if (stopped) return Promise.reject(new EngineStoppedError(stopped));
+    if (queue.length >= queueInputsMax) return Promise.reject(new EngineBusyError(queueInputsMax));
     return new Promise<EngineReply>((resolve, reject) => {
       queue.push({ input, nowUs: clock.nowUs(), resolve, reject });
       kick();

@@ -1,6 +1,7 @@
 // Money moves as balanced transfers between member cash (AccountState.cash) and the engine's
 // other ledger accounts: the outside world, fee revenue and each market's settlement pool.
-// The sum of all of them is zero after every step (checked by tests and `assertBalanced`).
+// The sum of all of them is zero after every step, and a settled or voided market's pool is zero:
+// the engine process checks both with `assertBalanced` before it journals or acknowledges anything.
 
 import { isZero, minus, plus, ZERO, type Decimal } from '../money/decimal.ts';
 import type { StepContext } from './context.ts';
@@ -37,6 +38,27 @@ export function transfer(ctx: StepContext, account: AccountState, amount: Decima
 
 export function recordEntry(ctx: StepContext, entry: LedgerEntryInput): void {
   ctx.ledger.push({ type: 'LedgerEntryRecorded', entry: ledgerEntryView(entry, ctx.now, ctx.seq) });
+}
+
+/** The books do not balance: a bug, never a business refusal. The engine stops on it. */
+export class LedgerImbalance extends Error {
+  constructor(message: string) {
+    super(`ledger out of balance: ${message}`);
+    this.name = 'LedgerImbalance';
+  }
+}
+
+/**
+ * Throws LedgerImbalance unless every ledger account sums to zero and the pool of every market
+ * in `settledMarketIds` (settled or voided since the last check) is zero.
+ */
+export function assertBalanced(state: EngineState, settledMarketIds: Iterable<string>): void {
+  const sum = ledgerSum(state);
+  if (!isZero(sum)) throw new LedgerImbalance(`the accounts sum to ${sum.toFixed()} instead of 0`);
+  for (const marketId of settledMarketIds) {
+    const pool = state.ledger.pools.get(marketId) ?? ZERO;
+    if (!isZero(pool)) throw new LedgerImbalance(`settled market ${marketId} has ${pool.toFixed()} left in its pool`);
+  }
 }
 
 /** Sum of every ledger account; zero when the books balance. */

@@ -12,7 +12,10 @@ const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` })
 const json = (schema: Schema) => ({ 'application/json': { schema } });
 const error = (description: string) => ({ description, content: json({ type: 'object', properties: { error: { type: 'string' } }, required: ['error'] }) });
 const ok = (name: string, description = 'OK') => ({ description, content: json(ref(name)) });
-const STANDARD_ERRORS = { 401: error('Missing or invalid credentials'), 403: error('Account not active, or outside the token scope') };
+const STANDARD_ERRORS = {
+  401: error('Missing or invalid credentials'), 403: error('Account not active, or outside the token scope'),
+  503: error('Temporarily unavailable (the database cannot be reached, or the exchange is busy); retry after Retry-After seconds'),
+};
 
 const query = (name: string, description: string, schema: Schema = { type: 'string' }) => ({ name, in: 'query', required: false, description, schema });
 const LIMIT = query('limit', 'Rows per page; default 100, silently clamped to 200', { type: 'integer' });

@@ -26,7 +26,7 @@ import { createTestClock } from '../../../commands/clock/clock.ts';
 import type { AppContext, Config } from '../../../commands/context.ts';
 import { signingString, signWithNoble } from '../../../commands/credentials/ed25519.ts';
 import { credentialsProjector } from '../../../projections/credentials/projector.ts';
-import { startEngine, type RunningEngine } from '../../../commands/engine/process.ts';
+import { startEngine, type EngineDeps, type RunningEngine } from '../../../commands/engine/process.ts';
 import { loadSettingsStore } from '../../../commands/settings/store.ts';
 import { MemoryEventStore } from '../../../eventstore/memory.ts';
 import { coreProjector } from '../../../projections/core/projector.ts';
@@ -145,7 +145,7 @@ function fetchAnswer(url: string, init: { method: string; headers: Record<string
   });
 }
 
-export async function startTradingService(options: V1Options = {}): Promise<TradingService> {
+export async function startTradingService(options: V1Options = {}, engineOptions: Pick<EngineDeps, 'queueInputsMax'> = {}): Promise<TradingService> {
   const db = await testDatabase();
   const store = new MemoryEventStore();
   const clock = createTestClock();
@@ -162,7 +162,7 @@ export async function startTradingService(options: V1Options = {}): Promise<Trad
     },
     lastFor: (account: string) => lastWrites.get(account),
   };
-  const engine = await startEngine({ store, clock, logger, writes, dataDir });
+  const engine = await startEngine({ store, clock, logger, writes, dataDir, ...engineOptions });
   const config: Config = {
     port: 0, wsPort: 0, adminToken: ADMIN_TOKEN, dataDir, databaseUrl: undefined, eventstoreUrl: undefined,
     jurisdiction: 'us', testClock: true, demo: false, logLevel: 'silent',
