@@ -13,6 +13,7 @@ import type { Engine } from '../../domain/engine/engine.ts';
 import { WrongExpectedRevision, type AppendResult, type EventStore, type NewEvent } from '../../eventstore/port.ts';
 import type { WriteTracker } from '../context.ts';
 import { assertBalanced } from '../../domain/engine/ledger.ts';
+import { anyDue } from '../../domain/engine/timers.ts';
 import { EngineBusyError, EngineStoppedError, type EngineGateway, type EngineReply } from './gateway.ts';
 import {
   ENGINE_STEPS_TYPE, ENGINE_STREAM, encodeStep, engineStepsData, newDeltaContext, type DeltaContext, type EncodedStep, type EngineStepsData,
@@ -381,7 +382,7 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
   };
 
   const ticker = setInterval(() => {
-    if (tickQueued || stopped || engine.state.timedOrderIds.size === 0) return;
+    if (tickQueued || stopped || !anyDue(engine.state, clock.nowUs())) return;
     tickQueued = true;
     enqueue({ kind: 'Tick' })
       .catch((error) => logger.warn({ err: error }, 'engine tick failed'))

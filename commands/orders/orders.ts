@@ -5,7 +5,7 @@
 // them to their wire form.
 
 import { randomUUID } from 'node:crypto';
-import type { OrderRequest } from '../../domain/engine/inputs.ts';
+import type { OrderLimits, OrderRequest } from '../../domain/engine/inputs.ts';
 import type { ErrorInfo } from '../../domain/errors.ts';
 import type { OrderView } from '../../domain/views.ts';
 import type { MemberPrincipal } from '../auth/principal.ts';
@@ -38,6 +38,13 @@ export type Refused = { ok: false; refusal: OrderRefusal };
 const refuse = (refusal: OrderRefusal): Refused => ({ ok: false, refusal });
 
 export const ORDER_REJECTED_DEFAULT = 'Order rejected';
+/** The least an order may risk, in cents: an order risking less costs the book more than it brings. */
+export const ORDER_RISK_MIN_CENTS = 1;
+
+/** The limits every new order is judged under (stamped on the engine input, so replay judges alike). */
+function orderLimitsOf(deps: OrderCommandDeps): OrderLimits {
+  return { live_orders_max: deps.settings.get().max_live_orders_per_account, risk_min_cents: ORDER_RISK_MIN_CENTS };
+}
 
 /** One leg of a batch: the order, or why that order alone was not placed. */
 export type PlacedLeg = { ok: true; order: OrderView } | { ok: false; order_id: string; reason: string };
@@ -65,7 +72,7 @@ export async function placeOrder(deps: OrderCommandDeps, member: MemberPrincipal
   if (isInvalidField(order)) return refuse(order);
   const location = checkLocation(deps.settings.get().geofencing, body.geo_location, origin.ip_address);
   if (location) return refuse(location);
-  const reply = await deps.engine.submit({ kind: 'PlaceOrder', account_id: member.account_id, order });
+  const reply = await deps.engine.submit({ kind: 'PlaceOrder', account_id: member.account_id, order, limits: orderLimitsOf(deps) });
   if (!reply.ok) return refuse({ code: 'engine_refused', error: reply.error ?? { code: 'refused', message: 'Request refused' } });
   deps.writes.note(member.account_id, reply.position);
   const [leg] = legsOf(reply, [order.order_id]);
@@ -88,7 +95,7 @@ export async function placeOrders(
   }
   const location = checkLocation(deps.settings.get().geofencing, body.geo_location, origin.ip_address);
   if (location) return refuse(location);
-  const reply = await deps.engine.submit({ kind: 'PlaceOrders', account_id: member.account_id, orders });
+  const reply = await deps.engine.submit({ kind: 'PlaceOrders', account_id: member.account_id, orders, limits: orderLimitsOf(deps) });
   if (!reply.ok) return refuse({ code: 'engine_refused', error: reply.error ?? { code: 'refused', message: 'Request refused' } });
   deps.writes.note(member.account_id, reply.position);
   const legs = legsOf(reply, orders.map((o) => o.order_id)).map((leg): PlacedLeg => {

@@ -30,6 +30,8 @@ export interface Settings {
   oauth_unavailable: boolean;
   /** A WebSocket silent this long is closed (and its member's cancel_on_disconnect orders cancelled). */
   ws_heartbeat_timeout_ms: number;
+  /** Live orders one account may hold; a new order over it is refused (422). */
+  max_live_orders_per_account: number;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -43,6 +45,7 @@ export const DEFAULT_SETTINGS: Settings = {
   geofencing: { enforced: false, allowed_codes: [], accept_network_location: false, blocked_networks: [] },
   oauth_unavailable: false,
   ws_heartbeat_timeout_ms: 60_000,
+  max_live_orders_per_account: 10_000,
 };
 
 export interface SettingsStore {

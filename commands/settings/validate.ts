@@ -17,6 +17,8 @@ export const CODES_LENGTH_MAX = 1_000;
 /** Bounds of `ws_heartbeat_timeout_ms`: a tenth of a second (tests) to a day. */
 export const WS_HEARTBEAT_TIMEOUT_MS_MIN = 100;
 export const WS_HEARTBEAT_TIMEOUT_MS_MAX = 86_400_000;
+/** `max_live_orders_per_account` may be raised up to this (the engine holds every live order in memory). */
+export const LIVE_ORDERS_PER_ACCOUNT_MAX = 1_000_000;
 const CATEGORY_LENGTH_MAX = 64;
 
 type Checker<K extends keyof Settings> = (value: unknown, field: string) => Settings[K];
@@ -143,6 +145,7 @@ export function validateSettingsPatch(patch: unknown, current: Settings): Partia
     geofencing: geofencing(current.geofencing),
     oauth_unavailable: boolean,
     ws_heartbeat_timeout_ms: integerIn(WS_HEARTBEAT_TIMEOUT_MS_MIN, WS_HEARTBEAT_TIMEOUT_MS_MAX),
+    max_live_orders_per_account: integerIn(1, LIVE_ORDERS_PER_ACCOUNT_MAX),
   };
   const out: Partial<Record<keyof Settings, unknown>> = {};
   for (const [key, value] of Object.entries(patch)) {

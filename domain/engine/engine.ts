@@ -56,13 +56,13 @@ export class Engine {
       case 'Withdraw': error = withdraw(ctx, input); break;
       case 'Adjust': error = adjust(ctx, input); break;
       case 'PlaceOrder': {
-        const outcome = placeOrder(ctx, input.account_id, input.order);
+        const outcome = placeOrder(ctx, input.account_id, input.order, input.limits);
         if (outcome.error) error = outcome.error;
         else outcomes = [{ id: input.order.order_id, outcome }];
         break;
       }
       case 'PlaceOrders':
-        outcomes = input.orders.map((order) => ({ id: order.order_id, outcome: placeOrder(ctx, input.account_id, order) }));
+        outcomes = input.orders.map((order) => ({ id: order.order_id, outcome: placeOrder(ctx, input.account_id, order, input.limits) }));
         break;
       case 'CancelOrder': {
         const outcome = cancelOrder(ctx, input.account_id, input.order_id);

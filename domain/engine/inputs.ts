@@ -19,6 +19,17 @@ export interface OrderRequest {
   cancel_on_disconnect: boolean;
 }
 
+/**
+ * Limits an order input is judged under, stamped by the order commands from the operator's
+ * settings (so replay judges it the same way). Inputs journaled before limits existed carry none.
+ */
+export interface OrderLimits {
+  /** Live orders the account may hold, this one included. */
+  live_orders_max: number;
+  /** The least an order may risk, in cents (an order's risk: quantity x price bought, quantity x (max_price - price) sold). */
+  risk_min_cents: number;
+}
+
 export interface AccountFields {
   status?: AccountStatus;
   first_name?: string | null;
@@ -67,8 +78,8 @@ export type EngineInput =
   | { kind: 'Deposit'; account_id: string; entry_id: string; amount: string }
   | { kind: 'Withdraw'; account_id: string; entry_id: string; amount: string; method: string | null; reason: string | null; sub_method: string | null }
   | { kind: 'Adjust'; account_id: string; entry_id: string; amount: string; reason: string | null }
-  | { kind: 'PlaceOrder'; account_id: string; order: OrderRequest }
-  | { kind: 'PlaceOrders'; account_id: string; orders: OrderRequest[] }
+  | { kind: 'PlaceOrder'; account_id: string; order: OrderRequest; limits?: OrderLimits }
+  | { kind: 'PlaceOrders'; account_id: string; orders: OrderRequest[]; limits?: OrderLimits }
   | { kind: 'CancelOrder'; account_id: string; order_id: string }
   | { kind: 'CancelOrders'; account_id: string; order_ids: string[] }
   /** Every live order of the account, in one market or all; optionally only cancel_on_disconnect ones. */

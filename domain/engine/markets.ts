@@ -1,6 +1,7 @@
 // Sport events and markets: scheduling, event start, listing, status and trading changes
 // (uncrossing accepted orders when a market opens), results (settlement, void) and timers.
 
+import { dueOrderIds, settleWaiting } from './timers.ts';
 import { FastOrderBook } from '../book/fast.ts';
 import type { ErrorInfo } from '../errors.ts';
 import { centsToDecimal, contractsTimesCents, parseMaxPriceCents, ZERO } from '../money/decimal.ts';
@@ -276,7 +277,8 @@ function voidPositions(ctx: StepContext, market: MarketState, settlementId: stri
 export function tick(ctx: StepContext): void {
   const state = ctx.state;
   if (state.timedOrderIds.size === 0) return;
-  for (const orderId of [...state.timedOrderIds]) {
+  const candidates = dueOrderIds(state, ctx.now);
+  for (const orderId of candidates) {
     const order = state.orders.get(orderId);
     if (!order) continue;
     if (order.expiration === 'good_till_time' && order.expirationTime !== null && order.expirationTime <= ctx.now) {
@@ -286,4 +288,5 @@ export function tick(ctx: StepContext): void {
       if (market.status === 'open' && market.trading) release(ctx, market, order);
     }
   }
+  settleWaiting(state, candidates);
 }

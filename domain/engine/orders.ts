@@ -4,17 +4,18 @@
 import { crosses, opposite } from '../book/book.ts';
 import type { ErrorInfo } from '../errors.ts';
 import {
-  ceilCent, compare, contractsTimesCents, FEE_DECIMAL_PLACES, fromInteger, integerAt, isZero, lastExponent, NANOS_PER_CONTRACT, negated,
+  ceilCent, compare, contractsTimesCents, FEE_DECIMAL_PLACES, formatCents, fromInteger, integerAt, isZero, lastExponent, NANOS_PER_CONTRACT, negated,
   parsePriceCents, parseQuantityNanos, plus, plusContractsTimesCents, QUANTITY_DECIMAL_PLACES, round9, times, ZERO, type Decimal,
 } from '../money/decimal.ts';
 import { AccountErrors } from './accountErrors.ts';
 import type { StepContext } from './context.ts';
 import { pointsForContracts } from './fees.ts';
 import { applyFunding, canPayFee, exposureOf, liabilityWithOrder, refreshLiability, reserve } from './funds.ts';
-import type { OrderRequest } from './inputs.ts';
+import type { OrderLimits, OrderRequest } from './inputs.ts';
 import { FEES, pool, recordEntry, transfer } from './ledger.ts';
 import { fillView } from './snapshots.ts';
-import type { FillState, MarketState, OrderState } from './state.ts';
+import { addTimer } from './timers.ts';
+import type { EngineState, FillState, MarketState, OrderState } from './state.ts';
 
 export const OrderErrors = {
   marketNotFound: 'Market not found',
@@ -27,7 +28,34 @@ export const OrderErrors = {
   expirationPast: 'expiration_time must be in the future',
   orderNotFound: 'Order not found',
   notCancellable: 'Order can no longer be cancelled',
+  tooManyLiveOrders: (max: number) => `This account already holds ${max} live orders, the most allowed; cancel some before placing more`,
+  riskTooSmall: (minCents: number) => `order risk must be at least ${formatCents(minCents)} (quantity x price on a buy, quantity x (max_price - price) on a sell)`,
 } as const;
+
+/** Live orders per account, derived from `state.orders` on first use and kept current after (never serialised). */
+const liveCounts = new WeakMap<EngineState, Map<string, number>>();
+
+function liveCountsOf(state: EngineState): Map<string, number> {
+  let counts = liveCounts.get(state);
+  if (!counts) {
+    counts = new Map();
+    for (const order of state.orders.values()) counts.set(order.accountId, (counts.get(order.accountId) ?? 0) + 1);
+    liveCounts.set(state, counts);
+  }
+  return counts;
+}
+
+function countLive(state: EngineState, accountId: string, delta: 1 | -1): void {
+  const counts = liveCounts.get(state);
+  if (!counts) return; // derived on first use
+  const next = (counts.get(accountId) ?? 0) + delta;
+  if (next === 0) counts.delete(accountId);
+  else counts.set(accountId, next);
+}
+
+/** Whether `quantityNanos` contracts risking `riskCentsPerContract` each reach the minimum (exact below 2^53, far above it beyond). */
+const risksAtLeast = (quantityNanos: number, riskCentsPerContract: number, minCents: number): boolean =>
+  quantityNanos * riskCentsPerContract >= minCents * NANOS_PER_CONTRACT;
 
 /** `rejection_reason` values (the order exists, status `rejected`; the API answers 422 with it). */
 export const RejectionReasons = { insufficientFunds: 'Insufficient funds' } as const;
@@ -54,7 +82,7 @@ const refused = (message: string): OrderOutcome => ({ error: { code: 'refused', 
 const invalid = (message: string): OrderOutcome => ({ error: { code: 'invalid', message } });
 const MICROS_PER_SECOND = 1_000_000;
 
-export function placeOrder(ctx: StepContext, accountId: string, request: OrderRequest): OrderOutcome {
+export function placeOrder(ctx: StepContext, accountId: string, request: OrderRequest, limits?: OrderLimits): OrderOutcome {
   const state = ctx.state;
   const account = state.accounts.get(accountId);
   if (!account) return refused(AccountErrors.notFound);
@@ -83,6 +111,15 @@ export function placeOrder(ctx: StepContext, accountId: string, request: OrderRe
   if (request.expiration === 'good_till_time') {
     if (request.expiration_time === null || request.expiration_time === undefined) return invalid(OrderErrors.expirationTimeRequired);
     if (request.expiration_time <= ctx.now) return refused(OrderErrors.expirationPast);
+  }
+  if (limits) {
+    if ((liveCountsOf(state).get(accountId) ?? 0) >= limits.live_orders_max) return refused(OrderErrors.tooManyLiveOrders(limits.live_orders_max));
+    // a market order risks at the worst price it may reach now (no liquidity: it is cancelled, risking nothing)
+    const riskPriceCents = priceCents ?? market.book.priceToFill(request.action, quantity.value, accountId);
+    if (riskPriceCents >= 0) {
+      const riskPerContract = request.action === 'buy' ? riskPriceCents : market.maxPriceCents - riskPriceCents;
+      if (!risksAtLeast(quantity.value, riskPerContract, limits.risk_min_cents)) return refused(OrderErrors.riskTooSmall(limits.risk_min_cents));
+    }
   }
 
   const order: OrderState = {
@@ -138,11 +175,12 @@ export function placeOrder(ctx: StepContext, accountId: string, request: OrderRe
   }
 
   state.orders.set(order.id, order);
+  countLive(state, accountId, 1);
   market.liveOrderIds.add(order.id);
   const marketExposure = exposureOf(account, market, ctx.now);
   applyFunding(account, marketExposure, order, funding); // = reserve + refreshLiability: the same computation was just made
   ctx.balanceChanged(account);
-  if (order.expiration === 'good_till_time') state.timedOrderIds.add(order.id);
+  if (order.expiration === 'good_till_time') addTimer(state, order);
 
   if (market.status === 'pre_open') {
     order.status = 'accepted';
@@ -150,7 +188,7 @@ export function placeOrder(ctx: StepContext, accountId: string, request: OrderRe
   } else if (started && market.inPlayDelaySec > 0) {
     order.status = 'delayed';
     order.delayedUntil = ctx.now + market.inPlayDelaySec * MICROS_PER_SECOND;
-    state.timedOrderIds.add(order.id);
+    addTimer(state, order);
   } else {
     order.status = 'open';
     order.acceptedAt = ctx.now;
@@ -357,6 +395,7 @@ function applyFill(
 function finish(ctx: StepContext, market: MarketState, order: OrderState): void {
   const state = ctx.state;
   state.orders.delete(order.id);
+  countLive(state, order.accountId, -1);
   market.liveOrderIds.delete(order.id);
   state.timedOrderIds.delete(order.id);
   state.finishedOrders.set(order.id, order.accountId);

@@ -99,6 +99,40 @@ describe('hardening through HTTP', () => {
     });
   });
 
+  describe('resting orders cost nothing to hold', () => {
+    const limit = (action: string, price: string, quantity: string) => ({ action, market_id: marketId, order_type: 'limit', price, quantity });
+
+    it('an order risking less than one cent is 422 (a buy risks quantity x price; a sell quantity x (max_price - price))', async () => {
+      const tiny = await alice.call('POST', '/api/v1/orders', { body: limit('buy', '0.01', '0.5') });
+      expect(tiny.status).to.equal(422);
+      expect(tiny.body.error).to.match(/^order risk must be at least 0\.01/);
+      const tinySell = await alice.call('POST', '/api/v1/orders', { body: limit('sell', '0.99', '0.9') });
+      expect(tinySell.status).to.equal(422);
+      expect((await alice.call('POST', '/api/v1/orders', { body: limit('buy', '0.01', '1') })).status).to.equal(200);
+      expect((await alice.call('POST', '/api/v1/orders', { body: limit('sell', '0.99', '1') })).status).to.equal(200);
+    });
+
+    it('an account over max_live_orders_per_account is refused 422 with {error}, single and batched, until it cancels', async () => {
+      const bob = await svc.member();
+      await svc.admin('PATCH', '/settings', { max_live_orders_per_account: 2 });
+      try {
+        const first = await bob.call('POST', '/api/v1/orders', { body: limit('buy', '0.20', '1') });
+        expect((await bob.call('POST', '/api/v1/orders', { body: limit('buy', '0.21', '1') })).status).to.equal(200);
+        const third = await bob.call('POST', '/api/v1/orders', { body: limit('buy', '0.22', '1') });
+        expect(third.status).to.equal(422);
+        expect(Object.keys(third.body)).to.deep.equal(['error']);
+        expect(third.body.error).to.equal('This account already holds 2 live orders, the most allowed; cancel some before placing more');
+        const batch = await bob.call('POST', '/api/v1/orders/batched', { body: { orders: [limit('buy', '0.23', '1')] } });
+        expect(batch.status).to.equal(200);
+        expect(batch.body.results[0].errors[0].error).to.match(/^This account already holds 2 live orders/);
+        await bob.call('DELETE', '/api/v1/orders/batched', { body: { orders: [{ order_id: first.body.order.id }] } });
+        expect((await bob.call('POST', '/api/v1/orders', { body: limit('buy', '0.22', '1') })).status).to.equal(200);
+      } finally {
+        await svc.admin('PATCH', '/settings', { max_live_orders_per_account: 10_000 });
+      }
+    });
+  });
+
   describe('admin token', () => {
     it('an ADMIN_TOKEN shorter than 32 characters stops the service at start, naming the variable', () => {
       expect(() => loadConfig({ ADMIN_TOKEN: 'short-token' })).to.throw(ConfigError, /ADMIN_TOKEN.*at least 32 characters/);
