@@ -116,13 +116,19 @@ export function boardValues(metric: Metric, category: string, volumes: readonly 
       for (const [account, volume] of volumeByAccount) if (volume.gt(0)) push(account, volume);
       break;
     case 'return':
-      for (const [account, volume] of volumeByAccount) if (volume.gt(0)) push(account, profitOf(account).div(volume).round(RATIO_PLACES));
+      // a ratio board's values lie within 0 to 1 (SPEC): a member whose return is below 0 is not ranked here
+      for (const [account, volume] of volumeByAccount) {
+        if (!volume.gt(0)) continue;
+        const ratio = profitOf(account).div(volume).round(RATIO_PLACES);
+        if (ratio.gte(0)) push(account, ratio.gt(1) ? new Big(1) : ratio);
+      }
       break;
     case 'profit':
       for (const account of settledByAccount.keys()) push(account, profitOf(account));
       break;
     case 'predictions':
-      for (const [account, facts] of settledByAccount) push(account, facts.reduce((sum, f) => sum.plus(f.contracts), new Big(0)));
+      // whole contracts settled: an integer, as every count board's value
+      for (const [account, facts] of settledByAccount) push(account, facts.reduce((sum, f) => sum.plus(f.contracts), new Big(0)).round(0, Big.roundDown));
       break;
     case 'markets':
       for (const [account, facts] of settledByAccount) push(account, new Big(facts.length));
@@ -178,7 +184,7 @@ export function wireValue(metric: Metric, value: Decimal): string | number {
     case 'money':
       return value.toFixed(2);
     case 'count':
-      return Number(value.toString());
+      return Number(value.round(0, Big.roundDown).toString());
     case 'ratio':
       return Number(value.toFixed(RATIO_PLACES));
   }
