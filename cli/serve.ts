@@ -23,7 +23,7 @@ import { loadSettingsStore } from '../commands/settings/store.ts';
 import { createWriteTracker } from '../commands/writeTracker.ts';
 import { createEventStore } from '../eventstore/index.ts';
 import type { EventStore } from '../eventstore/port.ts';
-import { EmbeddedPostgresServer, embeddedConnectionString, livePortOf } from '../eventstore/postgres/embedded.ts';
+import { EmbeddedPostgresServer, EmbeddedStartRefused, embeddedConnectionString, livePortOf } from '../eventstore/postgres/embedded.ts';
 import { migrate } from '../eventstore/postgres/migrate.ts';
 import { createPool } from '../eventstore/postgres/pool.ts';
 import { startLeaderboardScheduler } from '../projections/member/leaderboard/scheduler.ts';
@@ -302,7 +302,12 @@ export async function serve(config: Config): Promise<void> {
   try {
     service = await startService(config, { logger });
   } catch (error) {
-    logger.fatal({ err: error }, 'start failed');
+    if (error instanceof EmbeddedStartRefused) {
+      // the operator's fix is in the message: one line, no stack
+      process.stderr.write(`${error.message}\n`);
+    } else {
+      logger.fatal({ err: error }, 'start failed');
+    }
     process.exitCode = 1;
     return;
   }

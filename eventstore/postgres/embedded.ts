@@ -7,7 +7,7 @@
 
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { userInfo } from 'node:os';
@@ -123,6 +123,46 @@ async function writePasswordFile(dataDir: string, password: string): Promise<voi
   await chmod(file, 0o600);
 }
 
+/** A start that cannot succeed for a reason the operator fixes: one line says what and how. */
+export class EmbeddedStartRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EmbeddedStartRefused';
+  }
+}
+
+/**
+ * As root the server runs as the `postgres` OS user, which must be able to enter every directory
+ * above its cluster: a DATA_DIR made by `mktemp -d` (mode 0700, owner root) is not. Checked before
+ * initdb, so the answer is one clear line instead of initdb's stack.
+ */
+export async function assertServerUserCanEnter(dataDir: string): Promise<void> {
+  if (!isRoot()) return;
+  const ids = await postgresUserIds();
+  let dir = path.dirname(path.resolve(dataDir));
+  for (;;) {
+    let info;
+    try {
+      info = statSync(dir);
+    } catch {
+      info = undefined; // not made yet: made later by root with the default mode
+    }
+    if (info) {
+      const bit = ids && info.uid === ids.uid ? 0o100 : ids && info.gid === ids.gid ? 0o010 : 0o001;
+      if ((info.mode & bit) === 0) {
+        const mode = (info.mode & 0o777).toString(8).padStart(4, '0');
+        throw new EmbeddedStartRefused(
+          `The PostgreSQL server user "${USER}" cannot enter ${dir} (mode ${mode}), which holds the embedded database: ` +
+          `run \`chmod o+x ${dir}\` (or \`chmod 755\`), or set DATA_DIR to a directory it can reach.`,
+        );
+      }
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return;
+    dir = parent;
+  }
+}
+
 export class EmbeddedPostgresServer {
   private pg: InstanceType<typeof EmbeddedPostgres> | undefined;
   private password: string | undefined;
@@ -164,6 +204,7 @@ export class EmbeddedPostgresServer {
   /** Initialises the cluster if needed, stops a leftover server, starts postgres. */
   async start(): Promise<void> {
     const { dataDir } = this.options;
+    await assertServerUserCanEnter(dataDir);
     let password = storedPasswordOf(dataDir);
     let legacy = false;
     if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
