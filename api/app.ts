@@ -31,6 +31,11 @@ export interface AppOptions {
   registry: Registry;
   /** Readiness: /healthz and /readyz answer 503 until it returns true. */
   isReady: () => boolean;
+  /**
+   * Serve /admin/v1 and /metrics from a separate app (`Api.adminApp`, for a listener of its own
+   * on loopback) instead of the public one, which then answers them 404.
+   */
+  separateAdmin?: boolean;
 }
 
 declare module 'express-serve-static-core' {
@@ -55,6 +60,8 @@ function routeLabel(req: Request): string {
 
 export interface Api {
   app: express.Express;
+  /** With `separateAdmin`: the operator's app (/admin/v1, /metrics, health probes). */
+  adminApp: express.Express | null;
   /** Answers the order-entry routes without express; `app` answers everything else. */
   lane: Lane;
 }
@@ -113,17 +120,35 @@ export function createApi(ctx: AppContext, options: AppOptions): Api {
   };
   app.get('/healthz', readiness);
   app.get('/readyz', readiness);
-  app.get('/metrics', async (_req, res, next) => {
+  const metrics = async (_req: Request, res: Response, next: NextFunction) => {
     try {
       res.set('Content-Type', options.registry.contentType).send(await options.registry.metrics());
     } catch (error) {
       next(error);
     }
-  });
+  };
+
+  let adminApp: express.Express | null = null;
+  if (options.separateAdmin) {
+    adminApp = express();
+    adminApp.disable('x-powered-by');
+    adminApp.disable('etag');
+    adminApp.use(requestContext);
+    adminApp.get('/healthz', readiness);
+    adminApp.get('/readyz', readiness);
+    adminApp.get('/metrics', metrics);
+    adminApp.use('/admin/v1', adminRouter(ctx));
+    adminApp.use((_req: Request, res: Response) => {
+      res.status(404).json({ error: 'Not found' });
+    });
+    adminApp.use(errorHandler);
+  } else {
+    app.get('/metrics', metrics);
+  }
 
   const v1 = v1Api(ctx);
   app.use(V1_BASE, v1.router);
-  app.use('/admin/v1', adminRouter(ctx));
+  if (!options.separateAdmin) app.use('/admin/v1', adminRouter(ctx));
   app.use(onlyWithBody(express.json({ limit: JSON_BODY_LIMIT, strict: true })));
   app.use(refuseNul);
   app.use(publicRouter(ctx));
@@ -132,5 +157,5 @@ export function createApi(ctx: AppContext, options: AppOptions): Api {
     res.status(404).json({ error: 'Not found' });
   });
   app.use(errorHandler);
-  return { app, lane: createLane(v1.laneRoutes, errorHandler, [requestContext as LaneHandler], ctx.logger) };
+  return { app, adminApp, lane: createLane(v1.laneRoutes, errorHandler, [requestContext as LaneHandler], ctx.logger) };
 }

@@ -56,6 +56,18 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw;
 }
 
+/**
+ * Where the CLI finds the service when EXCHANGE_URL is unset: the same environment as the server
+ * (PORT, default 8080). `forAdmin`: the operator listener when ADMIN_PORT is set (loopback only).
+ */
+export function defaultServiceUrl(env: Env = process.env, forAdmin = false): string {
+  const explicit = valueOf(env, 'EXCHANGE_URL');
+  if (explicit !== undefined) return explicit.replace(/\/+$/, '');
+  const adminPort = valueOf(env, 'ADMIN_PORT');
+  if (forAdmin && adminPort !== undefined) return `http://127.0.0.1:${port(env, 'ADMIN_PORT', 0)}`;
+  return `http://localhost:${port(env, 'PORT', 8080)}`;
+}
+
 /** The operator API's bearer token guards money movements: a guessable one is refused at start. */
 export const ADMIN_TOKEN_LENGTH_MIN = 32;
 
@@ -79,6 +91,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     port: port(env, 'PORT', 8080),
     wsPort: port(env, 'WS_PORT', 8081),
+    adminPort: valueOf(env, 'ADMIN_PORT') === undefined ? null : port(env, 'ADMIN_PORT', 0),
     adminToken,
     dataDir: path.resolve(valueOf(env, 'DATA_DIR') ?? './data'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),

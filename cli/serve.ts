@@ -23,7 +23,7 @@ import { loadSettingsStore } from '../commands/settings/store.ts';
 import { createWriteTracker } from '../commands/writeTracker.ts';
 import { createEventStore } from '../eventstore/index.ts';
 import type { EventStore } from '../eventstore/port.ts';
-import { EmbeddedPostgresServer, livePortOf } from '../eventstore/postgres/embedded.ts';
+import { EmbeddedPostgresServer, EmbeddedStartRefused, embeddedConnectionString, livePortOf } from '../eventstore/postgres/embedded.ts';
 import { migrate } from '../eventstore/postgres/migrate.ts';
 import { createPool } from '../eventstore/postgres/pool.ts';
 import { startLeaderboardScheduler } from '../projections/member/leaderboard/scheduler.ts';
@@ -36,6 +36,8 @@ import { readYourWrites, withCredentials } from './credentials.ts';
 import { createLogger } from './logger.ts';
 
 export const EMBEDDED_DATABASE = 'exchange';
+/** The separate operator listener (ADMIN_PORT) is reachable from this machine only. */
+export const ADMIN_LISTEN_HOST = '127.0.0.1';
 /** A client has this long to send a request's headers, and its whole request (slow-loris bounds). */
 export const HTTP_HEADERS_TIMEOUT_MS = 10_000;
 export const HTTP_REQUEST_TIMEOUT_MS = 30_000;
@@ -74,7 +76,7 @@ export async function openDatabase(config: Config, logger: Logger, options: { at
     logger.info({ dataDir, port }, 'starting embedded PostgreSQL');
     await server.start();
   }
-  const admin = new pg.Client({ connectionString: embeddedUrl(port, 'postgres') });
+  const admin = new pg.Client({ connectionString: embeddedConnectionString(dataDir, port, 'postgres') });
   await admin.connect();
   try {
     const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [EMBEDDED_DATABASE]);
@@ -82,7 +84,7 @@ export async function openDatabase(config: Config, logger: Logger, options: { at
   } finally {
     await admin.end();
   }
-  const connectionString = embeddedUrl(port, EMBEDDED_DATABASE);
+  const connectionString = embeddedConnectionString(dataDir, port, EMBEDDED_DATABASE);
   // pool.end() resolves once it has asked its connections to close, not once they have: the
   // server's shutdown then ends the last of them, which is expected, not worth a warning
   let closing = false;
@@ -103,9 +105,6 @@ export async function openDatabase(config: Config, logger: Logger, options: { at
   };
 }
 
-function embeddedUrl(port: number, database: string): string {
-  return `postgres://postgres:password@127.0.0.1:${port}/${database}`;
-}
 
 export async function openEventStore(config: Config, database: Database): Promise<EventStore> {
   if (config.eventstoreUrl) return createEventStore({ kind: 'esdb', url: config.eventstoreUrl });
@@ -122,6 +121,8 @@ export interface RunningService {
   /** The WebSocket feed (Phoenix Channels at ws://…:wsPort/socket/websocket). */
   realtime: Realtime;
   wsPort: number;
+  /** The operator listener's port when ADMIN_PORT is set (127.0.0.1 only); null when the main port serves /admin/v1. */
+  adminPort: number | null;
   stop(): Promise<void>;
 }
 
@@ -200,7 +201,21 @@ export async function startService(config: Config, options: StartOptions = {}): 
       settings,
     };
     const ctx: AppContext = withCredentials(base);
-    const api = createApi(ctx, { registry, isReady: () => ready });
+    const api = createApi(ctx, { registry, isReady: () => ready, separateAdmin: config.adminPort !== null });
+    let adminPort: number | null = null;
+    if (api.adminApp) {
+      const adminServer = http.createServer(HTTP_SERVER_LIMITS, api.adminApp);
+      await new Promise<void>((resolve, reject) => {
+        adminServer.once('error', reject);
+        adminServer.listen(config.adminPort ?? 0, ADMIN_LISTEN_HOST, () => {
+          adminServer.off('error', reject);
+          resolve();
+        });
+      });
+      adminPort = (adminServer.address() as AddressInfo).port;
+      cleanups.push(() => closeServer(adminServer));
+      logger.info({ adminPort, host: ADMIN_LISTEN_HOST }, 'operator API and metrics on their own listener');
+    }
     handler = (req, res) => {
       if (!api.lane(req, res)) api.app(req, res);
     };
@@ -241,6 +256,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       baseUrl: `http://127.0.0.1:${port}`,
       realtime,
       wsPort: realtime.port,
+      adminPort,
       stop() {
         stopping ??= (async () => {
           ready = false;
@@ -286,7 +302,12 @@ export async function serve(config: Config): Promise<void> {
   try {
     service = await startService(config, { logger });
   } catch (error) {
-    logger.fatal({ err: error }, 'start failed');
+    if (error instanceof EmbeddedStartRefused) {
+      // the operator's fix is in the message: one line, no stack
+      process.stderr.write(`${error.message}\n`);
+    } else {
+      logger.fatal({ err: error }, 'start failed');
+    }
     process.exitCode = 1;
     return;
   }

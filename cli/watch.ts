@@ -7,6 +7,7 @@
 // seed the admin API printed). A private topic given without its `:{user_id}` is completed with
 // the key's own user id (read from GET /api/v1/me). Ctrl-C leaves.
 
+import { defaultServiceUrl } from './config.ts';
 import type { Command } from 'commander';
 import { Socket } from 'phoenix';
 import WebSocket from 'ws';
@@ -47,7 +48,7 @@ function fail(message: string): never {
 export async function watch(topic: string, options: WatchOptions): Promise<void> {
   const wsPort = process.env.WS_PORT ?? '8081';
   const socketUrl = (options.url ?? process.env.EXCHANGE_WS_URL ?? `ws://127.0.0.1:${wsPort}/socket`).replace(/\/websocket\/?$/, '').replace(/\/+$/, '');
-  const apiUrl = (options.apiUrl ?? process.env.EXCHANGE_URL ?? `http://127.0.0.1:${process.env.PORT ?? '8080'}`).replace(/\/+$/, '');
+  const apiUrl = (options.apiUrl ?? defaultServiceUrl()).replace(/\/+$/, '');
   if ((options.keyId === undefined) !== (options.privateKey === undefined)) fail('--key-id and --private-key go together');
   const sign = options.keyId && options.privateKey ? signer(options.keyId, options.privateKey) : undefined;
 

@@ -1,10 +1,9 @@
 // /admin/v1: the operator API (OPERATOR_API.md), behind the admin token. Member credentials are
 // never accepted here. Errors use the REST error body; unknown paths are 404.
 
-import express, { Router, type NextFunction, type Request, type Response } from 'express';
-import { DomainError } from '../../domain/errors.ts';
+import express, { Router } from 'express';
 import type { AppContext } from '../../commands/context.ts';
-import { errorHandler, notFound } from '../errors.ts';
+import { errorHandler } from '../errors.ts';
 import { onlyWithBody } from '../jsonBody.ts';
 import { refuseNul } from '../nul.ts';
 import { adminAuth } from './auth.ts';
@@ -33,16 +32,6 @@ export function adminRouter(ctx: AppContext): Router {
   router.use((_req, res) => {
     res.status(404).json({ error: 'Not found' });
   });
-  router.use(unknownIdsAreNotFound);
   router.use(errorHandler);
   return router;
-}
-
-/**
- * The engine refuses an input naming an unknown account, event, market or fill (on the order
- * path that is a 422); on the operator API an unknown id is a 404.
- */
-function unknownIdsAreNotFound(err: unknown, _req: Request, _res: Response, next: NextFunction): void {
-  if (err instanceof DomainError && err.code !== 'not_found' && /\bnot found$/i.test(err.message)) next(notFound(err.message));
-  else next(err);
 }

@@ -2,8 +2,8 @@
 // non-2xx answers turned into an error that carries the status and the service's message.
 
 import { readStoredAdminToken } from '../../api/admin/token.ts';
+import { defaultServiceUrl } from '../config.ts';
 
-export const DEFAULT_URL = 'http://127.0.0.1:8080';
 const REQUEST_TIMEOUT_MS = 30_000;
 
 export interface ConnectionOptions {
@@ -22,9 +22,9 @@ export class AdminApiError extends Error {
 export class AdminClient {
   private constructor(private readonly baseUrl: string, private readonly token: string) {}
 
-  /** --url / EXCHANGE_URL / default; --token / ADMIN_TOKEN / DATA_DIR/admin-token. */
+  /** --url / EXCHANGE_URL / http://127.0.0.1:$ADMIN_PORT / http://localhost:$PORT (8080); --token / ADMIN_TOKEN / DATA_DIR/admin-token. */
   static async connect(options: ConnectionOptions, env: NodeJS.ProcessEnv = process.env): Promise<AdminClient> {
-    const url = (options.url ?? env.EXCHANGE_URL ?? DEFAULT_URL).replace(/\/+$/, '');
+    const url = (options.url ?? defaultServiceUrl(env, true)).replace(/\/+$/, '');
     const dataDir = options.dataDir ?? env.DATA_DIR ?? './data';
     const token = options.token ?? (env.ADMIN_TOKEN || undefined) ?? (await readStoredAdminToken(dataDir));
     if (token === undefined) {

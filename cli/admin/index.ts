@@ -1,6 +1,7 @@
 // `exchange admin …`: the operator CLI over /admin/v1 (OPERATOR_API.md). Every command prints
 // a readable table, or the raw JSON answer with --json; failures go to stderr with exit code 1.
 
+import { defaultServiceUrl } from '../config.ts';
 import { Argument, Command, Option } from 'commander';
 import { signRequest } from '../../commands/demo/signing.ts';
 import { AdminApiError, AdminClient } from './client.ts';
@@ -107,7 +108,7 @@ export function registerAdminCommands(program: Command): void {
   const admin = program
     .command('admin')
     .description('operate the exchange through the admin API (/admin/v1)')
-    .option('--url <url>', 'service base URL (default $EXCHANGE_URL, else http://127.0.0.1:8080)')
+    .option('--url <url>', 'service base URL (default $EXCHANGE_URL, else http://127.0.0.1:$ADMIN_PORT when set, else http://localhost:$PORT, PORT defaulting to 8080)')
     .option('--token <token>', 'admin token (default $ADMIN_TOKEN, else $DATA_DIR/admin-token)')
     .option('--json', 'print the raw JSON answer instead of a table');
 
@@ -243,7 +244,7 @@ export function registerAdminCommands(program: Command): void {
     .action((method: string, path: string, options: { keyId: string; privateKey: string; body?: string }, cmd: Command) => {
       const globals = cmd.optsWithGlobals<GlobalOptions>();
       const signed = signRequest({
-        baseUrl: globals.url ?? process.env.EXCHANGE_URL ?? 'http://127.0.0.1:8080',
+        baseUrl: globals.url ?? defaultServiceUrl(),
         keyId: options.keyId,
         privateKeyBase64: options.privateKey,
         method,

@@ -181,8 +181,8 @@ export async function seedDemoOnce(ctx: AppContext, options: DemoOptions = {}): 
     baseUrl, keyId: key.key_id, privateKeyBase64: key.private_key ?? '', method: 'GET', path: '/api/v1/account/balance', nowMs: Math.floor(ctx.clock.nowUs() / 1000),
   });
   ctx.logger.info(
-    { member_account_id: member.account.account_id, key_id: key.key_id, private_key: key.private_key, markets: marketsListed, trades: tradesMade },
-    'demo data seeded; the demo API key private key is shown only this once',
+    { member_account_id: member.account.account_id, key_id: key.key_id, markets: marketsListed, trades: tradesMade },
+    'demo data seeded; the demo API key and its private key are printed once on the terminal, never logged',
   );
   out([
     '',

@@ -16,6 +16,8 @@ export { AccountErrors };
 
 type Result = ErrorInfo | null;
 const refused = (message: string): ErrorInfo => ({ code: 'refused', message });
+/** The input's subject does not exist (the operator API answers 404). */
+const notFound = (message: string): ErrorInfo => ({ code: 'not_found', message });
 const invalid = (message: string): ErrorInfo => ({ code: 'invalid', message });
 
 function applyFields(account: AccountState, fields: AccountFields): void {
@@ -117,7 +119,7 @@ export function openAccount(ctx: StepContext, input: Extract<EngineInput, { kind
 
 export function updateAccount(ctx: StepContext, input: Extract<EngineInput, { kind: 'UpdateAccount' }>): Result {
   const account = ctx.state.accounts.get(input.account_id);
-  if (!account) return refused(AccountErrors.notFound);
+  if (!account) return notFound(AccountErrors.notFound);
   const feesBefore = `${account.feeSchedule}|${account.baseFeePercent}|${account.makerFactor}|${account.takerFactor}`;
   applyFields(account, input.fields);
   account.updatedAt = ctx.now;
@@ -129,7 +131,7 @@ export function updateAccount(ctx: StepContext, input: Extract<EngineInput, { ki
 
 export function deposit(ctx: StepContext, input: Extract<EngineInput, { kind: 'Deposit' }>): Result {
   const account = ctx.state.accounts.get(input.account_id);
-  if (!account) return refused(AccountErrors.notFound);
+  if (!account) return notFound(AccountErrors.notFound);
   const amount = parseMoneyAmount(input.amount);
   if (!amount.ok) return invalid(amount.error.message);
   transfer(ctx, account, amount.value, OUTSIDE);
@@ -140,7 +142,7 @@ export function deposit(ctx: StepContext, input: Extract<EngineInput, { kind: 'D
 
 export function withdraw(ctx: StepContext, input: Extract<EngineInput, { kind: 'Withdraw' }>): Result {
   const account = ctx.state.accounts.get(input.account_id);
-  if (!account) return refused(AccountErrors.notFound);
+  if (!account) return notFound(AccountErrors.notFound);
   const amount = parseMoneyAmount(input.amount);
   if (!amount.ok) return invalid(amount.error.message);
   const available = floorCent(minus(account.cash, account.liability));
@@ -156,7 +158,7 @@ export function withdraw(ctx: StepContext, input: Extract<EngineInput, { kind: '
 
 export function adjust(ctx: StepContext, input: Extract<EngineInput, { kind: 'Adjust' }>): Result {
   const account = ctx.state.accounts.get(input.account_id);
-  if (!account) return refused(AccountErrors.notFound);
+  if (!account) return notFound(AccountErrors.notFound);
   const amount = parseMoneyAmount(input.amount, true);
   if (!amount.ok) return invalid(amount.error.message);
   if (isNegative(amount.value) && isNegative(minus(plus(account.cash, amount.value), account.liability))) return refused(AccountErrors.insufficientFunds);

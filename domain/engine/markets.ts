@@ -30,6 +30,8 @@ export const MarketErrors = {
 
 type Result = ErrorInfo | null;
 const refused = (message: string): ErrorInfo => ({ code: 'refused', message });
+/** The input's subject (or the event a market is listed on) does not exist (the operator API answers 404). */
+const notFound = (message: string): ErrorInfo => ({ code: 'not_found', message });
 const invalid = (message: string): ErrorInfo => ({ code: 'invalid', message });
 
 const SETTABLE: readonly MarketStatus[] = ['scheduled', 'pre_open', 'open', 'closed', 'cancelled'];
@@ -55,7 +57,7 @@ export function scheduleSportEvent(ctx: StepContext, input: Extract<EngineInput,
 
 export function startSportEvent(ctx: StepContext, input: Extract<EngineInput, { kind: 'StartSportEvent' }>): Result {
   const event = ctx.state.events.get(input.event_id);
-  if (!event) return refused(MarketErrors.eventNotFound);
+  if (!event) return notFound(MarketErrors.eventNotFound);
   if (event.startedAt !== null) return refused(MarketErrors.eventStarted);
   event.startedAt = ctx.now;
   ctx.lifecycle.push({ type: 'SportEventStarted', event: sportEventView(event) });
@@ -73,7 +75,7 @@ export function listMarket(ctx: StepContext, input: Extract<EngineInput, { kind:
   const fields = input.market;
   if (ctx.state.markets.has(fields.market_id)) return refused(MarketErrors.marketExists);
   const event = ctx.state.events.get(fields.event_id);
-  if (!event) return refused(MarketErrors.eventNotFound);
+  if (!event) return notFound(MarketErrors.eventNotFound);
   const maxPrice = parseMaxPriceCents(fields.max_price);
   if (!maxPrice.ok) return invalid(maxPrice.error.message);
   if (!LISTABLE.includes(fields.status)) return invalid(MarketErrors.listingStatus);
@@ -106,7 +108,7 @@ function isSettled(market: MarketState): boolean {
 
 export function changeMarketStatus(ctx: StepContext, input: Extract<EngineInput, { kind: 'ChangeMarketStatus' }>): Result {
   const market = ctx.state.markets.get(input.market_id);
-  if (!market) return refused(MarketErrors.marketNotFound);
+  if (!market) return notFound(MarketErrors.marketNotFound);
   if (isSettled(market)) return refused(MarketErrors.marketSettled);
   if (input.status !== undefined && !SETTABLE.includes(input.status)) return invalid(MarketErrors.statusNotSettable);
   if (market.status === 'cancelled' && input.status !== undefined && input.status !== 'cancelled') return refused(MarketErrors.marketCancelled);
@@ -146,7 +148,7 @@ function openForTrading(ctx: StepContext, market: MarketState): void {
 export function resultMarket(ctx: StepContext, input: Extract<EngineInput, { kind: 'ResultMarket' }>): Result {
   const state = ctx.state;
   const market = state.markets.get(input.market_id);
-  if (!market) return refused(MarketErrors.marketNotFound);
+  if (!market) return notFound(MarketErrors.marketNotFound);
   if (isSettled(market)) return refused(MarketErrors.marketSettled);
   const voided = input.result === 'void';
   cancelAllLive(ctx, market, voided ? CancellationReasons.marketVoided : CancellationReasons.marketResulted);

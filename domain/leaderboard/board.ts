@@ -15,8 +15,10 @@
 // in the period; biggest_win needs a win; the others need a settled market.
 
 import {
-  compare, decimalOf, decimalText, integerDecimal, isPositive, plus, quotient, toFixedPlaces, ZERO, type Decimal,
+  compare, decimalOf, decimalText, integerDecimal, isNegative, isPositive, plus, quotient, toFixedPlaces, wholePart, ZERO, type Decimal,
 } from '../money/decimal.ts';
+
+const ONE = integerDecimal(1);
 
 export const LEADERBOARD_METRICS = ['volume', 'profit', 'predictions', 'markets', 'win_rate', 'biggest_win', 'return', 'streak'] as const;
 export type Metric = (typeof LEADERBOARD_METRICS)[number];
@@ -118,13 +120,19 @@ export function boardValues(metric: Metric, category: string, volumes: readonly 
       for (const [account, volume] of volumeByAccount) if (isPositive(volume)) push(account, volume);
       break;
     case 'return':
-      for (const [account, volume] of volumeByAccount) if (isPositive(volume)) push(account, quotient(profitOf(account), volume, RATIO_PLACES));
+      // a ratio board's values lie within 0 to 1 (SPEC): a member whose return is below 0 is not ranked here
+      for (const [account, volume] of volumeByAccount) {
+        if (!isPositive(volume)) continue;
+        const ratio = quotient(profitOf(account), volume, RATIO_PLACES);
+        if (!isNegative(ratio)) push(account, compare(ratio, ONE) > 0 ? ONE : ratio);
+      }
       break;
     case 'profit':
       for (const account of settledByAccount.keys()) push(account, profitOf(account));
       break;
     case 'predictions':
-      for (const [account, facts] of settledByAccount) push(account, facts.reduce((sum, f) => plus(sum, decimalOf(f.contracts)), ZERO));
+      // whole contracts settled: an integer, as every count board's value
+      for (const [account, facts] of settledByAccount) push(account, wholePart(facts.reduce((sum, f) => plus(sum, decimalOf(f.contracts)), ZERO)));
       break;
     case 'markets':
       for (const [account, facts] of settledByAccount) push(account, integerDecimal(facts.length));
@@ -183,7 +191,7 @@ export function wireValue(metric: Metric, value: Decimal): string | number {
     case 'money':
       return toFixedPlaces(value, 2);
     case 'count':
-      return Number(decimalText(value));
+      return Number(decimalText(wholePart(value)));
     case 'ratio':
       return Number(toFixedPlaces(value, RATIO_PLACES));
   }

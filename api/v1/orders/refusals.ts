@@ -2,7 +2,7 @@
 
 import { LOCATION_MESSAGES } from '../../../commands/orders/location.ts';
 import type { OrderRefusal } from '../../../commands/orders/orders.ts';
-import { HttpError } from '../../errors.ts';
+import { HttpError, statusOfDomainCode } from '../../errors.ts';
 
 export const ORDER_NOT_FOUND = 'Order not found';
 
@@ -19,7 +19,7 @@ export function httpErrorOfOrderRefusal(refusal: OrderRefusal): HttpError {
     case 'order_rejected':
       return new HttpError(422, refusal.reason);
     case 'engine_refused':
-      return new HttpError(refusal.error.code === 'invalid' ? 400 : 422, refusal.error.message || 'Request refused');
+      return new HttpError(statusOfDomainCode(refusal.error.code), refusal.error.message || 'Request refused');
     default: {
       const unknown: never = refusal;
       throw new Error(`unmapped order refusal ${JSON.stringify(unknown)}`);

@@ -68,6 +68,19 @@ describe('leaderboard metrics and ranks', () => {
     expect(valueOf('streak', 'c')).to.equal('0');
   });
 
+  it('predictions are whole contracts (an integer); a return below 0 is not ranked and a ratio stays within 0 to 1', () => {
+    const fractional = [settled('d', 'm1', 1, '3', '2.75'), settled('d', 'm2', 2, '-1', '1.5')];
+    const dVolume: VolumeFact[] = [{ account_id: 'd', sport: 'soccer', volume: '10' }, { account_id: 'e', sport: 'soccer', volume: '10' }];
+    const losing = [settled('e', 'm1', 1, '-4')];
+    const entries = (metric: Parameters<typeof boardValues>[0]) => boardValues(metric, 'all', dVolume, [...fractional, ...losing]);
+    const predictions = entries('predictions').find((e) => e.account_id === 'd')!;
+    expect(wireValue('predictions', predictions.value)).to.equal(4);
+    expect(Number.isInteger(wireValue('predictions', predictions.value))).to.equal(true);
+    const returns = entries('return');
+    expect(returns.map((e) => e.account_id)).to.deep.equal(['d']); // e lost money: return < 0, not ranked
+    for (const entry of returns) expect(wireValue('return', entry.value)).to.be.within(0, 1);
+  });
+
   it('sport boards count only that sport and show it as the top sport', () => {
     expect(valueOf('volume', 'a', 'tennis')).to.equal('20');
     const entries = boardValues('volume', 'tennis', volumes, settlements);

@@ -1,0 +1,29 @@
+// A fill's `expires_at` is the market's expiry only while the market has not settled (SPEC:
+// "Expiry if the market has not settled"): once settled it is null.
+
+import { expect } from 'chai';
+import { useWholeService, type Member, type WholeService } from './harness.ts';
+
+describe('settled fills', () => {
+  let svc: WholeService;
+  let alice: Member;
+  let marketId: string;
+  useWholeService((fixture) => ({ svc, alice, marketId } = fixture));
+
+  it('carry expires_at while the market is open, and null once it has settled', async () => {
+    const bob = await svc.member();
+    const order = (action: string) => ({ action, market_id: marketId, order_type: 'limit', price: '0.40', quantity: '2' });
+    expect((await alice.call('POST', '/api/v1/orders', { body: order('buy') })).status).to.equal(200);
+    expect((await bob.call('POST', '/api/v1/orders', { body: order('sell') })).status).to.equal(200);
+    const open = (await alice.call('GET', `/api/v1/fills?market_ids=${marketId}`)).body.fills;
+    expect(open).to.have.length(1);
+    expect(open[0].expires_at).to.be.a('number');
+
+    await svc.admin('POST', `/markets/${marketId}/status`, { status: 'closed' });
+    await svc.admin('POST', `/markets/${marketId}/result`, { result: 'win' });
+    for (const member of [alice, bob]) {
+      const fills = (await member.call('GET', `/api/v1/fills?market_ids=${marketId}`)).body.fills;
+      expect(fills.map((f: { status: string; expires_at: unknown }) => [f.status, f.expires_at])).to.deep.equal([['settled', null]]);
+    }
+  });
+});
