@@ -16,6 +16,7 @@ import { createLane, type Lane, type LaneHandler } from './direct.ts';
 import { errorHandler } from './errors.ts';
 import { onlyWithBody } from './jsonBody.ts';
 import { refuseNul } from './nul.ts';
+import { docsRouter } from './public/docs.ts';
 import { publicRouter } from './public/router.ts';
 import { V1_BASE, v1Api } from './v1/router.ts';
 
@@ -152,6 +153,7 @@ export function createApi(ctx: AppContext, options: AppOptions): Api {
   app.use(onlyWithBody(express.json({ limit: JSON_BODY_LIMIT, strict: true })));
   app.use(refuseNul);
   app.use(publicRouter(ctx));
+  app.use(docsRouter());
 
   app.use((_req: Request, res: Response) => {
     res.status(404).json({ error: 'Not found' });

@@ -1,6 +1,9 @@
 // The `exchange` command line (commander): serve, projections status|rebuild, events export,
 // plus the operator's `admin …` and the engine's `replay` commands registered by their owners.
 
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { v1OpenApiDocument } from '../api/v1/router.ts';
 import { Command, InvalidArgumentError } from 'commander';
 import type { Config } from '../commands/context.ts';
 import { migrate } from '../eventstore/postgres/migrate.ts';
@@ -72,6 +75,20 @@ export function buildProgram(): Command {
     .name('exchange')
     .description('Exchange for binary event contracts: service and operator tools')
     .showHelpAfterError();
+
+  program
+    .command('openapi')
+    .description('print the OpenAPI 3.1 document of /api/v1 (what GET /api/v1/openapi.json serves)')
+    .option('--output <file>', 'write it to this file instead of standard output')
+    .action(async (options: { output?: string }) => {
+      const text = `${JSON.stringify(v1OpenApiDocument(), null, 2)}\n`;
+      if (options.output) {
+        await mkdir(path.dirname(path.resolve(options.output)), { recursive: true });
+        await writeFile(options.output, text);
+      } else {
+        await writeLine(text.trimEnd());
+      }
+    });
 
   program
     .command('serve')

@@ -85,8 +85,8 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], fragments: re
   }
   paths[`${API_PREFIX}/openapi.json`] = {
     get: {
-      operationId: 'getOpenApiDocument', summary: 'This document',
-      responses: { 200: { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } }, 400: errorResponse(400), 401: errorResponse(401), 403: errorResponse(403) },
+      operationId: 'getOpenApiDocument', summary: 'This document (public: no credentials; rendered at /docs)', security: [],
+      responses: { 200: { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } }, 404: errorResponse(404) },
     },
   };
   const schemas: Json = { ...COMPONENT_SCHEMAS };
@@ -104,6 +104,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], fragments: re
     info: {
       title: 'Exchange trading API',
       version: '1',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       description: 'Every /api/v1 route requires credentials: a signed API key (X-SVC-ACCESS-KEY, X-SVC-ACCESS-TIMESTAMP in UNIX ms, X-SVC-ACCESS-SIGNATURE = base64 Ed25519 over timestamp + METHOD + path with query string, 30-second window) or `Authorization: Bearer <token>`. Requests without a User-Agent header are refused with 403.',
     },
     servers: [{ url: '/' }],

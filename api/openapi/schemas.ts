@@ -247,7 +247,7 @@ export const BatchLegResult: Schema = {
         order_id: uuid,
       },
       required: ['errors'],
-      not: { required: ['order'] },
+      not: { properties: { order: true }, required: ['order'] },
     },
   ],
 };

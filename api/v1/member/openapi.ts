@@ -21,18 +21,19 @@ const query = (name: string, description: string, schema: Schema = { type: 'stri
 const LIMIT = query('limit', 'Rows per page; default 100, silently clamped to 200', { type: 'integer' });
 const CURSOR = query('cursor', 'Opaque cursor from the previous page');
 
-function ledgerPath(summary: string, list: string) {
+function ledgerPath(operationId: string, summary: string, list: string) {
   return {
-    get: { tags: ['member'], summary, parameters: [LIMIT, CURSOR], responses: { 200: ok(list), 400: error('Invalid parameter'), ...STANDARD_ERRORS } },
+    get: { operationId, tags: ['member'], summary, parameters: [LIMIT, CURSOR], responses: { 200: ok(list), 400: error('Invalid parameter'), ...STANDARD_ERRORS } },
   };
 }
 
 export const MEMBER_OPENAPI_PATHS: Record<string, Schema> = {
   '/me': {
-    get: { tags: ['member'], summary: 'The account identity object', responses: { 200: ok('MeResponse'), ...STANDARD_ERRORS } },
+    get: { operationId: 'getMe', tags: ['member'], summary: 'The account identity object', responses: { 200: ok('MeResponse'), ...STANDARD_ERRORS } },
   },
   '/me/profile': {
     patch: {
+      operationId: 'updateProfile',
       tags: ['member'],
       summary: 'Change handle, avatar or leaderboard consent',
       description: 'At least one key. Bearer sessions may always call it; an API key needs read_write. 422 names the handle rule broken (taken, reserved, blocked, blank, malformed, or inside the 30-day window).',
@@ -42,6 +43,7 @@ export const MEMBER_OPENAPI_PATHS: Record<string, Schema> = {
   },
   '/leaderboard': {
     get: {
+      operationId: 'getLeaderboard',
       tags: ['member'],
       summary: 'Top members for one period, category and metric',
       parameters: [
@@ -55,6 +57,7 @@ export const MEMBER_OPENAPI_PATHS: Record<string, Schema> = {
   },
   '/account/market_stats': {
     get: {
+      operationId: 'listMarketStats',
       tags: ['member'],
       summary: 'Exposure and realized result per market',
       parameters: [
@@ -70,10 +73,10 @@ export const MEMBER_OPENAPI_PATHS: Record<string, Schema> = {
       responses: { 200: ok('MarketStatsList'), 400: error('Invalid parameter'), ...STANDARD_ERRORS },
     },
   },
-  '/portfolio/loyalty': ledgerPath('Loyalty rollup and referral entries, most recent first', 'LoyaltyList'),
-  '/portfolio/withdrawals': ledgerPath('Withdrawals with payment method and reason, most recent first', 'WithdrawalList'),
-  '/portfolio/fees': ledgerPath('Fee and fee refund entries, most recent first', 'FeeList'),
-  '/portfolio/adjustments': ledgerPath('Manual adjustments, most recent first', 'AdjustmentList'),
+  '/portfolio/loyalty': ledgerPath('listLoyalty', 'Loyalty rollup and referral entries, most recent first', 'LoyaltyList'),
+  '/portfolio/withdrawals': ledgerPath('listWithdrawals', 'Withdrawals with payment method and reason, most recent first', 'WithdrawalList'),
+  '/portfolio/fees': ledgerPath('listFees', 'Fee and fee refund entries, most recent first', 'FeeList'),
+  '/portfolio/adjustments': ledgerPath('listAdjustments', 'Manual adjustments, most recent first', 'AdjustmentList'),
 };
 
 const svg = (description: string) => ({ description, content: { 'image/svg+xml': { schema: { type: 'string' } } }, headers: { ETag: { schema: { type: 'string' } }, 'Cache-Control': { schema: { type: 'string' } } } });
@@ -82,14 +85,14 @@ const svg = (description: string) => ({ description, content: { 'image/svg+xml':
 export const MEMBER_PUBLIC_OPENAPI_PATHS: Record<string, Schema> = {
   '/avatars/{handle}.svg': {
     get: {
-      tags: ['public'], summary: 'A member avatar', security: [],
+      operationId: 'getAvatar', tags: ['public'], summary: 'A member avatar', security: [],
       parameters: [{ name: 'handle', in: 'path', required: true, schema: { type: 'string' } }],
       responses: { 200: svg('Deterministic SVG of the avatar'), 304: { description: 'Not modified' }, 404: error('Unknown handle') },
     },
   },
   '/icons/sports/{sport}.svg': {
     get: {
-      tags: ['public'], summary: 'A sport icon', security: [],
+      operationId: 'getSportIcon', tags: ['public'], summary: 'A sport icon', security: [],
       parameters: [{ name: 'sport', in: 'path', required: true, schema: { type: 'string' } }],
       responses: { 200: svg('SVG icon of the sport key'), 304: { description: 'Not modified' }, 404: error('Not a sport key') },
     },

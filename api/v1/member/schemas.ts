@@ -154,7 +154,7 @@ export const MarketStats: Schema = object({
 export const MarketStatsList: Schema = object({ cursor, market_stats: { type: 'array', items: ref('MarketStats') } });
 
 export const MEMBER_COMPONENT_SCHEMAS: Record<string, Schema> = {
-  Me, MeResponse, ProfilePatchBody, AvatarObject, Leaderboard, LeaderboardRow,
+  Me, MeResponse, ProfilePatchBody, Leaderboard, LeaderboardRow,
   LoyaltyEntry, WithdrawalEntry, FeeEntry, AdjustmentEntry, LoyaltyList, WithdrawalList, FeeList, AdjustmentList,
   MarketStats, MarketStatsList,
 };

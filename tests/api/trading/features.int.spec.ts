@@ -153,6 +153,28 @@ describe('order writes: idempotency and geofencing', () => {
       expect(operations).to.not.include('GET /api/v1/trades');
     });
 
+    it('is public (documentation: no credentials), every operation has an operationId, and /docs renders it from bundled files', async () => {
+      const anonymous = await fetch(`${svc.base}/api/v1/openapi.json`, { headers: { 'user-agent': 'docs-reader' } });
+      expect(anonymous.status).to.equal(200);
+      expect(((await anonymous.json()) as { openapi: string }).openapi).to.equal('3.1.0');
+      const ids: string[] = [];
+      for (const [path, item] of Object.entries(doc.paths)) {
+        for (const [method, operation] of Object.entries(item as Record<string, { operationId?: string }>)) {
+          expect(operation.operationId, `${method} ${path}`).to.be.a('string');
+          ids.push(operation.operationId as string);
+        }
+      }
+      expect(new Set(ids).size).to.equal(ids.length);
+      const page = await fetch(`${svc.base}/docs`);
+      expect(page.status).to.equal(200);
+      const html = await page.text();
+      expect(html).to.not.match(/https?:\/\//); // nothing from a CDN
+      for (const asset of [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1] as string)) {
+        expect((await fetch(`${svc.base}${asset}`)).status, asset).to.equal(200);
+      }
+      expect(await (await fetch(`${svc.base}/docs/init.js`)).text()).to.include('/api/v1/openapi.json');
+    });
+
     it('its schemas compile and describe the request bodies the service validates with', () => {
       const checker = new OpenApiChecker(doc);
       expect(() => checker.check('GET', '/api/v1/account/balance', 401, { error: 'Unauthorized' })).to.not.throw();
