@@ -1,6 +1,7 @@
 // The `exchange` command line (commander): serve, projections status|rebuild, events export,
 // plus the operator's `admin …` and the engine's `replay` commands registered by their owners.
 
+import { terminalProgress } from './progress.ts';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { v1OpenApiDocument } from '../api/v1/router.ts';
@@ -136,8 +137,11 @@ export function buildProgram(): Command {
           process.exitCode = 1;
           return;
         }
+        const head = Number(await store.headPosition());
         for (const projector of chosen) {
-          const result = await rebuildProjector(database.pool, store, projector);
+          const progress = terminalProgress(`rebuilding ${projector.name}`, Math.max(head, 0), 'positions');
+          const result = await rebuildProjector(database.pool, store, projector, { onProgress: (position) => progress.update(Number(position)) });
+          progress.finish();
           await writeLine(`${projector.name}: rebuilt ${result.events} events up to position ${result.position}`);
         }
       });

@@ -6,6 +6,7 @@ import { verifyJournal } from '../commands/engine/verify.ts';
 import { migrate } from '../eventstore/postgres/migrate.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
+import { terminalProgress } from './progress.ts';
 import { openDatabase, openEventStore } from './serve.ts';
 
 export function registerReplayCommand(program: Command): void {
@@ -31,7 +32,10 @@ export function registerReplayCommand(program: Command): void {
         await migrate(database.pool);
         const store = await openEventStore(config, database);
         try {
-          const report = await verifyJournal(store, config.dataDir);
+          const head = Number(await store.headPosition());
+          const progress = terminalProgress('replaying the journal', Math.max(head, 0), 'positions');
+          const report = await verifyJournal(store, config.dataDir, (position) => progress.update(Number(position)));
+          progress.finish();
           if (options.json) {
             process.stdout.write(`${JSON.stringify(report)}\n`);
           } else {

@@ -21,7 +21,8 @@ export interface VerifyReport {
 
 const MISMATCHES_MAX = 20;
 
-export async function verifyJournal(store: EventStore, dataDir: string | null): Promise<VerifyReport> {
+/** `onProgress` is told the global position of each journal record read (for a progress line). */
+export async function verifyJournal(store: EventStore, dataDir: string | null, onProgress?: (position: bigint) => void): Promise<VerifyReport> {
   const engine = new Engine();
   const mismatches: VerifyReport['mismatches'] = [];
   let snapshotHeader: SnapshotHeader | undefined;
@@ -40,6 +41,7 @@ export async function verifyJournal(store: EventStore, dataDir: string | null): 
   let resumed: Engine | undefined;
   let steps = 0;
   await readJournal(store, 0n, journalStepsOf, (step, record, unreadable) => {
+    onProgress?.(record.position);
     if (!step) {
       if (mismatches.length < MISMATCHES_MAX) mismatches.push({ seq: engine.nextSeq, reason: `journal record at revision ${record.revision} unreadable: ${String(unreadable)}` });
       return;
