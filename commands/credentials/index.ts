@@ -34,6 +34,11 @@ const LOAD_WAIT_MS = 15_000;
  */
 export const UNKNOWN_CREDENTIALS_CACHED_MAX = 50_000;
 export const UNKNOWN_CREDENTIAL_TTL_MS = 10_000;
+/**
+ * Sessions kept in memory before expired ones are dropped (live ones stay: forgetting a revoked
+ * but unexpired session could let the table, if its projection lags, answer for it).
+ */
+export const SESSIONS_CACHED_MAX = 100_000;
 
 /** A bounded set of recent misses, each valid for UNKNOWN_CREDENTIAL_TTL_MS. */
 class MissCache {
@@ -104,9 +109,19 @@ export class CredentialIndex {
     const existing = this.sessionsById.get(issued.session_id);
     if (existing) return existing;
     const entry: SessionEntry = { ...issued, revoked_at_us: revokedAtUs };
+    if (this.sessionsById.size >= SESSIONS_CACHED_MAX) this.dropExpiredSessions();
     this.sessionsByHash.set(entry.token_hash, entry);
     this.sessionsById.set(entry.session_id, entry);
     return entry;
+  }
+
+  private dropExpiredSessions(): void {
+    const nowUs = this.ctx.clock.nowUs();
+    for (const [id, entry] of this.sessionsById) {
+      if (entry.expires_at_us > nowUs) continue;
+      this.sessionsById.delete(id);
+      this.sessionsByHash.delete(entry.token_hash);
+    }
   }
 
   revokeSession(sessionId: string, revokedAtUs: number): void {
