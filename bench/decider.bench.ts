@@ -5,7 +5,7 @@
 //
 // Environment: BENCH_DECIDER_ORDERS (default 200,000).
 
-import { encodeStep, engineStepsData, newDeltaContext, type EncodedStep } from '../domain/engine/journal/journal.ts';
+import { encodeStep, engineStepsData, newRecordContext, type EncodedStep } from '../domain/engine/journal/journal.ts';
 import { RECORD_EVENTS_MAX, STEPS_PER_RECORD } from '../commands/engine/process.ts';
 import { Engine } from '../domain/engine/engine.ts';
 import { seededRandom } from '../domain/random.ts';
@@ -74,17 +74,17 @@ export function benchDecider(orders: number): { ordersPerS: number; recordBytes:
   let bytes = 0;
   let steps: EncodedStep[] = [];
   let stepEvents = 0;
-  let context = newDeltaContext();
+  let context = newRecordContext();
   const seal = () => {
     if (steps.length > 0) bytes += Buffer.byteLength(JSON.stringify(engineStepsData(steps)));
     steps = [];
     stepEvents = 0;
-    context = newDeltaContext();
+    context = newRecordContext();
   };
   for (const input of stream) {
     const seq = sizing.nextSeq;
     const outcome = sizing.step({ seq, now_us: (sizeUs += 1), input });
-    for (const event of outcome.events) if (event.type === 'TradeExecuted') trades++;
+    for (const event of outcome.events) if (event.type === 'Traded') trades++;
     steps.push(encodeStep(seq, sizeUs, input, outcome.events, context));
     stepEvents += outcome.events.length;
     if (steps.length >= STEPS_PER_RECORD || stepEvents >= RECORD_EVENTS_MAX) seal();

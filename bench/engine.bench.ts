@@ -209,7 +209,7 @@ async function submitAll(engine: RunningEngine, inputs: EngineInput[], inFlight:
       const submitted = performance.now();
       const reply = await engine.submit(inputs[index]!);
       latenciesMs[index] = performance.now() - submitted;
-      for (const event of reply.events) if (event.type === 'TradeExecuted') trades++;
+      for (const event of reply.events) if (event.type === 'Traded') trades++;
     }
   };
   await Promise.all(Array.from({ length: inFlight }, worker));

@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import type { AccountFields } from '../../domain/engine/inputs.ts';
 import type { AccountView, BalanceView, LedgerEntryView } from '../../domain/views.ts';
 import type { AppContext } from '../context.ts';
-import { lastEvent, submitOrThrow } from './engineCall.ts';
+import type { EngineReply } from '../engine/gateway.ts';
+import { answerOf, submitOrThrow } from './engineCall.ts';
 import { setPassword } from './password.ts';
 
 type Ctx = Pick<AppContext, 'engine' | 'writes' | 'store' | 'clock'>;
@@ -19,27 +20,28 @@ export interface OpenedAccount {
 export async function openAccount(ctx: Ctx, fields: AccountFields, password?: string): Promise<OpenedAccount> {
   const accountId = randomUUID();
   const reply = await submitOrThrow(ctx, { kind: 'OpenAccount', account_id: accountId, user_id: randomUUID(), fields });
-  const opened = lastEvent(reply.events, 'AccountOpened', (e) => e.account.account_id === accountId);
-  if (!opened) throw new Error('engine accepted OpenAccount without an AccountOpened event');
+  const answer = answerOf(reply);
+  const account = answer.accounts.find((a) => a.account_id === accountId);
+  if (!account) throw new Error('engine accepted OpenAccount without opening the account');
   if (password !== undefined) await setPassword(ctx.store, accountId, password, ctx.clock.nowUs());
-  return { account: opened.account, balance: opened.balance, position: reply.position };
+  return { account, balance: answer.balances.find((b) => b.account_id === accountId) ?? null, position: reply.position };
 }
 
 export async function updateAccount(ctx: Ctx, accountId: string, fields: AccountFields, password?: string): Promise<{ account: AccountView; position: bigint }> {
   const reply = await submitOrThrow(ctx, { kind: 'UpdateAccount', account_id: accountId, fields });
-  const updated = lastEvent(reply.events, 'AccountUpdated', (e) => e.account.account_id === accountId);
-  if (!updated) throw new Error('engine accepted UpdateAccount without an AccountUpdated event');
+  const account = answerOf(reply).accounts.find((a) => a.account_id === accountId);
+  if (!account) throw new Error('engine accepted UpdateAccount without updating the account');
   if (password !== undefined) await setPassword(ctx.store, accountId, password, ctx.clock.nowUs());
-  return { account: updated.account, position: reply.position };
+  return { account, position: reply.position };
 }
 
 export async function deposit(ctx: Ctx, accountId: string, amount: string): Promise<{ balance: BalanceView; entry: LedgerEntryView | null }> {
   const entryId = randomUUID();
   const reply = await submitOrThrow(ctx, { kind: 'Deposit', account_id: accountId, entry_id: entryId, amount });
-  const balance = lastEvent(reply.events, 'BalanceChanged', (e) => e.balance.account_id === accountId);
-  if (!balance) throw new Error('engine accepted Deposit without a BalanceChanged event');
-  const entry = lastEvent(reply.events, 'LedgerEntryRecorded', (e) => e.entry.id === entryId) ?? null;
-  return { balance: balance.balance, entry: entry?.entry ?? null };
+  const answer = answerOf(reply);
+  const balance = answer.balances.find((b) => b.account_id === accountId);
+  if (!balance) throw new Error('engine accepted Deposit without changing the balance');
+  return { balance, entry: answer.entries.find((e) => e.id === entryId) ?? null };
 }
 
 export interface WithdrawalRequest {
@@ -52,25 +54,21 @@ export interface WithdrawalRequest {
 export async function withdraw(ctx: Ctx, accountId: string, request: WithdrawalRequest): Promise<{ entry: LedgerEntryView; balance: BalanceView | null }> {
   const entryId = randomUUID();
   const reply = await submitOrThrow(ctx, { kind: 'Withdraw', account_id: accountId, entry_id: entryId, ...request });
-  const entry = ledgerEntryOf(reply.events, entryId, accountId);
+  const entry = ledgerEntryOf(reply, entryId, accountId);
   if (!entry) throw new Error('engine accepted Withdraw without a ledger entry');
-  const balance = lastEvent(reply.events, 'BalanceChanged', (e) => e.balance.account_id === accountId);
-  return { entry, balance: balance?.balance ?? null };
+  return { entry, balance: answerOf(reply).balances.find((b) => b.account_id === accountId) ?? null };
 }
 
 export async function adjust(ctx: Ctx, accountId: string, amount: string, reason: string | null): Promise<{ entry: LedgerEntryView; balance: BalanceView | null }> {
   const entryId = randomUUID();
   const reply = await submitOrThrow(ctx, { kind: 'Adjust', account_id: accountId, entry_id: entryId, amount, reason });
-  const entry = ledgerEntryOf(reply.events, entryId, accountId);
+  const entry = ledgerEntryOf(reply, entryId, accountId);
   if (!entry) throw new Error('engine accepted Adjust without a ledger entry');
-  const balance = lastEvent(reply.events, 'BalanceChanged', (e) => e.balance.account_id === accountId);
-  return { entry, balance: balance?.balance ?? null };
+  return { entry, balance: answerOf(reply).balances.find((b) => b.account_id === accountId) ?? null };
 }
 
 /** The entry the engine recorded under our id (or, failing that, the account's last entry). */
-function ledgerEntryOf(events: Parameters<typeof lastEvent>[0], entryId: string, accountId: string): LedgerEntryView | undefined {
-  return (
-    lastEvent(events, 'LedgerEntryRecorded', (e) => e.entry.id === entryId)?.entry ??
-    lastEvent(events, 'LedgerEntryRecorded', (e) => e.entry.account_id === accountId)?.entry
-  );
+function ledgerEntryOf(reply: EngineReply, entryId: string, accountId: string): LedgerEntryView | undefined {
+  const entries = answerOf(reply).entries;
+  return entries.find((e) => e.id === entryId) ?? entries.filter((e) => e.account_id === accountId).at(-1);
 }

@@ -3,7 +3,8 @@
 // read-your-writes of every account it touched.
 
 import { DomainError } from '../../domain/errors.ts';
-import type { EngineEvent } from '../../domain/engine/events.ts';
+import { accountsNamedBy, type EngineEvent } from '../../domain/engine/events.ts';
+import type { StepAnswer } from '../../domain/engine/engine.ts';
 import type { EngineInput } from '../../domain/engine/inputs.ts';
 import type { AppContext } from '../context.ts';
 import type { EngineReply } from '../engine/gateway.ts';
@@ -20,51 +21,13 @@ export async function submitOrThrow(ctx: EngineCaller, input: EngineInput): Prom
   return reply;
 }
 
-/** Every account whose state one of these events changed. */
+/** Every account whose state one of these facts changed. */
 export function accountsTouched(events: readonly EngineEvent[]): Set<string> {
-  const accounts = new Set<string>();
-  for (const event of events) {
-    switch (event.type) {
-      case 'AccountOpened':
-      case 'AccountUpdated':
-        accounts.add(event.account.account_id);
-        break;
-      case 'BalanceChanged':
-        accounts.add(event.balance.account_id);
-        break;
-      case 'LedgerEntryRecorded':
-        accounts.add(event.entry.account_id);
-        break;
-      case 'OrderPlaced':
-      case 'OrderChanged':
-        accounts.add(event.order.account_id);
-        break;
-      case 'TradeExecuted':
-        accounts.add(event.provider.account_id);
-        accounts.add(event.taker.account_id);
-        break;
-      case 'FillChanged':
-        accounts.add(event.fill.account_id);
-        break;
-      case 'PositionChanged':
-        accounts.add(event.position.account_id);
-        break;
-      default:
-        break;
-    }
-  }
-  return accounts;
+  return accountsNamedBy(events);
 }
 
-/** The last event of a given type matching `pick`, from a reply. */
-export function lastEvent<T extends EngineEvent['type']>(
-  events: readonly EngineEvent[],
-  type: T,
-  pick: (event: Extract<EngineEvent, { type: T }>) => boolean = () => true,
-): Extract<EngineEvent, { type: T }> | undefined {
-  let found: Extract<EngineEvent, { type: T }> | undefined;
-  for (const event of events) {
-    if (event.type === type && pick(event as Extract<EngineEvent, { type: T }>)) found = event as Extract<EngineEvent, { type: T }>;
-  }
-  return found;
+/** What an accepted operator input changed, as the engine answered it. */
+export function answerOf(reply: EngineReply): StepAnswer {
+  if (!reply.answer) throw new Error('the engine answered an operator input without the entities it changed');
+  return reply.answer;
 }

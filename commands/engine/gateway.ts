@@ -1,6 +1,7 @@
 // What callers (REST, admin, OAuth, realtime, demo) see of the engine: submit one input, get
 // that input's own outcome once it is durably journaled. The engine process implements it.
 
+import type { StepAnswer } from '../../domain/engine/engine.ts';
 import type { EngineEvent } from '../../domain/engine/events.ts';
 import type { EngineInput } from '../../domain/engine/inputs.ts';
 import type { ErrorInfo } from '../../domain/errors.ts';
@@ -17,10 +18,12 @@ export interface EngineReply {
   /** False when the input as a whole was refused (error set, no state changed, nothing journaled). */
   ok: boolean;
   error?: ErrorInfo;
-  /** This input's outcome events, in order. */
+  /** This input's outcome facts, in order. */
   events: EngineEvent[];
-  /** Per-leg outcomes for PlaceOrders / CancelOrders. */
+  /** Per-leg outcomes for PlaceOrders / CancelOrders (the orders as the engine left them). */
   legs?: LegOutcome[];
+  /** For operator inputs: what they changed, as the REST views show it (rendered from the engine's state). */
+  answer?: StepAnswer;
   /** Global event-store position of the journal record holding these events (read-your-writes). */
   position: bigint;
   /** Engine sequence number assigned to the input. */
@@ -48,11 +51,4 @@ export interface EngineGateway {
   submit(input: EngineInput): Promise<EngineReply>;
 }
 
-/** The last snapshot of an order among a reply's events, if any. */
-export function orderFromEvents(events: readonly EngineEvent[], orderId: string): OrderView | undefined {
-  let found: OrderView | undefined;
-  for (const event of events) {
-    if ((event.type === 'OrderPlaced' || event.type === 'OrderChanged') && event.order.id === orderId) found = event.order;
-  }
-  return found;
-}
+

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock.ts';
-import type { EngineEvent } from '../../domain/engine/events.ts';
+import { accountsNamedBy, type EngineEvent } from '../../domain/engine/events.ts';
 import type { EngineInput } from '../../domain/engine/inputs.ts';
 import type { Engine } from '../../domain/engine/engine.ts';
 import { WrongExpectedRevision, type AppendResult, type EventStore, type NewEvent } from '../../eventstore/port.ts';
@@ -16,7 +16,7 @@ import { assertBalanced } from '../../domain/engine/ledger.ts';
 import { anyDue } from '../../domain/engine/timers.ts';
 import { EngineBusyError, EngineStoppedError, type EngineGateway, type EngineReply } from './gateway.ts';
 import {
-  ENGINE_STEPS_TYPE, ENGINE_STREAM, encodeStep, engineStepsData, newDeltaContext, type DeltaContext, type EncodedStep, type EngineStepsData,
+  ENGINE_STEPS_TYPE, ENGINE_STREAM, encodeStep, engineStepsData, newRecordContext, type EncodedStep, type EngineStepsData, type RecordContext,
 } from '../../domain/engine/journal/journal.ts';
 import { recover, writeSnapshot } from './recovery.ts';
 import { startSnapshotJob, type SnapshotJob, type SnapshotSource } from './snapshotter.ts';
@@ -101,17 +101,7 @@ export { EngineBusyError, EngineStoppedError } from './gateway.ts';
 function accountsOf(input: EngineInput, events: readonly EngineEvent[]): Set<string> {
   const ids = new Set<string>();
   if ('account_id' in input) ids.add(input.account_id);
-  for (const event of events) {
-    switch (event.type) {
-      case 'BalanceChanged': ids.add(event.balance.account_id); break;
-      case 'OrderPlaced': case 'OrderChanged': ids.add(event.order.account_id); break;
-      case 'TradeExecuted': ids.add(event.provider.account_id); ids.add(event.taker.account_id); break;
-      case 'FillChanged': ids.add(event.fill.account_id); break;
-      case 'AccountOpened': case 'AccountUpdated': ids.add(event.account.account_id); break;
-      default: break;
-    }
-  }
-  return ids;
+  return accountsNamedBy(events, ids);
 }
 
 export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
@@ -138,10 +128,10 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
     /** Steps of the record being filled, their outcome events, and that record's delta context. */
     steps: EncodedStep[];
     stepEvents: number;
-    context: DeltaContext;
+    context: RecordContext;
   }
 
-  const newDecided = (): Decided => ({ records: [], answered: [], reload: false, steps: [], stepEvents: 0, context: newDeltaContext() });
+  const newDecided = (): Decided => ({ records: [], answered: [], reload: false, steps: [], stepEvents: 0, context: newRecordContext() });
 
   /** Closes the record being filled (if it holds steps). */
   const seal = (decided: Decided): void => {
@@ -150,7 +140,7 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
     decided.records.push({ id: randomUUID(), type: ENGINE_STEPS_TYPE, data: engineStepsData(decided.steps) });
     decided.steps = [];
     decided.stepEvents = 0;
-    decided.context = newDeltaContext();
+    decided.context = newRecordContext();
   };
 
   /** Decides inputs synchronously into `decided`; the state moves ahead of the journal until commit() lands. */
@@ -173,6 +163,7 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
       const reply: Omit<EngineReply, 'position'> = {
         ok: outcome.ok, events: outcome.events, seq: outcome.events.length > 0 ? seq : engine.state.seq,
         ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.legs ? { legs: outcome.legs } : {}),
+        ...(outcome.answer ? { answer: outcome.answer } : {}),
       };
       if (outcome.ok && outcome.events.length > 0) {
         decided.steps.push(encodeStep(seq, pending.nowUs, pending.input, outcome.events, decided.context));

@@ -1,15 +1,12 @@
 // Engine replies → each requested order's outcome, in request order.
 
 import type { EngineReply, LegOutcome } from '../engine/gateway.ts';
-import { orderFromEvents } from '../engine/gateway.ts';
 
-/** Each requested order id's outcome, from the reply's legs or, failing those, its events. */
+/** Each requested order id's outcome, from the reply's legs (the orders as the engine left them). */
 export function legsOf(reply: EngineReply, orderIds: readonly string[]): LegOutcome[] {
   if (reply.legs && reply.legs.length === orderIds.length) return reply.legs;
   return orderIds.map((orderId) => {
     const leg = reply.legs?.find((l) => l.order_id === orderId);
-    if (leg) return leg;
-    const order = orderFromEvents(reply.events, orderId);
-    return order ? { order_id: orderId, order } : { order_id: orderId, error: { code: 'not_found', message: 'Order not found' } };
+    return leg ?? { order_id: orderId, error: { code: 'not_found', message: 'Order not found' } };
   });
 }

@@ -4,12 +4,12 @@ import { compare, floorCent, isNegative, minus, negated, parseMoneyAmount, plus,
 import type { ErrorInfo } from '../errors.ts';
 import { AccountErrors } from './accountErrors.ts';
 import type { StepContext } from './context.ts';
+import type { AccountDetails } from './events.ts';
 import { feeRates, tierFor } from './fees.ts';
 import { refreshLiability, reserve } from './funds.ts';
 import type { AccountFields, EngineInput } from './inputs.ts';
-import { OUTSIDE, recordEntry, transfer } from './ledger.ts';
+import { OUTSIDE, transfer } from './ledger.ts';
 import { CancellationReasons, cancelLive } from './orders.ts';
-import { accountView, balanceView } from './snapshots.ts';
 import type { AccountState } from './state.ts';
 
 export { AccountErrors };
@@ -78,9 +78,18 @@ export function retier(ctx: StepContext, account: AccountState): void {
   const tier = tierFor(account.points).tier;
   if (tier === account.loyaltyTier) return;
   account.loyaltyTier = tier;
-  account.updatedAt = ctx.now;
-  ctx.lifecycle.push({ type: 'AccountUpdated', account: accountView(account), balance: balanceView(account, ctx.seq) });
+  ctx.accountChanged(account);
+  ctx.emit({ type: 'LoyaltyTierChanged', account_id: account.id, tier });
   if (account.feeSchedule === 'loyalty_tier_on_trade') rereserve(ctx, account);
+}
+
+/** Every detail an operator sets, as the account now has it. */
+function detailsOf(account: AccountState): AccountDetails {
+  return {
+    account_id: account.id, status: account.status, first_name: account.firstName, last_name: account.lastName, email: account.email,
+    jurisdiction: account.jurisdiction, fee_schedule: account.feeSchedule, base_fee_percent: account.baseFeePercent,
+    maker_factor: account.makerFactor, taker_factor: account.takerFactor, created_at: account.createdAt,
+  };
 }
 
 export function openAccount(ctx: StepContext, input: Extract<EngineInput, { kind: 'OpenAccount' }>): Result {
@@ -113,7 +122,8 @@ export function openAccount(ctx: StepContext, input: Extract<EngineInput, { kind
   applyFields(account, input.fields);
   account.rates = ratesOf(account);
   ctx.state.accounts.set(account.id, account);
-  ctx.lifecycle.push({ type: 'AccountOpened', account: accountView(account), balance: balanceView(account, ctx.seq) });
+  ctx.changedAccounts.add(account);
+  ctx.emit({ type: 'AccountOpened', user_id: account.userId, ...detailsOf(account) });
   return null;
 }
 
@@ -122,10 +132,10 @@ export function updateAccount(ctx: StepContext, input: Extract<EngineInput, { ki
   if (!account) return notFound(AccountErrors.notFound);
   const feesBefore = `${account.feeSchedule}|${account.baseFeePercent}|${account.makerFactor}|${account.takerFactor}`;
   applyFields(account, input.fields);
-  account.updatedAt = ctx.now;
+  ctx.accountChanged(account);
+  ctx.emit({ type: 'AccountUpdated', ...detailsOf(account) });
   const feesAfter = `${account.feeSchedule}|${account.baseFeePercent}|${account.makerFactor}|${account.takerFactor}`;
   if (feesBefore !== feesAfter) rereserve(ctx, account);
-  ctx.lifecycle.push({ type: 'AccountUpdated', account: accountView(account), balance: balanceView(account, ctx.seq) });
   return null;
 }
 
@@ -134,9 +144,8 @@ export function deposit(ctx: StepContext, input: Extract<EngineInput, { kind: 'D
   if (!account) return notFound(AccountErrors.notFound);
   const amount = parseMoneyAmount(input.amount);
   if (!amount.ok) return invalid(amount.error.message);
-  transfer(ctx, account, amount.value, OUTSIDE);
+  transfer(ctx, account, amount.value, OUTSIDE, 'deposit', { id: input.entry_id, accountId: account.id, type: 'deposit', amount: amount.value, paymentId: input.entry_id });
   account.totals.deposits = plus(account.totals.deposits, amount.value);
-  recordEntry(ctx, { id: input.entry_id, accountId: account.id, type: 'deposit', amount: amount.value, paymentId: input.entry_id });
   return null;
 }
 
@@ -147,12 +156,11 @@ export function withdraw(ctx: StepContext, input: Extract<EngineInput, { kind: '
   if (!amount.ok) return invalid(amount.error.message);
   const available = floorCent(minus(account.cash, account.liability));
   if (compare(amount.value, available) > 0) return refused(AccountErrors.insufficientFunds);
-  transfer(ctx, account, negated(amount.value), OUTSIDE);
-  account.totals.withdrawals = plus(account.totals.withdrawals, amount.value);
-  recordEntry(ctx, {
+  transfer(ctx, account, negated(amount.value), OUTSIDE, 'withdrawal', {
     id: input.entry_id, accountId: account.id, type: 'withdrawal', amount: negated(amount.value), paymentId: input.entry_id,
     method: input.method, reason: input.reason, subMethod: input.sub_method,
   });
+  account.totals.withdrawals = plus(account.totals.withdrawals, amount.value);
   return null;
 }
 
@@ -162,8 +170,7 @@ export function adjust(ctx: StepContext, input: Extract<EngineInput, { kind: 'Ad
   const amount = parseMoneyAmount(input.amount, true);
   if (!amount.ok) return invalid(amount.error.message);
   if (isNegative(amount.value) && isNegative(minus(plus(account.cash, amount.value), account.liability))) return refused(AccountErrors.insufficientFunds);
-  transfer(ctx, account, amount.value, OUTSIDE);
+  transfer(ctx, account, amount.value, OUTSIDE, 'adjustment', { id: input.entry_id, accountId: account.id, type: 'adjustment', amount: amount.value, reason: input.reason });
   account.totals.adjustments = plus(account.totals.adjustments, amount.value);
-  recordEntry(ctx, { id: input.entry_id, accountId: account.id, type: 'adjustment', amount: amount.value, reason: input.reason });
   return null;
 }

@@ -4,12 +4,15 @@
 // fee differences are charged (`fee`) or refunded (`fee_refund`), and `original_*` keep the execution.
 
 import type { ErrorInfo } from '../errors.ts';
-import { contractsTimesCents, isNegative, isPositive, isZero, minus, negated, parsePriceCents, parseQuantityNanos, plus } from '../money/decimal.ts';
+import {
+  contractsTimesCents, FEE_DECIMAL_PLACES, formatCents, formatNanos, isNegative, isPositive, isZero, minus, negated, parsePriceCents,
+  parseQuantityNanos, plus, toFixedPlaces,
+} from '../money/decimal.ts';
 import type { StepContext } from './context.ts';
 import { pointsFor } from './fees.ts';
 import { liabilityOf, refreshLiability } from './funds.ts';
 import type { EngineInput } from './inputs.ts';
-import { FEES, recordEntry, transfer } from './ledger.ts';
+import { FEES, transfer } from './ledger.ts';
 import { tradeFee } from './orders.ts';
 import type { FillState } from './state.ts';
 
@@ -76,10 +79,14 @@ export function amendFill(ctx: StepContext, input: Extract<EngineInput, { kind: 
     lot.priceCents = priceCents;
     exposure.positionNanos = plan.positionNanos;
     exposure.openPremium = plan.openPremium;
+    const points = pointsFor(riskedNew, market.pointsCost);
+    ctx.emit({
+      type: 'FillAmended', fill_id: f.id, account_id: account.id, market_id: market.id, price: formatCents(priceCents), quantity: formatNanos(nanos),
+      fee: toFixedPlaces(plan.fee.unrounded, FEE_DECIMAL_PLACES), points,
+    });
     if (!isZero(plan.feeDelta)) {
       const charge = isPositive(plan.feeDelta);
-      transfer(ctx, account, negated(plan.feeDelta), FEES);
-      recordEntry(ctx, {
+      transfer(ctx, account, negated(plan.feeDelta), FEES, charge ? 'fee' : 'fee_refund', {
         id: ctx.nextId('ledger'), accountId: account.id, type: charge ? 'fee' : 'fee_refund', amount: negated(plan.feeDelta),
         eventId: market.eventId, marketId: market.id, feeSource: 'trade', tradeId: f.id,
       });
@@ -88,7 +95,6 @@ export function amendFill(ctx: StepContext, input: Extract<EngineInput, { kind: 
     }
     account.totals.traded = plus(minus(account.totals.traded, riskedOld), riskedNew);
     exposure.amountRisked = plus(minus(exposure.amountRisked, riskedOld), riskedNew);
-    const points = pointsFor(riskedNew, market.pointsCost);
     exposure.pointsPending += points - f.points;
     f.points = points;
     f.priceCents = priceCents;

@@ -1,10 +1,11 @@
-// One step's working set: the input's sequence and time, deterministic id counters, and what the
-// step changed. Snapshots (views) are built once per changed entity when the step ends, which
-// keeps events lean: an order filled three times in one step is reported once.
+// One step's working set: the input's sequence and time, deterministic id counters, the facts
+// the step produced (in the order things happened) and the entities it changed (for the funds
+// statement at the end of the step and for the answer to the caller).
 
+import type { LedgerEntryRecord } from '../readModel/records.ts';
 import type { EngineEvent } from './events.ts';
 import { engineId, type IdKind } from './ids.ts';
-import type { AccountState, EngineState, Exposure, FillState, MarketState, OrderState } from './state.ts';
+import type { AccountState, EngineState, Exposure, FillState, MarketState, OrderState, SportEventState } from './state.ts';
 
 /**
  * The entities of one kind a step changed, in first-change order, each once. Most steps change
@@ -43,16 +44,16 @@ const CHANGE_SET_SCAN_MAX = 8;
 
 export class StepContext {
   private counter = 0;
-  readonly lifecycle: EngineEvent[] = [];
-  readonly placedOrders = new ChangeSet<OrderState>();
-  readonly changedOrders = new ChangeSet<OrderState>();
-  readonly trades: EngineEvent[] = [];
+  /** What happened, in order. */
+  readonly facts: EngineEvent[] = [];
+  readonly changedAccounts = new ChangeSet<AccountState>();
+  readonly changedEvents = new ChangeSet<SportEventState>();
   readonly changedFills = new ChangeSet<FillState>();
-  readonly ledger: EngineEvent[] = [];
-  readonly changedPositions = new ChangeSet<Exposure>();
   readonly changedBalances = new ChangeSet<AccountState>();
   readonly changedMarkets = new ChangeSet<MarketState>();
-  readonly settled: EngineEvent[] = [];
+  /** Ledger entries recorded, in order (the caller's answer). */
+  readonly entries: LedgerEntryRecord[] = [];
+  private ordersChanged = 0;
 
   constructor(public state: EngineState, public seq: number, public now: number) {}
 
@@ -65,25 +66,27 @@ export class StepContext {
     this.seq = seq;
     this.now = now;
     this.counter = 0;
-    this.lifecycle.length = 0;
-    this.placedOrders.clear();
-    this.changedOrders.clear();
-    this.trades.length = 0;
+    this.facts.length = 0;
+    this.changedAccounts.clear();
+    this.changedEvents.clear();
     this.changedFills.clear();
-    this.ledger.length = 0;
-    this.changedPositions.clear();
     this.changedBalances.clear();
     this.changedMarkets.clear();
-    this.settled.length = 0;
+    this.entries.length = 0;
+    this.ordersChanged = 0;
   }
 
   nextId(kind: IdKind): string {
     return engineId(this.seq, kind, this.counter++);
   }
 
+  emit(fact: EngineEvent): void {
+    this.facts.push(fact);
+  }
+
   orderChanged(order: OrderState): void {
     order.seq = this.seq;
-    if (!this.placedOrders.has(order)) this.changedOrders.add(order);
+    this.ordersChanged++;
   }
 
   fillChanged(fill: FillState): void {
@@ -94,11 +97,19 @@ export class StepContext {
 
   positionChanged(exposure: Exposure): void {
     exposure.updatedAt = this.now;
-    this.changedPositions.add(exposure);
   }
 
   balanceChanged(account: AccountState): void {
     this.changedBalances.add(account);
+  }
+
+  accountChanged(account: AccountState): void {
+    account.updatedAt = this.now;
+    this.changedAccounts.add(account);
+  }
+
+  eventChanged(event: SportEventState): void {
+    this.changedEvents.add(event);
   }
 
   marketChanged(market: MarketState): void {
@@ -108,8 +119,7 @@ export class StepContext {
   }
 
   get touchedAnything(): boolean {
-    return this.lifecycle.length + this.placedOrders.size + this.changedOrders.size + this.trades.length
-      + this.changedFills.size + this.ledger.length + this.changedPositions.size + this.changedBalances.size
-      + this.changedMarkets.size + this.settled.length > 0;
+    return this.facts.length + this.ordersChanged + this.changedFills.size + this.changedBalances.size + this.changedMarkets.size
+      + this.changedAccounts.size + this.changedEvents.size > 0;
   }
 }

@@ -1,11 +1,18 @@
 // The engine decider: one sequenced input in, its outcome events out. Deterministic (time and
 // sequence arrive on the input, ids derive from them), synchronous and free of I/O. A refused
 // input changes nothing and yields no events; an accepted one changes the state in place and
-// reports every changed entity as a snapshot event. `evolve` is replaying the inputs.
+// states what happened as facts (events.ts), closing with what each touched account's funds now
+// reserve. The caller's answer (the orders as the engine left them; for operator inputs the
+// entities they changed) is rendered from the state, not carried in the facts.
 
 import { textProblemMessage, textProblemOf } from '../text.ts';
 import type { ErrorInfo } from '../errors.ts';
-import type { OrderView } from '../views.ts';
+import {
+  accountView, balanceView, fillView, ledgerEntryView, marketView, orderView, sportEventView,
+} from '../readModel/render.ts';
+import type {
+  AccountView, BalanceView, FillView, LedgerEntryView, MarketStateView, OrderView, SportEventView,
+} from '../views.ts';
 import { adjust, deposit, openAccount, updateAccount, withdraw } from './accounts.ts';
 import { amendFill } from './amend.ts';
 import { StepContext } from './context.ts';
@@ -13,21 +20,36 @@ import type { EngineEvent } from './events.ts';
 import type { SequencedInput } from './inputs.ts';
 import { changeMarketStatus, listMarket, resultMarket, scheduleSportEvent, startSportEvent, tick } from './markets.ts';
 import { cancelOrder, liveOrderIdsOf, placeOrder, type OrderOutcome } from './orders.ts';
-import {
-  balanceView, fillView, marketView, orderView, positionView,
-} from './snapshots.ts';
+import { fundsFiguresOf } from './funds.ts';
 import { initialState } from './snapshot.ts';
 import type { EngineState } from './state.ts';
 
 /** Outcome of one leg of a batch (same shape as the gateway's LegOutcome). */
 export interface LegResult { order_id: string; order?: OrderView; error?: ErrorInfo }
 
+/** What an operator input changed, as the REST views show it (the answer to the operator). */
+export interface StepAnswer {
+  accounts: AccountView[];
+  balances: BalanceView[];
+  entries: LedgerEntryView[];
+  sportEvents: SportEventView[];
+  markets: MarketStateView[];
+  fills: FillView[];
+}
+
 export interface StepOutcome {
   ok: boolean;
   error?: ErrorInfo;
   events: EngineEvent[];
   legs?: LegResult[];
+  answer?: StepAnswer;
 }
+
+/** Inputs whose callers are answered with the entities they changed (order inputs answer with their legs). */
+const ANSWERED_WITH_ENTITIES: ReadonlySet<string> = new Set([
+  'OpenAccount', 'UpdateAccount', 'Deposit', 'Withdraw', 'Adjust', 'ScheduleSportEvent', 'StartSportEvent', 'ListMarket',
+  'ChangeMarketStatus', 'ResultMarket', 'AmendFill',
+]);
 
 export class Engine {
   /** The working set of a step, reused from one step to the next (steps never overlap). */
@@ -47,7 +69,6 @@ export class Engine {
     ctx.begin(this.state, sequenced.seq, sequenced.now_us);
     const input = sequenced.input;
     let error: ErrorInfo | null = null;
-    let legs: LegResult[] | undefined;
     let outcomes: { id: string; outcome: OrderOutcome }[] | undefined;
     switch (input.kind) {
       case 'OpenAccount': error = openAccount(ctx, input); break;
@@ -97,55 +118,47 @@ export class Engine {
       if (ctx.touchedAnything) throw new Error(`input ${input.kind} refused after changing state`);
       return { ok: false, error, events: [] };
     }
-    const events = assemble(ctx);
+    const events = factsOf(ctx);
     if (events.length > 0) this.state.seq = sequenced.seq;
-    if (outcomes) legs = legsOf(outcomes, events);
-    return legs ? { ok: true, events, legs } : { ok: true, events };
+    if (outcomes) return { ok: true, events, legs: legsOf(outcomes) };
+    if (ANSWERED_WITH_ENTITIES.has(input.kind)) return { ok: true, events, answer: answerOf(ctx) };
+    return { ok: true, events };
   }
 }
 
-/** Each leg answers with its order's snapshot from the step's events (built afresh if it has none). */
-function legsOf(outcomes: { id: string; outcome: OrderOutcome }[], events: EngineEvent[]): LegResult[] {
-  let views: Map<string, OrderView> | null = null;
-  if (outcomes.length > 1) {
-    views = new Map();
-    for (const event of events) if (event.type === 'OrderPlaced' || event.type === 'OrderChanged') views.set(event.order.id, event.order);
-  }
+/** Each leg answers with its order as the step left it. */
+function legsOf(outcomes: { id: string; outcome: OrderOutcome }[]): LegResult[] {
   const legs: LegResult[] = [];
   for (const { id, outcome } of outcomes) {
-    if (outcome.error) {
-      legs.push({ order_id: id, error: outcome.error });
-      continue;
-    }
-    const order = outcome.order;
-    const view = order ? (views ? views.get(order.id) : lastOrderView(events, order.id)) ?? orderView(order) : undefined;
-    legs.push(view ? { order_id: id, order: view } : { order_id: id });
+    if (outcome.error) legs.push({ order_id: id, error: outcome.error });
+    else legs.push(outcome.order ? { order_id: id, order: orderView(outcome.order) } : { order_id: id });
   }
   return legs;
 }
 
-/** The last snapshot of order `id` among `events` (a one-order step has a handful of events). */
-function lastOrderView(events: EngineEvent[], id: string): OrderView | undefined {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i]!;
-    if ((event.type === 'OrderPlaced' || event.type === 'OrderChanged') && event.order.id === id) return event.order;
+/** The step's facts, closed by what each account whose balance moved now holds in reserve. */
+function factsOf(ctx: StepContext): EngineEvent[] {
+  const facts = ctx.facts.slice();
+  for (const account of ctx.changedBalances.items) {
+    const funds = fundsFiguresOf(account);
+    facts.push({
+      type: 'FundsReserved', account_id: account.id, buy_orders: funds.buyOrders, sell_orders: funds.sellOrders, positions: funds.positions,
+      available: funds.available,
+    });
   }
-  return undefined;
+  return facts;
 }
 
-/** The step's events in a fixed order: lifecycle, orders, trades, fills, ledger, positions, balances, markets. */
-function assemble(ctx: StepContext): EngineEvent[] {
-  const events: EngineEvent[] = ctx.lifecycle.length > 0 ? ctx.lifecycle.slice() : [];
-  for (const order of ctx.placedOrders.items) events.push({ type: 'OrderPlaced', order: orderView(order) });
-  for (const order of ctx.changedOrders.items) events.push({ type: 'OrderChanged', order: orderView(order) });
-  for (const trade of ctx.trades) events.push(trade);
-  for (const fill of ctx.changedFills.items) events.push({ type: 'FillChanged', fill: fillView(fill) });
-  for (const entry of ctx.ledger) events.push(entry);
-  for (const exposure of ctx.changedPositions.items) {
-    events.push({ type: 'PositionChanged', position: positionView(exposure, ctx.state.markets.get(exposure.marketId)!, ctx.seq) });
-  }
-  for (const account of ctx.changedBalances.items) events.push({ type: 'BalanceChanged', balance: balanceView(account, ctx.seq) });
-  for (const market of ctx.changedMarkets.items) events.push({ type: 'MarketChanged', market: marketView(market) });
-  for (const settled of ctx.settled) events.push(settled);
-  return events;
+/** The views of what an operator input changed, in first-change order. */
+function answerOf(ctx: StepContext): StepAnswer {
+  const balanceOf = new Set(ctx.changedAccounts.items);
+  for (const account of ctx.changedBalances.items) balanceOf.add(account);
+  return {
+    accounts: ctx.changedAccounts.items.map(accountView),
+    balances: [...balanceOf].map((account) => balanceView(account, fundsFiguresOf(account), ctx.seq)),
+    entries: ctx.entries.map((entry) => ledgerEntryView(entry, ctx.now, ctx.seq)),
+    sportEvents: ctx.changedEvents.items.map(sportEventView),
+    markets: ctx.changedMarkets.items.map(marketView),
+    fills: ctx.changedFills.items.map(fillView),
+  };
 }

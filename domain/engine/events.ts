@@ -1,26 +1,156 @@
-// The engine's outcome events. Each carries the snapshot of what it changed (see views.ts),
-// so projectors upsert and the realtime layer forwards deltas without re-reading tables.
-// Past-tense names; add a `v` field when a payload's shape changes.
+// The engine's outcome events: facts, each saying what happened, in the order it happened within
+// a step. They carry decisions (amounts, fees, PnL, reasons, ids), never REST shapes: read models
+// render those by folding the facts (projections/facts). Money and quantities are decimal
+// strings, exact; `*_at`/`*_time` are UNIX microseconds; a fact's time is its step's `now_us`.
+//
+// Every fact type has a fixed set of keys (null where a value does not apply), so the journal
+// stores each as an array of values in its key order (journal/encoding.ts). Changing a fact's
+// shape means a new journal record version, and an upcaster for the old one (journal/upcast.ts).
 
 import type {
-  AccountView, BalanceView, FillView, LedgerEntryView, MarketStateView, OrderView,
-  PositionView, SportEventView,
+  AccountStatus, FeeSchedule, Jurisdiction, MarketResult, MarketStatus,
 } from '../views.ts';
 
+/** A ledger account: a member's cash, the exchange's fee revenue, a market's settlement pool, the outside world. */
+export type LedgerAccount = `cash:${string}` | `pool:${string}` | 'fees' | 'outside';
+
+/**
+ * What a transfer is for. `trade_pnl` is the PnL a closing trade realises (it makes no ledger
+ * entry); every other kind is one ledger entry of that type, with the transfer's id.
+ */
+export type TransferKind = 'deposit' | 'withdrawal' | 'adjustment' | 'fee' | 'fee_refund' | 'settlement' | 'trade_pnl';
+
+/** Why an order ended without filling (`cancellation_reason` values). */
+export type CancellationReason =
+  | 'cancelled_by_user' | 'no_liquidity' | 'market_order_remainder' | 'self_trade_prevented' | 'insufficient_funds' | 'expired'
+  | 'event_started' | 'market_suspended' | 'market_closed' | 'market_cancelled' | 'market_resulted' | 'market_voided';
+
+/** What an order is, as accepted or rejected (the terms the engine decided, quantities normalised). */
+export interface OrderTerms {
+  order_id: string;
+  account_id: string;
+  market_id: string;
+  action: 'buy' | 'sell';
+  order_type: 'limit' | 'market';
+  /** Whole cents as a price; null for a market order. */
+  price: string | null;
+  quantity: string;
+  expiration: 'good_till_start' | 'good_till_time' | null;
+  expiration_time: number | null;
+  /** The event's scheduled start. */
+  expires_at: number | null;
+  placed_pre_start: boolean;
+  client_order_id: string | null;
+  device_id: string | null;
+  ip_address: string | null;
+  cancel_on_disconnect: boolean;
+}
+
+export interface AccountDetails {
+  account_id: string;
+  status: AccountStatus;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  jurisdiction: Jurisdiction;
+  fee_schedule: FeeSchedule;
+  base_fee_percent: number | null;
+  maker_factor: number | null;
+  taker_factor: number | null;
+  created_at: number;
+}
+
 export type EngineEvent =
-  | { type: 'AccountOpened'; account: AccountView; balance: BalanceView }
-  | { type: 'AccountUpdated'; account: AccountView; balance: BalanceView }
-  | { type: 'SportEventScheduled'; event: SportEventView }
-  | { type: 'SportEventStarted'; event: SportEventView }
-  | { type: 'MarketListed'; market: MarketStateView }
-  | { type: 'MarketChanged'; market: MarketStateView } // status, trading, result, last price
-  | { type: 'OrderPlaced'; order: OrderView } // first snapshot of an order (any status, rejected included)
-  | { type: 'OrderChanged'; order: OrderView } // every later change of the order
-  | { type: 'TradeExecuted'; trade_id: string; market_id: string; price: string; quantity: string; executed_at: number; provider: FillView; taker: FillView }
-  | { type: 'FillChanged'; fill: FillView } // closing, settlement, amendment, cancellation by the service
-  | { type: 'PositionChanged'; position: PositionView }
-  | { type: 'BalanceChanged'; balance: BalanceView }
-  | { type: 'LedgerEntryRecorded'; entry: LedgerEntryView }
-  | { type: 'MarketSettled'; market_id: string; result: 'win' | 'lose' | 'void'; settled_at: number; settlement_id: string };
+  // accounts
+  | ({ type: 'AccountOpened'; user_id: string } & AccountDetails)
+  /** The account's details after an operator's change (every field, changed or not). */
+  | ({ type: 'AccountUpdated' } & AccountDetails)
+  | { type: 'LoyaltyTierChanged'; account_id: string; tier: string }
+  // catalogue
+  | {
+    type: 'SportEventScheduled'; event_id: string; title: string; short_title: string | null; event_type: string | null;
+    sport: string | null; competition: string | null; participants: string[]; start: number;
+  }
+  | { type: 'SportEventStarted'; event_id: string }
+  | {
+    type: 'MarketListed'; market_id: string; event_id: string; title: string; short_title: string | null; question: string | null;
+    rules: string | null; symbol: string | null; grouping_id: string; grouping_name: string | null; featured: boolean;
+    status: MarketStatus; trading: boolean; max_price: string; in_play_delay_sec: number; points_cost: number;
+  }
+  | { type: 'MarketStatusChanged'; market_id: string; status: MarketStatus; trading: boolean }
+  /** The market is resulted (win, lose) or voided: its positions were settled or unwound by the facts before. */
+  | { type: 'MarketSettled'; market_id: string; result: MarketResult; settlement_id: string }
+  // orders
+  /** Taken in and funded: `open` (then matched), `accepted` (pre-open market) or `delayed` (in play, until `delayed_until`). */
+  | ({ type: 'OrderAccepted'; status: 'open' | 'accepted' | 'delayed'; delayed_until: number | null } & OrderTerms)
+  /** Not taken in: funds short (`insufficient_funds`), or a market order that found nothing to trade with (`no_liquidity`). */
+  | ({ type: 'OrderRejected'; reason: 'insufficient_funds' | 'no_liquidity' } & OrderTerms)
+  /** A delayed order whose delay ended, or an accepted order when its market opened: it goes to matching. */
+  | { type: 'OrderReleased'; order_id: string }
+  | { type: 'OrderCancelled'; order_id: string; reason: CancellationReason }
+  /**
+   * A trade at the resting (maker) order's price. Each side has its own fill; `*_closing` of its
+   * contracts closed earlier positions (the LotClosed facts that follow say which); `*_fee` is the
+   * side's fee at nine places (charged rounded up to the cent by the Transferred fact of kind fee).
+   */
+  | {
+    type: 'Traded'; trade_id: string; market_id: string; price: string; quantity: string; taker_side: 'buy' | 'sell'; pre_start: boolean;
+    maker_order_id: string; maker_account_id: string; maker_fill_id: string; maker_closing: string; maker_fee: string; maker_points: number;
+    taker_order_id: string; taker_account_id: string; taker_fill_id: string; taker_closing: string; taker_fee: string; taker_points: number;
+  }
+  /** Contracts of an earlier fill's open lot closed first-in first-out by the trade before, realising `pnl`. */
+  | { type: 'LotClosed'; fill_id: string; quantity: string; pnl: string }
+  /** Contracts of a fill's open lot settled at the market's result, realising `pnl`. */
+  | { type: 'LotSettled'; fill_id: string; quantity: string; pnl: string }
+  /** The market was voided: the fill unwinds at zero PnL and its fee is refunded (the Transferred facts move the cash). */
+  | { type: 'FillVoided'; fill_id: string }
+  /** The operator corrected a trade's price and/or size on this fill: its new fee (nine places) and points. */
+  | { type: 'FillAmended'; fill_id: string; account_id: string; market_id: string; price: string; quantity: string; fee: string; points: number }
+  // money
+  /** A balanced transfer of `amount` (>= 0) from one ledger account to another. */
+  | {
+    type: 'Transferred'; id: string | null; kind: TransferKind; from: LedgerAccount; to: LedgerAccount; amount: string;
+    market_id: string | null; fill_id: string | null; settlement_id: string | null;
+    method: string | null; reason: string | null; sub_method: string | null;
+  }
+  /** Loyalty points credited at a market's result, for the amount risked there. */
+  | { type: 'PointsCredited'; id: string; account_id: string; market_id: string; settlement_id: string; points: number; amount_risked: string }
+  /**
+   * What the account's funds hold after the step, as its balance shows them: reserved for buy
+   * orders, sell orders and positions (each rounded up to the cent) and what is left available
+   * (rounded down, never below zero). Stated once per step for every account whose balance moved.
+   */
+  | { type: 'FundsReserved'; account_id: string; buy_orders: string; sell_orders: string; positions: string; available: string };
 
 export type EngineEventType = EngineEvent['type'];
+
+export const cashAccount = (accountId: string): LedgerAccount => `cash:${accountId}`;
+export const poolAccount = (marketId: string): LedgerAccount => `pool:${marketId}`;
+
+/** The member account behind a ledger account, or null for fees, pools and the outside world. */
+export function memberOf(account: LedgerAccount): string | null {
+  return account.startsWith('cash:') ? account.slice(5) : null;
+}
+
+/** Every member account the facts name (whose read models a step may have changed). */
+export function accountsNamedBy(facts: readonly EngineEvent[], into: Set<string> = new Set()): Set<string> {
+  for (const fact of facts) {
+    switch (fact.type) {
+      case 'AccountOpened': case 'AccountUpdated': case 'LoyaltyTierChanged': case 'FundsReserved': case 'OrderAccepted': case 'OrderRejected':
+      case 'FillAmended': case 'PointsCredited':
+        into.add(fact.account_id);
+        break;
+      case 'Traded':
+        into.add(fact.maker_account_id).add(fact.taker_account_id);
+        break;
+      case 'Transferred': {
+        const member = memberOf(fact.from) ?? memberOf(fact.to);
+        if (member) into.add(member);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return into;
+}

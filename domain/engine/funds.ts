@@ -10,9 +10,10 @@
 // netted against it. available_balance = account_balance - sum of market liabilities.
 
 import {
-  compare, isNegative, isPositive, contractsTimesCents, fromInteger, integerAt, lastExponent, minus, NANOS_PER_CONTRACT, negated, plus, QUANTITY_DECIMAL_PLACES, times, ZERO,
+  compare, isNegative, isPositive, contractsTimesCents, moneyDifferenceDownAtLeastZero, moneyDifferenceUp, moneyRoundedUp, fromInteger, integerAt, lastExponent, minus, NANOS_PER_CONTRACT, negated, plus, QUANTITY_DECIMAL_PLACES, times, ZERO,
   type Decimal,
 } from '../money/decimal.ts';
+import type { FundsFigures } from '../readModel/records.ts';
 import type { AccountState, Exposure, MarketState, OrderState } from './state.ts';
 
 export function newExposure(accountId: string, marketId: string, now: number): Exposure {
@@ -381,4 +382,28 @@ export function applyFunding(account: AccountState, exposure: Exposure, order: O
   }
   account.liability = funding.total;
   exposure.liability = funding.marketLiability;
+}
+
+/** What an account's balance shows of its funds, kept per account and made again only when an amount is another decimal. */
+interface FiguresOf { cash: Decimal; liability: Decimal; buy: Decimal; sell: Decimal; figures: FundsFigures }
+const figuresCache = new WeakMap<AccountState, FiguresOf>();
+
+/**
+ * The account's reservations as its balance shows them (buy orders, sell orders and positions
+ * up to the cent) and what is left available (down to the cent, never below zero). Decimals are
+ * never changed in place, so the same objects mean the same figures.
+ */
+export function fundsFiguresOf(account: AccountState): FundsFigures {
+  const { cash, liability, buyOrderLiability: buy, sellOrderLiability: sell } = account;
+  const cached = figuresCache.get(account);
+  if (cached && cached.cash === cash && cached.liability === liability && cached.buy === buy && cached.sell === sell) return cached.figures;
+  const figures: FundsFigures = {
+    buyOrders: cached && cached.buy === buy ? cached.figures.buyOrders : moneyRoundedUp(buy),
+    sellOrders: cached && cached.sell === sell ? cached.figures.sellOrders : moneyRoundedUp(sell),
+    positions: cached && cached.liability === liability && cached.buy === buy && cached.sell === sell
+      ? cached.figures.positions : moneyDifferenceUp(liability, buy, sell),
+    available: cached && cached.cash === cash && cached.liability === liability ? cached.figures.available : moneyDifferenceDownAtLeastZero(cash, liability),
+  };
+  figuresCache.set(account, { cash, liability, buy, sell, figures });
+  return figures;
 }

@@ -4,15 +4,17 @@
 import { dueOrderIds, settleWaiting } from './timers.ts';
 import { FastOrderBook } from '../book/fast.ts';
 import type { ErrorInfo } from '../errors.ts';
-import { centsToDecimal, contractsTimesCents, decimalText, isPositive, isZero, minus, negated, parseMaxPriceCents, plus, ZERO } from '../money/decimal.ts';
+import {
+  centsToDecimal, contractsTimesCents, decimalText, formatNanos, isPositive, isZero, minus, money, negated, parseMaxPriceCents, plus, ZERO,
+} from '../money/decimal.ts';
 import type { MarketStatus } from '../views.ts';
 import { retier } from './accounts.ts';
 import type { StepContext } from './context.ts';
+import type { CancellationReason } from './events.ts';
 import { refreshLiability } from './funds.ts';
 import type { EngineInput } from './inputs.ts';
-import { FEES, pool, recordEntry, transfer } from './ledger.ts';
+import { creditPoints, FEES, pool, transfer } from './ledger.ts';
 import { CancellationReasons, cancelLive, execute, release } from './orders.ts';
-import { marketView, sportEventView } from './snapshots.ts';
 import type { MarketState } from './state.ts';
 
 export const MarketErrors = {
@@ -36,7 +38,7 @@ const invalid = (message: string): ErrorInfo => ({ code: 'invalid', message });
 
 const SETTABLE: readonly MarketStatus[] = ['scheduled', 'pre_open', 'open', 'closed', 'cancelled'];
 const LISTABLE: readonly MarketStatus[] = ['scheduled', 'pre_open', 'open', 'closed'];
-const CANCEL_REASON_ON: Partial<Record<MarketStatus, string>> = {
+const CANCEL_REASON_ON: Partial<Record<MarketStatus, CancellationReason>> = {
   scheduled: CancellationReasons.marketSuspended,
   closed: CancellationReasons.marketClosed,
   cancelled: CancellationReasons.marketCancelled,
@@ -51,7 +53,11 @@ export function scheduleSportEvent(ctx: StepContext, input: Extract<EngineInput,
     start: fields.start, startedAt: null, marketIds: [],
   };
   ctx.state.events.set(event.id, event);
-  ctx.lifecycle.push({ type: 'SportEventScheduled', event: sportEventView(event) });
+  ctx.eventChanged(event);
+  ctx.emit({
+    type: 'SportEventScheduled', event_id: event.id, title: event.title, short_title: event.shortTitle, event_type: event.eventType,
+    sport: event.sport, competition: event.competition, participants: [...event.participants], start: event.start,
+  });
   return null;
 }
 
@@ -60,7 +66,8 @@ export function startSportEvent(ctx: StepContext, input: Extract<EngineInput, { 
   if (!event) return notFound(MarketErrors.eventNotFound);
   if (event.startedAt !== null) return refused(MarketErrors.eventStarted);
   event.startedAt = ctx.now;
-  ctx.lifecycle.push({ type: 'SportEventStarted', event: sportEventView(event) });
+  ctx.eventChanged(event);
+  ctx.emit({ type: 'SportEventStarted', event_id: event.id });
   for (const marketId of event.marketIds) {
     const market = ctx.state.markets.get(marketId)!;
     for (const orderId of [...market.liveOrderIds]) {
@@ -92,7 +99,13 @@ export function listMarket(ctx: StepContext, input: Extract<EngineInput, { kind:
   ctx.state.markets.set(market.id, market);
   ctx.state.ledger.pools.set(market.id, ZERO);
   event.marketIds.push(market.id);
-  ctx.lifecycle.push({ type: 'MarketListed', market: marketView(market) });
+  ctx.changedMarkets.add(market);
+  ctx.emit({
+    type: 'MarketListed', market_id: market.id, event_id: market.eventId, title: market.title, short_title: market.shortTitle,
+    question: market.question, rules: market.rules, symbol: market.symbol, grouping_id: market.groupingId, grouping_name: market.groupingName,
+    featured: market.featured, status: market.status, trading: market.trading, max_price: money(market.maxPrice),
+    in_play_delay_sec: market.inPlayDelaySec, points_cost: market.pointsCost,
+  });
   return null;
 }
 
@@ -118,6 +131,7 @@ export function changeMarketStatus(ctx: StepContext, input: Extract<EngineInput,
   market.status = status;
   market.trading = trading;
   ctx.marketChanged(market);
+  ctx.emit({ type: 'MarketStatusChanged', market_id: market.id, status, trading });
   const reason = CANCEL_REASON_ON[status];
   if (reason) {
     cancelAllLive(ctx, market, reason);
@@ -127,7 +141,7 @@ export function changeMarketStatus(ctx: StepContext, input: Extract<EngineInput,
   return null;
 }
 
-function cancelAllLive(ctx: StepContext, market: MarketState, reason: string): void {
+function cancelAllLive(ctx: StepContext, market: MarketState, reason: CancellationReason): void {
   for (const orderId of [...market.liveOrderIds]) cancelLive(ctx, ctx.state.orders.get(orderId)!, reason);
 }
 
@@ -138,6 +152,7 @@ function openForTrading(ctx: StepContext, market: MarketState): void {
     if (!order) continue; // cancelled by self-trade prevention or funds while uncrossing
     if (order.status === 'accepted') {
       order.status = 'open';
+      ctx.emit({ type: 'OrderReleased', order_id: order.id });
       execute(ctx, market, order);
     } else if (order.status === 'delayed' && order.delayedUntil !== null && order.delayedUntil <= ctx.now) {
       release(ctx, market, order);
@@ -169,7 +184,7 @@ export function resultMarket(ctx: StepContext, input: Extract<EngineInput, { kin
   market.result = input.result;
   market.settledAt = ctx.now;
   ctx.marketChanged(market);
-  ctx.settled.push({ type: 'MarketSettled', market_id: market.id, result: input.result, settled_at: ctx.now, settlement_id: settlementId });
+  ctx.emit({ type: 'MarketSettled', market_id: market.id, result: input.result, settlement_id: settlementId });
   return null;
 }
 
@@ -191,22 +206,22 @@ function settlePositions(ctx: StepContext, market: MarketState, win: boolean, se
       fill.expiredNanos += lot.nanos;
       fill.expiredPnl = plus(fill.expiredPnl, lotPnl);
       fill.settlementsCount += 1;
+      ctx.emit({ type: 'LotSettled', fill_id: lot.fillId, quantity: formatNanos(lot.nanos), pnl: money(lotPnl) });
     }
     exposure.lots = [];
     exposure.positionNanos = 0;
     exposure.openPremium = ZERO;
     if (hadPosition) {
-      transfer(ctx, account, pnl, pool(market.id));
-      exposure.realizedPnl = plus(exposure.realizedPnl, pnl);
-      account.totals.settlementPnl = plus(account.totals.settlementPnl, pnl);
-      recordEntry(ctx, {
+      transfer(ctx, account, pnl, pool(market.id), 'settlement', {
         id: ctx.nextId('ledger'), accountId, type: 'settlement', amount: pnl, eventId: market.eventId, marketId: market.id, settlementId,
       });
+      exposure.realizedPnl = plus(exposure.realizedPnl, pnl);
+      account.totals.settlementPnl = plus(account.totals.settlementPnl, pnl);
       ctx.positionChanged(exposure);
     }
     if (exposure.pointsPending > 0) {
       account.points += exposure.pointsPending;
-      recordEntry(ctx, {
+      creditPoints(ctx, account, {
         id: ctx.nextId('ledger'), accountId, type: 'rollup', amount: exposure.amountRisked, points: exposure.pointsPending,
         eventId: market.eventId, marketId: market.id, settlementId,
       });
@@ -236,40 +251,40 @@ function voidPositions(ctx: StepContext, market: MarketState, settlementId: stri
     const account = state.accounts.get(fill.accountId)!;
     const exposure = account.exposures.get(market.id)!;
     if (isPositive(fill.tradeFee)) {
-      transfer(ctx, account, fill.tradeFee, FEES);
-      fill.feeRefunded = fill.tradeFee;
-      account.totals.fees = minus(account.totals.fees, fill.tradeFee);
-      exposure.fees = minus(exposure.fees, fill.tradeFee);
-      recordEntry(ctx, {
+      transfer(ctx, account, fill.tradeFee, FEES, 'fee_refund', {
         id: ctx.nextId('ledger'), accountId: account.id, type: 'fee_refund', amount: fill.tradeFee,
         eventId: market.eventId, marketId: market.id, feeSource: 'trade', tradeId: fill.id, settlementId,
       });
+      account.totals.fees = minus(account.totals.fees, fill.tradeFee);
+      exposure.fees = minus(exposure.fees, fill.tradeFee);
     }
     // everything unwinds at zero PnL: what closing trades realised on this fill is reversed below
+    fill.feeRefunded = fill.tradeFee;
     fill.closedPnl = ZERO;
     fill.expiredPnl = ZERO;
     fill.status = 'cancelled';
     fill.settledAt = null;
     ctx.fillChanged(fill);
+    ctx.emit({ type: 'FillVoided', fill_id: fill.id });
   }
   for (const accountId of market.accountIds) {
     const account = state.accounts.get(accountId)!;
     const exposure = account.exposures.get(market.id)!;
     const traded = isPositive(exposure.amountRisked);
+    // only fills realise PnL: an account that never traded here has nothing to reverse
     const reversal = negated(exposure.realizedPnl);
-    transfer(ctx, account, reversal, pool(market.id));
+    if (traded) {
+      transfer(ctx, account, reversal, pool(market.id), 'settlement', {
+        id: ctx.nextId('ledger'), accountId, type: 'settlement', amount: reversal, eventId: market.eventId, marketId: market.id, settlementId,
+      });
+      ctx.positionChanged(exposure);
+    }
     account.totals.settlementPnl = plus(account.totals.settlementPnl, reversal);
     exposure.realizedPnl = ZERO;
     exposure.lots = [];
     exposure.positionNanos = 0;
     exposure.openPremium = ZERO;
     exposure.pointsPending = 0;
-    if (traded) {
-      recordEntry(ctx, {
-        id: ctx.nextId('ledger'), accountId, type: 'settlement', amount: reversal, eventId: market.eventId, marketId: market.id, settlementId,
-      });
-      ctx.positionChanged(exposure);
-    }
     refreshLiability(account, exposure, market.maxPriceCents);
     ctx.balanceChanged(account);
   }

@@ -5,17 +5,17 @@ import type { RestingOrder } from '../book/book.ts';
 import { marketOrderLimit, matchIncoming, type MatchPolicy, type TradeVerdict } from '../book/match.ts';
 import type { ErrorInfo } from '../errors.ts';
 import {
-  compare, contractsTimesCents, formatCents, isZero, NANOS_PER_CONTRACT, negated, parsePriceCents, parseQuantityNanos, plus, plusContractsTimesCents,
-  ZERO, type Decimal,
+  compare, contractsTimesCents, FEE_DECIMAL_PLACES, formatCents, formatNanos, isZero, money, NANOS_PER_CONTRACT, negated, parsePriceCents,
+  parseQuantityNanos, plus, plusContractsTimesCents, toFixedPlaces, ZERO, type Decimal,
 } from '../money/decimal.ts';
 import { feeOf, type Fee } from '../money/fees.ts';
 import { AccountErrors } from './accountErrors.ts';
 import type { StepContext } from './context.ts';
 import { pointsForContracts } from './fees.ts';
 import { applyFunding, canPayFee, exposureOf, liabilityWithOrder, refreshLiability, reserve } from './funds.ts';
+import type { CancellationReason, OrderTerms } from './events.ts';
 import type { OrderLimits, OrderRequest } from './inputs.ts';
-import { FEES, pool, recordEntry, transfer } from './ledger.ts';
-import { fillView } from './snapshots.ts';
+import { FEES, pool, transfer } from './ledger.ts';
 import { addTimer } from './timers.ts';
 import type { AccountState, EngineState, FillState, MarketState, OrderState } from './state.ts';
 
@@ -76,7 +76,7 @@ export const CancellationReasons = {
   marketCancelled: 'market_cancelled',
   marketResulted: 'market_resulted',
   marketVoided: 'market_voided',
-} as const;
+} as const satisfies Record<string, CancellationReason>;
 
 export interface OrderOutcome { order?: OrderState; error?: ErrorInfo }
 
@@ -152,7 +152,7 @@ export function placeOrder(ctx: StepContext, accountId: string, request: OrderRe
     arrivalSeq: ctx.seq,
     seq: ctx.seq,
   };
-  ctx.placedOrders.add(order);
+  ctx.orderChanged(order);
 
   if (order.orderType === 'market') {
     // A market order is an immediate-or-cancel order limited at the worst price the book offers now.
@@ -163,6 +163,7 @@ export function placeOrder(ctx: StepContext, accountId: string, request: OrderRe
       order.status = 'cancelled';
       order.cancellationReason = CancellationReasons.noLiquidity;
       state.finishedOrders.set(order.id, accountId);
+      ctx.emit({ type: 'OrderRejected', reason: 'no_liquidity', ...termsOf(order) });
       return { order };
     }
     order.reserveCents = worst;
@@ -173,6 +174,7 @@ export function placeOrder(ctx: StepContext, accountId: string, request: OrderRe
     order.status = 'rejected';
     order.rejectionReason = RejectionReasons.insufficientFunds;
     state.finishedOrders.set(order.id, accountId);
+    ctx.emit({ type: 'OrderRejected', reason: 'insufficient_funds', ...termsOf(order) });
     return { order };
   }
 
@@ -187,16 +189,29 @@ export function placeOrder(ctx: StepContext, accountId: string, request: OrderRe
   if (market.status === 'pre_open') {
     order.status = 'accepted';
     order.acceptedAt = ctx.now;
+    ctx.emit({ type: 'OrderAccepted', status: 'accepted', delayed_until: null, ...termsOf(order) });
   } else if (started && market.inPlayDelaySec > 0) {
     order.status = 'delayed';
     order.delayedUntil = ctx.now + market.inPlayDelaySec * MICROS_PER_SECOND;
     addTimer(state, order);
+    ctx.emit({ type: 'OrderAccepted', status: 'delayed', delayed_until: order.delayedUntil, ...termsOf(order) });
   } else {
     order.status = 'open';
     order.acceptedAt = ctx.now;
+    ctx.emit({ type: 'OrderAccepted', status: 'open', delayed_until: null, ...termsOf(order) });
     execute(ctx, market, order);
   }
   return { order };
+}
+
+/** The order's terms as its placement fact states them. */
+function termsOf(order: OrderState): OrderTerms {
+  return {
+    order_id: order.id, account_id: order.accountId, market_id: order.marketId, action: order.action, order_type: order.orderType,
+    price: order.priceCents === null ? null : formatCents(order.priceCents), quantity: formatNanos(order.quantityNanos),
+    expiration: order.expiration, expiration_time: order.expirationTime, expires_at: order.expiresAt, placed_pre_start: order.placedPreStart,
+    client_order_id: order.clientOrderId, device_id: order.deviceId, ip_address: order.ipAddress, cancel_on_disconnect: order.cancelOnDisconnect,
+  };
 }
 
 /**
@@ -272,24 +287,42 @@ function trade(
   const tradeId = ctx.nextId('trade');
   const makerFillId = ctx.nextId('fill');
   const takerFillId = ctx.nextId('fill');
-  const makerFill = applyFill(ctx, market, maker, nanos, priceCents, 'provider', makerFee, makerFillId, takerFillId, tradeId);
-  const takerFill = applyFill(ctx, market, taker, nanos, priceCents, 'taker', takerFee, takerFillId, makerFillId, tradeId);
+  const event = ctx.state.events.get(market.eventId);
+  const makerPoints = pointsForContracts(nanos, riskCentsOf(maker.action, priceCents, market.maxPriceCents), market.pointsCost);
+  const takerPoints = pointsForContracts(nanos, riskCentsOf(taker.action, priceCents, market.maxPriceCents), market.pointsCost);
+  ctx.emit({
+    type: 'Traded', trade_id: tradeId, market_id: market.id, price: formatCents(priceCents), quantity: formatNanos(nanos),
+    taker_side: taker.action, pre_start: !event || event.startedAt === null,
+    maker_order_id: maker.id, maker_account_id: maker.accountId, maker_fill_id: makerFillId,
+    maker_closing: formatNanos(closingOf(ctx, market, maker, nanos)), maker_fee: toFixedPlaces(makerFee.unrounded, FEE_DECIMAL_PLACES), maker_points: makerPoints,
+    taker_order_id: taker.id, taker_account_id: taker.accountId, taker_fill_id: takerFillId,
+    taker_closing: formatNanos(closingOf(ctx, market, taker, nanos)), taker_fee: toFixedPlaces(takerFee.unrounded, FEE_DECIMAL_PLACES), taker_points: takerPoints,
+  });
+  applyFill(ctx, market, maker, nanos, priceCents, 'provider', makerFee, makerPoints, makerFillId, takerFillId, tradeId);
+  applyFill(ctx, market, taker, nanos, priceCents, 'taker', takerFee, takerPoints, takerFillId, makerFillId, tradeId);
   if (maker.filledNanos === maker.quantityNanos) {
     maker.status = 'filled';
     finish(ctx, market, maker);
   }
   market.lastTradedCents = priceCents;
   ctx.marketChanged(market);
-  const provider = fillView(makerFill);
-  ctx.trades.push({
-    type: 'TradeExecuted', trade_id: tradeId, market_id: market.id, price: provider.price,
-    quantity: provider.traded_contracts, executed_at: ctx.now, provider, taker: fillView(takerFill),
-  });
+}
+
+/** Per contract, what a side risks at `priceCents`: the price bought, max_price - price sold. */
+function riskCentsOf(action: 'buy' | 'sell', priceCents: number, maxPriceCents: number): number {
+  return action === 'buy' ? priceCents : maxPriceCents - priceCents;
+}
+
+/** Contracts of a fill of `nanos` of `order` that close the account's opposite position (first in, first out). */
+function closingOf(ctx: StepContext, market: MarketState, order: OrderState, nanos: number): number {
+  const position = ctx.state.accounts.get(order.accountId)!.exposures.get(market.id)!.positionNanos;
+  const opposite = order.action === 'buy' ? position < 0 : position > 0;
+  return opposite ? Math.min(nanos, Math.abs(position)) : 0;
 }
 
 function applyFill(
   ctx: StepContext, market: MarketState, order: OrderState, nanos: number, priceCents: number,
-  liquidity: 'provider' | 'taker', fee: Fee, fillId: string, counterpartFillId: string, tradeId: string,
+  liquidity: 'provider' | 'taker', fee: Fee, points: number, fillId: string, counterpartFillId: string, tradeId: string,
 ): FillState {
   const state = ctx.state;
   const account = state.accounts.get(order.accountId)!;
@@ -319,6 +352,7 @@ function applyFill(
       lotFill.closedNanos += take;
       lotFill.closedPnl = plus(lotFill.closedPnl, pnl);
       lotFill.settlementsCount += 1;
+      ctx.emit({ type: 'LotClosed', fill_id: lot.fillId, quantity: formatNanos(take), pnl: money(pnl) });
       lot.nanos -= take;
       toClose -= take;
       if (lot.nanos === 0) {
@@ -340,23 +374,21 @@ function applyFill(
   }
   const eventId = market.eventId;
   if (!isZero(realized)) {
-    transfer(ctx, account, realized, pool(market.id));
+    transfer(ctx, account, realized, pool(market.id), 'trade_pnl', null);
     exposure.realizedPnl = plus(exposure.realizedPnl, realized);
     account.totals.settlementPnl = plus(account.totals.settlementPnl, realized);
   }
   const feePaid = negated(fee.rounded);
-  transfer(ctx, account, feePaid, FEES);
-  exposure.fees = plus(exposure.fees, fee.rounded);
-  account.totals.fees = plus(account.totals.fees, fee.rounded);
-  recordEntry(ctx, {
+  transfer(ctx, account, feePaid, FEES, 'fee', {
     id: ctx.nextId('ledger'), accountId: account.id, type: 'fee', amount: feePaid,
     eventId, marketId: market.id, feeSource: 'trade', tradeId: fillId,
   });
-  const riskCents = isBuy ? priceCents : maxPriceCents - priceCents;
+  exposure.fees = plus(exposure.fees, fee.rounded);
+  account.totals.fees = plus(account.totals.fees, fee.rounded);
+  const riskCents = riskCentsOf(order.action, priceCents, maxPriceCents);
   account.totals.traded = plusContractsTimesCents(account.totals.traded, nanos, riskCents);
   account.tradeCount += 1;
   exposure.amountRisked = plusContractsTimesCents(exposure.amountRisked, nanos, riskCents);
-  const points = pointsForContracts(nanos, riskCents, market.pointsCost);
   exposure.pointsPending += points;
   refreshLiability(account, exposure, maxPriceCents);
   ctx.positionChanged(exposure);
@@ -392,7 +424,7 @@ function finish(ctx: StepContext, market: MarketState, order: OrderState): void 
 }
 
 /** Cancels a live order: off the book, reservation released, `cancelled` or `partially_cancelled`. */
-export function cancelLive(ctx: StepContext, order: OrderState, reason: string): void {
+export function cancelLive(ctx: StepContext, order: OrderState, reason: CancellationReason): void {
   const state = ctx.state;
   const market = state.markets.get(order.marketId)!;
   market.book.cancel(order.id);
@@ -403,6 +435,7 @@ export function cancelLive(ctx: StepContext, order: OrderState, reason: string):
   ctx.balanceChanged(account);
   order.status = order.filledNanos > 0 ? 'partially_cancelled' : 'cancelled';
   order.cancellationReason = reason;
+  ctx.emit({ type: 'OrderCancelled', order_id: order.id, reason });
   finish(ctx, market, order);
 }
 
@@ -438,5 +471,6 @@ export function release(ctx: StepContext, market: MarketState, order: OrderState
   order.status = 'open';
   order.acceptedAt = ctx.now;
   if (order.expiration !== 'good_till_time') ctx.state.timedOrderIds.delete(order.id);
+  ctx.emit({ type: 'OrderReleased', order_id: order.id });
   execute(ctx, market, order);
 }

@@ -5,39 +5,13 @@
 import type { OrderBook } from '../book/book.ts';
 import type { Decimal } from '../money/decimal.ts';
 import type {
-  AccountStatus, FeeSchedule, FillStatus, Jurisdiction, MarketResult, MarketStatus, OrderStatus,
-} from '../views.ts';
+  AccountRecord, FillRecord, MarketRecord, OrderRecord, PositionRecord, SportEventRecord,
+} from '../readModel/records.ts';
 import type { FeeRates } from './fees.ts';
 
-export interface Totals {
-  deposits: Decimal;
-  withdrawals: Decimal;
-  adjustments: Decimal;
-  fees: Decimal;
-  settlementPnl: Decimal;
-  traded: Decimal;
-}
+export type { Totals } from '../readModel/records.ts';
 
-export interface AccountState {
-  id: string;
-  userId: string;
-  status: AccountStatus;
-  firstName: string | null;
-  lastName: string | null;
-  email: string | null;
-  jurisdiction: Jurisdiction;
-  feeSchedule: FeeSchedule;
-  baseFeePercent: number | null;
-  makerFactor: number | null;
-  takerFactor: number | null;
-  loyaltyTier: string;
-  points: number;
-  createdAt: number;
-  updatedAt: number;
-  /** account_balance: cash, exact. */
-  cash: Decimal;
-  totals: Totals;
-  tradeCount: number;
+export interface AccountState extends AccountRecord {
   /** Sum of the per-market liabilities (exact), and its order parts. */
   liability: Decimal;
   buyOrderLiability: Decimal;
@@ -54,139 +28,37 @@ export interface Lot {
 }
 
 /** One account in one market: its live orders' reservations and its position. */
-export interface Exposure {
-  accountId: string;
-  marketId: string;
+export interface Exposure extends PositionRecord {
   /** Sum over live buy orders of remaining x reserve price. */
   buyExposure: Decimal;
   /** Sum over live sell orders of remaining x (max_price - reserve price). */
   sellExposure: Decimal;
   buyFeeReserve: Decimal;
   sellFeeReserve: Decimal;
-  /** Signed net contracts: > 0 long, < 0 short. */
-  positionNanos: number;
   lots: Lot[];
-  /** Sum of lot premiums (contracts x price). */
-  openPremium: Decimal;
   /** Cached worst-case loss over both outcomes, with fee reserves. */
   liability: Decimal;
-  realizedPnl: Decimal;
-  fees: Decimal;
   amountRisked: Decimal;
   pointsPending: number;
-  updatedAt: number;
 }
 
-export interface OrderState {
-  id: string;
-  accountId: string;
-  marketId: string;
-  action: 'buy' | 'sell';
-  orderType: 'limit' | 'market';
-  status: OrderStatus;
-  quantityNanos: number;
-  filledNanos: number;
-  priceCents: number | null;
+export interface OrderState extends OrderRecord {
   /** Price the reservation is held at: the limit, or for a market order the worst price it may reach. */
   reserveCents: number;
-  totalValue: Decimal;
-  clientOrderId: string | null;
-  deviceId: string | null;
-  ipAddress: string | null;
-  expiration: 'good_till_start' | 'good_till_time' | null;
-  expirationTime: number | null;
-  expiresAt: number | null;
-  acceptedAt: number | null;
-  delayedUntil: number | null;
-  insertedAt: number;
-  placedPreStart: boolean;
-  cancellationReason: string | null;
-  rejectionReason: string | null;
-  cancelOnDisconnect: boolean;
   /** Sequence of the input that placed it: time priority when a pre-open market opens. */
   arrivalSeq: number;
-  seq: number;
 }
 
-export interface FillState {
-  id: string; // the fill's own id (FillView.trade_id)
+export interface FillState extends FillRecord {
   tradeId: string; // the trade both fills belong to
   counterpartFillId: string;
-  orderId: string;
-  accountId: string;
-  marketId: string;
-  eventId: string;
-  clientOrderId: string | null;
-  action: 'buy' | 'sell';
-  liquidity: 'provider' | 'taker';
-  status: FillStatus;
-  priceCents: number;
-  nanos: number;
-  originalNanos: number;
-  originalPriceCents: number;
-  amended: boolean;
-  lastModifiedAt: number | null;
-  /** Part of this fill that closed earlier lots. */
-  closingNanos: number;
-  /** Opening part of this fill later closed by other trades / settled at expiry. */
-  closedNanos: number;
-  expiredNanos: number;
-  closedPnl: Decimal;
-  expiredPnl: Decimal;
-  tradeFee: Decimal;
-  unroundedFee: Decimal;
-  feeRefunded: Decimal;
-  points: number;
-  settlementsCount: number;
-  placedPreStart: boolean;
-  preStart: boolean;
-  deviceId: string | null;
-  ipAddress: string | null;
-  maxPriceCents: number;
-  openedAt: number;
-  expiresAt: number | null;
-  settledAt: number | null;
-  insertedAt: number;
-  updatedAt: number;
-  seq: number;
 }
 
-export interface SportEventState {
-  id: string;
-  title: string;
-  shortTitle: string | null;
-  eventType: string | null;
-  sport: string | null;
-  competition: string | null;
-  participants: string[];
-  start: number;
-  startedAt: number | null;
+export interface SportEventState extends SportEventRecord {
   marketIds: string[];
 }
 
-export interface MarketState {
-  id: string;
-  eventId: string;
-  title: string;
-  shortTitle: string | null;
-  question: string | null;
-  rules: string | null;
-  symbol: string | null;
-  groupingId: string;
-  groupingName: string | null;
-  featured: boolean;
-  status: MarketStatus;
-  trading: boolean;
-  maxPriceCents: number;
-  maxPrice: Decimal;
-  inPlayDelaySec: number;
-  pointsCost: number;
-  result: MarketResult | null;
-  settledAt: number | null;
-  lastTradedCents: number | null;
-  createdAt: number;
-  updatedAt: number;
-  seq: number;
+export interface MarketState extends MarketRecord {
   book: OrderBook;
   /** Live orders of this market, in arrival order (accepted, delayed and resting ones). */
   liveOrderIds: Set<string>;

@@ -184,6 +184,20 @@ export function normalizeQuantity(text: string): string {
   return new Big(text).round(QUANTITY_DECIMAL_PLACES, Big.roundHalfUp).toString();
 }
 
+/** A quantity this service wrote (at most nine decimals, any size) as nano-contracts. */
+export function nanosOf(text: string): number {
+  const scanned = scanPlain(text, 7, QUANTITY_DECIMAL_PLACES);
+  if (scanned >= 0) return scanned;
+  return Number(new Big(text).times(NANOS_PER_CONTRACT).toFixed(0));
+}
+
+/** A price this service wrote (whole cents) as cents. */
+export function centsOf(text: string): number {
+  const scanned = scanPlain(text, 12, 2);
+  if (scanned >= 0) return scanned;
+  return Number(new Big(text).times(CENTS_PER_DOLLAR).toFixed(0));
+}
+
 /** A money amount in whole cents (deposits, withdrawals): > 0 unless `signed` (then != 0). */
 export function parseMoneyAmount(text: unknown, signed = false): Parsed<Decimal> {
   if (!isDecimalText(text)) return fail(new InvalidInput(DecimalErrors.amountMalformed));
@@ -420,6 +434,29 @@ export function round9(value: Decimal): Decimal {
 /** Digits after the point (0 for whole numbers); big.js keeps no trailing zeros in `c`. */
 function placesOf(value: Decimal): number {
   return value.c.length - 1 - value.e;
+}
+
+/** money(ceilCent(value)): up to the cent, towards +infinity, without big.js when the value fits. */
+export function moneyRoundedUp(value: Decimal): string {
+  const exponent = lastExponent(value);
+  return (exponent < -2 ? roundedMoney(integerAt(value, exponent), exponent, true) : null) ?? money(ceilCent(value));
+}
+
+/** money(floorCent(a - b)), never below 0.00 (what an available balance shows). */
+export function moneyDifferenceDownAtLeastZero(a: Decimal, b: Decimal): string {
+  const exponent = Math.min(lastExponent(a), lastExponent(b));
+  const difference = integerAt(a, exponent) - integerAt(b, exponent);
+  const fast = Number.isSafeInteger(difference) ? roundedMoney(difference > 0 ? difference : 0, exponent, false) : null;
+  if (fast !== null) return fast;
+  const down = floorCent(minus(a, b));
+  return money(isNegative(down) ? ZERO : down);
+}
+
+/** money(ceilCent(a - b - c)). */
+export function moneyDifferenceUp(a: Decimal, b: Decimal, c: Decimal): string {
+  const exponent = Math.min(lastExponent(a), lastExponent(b), lastExponent(c));
+  const difference = integerAt(a, exponent) - integerAt(b, exponent) - integerAt(c, exponent);
+  return (Number.isSafeInteger(difference) ? roundedMoney(difference, exponent, true) : null) ?? moneyRoundedUp(minus(minus(a, b), c));
 }
 
 // --- formatting --------------------------------------------------------------------------------

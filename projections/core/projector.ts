@@ -1,5 +1,7 @@
 // The core projector: accounts, balances, sport events, markets (with their book levels, trade
-// tape and totals), orders, fills, positions and ledger entries, all fed by the engine journal.
+// tape and totals), orders, fills, positions and ledger entries, all fed by the engine journal:
+// a batch's facts are folded onto the stored rows they name (projections/facts), and each slice
+// writes what changed, rendered as REST shows it.
 // One projector, so one transaction and one checkpoint cover every core table: a market's
 // book, tape and open interest are never seen out of step with each other, and a rebuild
 // swaps them in together. Each slice writes its own tables; the order below matters only in
@@ -8,7 +10,9 @@
 import type pg from 'pg';
 import type { RecordedEvent } from '../../eventstore/port.ts';
 import type { ProjectionChange, Projector } from '../projector.ts';
+import { FactFold, namedBy } from '../facts/fold.ts';
 import { engineStepFilter, journaledEventsOf } from './engineEvents.ts';
+import { loadCore } from './load.ts';
 import { getMarketsByIds } from './queries/markets.ts';
 import { CORE_SCHEMA_SQL, CORE_TABLES } from './schema.ts';
 import { accountsSlice } from './slices/accounts.ts';
@@ -49,7 +53,12 @@ export function coreProjector(): Projector {
     async handle(tx: pg.PoolClient, records: RecordedEvent[]): Promise<ProjectionChange[]> {
       const events = journaledEventsOf(records);
       if (events.length === 0) return [];
-      const batch: Batch = { tx, events, changes: [], touchedMarkets: new Set() };
+      const entryIds: string[] = [];
+      for (const { event } of events) if ((event.type === 'Transferred' && event.id !== null) || event.type === 'PointsCredited') entryIds.push(event.id!);
+      const store = await loadCore(tx, namedBy(events), entryIds);
+      const fold = new FactFold(store);
+      for (const fact of events) fold.apply(fact);
+      const batch: Batch = { tx, events, fold, store, changes: [], touchedMarkets: new Set() };
       for (const slice of SLICES) await slice.apply(batch);
 
       const nowUs = (events[events.length - 1] as { nowUs: number }).nowUs;

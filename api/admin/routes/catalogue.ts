@@ -3,7 +3,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Request, Router } from 'express';
-import { lastEvent, submitOrThrow } from '../../../commands/accounts/engineCall.ts';
+import { answerOf, submitOrThrow } from '../../../commands/accounts/engineCall.ts';
 import type { MarketFields } from '../../../domain/engine/inputs.ts';
 import type { FillView, MarketResult, MarketStatus, MarketStateView } from '../../../domain/views.ts';
 import { badRequest, notFound } from '../../errors.ts';
@@ -132,17 +132,17 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
         participants: body.participants ?? [],
       },
     });
-    const scheduled = lastEvent(reply.events, 'SportEventScheduled', (e) => e.event.event_id === eventId);
-    if (!scheduled) throw new Error('engine accepted ScheduleSportEvent without a SportEventScheduled event');
-    cache.events.set(eventId, scheduled.event);
-    res.json({ event: presentEvent(scheduled.event) });
+    const scheduled = answerOf(reply).sportEvents.find((e) => e.event_id === eventId);
+    if (!scheduled) throw new Error('engine accepted ScheduleSportEvent without scheduling the event');
+    cache.events.set(eventId, scheduled);
+    res.json({ event: presentEvent(scheduled) });
   });
 
   router.post('/events/:event_id/start', async (req, res) => {
     const eventId = pathId(req, 'event_id', 'Event');
     const reply = await submitOrThrow(ctx, { kind: 'StartSportEvent', event_id: eventId });
-    const started = lastEvent(reply.events, 'SportEventStarted', (e) => e.event.event_id === eventId);
-    const event = started?.event ?? (await cache.event(eventId));
+    const started = answerOf(reply).sportEvents.find((e) => e.event_id === eventId);
+    const event = started ?? (await cache.event(eventId));
     if (!event) throw notFound('Event not found');
     cache.events.set(eventId, event);
     res.json({ event: presentEvent(event) });
@@ -169,9 +169,9 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
       featured: body.featured ?? false,
     };
     const reply = await submitOrThrow(ctx, { kind: 'ListMarket', market: fields });
-    const listed = lastEvent(reply.events, 'MarketListed', (e) => e.market.market_id === marketId);
-    if (!listed) throw new Error('engine accepted ListMarket without a MarketListed event');
-    res.json({ market: await marketAnswer(listed.market, reply.position) });
+    const listed = answerOf(reply).markets.find((m) => m.market_id === marketId);
+    if (!listed) throw new Error('engine accepted ListMarket without listing the market');
+    res.json({ market: await marketAnswer(listed, reply.position) });
   });
 
   router.post('/markets/:market_id/status', async (req, res) => {
@@ -182,7 +182,7 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
     if (body.status !== undefined) input.status = body.status;
     if (body.trading !== undefined) input.trading = body.trading;
     const reply = await submitOrThrow(ctx, input);
-    const market = lastEvent(reply.events, 'MarketChanged', (e) => e.market.market_id === marketId)?.market ?? cache.markets.get(marketId);
+    const market = answerOf(reply).markets.find((m) => m.market_id === marketId) ?? cache.markets.get(marketId);
     if (!market) throw notFound('Market not found');
     res.json({ market: await marketAnswer(market, reply.position) });
   });
@@ -191,7 +191,7 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
     const marketId = pathId(req, 'market_id', 'Market');
     const body = parseBody(validateResult, req.body);
     const reply = await submitOrThrow(ctx, { kind: 'ResultMarket', market_id: marketId, result: body.result });
-    const market = lastEvent(reply.events, 'MarketChanged', (e) => e.market.market_id === marketId)?.market ?? cache.markets.get(marketId);
+    const market = answerOf(reply).markets.find((m) => m.market_id === marketId) ?? cache.markets.get(marketId);
     if (!market) throw notFound('Market not found');
     res.json({ market: await marketAnswer(market, reply.position) });
   });
@@ -204,9 +204,9 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
     if (body.price !== undefined) input.price = parsePrice(body.price);
     if (body.filled !== undefined) input.filled = parseContracts('filled', body.filled);
     const reply = await submitOrThrow(ctx, input);
-    const fills: FillView[] = [];
-    for (const event of reply.events) if (event.type === 'FillChanged' && event.fill.trade_id === tradeId) fills.push(event.fill);
-    const fill = fills[0] ?? lastEvent(reply.events, 'FillChanged')?.fill;
+    const changed = answerOf(reply).fills;
+    const fills: FillView[] = changed.filter((f) => f.trade_id === tradeId);
+    const fill = fills[0] ?? changed.at(-1);
     if (!fill) throw notFound('Fill not found');
     res.json({ fill: renderFill(fill), fills: fills.map(renderFill) });
   });

@@ -9,7 +9,7 @@
 // written still hold arrays in the old order, so introduce a new record version (keeping the old
 // lists to decode the old one) rather than editing a list in place.
 
-import type { EngineEvent, EngineEventType } from '../events.ts';
+import type { LegacyEngineEvent as EngineEvent, LegacyEngineEventType as EngineEventType } from './legacy.ts';
 import type { EngineInput, OrderRequest } from '../inputs.ts';
 import type {
   AccountView, BalanceView, FillView, LedgerEntryView, MarketStateView, OrderView, PositionView, SportEventView,

@@ -1,8 +1,11 @@
-// What every slice of the core projector works with: the batch's engine events (in journal
-// order), the transaction, and the list of changes it announces after commit.
+// What every slice of the core projector works with: the batch's facts (in journal order), what
+// they changed once folded onto the stored records, the transaction, and the list of changes it
+// announces after commit.
 
 import type pg from 'pg';
 import type { JournaledEvent } from '../engineEvents.ts';
+import type { FactFold } from '../../facts/fold.ts';
+import type { CoreStore } from '../load.ts';
 import { prepared } from '../../runtime/prepared.ts';
 
 export type CoreChangeKind = 'order' | 'fill' | 'balance' | 'position' | 'market' | 'ledger_entry' | 'account' | 'sport_event' | 'book' | 'trade';
@@ -18,6 +21,9 @@ export interface CoreChange {
 export interface Batch {
   tx: pg.PoolClient;
   events: readonly JournaledEvent[];
+  /** What the facts changed, folded onto `store` (the stored records they name). */
+  fold: FactFold;
+  store: CoreStore;
   changes: CoreChange[];
   /** Markets whose rendered object may have changed (state, book, trades, open interest). */
   touchedMarkets: Set<string>;

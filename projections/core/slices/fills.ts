@@ -1,13 +1,12 @@
-// Fills and the public trade tape: TradeExecuted (both sides' fills, one tape row, market
-// totals), FillChanged (settlement, closing, amendment, cancellation by the service).
+// Fills and the public trade tape: the fills the fold opened or changed (trades, closings,
+// settlement, voids, amendments), one tape row per trade (Traded facts) with its market's totals.
 // Totals grow only when a tape row is actually inserted, so a replayed trade counts once.
 // A fill's own `trade_id` is the fill's id; the fill row remembers the trade it came from
 // (`tape_trade_id`), so an amended taker fill corrects that tape row and the totals.
 
 import { decimalOf, decimalText, isZero, minus, plus, ZERO, type Decimal } from '../../../domain/money/decimal.ts';
 import { usToIso } from '../../../domain/clock.ts';
-import type { FillView } from '../../../domain/views.ts';
-import { newestByKey, type JournaledEvent } from '../engineEvents.ts';
+import { fillView } from '../../../domain/readModel/render.ts';
 import { renderFill } from '../render.ts';
 import { upsertSnapshots, type Batch, type Slice } from './batch.ts';
 
@@ -16,27 +15,22 @@ interface TapeRow { trade_id: string; market_id: string; price: string; quantity
 export const fillsSlice: Slice = {
   name: 'fills',
   async apply(batch: Batch): Promise<void> {
-    const fills: Array<{ item: FillView; key: string; at: JournaledEvent }> = [];
     const tape: TapeRow[] = [];
     const tapeIdOf = new Map<string, string>();
-    const amended: FillView[] = [];
+    const amended: string[] = [];
     for (const at of batch.events) {
       const e = at.event;
-      if (e.type === 'TradeExecuted') {
-        // two rows per trade: provider then taker (the taker sorts first, most recent first)
-        fills.push({ item: e.provider, key: `${e.provider.trade_id}|provider`, at: { ...at, idx: at.idx * 2 } });
-        fills.push({ item: e.taker, key: `${e.taker.trade_id}|taker`, at: { ...at, idx: at.idx * 2 + 1 } });
-        tapeIdOf.set(`${e.provider.trade_id}|provider`, e.trade_id);
-        tapeIdOf.set(`${e.taker.trade_id}|taker`, e.trade_id);
-        tape.push({ trade_id: e.trade_id, market_id: e.market_id, price: e.price, quantity: e.quantity, taker_action: e.taker.action, executed_at: e.executed_at, ins_pos: at.pos, ins_idx: at.idx });
-      } else if (e.type === 'FillChanged') {
-        fills.push({ item: e.fill, key: `${e.fill.trade_id}|${e.fill.liquidity_action}`, at: { ...at, idx: at.idx * 2 } });
-        if (e.fill.amended && e.fill.liquidity_action === 'taker') amended.push(e.fill);
+      if (e.type === 'Traded') {
+        tapeIdOf.set(e.maker_fill_id, e.trade_id);
+        tapeIdOf.set(e.taker_fill_id, e.trade_id);
+        tape.push({ trade_id: e.trade_id, market_id: e.market_id, price: e.price, quantity: e.quantity, taker_action: e.taker_side, executed_at: at.nowUs, ins_pos: at.pos, ins_idx: at.idx });
+      } else if (e.type === 'FillAmended') {
+        amended.push(e.fill_id);
       }
     }
-    if (fills.length === 0) return;
+    if (batch.fold.fills.size === 0) return;
 
-    const newest = newestByKey(fills);
+    const changed = [...batch.fold.fills.values()].map(({ record, created }) => ({ item: fillView(record), created }));
     const written = await upsertSnapshots(batch.tx, {
       table: 'core_fills',
       key: ['trade_id', 'liquidity_action'],
@@ -45,12 +39,13 @@ export const fillsSlice: Slice = {
         ['status', 'text'], ['tape_trade_id', 'text'], ['seq', 'bigint'], ['ins_pos', 'bigint'], ['ins_idx', 'integer'], ['doc', 'json'],
       ],
       insertOnly: ['tape_trade_id', 'ins_pos', 'ins_idx'],
-    }, newest.map(({ item, at, first }) => ({
+    }, changed.map(({ item, created }) => ({
       trade_id: item.trade_id, liquidity_action: item.liquidity_action, account_id: item.account_id, market_id: item.market_id,
-      order_id: item.order_id, status: item.status, tape_trade_id: tapeIdOf.get(`${item.trade_id}|${item.liquidity_action}`) ?? null, seq: at.seq, ins_pos: first.pos, ins_idx: first.idx, doc: item,
+      order_id: item.order_id, status: item.status, tape_trade_id: tapeIdOf.get(item.trade_id) ?? null, seq: item.seq,
+      ins_pos: created?.pos ?? '0', ins_idx: created?.idx ?? 0, doc: item,
     })));
     const writtenKeys = new Set(written.map((row) => `${row.trade_id}|${row.liquidity_action}`));
-    for (const { item } of newest) {
+    for (const { item } of changed) {
       if (writtenKeys.has(`${item.trade_id}|${item.liquidity_action}`)) {
         batch.changes.push({ kind: 'fill', account_id: item.account_id, market_id: item.market_id, doc: renderFill(item) });
       }
@@ -75,8 +70,11 @@ export const fillsSlice: Slice = {
       }
     }
 
-    for (const fill of amended) {
-      if (!writtenKeys.has(`${fill.trade_id}|taker`)) continue; // an older snapshot than the stored one
+    for (const fillId of amended) {
+      const record = batch.fold.fills.get(fillId)?.record;
+      if (!record || record.liquidity !== 'taker') continue;
+      const fill = fillView(record);
+      if (!writtenKeys.has(`${fill.trade_id}|taker`)) continue;
       const before = await batch.tx.query<{ trade_id: string; market_id: string; quantity: string }>(`
         SELECT x.trade_id, x.market_id, x.quantity::text FROM core_market_trades x
         JOIN core_fills f ON f.tape_trade_id = x.trade_id

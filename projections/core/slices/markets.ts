@@ -1,9 +1,9 @@
-// Sport events and markets: SportEventScheduled/Started, MarketListed/Changed. A market row
+// Sport events and markets, as the fold changed them (scheduled, started; listed, status, last
+// trade price, result). A market row
 // carries copies of its event's start, sport and competition so the market list filters and
 // pages on one table; they are refreshed whenever either side changes.
 
-import type { MarketStateView, SportEventView } from '../../../domain/views.ts';
-import { newestByKey, type JournaledEvent } from '../engineEvents.ts';
+import { marketView, sportEventView } from '../../../domain/readModel/render.ts';
 import { marketTier } from '../market.ts';
 import { renderSportEvent } from '../render.ts';
 import { upsertSnapshots, type Batch, type Slice } from './batch.ts';
@@ -13,36 +13,29 @@ const lower = (s: string | null): string | null => (s === null ? null : s.toLowe
 export const marketsSlice: Slice = {
   name: 'markets',
   async apply(batch: Batch): Promise<void> {
-    const events: Array<{ item: SportEventView; key: string; at: JournaledEvent }> = [];
-    const markets: Array<{ item: MarketStateView; key: string; at: JournaledEvent }> = [];
-    for (const at of batch.events) {
-      const e = at.event;
-      if (e.type === 'SportEventScheduled' || e.type === 'SportEventStarted') events.push({ item: e.event, key: e.event.event_id, at });
-      else if (e.type === 'MarketListed' || e.type === 'MarketChanged') markets.push({ item: e.market, key: e.market.market_id, at });
-    }
+    const events = [...batch.fold.sportEvents.values()].map(({ record, at }) => ({ item: sportEventView(record), seq: at.seq }));
+    const markets = [...batch.fold.markets.values()].map(({ record, at }) => ({ item: marketView(record), seq: at.seq }));
     if (events.length === 0 && markets.length === 0) return;
 
-    const newestEvents = newestByKey(events);
     const writtenEvents = await upsertSnapshots(batch.tx, {
       table: 'core_sport_events',
       key: ['event_id'],
       columns: [['event_id', 'text'], ['start_us', 'bigint'], ['status', 'text'], ['sport_lc', 'text'], ['competition_lc', 'text'], ['seq', 'bigint'], ['doc', 'json']],
-    }, newestEvents.map(({ item, at }) => ({
-      event_id: item.event_id, start_us: item.start, status: item.status, sport_lc: lower(item.sport), competition_lc: lower(item.competition), seq: at.seq, doc: item,
+    }, events.map(({ item, seq }) => ({
+      event_id: item.event_id, start_us: item.start, status: item.status, sport_lc: lower(item.sport), competition_lc: lower(item.competition), seq, doc: item,
     })));
     const eventIds = writtenEvents.map((row) => row.event_id as string);
     const eventWritten = new Set(eventIds);
-    for (const { item } of newestEvents) {
+    for (const { item } of events) {
       if (eventWritten.has(item.event_id)) batch.changes.push({ kind: 'sport_event', doc: renderSportEvent(item) });
     }
 
-    const newestMarkets = newestByKey(markets);
     const writtenMarkets = await upsertSnapshots(batch.tx, {
       table: 'core_markets',
       key: ['market_id'],
       columns: [['market_id', 'text'], ['event_id', 'text'], ['status', 'text'], ['trading', 'boolean'], ['tier', 'smallint'], ['seq', 'bigint'], ['doc', 'json']],
-    }, newestMarkets.map(({ item, at }) => ({
-      market_id: item.market_id, event_id: item.event_id, status: item.status, trading: item.trading, tier: marketTier(item.status, item.trading), seq: at.seq, doc: item,
+    }, markets.map(({ item, seq }) => ({
+      market_id: item.market_id, event_id: item.event_id, status: item.status, trading: item.trading, tier: marketTier(item.status, item.trading), seq, doc: item,
     })));
     const marketIds = writtenMarkets.map((row) => row.market_id as string);
     for (const id of marketIds) batch.touchedMarkets.add(id);

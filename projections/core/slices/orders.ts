@@ -1,12 +1,12 @@
-// Orders and the aggregated book: OrderPlaced/OrderChanged. Each order row remembers what it
-// contributes to its market's book (side, price, remaining contracts while it rests), so a new
-// snapshot moves the price levels by exactly the difference: applying the same snapshot twice
-// moves nothing, and a snapshot older than the stored one is skipped altogether.
+// Orders and the aggregated book: every order the fold changed (placed, matched, released,
+// cancelled). Each order row remembers what it contributes to its market's book (side, price,
+// remaining contracts while it rests), so a change moves the price levels by exactly the
+// difference from what the row held.
 // Resting means a limit order in status `open` or `accepted` with contracts remaining.
 
 import { decimalOf, decimalText, isPositive, isZero, minus, negated, plus, ZERO, type Decimal } from '../../../domain/money/decimal.ts';
 import type { OrderView } from '../../../domain/views.ts';
-import { newestByKey, type JournaledEvent } from '../engineEvents.ts';
+import { orderView } from '../../../domain/readModel/render.ts';
 import { renderOrder } from '../render.ts';
 import { upsertSnapshots, type Batch, type Slice } from './batch.ts';
 import { prepared } from '../../runtime/prepared.ts';
@@ -20,8 +20,6 @@ function contributionOf(order: OrderView): Contribution | null {
   const remaining = minus(decimalOf(order.quantity), decimalOf(order.filled));
   return isPositive(remaining) ? { side: order.action, price: order.price, remaining } : null;
 }
-
-interface StoredOrder { id: string; seq: string; market_id: string; book_side: 'buy' | 'sell' | null; book_price: string | null; book_remaining: string | null }
 
 interface LevelDelta { market_id: string; side: string; price: string; quantity: Decimal; orders: number }
 
@@ -57,19 +55,7 @@ function announceLevels(batch: Batch, rows: readonly LevelRow[]): void {
 export const ordersSlice: Slice = {
   name: 'orders',
   async apply(batch: Batch): Promise<void> {
-    const snapshots: Array<{ item: OrderView; key: string; at: JournaledEvent }> = [];
-    for (const at of batch.events) {
-      if (at.event.type === 'OrderPlaced' || at.event.type === 'OrderChanged') snapshots.push({ item: at.event.order, key: at.event.order.id, at });
-    }
-    if (snapshots.length === 0) return;
-    const newest = newestByKey(snapshots);
-
-    const stored = await batch.tx.query<StoredOrder>(
-      prepared('SELECT id, seq::text, market_id, book_side, book_price::text, book_remaining::text FROM core_orders WHERE id = ANY($1::text[]) FOR UPDATE',
-        [newest.map(({ item }) => item.id)]),
-    );
-    const storedById = new Map(stored.rows.map((row) => [row.id, row]));
-
+    if (batch.fold.orders.size === 0) return;
     const deltas = new Map<string, LevelDelta>();
     const addDelta = (marketId: string, side: string, price: string, quantity: Decimal, orders: number): void => {
       const key = `${marketId}|${side}|${decimalText(decimalOf(price))}`;
@@ -79,12 +65,9 @@ export const ordersSlice: Slice = {
       deltas.set(key, delta);
     };
 
-    const applicable = newest.filter(({ item, at }) => {
-      const before = storedById.get(item.id);
-      return !before || Number(before.seq) <= at.seq;
-    });
-    const rows = applicable.map(({ item, at, first }) => {
-      const before = storedById.get(item.id);
+    const changed = [...batch.fold.orders.values()].map(({ record, created }) => ({ item: orderView(record), created }));
+    const rows = changed.map(({ item, created }) => {
+      const before = batch.store.books.get(item.id);
       if (before?.book_side && before.book_price !== null && before.book_remaining !== null) {
         addDelta(before.market_id, before.book_side, before.book_price, negated(decimalOf(before.book_remaining)), -1);
       }
@@ -99,9 +82,10 @@ export const ordersSlice: Slice = {
         book_side: after?.side ?? null,
         book_price: after?.price ?? null,
         book_remaining: after ? decimalText(after.remaining) : null,
-        seq: at.seq,
-        ins_pos: first.pos,
-        ins_idx: first.idx,
+        seq: item.seq,
+        // where the order first appeared (only a new row takes these)
+        ins_pos: created?.pos ?? '0',
+        ins_idx: created?.idx ?? 0,
         doc: item,
       };
     });
@@ -133,7 +117,7 @@ export const ordersSlice: Slice = {
       announceLevels(batch, levels.rows);
     }
 
-    for (const { item } of applicable) {
+    for (const { item } of changed) {
       batch.changes.push({ kind: 'order', account_id: item.account_id, market_id: item.market_id, doc: renderOrder(item) });
     }
   },

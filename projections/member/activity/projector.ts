@@ -1,11 +1,15 @@
-// The member activity projector: engine steps → the snapshots market stats and leaderboards
-// read (sport events, markets, orders, fills, positions, balances, fee entries of a market), then
-// each touched (account, market) pair's market_stats row recomputed from those snapshots.
+// The member activity projector: the engine's facts, folded onto its own rows (load.ts), give the
+// views market stats and leaderboards read (sport events, markets, orders, fills, positions,
+// balances, fee entries of a market); then each touched (account, market) pair's market_stats
+// row moves by the changed rows' contributions.
 
 import type pg from 'pg';
 import type { Decimal } from '../../../domain/money/decimal.ts';
 import { ENGINE_RECORD_TYPES, ENGINE_STREAM } from '../../../domain/engine/journal/journal.ts';
-import { stepsOf } from '../../core/engineEvents.ts';
+import { balanceView, fillView, ledgerEntryView, marketView, positionView, sportEventView } from '../../../domain/readModel/render.ts';
+import { journaledEventsOf } from '../../core/engineEvents.ts';
+import { FactFold, namedBy, type Stamp } from '../../facts/fold.ts';
+import { loadMember } from './load.ts';
 import { feeRates } from '../../../domain/engine/fees.ts';
 import { sportKey } from '../../../domain/leaderboard/board.ts';
 import type {
@@ -13,7 +17,7 @@ import type {
 } from '../../../domain/views.ts';
 import type { ProjectionChange, Projector } from '../../projector.ts';
 import {
-  addContribution, deriveMarketStats, feeContribution, fillContribution, fillSettledAtUs, orderContribution, orderFactsOf, storedOf, sumsFromStored,
+  addContribution, deriveMarketStats, feeContribution, fillContribution, fillSettledAtUs, orderContribution, orderFactsOfRecord, storedOf, sumsFromStored,
   type Contribution, type OrderFacts, type StoredSums, type SumKey,
 } from '../marketStats/compute.ts';
 import { MEMBER_ACTIVITY_SCHEMA_SQL, MEMBER_ACTIVITY_TABLES } from './schema.ts';
@@ -123,37 +127,6 @@ class Deltas {
   }
 }
 
-/**
- * For each incoming snapshot that will replace the stored one (its step is not older), adds its
- * contribution and subtracts the stored snapshot's. Snapshots from an older step are dropped.
- */
-async function collectDeltas<T>(
-  tx: pg.PoolClient, latest: Latest<T>, sql: string, keysOf: (keys: string[]) => unknown[],
-  keyOfStored: (doc: T) => string, contribute: (doc: T) => { account_id: string; market_id: string | null; contribution: Contribution; settled_at?: number | null },
-  deltas: Deltas,
-): Promise<void> {
-  if (latest.size === 0) return;
-  const stored = await tx.query<{ seq: string; doc: T }>(prepared(sql, keysOf([...latest.rows.keys()])));
-  const storedByKey = new Map(stored.rows.map((row) => [keyOfStored(row.doc), row]));
-  for (const [key, incoming] of latest.rows) {
-    const old = storedByKey.get(key);
-    if (old && Number(old.seq) > incoming.seq) {
-      latest.rows.delete(key);
-      continue;
-    }
-    const next = contribute(incoming.view);
-    if (next.market_id) {
-      const delta = deltas.of(next.account_id, next.market_id);
-      addContribution(delta.sums, next.contribution, 1);
-      if (next.settled_at !== undefined && next.settled_at !== null) delta.last_settled_at = Math.max(delta.last_settled_at ?? next.settled_at, next.settled_at);
-    }
-    if (old) {
-      const previous = contribute(old.doc);
-      if (previous.market_id) addContribution(deltas.of(previous.account_id, previous.market_id).sums, previous.contribution, -1);
-    }
-  }
-}
-
 async function maxPrices(tx: pg.PoolClient, marketIds: string[]): Promise<Map<string, { event_id: string; max_price: string }>> {
   if (marketIds.length === 0) return new Map();
   const rows = await tx.query<{ market_id: string; event_id: string; max_price: string }>(
@@ -212,82 +185,74 @@ export const memberActivityProjector: Projector = {
   schemaSql: MEMBER_ACTIVITY_SCHEMA_SQL,
   filter: { streamPrefixes: [ENGINE_STREAM], eventTypes: [...ENGINE_RECORD_TYPES] },
   async handle(tx, records) {
-    const batch = {
+    const facts = journaledEventsOf(records);
+    if (facts.length === 0) return [];
+    const feeEntryIds: string[] = [];
+    for (const { event } of facts) if (event.type === 'Transferred' && event.id !== null && (event.kind === 'fee' || event.kind === 'fee_refund')) feeEntryIds.push(event.id);
+    const store = await loadMember(tx, namedBy(facts), feeEntryIds);
+    const fold = new FactFold(store);
+    for (const fact of facts) fold.apply(fact);
+
+    const batch: Batch = {
       events: new Latest<SportEventView>(), markets: new Latest<MarketStateView>(), orders: new Latest<OrderFacts>(),
       fills: new Latest<FillView>(), positions: new Latest<PositionView>(), balances: new Latest<BalanceView>(), fees: new Latest<LedgerEntryView>(),
     };
     const pairs = new Map<string, TouchedPair>();
-    const touch = (account_id: string, market_id: string | null, now_us: number) => {
+    const touch = (account_id: string, market_id: string | null, first: Stamp, last: Stamp) => {
       if (!market_id) return;
       const key = pairKey(account_id, market_id);
       const seen = pairs.get(key);
       // first and last touch of the batch: the row's inserted_at must not depend on batch size
-      pairs.set(key, { account_id, market_id, first_us: seen?.first_us ?? now_us, last_us: now_us });
+      pairs.set(key, {
+        account_id, market_id, first_us: seen ? Math.min(seen.first_us, first.nowUs) : first.nowUs, last_us: seen ? Math.max(seen.last_us, last.nowUs) : last.nowUs,
+      });
     };
-    for (const record of records) for (const { seq, now_us, events } of stepsOf(record)) {
-      for (const event of events) {
-        switch (event.type) {
-          case 'SportEventScheduled':
-          case 'SportEventStarted':
-            batch.events.put(event.event.event_id, seq, now_us, event.event);
-            break;
-          case 'MarketListed':
-          case 'MarketChanged':
-            batch.markets.put(event.market.market_id, seq, now_us, event.market);
-            break;
-          case 'OrderPlaced':
-          case 'OrderChanged':
-            batch.orders.put(event.order.id, seq, now_us, orderFactsOf(event.order));
-            touch(event.order.account_id, event.order.market_id, now_us);
-            break;
-          case 'TradeExecuted':
-            for (const fill of [event.provider, event.taker]) {
-              batch.fills.put(`${fill.trade_id}\u0000${fill.order_id}`, seq, now_us, fill);
-              touch(fill.account_id, fill.market_id, now_us);
-            }
-            break;
-          case 'FillChanged':
-            batch.fills.put(`${event.fill.trade_id}\u0000${event.fill.order_id}`, seq, now_us, event.fill);
-            touch(event.fill.account_id, event.fill.market_id, now_us);
-            break;
-          case 'PositionChanged':
-            batch.positions.put(pairKey(event.position.account_id, event.position.market_id), seq, now_us, event.position);
-            touch(event.position.account_id, event.position.market_id, now_us);
-            break;
-          case 'AccountOpened':
-          case 'AccountUpdated':
-            batch.balances.put(event.balance.account_id, seq, now_us, event.balance);
-            break;
-          case 'BalanceChanged':
-            batch.balances.put(event.balance.account_id, seq, now_us, event.balance);
-            break;
-          case 'LedgerEntryRecorded':
-            if ((event.entry.type === 'fee' || event.entry.type === 'fee_refund') && event.entry.market_id !== null) {
-              batch.fees.put(event.entry.id, seq, now_us, event.entry);
-              touch(event.entry.account_id, event.entry.market_id, now_us);
-            }
-            break;
-          default:
-            break;
-        }
-      }
+    for (const { record, at } of fold.sportEvents.values()) batch.events.put(record.id, at.seq, at.nowUs, sportEventView(record));
+    for (const { record, at } of fold.markets.values()) batch.markets.put(record.id, at.seq, at.nowUs, marketView(record));
+    for (const { record, at, since } of fold.orders.values()) {
+      batch.orders.put(record.id, record.seq, at.nowUs, orderFactsOfRecord(record));
+      touch(record.accountId, record.marketId, since, at);
     }
+    for (const { record, at, since } of fold.fills.values()) {
+      batch.fills.put(record.id, record.seq, at.nowUs, fillView(record));
+      touch(record.accountId, record.marketId, since, at);
+    }
+    for (const { record, at, since } of fold.positions.values()) {
+      const market = store.markets.get(record.marketId)?.record;
+      if (!market) throw new Error(`position in market ${record.marketId}, never listed`);
+      batch.positions.put(pairKey(record.accountId, record.marketId), at.seq, at.nowUs, positionView(record, market, at.seq));
+      touch(record.accountId, record.marketId, since, at);
+    }
+    for (const { record, at } of fold.balances.values()) batch.balances.put(record.id, at.seq, at.nowUs, balanceView(record, record.funds, at.seq));
+    for (const { entry, at } of fold.entries) {
+      if ((entry.type !== 'fee' && entry.type !== 'fee_refund') || !entry.marketId) continue;
+      batch.fees.put(entry.id, at.seq, at.nowUs, ledgerEntryView(entry, at.nowUs, at.seq));
+      touch(entry.accountId, entry.marketId, at, at);
+    }
+
     await upsertCatalogue(tx, batch);
     const marketIds = new Set<string>([...pairs.values()].map((p) => p.market_id));
     for (const { view } of batch.orders.rows.values()) marketIds.add(view.market_id);
     const markets = await maxPrices(tx, [...marketIds]);
+    const maxPriceOf = (marketId: string) => markets.get(marketId)?.max_price ?? '1';
+    // each changed row adds its new contribution to its market stats and takes back its old one
     const deltas = new Deltas();
-    await collectDeltas(tx, batch.orders, 'SELECT seq::text, doc FROM member_orders WHERE order_id = ANY($1::text[])', (keys) => [keys],
-      (doc) => doc.id,
-      (doc) => ({ account_id: doc.account_id, market_id: doc.market_id, contribution: orderContribution(doc, markets.get(doc.market_id)?.max_price ?? '1') }), deltas);
-    await collectDeltas(tx, batch.fills,
-      'SELECT f.seq::text, f.doc FROM member_fills f JOIN unnest($1::text[], $2::text[]) AS k(trade_id, order_id) USING (trade_id, order_id)',
-      (keys) => [keys.map((k) => k.split('\u0000')[0]), keys.map((k) => k.split('\u0000')[1])],
-      (doc) => `${doc.trade_id}\u0000${doc.order_id}`,
-      (doc) => ({ account_id: doc.account_id, market_id: doc.market_id, contribution: fillContribution(doc), settled_at: fillSettledAtUs(doc) }), deltas);
-    await collectDeltas(tx, batch.fees, 'SELECT seq::text, doc FROM member_fee_entries WHERE id = ANY($1::text[])', (keys) => [keys],
-      (doc) => doc.id,
-      (doc) => ({ account_id: doc.account_id, market_id: doc.market_id, contribution: feeContribution(doc) }), deltas);
+    const add = (accountId: string, marketId: string, contribution: Contribution, sign: 1 | -1, settledAt: number | null = null) => {
+      const delta = deltas.of(accountId, marketId);
+      addContribution(delta.sums, contribution, sign);
+      if (sign === 1 && settledAt !== null) delta.last_settled_at = Math.max(delta.last_settled_at ?? settledAt, settledAt);
+    };
+    for (const [id, { view }] of batch.orders.rows) {
+      add(view.account_id, view.market_id, orderContribution(view, maxPriceOf(view.market_id)), 1);
+      const old = store.orderDocs.get(id);
+      if (old) add(old.account_id, old.market_id, orderContribution(old, maxPriceOf(old.market_id)), -1);
+    }
+    for (const [id, { view }] of batch.fills.rows) {
+      add(view.account_id, view.market_id, fillContribution(view), 1, fillSettledAtUs(view));
+      const old = store.fillDocs.get(id);
+      if (old) add(old.account_id, old.market_id, fillContribution(old), -1);
+    }
+    for (const { view } of batch.fees.rows.values()) add(view.account_id, view.market_id!, feeContribution(view), 1);
     await upsertActivity(tx, batch);
     return updateStats(tx, pairs, deltas, markets);
   },

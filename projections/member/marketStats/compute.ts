@@ -5,8 +5,9 @@
 // the latest position and the market's max_price. Every field is defined in docs/MEMBER.md.
 
 import {
-  abs, ceilCent, compare, decimalOf, decimalText, integerDecimal, isNegative, isPositive, isZero, minus, negated, plus, quotient, times, ZERO, type Decimal,
+  abs, ceilCent, compare, decimalOf, decimalText, formatCents, formatNanos, integerDecimal, isNegative, isPositive, isZero, minus, negated, plus, quotient, times, ZERO, type Decimal,
 } from '../../../domain/money/decimal.ts';
+import type { OrderRecord } from '../../../domain/readModel/records.ts';
 import type { FillView, LedgerEntryView, OrderView, PositionView } from '../../../domain/views.ts';
 import { LIVE_ORDER_STATUSES } from '../../../domain/views.ts';
 
@@ -78,6 +79,12 @@ export type OrderFacts = Pick<OrderView, 'id' | 'account_id' | 'market_id' | 'ac
 export const orderFactsOf = (order: OrderFacts): OrderFacts => ({
   id: order.id, account_id: order.account_id, market_id: order.market_id, action: order.action,
   status: order.status, price: order.price, quantity: order.quantity, filled: order.filled,
+});
+
+/** OrderFacts of an order record (member_orders keeps no more of an order). */
+export const orderFactsOfRecord = (order: OrderRecord): OrderFacts => ({
+  id: order.id, account_id: order.accountId, market_id: order.marketId, action: order.action, status: order.status,
+  price: order.priceCents === null ? null : formatCents(order.priceCents), quantity: formatNanos(order.quantityNanos), filled: formatNanos(order.filledNanos),
 });
 
 const unfilled = (order: Pick<OrderFacts, 'quantity' | 'filled'>) => maxOf(minus(big(order.quantity), big(order.filled)), ZERO);

@@ -1,9 +1,9 @@
 // Read model of member profiles: one row per account with what the consent default needs from
-// the engine's AccountOpened/AccountUpdated snapshots (jurisdiction, created_at) and the profile
+// the engine's AccountOpened/AccountUpdated facts (jurisdiction, created_at) and the profile
 // (from the `profile-{account_id}` streams): handle, avatar, leaderboard consent and the
 // effective consent after defaults. Identity fields (names, user id) are read from the core
 // accounts read model, not copied here.
-// Idempotent: profile events apply only past the stored stream revision, account snapshots only
+// Idempotent: profile events apply only past the stored stream revision, account facts only
 // from a newer or equal engine step.
 
 import type pg from 'pg';
@@ -80,6 +80,12 @@ async function applyProfileEvent(tx: pg.PoolClient, record: RecordedEvent): Prom
 
 const isAccountSnapshot = (event: EngineEvent): event is Extract<EngineEvent, { type: 'AccountOpened' | 'AccountUpdated' }> =>
   event.type === 'AccountOpened' || event.type === 'AccountUpdated';
+/** Any change of the account: the row's account step moves with each (a tier change moves nothing else here). */
+const isAccountChange = (event: EngineEvent): boolean => isAccountSnapshot(event) || event.type === 'LoyaltyTierChanged';
+
+async function applyAccountStep(tx: pg.PoolClient, seq: number, accountId: string) {
+  await tx.query('UPDATE member_profiles SET account_seq = $2 WHERE account_id = $1 AND account_seq <= $2', [accountId, seq]);
+}
 
 export const memberProfilesProjector: Projector = {
   name: 'member_profiles',
@@ -87,7 +93,7 @@ export const memberProfilesProjector: Projector = {
   tables: [MEMBER_PROFILES_TABLE],
   schemaSql: SCHEMA_SQL,
   filter: { streamPrefixes: ['profile-', 'engine'] },
-  wants: (record) => record.stream.startsWith('profile-') || stepsOf(record).some((step) => step.events.some(isAccountSnapshot)),
+  wants: (record) => record.stream.startsWith('profile-') || stepsOf(record).some((step) => step.events.some(isAccountChange)),
   async handle(tx, events) {
     const touched = new Set<string>();
     for (const record of events) {
@@ -98,9 +104,10 @@ export const memberProfilesProjector: Projector = {
       }
       for (const { seq, events } of stepsOf(record)) {
         for (const event of events) {
-          if (!isAccountSnapshot(event)) continue;
-          await applyAccount(tx, seq, event.account);
-          touched.add(event.account.account_id);
+          if (isAccountSnapshot(event)) await applyAccount(tx, seq, event);
+          else if (event.type === 'LoyaltyTierChanged') await applyAccountStep(tx, seq, event.account_id);
+          else continue;
+          touched.add(event.account_id);
         }
       }
     }

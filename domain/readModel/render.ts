@@ -1,16 +1,19 @@
-// Wire-shaped snapshots (domain/views.ts) of the engine's entities, built at the end of a step
-// for the entities that step changed.
+// The REST views (domain/views.ts) of read-model records (records.ts): how an order, a fill, a
+// balance, a position, a ledger entry, an account, a sport event and a market look on the wire.
+// The engine renders its answers with these from its state; the projectors from what they fold.
 
 import { usToIso } from '../clock.ts';
 import {
-  ceilCent, contractsTimesCentsLessMoney, isPositive, contractsTimesCentsMoney, floorCent, formatCents, formatNanos, integerAt, isNegative, lastExponent, minus, money, perContractMoney, toFixedPlaces,
-  plus, FEE_DECIMAL_PLACES, roundedMoney, timesRatio, ZERO, type Decimal,
+  contractsTimesCentsLessMoney, contractsTimesCentsMoney, formatCents, formatNanos, isPositive, minus, money, perContractMoney, plus,
+  FEE_DECIMAL_PLACES, timesRatio, toFixedPlaces, ZERO, type Decimal,
 } from '../money/decimal.ts';
-import { DEFAULT_BASE_FEE_PERCENT, DEFAULT_MAKER_FACTOR, DEFAULT_TAKER_FACTOR } from './fees.ts';
+import { DEFAULT_BASE_FEE_PERCENT, DEFAULT_MAKER_FACTOR, DEFAULT_TAKER_FACTOR } from '../engine/fees.ts';
 import type {
-  AccountView, BalanceView, FillView, LedgerEntryType, LedgerEntryView, MarketStateView, OrderView, PositionView, SportEventView,
+  AccountView, BalanceView, FillView, LedgerEntryView, MarketStateView, OrderView, PositionView, SportEventView,
 } from '../views.ts';
-import type { AccountState, EngineState, Exposure, FillState, MarketState, OrderState, SportEventState } from './state.ts';
+import type {
+  AccountRecord, FillRecord, FundsFigures, LedgerEntryRecord, MarketRecord, OrderRecord, PositionRecord, SportEventRecord,
+} from './records.ts';
 
 const AVG_PRICE_DECIMAL_PLACES = 7;
 
@@ -40,7 +43,7 @@ function averagePrice(total: Decimal, nanos: number): string | null {
   return perContractMoney(total, nanos, AVG_PRICE_DECIMAL_PLACES);
 }
 
-export function orderView(order: OrderState): OrderView {
+export function orderView(order: OrderRecord): OrderView {
   return {
     id: order.id,
     account_id: order.accountId,
@@ -81,13 +84,13 @@ export function orderView(order: OrderState): OrderView {
  * The part of a fill's trade fee, net of refunds (a voided market refunds it whole), that `nanos`
  * of it carry, nine places half up.
  */
-function feeShare(fill: FillState, nanos: number): Decimal {
+function feeShare(fill: FillRecord, nanos: number): Decimal {
   if (fill.nanos === 0 || nanos === 0) return ZERO;
   const fee = isPositive(fill.feeRefunded) ? minus(fill.tradeFee, fill.feeRefunded) : fill.tradeFee;
   return timesRatio(fee, nanos, fill.nanos, FEE_DECIMAL_PLACES);
 }
 
-export function fillView(fill: FillState): FillView {
+export function fillView(fill: FillRecord): FillView {
   const max = fill.maxPriceCents;
   const price = fill.priceCents;
   const riskCents = fill.action === 'buy' ? price : max - price;
@@ -161,102 +164,18 @@ export function fillView(fill: FillState): FillView {
   };
 }
 
-// A balance is rebuilt after every change of its account, but most of its amounts did not
-// change: each account keeps the texts of its last balance with the decimals they came from, and
-// a text is made again only when one of those is another object (decimals are never changed in
-// place, so the same object means the same value).
-
-/** The text of one amount, remade when the amount is another decimal. */
-class AmountText {
-  private value: Decimal | null = null;
-  private text = '';
-
-  constructor(private readonly format: (value: Decimal) => string) {}
-
-  of(value: Decimal): string {
-    if (value !== this.value) {
-      this.value = value;
-      this.text = this.format(value);
-    }
-    return this.text;
-  }
-}
-
-const ceilMoney = (value: Decimal): string => {
-  const exponent = lastExponent(value);
-  return (exponent < -2 ? roundedMoney(integerAt(value, exponent), exponent, true) : null) ?? money(ceilCent(value));
-};
-
-class BalanceTexts {
-  readonly cash = new AmountText(money);
-  readonly buyOrderLiability = new AmountText(ceilMoney);
-  readonly sellOrderLiability = new AmountText(ceilMoney);
-  readonly adjustments = new AmountText(money);
-  readonly deposits = new AmountText(money);
-  readonly withdrawals = new AmountText(money);
-  readonly fees = new AmountText(money);
-  readonly settlementPnl = new AmountText(money);
-  readonly traded = new AmountText(money);
-  // amounts of several decimals
-  private availableOf: [Decimal | null, Decimal | null] = [null, null];
-  private availableText = '';
-  private positionOf: [Decimal | null, Decimal | null, Decimal | null] = [null, null, null];
-  private positionText = '';
-
-  /** Cash less liabilities, down to the cent, never below 0. */
-  available(account: AccountState): string {
-    const of = this.availableOf;
-    if (account.cash !== of[0] || account.liability !== of[1]) {
-      of[0] = account.cash;
-      of[1] = account.liability;
-      const exponent = Math.min(lastExponent(account.cash), lastExponent(account.liability));
-      const difference = integerAt(account.cash, exponent) - integerAt(account.liability, exponent);
-      const fast = Number.isSafeInteger(difference) ? roundedMoney(difference > 0 ? difference : 0, exponent, false) : null;
-      if (fast !== null) {
-        this.availableText = fast;
-      } else {
-        const available = floorCent(minus(account.cash, account.liability));
-        this.availableText = money(isNegative(available) ? ZERO : available);
-      }
-    }
-    return this.availableText;
-  }
-
-  /** What positions (not orders) hold, up to the cent. */
-  positionLiability(account: AccountState): string {
-    const of = this.positionOf;
-    if (account.liability !== of[0] || account.buyOrderLiability !== of[1] || account.sellOrderLiability !== of[2]) {
-      of[0] = account.liability;
-      of[1] = account.buyOrderLiability;
-      of[2] = account.sellOrderLiability;
-      const { liability, buyOrderLiability: buy, sellOrderLiability: sell } = account;
-      const exponent = Math.min(lastExponent(liability), lastExponent(buy), lastExponent(sell));
-      const position = integerAt(liability, exponent) - integerAt(buy, exponent) - integerAt(sell, exponent);
-      this.positionText = (Number.isSafeInteger(position) ? roundedMoney(position, exponent, true) : null)
-        ?? ceilMoney(minus(minus(liability, buy), sell));
-    }
-    return this.positionText;
-  }
-}
-
-const balanceTexts = new WeakMap<AccountState, BalanceTexts>();
-
-export function balanceView(account: AccountState, seq: number): BalanceView {
-  let texts = balanceTexts.get(account);
-  if (!texts) {
-    texts = new BalanceTexts();
-    balanceTexts.set(account, texts);
-  }
+/** The balance: cash, totals and fee terms from the account; what its funds reserve as the engine stated it. */
+export function balanceView(account: AccountRecord, funds: FundsFigures, seq: number): BalanceView {
   const totals = account.totals;
   const onTrade = account.feeSchedule !== 'fixed_percent';
   return {
     account_id: account.id,
     user_id: account.userId,
-    account_balance: texts.cash.of(account.cash),
-    available_balance: texts.available(account),
-    buy_order_liability: texts.buyOrderLiability.of(account.buyOrderLiability),
-    sell_order_liability: texts.sellOrderLiability.of(account.sellOrderLiability),
-    position_premium_liability: texts.positionLiability(account),
+    account_balance: money(account.cash),
+    available_balance: funds.available,
+    buy_order_liability: funds.buyOrders,
+    sell_order_liability: funds.sellOrders,
+    position_premium_liability: funds.positions,
     escrow: '0.00',
     fee_schedule: account.feeSchedule,
     // the rates in force: an unset rate shows the schedule's default, as fees.ts charges it
@@ -265,18 +184,18 @@ export function balanceView(account: AccountState, seq: number): BalanceView {
     taker_factor: onTrade ? account.takerFactor ?? DEFAULT_TAKER_FACTOR : null,
     loyalty_tier: account.loyaltyTier,
     points: account.points,
-    total_adjustments: texts.adjustments.of(totals.adjustments),
-    total_deposits: texts.deposits.of(totals.deposits),
-    total_withdrawals: texts.withdrawals.of(totals.withdrawals),
-    total_fees: texts.fees.of(totals.fees),
-    total_settlement_pnl: texts.settlementPnl.of(totals.settlementPnl),
-    total_traded: texts.traded.of(totals.traded),
+    total_adjustments: money(totals.adjustments),
+    total_deposits: money(totals.deposits),
+    total_withdrawals: money(totals.withdrawals),
+    total_fees: money(totals.fees),
+    total_settlement_pnl: money(totals.settlementPnl),
+    total_traded: money(totals.traded),
     total_trade_count: account.tradeCount,
     seq,
   };
 }
 
-export function accountView(account: AccountState): AccountView {
+export function accountView(account: AccountRecord): AccountView {
   return {
     account_id: account.id,
     user_id: account.userId,
@@ -295,7 +214,7 @@ export function accountView(account: AccountState): AccountView {
   };
 }
 
-export function positionView(exposure: Exposure, market: MarketState, seq: number): PositionView {
+export function positionView(exposure: PositionRecord, market: Pick<MarketRecord, 'eventId' | 'maxPriceCents' | 'maxPrice'>, seq: number): PositionView {
   const nanos = exposure.positionNanos;
   const contracts = Math.abs(nanos);
   const premium = exposure.openPremium;
@@ -318,7 +237,7 @@ export function positionView(exposure: Exposure, market: MarketState, seq: numbe
   };
 }
 
-export function marketView(market: MarketState): MarketStateView {
+export function marketView(market: MarketRecord): MarketStateView {
   return {
     market_id: market.id,
     event_id: market.eventId,
@@ -344,7 +263,7 @@ export function marketView(market: MarketState): MarketStateView {
   };
 }
 
-export function sportEventView(event: SportEventState): SportEventView {
+export function sportEventView(event: SportEventRecord): SportEventView {
   return {
     event_id: event.id,
     title: event.title,
@@ -359,24 +278,7 @@ export function sportEventView(event: SportEventState): SportEventView {
   };
 }
 
-export interface LedgerEntryInput {
-  id: string;
-  accountId: string;
-  type: LedgerEntryType;
-  amount: Decimal;
-  points?: number;
-  eventId?: string | null;
-  marketId?: string | null;
-  feeSource?: LedgerEntryView['fee_source'];
-  tradeId?: string | null;
-  settlementId?: string | null;
-  paymentId?: string | null;
-  method?: string | null;
-  reason?: string | null;
-  subMethod?: string | null;
-}
-
-export function ledgerEntryView(entry: LedgerEntryInput, now: number, seq: number): LedgerEntryView {
+export function ledgerEntryView(entry: LedgerEntryRecord, now: number, seq: number): LedgerEntryView {
   return {
     id: entry.id,
     account_id: entry.accountId,
@@ -399,11 +301,4 @@ export function ledgerEntryView(entry: LedgerEntryInput, now: number, seq: numbe
     time: isoOf(now),
     seq,
   };
-}
-
-/** Every market of an event, in listing order. */
-export function marketsOfEvent(state: EngineState, eventId: string): MarketState[] {
-  const event = state.events.get(eventId);
-  if (!event) return [];
-  return event.marketIds.map((id) => state.markets.get(id)).filter((m): m is MarketState => m !== undefined);
 }

@@ -1,0 +1,190 @@
+// What a read model knows of each entity, in the engine's own units (cents, nano-contracts,
+// exact decimals): enough to render the entity's REST view (render.ts). The engine's state
+// extends these records (domain/engine/state.ts), so its answers render from its state; the
+// projectors keep them by folding the engine's facts (projections/facts).
+
+import type { Decimal } from '../money/decimal.ts';
+import type {
+  AccountStatus, FeeSchedule, FillStatus, Jurisdiction, LedgerEntryType, LedgerEntryView, MarketResult, MarketStatus, OrderStatus,
+} from '../views.ts';
+
+export interface OrderRecord {
+  id: string;
+  accountId: string;
+  marketId: string;
+  action: 'buy' | 'sell';
+  orderType: 'limit' | 'market';
+  status: OrderStatus;
+  quantityNanos: number;
+  filledNanos: number;
+  priceCents: number | null;
+  /** Sum over its fills of contracts x price (the orders' own values are the execution values). */
+  totalValue: Decimal;
+  clientOrderId: string | null;
+  deviceId: string | null;
+  ipAddress: string | null;
+  expiration: 'good_till_start' | 'good_till_time' | null;
+  expirationTime: number | null;
+  expiresAt: number | null;
+  acceptedAt: number | null;
+  delayedUntil: number | null;
+  insertedAt: number;
+  placedPreStart: boolean;
+  cancellationReason: string | null;
+  rejectionReason: string | null;
+  cancelOnDisconnect: boolean;
+  /** Sequence of the step that last changed it. */
+  seq: number;
+}
+
+export interface FillRecord {
+  id: string; // the fill's own id (FillView.trade_id)
+  orderId: string;
+  accountId: string;
+  marketId: string;
+  eventId: string;
+  clientOrderId: string | null;
+  action: 'buy' | 'sell';
+  liquidity: 'provider' | 'taker';
+  status: FillStatus;
+  priceCents: number;
+  nanos: number;
+  originalNanos: number;
+  originalPriceCents: number;
+  amended: boolean;
+  lastModifiedAt: number | null;
+  /** Part of this fill that closed earlier lots. */
+  closingNanos: number;
+  /** Opening part of this fill later closed by other trades / settled at expiry. */
+  closedNanos: number;
+  expiredNanos: number;
+  closedPnl: Decimal;
+  expiredPnl: Decimal;
+  tradeFee: Decimal;
+  unroundedFee: Decimal;
+  feeRefunded: Decimal;
+  points: number;
+  settlementsCount: number;
+  placedPreStart: boolean;
+  preStart: boolean;
+  deviceId: string | null;
+  ipAddress: string | null;
+  maxPriceCents: number;
+  openedAt: number;
+  expiresAt: number | null;
+  settledAt: number | null;
+  insertedAt: number;
+  updatedAt: number;
+  seq: number;
+}
+
+export interface Totals {
+  deposits: Decimal;
+  withdrawals: Decimal;
+  adjustments: Decimal;
+  fees: Decimal;
+  settlementPnl: Decimal;
+  traded: Decimal;
+}
+
+/** An account with the cash side of its balance (what its funds reserve comes from the engine: FundsFigures). */
+export interface AccountRecord {
+  id: string;
+  userId: string;
+  status: AccountStatus;
+  firstName: string | null;
+  lastName: string | null;
+  email: string | null;
+  jurisdiction: Jurisdiction;
+  feeSchedule: FeeSchedule;
+  baseFeePercent: number | null;
+  makerFactor: number | null;
+  takerFactor: number | null;
+  loyaltyTier: string;
+  points: number;
+  createdAt: number;
+  updatedAt: number;
+  /** account_balance: cash, exact. */
+  cash: Decimal;
+  totals: Totals;
+  tradeCount: number;
+}
+
+/** What an account's funds reserve and leave available, as its balance shows them (texts, rounded by the engine). */
+export interface FundsFigures {
+  buyOrders: string;
+  sellOrders: string;
+  positions: string;
+  available: string;
+}
+
+export const NO_FUNDS_RESERVED: FundsFigures = { buyOrders: '0.00', sellOrders: '0.00', positions: '0.00', available: '0.00' };
+
+/** One account's holding in one market. */
+export interface PositionRecord {
+  accountId: string;
+  marketId: string;
+  /** Signed net contracts: > 0 long, < 0 short. */
+  positionNanos: number;
+  /** Sum of the open lots' premiums (contracts x price). */
+  openPremium: Decimal;
+  realizedPnl: Decimal;
+  fees: Decimal;
+  updatedAt: number;
+}
+
+export interface SportEventRecord {
+  id: string;
+  title: string;
+  shortTitle: string | null;
+  eventType: string | null;
+  sport: string | null;
+  competition: string | null;
+  participants: string[];
+  start: number;
+  startedAt: number | null;
+}
+
+export interface MarketRecord {
+  id: string;
+  eventId: string;
+  title: string;
+  shortTitle: string | null;
+  question: string | null;
+  rules: string | null;
+  symbol: string | null;
+  groupingId: string;
+  groupingName: string | null;
+  featured: boolean;
+  status: MarketStatus;
+  trading: boolean;
+  maxPriceCents: number;
+  maxPrice: Decimal;
+  inPlayDelaySec: number;
+  pointsCost: number;
+  result: MarketResult | null;
+  settledAt: number | null;
+  lastTradedCents: number | null;
+  createdAt: number;
+  updatedAt: number;
+  seq: number;
+}
+
+/** A ledger entry as recorded; its time and sequence are its step's. */
+export interface LedgerEntryRecord {
+  id: string;
+  accountId: string;
+  type: LedgerEntryType;
+  /** Signed balance effect (a withdrawal negative, fees never positive). */
+  amount: Decimal;
+  points?: number;
+  eventId?: string | null;
+  marketId?: string | null;
+  feeSource?: LedgerEntryView['fee_source'];
+  tradeId?: string | null;
+  settlementId?: string | null;
+  paymentId?: string | null;
+  method?: string | null;
+  reason?: string | null;
+  subMethod?: string | null;
+}

@@ -1,0 +1,69 @@
+// What the core projector folds a batch's facts onto: the stored rows of every entity the facts
+// name, read back into records (projections/facts/records.ts), each with the engine step that
+// last changed it. Orders are locked (FOR UPDATE) with what they contribute to the book.
+
+import type pg from 'pg';
+import type {
+  AccountView, BalanceView, FillView, MarketStateView, OrderView, PositionView, SportEventView,
+} from '../../domain/views.ts';
+import { emptyStore, positionKey, type FoldStore, type Named } from '../facts/fold.ts';
+import {
+  accountRecordOf, fillRecordOf, marketRecordOf, orderRecordOf, positionRecordOf, sportEventRecordOf,
+} from '../facts/records.ts';
+import { prepared } from '../runtime/prepared.ts';
+
+/** What an order row contributes to its market's book (null unless it rests). */
+export interface BookShare { market_id: string; book_side: 'buy' | 'sell' | null; book_price: string | null; book_remaining: string | null }
+
+export interface CoreStore extends FoldStore {
+  books: Map<string, BookShare>;
+}
+
+export async function loadCore(tx: pg.PoolClient, named: Named, entryIds: readonly string[]): Promise<CoreStore> {
+  const store: CoreStore = { ...emptyStore(), books: new Map() };
+  const ids = (set: Set<string>) => [...set];
+  if (named.orders.size > 0) {
+    const rows = await tx.query<BookShare & { doc: OrderView; seq: string }>(prepared(
+      'SELECT doc, seq::text, market_id, book_side, book_price::text, book_remaining::text FROM core_orders WHERE id = ANY($1::text[]) FOR UPDATE',
+      [ids(named.orders)]));
+    for (const row of rows.rows) {
+      store.orders.set(row.doc.id, { record: orderRecordOf(row.doc), seq: Number(row.seq) });
+      store.books.set(row.doc.id, { market_id: row.market_id, book_side: row.book_side, book_price: row.book_price, book_remaining: row.book_remaining });
+    }
+  }
+  if (named.fills.size > 0) {
+    const rows = await tx.query<{ doc: FillView; seq: string }>(prepared('SELECT doc, seq::text FROM core_fills WHERE trade_id = ANY($1::text[])', [ids(named.fills)]));
+    for (const row of rows.rows) store.fills.set(row.doc.trade_id, { record: fillRecordOf(row.doc), seq: Number(row.seq) });
+  }
+  if (named.accounts.size > 0) {
+    const rows = await tx.query<{ account: AccountView; seq: string; balance: BalanceView | null; balance_seq: string | null }>(prepared(`
+      SELECT a.doc AS account, a.seq::text, b.doc AS balance, b.seq::text AS balance_seq
+      FROM core_accounts a LEFT JOIN core_balances b ON b.account_id = a.account_id WHERE a.account_id = ANY($1::text[])`, [ids(named.accounts)]));
+    for (const row of rows.rows) {
+      store.accounts.set(row.account.account_id, {
+        record: accountRecordOf(row.account, row.balance), seq: Number(row.seq), balanceSeq: row.balance_seq === null ? -1 : Number(row.balance_seq),
+      });
+    }
+  }
+  if (named.positions.size > 0) {
+    const pairs = [...named.positions.values()];
+    const rows = await tx.query<{ doc: PositionView; seq: string }>(prepared(`
+      SELECT x.doc, x.seq::text FROM core_positions x
+      JOIN unnest($1::text[], $2::text[]) AS p(account_id, market_id) USING (account_id, market_id)`,
+    [pairs.map((p) => p.accountId), pairs.map((p) => p.marketId)]));
+    for (const row of rows.rows) store.positions.set(positionKey(row.doc.account_id, row.doc.market_id), { record: positionRecordOf(row.doc), seq: Number(row.seq) });
+  }
+  if (named.markets.size > 0) {
+    const rows = await tx.query<{ doc: MarketStateView; seq: string }>(prepared('SELECT doc, seq::text FROM core_markets WHERE market_id = ANY($1::text[])', [ids(named.markets)]));
+    for (const row of rows.rows) store.markets.set(row.doc.market_id, { record: marketRecordOf(row.doc), seq: Number(row.seq) });
+  }
+  if (named.sportEvents.size > 0) {
+    const rows = await tx.query<{ doc: SportEventView; seq: string }>(prepared('SELECT doc, seq::text FROM core_sport_events WHERE event_id = ANY($1::text[])', [ids(named.sportEvents)]));
+    for (const row of rows.rows) store.sportEvents.set(row.doc.event_id, { record: sportEventRecordOf(row.doc), seq: Number(row.seq) });
+  }
+  if (entryIds.length > 0) {
+    const rows = await tx.query<{ id: string }>(prepared('SELECT id FROM core_ledger_entries WHERE id = ANY($1::text[])', [entryIds]));
+    for (const row of rows.rows) store.entryIds.add(row.id);
+  }
+  return store;
+}
