@@ -115,13 +115,15 @@ describe('economics', () => {
     const s = tradingScenario('100.00', { max_price: '1.00' });
     s.given(place('a', order('a1', 'buy', '0.33', '3')));
     const outcome = s.when(place('b', order('b1', 'sell', '0.33', '3')));
-    const trade = outcome.events.find((e) => e.type === 'TradeExecuted');
-    if (trade?.type !== 'TradeExecuted') throw new Error('no trade');
-    expect(trade.provider).to.include({ liquidity_action: 'provider', action: 'buy', unrounded_trade_fee: '0.009900000', trade_fee: '0.01', pc_risk: '0.33', pc_to_win: '0.67', remaining: '3', status: 'open' });
-    expect(trade.taker).to.include({ liquidity_action: 'taker', action: 'sell', pc_risk: '0.67', pc_to_win: '0.33', original_risk: '2.01', original_to_win: '0.99' });
-    expect(trade.provider.trade_id).to.not.equal(trade.taker.trade_id);
-    const fees = outcome.events.filter((e) => e.type === 'LedgerEntryRecorded' && e.entry.type === 'fee');
-    expect(fees.map((e) => e.type === 'LedgerEntryRecorded' && e.entry.amount)).to.deep.equal(['-0.01', '-0.01']);
+    const trade = outcome.events.find((e) => e.type === 'Traded');
+    if (trade?.type !== 'Traded') throw new Error('no trade');
+    expect(trade).to.include({ price: '0.33', quantity: '3', taker_side: 'sell', maker_fee: '0.009900000', taker_fee: '0.009900000', maker_closing: '0' });
+    expect(s.views.fill(trade.maker_fill_id)).to.include({ liquidity_action: 'provider', action: 'buy', unrounded_trade_fee: '0.009900000', trade_fee: '0.01', pc_risk: '0.33', pc_to_win: '0.67', remaining: '3', status: 'open' });
+    expect(s.views.fill(trade.taker_fill_id)).to.include({ liquidity_action: 'taker', action: 'sell', pc_risk: '0.67', pc_to_win: '0.33', original_risk: '2.01', original_to_win: '0.99' });
+    expect(trade.maker_fill_id).to.not.equal(trade.taker_fill_id);
+    const fees = outcome.events.filter((e) => e.type === 'Transferred' && e.kind === 'fee');
+    expect(fees.map((e) => e.type === 'Transferred' && [e.from, e.to, e.amount])).to.deep.equal([['cash:a', 'fees', '0.01'], ['cash:b', 'fees', '0.01']]);
+    expect(s.ledger().filter((e) => e.type === 'fee').map((e) => e.amount)).to.deep.equal(['-0.01', '-0.01']);
   });
 
   it('a closed fill reports closed contracts and PnL; settlement marks the rest expired', () => {
@@ -141,8 +143,9 @@ describe('economics', () => {
     const s = tradingScenario();
     s.given(...trade10at40);
     const outcome = s.when({ kind: 'ResultMarket', market_id: 'm', result: 'void' });
-    const refunds = outcome.events.filter((e) => e.type === 'LedgerEntryRecorded' && e.entry.type === 'fee_refund');
-    expect(refunds.map((e) => e.type === 'LedgerEntryRecorded' && e.entry.amount)).to.deep.equal(['0.04', '0.04']);
+    const refunds = outcome.events.filter((e) => e.type === 'Transferred' && e.kind === 'fee_refund');
+    expect(refunds.map((e) => e.type === 'Transferred' && [e.from, e.amount])).to.deep.equal([['fees', '0.04'], ['fees', '0.04']]);
+    expect(s.ledger().filter((e) => e.type === 'fee_refund').map((e) => e.amount)).to.deep.equal(['0.04', '0.04']);
     expect(s.fills().every((f) => f.status === 'cancelled' && f.total_fee === '0.00')).to.equal(true);
   });
 
@@ -172,7 +175,8 @@ describe('economics', () => {
     expect(amended.last_modified_at).to.equal(s.now);
     expect(s.balance('a')).to.include({ account_balance: '99.97', position_premium_liability: '3.00', available_balance: '96.97' });
     expect(s.balance('b')).to.include({ account_balance: '99.97', position_premium_liability: '7.00', available_balance: '92.97' });
-    const refunds = outcome.events.filter((e) => e.type === 'LedgerEntryRecorded' && e.entry.type === 'fee_refund');
+    expect(outcome.events.filter((e) => e.type === 'FillAmended')).to.have.length(2);
+    const refunds = outcome.events.filter((e) => e.type === 'Transferred' && e.kind === 'fee_refund');
     expect(refunds).to.have.length(2);
     s.when({ kind: 'ResultMarket', market_id: 'm', result: 'win' });
     expect(s.balance('a').account_balance).to.equal('106.97');
@@ -214,9 +218,10 @@ describe('economics', () => {
     s.given(place('a', order('a1', 'buy', '0.50', '2000')), place('b', order('b1', 'sell', '0.50', '2000')));
     const outcome = s.when({ kind: 'ResultMarket', market_id: 'm', result: 'lose' });
     expect(s.balance('a')).to.include({ points: 1000, loyalty_tier: 'pro' });
-    const rollup = outcome.events.find((e) => e.type === 'LedgerEntryRecorded' && e.entry.type === 'rollup' && e.entry.account_id === 'a');
-    expect(rollup).to.deep.nested.include({ 'entry.points': 1000, 'entry.amount': '1000.00' });
-    expect(outcome.events.some((e) => e.type === 'AccountUpdated' && e.account.account_id === 'a' && e.account.loyalty_tier === 'pro')).to.equal(true);
+    const credit = outcome.events.find((e) => e.type === 'PointsCredited' && e.account_id === 'a');
+    expect(credit).to.include({ points: 1000, amount_risked: '1000.00' });
+    expect(s.ledger('a').find((e) => e.type === 'rollup')).to.include({ points: 1000, amount: '1000.00' });
+    expect(outcome.events.some((e) => e.type === 'LoyaltyTierChanged' && e.account_id === 'a' && e.tier === 'pro')).to.equal(true);
   });
 
   it('when higher fees no longer fit the cash, the newest live orders are cancelled', () => {

@@ -294,11 +294,14 @@ describe('markets and events', () => {
     expect(s.when({ kind: 'ResultMarket', market_id: 'm', result: 'lose' }).error?.message).to.equal('Market is already settled');
   });
 
-  it('reports event start and account changes as snapshots', () => {
+  it('states event start and account changes as facts, and answers the operator with the views', () => {
     const s = tradingScenario().given(account('c'), sportEvent('ev2'));
     const started = s.when({ kind: 'StartSportEvent', event_id: 'ev2' });
-    expect(started.events[0]).to.deep.include({ type: 'SportEventStarted' });
+    expect(started.events[0]).to.deep.equal({ type: 'SportEventStarted', event_id: 'ev2' });
+    expect(started.answer?.sportEvents[0]).to.include({ event_id: 'ev2', status: 'in_progress', started_at: s.now });
     const updated = s.when({ kind: 'UpdateAccount', account_id: 'c', fields: { status: 'suspended' } });
-    expect(updated.events.find((e) => e.type === 'AccountUpdated')).to.deep.nested.include({ 'account.status': 'suspended' });
+    expect(updated.events.find((e) => e.type === 'AccountUpdated')).to.include({ account_id: 'c', status: 'suspended' });
+    expect(updated.answer?.accounts[0]).to.include({ account_id: 'c', status: 'suspended', updated_at: s.now });
+    expect(s.views.account('c')).to.deep.equal(updated.answer?.accounts[0]);
   });
 });

@@ -1,7 +1,8 @@
 // Property tests over random command sequences: money is conserved to the cent, the available
 // balance is never negative, no order fills beyond its quantity, books never rest crossed,
-// liabilities kept incrementally equal a recomputation, and replay (also from a snapshot)
-// reproduces the same events and state hash.
+// liabilities kept incrementally equal a recomputation, the read models folded from the facts
+// show what the engine's state does, and replay (also from a snapshot) reproduces the same facts
+// and state hash.
 
 import { expect } from 'chai';
 import fc from 'fast-check';
@@ -13,6 +14,9 @@ import { ledgerSum } from '../../domain/engine/ledger.ts';
 import { decodeState, encodeState, encodeStateV1, stateHash } from '../../domain/engine/snapshot.ts';
 import { ZERO } from '../../domain/money/decimal.ts';
 import { Big } from '../../domain/money/big.ts';
+import { fundsFiguresOf } from '../../domain/engine/funds.ts';
+import { balanceView, fillView, marketView, orderView, positionView } from '../../domain/readModel/render.ts';
+import { FoldedViews } from '../support/views.ts';
 import { account, deposit, market, order, SECOND, sportEvent, T0 } from './support.ts';
 
 const ACCOUNTS = ['a', 'b', 'c'];
@@ -69,6 +73,22 @@ function toInput(cmd: Command, i: number, placed: { who: string; id: string }[],
   }
 }
 
+/** What the projectors fold from the facts equals what the engine's state renders: balances, live orders, open fills, positions. */
+function checkViews(engine: Engine, views: FoldedViews): void {
+  const state = engine.state;
+  const withoutSeq = <T extends { seq: number }>(view: T) => ({ ...view, seq: 0 });
+  for (const acct of state.accounts.values()) {
+    expect(withoutSeq(views.balance(acct.id)), `balance of ${acct.id}`).to.deep.equal(withoutSeq(balanceView(acct, fundsFiguresOf(acct), 0)));
+    for (const exposure of acct.exposures.values()) {
+      const folded = views.position(acct.id, exposure.marketId);
+      if (folded) expect(withoutSeq(folded), `position of ${acct.id}`).to.deep.equal(withoutSeq(positionView(exposure, state.markets.get(exposure.marketId)!, 0)));
+    }
+  }
+  for (const order of state.orders.values()) expect(views.order(order.id), `order ${order.id}`).to.deep.equal(orderView(order));
+  for (const fill of state.fills.values()) expect(views.fill(fill.id), `fill ${fill.id}`).to.deep.equal(fillView(fill));
+  for (const market of state.markets.values()) expect(views.market(market.id), `market ${market.id}`).to.deep.equal(marketView(market));
+}
+
 function checkInvariants(engine: Engine, externalNet: Big): void {
   const state = engine.state;
   expect(ledgerSum(state).eq(0), 'ledger sums to zero').to.equal(true);
@@ -98,19 +118,29 @@ describe('engine properties over random command sequences', () => {
     const seen = new Set<string>(); // which paths the random runs exercised
     fc.assert(fc.property(fc.array(command, { minLength: 1, maxLength: 200, size: 'max' }), (commands) => {
       const engine = new Engine();
+      const views = new FoldedViews();
       const journal: { seq: number; now_us: number; input: EngineInput; events: unknown }[] = [];
       let now = T0;
       let externalNet = ZERO;
       const run = (input: EngineInput) => {
         const seq = engine.nextSeq;
         const outcome = engine.step({ seq, now_us: now, input });
-        if (outcome.ok && outcome.events.length > 0) journal.push({ seq, now_us: now, input, events: outcome.events });
+        if (outcome.ok && outcome.events.length > 0) {
+          journal.push({ seq, now_us: now, input, events: outcome.events });
+          views.step(seq, now, outcome.events);
+        }
         for (const event of outcome.events) {
-          seen.add(event.type === 'LedgerEntryRecorded' ? `entry:${event.entry.type}` : event.type === 'OrderChanged' || event.type === 'OrderPlaced' ? `order:${event.order.status}` : event.type);
-          if (event.type === 'FillChanged' && event.fill.amended) seen.add('amended');
-          if (event.type === 'LedgerEntryRecorded' && ['deposit', 'withdrawal', 'adjustment'].includes(event.entry.type)) externalNet = externalNet.plus(event.entry.amount);
-          if (event.type === 'OrderPlaced' || event.type === 'OrderChanged') expect(new Big(event.order.filled).lte(event.order.quantity)).to.equal(true);
-          if (event.type === 'BalanceChanged') expect(new Big(event.balance.available_balance).gte(0)).to.equal(true);
+          seen.add(event.type === 'Transferred' ? `transfer:${event.kind}` : event.type);
+          if (event.type === 'Transferred' && ['deposit', 'withdrawal', 'adjustment'].includes(event.kind)) {
+            externalNet = event.to.startsWith('cash:') ? externalNet.plus(event.amount) : externalNet.minus(event.amount);
+          }
+          if (event.type === 'FundsReserved') expect(new Big(event.available).gte(0)).to.equal(true);
+          const orderId = 'order_id' in event ? event.order_id : null;
+          if (orderId) {
+            const view = views.order(orderId);
+            seen.add(`order:${view.status}`);
+            expect(new Big(view.filled).lte(view.quantity)).to.equal(true);
+          }
         }
         return outcome;
       };
@@ -121,8 +151,9 @@ describe('engine properties over random command sequences', () => {
       commands.forEach((cmd, i) => {
         now += cmd.kind === 'tick' ? cmd.seconds * SECOND : 1000;
         const outcome = run(toInput(cmd, i, placed, fills, now));
-        for (const e of outcome.events) if (e.type === 'TradeExecuted') fills.push(e.provider.trade_id);
+        for (const e of outcome.events) if (e.type === 'Traded') fills.push(e.maker_fill_id);
         checkInvariants(engine, externalNet);
+        checkViews(engine, views);
         if (i === Math.floor(commands.length / 2)) snapshot = { text: encodeState(engine.state), v1: encodeStateV1(engine.state), at: journal.length };
       });
 
@@ -143,7 +174,10 @@ describe('engine properties over random command sequences', () => {
         expect(stateHash(resumed.state)).to.equal(finalHash);
       }
     }), { numRuns: Number(process.env.ENGINE_PROPERTY_RUNS ?? 300) });
-    for (const path of ['TradeExecuted', 'MarketSettled', 'amended', 'entry:fee_refund', 'entry:settlement', 'entry:rollup', 'order:filled', 'order:partially_cancelled', 'order:rejected', 'order:accepted', 'order:delayed']) {
+    for (const path of [
+      'Traded', 'LotClosed', 'LotSettled', 'FillVoided', 'MarketSettled', 'FillAmended', 'OrderReleased', 'transfer:fee_refund', 'transfer:settlement',
+      'transfer:trade_pnl', 'PointsCredited', 'order:filled', 'order:partially_cancelled', 'order:rejected', 'order:accepted', 'order:delayed',
+    ]) {
       expect([...seen].sort().join(' '), `random runs reached ${path}`).to.include(path);
     }
   });

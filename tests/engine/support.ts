@@ -4,7 +4,8 @@
 import { Engine, type StepOutcome } from '../../domain/engine/engine.ts';
 import type { EngineEvent } from '../../domain/engine/events.ts';
 import type { EngineInput, MarketFields, OrderRequest } from '../../domain/engine/inputs.ts';
-import type { BalanceView, FillView, MarketStatus, OrderView } from '../../domain/views.ts';
+import type { BalanceView, FillView, LedgerEntryView, MarketStatus, OrderView } from '../../domain/views.ts';
+import { FoldedViews } from '../support/views.ts';
 
 export const T0 = 1_800_000_000_000_000; // UNIX µs
 export const SECOND = 1_000_000;
@@ -55,11 +56,15 @@ export function cancel(accountId: string, orderId: string): EngineInput {
   return { kind: 'CancelOrder', account_id: accountId, order_id: orderId };
 }
 
-/** Drives the pure engine: every input gets the next sequence and a time one millisecond later (or `at`). */
+/**
+ * Drives the pure engine: every input gets the next sequence and a time one millisecond later (or
+ * `at`). What clients would read is folded from the facts as the projectors fold them (`views`).
+ */
 export class Scenario {
   readonly engine = new Engine();
   now = T0;
   readonly history: { input: EngineInput; now_us: number; outcome: StepOutcome }[] = [];
+  readonly views = new FoldedViews();
 
   given(...inputs: EngineInput[]): this {
     for (const input of inputs) {
@@ -71,37 +76,29 @@ export class Scenario {
 
   when(input: EngineInput, at?: number): StepOutcome {
     this.now = at ?? this.now + 1000;
-    const outcome = this.engine.step({ seq: this.engine.nextSeq, now_us: this.now, input });
+    const seq = this.engine.nextSeq;
+    const outcome = this.engine.step({ seq, now_us: this.now, input });
     this.history.push({ input, now_us: this.now, outcome });
+    if (outcome.ok && outcome.events.length > 0) this.views.step(seq, this.now, outcome.events);
     return outcome;
   }
 
-  /** The latest balance snapshot of an account among all events so far. */
+  /** The account's balance as read models show it. */
   balance(accountId: string): BalanceView {
-    let found: BalanceView | undefined;
-    for (const { outcome } of this.history) for (const e of outcome.events) {
-      if ((e.type === 'BalanceChanged' || e.type === 'AccountOpened' || e.type === 'AccountUpdated') && e.balance.account_id === accountId) found = e.balance;
-    }
-    if (!found) throw new Error(`no balance for ${accountId}`);
-    return found;
+    return this.views.balance(accountId);
   }
 
   order(orderId: string): OrderView {
-    let found: OrderView | undefined;
-    for (const { outcome } of this.history) for (const e of outcome.events) {
-      if ((e.type === 'OrderPlaced' || e.type === 'OrderChanged') && e.order.id === orderId) found = e.order;
-    }
-    if (!found) throw new Error(`no order ${orderId}`);
-    return found;
+    return this.views.order(orderId);
   }
 
   fills(accountId?: string): FillView[] {
-    const byId = new Map<string, FillView>();
-    for (const { outcome } of this.history) for (const e of outcome.events) {
-      if (e.type === 'TradeExecuted') { byId.set(e.provider.trade_id, e.provider); byId.set(e.taker.trade_id, e.taker); }
-      if (e.type === 'FillChanged') byId.set(e.fill.trade_id, e.fill);
-    }
-    return [...byId.values()].filter((f) => accountId === undefined || f.account_id === accountId);
+    return this.views.fills(accountId);
+  }
+
+  /** Ledger entries recorded so far, in order. */
+  ledger(accountId?: string): LedgerEntryView[] {
+    return this.views.ledger(accountId);
   }
 
   events(): EngineEvent[] {

@@ -34,7 +34,7 @@ describe('engine timers (due-time index)', () => {
         const due = placedOrder.filter((id) => live.has(id) && expiries.get(id)! <= at);
         if (due.length > 0) expect(anyDue(s.engine.state, at)).to.equal(true);
         const outcome = s.when({ kind: 'Tick' }, at);
-        const expired = outcome.events.flatMap((e) => (e.type === 'OrderChanged' && e.order.cancellation_reason === 'expired' ? [e.order.id] : []));
+        const expired = outcome.events.flatMap((e) => (e.type === 'OrderCancelled' && e.reason === 'expired' ? [e.order_id] : []));
         expect(expired, `tick at +${(at - start) / SECOND}s`).to.deep.equal(due);
         if (due.length > 0) ticksThatExpired++;
         for (const id of s.engine.state.orders.keys()) if (expiries.has(id)) expect(expiries.get(id)!).to.be.greaterThan(at);

@@ -13,7 +13,7 @@ import { listOrders } from '../../../projections/core/queries/orders.ts';
 import { listPositions } from '../../../projections/core/queries/positions.ts';
 import { listSportEvents } from '../../../projections/core/queries/sportEvents.ts';
 import { listMarketTrades } from '../../../projections/core/queries/trades.ts';
-import { account, projectedDatabase, T0, type ProjectedDb } from './fixtures.ts';
+import { openAccount, projectedDatabase, T0, type ProjectedDb } from './fixtures.ts';
 
 import { InvalidCursor } from '../../../projections/pagination.ts';
 
@@ -37,7 +37,7 @@ async function status(query: () => Promise<unknown>): Promise<number | string> {
 
 describe('core read models: forged cursors', () => {
   let p: ProjectedDb;
-  const alice = account();
+  const alice = openAccount();
 
   before(async () => {
     p = await projectedDatabase();

@@ -4,11 +4,11 @@
 // (book levels, recent trades, volumes, 24h change, open interest, probability, home_category).
 
 import { expect } from 'chai';
-import type { MarketStateView, SportEventView } from '../../../domain/views.ts';
+import type { EngineInput, MarketFields } from '../../../domain/engine/inputs.ts';
 import { getMarket, listMarkets, type MarketFilters } from '../../../projections/core/queries/markets.ts';
 import { listMarketTrades } from '../../../projections/core/queries/trades.ts';
 import {
-  account, balance, HOUR_US, Journal, market, order, position, projectedDatabase, sportEvent, T0, trade, type ProjectedDb,
+  cancel, deposit, Desk, HOUR_US, listMarket, openAccount, place, projectedDatabase, scheduleEvent, T0, type ProjectedDb,
 } from './fixtures.ts';
 
 const NOW = T0 + HOUR_US;
@@ -16,30 +16,35 @@ const NOW = T0 + HOUR_US;
 describe('core read models: markets', () => {
   describe('listing', () => {
     let p: ProjectedDb;
-    const journal = new Journal();
+    const desk = new Desk();
     // events starting at different times; sports and competitions with mixed case
-    const soon = sportEvent({ start: T0 + 2 * HOUR_US, sport: 'Football', competition: 'NFL' });
-    const later = sportEvent({ start: T0 + 10 * HOUR_US, sport: 'Basketball', competition: 'NBA' });
-    const latest = sportEvent({ start: T0 + 20 * HOUR_US, sport: 'football', competition: 'NCAAF' });
-    const ms: Record<string, MarketStateView> = {
-      openLater: market(later, { status: 'open', trading: true }),
-      openSoon: market(soon, { status: 'open', trading: true }),
-      preOpen: market(soon, { status: 'pre_open', trading: true }),
-      halted: market(later, { status: 'open', trading: false }),
-      haltedPre: market(soon, { status: 'pre_open', trading: false }),
-      scheduled: market(latest, { status: 'scheduled', trading: true }),
-      closed: market(soon, { status: 'closed', trading: false }),
-      cancelled: market(later, { status: 'cancelled', trading: false }),
-      resulted: market(soon, { status: 'resulted', trading: false, result: 'win', settled_at: T0 }),
-      voided: market(latest, { status: 'voided', trading: false, result: 'void', settled_at: T0 }),
+    const soon = scheduleEvent({ start: T0 + 2 * HOUR_US, sport: 'Football', competition: 'NFL' });
+    const later = scheduleEvent({ start: T0 + 10 * HOUR_US, sport: 'Basketball', competition: 'NBA' });
+    const latest = scheduleEvent({ start: T0 + 20 * HOUR_US, sport: 'football', competition: 'NCAAF' });
+    const ms: Record<string, MarketFields & { input: EngineInput }> = {
+      openLater: listMarket(later.event_id, { status: 'open', trading: true }),
+      openSoon: listMarket(soon.event_id, { status: 'open', trading: true }),
+      preOpen: listMarket(soon.event_id, { status: 'pre_open', trading: true }),
+      halted: listMarket(later.event_id, { status: 'open', trading: false }),
+      haltedPre: listMarket(soon.event_id, { status: 'pre_open', trading: false }),
+      scheduled: listMarket(latest.event_id, { status: 'scheduled', trading: true }),
+      closed: listMarket(soon.event_id, { status: 'closed', trading: false }),
+      cancelled: listMarket(later.event_id, { status: 'open', trading: false }),
+      resulted: listMarket(soon.event_id, { status: 'closed', trading: false }),
+      voided: listMarket(latest.event_id, { status: 'closed', trading: false }),
     };
-    const idOf = (name: string): string => (ms[name] as MarketStateView).market_id;
+    const idOf = (name: string): string => ms[name]!.market_id;
     const list = async (filters: MarketFilters = {}, limit = 100) => (await listMarkets(p.db.pool, filters, { limit }, NOW)).markets;
 
     before(async () => {
       p = await projectedDatabase();
-      await p.project(journal.step([soon, later, latest].map((event) => ({ type: 'SportEventScheduled' as const, event }))));
-      await p.project(journal.step(Object.values(ms).map((m) => ({ type: 'MarketListed' as const, market: m }))));
+      await p.project(desk.record([soon, later, latest].map((event) => event.input)));
+      await p.project(desk.record(Object.values(ms).map((m) => m.input)));
+      await p.project(desk.record([
+        { kind: 'ChangeMarketStatus', market_id: idOf('cancelled'), status: 'cancelled' },
+        { kind: 'ResultMarket', market_id: idOf('resulted'), result: 'win' },
+        { kind: 'ResultMarket', market_id: idOf('voided'), result: 'void' },
+      ]));
     });
     after(async () => p.db.drop());
 
@@ -115,11 +120,8 @@ describe('core read models: markets', () => {
           cursor = page.cursor;
           // a new market on an event far in the past sorts before everything already read
           newcomers += 1;
-          const early = sportEvent({ start: T0 - 1000 * HOUR_US - newcomers });
-          await p.project(journal.step([
-            { type: 'SportEventScheduled', event: early },
-            { type: 'MarketListed', market: market(early, { status: 'open' }) },
-          ]));
+          const early = scheduleEvent({ start: T0 - 1000 * HOUR_US - newcomers });
+          await p.project(desk.record([early.input, listMarket(early.event_id, { status: 'open' }).input]));
           guard += 1;
         } while (cursor !== null && guard < 20);
         if (sortBy) {
@@ -134,20 +136,20 @@ describe('core read models: markets', () => {
 
   describe('the Market object', () => {
     let p: ProjectedDb;
-    const journal = new Journal();
-    const maker = account();
-    const taker = account();
-    let event: SportEventView;
-    let m: MarketStateView;
+    const desk = new Desk();
+    const maker = openAccount();
+    const taker = openAccount();
+    const event = scheduleEvent({ start: NOW + 3 * HOUR_US, title: 'Lions at Bears', short_title: 'DET @ CHI', participants: ['Lions', 'Bears'] });
+    const m = listMarket(event.event_id, { status: 'open', trading: true, max_price: '1.00', grouping_name: 'Moneyline', rules: 'Official result.' });
+    const tape = listMarket(event.event_id);
+    let listedAt = 0;
+    const run = async (input: Parameters<Desk['record']>[0], at?: number) => p.project(desk.record(input, at === undefined ? undefined : { nowUs: at }));
 
     before(async () => {
       p = await projectedDatabase();
-      event = sportEvent({ start: NOW + 3 * HOUR_US, title: 'Lions at Bears', short_title: 'DET @ CHI', participants: ['Lions', 'Bears'] });
-      m = market(event, { status: 'open', trading: true, max_price: '1.00', grouping_name: 'Moneyline', rules: 'Official result.' });
-      await p.project(
-        journal.step([{ type: 'AccountOpened', account: maker, balance: balance(maker) }, { type: 'AccountOpened', account: taker, balance: balance(taker) }]),
-        journal.step([{ type: 'SportEventScheduled', event }, { type: 'MarketListed', market: m }]),
-      );
+      await run([maker.input, taker.input, deposit(maker.account_id, '100000'), deposit(taker.account_id, '100000')]);
+      await run([event.input, m.input, tape.input]);
+      listedAt = desk.nowUs - 1000; // m was the record's second step, tape its third
     });
     after(async () => p.db.drop());
 
@@ -167,7 +169,7 @@ describe('core read models: markets', () => {
         status: 'open', archived: false, featured_home: false, manual_probability: false, price: null, probability: null,
         total_volume: '0', volume24h: '0', open_interest: '0', price_change24h: 0, event_title: 'Lions at Bears',
         event_short_title: 'DET @ CHI', event_status: 'scheduled', sport: 'Football', competition: 'NFL', group_title: 'Moneyline',
-        description: 'Official result.', home_category: 'Upcoming', timestamp_int: m.created_at, stat_detail: null,
+        description: 'Official result.', home_category: 'Upcoming', timestamp_int: listedAt, stat_detail: null,
       });
       expect(wire.participants).to.deep.equal(['Lions', 'Bears']);
       expect(wire.keywords).to.deep.equal([]);
@@ -176,42 +178,41 @@ describe('core read models: markets', () => {
     });
 
     it('aggregates resting orders into price levels: bids price descending, offers price descending with the best last', async () => {
-      const bids = [order(maker, m, { price: '0.40', quantity: '5' }), order(maker, m, { price: '0.40', quantity: '2.5' }), order(maker, m, { price: '0.45', quantity: '1' }), order(maker, m, { price: '0.30', quantity: '4', status: 'accepted' })];
-      const offers = [order(maker, m, { action: 'sell', price: '0.55', quantity: '3' }), order(maker, m, { action: 'sell', price: '0.60', quantity: '7' })];
-      const notResting = [order(maker, m, { price: '0.44', status: 'delayed' }), order(maker, m, { price: '0.43', status: 'rejected' }), order(maker, m, { order_type: 'market', price: null, status: 'open' })];
-      await p.project(journal.step([...bids, ...offers, ...notResting].map((o) => ({ type: 'OrderPlaced' as const, order: o }))));
+      const bids = [place(maker.account_id, m.market_id, 'buy', '0.40', '5'), place(maker.account_id, m.market_id, 'buy', '0.40', '2.5'), place(maker.account_id, m.market_id, 'buy', '0.45', '1')];
+      const offers = [place(maker.account_id, m.market_id, 'sell', '0.55', '3'), place(maker.account_id, m.market_id, 'sell', '0.60', '7')];
+      // not resting: rejected (more than the account holds), and a cancelled one
+      const poor = openAccount();
+      const cancelled = place(taker.account_id, m.market_id, 'buy', '0.35', '2');
+      await run([poor.input, place(poor.account_id, m.market_id, 'buy', '0.43', '1').input, cancelled.input, cancel(taker.account_id, cancelled.id)]);
+      await run([...bids, ...offers].map((o) => o.input));
       const wire = await getMarket(p.db.pool, m.market_id, NOW);
-      expect(wire?.bids).to.deep.equal([{ price: '0.45', quantity: '1' }, { price: '0.40', quantity: '7.5' }, { price: '0.30', quantity: '4' }]);
+      expect(wire?.bids).to.deep.equal([{ price: '0.45', quantity: '1' }, { price: '0.40', quantity: '7.5' }]);
       expect(wire?.offers).to.deep.equal([{ price: '0.60', quantity: '7' }, { price: '0.55', quantity: '3' }]);
       expect(wire?.price).to.equal('0.5'); // mid of 0.45 and 0.55 before any trade
       expect(wire?.probability).to.equal(0.5);
 
-      // a partial fill shrinks the level; a cancel removes it
-      const [b0, b1] = bids as [typeof bids[0], typeof bids[0]];
-      await p.project(journal.step([
-        { type: 'OrderChanged', order: { ...b0, filled: '2', filled_percentage: 40 } },
-        { type: 'OrderChanged', order: { ...b1, status: 'cancelled' } },
-        { type: 'OrderChanged', order: { ...(bids[2] as typeof b0), status: 'filled', filled: '1', filled_percentage: 100 } },
-      ]));
+      // a sell of 3 takes the best bid whole and 2 of the oldest 0.40; a cancel removes the other
+      await run([place(taker.account_id, m.market_id, 'sell', '0.40', '3').input, cancel(maker.account_id, bids[1]!.id)]);
       const after = await getMarket(p.db.pool, m.market_id, NOW);
-      expect(after?.bids).to.deep.equal([{ price: '0.40', quantity: '3' }, { price: '0.30', quantity: '4' }]);
+      expect(after?.bids).to.deep.equal([{ price: '0.40', quantity: '3' }]);
+      expect(after?.last_traded_price).to.equal('0.40');
     });
 
     it('keeps the tape: recent trades newest first (15 at most), total and 24h volume, price change, last probability time', async () => {
-      const resting = order(maker, m, { action: 'sell', price: '0.50', quantity: '1000' });
-      const incoming = order(taker, m, { action: 'buy', price: '0.70', quantity: '1000', status: 'filled' });
-      await p.project(journal.step([{ type: 'OrderPlaced', order: resting }]));
       // one trade 30 hours ago at 0.50 (outside the 24h window), then 16 trades inside it ending at 0.60
-      const old = trade(resting, incoming, '0.50', '10', NOW - 30 * HOUR_US);
-      await p.project(journal.step([old]));
-      const recent = Array.from({ length: 16 }, (_, i) => trade(resting, incoming, i === 15 ? '0.60' : '0.55', '1', NOW - (16 - i) * 60_000_000));
-      for (const t of recent) await p.project(journal.step([t]));
-      await p.project(journal.step([{ type: 'MarketChanged', market: { ...m, last_traded_price: '0.60' } }]));
+      await run([place(maker.account_id, tape.market_id, 'sell', '0.50', '10').input, place(taker.account_id, tape.market_id, 'buy', '0.50', '10').input], NOW - 30 * HOUR_US);
+      const [old] = desk.trades;
+      const recent: string[] = [];
+      for (let i = 0; i < 16; i++) {
+        const price = i === 15 ? '0.60' : '0.55';
+        await run([place(maker.account_id, tape.market_id, 'sell', price, '1').input, place(taker.account_id, tape.market_id, 'buy', price, '1').input], NOW - (16 - i) * 60_000_000);
+        recent.push(desk.trades[0]!.trade_id);
+      }
 
-      const wire = await getMarket(p.db.pool, m.market_id, NOW);
+      const wire = await getMarket(p.db.pool, tape.market_id, NOW);
       expect(wire?.recent_trades).to.have.length(15);
-      expect(wire?.recent_trades[0]).to.deep.equal({ trade_id: recent[15]?.trade_id, price: '0.60', quantity: '1', time: new Date(Math.floor((NOW - 60_000_000) / 1000)).toISOString() });
-      expect(wire?.recent_trades.map((t) => t.trade_id)).to.deep.equal(recent.slice(1).reverse().map((t) => t.trade_id));
+      expect(wire?.recent_trades[0]).to.deep.equal({ trade_id: recent[15], price: '0.60', quantity: '1', time: new Date(Math.floor((NOW - 60_000_000) / 1000)).toISOString() });
+      expect(wire?.recent_trades.map((t) => t.trade_id)).to.deep.equal(recent.slice(1).reverse());
       expect(wire?.total_volume).to.equal('26');
       expect(wire?.volume24h).to.equal('16');
       expect(wire?.last_traded_price).to.equal('0.60');
@@ -220,45 +221,40 @@ describe('core read models: markets', () => {
       expect(wire?.price_change24h).to.equal(20); // 0.50 → 0.60
       expect(wire?.last_probability_at).to.equal(NOW - 60_000_000);
 
-      const tape = await listMarketTrades(p.db.pool, m.market_id, { limit: 5 });
-      expect(tape.trades.map((t) => t.trade_id)).to.deep.equal(recent.slice(11).reverse().map((t) => t.trade_id));
-      expect(tape.cursor).to.not.equal(null);
-
-      // the same trade journaled twice counts once
-      await p.project(journal.step([old]));
-      expect((await getMarket(p.db.pool, m.market_id, NOW))?.total_volume).to.equal('26');
+      const page = await listMarketTrades(p.db.pool, tape.market_id, { limit: 5 });
+      expect(page.trades.map((t) => t.trade_id)).to.deep.equal(recent.slice(11).reverse());
+      expect(page.cursor).to.not.equal(null);
+      expect(old).to.not.equal(undefined);
     });
 
     it('counts open interest from long positions', async () => {
-      await p.project(journal.step([
-        { type: 'PositionChanged', position: position(taker, m, '26') },
-        { type: 'PositionChanged', position: position(maker, m, '-26') },
-      ]));
-      expect((await getMarket(p.db.pool, m.market_id, NOW))?.open_interest).to.equal('26');
+      expect((await getMarket(p.db.pool, tape.market_id, NOW))?.open_interest).to.equal('26');
     });
 
     it('is Live once its event is in progress and it is open; not once it is closed; suspended when halted', async () => {
-      await p.project(journal.step([{ type: 'SportEventStarted', event: { ...event, status: 'in_progress', started_at: NOW } }]));
+      await run({ kind: 'StartSportEvent', event_id: event.event_id }, NOW);
       let wire = await getMarket(p.db.pool, m.market_id, NOW);
       expect(wire?.home_category).to.equal('Live');
       expect(wire?.event_status).to.equal('in_progress');
-      await p.project(journal.step([{ type: 'MarketChanged', market: { ...m, trading: false, last_traded_price: '0.60' } }]));
+      await run({ kind: 'ChangeMarketStatus', market_id: m.market_id, trading: false });
       wire = await getMarket(p.db.pool, m.market_id, NOW);
       expect(wire?.status).to.equal('suspended');
       expect(wire?.trading).to.equal(false);
-      await p.project(journal.step([{ type: 'MarketChanged', market: { ...m, status: 'resulted', trading: false, result: 'win', settled_at: NOW, last_traded_price: '0.60' } }]));
+      await run({ kind: 'ResultMarket', market_id: m.market_id, result: 'win' });
+      const settledAt = desk.nowUs;
       wire = await getMarket(p.db.pool, m.market_id, NOW);
-      expect(wire).to.include({ status: 'resulted', home_category: null, result: 'win', settled_at: NOW, powered_by: 'operator' });
+      expect(wire).to.include({ status: 'resulted', home_category: null, result: 'win', settled_at: settledAt, powered_by: 'operator' });
     });
 
     it('announces changes with routing keys and the wire docs', async () => {
-      const o = order(maker, m, { price: '0.20' });
-      const changes = await p.project(journal.step([{ type: 'OrderPlaced', order: o }]));
+      const o = place(maker.account_id, tape.market_id, 'buy', '0.20', '1');
+      const changes = await run(o.input);
       const orderChange = changes.find((c) => c.kind === 'order');
-      expect(orderChange?.keys).to.deep.equal({ account_id: maker.account_id, user_id: maker.user_id, market_id: m.market_id });
+      expect(orderChange?.keys).to.deep.equal({ account_id: maker.account_id, user_id: maker.user_id, market_id: tape.market_id });
       expect(orderChange?.doc).to.not.have.property('seq');
+      expect(changes.find((c) => c.kind === 'balance')?.keys).to.deep.equal({ account_id: maker.account_id, user_id: maker.user_id });
       const marketChange = changes.find((c) => c.kind === 'market');
-      expect(marketChange?.keys).to.deep.equal({ market_id: m.market_id });
+      expect(marketChange?.keys).to.deep.equal({ market_id: tape.market_id });
       expect((marketChange?.doc as { bids: Array<{ price: string }> }).bids.map((b) => b.price)).to.include('0.20');
     });
   });

@@ -1,37 +1,38 @@
 // Orders read model: GET /orders filters, most-recent-first keyset paging that stays stable
 // while orders are placed between page reads, another account's order invisible, wire shape,
-// idempotent replay, and snapshots never regressing to an older seq.
+// idempotent replay, and a stale redelivery never taking an order back.
 
 import { InvalidCursor } from '../../../projections/pagination.ts';
 import { expect } from 'chai';
 import { getOrder, listOrders } from '../../../projections/core/queries/orders.ts';
 import { CORE_TABLES } from '../../../projections/core/schema.ts';
-import { account, balance, dumpTables, Journal, market, order, projectedDatabase, sportEvent, type ProjectedDb } from './fixtures.ts';
+import {
+  cancel, deposit, Desk, dumpTables, listMarket, openAccount, place, projectedDatabase, scheduleEvent, type ProjectedDb,
+} from './fixtures.ts';
 
 describe('core read models: orders', () => {
   let p: ProjectedDb;
-  const journal = new Journal();
-  const alice = account();
-  const bob = account();
-  const event = sportEvent();
-  const m1 = market(event);
-  const m2 = market(event);
+  const desk = new Desk();
+  const alice = openAccount();
+  const bob = openAccount();
+  const event = scheduleEvent();
+  const m1 = listMarket(event.event_id);
+  const m2 = listMarket(event.event_id);
+  const run = async (input: Parameters<Desk['record']>[0]) => p.project(desk.record(input));
 
   before(async () => {
     p = await projectedDatabase();
-    await p.project(
-      journal.step([{ type: 'AccountOpened', account: alice, balance: balance(alice) }, { type: 'AccountOpened', account: bob, balance: balance(bob) }]),
-      journal.step([{ type: 'SportEventScheduled', event }, { type: 'MarketListed', market: m1 }, { type: 'MarketListed', market: m2 }]),
-    );
+    await run([alice.input, bob.input, deposit(alice.account_id, '1000'), deposit(bob.account_id, '1000')]);
+    await run([event.input, m1.input, m2.input]);
   });
   after(async () => p.db.drop());
 
   it('lists the account\'s orders most recent first, with the SPEC fields and no internal seq', async () => {
-    const first = order(alice, m1, { client_order_id: 'a-1' });
-    const second = order(alice, m2, { client_order_id: 'a-2', action: 'sell', price: '0.55' });
-    const bobs = order(bob, m1);
-    await p.project(journal.step([{ type: 'OrderPlaced', order: first }]), journal.step([{ type: 'OrderPlaced', order: bobs }]));
-    await p.project(journal.step([{ type: 'OrderPlaced', order: second }]));
+    const first = place(alice.account_id, m1.market_id, 'buy', '0.40', '10', { client_order_id: 'a-1' });
+    const second = place(alice.account_id, m2.market_id, 'sell', '0.55', '10', { client_order_id: 'a-2' });
+    const bobs = place(bob.account_id, m1.market_id, 'buy', '0.40', '10');
+    await p.project(desk.record(first.input), desk.record(bobs.input));
+    await run(second.input);
 
     const { orders, cursor } = await listOrders(p.db.pool, alice.account_id, {}, {});
     expect(orders.map((o) => o.id)).to.deep.equal([second.id, first.id]);
@@ -44,16 +45,18 @@ describe('core read models: orders', () => {
       'cancellation_reason', 'rejection_reason', 'odds_type', 'odds_value']) {
       expect(wire, field).to.have.property(field);
     }
-    expect(wire.quantity).to.equal('10');
-    expect(wire.price).to.equal('0.40');
+    expect(wire).to.include({ quantity: '10', price: '0.40', status: 'open', filled: '0', total_value: '0.00', ip_address: '203.0.113.7' });
+    expect(wire.expires_at).to.equal(event.start);
   });
 
   it('filters by order ids, client order ids, market ids and statuses, all combined', async () => {
-    const cancelled = order(alice, m1, { client_order_id: 'c-1', status: 'cancelled', cancellation_reason: 'cancelled by user' });
-    await p.project(journal.step([{ type: 'OrderPlaced', order: cancelled }]));
+    const cancelled = place(alice.account_id, m1.market_id, 'buy', '0.35', '5', { client_order_id: 'c-1' });
+    await run(cancelled.input);
+    await run(cancel(alice.account_id, cancelled.id));
 
     const byStatus = await listOrders(p.db.pool, alice.account_id, { statuses: ['cancelled'] });
     expect(byStatus.orders.map((o) => o.id)).to.deep.equal([cancelled.id]);
+    expect(byStatus.orders[0]).to.include({ cancellation_reason: 'cancelled_by_user' });
 
     const byMarket = await listOrders(p.db.pool, alice.account_id, { marketIds: [m2.market_id] });
     expect(byMarket.orders.every((o) => o.market_id === m2.market_id)).to.equal(true);
@@ -70,20 +73,20 @@ describe('core read models: orders', () => {
   });
 
   it('getOrder returns the account\'s own order and null for another account\'s', async () => {
-    const mine = order(alice, m1);
-    await p.project(journal.step([{ type: 'OrderPlaced', order: mine }]));
+    const mine = place(alice.account_id, m1.market_id, 'buy', '0.20', '1');
+    await run(mine.input);
     expect((await getOrder(p.db.pool, alice.account_id, mine.id))?.id).to.equal(mine.id);
     expect(await getOrder(p.db.pool, bob.account_id, mine.id)).to.equal(null);
     expect(await getOrder(p.db.pool, alice.account_id, 'no-such-order')).to.equal(null);
   });
 
   it('pages with a cursor without duplicates or skips while orders are placed between pages', async () => {
-    const carol = account();
-    await p.project(journal.step([{ type: 'AccountOpened', account: carol, balance: balance(carol) }]));
-    const placed = Array.from({ length: 25 }, () => order(carol, m1));
-    // a batch of several orders in one step (like POST /orders/batched) and single steps
-    await p.project(journal.step(placed.slice(0, 10).map((o) => ({ type: 'OrderPlaced' as const, order: o }))));
-    for (const o of placed.slice(10)) await p.project(journal.step([{ type: 'OrderPlaced', order: o }]));
+    const carol = openAccount();
+    await run([carol.input, deposit(carol.account_id, '1000')]);
+    const placed = Array.from({ length: 25 }, (_, i) => place(carol.account_id, m1.market_id, 'buy', '0.10', String(i + 1)));
+    // a batch of several orders in one record (like POST /orders/batched) and single records
+    await run(placed.slice(0, 10).map((o) => o.input));
+    for (const o of placed.slice(10)) await run(o.input);
     const expected = [...placed].reverse().map((o) => o.id);
 
     const seen: string[] = [];
@@ -95,7 +98,7 @@ describe('core read models: orders', () => {
       cursor = page.cursor;
       pages += 1;
       // new orders arrive while the client pages: they belong before the first page
-      await p.project(journal.step([{ type: 'OrderPlaced', order: order(carol, m1) }]));
+      await run(place(carol.account_id, m1.market_id, 'buy', '0.10', '1').input);
     } while (cursor !== null && pages < 20);
     expect(seen).to.deep.equal(expected);
   });
@@ -112,30 +115,25 @@ describe('core read models: orders', () => {
   });
 
   it('applies the same batch twice as once', async () => {
-    const o = order(alice, m1, { price: '0.33' });
-    const batch = [
-      journal.step([{ type: 'OrderPlaced', order: o }]),
-      journal.step([{ type: 'OrderChanged', order: { ...o, filled: '4', filled_percentage: 40, status: 'open' } }]),
-    ];
+    const resting = place(alice.account_id, m2.market_id, 'buy', '0.33', '10');
+    const batch = [desk.record(resting.input), desk.record(place(bob.account_id, m2.market_id, 'sell', '0.33', '4').input)];
     await p.project(...batch);
     const once = await dumpTables(p.db.pool, CORE_TABLES);
+    expect((await getOrder(p.db.pool, alice.account_id, resting.id))).to.include({ filled: '4', status: 'open', filled_percentage: 40 });
     await p.project(...batch);
     expect(await dumpTables(p.db.pool, CORE_TABLES)).to.deep.equal(once);
   });
 
-  it('never lets an older snapshot overwrite a newer one', async () => {
-    const o = order(alice, m1, { price: '0.21' });
-    const placed = journal.step([{ type: 'OrderPlaced', order: o }]);
-    const cancelled = journal.step([{ type: 'OrderChanged', order: { ...o, status: 'cancelled', cancellation_reason: 'cancelled by user' } }]);
+  it('never lets a stale redelivery take an order back', async () => {
+    const o = place(alice.account_id, m1.market_id, 'buy', '0.21', '1');
+    const placed = desk.record(o.input);
+    const cancelled = desk.record(cancel(alice.account_id, o.id));
     await p.project(placed, cancelled);
     await p.project(placed); // a stale redelivery
     expect((await getOrder(p.db.pool, alice.account_id, o.id))?.status).to.equal('cancelled');
-    // inside one batch, the later snapshot of the same step wins too
-    const o2 = order(alice, m1);
-    await p.project(journal.step([
-      { type: 'OrderPlaced', order: o2 },
-      { type: 'OrderChanged', order: { ...o2, status: 'filled', filled: '10', filled_percentage: 100 } },
-    ]));
-    expect((await getOrder(p.db.pool, alice.account_id, o2.id))?.status).to.equal('filled');
+    // inside one record: placed and filled in two steps, the order ends filled
+    const o2 = place(alice.account_id, m2.market_id, 'buy', '0.50', '3');
+    await run([o2.input, place(bob.account_id, m2.market_id, 'sell', '0.50', '3').input]);
+    expect((await getOrder(p.db.pool, alice.account_id, o2.id))).to.include({ status: 'filled', filled: '3', avg_price: '0.50', total_value: '1.50' });
   });
 });

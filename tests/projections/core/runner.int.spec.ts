@@ -16,7 +16,8 @@ import { ProjectionRunner } from '../../../projections/runner.ts';
 import type { BalanceView } from '../../../domain/views.ts';
 import { testDatabase, type TestDatabase } from '../../support/pg.ts';
 import { dumpTables } from './fixtures.ts';
-import { engineSession, finalSnapshots, type EngineStepData } from './session.ts';
+import { ENGINE_STEPS_TYPE } from '../../../domain/engine/journal/journal.ts';
+import { engineSession, finalSnapshots, stepRecordData, type EngineStepData } from './session.ts';
 
 describe('core projector under the projection runner', function () {
   this.timeout(60_000);
@@ -38,7 +39,7 @@ describe('core projector under the projection runner', function () {
   const journal = async (steps: readonly EngineStepData[]): Promise<bigint> => {
     let position = -1n;
     for (let i = 0; i < steps.length; i += 50) {
-      const chunk = steps.slice(i, i + 50).map((data) => ({ id: randomUUID(), type: 'EngineStep', data }));
+      const chunk = steps.slice(i, i + 50).map((data) => ({ id: randomUUID(), type: ENGINE_STEPS_TYPE, data: stepRecordData(data) }));
       position = (await store.append('engine', chunk, 'any')).position;
     }
     return position;

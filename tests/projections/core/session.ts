@@ -1,10 +1,12 @@
 // A seeded random trading session run through the real engine: accounts with deposits, one
 // sport event, a few open markets, then limit and market orders that cross, cancels, trading
-// halts, and finally one market resulted. Each accepted input becomes one EngineStep record,
-// exactly as the engine journals it. Same seed, same session.
+// halts, and finally one market resulted. Each accepted input becomes one record,
+// as the engine journals it (an `EngineSteps` record of facts). Same seed, same session.
 
 import { randomUUID } from 'node:crypto';
-import { Big } from '../../../domain/money/big.ts';
+import { decimalOf, plus, ZERO, type Decimal } from '../../../domain/money/decimal.ts';
+import { encodeStep, ENGINE_STEPS_TYPE, engineStepsData, newRecordContext, type EngineStepsData } from '../../../domain/engine/journal/journal.ts';
+import { FoldedViews } from '../../support/views.ts';
 import type { EngineEvent } from '../../../domain/engine/events.ts';
 import { Engine } from '../../../domain/engine/engine.ts';
 import type { EngineInput } from '../../../domain/engine/inputs.ts';
@@ -84,26 +86,30 @@ export function engineSession(options: { seed: number; accounts?: number; market
   return { steps, accountIds, marketIds, nowUs };
 }
 
+/** One step as the engine journals it: an `EngineSteps` record (version 4, facts) holding that step. */
+export function stepRecordData(step: EngineStepData): EngineStepsData {
+  return engineStepsData([encodeStep(step.seq, step.now_us, step.input, step.events, newRecordContext())]);
+}
+
 /** The steps as recorded events at positions 0, 1, 2, … (what a subscription would deliver). */
 export function recordsOf(steps: readonly EngineStepData[]): RecordedEvent[] {
-  return steps.map((data, i) => ({
-    id: randomUUID(), stream: 'engine', type: 'EngineStep', revision: BigInt(i), position: BigInt(i), data, metadata: {}, recordedAt: new Date(0),
+  return steps.map((step, i) => ({
+    id: randomUUID(), stream: 'engine', type: ENGINE_STEPS_TYPE, revision: BigInt(i), position: BigInt(i), data: stepRecordData(step), metadata: {},
+    recordedAt: new Date(0),
   }));
 }
 
-/** The last snapshot of every entity in the session: what the read models must show. */
+/** The last state of every entity in the session, folded from its facts: what the read models must show. */
 export function finalSnapshots(steps: readonly EngineStepData[]) {
-  const orders = new Map<string, OrderView>();
-  const balances = new Map<string, BalanceView>();
-  const positions = new Map<string, PositionView>();
-  const volume = new Map<string, Big>();
+  const views = new FoldedViews();
+  const volume = new Map<string, Decimal>();
   for (const step of steps) {
-    for (const event of step.events) {
-      if (event.type === 'OrderPlaced' || event.type === 'OrderChanged') orders.set(event.order.id, event.order);
-      else if (event.type === 'BalanceChanged' || event.type === 'AccountOpened' || event.type === 'AccountUpdated') balances.set(event.balance.account_id, event.balance);
-      else if (event.type === 'PositionChanged') positions.set(`${event.position.account_id}|${event.position.market_id}`, event.position);
-      else if (event.type === 'TradeExecuted') volume.set(event.market_id, (volume.get(event.market_id) ?? new Big(0)).plus(event.quantity));
-    }
+    views.step(step.seq, step.now_us, step.events);
+    for (const event of step.events) if (event.type === 'Traded') volume.set(event.market_id, plus(volume.get(event.market_id) ?? ZERO, decimalOf(event.quantity)));
   }
+  const orders = new Map<string, OrderView>([...views.store.orders.keys()].map((id) => [id, views.order(id)]));
+  const balances = new Map<string, BalanceView>([...views.store.accounts.keys()].map((id) => [id, views.balance(id)]));
+  const positions = new Map<string, PositionView>();
+  for (const { record } of views.store.positions.values()) positions.set(`${record.accountId}|${record.marketId}`, views.position(record.accountId, record.marketId)!);
   return { orders, balances, positions, volume };
 }
