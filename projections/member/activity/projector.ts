@@ -39,6 +39,16 @@ class Latest<T> {
   }
 }
 
+/**
+ * A fill as member_fills keeps it: without the copies of its order's client id, device, address,
+ * expiry and pre-start flag (member_orders keeps no more of an order than market stats read, so a
+ * fill could not always copy them; a row must not depend on how records were batched).
+ */
+function memberFillOf(fill: FillView): FillView {
+  const { client_order_id: _c, device_id: _d, ip_address: _i, expires_at: _e, placed_pre_start: _p, ...rest } = fill;
+  return rest as FillView;
+}
+
 const pairKey = (accountId: string, marketId: string) => `${accountId}\u0000${marketId}`;
 
 interface Batch {
@@ -214,7 +224,7 @@ export const memberActivityProjector: Projector = {
       touch(record.accountId, record.marketId, since, at);
     }
     for (const { record, at, since } of fold.fills.values()) {
-      batch.fills.put(record.id, record.seq, at.nowUs, fillView(record));
+      batch.fills.put(record.id, record.seq, at.nowUs, memberFillOf(fillView(record)));
       touch(record.accountId, record.marketId, since, at);
     }
     for (const { record, at, since } of fold.positions.values()) {

@@ -5,7 +5,6 @@
 // member rules, not the credential checks; a mini runner feeds every projector on waitFor.
 
 import { withCredentials } from '../../../cli/credentials.ts';
-import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -19,6 +18,8 @@ import type { AppContext, Config } from '../../../commands/context.ts';
 import type { EngineGateway } from '../../../commands/engine/gateway.ts';
 import { loadSettingsStore } from '../../../commands/settings/store.ts';
 import type { EngineEvent } from '../../../domain/engine/events.ts';
+import type { EngineInput } from '../../../domain/engine/inputs.ts';
+import { Desk } from '../../projections/core/fixtures.ts';
 import { MemoryEventStore } from '../../../eventstore/memory.ts';
 import { coreProjector } from '../../../projections/core/projector.ts';
 import { MEMBER_PROJECTORS } from '../../../projections/member/index.ts';
@@ -61,8 +62,11 @@ export interface MemberService {
   db: TestDatabase;
   store: MemoryEventStore;
   clock: ReturnType<typeof createTestClock>;
-  /** Appends one engine journal step (as the engine would) and lets the projectors see it. */
-  engineStep(events: EngineEvent[], nowUs?: number): Promise<void>;
+  /**
+   * Runs inputs through an engine of its own (every one must be accepted), journals them as one
+   * record (as the engine would), and lets the projectors see it. Answers the facts they produced.
+   */
+  engineStep(inputs: EngineInput | EngineInput[], nowUs?: number): Promise<EngineEvent[]>;
   call(method: string, path: string, who: Who | null, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers; text: string }>; // eslint-disable-line @typescript-eslint/no-explicit-any
   stop(): Promise<void>;
 }
@@ -77,7 +81,7 @@ export async function startMemberService(options: { jurisdiction?: 'us' | 'ca' }
   const runner = new MiniRunner(db, store, [coreProjector(), ...MEMBER_PROJECTORS]);
   await runner.init();
   const writes = new Map<string, bigint>();
-  let engineSeq = 0;
+  const desk = new Desk();
   const engine: EngineGateway = { submit: async () => { throw new Error('the member tests do not use the engine'); } };
   const config: Config = {
     port: 0, wsPort: 0, adminPort: null, adminToken: 'admin', dataDir: '', databaseUrl: undefined, eventstoreUrl: undefined,
@@ -112,10 +116,11 @@ export async function startMemberService(options: { jurisdiction?: 'us' | 'ca' }
 
   return {
     ctx, db, store, clock,
-    async engineStep(events, nowUs) {
-      engineSeq += 1;
-      await store.append('engine', [{ id: randomUUID(), type: 'EngineStep', data: { seq: engineSeq, now_us: nowUs ?? clock.nowUs(), input: { kind: 'Tick' }, events } }], 'any');
+    async engineStep(inputs, nowUs) {
+      const record = desk.record(inputs, { nowUs: nowUs ?? clock.nowUs() });
+      await store.append('engine', [{ id: record.id, type: record.type, data: record.data }], 'any');
       await runner.catchUp();
+      return desk.facts;
     },
     async call(method, path, who, body, headers = {}) {
       const init: RequestInit = { method, headers: { ...headers, 'content-type': 'application/json', ...(who ? { 'x-test-principal': JSON.stringify(who) } : {}) } };

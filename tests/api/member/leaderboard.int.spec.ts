@@ -2,10 +2,9 @@
 // hidden boards, categories, limits, the disabled switch, snapshots and their refresh.
 
 import { expect } from 'chai';
-import type { EngineEvent } from '../../../domain/engine/events.ts';
 import { startLeaderboardScheduler } from '../../../projections/member/leaderboard/scheduler.ts';
 import { refreshLeaderboards } from '../../../projections/member/leaderboard/snapshot.ts';
-import { account, balance, fill, market, sportEvent } from '../../projections/member/fixtures.ts';
+import { listMarket, openAccount, place, scheduleEvent } from '../../projections/member/fixtures.ts';
 import { startMemberService, type MemberService, type Who } from './harness.ts';
 
 const id = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
@@ -28,55 +27,38 @@ describe('leaderboard over HTTP', () => {
   const C = id(0xa3); // ca: not listed by default
   const D = id(0xa4); // us, leaves the board
   const E = id(0xa5); // us, small volume
+  const Z = id(0xa9); // ca: the other side of trades whose counterparty does not matter here
   const who = (accountId: string): Who => ({ account_id: accountId });
   const get = async (query: string) => svc.call('GET', `/api/v1/leaderboard${query}`, who(A));
-  let trade = 0;
-  /** One fill of `contracts` at `price` for an account, executed at `at`. */
-  const fillOf = (accountId: string, marketId: string, eventId: string, contracts: string, at: number, action: 'buy' | 'sell' = 'buy') => {
-    trade += 1;
-    return fill(trade, 500 + trade, accountId, marketId, { event_id: eventId, action, filled: contracts, traded_contracts: contracts, inserted_at: at });
+  let order = 0;
+  /** A sells to B: the seller rests, the buyer takes (no fees: every account here pays none). */
+  const trade = (seller: string, buyer: string, marketId: string, contracts: string) => {
+    order += 2;
+    return [place(500 + order, seller, marketId, 'sell', '0.40', contracts), place(501 + order, buyer, marketId, 'buy', '0.40', contracts)];
   };
-  /** The other side of a self-matched trade: the same fill, as the liquidity provider. */
-  const asProvider = (f: ReturnType<typeof fillOf>) => ({ ...f, liquidity_action: 'provider' as const });
-  const settled = (f: ReturnType<typeof fillOf>, net: string, at: number) =>
-    ({ ...f, status: 'settled' as const, remaining: '0', expired_contracts: f.filled, settled_contracts: f.filled, expired_pnl: net, expired_net_pnl: net, settlements_count: 1, settled_at: new Date(at / 1000).toISOString() });
 
   before(async () => {
     svc = await startMemberService();
     svc.clock.set(NOW);
-    const opened: EngineEvent[] = [A, B, C, D, E].map((accountId) => ({
-      type: 'AccountOpened', account: account(accountId, { jurisdiction: accountId === C ? 'ca' : 'us', created_at: LAST_WEEK - 86_400_000_000 }), balance: balance(accountId),
-    }));
-    await svc.engineStep(opened, LAST_WEEK);
+    await svc.engineStep([A, B, C, D, E, Z].flatMap((accountId) => [
+      openAccount(accountId, { jurisdiction: accountId === C || accountId === Z ? 'ca' : 'us', created_at: LAST_WEEK - 86_400_000_000, base_fee_percent: 0 }),
+      { kind: 'Deposit' as const, account_id: accountId, entry_id: id(0xd00 + Number.parseInt(accountId.slice(-2), 16)), amount: '1000' },
+    ]), LAST_WEEK);
     await svc.engineStep([
-      { type: 'SportEventScheduled', event: sportEvent({ event_id: HOCKEY, sport: 'Ice Hockey' }) },
-      { type: 'SportEventScheduled', event: sportEvent({ event_id: SOCCER, sport: 'Soccer', competition: 'EPL' }) },
-      { type: 'MarketListed', market: market(M_HOCKEY, { event_id: HOCKEY }) },
-      { type: 'MarketListed', market: market(M_SOCCER, { event_id: SOCCER, max_price: '2.00' }) },
-      { type: 'MarketListed', market: market(M_OLD, { event_id: SOCCER }) },
+      scheduleEvent(HOCKEY, { sport: 'Ice Hockey' }),
+      scheduleEvent(SOCCER, { sport: 'Soccer', competition: 'EPL' }),
+      listMarket(M_HOCKEY, HOCKEY),
+      listMarket(M_SOCCER, SOCCER, { max_price: '2.00' }),
+      listMarket(M_OLD, SOCCER),
     ], LAST_WEEK);
     // last week (outside weekly, inside monthly): D trades a lot
-    const old = fillOf(D, M_OLD, SOCCER, '100', LAST_WEEK);
-    await svc.engineStep([{ type: 'TradeExecuted', trade_id: old.trade_id, market_id: M_OLD, price: '0.4', quantity: '100', executed_at: LAST_WEEK, provider: asProvider(old), taker: old }], LAST_WEEK);
-    // yesterday: A and B trade 10 hockey contracts against each other; C trades soccer
-    const a1 = fillOf(A, M_HOCKEY, HOCKEY, '10', YESTERDAY);
-    const b1 = fillOf(B, M_HOCKEY, HOCKEY, '10', YESTERDAY, 'sell');
-    const c1 = fillOf(C, M_SOCCER, SOCCER, '3', YESTERDAY);
-    await svc.engineStep([
-      { type: 'TradeExecuted', trade_id: a1.trade_id, market_id: M_HOCKEY, price: '0.4', quantity: '10', executed_at: YESTERDAY, provider: b1, taker: a1 },
-      { type: 'TradeExecuted', trade_id: c1.trade_id, market_id: M_SOCCER, price: '0.4', quantity: '3', executed_at: YESTERDAY, provider: asProvider(c1), taker: c1 },
-    ], YESTERDAY);
-    // today: E trades 4 soccer contracts (max_price 2 → notional 8), A trades 2 more soccer
-    const e1 = fillOf(E, M_SOCCER, SOCCER, '4', NOW - 60_000_000);
-    const a2 = fillOf(A, M_SOCCER, SOCCER, '2', NOW - 60_000_000);
-    await svc.engineStep([{ type: 'TradeExecuted', trade_id: e1.trade_id, market_id: M_SOCCER, price: '0.4', quantity: '4', executed_at: NOW, provider: a2, taker: e1 }], NOW - 60_000_000);
+    await svc.engineStep(trade(Z, D, M_OLD, '100'), LAST_WEEK);
+    // yesterday: A buys 10 hockey contracts from B; C buys 3 soccer contracts
+    await svc.engineStep([...trade(B, A, M_HOCKEY, '10'), ...trade(Z, C, M_SOCCER, '3')], YESTERDAY);
+    // today: E buys 4 soccer contracts (max_price 2 → notional 8), 2 of them from A
+    await svc.engineStep([place(900, A, M_SOCCER, 'sell', '0.40', '2'), place(901, Z, M_SOCCER, 'sell', '0.40', '2'), place(902, E, M_SOCCER, 'buy', '0.40', '4')], NOW - 60_000_000);
     // the hockey market resolves today: A wins 6, B loses 6
-    const settledAt = NOW - 30_000_000;
-    await svc.engineStep([
-      { type: 'MarketChanged', market: market(M_HOCKEY, { event_id: HOCKEY, status: 'resulted', result: 'win', settled_at: settledAt }) },
-      { type: 'FillChanged', fill: settled(a1, '6', settledAt) },
-      { type: 'FillChanged', fill: settled(b1, '-6', settledAt) },
-    ], settledAt);
+    await svc.engineStep({ kind: 'ResultMarket', market_id: M_HOCKEY, result: 'win' }, NOW - 30_000_000);
     // D leaves the board; A and B choose handles
     await svc.call('PATCH', '/api/v1/me/profile', who(D), { leaderboard_opt_in: false });
     await svc.call('PATCH', '/api/v1/me/profile', who(A), { handle: 'alpha' });

@@ -2,7 +2,7 @@
 
 import { expect } from 'chai';
 import { MARKET_STATS_COUNTS, MARKET_STATS_DECIMAL_FIELDS } from '../../../api/v1/member/schemas.ts';
-import { ALICE, BOB, EVENT, MARKET, MARKET2, T0, marketLife } from '../../projections/member/fixtures.ts';
+import { ALICE, amendment, BOB, EVENT, MARKET, MARKET2, T0, marketLifeSteps, orderId } from '../../projections/member/fixtures.ts';
 import { startMemberService, type MemberService } from './harness.ts';
 
 const LEDGER_COMMON = ['id', 'account_id', 'amount', 'points', 'type', 'event_id', 'market_id', 'fee_id', 'payment_id', 'settlement_id', 'inserted_at', 'time'];
@@ -15,9 +15,9 @@ describe('market stats and ledgers over HTTP', () => {
 
   before(async () => {
     svc = await startMemberService();
-    for (const record of marketLife().records) {
-      const data = record.data as { now_us: number; events: Parameters<MemberService['engineStep']>[0] };
-      await svc.engineStep(data.events, data.now_us);
+    for (const { nowUs, inputs } of marketLifeSteps()) {
+      const facts = await svc.engineStep(inputs, nowUs);
+      if (inputs.some((i) => i.kind === 'PlaceOrder' && i.order.order_id === orderId(6))) await svc.engineStep(amendment(facts), nowUs + 1);
     }
   });
   after(async () => svc?.stop());
@@ -36,7 +36,7 @@ describe('market stats and ledgers over HTTP', () => {
       expect(row.updated_at).to.be.at.least(row.inserted_at);
       for (const field of MARKET_STATS_DECIMAL_FIELDS) expect(row[field], field).to.be.a('string').and.match(/^-?\d+(\.\d+)?$/);
       for (const field of MARKET_STATS_COUNTS) expect(row[field], field).to.be.a('number').and.satisfy(Number.isInteger);
-      expect(row).to.include({ contracts_traded: '5', contracts_settled: '5', settlements: 1, trade_count: 1, total_fees: '0.01', total_net_pnl: '2.98', market_max_price: '1.00' });
+      expect(row).to.include({ contracts_traded: '5', contracts_settled: '5', settlements: 1, trade_count: 1, total_fees: '0.02', total_net_pnl: '2.98', market_max_price: '1.00' });
     });
 
     it('filters by market and event ids; bad ids are 400', async () => {
@@ -82,46 +82,47 @@ describe('market stats and ledgers over HTTP', () => {
 
     it('shows only the caller account', async () => {
       const bob = await get('/account/market_stats', { account_id: BOB });
-      expect(bob.body.market_stats.map((r: { account_id: string }) => r.account_id)).to.deep.equal([BOB]);
+      expect(bob.body.market_stats.map((r: { account_id: string }) => r.account_id)).to.deep.equal([BOB, BOB]);
     });
   });
 
   describe('ledger lists', () => {
-    it('/portfolio/loyalty: rollup and referral entries only, most recent first, with referral ids', async () => {
+    it('/portfolio/loyalty: rollup (and referral) entries only, most recent first, with referral ids', async () => {
       const res = await get('/portfolio/loyalty');
       expect(res.status).to.equal(200);
-      expect(res.body.loyalty.map((e: { type: string }) => e.type)).to.deep.equal(['referral', 'rollup']);
+      expect(res.body.loyalty.map((e: { type: string }) => e.type)).to.deep.equal(['rollup']);
       expect(Object.keys(res.body.loyalty[0]).sort()).to.deep.equal([...LEDGER_COMMON, 'referee_account_id', 'referrer_account_id'].sort());
-      expect(res.body.loyalty[0]).to.include({ referee_account_id: BOB, referrer_account_id: ALICE, points: 50 });
+      expect(res.body.loyalty[0]).to.include({ referee_account_id: null, referrer_account_id: null, points: 4, amount: '2.00', market_id: MARKET });
     });
 
     it('/portfolio/withdrawals: with method, reason and sub_method', async () => {
       const res = await get('/portfolio/withdrawals');
       expect(res.body.withdrawals).to.have.length(1);
       expect(Object.keys(res.body.withdrawals[0]).sort()).to.deep.equal([...LEDGER_COMMON, 'method', 'reason', 'sub_method'].sort());
-      expect(res.body.withdrawals[0]).to.include({ type: 'withdrawal', amount: '10', method: 'interac', reason: 'cash out', sub_method: 'Send' });
+      expect(res.body.withdrawals[0]).to.include({ type: 'withdrawal', amount: '10.00', method: 'interac', reason: 'cash out', sub_method: 'Send' });
     });
 
     it('/portfolio/fees: fee never positive, fee_refund never negative, zero fees listed, no extra fields', async () => {
       const res = await get('/portfolio/fees');
-      expect(res.body.fees.map((e: { type: string; amount: string }) => [e.type, e.amount])).to.deep.equal([['fee_refund', '0.01'], ['fee', '-0.02']]);
+      expect(res.body.fees.map((e: { type: string; amount: string }) => [e.type, e.amount])).to.deep.equal([['fee_refund', '0.02'], ['fee', '-0.05'], ['fee', '-0.02']]);
       for (const entry of res.body.fees) expect(Object.keys(entry).sort()).to.deep.equal([...LEDGER_COMMON].sort());
       const bob = await get('/portfolio/fees', { account_id: BOB });
-      expect(bob.body.fees.map((e: { amount: string }) => e.amount)).to.deep.equal(['0']);
+      expect(bob.body.fees.map((e: { amount: string }) => e.amount)).to.deep.equal(['0.00', '0.00']);
     });
 
     it('/portfolio/adjustments: manual adjustments', async () => {
       const res = await get('/portfolio/adjustments');
-      expect(res.body.adjustments.map((e: { type: string; amount: string; reason: string }) => [e.type, e.amount, e.reason])).to.deep.equal([['adjustment', '5', 'goodwill']]);
+      expect(res.body.adjustments.map((e: { type: string; amount: string; reason: string }) => [e.type, e.amount, e.reason])).to.deep.equal([['adjustment', '5.00', 'goodwill']]);
     });
 
     it('pages by cursor; another account sees none of these entries', async () => {
-      const first = await get('/portfolio/loyalty?limit=1');
-      expect(first.body.loyalty).to.have.length(1);
-      const second = await get(`/portfolio/loyalty?limit=1&cursor=${encodeURIComponent(first.body.cursor)}`);
-      expect(second.body.loyalty.map((e: { type: string }) => e.type)).to.deep.equal(['rollup']);
+      const first = await get('/portfolio/fees?limit=2');
+      expect(first.body.fees).to.have.length(2);
+      const second = await get(`/portfolio/fees?limit=2&cursor=${encodeURIComponent(first.body.cursor)}`);
+      expect(second.body.fees.map((e: { type: string; amount: string }) => [e.type, e.amount])).to.deep.equal([['fee', '-0.02']]);
       expect(second.body.cursor).to.equal(null);
-      expect((await get('/portfolio/loyalty', { account_id: BOB })).body.loyalty).to.deep.equal([]);
+      expect((await get('/portfolio/withdrawals', { account_id: BOB })).body.withdrawals).to.deep.equal([]);
+      expect((await get('/portfolio/loyalty', { account_id: BOB })).body.loyalty.map((e: { account_id: string }) => e.account_id)).to.deep.equal([BOB]);
       expect((await get('/portfolio/withdrawals?limit=x')).status).to.equal(400);
     });
 

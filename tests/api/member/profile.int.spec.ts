@@ -3,7 +3,8 @@
 import { expect } from 'chai';
 import { HANDLE_CHANGE_WINDOW_US } from '../../../domain/profile/handle.ts';
 import { LEADERBOARD_LAUNCH_US } from '../../../domain/profile/profile.ts';
-import { account, balance } from '../../projections/member/fixtures.ts';
+import type { AccountFields } from '../../../domain/engine/inputs.ts';
+import { openAccount as openAccountInput } from '../../projections/member/fixtures.ts';
 import { startMemberService, type MemberService, type Who } from './harness.ts';
 
 const id = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
@@ -12,10 +13,11 @@ describe('member profile over HTTP', () => {
   let svc: MemberService;
   let next = 100;
   /** A fresh account, opened through an engine step as the operator API would. */
-  async function openAccount(fields: Parameters<typeof account>[1] = {}): Promise<Who> {
+  async function openAccount(fields: AccountFields = {}, userId?: string): Promise<Who> {
     next += 1;
     const accountId = id(next);
-    await svc.engineStep([{ type: 'AccountOpened', account: account(accountId, { created_at: svc.clock.nowUs(), first_name: 'Ada', last_name: 'Lovelace', ...fields }), balance: balance(accountId) }]);
+    const input = openAccountInput(accountId, { created_at: svc.clock.nowUs(), first_name: 'Ada', last_name: 'Lovelace', ...fields });
+    await svc.engineStep(userId && input.kind === 'OpenAccount' ? { ...input, user_id: userId } : input);
     return { account_id: accountId };
   }
   const patch = (who: Who, body: unknown) => svc.call('PATCH', '/api/v1/me/profile', who, body);
@@ -39,10 +41,10 @@ describe('member profile over HTTP', () => {
     });
 
     it('identity follows the account: a renamed account shows its new names and its own user id', async () => {
-      const who = await openAccount();
-      const renamed = account(who.account_id, { created_at: svc.clock.nowUs(), first_name: 'Augusta', last_name: 'King', user_id: id(9_000 + next) });
-      await svc.engineStep([{ type: 'AccountUpdated', account: renamed, balance: balance(who.account_id) }]);
-      expect(await me(who)).to.deep.include({ first_name: 'Augusta', last_name: 'King', user_id: renamed.user_id });
+      const userId = id(9_000 + next);
+      const who = await openAccount({}, userId);
+      await svc.engineStep({ kind: 'UpdateAccount', account_id: who.account_id, fields: { first_name: 'Augusta', last_name: 'King' } });
+      expect(await me(who)).to.deep.include({ first_name: 'Augusta', last_name: 'King', user_id: userId });
     });
 
     it('an API key request shows the key id and scope', async () => {

@@ -2,7 +2,7 @@
 // `insufficient scope for this operation` naming it otherwise); no scope covers profile changes.
 
 import { expect } from 'chai';
-import { account, balance } from '../../projections/member/fixtures.ts';
+import { openAccount } from '../../projections/member/fixtures.ts';
 import { startMemberService, type MemberService, type Who } from './harness.ts';
 
 const ACCOUNT = '00000000-0000-4000-8000-0000000000c1';
@@ -12,7 +12,7 @@ describe('member routes and OAuth scopes', () => {
   let svc: MemberService;
   before(async () => {
     svc = await startMemberService();
-    await svc.engineStep([{ type: 'AccountOpened', account: account(ACCOUNT), balance: balance(ACCOUNT) }]);
+    await svc.engineStep(openAccount(ACCOUNT));
   });
   after(async () => svc?.stop());
 

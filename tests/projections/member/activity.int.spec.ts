@@ -48,7 +48,7 @@ describe('member projectors', () => {
 
   it('the incrementally kept rows equal a computation from scratch over the stored snapshots', async () => {
     const stats = await db.pool.query('SELECT account_id, market_id, last_settled_at::text, doc FROM member_market_stats');
-    expect(stats.rows).to.have.length(3);
+    expect(stats.rows).to.have.length(4);
     for (const row of stats.rows) {
       const values = [row.account_id, row.market_id];
       const orders = (await db.pool.query('SELECT doc FROM member_orders WHERE account_id = $1 AND market_id = $2', values)).rows.map((r) => r.doc);
@@ -68,7 +68,7 @@ describe('member projectors', () => {
     const settled = rows.find((r) => r.market_id === MARKET)!;
     expect(settled.doc.trade_count).to.equal(1);
     expect(settled.doc.contracts_settled).to.equal('5');
-    expect(settled.doc.total_fees).to.equal('0.01');
+    expect(settled.doc.total_fees).to.equal('0.02');
     expect(settled.doc.total_net_pnl).to.equal('2.98');
     expect(settled.sport).to.equal('Ice Hockey');
     expect(settled.market_status).to.equal('resulted');
@@ -96,18 +96,17 @@ describe('member projectors', () => {
     const kept = await db.pool.query("SELECT DISTINCT doc->>'type' AS type FROM member_fee_entries ORDER BY 1");
     expect(kept.rows.map((r) => r.type)).to.deep.equal(['fee', 'fee_refund']);
     const fees = await listFees(db.pool, ALICE, { limit: 10 });
-    expect(fees.fees.map((e) => [e.type, e.amount])).to.deep.equal([['fee_refund', '0.01'], ['fee', '-0.02']]);
+    expect(fees.fees.map((e) => [e.type, e.amount])).to.deep.equal([['fee_refund', '0.02'], ['fee', '-0.05'], ['fee', '-0.02']]);
     const loyalty = await listLoyalty(db.pool, ALICE, { limit: 1 });
-    expect(loyalty.loyalty.map((e) => e.type)).to.deep.equal(['referral']);
-    const next = await listLoyalty(db.pool, ALICE, { limit: 1, cursor: loyalty.cursor });
-    expect(next.loyalty.map((e) => e.type)).to.deep.equal(['rollup']);
-    expect((await listFees(db.pool, BOB, { limit: 10 })).fees.map((e) => e.amount)).to.deep.equal(['0']);
+    expect(loyalty.loyalty.map((e) => [e.type, e.points, e.amount])).to.deep.equal([['rollup', 4, '2.00']]);
+    expect(loyalty.cursor).to.equal(null);
+    expect((await listFees(db.pool, BOB, { limit: 10 })).fees.map((e) => e.amount)).to.deep.equal(['0.00', '0.00']);
   });
 
   it('feeds the leaderboard facts: notional volume and resulted markets', async () => {
     const volumes = await volumeFacts(db.pool, null, T0 + 10_000_000_000);
     expect(volumes.find((v) => v.account_id === ALICE)).to.deep.include({ sport: 'ice_hockey' });
-    expect(Number(volumes.find((v) => v.account_id === ALICE)!.volume)).to.equal(5);
+    expect(Number(volumes.find((v) => v.account_id === ALICE)!.volume)).to.equal(15);
     const settlements = await settlementFacts(db.pool, null, T0 + 10_000_000_000);
     expect(settlements.map((s) => [s.account_id, s.net_pnl]).sort()).to.deep.equal([[ALICE, '2.98'], [BOB, '-3']]);
   });
