@@ -190,7 +190,8 @@ describe('replay verification', () => {
       expect(report.snapshot).to.deep.equal({ seq: 7, matches: true, resumedHashMatches: true });
       // A tampered journal is caught.
       const records = await store.readStream(ENGINE_STREAM);
-      ((records[7]!.data as { steps: { events: { type: string }[] }[] }).steps[0]!.events[0]!).type = 'Tampered';
+      const fact = (records[7]!.data as { steps: { events: unknown[][] }[] }).steps[0]!.events[0]!; // [type, ...values]
+      fact[fact.length - 1] = 'tampered';
       const tampered = new MemoryEventStore();
       await tampered.append(ENGINE_STREAM, records.map((r) => ({ id: r.id, type: r.type, data: r.data })), 'no_stream');
       const bad = await verifyJournal(tampered, null);
