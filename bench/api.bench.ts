@@ -26,6 +26,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
 const BATCH_CONCURRENCY = Number(process.env.BENCH_BATCH_CONCURRENCY ?? 8);
 const BATCH_SIZE = 100;
 const WARMUP_ORDERS = 1_000;
+/** The bench's one account holds every order it places (none cross): above warm-up + single + batched. */
+const LIVE_ORDERS_ALLOWED = 1_000_000;
 const STARTUP_TIMEOUT_MS = 120_000;
 
 interface Answer { status: number; body: string }
@@ -227,6 +229,8 @@ async function main(): Promise<void> {
   const service = await startService();
   try {
     const { baseUrl, adminToken } = service;
+    // one account rests every order the bench places: lift the per-account live-order cap above that
+    await admin(baseUrl, adminToken, 'PATCH', '/settings', { max_live_orders_per_account: LIVE_ORDERS_ALLOWED });
     const { account } = await admin(baseUrl, adminToken, 'POST', '/accounts', { first_name: 'Bench', last_name: 'Trader' });
     await admin(baseUrl, adminToken, 'POST', `/accounts/${account.account_id}/deposits`, { amount: '100000000' });
     const { event } = await admin(baseUrl, adminToken, 'POST', '/events', { title: 'Bench event', start: new Date(Date.now() + 86_400_000).toISOString(), sport: 'soccer' });
