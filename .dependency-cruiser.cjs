@@ -70,6 +70,13 @@ module.exports = {
       to: { path: 'node_modules/big\\.js/' },
     },
     {
+      name: 'decimals-only-through-money',
+      comment: 'Decimals are made and read only in domain/money/ (big.ts holds the big.js constructor); everything else calls its named functions.',
+      severity: 'error',
+      from: { path: '^(domain|eventstore|commands|projections|api|oauth|realtime|cli)/', pathNot: '^domain/money/' },
+      to: { path: '^domain/money/big\\.ts$' },
+    },
+    {
       name: 'no-circular-layers',
       comment: 'No cycle crosses a layer boundary.',
       severity: 'error',

@@ -103,7 +103,8 @@ function apply(book: FastOrderBook, op: Op, onRemoved?: (id: string) => void, on
     if (book.cancel(op.id)) onRemoved?.(op.id);
     return;
   }
-  const result = matchIncoming(book, { id: op.id, ownerId: 'x', side: op.side, limitCents: op.kind === 'limit' ? op.price : null, quantityNanos: op.size });
+  // every order its own owner: self-trade prevention never applies, every cross trades
+  const result = matchIncoming(book, { id: op.id, ownerId: op.id, side: op.side, limitCents: op.kind === 'limit' ? op.price : null, quantityNanos: op.size });
   if (onRemoved) for (const trade of result.trades) if (!book.get(trade.makerOrderId)) onRemoved(trade.makerOrderId);
   if (result.rested) onRested?.(op.id);
 }

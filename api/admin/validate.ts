@@ -5,7 +5,7 @@
 import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import {
-  Big, formatCents, isDecimalText, money, parseMaxPriceCents, parseMoneyAmount, parsePriceCents, QUANTITY_DECIMAL_PLACES,
+  decimalOf, decimalText, formatCents, isDecimalText, isNegative, money, parseMaxPriceCents, parseMoneyAmount, parsePriceCents, round9,
 } from '../../domain/money/decimal.ts';
 import { badRequest, HttpError, statusOfDomainCode } from '../errors.ts';
 
@@ -100,9 +100,9 @@ export function parsePrice(raw: string): string {
 /** A contract count (`filled`): at least 0, rounded to nine places. */
 export function parseContracts(field: string, raw: string): string {
   if (!isDecimalText(raw)) throw badRequest(`${field} must be a decimal string`);
-  const value = new Big(raw).round(QUANTITY_DECIMAL_PLACES, Big.roundHalfUp);
-  if (value.lt(0)) throw badRequest(`${field} must be at least 0`);
-  return value.toString();
+  const value = round9(decimalOf(raw));
+  if (isNegative(value)) throw badRequest(`${field} must be at least 0`);
+  return decimalText(value);
 }
 
 /** Times the service accepts: from the UNIX epoch to 2200 (microseconds stay exact integers). */

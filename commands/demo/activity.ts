@@ -7,6 +7,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { OrderRequest } from '../../domain/engine/inputs.ts';
+import { formatCents } from '../../domain/money/decimal.ts';
 import { submitOrThrow } from '../accounts/engineCall.ts';
 import type { AppContext } from '../context.ts';
 import { DEMO_STREAM } from './seed.ts';
@@ -29,7 +30,7 @@ interface MarketState {
 
 function limitOrder(marketId: string, action: 'buy' | 'sell', cents: number, quantity: number): OrderRequest {
   return {
-    order_id: randomUUID(), market_id: marketId, action, order_type: 'limit', price: (cents / 100).toFixed(2), quantity: String(quantity),
+    order_id: randomUUID(), market_id: marketId, action, order_type: 'limit', price: formatCents(cents), quantity: String(quantity),
     client_order_id: null, device_id: 'demo-activity', ip_address: null, expiration: null, expiration_time: null, cancel_on_disconnect: false,
   };
 }

@@ -1,8 +1,8 @@
 // The order book port: resting orders of one market, price-time priority. Prices are whole cents
 // (1 .. max_price-1) and sizes nano-contracts, both exact integers in a double. A reference book
 // (obviously correct, slow) and a fast book (price ladder, FIFO lists, O(1) cancel) implement it
-// and pass one shared suite. Books never match by themselves: `best` + `fill` are the primitives
-// the matcher (match.ts) and the engine's own loop (with self-trade prevention) are built on.
+// and pass one shared suite. Books never match by themselves: `best`, `fill` and `cancel` are the
+// primitives the matcher (match.ts), the one matching loop, is built on.
 
 export type Side = 'buy' | 'sell';
 

@@ -1,6 +1,14 @@
-// The plain matcher: an incoming order takes liquidity at the resting orders' prices, best price
-// first, oldest first within a price; a limit remainder rests, a market remainder never does.
-// The engine runs its own loop on the same primitives to add self-trade prevention and funds.
+// The matcher, the one matching loop of the exchange: an incoming order takes liquidity at the
+// resting orders' prices, best price first, oldest first within a price (price-time priority).
+// Self-trade prevention cancels the resting order: an incoming order never trades with a resting
+// order of its own owner; that resting order leaves the book and matching goes on behind it.
+// A limit remainder rests; a remainder that may not rest (a market order, even one limited at
+// the worst price it may reach) never does.
+//
+// The engine matches through a policy: before each trade it may cancel the resting order (it
+// cannot pay its fee) or stop (the incoming order cannot pay); after each trade it books the
+// fills; it cancels the orders self-trade prevention took off the book. The matcher alone owns
+// the book's changes while matching.
 
 import { crosses, opposite, type OrderBook, type RestingOrder, type Side } from './book.ts';
 
@@ -8,9 +16,11 @@ export interface IncomingOrder {
   id: string;
   ownerId: string;
   side: Side;
-  /** Limit in cents; null for a market order. */
+  /** Worst price it may trade at, in cents; null for an unlimited market order. */
   limitCents: number | null;
   quantityNanos: number;
+  /** Whether an unfilled remainder rests at `limitCents` (default: when it has a limit). */
+  rests?: boolean;
 }
 
 export interface MatchTrade {
@@ -23,30 +33,75 @@ export interface MatchTrade {
 export interface MatchResult {
   trades: MatchTrade[];
   filledNanos: number;
-  /** The remainder rested (limit orders only). */
+  /** The remainder rested. */
   rested: boolean;
+  /** Matching stopped on the policy's word (the remainder neither traded nor rested). */
+  stopped: boolean;
+  /** Resting orders taken off the book without trading (self-trade prevention, the policy's cancels), in order. */
+  cancelled: string[];
 }
 
-export function matchIncoming(book: OrderBook, incoming: IncomingOrder): MatchResult {
+/** Before a trade of `nanos` with `resting`: trade, take the resting order off the book and go on, or stop matching. */
+export type TradeVerdict = 'trade' | 'cancel_resting' | 'stop';
+
+export interface MatchPolicy {
+  beforeTrade?(resting: RestingOrder, nanos: number): TradeVerdict;
+  /** A trade has been made (the book already shows it). */
+  onTrade?(resting: RestingOrder, nanos: number, priceCents: number): void;
+  /** `resting` was taken off the book without trading: `selfTrade` when it was the incoming owner's own. */
+  onCancelled?(resting: RestingOrder, selfTrade: boolean): void;
+}
+
+export function matchIncoming(book: OrderBook, incoming: IncomingOrder, policy?: MatchPolicy): MatchResult {
   const trades: MatchTrade[] = [];
+  const cancelled: string[] = [];
   let remaining = incoming.quantityNanos;
+  let stopped = false;
   const restingSide = opposite(incoming.side);
   while (remaining > 0) {
     const maker = book.best(restingSide);
     if (!maker) break;
     if (incoming.limitCents !== null && !crosses(incoming.side, incoming.limitCents, maker.priceCents)) break;
+    if (maker.ownerId === incoming.ownerId) {
+      book.cancel(maker.id);
+      cancelled.push(maker.id);
+      policy?.onCancelled?.(maker, true);
+      continue;
+    }
     const nanos = remaining < maker.remainingNanos ? remaining : maker.remainingNanos;
-    trades.push({ makerOrderId: maker.id, makerOwnerId: maker.ownerId, priceCents: maker.priceCents, nanos });
+    const verdict = policy?.beforeTrade ? policy.beforeTrade(maker, nanos) : 'trade';
+    if (verdict === 'cancel_resting') {
+      book.cancel(maker.id);
+      cancelled.push(maker.id);
+      policy?.onCancelled?.(maker, false);
+      continue;
+    }
+    if (verdict === 'stop') {
+      stopped = true;
+      break;
+    }
+    const priceCents = maker.priceCents;
+    trades.push({ makerOrderId: maker.id, makerOwnerId: maker.ownerId, priceCents, nanos });
     book.fill(maker.id, nanos);
     remaining -= nanos;
+    policy?.onTrade?.(maker, nanos, priceCents);
   }
   let rested = false;
-  if (remaining > 0 && incoming.limitCents !== null) {
+  if (remaining > 0 && !stopped && incoming.limitCents !== null && (incoming.rests ?? true)) {
     const order: RestingOrder = { id: incoming.id, ownerId: incoming.ownerId, side: incoming.side, priceCents: incoming.limitCents, remainingNanos: remaining };
     book.add(order);
     rested = true;
   }
-  return { trades, filledNanos: incoming.quantityNanos - remaining, rested };
+  return { trades, filledNanos: incoming.quantityNanos - remaining, rested, stopped, cancelled };
+}
+
+/**
+ * The worst price a market order of `nanos` on `takerSide` may reach now: the last price it needs
+ * from the other side's orders (or the deepest one when they hold less), the owner's own orders
+ * not counted (self-trade prevention cancels them on the way); -1 when nothing faces it.
+ */
+export function marketOrderLimit(book: OrderBook, takerSide: Side, nanos: number, ownerId: string): number {
+  return book.priceToFill(takerSide, nanos, ownerId);
 }
 
 /** Throws when a book breaks an invariant: crossed at rest, unordered levels, empty or mis-summed levels. */

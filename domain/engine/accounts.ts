@@ -1,6 +1,6 @@
 // Account inputs: open, update (status, profile, fee schedule), deposit, withdraw, adjust.
 
-import { ZERO, floorCent, parseMoneyAmount } from '../money/decimal.ts';
+import { compare, floorCent, isNegative, minus, negated, parseMoneyAmount, plus, ZERO } from '../money/decimal.ts';
 import type { ErrorInfo } from '../errors.ts';
 import { AccountErrors } from './accountErrors.ts';
 import type { StepContext } from './context.ts';
@@ -64,10 +64,10 @@ export function rereserve(ctx: StepContext, account: AccountState): void {
     refreshLiability(account, exposure, ctx.state.markets.get(exposure.marketId)!.maxPriceCents);
   }
   ctx.balanceChanged(account);
-  if (account.cash.minus(account.liability).lt(0)) {
+  if (isNegative(minus(account.cash, account.liability))) {
     const newestFirst = [...ctx.state.orders.values()].filter((order) => order.accountId === account.id).reverse();
     for (const order of newestFirst) {
-      if (account.cash.minus(account.liability).gte(0)) break;
+      if (!isNegative(minus(account.cash, account.liability))) break;
       cancelLive(ctx, order, CancellationReasons.insufficientFunds);
     }
   }
@@ -135,7 +135,7 @@ export function deposit(ctx: StepContext, input: Extract<EngineInput, { kind: 'D
   const amount = parseMoneyAmount(input.amount);
   if (!amount.ok) return invalid(amount.error.message);
   transfer(ctx, account, amount.value, OUTSIDE);
-  account.totals.deposits = account.totals.deposits.plus(amount.value);
+  account.totals.deposits = plus(account.totals.deposits, amount.value);
   recordEntry(ctx, { id: input.entry_id, accountId: account.id, type: 'deposit', amount: amount.value, paymentId: input.entry_id });
   return null;
 }
@@ -145,12 +145,12 @@ export function withdraw(ctx: StepContext, input: Extract<EngineInput, { kind: '
   if (!account) return notFound(AccountErrors.notFound);
   const amount = parseMoneyAmount(input.amount);
   if (!amount.ok) return invalid(amount.error.message);
-  const available = floorCent(account.cash.minus(account.liability));
-  if (amount.value.gt(available)) return refused(AccountErrors.insufficientFunds);
-  transfer(ctx, account, amount.value.times(-1), OUTSIDE);
-  account.totals.withdrawals = account.totals.withdrawals.plus(amount.value);
+  const available = floorCent(minus(account.cash, account.liability));
+  if (compare(amount.value, available) > 0) return refused(AccountErrors.insufficientFunds);
+  transfer(ctx, account, negated(amount.value), OUTSIDE);
+  account.totals.withdrawals = plus(account.totals.withdrawals, amount.value);
   recordEntry(ctx, {
-    id: input.entry_id, accountId: account.id, type: 'withdrawal', amount: amount.value.times(-1), paymentId: input.entry_id,
+    id: input.entry_id, accountId: account.id, type: 'withdrawal', amount: negated(amount.value), paymentId: input.entry_id,
     method: input.method, reason: input.reason, subMethod: input.sub_method,
   });
   return null;
@@ -161,9 +161,9 @@ export function adjust(ctx: StepContext, input: Extract<EngineInput, { kind: 'Ad
   if (!account) return notFound(AccountErrors.notFound);
   const amount = parseMoneyAmount(input.amount, true);
   if (!amount.ok) return invalid(amount.error.message);
-  if (amount.value.lt(0) && account.cash.plus(amount.value).minus(account.liability).lt(0)) return refused(AccountErrors.insufficientFunds);
+  if (isNegative(amount.value) && isNegative(minus(plus(account.cash, amount.value), account.liability))) return refused(AccountErrors.insufficientFunds);
   transfer(ctx, account, amount.value, OUTSIDE);
-  account.totals.adjustments = account.totals.adjustments.plus(amount.value);
+  account.totals.adjustments = plus(account.totals.adjustments, amount.value);
   recordEntry(ctx, { id: input.entry_id, accountId: account.id, type: 'adjustment', amount: amount.value, reason: input.reason });
   return null;
 }

@@ -4,7 +4,7 @@
 // fee differences are charged (`fee`) or refunded (`fee_refund`), and `original_*` keep the execution.
 
 import type { ErrorInfo } from '../errors.ts';
-import { contractsTimesCents, parsePriceCents, parseQuantityNanos } from '../money/decimal.ts';
+import { contractsTimesCents, isNegative, isPositive, isZero, minus, negated, parsePriceCents, parseQuantityNanos, plus } from '../money/decimal.ts';
 import type { StepContext } from './context.ts';
 import { pointsFor } from './fees.ts';
 import { liabilityOf, refreshLiability } from './funds.ts';
@@ -56,12 +56,12 @@ export function amendFill(ctx: StepContext, input: Extract<EngineInput, { kind: 
     const lot = exposure.lots.find((l) => l.fillId === f.id)!;
     const direction = f.action === 'buy' ? 1 : -1;
     const positionNanos = exposure.positionNanos + direction * (nanos - lot.nanos);
-    const openPremium = exposure.openPremium.minus(contractsTimesCents(lot.nanos, lot.priceCents)).plus(contractsTimesCents(nanos, priceCents));
+    const openPremium = plus(minus(exposure.openPremium, contractsTimesCents(lot.nanos, lot.priceCents)), contractsTimesCents(nanos, priceCents));
     const rate = f.liquidity === 'provider' ? account.rates.maker : account.rates.taker;
     const fee = tradeFee(rate, nanos, priceCents, max);
-    const feeDelta = fee.rounded.minus(f.tradeFee);
-    const liability = account.liability.minus(exposure.liability).plus(liabilityOf({ ...exposure, positionNanos, openPremium }, max));
-    const fundable = account.cash.minus(feeDelta).minus(liability).gte(0);
+    const feeDelta = minus(fee.rounded, f.tradeFee);
+    const liability = plus(minus(account.liability, exposure.liability), liabilityOf({ ...exposure, positionNanos, openPremium }, max));
+    const fundable = !isNegative(minus(minus(account.cash, feeDelta), liability));
     return { f, account, exposure, lot, positionNanos, openPremium, fee, feeDelta, fundable };
   });
   if (plans.some((p) => !p.fundable)) return { code: 'refused', message: AmendErrors.insufficientFunds };
@@ -76,18 +76,18 @@ export function amendFill(ctx: StepContext, input: Extract<EngineInput, { kind: 
     lot.priceCents = priceCents;
     exposure.positionNanos = plan.positionNanos;
     exposure.openPremium = plan.openPremium;
-    if (!plan.feeDelta.eq(0)) {
-      const charge = plan.feeDelta.gt(0);
-      transfer(ctx, account, plan.feeDelta.times(-1), FEES);
+    if (!isZero(plan.feeDelta)) {
+      const charge = isPositive(plan.feeDelta);
+      transfer(ctx, account, negated(plan.feeDelta), FEES);
       recordEntry(ctx, {
-        id: ctx.nextId('ledger'), accountId: account.id, type: charge ? 'fee' : 'fee_refund', amount: plan.feeDelta.times(-1),
+        id: ctx.nextId('ledger'), accountId: account.id, type: charge ? 'fee' : 'fee_refund', amount: negated(plan.feeDelta),
         eventId: market.eventId, marketId: market.id, feeSource: 'trade', tradeId: f.id,
       });
-      account.totals.fees = account.totals.fees.plus(plan.feeDelta);
-      exposure.fees = exposure.fees.plus(plan.feeDelta);
+      account.totals.fees = plus(account.totals.fees, plan.feeDelta);
+      exposure.fees = plus(exposure.fees, plan.feeDelta);
     }
-    account.totals.traded = account.totals.traded.minus(riskedOld).plus(riskedNew);
-    exposure.amountRisked = exposure.amountRisked.minus(riskedOld).plus(riskedNew);
+    account.totals.traded = plus(minus(account.totals.traded, riskedOld), riskedNew);
+    exposure.amountRisked = plus(minus(exposure.amountRisked, riskedOld), riskedNew);
     const points = pointsFor(riskedNew, market.pointsCost);
     exposure.pointsPending += points - f.points;
     f.points = points;

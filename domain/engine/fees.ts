@@ -4,7 +4,7 @@
 // so both sides pay on the smaller of the two risks, and a fee never exceeds rate x risk.
 // The rate depends on the account's schedule and whether the fill provided or took liquidity.
 
-import { Big, CENTS_PER_DOLLAR, contractsTimesCents, NANOS_PER_CONTRACT, numberToDecimal, wholeQuotient, type Decimal } from '../money/decimal.ts';
+import { CENTS_PER_DOLLAR, compare, contractsTimesCents, NANOS_PER_CONTRACT, numberToDecimal, percentToRate, times, wholeQuotient, ZERO, type Decimal } from '../money/decimal.ts';
 import type { FeeSchedule } from '../views.ts';
 
 export interface LoyaltyTier { tier: string; minPoints: number; feePercent: number }
@@ -39,7 +39,7 @@ export interface FeeTerms {
 }
 
 const nonNegative = (value: number) => (Number.isFinite(value) && value > 0 ? value : 0);
-const percent = (value: number) => numberToDecimal(nonNegative(value)).div(100);
+const percent = (value: number) => percentToRate(nonNegative(value));
 
 export function feeRates(terms: FeeTerms): FeeRates {
   let maker: Decimal;
@@ -51,13 +51,13 @@ export function feeRates(terms: FeeTerms): FeeRates {
       ? ON_TRADE_BASE_FEE_PERCENT
       : (LOYALTY_TIERS.find((t) => t.tier === terms.loyalty_tier) ?? LOYALTY_TIERS[0]!).feePercent;
     const base = percent(basePercent);
-    maker = base.times(numberToDecimal(nonNegative(terms.maker_factor ?? DEFAULT_MAKER_FACTOR)));
-    taker = base.times(numberToDecimal(nonNegative(terms.taker_factor ?? DEFAULT_TAKER_FACTOR)));
+    maker = times(base, numberToDecimal(nonNegative(terms.maker_factor ?? DEFAULT_MAKER_FACTOR)));
+    taker = times(base, numberToDecimal(nonNegative(terms.taker_factor ?? DEFAULT_TAKER_FACTOR)));
   }
-  return { maker, taker, max: maker.gt(taker) ? maker : taker };
+  return { maker, taker, max: compare(maker, taker) > 0 ? maker : taker };
 }
 
-export const ZERO_RATES: FeeRates = { maker: new Big(0), taker: new Big(0), max: new Big(0) };
+export const ZERO_RATES: FeeRates = { maker: ZERO, taker: ZERO, max: ZERO };
 
 /** Loyalty points for an amount risked: whole points, one per `points_cost` dollars; none when the cost is 0. */
 export function pointsFor(amountRisked: Decimal, pointsCost: number): number {

@@ -10,7 +10,7 @@
 // netted against it. available_balance = account_balance - sum of market liabilities.
 
 import {
-  compare, isNegative, contractsTimesCents, fromInteger, integerAt, lastExponent, minus, NANOS_PER_CONTRACT, negated, plus, QUANTITY_DECIMAL_PLACES, times, ZERO,
+  compare, isNegative, isPositive, contractsTimesCents, fromInteger, integerAt, lastExponent, minus, NANOS_PER_CONTRACT, negated, plus, QUANTITY_DECIMAL_PLACES, times, ZERO,
   type Decimal,
 } from '../money/decimal.ts';
 import type { AccountState, Exposure, MarketState, OrderState } from './state.ts';
@@ -150,8 +150,8 @@ export function reservationOf(
   const riskCents = order.action === 'buy' ? order.reserveCents : maxPriceCents - order.reserveCents;
   const exposure = contractsTimesCents(nanos, riskCents);
   const basis = feeBasisCents(order.action, order.reserveCents, maxPriceCents);
-  const feeReserve = maxRate.s > 0 && maxRate.c[0] !== 0
-    ? times(Number.isInteger(basis) ? contractsTimesCents(nanos, basis) : contractsTimesCents(nanos, basis * 2).div(2), maxRate)
+  const feeReserve = isPositive(maxRate)
+    ? times(contractsTimesCents(nanos, basis), maxRate) // basis may be half a cent (max_price / 2): exact all the same
     : ZERO;
   return { exposure, feeReserve };
 }
@@ -174,7 +174,7 @@ function readReservation(order: Pick<OrderState, 'action' | 'reserveCents'>, nan
   const quantityExponent = whole ? 0 : -QUANTITY_DECIMAL_PLACES;
   amountProduct = quantity * riskCents;
   amountExponent = quantityExponent - 2;
-  if (rate.s > 0 && rate.c[0] !== 0) {
+  if (isPositive(rate)) {
     feeExponent = lastExponent(rate);
     feeProduct = quantity * basisCents * integerAt(rate, feeExponent);
     feeExponent += quantityExponent - 2;
@@ -302,7 +302,7 @@ function fundingOnIntegers(account: AccountState, exposure: Exposure | undefined
   const basisCents = feeBasisCents(order.action, order.reserveCents, maxPriceCents);
   if (!Number.isInteger(basisCents)) return null;
   const rate = account.rates.max;
-  const charged = rate.s > 0 && rate.c[0] !== 0;
+  const charged = isPositive(rate);
   const rateExponent = charged ? lastExponent(rate) : 0;
   const rateInteger = charged ? integerAt(rate, rateExponent) : 0;
   const riskCents = order.action === 'buy' ? order.reserveCents : maxPriceCents - order.reserveCents;

@@ -3,7 +3,7 @@
 // The sum of all of them is zero after every step, and a settled or voided market's pool is zero:
 // the engine process checks both with `assertBalanced` before it journals or acknowledges anything.
 
-import { isZero, minus, plus, ZERO, type Decimal } from '../money/decimal.ts';
+import { decimalText, isZero, minus, plus, ZERO, type Decimal } from '../money/decimal.ts';
 import type { StepContext } from './context.ts';
 import { ledgerEntryView, type LedgerEntryInput } from './snapshots.ts';
 import type { AccountState, EngineState } from './state.ts';
@@ -54,17 +54,17 @@ export class LedgerImbalance extends Error {
  */
 export function assertBalanced(state: EngineState, settledMarketIds: Iterable<string>): void {
   const sum = ledgerSum(state);
-  if (!isZero(sum)) throw new LedgerImbalance(`the accounts sum to ${sum.toFixed()} instead of 0`);
+  if (!isZero(sum)) throw new LedgerImbalance(`the accounts sum to ${decimalText(sum)} instead of 0`);
   for (const marketId of settledMarketIds) {
     const pool = state.ledger.pools.get(marketId) ?? ZERO;
-    if (!isZero(pool)) throw new LedgerImbalance(`settled market ${marketId} has ${pool.toFixed()} left in its pool`);
+    if (!isZero(pool)) throw new LedgerImbalance(`settled market ${marketId} has ${decimalText(pool)} left in its pool`);
   }
 }
 
 /** Sum of every ledger account; zero when the books balance. */
 export function ledgerSum(state: EngineState): Decimal {
-  let sum = state.ledger.outside.plus(state.ledger.feeRevenue);
-  for (const value of state.ledger.pools.values()) sum = sum.plus(value);
-  for (const account of state.accounts.values()) sum = sum.plus(account.cash);
+  let sum = plus(state.ledger.outside, state.ledger.feeRevenue);
+  for (const value of state.ledger.pools.values()) sum = plus(sum, value);
+  for (const account of state.accounts.values()) sum = plus(sum, account.cash);
   return sum;
 }

@@ -4,7 +4,7 @@
 import { dueOrderIds, settleWaiting } from './timers.ts';
 import { FastOrderBook } from '../book/fast.ts';
 import type { ErrorInfo } from '../errors.ts';
-import { centsToDecimal, contractsTimesCents, parseMaxPriceCents, ZERO } from '../money/decimal.ts';
+import { centsToDecimal, contractsTimesCents, decimalText, isPositive, isZero, minus, negated, parseMaxPriceCents, plus, ZERO } from '../money/decimal.ts';
 import type { MarketStatus } from '../views.ts';
 import { retier } from './accounts.ts';
 import type { StepContext } from './context.ts';
@@ -163,7 +163,7 @@ export function resultMarket(ctx: StepContext, input: Extract<EngineInput, { kin
   for (const accountId of market.accountIds) state.accounts.get(accountId)!.exposures.delete(market.id);
   market.accountIds.clear();
   const poolBalance = state.ledger.pools.get(market.id) ?? ZERO;
-  if (!poolBalance.eq(0)) throw new Error(`market ${market.id} settled with a pool of ${poolBalance.toFixed()}`);
+  if (!isZero(poolBalance)) throw new Error(`market ${market.id} settled with a pool of ${decimalText(poolBalance)}`);
   state.ledger.pools.delete(market.id);
   market.status = voided ? 'voided' : 'resulted';
   market.result = input.result;
@@ -186,10 +186,10 @@ function settlePositions(ctx: StepContext, market: MarketState, win: boolean, se
     for (const lot of exposure.lots) {
       const perContractCents = win ? (long ? max - lot.priceCents : lot.priceCents - max) : (long ? -lot.priceCents : lot.priceCents);
       const lotPnl = contractsTimesCents(lot.nanos, perContractCents);
-      pnl = pnl.plus(lotPnl);
+      pnl = plus(pnl, lotPnl);
       const fill = state.fills.get(lot.fillId)!;
       fill.expiredNanos += lot.nanos;
-      fill.expiredPnl = fill.expiredPnl.plus(lotPnl);
+      fill.expiredPnl = plus(fill.expiredPnl, lotPnl);
       fill.settlementsCount += 1;
     }
     exposure.lots = [];
@@ -197,8 +197,8 @@ function settlePositions(ctx: StepContext, market: MarketState, win: boolean, se
     exposure.openPremium = ZERO;
     if (hadPosition) {
       transfer(ctx, account, pnl, pool(market.id));
-      exposure.realizedPnl = exposure.realizedPnl.plus(pnl);
-      account.totals.settlementPnl = account.totals.settlementPnl.plus(pnl);
+      exposure.realizedPnl = plus(exposure.realizedPnl, pnl);
+      account.totals.settlementPnl = plus(account.totals.settlementPnl, pnl);
       recordEntry(ctx, {
         id: ctx.nextId('ledger'), accountId, type: 'settlement', amount: pnl, eventId: market.eventId, marketId: market.id, settlementId,
       });
@@ -235,11 +235,11 @@ function voidPositions(ctx: StepContext, market: MarketState, settlementId: stri
     const fill = state.fills.get(fillId)!;
     const account = state.accounts.get(fill.accountId)!;
     const exposure = account.exposures.get(market.id)!;
-    if (fill.tradeFee.gt(0)) {
+    if (isPositive(fill.tradeFee)) {
       transfer(ctx, account, fill.tradeFee, FEES);
       fill.feeRefunded = fill.tradeFee;
-      account.totals.fees = account.totals.fees.minus(fill.tradeFee);
-      exposure.fees = exposure.fees.minus(fill.tradeFee);
+      account.totals.fees = minus(account.totals.fees, fill.tradeFee);
+      exposure.fees = minus(exposure.fees, fill.tradeFee);
       recordEntry(ctx, {
         id: ctx.nextId('ledger'), accountId: account.id, type: 'fee_refund', amount: fill.tradeFee,
         eventId: market.eventId, marketId: market.id, feeSource: 'trade', tradeId: fill.id, settlementId,
@@ -255,10 +255,10 @@ function voidPositions(ctx: StepContext, market: MarketState, settlementId: stri
   for (const accountId of market.accountIds) {
     const account = state.accounts.get(accountId)!;
     const exposure = account.exposures.get(market.id)!;
-    const traded = exposure.amountRisked.gt(0);
-    const reversal = exposure.realizedPnl.times(-1);
+    const traded = isPositive(exposure.amountRisked);
+    const reversal = negated(exposure.realizedPnl);
     transfer(ctx, account, reversal, pool(market.id));
-    account.totals.settlementPnl = account.totals.settlementPnl.plus(reversal);
+    account.totals.settlementPnl = plus(account.totals.settlementPnl, reversal);
     exposure.realizedPnl = ZERO;
     exposure.lots = [];
     exposure.positionNanos = 0;

@@ -1,12 +1,14 @@
 // Orders: placement (validation, funding, status by market state), matching with self-trade
 // prevention, fills with FIFO position lots and fees, cancellation and release of delayed orders.
 
-import { crosses, opposite } from '../book/book.ts';
+import type { RestingOrder } from '../book/book.ts';
+import { marketOrderLimit, matchIncoming, type MatchPolicy, type TradeVerdict } from '../book/match.ts';
 import type { ErrorInfo } from '../errors.ts';
 import {
-  ceilCent, compare, contractsTimesCents, FEE_DECIMAL_PLACES, formatCents, fromInteger, integerAt, isZero, lastExponent, NANOS_PER_CONTRACT, negated,
-  parsePriceCents, parseQuantityNanos, plus, plusContractsTimesCents, QUANTITY_DECIMAL_PLACES, round9, times, ZERO, type Decimal,
+  compare, contractsTimesCents, formatCents, isZero, NANOS_PER_CONTRACT, negated, parsePriceCents, parseQuantityNanos, plus, plusContractsTimesCents,
+  ZERO, type Decimal,
 } from '../money/decimal.ts';
+import { feeOf, type Fee } from '../money/fees.ts';
 import { AccountErrors } from './accountErrors.ts';
 import type { StepContext } from './context.ts';
 import { pointsForContracts } from './fees.ts';
@@ -15,7 +17,7 @@ import type { OrderLimits, OrderRequest } from './inputs.ts';
 import { FEES, pool, recordEntry, transfer } from './ledger.ts';
 import { fillView } from './snapshots.ts';
 import { addTimer } from './timers.ts';
-import type { EngineState, FillState, MarketState, OrderState } from './state.ts';
+import type { AccountState, EngineState, FillState, MarketState, OrderState } from './state.ts';
 
 export const OrderErrors = {
   marketNotFound: 'Market not found',
@@ -115,7 +117,7 @@ export function placeOrder(ctx: StepContext, accountId: string, request: OrderRe
   if (limits) {
     if ((liveCountsOf(state).get(accountId) ?? 0) >= limits.live_orders_max) return refused(OrderErrors.tooManyLiveOrders(limits.live_orders_max));
     // a market order risks at the worst price it may reach now (no liquidity: it is cancelled, risking nothing)
-    const riskPriceCents = priceCents ?? market.book.priceToFill(request.action, quantity.value, accountId);
+    const riskPriceCents = priceCents ?? marketOrderLimit(market.book, request.action, quantity.value, accountId);
     if (riskPriceCents >= 0) {
       const riskPerContract = request.action === 'buy' ? riskPriceCents : market.maxPriceCents - riskPriceCents;
       if (!risksAtLeast(quantity.value, riskPerContract, limits.risk_min_cents)) return refused(OrderErrors.riskTooSmall(limits.risk_min_cents));
@@ -156,7 +158,7 @@ export function placeOrder(ctx: StepContext, accountId: string, request: OrderRe
     // A market order is an immediate-or-cancel order limited at the worst price the book offers now.
     // The taker's own resting orders are cancelled on the way (self-trade prevention), so
     // they do not count towards the quantity it can fill.
-    const worst = market.book.priceToFill(order.action, order.quantityNanos, accountId);
+    const worst = marketOrderLimit(market.book, order.action, order.quantityNanos, accountId);
     if (worst < 0) {
       order.status = 'cancelled';
       order.cancellationReason = CancellationReasons.noLiquidity;
@@ -197,80 +199,68 @@ export function placeOrder(ctx: StepContext, accountId: string, request: OrderRe
   return { order };
 }
 
-/** Matches a live order against the book, then rests its limit remainder or cancels the rest. */
+/**
+ * Matches a live order through the matcher (domain/book/match.ts: price-time priority,
+ * self-trade prevention cancelling the resting order), with the engine's funds rules as its
+ * policy: a resting order whose account cannot pay its fee is cancelled and matching goes on; an
+ * incoming order that cannot pay stops. Then its limit remainder rests, or the rest is cancelled.
+ */
 export function execute(ctx: StepContext, market: MarketState, order: OrderState): void {
-  const state = ctx.state;
-  const book = market.book;
-  const restingSide = opposite(order.action);
-  const taker = state.accounts.get(order.accountId)!;
-  let stopReason: string | null = null;
-  while (order.filledNanos < order.quantityNanos) {
-    const resting = book.best(restingSide);
-    if (!resting || !crosses(order.action, order.reserveCents, resting.priceCents)) break;
-    const makerOrder = state.orders.get(resting.id)!;
-    if (resting.ownerId === order.accountId) {
-      cancelLive(ctx, makerOrder, CancellationReasons.selfTrade); // self-trade prevention: cancel the resting order
-      continue;
-    }
-    const nanos = Math.min(order.quantityNanos - order.filledNanos, resting.remainingNanos);
-    const price = resting.priceCents;
-    const maker = state.accounts.get(resting.ownerId)!;
-    const makerFee = tradeFee(maker.rates.maker, nanos, price, market.maxPriceCents);
-    const takerFee = tradeFee(taker.rates.taker, nanos, price, market.maxPriceCents);
-    if (!canPayFee(maker, makerOrder, nanos, makerFee.rounded, market.maxPriceCents)) {
-      cancelLive(ctx, makerOrder, CancellationReasons.insufficientFunds);
-      continue;
-    }
-    if (!canPayFee(taker, order, nanos, takerFee.rounded, market.maxPriceCents)) {
-      stopReason = CancellationReasons.insufficientFunds;
-      break;
-    }
-    trade(ctx, market, order, makerOrder, nanos, price, takerFee, makerFee);
-  }
-  const remaining = order.quantityNanos - order.filledNanos;
-  if (remaining === 0) {
+  const policy = new FundsPolicy(ctx, market, order);
+  const result = matchIncoming(market.book, {
+    id: order.id, ownerId: order.accountId, side: order.action, limitCents: order.reserveCents,
+    quantityNanos: order.quantityNanos - order.filledNanos, rests: order.orderType === 'limit',
+  }, policy);
+  if (order.filledNanos === order.quantityNanos) {
     order.status = 'filled';
     finish(ctx, market, order);
-  } else if (order.orderType === 'limit' && stopReason === null) {
+  } else if (result.rested) {
     order.status = 'open';
-    book.add({ id: order.id, ownerId: order.accountId, side: order.action, priceCents: order.reserveCents, remainingNanos: remaining });
   } else {
-    cancelLive(ctx, order, stopReason ?? (order.orderType === 'market' ? CancellationReasons.marketOrderRemainder : CancellationReasons.user));
+    cancelLive(ctx, order, result.stopped ? CancellationReasons.insufficientFunds
+      : order.orderType === 'market' ? CancellationReasons.marketOrderRemainder : CancellationReasons.user);
   }
   ctx.orderChanged(order);
 }
 
-export interface Fee { unrounded: Decimal; rounded: Decimal }
+/** The engine's side of matching one incoming order: fees, funds and the fills of each trade. */
+class FundsPolicy implements MatchPolicy {
+  private readonly taker: AccountState;
+  private makerFee: Fee | null = null;
+  private takerFee: Fee | null = null;
 
-/** rate x contracts x min(price, max_price - price): nine places half up, then up to the cent. */
-export function tradeFee(rate: Decimal, nanos: number, priceCents: number, maxPriceCents: number): Fee {
-  const basisCents = Math.min(priceCents, maxPriceCents - priceCents);
-  if (rate.s > 0 && rate.c[0] !== 0 && basisCents > 0 && Number.isInteger(basisCents) && Number.isInteger(nanos) && nanos > 0) {
-    // On integers: rate x quantity x basis at the exponent of their last digits, rounded as below.
-    const whole = nanos % NANOS_PER_CONTRACT === 0;
-    const rateExponent = lastExponent(rate);
-    let fee = (whole ? nanos / NANOS_PER_CONTRACT : nanos) * basisCents * integerAt(rate, rateExponent);
-    let exponent = (whole ? 0 : -QUANTITY_DECIMAL_PLACES) - 2 + rateExponent;
-    if (Number.isSafeInteger(fee) && exponent >= -FEE_DECIMAL_PLACES - MAX_ROUNDING_SHIFT) {
-      if (exponent < -FEE_DECIMAL_PLACES) { // half up at nine places
-        const divisor = 10 ** (-FEE_DECIMAL_PLACES - exponent);
-        const remainder = fee % divisor;
-        fee = (fee - remainder) / divisor + (remainder * 2 >= divisor ? 1 : 0);
-        exponent = -FEE_DECIMAL_PLACES;
-      }
-      const unrounded = fromInteger(fee, exponent);
-      if (exponent >= -2) return { unrounded, rounded: unrounded };
-      const divisor = 10 ** (-2 - exponent); // up to the cent
-      const remainder = fee % divisor;
-      return { unrounded, rounded: fromInteger((fee - remainder) / divisor + (remainder > 0 ? 1 : 0), -2) };
-    }
+  constructor(private readonly ctx: StepContext, private readonly market: MarketState, private readonly order: OrderState) {
+    this.taker = ctx.state.accounts.get(order.accountId)!;
   }
-  const unrounded = round9(times(contractsTimesCents(nanos, basisCents), rate));
-  return { unrounded, rounded: ceilCent(unrounded) };
+
+  beforeTrade(resting: RestingOrder, nanos: number): TradeVerdict {
+    const { ctx, market } = this;
+    const makerOrder = ctx.state.orders.get(resting.id)!;
+    const maker = ctx.state.accounts.get(resting.ownerId)!;
+    const makerFee = tradeFee(maker.rates.maker, nanos, resting.priceCents, market.maxPriceCents);
+    const takerFee = tradeFee(this.taker.rates.taker, nanos, resting.priceCents, market.maxPriceCents);
+    if (!canPayFee(maker, makerOrder, nanos, makerFee.rounded, market.maxPriceCents)) return 'cancel_resting';
+    if (!canPayFee(this.taker, this.order, nanos, takerFee.rounded, market.maxPriceCents)) return 'stop';
+    this.makerFee = makerFee;
+    this.takerFee = takerFee;
+    return 'trade';
+  }
+
+  onTrade(resting: RestingOrder, nanos: number, priceCents: number): void {
+    trade(this.ctx, this.market, this.order, this.ctx.state.orders.get(resting.id)!, nanos, priceCents, this.takerFee!, this.makerFee!);
+  }
+
+  onCancelled(resting: RestingOrder, selfTrade: boolean): void {
+    cancelLive(this.ctx, this.ctx.state.orders.get(resting.id)!, selfTrade ? CancellationReasons.selfTrade : CancellationReasons.insufficientFunds);
+  }
 }
 
-/** Largest power of ten a fee is divided by on integers (10^15 and below are exact doubles). */
-const MAX_ROUNDING_SHIFT = 15;
+export type { Fee };
+
+/** A trade's fee for one side: the money module's fee rounding on min(price, max_price - price) per contract. */
+export function tradeFee(rate: Decimal, nanos: number, priceCents: number, maxPriceCents: number): Fee {
+  return feeOf(rate, nanos, Math.min(priceCents, maxPriceCents - priceCents));
+}
 
 // A fill never lowers the worst-case liability check's headroom except by fee rounding (the fee
 // reserve holds the unrounded fee at the highest rate); canPayFee (funds.ts) guards that last cent
@@ -282,7 +272,6 @@ function trade(
   const tradeId = ctx.nextId('trade');
   const makerFillId = ctx.nextId('fill');
   const takerFillId = ctx.nextId('fill');
-  market.book.fill(maker.id, nanos);
   const makerFill = applyFill(ctx, market, maker, nanos, priceCents, 'provider', makerFee, makerFillId, takerFillId, tradeId);
   const takerFill = applyFill(ctx, market, taker, nanos, priceCents, 'taker', takerFee, takerFillId, makerFillId, tradeId);
   if (maker.filledNanos === maker.quantityNanos) {

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { OrderBook, RestingOrder } from '../book/book.ts';
 import { FastOrderBook } from '../book/fast.ts';
-import { Big, ZERO } from '../money/decimal.ts';
+import { decimalOf, decimalText, isDecimal, ZERO } from '../money/decimal.ts';
 import type { EngineState } from './state.ts';
 
 export function initialState(): EngineState {
@@ -36,7 +36,7 @@ export function encodeStateV1(state: EngineState): string {
 function encode(value: unknown): Encoded {
   if (value === null || value === undefined) return null;
   if (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean') return value;
-  if (value instanceof Big) return { $d: value.toFixed() };
+  if (isDecimal(value)) return { $d: decimalText(value) };
   if (value instanceof Map) return { $m: [...value.entries()].map(([k, v]) => [encode(k), encode(v)]) };
   if (value instanceof Set) return { $s: [...value].map(encode) };
   if (Array.isArray(value)) return value.map(encode);
@@ -56,7 +56,7 @@ function encode(value: unknown): Encoded {
 function decode(value: Encoded): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map(decode);
-  if ('$d' in value) return new Big(value.$d as string);
+  if ('$d' in value) return decimalOf(value.$d as string);
   if ('$m' in value) return new Map((value.$m as Encoded[][]).map(([k, v]) => [decode(k!), decode(v!)]));
   if ('$s' in value) return new Set((value.$s as Encoded[]).map(decode));
   if ('$book' in value) {
@@ -130,7 +130,7 @@ class StateEncoder {
     if (value === null || value === undefined) return null;
     const type = typeof value;
     if (type === 'string' || type === 'number' || type === 'boolean') return value as Encoded;
-    if (value instanceof Big) return { d: value.toFixed() };
+    if (isDecimal(value)) return { d: decimalText(value) };
     if (Array.isArray(value)) return { a: value.map((item) => this.encode(item)) };
     if (value instanceof Map) {
       const flat: Encoded[] = new Array(value.size * 2);
@@ -174,7 +174,7 @@ function decodeV2(value: Encoded, shapes: readonly string[][]): unknown {
     for (let i = 0; i < keys.length; i++) out[keys[i]!] = decodeV2(value[i + 1]!, shapes);
     return out;
   }
-  if ('d' in value) return new Big(value.d as string);
+  if ('d' in value) return decimalOf(value.d as string);
   if ('a' in value) return (value.a as Encoded[]).map((item) => decodeV2(item, shapes));
   if ('m' in value) {
     const flat = value.m as Encoded[];

@@ -3,7 +3,7 @@
 
 import { usToIso } from '../clock.ts';
 import {
-  ceilCent, contractsTimesCentsLessMoney, contractsTimesCentsMoney, floorCent, formatCents, formatNanos, integerAt, isNegative, lastExponent, minus, money, perContractMoney, toFixedPlaces,
+  ceilCent, contractsTimesCentsLessMoney, isPositive, contractsTimesCentsMoney, floorCent, formatCents, formatNanos, integerAt, isNegative, lastExponent, minus, money, perContractMoney, toFixedPlaces,
   plus, FEE_DECIMAL_PLACES, roundedMoney, timesRatio, ZERO, type Decimal,
 } from '../money/decimal.ts';
 import { DEFAULT_BASE_FEE_PERCENT, DEFAULT_MAKER_FACTOR, DEFAULT_TAKER_FACTOR } from './fees.ts';
@@ -83,7 +83,7 @@ export function orderView(order: OrderState): OrderView {
  */
 function feeShare(fill: FillState, nanos: number): Decimal {
   if (fill.nanos === 0 || nanos === 0) return ZERO;
-  const fee = fill.feeRefunded.gt(0) ? minus(fill.tradeFee, fill.feeRefunded) : fill.tradeFee;
+  const fee = isPositive(fill.feeRefunded) ? minus(fill.tradeFee, fill.feeRefunded) : fill.tradeFee;
   return timesRatio(fee, nanos, fill.nanos, FEE_DECIMAL_PLACES);
 }
 

@@ -14,7 +14,11 @@
 // A member is on a board only with activity behind the metric: volume and return need volume
 // in the period; biggest_win needs a win; the others need a settled market.
 
-import { Big, type Decimal } from '../money/decimal.ts';
+import {
+  compare, decimalOf, decimalText, integerDecimal, isNegative, isPositive, plus, quotient, toFixedPlaces, wholePart, ZERO, type Decimal,
+} from '../money/decimal.ts';
+
+const ONE = integerDecimal(1);
 
 export const LEADERBOARD_METRICS = ['volume', 'profit', 'predictions', 'markets', 'win_rate', 'biggest_win', 'return', 'streak'] as const;
 export type Metric = (typeof LEADERBOARD_METRICS)[number];
@@ -66,14 +70,14 @@ export function topSports(volumes: readonly VolumeFact[]): Map<string, string> {
   for (const fact of volumes) {
     if (!fact.sport) continue;
     const sports = perAccount.get(fact.account_id) ?? new Map<string, Decimal>();
-    sports.set(fact.sport, (sports.get(fact.sport) ?? new Big(0)).plus(fact.volume));
+    sports.set(fact.sport, plus(sports.get(fact.sport) ?? ZERO, decimalOf(fact.volume)));
     perAccount.set(fact.account_id, sports);
   }
   const out = new Map<string, string>();
   for (const [account, sports] of perAccount) {
     let best: [string, Decimal] | null = null;
     for (const [sport, volume] of [...sports].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      if (!best || volume.gt(best[1])) best = [sport, volume];
+      if (!best || compare(volume, best[1]) > 0) best = [sport, volume];
     }
     if (best) out.set(account, best[0]);
   }
@@ -85,7 +89,7 @@ function longestWinStreak(results: SettlementFact[]): number {
   let best = 0;
   let run = 0;
   for (const result of ordered) {
-    run = new Big(result.net_pnl).gt(0) ? run + 1 : 0;
+    run = isPositive(decimalOf(result.net_pnl)) ? run + 1 : 0;
     best = Math.max(best, run);
   }
   return best;
@@ -103,24 +107,24 @@ export function boardValues(metric: Metric, category: string, volumes: readonly 
   const topOf = (account: string) => (tops ? tops.get(account) ?? null : category);
 
   const volumeByAccount = new Map<string, Decimal>();
-  for (const fact of volumeFacts) volumeByAccount.set(fact.account_id, (volumeByAccount.get(fact.account_id) ?? new Big(0)).plus(fact.volume));
+  for (const fact of volumeFacts) volumeByAccount.set(fact.account_id, plus(volumeByAccount.get(fact.account_id) ?? ZERO, decimalOf(fact.volume)));
   const settledByAccount = new Map<string, SettlementFact[]>();
   for (const fact of settlementFacts) settledByAccount.set(fact.account_id, [...(settledByAccount.get(fact.account_id) ?? []), fact]);
-  const profitOf = (account: string) => (settledByAccount.get(account) ?? []).reduce((sum, f) => sum.plus(f.net_pnl), new Big(0));
+  const profitOf = (account: string) => (settledByAccount.get(account) ?? []).reduce((sum, f) => plus(sum, decimalOf(f.net_pnl)), ZERO);
 
   const entries: BoardEntry[] = [];
   const push = (account_id: string, value: Decimal) => entries.push({ account_id, value, top_sport: topOf(account_id) });
 
   switch (metric) {
     case 'volume':
-      for (const [account, volume] of volumeByAccount) if (volume.gt(0)) push(account, volume);
+      for (const [account, volume] of volumeByAccount) if (isPositive(volume)) push(account, volume);
       break;
     case 'return':
       // a ratio board's values lie within 0 to 1 (SPEC): a member whose return is below 0 is not ranked here
       for (const [account, volume] of volumeByAccount) {
-        if (!volume.gt(0)) continue;
-        const ratio = profitOf(account).div(volume).round(RATIO_PLACES);
-        if (ratio.gte(0)) push(account, ratio.gt(1) ? new Big(1) : ratio);
+        if (!isPositive(volume)) continue;
+        const ratio = quotient(profitOf(account), volume, RATIO_PLACES);
+        if (!isNegative(ratio)) push(account, compare(ratio, ONE) > 0 ? ONE : ratio);
       }
       break;
     case 'profit':
@@ -128,25 +132,28 @@ export function boardValues(metric: Metric, category: string, volumes: readonly 
       break;
     case 'predictions':
       // whole contracts settled: an integer, as every count board's value
-      for (const [account, facts] of settledByAccount) push(account, facts.reduce((sum, f) => sum.plus(f.contracts), new Big(0)).round(0, Big.roundDown));
+      for (const [account, facts] of settledByAccount) push(account, wholePart(facts.reduce((sum, f) => plus(sum, decimalOf(f.contracts)), ZERO)));
       break;
     case 'markets':
-      for (const [account, facts] of settledByAccount) push(account, new Big(facts.length));
+      for (const [account, facts] of settledByAccount) push(account, integerDecimal(facts.length));
       break;
     case 'win_rate':
       for (const [account, facts] of settledByAccount) {
-        const wins = facts.filter((f) => new Big(f.net_pnl).gt(0)).length;
-        push(account, new Big(wins).div(facts.length).round(RATIO_PLACES));
+        const wins = facts.filter((f) => isPositive(decimalOf(f.net_pnl))).length;
+        push(account, quotient(integerDecimal(wins), integerDecimal(facts.length), RATIO_PLACES));
       }
       break;
     case 'biggest_win':
       for (const [account, facts] of settledByAccount) {
-        const best = facts.reduce<Decimal | null>((max, f) => (new Big(f.net_pnl).gt(max ?? 0) ? new Big(f.net_pnl) : max), null);
+        const best = facts.reduce<Decimal | null>((max, f) => {
+          const net = decimalOf(f.net_pnl);
+          return compare(net, max ?? ZERO) > 0 ? net : max;
+        }, null);
         if (best) push(account, best);
       }
       break;
     case 'streak':
-      for (const [account, facts] of settledByAccount) push(account, new Big(longestWinStreak(facts)));
+      for (const [account, facts] of settledByAccount) push(account, integerDecimal(longestWinStreak(facts)));
       break;
     default: {
       const unreachable: never = metric;
@@ -166,12 +173,12 @@ export interface RankedRow<T> {
  * integer. `tieOrder` orders members that share a value (display order only).
  */
 export function denseRank<T extends { value: Decimal }>(entries: readonly T[], tieOrder: (a: T, b: T) => number): RankedRow<T>[] {
-  const sorted = [...entries].sort((a, b) => b.value.cmp(a.value) || tieOrder(a, b));
+  const sorted = [...entries].sort((a, b) => compare(b.value, a.value) || tieOrder(a, b));
   const rows: RankedRow<T>[] = [];
   let rank = 0;
   let previous: Decimal | null = null;
   for (const entry of sorted) {
-    if (previous === null || !entry.value.eq(previous)) rank += 1;
+    if (previous === null || compare(entry.value, previous) !== 0) rank += 1;
     previous = entry.value;
     rows.push({ rank, entry });
   }
@@ -182,10 +189,10 @@ export function denseRank<T extends { value: Decimal }>(entries: readonly T[], t
 export function wireValue(metric: Metric, value: Decimal): string | number {
   switch (METRIC_KIND[metric]) {
     case 'money':
-      return value.toFixed(2);
+      return toFixedPlaces(value, 2);
     case 'count':
-      return Number(value.round(0, Big.roundDown).toString());
+      return Number(decimalText(wholePart(value)));
     case 'ratio':
-      return Number(value.toFixed(RATIO_PLACES));
+      return Number(toFixedPlaces(value, RATIO_PLACES));
   }
 }

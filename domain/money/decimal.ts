@@ -1,19 +1,13 @@
 // The one module that owns decimal rules: parsing prices and quantities, money rounding, and the
 // conversion between decimal strings and the scaled integers the matcher uses (price in whole
-// cents, quantity in nano-contracts). Everything money-related outside the matcher's hot loop is
-// big.js through the constructor exported here, so rounding modes are set in one place.
+// cents, quantity in nano-contracts). Decimals are big.js values made and read only here (and in
+// the other files of domain/money): everything else calls the named functions, so rounding modes
+// and directions are set in one place.
 
-import BigJs from 'big.js';
-import type { Big as BigValue } from 'big.js';
+import { Big, type Decimal } from './big.ts';
 import { InvalidInput, Refused, type DomainError } from '../errors.ts';
 
-/** Private big.js constructor: 40 places for the rare division, half-up by default. */
-export const Big = BigJs();
-Big.DP = 40;
-Big.RM = Big.roundHalfUp;
-Big.NE = -50;
-Big.PE = 50;
-export type Decimal = BigValue;
+export type { Decimal };
 
 export const ZERO: Decimal = new Big(0);
 export const CENTS_PER_DOLLAR = 100;
@@ -300,6 +294,56 @@ export function isNegative(x: Decimal): boolean {
 /** x === 0. */
 export function isZero(x: Decimal): boolean {
   return x.c[0] === 0;
+}
+
+/** x > 0. */
+export function isPositive(x: Decimal): boolean {
+  return x.s > 0 && x.c[0] !== 0;
+}
+
+/** |x|. */
+export function abs(x: Decimal): Decimal {
+  return isNegative(x) ? negated(x) : x;
+}
+
+/** Whether `value` is a decimal (for serialisers that meet values of any kind). */
+export function isDecimal(value: unknown): value is Decimal {
+  return value instanceof Big;
+}
+
+/** A decimal text this service wrote itself (a stored amount, a journaled value): the exact value. */
+export function decimalOf(text: string): Decimal {
+  return new Big(text);
+}
+
+/** An exact integer (a count) as a decimal. */
+export function integerDecimal(integer: number): Decimal {
+  return new Big(integer);
+}
+
+/** The exact value as plain text, no exponent, no trailing zeros ("1.5", "-0.000000001", "0"). */
+export function decimalText(x: Decimal): string {
+  return x.toFixed();
+}
+
+/** -1, 0 or 1 as decimal text `a` is below, equal to or above `b`. */
+export function compareTexts(a: string, b: string): number {
+  return compare(decimalOf(a), decimalOf(b));
+}
+
+/** x / y rounded half up to `places` decimals (y not zero). */
+export function quotient(x: Decimal, y: Decimal, places: number): Decimal {
+  return x.div(y).round(places, Big.roundHalfUp);
+}
+
+/** The whole part of x, towards zero (2.9 -> 2, -2.9 -> -2). */
+export function wholePart(x: Decimal): Decimal {
+  return x.round(0, Big.roundDown);
+}
+
+/** A percent setting as a rate (1.5 -> 0.015), exact. */
+export function percentToRate(percent: number): Decimal {
+  return numberToDecimal(percent).div(100);
 }
 
 // --- exact fixed point ---------------------------------------------------------------------------

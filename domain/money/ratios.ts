@@ -1,6 +1,6 @@
 // Market figures derived from prices: probability, 24-hour change, the midpoint of the book.
 
-import { Big } from './decimal.ts';
+import { Big } from './big.ts';
 
 const PROBABILITY_PLACES = 6;
 

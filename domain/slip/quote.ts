@@ -12,7 +12,9 @@
 // The book is the public, aggregated one: the member's own resting orders are in it (the
 // engine's self-trade prevention would cancel those instead of matching them).
 
-import { Big, compare, contractsTimesCents, formatCents, formatNanos, money, nanosToDecimal, plus, toFixedPlaces, ZERO, type Decimal } from '../money/decimal.ts';
+import {
+  compare, contractsTimesCents, decimalOf, decimalText, formatCents, formatNanos, money, perContract, plus, toFixedPlaces, ZERO, type Decimal,
+} from '../money/decimal.ts';
 import type { FeeRates } from '../engine/fees.ts';
 import { tradeFee } from '../engine/orders.ts';
 
@@ -115,18 +117,18 @@ export interface QuoteTexts {
 export function quoteTexts(quote: Quote, availableBalance: string, moneyPlaces: 2 | null): QuoteTexts {
   const show = (value: Decimal) => (moneyPlaces === null ? money(value) : toFixedPlaces(value, moneyPlaces));
   const average = quote.filledNanos > 0
-    ? quote.filledPremium.div(nanosToDecimal(quote.filledNanos)).round(moneyPlaces ?? AVERAGE_PRICE_PLACES, Big.roundHalfUp)
+    ? perContract(quote.filledPremium, quote.filledNanos, moneyPlaces ?? AVERAGE_PRICE_PLACES)
     : null;
   return {
     fills: quote.fills.map((fill) => ({ price: formatCents(fill.cents), quantity: formatNanos(fill.nanos) })),
     filled_quantity: formatNanos(quote.filledNanos),
-    average_price: average === null ? null : moneyPlaces === null ? average.toFixed() : toFixedPlaces(average, moneyPlaces),
+    average_price: average === null ? null : moneyPlaces === null ? decimalText(average) : toFixedPlaces(average, moneyPlaces),
     resting_quantity: formatNanos(quote.restingNanos),
     unfilled_quantity: formatNanos(quote.unfilledNanos),
     risk: show(quote.risk),
     potential_fee: show(quote.potentialFee),
     cost: show(quote.cost),
-    available_balance: show(new Big(availableBalance)),
-    sufficient_funds: compare(quote.cost, new Big(availableBalance)) <= 0,
+    available_balance: show(decimalOf(availableBalance)),
+    sufficient_funds: compare(quote.cost, decimalOf(availableBalance)) <= 0,
   };
 }

@@ -7,7 +7,7 @@
 // load may overlap announcements without harm.
 
 import type { BookLevels } from '../../projections/core/queries/book.ts';
-import { Big, compare } from '../../domain/money/decimal.ts';
+import { compareTexts } from '../../domain/money/decimal.ts';
 
 export type Level = [price: string, quantity: string];
 
@@ -46,7 +46,7 @@ function isZero(quantity: string): boolean {
 }
 
 function compareDecimalText(a: string, b: string): number {
-  return compare(new Big(a), new Big(b));
+  return compareTexts(a, b);
 }
 
 function sortedDescending(levels: Map<string, string>): Level[] {

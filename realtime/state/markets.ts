@@ -3,7 +3,7 @@
 // announcement is compared with what was last published, so `ticker`, `market_updates` and
 // `events` push only when their own fields changed.
 
-import { Big } from '../../domain/money/decimal.ts';
+import { decimalOf, decimalText, plus, ZERO } from '../../domain/money/decimal.ts';
 import type { MarketWire } from '../../projections/core/market.ts';
 
 /** `ticker` payload: the market's price, last traded price, probability and 24-hour volume. */
@@ -111,14 +111,14 @@ export class MarketDirectory {
   }
 
   eventVolume(eventId: string): EventVolume {
-    let total = new Big(0);
-    let day = new Big(0);
+    let total = ZERO;
+    let day = ZERO;
     for (const marketId of this.marketsOfEvent.get(eventId) ?? []) {
       const entry = this.markets.get(marketId);
       if (!entry) continue;
-      total = total.plus(entry.totalVolume);
-      day = day.plus(entry.volume24h);
+      total = plus(total, decimalOf(entry.totalVolume));
+      day = plus(day, decimalOf(entry.volume24h));
     }
-    return { event_id: eventId, total_volume: total.toFixed(), volume24h: day.toFixed() };
+    return { event_id: eventId, total_volume: decimalText(total), volume24h: decimalText(day) };
   }
 }

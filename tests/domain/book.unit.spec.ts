@@ -15,7 +15,8 @@ const books: [string, () => OrderBook][] = [
   ['fast', () => new FastOrderBook(MAX)],
 ];
 
-const limit = (id: string, side: 'buy' | 'sell', price: number, qty: number, owner = 'x'): IncomingOrder =>
+/** A limit order; each has its own owner unless one is given. */
+const limit = (id: string, side: 'buy' | 'sell', price: number, qty: number, owner = `owner-${id}`): IncomingOrder =>
   ({ id, ownerId: owner, side, limitCents: price, quantityNanos: qty });
 
 for (const [name, make] of books) {
@@ -56,11 +57,52 @@ for (const [name, make] of books) {
     it('never rests a market order', () => {
       const book = make();
       matchIncoming(book, limit('s1', 'sell', 50, 3));
-      const result = matchIncoming(book, { id: 'm', ownerId: 'x', side: 'buy', limitCents: null, quantityNanos: 10 });
+      const result = matchIncoming(book, { id: 'm', ownerId: 'taker', side: 'buy', limitCents: null, quantityNanos: 10 });
       expect(result.filledNanos).to.equal(3);
       expect(result.rested).to.equal(false);
       expect(book.size()).to.equal(0);
       assertBookInvariants(book);
+    });
+
+    it("cancels the incoming owner's own resting orders instead of trading with them (self-trade prevention) and fills behind them", () => {
+      const book = make();
+      matchIncoming(book, limit('mine', 'sell', 50, 2, 'me'));
+      matchIncoming(book, limit('theirs', 'sell', 50, 2, 'them'));
+      matchIncoming(book, limit('mine2', 'sell', 51, 2, 'me'));
+      const cancelled: string[] = [];
+      const result = matchIncoming(book, limit('b', 'buy', 51, 3, 'me'), { onCancelled: (resting, selfTrade) => { if (selfTrade) cancelled.push(resting.id); } });
+      expect(result.trades.map((t) => [t.makerOrderId, t.nanos])).to.deep.equal([['theirs', 2]]);
+      expect(result.cancelled).to.deep.equal(['mine', 'mine2']);
+      expect(cancelled).to.deep.equal(['mine', 'mine2']);
+      expect(result.rested).to.equal(true);
+      expect(book.get('b')!.remainingNanos).to.equal(1);
+      assertBookInvariants(book);
+    });
+
+    it("follows its policy: a resting order it cancels is skipped, a stop leaves the remainder unrested", () => {
+      const book = make();
+      for (const [id, price] of [['s1', 50], ['s2', 51], ['s3', 52]] as const) matchIncoming(book, limit(id, 'sell', price, 2));
+      const traded: string[] = [];
+      const result = matchIncoming(book, limit('b', 'buy', 60, 10), {
+        beforeTrade: (resting) => (resting.id === 's1' ? 'cancel_resting' : resting.id === 's3' ? 'stop' : 'trade'),
+        onTrade: (resting, nanos, price) => traded.push(`${resting.id}:${nanos}@${price}`),
+      });
+      expect(traded).to.deep.equal(['s2:2@51']);
+      expect(result).to.include({ filledNanos: 2, rested: false, stopped: true });
+      expect(result.cancelled).to.deep.equal(['s1']);
+      expect(book.get('s3')!.remainingNanos).to.equal(2);
+      expect(book.get('b')).to.equal(undefined);
+      assertBookInvariants(book);
+    });
+
+    it('does not rest a limited order that may not rest (a market order held to its worst price)', () => {
+      const book = make();
+      matchIncoming(book, limit('s1', 'sell', 50, 3));
+      matchIncoming(book, limit('s2', 'sell', 55, 3));
+      const result = matchIncoming(book, { id: 'm', ownerId: 'taker', side: 'buy', limitCents: 50, quantityNanos: 5, rests: false });
+      expect(result).to.include({ filledNanos: 3, rested: false, stopped: false });
+      expect(book.bestPrice('sell')).to.equal(55);
+      expect(book.bestPrice('buy')).to.equal(-1);
     });
 
     it('cancels from the middle of a level and keeps FIFO for the rest', () => {
@@ -122,6 +164,7 @@ describe('order books agree on random streams', () => {
           const a = matchIncoming(reference, { ...incoming });
           const b = matchIncoming(fast, { ...incoming });
           expect(b).to.deep.equal(a);
+          for (const trade of b.trades) expect(trade.makerOwnerId).to.not.equal(owner); // never a self-trade
           ids.push(id);
         }
         assertBookInvariants(reference);

@@ -4,8 +4,11 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import {
-  Big, ceilCent, contractsTimesCents, floorCent, formatCents, formatNanos, money, parseMoneyAmount, parsePriceCents, parseQuantityNanos,
+  ceilCent, compareTexts, contractsTimesCents, decimalOf, decimalText, floorCent, formatCents, formatNanos, money, parseMoneyAmount,
+  parsePriceCents, parseQuantityNanos, percentToRate, quotient,
 } from '../../domain/money/decimal.ts';
+import { feeOf } from '../../domain/money/fees.ts';
+import { Big } from '../../domain/money/big.ts';
 
 describe('decimal rules', () => {
   describe('prices', () => {
@@ -105,6 +108,26 @@ describe('decimal rules', () => {
       const cents = new Big(quantity).times(100);
       if (price.ok) expect(price.value).to.equal(Number(cents.toFixed(0)));
       else expect(cents.eq(cents.round(0)) && cents.gt(0) && cents.lt(100_000)).to.equal(false);
+    }), { numRuns: 2000 });
+  });
+
+  it('divides half up at the places asked, turns percent settings into exact rates, compares texts by value', () => {
+    expect(decimalText(quotient(decimalOf('2'), decimalOf('3'), 6))).to.equal('0.666667');
+    expect(decimalText(quotient(decimalOf('-1'), decimalOf('8'), 2))).to.equal('-0.13'); // half away from zero
+    expect(decimalText(percentToRate(1.5))).to.equal('0.015');
+    expect(decimalText(percentToRate(0.1))).to.equal('0.001');
+    expect(compareTexts('0.50', '0.5')).to.equal(0);
+    expect(compareTexts('10', '9.99')).to.equal(1);
+  });
+
+  it('rounds a fee to nine places half up and charges it rounded up to the cent, as plain big.js does', () => {
+    const rate = fc.constantFrom('0.02', '0.015', '0.0075', '0.01', '0.024', '0.005');
+    fc.assert(fc.property(rate, fc.integer({ min: 1, max: 5_000_000_000_000 }), fc.integer({ min: 1, max: 50_000 }), (r, nanos, cents) => {
+      const exact = new Big(nanos).times(cents).div(1e11).times(r);
+      const unrounded = exact.round(9, Big.roundHalfUp);
+      const fee = feeOf(decimalOf(r), nanos, cents);
+      expect(fee.unrounded.eq(unrounded)).to.equal(true);
+      expect(fee.rounded.eq(unrounded.round(2, Big.roundUp))).to.equal(true);
     }), { numRuns: 2000 });
   });
 });

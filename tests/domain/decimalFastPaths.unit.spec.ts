@@ -5,10 +5,11 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import {
-  Big, ceilCent, compare, contractsTimesCents, contractsTimesCentsLessMoney, contractsTimesCentsMoney, floorCent, formatCents, formatNanos,
+  ceilCent, compare, contractsTimesCents, contractsTimesCentsLessMoney, contractsTimesCentsMoney, floorCent, formatCents, formatNanos,
   fromInteger, integerAt, lastExponent, minus, money, negated, perContract, perContractMoney, plus, plusContractsTimesCents, round9,
   roundedMoney, times, timesRatio, toFixedPlaces, wholeQuotient, type Decimal,
 } from '../../domain/money/decimal.ts';
+import { Big } from '../../domain/money/big.ts';
 
 /** Plain big.js money text: at least two decimals, exact beyond. */
 function referenceMoney(value: Decimal): string {

@@ -11,7 +11,8 @@ import { liabilityOf } from '../../domain/engine/funds.ts';
 import type { EngineInput } from '../../domain/engine/inputs.ts';
 import { ledgerSum } from '../../domain/engine/ledger.ts';
 import { decodeState, encodeState, encodeStateV1, stateHash } from '../../domain/engine/snapshot.ts';
-import { Big, ZERO } from '../../domain/money/decimal.ts';
+import { ZERO } from '../../domain/money/decimal.ts';
+import { Big } from '../../domain/money/big.ts';
 import { account, deposit, market, order, SECOND, sportEvent, T0 } from './support.ts';
 
 const ACCOUNTS = ['a', 'b', 'c'];

@@ -4,7 +4,7 @@
 // A fill's own `trade_id` is the fill's id; the fill row remembers the trade it came from
 // (`tape_trade_id`), so an amended taker fill corrects that tape row and the totals.
 
-import { Big, type Decimal } from '../../../domain/money/decimal.ts';
+import { decimalOf, decimalText, isZero, minus, plus, ZERO, type Decimal } from '../../../domain/money/decimal.ts';
 import { usToIso } from '../../../domain/clock.ts';
 import type { FillView } from '../../../domain/views.ts';
 import { newestByKey, type JournaledEvent } from '../engineEvents.ts';
@@ -63,7 +63,7 @@ export const fillsSlice: Slice = {
         FROM jsonb_to_recordset($1::jsonb) AS x(trade_id text, market_id text, price numeric, quantity numeric, taker_action text, executed_at bigint, ins_pos bigint, ins_idx integer)
         ON CONFLICT (trade_id) DO NOTHING
         RETURNING trade_id, market_id, quantity::text, executed_at::text`, [JSON.stringify(tape)]);
-      await addToTotals(batch, inserted.rows.map((row) => ({ market_id: row.market_id, volume: new Big(row.quantity), trades: 1, last_trade_at: Number(row.executed_at) })));
+      await addToTotals(batch, inserted.rows.map((row) => ({ market_id: row.market_id, volume: decimalOf(row.quantity), trades: 1, last_trade_at: Number(row.executed_at) })));
       // kind `trade`: each new tape row once, in journal order, shaped as listMarketTrades renders it
       const fresh = new Set(inserted.rows.map((row) => row.trade_id));
       for (const row of tape) {
@@ -84,8 +84,8 @@ export const fillsSlice: Slice = {
       const row = before.rows[0];
       if (!row) continue;
       await batch.tx.query('UPDATE core_market_trades SET price = $2, quantity = $3 WHERE trade_id = $1', [row.trade_id, fill.price, fill.filled]);
-      const change = new Big(fill.filled).minus(row.quantity);
-      if (!change.eq(0)) await addToTotals(batch, [{ market_id: row.market_id, volume: change, trades: 0, last_trade_at: null }]);
+      const change = minus(decimalOf(fill.filled), decimalOf(row.quantity));
+      if (!isZero(change)) await addToTotals(batch, [{ market_id: row.market_id, volume: change, trades: 0, last_trade_at: null }]);
       batch.touchedMarkets.add(row.market_id);
     }
   },
@@ -94,8 +94,8 @@ export const fillsSlice: Slice = {
 async function addToTotals(batch: Batch, additions: Array<{ market_id: string; volume: Decimal; trades: number; last_trade_at: number | null }>): Promise<void> {
   const byMarket = new Map<string, { market_id: string; volume: Decimal; trades: number; last_trade_at: number | null }>();
   for (const a of additions) {
-    const sum = byMarket.get(a.market_id) ?? { market_id: a.market_id, volume: new Big(0), trades: 0, last_trade_at: null };
-    sum.volume = sum.volume.plus(a.volume);
+    const sum = byMarket.get(a.market_id) ?? { market_id: a.market_id, volume: ZERO, trades: 0, last_trade_at: null };
+    sum.volume = plus(sum.volume, a.volume);
     sum.trades += a.trades;
     if (a.last_trade_at !== null) sum.last_trade_at = Math.max(sum.last_trade_at ?? a.last_trade_at, a.last_trade_at);
     byMarket.set(a.market_id, sum);
@@ -108,6 +108,6 @@ async function addToTotals(batch: Batch, additions: Array<{ market_id: string; v
       total_volume = core_market_totals.total_volume + excluded.total_volume,
       trade_count = core_market_totals.trade_count + excluded.trade_count,
       last_trade_at = greatest(core_market_totals.last_trade_at, excluded.last_trade_at)`,
-  [JSON.stringify([...byMarket.values()].map((s) => ({ ...s, volume: s.volume.toFixed() })))]);
+  [JSON.stringify([...byMarket.values()].map((s) => ({ ...s, volume: decimalText(s.volume) })))]);
   for (const id of byMarket.keys()) batch.touchedMarkets.add(id);
 }

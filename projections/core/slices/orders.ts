@@ -4,7 +4,7 @@
 // moves nothing, and a snapshot older than the stored one is skipped altogether.
 // Resting means a limit order in status `open` or `accepted` with contracts remaining.
 
-import { Big, type Decimal } from '../../../domain/money/decimal.ts';
+import { decimalOf, decimalText, isPositive, isZero, minus, negated, plus, ZERO, type Decimal } from '../../../domain/money/decimal.ts';
 import type { OrderView } from '../../../domain/views.ts';
 import { newestByKey, type JournaledEvent } from '../engineEvents.ts';
 import { renderOrder } from '../render.ts';
@@ -17,8 +17,8 @@ interface Contribution { side: 'buy' | 'sell'; price: string; remaining: Decimal
 
 function contributionOf(order: OrderView): Contribution | null {
   if (order.order_type !== 'limit' || order.price === null || !RESTING_STATUSES.has(order.status)) return null;
-  const remaining = new Big(order.quantity).minus(order.filled);
-  return remaining.gt(0) ? { side: order.action, price: order.price, remaining } : null;
+  const remaining = minus(decimalOf(order.quantity), decimalOf(order.filled));
+  return isPositive(remaining) ? { side: order.action, price: order.price, remaining } : null;
 }
 
 interface StoredOrder { id: string; seq: string; market_id: string; book_side: 'buy' | 'sell' | null; book_price: string | null; book_remaining: string | null }
@@ -72,9 +72,9 @@ export const ordersSlice: Slice = {
 
     const deltas = new Map<string, LevelDelta>();
     const addDelta = (marketId: string, side: string, price: string, quantity: Decimal, orders: number): void => {
-      const key = `${marketId}|${side}|${new Big(price).toFixed()}`;
-      const delta = deltas.get(key) ?? { market_id: marketId, side, price, quantity: new Big(0), orders: 0 };
-      delta.quantity = delta.quantity.plus(quantity);
+      const key = `${marketId}|${side}|${decimalText(decimalOf(price))}`;
+      const delta = deltas.get(key) ?? { market_id: marketId, side, price, quantity: ZERO, orders: 0 };
+      delta.quantity = plus(delta.quantity, quantity);
       delta.orders += orders;
       deltas.set(key, delta);
     };
@@ -86,7 +86,7 @@ export const ordersSlice: Slice = {
     const rows = applicable.map(({ item, at, first }) => {
       const before = storedById.get(item.id);
       if (before?.book_side && before.book_price !== null && before.book_remaining !== null) {
-        addDelta(before.market_id, before.book_side, before.book_price, new Big(before.book_remaining).neg(), -1);
+        addDelta(before.market_id, before.book_side, before.book_price, negated(decimalOf(before.book_remaining)), -1);
       }
       const after = contributionOf(item);
       if (after) addDelta(item.market_id, after.side, after.price, after.remaining, 1);
@@ -98,7 +98,7 @@ export const ordersSlice: Slice = {
         status: item.status,
         book_side: after?.side ?? null,
         book_price: after?.price ?? null,
-        book_remaining: after ? after.remaining.toFixed() : null,
+        book_remaining: after ? decimalText(after.remaining) : null,
         seq: at.seq,
         ins_pos: first.pos,
         ins_idx: first.idx,
@@ -117,7 +117,7 @@ export const ordersSlice: Slice = {
       insertOnly: ['ins_pos', 'ins_idx'],
     }, rows);
 
-    const moved = [...deltas.values()].filter((d) => !d.quantity.eq(0) || d.orders !== 0);
+    const moved = [...deltas.values()].filter((d) => !isZero(d.quantity) || d.orders !== 0);
     if (moved.length > 0) {
       const levels = await batch.tx.query<LevelRow>(prepared(`
         INSERT INTO core_book_levels (market_id, side, price, quantity, orders)
@@ -126,7 +126,7 @@ export const ordersSlice: Slice = {
         ON CONFLICT (market_id, side, price) DO UPDATE
         SET quantity = core_book_levels.quantity + excluded.quantity, orders = core_book_levels.orders + excluded.orders
         RETURNING market_id, side, price::text AS price, trim_scale(quantity)::text AS quantity, (quantity <= 0 OR orders <= 0) AS emptied`,
-      [JSON.stringify(moved.map((d) => ({ ...d, quantity: d.quantity.toFixed() })))]));
+      [JSON.stringify(moved.map((d) => ({ ...d, quantity: decimalText(d.quantity) })))]));
       const marketIds = [...new Set(moved.map((d) => d.market_id))];
       await batch.tx.query(prepared('DELETE FROM core_book_levels WHERE market_id = ANY($1::text[]) AND (quantity <= 0 OR orders <= 0)', [marketIds]));
       for (const id of marketIds) batch.touchedMarkets.add(id);

@@ -1,6 +1,6 @@
 // Positions: PositionChanged. A position's size also moves its market's open interest.
 
-import { Big, type Decimal } from '../../../domain/money/decimal.ts';
+import { abs, decimalOf, decimalText } from '../../../domain/money/decimal.ts';
 import type { PositionView } from '../../../domain/views.ts';
 import { newestByKey, type JournaledEvent } from '../engineEvents.ts';
 import { renderPosition } from '../render.ts';
@@ -25,7 +25,7 @@ export const positionsSlice: Slice = {
       account_id: item.account_id,
       market_id: item.market_id,
       position: item.position,
-      contracts: new Big(item.position).abs().toFixed(),
+      contracts: decimalText(abs(decimalOf(item.position))),
       seq: at.seq,
       doc: item,
     })));

@@ -4,7 +4,9 @@
 // many orders the account has in the market. The row's fields are then derived from the sums,
 // the latest position and the market's max_price. Every field is defined in docs/MEMBER.md.
 
-import { Big, type Decimal } from '../../../domain/money/decimal.ts';
+import {
+  abs, ceilCent, compare, decimalOf, decimalText, integerDecimal, isNegative, isPositive, isZero, minus, negated, plus, quotient, times, ZERO, type Decimal,
+} from '../../../domain/money/decimal.ts';
 import type { FillView, LedgerEntryView, OrderView, PositionView } from '../../../domain/views.ts';
 import { LIVE_ORDER_STATUSES } from '../../../domain/views.ts';
 
@@ -61,14 +63,13 @@ export interface MarketStatsValues {
   market_max_price: string;
 }
 
-const ZERO = new Big(0);
-const ONE = new Big(1);
+const ONE = integerDecimal(1);
 const CANCELLED: ReadonlySet<string> = new Set(['cancelled', 'partially_cancelled']);
 const LIVE: ReadonlySet<string> = new Set(LIVE_ORDER_STATUSES);
 
-const big = (value: string | null | undefined) => (value === null || value === undefined || value === '' ? ZERO : new Big(value));
-const maxOf = (a: Decimal, b: Decimal) => (a.gt(b) ? a : b);
-const minOf = (a: Decimal, b: Decimal) => (a.lt(b) ? a : b);
+const big = (value: string | null | undefined) => (value === null || value === undefined || value === '' ? ZERO : decimalOf(value));
+const maxOf = (a: Decimal, b: Decimal) => (compare(a, b) > 0 ? a : b);
+const minOf = (a: Decimal, b: Decimal) => (compare(a, b) < 0 ? a : b);
 
 /** Contracts of an order still working (quantity − filled). */
 /** What an order contributes through: the member_orders rows keep only these fields of the view. */
@@ -79,7 +80,7 @@ export const orderFactsOf = (order: OrderFacts): OrderFacts => ({
   status: order.status, price: order.price, quantity: order.quantity, filled: order.filled,
 });
 
-const unfilled = (order: Pick<OrderFacts, 'quantity' | 'filled'>) => maxOf(big(order.quantity).minus(big(order.filled)), ZERO);
+const unfilled = (order: Pick<OrderFacts, 'quantity' | 'filled'>) => maxOf(minus(big(order.quantity), big(order.filled)), ZERO);
 
 export function orderContribution(order: OrderFacts, maxPriceText: string): Contribution {
   const maxPrice = big(maxPriceText);
@@ -89,12 +90,12 @@ export function orderContribution(order: OrderFacts, maxPriceText: string): Cont
     const price = big(order.price);
     const remaining = unfilled(order);
     // risk per contract of a resting order: its price on a buy, max_price − price on a sell
-    const risk = side === 'buy' ? price : maxPrice.minus(price);
+    const risk = side === 'buy' ? price : minus(maxPrice, price);
     out[`open_${side}_orders`] = ONE;
     out[`contracts_in_${side}_orders`] = remaining;
-    out[`${side}_order_liability`] = remaining.times(risk);
+    out[`${side}_order_liability`] = times(remaining, risk);
     // the engine's fee base: contracts × min(price, max_price − price)
-    out.order_fee_base = remaining.times(minOf(price, maxPrice.minus(price)));
+    out.order_fee_base = times(remaining, minOf(price, minus(maxPrice, price)));
   } else if (CANCELLED.has(order.status)) {
     out[`cancelled_${side}_orders`] = ONE;
     out[`cancelled_${side}_contracts`] = unfilled(order);
@@ -110,15 +111,15 @@ export function fillContribution(fill: FillView): Contribution {
   const premium = big(fill.pc_premium);
   const out: Contribution = {
     [`${side}_trade_count`]: ONE,
-    [`${side}_settlements`]: new Big(fill.settlements_count ?? 0),
+    [`${side}_settlements`]: integerDecimal(fill.settlements_count ?? 0),
     // a fill's `closing` contracts closed earlier positions when it executed: it opened only the rest
-    [`${side}_contracts_traded`]: maxOf(big(fill.filled).minus(big(fill.closing)), ZERO),
+    [`${side}_contracts_traded`]: maxOf(minus(big(fill.filled), big(fill.closing)), ZERO),
     [`${side}_contracts_closed`]: big(fill.closed_contracts),
     [`${side}_contracts_expired`]: big(fill.expired_contracts),
     [`${side}_contracts_settled`]: big(fill.settled_contracts),
     [`${side}_original_risk`]: big(fill.original_risk),
-    [`closed_${side}_premium`]: premium.times(big(fill.closed_contracts)),
-    [`expired_${side}_premium`]: premium.times(big(fill.expired_contracts)),
+    [`closed_${side}_premium`]: times(premium, big(fill.closed_contracts)),
+    [`expired_${side}_premium`]: times(premium, big(fill.expired_contracts)),
     closed_fees: big(fill.closed_fee),
     expired_fees: big(fill.expired_fee),
     closed_gross_pnl: big(fill.closed_pnl),
@@ -126,7 +127,7 @@ export function fillContribution(fill: FillView): Contribution {
     expired_gross_pnl: big(fill.expired_pnl),
     expired_net_pnl: big(fill.expired_net_pnl),
   };
-  if ((fill.status === 'created' || fill.status === 'open') && big(fill.remaining).gt(0)) {
+  if ((fill.status === 'created' || fill.status === 'open') && isPositive(big(fill.remaining))) {
     out.open_trade_count = ONE;
     out.open_risk = big(fill.remaining_risk);
     out.open_to_win = big(fill.remaining_to_win);
@@ -144,14 +145,14 @@ export function feeContribution(entry: LedgerEntryView): Contribution {
 /** sums += sign × contribution (in place). */
 export function addContribution(sums: Map<SumKey, Decimal>, contribution: Contribution, sign: 1 | -1): void {
   for (const [key, value] of Object.entries(contribution) as Array<[SumKey, Decimal]>) {
-    if (value.eq(0)) continue;
-    sums.set(key, (sums.get(key) ?? ZERO).plus(sign === 1 ? value : value.times(-1)));
+    if (isZero(value)) continue;
+    sums.set(key, plus(sums.get(key) ?? ZERO, sign === 1 ? value : negated(value)));
   }
 }
 
 export function sumsFromStored(stored: StoredSums | null | undefined): Map<SumKey, Decimal> {
   const sums = new Map<SumKey, Decimal>();
-  for (const [key, value] of Object.entries(stored ?? {})) if (value) sums.set(key as SumKey, new Big(value));
+  for (const [key, value] of Object.entries(stored ?? {})) if (value) sums.set(key as SumKey, decimalOf(value));
   return sums;
 }
 
@@ -159,7 +160,7 @@ export function storedOf(sums: Map<SumKey, Decimal>): StoredSums {
   const out: StoredSums = {};
   for (const key of SUM_KEYS) {
     const value = sums.get(key);
-    if (value && !value.eq(0)) out[key] = value.toString();
+    if (value && !isZero(value)) out[key] = decimalText(value);
   }
   return out;
 }
@@ -175,25 +176,26 @@ export interface DeriveInput {
 
 export function deriveMarketStats({ sums, position: positionView, maxPrice, orderFeeRate }: DeriveInput): MarketStatsValues {
   const v = (key: SumKey) => sums.get(key) ?? ZERO;
-  const n = (key: SumKey) => Number(v(key).toString());
-  const s = (value: Decimal) => value.toString();
-  const both = (buy: SumKey, sell: SumKey) => v(buy).plus(v(sell));
+  const n = (key: SumKey) => Number(decimalText(v(key)));
+  const s = (value: Decimal) => decimalText(value);
+  const both = (buy: SumKey, sell: SumKey) => plus(v(buy), v(sell));
 
   const position = big(positionView?.position);
   // contracts reserved by live orders on the closing side (sells against a long, buys against a short)
-  const reserved = position.gt(0) ? v('contracts_in_sell_orders') : position.lt(0) ? v('contracts_in_buy_orders') : ZERO;
-  const availableAbs = maxOf(position.abs().minus(reserved), ZERO);
+  const reserved = isPositive(position) ? v('contracts_in_sell_orders') : isNegative(position) ? v('contracts_in_buy_orders') : ZERO;
+  const availableAbs = maxOf(minus(abs(position), reserved), ZERO);
   const orderLiability = both('buy_order_liability', 'sell_order_liability');
   const openRisk = v('open_risk');
   const openPotentialFee = v('open_potential_fee');
-  const potentialOrderTradeFee = big(orderFeeRate).times(v('order_fee_base')).round(2, Big.roundUp);
-  const totalNet = v('closed_net_pnl').plus(v('expired_net_pnl'));
-  const openPotentialProfit = v('open_to_win').minus(openPotentialFee);
+  // rounded up to the cent, as the engine rounds a trade fee (the rate and the base are never negative)
+  const potentialOrderTradeFee = ceilCent(times(big(orderFeeRate), v('order_fee_base')));
+  const totalNet = plus(v('closed_net_pnl'), v('expired_net_pnl'));
+  const openPotentialProfit = minus(v('open_to_win'), openPotentialFee);
   const openContracts = v('open_contracts');
 
   return {
     position: s(position),
-    available_position: s(position.lt(0) ? availableAbs.times(-1) : availableAbs),
+    available_position: s(isNegative(position) ? negated(availableAbs) : availableAbs),
     contracts_traded: s(both('buy_contracts_traded', 'sell_contracts_traded')),
     buy_contracts_traded: s(v('buy_contracts_traded')),
     sell_contracts_traded: s(v('sell_contracts_traded')),
@@ -233,26 +235,26 @@ export function deriveMarketStats({ sums, position: positionView, maxPrice, orde
     buy_order_liability: s(v('buy_order_liability')),
     sell_order_liability: s(v('sell_order_liability')),
     position_premium_liability: s(openRisk),
-    total_liability: s(orderLiability.plus(openRisk)),
+    total_liability: s(plus(orderLiability, openRisk)),
     max_liability_loss: s(openRisk),
-    max_liability_win: s(v('open_to_win').times(-1)),
-    max_risk: s(openRisk.plus(orderLiability)),
+    max_liability_win: s(negated(v('open_to_win'))),
+    max_risk: s(plus(openRisk, orderLiability)),
     open_risk: s(openRisk),
     original_risk: s(both('buy_original_risk', 'sell_original_risk')),
     buy_original_risk: s(v('buy_original_risk')),
     sell_original_risk: s(v('sell_original_risk')),
     open_premium: s(v('open_premium')),
-    average_open_premium: openContracts.gt(0) ? s(v('open_premium').div(openContracts).round(9)) : '0',
+    average_open_premium: isPositive(openContracts) ? s(quotient(v('open_premium'), openContracts, 9)) : '0',
     closed_premium: s(both('closed_buy_premium', 'closed_sell_premium')),
     closed_buy_premium: s(v('closed_buy_premium')),
     closed_sell_premium: s(v('closed_sell_premium')),
     expired_premium: s(both('expired_buy_premium', 'expired_sell_premium')),
     expired_buy_premium: s(v('expired_buy_premium')),
     expired_sell_premium: s(v('expired_sell_premium')),
-    total_fees: s(v('fee_amounts').times(-1)),
+    total_fees: s(negated(v('fee_amounts'))),
     closed_fees: s(v('closed_fees')),
     expired_fees: s(v('expired_fees')),
-    max_potential_fee: s(openPotentialFee.plus(potentialOrderTradeFee)),
+    max_potential_fee: s(plus(openPotentialFee, potentialOrderTradeFee)),
     open_potential_fee: s(openPotentialFee),
     potential_order_trade_fee: s(potentialOrderTradeFee),
     // closes execute within one engine step: nothing is ever waiting to close
@@ -263,7 +265,7 @@ export function deriveMarketStats({ sums, position: positionView, maxPrice, orde
     expired_net_pnl: s(v('expired_net_pnl')),
     total_settlement_pnl: s(v('expired_gross_pnl')),
     total_net_pnl: s(totalNet),
-    max_potential_profit: s(totalNet.plus(openPotentialProfit)),
+    max_potential_profit: s(plus(totalNet, openPotentialProfit)),
     open_potential_profit: s(openPotentialProfit),
     pending_close_pnl: '0',
     market_max_price: maxPrice,

@@ -4,7 +4,7 @@
 // find the read models identical to the live ones.
 
 import { expect } from 'chai';
-import { Big } from '../../../domain/money/decimal.ts';
+import { Big } from '../../../domain/money/big.ts';
 import { MEMBER_PROJECTORS } from '../../../projections/member/index.ts';
 import { ProjectionRunner } from '../../../projections/runner.ts';
 import { startTradingService, type Member, type TradingService } from '../trading/harness.ts';

@@ -1,5 +1,5 @@
 // Leaderboard period maths (America/New_York days, DST included) and ranking.
-import { Big } from '../../../domain/money/decimal.ts';
+import { Big } from '../../../domain/money/big.ts';
 import { expect } from 'chai';
 import { boardValues, denseRank, sportKey, wireValue, type SettlementFact, type VolumeFact } from '../../../domain/leaderboard/board.ts';
 import { periodBounds } from '../../../domain/leaderboard/period.ts';

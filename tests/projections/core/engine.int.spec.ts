@@ -5,7 +5,7 @@
 // same journal in one batch, or twice, must give the very same rows.
 
 import { expect } from 'chai';
-import { Big } from '../../../domain/money/decimal.ts';
+import { Big } from '../../../domain/money/big.ts';
 import type { BalanceView, OrderView } from '../../../domain/views.ts';
 import { getBalance } from '../../../projections/core/queries/accounts.ts';
 import { getMarket } from '../../../projections/core/queries/markets.ts';

@@ -4,7 +4,7 @@
 // exactly as the engine journals it. Same seed, same session.
 
 import { randomUUID } from 'node:crypto';
-import { Big } from '../../../domain/money/decimal.ts';
+import { Big } from '../../../domain/money/big.ts';
 import type { EngineEvent } from '../../../domain/engine/events.ts';
 import { Engine } from '../../../domain/engine/engine.ts';
 import type { EngineInput } from '../../../domain/engine/inputs.ts';
