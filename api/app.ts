@@ -7,7 +7,7 @@
 // a conditional request on an order or a balance has no use): the images set their own.
 
 import { randomUUID } from 'node:crypto';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import type { AppContext } from '../commands/context.ts';
@@ -37,6 +37,8 @@ export interface AppOptions {
    * on loopback) instead of the public one, which then answers them 404.
    */
   separateAdmin?: boolean;
+  /** Routers of other transports served on the same port (the OAuth server), mounted by the composition root. */
+  routers?: RequestHandler[];
 }
 
 declare module 'express-serve-static-core' {
@@ -154,6 +156,7 @@ export function createApi(ctx: AppContext, options: AppOptions): Api {
   app.use(refuseNul);
   app.use(publicRouter(ctx));
   app.use(docsRouter());
+  for (const router of options.routers ?? []) app.use(router);
 
   app.use((_req: Request, res: Response) => {
     res.status(404).json({ error: 'Not found' });

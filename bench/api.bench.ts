@@ -3,6 +3,13 @@
 // API, then measures over HTTP:
 //   1. signed single POST /api/v1/orders at 50 concurrent connections;
 //   2. signed POST /api/v1/orders/batched with 100 orders per batch.
+// In the same run, for ratios that mean something on a shared machine: an express 5 hello-world
+// (bench/support/hello.mjs, same node flags) driven by the same load generator and connections
+// (`express_hello_per_s`, `single_vs_express`); plain 100-row INSERTs into a narrow table on the
+// service's own PostgreSQL at the batched concurrency (`raw_insert_rows_per_s`,
+// `batched_vs_raw_insert`); and, while the single orders run, the projection lag: a separate
+// reader (its own key and connections) times each sampled order from its 200 until
+// GET /api/v1/orders/{id} answers it (`projection_lag_p50_ms`, `projection_lag_p99_ms`).
 // Prints orders/s and p50/p99 latency, and (on Linux, when the bench starts the service) the CPU
 // time per order of the service process and of its PostgreSQL processes, from /proc; the last
 // line is one JSON object.
@@ -16,7 +23,9 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { embeddedConnectionString, livePortOf } from '../eventstore/postgres/embedded.ts';
 import { LoadClient } from './support/loadClient.ts';
 import { privateKeyObject, signWithNode } from '../commands/credentials/ed25519.ts';
 
@@ -26,6 +35,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
 const BATCH_CONCURRENCY = Number(process.env.BENCH_BATCH_CONCURRENCY ?? 8);
 const BATCH_SIZE = 100;
 const WARMUP_ORDERS = 1_000;
+/** The bench's one account holds every order it places (none cross): above warm-up + single + batched. */
+const LIVE_ORDERS_ALLOWED = 1_000_000;
 const STARTUP_TIMEOUT_MS = 120_000;
 
 interface Answer { status: number; body: string }
@@ -130,6 +141,7 @@ async function startService(): Promise<{ baseUrl: URL; adminToken: string; pid: 
     return { baseUrl: new URL(process.env.BENCH_URL), adminToken, pid: undefined, stop: async () => undefined };
   }
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'exchange-api-bench-'));
+  benchDataDir = dataDir;
   chmodSync(dataDir, 0o755); // embedded PostgreSQL runs as the postgres user when we are root
   const port = await freePort();
   const adminToken = randomBytes(24).toString('hex');
@@ -223,10 +235,71 @@ async function runPool(total: number, concurrency: number, one: (i: number) => P
   return { latenciesMs: latenciesMs.sort((a, b) => a - b), elapsedMs: performance.now() - started, failures };
 }
 
+/** The service's DATA_DIR when the bench started it (the raw-insert reference uses its PostgreSQL). */
+let benchDataDir: string | undefined;
+
+/** Starts the express hello-world reference (bench/support/hello.mjs) with the service's node flags. */
+async function startHello(): Promise<{ baseUrl: URL; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [...startNodeFlags(), 'bench/support/hello.mjs'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('error', reject);
+    child.stdout?.once('data', (chunk: Buffer) => resolve(Number(chunk.toString('utf8').trim())));
+  });
+  return {
+    baseUrl: new URL(`http://127.0.0.1:${port}`),
+    stop: async () => {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
+    },
+  };
+}
+
+/**
+ * Plain 100-row INSERTs into a narrow order-like table on the service's own PostgreSQL (durable
+ * settings, as the service runs it), at the batched phase's concurrency: what "one plain row per
+ * order" costs on this machine. Null when the service is not the bench's own (BENCH_URL).
+ */
+async function rawInsertRowsPerS(): Promise<number | null> {
+  if (!benchDataDir) return null;
+  const clusterDir = path.join(benchDataDir, 'postgres');
+  const port = livePortOf(clusterDir);
+  if (port === undefined) return null;
+  const pool = new pg.Pool({ connectionString: embeddedConnectionString(clusterDir, port, 'exchange'), max: BATCH_CONCURRENCY });
+  try {
+    await pool.query('CREATE TABLE IF NOT EXISTS bench_raw_orders (id uuid PRIMARY KEY, account_id uuid NOT NULL, market_id uuid NOT NULL, side text NOT NULL, price numeric NOT NULL, quantity numeric NOT NULL, created_at timestamptz NOT NULL DEFAULT now())');
+    const account = randomUUID();
+    const market = randomUUID();
+    const insertBatch = async (): Promise<number> => {
+      const values: unknown[] = [];
+      const rows: string[] = [];
+      for (let i = 0; i < BATCH_SIZE; i++) {
+        const at = values.length;
+        values.push(randomUUID(), account, market, i % 2 === 0 ? 'buy' : 'sell', '0.42', '1');
+        rows.push(`($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6})`);
+      }
+      await pool.query(`INSERT INTO bench_raw_orders (id, account_id, market_id, side, price, quantity) VALUES ${rows.join(', ')}`, values);
+      return 200;
+    };
+    await runPool(20, BATCH_CONCURRENCY, insertBatch);
+    const run = await runPool(BATCHES, BATCH_CONCURRENCY, insertBatch);
+    return round((BATCHES * BATCH_SIZE) / (run.elapsedMs / 1000), 0);
+  } finally {
+    await pool.end();
+  }
+}
+
+/** Projection lag samples: every PROJECTION_LAG_SAMPLE_EVERY-th order answered 200, read back by a separate reader. */
+const PROJECTION_LAG_SAMPLE_EVERY = 40;
+/** Reads in flight at most; a sample that would exceed it is skipped (the reader must not become the load). */
+const PROJECTION_LAG_READERS_MAX = 4;
+
 async function main(): Promise<void> {
   const service = await startService();
   try {
     const { baseUrl, adminToken } = service;
+    // one account rests every order the bench places: lift the per-account live-order cap above that
+    await admin(baseUrl, adminToken, 'PATCH', '/settings', { max_live_orders_per_account: LIVE_ORDERS_ALLOWED });
     const { account } = await admin(baseUrl, adminToken, 'POST', '/accounts', { first_name: 'Bench', last_name: 'Trader' });
     await admin(baseUrl, adminToken, 'POST', `/accounts/${account.account_id}/deposits`, { amount: '100000000' });
     const { event } = await admin(baseUrl, adminToken, 'POST', '/events', { title: 'Bench event', start: new Date(Date.now() + 86_400_000).toISOString(), sport: 'soccer' });
@@ -235,11 +308,37 @@ async function main(): Promise<void> {
     const signer = new Signer(apiKey.key_id, apiKey.private_key);
     const marketId: string = market.market_id;
 
+    // the separate reader of the projection-lag samples: its own key and its own connections
+    const { api_key: readerKey } = await admin(baseUrl, adminToken, 'POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_only' });
+    const readerSigner = new Signer(readerKey.key_id, readerKey.private_key);
+    const reader = new LoadClient(baseUrl.hostname, Number(baseUrl.port), PROJECTION_LAG_READERS_MAX);
+    const lagsMs: number[] = [];
+    let readersBusy = 0;
+    let sampling = false;
+    const readBack = async (orderId: string, answeredAt: number): Promise<void> => {
+      readersBusy++;
+      try {
+        const orderPath = `/api/v1/orders/${orderId}`;
+        for (;;) {
+          const answer = await reader.request('GET', orderPath, { 'user-agent': 'api-bench-reader/1', ...readerSigner.headers('GET', orderPath) });
+          if (answer.status === 200) break;
+          await new Promise((resolve) => setTimeout(resolve, 1));
+        }
+        lagsMs.push(performance.now() - answeredAt);
+      } finally {
+        readersBusy--;
+      }
+    };
+
     let sequence = 0;
+    let answered = 0;
     const placeOne = async (): Promise<number> => {
       const body = JSON.stringify(orderBody(marketId, sequence++));
       const answer = await request(baseUrl, 'POST', '/api/v1/orders', signer.headers('POST', '/api/v1/orders'), body);
       if (answer.status !== 200 && sequence < 5) console.error(`single: ${answer.status} ${answer.body}`);
+      if (answer.status === 200 && sampling && ++answered % PROJECTION_LAG_SAMPLE_EVERY === 0 && readersBusy < PROJECTION_LAG_READERS_MAX) {
+        void readBack((JSON.parse(answer.body) as { order: { id: string } }).order.id, performance.now());
+      }
       return answer.status;
     };
     const placeBatch = async (): Promise<number> => {
@@ -250,24 +349,46 @@ async function main(): Promise<void> {
     };
 
     await runPool(WARMUP_ORDERS, CONCURRENCY, placeOne);
+    sampling = true;
     const singleRun = await measureCpu(service.pid, SINGLE_ORDERS, () => runPool(SINGLE_ORDERS, CONCURRENCY, placeOne));
+    sampling = false;
+    while (readersBusy > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    reader.close();
+    lagsMs.sort((a, b) => a - b);
     const single = singleRun.result;
     await runPool(20, BATCH_CONCURRENCY, placeBatch);
     const batchedRun = await measureCpu(service.pid, BATCHES * BATCH_SIZE, () => runPool(BATCHES, BATCH_CONCURRENCY, placeBatch));
     const batched = batchedRun.result;
+    const rawRowsPerS = await rawInsertRowsPerS();
+
+    // the reference: an express hello-world, same load generator, connections and count
+    const hello = await startHello();
+    let expressPerS: number;
+    try {
+      const helloClient = new LoadClient(hello.baseUrl.hostname, Number(hello.baseUrl.port), CONCURRENCY + 8);
+      const helloOne = async () => (await helloClient.request('GET', '/hello', { 'user-agent': 'api-bench/1' })).status;
+      await runPool(WARMUP_ORDERS, CONCURRENCY, helloOne);
+      const helloRun = await runPool(SINGLE_ORDERS, CONCURRENCY, helloOne);
+      helloClient.close();
+      expressPerS = round(SINGLE_ORDERS / (helloRun.elapsedMs / 1000), 0);
+    } finally {
+      await hello.stop();
+    }
+    const singlePerS = round(SINGLE_ORDERS / (single.elapsedMs / 1000), 0);
+    const batchedPerS = round((BATCHES * BATCH_SIZE) / (batched.elapsedMs / 1000), 0);
 
     const result = {
       single_orders: SINGLE_ORDERS,
       single_concurrency: CONCURRENCY,
       single_failures: single.failures,
-      single_orders_per_s: round(SINGLE_ORDERS / (single.elapsedMs / 1000), 0),
+      single_orders_per_s: singlePerS,
       single_p50_ms: round(percentile(single.latenciesMs, 50)),
       single_p99_ms: round(percentile(single.latenciesMs, 99)),
       batches: BATCHES,
       batch_size: BATCH_SIZE,
       batch_concurrency: BATCH_CONCURRENCY,
       batched_failures: batched.failures,
-      batched_orders_per_s: round((BATCHES * BATCH_SIZE) / (batched.elapsedMs / 1000), 0),
+      batched_orders_per_s: batchedPerS,
       batched_p50_ms: round(percentile(batched.latenciesMs, 50)),
       batched_p99_ms: round(percentile(batched.latenciesMs, 99)),
       single_service_cpu_us_per_order: singleRun.serviceUs,
@@ -276,12 +397,20 @@ async function main(): Promise<void> {
       batched_postgres_cpu_us_per_order: batchedRun.postgresUs,
       single_client_cpu_us_per_order: singleRun.clientUs,
       batched_client_cpu_us_per_order: batchedRun.clientUs,
+      express_hello_per_s: expressPerS,
+      single_vs_express: round(singlePerS / expressPerS, 3),
+      raw_insert_rows_per_s: rawRowsPerS,
+      batched_vs_raw_insert: rawRowsPerS === null ? null : round(batchedPerS / rawRowsPerS, 3),
+      projection_lag_samples: lagsMs.length,
+      projection_lag_p50_ms: lagsMs.length > 0 ? round(percentile(lagsMs, 50)) : null,
+      projection_lag_p99_ms: lagsMs.length > 0 ? round(percentile(lagsMs, 99)) : null,
     };
     console.log(`single POST /orders: ${result.single_orders_per_s} orders/s, p50 ${result.single_p50_ms} ms, p99 ${result.single_p99_ms} ms (${CONCURRENCY} connections, ${single.failures} non-200)`);
     console.log(`POST /orders/batched x${BATCH_SIZE}: ${result.batched_orders_per_s} orders/s, p50 ${result.batched_p50_ms} ms, p99 ${result.batched_p99_ms} ms per batch (${BATCH_CONCURRENCY} connections, ${batched.failures} non-200)`);
     if (singleRun.serviceUs !== null) {
       console.log(`CPU per order: single ${result.single_service_cpu_us_per_order} µs service + ${result.single_postgres_cpu_us_per_order} µs PostgreSQL; batched ${result.batched_service_cpu_us_per_order} + ${result.batched_postgres_cpu_us_per_order} µs (load generator: ${result.single_client_cpu_us_per_order} and ${result.batched_client_cpu_us_per_order} µs)`);
     }
+    console.log(`express hello-world: ${expressPerS} requests/s (single orders at ${result.single_vs_express}x); raw 100-row INSERTs: ${rawRowsPerS ?? 'n/a'} rows/s (batched orders at ${result.batched_vs_raw_insert ?? 'n/a'}x); projection lag p50 ${result.projection_lag_p50_ms} ms, p99 ${result.projection_lag_p99_ms} ms (${lagsMs.length} samples)`);
     console.log(JSON.stringify(result));
   } finally {
     for (const client of clients.values()) client.close();

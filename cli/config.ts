@@ -1,6 +1,7 @@
 // Configuration from the environment (DESIGN.md's list). Every variable is checked at start; a
 // bad value stops the service with a message naming the variable and what it accepts.
 
+import { isIP } from 'node:net';
 import path from 'node:path';
 import type { Config } from '../commands/context.ts';
 
@@ -68,6 +69,22 @@ export function defaultServiceUrl(env: Env = process.env, forAdmin = false): str
   return `http://localhost:${port(env, 'PORT', 8080)}`;
 }
 
+/** TRUSTED_PROXIES: comma-separated IP addresses or CIDRs (e.g. `10.0.0.5,10.1.0.0/16`); none by default. */
+function trustedProxiesOf(env: Env): string[] {
+  const raw = valueOf(env, 'TRUSTED_PROXIES');
+  if (raw === undefined) return [];
+  const entries = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  for (const entry of entries) {
+    const [address = '', prefix, extra] = entry.split('/');
+    const family = isIP(address);
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
+    if (family === 0 || !prefixOk || extra !== undefined) {
+      throw new ConfigError('TRUSTED_PROXIES', `must be comma-separated IP addresses or CIDRs (got "${entry}")`);
+    }
+  }
+  return entries;
+}
+
 /** The operator API's bearer token guards money movements: a guessable one is refused at start. */
 export const ADMIN_TOKEN_LENGTH_MIN = 32;
 
@@ -92,6 +109,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: port(env, 'PORT', 8080),
     wsPort: port(env, 'WS_PORT', 8081),
     adminPort: valueOf(env, 'ADMIN_PORT') === undefined ? null : port(env, 'ADMIN_PORT', 0),
+    trustedProxies: trustedProxiesOf(env),
     adminToken,
     dataDir: path.resolve(valueOf(env, 'DATA_DIR') ?? './data'),
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),

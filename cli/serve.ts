@@ -32,6 +32,7 @@ import { ProjectionRunner } from '../projections/runner.ts';
 import { startRealtime, type Realtime } from '../realtime/index.ts';
 import { freePortOn } from './ports.ts';
 import { cancelOnDisconnectOf, identityResolverOf } from './realtimeWiring.ts';
+import { metadataRouter } from '../oauth/metadata.ts';
 import { readYourWrites, withCredentials } from './credentials.ts';
 import { createLogger } from './logger.ts';
 
@@ -201,7 +202,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       settings,
     };
     const ctx: AppContext = withCredentials(base);
-    const api = createApi(ctx, { registry, isReady: () => ready, separateAdmin: config.adminPort !== null });
+    const api = createApi(ctx, { registry, isReady: () => ready, separateAdmin: config.adminPort !== null, routers: [metadataRouter(ctx)] });
     let adminPort: number | null = null;
     if (api.adminApp) {
       const adminServer = http.createServer(HTTP_SERVER_LIMITS, api.adminApp);

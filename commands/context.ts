@@ -13,6 +13,8 @@ import type { SettingsStore } from './settings/settings.ts';
 export interface Config {
   port: number;
   wsPort: number;
+  /** Addresses or CIDRs of reverse proxies whose X-Forwarded-Proto/Host are believed (TRUSTED_PROXIES). */
+  trustedProxies: string[];
   /** When set, /admin/v1 and /metrics are served only on this port, bound to 127.0.0.1 (0: any free port). */
   adminPort: number | null;
   adminToken: string | undefined;

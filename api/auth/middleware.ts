@@ -3,7 +3,9 @@
 // typed refusals to HTTP in one table.
 
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { BlockList } from 'node:net';
 import type { CredentialRefusal, CredentialRequest } from '../../commands/auth/credentials.ts';
+import { baseUrlOf, trustedProxies } from '../../commands/auth/origin.ts';
 import type { AppContext } from '../../commands/context.ts';
 import { HttpError } from '../errors.ts';
 import { setPrincipal } from './principal.ts';
@@ -59,14 +61,16 @@ export function credentialRequestOf(req: Request): CredentialRequest {
 }
 
 /** The protected resource metadata URL of the host the request came to (RFC 9728). */
-export function resourceMetadataUrlOf(req: Request): string {
-  return `${req.protocol}://${req.headers.host ?? 'localhost'}/.well-known/oauth-protected-resource`;
+export function resourceMetadataUrlOf(req: Request, proxies: BlockList): string {
+  const origin = { ...credentialRequestOf(req), encrypted: (req.socket as { encrypted?: boolean }).encrypted === true };
+  return `${baseUrlOf(origin, proxies)}/.well-known/oauth-protected-resource`;
 }
 
 export function authenticate(ctx: AppContext): RequestHandler {
+  const proxies = trustedProxies(ctx.config.trustedProxies);
   return async function authenticateRequest(req: Request, _res: Response, next: NextFunction): Promise<void> {
     const result = await ctx.credentials.resolve(credentialRequestOf(req));
-    if (!result.ok) throw httpErrorOfRefusal(result.refusal, resourceMetadataUrlOf(req));
+    if (!result.ok) throw httpErrorOfRefusal(result.refusal, resourceMetadataUrlOf(req, proxies));
     setPrincipal(req, result.principal);
     next();
   };

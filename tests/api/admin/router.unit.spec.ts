@@ -38,7 +38,7 @@ async function startAdmin(options: { testClock: boolean }) {
   const logger = pino({ level: 'silent' });
   const engine = new FakeEngine();
   const config: Config = {
-    port: 0, wsPort: 0, adminPort: null, adminToken: TOKEN, dataDir, databaseUrl: undefined, eventstoreUrl: undefined,
+    port: 0, wsPort: 0, adminPort: null, trustedProxies: [], adminToken: TOKEN, dataDir, databaseUrl: undefined, eventstoreUrl: undefined,
     jurisdiction: 'us', testClock: options.testClock, demo: false, logLevel: 'silent',
   };
   const testClock = options.testClock ? createTestClock() : null;

@@ -84,7 +84,7 @@ export async function startMemberService(options: { jurisdiction?: 'us' | 'ca' }
   const desk = new Desk();
   const engine: EngineGateway = { submit: async () => { throw new Error('the member tests do not use the engine'); } };
   const config: Config = {
-    port: 0, wsPort: 0, adminPort: null, adminToken: 'admin', dataDir: '', databaseUrl: undefined, eventstoreUrl: undefined,
+    port: 0, wsPort: 0, adminPort: null, trustedProxies: [], adminToken: 'admin', dataDir: '', databaseUrl: undefined, eventstoreUrl: undefined,
     jurisdiction: options.jurisdiction ?? 'us', testClock: true, demo: false, logLevel: 'silent',
   };
   const wiring: Omit<AppContext, 'credentials'> = {

@@ -164,7 +164,7 @@ export async function startTradingService(options: V1Options = {}, engineOptions
   };
   const engine = await startEngine({ store, clock, logger, writes, dataDir, ...engineOptions });
   const config: Config = {
-    port: 0, wsPort: 0, adminPort: null, adminToken: ADMIN_TOKEN, dataDir, databaseUrl: undefined, eventstoreUrl: undefined,
+    port: 0, wsPort: 0, adminPort: null, trustedProxies: [], adminToken: ADMIN_TOKEN, dataDir, databaseUrl: undefined, eventstoreUrl: undefined,
     jurisdiction: 'us', testClock: true, demo: false, logLevel: 'silent',
   };
   const wiring: Omit<AppContext, 'credentials'> = {
