@@ -103,7 +103,7 @@ CREATE TABLE IF NOT EXISTS core_fills (
   market_id text NOT NULL,
   order_id text NOT NULL,
   status text NOT NULL,
-  tape_trade_id text, -- the TradeExecuted trade id (a fill's own trade_id is the fill's id)
+  tape_trade_id text, -- the Traded fact's trade id (a fill's own trade_id is the fill's id)
   seq bigint NOT NULL,
   ins_pos bigint NOT NULL,
   ins_idx integer NOT NULL,
