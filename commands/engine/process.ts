@@ -29,7 +29,7 @@ export const BATCH_INPUTS_MAX = 1_024;
 export const DECIDE_SLICE = 64;
 /**
  * Steps per journal record: keeps a record well under EventStoreDB's default 1 MiB append limit
- * for ordinary steps (about 1.4 KB each) while one row still carries hundreds of orders.
+ * for ordinary steps (about half a KB each) while one row still carries hundreds of orders.
  */
 export const STEPS_PER_RECORD = 256;
 /**
