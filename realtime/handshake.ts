@@ -7,6 +7,7 @@
 //   4. else anonymous (the unprefixed SVC-ACCESS-* names count as no credential at all)
 // Refusals arrive typed from the credential resolver; this file alone maps them to HTTP.
 
+import type { CredentialRefusal, CredentialRequest } from '../commands/auth/credentials.ts';
 import { ANONYMOUS, type SocketIdentity } from './identity.ts';
 
 export const HEADER_OAUTH_TOKEN = 'x-svc-oauth-token';
@@ -15,22 +16,11 @@ export const HEADER_ERROR = 'x-svc-error';
 export const IP_NOT_ALLOWED_HEADER_VALUE = '5301 - ip_not_allowed';
 export const USER_AGENT_ERROR = 'User-Agent header is required';
 
-/** What the resolver sees of the handshake request (no uWebSockets types). */
-export interface HandshakeRequest {
-  method: string;
-  pathWithQuery: string;
-  header(name: string): string | undefined;
-  remoteAddress: string | null;
-}
+/** What the resolver sees of the handshake request (no uWebSockets types): the shared credential request. */
+export type HandshakeRequest = CredentialRequest;
 
-export type HandshakeRefusal =
-  | { code: 'user_agent_required' }
-  | { code: 'api_key_invalid' }
-  | { code: 'unauthorized' }
-  | { code: 'oauth_token_invalid' }
-  | { code: 'ip_not_allowed' }
-  | { code: 'account_inactive'; status: string }
-  | { code: 'unavailable' };
+/** The shared resolver's refusals; this file maps them to the handshake's HTTP answer. */
+export type HandshakeRefusal = CredentialRefusal;
 
 export type IdentityResult = { ok: true; identity: SocketIdentity } | { ok: false; refusal: HandshakeRefusal };
 

@@ -3,7 +3,8 @@
 // headers (X-Forwarded-Proto, X-Forwarded-Host) count only from a configured trusted proxy, so a
 // client cannot point the documents at another host by sending them itself.
 
-import { BlockList, isIP } from 'node:net';
+import type { BlockList } from 'node:net';
+import { addressListOf, listed } from '../net/addressList.ts';
 import { normalizeIp } from '../../domain/address.ts';
 
 /** Host header values accepted: a DNS name or address with an optional port (nothing else can reach a URL). */
@@ -18,24 +19,11 @@ export interface OriginRequest {
 }
 
 /** Trusted proxies from TRUSTED_PROXIES (addresses or CIDRs). */
-export function trustedProxies(entries: readonly string[]): BlockList {
-  const list = new BlockList();
-  for (const entry of entries) {
-    const [address = '', prefix] = entry.split('/');
-    const family = isIP(address);
-    if (family === 0) continue;
-    const type = family === 4 ? 'ipv4' : 'ipv6';
-    if (prefix === undefined) list.addAddress(address, type);
-    else list.addSubnet(address, Number(prefix), type);
-  }
-  return list;
-}
+export const trustedProxies = addressListOf;
 
 function fromTrustedProxy(request: OriginRequest, proxies: BlockList): boolean {
   const ip = normalizeIp(request.remoteAddress);
-  if (ip === null) return false;
-  const family = isIP(ip);
-  return family !== 0 && proxies.check(ip, family === 4 ? 'ipv4' : 'ipv6');
+  return ip !== null && listed(proxies, ip);
 }
 
 const first = (value: string | undefined): string | undefined => value?.split(',')[0]?.trim() || undefined;

@@ -8,7 +8,8 @@
 //   hosting ranges);
 // - a batch is checked once with its top-level `geo_location`; codes inside legs are ignored.
 
-import { BlockList, isIP } from 'node:net';
+import type { BlockList } from 'node:net';
+import { addressListOf, listed } from '../net/addressList.ts';
 import type { GeofencingSettings } from '../settings/settings.ts';
 
 export type LocationRefusal =
@@ -24,28 +25,16 @@ export const LOCATION_MESSAGES: Record<LocationRefusal['code'], string> = {
   location_blocked_network: `${GEO_REFUSAL_PREFIX} is not allowed: VPN, proxy or hosting networks are refused`,
 };
 
+/** One list per blocked-networks array of the settings (a settings change brings a new array). */
 const blockLists = new WeakMap<readonly string[], BlockList>();
 
-function blockListOf(networks: readonly string[]): BlockList {
-  let list = blockLists.get(networks);
-  if (list) return list;
-  list = new BlockList();
-  for (const cidr of networks) {
-    const [address = '', prefixText] = cidr.split('/');
-    const family = isIP(address);
-    if (family === 0) continue;
-    const type = family === 4 ? 'ipv4' : 'ipv6';
-    if (prefixText === undefined) list.addAddress(address, type);
-    else list.addSubnet(address, Number(prefixText), type);
-  }
-  blockLists.set(networks, list);
-  return list;
-}
-
 export function inBlockedNetwork(ip: string, networks: readonly string[]): boolean {
-  const family = isIP(ip);
-  if (family === 0) return false;
-  return blockListOf(networks).check(ip, family === 4 ? 'ipv4' : 'ipv6');
+  let list = blockLists.get(networks);
+  if (!list) {
+    list = addressListOf(networks);
+    blockLists.set(networks, list);
+  }
+  return listed(list, ip);
 }
 
 /** The refusal the settings give this request's location, or null when it may proceed. */
