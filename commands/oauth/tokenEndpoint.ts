@@ -293,7 +293,8 @@ export function createTokenEndpoint(deps: OAuthDeps): TokenEndpoint {
       }
       const client = context.client as AuthenticatedClient;
       // The library sees the client as authenticated above: Basic with the decoded id and secret, or the public id.
-      const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+      // (a content-length tells the library's body check that there is a body: it was parsed already)
+      const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', 'content-length': '1' };
       const body: Record<string, unknown> = { ...request.body };
       delete body.client_id;
       if (client.withSecret) {
@@ -308,7 +309,8 @@ export function createTokenEndpoint(deps: OAuthDeps): TokenEndpoint {
       } catch (error) {
         return answerOfLibraryError(error, deps);
       }
-      const answer = { ...(libResponse.body as Record<string, unknown>), token_type: 'bearer' };
+      // the stored expiry is exactly the lifetime from now (the library rounds its own clock down)
+      const answer = { ...(libResponse.body as Record<string, unknown>), token_type: 'bearer', expires_in: ACCESS_TOKEN_LIFETIME_S };
       return json(200, answer, { Pragma: 'no-cache' });
     },
   };
