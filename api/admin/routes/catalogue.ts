@@ -198,6 +198,8 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
     if (body.competition !== undefined) changes.competition = body.competition;
     if (body.participants !== undefined) changes.participants = body.participants ?? [];
     const reply = await submitOrThrow(ctx, { kind: 'UpdateSportEvent', event_id: eventId, changes });
+    // the markets of the event show its fields: answer once the read models have them (bounded)
+    await cache.caughtUp(reply.position);
     const event = answerOf(reply).sportEvents.find((e) => e.event_id === eventId) ?? (await cache.event(eventId));
     if (!event) throw notFound('Event not found');
     cache.events.set(eventId, event);
