@@ -8,12 +8,13 @@ import {
   centsToDecimal, contractsTimesCents, decimalText, formatNanos, isPositive, isZero, minus, money, negated, parseMaxPriceCents, plus, ZERO,
 } from '../money/decimal.ts';
 import type { MarketStatus } from '../views.ts';
-import { emptyMarketCatalogue, type MarketCatalogueRecord } from '../readModel/records.ts';
+import { emptyMarketCatalogue } from '../readModel/records.ts';
 import { retier } from './accounts.ts';
 import type { StepContext } from './context.ts';
 import type { CancellationReason } from './events.ts';
 import { refreshLiability } from './funds.ts';
-import type { EngineInput, MarketDetails } from './inputs.ts';
+import { applyMarketDetails, emitMarketUpdated, marketCatalogueKey, sameStrings } from './catalogue.ts';
+import type { EngineInput } from './inputs.ts';
 import { creditPoints, FEES, pool, transfer } from './ledger.ts';
 import { CancellationReasons, cancelLive, execute, release } from './orders.ts';
 import type { MarketState } from './state.ts';
@@ -110,7 +111,7 @@ export function listMarket(ctx: StepContext, input: Extract<EngineInput, { kind:
     featured: market.featured, status: market.status, trading: market.trading, max_price: money(market.maxPrice),
     in_play_delay_sec: market.inPlayDelaySec, points_cost: market.pointsCost,
   });
-  if (input.details && applyDetails(market, input.details)) emitMarketUpdated(ctx, market);
+  if (input.details && applyMarketDetails(market, input.details)) emitMarketUpdated(ctx, market);
   return null;
 }
 
@@ -160,7 +161,7 @@ export function updateMarket(ctx: StepContext, input: Extract<EngineInput, { kin
     if (problem) return problem;
   }
 
-  const before = catalogueKey(market);
+  const before = marketCatalogueKey(market);
   if (c.title !== undefined) market.title = c.title;
   if (c.short_title !== undefined) market.shortTitle = c.short_title;
   if (c.question !== undefined) market.question = c.question;
@@ -170,8 +171,8 @@ export function updateMarket(ctx: StepContext, input: Extract<EngineInput, { kin
   if (c.featured !== undefined) market.featured = c.featured;
   if (c.in_play_delay_sec !== undefined) market.inPlayDelaySec = Math.max(0, Math.floor(c.in_play_delay_sec));
   if (c.points_cost !== undefined) market.pointsCost = Math.max(0, c.points_cost);
-  applyDetails(market, c);
-  if (catalogueKey(market) !== before) emitMarketUpdated(ctx, market);
+  applyMarketDetails(market, c);
+  if (marketCatalogueKey(market) !== before) emitMarketUpdated(ctx, market);
   if (statusChange) applyStatusChange(ctx, market, input.status, input.trading);
   if (input.archived === true && market.archivedAt === null) {
     market.archivedAt = ctx.now;
@@ -179,52 +180,6 @@ export function updateMarket(ctx: StepContext, input: Extract<EngineInput, { kin
     ctx.emit({ type: 'MarketArchived', market_id: market.id });
   }
   return null;
-}
-
-/** Sets the details given; whether any was given. */
-function applyDetails(market: MarketState, d: MarketDetails): boolean {
-  const before = catalogueKey(market);
-  const set = <K extends keyof MarketCatalogueRecord>(key: K, value: MarketCatalogueRecord[K] | undefined) => {
-    if (value !== undefined) (market as MarketCatalogueRecord)[key] = value;
-  };
-  set('description', d.description);
-  set('groupTitle', d.group_title);
-  set('specifier', d.specifier);
-  set('positionLabel', d.position);
-  set('poweredBy', d.powered_by);
-  set('filters', d.filters === undefined ? undefined : [...d.filters]);
-  set('tradingFilters', d.trading_filters === undefined ? undefined : [...d.trading_filters]);
-  set('keywords', d.keywords === undefined ? undefined : [...d.keywords]);
-  set('participants', d.participants === undefined || d.participants === null ? d.participants : [...d.participants]);
-  set('statDetail', d.stat_detail);
-  set('featuredHome', d.featured_home);
-  set('manualProbability', d.manual_probability);
-  return catalogueKey(market) !== before;
-}
-
-/** Every catalogue field of the market, as one comparable text. */
-function catalogueKey(m: MarketState): string {
-  return JSON.stringify([
-    m.title, m.shortTitle, m.question, m.rules, m.symbol, m.groupingName, m.featured, m.inPlayDelaySec, m.pointsCost, m.description,
-    m.groupTitle, m.specifier, m.positionLabel, m.poweredBy, m.filters, m.tradingFilters, m.keywords, m.participants, m.statDetail,
-    m.featuredHome, m.manualProbability,
-  ]);
-}
-
-function emitMarketUpdated(ctx: StepContext, m: MarketState): void {
-  ctx.marketChanged(m);
-  ctx.emit({
-    type: 'MarketUpdated', market_id: m.id, title: m.title, short_title: m.shortTitle, question: m.question, rules: m.rules, symbol: m.symbol,
-    grouping_name: m.groupingName, featured: m.featured, in_play_delay_sec: m.inPlayDelaySec, points_cost: m.pointsCost,
-    description: m.description, group_title: m.groupTitle, specifier: m.specifier, position: m.positionLabel, powered_by: m.poweredBy,
-    filters: [...m.filters], trading_filters: [...m.tradingFilters], keywords: [...m.keywords],
-    participants: m.participants === null ? null : [...m.participants], stat_detail: m.statDetail, featured_home: m.featuredHome,
-    manual_probability: m.manualProbability,
-  });
-}
-
-function sameStrings(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((item, i) => item === b[i]);
 }
 
 /** SPEC: a market's `symbol` is unique (markets are few: a scan). */
