@@ -225,7 +225,10 @@ export interface SportEventView {
 }
 
 /** The engine's own part of a market (catalogue and state); projections add book and trade stats. */
-export interface MarketStateView {
+export interface MarketStateView extends MarketBaseView, MarketCatalogueView {}
+
+/** A market's listing and state, as journal records of versions 1 to 3 carried it. */
+export interface MarketBaseView {
   market_id: string;
   event_id: string;
   title: string;
@@ -247,4 +250,22 @@ export interface MarketStateView {
   created_at: Micros;
   updated_at: Micros;
   seq: number;
+}
+
+/** The operator's catalogue fields, as set (projections/core/market.ts renders them onto the Market object). */
+export interface MarketCatalogueView {
+  description: string | null;
+  group_title: string | null;
+  specifier: string | null;
+  position: string | null;
+  powered_by: string | null;
+  filters: string[];
+  trading_filters: string[];
+  keywords: string[];
+  /** The market's own participants; null: its event's. */
+  participants: string[] | null;
+  stat_detail: unknown;
+  featured_home: boolean;
+  manual_probability: boolean;
+  archived_at: Micros | null;
 }

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { OrderBook, RestingOrder } from '../book/book.ts';
 import { FastOrderBook } from '../book/fast.ts';
 import { decimalOf, decimalText, isDecimal, ZERO } from '../money/decimal.ts';
+import { emptyMarketCatalogue } from '../readModel/records.ts';
 import type { EngineState } from './state.ts';
 
 export function initialState(): EngineState {
@@ -207,9 +208,20 @@ export function encodeState(state: EngineState): string {
 
 export function decodeState(text: string): EngineState {
   const parsed = JSON.parse(text) as { v: number; state: Encoded; shapes?: string[][] };
-  if (parsed.v === 1) return decode(parsed.state) as EngineState;
-  if (parsed.v === 2 && Array.isArray(parsed.shapes)) return decodeV2(parsed.state, parsed.shapes) as EngineState;
+  if (parsed.v === 1) return withMarketCatalogue(decode(parsed.state) as EngineState);
+  if (parsed.v === 2 && Array.isArray(parsed.shapes)) return withMarketCatalogue(decodeV2(parsed.state, parsed.shapes) as EngineState);
   throw new Error(`unknown snapshot version ${parsed.v}`);
+}
+
+/**
+ * Markets of a snapshot taken before markets had catalogue fields get them empty, after their
+ * other keys, as listMarket builds a market (so the state hashes as a replay's would).
+ */
+function withMarketCatalogue(state: EngineState): EngineState {
+  for (const market of state.markets.values()) {
+    if (!('archivedAt' in market)) Object.assign(market, emptyMarketCatalogue());
+  }
+  return state;
 }
 
 /** sha256 of the encoded state: equal hashes mean replay reproduced the same state. */

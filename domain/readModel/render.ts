@@ -260,6 +260,19 @@ export function marketView(market: MarketRecord): MarketStateView {
     created_at: market.createdAt,
     updated_at: market.updatedAt,
     seq: market.seq,
+    description: market.description,
+    group_title: market.groupTitle,
+    specifier: market.specifier,
+    position: market.positionLabel,
+    powered_by: market.poweredBy,
+    filters: [...market.filters],
+    trading_filters: [...market.tradingFilters],
+    keywords: [...market.keywords],
+    participants: market.participants === null ? null : [...market.participants],
+    stat_detail: market.statDetail,
+    featured_home: market.featuredHome,
+    manual_probability: market.manualProbability,
+    archived_at: market.archivedAt,
   };
 }
 

@@ -12,7 +12,7 @@
 import type { LegacyEngineEvent as EngineEvent, LegacyEngineEventType as EngineEventType } from './legacy.ts';
 import type { EngineInput, OrderRequest } from '../inputs.ts';
 import type {
-  AccountView, BalanceView, FillView, LedgerEntryView, MarketStateView, OrderView, PositionView, SportEventView,
+  AccountView, BalanceView, FillView, LedgerEntryView, MarketBaseView, OrderView, PositionView, SportEventView,
 } from '../../views.ts';
 
 /** The record version written by this encoding (records without `v` are version 1: plain events). */
@@ -61,7 +61,7 @@ const ACCOUNT_KEYS = keysOf<AccountView>()([
 const SPORT_EVENT_KEYS = keysOf<SportEventView>()([
   'event_id', 'title', 'short_title', 'event_type', 'sport', 'competition', 'participants', 'start', 'status', 'started_at',
 ]);
-const MARKET_KEYS = keysOf<MarketStateView>()([
+const MARKET_KEYS = keysOf<MarketBaseView>()([
   'market_id', 'event_id', 'title', 'short_title', 'question', 'rules', 'symbol', 'grouping_id', 'grouping_name', 'featured',
   'status', 'trading', 'max_price', 'in_play_delay_sec', 'points_cost', 'result', 'settled_at', 'last_traded_price',
   'created_at', 'updated_at', 'seq',
