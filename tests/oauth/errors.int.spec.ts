@@ -145,7 +145,7 @@ describe('OAuth error tables and attacks', function () {
       const unsupported = await token({ grant_type: 'password', client_id: pub.client_id });
       expect(unsupported).to.deep.include({ status: 400 });
       expect(unsupported.body.error).to.equal('unsupported_grant_type');
-      for (const headers of [{}, { authorization: basic(web.client_id, 'wrong') }, { authorization: 'Basic !!!' }]) {
+      for (const headers of [{}, { authorization: basic(web.client_id, 'wrong') }, { authorization: 'Basic !!!' }] as Record<string, string>[]) {
         const res = await token({ grant_type: 'client_credentials' }, headers);
         expect(res.status).to.equal(401);
         expect(res.body.error).to.equal('invalid_client');
