@@ -38,7 +38,7 @@ export async function oauthParts(base: Omit<AppContext, 'credentials'>): Promise
   return { deps, tokenResolver: accessTokenResolver(deps) };
 }
 
-export function oauthRouterOf(ctx: AppContext, parts: OAuthServerParts) {
+export function oauthHttpOf(ctx: AppContext, parts: OAuthServerParts) {
   return oauthRouter({
     deps: parts.deps,
     members: { accountsByEmail: accountsByEmailQuery(ctx.pool) },
