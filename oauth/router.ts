@@ -135,10 +135,12 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
 
   const oauthRequestOf = (req: Request): OAuthRequest => ({
     method: req.method,
-    headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, typeof v === 'string' ? v : undefined])),
+    headers: req.headers as Record<string, string | undefined>,
     body: typeof req.body === 'object' && req.body !== null ? req.body as Record<string, unknown> : {},
     remoteAddress: req.socket.remoteAddress ?? null,
-    issuer: issuerOf(req),
+    get issuer() {
+      return issuerOf(req);
+    },
   });
   const send = (res: Response, answer: OAuthAnswer) => {
     res.status(answer.status).set(answer.headers).json(answer.body);
