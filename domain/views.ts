@@ -115,6 +115,9 @@ export interface FillView {
   updated_at: Micros;
   time: string;
   seq: number;
+  /** Internal (read models; never rendered): the fill's trade fee entry, its part of settlement-side fees. */
+  fee_entry_id?: string | null;
+  settlement_fee?: Decimal;
 }
 
 /** SPEC "Balance object". */
@@ -222,6 +225,8 @@ export interface SportEventView {
   /** `scheduled` until started, then `in_progress`. */
   status: 'scheduled' | 'in_progress';
   started_at: Micros | null;
+  /** Percent of net winnings across the event charged when its last market settles; null: none. */
+  event_fee_percent: number | null;
 }
 
 /** The engine's own part of a market (catalogue and state); projections add book and trade stats. */
@@ -247,4 +252,8 @@ export interface MarketStateView {
   created_at: Micros;
   updated_at: Micros;
   seq: number;
+  /** Settlement-side fee percents in force: the market's own, its event's, its group's (null: none). */
+  settlement_fee_percent: number | null;
+  event_fee_percent: number | null;
+  group_fee_percent: number | null;
 }
