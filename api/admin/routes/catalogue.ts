@@ -9,6 +9,7 @@ import type { FillView, MarketResult, MarketStatus, MarketStateView } from '../.
 import { badRequest, notFound } from '../../errors.ts';
 import { renderFill } from '../../../projections/core/render.ts';
 import { presentEvent, presentMarket } from '../present.ts';
+import { FEE_PERCENT_SCHEMA, settlementFeesOf } from './fees.ts';
 import type { SnapshotCache } from '../upstream.ts';
 import { compile, dateTimeToUs, isUuid, parseBody, parseContracts, parseMaxPrice, parsePrice } from '../validate.ts';
 
@@ -59,6 +60,7 @@ interface MarketBody {
   rules?: string | null;
   short_title?: string | null;
   featured?: boolean;
+  settlement_fee_percent?: number | null;
 }
 const LISTABLE_STATUSES = ['scheduled', 'pre_open', 'open', 'closed'];
 const validateMarket = compile<MarketBody>({
@@ -79,6 +81,7 @@ const validateMarket = compile<MarketBody>({
     rules: text(LONG_TEXT_LENGTH_MAX),
     short_title: text(),
     featured: { type: 'boolean' },
+    settlement_fee_percent: FEE_PERCENT_SCHEMA,
   },
 });
 
@@ -112,8 +115,8 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
     // The spec's market object as members see it (`trading`: accepting orders right now, so
     // false for a scheduled, closed, settled or halted market), plus the operator's own view:
     // `halted` (the halt flag it sets with `trading: false`) and the stored status.
-    if (wire) return { ...wire, halted: !market.trading, accepting_orders: wire.trading, stored_status: market.status };
-    return presentMarket(market, await cache.event(market.event_id), ctx.clock.nowUs());
+    if (wire) return { ...wire, halted: !market.trading, accepting_orders: wire.trading, stored_status: market.status, ...settlementFeesOf(market) };
+    return { ...presentMarket(market, await cache.event(market.event_id), ctx.clock.nowUs()), ...settlementFeesOf(market) };
   }
 
   router.post('/events', async (req, res) => {
@@ -168,9 +171,13 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
       short_title: body.short_title ?? null,
       featured: body.featured ?? false,
     };
-    const reply = await submitOrThrow(ctx, { kind: 'ListMarket', market: fields });
-    const listed = answerOf(reply).markets.find((m) => m.market_id === marketId);
+    let reply = await submitOrThrow(ctx, { kind: 'ListMarket', market: fields });
+    let listed = answerOf(reply).markets.find((m) => m.market_id === marketId);
     if (!listed) throw new Error('engine accepted ListMarket without listing the market');
+    if (body.settlement_fee_percent !== undefined && body.settlement_fee_percent !== null) {
+      reply = await submitOrThrow(ctx, { kind: 'SetSettlementFee', scope: 'market', scope_id: marketId, percent: body.settlement_fee_percent });
+      listed = answerOf(reply).markets.find((m) => m.market_id === marketId) ?? listed;
+    }
     res.json({ market: await marketAnswer(listed, reply.position) });
   });
 
