@@ -152,11 +152,12 @@ export function createApi(ctx: AppContext, options: AppOptions): Api {
   const v1 = v1Api(ctx);
   app.use(V1_BASE, v1.router);
   if (!options.separateAdmin) app.use('/admin/v1', adminRouter(ctx));
+  // other transports' routers parse their own bodies (the OAuth server answers RFC-shaped errors)
+  for (const router of options.routers ?? []) app.use(router);
   app.use(onlyWithBody(express.json({ limit: JSON_BODY_LIMIT, strict: true })));
   app.use(refuseNul);
   app.use(publicRouter(ctx));
   app.use(docsRouter());
-  for (const router of options.routers ?? []) app.use(router);
 
   app.use((_req: Request, res: Response) => {
     res.status(404).json({ error: 'Not found' });

@@ -34,6 +34,7 @@ import { freePortOn } from './ports.ts';
 import { cancelOnDisconnectOf, identityResolverOf } from './realtimeWiring.ts';
 import { metadataRouter } from '../oauth/metadata.ts';
 import { readYourWrites, withCredentials } from './credentials.ts';
+import { oauthParts, oauthRouterOf } from './oauthWiring.ts';
 import { createLogger } from './logger.ts';
 
 export const EMBEDDED_DATABASE = 'exchange';
@@ -201,8 +202,11 @@ export async function startService(config: Config, options: StartOptions = {}): 
       projections: runner,
       settings,
     };
-    const ctx: AppContext = withCredentials(base);
-    const api = createApi(ctx, { registry, isReady: () => ready, separateAdmin: config.adminPort !== null, routers: [metadataRouter(ctx)] });
+    const oauth = await oauthParts(base);
+    const ctx: AppContext = withCredentials(base, [oauth.tokenResolver]);
+    const api = createApi(ctx, {
+      registry, isReady: () => ready, separateAdmin: config.adminPort !== null, routers: [metadataRouter(ctx), oauthRouterOf(ctx, oauth)],
+    });
     let adminPort: number | null = null;
     if (api.adminApp) {
       const adminServer = http.createServer(HTTP_SERVER_LIMITS, api.adminApp);

@@ -230,7 +230,10 @@ export interface SportEventView {
 }
 
 /** The engine's own part of a market (catalogue and state); projections add book and trade stats. */
-export interface MarketStateView {
+export interface MarketStateView extends MarketBaseView, MarketCatalogueView, MarketFeeView {}
+
+/** A market's listing and state, as journal records of versions 1 to 3 carried it. */
+export interface MarketBaseView {
   market_id: string;
   event_id: string;
   title: string;
@@ -252,8 +255,29 @@ export interface MarketStateView {
   created_at: Micros;
   updated_at: Micros;
   seq: number;
-  /** Settlement-side fee percents in force: the market's own, its event's, its group's (null: none). */
+}
+
+/** Settlement-side fee percents in force for a market: its own, its event's, its group's (null: none). */
+export interface MarketFeeView {
   settlement_fee_percent: number | null;
   event_fee_percent: number | null;
   group_fee_percent: number | null;
+}
+
+/** The operator's catalogue fields, as set (projections/core/market.ts renders them onto the Market object). */
+export interface MarketCatalogueView {
+  description: string | null;
+  group_title: string | null;
+  specifier: string | null;
+  position: string | null;
+  powered_by: string | null;
+  filters: string[];
+  trading_filters: string[];
+  keywords: string[];
+  /** The market's own participants; null: its event's. */
+  participants: string[] | null;
+  stat_detail: unknown;
+  featured_home: boolean;
+  manual_probability: boolean;
+  archived_at: Micros | null;
 }

@@ -3,7 +3,8 @@ import type { Projector } from './projector.ts';
 import { MEMBER_PROJECTORS } from './member/index.ts';
 import { coreProjector } from './core/projector.ts';
 import { credentialsProjector } from './credentials/projector.ts';
+import { grantsProjector } from './oauth/grants.ts';
 
 export function allProjectors(): Projector[] {
-  return [coreProjector(), ...MEMBER_PROJECTORS, credentialsProjector];
+  return [coreProjector(), ...MEMBER_PROJECTORS, credentialsProjector, grantsProjector];
 }

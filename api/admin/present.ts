@@ -5,7 +5,7 @@
 import { usToIso } from '../../domain/clock.ts';
 import type { AccountView, MarketStateView, SportEventView } from '../../domain/views.ts';
 import { probabilityOf } from '../../domain/money/ratios.ts';
-import { acceptsOrders, renderedStatus } from '../../projections/core/market.ts';
+import { acceptsOrders, catalogueFields, renderedStatus } from '../../projections/core/market.ts';
 
 export function presentAccount(account: AccountView): Record<string, unknown> {
   return {
@@ -33,6 +33,7 @@ export function presentMarket(market: MarketStateView, event: SportEventView | n
   const price = market.last_traded_price;
   const probability = probabilityOf(price, market.max_price);
   const eventStatus = event?.status ?? null;
+  const catalogue = catalogueFields(market, event);
   return {
     market_id: market.market_id,
     event_id: market.event_id,
@@ -41,10 +42,10 @@ export function presentMarket(market: MarketStateView, event: SportEventView | n
     trading: accepting,
     halted: !market.trading,
     accepting_orders: accepting,
-    archived: false,
+    archived: catalogue.archived,
     featured: market.featured,
-    featured_home: false,
-    manual_probability: false,
+    featured_home: catalogue.featured_home,
+    manual_probability: catalogue.manual_probability,
     price,
     last_traded_price: market.last_traded_price,
     max_price: market.max_price,
@@ -56,21 +57,21 @@ export function presentMarket(market: MarketStateView, event: SportEventView | n
     bids: [],
     offers: [],
     recent_trades: [],
-    participants: event?.participants ?? [],
-    filters: [],
-    trading_filters: [],
-    keywords: [],
+    participants: catalogue.participants,
+    filters: catalogue.filters,
+    trading_filters: catalogue.trading_filters,
+    keywords: catalogue.keywords,
     title: market.title,
     short_title: market.short_title,
-    group_title: market.grouping_name,
-    description: null,
+    group_title: catalogue.group_title,
+    description: catalogue.description,
     question: market.question,
     rules: market.rules,
-    specifier: null,
+    specifier: catalogue.specifier,
     symbol: market.symbol,
-    position: null,
+    position: catalogue.position,
     result: market.result,
-    powered_by: null,
+    powered_by: catalogue.powered_by,
     competition: event?.competition ?? null,
     sport: event?.sport ?? null,
     event_title: event?.title ?? null,
@@ -87,6 +88,6 @@ export function presentMarket(market: MarketStateView, event: SportEventView | n
     settled_at: market.settled_at,
     timestamp: usToIso(nowUs),
     timestamp_int: market.created_at,
-    stat_detail: null,
+    stat_detail: catalogue.stat_detail,
   };
 }

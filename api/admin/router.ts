@@ -27,7 +27,7 @@ export function adminRouter(ctx: AppContext): Router {
 
   const cache = new SnapshotCache(ctx);
   accountRoutes(router, cache);
-  feeRoutes(router, cache); // before the catalogue: its PATCH handlers take the fee fields and pass the rest on
+  feeRoutes(router, cache);
   catalogueRoutes(router, cache);
   operationRoutes(router, cache);
 

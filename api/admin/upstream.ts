@@ -4,7 +4,7 @@
 
 import type { AppContext } from '../../commands/context.ts';
 import { getAccount } from '../../projections/core/queries/accounts.ts';
-import { getMarket } from '../../projections/core/queries/markets.ts';
+import { getMarket, getMarketState } from '../../projections/core/queries/markets.ts';
 import { getSportEvent } from '../../projections/core/queries/sportEvents.ts';
 import type { MarketWire } from '../../projections/core/market.ts';
 import type { AccountView, MarketStateView, SportEventView } from '../../domain/views.ts';
@@ -63,6 +63,11 @@ export class SnapshotCache {
 
   async event(eventId: string): Promise<SportEventView | null> {
     return (await this.read('event', () => getSportEvent(this.context.pool, eventId))) ?? this.events.get(eventId) ?? null;
+  }
+
+  /** The engine's part of a market, from the read model (or the latest snapshot seen). */
+  async market(marketId: string): Promise<MarketStateView | null> {
+    return (await this.read('market', () => getMarketState(this.context.pool, marketId))) ?? this.markets.get(marketId) ?? null;
   }
 
   /** The full market object once the read model has passed `position`; null if it has not. */

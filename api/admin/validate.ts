@@ -43,7 +43,7 @@ export function describeError(error: ErrorObject): string {
     case 'type': {
       const type = (error.params as { type: string | string[] }).type;
       const types = Array.isArray(type) ? type.join(' or ') : type;
-      return `${field} must be ${types === 'object' ? 'an object' : types === 'array' ? 'an array' : `a ${types}`}`.replace('a integer', 'an integer');
+      return `${field} must be ${types === 'object' ? 'an object' : types === 'array' ? 'an array' : `a ${types}`}`.replace(/\ba (integer|array|object)\b/, 'an $1');
     }
     case 'enum': return `${field} must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map(String).join(', ')}`;
     case 'format': {

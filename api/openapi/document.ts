@@ -2,6 +2,8 @@
 // trading route table (the same entries the router registers) plus the member routes' fragment
 // (api/v1/member/openapi.ts: `paths`, host-root `publicPaths` and component `schemas`).
 
+import { routeScopeOf, SCOPE_DESCRIPTIONS } from '../../domain/auth/routeScopes.ts';
+import { APP_SCOPES, MEMBER_SCOPES } from '../../domain/auth/scopes.ts';
 import { memberOpenApi } from '../v1/member/openapi.ts';
 import type { RouteSpec } from '../v1/routes.ts';
 import { COMPONENT_SCHEMAS } from './schemas.ts';
@@ -98,6 +100,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], fragments: re
     for (const [path, item] of Object.entries(fragment.publicPaths ?? {})) paths[path] = { ...(paths[path] ?? {}), ...(item as Json) };
     Object.assign(schemas, fragment.schemas ?? {}, fragment.components?.schemas ?? {});
   }
+  applyScopes(paths);
   return {
     openapi: '3.1.0',
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
@@ -117,6 +120,14 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], fragments: re
         AccessTimestamp: { type: 'apiKey', in: 'header', name: 'X-SVC-ACCESS-TIMESTAMP', description: 'UNIX milliseconds; within 30 seconds of the service clock' },
         AccessSignature: { type: 'apiKey', in: 'header', name: 'X-SVC-ACCESS-SIGNATURE', description: 'base64 Ed25519 signature of timestamp + METHOD + path (with query string)' },
         Bearer: { type: 'http', scheme: 'bearer', description: 'Member session token or OAuth access token, in the Authorization header only' },
+        OAuth2: {
+          type: 'oauth2',
+          description: 'OAuth access tokens (sent as Authorization: Bearer). Each operation lists the one scope that covers it; GET /markets and /leaderboard also take any member token. An operation without an OAuth2 entry is covered by no scope (403 for OAuth tokens).',
+          flows: {
+            authorizationCode: { authorizationUrl: '/oauth/authorize', tokenUrl: '/oauth/token', refreshUrl: '/oauth/token', scopes: scopeDescriptions(MEMBER_SCOPES) },
+            clientCredentials: { tokenUrl: '/oauth/token', scopes: scopeDescriptions(APP_SCOPES) },
+          },
+        },
       },
     },
   };
@@ -125,4 +136,26 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], fragments: re
 /** The member routes' fragment (paths relative to /api/v1, host-root public paths, schemas). */
 export function memberFragment(): OpenApiFragment {
   return { paths: memberOpenApi.paths, publicPaths: memberOpenApi.publicPaths, schemas: memberOpenApi.schemas };
+}
+
+const scopeDescriptions = (scopes: readonly string[]): Record<string, string> =>
+  Object.fromEntries(scopes.map((scope) => [scope, SCOPE_DESCRIPTIONS[scope] ?? scope]));
+
+/** Each /api/v1 operation's `security`: API keys and member sessions always; OAuth with the route's scope (domain/auth/routeScopes.ts). */
+function applyScopes(paths: Record<string, Json>): void {
+  const methods = ['get', 'post', 'put', 'patch', 'delete'];
+  for (const [path, item] of Object.entries(paths)) {
+    if (!path.startsWith(API_PREFIX)) continue;
+    for (const method of methods) {
+      const operation = (item as Record<string, Json | undefined>)[method];
+      if (!operation || Array.isArray(operation.security)) continue;
+      const rule = routeScopeOf(method.toUpperCase(), path.slice(API_PREFIX.length));
+      if (!rule) continue;
+      operation.security = [
+        { AccessKey: [], AccessTimestamp: [], AccessSignature: [] },
+        { Bearer: [] },
+        ...(rule.scope === null ? [] : [{ OAuth2: [rule.scope] }]),
+      ];
+    }
+  }
 }

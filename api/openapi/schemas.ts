@@ -176,10 +176,11 @@ export const Market: Schema = object({
   bids: { type: 'array' },
   offers: { type: 'array' },
   recent_trades: { type: 'array', maxItems: 15 },
-  participants: { type: 'array' },
-  filters: { type: 'array' },
-  trading_filters: { type: 'array' },
-  keywords: { type: 'array' },
+  // SPEC shows no element shapes for these: lists of strings, as the operator sets them
+  participants: { type: 'array', items: str, description: 'Participants: the market\'s own when the operator set them, else its event\'s' },
+  filters: { type: 'array', items: str, description: 'Categorizations' },
+  trading_filters: { type: 'array', items: str, description: 'Trade categorizations' },
+  keywords: { type: 'array', items: str },
   title: str,
   ...Object.fromEntries(marketStrings.map((name) => [name, strOrNull])),
   event_start: dateTimeOrNull,
@@ -191,7 +192,7 @@ export const Market: Schema = object({
   settled_at: int64OrNull,
   timestamp: dateTime,
   timestamp_int: int64,
-  stat_detail: {},
+  stat_detail: { description: 'Stat line the market derives from (any JSON, as the operator set it); null for non-stat-line markets' },
 });
 
 export const Position: Schema = object({

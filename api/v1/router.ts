@@ -5,7 +5,7 @@
 
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { AppContext } from '../../commands/context.ts';
-import { requireWrite } from '../auth/guards.ts';
+import { requireRouteScope, requireWrite } from '../auth/guards.ts';
 import { authenticate } from '../auth/middleware.ts';
 import { errorHandler, notFound } from '../errors.ts';
 import type { LaneRoute } from '../direct.ts';
@@ -47,6 +47,7 @@ export function v1Api(ctx: AppContext, options: V1Options = {}): V1Api {
   const authentication = authenticate(ctx);
   const body = jsonBody(BODY_LIMIT_BYTES, BODY_LIMIT);
   router.use(authentication);
+  router.use(requireRouteScope());
   router.use(body);
   router.use(refuseNul);
 

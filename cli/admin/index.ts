@@ -121,6 +121,10 @@ export function registerAdminCommands(program: Command): void {
   withAccountOptions(accounts.command('update').description('change an account (status, fees, names, password)').argument('<account_id>'))
     .action((id: string, options: Answer, cmd: Command) =>
       execute(cmd, (c) => c.request('PATCH', `/accounts/${encodeURIComponent(id)}`, bodyOf(options, ACCOUNT_FIELDS))));
+  accounts.command('totp').description('turn two-factor login on (prints the base32 secret and otpauth:// URL once)').argument('<account_id>')
+    .action((id: string, _o: Answer, cmd: Command) => execute(cmd, (c) => c.request('POST', `/accounts/${encodeURIComponent(id)}/totp`)));
+  accounts.command('grants').description("list the member's OAuth grants, revoked ones included").argument('<account_id>')
+    .action((id: string, _o: Answer, cmd: Command) => execute(cmd, (c) => c.request('GET', `/accounts/${encodeURIComponent(id)}/grants`)));
 
   admin.command('deposit').description('deposit cash into an account').argument('<account_id>').argument('<amount>', 'dollars, e.g. 100.00')
     .action((id: string, amount: string, _o: Answer, cmd: Command) =>
@@ -206,7 +210,7 @@ export function registerAdminCommands(program: Command): void {
       execute(cmd, (c) => c.request('POST', `/fills/${encodeURIComponent(id)}/amend`, bodyOf(options, { price: 'price', filled: 'filled' }))));
 
   // OAuth clients
-  const clients = admin.command('clients').description('OAuth clients');
+  const clients = admin.command('oauth-clients').alias('clients').description('OAuth clients');
   withClientOptions(clients.command('create').description('register an OAuth client (web and server apps get a secret, shown once)'), true)
     .action((options: Answer, cmd: Command) => execute(cmd, (c) => c.request('POST', '/oauth/clients', bodyOf(options, CLIENT_FIELDS))));
   withClientOptions(clients.command('update').description('change an OAuth client').argument('<client_id>'), false)

@@ -3,7 +3,7 @@
 // member whose read-write API key (private key printed once) comes with a ready signed request.
 // Everything goes through the same engine inputs and commands the operator API uses.
 
-import { randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { MarketFields, OrderRequest, SportEventFields } from '../../domain/engine/inputs.ts';
 import type { MarketStatus } from '../../domain/views.ts';
 import { WrongExpectedRevision } from '../../eventstore/port.ts';
@@ -11,12 +11,30 @@ import { deposit, openAccount } from '../accounts/accounts.ts';
 import { submitOrThrow } from '../accounts/engineCall.ts';
 import type { AppContext } from '../context.ts';
 import { issueApiKey } from '../credentials/apiKeys.ts';
+import { registerClient } from '../oauthClients/commands.ts';
 import { signRequest } from './signing.ts';
 
 export const DEMO_STREAM = 'demo-seed';
 export const DEMO_HINT = 'Tip: start with DEMO=1 (e.g. `DEMO=1 npm start`) to seed demo markets, market makers and a demo API key on the first start.';
 
 const HOUR_US = 3_600_000_000;
+export const DEMO_EMAIL = 'demo@example.com';
+const DEMO_REDIRECT_URI = 'http://127.0.0.1:8976/callback';
+const DEMO_CLIENT_SCOPES = ['profile.read', 'balance.read', 'portfolio.read', 'orders.read', 'transfers.read', 'orders.write', 'market_data', 'events'];
+
+/** The demo OAuth client (a web app allowed from this machine, so orders.write counts) and a ready authorize URL. */
+async function seedDemoOAuthClient(ctx: AppContext, baseUrl: string) {
+  const registered = await registerClient(ctx.store, {
+    name: 'Demo app', app_type: 'web', redirect_uris: [DEMO_REDIRECT_URI], scopes: DEMO_CLIENT_SCOPES, ip_allowlist: ['127.0.0.1/32', '::1/128'],
+  }, { nowUs: ctx.clock.nowUs(), registeredBy: 'admin' });
+  const verifier = randomBytes(32).toString('base64url');
+  const params = new URLSearchParams({
+    response_type: 'code', client_id: registered.client.client_id, redirect_uri: DEMO_REDIRECT_URI,
+    scope: 'profile.read balance.read orders.read', state: randomBytes(8).toString('base64url'),
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
+  });
+  return { clientId: registered.client.client_id, secret: registered.client_secret ?? '', verifier, authorizeUrl: `${baseUrl}/oauth/authorize?${params.toString()}` };
+}
 const MARKET_MAKER_FUNDS = '100000.00';
 const DEMO_MEMBER_FUNDS = '1000.00';
 
@@ -168,7 +186,8 @@ export async function seedDemoOnce(ctx: AppContext, options: DemoOptions = {}): 
     }
   }
 
-  const member = await openAccount(ctx, { first_name: 'Demo', last_name: 'Trader', email: 'demo@example.com' });
+  const demoPassword = `demo-${randomBytes(9).toString('base64url')}`;
+  const member = await openAccount(ctx, { first_name: 'Demo', last_name: 'Trader', email: DEMO_EMAIL }, demoPassword);
   await deposit(ctx, member.account.account_id, DEMO_MEMBER_FUNDS);
   const key = await issueApiKey(ctx, { account_id: member.account.account_id, scope: 'read_write' });
   await ctx.store.append(DEMO_STREAM, [{
@@ -177,6 +196,7 @@ export async function seedDemoOnce(ctx: AppContext, options: DemoOptions = {}): 
   }], 'any');
 
   const baseUrl = options.baseUrl ?? `http://127.0.0.1:${ctx.config.port}`;
+  const oauth = await seedDemoOAuthClient(ctx, baseUrl);
   const signed = signRequest({
     baseUrl, keyId: key.key_id, privateKeyBase64: key.private_key ?? '', method: 'GET', path: '/api/v1/account/balance', nowMs: Math.floor(ctx.clock.nowUs() / 1000),
   });
@@ -196,6 +216,15 @@ export async function seedDemoOnce(ctx: AppContext, options: DemoOptions = {}): 
     '',
     'A fresh one at any time:',
     `  npx exchange admin sign --key-id ${key.key_id} --private-key '${key.private_key ?? ''}' GET /api/v1/markets`,
+    '',
+    'OAuth: a demo web app (client_secret_basic) that may act for members from this machine:',
+    `  client_id ${oauth.clientId}, client_secret (shown ONCE) ${oauth.secret}`,
+    'An application token (client_credentials):',
+    `  curl -s -u '${oauth.clientId}:${oauth.secret}' -d grant_type=client_credentials ${baseUrl}/oauth/token`,
+    `The code flow with PKCE: open this in a browser and log in as ${DEMO_EMAIL} / ${demoPassword}:`,
+    `  ${oauth.authorizeUrl}`,
+    'then copy `code` from the address the browser lands on (nothing listens there) and, within 60 seconds:',
+    `  curl -s -u '${oauth.clientId}:${oauth.secret}' -d grant_type=authorization_code -d redirect_uri=${DEMO_REDIRECT_URI} -d code_verifier=${oauth.verifier} -d code=PASTE_CODE ${baseUrl}/oauth/token`,
     '',
     ...(quotedMarkets[0] ? [
       'Watch an order book move (the demo market makers keep quoting and trading):',

@@ -8,6 +8,7 @@ import {
   evolve, hashClientSecret, isConfidential, newClientSecret, streamOf, viewOf,
   type ClientFields, type OAuthClient, type OAuthClientView,
 } from './client.ts';
+import { clientChanged, clientDirectoryOf } from './directory.ts';
 import { validateClientFields } from './validate.ts';
 
 const CHANGE_ATTEMPTS_MAX = 3;
@@ -57,6 +58,7 @@ export async function registerClient(
     updated_at: options.nowUs,
   };
   await store.append(streamOf(clientId), [{ id: randomUUID(), type: 'OAuthClientRegistered', data: { client } }], 'no_stream');
+  clientChanged(store, clientId);
   return secret === undefined ? { client: viewOf(client) } : { client: viewOf(client), client_secret: secret };
 }
 
@@ -90,5 +92,9 @@ async function applyChange(store: EventStore, clientId: string, patch: Partial<C
     [{ id: randomUUID(), type: 'OAuthClientChanged', data: { client: next, changed, secret_rotated: secret !== undefined } }],
     revision,
   );
+  clientChanged(store, clientId);
   return secret === undefined ? { client: viewOf(next) } : { client: viewOf(next), client_secret: secret };
 }
+
+/** The clients of `store` as the authorization server reads them (cached; changes above refresh it). */
+export const clientsOf = (store: EventStore) => clientDirectoryOf(store, loadClient);

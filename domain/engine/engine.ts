@@ -18,7 +18,9 @@ import { amendFill } from './amend.ts';
 import { StepContext } from './context.ts';
 import type { EngineEvent } from './events.ts';
 import type { SequencedInput } from './inputs.ts';
-import { changeMarketStatus, listMarket, resultMarket, scheduleSportEvent, startSportEvent, tick } from './markets.ts';
+import {
+  changeMarketStatus, listMarket, resultMarket, scheduleSportEvent, startSportEvent, tick, updateMarket, updateSportEvent,
+} from './markets.ts';
 import { cancelOrder, liveOrderIdsOf, placeOrder, type OrderOutcome } from './orders.ts';
 import { fundsFiguresOf } from './funds.ts';
 import { recordReferral, setReferralPoints } from './referrals.ts';
@@ -51,8 +53,8 @@ export interface StepOutcome {
 
 /** Inputs whose callers are answered with the entities they changed (order inputs answer with their legs). */
 const ANSWERED_WITH_ENTITIES: ReadonlySet<string> = new Set([
-  'OpenAccount', 'UpdateAccount', 'Deposit', 'Withdraw', 'Adjust', 'ScheduleSportEvent', 'StartSportEvent', 'ListMarket',
-  'ChangeMarketStatus', 'ResultMarket', 'AmendFill', 'SetSettlementFee', 'RecordReferral', 'SetReferralPoints',
+  'OpenAccount', 'UpdateAccount', 'Deposit', 'Withdraw', 'Adjust', 'ScheduleSportEvent', 'StartSportEvent', 'UpdateSportEvent', 'ListMarket',
+  'UpdateMarket', 'ChangeMarketStatus', 'ResultMarket', 'AmendFill', 'SetSettlementFee', 'RecordReferral', 'SetReferralPoints',
 ]);
 
 export class Engine {
@@ -108,7 +110,9 @@ export class Engine {
         break;
       case 'ScheduleSportEvent': error = scheduleSportEvent(ctx, input); break;
       case 'StartSportEvent': error = startSportEvent(ctx, input); break;
+      case 'UpdateSportEvent': error = updateSportEvent(ctx, input); break;
       case 'ListMarket': error = listMarket(ctx, input); break;
+      case 'UpdateMarket': error = updateMarket(ctx, input); break;
       case 'ChangeMarketStatus': error = changeMarketStatus(ctx, input); break;
       case 'ResultMarket': error = resultMarket(ctx, input); break;
       case 'AmendFill': error = amendFill(ctx, input); break;

@@ -78,11 +78,29 @@ export type EngineEvent =
     sport: string | null; competition: string | null; participants: string[]; start: number;
   }
   | { type: 'SportEventStarted'; event_id: string }
+  /** The event's details after an operator's change (every field, changed or not). */
+  | {
+    type: 'SportEventUpdated'; event_id: string; title: string; short_title: string | null; event_type: string | null;
+    sport: string | null; competition: string | null; participants: string[]; start: number;
+  }
   | {
     type: 'MarketListed'; market_id: string; event_id: string; title: string; short_title: string | null; question: string | null;
     rules: string | null; symbol: string | null; grouping_id: string; grouping_name: string | null; featured: boolean;
     status: MarketStatus; trading: boolean; max_price: string; in_play_delay_sec: number; points_cost: number;
   }
+  /**
+   * The market's catalogue after an operator's change or a listing with more than MarketListed
+   * holds (every field, changed or not; `participants` null: the event's).
+   */
+  | {
+    type: 'MarketUpdated'; market_id: string; title: string; short_title: string | null; question: string | null; rules: string | null;
+    symbol: string | null; grouping_name: string | null; featured: boolean; in_play_delay_sec: number; points_cost: number;
+    description: string | null; group_title: string | null; specifier: string | null; position: string | null; powered_by: string | null;
+    filters: string[]; trading_filters: string[]; keywords: string[]; participants: string[] | null; stat_detail: unknown;
+    featured_home: boolean; manual_probability: boolean;
+  }
+  /** Archived: out of the default market list and the live index (the fact's time is `archived_at`). Final. */
+  | { type: 'MarketArchived'; market_id: string }
   | { type: 'MarketStatusChanged'; market_id: string; status: MarketStatus; trading: boolean }
   /**
    * A settlement-side fee percent set (null: none) on a market, an event or a market group;

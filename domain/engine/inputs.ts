@@ -62,6 +62,54 @@ export interface MarketFields {
   featured: boolean;
 }
 
+/**
+ * The catalogue fields a market may be listed or changed with beyond MarketFields (SPEC "Market
+ * object"): texts, lists of strings, the stat line (any JSON), display flags. `participants`
+ * null means the event's.
+ */
+export interface MarketDetails {
+  description?: string | null;
+  group_title?: string | null;
+  specifier?: string | null;
+  position?: string | null;
+  powered_by?: string | null;
+  filters?: string[];
+  trading_filters?: string[];
+  keywords?: string[];
+  participants?: string[] | null;
+  stat_detail?: unknown;
+  featured_home?: boolean;
+  manual_probability?: boolean;
+}
+
+/** An operator's change to a listed market: only the fields given change. */
+export interface MarketChanges extends MarketDetails {
+  title?: string;
+  short_title?: string | null;
+  question?: string | null;
+  rules?: string | null;
+  symbol?: string | null;
+  grouping_name?: string | null;
+  featured?: boolean;
+  in_play_delay_sec?: number;
+  points_cost?: number;
+  /** Fixed for the market's life (as are `event_id` and `max_price`): given, it must be the market's own. */
+  grouping_id?: string;
+  event_id?: string;
+  max_price?: string;
+}
+
+/** An operator's change to a sport event: only the fields given change. */
+export interface SportEventChanges {
+  title?: string;
+  start?: number; // UNIX µs
+  short_title?: string | null;
+  event_type?: string | null;
+  sport?: string | null;
+  competition?: string | null;
+  participants?: string[];
+}
+
 export interface SportEventFields {
   event_id: string;
   title: string;
@@ -87,7 +135,10 @@ export type EngineInput =
   | { kind: 'CancelAccountOrders'; account_id: string; market_id: string | null; cancel_on_disconnect_only: boolean }
   | { kind: 'ScheduleSportEvent'; event: SportEventFields }
   | { kind: 'StartSportEvent'; event_id: string }
-  | { kind: 'ListMarket'; market: MarketFields }
+  | { kind: 'UpdateSportEvent'; event_id: string; changes: SportEventChanges }
+  | { kind: 'ListMarket'; market: MarketFields; details?: MarketDetails }
+  /** Catalogue changes, then a status or trading change (as ChangeMarketStatus), then archiving (final: `archived: false` on an archived market is refused). */
+  | { kind: 'UpdateMarket'; market_id: string; changes: MarketChanges; status?: MarketStatus; trading?: boolean; archived?: boolean }
   | { kind: 'ChangeMarketStatus'; market_id: string; status?: MarketStatus; trading?: boolean }
   | { kind: 'ResultMarket'; market_id: string; result: MarketResult }
   | { kind: 'AmendFill'; trade_id: string; price?: string; filled?: string }

@@ -8,10 +8,12 @@ import {
   centsToDecimal, contractsTimesCents, decimalText, formatNanos, isPositive, isZero, minus, money, negated, parseMaxPriceCents, plus, ZERO,
 } from '../money/decimal.ts';
 import type { MarketStatus } from '../views.ts';
+import { emptyMarketCatalogue } from '../readModel/records.ts';
 import { retier } from './accounts.ts';
 import type { StepContext } from './context.ts';
 import type { CancellationReason } from './events.ts';
 import { refreshLiability } from './funds.ts';
+import { applyMarketDetails, emitMarketUpdated, marketCatalogueKey, sameStrings } from './catalogue.ts';
 import type { EngineInput } from './inputs.ts';
 import { creditPoints, FEES, pool, transfer } from './ledger.ts';
 import { CancellationReasons, cancelLive, execute, release } from './orders.ts';
@@ -31,6 +33,8 @@ export const MarketErrors = {
   statusNotSettable: 'status must be one of scheduled, pre_open, open, closed, cancelled',
   listingStatus: 'status must be one of scheduled, pre_open, open, closed',
   symbolTaken: (symbol: string) => `symbol ${symbol} is already used by another market`,
+  fixedField: (field: 'event_id' | 'max_price' | 'grouping_id') => `${field} cannot be changed: it is fixed for the market's life`,
+  archivedForGood: 'Market is archived; archiving cannot be undone',
 } as const;
 
 type Result = ErrorInfo | null;
@@ -98,6 +102,7 @@ export function listMarket(ctx: StepContext, input: Extract<EngineInput, { kind:
     inPlayDelaySec: Math.max(0, Math.floor(fields.in_play_delay_sec)), pointsCost: Math.max(0, fields.points_cost),
     result: null, settledAt: null, lastTradedCents: null, createdAt: ctx.now, updatedAt: ctx.now, seq: ctx.seq,
     book: new FastOrderBook(maxPrice.value), liveOrderIds: new Set(), accountIds: new Set(), fillIds: new Set(),
+    ...emptyMarketCatalogue(),
     settlementFeePercent: null, eventFeePercent: null, groupFeePercent: null,
   };
   ctx.state.markets.set(market.id, market);
@@ -110,7 +115,75 @@ export function listMarket(ctx: StepContext, input: Extract<EngineInput, { kind:
     featured: market.featured, status: market.status, trading: market.trading, max_price: money(market.maxPrice),
     in_play_delay_sec: market.inPlayDelaySec, points_cost: market.pointsCost,
   });
+  if (input.details && applyMarketDetails(market, input.details)) emitMarketUpdated(ctx, market);
   inheritSettlementFees(ctx, market);
+  return null;
+}
+
+export function updateSportEvent(ctx: StepContext, input: Extract<EngineInput, { kind: 'UpdateSportEvent' }>): Result {
+  const event = ctx.state.events.get(input.event_id);
+  if (!event) return notFound(MarketErrors.eventNotFound);
+  const c = input.changes;
+  const next = {
+    title: c.title ?? event.title,
+    shortTitle: c.short_title !== undefined ? c.short_title : event.shortTitle,
+    eventType: c.event_type !== undefined ? c.event_type : event.eventType,
+    sport: c.sport !== undefined ? c.sport : event.sport,
+    competition: c.competition !== undefined ? c.competition : event.competition,
+    participants: c.participants !== undefined ? [...c.participants] : event.participants,
+    start: c.start ?? event.start,
+  };
+  if (next.title === event.title && next.shortTitle === event.shortTitle && next.eventType === event.eventType && next.sport === event.sport
+    && next.competition === event.competition && sameStrings(next.participants, event.participants) && next.start === event.start) return null;
+  Object.assign(event, next);
+  ctx.eventChanged(event);
+  ctx.emit({
+    type: 'SportEventUpdated', event_id: event.id, title: event.title, short_title: event.shortTitle, event_type: event.eventType,
+    sport: event.sport, competition: event.competition, participants: [...event.participants], start: event.start,
+  });
+  return null;
+}
+
+/**
+ * PATCH of a market: its catalogue fields, then its status or trading (the rules of
+ * ChangeMarketStatus), then archiving. Everything is checked before anything changes.
+ */
+export function updateMarket(ctx: StepContext, input: Extract<EngineInput, { kind: 'UpdateMarket' }>): Result {
+  const market = ctx.state.markets.get(input.market_id);
+  if (!market) return notFound(MarketErrors.marketNotFound);
+  const c = input.changes;
+  if (c.event_id !== undefined && c.event_id !== market.eventId) return invalid(MarketErrors.fixedField('event_id'));
+  if (c.grouping_id !== undefined && c.grouping_id !== market.groupingId) return invalid(MarketErrors.fixedField('grouping_id'));
+  if (c.max_price !== undefined) {
+    const maxPrice = parseMaxPriceCents(c.max_price);
+    if (!maxPrice.ok || maxPrice.value !== market.maxPriceCents) return invalid(MarketErrors.fixedField('max_price'));
+  }
+  if (c.symbol !== undefined && c.symbol !== null && c.symbol !== market.symbol && symbolInUse(ctx, c.symbol)) return refused(MarketErrors.symbolTaken(c.symbol));
+  if (input.archived === false && market.archivedAt !== null) return refused(MarketErrors.archivedForGood);
+  const statusChange = input.status !== undefined || input.trading !== undefined;
+  if (statusChange) {
+    const problem = statusChangeProblem(market, input.status);
+    if (problem) return problem;
+  }
+
+  const before = marketCatalogueKey(market);
+  if (c.title !== undefined) market.title = c.title;
+  if (c.short_title !== undefined) market.shortTitle = c.short_title;
+  if (c.question !== undefined) market.question = c.question;
+  if (c.rules !== undefined) market.rules = c.rules;
+  if (c.symbol !== undefined) market.symbol = c.symbol;
+  if (c.grouping_name !== undefined) market.groupingName = c.grouping_name;
+  if (c.featured !== undefined) market.featured = c.featured;
+  if (c.in_play_delay_sec !== undefined) market.inPlayDelaySec = Math.max(0, Math.floor(c.in_play_delay_sec));
+  if (c.points_cost !== undefined) market.pointsCost = Math.max(0, c.points_cost);
+  applyMarketDetails(market, c);
+  if (marketCatalogueKey(market) !== before) emitMarketUpdated(ctx, market);
+  if (statusChange) applyStatusChange(ctx, market, input.status, input.trading);
+  if (input.archived === true && market.archivedAt === null) {
+    market.archivedAt = ctx.now;
+    ctx.marketChanged(market);
+    ctx.emit({ type: 'MarketArchived', market_id: market.id });
+  }
   return null;
 }
 
@@ -127,12 +200,24 @@ function isSettled(market: MarketState): boolean {
 export function changeMarketStatus(ctx: StepContext, input: Extract<EngineInput, { kind: 'ChangeMarketStatus' }>): Result {
   const market = ctx.state.markets.get(input.market_id);
   if (!market) return notFound(MarketErrors.marketNotFound);
+  const problem = statusChangeProblem(market, input.status);
+  if (problem) return problem;
+  applyStatusChange(ctx, market, input.status, input.trading);
+  return null;
+}
+
+/** Why a status or trading change of the market is refused, or null. */
+function statusChangeProblem(market: MarketState, status: MarketStatus | undefined): Result {
   if (isSettled(market)) return refused(MarketErrors.marketSettled);
-  if (input.status !== undefined && !SETTABLE.includes(input.status)) return invalid(MarketErrors.statusNotSettable);
-  if (market.status === 'cancelled' && input.status !== undefined && input.status !== 'cancelled') return refused(MarketErrors.marketCancelled);
-  const status = input.status ?? market.status;
-  const trading = input.trading ?? market.trading;
-  if (status === market.status && trading === market.trading) return null;
+  if (status !== undefined && !SETTABLE.includes(status)) return invalid(MarketErrors.statusNotSettable);
+  if (market.status === 'cancelled' && status !== undefined && status !== 'cancelled') return refused(MarketErrors.marketCancelled);
+  return null;
+}
+
+function applyStatusChange(ctx: StepContext, market: MarketState, newStatus: MarketStatus | undefined, newTrading: boolean | undefined): void {
+  const status = newStatus ?? market.status;
+  const trading = newTrading ?? market.trading;
+  if (status === market.status && trading === market.trading) return;
   market.status = status;
   market.trading = trading;
   ctx.marketChanged(market);
@@ -143,7 +228,6 @@ export function changeMarketStatus(ctx: StepContext, input: Extract<EngineInput,
   } else if (status === 'open' && trading) {
     openForTrading(ctx, market);
   }
-  return null;
 }
 
 function cancelAllLive(ctx: StepContext, market: MarketState, reason: CancellationReason): void {

@@ -5,8 +5,9 @@ import { createHash } from 'node:crypto';
 import type { OrderBook, RestingOrder } from '../book/book.ts';
 import { FastOrderBook } from '../book/fast.ts';
 import { decimalOf, decimalText, isDecimal, ZERO } from '../money/decimal.ts';
+import { emptyMarketCatalogue } from '../readModel/records.ts';
 import { DEFAULT_REFERRAL_POINTS } from './referrals.ts';
-import type { EngineState } from './state.ts';
+import type { EngineState, MarketState } from './state.ts';
 
 export function initialState(): EngineState {
   return {
@@ -219,9 +220,26 @@ export function encodeState(state: EngineState): string {
 
 export function decodeState(text: string): EngineState {
   const parsed = JSON.parse(text) as { v: number; state: Encoded; shapes?: string[][] };
-  if (parsed.v === 1) return withDefaults(decode(parsed.state) as EngineState);
-  if ((parsed.v === 2 || parsed.v === 3) && Array.isArray(parsed.shapes)) return withDefaults(decodeV2(parsed.state, parsed.shapes) as EngineState);
+  if (parsed.v === 1) return withDefaults(withMarketCatalogue(decode(parsed.state) as EngineState));
+  if ((parsed.v === 2 || parsed.v === 3) && Array.isArray(parsed.shapes)) {
+    return withDefaults(withMarketCatalogue(decodeV2(parsed.state, parsed.shapes) as EngineState));
+  }
   throw new Error(`unknown snapshot version ${parsed.v}`);
+}
+
+/**
+ * Markets of a snapshot taken before markets had catalogue fields get them empty, after their
+ * other keys, as listMarket builds a market (so the state hashes as a replay's would).
+ */
+function withMarketCatalogue(state: EngineState): EngineState {
+  for (const [id, market] of state.markets) {
+    if ('archivedAt' in market) continue;
+    // rebuilt rather than added to: the settlement-fee percents (when the snapshot has them) come after the catalogue
+    const { settlementFeePercent, eventFeePercent, groupFeePercent, ...rest } = market as MarketState;
+    const fees = settlementFeePercent === undefined ? {} : { settlementFeePercent, eventFeePercent, groupFeePercent };
+    state.markets.set(id, { ...rest, ...emptyMarketCatalogue(), ...fees } as MarketState);
+  }
+  return state;
 }
 
 /** A state of an earlier version made whole: the parts added since, empty (keys last, as the engine adds them). */

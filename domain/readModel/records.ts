@@ -151,7 +151,7 @@ export interface SportEventRecord {
   eventFeePercent: number | null;
 }
 
-export interface MarketRecord {
+export interface MarketRecord extends MarketCatalogueRecord {
   id: string;
   eventId: string;
   title: string;
@@ -178,6 +178,36 @@ export interface MarketRecord {
   settlementFeePercent: number | null;
   eventFeePercent: number | null;
   groupFeePercent: number | null;
+}
+
+/**
+ * What the operator describes a market with beyond what trading needs (SPEC "Market object"):
+ * texts, lists of strings, the stat line (any JSON), display flags, and when it was archived.
+ * A market's own `participants` replace its event's when set (null: the event's).
+ */
+export interface MarketCatalogueRecord {
+  description: string | null;
+  groupTitle: string | null;
+  specifier: string | null;
+  positionLabel: string | null;
+  poweredBy: string | null;
+  filters: string[];
+  tradingFilters: string[];
+  keywords: string[];
+  participants: string[] | null;
+  statDetail: unknown;
+  featuredHome: boolean;
+  manualProbability: boolean;
+  /** When archived (out of the default market list, and of the live index); null until then. */
+  archivedAt: number | null;
+}
+
+/** A market listed without any of them. */
+export function emptyMarketCatalogue(): MarketCatalogueRecord {
+  return {
+    description: null, groupTitle: null, specifier: null, positionLabel: null, poweredBy: null, filters: [], tradingFilters: [], keywords: [],
+    participants: null, statDetail: null, featuredHome: false, manualProbability: false, archivedAt: null,
+  };
 }
 
 /** A ledger entry as recorded; its time and sequence are its step's. */

@@ -16,16 +16,18 @@
 // - `open_interest`: contracts held long across accounts (equal to those held short).
 // - `home_category`: `Live` when the event is in progress and the market open; `Upcoming`
 //   when the event has not started and the market is scheduled, pre_open or open; else null.
-// - `powered_by`: `operator` once resulted or voided (results are entered by the operator).
 // - `timestamp`: the query's `now`; `timestamp_int`: when the market was listed.
 // - `last_probability_at`: time of the last trade (null before the first).
-// - Constant for now: archived/featured_home/manual_probability false, keywords/filters/
-//   trading_filters [], specifier/position/stat_detail null, group_title = grouping_name,
-//   description = rules.
+// - The operator's catalogue fields (catalogueFields below) render as set: `filters`,
+//   `trading_filters`, `keywords` (lists of strings), `specifier`, `position`, `stat_detail`,
+//   `featured_home`, `manual_probability`; `archived` once archived. Unset (null), `group_title`
+//   is `grouping_name`, `description` is `rules`, `participants` the event's, and `powered_by`
+//   `operator` once resulted or voided (results are entered by the operator), else null.
 
 import { midpoint, percentChange, probabilityOf } from '../../domain/money/ratios.ts';
 import { usToIso } from '../../domain/clock.ts';
 import type { MarketStateView, MarketStatus, SportEventView } from '../../domain/views.ts';
+import { marketCatalogueRecordOf } from '../facts/records.ts';
 
 export const BOOK_DEPTH_MAX = 10;
 export const RECENT_TRADES_MAX = 15;
@@ -85,7 +87,7 @@ export interface MarketWire {
   settled_at: number | null;
   timestamp: string;
   timestamp_int: number;
-  stat_detail: null;
+  stat_detail: unknown;
 }
 
 /** Default ordering tiers: tradeable first, settled last. */
@@ -164,6 +166,31 @@ export const MARKET_JOINS = `
 
 const priceChangePercent = percentChange;
 
+export type CatalogueFields = Pick<MarketWire,
+  'archived' | 'featured_home' | 'manual_probability' | 'participants' | 'filters' | 'trading_filters' | 'keywords' | 'group_title'
+  | 'description' | 'specifier' | 'position' | 'powered_by' | 'stat_detail'>;
+
+/** The Market object's catalogue fields, as the operator set them (a view stored before they existed: unset). */
+export function catalogueFields(market: MarketStateView, event: SportEventView | null): CatalogueFields {
+  const c = marketCatalogueRecordOf(market);
+  const settledOut = market.status === 'resulted' || market.status === 'voided';
+  return {
+    archived: c.archivedAt !== null,
+    featured_home: c.featuredHome,
+    manual_probability: c.manualProbability,
+    participants: c.participants ?? event?.participants ?? [],
+    filters: c.filters,
+    trading_filters: c.tradingFilters,
+    keywords: c.keywords,
+    group_title: c.groupTitle ?? market.grouping_name,
+    description: c.description ?? market.rules,
+    specifier: c.specifier,
+    position: c.positionLabel,
+    powered_by: c.poweredBy ?? (settledOut ? 'operator' : null),
+    stat_detail: c.statDetail,
+  };
+}
+
 function marketPrice(lastTraded: string | null, bids: PriceLevel[], offers: PriceLevel[]): string | null {
   if (lastTraded !== null) return lastTraded;
   const bestBid = bids[0];
@@ -180,16 +207,16 @@ export function renderMarket(row: MarketRow, nowUs: number): MarketWire {
   const lastTraded = m.last_traded_price ?? row.recent[0]?.price ?? null;
   const price = marketPrice(lastTraded, row.bids, row.offers);
   const probability = probabilityOf(price, m.max_price);
-  const settledOut = m.status === 'resulted' || m.status === 'voided';
+  const catalogue = catalogueFields(m, e);
   return {
     market_id: m.market_id,
     event_id: m.event_id,
     status: renderedStatus(m.status, m.trading),
     trading: acceptsOrders(m.status, m.trading),
-    archived: false,
+    archived: catalogue.archived,
     featured: m.featured,
-    featured_home: false,
-    manual_probability: false,
+    featured_home: catalogue.featured_home,
+    manual_probability: catalogue.manual_probability,
     price,
     last_traded_price: lastTraded,
     max_price: m.max_price,
@@ -201,21 +228,21 @@ export function renderMarket(row: MarketRow, nowUs: number): MarketWire {
     bids: row.bids,
     offers: row.offers,
     recent_trades: recentTrades,
-    participants: e?.participants ?? [],
-    filters: [],
-    trading_filters: [],
-    keywords: [],
+    participants: catalogue.participants,
+    filters: catalogue.filters,
+    trading_filters: catalogue.trading_filters,
+    keywords: catalogue.keywords,
     title: m.title,
     short_title: m.short_title,
-    group_title: m.grouping_name,
-    description: m.rules,
+    group_title: catalogue.group_title,
+    description: catalogue.description,
     question: m.question,
     rules: m.rules,
-    specifier: null,
+    specifier: catalogue.specifier,
     symbol: m.symbol,
-    position: null,
+    position: catalogue.position,
     result: m.result,
-    powered_by: settledOut ? 'operator' : null,
+    powered_by: catalogue.powered_by,
     competition: e?.competition ?? null,
     sport: e?.sport ?? null,
     event_title: e?.title ?? null,
@@ -232,6 +259,6 @@ export function renderMarket(row: MarketRow, nowUs: number): MarketWire {
     settled_at: m.settled_at,
     timestamp: usToIso(nowUs),
     timestamp_int: m.created_at,
-    stat_detail: null,
+    stat_detail: catalogue.stat_detail,
   };
 }

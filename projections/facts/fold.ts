@@ -12,8 +12,8 @@
 import {
   ceilCent, centsOf, decimalOf, minus, nanosOf, negated, plus, plusContractsTimesCents, ZERO,
 } from '../../domain/money/decimal.ts';
-import type {
-  FillRecord, LedgerEntryRecord, MarketRecord, OrderRecord, PositionRecord, SportEventRecord,
+import {
+  emptyMarketCatalogue, type FillRecord, type LedgerEntryRecord, type MarketRecord, type OrderRecord, type PositionRecord, type SportEventRecord,
 } from '../../domain/readModel/records.ts';
 import { memberOf, type EngineEvent } from '../../domain/engine/events.ts';
 import type { AccountBalance } from './records.ts';
@@ -75,10 +75,10 @@ export function namedBy(facts: readonly Fact[]): Named {
       case 'AccountOpened': case 'AccountUpdated': case 'LoyaltyTierChanged': case 'FundsReserved':
         named.accounts.add(e.account_id);
         break;
-      case 'SportEventScheduled': case 'SportEventStarted':
+      case 'SportEventScheduled': case 'SportEventStarted': case 'SportEventUpdated':
         named.sportEvents.add(e.event_id);
         break;
-      case 'MarketListed': case 'MarketStatusChanged': case 'MarketSettled':
+      case 'MarketListed': case 'MarketUpdated': case 'MarketArchived': case 'MarketStatusChanged': case 'MarketSettled':
         named.markets.add(e.market_id);
         break;
       case 'OrderAccepted': case 'OrderRejected':
@@ -230,6 +230,17 @@ export class FactFold {
         this.mark(this.sportEvents, e.event_id, stored.record, fact);
         return;
       }
+      case 'SportEventUpdated': {
+        const stored = this.store.sportEvents.get(e.event_id);
+        if (!stored) throw new FoldError(`sport event ${e.event_id} updated but never scheduled`);
+        if (stored.seq >= fact.seq) return;
+        Object.assign(stored.record, {
+          title: e.title, shortTitle: e.short_title, eventType: e.event_type, sport: e.sport, competition: e.competition,
+          participants: [...e.participants], start: e.start,
+        });
+        this.mark(this.sportEvents, e.event_id, stored.record, fact);
+        return;
+      }
       case 'MarketListed': {
         const stored = this.store.markets.get(e.market_id);
         if (stored && stored.seq >= fact.seq) return;
@@ -238,10 +249,31 @@ export class FactFold {
           groupingId: e.grouping_id, groupingName: e.grouping_name, featured: e.featured, status: e.status, trading: e.trading,
           maxPriceCents: centsOf(e.max_price), maxPrice: decimalOf(e.max_price), inPlayDelaySec: e.in_play_delay_sec, pointsCost: e.points_cost,
           result: null, settledAt: null, lastTradedCents: null, createdAt: fact.nowUs, updatedAt: fact.nowUs, seq: fact.seq,
+          ...emptyMarketCatalogue(),
           settlementFeePercent: null, eventFeePercent: null, groupFeePercent: null,
         };
         this.store.markets.set(e.market_id, { record, seq: -1 });
         this.mark(this.markets, e.market_id, record, fact, true);
+        return;
+      }
+      case 'MarketUpdated': {
+        const market = this.market(e.market_id, fact);
+        if (!market) return;
+        Object.assign(market, {
+          title: e.title, shortTitle: e.short_title, question: e.question, rules: e.rules, symbol: e.symbol, groupingName: e.grouping_name,
+          featured: e.featured, inPlayDelaySec: e.in_play_delay_sec, pointsCost: e.points_cost, description: e.description,
+          groupTitle: e.group_title, specifier: e.specifier, positionLabel: e.position, poweredBy: e.powered_by, filters: [...e.filters],
+          tradingFilters: [...e.trading_filters], keywords: [...e.keywords], participants: e.participants === null ? null : [...e.participants],
+          statDetail: e.stat_detail, featuredHome: e.featured_home, manualProbability: e.manual_probability,
+        } satisfies Partial<MarketRecord>);
+        this.touchMarket(market, fact);
+        return;
+      }
+      case 'MarketArchived': {
+        const market = this.market(e.market_id, fact);
+        if (!market) return;
+        market.archivedAt = fact.nowUs;
+        this.touchMarket(market, fact);
         return;
       }
       case 'MarketStatusChanged': {

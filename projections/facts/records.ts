@@ -3,11 +3,12 @@
 // digit, quantities nine places), so a record read back renders to the same view.
 
 import { centsOf, decimalOf, minus, nanosOf, plus } from '../../domain/money/decimal.ts';
-import type {
-  AccountRecord, FillRecord, FundsFigures, MarketRecord, OrderRecord, PositionRecord, SportEventRecord,
+import {
+  emptyMarketCatalogue, type AccountRecord, type FillRecord, type FundsFigures, type MarketCatalogueRecord, type MarketRecord, type OrderRecord,
+  type PositionRecord, type SportEventRecord,
 } from '../../domain/readModel/records.ts';
 import type {
-  AccountView, BalanceView, FillView, MarketStateView, OrderView, PositionView, SportEventView,
+  AccountView, BalanceView, FillView, MarketCatalogueView, MarketStateView, OrderView, PositionView, SportEventView,
 } from '../../domain/views.ts';
 
 /** An account with its balance: what the fold keeps for both views. */
@@ -79,8 +80,30 @@ export function marketRecordOf(view: MarketStateView): MarketRecord {
     trading: view.trading, maxPriceCents: centsOf(view.max_price), maxPrice: decimalOf(view.max_price), inPlayDelaySec: view.in_play_delay_sec,
     pointsCost: view.points_cost, result: view.result, settledAt: view.settled_at,
     lastTradedCents: view.last_traded_price === null ? null : centsOf(view.last_traded_price), createdAt: view.created_at,
-    updatedAt: view.updated_at, seq: view.seq, settlementFeePercent: view.settlement_fee_percent ?? null,
-    eventFeePercent: view.event_fee_percent ?? null, groupFeePercent: view.group_fee_percent ?? null,
+    updatedAt: view.updated_at, seq: view.seq,
+    ...marketCatalogueRecordOf(view),
+    settlementFeePercent: view.settlement_fee_percent ?? null, eventFeePercent: view.event_fee_percent ?? null,
+    groupFeePercent: view.group_fee_percent ?? null,
+  };
+}
+
+/** The catalogue fields of a stored market view (views stored before they existed have none: the defaults). */
+export function marketCatalogueRecordOf(view: Partial<MarketCatalogueView>): MarketCatalogueRecord {
+  const empty = emptyMarketCatalogue();
+  return {
+    description: view.description ?? empty.description,
+    groupTitle: view.group_title ?? empty.groupTitle,
+    specifier: view.specifier ?? empty.specifier,
+    positionLabel: view.position ?? empty.positionLabel,
+    poweredBy: view.powered_by ?? empty.poweredBy,
+    filters: view.filters ? [...view.filters] : empty.filters,
+    tradingFilters: view.trading_filters ? [...view.trading_filters] : empty.tradingFilters,
+    keywords: view.keywords ? [...view.keywords] : empty.keywords,
+    participants: view.participants ? [...view.participants] : empty.participants,
+    statDetail: view.stat_detail ?? empty.statDetail,
+    featuredHome: view.featured_home ?? empty.featuredHome,
+    manualProbability: view.manual_probability ?? empty.manualProbability,
+    archivedAt: view.archived_at ?? empty.archivedAt,
   };
 }
 

@@ -72,6 +72,7 @@ export interface MarketStatsRow {
   status: string | null;
   title: string | null;
   event_start_time: string | null;
+  archived_at: string | null;
   market_status: string | null;
   market_settled_at: string | null;
 }
@@ -89,6 +90,12 @@ export function marketStatsCursor(raw: unknown): MarketStatsCursor | null {
   const parts = cursorParts(raw, ['int', 'text']);
   return parts ? [parts[0]!, parts[1]!] : null;
 }
+
+/**
+ * The live index (SPEC's market stats "live-index" fields are null when the market is no longer
+ * held there): every listed market until it is archived, what GET /markets lists by default.
+ */
+const IN_LIVE_INDEX = "(m.market_id IS NOT NULL AND m.doc->>'archived_at' IS NULL)";
 
 export async function marketStats(pool: pg.Pool, accountId: string, filter: MarketStatsFilter, limit: number, after: MarketStatsCursor | null): Promise<MarketStatsRow[]> {
   const values: unknown[] = [accountId];
@@ -110,8 +117,11 @@ export async function marketStats(pool: pg.Pool, accountId: string, filter: Mark
   if (after) where.push(`(s.inserted_at, s.market_id) < (${param(after[0])}::bigint, ${param(after[1])}::text)`);
   const result = await pool.query<MarketStatsRow>(
     `SELECT s.account_id, s.market_id, COALESCE(m.event_id, s.event_id) AS event_id, s.inserted_at::text, s.updated_at::text,
-            s.last_settled_at::text, s.doc, e.competition, e.sport, m.doc->>'status' AS status, m.doc->>'title' AS title,
-            e.start_us::text AS event_start_time, m.status AS market_status, m.settled_at::text AS market_settled_at
+            s.last_settled_at::text, s.doc, e.competition, e.sport,
+            CASE WHEN ${IN_LIVE_INDEX} THEN m.doc->>'status' END AS status,
+            CASE WHEN ${IN_LIVE_INDEX} THEN m.doc->>'title' END AS title,
+            CASE WHEN ${IN_LIVE_INDEX} THEN e.start_us::text END AS event_start_time,
+            m.doc->>'archived_at' AS archived_at, m.status AS market_status, m.settled_at::text AS market_settled_at
      FROM member_market_stats s
      LEFT JOIN member_markets m ON m.market_id = s.market_id
      LEFT JOIN member_sport_events e ON e.event_id = COALESCE(m.event_id, s.event_id)

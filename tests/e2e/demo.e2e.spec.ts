@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { seedDemoOnce } from '../../commands/demo/seed.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { ServiceClient } from '../api/admin/http.ts';
+import { FormBrowser, logInThrough } from '../oauth/support.ts';
 
 describe('e2e: demo seeding', function () {
   this.timeout(120_000);
@@ -65,6 +66,29 @@ describe('e2e: demo seeding', function () {
     const target = quoted[0] as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
     const order = await client.signed(key, 'POST', '/orders', { market_id: target.market_id, action: 'buy', order_type: 'limit', price: '0.30', quantity: '1' });
     expect(order.status, JSON.stringify(order.body)).to.equal(200);
+
+    // the printed client_credentials curl works as printed
+    const cc = /curl -s -u '([^:]+):([^']+)' -d grant_type=client_credentials (\S+)/.exec(printed);
+    expect(cc, printed).to.not.equal(null);
+    const [, clientId, secret, tokenUrl] = cc as unknown as [string, string, string, string];
+    const basicAuth = `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`;
+    const appToken = await fetch(tokenUrl, { method: 'POST', body: 'grant_type=client_credentials', headers: { authorization: basicAuth, 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(appToken.status).to.equal(200);
+    // the printed authorize URL, logged in as the printed demo member, ends in a code the printed exchange accepts
+    const login = /log in as (\S+) \/ (\S+):/.exec(printed) as unknown as [string, string, string];
+    const authorizeUrl = printed.split('\n').map((line) => line.trim()).find((line) => line.includes('/oauth/authorize?')) as string;
+    const browser = new FormBrowser(service.baseUrl);
+    await browser.visit(authorizeUrl);
+    await logInThrough(browser, { email: login[1], password: login[2] });
+    const callback = new URL((await browser.consent('allow')).location as string);
+    const verifier = /code_verifier=(\S+)/.exec(printed)?.[1] as string;
+    const redirectUri = /-d redirect_uri=(\S+)/.exec(printed)?.[1] as string;
+    const exchanged = await fetch(tokenUrl, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'authorization_code', redirect_uri: redirectUri, code_verifier: verifier, code: callback.searchParams.get('code') as string }),
+      headers: { authorization: basicAuth, 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(exchanged.status).to.equal(200);
 
     // first start only
     const again = await seedDemoOnce(service.ctx, { baseUrl: service.baseUrl, out: () => undefined });

@@ -18,7 +18,26 @@ import { dumpReadModels, projectRecords, recordedOf, type FixtureRecord } from '
 
 const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'journal-v3');
 const journal = JSON.parse(readFileSync(path.join(FIXTURE, 'journal.json'), 'utf8')) as { records: FixtureRecord[] };
-const recorded = withFeeFields(JSON.parse(readFileSync(path.join(FIXTURE, 'read-models.json'), 'utf8')) as Record<string, unknown[]>);
+const recorded = withFeeFields(withUnsetCatalogue(JSON.parse(readFileSync(path.join(FIXTURE, 'read-models.json'), 'utf8')) as Record<string, unknown[]>));
+
+/**
+ * A market's stored view now carries the operator's catalogue fields (description, lists, flags,
+ * archived_at); the fixture's markets were listed before they existed, so theirs are all unset.
+ */
+function withUnsetCatalogue(tables: Record<string, unknown[]>): Record<string, unknown[]> {
+  const unset = {
+    description: null, group_title: null, specifier: null, position: null, powered_by: null, filters: [], trading_filters: [], keywords: [],
+    participants: null, stat_detail: null, featured_home: false, manual_probability: false, archived_at: null,
+  };
+  const out = { ...tables };
+  for (const table of ['core_markets', 'member_markets']) {
+    out[table] = tables[table]!.map((row) => {
+      const { doc, ...rest } = row as { doc: Record<string, unknown> };
+      return { ...rest, doc: { ...doc, ...unset } };
+    });
+  }
+  return out;
+}
 
 type Row = { doc: Record<string, unknown>; ins_pos?: number; ins_idx?: number };
 

@@ -9,11 +9,15 @@ import { issueApiKey, revokeApiKey } from '../../../commands/credentials/apiKeys
 import { issueSession, SESSION_LIFETIME_MAX_S } from '../../../commands/credentials/sessions.ts';
 import { usToIso } from '../../../domain/clock.ts';
 import { renderBalance, renderLedgerEntry } from '../../../projections/core/render.ts';
+import { enableTotp } from '../../../commands/oauth/totp.ts';
+import { grantsOf } from '../../../projections/oauth/grants.ts';
 import { presentAccount } from '../present.ts';
 import type { SnapshotCache } from '../upstream.ts';
 import { compile, dateTimeToUs, isUuid, parseBody, parseMoney } from '../validate.ts';
 
 const NAME_LENGTH_MAX = 200;
+/** The grants list is a projection: wait (bounded) until it has caught up with the store. */
+const GRANTS_VISIBLE_WAIT_MS = 2_000;
 
 const nullableString = (maxLength: number) => ({ type: ['string', 'null'], maxLength });
 
@@ -125,6 +129,20 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
     const updated = await updateAccount(ctx, accountId, accountFieldsOf(body), body.password);
     cache.accounts.set(accountId, updated.account);
     res.json({ account: presentAccount(updated.account) });
+  });
+
+  router.post('/accounts/:account_id/totp', async (req, res) => {
+    const accountId = accountIdOf(req);
+    const account = await requireAccount(accountId);
+    const totp = await enableTotp(ctx.store, accountId, account.email ?? account.account_id, ctx.clock.nowUs());
+    res.json({ totp });
+  });
+
+  router.get('/accounts/:account_id/grants', async (req, res) => {
+    const accountId = accountIdOf(req);
+    await requireAccount(accountId);
+    await ctx.projections.waitFor(await ctx.store.headPosition(), GRANTS_VISIBLE_WAIT_MS).catch(() => undefined);
+    res.json({ grants: await grantsOf(ctx.pool, accountId) });
   });
 
   router.post('/accounts/:account_id/deposits', async (req, res) => {

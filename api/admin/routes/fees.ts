@@ -1,20 +1,15 @@
-// /admin/v1 settlement-side fees and referrals: a market's `settlement_fee_percent` and an event's
-// `event_fee_percent` (fields of PATCH /markets/{id} and PATCH /events/{id}), a market group's
-// `group_fee_percent` (PUT /market_groups/{grouping_id}), and who referred whom
-// (POST /accounts/{id}/referrals). Each is one engine input.
-//
-// The PATCH routes are shared with the catalogue's own fields: these handlers run first, apply the
-// fee field, and hand a body with other fields on (without the fee field) to the next handler for
-// the route; a body with only the fee field is answered here.
+// /admin/v1 settlement-side fees and referrals: a market group's `group_fee_percent`
+// (PUT /market_groups/{grouping_id}) and who referred whom (POST /accounts/{id}/referrals), each
+// one engine input; and what the catalogue routes use for a market's `settlement_fee_percent` and
+// an event's `event_fee_percent` (fields of POST/PATCH /markets and PATCH /events).
 
-import type { NextFunction, Request, Response, Router } from 'express';
+import type { Request, Router } from 'express';
 import { answerOf, submitOrThrow } from '../../../commands/accounts/engineCall.ts';
 import { usToIso } from '../../../domain/clock.ts';
 import type { FeeScope } from '../../../domain/engine/events.ts';
 import { SETTLEMENT_FEE_PERCENT_MAX } from '../../../domain/engine/settlementFees.ts';
 import type { MarketStateView } from '../../../domain/views.ts';
 import { badRequest, notFound } from '../../errors.ts';
-import { presentEvent, presentMarket } from '../present.ts';
 import type { SnapshotCache } from '../upstream.ts';
 import { compile, isUuid, parseBody } from '../validate.ts';
 
@@ -26,7 +21,6 @@ export const FEE_PERCENT_SCHEMA = { type: ['number', 'null'], minimum: 0, maximu
 const validateGroup = compile<{ group_fee_percent: number | null }>({
   type: 'object', required: ['group_fee_percent'], properties: { group_fee_percent: FEE_PERCENT_SCHEMA },
 });
-const validatePercent = compile<{ value: number | null }>({ type: 'object', properties: { value: FEE_PERCENT_SCHEMA } });
 const validateReferral = compile<{ referee_account_id: string }>({
   type: 'object', required: ['referee_account_id'], properties: { referee_account_id: { type: 'string', format: 'uuid' } },
 });
@@ -46,17 +40,6 @@ function pathId(req: Request, name: string, what: string): string {
   return id.toLowerCase();
 }
 
-/** The body's fee field, checked (400 on a bad value), or undefined when the body has none. */
-function feeFieldOf(req: Request, field: string): { percent: number | null; rest: Record<string, unknown> } | undefined {
-  const body: unknown = req.body;
-  if (body === null || typeof body !== 'object' || Array.isArray(body) || !(field in body)) return undefined;
-  const { [field]: percent, ...rest } = body as Record<string, unknown>;
-  if (!validatePercent({ value: percent })) {
-    throw badRequest(`${field} must be a number from 0 to ${SETTLEMENT_FEE_PERCENT_MAX}, or null`);
-  }
-  return { percent: percent as number | null, rest };
-}
-
 export function feeRoutes(router: Router, cache: SnapshotCache): void {
   const ctx = cache.context;
 
@@ -67,44 +50,6 @@ export function feeRoutes(router: Router, cache: SnapshotCache): void {
     for (const event of answer.sportEvents) cache.events.set(event.event_id, event);
     return { reply, answer };
   }
-
-  async function marketAnswer(market: MarketStateView, position: bigint) {
-    const wire = await cache.marketAfter(market.market_id, position);
-    const shown = wire
-      ? { ...wire, halted: !market.trading, accepting_orders: wire.trading, stored_status: market.status }
-      : presentMarket(market, await cache.event(market.event_id), ctx.clock.nowUs());
-    return { ...shown, ...settlementFeesOf(market) };
-  }
-
-  // PATCH /markets/{id}: settlement_fee_percent (the catalogue's fields go on to its own handler)
-  router.patch('/markets/:market_id', async (req: Request, res: Response, next: NextFunction) => {
-    const fee = feeFieldOf(req, 'settlement_fee_percent');
-    if (!fee) return next();
-    const marketId = pathId(req, 'market_id', 'Market');
-    const { reply, answer } = await setPercent('market', marketId, fee.percent);
-    if (Object.keys(fee.rest).length > 0) {
-      req.body = fee.rest;
-      return next();
-    }
-    const market = answer.markets.find((m) => m.market_id === marketId);
-    if (!market) throw notFound('Market not found');
-    res.json({ market: await marketAnswer(market, reply.position) });
-  });
-
-  // PATCH /events/{id}: event_fee_percent (the event's other fields go on to their own handler)
-  router.patch('/events/:event_id', async (req: Request, res: Response, next: NextFunction) => {
-    const fee = feeFieldOf(req, 'event_fee_percent');
-    if (!fee) return next();
-    const eventId = pathId(req, 'event_id', 'Event');
-    const { answer } = await setPercent('event', eventId, fee.percent);
-    if (Object.keys(fee.rest).length > 0) {
-      req.body = fee.rest;
-      return next();
-    }
-    const event = answer.sportEvents.find((e) => e.event_id === eventId) ?? (await cache.event(eventId));
-    if (!event) throw notFound('Event not found');
-    res.json({ event: presentEvent(event) });
-  });
 
   router.put('/market_groups/:grouping_id', async (req, res) => {
     const groupingId = String(req.params.grouping_id);

@@ -23,7 +23,7 @@ export function renderMarketStats(row: MarketStatsRow): Record<string, unknown> 
     status: row.status,
     title: row.title,
     event_start_time: num(row.event_start_time),
-    archived_at: null,
+    archived_at: num(row.archived_at),
     last_settled_at: num(row.last_settled_at),
     settled_at: row.market_status && SETTLED_STATUSES.has(row.market_status) ? num(row.market_settled_at) : null,
     inserted_at: Number(row.inserted_at),

@@ -12,7 +12,7 @@
 import type { LegacyEngineEvent as EngineEvent, LegacyEngineEventType as EngineEventType } from './legacy.ts';
 import type { EngineInput, OrderRequest } from '../inputs.ts';
 import type {
-  AccountView, BalanceView, FillView, LedgerEntryView, MarketStateView, OrderView, PositionView, SportEventView,
+  AccountView, BalanceView, FillView, LedgerEntryView, MarketBaseView, OrderView, PositionView, SportEventView,
 } from '../../views.ts';
 
 /** The record version written by this encoding (records without `v` are version 1: plain events). */
@@ -62,7 +62,7 @@ const ACCOUNT_KEYS = keysOf<AccountView>()([
 const SPORT_EVENT_KEYS = keysOf<Omit<SportEventView, 'event_fee_percent'>>()([
   'event_id', 'title', 'short_title', 'event_type', 'sport', 'competition', 'participants', 'start', 'status', 'started_at',
 ]);
-const MARKET_KEYS = keysOf<Omit<MarketStateView, 'settlement_fee_percent' | 'event_fee_percent' | 'group_fee_percent'>>()([
+const MARKET_KEYS = keysOf<MarketBaseView>()([
   'market_id', 'event_id', 'title', 'short_title', 'question', 'rules', 'symbol', 'grouping_id', 'grouping_name', 'featured',
   'status', 'trading', 'max_price', 'in_play_delay_sec', 'points_cost', 'result', 'settled_at', 'last_traded_price',
   'created_at', 'updated_at', 'seq',

@@ -32,10 +32,17 @@ export const FACT_KEYS: Readonly<Record<EngineEventType, readonly string[]>> = {
   LoyaltyTierChanged: keysOf<Fact<'LoyaltyTierChanged'>>()(['account_id', 'tier']),
   SportEventScheduled: keysOf<Fact<'SportEventScheduled'>>()(['event_id', 'title', 'short_title', 'event_type', 'sport', 'competition', 'participants', 'start']),
   SportEventStarted: keysOf<Fact<'SportEventStarted'>>()(['event_id']),
+  SportEventUpdated: keysOf<Fact<'SportEventUpdated'>>()(['event_id', 'title', 'short_title', 'event_type', 'sport', 'competition', 'participants', 'start']),
   MarketListed: keysOf<Fact<'MarketListed'>>()([
     'market_id', 'event_id', 'title', 'short_title', 'question', 'rules', 'symbol', 'grouping_id', 'grouping_name', 'featured', 'status',
     'trading', 'max_price', 'in_play_delay_sec', 'points_cost',
   ]),
+  MarketUpdated: keysOf<Fact<'MarketUpdated'>>()([
+    'market_id', 'title', 'short_title', 'question', 'rules', 'symbol', 'grouping_name', 'featured', 'in_play_delay_sec', 'points_cost',
+    'description', 'group_title', 'specifier', 'position', 'powered_by', 'filters', 'trading_filters', 'keywords', 'participants',
+    'stat_detail', 'featured_home', 'manual_probability',
+  ]),
+  MarketArchived: keysOf<Fact<'MarketArchived'>>()(['market_id']),
   MarketStatusChanged: keysOf<Fact<'MarketStatusChanged'>>()(['market_id', 'status', 'trading']),
   SettlementFeeSet: keysOf<Fact<'SettlementFeeSet'>>()(['scope', 'scope_id', 'percent', 'market_ids']),
   MarketSettled: keysOf<Fact<'MarketSettled'>>()(['market_id', 'result', 'settlement_id']),

@@ -3,7 +3,7 @@
 // journaled step of them into the facts the engine now states (events.ts).
 
 import type {
-  AccountView, BalanceView, FillView, LedgerEntryView, MarketStateView, OrderView, PositionView, SportEventView,
+  AccountView, BalanceView, FillView, LedgerEntryView, MarketBaseView, OrderView, PositionView, SportEventView,
 } from '../../views.ts';
 
 export type LegacyEngineEvent =
@@ -11,8 +11,8 @@ export type LegacyEngineEvent =
   | { type: 'AccountUpdated'; account: AccountView; balance: BalanceView }
   | { type: 'SportEventScheduled'; event: SportEventView }
   | { type: 'SportEventStarted'; event: SportEventView }
-  | { type: 'MarketListed'; market: MarketStateView }
-  | { type: 'MarketChanged'; market: MarketStateView } // status, trading, result, last price
+  | { type: 'MarketListed'; market: MarketBaseView }
+  | { type: 'MarketChanged'; market: MarketBaseView } // status, trading, result, last price
   | { type: 'OrderPlaced'; order: OrderView } // first snapshot of an order (any status, rejected included)
   | { type: 'OrderChanged'; order: OrderView } // every later change of the order
   | { type: 'TradeExecuted'; trade_id: string; market_id: string; price: string; quantity: string; executed_at: number; provider: FillView; taker: FillView }

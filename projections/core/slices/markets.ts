@@ -1,5 +1,5 @@
-// Sport events and markets, as the fold changed them (scheduled, started; listed, status, last
-// trade price, result). A market row
+// Sport events and markets, as the fold changed them (scheduled, started, updated; listed,
+// catalogue, status, last trade price, result, archived). A market row
 // carries copies of its event's start, sport and competition so the market list filters and
 // pages on one table; they are refreshed whenever either side changes.
 
@@ -33,9 +33,13 @@ export const marketsSlice: Slice = {
     const writtenMarkets = await upsertSnapshots(batch.tx, {
       table: 'core_markets',
       key: ['market_id'],
-      columns: [['market_id', 'text'], ['event_id', 'text'], ['status', 'text'], ['trading', 'boolean'], ['tier', 'smallint'], ['seq', 'bigint'], ['doc', 'json']],
+      columns: [
+        ['market_id', 'text'], ['event_id', 'text'], ['status', 'text'], ['trading', 'boolean'], ['tier', 'smallint'], ['archived', 'boolean'], ['seq', 'bigint'],
+        ['doc', 'json'],
+      ],
     }, markets.map(({ item, seq }) => ({
-      market_id: item.market_id, event_id: item.event_id, status: item.status, trading: item.trading, tier: marketTier(item.status, item.trading), seq, doc: item,
+      market_id: item.market_id, event_id: item.event_id, status: item.status, trading: item.trading, tier: marketTier(item.status, item.trading),
+      archived: item.archived_at !== null, seq, doc: item,
     })));
     const marketIds = writtenMarkets.map((row) => row.market_id as string);
     for (const id of marketIds) batch.touchedMarkets.add(id);

@@ -201,7 +201,8 @@ describe('fees from every source, refunds and referrals (HTTP)', function () {
     const market = await svc.market();
     for (const body of [{ settlement_fee_percent: -1 }, { settlement_fee_percent: 101 }, { settlement_fee_percent: '5' }]) {
       const answer = await svc.adminRaw('PATCH', `/markets/${market.market_id}`, body);
-      expect([answer.status, answer.body.error]).to.deep.equal([400, 'settlement_fee_percent must be a number from 0 to 100, or null']);
+      expect(answer.status).to.equal(400);
+      expect(answer.body.error).to.match(/^settlement_fee_percent must /);
     }
     expect((await svc.adminRaw('PATCH', `/markets/${randomUUID()}`, { settlement_fee_percent: 1 })).status).to.equal(404);
     expect((await svc.adminRaw('PATCH', `/events/${randomUUID()}`, { event_fee_percent: 1 })).status).to.equal(404);

@@ -1,6 +1,7 @@
 // A seeded random trading session run through the real engine: accounts with deposits, one
 // sport event, a few open markets, then limit and market orders that cross, cancels, trading
-// halts, and finally one market resulted. Each accepted input becomes one record,
+// halts, operator catalogue changes (event and market fields, one market listed with them),
+// and finally one market resulted and then archived. Each accepted input becomes one record,
 // as the engine journals it (an `EngineSteps` record of facts). Same seed, same session.
 
 import { randomUUID } from 'node:crypto';
@@ -56,12 +57,14 @@ export function engineSession(options: { seed: number; accounts?: number; market
     run({ kind: 'Deposit', account_id: accountId, entry_id: uuidFrom(random), amount: '1000' });
   }
   run({ kind: 'ScheduleSportEvent', event: { event_id: eventId, title: 'Lions at Bears', start: T0 + 48 * HOUR_US, short_title: null, event_type: 'game', sport: 'Football', competition: 'NFL', participants: ['Lions', 'Bears'] } });
-  for (const marketId of marketIds) {
+  marketIds.forEach((marketId, i) => {
     run({ kind: 'ListMarket', market: {
       market_id: marketId, event_id: eventId, title: 'Lions win', max_price: '1.00', status: 'open', trading: true, in_play_delay_sec: 0,
       points_cost: 100, grouping_id: uuidFrom(random), grouping_name: 'Moneyline', symbol: null, question: null, rules: null, short_title: null, featured: false,
-    } });
-  }
+    }, ...(i === 0 ? { details: { filters: ['nfl', 'moneyline'], keywords: ['lions'], stat_detail: { stat: 'points', line: 2.5 }, featured_home: true } } : {}) });
+  });
+  run({ kind: 'UpdateSportEvent', event_id: eventId, changes: { title: 'Lions at Bears (rescheduled)', participants: ['Detroit Lions', 'Chicago Bears'], start: T0 + 72 * HOUR_US } });
+  run({ kind: 'UpdateMarket', market_id: marketIds[0] as string, changes: { symbol: 'LIONS-BEARS', description: 'Detroit win outright', position: 'home', trading_filters: ['live'] } });
   const placed: Array<{ orderId: string; accountId: string }> = [];
   for (let i = 0; i < (options.inputs ?? 600); i++) {
     const roll = random();
@@ -82,7 +85,9 @@ export function engineSession(options: { seed: number; accounts?: number; market
       run({ kind: 'ChangeMarketStatus', market_id: pick(marketIds), trading: random() < 0.6 });
     }
   }
+  run({ kind: 'UpdateMarket', market_id: marketIds[0] as string, changes: { keywords: ['lions', 'bears'], manual_probability: true }, trading: true });
   run({ kind: 'ResultMarket', market_id: marketIds[marketIds.length - 1] as string, result: 'win' });
+  run({ kind: 'UpdateMarket', market_id: marketIds[marketIds.length - 1] as string, changes: { powered_by: 'Opta' }, archived: true });
   return { steps, accountIds, marketIds, nowUs };
 }
 

@@ -9,7 +9,7 @@ import { marketStats, settlementFacts, volumeFacts } from '../../../projections/
 import { coreProjector } from '../../../projections/core/projector.ts';
 import { listFees, listLoyalty } from '../../../projections/core/queries/ledger.ts';
 import { testDatabase, type TestDatabase } from '../../support/pg.ts';
-import { ALICE, BOB, EVENT, MARKET, MARKET2, T0, dump, marketLife, project } from './fixtures.ts';
+import { ALICE, ARCHIVED_AT, BOB, EVENT, MARKET, MARKET2, T0, dump, marketLife, project } from './fixtures.ts';
 import type { RecordedEvent } from '../../../eventstore/port.ts';
 import { computeMarketStats } from '../../../projections/member/marketStats/compute.ts';
 import { feeRates } from '../../../domain/engine/fees.ts';
@@ -72,7 +72,10 @@ describe('member projectors', () => {
     expect(settled.doc.total_net_pnl).to.equal('2.98');
     expect(settled.sport).to.equal('Ice Hockey');
     expect(settled.market_status).to.equal('resulted');
+    expect(settled).to.include({ status: 'resulted', title: 'Market f1', archived_at: null });
     const other = rows.find((r) => r.market_id === MARKET2)!;
+    // archived by the operator: out of the live index
+    expect(other).to.include({ archived_at: String(ARCHIVED_AT), status: null, title: null, event_start_time: null });
     expect(other.doc.cancelled_orders).to.equal(1);
     expect(other.doc.rejected_buy_orders).to.equal(1);
     expect(other.doc.settlements).to.equal(0);

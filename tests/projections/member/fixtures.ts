@@ -85,7 +85,13 @@ export function amendment(facts: ReadonlyArray<{ type: string; taker_fill_id?: s
   return { kind: 'AmendFill', trade_id: trade.taker_fill_id, price: '0.30' };
 }
 
-/** The market life as journal records, one per step. */
+/** When the operator archives the other market, after the market life. */
+export const ARCHIVED_AT = SETTLED_AT + 10;
+
+/**
+ * The market life as journal records, one per step, then the operator's catalogue changes: the
+ * event renamed, the other market given catalogue fields, then archived.
+ */
 export function marketLife(): { records: RecordedEvent[] } {
   const desk = new Desk();
   const records: RecordedEvent[] = [];
@@ -93,6 +99,11 @@ export function marketLife(): { records: RecordedEvent[] } {
     records.push(desk.record(inputs, { nowUs }));
     if (inputs.some((i) => i.kind === 'PlaceOrder' && i.order.order_id === uuid(6))) records.push(desk.record(amendment(desk.facts), { nowUs: nowUs + 1 }));
   }
+  records.push(desk.record([
+    { kind: 'UpdateSportEvent', event_id: EVENT, changes: { title: 'Home v Away (renamed)', participants: ['Home', 'Away'] } },
+    { kind: 'UpdateMarket', market_id: MARKET2, changes: { keywords: ['second'], stat_detail: { line: 1.5 }, description: 'The other market' } },
+  ], { nowUs: ARCHIVED_AT - 1 }));
+  records.push(desk.record({ kind: 'UpdateMarket', market_id: MARKET2, changes: {}, archived: true }, { nowUs: ARCHIVED_AT }));
   return { records };
 }
 

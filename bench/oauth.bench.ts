@@ -1,0 +1,148 @@
+// bench:oauth: the authorization server's token endpoint and OAuth bearer requests, against
+// references measured by the same load generator in the same run (figures move between runs on a
+// shared 2-core machine; the ratios are what compare):
+//   token_per_s, token_p99_ms      client_credentials at /oauth/token, 50 connections
+//   bearer_get_per_s                GET /api/v1/me with a member's OAuth access token
+//   oidc_provider_token_per_s       oidc-provider (one client_credentials client), same load
+//   express_hello_per_s             an express 5 hello-world, same load
+// The last line is a JSON object with those and token_vs_oidc_provider, bearer_get_vs_express.
+
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { startChildService } from './support/childService.ts';
+import { LoadClient } from './support/loadClient.ts';
+import { FormBrowser, logInThrough } from '../tests/oauth/support.ts';
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const REQUESTS = Number(process.env.BENCH_OAUTH_REQUESTS ?? 20_000);
+const WARMUP = Math.min(2_000, Math.floor(REQUESTS / 5));
+const REDIRECT = 'http://127.0.0.1:8976/callback';
+
+const round = (x: number, places = 2) => Number(x.toFixed(places));
+const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number);
+
+function nodeFlags(): string[] {
+  const start: string = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start;
+  const words = start.split(/\s+/);
+  return words.slice(words.indexOf('node') + 1, words.indexOf('cli/bin.js')).filter((word) => word.startsWith('--'));
+}
+
+async function startChild(script: string, args: string[] = []): Promise<{ url: URL; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [...nodeFlags(), script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('error', reject);
+    child.stdout?.once('data', (chunk: Buffer) => resolve(Number(chunk.toString('utf8').trim())));
+  });
+  return {
+    url: new URL(`http://127.0.0.1:${port}`),
+    stop: async () => {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
+    },
+  };
+}
+
+/** Drives `total` requests over CONNECTIONS connections; requests/s and latency percentiles (non-200s counted). */
+async function drive(url: URL, method: string, path: string, headers: Record<string, string>, body?: string, total = REQUESTS) {
+  const client = new LoadClient(url.hostname, Number(url.port), CONNECTIONS);
+  const run = async (count: number) => {
+    const latencies: number[] = [];
+    let failures = 0;
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+      while (next < count) {
+        next += 1;
+        const t0 = performance.now();
+        const answer = await client.request(method, path, headers, body);
+        latencies.push(performance.now() - t0);
+        if (answer.status !== 200) failures += 1;
+      }
+    }));
+    return { latencies: latencies.sort((a, b) => a - b), elapsedMs: performance.now() - started, failures };
+  };
+  await run(WARMUP);
+  const measured = await run(total);
+  client.close();
+  if (measured.failures > 0) throw new Error(`${method} ${url.origin}${path}: ${measured.failures} answers were not 200`);
+  return { perS: round((total / measured.elapsedMs) * 1000, 0), p50: round(percentile(measured.latencies, 50)), p99: round(percentile(measured.latencies, 99)) };
+}
+
+async function admin(base: URL, token: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(new URL(`/admin/v1${path}`, base), {
+    method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return res.json() as Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+
+/** A member's access token through the real code flow (login and consent pages, PKCE). */
+async function memberToken(base: URL, adminToken: string): Promise<string> {
+  const password = 'bench password 123';
+  const email = `bench-${Date.now()}@example.com`;
+  await admin(base, adminToken, 'POST', '/accounts', { first_name: 'Bench', last_name: 'Member', email, password, status: 'active' });
+  const { client } = await admin(base, adminToken, 'POST', '/oauth/clients', { name: 'Bench app', app_type: 'native', redirect_uris: [REDIRECT], scopes: ['profile.read'] });
+  const verifier = randomBytes(32).toString('base64url');
+  const browser = new FormBrowser(base.origin);
+  await browser.visit(`/oauth/authorize?${new URLSearchParams({
+    response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, scope: 'profile.read', state: 'b',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
+  }).toString()}`);
+  await logInThrough(browser, { email, password });
+  const code = new URL((await browser.consent('allow')).location as string).searchParams.get('code') as string;
+  const res = await fetch(new URL('/oauth/token', base), {
+    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'authorization_code', client_id: client.client_id, code, redirect_uri: REDIRECT, code_verifier: verifier }),
+  });
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+async function main(): Promise<void> {
+  process.stderr.write(`bench:oauth: ${REQUESTS} requests per phase over ${CONNECTIONS} connections\n`);
+  const service = await startChildService();
+  const results: Record<string, number> = {};
+  try {
+    const { client } = await admin(service.baseUrl, service.adminToken, 'POST', '/oauth/clients', { name: 'Bench server', app_type: 'server', scopes: ['market_data'] });
+    const tokenHeaders = { authorization: basic(client.client_id, client.client_secret), 'content-type': 'application/x-www-form-urlencoded' };
+    const token = await drive(service.baseUrl, 'POST', '/oauth/token', tokenHeaders, 'grant_type=client_credentials');
+    process.stderr.write(`token (client_credentials): ${token.perS}/s p50 ${token.p50} ms p99 ${token.p99} ms\n`);
+    const access = await memberToken(service.baseUrl, service.adminToken);
+    const bearer = await drive(service.baseUrl, 'GET', '/api/v1/me', { authorization: `Bearer ${access}`, 'user-agent': 'bench-oauth' });
+    process.stderr.write(`GET /api/v1/me with an OAuth token: ${bearer.perS}/s p50 ${bearer.p50} ms p99 ${bearer.p99} ms\n`);
+    Object.assign(results, { token_per_s: token.perS, token_p99_ms: token.p99, bearer_get_per_s: bearer.perS, bearer_get_p99_ms: bearer.p99 });
+  } finally {
+    await service.stop();
+  }
+
+  const secret = randomBytes(24).toString('hex');
+  const oidc = await startChild('bench/support/oidcProvider.mjs', ['bench-client', secret]);
+  try {
+    const reference = await drive(oidc.url, 'POST', '/token', { authorization: basic('bench-client', secret), 'content-type': 'application/x-www-form-urlencoded' }, 'grant_type=client_credentials&scope=market_data');
+    process.stderr.write(`oidc-provider token (client_credentials): ${reference.perS}/s p99 ${reference.p99} ms\n`);
+    results.oidc_provider_token_per_s = reference.perS;
+  } finally {
+    await oidc.stop();
+  }
+
+  const hello = await startChild('bench/support/hello.mjs');
+  try {
+    const reference = await drive(hello.url, 'GET', '/hello', { 'user-agent': 'bench-oauth' });
+    process.stderr.write(`express hello-world: ${reference.perS}/s p99 ${reference.p99} ms\n`);
+    results.express_hello_per_s = reference.perS;
+  } finally {
+    await hello.stop();
+  }
+
+  results.token_vs_oidc_provider = round((results.token_per_s as number) / (results.oidc_provider_token_per_s as number), 3);
+  results.bearer_get_vs_express = round((results.bearer_get_per_s as number) / (results.express_hello_per_s as number), 3);
+  process.stdout.write(`${JSON.stringify(results)}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:oauth failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

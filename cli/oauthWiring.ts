@@ -1,0 +1,54 @@
+// Builds the authorization server from the service's parts: the code and token tables, the client
+// directory, account status from the core read model, the login limiter, and member sign-up
+// (an engine input, then a wait until the read models know the account so its first login works).
+
+import type { AppContext } from '../commands/context.ts';
+import { openAccount } from '../commands/accounts/accounts.ts';
+import { accessTokenResolver } from '../commands/oauth/accessTokens.ts';
+import type { OAuthDeps } from '../commands/oauth/deps.ts';
+import { LoginLimiter } from '../commands/oauth/login.ts';
+import { RegistrationLimiter } from '../commands/oauth/register.ts';
+import { OAuthStore } from '../commands/oauth/store.ts';
+import type { TokenResolver } from '../commands/auth/credentials.ts';
+import { clientsOf } from '../commands/oauthClients/commands.ts';
+import { oauthRouter } from '../oauth/router.ts';
+import { AccountStatusCache } from '../projections/core/queries/accountStatus.ts';
+import { accountsByEmailQuery } from '../projections/core/queries/accountsByEmail.ts';
+
+const SIGN_UP_VISIBLE_WAIT_MS = 5_000;
+
+export interface OAuthServerParts {
+  deps: OAuthDeps;
+  tokenResolver: TokenResolver;
+}
+
+/** The OAuth pieces that exist before the credential resolver (it takes the access-token resolver). */
+export async function oauthParts(base: Omit<AppContext, 'credentials'>): Promise<OAuthServerParts> {
+  const tokens = new OAuthStore(base.pool, () => base.clock.nowUs());
+  await tokens.ensureSchema();
+  const deps: OAuthDeps = {
+    store: base.store,
+    tokens,
+    clients: clientsOf(base.store),
+    clock: base.clock,
+    settings: base.settings,
+    accounts: new AccountStatusCache(base.pool, base.projections),
+    onError: (err, where) => base.logger.error({ err, where }, 'oauth command failed'),
+  };
+  return { deps, tokenResolver: accessTokenResolver(deps) };
+}
+
+export function oauthRouterOf(ctx: AppContext, parts: OAuthServerParts) {
+  return oauthRouter({
+    deps: parts.deps,
+    members: { accountsByEmail: accountsByEmailQuery(ctx.pool) },
+    loginLimiter: new LoginLimiter(),
+    registrations: new RegistrationLimiter(),
+    trustedProxies: ctx.config.trustedProxies,
+    log: ctx.logger,
+    async openMember(member) {
+      const opened = await openAccount(ctx, { first_name: member.first_name, last_name: member.last_name, email: member.email }, member.password);
+      await ctx.projections.waitFor(opened.position, SIGN_UP_VISIBLE_WAIT_MS);
+    },
+  });
+}

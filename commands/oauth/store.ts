@@ -1,0 +1,235 @@
+// Authorization codes and tokens, as digests only, in the service's PostgreSQL: each is written
+// (committed) before it is answered, so a code or token a client holds survives a restart.
+// Single use and rotation are atomic UPDATEs (`… WHERE consumed_at_us IS NULL RETURNING`), so two
+// racing presentations of one code or refresh token cannot both win.
+//
+// Access tokens are read on every bearer request: live ones are cached in process (bounded by
+// ACCESS_TOKENS_CACHED_MAX) and every revocation goes through this store, which drops them from
+// the cache in the same step (one process serves the API).
+
+import type pg from 'pg';
+
+export const OAUTH_SCHEMA_SQL = `
+CREATE TABLE IF NOT EXISTS oauth_codes (
+  code_hash text PRIMARY KEY,
+  client_id text NOT NULL,
+  account_id text NOT NULL,
+  grant_id text NOT NULL,
+  redirect_uri text NOT NULL,
+  scopes text[] NOT NULL,
+  code_challenge text NOT NULL,
+  issued_at_us bigint NOT NULL,
+  expires_at_us bigint NOT NULL,
+  consumed_at_us bigint
+);
+CREATE TABLE IF NOT EXISTS oauth_tokens (
+  token_hash text PRIMARY KEY,
+  kind text NOT NULL,
+  token_id text NOT NULL,
+  client_id text NOT NULL,
+  account_id text,
+  grant_id text,
+  family_id text,
+  scopes text[] NOT NULL,
+  issued_at_us bigint NOT NULL,
+  expires_at_us bigint NOT NULL,
+  revoked_at_us bigint,
+  rotated boolean NOT NULL DEFAULT false
+);
+CREATE INDEX IF NOT EXISTS oauth_tokens_grant ON oauth_tokens (grant_id) WHERE grant_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS oauth_tokens_family ON oauth_tokens (family_id) WHERE family_id IS NOT NULL;
+`;
+
+/** Live access tokens held in memory; the oldest is dropped first past the bound. */
+export const ACCESS_TOKENS_CACHED_MAX = 100_000;
+/** Expired codes and tokens are deleted at most this often (by the write that finds it due). */
+export const PURGE_INTERVAL_MS = 60_000;
+
+export interface StoredCode {
+  code_hash: string;
+  client_id: string;
+  account_id: string;
+  grant_id: string;
+  redirect_uri: string;
+  scopes: string[];
+  code_challenge: string;
+  issued_at_us: number;
+  expires_at_us: number;
+  consumed_at_us: number | null;
+}
+
+export type TokenKind = 'access' | 'refresh';
+
+export interface StoredToken {
+  token_hash: string;
+  kind: TokenKind;
+  token_id: string;
+  client_id: string;
+  /** null: an application token (client_credentials). */
+  account_id: string | null;
+  grant_id: string | null;
+  /** Refresh tokens and the access tokens issued with them share a family (one code exchange). */
+  family_id: string | null;
+  scopes: string[];
+  issued_at_us: number;
+  expires_at_us: number;
+  revoked_at_us: number | null;
+  /** A refresh token that was used (and replaced); presenting it again is reuse. */
+  rotated: boolean;
+}
+
+const num = (value: unknown): number => Number(value);
+const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+function codeOf(row: Record<string, unknown>): StoredCode {
+  return {
+    code_hash: row.code_hash as string, client_id: row.client_id as string, account_id: row.account_id as string,
+    grant_id: row.grant_id as string, redirect_uri: row.redirect_uri as string, scopes: row.scopes as string[],
+    code_challenge: row.code_challenge as string, issued_at_us: num(row.issued_at_us), expires_at_us: num(row.expires_at_us),
+    consumed_at_us: numOrNull(row.consumed_at_us),
+  };
+}
+
+function tokenOf(row: Record<string, unknown>): StoredToken {
+  return {
+    token_hash: row.token_hash as string, kind: row.kind as TokenKind, token_id: row.token_id as string,
+    client_id: row.client_id as string, account_id: (row.account_id as string | null) ?? null,
+    grant_id: (row.grant_id as string | null) ?? null, family_id: (row.family_id as string | null) ?? null,
+    scopes: row.scopes as string[], issued_at_us: num(row.issued_at_us), expires_at_us: num(row.expires_at_us),
+    revoked_at_us: numOrNull(row.revoked_at_us), rotated: row.rotated === true,
+  };
+}
+
+export class OAuthStore {
+  private schemaReady: Promise<void> | null = null;
+  private readonly accessCache = new Map<string, StoredToken>();
+  private lastPurgeMs = 0;
+
+  constructor(private readonly pool: pg.Pool, private readonly nowUs: () => number) {}
+
+  ensureSchema(): Promise<void> {
+    this.schemaReady ??= this.pool.query(OAUTH_SCHEMA_SQL).then(() => undefined, (err: unknown) => {
+      this.schemaReady = null;
+      throw err;
+    });
+    return this.schemaReady;
+  }
+
+  async saveCode(code: Omit<StoredCode, 'consumed_at_us'>): Promise<void> {
+    await this.ensureSchema();
+    await this.pool.query(
+      `INSERT INTO oauth_codes (code_hash, client_id, account_id, grant_id, redirect_uri, scopes, code_challenge, issued_at_us, expires_at_us)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)`,
+      [code.code_hash, code.client_id, code.account_id, code.grant_id, code.redirect_uri, code.scopes, code.code_challenge, code.issued_at_us, code.expires_at_us],
+    );
+    this.purgeWhenDue();
+  }
+
+  async findCode(codeHash: string): Promise<StoredCode | undefined> {
+    await this.ensureSchema();
+    const { rows } = await this.pool.query('SELECT * FROM oauth_codes WHERE code_hash = $1', [codeHash]);
+    return rows[0] ? codeOf(rows[0]) : undefined;
+  }
+
+  /** Marks the code used; false when it already was (the caller has a replay on its hands). */
+  async consumeCode(codeHash: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      'UPDATE oauth_codes SET consumed_at_us = $2 WHERE code_hash = $1 AND consumed_at_us IS NULL',
+      [codeHash, this.nowUs()],
+    );
+    return rowCount === 1;
+  }
+
+  /** Writes tokens issued together (an access token and its refresh token) in one statement. */
+  async saveTokens(tokens: readonly Omit<StoredToken, 'revoked_at_us' | 'rotated'>[]): Promise<void> {
+    await this.ensureSchema();
+    const columns = ['token_hash', 'kind', 'token_id', 'client_id', 'account_id', 'grant_id', 'family_id', 'scopes', 'issued_at_us', 'expires_at_us'] as const;
+    const values: unknown[] = [];
+    const tuples = tokens.map((token, i) => {
+      for (const column of columns) values.push(token[column]);
+      return `(${columns.map((_, j) => `$${i * columns.length + j + 1}`).join(',')})`;
+    });
+    await this.pool.query(`INSERT INTO oauth_tokens (${columns.join(',')}) VALUES ${tuples.join(',')}`, values);
+    for (const token of tokens) {
+      if (token.kind === 'access') this.remember({ ...token, revoked_at_us: null, rotated: false });
+    }
+    this.purgeWhenDue();
+  }
+
+  /** A live access token by digest (cached), or undefined (unknown, expired or revoked). */
+  async liveAccessToken(tokenHash: string): Promise<StoredToken | undefined> {
+    const now = this.nowUs();
+    const cached = this.accessCache.get(tokenHash);
+    if (cached) {
+      if (cached.expires_at_us > now) return cached;
+      this.accessCache.delete(tokenHash);
+      return undefined;
+    }
+    const token = await this.findToken(tokenHash);
+    if (!token || token.kind !== 'access' || token.revoked_at_us !== null || token.expires_at_us <= now) return undefined;
+    this.remember(token);
+    return token;
+  }
+
+  async findToken(tokenHash: string): Promise<StoredToken | undefined> {
+    await this.ensureSchema();
+    const { rows } = await this.pool.query('SELECT * FROM oauth_tokens WHERE token_hash = $1', [tokenHash]);
+    return rows[0] ? tokenOf(rows[0]) : undefined;
+  }
+
+  /** Rotation: marks a live refresh token used; false when it was not live (reuse or a lost race). */
+  async rotateRefreshToken(tokenHash: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      `UPDATE oauth_tokens SET revoked_at_us = $2, rotated = true
+       WHERE token_hash = $1 AND kind = 'refresh' AND revoked_at_us IS NULL`,
+      [tokenHash, this.nowUs()],
+    );
+    return rowCount === 1;
+  }
+
+  async revokeToken(tokenHash: string): Promise<void> {
+    await this.revokeWhere('token_hash = $1', [tokenHash]);
+  }
+
+  /** Every token of one code exchange (its refresh tokens and the access tokens issued with them). */
+  async revokeFamily(familyId: string): Promise<void> {
+    await this.revokeWhere('family_id = $1', [familyId]);
+  }
+
+  /** Every token issued under a member's grant to an app. */
+  async revokeGrantTokens(grantId: string): Promise<void> {
+    await this.revokeWhere('grant_id = $1', [grantId]);
+  }
+
+  /** Every access token of a grant (a revoked refresh token ends them). */
+  async revokeGrantAccessTokens(grantId: string): Promise<void> {
+    await this.revokeWhere(`grant_id = $1 AND kind = 'access'`, [grantId]);
+  }
+
+  private async revokeWhere(condition: string, params: unknown[]): Promise<void> {
+    await this.ensureSchema();
+    const at = this.nowUs();
+    const { rows } = await this.pool.query(
+      `UPDATE oauth_tokens SET revoked_at_us = COALESCE(revoked_at_us, $${params.length + 1}) WHERE ${condition} RETURNING token_hash`,
+      [...params, at],
+    );
+    for (const row of rows) this.accessCache.delete(row.token_hash as string);
+  }
+
+  private remember(token: StoredToken): void {
+    if (this.accessCache.size >= ACCESS_TOKENS_CACHED_MAX) {
+      const oldest = this.accessCache.keys().next();
+      if (!oldest.done) this.accessCache.delete(oldest.value);
+    }
+    this.accessCache.set(token.token_hash, token);
+  }
+
+  /** Deletes codes and tokens expired for a day; never on the answer's path (errors are logged by the pool). */
+  private purgeWhenDue(): void {
+    if (Date.now() - this.lastPurgeMs < PURGE_INTERVAL_MS) return;
+    this.lastPurgeMs = Date.now();
+    const before = this.nowUs() - 24 * 3600 * 1_000_000;
+    void this.pool.query('DELETE FROM oauth_codes WHERE expires_at_us < $1', [before]).catch(() => undefined);
+    void this.pool.query('DELETE FROM oauth_tokens WHERE expires_at_us < $1', [before]).catch(() => undefined);
+  }
+}

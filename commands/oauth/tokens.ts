@@ -1,0 +1,30 @@
+// The shapes of what the authorization server hands out: codes `svc_code_…` (60 s, single use),
+// access tokens `svc_at_…` (3600 s), refresh tokens `svc_rt_…` (rotated on every use). Each is
+// 256 random bits; only its SHA-256 is stored, so a stolen table grants nothing.
+
+import { createHash, randomBytes } from 'node:crypto';
+import { MICROS_PER_SECOND } from '../../domain/clock.ts';
+
+export const CODE_PREFIX = 'svc_code_';
+export const ACCESS_TOKEN_PREFIX = 'svc_at_';
+export const REFRESH_TOKEN_PREFIX = 'svc_rt_';
+
+export const CODE_LIFETIME_S = 60;
+export const ACCESS_TOKEN_LIFETIME_S = 3600;
+/** Not fixed by SPEC: a refresh token unused for 30 days expires (rotation gives a fresh one each use). */
+export const REFRESH_TOKEN_LIFETIME_S = 30 * 24 * 60 * 60;
+export const CODE_LIFETIME_US = CODE_LIFETIME_S * MICROS_PER_SECOND;
+export const ACCESS_TOKEN_LIFETIME_US = ACCESS_TOKEN_LIFETIME_S * MICROS_PER_SECOND;
+export const REFRESH_TOKEN_LIFETIME_US = REFRESH_TOKEN_LIFETIME_S * MICROS_PER_SECOND;
+/** Longest token text looked up; anything longer is no token of ours. */
+export const TOKEN_LENGTH_MAX = 128;
+
+const RANDOM_BYTES = 32;
+
+export const newCode = (): string => CODE_PREFIX + randomBytes(RANDOM_BYTES).toString('base64url');
+export const newAccessToken = (): string => ACCESS_TOKEN_PREFIX + randomBytes(RANDOM_BYTES).toString('base64url');
+export const newRefreshToken = (): string => REFRESH_TOKEN_PREFIX + randomBytes(RANDOM_BYTES).toString('base64url');
+
+export function digestOf(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('base64url');
+}

@@ -1,0 +1,52 @@
+// Two-factor login (TOTP): the operator turns it on for an account (the secret is answered once,
+// with its otpauth:// URL); the login page checks codes. A code is accepted once: its step is
+// appended with the stream's expected revision, so the same code replayed, even concurrently,
+// within its window is refused.
+
+import { randomBytes, randomUUID } from 'node:crypto';
+import { WrongExpectedRevision, type EventStore } from '../../eventstore/port.ts';
+import { base32Decode, base32Encode, matchTotp, otpauthUrl, TOTP_SECRET_BYTES } from '../../domain/auth/totp.ts';
+import { evolveTotp, totpStream, type TotpCodeUsed, type TotpEnabled, type TotpState } from '../../domain/oauth/events.ts';
+
+export const TOTP_ISSUER = 'Exchange';
+
+async function load(store: EventStore, accountId: string): Promise<{ state: TotpState | null; revision: bigint | 'no_stream' }> {
+  const events = await store.readStream(totpStream(accountId));
+  let state: TotpState | null = null;
+  let revision: bigint | 'no_stream' = 'no_stream';
+  for (const event of events) {
+    state = evolveTotp(state, event);
+    revision = event.revision;
+  }
+  return { state, revision };
+}
+
+export async function totpEnabled(store: EventStore, accountId: string): Promise<boolean> {
+  return (await load(store, accountId)).state !== null;
+}
+
+/** Turns two-factor on (a fresh secret each time); answers the secret and its otpauth:// URL. */
+export async function enableTotp(store: EventStore, accountId: string, label: string, nowUs: number): Promise<{ secret: string; otpauth_url: string }> {
+  const secret = base32Encode(randomBytes(TOTP_SECRET_BYTES));
+  const data: TotpEnabled = { account_id: accountId, secret, at_us: nowUs };
+  await store.append(totpStream(accountId), [{ id: randomUUID(), type: 'TotpEnabled', data }], 'any');
+  return { secret, otpauth_url: otpauthUrl(TOTP_ISSUER, label, secret) };
+}
+
+/** Checks a code and records its step; false for a wrong, stale or already used code. */
+export async function acceptTotpCode(store: EventStore, accountId: string, code: string, nowUs: number): Promise<boolean> {
+  const { state, revision } = await load(store, accountId);
+  if (!state || revision === 'no_stream') return false;
+  const secret = base32Decode(state.secret);
+  if (!secret) return false;
+  const step = matchTotp(secret, code.trim(), Math.floor(nowUs / 1000), state.lastUsedStep);
+  if (step === null) return false;
+  const data: TotpCodeUsed = { account_id: accountId, step, at_us: nowUs };
+  try {
+    await store.append(totpStream(accountId), [{ id: randomUUID(), type: 'TotpCodeUsed', data }], revision);
+  } catch (err) {
+    if (err instanceof WrongExpectedRevision) return false; // a concurrent login used a code first
+    throw err;
+  }
+  return true;
+}

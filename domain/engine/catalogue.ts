@@ -1,0 +1,53 @@
+// A market's catalogue fields in the engine: setting the ones an input gives, telling whether
+// anything changed, and stating the catalogue as a MarketUpdated fact (every field).
+
+import type { MarketCatalogueRecord } from '../readModel/records.ts';
+import type { StepContext } from './context.ts';
+import type { MarketDetails } from './inputs.ts';
+import type { MarketState } from './state.ts';
+
+/** Sets the details given; whether that changed any. */
+export function applyMarketDetails(market: MarketState, d: MarketDetails): boolean {
+  const before = marketCatalogueKey(market);
+  const set = <K extends keyof MarketCatalogueRecord>(key: K, value: MarketCatalogueRecord[K] | undefined) => {
+    if (value !== undefined) (market as MarketCatalogueRecord)[key] = value;
+  };
+  set('description', d.description);
+  set('groupTitle', d.group_title);
+  set('specifier', d.specifier);
+  set('positionLabel', d.position);
+  set('poweredBy', d.powered_by);
+  set('filters', d.filters === undefined ? undefined : [...d.filters]);
+  set('tradingFilters', d.trading_filters === undefined ? undefined : [...d.trading_filters]);
+  set('keywords', d.keywords === undefined ? undefined : [...d.keywords]);
+  set('participants', d.participants === undefined || d.participants === null ? d.participants : [...d.participants]);
+  set('statDetail', d.stat_detail);
+  set('featuredHome', d.featured_home);
+  set('manualProbability', d.manual_probability);
+  return marketCatalogueKey(market) !== before;
+}
+
+/** Every catalogue field of the market, as one comparable text. */
+export function marketCatalogueKey(m: MarketState): string {
+  return JSON.stringify([
+    m.title, m.shortTitle, m.question, m.rules, m.symbol, m.groupingName, m.featured, m.inPlayDelaySec, m.pointsCost, m.description,
+    m.groupTitle, m.specifier, m.positionLabel, m.poweredBy, m.filters, m.tradingFilters, m.keywords, m.participants, m.statDetail,
+    m.featuredHome, m.manualProbability,
+  ]);
+}
+
+export function emitMarketUpdated(ctx: StepContext, m: MarketState): void {
+  ctx.marketChanged(m);
+  ctx.emit({
+    type: 'MarketUpdated', market_id: m.id, title: m.title, short_title: m.shortTitle, question: m.question, rules: m.rules, symbol: m.symbol,
+    grouping_name: m.groupingName, featured: m.featured, in_play_delay_sec: m.inPlayDelaySec, points_cost: m.pointsCost,
+    description: m.description, group_title: m.groupTitle, specifier: m.specifier, position: m.positionLabel, powered_by: m.poweredBy,
+    filters: [...m.filters], trading_filters: [...m.tradingFilters], keywords: [...m.keywords],
+    participants: m.participants === null ? null : [...m.participants], stat_detail: m.statDetail, featured_home: m.featuredHome,
+    manual_probability: m.manualProbability,
+  });
+}
+
+export function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item, i) => item === b[i]);
+}

@@ -1,0 +1,273 @@
+// The OAuth 2.0 authorization server's HTTP face: the protocol endpoints (JSON, RFC 6749 error
+// bodies, never HTML) and the browser pages (login, two-factor, sign-up, consent). Every decision
+// is made by commands/oauth; this file only parses requests, keeps the browser session and renders.
+//
+//   GET  /oauth/authorize          validate → sign in if needed → silent code or consent screen
+//   GET  /oauth/login, POST         Email + Password → (Code) → back to the authorization
+//   GET  /oauth/login/totp, POST    two-factor code
+//   GET  /player/register, POST     sign-up, then log in in the same browser session
+//   POST /oauth/consent             Allow / Deny
+//   POST /oauth/token | revoke | introspect | register
+
+import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { baseUrlOf, trustedProxies } from '../commands/auth/origin.ts';
+import { allow, decide, deny, validateAuthorization, type AuthorizationRequest } from '../commands/oauth/authorize.ts';
+import type { OAuthDeps } from '../commands/oauth/deps.ts';
+import type { OAuthAnswer, OAuthRequest } from '../commands/oauth/http.ts';
+import { logIn, type LoginLimiter, type MemberDirectory } from '../commands/oauth/login.ts';
+import { register, type RegistrationLimiter } from '../commands/oauth/register.ts';
+import { introspect, revoke } from '../commands/oauth/revokeIntrospect.ts';
+import { createTokenEndpoint } from '../commands/oauth/tokenEndpoint.ts';
+import { acceptTotpCode } from '../commands/oauth/totp.ts';
+import { normalizeIp } from '../domain/address.ts';
+import { BrowserSessions, csrfMatches, sessionCookie, type BrowserSession } from './browserSession.ts';
+import { originRequestOf } from './metadata.ts';
+import { consentPage, errorPage, loginPage, registerPage, signedInPage, totpPage } from './pages.ts';
+
+const FORM_LIMIT = '16kb';
+const FORM_PARAMETERS_MAX = 50;
+const NAME_LENGTH_MAX = 200;
+const PASSWORD_LENGTH_MIN = 8;
+const PASSWORD_LENGTH_MAX = 1024;
+const EMAIL_FORMAT = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
+
+export interface NewMember {
+  first_name: string;
+  last_name: string;
+  email: string;
+  password: string;
+}
+
+export interface OAuthWiring {
+  deps: OAuthDeps;
+  members: MemberDirectory;
+  loginLimiter: LoginLimiter;
+  registrations: RegistrationLimiter;
+  /** Opens a member account with a password and waits until the read models know it. */
+  openMember(member: NewMember): Promise<void>;
+  trustedProxies: string[];
+  log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+}
+
+type Handler = (req: Request, res: Response) => Promise<void>;
+
+export function oauthRouter(wiring: OAuthWiring): Router {
+  const { deps } = wiring;
+  const router = Router();
+  const proxies = trustedProxies(wiring.trustedProxies);
+  const sessions = new BrowserSessions();
+  const tokenEndpoint = createTokenEndpoint(deps);
+  const form = express.urlencoded({ extended: false, limit: FORM_LIMIT, parameterLimit: FORM_PARAMETERS_MAX });
+  const jsonBody = express.json({ limit: FORM_LIMIT, strict: true });
+
+  const issuerOf = (req: Request) => baseUrlOf(originRequestOf(req), proxies);
+  const secure = (req: Request) => issuerOf(req).startsWith('https:');
+  const addressOf = (req: Request) => normalizeIp(req.socket.remoteAddress) ?? 'unknown';
+
+  const oauthRequestOf = (req: Request): OAuthRequest => ({
+    method: req.method,
+    headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, typeof v === 'string' ? v : undefined])),
+    body: typeof req.body === 'object' && req.body !== null ? req.body as Record<string, unknown> : {},
+    remoteAddress: req.socket.remoteAddress ?? null,
+    issuer: issuerOf(req),
+  });
+  const send = (res: Response, answer: OAuthAnswer) => {
+    res.status(answer.status).set(answer.headers).json(answer.body);
+  };
+
+  /** A protocol endpoint: JSON in every outcome, a server_error for the unexpected. */
+  const api = (handle: (request: OAuthRequest) => Promise<OAuthAnswer>): Handler => async (req, res) => {
+    try {
+      send(res, await handle(oauthRequestOf(req)));
+    } catch (err) {
+      wiring.log.error({ err, path: req.path }, 'oauth endpoint failed');
+      res.status(500).set('Cache-Control', 'no-store').json({ error: 'server_error', error_description: 'The request could not be completed; retry shortly' });
+    }
+  };
+
+  const pageHeaders = (res: Response) => res.set({
+    'Content-Type': 'text/html; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'X-Frame-Options': 'DENY',
+    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+  });
+  const html = (res: Response, status: number, body: string) => {
+    pageHeaders(res).status(status).send(body);
+  };
+  const redirect = (res: Response, location: string, status = 303) => {
+    res.set('Cache-Control', 'no-store').redirect(status, location);
+  };
+  /** The browser's session, made (and its cookie set) when it has none. */
+  const sessionOf = (req: Request, res: Response): BrowserSession => {
+    const now = Date.now();
+    let session = sessions.find(req.headers.cookie, now);
+    if (!session) {
+      session = sessions.create(now);
+      res.append('Set-Cookie', sessionCookie(session, secure(req)));
+    }
+    return session;
+  };
+  /** A page handler: an unexpected failure is an error page, never a stack. */
+  const pageRoute = (handle: Handler): Handler => async (req, res) => {
+    try {
+      await handle(req, res);
+    } catch (err) {
+      wiring.log.error({ err, path: req.path }, 'oauth page failed');
+      if (!res.headersSent) html(res, 500, errorPage('Something went wrong on our side. Please try again.'));
+    }
+  };
+  const formField = (req: Request, name: string): string => {
+    const value = (req.body as Record<string, unknown> | undefined)?.[name];
+    return typeof value === 'string' ? value : '';
+  };
+  /** Where to go once signed in: back to the authorization, or a plain "signed in" page. */
+  const resume = async (req: Request, res: Response, session: BrowserSession) => {
+    const query = session.resume;
+    session.resume = null;
+    if (query === null) {
+      html(res, 200, signedInPage());
+      return;
+    }
+    redirect(res, `/oauth/authorize?${query}`);
+  };
+  const signIn = (req: Request, res: Response, session: BrowserSession, accountId: string) => {
+    sessions.renew(session);
+    session.account_id = accountId;
+    session.totp_account_id = null;
+    res.append('Set-Cookie', sessionCookie(session, secure(req)));
+  };
+
+  router.get('/oauth/authorize', pageRoute(async (req, res) => {
+    const issuer = issuerOf(req);
+    const validation = await validateAuthorization(req.query as Record<string, unknown>, deps, issuer);
+    if (validation.kind === 'error_page') return html(res, 400, errorPage(validation.message));
+    if (validation.kind === 'redirect') return redirect(res, validation.location, 302);
+    const request = validation.request;
+    const session = sessionOf(req, res);
+    const decision = await decide(request, session.account_id, deps, issuer);
+    if (decision.kind === 'redirect') return redirect(res, decision.location, 302);
+    if (decision.kind === 'login') {
+      const queryAt = req.originalUrl.indexOf('?');
+      session.resume = queryAt >= 0 ? req.originalUrl.slice(queryAt + 1) : '';
+      if (request.prompt === 'login') session.account_id = null;
+      return redirect(res, '/oauth/login', 302);
+    }
+    const requestId = sessions.addPending(session, request);
+    html(res, 200, consentPage(session.csrf, requestId, request.client.name, request.scopes));
+  }));
+
+  router.get('/oauth/login', pageRoute(async (req, res) => {
+    const session = sessionOf(req, res);
+    const flash = session.flash;
+    session.flash = null;
+    html(res, 200, loginPage(session.csrf, flash ? { note: flash.note, email: flash.email } : {}));
+  }));
+
+  router.post('/oauth/login', form, pageRoute(async (req, res) => {
+    const session = sessionOf(req, res);
+    if (!csrfMatches(session, formField(req, 'csrf'))) return html(res, 403, loginPage(session.csrf, { error: 'The form expired. Please try again.' }));
+    const email = formField(req, 'email').trim();
+    const result = await logIn({ store: deps.store, members: wiring.members, accounts: deps.accounts, limiter: wiring.loginLimiter }, email, formField(req, 'password'), addressOf(req), Date.now());
+    if (!result.ok) {
+      if (result.delay_ms > 0) await sleep(result.delay_ms);
+      if (result.reason === 'limited') {
+        res.set('Retry-After', String(Math.ceil((result.retry_after_ms ?? 1000) / 1000)));
+        return html(res, 429, loginPage(session.csrf, { error: 'Too many failed attempts. Wait a while, then try again.', email }));
+      }
+      if (result.reason === 'inactive') return html(res, 403, loginPage(session.csrf, { error: `This account is ${result.status === 'pending' ? 'pending approval' : result.status}.`, email }));
+      return html(res, 401, loginPage(session.csrf, { error: 'Email or password is incorrect.', email }));
+    }
+    if (result.needs_totp) {
+      session.totp_account_id = result.account_id;
+      return redirect(res, '/oauth/login/totp');
+    }
+    signIn(req, res, session, result.account_id);
+    await resume(req, res, session);
+  }));
+
+  router.get('/oauth/login/totp', pageRoute(async (req, res) => {
+    const session = sessionOf(req, res);
+    if (session.totp_account_id === null) return redirect(res, '/oauth/login');
+    html(res, 200, totpPage(session.csrf));
+  }));
+
+  router.post('/oauth/login/totp', form, pageRoute(async (req, res) => {
+    const session = sessionOf(req, res);
+    const accountId = session.totp_account_id;
+    if (accountId === null) return redirect(res, '/oauth/login');
+    if (!csrfMatches(session, formField(req, 'csrf'))) return html(res, 403, totpPage(session.csrf, 'The form expired. Please try again.'));
+    const key = `totp:${accountId}`;
+    const now = Date.now();
+    const blocked = wiring.loginLimiter.blockedFor(key, now);
+    if (blocked > 0) {
+      session.totp_account_id = null;
+      res.set('Retry-After', String(Math.ceil(blocked / 1000)));
+      return html(res, 429, loginPage(session.csrf, { error: 'Too many wrong codes. Wait a while, then log in again.' }));
+    }
+    if (!(await acceptTotpCode(deps.store, accountId, formField(req, 'code'), deps.clock.nowUs()))) {
+      await sleep(wiring.loginLimiter.fail(key, now));
+      return html(res, 401, totpPage(session.csrf, 'That code is not valid. Enter the current code from your app.'));
+    }
+    wiring.loginLimiter.succeed(key);
+    signIn(req, res, session, accountId);
+    await resume(req, res, session);
+  }));
+
+  router.get('/player/register', pageRoute(async (req, res) => {
+    html(res, 200, registerPage(sessionOf(req, res).csrf));
+  }));
+
+  router.post('/player/register', form, pageRoute(async (req, res) => {
+    const session = sessionOf(req, res);
+    const values = { first_name: formField(req, 'first_name').trim(), last_name: formField(req, 'last_name').trim(), email: formField(req, 'email').trim() };
+    const password = formField(req, 'password');
+    const refuse = (status: number, error: string) => html(res, status, registerPage(session.csrf, values, error));
+    if (!csrfMatches(session, formField(req, 'csrf'))) return refuse(403, 'The form expired. Please try again.');
+    if (values.first_name === '' || values.last_name === '') return refuse(400, 'First name and last name are required.');
+    if (values.first_name.length > NAME_LENGTH_MAX || values.last_name.length > NAME_LENGTH_MAX) return refuse(400, `Names are at most ${NAME_LENGTH_MAX} characters.`);
+    if (!EMAIL_FORMAT.test(values.email)) return refuse(400, 'Enter a valid email address.');
+    if (password.length < PASSWORD_LENGTH_MIN || password.length > PASSWORD_LENGTH_MAX) return refuse(400, `The password must be ${PASSWORD_LENGTH_MIN} to ${PASSWORD_LENGTH_MAX} characters.`);
+    if ((await wiring.members.accountsByEmail(values.email)).length > 0) return refuse(409, 'An account with this email already exists. Log in instead.');
+    await wiring.openMember({ ...values, password });
+    session.flash = { note: 'Your account is created. Log in to continue.', email: values.email };
+    redirect(res, '/oauth/login');
+  }));
+
+  router.post('/oauth/consent', form, pageRoute(async (req, res) => {
+    const session = sessionOf(req, res);
+    if (!csrfMatches(session, formField(req, 'csrf'))) return html(res, 403, errorPage('The form expired. Start again from the application.'));
+    const requestId = formField(req, 'request');
+    const request: AuthorizationRequest | undefined = session.pending.get(requestId);
+    if (!request) return html(res, 400, errorPage('This authorization request is no longer pending. Start again from the application.'));
+    session.pending.delete(requestId);
+    const issuer = issuerOf(req);
+    if (session.account_id === null) return html(res, 401, errorPage('You are signed out. Start again from the application.'));
+    const decision = formField(req, 'decision');
+    if (decision === 'allow') return redirect(res, await allow(request, session.account_id, deps, issuer));
+    return redirect(res, deny(request, issuer));
+  }));
+
+  const registrations = wiring.registrations;
+  router.post('/oauth/token', form, api((request) => tokenEndpoint.handle(request)));
+  router.post('/oauth/revoke', form, api((request) => revoke(request, deps)));
+  router.post('/oauth/introspect', form, api((request) => introspect(request, deps)));
+  router.post('/oauth/register', jsonBody, api((request) => register(request, deps, registrations)));
+
+  // Unparseable bodies on these paths: the RFC's JSON error (pages get an error page).
+  router.use(['/oauth', '/player'], (err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(err);
+    const status = typeof (err as { status?: unknown }).status === 'number' ? (err as { status: number }).status : 500;
+    if (status >= 500) wiring.log.error({ err, path: req.path }, 'oauth request failed');
+    const code = status === 413 ? 'invalid_request' : status >= 500 ? 'server_error' : 'invalid_request';
+    const description = status === 413 ? 'The request body is too large' : status >= 500 ? 'The request could not be completed' : 'The request body could not be parsed';
+    if (req.path.startsWith('/register') && req.baseUrl === '/oauth' && code === 'invalid_request') {
+      res.status(400).set('Cache-Control', 'no-store').json({ error: 'invalid_client_metadata', error_description: description });
+      return;
+    }
+    res.status(status >= 500 ? 500 : 400).set('Cache-Control', 'no-store').json({ error: code, error_description: description });
+  });
+  return router;
+}

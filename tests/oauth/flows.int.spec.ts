@@ -1,0 +1,168 @@
+// The OAuth flows driven by a strict real client, oauth4webapi, unmodified: discovery, the code
+// flow with PKCE (a client without a secret, and one with a secret over client_secret_basic),
+// refresh with rotation, revocation, introspection, client_credentials; then the tokens on
+// /api/v1 with SPEC's 401 and 403 rows.
+
+import { expect } from 'chai';
+import * as oauth from 'oauth4webapi';
+import { startTestService, type TestService } from '../support/service.ts';
+import { admin, adminOk, FormBrowser, logInThrough, newClient, newMember } from './support.ts';
+
+const insecure = { [oauth.allowInsecureRequests]: true } as const;
+const REDIRECT = 'http://127.0.0.1:9/callback';
+
+async function api(svc: TestService, token: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${svc.baseUrl}/api/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'user-agent': 'oauth-tests', ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
+}
+
+describe('OAuth flows with oauth4webapi', function () {
+  this.timeout(60_000);
+  let svc: TestService;
+  let as: oauth.AuthorizationServer;
+
+  before(async () => {
+    svc = await startTestService();
+    const issuer = new URL(svc.baseUrl);
+    as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
+  });
+  after(async () => svc?.stop());
+
+  /** Runs authorize → login → consent (Allow) in the form browser; returns the callback URL. */
+  async function authorize(client: oauth.Client, member: { email: string; password: string }, scope: string, extra: Record<string, string> = {}) {
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const url = new URL(as.authorization_endpoint!);
+    url.search = new URLSearchParams({
+      response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, scope, state,
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...extra,
+    }).toString();
+    const browser = new FormBrowser(svc.baseUrl);
+    let page = await browser.visit(url.toString());
+    if (page.html.includes('Log in')) page = await logInThrough(browser, member);
+    if (page.html.includes('Allow')) page = await browser.consent('allow');
+    expect(page.location, page.html).to.be.a('string');
+    return { callback: new URL(page.location!), verifier, state, browser, url };
+  }
+
+  it('discovery: the metadata a strict client needs', () => {
+    expect(as.token_endpoint).to.equal(`${svc.baseUrl}/oauth/token`);
+    expect(as.code_challenge_methods_supported).to.deep.equal(['S256']);
+  });
+
+  it('code flow with PKCE for a client without a secret; refresh rotates; the token reads /api/v1', async () => {
+    const member = await newMember(svc);
+    const registered = await newClient(svc, { app_type: 'native', redirect_uris: [REDIRECT], scopes: ['profile.read', 'balance.read', 'orders.read'] });
+    const client: oauth.Client = { client_id: registered.client_id };
+    const { callback, verifier, state } = await authorize(client, member, 'profile.read balance.read');
+    expect(callback.searchParams.get('code')).to.match(/^svc_code_/);
+    expect(callback.searchParams.get('iss')).to.equal(svc.baseUrl);
+    const params = oauth.validateAuthResponse(as, client, callback, state);
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client,
+      await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT, verifier, insecure));
+    expect(tokens.access_token).to.match(/^svc_at_/);
+    expect(tokens.refresh_token).to.match(/^svc_rt_/);
+    expect(tokens).to.include({ token_type: 'bearer', expires_in: 3600, scope: 'profile.read balance.read' });
+
+    const me = await api(svc, tokens.access_token, 'GET', '/me');
+    expect(me.status).to.equal(200);
+    expect(me.body.user_id ?? me.body.me?.user_id).to.equal(member.user_id);
+    expect((await api(svc, tokens.access_token, 'GET', '/account/balance')).status).to.equal(200);
+
+    const refreshed = await oauth.processRefreshTokenResponse(as, client,
+      await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure));
+    expect(refreshed.refresh_token).to.match(/^svc_rt_/).and.not.equal(tokens.refresh_token);
+    expect(refreshed).to.include({ token_type: 'bearer', expires_in: 3600, scope: 'profile.read balance.read' });
+    expect((await api(svc, refreshed.access_token, 'GET', '/me')).status).to.equal(200);
+
+    // the grant is listed for the operator
+    const grants = await adminOk(svc, 'GET', `/accounts/${member.account_id}/grants`);
+    expect(grants.grants).to.have.length(1);
+    expect(grants.grants[0]).to.include({ client_id: client.client_id, revoked_at: null });
+    expect(grants.grants[0].scopes).to.have.members(['profile.read', 'balance.read']);
+  });
+
+  it('a client with a secret: client_secret_basic as strict clients encode it; introspect; revoke ends the tokens', async () => {
+    const member = await newMember(svc);
+    const registered = await newClient(svc, { app_type: 'web', redirect_uris: [REDIRECT], scopes: ['profile.read', 'market_data'] });
+    const client: oauth.Client = { client_id: registered.client_id };
+    const auth = oauth.ClientSecretBasic(registered.client_secret!);
+    const { callback, verifier, state } = await authorize(client, member, 'profile.read');
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client,
+      await oauth.authorizationCodeGrantRequest(as, client, auth, oauth.validateAuthResponse(as, client, callback, state), REDIRECT, verifier, insecure));
+
+    const active = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, auth, tokens.access_token, insecure));
+    expect(active).to.include({ active: true, client_id: client.client_id, token_type: 'bearer', scope: 'profile.read', sub: member.user_id });
+    expect(active.exp! - active.iat!).to.equal(3600);
+
+    await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, auth, tokens.refresh_token!, insecure));
+    const after = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, auth, tokens.access_token, insecure));
+    expect(after).to.deep.equal({ active: false });
+    const me = await api(svc, tokens.access_token, 'GET', '/me');
+    expect(me.status).to.equal(401);
+    expect(me.body.error).to.equal('Missing or invalid OAuth access token');
+    expect(me.headers.get('www-authenticate')).to.equal(`Bearer error=invalid_token, resource_metadata=${svc.baseUrl}/.well-known/oauth-protected-resource`);
+  });
+
+  it('client_credentials: app scopes only, no refresh token; the app token reads the catalogue and nothing of a member', async () => {
+    const registered = await newClient(svc, { app_type: 'server', scopes: ['market_data', 'events', 'profile.read'] });
+    const client: oauth.Client = { client_id: registered.client_id };
+    const auth = oauth.ClientSecretBasic(registered.client_secret!);
+    const all = await oauth.processClientCredentialsResponse(as, client, await oauth.clientCredentialsGrantRequest(as, client, auth, new URLSearchParams(), insecure));
+    expect(all).to.include({ token_type: 'bearer', expires_in: 3600, scope: 'market_data events' });
+    expect(all).to.not.have.property('refresh_token');
+    expect((await api(svc, all.access_token, 'GET', '/markets')).status).to.equal(200);
+    const me = await api(svc, all.access_token, 'GET', '/me');
+    expect(me.status).to.equal(403);
+    expect(me.body).to.deep.equal({ error: 'insufficient scope for this operation', scope: 'profile.read' });
+    expect(me.headers.get('www-authenticate')).to.equal('Bearer error=insufficient_scope, scope=profile.read');
+
+    for (const scope of ['profile.read', 'nonsense']) {
+      const res = await oauth.clientCredentialsGrantRequest(as, client, auth, new URLSearchParams({ scope }), insecure);
+      expect(res.status).to.equal(400);
+      expect((await res.json()).error).to.equal('invalid_scope');
+    }
+  });
+
+  it('scopes on /api/v1: the route → scope table, catalogue for any member token, no scope covers PATCH /me/profile', async () => {
+    const member = await newMember(svc);
+    const registered = await newClient(svc, { app_type: 'native', redirect_uris: [REDIRECT], scopes: ['profile.read'] });
+    const client: oauth.Client = { client_id: registered.client_id };
+    const { callback, verifier, state } = await authorize(client, member, 'profile.read');
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client,
+      await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), oauth.validateAuthResponse(as, client, callback, state), REDIRECT, verifier, insecure));
+    const t = tokens.access_token;
+    expect((await api(svc, t, 'GET', '/markets')).status).to.equal(200);
+    expect((await api(svc, t, 'GET', '/leaderboard')).status).to.be.oneOf([200, 404]);
+    const table: [string, string, string][] = [
+      ['GET', '/account/balance', 'balance.read'], ['GET', '/fills', 'portfolio.read'], ['GET', '/positions', 'portfolio.read'],
+      ['GET', '/account/market_stats', 'portfolio.read'], ['GET', '/portfolio/loyalty', 'portfolio.read'], ['GET', '/portfolio/fees', 'portfolio.read'],
+      ['GET', '/portfolio/adjustments', 'portfolio.read'], ['GET', '/portfolio/withdrawals', 'transfers.read'], ['GET', '/orders', 'orders.read'],
+      ['GET', '/orders/00000000-0000-4000-8000-000000000000', 'orders.read'], ['POST', '/orders', 'orders.write'], ['POST', '/orders/batched', 'orders.write'],
+      ['DELETE', '/orders/batched', 'orders.write'],
+    ];
+    for (const [method, path, scope] of table) {
+      const res = await api(svc, t, method, path, method === 'GET' ? undefined : {});
+      expect(res.status, `${method} ${path}`).to.equal(403);
+      expect(res.body, `${method} ${path}`).to.deep.equal({ error: 'insufficient scope for this operation', scope });
+    }
+    const profile = await api(svc, t, 'PATCH', '/me/profile', { handle: 'someone' });
+    expect(profile.status).to.equal(403);
+    expect(profile.body).to.deep.equal({ error: 'insufficient scope for this operation' });
+    expect((await api(svc, t, 'GET', '/no-such-route')).status).to.equal(404);
+  });
+
+  it('the operator turns two-factor on: answers a base32 secret and an otpauth URL', async () => {
+    const member = await newMember(svc);
+    const { totp } = await adminOk(svc, 'POST', `/accounts/${member.account_id}/totp`);
+    expect(totp.secret).to.match(/^[A-Z2-7]{32}$/);
+    expect(totp.otpauth_url).to.match(/^otpauth:\/\/totp\/.+\?secret=[A-Z2-7]{32}&/);
+    expect((await admin(svc, 'POST', '/accounts/00000000-0000-4000-8000-000000000000/totp')).status).to.equal(404);
+    expect((await admin(svc, 'GET', '/accounts/00000000-0000-4000-8000-000000000000/grants')).status).to.equal(404);
+  });
+});

@@ -1,0 +1,122 @@
+// Helpers for the OAuth tests: the operator API, and a form-driving browser over fetch (a cookie
+// jar, manual redirects) for flows where a real browser adds nothing (the Chromium test drives
+// the pages for real).
+
+import { expect } from 'chai';
+import type { TestService } from '../support/service.ts';
+
+export async function admin(svc: TestService, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const res = await fetch(`${svc.baseUrl}/admin/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${svc.adminToken}`, 'content-type': 'application/json', 'user-agent': 'oauth-tests' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+export async function adminOk(svc: TestService, method: string, path: string, body?: unknown): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const answer = await admin(svc, method, path, body);
+  expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
+  return answer.body;
+}
+
+let members = 0;
+/** An active member with a password and some cash. */
+export async function newMember(svc: TestService, password = 'correct horse battery'): Promise<{ account_id: string; user_id: string; email: string; password: string }> {
+  members += 1;
+  const email = `member${members}-${Date.now()}@example.com`;
+  const { account } = await adminOk(svc, 'POST', '/accounts', { first_name: 'Ada', last_name: 'Member', email, password, status: 'active' });
+  await adminOk(svc, 'POST', `/accounts/${account.account_id}/deposits`, { amount: '100.00' });
+  return { account_id: account.account_id, user_id: account.user_id, email, password };
+}
+
+export interface ClientSpec {
+  name?: string;
+  app_type: 'web' | 'server' | 'browser' | 'native';
+  redirect_uris?: string[];
+  scopes: string[];
+  ip_allowlist?: string[];
+}
+
+export async function newClient(svc: TestService, spec: ClientSpec): Promise<{ client_id: string; client_secret?: string }> {
+  const { client } = await adminOk(svc, 'POST', '/oauth/clients', { name: spec.name ?? 'Test app', ...spec });
+  return client;
+}
+
+const hiddenValue = (html: string, name: string): string | undefined => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1];
+
+/** A browser without JavaScript: cookies and forms. */
+export class FormBrowser {
+  private cookie: string | null = null;
+  lastHtml = '';
+
+  constructor(private readonly base: string) {}
+
+  async get(pathOrUrl: string): Promise<Response> {
+    const res = await fetch(new URL(pathOrUrl, this.base), { redirect: 'manual', headers: this.headers() });
+    this.keepCookie(res);
+    return res;
+  }
+
+  async post(path: string, fields: Record<string, string>): Promise<Response> {
+    const res = await fetch(new URL(path, this.base), {
+      method: 'POST', redirect: 'manual', body: new URLSearchParams(fields),
+      headers: { ...this.headers(), 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    this.keepCookie(res);
+    return res;
+  }
+
+  /** Follows same-site redirects from `pathOrUrl`; stops at a page or at a redirect off the service. */
+  async visit(pathOrUrl: string): Promise<{ status: number; location: string | null; html: string }> {
+    if (!this.onService(pathOrUrl)) return { status: 303, location: pathOrUrl, html: '' };
+    let res = await this.get(pathOrUrl);
+    for (let hops = 0; hops < 10; hops += 1) {
+      const location = res.headers.get('location');
+      if (res.status < 300 || res.status >= 400 || location === null) break;
+      if (!this.onService(location)) return { status: res.status, location, html: '' };
+      res = await this.get(location);
+    }
+    this.lastHtml = await res.text();
+    return { status: res.status, location: res.headers.get('location'), html: this.lastHtml };
+  }
+
+  /** Submits a form of the last page and follows same-site redirects. */
+  async submit(path: string, fields: Record<string, string>): Promise<{ status: number; location: string | null; html: string }> {
+    const csrf = hiddenValue(this.lastHtml, 'csrf') ?? '';
+    const res = await this.post(path, { csrf, ...fields });
+    const location = res.headers.get('location');
+    if (res.status >= 300 && res.status < 400 && location !== null) return this.visit(location);
+    this.lastHtml = await res.text();
+    return { status: res.status, location, html: this.lastHtml };
+  }
+
+  /** Consent: Allow or Deny on the consent page last shown. */
+  consent(decision: 'allow' | 'deny') {
+    return this.submit('/oauth/consent', { request: hiddenValue(this.lastHtml, 'request') ?? '', decision });
+  }
+
+  private onService(location: string): boolean {
+    return location.startsWith('/') || new URL(location).origin === new URL(this.base).origin;
+  }
+
+  private headers(): Record<string, string> {
+    return { 'user-agent': 'form-browser', ...(this.cookie ? { cookie: this.cookie } : {}) };
+  }
+
+  private keepCookie(res: Response): void {
+    const set = res.headers.getSetCookie();
+    for (const header of set) {
+      const pair = header.split(';')[0];
+      if (pair?.startsWith('svc_browser=')) this.cookie = pair;
+    }
+  }
+}
+
+/** Signs the browser in through the login page (and the two-factor page when `totp` is given). */
+export async function logInThrough(browser: FormBrowser, member: { email: string; password: string }, totp?: () => string) {
+  let page = await browser.submit('/oauth/login', { email: member.email, password: member.password });
+  if (totp) page = await browser.submit('/oauth/login/totp', { code: totp() });
+  return page;
+}
