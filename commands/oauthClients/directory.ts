@@ -6,7 +6,7 @@
 import type { BlockList } from 'node:net';
 import type { EventStore } from '../../eventstore/port.ts';
 import { addressListOf } from '../net/addressList.ts';
-import type { OAuthClient } from './client.ts';
+import { clientSecretKeyOf, verifyClientSecret, type OAuthClient } from './client.ts';
 
 export const CLIENTS_CACHED_MAX = 10_000;
 
@@ -38,6 +38,11 @@ export class ClientDirectory {
     }).finally(() => this.loading.delete(clientId));
     this.loading.set(clientId, load);
     return load;
+  }
+
+  /** Whether `presented` is the client's secret (keyed digest, constant time). */
+  verifySecret(known: KnownClient, presented: string): boolean {
+    return verifyClientSecret(known.client, presented, clientSecretKeyOf(this.store));
   }
 
   /** A client changed (or was registered): read it afresh next time. */
