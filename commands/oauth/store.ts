@@ -162,7 +162,6 @@ export class OAuthStore {
       this.pendingRows.push(...tokens);
       this.pendingWaiters.push({ resolve, reject });
       this.pendingSizes.push(tokens.length);
-      // started after this turn's I/O callbacks: the requests read in the same turn share the statement
       if (!this.writing) void this.flushTokens();
     });
   }
