@@ -235,6 +235,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       registry,
       db: database.pool,
       changes: runner,
+      books: engine.books,
       resolver: identityResolverOf(ctx),
       heartbeatTimeoutMs: () => settings.get().ws_heartbeat_timeout_ms,
       readYourWrites: (accountId: string) => readYourWrites(ctx, accountId),
