@@ -115,6 +115,9 @@ export interface FillView {
   updated_at: Micros;
   time: string;
   seq: number;
+  /** Internal (read models; never rendered): the fill's trade fee entry, its part of settlement-side fees. */
+  fee_entry_id?: string | null;
+  settlement_fee?: Decimal;
 }
 
 /** SPEC "Balance object". */
@@ -222,10 +225,12 @@ export interface SportEventView {
   /** `scheduled` until started, then `in_progress`. */
   status: 'scheduled' | 'in_progress';
   started_at: Micros | null;
+  /** Percent of net winnings across the event charged when its last market settles; null: none. */
+  event_fee_percent: number | null;
 }
 
 /** The engine's own part of a market (catalogue and state); projections add book and trade stats. */
-export interface MarketStateView extends MarketBaseView, MarketCatalogueView {}
+export interface MarketStateView extends MarketBaseView, MarketCatalogueView, MarketFeeView {}
 
 /** A market's listing and state, as journal records of versions 1 to 3 carried it. */
 export interface MarketBaseView {
@@ -250,6 +255,13 @@ export interface MarketBaseView {
   created_at: Micros;
   updated_at: Micros;
   seq: number;
+}
+
+/** Settlement-side fee percents in force for a market: its own, its event's, its group's (null: none). */
+export interface MarketFeeView {
+  settlement_fee_percent: number | null;
+  event_fee_percent: number | null;
+  group_fee_percent: number | null;
 }
 
 /** The operator's catalogue fields, as set (projections/core/market.ts renders them onto the Market object). */

@@ -9,6 +9,7 @@ import { refuseNul } from '../nul.ts';
 import { adminAuth } from './auth.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { catalogueRoutes } from './routes/catalogue.ts';
+import { feeRoutes } from './routes/fees.ts';
 import { operationRoutes } from './routes/operations.ts';
 import { resolveAdminToken } from './token.ts';
 import { SnapshotCache } from './upstream.ts';
@@ -26,6 +27,7 @@ export function adminRouter(ctx: AppContext): Router {
 
   const cache = new SnapshotCache(ctx);
   accountRoutes(router, cache);
+  feeRoutes(router, cache);
   catalogueRoutes(router, cache);
   operationRoutes(router, cache);
 

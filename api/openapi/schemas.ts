@@ -133,6 +133,11 @@ export const Fill: Schema = object({
   last_modified_by_admin_id: uuidOrNull,
   admin_log: { type: ['object', 'null'] },
   ...Object.fromEntries(fillDecimals.map((name) => [name, decimal])),
+  remaining_potential_fee: {
+    ...decimal,
+    description: 'What the settlement-side fee percents in force (market, event, market group) would charge on `remaining_to_win` if the unsettled part won',
+  },
+  total_fee: { ...decimal, description: 'The trade fee net of refunds, plus this fill\'s share of the settlement-side fees of its settlements' },
   points: { type: 'number' },
   settlements_count: integer,
   placed_pre_start: bool,

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Engine } from '../../domain/engine/engine.ts';
-import { decodeState, encodeState } from '../../domain/engine/snapshot.ts';
+import { decodeState, encodeState, isCurrentSnapshot } from '../../domain/engine/snapshot.ts';
 import type { EventStore, RecordedEvent } from '../../eventstore/port.ts';
 import { ENGINE_RECORD_VERSION, ENGINE_STREAM, isEngineRecord, journalInputsOf, lastSeqOf, type EngineRecordData, type JournalInput } from '../../domain/engine/journal/journal.ts';
 
@@ -109,7 +109,8 @@ export async function recover(store: EventStore, dataDir: string | null): Promis
   let recordId: string | undefined;
   let fromSnapshot = false;
   const snapshot = dataDir ? await readSnapshot(dataDir) : undefined;
-  if (snapshot) {
+  // a snapshot of an earlier state version lacks what the journal taught it since: replay it all
+  if (snapshot && isCurrentSnapshot(snapshot.body)) {
     const at = BigInt(snapshot.header.revision);
     const [record] = await store.readStream(ENGINE_STREAM, { fromRevision: at, maxCount: 1 });
     if (record && isEngineRecord(record) && lastSeqOf(record) === snapshot.header.seq && record.revision === at && record.id === snapshot.header.record_id) {

@@ -1,5 +1,7 @@
 // Operator settings: one document, changed through PATCH /admin/v1/settings, read by routes.
 
+import { DEFAULT_REFERRAL_POINTS } from '../../domain/engine/referrals.ts';
+
 export type LeaderboardPeriod = 'daily' | 'weekly' | 'monthly' | 'yearly' | 'all';
 export type LeaderboardMetric = 'volume' | 'profit' | 'predictions' | 'markets' | 'win_rate' | 'biggest_win' | 'return' | 'streak';
 
@@ -32,6 +34,8 @@ export interface Settings {
   ws_heartbeat_timeout_ms: number;
   /** Live orders one account may hold; a new order over it is refused (422). */
   max_live_orders_per_account: number;
+  /** Loyalty points credited to a referrer when the referee first trades (the engine holds the value in force). */
+  referral_points: number;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -46,6 +50,7 @@ export const DEFAULT_SETTINGS: Settings = {
   oauth_unavailable: false,
   ws_heartbeat_timeout_ms: 60_000,
   max_live_orders_per_account: 10_000,
+  referral_points: DEFAULT_REFERRAL_POINTS,
 };
 
 export interface SettingsStore {

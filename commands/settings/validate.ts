@@ -2,6 +2,7 @@
 // the admin route both rely on it, so a bad value can never reach the event stream.
 
 import { InvalidInput } from '../../domain/errors.ts';
+import { REFERRAL_POINTS_MAX } from '../../domain/engine/referrals.ts';
 import { sportKey } from '../../domain/leaderboard/board.ts';
 import type { GeofencingSettings, LeaderboardBoardSetting, Settings } from './settings.ts';
 
@@ -146,6 +147,7 @@ export function validateSettingsPatch(patch: unknown, current: Settings): Partia
     oauth_unavailable: boolean,
     ws_heartbeat_timeout_ms: integerIn(WS_HEARTBEAT_TIMEOUT_MS_MIN, WS_HEARTBEAT_TIMEOUT_MS_MAX),
     max_live_orders_per_account: integerIn(1, LIVE_ORDERS_PER_ACCOUNT_MAX),
+    referral_points: integerIn(0, REFERRAL_POINTS_MAX),
   };
   const out: Partial<Record<keyof Settings, unknown>> = {};
   for (const [key, value] of Object.entries(patch)) {

@@ -88,7 +88,7 @@ export function amendFill(ctx: StepContext, input: Extract<EngineInput, { kind: 
       const charge = isPositive(plan.feeDelta);
       transfer(ctx, account, negated(plan.feeDelta), FEES, charge ? 'fee' : 'fee_refund', {
         id: ctx.nextId('ledger'), accountId: account.id, type: charge ? 'fee' : 'fee_refund', amount: negated(plan.feeDelta),
-        eventId: market.eventId, marketId: market.id, feeSource: 'trade', tradeId: f.id,
+        eventId: market.eventId, marketId: market.id, feeSource: 'trade', tradeId: f.id, ...(charge ? {} : { feeId: f.feeEntryId ?? null }),
       });
       account.totals.fees = plus(account.totals.fees, plan.feeDelta);
       exposure.fees = plus(exposure.fees, plan.feeDelta);

@@ -23,6 +23,8 @@ import {
 } from './markets.ts';
 import { cancelOrder, liveOrderIdsOf, placeOrder, type OrderOutcome } from './orders.ts';
 import { fundsFiguresOf } from './funds.ts';
+import { recordReferral, setReferralPoints } from './referrals.ts';
+import { setSettlementFee } from './settlementFees.ts';
 import { initialState } from './snapshot.ts';
 import type { EngineState } from './state.ts';
 
@@ -37,6 +39,8 @@ export interface StepAnswer {
   sportEvents: SportEventView[];
   markets: MarketStateView[];
   fills: FillView[];
+  /** The referral a RecordReferral input recorded. */
+  referral?: { referrer_account_id: string; referee_account_id: string; created_at: number };
 }
 
 export interface StepOutcome {
@@ -50,7 +54,7 @@ export interface StepOutcome {
 /** Inputs whose callers are answered with the entities they changed (order inputs answer with their legs). */
 const ANSWERED_WITH_ENTITIES: ReadonlySet<string> = new Set([
   'OpenAccount', 'UpdateAccount', 'Deposit', 'Withdraw', 'Adjust', 'ScheduleSportEvent', 'StartSportEvent', 'UpdateSportEvent', 'ListMarket',
-  'UpdateMarket', 'ChangeMarketStatus', 'ResultMarket', 'AmendFill',
+  'UpdateMarket', 'ChangeMarketStatus', 'ResultMarket', 'AmendFill', 'SetSettlementFee', 'RecordReferral', 'SetReferralPoints',
 ]);
 
 export class Engine {
@@ -112,6 +116,9 @@ export class Engine {
       case 'ChangeMarketStatus': error = changeMarketStatus(ctx, input); break;
       case 'ResultMarket': error = resultMarket(ctx, input); break;
       case 'AmendFill': error = amendFill(ctx, input); break;
+      case 'SetSettlementFee': error = setSettlementFee(ctx, input); break;
+      case 'RecordReferral': error = recordReferral(ctx, input); break;
+      case 'SetReferralPoints': error = setReferralPoints(ctx, input); break;
       case 'Tick': tick(ctx); break;
       default: {
         const never: never = input;
@@ -157,12 +164,18 @@ function factsOf(ctx: StepContext): EngineEvent[] {
 function answerOf(ctx: StepContext): StepAnswer {
   const balanceOf = new Set(ctx.changedAccounts.items);
   for (const account of ctx.changedBalances.items) balanceOf.add(account);
-  return {
+  const answer: StepAnswer = {
     accounts: ctx.changedAccounts.items.map(accountView),
     balances: [...balanceOf].map((account) => balanceView(account, fundsFiguresOf(account), ctx.seq)),
     entries: ctx.entries.map((entry) => ledgerEntryView(entry, ctx.now, ctx.seq)),
     sportEvents: ctx.changedEvents.items.map(sportEventView),
     markets: ctx.changedMarkets.items.map(marketView),
-    fills: ctx.changedFills.items.map(fillView),
+    fills: ctx.changedFills.items.map((fill) => fillView(fill, ctx.state.markets.get(fill.marketId))),
   };
+  for (const fact of ctx.facts) {
+    if (fact.type === 'ReferralRecorded') {
+      answer.referral = { referrer_account_id: fact.referrer_account_id, referee_account_id: fact.referee_account_id, created_at: ctx.now };
+    }
+  }
+  return answer;
 }

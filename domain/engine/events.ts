@@ -20,6 +20,12 @@ export type LedgerAccount = `cash:${string}` | `pool:${string}` | 'fees' | 'outs
  */
 export type TransferKind = 'deposit' | 'withdrawal' | 'adjustment' | 'fee' | 'fee_refund' | 'settlement' | 'trade_pnl';
 
+/** What a settlement-side fee percent is set on: one market, an event's markets, or the markets sharing a `grouping_id`. */
+export type FeeScope = 'market' | 'event' | 'market_group';
+
+/** Where a settlement-side fee comes from (a ledger entry's `fee_source`). */
+export type SettlementFeeSource = 'settlement' | 'event' | 'market_group';
+
 /** Why an order ended without filling (`cancellation_reason` values). */
 export type CancellationReason =
   | 'cancelled_by_user' | 'no_liquidity' | 'market_order_remainder' | 'self_trade_prevented' | 'insufficient_funds' | 'expired'
@@ -96,6 +102,12 @@ export type EngineEvent =
   /** Archived: out of the default market list and the live index (the fact's time is `archived_at`). Final. */
   | { type: 'MarketArchived'; market_id: string }
   | { type: 'MarketStatusChanged'; market_id: string; status: MarketStatus; trading: boolean }
+  /**
+   * A settlement-side fee percent set (null: none) on a market, an event or a market group;
+   * `market_ids` are the markets it now applies to (a market listed later into an event or group
+   * with a percent gets this fact for itself).
+   */
+  | { type: 'SettlementFeeSet'; scope: FeeScope; scope_id: string; percent: number | null; market_ids: string[] }
   /** The market is resulted (win, lose) or voided: its positions were settled or unwound by the facts before. */
   | { type: 'MarketSettled'; market_id: string; result: MarketResult; settlement_id: string }
   // orders
@@ -120,6 +132,11 @@ export type EngineEvent =
   | { type: 'LotClosed'; fill_id: string; quantity: string; pnl: string }
   /** Contracts of a fill's open lot settled at the market's result, realising `pnl`. */
   | { type: 'LotSettled'; fill_id: string; quantity: string; pnl: string }
+  /**
+   * The market was resulted again (win and lose swapped): the fill's lot of `quantity` contracts,
+   * settled before, now realises `pnl` more (negative: less). A `settlement` transfer moves the difference.
+   */
+  | { type: 'LotResettled'; fill_id: string; quantity: string; pnl: string }
   /** The market was voided: the fill unwinds at zero PnL and its fee is refunded (the Transferred facts move the cash). */
   | { type: 'FillVoided'; fill_id: string }
   /** The operator corrected a trade's price and/or size on this fill: its new fee (nine places) and points. */
@@ -131,8 +148,28 @@ export type EngineEvent =
     market_id: string | null; fill_id: string | null; settlement_id: string | null;
     method: string | null; reason: string | null; sub_method: string | null;
   }
+  /**
+   * A settlement-side fee for one account: charged (`fee_id` null) on its net winnings in a market
+   * (`settlement`), across an event (`event`) or a market group (`market_group`), or refunded
+   * (`fee_id`: the fee it refunds; percent and net winnings null). The Transferred fact that
+   * follows, with the same id, moves the money. `shares` lists, as [fill_id, amount, ...], what
+   * each fill's part of settlement fees changes by (the fee shared out over the fills that won).
+   */
+  | {
+    type: 'SettlementFeeBooked'; id: string; account_id: string; source: SettlementFeeSource; market_id: string | null; event_id: string | null;
+    settlement_id: string; percent: number | null; net_winnings: string | null; fee_id: string | null; shares: string[];
+  }
   /** Loyalty points credited at a market's result, for the amount risked there. */
   | { type: 'PointsCredited'; id: string; account_id: string; market_id: string; settlement_id: string; points: number; amount_risked: string }
+  /** The operator recorded that one account referred another. */
+  | { type: 'ReferralRecorded'; referrer_account_id: string; referee_account_id: string }
+  /** The referee traded for the first time: the referrer is credited `points`; each gets a `referral` loyalty entry. */
+  | {
+    type: 'ReferralCredited'; referrer_entry_id: string; referee_entry_id: string; referrer_account_id: string; referee_account_id: string;
+    points: number;
+  }
+  /** The points a referrer is credited from now on (the operator's `referral_points` setting). */
+  | { type: 'ReferralPointsSet'; points: number }
   /**
    * What the account's funds hold after the step, as its balance shows them: reserved for buy
    * orders, sell orders and positions (each rounded up to the cent) and what is left available
@@ -155,8 +192,11 @@ export function accountsNamedBy(facts: readonly EngineEvent[], into: Set<string>
   for (const fact of facts) {
     switch (fact.type) {
       case 'AccountOpened': case 'AccountUpdated': case 'LoyaltyTierChanged': case 'FundsReserved': case 'OrderAccepted': case 'OrderRejected':
-      case 'FillAmended': case 'PointsCredited':
+      case 'FillAmended': case 'PointsCredited': case 'SettlementFeeBooked':
         into.add(fact.account_id);
+        break;
+      case 'ReferralRecorded': case 'ReferralCredited':
+        into.add(fact.referrer_account_id).add(fact.referee_account_id);
         break;
       case 'Traded':
         into.add(fact.maker_account_id).add(fact.taker_account_id);

@@ -3,6 +3,7 @@
 // (the engine never draws random numbers), so replaying the inputs reproduces the outputs.
 
 import type { AccountStatus, FeeSchedule, Jurisdiction, MarketResult, MarketStatus } from '../views.ts';
+import type { FeeScope } from './events.ts';
 
 export interface OrderRequest {
   order_id: string;
@@ -141,6 +142,11 @@ export type EngineInput =
   | { kind: 'ChangeMarketStatus'; market_id: string; status?: MarketStatus; trading?: boolean }
   | { kind: 'ResultMarket'; market_id: string; result: MarketResult }
   | { kind: 'AmendFill'; trade_id: string; price?: string; filled?: string }
+  /** A settlement-side fee percent (of net winnings; null: none) on a market, an event or a market group. */
+  | { kind: 'SetSettlementFee'; scope: FeeScope; scope_id: string; percent: number | null }
+  | { kind: 'RecordReferral'; referrer_account_id: string; referee_account_id: string }
+  /** The points a referrer is credited when a referee first trades (the operator's `referral_points`). */
+  | { kind: 'SetReferralPoints'; points: number }
   | { kind: 'Tick' };
 
 export type EngineInputKind = EngineInput['kind'];

@@ -17,7 +17,8 @@ import { applyMarketDetails, emitMarketUpdated, marketCatalogueKey, sameStrings 
 import type { EngineInput } from './inputs.ts';
 import { creditPoints, FEES, pool, transfer } from './ledger.ts';
 import { CancellationReasons, cancelLive, execute, release } from './orders.ts';
-import type { MarketState } from './state.ts';
+import { assessSettlementFees, canResettle, inheritSettlementFees, resettle } from './settlementFees.ts';
+import type { MarketState, SettledAccount } from './state.ts';
 
 export const MarketErrors = {
   eventNotFound: 'Event not found',
@@ -27,6 +28,8 @@ export const MarketErrors = {
   marketExists: 'Market already exists',
   marketSettled: 'Market is already settled',
   marketCancelled: 'Market is cancelled; only a result can follow',
+  resultedNotVoidable: 'A resulted market can be resulted again win or lose, not voided',
+  notResettlable: 'Market was resulted before it could be resulted again',
   statusNotSettable: 'status must be one of scheduled, pre_open, open, closed, cancelled',
   listingStatus: 'status must be one of scheduled, pre_open, open, closed',
   symbolTaken: (symbol: string) => `symbol ${symbol} is already used by another market`,
@@ -54,7 +57,7 @@ export function scheduleSportEvent(ctx: StepContext, input: Extract<EngineInput,
   const event = {
     id: fields.event_id, title: fields.title, shortTitle: fields.short_title, eventType: fields.event_type,
     sport: fields.sport, competition: fields.competition, participants: [...fields.participants],
-    start: fields.start, startedAt: null, marketIds: [],
+    start: fields.start, startedAt: null, marketIds: [], eventFeePercent: null,
   };
   ctx.state.events.set(event.id, event);
   ctx.eventChanged(event);
@@ -100,6 +103,7 @@ export function listMarket(ctx: StepContext, input: Extract<EngineInput, { kind:
     result: null, settledAt: null, lastTradedCents: null, createdAt: ctx.now, updatedAt: ctx.now, seq: ctx.seq,
     book: new FastOrderBook(maxPrice.value), liveOrderIds: new Set(), accountIds: new Set(), fillIds: new Set(),
     ...emptyMarketCatalogue(),
+    settlementFeePercent: null, eventFeePercent: null, groupFeePercent: null,
   };
   ctx.state.markets.set(market.id, market);
   ctx.state.ledger.pools.set(market.id, ZERO);
@@ -112,6 +116,7 @@ export function listMarket(ctx: StepContext, input: Extract<EngineInput, { kind:
     in_play_delay_sec: market.inPlayDelaySec, points_cost: market.pointsCost,
   });
   if (input.details && applyMarketDetails(market, input.details)) emitMarketUpdated(ctx, market);
+  inheritSettlementFees(ctx, market);
   return null;
 }
 
@@ -248,12 +253,18 @@ export function resultMarket(ctx: StepContext, input: Extract<EngineInput, { kin
   const state = ctx.state;
   const market = state.markets.get(input.market_id);
   if (!market) return notFound(MarketErrors.marketNotFound);
+  if (market.status === 'resulted' && input.result !== market.result) return resultAgain(ctx, market, input.result);
   if (isSettled(market)) return refused(MarketErrors.marketSettled);
   const voided = input.result === 'void';
   cancelAllLive(ctx, market, voided ? CancellationReasons.marketVoided : CancellationReasons.marketResulted);
   const settlementId = ctx.nextId('settlement');
+  let settled: Map<string, SettledAccount> | null = null;
   if (voided) voidPositions(ctx, market, settlementId);
-  else settlePositions(ctx, market, input.result === 'win', settlementId);
+  else settled = settlePositions(ctx, market, input.result === 'win', settlementId);
+  market.status = voided ? 'voided' : 'resulted';
+  market.result = input.result;
+  market.settledAt = ctx.now;
+  assessSettlementFees(ctx, market, settlementId, settled);
   for (const fillId of market.fillIds) {
     state.fills.delete(fillId);
     state.settledFills.set(fillId, market.id);
@@ -264,24 +275,39 @@ export function resultMarket(ctx: StepContext, input: Extract<EngineInput, { kin
   const poolBalance = state.ledger.pools.get(market.id) ?? ZERO;
   if (!isZero(poolBalance)) throw new Error(`market ${market.id} settled with a pool of ${decimalText(poolBalance)}`);
   state.ledger.pools.delete(market.id);
-  market.status = voided ? 'voided' : 'resulted';
-  market.result = input.result;
-  market.settledAt = ctx.now;
   ctx.marketChanged(market);
   ctx.emit({ type: 'MarketSettled', market_id: market.id, result: input.result, settlement_id: settlementId });
   return null;
 }
 
-/** win: every long contract is paid max_price; lose: nothing. Points are credited (rollup). */
-function settlePositions(ctx: StepContext, market: MarketState, win: boolean, settlementId: string): void {
+/** A resulted market's result corrected (win and lose swapped): settled again, fees with it. */
+function resultAgain(ctx: StepContext, market: MarketState, result: 'win' | 'lose' | 'void'): Result {
+  if (result === 'void') return refused(MarketErrors.resultedNotVoidable);
+  if (!canResettle(ctx, market)) return refused(MarketErrors.notResettlable);
+  const settlementId = ctx.nextId('settlement');
+  market.result = result;
+  market.settledAt = ctx.now;
+  resettle(ctx, market, result === 'win', settlementId);
+  ctx.marketChanged(market);
+  ctx.emit({ type: 'MarketSettled', market_id: market.id, result, settlement_id: settlementId });
+  return null;
+}
+
+/**
+ * win: every long contract is paid max_price; lose: nothing. Points are credited (rollup). Returns
+ * what each account that traded in the market took from it (for fees and a later re-settlement).
+ */
+function settlePositions(ctx: StepContext, market: MarketState, win: boolean, settlementId: string): Map<string, SettledAccount> {
   const state = ctx.state;
   const max = market.maxPriceCents;
+  const settled = new Map<string, SettledAccount>();
   for (const accountId of market.accountIds) {
     const account = state.accounts.get(accountId)!;
     const exposure = account.exposures.get(market.id)!;
     const long = exposure.positionNanos > 0;
     let pnl = ZERO;
     const hadPosition = exposure.lots.length > 0;
+    const lots = exposure.lots.map((lot) => ({ fillId: lot.fillId, nanos: lot.nanos, priceCents: lot.priceCents }));
     for (const lot of exposure.lots) {
       const perContractCents = win ? (long ? max - lot.priceCents : lot.priceCents - max) : (long ? -lot.priceCents : lot.priceCents);
       const lotPnl = contractsTimesCents(lot.nanos, perContractCents);
@@ -314,9 +340,13 @@ function settlePositions(ctx: StepContext, market: MarketState, win: boolean, se
     }
     refreshLiability(account, exposure, max);
     ctx.balanceChanged(account);
+    if (isPositive(exposure.amountRisked)) {
+      settled.set(accountId, { long, lots, settlementPnl: pnl, netWinnings: exposure.realizedPnl, fills: [], fee: null });
+    }
   }
   for (const fillId of market.fillIds) {
     const fill = state.fills.get(fillId)!;
+    settled.get(fill.accountId)?.fills.push({ fillId, pnl: plus(fill.closedPnl, fill.expiredPnl) });
     if (fill.status === 'open') {
       fill.status = 'settled';
       fill.settledAt = ctx.now;
@@ -325,6 +355,7 @@ function settlePositions(ctx: StepContext, market: MarketState, win: boolean, se
       ctx.fillChanged(fill);
     }
   }
+  return settled;
 }
 
 /** void: realised PnL in the market is reversed and every trade fee refunded; fills are cancelled. */
@@ -337,7 +368,7 @@ function voidPositions(ctx: StepContext, market: MarketState, settlementId: stri
     if (isPositive(fill.tradeFee)) {
       transfer(ctx, account, fill.tradeFee, FEES, 'fee_refund', {
         id: ctx.nextId('ledger'), accountId: account.id, type: 'fee_refund', amount: fill.tradeFee,
-        eventId: market.eventId, marketId: market.id, feeSource: 'trade', tradeId: fill.id, settlementId,
+        eventId: market.eventId, marketId: market.id, feeSource: 'trade', tradeId: fill.id, settlementId, feeId: fill.feeEntryId ?? null,
       });
       account.totals.fees = minus(account.totals.fees, fill.tradeFee);
       exposure.fees = minus(exposure.fees, fill.tradeFee);

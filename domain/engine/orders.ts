@@ -12,6 +12,7 @@ import { feeOf, type Fee } from '../money/fees.ts';
 import { AccountErrors } from './accountErrors.ts';
 import type { StepContext } from './context.ts';
 import { pointsForContracts } from './fees.ts';
+import { creditReferral } from './referrals.ts';
 import { applyFunding, canPayFee, exposureOf, liabilityWithOrder, refreshLiability, reserve } from './funds.ts';
 import type { CancellationReason, OrderTerms } from './events.ts';
 import type { OrderLimits, OrderRequest } from './inputs.ts';
@@ -379,8 +380,9 @@ function applyFill(
     account.totals.settlementPnl = plus(account.totals.settlementPnl, realized);
   }
   const feePaid = negated(fee.rounded);
+  const feeEntryId = ctx.nextId('ledger');
   transfer(ctx, account, feePaid, FEES, 'fee', {
-    id: ctx.nextId('ledger'), accountId: account.id, type: 'fee', amount: feePaid,
+    id: feeEntryId, accountId: account.id, type: 'fee', amount: feePaid,
     eventId, marketId: market.id, feeSource: 'trade', tradeId: fillId,
   });
   exposure.fees = plus(exposure.fees, fee.rounded);
@@ -388,6 +390,7 @@ function applyFill(
   const riskCents = riskCentsOf(order.action, priceCents, maxPriceCents);
   account.totals.traded = plusContractsTimesCents(account.totals.traded, nanos, riskCents);
   account.tradeCount += 1;
+  if (account.tradeCount === 1 && state.referrals.byReferee.size > 0) creditReferral(ctx, account);
   exposure.amountRisked = plusContractsTimesCents(exposure.amountRisked, nanos, riskCents);
   exposure.pointsPending += points;
   refreshLiability(account, exposure, maxPriceCents);
@@ -405,7 +408,7 @@ function applyFill(
     settlementsCount: 0, placedPreStart: order.placedPreStart, preStart: !event || event.startedAt === null,
     deviceId: order.deviceId, ipAddress: order.ipAddress, maxPriceCents,
     openedAt: ctx.now, expiresAt: order.expiresAt, settledAt: openingNanos > 0 ? null : ctx.now,
-    insertedAt: ctx.now, updatedAt: ctx.now, seq: ctx.seq,
+    insertedAt: ctx.now, updatedAt: ctx.now, seq: ctx.seq, feeEntryId,
   };
   state.fills.set(fillId, fill);
   market.fillIds.add(fillId);

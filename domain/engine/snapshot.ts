@@ -6,7 +6,8 @@ import type { OrderBook, RestingOrder } from '../book/book.ts';
 import { FastOrderBook } from '../book/fast.ts';
 import { decimalOf, decimalText, isDecimal, ZERO } from '../money/decimal.ts';
 import { emptyMarketCatalogue } from '../readModel/records.ts';
-import type { EngineState } from './state.ts';
+import { DEFAULT_REFERRAL_POINTS } from './referrals.ts';
+import type { EngineState, MarketState } from './state.ts';
 
 export function initialState(): EngineState {
   return {
@@ -20,6 +21,8 @@ export function initialState(): EngineState {
     settledFills: new Map(),
     ledger: { outside: ZERO, feeRevenue: ZERO, pools: new Map() },
     timedOrderIds: new Set(),
+    settlementFees: { groupPercents: new Map(), settled: new Map(), scopeCharges: new Map() },
+    referrals: { points: DEFAULT_REFERRAL_POINTS, byReferee: new Map() },
   };
 }
 
@@ -83,7 +86,16 @@ function decode(value: Encoded): unknown {
 // every object; that is what a snapshot of a large state costs. Version 1 (`$d`, `$m`, `$s`, `$book` wrappers around
 // plain JSON objects) is still read.
 
-export const SNAPSHOT_VERSION = 2;
+// Version 3 is version 2's encoding of a state that also holds the settlement-side fee books and
+// the referrals. A state of an earlier version lacks what those learnt from the journal before
+// it (a settled market's accounts, a referral), so recovery replays the journal from the start
+// rather than resume from it (isCurrentSnapshot); decoding one fills the new parts in empty.
+export const SNAPSHOT_VERSION = 3;
+
+/** Whether a snapshot text is of the current version (a resumable state). */
+export function isCurrentSnapshot(text: string): boolean {
+  return text.startsWith(`{"v":${SNAPSHOT_VERSION},`);
+}
 
 /** Whether `value` has exactly `keys`, in that order (no allocation). */
 function hasKeys(value: object, keys: readonly string[]): boolean {
@@ -208,8 +220,10 @@ export function encodeState(state: EngineState): string {
 
 export function decodeState(text: string): EngineState {
   const parsed = JSON.parse(text) as { v: number; state: Encoded; shapes?: string[][] };
-  if (parsed.v === 1) return withMarketCatalogue(decode(parsed.state) as EngineState);
-  if (parsed.v === 2 && Array.isArray(parsed.shapes)) return withMarketCatalogue(decodeV2(parsed.state, parsed.shapes) as EngineState);
+  if (parsed.v === 1) return withDefaults(withMarketCatalogue(decode(parsed.state) as EngineState));
+  if ((parsed.v === 2 || parsed.v === 3) && Array.isArray(parsed.shapes)) {
+    return withDefaults(withMarketCatalogue(decodeV2(parsed.state, parsed.shapes) as EngineState));
+  }
   throw new Error(`unknown snapshot version ${parsed.v}`);
 }
 
@@ -218,9 +232,25 @@ export function decodeState(text: string): EngineState {
  * other keys, as listMarket builds a market (so the state hashes as a replay's would).
  */
 function withMarketCatalogue(state: EngineState): EngineState {
-  for (const market of state.markets.values()) {
-    if (!('archivedAt' in market)) Object.assign(market, emptyMarketCatalogue());
+  for (const [id, market] of state.markets) {
+    if ('archivedAt' in market) continue;
+    // rebuilt rather than added to: the settlement-fee percents (when the snapshot has them) come after the catalogue
+    const { settlementFeePercent, eventFeePercent, groupFeePercent, ...rest } = market as MarketState;
+    const fees = settlementFeePercent === undefined ? {} : { settlementFeePercent, eventFeePercent, groupFeePercent };
+    state.markets.set(id, { ...rest, ...emptyMarketCatalogue(), ...fees } as MarketState);
   }
+  return state;
+}
+
+/** A state of an earlier version made whole: the parts added since, empty (keys last, as the engine adds them). */
+function withDefaults(state: EngineState): EngineState {
+  const partial = state as Partial<EngineState>;
+  partial.settlementFees ??= { groupPercents: new Map(), settled: new Map(), scopeCharges: new Map() };
+  partial.referrals ??= { points: DEFAULT_REFERRAL_POINTS, byReferee: new Map() };
+  for (const market of state.markets.values()) {
+    if (market.settlementFeePercent === undefined) Object.assign(market, { settlementFeePercent: null, eventFeePercent: null, groupFeePercent: null });
+  }
+  for (const event of state.events.values()) event.eventFeePercent ??= null;
   return state;
 }
 

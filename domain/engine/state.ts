@@ -75,6 +75,70 @@ export interface LedgerBooks {
   pools: Map<string, Decimal>; // per-market settlement pool
 }
 
+/** One lot as a result settled it: enough to settle it again at another result. */
+export interface SettledLot {
+  fillId: string;
+  nanos: number;
+  priceCents: number;
+}
+
+/** A settlement-side fee charged to one account, with the part each fill carries (for its refund). */
+export interface ChargedFee {
+  /** The fee's ledger entry id (what a refund names as `fee_id`). */
+  id: string;
+  /** What was charged (>= 0). */
+  amount: Decimal;
+  shares: FeeShare[];
+}
+
+export interface FeeShare {
+  fillId: string;
+  amount: Decimal;
+}
+
+/** One fill's gross PnL in a settled market (closing trades and settlement): how fees are shared out. */
+export interface FillPnl {
+  fillId: string;
+  pnl: Decimal;
+}
+
+/** One account in a market resulted win or lose: what a re-settlement and the event and group fees need. */
+export interface SettledAccount {
+  /** Long (true) or short at the result; `lots` are its open lots then. */
+  long: boolean;
+  lots: SettledLot[];
+  /** The settlement transfer's amount. */
+  settlementPnl: Decimal;
+  /** Realised in the market, closing trades and settlement: its net winnings there, before fees. */
+  netWinnings: Decimal;
+  fills: FillPnl[];
+  /** The market's settlement fee charged at the last (re)settlement; null when none was assessed. */
+  fee: ChargedFee | null;
+}
+
+/**
+ * Settlement-side fees (market, event, market group) and what they are assessed on: the group
+ * fee percents (markets carry their own and their event's), every resulted market's accounts,
+ * and the event and group fees charged so far (by scope key, then account), for refunds.
+ */
+export interface SettlementFeeBooks {
+  groupPercents: Map<string, number>;
+  settled: Map<string, Map<string, SettledAccount>>;
+  scopeCharges: Map<string, Map<string, ChargedFee>>;
+}
+
+/** Who referred whom (by referee) and the points a referrer is credited when the referee first trades. */
+export interface ReferralBooks {
+  points: number;
+  byReferee: Map<string, Referral>;
+}
+
+export interface Referral {
+  referrerId: string;
+  createdAt: number;
+  credited: boolean;
+}
+
 export interface EngineState {
   seq: number;
   accounts: Map<string, AccountState>;
@@ -89,4 +153,6 @@ export interface EngineState {
   ledger: LedgerBooks;
   /** Live orders with a time to act on: good_till_time expiries and in-play delays. */
   timedOrderIds: Set<string>;
+  settlementFees: SettlementFeeBooks;
+  referrals: ReferralBooks;
 }

@@ -3,8 +3,8 @@
 // (`trade_fee`). Computed on exact integers when they fit a double, else with decimals.
 
 import {
-  ceilCent, contractsTimesCents, FEE_DECIMAL_PLACES, fromInteger, integerAt, isPositive, lastExponent, NANOS_PER_CONTRACT,
-  QUANTITY_DECIMAL_PLACES, round9, times, type Decimal,
+  ceilCent, contractsTimesCents, FEE_DECIMAL_PLACES, fromInteger, integerAt, isPositive, lastExponent, minus, NANOS_PER_CONTRACT, plus,
+  QUANTITY_DECIMAL_PLACES, quotient, round9, times, ZERO, type Decimal,
 } from './decimal.ts';
 
 export interface Fee { unrounded: Decimal; rounded: Decimal }
@@ -36,4 +36,39 @@ export function feeOf(rate: Decimal, nanos: number, basisCents: number): Fee {
   }
   const unrounded = round9(times(contractsTimesCents(nanos, basisCents), rate));
   return { unrounded, rounded: ceilCent(unrounded) };
+}
+
+/**
+ * A settlement-side fee (docs/ENGINE.md, "Settlement-side fees"): rate x net winnings, nine places
+ * half up, charged rounded up to the cent; nothing on zero or negative winnings.
+ */
+export function settlementFeeOf(rate: Decimal, netWinnings: Decimal): Fee {
+  if (!isPositive(netWinnings) || !isPositive(rate)) return { unrounded: ZERO, rounded: ZERO };
+  const unrounded = round9(times(netWinnings, rate));
+  return { unrounded, rounded: ceilCent(unrounded) };
+}
+
+/**
+ * `total` shared out in proportion to `weights` (all > 0): each part nine places half up, the
+ * last part what is left, so the parts add up to `total` exactly.
+ */
+export function shareOut(total: Decimal, weights: readonly Decimal[]): Decimal[] {
+  if (weights.length === 0) return [];
+  let weightSum = ZERO;
+  for (const weight of weights) weightSum = plus(weightSum, weight);
+  const parts: Decimal[] = [];
+  let given = ZERO;
+  for (let i = 0; i < weights.length - 1; i++) {
+    const part = quotient(times(total, weights[i]!), weightSum, FEE_DECIMAL_PLACES);
+    parts.push(part);
+    given = plus(given, part);
+  }
+  parts.push(minus(total, given));
+  return parts;
+}
+
+/** What a settlement-side rate would charge on `toWin` if it were all won: nine places half up, up to the cent. */
+export function potentialFeeOf(rate: Decimal, toWin: Decimal): Decimal {
+  if (!isPositive(rate) || !isPositive(toWin)) return ZERO;
+  return ceilCent(round9(times(toWin, rate)));
 }

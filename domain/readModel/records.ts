@@ -76,6 +76,10 @@ export interface FillRecord {
   insertedAt: number;
   updatedAt: number;
   seq: number;
+  /** Id of the fill's trade fee entry (what a refund of it names as `fee_id`); read models only. */
+  feeEntryId?: string | null;
+  /** Its share of settlement-side fees (market, event, market group), net of refunds; read models only. */
+  settlementFee?: Decimal;
 }
 
 export interface Totals {
@@ -143,6 +147,8 @@ export interface SportEventRecord {
   participants: string[];
   start: number;
   startedAt: number | null;
+  /** Percent of each account's net winnings across the event, charged when its last market settles (null: none). */
+  eventFeePercent: number | null;
 }
 
 export interface MarketRecord extends MarketCatalogueRecord {
@@ -168,6 +174,10 @@ export interface MarketRecord extends MarketCatalogueRecord {
   createdAt: number;
   updatedAt: number;
   seq: number;
+  /** Settlement-side fee percents in force for the market: its own, its event's, its group's (null: none). */
+  settlementFeePercent: number | null;
+  eventFeePercent: number | null;
+  groupFeePercent: number | null;
 }
 
 /**
@@ -217,4 +227,9 @@ export interface LedgerEntryRecord {
   method?: string | null;
   reason?: string | null;
   subMethod?: string | null;
+  /** For a refund: the fee it refunds. */
+  feeId?: string | null;
+  /** For a referral entry: who referred whom. */
+  refereeAccountId?: string | null;
+  referrerAccountId?: string | null;
 }

@@ -4,10 +4,11 @@
 
 import { usToIso } from '../clock.ts';
 import {
-  contractsTimesCentsLessMoney, contractsTimesCentsMoney, formatCents, formatNanos, isPositive, minus, money, perContractMoney, plus,
-  FEE_DECIMAL_PLACES, timesRatio, toFixedPlaces, ZERO, type Decimal,
+  contractsTimesCents, contractsTimesCentsLessMoney, contractsTimesCentsMoney, formatCents, formatNanos, isPositive, minus, money, percentToRate,
+  perContractMoney, plus, FEE_DECIMAL_PLACES, timesRatio, toFixedPlaces, ZERO, type Decimal,
 } from '../money/decimal.ts';
 import { DEFAULT_BASE_FEE_PERCENT, DEFAULT_MAKER_FACTOR, DEFAULT_TAKER_FACTOR } from '../engine/fees.ts';
+import { potentialFeeOf } from '../money/fees.ts';
 import type {
   AccountView, BalanceView, FillView, LedgerEntryView, MarketStateView, OrderView, PositionView, SportEventView,
 } from '../views.ts';
@@ -90,7 +91,21 @@ function feeShare(fill: FillRecord, nanos: number): Decimal {
   return timesRatio(fee, nanos, fill.nanos, FEE_DECIMAL_PLACES);
 }
 
-export function fillView(fill: FillRecord): FillView {
+/** The settlement-side percents in force for a market. */
+export type SettlementFeePercents = Pick<MarketRecord, 'settlementFeePercent' | 'eventFeePercent' | 'groupFeePercent'>;
+
+/** The rate of net winnings a win would be charged in the market: its own, its event's and its group's percents together. */
+export function settlementFeeRateOf(market: SettlementFeePercents | undefined): Decimal {
+  if (!market) return ZERO;
+  const percent = (market.settlementFeePercent ?? 0) + (market.eventFeePercent ?? 0) + (market.groupFeePercent ?? 0);
+  return percent > 0 ? percentToRate(percent) : ZERO;
+}
+
+/**
+ * A fill as REST shows it. `market` gives the settlement-side percents in force: the unsettled
+ * part's `remaining_potential_fee` is what they would charge on its `remaining_to_win`.
+ */
+export function fillView(fill: FillRecord, market?: SettlementFeePercents): FillView {
   const max = fill.maxPriceCents;
   const price = fill.priceCents;
   const riskCents = fill.action === 'buy' ? price : max - price;
@@ -141,13 +156,13 @@ export function fillView(fill: FillRecord): FillView {
     pc_premium: formatCents(price),
     pc_risk: formatCents(riskCents),
     pc_to_win: formatCents(toWinCents),
-    remaining_potential_fee: '0.00',
+    remaining_potential_fee: money(potentialFeeOf(settlementFeeRateOf(market), contractsTimesCents(remainingNanos, toWinCents))),
     remaining_premium: contractsTimesCentsMoney(remainingNanos, price),
     remaining_risk: contractsTimesCentsMoney(remainingNanos, riskCents),
     remaining_to_win: contractsTimesCentsMoney(remainingNanos, toWinCents),
     trade_fee: money(fill.tradeFee),
     unrounded_trade_fee: toFixedPlaces(fill.unroundedFee, FEE_DECIMAL_PLACES),
-    total_fee: money(minus(fill.tradeFee, fill.feeRefunded)),
+    total_fee: money(plus(minus(fill.tradeFee, fill.feeRefunded), fill.settlementFee ?? ZERO)),
     points: fill.points,
     settlements_count: fill.settlementsCount,
     placed_pre_start: fill.placedPreStart,
@@ -161,6 +176,8 @@ export function fillView(fill: FillRecord): FillView {
     updated_at: fill.updatedAt,
     time: isoOf(fill.insertedAt),
     seq: fill.seq,
+    fee_entry_id: fill.feeEntryId ?? null,
+    settlement_fee: money(fill.settlementFee ?? ZERO),
   };
 }
 
@@ -273,6 +290,9 @@ export function marketView(market: MarketRecord): MarketStateView {
     featured_home: market.featuredHome,
     manual_probability: market.manualProbability,
     archived_at: market.archivedAt,
+    settlement_fee_percent: market.settlementFeePercent ?? null,
+    event_fee_percent: market.eventFeePercent ?? null,
+    group_fee_percent: market.groupFeePercent ?? null,
   };
 }
 
@@ -288,6 +308,7 @@ export function sportEventView(event: SportEventRecord): SportEventView {
     start: event.start,
     status: event.startedAt === null ? 'scheduled' : 'in_progress',
     started_at: event.startedAt,
+    event_fee_percent: event.eventFeePercent ?? null,
   };
 }
 
@@ -300,7 +321,8 @@ export function ledgerEntryView(entry: LedgerEntryRecord, now: number, seq: numb
     points: entry.points ?? 0,
     event_id: entry.eventId ?? null,
     market_id: entry.marketId ?? null,
-    fee_id: entry.type === 'fee' || entry.type === 'fee_refund' ? entry.id : null,
+    // a fee is its own; a refund names the fee it gives back
+    fee_id: entry.type === 'fee' ? entry.id : entry.type === 'fee_refund' ? entry.feeId ?? null : null,
     payment_id: entry.paymentId ?? null,
     settlement_id: entry.settlementId ?? null,
     fee_source: entry.feeSource ?? null,
@@ -308,8 +330,8 @@ export function ledgerEntryView(entry: LedgerEntryRecord, now: number, seq: numb
     method: entry.method ?? null,
     reason: entry.reason ?? null,
     sub_method: entry.subMethod ?? null,
-    referee_account_id: null,
-    referrer_account_id: null,
+    referee_account_id: entry.refereeAccountId ?? null,
+    referrer_account_id: entry.referrerAccountId ?? null,
     inserted_at: now,
     time: isoOf(now),
     seq,

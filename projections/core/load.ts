@@ -35,6 +35,16 @@ export async function loadCore(tx: pg.PoolClient, named: Named, entryIds: readon
     const rows = await tx.query<{ doc: FillView; seq: string }>(prepared('SELECT doc, seq::text FROM core_fills WHERE trade_id = ANY($1::text[])', [ids(named.fills)]));
     for (const row of rows.rows) store.fills.set(row.doc.trade_id, { record: fillRecordOf(row.doc), seq: Number(row.seq) });
   }
+  if (named.openFillsOf.size > 0) {
+    // a settlement-side fee percent changed: the open fills of its markets show a new potential fee
+    const rows = await tx.query<{ doc: FillView; seq: string }>(prepared(
+      "SELECT doc, seq::text FROM core_fills WHERE market_id = ANY($1::text[]) AND status = 'open'", [ids(named.openFillsOf)]));
+    for (const row of rows.rows) {
+      if (!store.fills.has(row.doc.trade_id)) store.fills.set(row.doc.trade_id, { record: fillRecordOf(row.doc), seq: Number(row.seq) });
+    }
+  }
+  // a fill renders with its market's settlement-side percents
+  for (const { record } of store.fills.values()) named.markets.add(record.marketId);
   if (named.accounts.size > 0) {
     const rows = await tx.query<{ account: AccountView; seq: string; balance: BalanceView | null; balance_seq: string | null }>(prepared(`
       SELECT a.doc AS account, a.seq::text, b.doc AS balance, b.seq::text AS balance_seq

@@ -25,7 +25,7 @@ import { positionsSlice } from './slices/positions.ts';
 
 export const CORE_PROJECTOR_NAME = 'core';
 /** Bump when the schema or the handling changes: the runner then rebuilds from zero. */
-export const CORE_PROJECTOR_VERSION = 2;
+export const CORE_PROJECTOR_VERSION = 3;
 
 const SLICES: readonly Slice[] = [accountsSlice, marketsSlice, ordersSlice, fillsSlice, positionsSlice, ledgerSlice];
 
@@ -54,7 +54,10 @@ export function coreProjector(): Projector {
       const events = journaledEventsOf(records);
       if (events.length === 0) return [];
       const entryIds: string[] = [];
-      for (const { event } of events) if ((event.type === 'Transferred' && event.id !== null) || event.type === 'PointsCredited') entryIds.push(event.id!);
+      for (const { event } of events) {
+        if ((event.type === 'Transferred' && event.id !== null) || event.type === 'PointsCredited') entryIds.push(event.id!);
+        else if (event.type === 'ReferralCredited') entryIds.push(event.referrer_entry_id, event.referee_entry_id);
+      }
       const store = await loadCore(tx, namedBy(events), entryIds);
       const fold = new FactFold(store);
       for (const fact of events) fold.apply(fact);

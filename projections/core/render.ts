@@ -192,6 +192,7 @@ export function renderSportEvent(e: SportEventView): SportEventWire {
     start: e.start,
     status: e.status,
     started_at: e.started_at,
+    event_fee_percent: e.event_fee_percent ?? null,
   };
 }
 

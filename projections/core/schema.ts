@@ -112,6 +112,8 @@ CREATE TABLE IF NOT EXISTS core_fills (
 );
 CREATE INDEX IF NOT EXISTS core_fills_recent ON core_fills (account_id, ins_pos DESC, ins_idx DESC);
 CREATE INDEX IF NOT EXISTS core_fills_order ON core_fills (order_id);
+-- the open fills of a market: a settlement-side fee percent change re-renders their potential fee
+CREATE INDEX IF NOT EXISTS core_fills_open ON core_fills (market_id) WHERE status = 'open';
 
 -- The public tape: one row per trade (not per side).
 CREATE TABLE IF NOT EXISTS core_market_trades (

@@ -54,6 +54,8 @@ export interface Named {
   positions: Map<string, { accountId: string; marketId: string }>;
   markets: Set<string>;
   sportEvents: Set<string>;
+  /** Markets whose open fills the batch changes (a settlement-side fee percent moves their potential fee). */
+  openFillsOf: Set<string>;
 }
 
 /**
@@ -61,7 +63,9 @@ export interface Named {
  * the trades' sides name every position a batch touches.
  */
 export function namedBy(facts: readonly Fact[]): Named {
-  const named: Named = { orders: new Set(), fills: new Set(), accounts: new Set(), positions: new Map(), markets: new Set(), sportEvents: new Set() };
+  const named: Named = {
+    orders: new Set(), fills: new Set(), accounts: new Set(), positions: new Map(), markets: new Set(), sportEvents: new Set(), openFillsOf: new Set(),
+  };
   const position = (accountId: string, marketId: string) => {
     named.positions.set(positionKey(accountId, marketId), { accountId, marketId });
     named.markets.add(marketId);
@@ -110,6 +114,25 @@ export function namedBy(facts: readonly Fact[]): Named {
         named.accounts.add(e.account_id);
         named.markets.add(e.market_id);
         break;
+      case 'SettlementFeeSet':
+        for (const marketId of e.market_ids) {
+          named.markets.add(marketId);
+          named.openFillsOf.add(marketId);
+        }
+        if (e.scope === 'event') named.sportEvents.add(e.scope_id);
+        break;
+      case 'LotResettled':
+        named.fills.add(e.fill_id);
+        break;
+      case 'SettlementFeeBooked':
+        named.accounts.add(e.account_id);
+        for (let i = 0; i + 1 < e.shares.length; i += 2) named.fills.add(e.shares[i]!);
+        break;
+      case 'ReferralCredited':
+        named.accounts.add(e.referrer_account_id).add(e.referee_account_id);
+        break;
+      case 'ReferralRecorded': case 'ReferralPointsSet':
+        break;
       default: {
         const unknown: never = e;
         throw new Error(`fact of unknown type ${String((unknown as { type: unknown }).type)}`);
@@ -139,6 +162,8 @@ export class FactFold {
   readonly sportEvents = new Map<string, Changed<SportEventRecord>>();
   /** Ledger entries recorded by the batch, in order. */
   readonly entries: Array<{ entry: LedgerEntryRecord; at: Stamp }> = [];
+  /** Settlement-side fees stated, by entry id: what the Transferred fact after each makes its entry of. */
+  private readonly settlementFees = new Map<string, Extract<EngineEvent, { type: 'SettlementFeeBooked' }>>();
 
   constructor(private readonly store: FoldStore) {}
 
@@ -191,7 +216,7 @@ export class FactFold {
         if (stored && stored.seq >= fact.seq) return;
         const record: SportEventRecord = {
           id: e.event_id, title: e.title, shortTitle: e.short_title, eventType: e.event_type, sport: e.sport, competition: e.competition,
-          participants: [...e.participants], start: e.start, startedAt: null,
+          participants: [...e.participants], start: e.start, startedAt: null, eventFeePercent: null,
         };
         this.store.sportEvents.set(e.event_id, { record, seq: -1 });
         this.mark(this.sportEvents, e.event_id, record, fact, true);
@@ -225,6 +250,7 @@ export class FactFold {
           maxPriceCents: centsOf(e.max_price), maxPrice: decimalOf(e.max_price), inPlayDelaySec: e.in_play_delay_sec, pointsCost: e.points_cost,
           result: null, settledAt: null, lastTradedCents: null, createdAt: fact.nowUs, updatedAt: fact.nowUs, seq: fact.seq,
           ...emptyMarketCatalogue(),
+          settlementFeePercent: null, eventFeePercent: null, groupFeePercent: null,
         };
         this.store.markets.set(e.market_id, { record, seq: -1 });
         this.mark(this.markets, e.market_id, record, fact, true);
@@ -364,6 +390,36 @@ export class FactFold {
         });
         return;
       }
+      case 'SettlementFeeSet':
+        this.settlementFeeSet(e, fact);
+        return;
+      case 'LotResettled': {
+        const fill = this.fill(e.fill_id, fact);
+        if (!fill) return;
+        fill.expiredPnl = plus(fill.expiredPnl, decimalOf(e.pnl));
+        fill.settlementsCount += 1;
+        this.touchFill(fill, fact);
+        return;
+      }
+      case 'SettlementFeeBooked':
+        this.settlementFees.set(e.id, e);
+        for (let i = 0; i + 1 < e.shares.length; i += 2) {
+          const fill = this.fill(e.shares[i]!, fact);
+          if (!fill) continue;
+          fill.settlementFee = plus(fill.settlementFee ?? ZERO, decimalOf(e.shares[i + 1]!));
+          this.touchFill(fill, fact);
+        }
+        return;
+      case 'ReferralCredited': {
+        const referrer = this.account(e.referrer_account_id, fact, 'balance');
+        if (referrer) referrer.points += e.points;
+        const parties = { refereeAccountId: e.referee_account_id, referrerAccountId: e.referrer_account_id };
+        this.record(fact, { id: e.referrer_entry_id, accountId: e.referrer_account_id, type: 'referral', amount: ZERO, points: e.points, ...parties });
+        this.record(fact, { id: e.referee_entry_id, accountId: e.referee_account_id, type: 'referral', amount: ZERO, points: 0, ...parties });
+        return;
+      }
+      case 'ReferralRecorded': case 'ReferralPointsSet':
+        return;
       default: {
         const unknown: never = e;
         throw new FoldError(`fact of unknown type ${String((unknown as { type: unknown }).type)}`);
@@ -426,6 +482,30 @@ export class FactFold {
         account.totals.traded = plusContractsTimesCents(account.totals.traded, nanos, riskCents);
         account.tradeCount += 1;
       }
+    }
+  }
+
+  /** A percent copied onto the markets it applies to; their open fills' potential fee moves with it. */
+  private settlementFeeSet(e: Extract<EngineEvent, { type: 'SettlementFeeSet' }>, fact: Fact): void {
+    const field = e.scope === 'market' ? 'settlementFeePercent' : e.scope === 'event' ? 'eventFeePercent' : 'groupFeePercent';
+    for (const marketId of e.market_ids) {
+      const market = this.market(marketId, fact);
+      if (!market) continue;
+      market[field] = e.percent;
+      this.touchMarket(market, fact);
+    }
+    if (e.scope === 'event') {
+      const stored = this.store.sportEvents.get(e.scope_id);
+      if (stored && stored.seq < fact.seq && stored.record.eventFeePercent !== e.percent) {
+        stored.record.eventFeePercent = e.percent;
+        this.mark(this.sportEvents, e.scope_id, stored.record, fact);
+      }
+    }
+    const markets = new Set(e.market_ids);
+    for (const [id, stored] of this.store.fills) {
+      if (stored.record.status !== 'open' || !markets.has(stored.record.marketId)) continue;
+      const fill = this.fill(id, fact);
+      if (fill) this.touchFill(fill, fact);
     }
   }
 
@@ -496,14 +576,28 @@ export class FactFold {
         }
       }
     }
-    if (e.id !== null) {
-      this.record(fact, {
-        id: e.id, accountId: member, type: e.kind as LedgerEntryRecord['type'], amount: signed,
-        eventId: e.market_id === null ? null : this.eventIdOf(e.market_id), marketId: e.market_id,
-        feeSource: e.kind === 'fee' || e.kind === 'fee_refund' ? 'trade' : null, tradeId: e.fill_id, settlementId: e.settlement_id,
-        paymentId: e.kind === 'deposit' || e.kind === 'withdrawal' ? e.id : null, method: e.method, reason: e.reason, subMethod: e.sub_method,
-      });
+    if (e.id === null) return;
+    const isFee = e.kind === 'fee' || e.kind === 'fee_refund';
+    // a settlement-side fee was stated just before; anything else of these kinds is a trade fee
+    const settlementFee = isFee ? this.settlementFees.get(e.id) : undefined;
+    let feeId: string | null = null;
+    if (!settlementFee && isFee && e.fill_id !== null) {
+      const stored = this.store.fills.get(e.fill_id);
+      if (e.kind === 'fee_refund') {
+        feeId = stored?.record.feeEntryId ?? null;
+      } else if (stored && (stored.record.feeEntryId ?? null) === null) {
+        // the fill's first fee is its trade fee: what refunds of it name
+        const fill = this.fill(e.fill_id, fact);
+        if (fill) fill.feeEntryId = e.id;
+      }
     }
+    this.record(fact, {
+      id: e.id, accountId: member, type: e.kind as LedgerEntryRecord['type'], amount: signed,
+      eventId: settlementFee ? settlementFee.event_id : e.market_id === null ? null : this.eventIdOf(e.market_id), marketId: e.market_id,
+      feeSource: settlementFee ? settlementFee.source : isFee ? 'trade' : null, tradeId: e.fill_id, settlementId: e.settlement_id,
+      paymentId: e.kind === 'deposit' || e.kind === 'withdrawal' ? e.id : null, method: e.method, reason: e.reason, subMethod: e.sub_method,
+      feeId: settlementFee ? settlementFee.fee_id : feeId,
+    });
   }
 
   private record(fact: Fact, entry: LedgerEntryRecord): void {

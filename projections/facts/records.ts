@@ -2,7 +2,7 @@
 // record the fold works on (domain/readModel/records.ts). Views are exact (money keeps every
 // digit, quantities nine places), so a record read back renders to the same view.
 
-import { centsOf, decimalOf, minus, nanosOf } from '../../domain/money/decimal.ts';
+import { centsOf, decimalOf, minus, nanosOf, plus } from '../../domain/money/decimal.ts';
 import {
   emptyMarketCatalogue, type AccountRecord, type FillRecord, type FundsFigures, type MarketCatalogueRecord, type MarketRecord, type OrderRecord,
   type PositionRecord, type SportEventRecord,
@@ -30,6 +30,7 @@ export function orderRecordOf(view: OrderView): OrderRecord {
 
 export function fillRecordOf(view: FillView): FillRecord {
   const tradeFee = decimalOf(view.trade_fee);
+  const settlementFee = decimalOf(view.settlement_fee ?? '0');
   return {
     id: view.trade_id, orderId: view.order_id, accountId: view.account_id, marketId: view.market_id, eventId: view.event_id ?? '',
     clientOrderId: view.client_order_id, action: view.action, liquidity: view.liquidity_action, status: view.status,
@@ -37,12 +38,12 @@ export function fillRecordOf(view: FillView): FillRecord {
     originalPriceCents: centsOf(view.original_price), amended: view.amended, lastModifiedAt: view.last_modified_at,
     closingNanos: nanosOf(view.closing), closedNanos: nanosOf(view.closed_contracts), expiredNanos: nanosOf(view.expired_contracts),
     closedPnl: decimalOf(view.closed_pnl), expiredPnl: decimalOf(view.expired_pnl), tradeFee, unroundedFee: decimalOf(view.unrounded_trade_fee),
-    feeRefunded: minus(tradeFee, decimalOf(view.total_fee)), points: view.points, settlementsCount: view.settlements_count,
+    feeRefunded: minus(plus(tradeFee, settlementFee), decimalOf(view.total_fee)), points: view.points, settlementsCount: view.settlements_count,
     placedPreStart: view.placed_pre_start, preStart: view.pre_start, deviceId: view.device_id, ipAddress: view.ip_address,
     // the risk and the gain per contract add up to max_price on either side
     maxPriceCents: centsOf(view.pc_risk) + centsOf(view.pc_to_win), openedAt: view.opened_at, expiresAt: view.expires_at,
     settledAt: view.settled_at === null ? null : Date.parse(view.settled_at) * 1000, insertedAt: view.inserted_at, updatedAt: view.updated_at,
-    seq: view.seq,
+    seq: view.seq, feeEntryId: view.fee_entry_id ?? null, settlementFee,
   };
 }
 
@@ -81,6 +82,8 @@ export function marketRecordOf(view: MarketStateView): MarketRecord {
     lastTradedCents: view.last_traded_price === null ? null : centsOf(view.last_traded_price), createdAt: view.created_at,
     updatedAt: view.updated_at, seq: view.seq,
     ...marketCatalogueRecordOf(view),
+    settlementFeePercent: view.settlement_fee_percent ?? null, eventFeePercent: view.event_fee_percent ?? null,
+    groupFeePercent: view.group_fee_percent ?? null,
   };
 }
 
@@ -108,5 +111,6 @@ export function sportEventRecordOf(view: SportEventView): SportEventRecord {
   return {
     id: view.event_id, title: view.title, shortTitle: view.short_title, eventType: view.event_type, sport: view.sport,
     competition: view.competition, participants: [...view.participants], start: view.start, startedAt: view.started_at,
+    eventFeePercent: view.event_fee_percent ?? null,
   };
 }

@@ -55,6 +55,12 @@ function steps(): Step[] {
   s.given(place('a', order('q1', 'buy', '0.50', '2000', { market_id: 'm3' })));
   s.given({ kind: 'Deposit', account_id: 'b', entry_id: 'big-b', amount: '10000' }, place('b', order('q2', 'sell', '0.50', '2000', { market_id: 'm3' })));
   s.given({ kind: 'ResultMarket', market_id: 'm3', result: 'lose' });
+  // settlement-side fees (market, event, group), a re-settlement, a referral
+  s.given({ kind: 'SetReferralPoints', points: 50 }, account('c'), deposit('c', '100'), { kind: 'RecordReferral', referrer_account_id: 'a', referee_account_id: 'c' });
+  s.given(sportEvent('ev4'), { kind: 'SetSettlementFee', scope: 'event', scope_id: 'ev4', percent: 5 }, { kind: 'SetSettlementFee', scope: 'market_group', scope_id: 'g4', percent: 2 });
+  s.given(market('m4', { event_id: 'ev4', grouping_id: 'g4' }), { kind: 'SetSettlementFee', scope: 'market', scope_id: 'm4', percent: 10 });
+  s.given(place('c', order('r1', 'buy', '0.40', '5', { market_id: 'm4' })), place('b', order('r2', 'sell', '0.40', '5', { market_id: 'm4' })));
+  s.given({ kind: 'ResultMarket', market_id: 'm4', result: 'win' }, { kind: 'ResultMarket', market_id: 'm4', result: 'lose' });
   const fromScenario = s.history.filter((h) => h.outcome.ok && h.outcome.events.length > 0)
     .map((h, i) => ({ seq: i + 1, now_us: h.now_us, input: h.input, events: h.outcome.events }));
   return [...fromScenario, ...engineSession({ seed: 11, inputs: 300 }).steps];

@@ -288,10 +288,11 @@ describe('markets and events', () => {
     expect(s.when(market('m2', { event_id: 'nope' })).error?.message).to.equal('Event not found');
   });
 
-  it('refuses status changes after a result', () => {
+  it('refuses status changes after a result, the same result again, and a void of a resulted market', () => {
     const s = tradingScenario().given({ kind: 'ResultMarket', market_id: 'm', result: 'win' });
     expect(s.when({ kind: 'ChangeMarketStatus', market_id: 'm', status: 'open' }).error?.message).to.equal('Market is already settled');
-    expect(s.when({ kind: 'ResultMarket', market_id: 'm', result: 'lose' }).error?.message).to.equal('Market is already settled');
+    expect(s.when({ kind: 'ResultMarket', market_id: 'm', result: 'win' }).error?.message).to.equal('Market is already settled');
+    expect(s.when({ kind: 'ResultMarket', market_id: 'm', result: 'void' }).error?.message).to.equal('A resulted market can be resulted again win or lose, not voided');
   });
 
   it('states event start and account changes as facts, and answers the operator with the views', () => {

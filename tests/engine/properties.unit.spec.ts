@@ -1,5 +1,5 @@
 // Property tests over random command sequences: money is conserved to the cent, the available
-// balance is never negative, no order fills beyond its quantity, books never rest crossed,
+// balance is never negative (but where a corrected result took winnings back), no order fills beyond its quantity, books never rest crossed,
 // liabilities kept incrementally equal a recomputation, the read models folded from the facts
 // show what the engine's state does, and replay (also from a snapshot) reproduces the same facts
 // and state hash.
@@ -89,7 +89,11 @@ function checkViews(engine: Engine, views: FoldedViews): void {
   for (const market of state.markets.values()) expect(views.market(market.id), `market ${market.id}`).to.deep.equal(marketView(market));
 }
 
-function checkInvariants(engine: Engine, externalNet: Big): void {
+/**
+ * `resettled`: accounts a corrected result (a market resulted again) took winnings back from: the
+ * clawback is charged in full, so their cash may end below what their positions reserve (a debt).
+ */
+function checkInvariants(engine: Engine, externalNet: Big, resettled: ReadonlySet<string>): void {
   const state = engine.state;
   expect(ledgerSum(state).eq(0), 'ledger sums to zero').to.equal(true);
   let cash = ZERO;
@@ -97,7 +101,7 @@ function checkInvariants(engine: Engine, externalNet: Big): void {
   for (const value of state.ledger.pools.values()) pools = pools.plus(value);
   for (const acct of state.accounts.values()) {
     cash = cash.plus(acct.cash);
-    expect(acct.cash.minus(acct.liability).gte(0), `available of ${acct.id} never negative`).to.equal(true);
+    if (!resettled.has(acct.id)) expect(acct.cash.minus(acct.liability).gte(0), `available of ${acct.id} never negative`).to.equal(true);
     let liability = ZERO;
     for (const exposure of acct.exposures.values()) {
       const max = state.markets.get(exposure.marketId)!.maxPriceCents;
@@ -113,7 +117,9 @@ function checkInvariants(engine: Engine, externalNet: Big): void {
   }
 }
 
-describe('engine properties over random command sequences', () => {
+describe('engine properties over random command sequences', function () {
+  // 300 random histories, each replayed and resumed from a snapshot: about 12 s of one core, more on a shared machine
+  this.timeout(90_000);
   it('conserves money, keeps balances and books sound, and replays identically', () => {
     const seen = new Set<string>(); // which paths the random runs exercised
     fc.assert(fc.property(fc.array(command, { minLength: 1, maxLength: 200, size: 'max' }), (commands) => {
@@ -122,6 +128,7 @@ describe('engine properties over random command sequences', () => {
       const journal: { seq: number; now_us: number; input: EngineInput; events: unknown }[] = [];
       let now = T0;
       let externalNet = ZERO;
+      const resettled = new Set<string>();
       const run = (input: EngineInput) => {
         const seq = engine.nextSeq;
         const outcome = engine.step({ seq, now_us: now, input });
@@ -135,6 +142,7 @@ describe('engine properties over random command sequences', () => {
             externalNet = event.to.startsWith('cash:') ? externalNet.plus(event.amount) : externalNet.minus(event.amount);
           }
           if (event.type === 'FundsReserved') expect(new Big(event.available).gte(0)).to.equal(true);
+          if (event.type === 'LotResettled') resettled.add(views.fill(event.fill_id).account_id);
           const orderId = 'order_id' in event ? event.order_id : null;
           if (orderId) {
             const view = views.order(orderId);
@@ -152,7 +160,7 @@ describe('engine properties over random command sequences', () => {
         now += cmd.kind === 'tick' ? cmd.seconds * SECOND : 1000;
         const outcome = run(toInput(cmd, i, placed, fills, now));
         for (const e of outcome.events) if (e.type === 'Traded') fills.push(e.maker_fill_id);
-        checkInvariants(engine, externalNet);
+        checkInvariants(engine, externalNet, resettled);
         checkViews(engine, views);
         if (i === Math.floor(commands.length / 2)) snapshot = { text: encodeState(engine.state), v1: encodeStateV1(engine.state), at: journal.length };
       });
@@ -176,7 +184,7 @@ describe('engine properties over random command sequences', () => {
     }), { numRuns: Number(process.env.ENGINE_PROPERTY_RUNS ?? 300) });
     for (const path of [
       'Traded', 'LotClosed', 'LotSettled', 'FillVoided', 'MarketSettled', 'FillAmended', 'OrderReleased', 'transfer:fee_refund', 'transfer:settlement',
-      'transfer:trade_pnl', 'PointsCredited', 'order:filled', 'order:partially_cancelled', 'order:rejected', 'order:accepted', 'order:delayed',
+      'transfer:trade_pnl', 'PointsCredited', 'LotResettled', 'order:filled', 'order:partially_cancelled', 'order:rejected', 'order:accepted', 'order:delayed',
     ]) {
       expect([...seen].sort().join(' '), `random runs reached ${path}`).to.include(path);
     }

@@ -18,7 +18,7 @@ import { dumpReadModels, projectRecords, recordedOf, type FixtureRecord } from '
 
 const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'journal-v3');
 const journal = JSON.parse(readFileSync(path.join(FIXTURE, 'journal.json'), 'utf8')) as { records: FixtureRecord[] };
-const recorded = withUnsetCatalogue(JSON.parse(readFileSync(path.join(FIXTURE, 'read-models.json'), 'utf8')) as Record<string, unknown[]>);
+const recorded = withFeeFields(withUnsetCatalogue(JSON.parse(readFileSync(path.join(FIXTURE, 'read-models.json'), 'utf8')) as Record<string, unknown[]>));
 
 /**
  * A market's stored view now carries the operator's catalogue fields (description, lists, flags,
@@ -36,6 +36,41 @@ function withUnsetCatalogue(tables: Record<string, unknown[]>): Record<string, u
       return { ...rest, doc: { ...doc, ...unset } };
     });
   }
+  return out;
+}
+
+type Row = { doc: Record<string, unknown>; ins_pos?: number; ins_idx?: number };
+
+/**
+ * Fee fields added since the fixture was written: a fill's doc remembers its trade fee entry and
+ * its share of settlement-side fees (none here); a refund's `fee_id` names the fee it refunds (it
+ * named the refund itself before); markets and sport events carry their settlement-side fee
+ * percents (none set).
+ */
+function withFeeFields(tables: Record<string, unknown[]>): Record<string, unknown[]> {
+  const entries = (tables.core_ledger_entries as Row[]).slice().sort((a, b) => (a.ins_pos! - b.ins_pos!) || (a.ins_idx! - b.ins_idx!));
+  const tradeFeeOf = new Map<string, string>();
+  for (const { doc } of entries) {
+    if (doc.type === 'fee' && typeof doc.trade_id === 'string' && !tradeFeeOf.has(doc.trade_id)) tradeFeeOf.set(doc.trade_id, doc.id as string);
+  }
+  const feeIdOf = (doc: Record<string, unknown>) => (doc.type === 'fee_refund' ? { ...doc, fee_id: tradeFeeOf.get(doc.trade_id as string) ?? null } : doc);
+  const withFillFees = (doc: Record<string, unknown>) => ({ ...doc, fee_entry_id: tradeFeeOf.get(doc.trade_id as string) ?? null, settlement_fee: '0.00' });
+  const out = { ...tables };
+  // the dumps read docs as jsonb, whose keys come shortest first, then in byte order
+  const jsonbOrder = (doc: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(doc).sort(([a], [b]) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0)));
+  const map = (table: string, change: (doc: Record<string, unknown>) => Record<string, unknown>) => {
+    if (tables[table]) out[table] = (tables[table] as Row[]).map((row) => ({ ...row, doc: jsonbOrder(change(row.doc)) }));
+  };
+  map('core_fills', withFillFees);
+  map('member_fills', withFillFees);
+  map('core_ledger_entries', feeIdOf);
+  map('member_fee_entries', feeIdOf);
+  const unsetPercents = (doc: Record<string, unknown>) => ({ ...doc, settlement_fee_percent: null, event_fee_percent: null, group_fee_percent: null });
+  map('core_markets', unsetPercents);
+  map('member_markets', unsetPercents);
+  map('core_sport_events', (doc) => ({ ...doc, event_fee_percent: null }));
+  map('member_sport_events', (doc) => ({ ...doc, event_fee_percent: null }));
   return out;
 }
 

@@ -10,6 +10,7 @@ import type { FillView, MarketResult, MarketStatus, MarketStateView } from '../.
 import { badRequest, notFound } from '../../errors.ts';
 import { renderFill } from '../../../projections/core/render.ts';
 import { presentEvent, presentMarket } from '../present.ts';
+import { FEE_PERCENT_SCHEMA, settlementFeesOf } from './fees.ts';
 import type { SnapshotCache } from '../upstream.ts';
 import { compile, dateTimeToUs, isUuid, parseBody, parseContracts, parseMaxPrice, parsePrice } from '../validate.ts';
 
@@ -49,7 +50,9 @@ const EVENT_PROPERTIES = {
   participants: stringList(PARTICIPANTS_MAX, true),
 };
 const validateEvent = compile<EventBody>({ type: 'object', required: ['title', 'start'], properties: EVENT_PROPERTIES });
-const validateEventPatch = compile<Partial<EventBody>>({ type: 'object', minProperties: 1, properties: EVENT_PROPERTIES });
+const validateEventPatch = compile<Partial<EventBody> & { event_fee_percent?: number | null }>({
+  type: 'object', minProperties: 1, properties: { ...EVENT_PROPERTIES, event_fee_percent: FEE_PERCENT_SCHEMA },
+});
 
 interface MarketBody {
   event_id: string;
@@ -66,6 +69,7 @@ interface MarketBody {
   rules?: string | null;
   short_title?: string | null;
   featured?: boolean;
+  settlement_fee_percent?: number | null;
 }
 /** The catalogue fields POST and PATCH /markets take beyond the listing's (SPEC "Market object"). */
 const MARKET_DETAIL_PROPERTIES = {
@@ -99,6 +103,7 @@ const MARKET_PROPERTIES = {
   rules: text(LONG_TEXT_LENGTH_MAX),
   short_title: text(),
   featured: { type: 'boolean' },
+  settlement_fee_percent: FEE_PERCENT_SCHEMA,
   ...MARKET_DETAIL_PROPERTIES,
 };
 const validateMarket = compile<MarketBody & MarketDetails>({ type: 'object', required: ['event_id', 'title'], properties: MARKET_PROPERTIES });
@@ -108,6 +113,7 @@ type MarketPatchBody = Omit<MarketChanges, 'grouping_id'> & {
   status?: MarketStatus;
   trading?: boolean;
   archived?: boolean;
+  settlement_fee_percent?: number | null;
 };
 const validateMarketPatch = compile<MarketPatchBody>({
   type: 'object',
@@ -160,8 +166,8 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
     // The spec's market object as members see it (`trading`: accepting orders right now, so
     // false for a scheduled, closed, settled or halted market), plus the operator's own view:
     // `halted` (the halt flag it sets with `trading: false`) and the stored status.
-    if (wire) return { ...wire, halted: !market.trading, accepting_orders: wire.trading, stored_status: market.status };
-    return presentMarket(market, await cache.event(market.event_id), ctx.clock.nowUs());
+    if (wire) return { ...wire, halted: !market.trading, accepting_orders: wire.trading, stored_status: market.status, ...settlementFeesOf(market) };
+    return { ...presentMarket(market, await cache.event(market.event_id), ctx.clock.nowUs()), ...settlementFeesOf(market) };
   }
 
   router.post('/events', async (req, res) => {
@@ -197,10 +203,15 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
     if (body.sport !== undefined) changes.sport = body.sport;
     if (body.competition !== undefined) changes.competition = body.competition;
     if (body.participants !== undefined) changes.participants = body.participants ?? [];
-    const reply = await submitOrThrow(ctx, { kind: 'UpdateSportEvent', event_id: eventId, changes });
+    let reply = await submitOrThrow(ctx, { kind: 'UpdateSportEvent', event_id: eventId, changes });
+    let changed = answerOf(reply).sportEvents.find((e) => e.event_id === eventId);
+    if (body.event_fee_percent !== undefined) {
+      reply = await submitOrThrow(ctx, { kind: 'SetSettlementFee', scope: 'event', scope_id: eventId, percent: body.event_fee_percent });
+      changed = answerOf(reply).sportEvents.find((e) => e.event_id === eventId) ?? changed;
+    }
     // the markets of the event show its fields: answer once the read models have them (bounded)
     await cache.caughtUp(reply.position);
-    const event = answerOf(reply).sportEvents.find((e) => e.event_id === eventId) ?? (await cache.event(eventId));
+    const event = changed ?? (await cache.event(eventId));
     if (!event) throw notFound('Event not found');
     cache.events.set(eventId, event);
     res.json({ event: presentEvent(event) });
@@ -237,9 +248,13 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
       featured: body.featured ?? false,
     };
     const details = detailsOf(body);
-    const reply = await submitOrThrow(ctx, { kind: 'ListMarket', market: fields, ...(Object.keys(details).length > 0 ? { details } : {}) });
-    const listed = answerOf(reply).markets.find((m) => m.market_id === marketId);
+    let reply = await submitOrThrow(ctx, { kind: 'ListMarket', market: fields, ...(Object.keys(details).length > 0 ? { details } : {}) });
+    let listed = answerOf(reply).markets.find((m) => m.market_id === marketId);
     if (!listed) throw new Error('engine accepted ListMarket without listing the market');
+    if (body.settlement_fee_percent !== undefined && body.settlement_fee_percent !== null) {
+      reply = await submitOrThrow(ctx, { kind: 'SetSettlementFee', scope: 'market', scope_id: marketId, percent: body.settlement_fee_percent });
+      listed = answerOf(reply).markets.find((m) => m.market_id === marketId) ?? listed;
+    }
     res.json({ market: await marketAnswer(listed, reply.position) });
   });
 
@@ -260,9 +275,14 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
     if (body.status !== undefined) input.status = body.status;
     if (body.trading !== undefined) input.trading = body.trading;
     if (body.archived !== undefined) input.archived = body.archived;
-    const reply = await submitOrThrow(ctx, input);
+    let reply = await submitOrThrow(ctx, input);
+    let changed = answerOf(reply).markets.find((m) => m.market_id === marketId);
+    if (body.settlement_fee_percent !== undefined) {
+      reply = await submitOrThrow(ctx, { kind: 'SetSettlementFee', scope: 'market', scope_id: marketId, percent: body.settlement_fee_percent });
+      changed = answerOf(reply).markets.find((m) => m.market_id === marketId) ?? changed;
+    }
     // nothing changed: the market as it stands
-    const market = answerOf(reply).markets.find((m) => m.market_id === marketId) ?? (await cache.market(marketId));
+    const market = changed ?? (await cache.market(marketId));
     if (!market) throw notFound('Market not found');
     res.json({ market: await marketAnswer(market, reply.position) });
   });

@@ -1,6 +1,7 @@
 // /admin/v1 OAuth clients, settings, leaderboard refresh and (with TEST_CLOCK=1) the clock.
 
 import type { Router } from 'express';
+import { submitOrThrow } from '../../../commands/accounts/engineCall.ts';
 import { changeClient, registerClient, type ClientWithSecret } from '../../../commands/oauthClients/commands.ts';
 import { validateSettingsPatch } from '../../../commands/settings/validate.ts';
 import { usToIso } from '../../../domain/clock.ts';
@@ -53,6 +54,8 @@ export function operationRoutes(router: Router, cache: SnapshotCache): void {
 
   router.patch('/settings', async (req, res) => {
     const patch = validateSettingsPatch(bodyObject(req.body), ctx.settings.get());
+    // the engine credits referrals, so it is told the points in force first (they are journaled with it)
+    if (patch.referral_points !== undefined) await submitOrThrow(ctx, { kind: 'SetReferralPoints', points: patch.referral_points });
     res.json({ settings: await ctx.settings.update(patch) });
   });
 

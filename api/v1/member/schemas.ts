@@ -99,9 +99,20 @@ const ledgerCommon: Record<string, Schema> = {
   time: dateTime,
 };
 
-export const LoyaltyEntry: Schema = object({ ...ledgerCommon, referee_account_id: uuidOrNull, referrer_account_id: uuidOrNull });
+export const LoyaltyEntry: Schema = object({
+  ...ledgerCommon,
+  type: { type: 'string', description: '`rollup` (points credited at a result for the amount risked) or `referral` (the referee first traded: the referrer is credited)' },
+  referee_account_id: { ...uuidOrNull, description: 'On a referral entry: the account referred' },
+  referrer_account_id: { ...uuidOrNull, description: 'On a referral entry: the account that referred it' },
+});
 export const WithdrawalEntry: Schema = object({ ...ledgerCommon, method: strOrNull, reason: strOrNull, sub_method: strOrNull });
-export const FeeEntry: Schema = object({ ...ledgerCommon, type: { type: 'string', enum: ['fee', 'fee_refund'] } });
+export const FeeEntry: Schema = object({
+  ...ledgerCommon,
+  type: { type: 'string', enum: ['fee', 'fee_refund'] },
+  amount: { ...decimal, description: 'The signed balance effect: a `fee` is never positive (0.00: assessed and came to nothing), a `fee_refund` never negative' },
+  fee_id: { ...uuidOrNull, description: 'A fee: its own id; a refund: the fee it refunds' },
+  settlement_id: { ...uuidOrNull, description: 'The settlement that charged or refunded it (settlement, market group and event fees, voids)' },
+});
 export const AdjustmentEntry: Schema = object({ ...ledgerCommon, reason: strOrNull });
 
 export const LoyaltyList: Schema = object({ cursor, loyalty: { type: 'array', items: ref('LoyaltyEntry') } });

@@ -5,7 +5,8 @@
 // (indexes into the key list), when fewer than half of its values differ: the orders a batch
 // places look alike. A record therefore decodes on its own, facts in order. A fact whose keys
 // are not exactly its type's list is stored as the object itself, so nothing is ever lost.
-// The key lists are part of the record format: a changed fact shape is a new record version.
+// The key lists are part of the record format: a changed fact shape is a new record version (a
+// new fact type is not: records written before it never hold it).
 
 import type { EngineEvent, EngineEventType } from '../events.ts';
 
@@ -43,6 +44,7 @@ export const FACT_KEYS: Readonly<Record<EngineEventType, readonly string[]>> = {
   ]),
   MarketArchived: keysOf<Fact<'MarketArchived'>>()(['market_id']),
   MarketStatusChanged: keysOf<Fact<'MarketStatusChanged'>>()(['market_id', 'status', 'trading']),
+  SettlementFeeSet: keysOf<Fact<'SettlementFeeSet'>>()(['scope', 'scope_id', 'percent', 'market_ids']),
   MarketSettled: keysOf<Fact<'MarketSettled'>>()(['market_id', 'result', 'settlement_id']),
   OrderAccepted: keysOf<Fact<'OrderAccepted'>>()(['status', 'delayed_until', ...ORDER_TERMS]),
   OrderRejected: keysOf<Fact<'OrderRejected'>>()(['reason', ...ORDER_TERMS]),
@@ -55,12 +57,19 @@ export const FACT_KEYS: Readonly<Record<EngineEventType, readonly string[]>> = {
   ]),
   LotClosed: keysOf<Fact<'LotClosed'>>()(['fill_id', 'quantity', 'pnl']),
   LotSettled: keysOf<Fact<'LotSettled'>>()(['fill_id', 'quantity', 'pnl']),
+  LotResettled: keysOf<Fact<'LotResettled'>>()(['fill_id', 'quantity', 'pnl']),
   FillVoided: keysOf<Fact<'FillVoided'>>()(['fill_id']),
   FillAmended: keysOf<Fact<'FillAmended'>>()(['fill_id', 'account_id', 'market_id', 'price', 'quantity', 'fee', 'points']),
   Transferred: keysOf<Fact<'Transferred'>>()([
     'id', 'kind', 'from', 'to', 'amount', 'market_id', 'fill_id', 'settlement_id', 'method', 'reason', 'sub_method',
   ]),
+  SettlementFeeBooked: keysOf<Fact<'SettlementFeeBooked'>>()([
+    'id', 'account_id', 'source', 'market_id', 'event_id', 'settlement_id', 'percent', 'net_winnings', 'fee_id', 'shares',
+  ]),
   PointsCredited: keysOf<Fact<'PointsCredited'>>()(['id', 'account_id', 'market_id', 'settlement_id', 'points', 'amount_risked']),
+  ReferralRecorded: keysOf<Fact<'ReferralRecorded'>>()(['referrer_account_id', 'referee_account_id']),
+  ReferralCredited: keysOf<Fact<'ReferralCredited'>>()(['referrer_entry_id', 'referee_entry_id', 'referrer_account_id', 'referee_account_id', 'points']),
+  ReferralPointsSet: keysOf<Fact<'ReferralPointsSet'>>()(['points']),
   FundsReserved: keysOf<Fact<'FundsReserved'>>()(['account_id', 'buy_orders', 'sell_orders', 'positions', 'available']),
 };
 

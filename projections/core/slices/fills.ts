@@ -30,7 +30,8 @@ export const fillsSlice: Slice = {
     }
     if (batch.fold.fills.size === 0) return;
 
-    const changed = [...batch.fold.fills.values()].map(({ record, created }) => ({ item: fillView(record), created }));
+    const marketOf = (marketId: string) => batch.store.markets.get(marketId)?.record;
+    const changed = [...batch.fold.fills.values()].map(({ record, created }) => ({ item: fillView(record, marketOf(record.marketId)), created }));
     const written = await upsertSnapshots(batch.tx, {
       table: 'core_fills',
       key: ['trade_id', 'liquidity_action'],
@@ -73,7 +74,7 @@ export const fillsSlice: Slice = {
     for (const fillId of amended) {
       const record = batch.fold.fills.get(fillId)?.record;
       if (!record || record.liquidity !== 'taker') continue;
-      const fill = fillView(record);
+      const fill = fillView(record, marketOf(record.marketId));
       if (!writtenKeys.has(`${fill.trade_id}|taker`)) continue;
       const before = await batch.tx.query<{ trade_id: string; market_id: string; quantity: string }>(`
         SELECT x.trade_id, x.market_id, x.quantity::text FROM core_market_trades x

@@ -62,6 +62,18 @@ export async function loadMember(tx: pg.PoolClient, named: Named, feeEntryIds: r
       store.fillDocs.set(row.doc.trade_id, row.doc);
     }
   }
+  if (named.openFillsOf.size > 0) {
+    // a settlement-side fee percent changed: the open fills of its markets show a new potential fee
+    const rows = await tx.query<{ doc: FillView; seq: string }>(prepared(
+      "SELECT doc, seq::text FROM member_fills WHERE market_id = ANY($1::text[]) AND status = 'open'", [[...named.openFillsOf]]));
+    for (const row of rows.rows) {
+      if (store.fills.has(row.doc.trade_id)) continue;
+      store.fills.set(row.doc.trade_id, { record: fillRecordOf(row.doc), seq: Number(row.seq) });
+      store.fillDocs.set(row.doc.trade_id, row.doc);
+    }
+  }
+  // a fill renders with its market's settlement-side percents
+  for (const { record } of store.fills.values()) named.markets.add(record.marketId);
   if (named.accounts.size > 0) {
     const rows = await tx.query<{ doc: BalanceView; seq: string }>(prepared('SELECT doc, seq::text FROM member_balances WHERE account_id = ANY($1::text[])', [[...named.accounts]]));
     for (const row of rows.rows) store.accounts.set(row.doc.account_id, { record: accountOfBalance(row.doc), seq: Number(row.seq), balanceSeq: Number(row.seq) });

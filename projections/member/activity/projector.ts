@@ -190,7 +190,7 @@ async function updateStats(tx: pg.PoolClient, pairs: Map<string, TouchedPair>, d
 
 export const memberActivityProjector: Projector = {
   name: 'member_activity',
-  version: 3,
+  version: 4,
   tables: [...MEMBER_ACTIVITY_TABLES],
   schemaSql: MEMBER_ACTIVITY_SCHEMA_SQL,
   filter: { streamPrefixes: [ENGINE_STREAM], eventTypes: [...ENGINE_RECORD_TYPES] },
@@ -224,7 +224,7 @@ export const memberActivityProjector: Projector = {
       touch(record.accountId, record.marketId, since, at);
     }
     for (const { record, at, since } of fold.fills.values()) {
-      batch.fills.put(record.id, record.seq, at.nowUs, memberFillOf(fillView(record)));
+      batch.fills.put(record.id, record.seq, at.nowUs, memberFillOf(fillView(record, store.markets.get(record.marketId)?.record)));
       touch(record.accountId, record.marketId, since, at);
     }
     for (const { record, at, since } of fold.positions.values()) {

@@ -63,6 +63,7 @@ CREATE TABLE IF NOT EXISTS member_fills (
   PRIMARY KEY (trade_id, order_id)
 );
 CREATE INDEX IF NOT EXISTS member_fills_pair ON member_fills (account_id, market_id);
+CREATE INDEX IF NOT EXISTS member_fills_open ON member_fills (market_id) WHERE status = 'open';
 CREATE INDEX IF NOT EXISTS member_fills_time ON member_fills (inserted_at);
 
 CREATE TABLE IF NOT EXISTS member_positions (

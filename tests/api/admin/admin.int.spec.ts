@@ -202,7 +202,10 @@ describe('admin API over HTTP', function () {
       expect((await client.ok('POST', path, { trading: true })).market).to.include({ status: 'open', trading: true, halted: false });
       expect((await client.ok('POST', path, { status: 'closed' })).market).to.include({ status: 'closed', trading: false });
       expect((await client.ok('POST', `/markets/${market.market_id}/result`, { result: 'lose' })).market).to.include({ status: 'resulted', result: 'lose', trading: false });
-      expect((await client.admin('POST', `/markets/${market.market_id}/result`, { result: 'win' })).status).to.equal(422);
+      // the same result again is refused; the other one corrects it (positions settled again)
+      expect((await client.admin('POST', `/markets/${market.market_id}/result`, { result: 'lose' })).status).to.equal(422);
+      expect((await client.ok('POST', `/markets/${market.market_id}/result`, { result: 'win' })).market).to.include({ status: 'resulted', result: 'win' });
+      expect((await client.admin('POST', `/markets/${market.market_id}/result`, { result: 'void' })).status).to.equal(422);
 
       const custom = (await client.ok('POST', '/markets', { event_id: event.event_id, title: 'Big', max_price: '10.00', status: 'open', trading: false, in_play_delay_sec: 5, featured: true })).market;
       expect(custom).to.include({ max_price: '10.00', status: 'suspended', trading: false, halted: true, in_play_delay_sec: 5, featured: true });

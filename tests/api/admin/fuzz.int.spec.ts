@@ -54,9 +54,13 @@ describe('admin API: random input never gets a 500', function () {
     ['POST', () => '/markets', 'market', ['event_id', 'title', 'max_price', 'status', 'trading', 'in_play_delay_sec', 'points_cost', 'featured']],
     ['POST', (id) => `/markets/${id}/status`, 'market', ['status', 'trading']],
     ['POST', (id) => `/fills/${id}/amend`, 'market', ['price', 'filled']],
+    ['PATCH', (id) => `/markets/${id}`, 'market', ['settlement_fee_percent']],
+    ['PATCH', (id) => `/events/${id}`, 'event', ['event_fee_percent']],
+    ['PUT', (id) => `/market_groups/${id}`, 'market', ['group_fee_percent']],
+    ['POST', (id) => `/accounts/${id}/referrals`, 'account', ['referee_account_id']],
     ['POST', () => '/oauth/clients', 'client', ['name', 'app_type', 'redirect_uris', 'scopes', 'ip_allowlist', 'status']],
     ['PATCH', (id) => `/oauth/clients/${id}`, 'client', ['name', 'app_type', 'redirect_uris', 'scopes', 'ip_allowlist', 'status']],
-    ['PATCH', () => '/settings', 'account', ['batch_limit', 'leaderboard_enabled', 'leaderboard_boards', 'geofencing', 'reserved_handles', 'registration_limit_per_hour']],
+    ['PATCH', () => '/settings', 'account', ['batch_limit', 'leaderboard_enabled', 'leaderboard_boards', 'geofencing', 'reserved_handles', 'registration_limit_per_hour', 'referral_points']],
     ['POST', () => '/clock', 'account', ['advance_ms', 'set']],
   ];
 

@@ -17,6 +17,8 @@ import type { EngineReply } from '../../../commands/engine/gateway.ts';
 import { loadSettingsStore } from '../../../commands/settings/store.ts';
 import type { EngineInput } from '../../../domain/engine/inputs.ts';
 import { MemoryEventStore } from '../../../eventstore/memory.ts';
+import { useClientSecretKey } from '../../../commands/oauthClients/client.ts';
+import { randomBytes } from 'node:crypto';
 
 const TOKEN = 'test-admin-token';
 const UNKNOWN_ID = '0b5f2a8e-1111-4222-8333-444455556666';
@@ -35,6 +37,7 @@ class FakeEngine {
 async function startAdmin(options: { testClock: boolean }) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'admin-router-'));
   const store = new MemoryEventStore();
+  useClientSecretKey(store, randomBytes(32));
   const logger = pino({ level: 'silent' });
   const engine = new FakeEngine();
   const config: Config = {
@@ -135,9 +138,17 @@ describe('admin router (fake engine)', () => {
       ['POST', `/fills/${UNKNOWN_ID}/amend`, { price: 0.5 }],
       ['POST', `/fills/${UNKNOWN_ID}/amend`, { price: '0.005' }],
       ['POST', `/fills/${UNKNOWN_ID}/amend`, { filled: '-1' }],
+      ['PATCH', `/markets/${UNKNOWN_ID}`, { settlement_fee_percent: -1 }],
+      ['PATCH', `/markets/${UNKNOWN_ID}`, { settlement_fee_percent: '5' }],
+      ['PATCH', `/events/${UNKNOWN_ID}`, { event_fee_percent: 101 }],
+      ['PUT', '/market_groups/g', {}],
+      ['PUT', '/market_groups/g', { group_fee_percent: '2' }],
+      ['POST', `/accounts/${UNKNOWN_ID}/referrals`, {}],
+      ['POST', `/accounts/${UNKNOWN_ID}/referrals`, { referee_account_id: 'someone' }],
       ['POST', '/oauth/clients', { name: 'A', app_type: 'desktop', scopes: ['events'] }],
       ['POST', '/oauth/clients', { app_type: 'web', scopes: ['events'] }],
       ['PATCH', '/settings', { batch_limit: 'many' }],
+      ['PATCH', '/settings', { referral_points: -1 }],
       ['PATCH', '/settings', { leaderboard_boards: [{ period: 'daily' }] }],
       ['PATCH', '/settings', { nonsense: true }],
       ['POST', '/clock', {}],

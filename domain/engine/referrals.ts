@@ -1,0 +1,74 @@
+// Referrals: the operator records that one account referred another; when the referee trades for
+// the first time the referrer is credited the referral points in force (the operator's
+// `referral_points` setting, stated to the engine by SetReferralPoints; 100 until then), and
+// both accounts get a `referral` loyalty entry naming the two of them.
+
+import type { ErrorInfo } from '../errors.ts';
+import { ZERO } from '../money/decimal.ts';
+import { AccountErrors } from './accountErrors.ts';
+import { retier } from './accounts.ts';
+import type { StepContext } from './context.ts';
+import type { EngineInput } from './inputs.ts';
+import type { AccountState } from './state.ts';
+
+export const DEFAULT_REFERRAL_POINTS = 100;
+/** The most points one referral may credit (a bound on the setting). */
+export const REFERRAL_POINTS_MAX = 1_000_000;
+
+export const ReferralErrors = {
+  refereeNotFound: 'Referee account not found',
+  selfReferral: 'An account cannot refer itself',
+  alreadyReferred: 'Referee already has a referrer',
+  alreadyTraded: 'Referee has already traded',
+  pointsInvalid: `referral_points must be an integer from 0 to ${REFERRAL_POINTS_MAX}`,
+} as const;
+
+type Result = ErrorInfo | null;
+
+export function recordReferral(ctx: StepContext, input: Extract<EngineInput, { kind: 'RecordReferral' }>): Result {
+  const accounts = ctx.state.accounts;
+  if (!accounts.has(input.referrer_account_id)) return { code: 'not_found', message: AccountErrors.notFound };
+  const referee = accounts.get(input.referee_account_id);
+  if (!referee) return { code: 'not_found', message: ReferralErrors.refereeNotFound };
+  if (referee.id === input.referrer_account_id) return { code: 'refused', message: ReferralErrors.selfReferral };
+  const books = ctx.state.referrals;
+  if (books.byReferee.has(referee.id)) return { code: 'refused', message: ReferralErrors.alreadyReferred };
+  // the credit is for the first trade: a referee who has traded already would never earn it
+  if (referee.tradeCount > 0) return { code: 'refused', message: ReferralErrors.alreadyTraded };
+  books.byReferee.set(referee.id, { referrerId: input.referrer_account_id, createdAt: ctx.now, credited: false });
+  ctx.emit({ type: 'ReferralRecorded', referrer_account_id: input.referrer_account_id, referee_account_id: referee.id });
+  return null;
+}
+
+export function setReferralPoints(ctx: StepContext, input: Extract<EngineInput, { kind: 'SetReferralPoints' }>): Result {
+  if (!Number.isSafeInteger(input.points) || input.points < 0 || input.points > REFERRAL_POINTS_MAX) {
+    return { code: 'invalid', message: ReferralErrors.pointsInvalid };
+  }
+  ctx.state.referrals.points = input.points;
+  ctx.emit({ type: 'ReferralPointsSet', points: input.points });
+  return null;
+}
+
+/** After an account's first fill: credits its referrer, once. */
+export function creditReferral(ctx: StepContext, referee: AccountState): void {
+  const books = ctx.state.referrals;
+  const referral = books.byReferee.get(referee.id);
+  if (!referral || referral.credited) return;
+  referral.credited = true;
+  const referrer = ctx.state.accounts.get(referral.referrerId)!;
+  const points = books.points;
+  const referrerEntryId = ctx.nextId('ledger');
+  const refereeEntryId = ctx.nextId('ledger');
+  referrer.points += points;
+  ctx.emit({
+    type: 'ReferralCredited', referrer_entry_id: referrerEntryId, referee_entry_id: refereeEntryId, referrer_account_id: referrer.id,
+    referee_account_id: referee.id, points,
+  });
+  const parties = { refereeAccountId: referee.id, referrerAccountId: referrer.id };
+  ctx.entries.push(
+    { id: referrerEntryId, accountId: referrer.id, type: 'referral', amount: ZERO, points, ...parties },
+    { id: refereeEntryId, accountId: referee.id, type: 'referral', amount: ZERO, points: 0, ...parties },
+  );
+  ctx.balanceChanged(referrer);
+  retier(ctx, referrer);
+}
