@@ -102,10 +102,19 @@ interface Pending {
 
 export { EngineBusyError, EngineStoppedError } from './gateway.ts';
 
-/** Accounts a step touched, for read-your-writes. */
-function accountsOf(input: EngineInput, events: readonly EngineEvent[]): Set<string> {
+/**
+ * Accounts a step touched, for read-your-writes: those its facts name, and the owners of the
+ * orders it released or cancelled (those facts name the order only; a tick releasing an in-play
+ * delay moves no money, so nothing else names the member).
+ */
+function accountsOf(input: EngineInput, events: readonly EngineEvent[], state: EngineState): Set<string> {
   const ids = new Set<string>();
   if ('account_id' in input) ids.add(input.account_id);
+  for (const event of events) {
+    if (event.type !== 'OrderReleased' && event.type !== 'OrderCancelled') continue;
+    const owner = state.orders.get(event.order_id)?.accountId ?? state.finishedOrders.get(event.order_id);
+    if (owner !== undefined) ids.add(owner);
+  }
   return accountsNamedBy(events, ids);
 }
 
@@ -216,7 +225,7 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
       };
       if (outcome.ok && outcome.events.length > 0) {
         decided.steps.push(encodeStep(seq, pending.nowUs, pending.input, outcome.events, decided.context));
-        decided.answered.push({ pending, reply, record: decided.records.length, accounts: accountsOf(pending.input, outcome.events) });
+        decided.answered.push({ pending, reply, record: decided.records.length, accounts: accountsOf(pending.input, outcome.events, engine.state) });
         decided.stepEvents += outcome.events.length;
         if (decided.steps.length >= STEPS_PER_RECORD || decided.stepEvents >= RECORD_EVENTS_MAX) seal(decided);
       } else {
