@@ -7,7 +7,7 @@ import addFormatsModule from 'ajv-formats';
 import {
   decimalOf, decimalText, formatCents, isDecimalText, isNegative, money, parseMaxPriceCents, parseMoneyAmount, parsePriceCents, round9,
 } from '../../domain/money/decimal.ts';
-import { badRequest, HttpError, statusOfDomainCode } from '../errors.ts';
+import { badRequest, httpErrorOf } from '../errors.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -79,21 +79,21 @@ export function isUuid(value: string): boolean {
 /** A money amount (`amount`): a decimal string of whole cents, > 0, or signed and non-zero. */
 export function parseMoney(raw: string, sign: 'positive' | 'nonzero'): string {
   const parsed = parseMoneyAmount(raw, sign === 'nonzero');
-  if (!parsed.ok) throw badRequest(parsed.error.message);
+  if (!parsed.ok) throw httpErrorOf(parsed.error);
   return money(parsed.value);
 }
 
 /** A market's max_price: whole cents, within the engine's bounds. */
 export function parseMaxPrice(raw: string): string {
   const parsed = parseMaxPriceCents(raw);
-  if (!parsed.ok) throw badRequest(parsed.error.message);
+  if (!parsed.ok) throw httpErrorOf(parsed.error);
   return formatCents(parsed.value);
 }
 
 /** A price in dollars: whole cents, > 0 (the engine checks the market's max_price: 422). */
 export function parsePrice(raw: string): string {
   const parsed = parsePriceCents(raw);
-  if (!parsed.ok) throw new HttpError(statusOfDomainCode(parsed.error.code), parsed.error.message);
+  if (!parsed.ok) throw httpErrorOf(parsed.error);
   return formatCents(parsed.value);
 }
 

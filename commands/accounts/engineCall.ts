@@ -14,8 +14,7 @@ export type EngineCaller = Pick<AppContext, 'engine' | 'writes'>;
 export async function submitOrThrow(ctx: EngineCaller, input: EngineInput): Promise<EngineReply> {
   const reply = await ctx.engine.submit(input);
   if (!reply.ok) {
-    const error = reply.error ?? { code: 'refused' as const, message: 'Refused by the engine' };
-    throw new DomainError(error.code, error.message);
+    throw new DomainError(reply.error ?? { code: 'request_refused' });
   }
   for (const accountId of accountsTouched(reply.events)) ctx.writes.note(accountId, reply.position);
   return reply;

@@ -7,27 +7,28 @@ import {
   ceilCent, compareTexts, contractsTimesCents, decimalOf, decimalText, floorCent, formatCents, formatNanos, money, parseMoneyAmount,
   parsePriceCents, parseQuantityNanos, percentToRate, quotient,
 } from '../../domain/money/decimal.ts';
+import { messageOf } from '../../domain/errors.ts';
 import { feeOf } from '../../domain/money/fees.ts';
 import { Big } from '../../domain/money/big.ts';
 
 describe('decimal rules', () => {
   describe('prices', () => {
     const cases: [unknown, number | undefined, string, number | string][] = [
-      // text, max cents, expectation, value or error text
+      // text, max cents, `ok` or the refusal code, value or error text
       ['0.42', 100, 'ok', 42],
       ['0.4200', 100, 'ok', 42],
-      ['.5', 100, 'invalid', 'price must be a decimal string'],
-      ['1.', 100, 'invalid', 'price must be a decimal string'],
+      ['.5', 100, 'price_malformed', 'price must be a decimal string'],
+      ['1.', 100, 'price_malformed', 'price must be a decimal string'],
       ['0.99', 100, 'ok', 99],
-      ['0.001', 100, 'invalid', 'price must be a whole number of cents (at most two decimal places)'],
-      ['0.425', 100, 'invalid', 'price must be a whole number of cents (at most two decimal places)'],
-      ['0', 100, 'invalid', 'price must be greater than 0'],
-      ['-0.10', 100, 'invalid', 'price must be greater than 0'],
-      ['1.00', 100, 'refused', "price must be less than the market's max_price (1.00)"],
-      ['1.50', 100, 'refused', "price must be less than the market's max_price (1.00)"],
-      [0.42, 100, 'invalid', 'price must be a decimal string'],
-      ['1e-2', 100, 'invalid', 'price must be a decimal string'],
-      ['abc', 100, 'invalid', 'price must be a decimal string'],
+      ['0.001', 100, 'price_sub_cent', 'price must be a whole number of cents (at most two decimal places)'],
+      ['0.425', 100, 'price_sub_cent', 'price must be a whole number of cents (at most two decimal places)'],
+      ['0', 100, 'price_not_positive', 'price must be greater than 0'],
+      ['-0.10', 100, 'price_not_positive', 'price must be greater than 0'],
+      ['1.00', 100, 'price_at_or_above_max', "price must be less than the market's max_price (1.00)"],
+      ['1.50', 100, 'price_at_or_above_max', "price must be less than the market's max_price (1.00)"],
+      [0.42, 100, 'price_malformed', 'price must be a decimal string'],
+      ['1e-2', 100, 'price_malformed', 'price must be a decimal string'],
+      ['abc', 100, 'price_malformed', 'price must be a decimal string'],
     ];
     for (const [text, max, expectation, value] of cases) {
       it(`${JSON.stringify(text)} below ${max} -> ${expectation}`, () => {
@@ -37,7 +38,7 @@ describe('decimal rules', () => {
           expect(parsed.ok).to.equal(false);
           if (!parsed.ok) {
             expect(parsed.error.code).to.equal(expectation);
-            expect(parsed.error.message).to.equal(value);
+            expect(messageOf(parsed.error)).to.equal(value);
           }
         }
       });
@@ -60,7 +61,7 @@ describe('decimal rules', () => {
       it(`${text} -> ${expected}`, () => {
         const parsed = parseQuantityNanos(text);
         if (typeof expected === 'number') expect(parsed).to.deep.equal({ ok: true, value: expected });
-        else expect(parsed.ok ? 'ok' : parsed.error.message).to.equal(expected);
+        else expect(parsed.ok ? 'ok' : messageOf(parsed.error)).to.equal(expected);
       });
     }
   });

@@ -3,6 +3,7 @@
 // snapshots taken before markets had catalogue fields.
 
 import { expect } from 'chai';
+import { messageOf, type Refusal } from '../../domain/errors.ts';
 import { marketView, sportEventView } from '../../domain/readModel/render.ts';
 import { decodeState, encodeState, stateHash } from '../../domain/engine/snapshot.ts';
 import type { EngineInput } from '../../domain/engine/inputs.ts';
@@ -34,30 +35,31 @@ describe('engine: market catalogue', () => {
     expect(marketView(s.views.store.markets.get('m')!.record)).to.deep.equal(marketView(state));
     // nothing to change: no facts
     expect(s.when(update({ description: 'd' }, { archived: true })).events).to.deep.equal([]);
-    expect(s.when(update({}, { archived: false })).error?.message).to.equal('Market is archived; archiving cannot be undone');
+    expect(s.when(update({}, { archived: false })).error).to.deep.equal({ code: 'market_archived' });
   });
 
   it('refusals change nothing: a symbol in use, a fixed field, a settled market\'s status, an unknown market', () => {
     const s = new Scenario().given(sportEvent(), market('m', { symbol: 'A' }), market('other', { symbol: 'B' }));
     s.given(account('x'), deposit('x', '10'), place('x', order('o1', 'buy', '0.40', '1')), cancel('x', 'o1'));
     const before = stateHash(s.engine.state);
-    const refusals: Array<[EngineInput, string, string]> = [
-      [update({ symbol: 'B', keywords: ['k'] }), 'refused', 'symbol B is already used by another market'],
-      [update({ grouping_id: 'other-group', keywords: ['k'] }), 'invalid', "grouping_id cannot be changed: it is fixed for the market's life"],
-      [update({ event_id: 'ev2' }), 'invalid', "event_id cannot be changed: it is fixed for the market's life"],
-      [update({ max_price: '2.00' }), 'invalid', "max_price cannot be changed: it is fixed for the market's life"],
-      [{ kind: 'UpdateMarket', market_id: 'nope', changes: { keywords: [] } }, 'not_found', 'Market not found'],
-      [{ kind: 'UpdateSportEvent', event_id: 'nope', changes: { title: 't' } }, 'not_found', 'Event not found'],
+    const refusals: Array<[EngineInput, Refusal, string]> = [
+      [update({ symbol: 'B', keywords: ['k'] }), { code: 'symbol_taken', symbol: 'B' }, 'symbol B is already used by another market'],
+      [update({ grouping_id: 'other-group', keywords: ['k'] }), { code: 'market_field_fixed', field: 'grouping_id' }, "grouping_id cannot be changed: it is fixed for the market's life"],
+      [update({ event_id: 'ev2' }), { code: 'market_field_fixed', field: 'event_id' }, "event_id cannot be changed: it is fixed for the market's life"],
+      [update({ max_price: '2.00' }), { code: 'market_field_fixed', field: 'max_price' }, "max_price cannot be changed: it is fixed for the market's life"],
+      [{ kind: 'UpdateMarket', market_id: 'nope', changes: { keywords: [] } }, { code: 'market_not_found' }, 'Market not found'],
+      [{ kind: 'UpdateSportEvent', event_id: 'nope', changes: { title: 't' } }, { code: 'event_not_found' }, 'Event not found'],
     ];
-    for (const [input, code, message] of refusals) {
+    for (const [input, refusal, message] of refusals) {
       const outcome = s.when(input);
-      expect(outcome.error, message).to.deep.equal({ code, message });
+      expect(outcome.error, message).to.deep.equal(refusal);
+      expect(messageOf(outcome.error!)).to.equal(message);
       expect(outcome.events).to.deep.equal([]);
     }
     expect(stateHash(s.engine.state)).to.equal(before);
     s.given({ kind: 'ResultMarket', market_id: 'm', result: 'lose' });
     const settled = stateHash(s.engine.state);
-    expect(s.when(update({ keywords: ['k'] }, { trading: false })).error?.message).to.equal('Market is already settled');
+    expect(s.when(update({ keywords: ['k'] }, { trading: false })).error).to.deep.equal({ code: 'market_settled' });
     expect(stateHash(s.engine.state)).to.equal(settled);
     expect(before).to.not.equal(settled);
     // its own fixed values are no change

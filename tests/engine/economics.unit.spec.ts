@@ -104,7 +104,7 @@ describe('economics', () => {
       const s = tradingScenario('100.00', row.market ?? {}, row.accountFields ?? {});
       for (const input of row.when) {
         const outcome = s.when(input);
-        expect(outcome.ok, `${input.kind}: ${outcome.error?.message}`).to.equal(true);
+        expect(outcome.ok, `${input.kind}: ${JSON.stringify(outcome.error)}`).to.equal(true);
         expect(ledgerSum(s.engine.state).eq(0), 'ledger balances').to.equal(true);
       }
       for (const [id, expected] of Object.entries(row.then)) expect(s.balance(id), id).to.include(expected);
@@ -187,10 +187,10 @@ describe('economics', () => {
     const s = tradingScenario();
     s.given(...trade10at40, place('a', order('a2', 'sell', '0.55', '4')), place('b', order('b2', 'buy', '0.55', '4')));
     const opening = s.fills('a').find((f) => f.order_id === 'a1')!;
-    expect(s.when({ kind: 'AmendFill', trade_id: opening.trade_id, price: '0.30' }).error?.message).to.equal('Fill can no longer be amended');
-    expect(s.when({ kind: 'AmendFill', trade_id: 'nope', price: '0.30' }).error).to.deep.equal({ code: 'not_found', message: 'Fill not found' });
+    expect(s.when({ kind: 'AmendFill', trade_id: opening.trade_id, price: '0.30' }).error).to.deep.equal({ code: 'fill_not_amendable' });
+    expect(s.when({ kind: 'AmendFill', trade_id: 'nope', price: '0.30' }).error).to.deep.equal({ code: 'fill_not_found' });
     s.when({ kind: 'ResultMarket', market_id: 'm', result: 'win' });
-    expect(s.when({ kind: 'AmendFill', trade_id: opening.trade_id, price: '0.30' }).error?.message).to.equal('Fill can no longer be amended');
+    expect(s.when({ kind: 'AmendFill', trade_id: opening.trade_id, price: '0.30' }).error).to.deep.equal({ code: 'fill_not_amendable' });
   });
 
   it('available balance never goes negative when fee rounding would overdraw: such a maker is cancelled', () => {

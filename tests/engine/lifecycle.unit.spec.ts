@@ -3,6 +3,7 @@
 
 import { expect } from 'chai';
 import type { EngineInput } from '../../domain/engine/inputs.ts';
+import { messageOf, type Refusal } from '../../domain/errors.ts';
 import type { OrderStatus } from '../../domain/views.ts';
 import {
   account, cancel, deposit, market, order, place, SECOND, sportEvent, tradingScenario, type Scenario,
@@ -220,7 +221,7 @@ describe('order lifecycle', () => {
       s.given(...row.given);
       const input = typeof row.when === 'function' ? row.when(s) : row.when;
       const outcome = s.when(input, row.at?.(s));
-      expect(outcome.ok, outcome.error?.message).to.equal(true);
+      expect(outcome.ok, JSON.stringify(outcome.error)).to.equal(true);
       const view = s.order(row.then.order);
       expect(view.status).to.equal(row.then.status);
       if (row.then.filled !== undefined) expect(view.filled).to.equal(row.then.filled);
@@ -232,25 +233,25 @@ describe('order lifecycle', () => {
 });
 
 describe('refusals create no order and change nothing', () => {
-  const refusals: { name: string; setup?: EngineInput[]; market?: Parameters<typeof tradingScenario>[1]; input: EngineInput; code: string; message: string }[] = [
-    { name: 'unknown market', input: place('a', order('o1', 'buy', '0.40', '1', { market_id: 'nope' })), code: 'refused', message: 'Market not found' },
-    { name: 'price at max_price', input: place('a', order('o1', 'buy', '1.00', '1')), code: 'refused', message: "price must be less than the market's max_price (1.00)" },
-    { name: 'market order priced at max_price (validated though unused)', input: place('a', order('o1', 'sell', '1.00', '1', { order_type: 'market' })), code: 'refused', message: "price must be less than the market's max_price (1.00)" },
-    { name: 'market order priced above max_price', input: place('a', order('o1', 'buy', '5.00', '1', { order_type: 'market' })), code: 'refused', message: "price must be less than the market's max_price (1.00)" },
-    { name: 'sub-cent price', input: place('a', order('o1', 'buy', '0.405', '1')), code: 'invalid', message: 'price must be a whole number of cents (at most two decimal places)' },
-    { name: 'halted market', setup: [{ kind: 'ChangeMarketStatus', market_id: 'm', trading: false }], input: place('a', order('o1', 'buy', '0.40', '1')), code: 'refused', message: 'Market is not accepting orders' },
-    { name: 'scheduled market', market: { status: 'scheduled' }, input: place('a', order('o1', 'buy', '0.40', '1')), code: 'refused', message: 'Market is not accepting orders' },
-    { name: 'market order before open', market: { status: 'pre_open' }, input: place('a', order('o1', 'buy', null, '1')), code: 'refused', message: 'Market orders are not accepted before the market opens' },
-    { name: 'unknown account', input: place('zz', order('o1', 'buy', '0.40', '1')), code: 'refused', message: 'Account not found' },
-    { name: 'suspended account', setup: [{ kind: 'UpdateAccount', account_id: 'a', fields: { status: 'suspended' } }], input: place('a', order('o1', 'buy', '0.40', '1')), code: 'refused', message: 'Account is not active' },
-    { name: 'duplicate order id', setup: [place('a', order('o1', 'buy', '0.40', '1'))], input: place('a', order('o1', 'buy', '0.40', '1')), code: 'refused', message: 'Order already exists' },
-    { name: 'good_till_start after the start', setup: [{ kind: 'StartSportEvent', event_id: 'ev' }], input: place('a', order('o1', 'buy', '0.40', '1', { expiration: 'good_till_start' })), code: 'refused', message: 'Event has already started' },
-    { name: 'cancel of an unknown order', input: cancel('a', 'nope'), code: 'not_found', message: 'Order not found' },
-    { name: "cancel of another account's order", setup: [place('b', order('o1', 'buy', '0.40', '1'))], input: cancel('a', 'o1'), code: 'not_found', message: 'Order not found' },
-    { name: 'cancel of a finished order', setup: [place('a', order('o1', 'buy', '0.40', '1')), cancel('a', 'o1')], input: cancel('a', 'o1'), code: 'refused', message: 'Order can no longer be cancelled' },
-    { name: 'withdrawal above the available balance', input: { kind: 'Withdraw', account_id: 'a', entry_id: 'w', amount: '100.01', method: null, reason: null, sub_method: null }, code: 'refused', message: 'Insufficient funds' },
-    { name: 'deposit of zero', input: deposit('a', '0'), code: 'invalid', message: 'amount must be greater than 0' },
-    { name: 'a market symbol already in use (SPEC: symbols are unique)', setup: [market('m2', { symbol: 'ARS-W' })], input: market('m3', { symbol: 'ARS-W' }), code: 'refused', message: 'symbol ARS-W is already used by another market' },
+  const refusals: { name: string; setup?: EngineInput[]; market?: Parameters<typeof tradingScenario>[1]; input: EngineInput; refusal: Refusal; message: string }[] = [
+    { name: 'unknown market', input: place('a', order('o1', 'buy', '0.40', '1', { market_id: 'nope' })), refusal: { code: 'order_market_unknown' }, message: 'Market not found' },
+    { name: 'price at max_price', input: place('a', order('o1', 'buy', '1.00', '1')), refusal: { code: 'price_at_or_above_max', max_price: '1.00' }, message: "price must be less than the market's max_price (1.00)" },
+    { name: 'market order priced at max_price (validated though unused)', input: place('a', order('o1', 'sell', '1.00', '1', { order_type: 'market' })), refusal: { code: 'price_at_or_above_max', max_price: '1.00' }, message: "price must be less than the market's max_price (1.00)" },
+    { name: 'market order priced above max_price', input: place('a', order('o1', 'buy', '5.00', '1', { order_type: 'market' })), refusal: { code: 'price_at_or_above_max', max_price: '1.00' }, message: "price must be less than the market's max_price (1.00)" },
+    { name: 'sub-cent price', input: place('a', order('o1', 'buy', '0.405', '1')), refusal: { code: 'price_sub_cent' }, message: 'price must be a whole number of cents (at most two decimal places)' },
+    { name: 'halted market', setup: [{ kind: 'ChangeMarketStatus', market_id: 'm', trading: false }], input: place('a', order('o1', 'buy', '0.40', '1')), refusal: { code: 'market_not_accepting_orders' }, message: 'Market is not accepting orders' },
+    { name: 'scheduled market', market: { status: 'scheduled' }, input: place('a', order('o1', 'buy', '0.40', '1')), refusal: { code: 'market_not_accepting_orders' }, message: 'Market is not accepting orders' },
+    { name: 'market order before open', market: { status: 'pre_open' }, input: place('a', order('o1', 'buy', null, '1')), refusal: { code: 'market_order_before_open' }, message: 'Market orders are not accepted before the market opens' },
+    { name: 'unknown account', input: place('zz', order('o1', 'buy', '0.40', '1')), refusal: { code: 'order_account_unknown' }, message: 'Account not found' },
+    { name: 'suspended account', setup: [{ kind: 'UpdateAccount', account_id: 'a', fields: { status: 'suspended' } }], input: place('a', order('o1', 'buy', '0.40', '1')), refusal: { code: 'order_account_not_active' }, message: 'Account is not active' },
+    { name: 'duplicate order id', setup: [place('a', order('o1', 'buy', '0.40', '1'))], input: place('a', order('o1', 'buy', '0.40', '1')), refusal: { code: 'order_exists' }, message: 'Order already exists' },
+    { name: 'good_till_start after the start', setup: [{ kind: 'StartSportEvent', event_id: 'ev' }], input: place('a', order('o1', 'buy', '0.40', '1', { expiration: 'good_till_start' })), refusal: { code: 'event_started' }, message: 'Event has already started' },
+    { name: 'cancel of an unknown order', input: cancel('a', 'nope'), refusal: { code: 'order_not_found' }, message: 'Order not found' },
+    { name: "cancel of another account's order", setup: [place('b', order('o1', 'buy', '0.40', '1'))], input: cancel('a', 'o1'), refusal: { code: 'order_not_found' }, message: 'Order not found' },
+    { name: 'cancel of a finished order', setup: [place('a', order('o1', 'buy', '0.40', '1')), cancel('a', 'o1')], input: cancel('a', 'o1'), refusal: { code: 'order_not_cancellable' }, message: 'Order can no longer be cancelled' },
+    { name: 'withdrawal above the available balance', input: { kind: 'Withdraw', account_id: 'a', entry_id: 'w', amount: '100.01', method: null, reason: null, sub_method: null }, refusal: { code: 'insufficient_funds' }, message: 'Insufficient funds' },
+    { name: 'deposit of zero', input: deposit('a', '0'), refusal: { code: 'amount_not_positive' }, message: 'amount must be greater than 0' },
+    { name: 'a market symbol already in use (SPEC: symbols are unique)', setup: [market('m2', { symbol: 'ARS-W' })], input: market('m3', { symbol: 'ARS-W' }), refusal: { code: 'symbol_taken', symbol: 'ARS-W' }, message: 'symbol ARS-W is already used by another market' },
   ];
   for (const row of refusals) {
     it(row.name, () => {
@@ -259,7 +260,8 @@ describe('refusals create no order and change nothing', () => {
       const seq = s.engine.state.seq;
       const outcome = s.when(row.input);
       expect(outcome.ok).to.equal(false);
-      expect(outcome.error).to.deep.equal({ code: row.code, message: row.message });
+      expect(outcome.error).to.deep.equal(row.refusal);
+      expect(messageOf(outcome.error!)).to.equal(row.message);
       expect(outcome.events).to.deep.equal([]);
       expect(s.engine.state.seq).to.equal(seq);
     });
@@ -271,28 +273,28 @@ describe('batches', () => {
     const s = tradingScenario();
     const outcome = s.when({ kind: 'PlaceOrders', account_id: 'a', orders: [order('o1', 'buy', '0.40', '1'), order('o2', 'buy', '1.40', '1'), order('o3', 'sell', '0.60', '1')] });
     expect(outcome.ok).to.equal(true);
-    expect(outcome.legs!.map((l) => l.order?.status ?? l.error?.message)).to.deep.equal(['open', "price must be less than the market's max_price (1.00)", 'open']);
+    expect(outcome.legs!.map((l) => l.order?.status ?? l.error)).to.deep.equal(['open', { code: 'price_at_or_above_max', max_price: '1.00' }, 'open']);
   });
 
   it('cancels each leg on its own and names unknown ids', () => {
     const s = tradingScenario().given(place('a', order('o1', 'buy', '0.40', '1')));
     const outcome = s.when({ kind: 'CancelOrders', account_id: 'a', order_ids: ['o1', 'nope'] });
-    expect(outcome.legs!.map((l) => l.order?.status ?? l.error?.message)).to.deep.equal(['cancelled', 'Order not found']);
+    expect(outcome.legs!.map((l) => l.order?.status ?? l.error)).to.deep.equal(['cancelled', { code: 'order_not_found' }]);
   });
 });
 
 describe('markets and events', () => {
   it('refuses a market for an unknown event and a duplicate market', () => {
     const s = tradingScenario();
-    expect(s.when(market('m')).error?.message).to.equal('Market already exists');
-    expect(s.when(market('m2', { event_id: 'nope' })).error?.message).to.equal('Event not found');
+    expect(s.when(market('m')).error).to.deep.equal({ code: 'market_exists' });
+    expect(s.when(market('m2', { event_id: 'nope' })).error).to.deep.equal({ code: 'event_not_found' });
   });
 
   it('refuses status changes after a result, the same result again, and a void of a resulted market', () => {
     const s = tradingScenario().given({ kind: 'ResultMarket', market_id: 'm', result: 'win' });
-    expect(s.when({ kind: 'ChangeMarketStatus', market_id: 'm', status: 'open' }).error?.message).to.equal('Market is already settled');
-    expect(s.when({ kind: 'ResultMarket', market_id: 'm', result: 'win' }).error?.message).to.equal('Market is already settled');
-    expect(s.when({ kind: 'ResultMarket', market_id: 'm', result: 'void' }).error?.message).to.equal('A resulted market can be resulted again win or lose, not voided');
+    expect(s.when({ kind: 'ChangeMarketStatus', market_id: 'm', status: 'open' }).error).to.deep.equal({ code: 'market_settled' });
+    expect(s.when({ kind: 'ResultMarket', market_id: 'm', result: 'win' }).error).to.deep.equal({ code: 'market_settled' });
+    expect(s.when({ kind: 'ResultMarket', market_id: 'm', result: 'void' }).error).to.deep.equal({ code: 'resulted_market_not_voidable' });
   });
 
   it('states event start and account changes as facts, and answers the operator with the views', () => {

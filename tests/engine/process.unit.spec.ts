@@ -74,7 +74,7 @@ describe('engine process', () => {
     const { engine, store } = await setup();
     const reply = await engine.submit(place('a', order('o1', 'buy', '0.40', '10', { market_id: 'nope' })));
     expect(reply.ok).to.equal(false);
-    expect(reply.error).to.deep.equal({ code: 'refused', message: 'Market not found' });
+    expect(reply.error).to.deep.equal({ code: 'order_market_unknown' });
     expect(await store.readStream(ENGINE_STREAM)).to.have.length(6);
   });
 

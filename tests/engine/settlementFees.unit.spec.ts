@@ -98,10 +98,10 @@ describe('settlement-side fees', () => {
 
   it('refuses a percent below 0 or above 100, and unknown markets and events', () => {
     const s = scenario().given(market('m'));
-    expect(s.when(fee('market', 'm', -1)).error?.code).to.equal('invalid');
-    expect(s.when(fee('market', 'm', 101)).error?.code).to.equal('invalid');
-    expect(s.when(fee('market', 'nope', 1)).error?.code).to.equal('not_found');
-    expect(s.when(fee('event', 'nope', 1)).error?.code).to.equal('not_found');
+    expect(s.when(fee('market', 'm', -1)).error?.code).to.equal('fee_percent_invalid');
+    expect(s.when(fee('market', 'm', 101)).error?.code).to.equal('fee_percent_invalid');
+    expect(s.when(fee('market', 'nope', 1)).error?.code).to.equal('market_not_found');
+    expect(s.when(fee('event', 'nope', 1)).error?.code).to.equal('event_not_found');
   });
 });
 
@@ -120,12 +120,12 @@ describe('referrals', () => {
   it('refuses unknown accounts, a self-referral, a second referrer and a referee who has traded', () => {
     const s = scenario().given(account('c'), market('m'));
     const refer = (referrer: string, referee: string) => s.when({ kind: 'RecordReferral', referrer_account_id: referrer, referee_account_id: referee }).error;
-    expect(refer('nope', 'c')).to.deep.equal({ code: 'not_found', message: 'Account not found' });
-    expect(refer('a', 'nope')).to.deep.equal({ code: 'not_found', message: 'Referee account not found' });
-    expect(refer('c', 'c')).to.deep.equal({ code: 'refused', message: 'An account cannot refer itself' });
+    expect(refer('nope', 'c')).to.deep.equal({ code: 'account_not_found' });
+    expect(refer('a', 'nope')).to.deep.equal({ code: 'referee_not_found' });
+    expect(refer('c', 'c')).to.deep.equal({ code: 'self_referral' });
     expect(refer('a', 'c')).to.equal(undefined);
-    expect(refer('b', 'c')).to.deep.equal({ code: 'refused', message: 'Referee already has a referrer' });
+    expect(refer('b', 'c')).to.deep.equal({ code: 'referee_already_referred' });
     trade(s, 'm', 't1');
-    expect(refer('c', 'a')).to.deep.equal({ code: 'refused', message: 'Referee has already traded' });
+    expect(refer('c', 'a')).to.deep.equal({ code: 'referee_already_traded' });
   });
 });

@@ -69,7 +69,7 @@ export class Scenario {
   given(...inputs: EngineInput[]): this {
     for (const input of inputs) {
       const outcome = this.when(input);
-      if (!outcome.ok) throw new Error(`given ${input.kind} refused: ${outcome.error?.message}`);
+      if (!outcome.ok) throw new Error(`given ${input.kind} refused: ${JSON.stringify(outcome.error)}`);
     }
     return this;
   }

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { MemoryEventStore } from '../../../eventstore/memory.ts';
 import { changeClient, loadClient, registerClient } from '../../../commands/oauthClients/commands.ts';
 import { verifyClientSecret } from '../../../commands/oauthClients/client.ts';
-import { InvalidInput, NotFound } from '../../../domain/errors.ts';
+import { DomainError, InvalidInput } from '../../../domain/errors.ts';
 
 const NOW_US = 1_700_000_000_000_000;
 
@@ -77,8 +77,9 @@ describe('OAuth client registry', () => {
     expect(verifyClientSecret((await loadClient(store, created.client.client_id))!, web.client_secret as string)).to.equal(true);
   });
 
-  it('an unknown client is NotFound', async () => {
+  it('an unknown client is refused with oauth_client_not_found', async () => {
     const err = await rejection(changeClient(new MemoryEventStore(), '6f1c1d1e-0000-4000-8000-000000000000', { status: 'active' }, { nowUs: NOW_US }));
-    expect(err).to.be.instanceOf(NotFound);
+    expect(err).to.be.instanceOf(DomainError);
+    expect((err as DomainError).refusal).to.deep.equal({ code: 'oauth_client_not_found' });
   });
 });

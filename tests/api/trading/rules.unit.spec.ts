@@ -2,12 +2,12 @@
 
 import { expect } from 'chai';
 import { DEFAULT_SETTINGS, type GeofencingSettings } from '../../../commands/settings/settings.ts';
-import { HttpError } from '../../../api/errors.ts';
-import { checkLocation as locationRefusalOf, GEO_REFUSAL_PREFIX, inBlockedNetwork } from '../../../commands/orders/location.ts';
+import { HttpError, httpErrorOf } from '../../../api/errors.ts';
+import { checkLocation as locationRefusalOf, inBlockedNetwork } from '../../../commands/orders/location.ts';
+import { GEO_REFUSAL_PREFIX } from '../../../domain/errors.ts';
 import { isInvalidField, orderRequestOf, type OrderBody } from '../../../commands/orders/input.ts';
 import type { GeofencingSettings as Geo } from '../../../commands/settings/settings.ts';
 import { normalizeIp } from '../../../domain/address.ts';
-import { httpErrorOfOrderRefusal } from '../../../api/v1/orders/refusals.ts';
 import { check, compile } from '../../../api/v1/validation.ts';
 import { CancelOrdersBody, PlaceOrderBody, PlaceOrdersBody } from '../../../api/openapi/schemas.ts';
 
@@ -36,12 +36,12 @@ const validateOrder = compile<OrderBody>(PlaceOrderBody);
 /** The command's typed refusals, as REST answers them. */
 function place(body: unknown) {
   const order = orderRequestOf(check(validateOrder, body), 'id', { ip_address: '10.0.0.1' });
-  if (isInvalidField(order)) throw httpErrorOfOrderRefusal(order);
+  if (isInvalidField(order)) throw httpErrorOf(order);
   return order;
 }
 function checkLocation(settings: Geo, geoLocation: string | null | undefined, ip: string | null): void {
   const refusal = locationRefusalOf(settings, geoLocation, ip);
-  if (refusal) throw httpErrorOfOrderRefusal(refusal);
+  if (refusal) throw httpErrorOf(refusal);
 }
 
 describe('order body rules (SPEC POST /orders)', () => {
