@@ -184,6 +184,12 @@ export function httpErrorOf(refusal: RestRefusal, context: RefusalContext = {}):
   return new HttpError(STATUS[refusal.code], wire.error, wire.extra, wire.headers);
 }
 
+/** A command's value, or its refusal thrown as the REST answer (the error middleware sends it). */
+export function valueOrRefuse<T>(result: { ok: true; value: T } | { ok: false; refusal: RestRefusal }): T {
+  if (!result.ok) throw httpErrorOf(result.refusal);
+  return result.value;
+}
+
 /** The `error` text REST shows for a refusal (a batch leg's `errors`, a cancellation's status). */
 export function errorTextOf(refusal: RestRefusal): string {
   return wireOf(refusal, {}).error;

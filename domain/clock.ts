@@ -18,3 +18,11 @@ export function isoToUs(iso: string): number {
   if (Number.isNaN(ms)) throw new RangeError(`not a date-time: ${iso}`);
   return ms * MICROS_PER_MS;
 }
+
+/** Times the service accepts: from the UNIX epoch to 2200 (microseconds stay exact integers). */
+const SERVICE_TIME_MIN_MS = 0;
+const SERVICE_TIME_MAX_MS = Date.UTC(2200, 0, 1);
+
+export function isServiceTimeMs(ms: number): boolean {
+  return ms >= SERVICE_TIME_MIN_MS && ms < SERVICE_TIME_MAX_MS;
+}

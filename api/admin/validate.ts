@@ -7,6 +7,7 @@ import addFormatsModule from 'ajv-formats';
 import {
   decimalOf, decimalText, formatCents, isDecimalText, isNegative, money, parseMaxPriceCents, parseMoneyAmount, parsePriceCents, round9,
 } from '../../domain/money/decimal.ts';
+import { isServiceTimeMs } from '../../domain/clock.ts';
 import { badRequest, httpErrorOf } from '../errors.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -103,14 +104,6 @@ export function parseContracts(field: string, raw: string): string {
   const value = round9(decimalOf(raw));
   if (isNegative(value)) throw badRequest(`${field} must be at least 0`);
   return decimalText(value);
-}
-
-/** Times the service accepts: from the UNIX epoch to 2200 (microseconds stay exact integers). */
-const DATE_TIME_MIN_MS = 0;
-const DATE_TIME_MAX_MS = Date.UTC(2200, 0, 1);
-
-export function isServiceTimeMs(ms: number): boolean {
-  return ms >= DATE_TIME_MIN_MS && ms < DATE_TIME_MAX_MS;
 }
 
 /** date-time → UNIX microseconds (the schema has already checked the format). */

@@ -8,7 +8,7 @@ import type { MarketFields, OrderRequest, SportEventFields } from '../../domain/
 import type { MarketStatus } from '../../domain/views.ts';
 import { WrongExpectedRevision } from '../../eventstore/port.ts';
 import { deposit, openAccount } from '../accounts/accounts.ts';
-import { submitOrThrow } from '../accounts/engineCall.ts';
+import { submitOrThrow, valueOrThrow } from '../engine/operatorInput.ts';
 import type { AppContext } from '../context.ts';
 import { issueApiKey } from '../credentials/apiKeys.ts';
 import { registerClient } from '../oauthClients/commands.ts';
@@ -135,8 +135,8 @@ export async function seedDemoOnce(ctx: AppContext, options: DemoOptions = {}): 
 
   const makers = [];
   for (const name of ['Alpha', 'Beta']) {
-    const opened = await openAccount(ctx, { first_name: 'Market Maker', last_name: name, fee_schedule: 'on_trade', maker_factor: 0, taker_factor: 0.01 });
-    await deposit(ctx, opened.account.account_id, MARKET_MAKER_FUNDS);
+    const opened = valueOrThrow(await openAccount(ctx, { first_name: 'Market Maker', last_name: name, fee_schedule: 'on_trade', maker_factor: 0, taker_factor: 0.01 }));
+    valueOrThrow(await deposit(ctx, opened.account.account_id, MARKET_MAKER_FUNDS));
     makers.push(opened.account.account_id);
   }
   const [alpha, beta] = makers as [string, string];
@@ -187,8 +187,8 @@ export async function seedDemoOnce(ctx: AppContext, options: DemoOptions = {}): 
   }
 
   const demoPassword = `demo-${randomBytes(9).toString('base64url')}`;
-  const member = await openAccount(ctx, { first_name: 'Demo', last_name: 'Trader', email: DEMO_EMAIL }, demoPassword);
-  await deposit(ctx, member.account.account_id, DEMO_MEMBER_FUNDS);
+  const member = valueOrThrow(await openAccount(ctx, { first_name: 'Demo', last_name: 'Trader', email: DEMO_EMAIL }, demoPassword));
+  valueOrThrow(await deposit(ctx, member.account.account_id, DEMO_MEMBER_FUNDS));
   const key = await issueApiKey(ctx, { account_id: member.account.account_id, scope: 'read_write' });
   await ctx.store.append(DEMO_STREAM, [{
     id: randomUUID(), type: 'DemoSeeded',
