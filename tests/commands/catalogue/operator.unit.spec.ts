@@ -19,7 +19,7 @@ import { changeSettings } from '../../../commands/settings/change.ts';
 import { loadSettingsStore } from '../../../commands/settings/store.ts';
 import type { SettingsStore } from '../../../commands/settings/settings.ts';
 import { MemoryEventStore } from '../../../eventstore/memory.ts';
-import { T0 } from '../../engine/support.ts';
+import { T0 } from '../../domain/engine/support.ts';
 
 const HOUR_US = 3_600_000_000;
 const listing = (eventId: string, extra = {}) => ({ event_id: eventId, title: 'Will it rain?', details: {}, ...extra });

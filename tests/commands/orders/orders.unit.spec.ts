@@ -11,7 +11,7 @@ import { startEngine, type RunningEngine } from '../../../commands/engine/proces
 import { cancelAllOrders, cancelOrders, placeOrder, placeOrders, type OrderCommandDeps } from '../../../commands/orders/orders.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../../../commands/settings/settings.ts';
 import { MemoryEventStore } from '../../../eventstore/memory.ts';
-import { account, deposit, market, sportEvent, T0 } from '../../engine/support.ts';
+import { account, deposit, market, sportEvent, T0 } from '../../domain/engine/support.ts';
 
 const member = (accountId: string): MemberPrincipal => ({
   kind: 'member', account_id: accountId, user_id: `user-${accountId}`, method: 'api_key', source: 'api_key',
