@@ -92,7 +92,6 @@ export type RuleRefusal =
 
 /** Why the engine, a domain rule or a command refused: a code and the data its message needs. */
 export type Refusal = InvalidValue | UnknownSubject | RuleRefusal;
-export type RefusalCode = Refusal['code'];
 
 /** Every location refusal's text begins so (SPEC `geo_location`). */
 export const GEO_REFUSAL_PREFIX = 'Placing Order(s) from this IP address';

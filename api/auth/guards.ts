@@ -2,7 +2,7 @@
 // refusals become REST answers through the one table (api/errors.ts).
 
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { orderWriteRefusal, routeAccessRefusal, scopeRefusal } from '../../commands/auth/access.ts';
+import { orderWriteRefusal, routeAccessRefusal } from '../../commands/auth/access.ts';
 import { httpErrorOf } from '../errors.ts';
 import { anyPrincipalOf } from './principal.ts';
 
@@ -24,11 +24,3 @@ export function requireRouteScope(): RequestHandler {
   };
 }
 
-/** OAuth tokens must hold `scope`. */
-export function requireScope(scope: string): RequestHandler {
-  return function requireOAuthScope(req: Request, _res: Response, next: NextFunction): void {
-    const refusal = scopeRefusal(anyPrincipalOf(req), scope);
-    if (refusal) throw httpErrorOf(refusal);
-    next();
-  };
-}

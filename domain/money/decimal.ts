@@ -22,7 +22,6 @@ export const MAX_MARKET_PRICE_CENTS = 100_000;
 const DECIMAL_TEXT_LENGTH_MAX = 40;
 const DECIMAL_PATTERN = /^-?\d+(?:\.\d+)?$/; // digits on both sides of a point: "0.40", not ".40" or "1."
 
-
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: Refusal };
 const fail = <T>(error: Refusal): Parsed<T> => ({ ok: false, error });
 const QUANTITY_TOO_LARGE: Refusal = { code: 'quantity_too_large', quantity_max: MAX_ORDER_QUANTITY_CONTRACTS };
@@ -164,11 +163,6 @@ export function parseOrderQuantity(text: unknown): Parsed<string> {
   const quantity = new Big(text).round(QUANTITY_DECIMAL_PLACES, Big.roundHalfUp);
   if (quantity.lte(0)) return fail({ code: 'quantity_not_positive' });
   return { ok: true, value: quantity.toFixed() };
-}
-
-/** The quantity as the API echoes it: rounded to nine places, trailing zeros dropped. */
-export function normalizeQuantity(text: string): string {
-  return new Big(text).round(QUANTITY_DECIMAL_PLACES, Big.roundHalfUp).toString();
 }
 
 /** A quantity this service wrote (at most nine decimals, any size) as nano-contracts. */
@@ -535,10 +529,6 @@ export function formatNanos(nanos: number): string {
 
 export function centsToDecimal(cents: number): Decimal {
   return new Big(formatCents(cents));
-}
-
-export function nanosToDecimal(nanos: number): Decimal {
-  return new Big(formatNanos(nanos));
 }
 
 /**

@@ -13,8 +13,6 @@ export type ProfileEvent =
   | { type: 'AvatarChanged'; account_id: string; avatar: Avatar; generated: boolean; at_us: number }
   | { type: 'LeaderboardOptInChanged'; account_id: string; opt_in: boolean; at_us: number };
 
-export const PROFILE_EVENT_TYPES = ['HandleChanged', 'AvatarChanged', 'LeaderboardOptInChanged'] as const;
-
 export const profileStream = (accountId: string) => `profile-${accountId}`;
 export const handleStream = (handle: string) => `handle-${handle}`;
 
