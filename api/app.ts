@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import type { AppContext } from '../commands/context.ts';
 import { adminRouter } from './admin/router.ts';
-import { createLane, type Lane, type LaneHandler } from './direct.ts';
+import { createLane, type Lane, type LaneHandler, type LaneRoute } from './direct.ts';
 import { errorHandler } from './errors.ts';
 import { onlyWithBody } from './jsonBody.ts';
 import { refuseNul } from './nul.ts';
@@ -39,6 +39,11 @@ export interface AppOptions {
   separateAdmin?: boolean;
   /** Routers of other transports served on the same port (the OAuth server), mounted by the composition root. */
   routers?: RequestHandler[];
+  /**
+   * Routes of those transports for the direct lane too (exact method and path; the chain answers
+   * every outcome itself, its errors included, as their express routes do).
+   */
+  laneRoutes?: LaneRoute[];
 }
 
 declare module 'express-serve-static-core' {
@@ -163,5 +168,5 @@ export function createApi(ctx: AppContext, options: AppOptions): Api {
     res.status(404).json({ error: 'Not found' });
   });
   app.use(errorHandler);
-  return { app, adminApp, lane: createLane(v1.laneRoutes, errorHandler, [requestContext as LaneHandler], ctx.logger) };
+  return { app, adminApp, lane: createLane([...v1.laneRoutes, ...(options.laneRoutes ?? [])], errorHandler, [requestContext as LaneHandler], ctx.logger) };
 }

@@ -135,10 +135,6 @@ const STATUS: Record<RestRefusal['code'], number> = {
 const RETRY_AFTER_S = '1';
 const INSUFFICIENT_SCOPE = 'insufficient scope for this operation';
 
-export function statusOf(refusal: RestRefusal): number {
-  return STATUS[refusal.code];
-}
-
 /** What a request needs to render a refusal: where the protected resource metadata lives (RFC 9728). */
 export interface RefusalContext {
   resourceMetadataUrl?: string;

@@ -145,7 +145,9 @@ async function startService(): Promise<{ baseUrl: URL; adminToken: string; pid: 
   chmodSync(dataDir, 0o755); // embedded PostgreSQL runs as the postgres user when we are root
   const port = await freePort();
   const adminToken = randomBytes(24).toString('hex');
-  const child: ChildProcess = spawn(process.execPath, [...startNodeFlags(), 'cli/bin.js', 'serve'], {
+  // BENCH_SERVICE_FLAGS: extra node flags for the service alone (e.g. --cpu-prof --cpu-prof-dir=prof)
+  const extraFlags = (process.env.BENCH_SERVICE_FLAGS ?? '').split(/\s+/).filter((flag) => flag.startsWith('--'));
+  const child: ChildProcess = spawn(process.execPath, [...startNodeFlags(), ...extraFlags, 'cli/bin.js', 'serve'], {
     env: { ...process.env, PORT: String(port), WS_PORT: String(await freePort()), DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'warn', DEMO: '0', TEST_CLOCK: '0' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -5,7 +5,8 @@
 //   bearer_get_per_s                GET /api/v1/me with a member's OAuth access token
 //   oidc_provider_token_per_s       oidc-provider (one client_credentials client), same load
 //   express_hello_per_s             an express 5 hello-world, same load
-// The last line is a JSON object with those and token_vs_oidc_provider, bearer_get_vs_express.
+// The last line is a JSON object with those and token_vs_oidc_provider, bearer_get_vs_express:
+// medians of BENCH_OAUTH_ROUNDS (3) rounds in which the four phases alternate.
 
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -15,9 +16,12 @@ import { LoadClient } from './support/loadClient.ts';
 import { FormBrowser, logInThrough } from '../tests/oauth/support.ts';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const REQUESTS = Number(process.env.BENCH_OAUTH_REQUESTS ?? 20_000);
+const REQUESTS = Number(process.env.BENCH_OAUTH_REQUESTS ?? 10_000);
+const ROUNDS = Number(process.env.BENCH_OAUTH_ROUNDS ?? 3);
 const WARMUP = Math.min(2_000, Math.floor(REQUESTS / 5));
 const REDIRECT = 'http://127.0.0.1:8976/callback';
+/** BENCH_OAUTH_PHASES=token,bearer (for profiling one path); the ratios need all four. */
+const PHASES = new Set((process.env.BENCH_OAUTH_PHASES ?? 'token,bearer,oidc,hello').split(','));
 
 const round = (x: number, places = 2) => Number(x.toFixed(places));
 const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number);
@@ -101,44 +105,57 @@ async function memberToken(base: URL, adminToken: string): Promise<string> {
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
+interface Phase {
+  name: 'token' | 'bearer' | 'oidc' | 'hello';
+  label: string;
+  run: () => Promise<{ perS: number; p50: number; p99: number }>;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+
 async function main(): Promise<void> {
-  process.stderr.write(`bench:oauth: ${REQUESTS} requests per phase over ${CONNECTIONS} connections\n`);
+  process.stderr.write(`bench:oauth: ${ROUNDS} rounds of ${REQUESTS} requests per phase over ${CONNECTIONS} connections; medians\n`);
+  // Every server runs for the whole bench and the phases alternate round by round, so a change in
+  // the machine's load falls on all of them alike; the medians are what the ratios compare.
   const service = await startChildService();
+  const secret = randomBytes(24).toString('hex');
+  const oidc = PHASES.has('oidc') ? await startChild('bench/support/oidcProvider.mjs', ['bench-client', secret]) : null;
+  const hello = PHASES.has('hello') ? await startChild('bench/support/hello.mjs') : null;
   const results: Record<string, number> = {};
   try {
     const { client } = await admin(service.baseUrl, service.adminToken, 'POST', '/oauth/clients', { name: 'Bench server', app_type: 'server', scopes: ['market_data'] });
     const tokenHeaders = { authorization: basic(client.client_id, client.client_secret), 'content-type': 'application/x-www-form-urlencoded' };
-    const token = await drive(service.baseUrl, 'POST', '/oauth/token', tokenHeaders, 'grant_type=client_credentials');
-    process.stderr.write(`token (client_credentials): ${token.perS}/s p50 ${token.p50} ms p99 ${token.p99} ms\n`);
-    const access = await memberToken(service.baseUrl, service.adminToken);
-    const bearer = await drive(service.baseUrl, 'GET', '/api/v1/me', { authorization: `Bearer ${access}`, 'user-agent': 'bench-oauth' });
-    process.stderr.write(`GET /api/v1/me with an OAuth token: ${bearer.perS}/s p50 ${bearer.p50} ms p99 ${bearer.p99} ms\n`);
-    Object.assign(results, { token_per_s: token.perS, token_p99_ms: token.p99, bearer_get_per_s: bearer.perS, bearer_get_p99_ms: bearer.p99 });
+    const access = PHASES.has('bearer') ? await memberToken(service.baseUrl, service.adminToken) : '';
+    const phases: Phase[] = [
+      { name: 'token', label: 'token (client_credentials)', run: () => drive(service.baseUrl, 'POST', '/oauth/token', tokenHeaders, 'grant_type=client_credentials') },
+      { name: 'oidc', label: 'oidc-provider token (client_credentials)', run: () => drive(oidc!.url, 'POST', '/token', { authorization: basic('bench-client', secret), 'content-type': 'application/x-www-form-urlencoded' }, 'grant_type=client_credentials&scope=market_data') },
+      { name: 'bearer', label: 'GET /api/v1/me with an OAuth token', run: () => drive(service.baseUrl, 'GET', '/api/v1/me', { authorization: `Bearer ${access}`, 'user-agent': 'bench-oauth' }) },
+      { name: 'hello', label: 'express hello-world', run: () => drive(hello!.url, 'GET', '/hello', { 'user-agent': 'bench-oauth' }) },
+    ].filter((phase) => PHASES.has(phase.name)) as Phase[];
+    const figures = new Map<string, { perS: number[]; p99: number[] }>();
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      for (const phase of phases) {
+        const figure = await phase.run();
+        process.stderr.write(`round ${round} ${phase.label}: ${figure.perS}/s p50 ${figure.p50} ms p99 ${figure.p99} ms\n`);
+        const entry = figures.get(phase.name) ?? { perS: [], p99: [] };
+        entry.perS.push(figure.perS);
+        entry.p99.push(figure.p99);
+        figures.set(phase.name, entry);
+      }
+    }
+    const perS = (name: string) => median(figures.get(name)?.perS ?? [NaN]);
+    const p99 = (name: string) => median(figures.get(name)?.p99 ?? [NaN]);
+    if (PHASES.has('token')) Object.assign(results, { token_per_s: perS('token'), token_p99_ms: p99('token') });
+    if (PHASES.has('bearer')) Object.assign(results, { bearer_get_per_s: perS('bearer'), bearer_get_p99_ms: p99('bearer') });
+    if (oidc) results.oidc_provider_token_per_s = perS('oidc');
+    if (hello) results.express_hello_per_s = perS('hello');
+    if (PHASES.has('token') && oidc) results.token_vs_oidc_provider = round(perS('token') / perS('oidc'), 3);
+    if (PHASES.has('bearer') && hello) results.bearer_get_vs_express = round(perS('bearer') / perS('hello'), 3);
   } finally {
     await service.stop();
+    await oidc?.stop();
+    await hello?.stop();
   }
-
-  const secret = randomBytes(24).toString('hex');
-  const oidc = await startChild('bench/support/oidcProvider.mjs', ['bench-client', secret]);
-  try {
-    const reference = await drive(oidc.url, 'POST', '/token', { authorization: basic('bench-client', secret), 'content-type': 'application/x-www-form-urlencoded' }, 'grant_type=client_credentials&scope=market_data');
-    process.stderr.write(`oidc-provider token (client_credentials): ${reference.perS}/s p99 ${reference.p99} ms\n`);
-    results.oidc_provider_token_per_s = reference.perS;
-  } finally {
-    await oidc.stop();
-  }
-
-  const hello = await startChild('bench/support/hello.mjs');
-  try {
-    const reference = await drive(hello.url, 'GET', '/hello', { 'user-agent': 'bench-oauth' });
-    process.stderr.write(`express hello-world: ${reference.perS}/s p99 ${reference.p99} ms\n`);
-    results.express_hello_per_s = reference.perS;
-  } finally {
-    await hello.stop();
-  }
-
-  results.token_vs_oidc_provider = round((results.token_per_s as number) / (results.oidc_provider_token_per_s as number), 3);
-  results.bearer_get_vs_express = round((results.bearer_get_per_s as number) / (results.express_hello_per_s as number), 3);
   process.stdout.write(`${JSON.stringify(results)}\n`);
 }
 

@@ -2,7 +2,11 @@
 // directory, account status from the core read model, the login limiter, and member sign-up
 // (an engine input, then a wait until the read models know the account so its first login works).
 
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { AppContext } from '../commands/context.ts';
+import { useClientSecretKey } from '../commands/oauthClients/client.ts';
 import { openAccount } from '../commands/accounts/accounts.ts';
 import { valueOrThrow } from '../commands/engine/operatorInput.ts';
 import { accessTokenResolver } from '../commands/oauth/accessTokens.ts';
@@ -17,6 +21,25 @@ import { AccountStatusCache } from '../projections/core/queries/accountStatus.ts
 import { accountsByEmailQuery } from '../projections/core/queries/accountsByEmail.ts';
 
 const SIGN_UP_VISIBLE_WAIT_MS = 5_000;
+/** The install's key for client-secret digests, beside the data (owner-only). */
+export const CLIENT_SECRET_KEY_FILE = 'oauth-client-secret.key';
+const CLIENT_SECRET_KEY_BYTES = 32;
+
+/** Reads the key, or makes one (0600) on the first start. */
+export function clientSecretKey(dataDir: string): Buffer {
+  const file = path.join(dataDir, CLIENT_SECRET_KEY_FILE);
+  try {
+    const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+    if (key.length >= CLIENT_SECRET_KEY_BYTES) return key;
+    throw new Error(`${file} holds no key of ${CLIENT_SECRET_KEY_BYTES} bytes (hex); restore it from a backup (clients' secrets are digested with it)`);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const key = randomBytes(CLIENT_SECRET_KEY_BYTES);
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+  return key;
+}
 
 export interface OAuthServerParts {
   deps: OAuthDeps;
@@ -25,6 +48,7 @@ export interface OAuthServerParts {
 
 /** The OAuth pieces that exist before the credential resolver (it takes the access-token resolver). */
 export async function oauthParts(base: Omit<AppContext, 'credentials'>): Promise<OAuthServerParts> {
+  useClientSecretKey(base.store, clientSecretKey(base.config.dataDir));
   const tokens = new OAuthStore(base.pool, () => base.clock.nowUs());
   await tokens.ensureSchema();
   const deps: OAuthDeps = {
@@ -39,7 +63,7 @@ export async function oauthParts(base: Omit<AppContext, 'credentials'>): Promise
   return { deps, tokenResolver: accessTokenResolver(deps) };
 }
 
-export function oauthRouterOf(ctx: AppContext, parts: OAuthServerParts) {
+export function oauthHttpOf(ctx: AppContext, parts: OAuthServerParts) {
   return oauthRouter({
     deps: parts.deps,
     members: { accountsByEmail: accountsByEmailQuery(ctx.pool) },

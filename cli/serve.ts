@@ -34,7 +34,7 @@ import { freePortOn } from './ports.ts';
 import { cancelOnDisconnectOf, identityResolverOf } from './realtimeWiring.ts';
 import { metadataRouter } from '../oauth/metadata.ts';
 import { readYourWrites, withCredentials } from './credentials.ts';
-import { oauthParts, oauthRouterOf } from './oauthWiring.ts';
+import { oauthHttpOf, oauthParts } from './oauthWiring.ts';
 import { createLogger } from './logger.ts';
 
 export const EMBEDDED_DATABASE = 'exchange';
@@ -204,8 +204,9 @@ export async function startService(config: Config, options: StartOptions = {}): 
     };
     const oauth = await oauthParts(base);
     const ctx: AppContext = withCredentials(base, [oauth.tokenResolver]);
+    const oauthHttp = oauthHttpOf(ctx, oauth);
     const api = createApi(ctx, {
-      registry, isReady: () => ready, separateAdmin: config.adminPort !== null, routers: [metadataRouter(ctx), oauthRouterOf(ctx, oauth)],
+      registry, isReady: () => ready, separateAdmin: config.adminPort !== null, routers: [metadataRouter(ctx), oauthHttp.router], laneRoutes: oauthHttp.laneRoutes,
     });
     let adminPort: number | null = null;
     if (api.adminApp) {

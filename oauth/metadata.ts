@@ -39,7 +39,7 @@ export function authorizationServerMetadata(base: string, registrationEnabled: b
     code_challenge_methods_supported: ['S256'],
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'none'],
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'none'],
-    introspection_endpoint_auth_methods_supported: ['client_secret_basic'],
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'none'],
     authorization_response_iss_parameter_supported: true,
   };
 }

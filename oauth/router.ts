@@ -52,7 +52,75 @@ export interface OAuthWiring {
 
 type Handler = (req: Request, res: Response) => Promise<void>;
 
-export function oauthRouter(wiring: OAuthWiring): Router {
+/** A route of this router that the service's direct lane may also answer (same handlers; no express). */
+export interface OAuthLaneRoute {
+  method: string;
+  path: string;
+  routerPath: string;
+  chain: ((req: Request, res: Response, next: NextFunction) => unknown)[];
+}
+
+const FORM_LIMIT_BYTES = 16 * 1024;
+const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;.*)?$/i;
+
+/**
+ * The token endpoint's form parser: application/x-www-form-urlencoded up to 16 KiB into an object
+ * (a repeated name becomes an array, which the endpoint refuses); other types leave an empty body
+ * (the endpoint answers invalid_request). Bad or oversized bodies are answered here, as JSON.
+ */
+function formBody(req: Request, res: Response, next: NextFunction): void {
+  if (req.body !== undefined && req.body !== null && typeof req.body === 'object' && Object.keys(req.body as object).length > 0) return next();
+  const refuse = (description: string) => {
+    if (res.headersSent) return;
+    res.status(400).set({ 'Cache-Control': 'no-store', Connection: 'close' }).json({ error: 'invalid_request', error_description: description });
+  };
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > FORM_LIMIT_BYTES) return refuse('The request body is too large');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let done = false;
+  req.on('data', (chunk: Buffer) => {
+    if (done) return;
+    size += chunk.length;
+    if (size > FORM_LIMIT_BYTES) {
+      done = true;
+      refuse('The request body is too large');
+      return;
+    }
+    chunks.push(chunk);
+  });
+  req.on('error', () => {
+    if (!done) {
+      done = true;
+      refuse('The request body could not be read');
+    }
+  });
+  req.on('end', () => {
+    if (done) return;
+    done = true;
+    const body: Record<string, string | string[]> = {};
+    if (FORM_TYPE.test(req.headers['content-type'] ?? '')) {
+      const text = Buffer.concat(chunks).toString('utf8');
+      if (text.includes('\u0000')) return refuse('The request body must not contain NUL characters');
+      let count = 0;
+      for (const [name, value] of new URLSearchParams(text)) {
+        if (++count > FORM_PARAMETERS_MAX) return refuse('Too many parameters');
+        const seen = body[name];
+        body[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+      }
+    }
+    req.body = body;
+    next();
+  });
+}
+
+export interface OAuthHttp {
+  router: Router;
+  /** The token endpoint for the direct lane (the hot path of apps). */
+  laneRoutes: OAuthLaneRoute[];
+}
+
+export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
   const { deps } = wiring;
   const router = Router();
   const proxies = trustedProxies(wiring.trustedProxies);
@@ -67,10 +135,12 @@ export function oauthRouter(wiring: OAuthWiring): Router {
 
   const oauthRequestOf = (req: Request): OAuthRequest => ({
     method: req.method,
-    headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, typeof v === 'string' ? v : undefined])),
+    headers: req.headers as Record<string, string | undefined>,
     body: typeof req.body === 'object' && req.body !== null ? req.body as Record<string, unknown> : {},
     remoteAddress: req.socket.remoteAddress ?? null,
-    issuer: issuerOf(req),
+    get issuer() {
+      return issuerOf(req);
+    },
   });
   const send = (res: Response, answer: OAuthAnswer) => {
     res.status(answer.status).set(answer.headers).json(answer.body);
@@ -251,7 +321,8 @@ export function oauthRouter(wiring: OAuthWiring): Router {
   }));
 
   const registrations = wiring.registrations;
-  router.post('/oauth/token', form, api((request) => tokenEndpoint.handle(request)));
+  const tokenHandler = api((request) => tokenEndpoint.handle(request));
+  router.post('/oauth/token', formBody, tokenHandler);
   router.post('/oauth/revoke', form, api((request) => revoke(request, deps)));
   router.post('/oauth/introspect', form, api((request) => introspect(request, deps)));
   router.post('/oauth/register', jsonBody, api((request) => register(request, deps, registrations)));
@@ -269,5 +340,5 @@ export function oauthRouter(wiring: OAuthWiring): Router {
     }
     res.status(status >= 500 ? 500 : 400).set('Cache-Control', 'no-store').json({ error: code, error_description: description });
   });
-  return router;
+  return { router, laneRoutes: [{ method: 'POST', path: '/oauth/token', routerPath: '/oauth/token', chain: [formBody, tokenHandler] }] };
 }

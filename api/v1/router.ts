@@ -14,6 +14,7 @@ import { refuseNul } from '../nul.ts';
 import { buildOpenApiDocument, memberFragment } from '../openapi/document.ts';
 import { announceDeprecation } from './deprecation.ts';
 import { idempotentWrite } from './idempotency.ts';
+import { getMeHandlers } from './member/me.ts';
 import { memberRouter } from './member/router.ts';
 import { expressPath, tradingRoutes, type RouteSpec } from './routes.ts';
 
@@ -46,8 +47,9 @@ export function v1Api(ctx: AppContext, options: V1Options = {}): V1Api {
 
   const authentication = authenticate(ctx);
   const body = jsonBody(BODY_LIMIT_BYTES, BODY_LIMIT);
+  const scopes = requireRouteScope();
   router.use(authentication);
-  router.use(requireRouteScope());
+  router.use(scopes);
   router.use(body);
   router.use(refuseNul);
 
@@ -57,10 +59,12 @@ export function v1Api(ctx: AppContext, options: V1Options = {}): V1Api {
     router[route.method](expressPath(route.path), ...handlers);
     // writes with a fixed path: the order-entry routes (reads need express's query parsing)
     if (route.write && !route.path.includes('{')) {
-      laneRoutes.push({ method: route.method, path: `${V1_BASE}${route.path}`, routerPath: route.path, chain: [authentication, body, refuseNul, ...handlers] });
+      laneRoutes.push({ method: route.method, path: `${V1_BASE}${route.path}`, routerPath: route.path, chain: [authentication, scopes, body, refuseNul, ...handlers] });
     }
   }
 
+  // GET /me, the most frequent read of a member app, in the lane too (it takes no query)
+  laneRoutes.push({ method: 'GET', path: `${V1_BASE}/me`, routerPath: '/me', chain: [authentication, scopes, body, refuseNul, ...getMeHandlers(ctx)] });
   router.use(memberRouter(ctx));
   router.use(() => {
     throw notFound('Not found');

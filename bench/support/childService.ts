@@ -43,7 +43,9 @@ export async function startChildService(env: Record<string, string> = {}): Promi
   const port = await freePort();
   const wsPort = await freePort();
   const adminToken = randomBytes(24).toString('hex');
-  const child: ChildProcess = spawn(process.execPath, [...startNodeFlags(), 'cli/bin.js', 'serve'], {
+  // BENCH_SERVICE_FLAGS: extra node flags for the service alone (e.g. --cpu-prof --cpu-prof-dir=prof)
+  const extraFlags = (process.env.BENCH_SERVICE_FLAGS ?? '').split(/\s+/).filter((flag) => flag.startsWith('--'));
+  const child: ChildProcess = spawn(process.execPath, [...startNodeFlags(), ...extraFlags, 'cli/bin.js', 'serve'], {
     env: { ...process.env, PORT: String(port), WS_PORT: String(wsPort), DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'warn', DEMO: '0', TEST_CLOCK: '0', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -4,7 +4,7 @@
 // clients send a UUID's `-` as `%2D`). A secret in the form body is refused. A client without
 // a secret names itself with `client_id` in the form and proves itself later (PKCE).
 
-import { verifyClientSecret, isConfidential } from '../oauthClients/client.ts';
+import { isConfidential } from '../oauthClients/client.ts';
 import type { ClientDirectory, KnownClient } from '../oauthClients/directory.ts';
 import { oauthError, single, type OAuthAnswer, type OAuthRequest } from './http.ts';
 
@@ -62,7 +62,7 @@ export async function authenticateClient(
   if (basic) {
     if (bodyId !== undefined && bodyId !== basic.id) return invalidClient('client_id in the body differs from the authenticated client');
     const known = await clients.get(basic.id);
-    if (!known || known.client.status !== 'active' || !verifyClientSecret(known.client, basic.secret)) {
+    if (!known || known.client.status !== 'active' || !clients.verifySecret(known, basic.secret)) {
       return invalidClient('client authentication failed');
     }
     return { known, withSecret: true, secret: basic.secret };

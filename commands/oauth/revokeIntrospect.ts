@@ -1,7 +1,8 @@
 // POST /oauth/revoke (RFC 7009) and POST /oauth/introspect (RFC 7662), without a transport.
 // Revocation always answers 200 once the client is authenticated: a known, unknown or another
 // client's token looks the same (only the caller's own token is revoked). Revoking a refresh token
-// ends its family and every access token of its grant. Introspection answers exactly
+// ends its family and every access token of its grant. Introspection (Basic, or client_id alone for
+// a client without a secret: its tokens are what it could present anyway) answers exactly
 // `{active: false}` for anything but a live access token of the calling client.
 
 import { authenticateClient } from './clientAuth.ts';
@@ -43,7 +44,7 @@ export async function revoke(request: OAuthRequest, deps: OAuthDeps): Promise<OA
 }
 
 export async function introspect(request: OAuthRequest, deps: OAuthDeps): Promise<OAuthAnswer> {
-  const checked = await authenticated(request, deps, false);
+  const checked = await authenticated(request, deps, true);
   if ('status' in checked) return checked;
   const inactive = json(200, { active: false });
   if (checked.token.length > TOKEN_LENGTH_MAX) return inactive;

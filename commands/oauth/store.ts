@@ -42,6 +42,10 @@ CREATE INDEX IF NOT EXISTS oauth_tokens_family ON oauth_tokens (family_id) WHERE
 
 /** Live access tokens held in memory; the oldest is dropped first past the bound. */
 export const ACCESS_TOKENS_CACHED_MAX = 100_000;
+/** Token rows waiting for their INSERT; past it a token request fails (503 upstream) instead of queueing without end. */
+export const TOKEN_WRITES_PENDING_MAX = 10_000;
+/** Rows per grouped INSERT. */
+export const TOKEN_ROWS_PER_STATEMENT_MAX = 500;
 /** Expired codes and tokens are deleted at most this often (by the write that finds it due). */
 export const PURGE_INTERVAL_MS = 60_000;
 
@@ -104,6 +108,10 @@ export class OAuthStore {
   private schemaReady: Promise<void> | null = null;
   private readonly accessCache = new Map<string, StoredToken>();
   private lastPurgeMs = 0;
+  private readonly pendingRows: Omit<StoredToken, 'revoked_at_us' | 'rotated'>[] = [];
+  private readonly pendingWaiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
+  private readonly pendingSizes: number[] = [];
+  private writing = false;
 
   constructor(private readonly pool: pg.Pool, private readonly nowUs: () => number) {}
 
@@ -140,20 +148,68 @@ export class OAuthStore {
     return rowCount === 1;
   }
 
-  /** Writes tokens issued together (an access token and its refresh token) in one statement. */
-  async saveTokens(tokens: readonly Omit<StoredToken, 'revoked_at_us' | 'rotated'>[]): Promise<void> {
-    await this.ensureSchema();
-    const columns = ['token_hash', 'kind', 'token_id', 'client_id', 'account_id', 'grant_id', 'family_id', 'scopes', 'issued_at_us', 'expires_at_us'] as const;
-    const values: unknown[] = [];
-    const tuples = tokens.map((token, i) => {
-      for (const column of columns) values.push(token[column]);
-      return `(${columns.map((_, j) => `$${i * columns.length + j + 1}`).join(',')})`;
+  /**
+   * Writes tokens issued together (an access token and its refresh token). Concurrent callers are
+   * grouped: every call waiting when the previous statement returns goes into the next one (one
+   * multi-row INSERT, one commit), so a burst of token requests costs a few commits, not one
+   * each. Each caller is answered only after the statement holding its rows committed.
+   */
+  saveTokens(tokens: readonly Omit<StoredToken, 'revoked_at_us' | 'rotated'>[]): Promise<void> {
+    if (this.pendingRows.length + tokens.length > TOKEN_WRITES_PENDING_MAX) {
+      return Promise.reject(new Error(`more than ${TOKEN_WRITES_PENDING_MAX} token rows are waiting to be written; retry shortly`));
+    }
+    return new Promise<void>((resolve, reject) => {
+      this.pendingRows.push(...tokens);
+      this.pendingWaiters.push({ resolve, reject });
+      this.pendingSizes.push(tokens.length);
+      if (!this.writing) void this.flushTokens();
     });
-    await this.pool.query(`INSERT INTO oauth_tokens (${columns.join(',')}) VALUES ${tuples.join(',')}`, values);
-    for (const token of tokens) {
-      if (token.kind === 'access') this.remember({ ...token, revoked_at_us: null, rotated: false });
+  }
+
+  private async flushTokens(): Promise<void> {
+    this.writing = true;
+    try {
+      await this.ensureSchema().catch(() => undefined);
+      while (this.pendingRows.length > 0) {
+        const waiters = this.takeWaiters(TOKEN_ROWS_PER_STATEMENT_MAX);
+        const rows = this.pendingRows.splice(0, waiters.rows);
+        try {
+          await this.insertTokens(rows);
+          for (const row of rows) {
+            if (row.kind === 'access') this.remember({ ...row, revoked_at_us: null, rotated: false });
+          }
+          for (const waiter of waiters.taken) waiter.resolve();
+        } catch (error) {
+          for (const waiter of waiters.taken) waiter.reject(error);
+        }
+      }
+    } finally {
+      this.writing = false;
     }
     this.purgeWhenDue();
+  }
+
+  /** Whole waiters from the front, up to about `maxRows` rows (at least one waiter), and their row count. */
+  private takeWaiters(maxRows: number): { taken: { resolve: () => void; reject: (error: unknown) => void }[]; rows: number } {
+    const taken: { resolve: () => void; reject: (error: unknown) => void }[] = [];
+    let rows = 0;
+    while (this.pendingWaiters.length > 0 && (taken.length === 0 || rows + (this.pendingSizes[0] as number) <= maxRows)) {
+      taken.push(this.pendingWaiters.shift()!);
+      rows += this.pendingSizes.shift()!;
+    }
+    return { taken, rows };
+  }
+
+  private async insertTokens(tokens: readonly Omit<StoredToken, 'revoked_at_us' | 'rotated'>[]): Promise<void> {
+    const columns = ['token_hash', 'kind', 'token_id', 'client_id', 'account_id', 'grant_id', 'family_id', 'scopes', 'issued_at_us', 'expires_at_us'] as const;
+    const arrays = columns.map((column) => tokens.map((token) => (column === 'scopes' ? `{${token.scopes.map((s) => `"${s}"`).join(',')}}` : token[column])));
+    await this.pool.query({
+      name: 'oauth_tokens_insert',
+      text: `INSERT INTO oauth_tokens (${columns.join(',')})
+             SELECT token_hash, kind, token_id, client_id, account_id, grant_id, family_id, scopes::text[], issued_at_us, expires_at_us FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::bigint[])
+               AS t(token_hash, kind, token_id, client_id, account_id, grant_id, family_id, scopes, issued_at_us, expires_at_us)`,
+      values: arrays,
+    }).then(() => undefined);
   }
 
   /** A live access token by digest (cached), or undefined (unknown, expired or revoked). */

@@ -1,8 +1,12 @@
 // The OAuth client registry: one aggregate per client (stream `oauth-client-{client_id}`),
-// written by the operator API and, later, by dynamic registration. Secrets are shown once and
-// stored only as a SHA-256 digest (they are 256-bit random, so a slow hash adds nothing).
+// written by the operator API and by dynamic registration. Secrets are shown once and stored only
+// as a keyed digest, HMAC-SHA-256 under the install's client-secret key (they are 256-bit random,
+// so a slow password hash would add nothing but cap the token endpoint; the key means a copy of
+// the event store alone does not even let one test guesses offline). Digests written before the
+// key existed (plain SHA-256) still verify.
 
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { EventStore } from '../../eventstore/port.ts';
 
 export const APP_TYPES = ['web', 'server', 'browser', 'native'] as const;
 export type AppType = (typeof APP_TYPES)[number];
@@ -25,7 +29,7 @@ export interface OAuthClient {
   scopes: string[];
   ip_allowlist: string[];
   status: ClientStatus;
-  /** SHA-256 (hex) of the secret; null for public clients. */
+  /** Keyed digest of the secret (`hmac-sha256:…`; older ones plain SHA-256 hex); null for public clients. */
   secret_hash: string | null;
   /** `admin` (operator API) or `dynamic` (POST /oauth/register). */
   registered_by: 'admin' | 'dynamic';
@@ -86,14 +90,37 @@ export function newClientSecret(): string {
   return randomBytes(SECRET_BYTES).toString('base64url');
 }
 
-export function hashClientSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+const KEYED_PREFIX = 'hmac-sha256:';
+const secretKeys = new WeakMap<EventStore, Buffer>();
+
+/** The install's client-secret key for the clients of `store` (the composition root sets it at start). */
+export function useClientSecretKey(store: EventStore, key: Buffer): void {
+  if (key.length < 32) throw new Error('the client-secret key must be at least 32 bytes');
+  secretKeys.set(store, key);
+}
+
+export function clientSecretKeyOf(store: EventStore): Buffer {
+  const key = secretKeys.get(store);
+  if (!key) throw new Error('no client-secret key is set for this event store (useClientSecretKey at start)');
+  return key;
+}
+
+export function hashClientSecret(secret: string, key: Buffer): string {
+  return KEYED_PREFIX + createHmac('sha256', key).update(secret, 'utf8').digest('base64url');
 }
 
 /** Constant-time check of a presented secret; false for public clients. */
-export function verifyClientSecret(client: Pick<OAuthClient, 'secret_hash'>, presented: string): boolean {
-  if (client.secret_hash === null) return false;
-  const expected = Buffer.from(client.secret_hash, 'hex');
-  const actual = createHash('sha256').update(presented, 'utf8').digest();
+export function verifyClientSecret(client: Pick<OAuthClient, 'secret_hash'>, presented: string, key: Buffer): boolean {
+  const stored = client.secret_hash;
+  if (stored === null) return false;
+  let expected: Buffer;
+  let actual: Buffer;
+  if (stored.startsWith(KEYED_PREFIX)) {
+    expected = Buffer.from(stored.slice(KEYED_PREFIX.length), 'base64url');
+    actual = createHmac('sha256', key).update(presented, 'utf8').digest();
+  } else {
+    expected = Buffer.from(stored, 'hex');
+    actual = createHash('sha256').update(presented, 'utf8').digest();
+  }
   return expected.length === actual.length && timingSafeEqual(expected, actual);
 }

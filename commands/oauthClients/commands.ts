@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { DomainError } from '../../domain/errors.ts';
 import { WrongExpectedRevision, type EventStore } from '../../eventstore/port.ts';
 import {
-  evolve, hashClientSecret, isConfidential, newClientSecret, streamOf, viewOf,
+  clientSecretKeyOf, evolve, hashClientSecret, isConfidential, newClientSecret, streamOf, viewOf,
   type ClientFields, type OAuthClient, type OAuthClientView,
 } from './client.ts';
 import { clientChanged, clientDirectoryOf } from './directory.ts';
@@ -52,7 +52,7 @@ export async function registerClient(
     scopes: fields.scopes,
     ip_allowlist: fields.ip_allowlist ?? [],
     status: fields.status ?? 'active',
-    secret_hash: secret === undefined ? null : hashClientSecret(secret),
+    secret_hash: secret === undefined ? null : hashClientSecret(secret, clientSecretKeyOf(store)),
     registered_by: options.registeredBy,
     created_at: options.nowUs,
     updated_at: options.nowUs,
@@ -82,7 +82,7 @@ async function applyChange(store: EventStore, clientId: string, patch: Partial<C
   let secret: string | undefined;
   if (isConfidential(next.app_type) && next.secret_hash === null) {
     secret = newClientSecret();
-    next.secret_hash = hashClientSecret(secret);
+    next.secret_hash = hashClientSecret(secret, clientSecretKeyOf(store));
   } else if (!isConfidential(next.app_type)) {
     next.secret_hash = null;
   }

@@ -3,10 +3,11 @@
 // Every change goes through commands.ts in this process, which tells the directory of that event
 // store, so a suspension or a new IP allowlist applies at once, to tokens already issued too.
 
+import { timingSafeEqual } from 'node:crypto';
 import type { BlockList } from 'node:net';
 import type { EventStore } from '../../eventstore/port.ts';
 import { addressListOf } from '../net/addressList.ts';
-import type { OAuthClient } from './client.ts';
+import { clientSecretKeyOf, verifyClientSecret, type OAuthClient } from './client.ts';
 
 export const CLIENTS_CACHED_MAX = 10_000;
 
@@ -22,6 +23,8 @@ export class ClientDirectory {
   private readonly cache = new Map<string, KnownClient | null>();
   private readonly loading = new Map<string, Promise<KnownClient | null>>();
   private generation = 0;
+  /** Per cached client (dropped with it): the last secret that verified. */
+  private readonly verified = new WeakMap<KnownClient, string>();
 
   constructor(private readonly store: EventStore, private readonly loader: Loader) {}
 
@@ -38,6 +41,17 @@ export class ClientDirectory {
     }).finally(() => this.loading.delete(clientId));
     this.loading.set(clientId, load);
     return load;
+  }
+
+  /** Whether `presented` is the client's secret (keyed digest, constant time). */
+  verifySecret(known: KnownClient, presented: string): boolean {
+    // the last secret that verified for this client is remembered with the cached client (compared
+    // in constant time), so an app's steady token requests cost no HMAC each
+    const last = this.verified.get(known);
+    if (last !== undefined && last.length === presented.length && timingSafeEqual(Buffer.from(last), Buffer.from(presented))) return true;
+    const ok = verifyClientSecret(known.client, presented, clientSecretKeyOf(this.store));
+    if (ok) this.verified.set(known, presented);
+    return ok;
   }
 
   /** A client changed (or was registered): read it afresh next time. */

@@ -74,6 +74,10 @@ describe('OAuth flows with oauth4webapi', function () {
     expect(me.body.user_id ?? me.body.me?.user_id).to.equal(member.user_id);
     expect((await api(svc, tokens.access_token, 'GET', '/account/balance')).status).to.equal(200);
 
+    // a client without a secret introspects its own tokens with client_id alone
+    const introspected = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, oauth.None(), tokens.access_token, insecure));
+    expect(introspected).to.include({ active: true, client_id: client.client_id, sub: member.user_id });
+
     const refreshed = await oauth.processRefreshTokenResponse(as, client,
       await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure));
     expect(refreshed.refresh_token).to.match(/^svc_rt_/).and.not.equal(tokens.refresh_token);

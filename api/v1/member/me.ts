@@ -14,9 +14,8 @@ import type { Avatar } from '../../../domain/avatar/avatar.ts';
 import { usToIso } from '../../../domain/clock.ts';
 import { effectiveOptIn, handleChangeableAtUs, type ProfileState } from '../../../domain/profile/profile.ts';
 import type { Jurisdiction } from '../../../domain/views.ts';
-import { getAccount } from '../../../projections/core/queries/accounts.ts';
-import type { AccountWire } from '../../../projections/core/render.ts';
-import { profileOf, type ProfileRow } from '../../../projections/member/queries.ts';
+import { MeSourcesCache, type MeSources } from '../../../projections/member/meSources.ts';
+import type { ProfileRow } from '../../../projections/member/queries.ts';
 import { principalOf, type MemberPrincipal } from '../../auth/principal.ts';
 import { profileWriteRefusal, scopeRefusal } from '../../../commands/auth/access.ts';
 import { httpErrorOf } from '../../errors.ts';
@@ -59,11 +58,7 @@ function accountOfRow(ctx: AppContext, row: ProfileRow | undefined): { jurisdict
   };
 }
 
-/** What `me` is read from: the profile row (member read model) and the account (core read model). */
-export interface MeSources {
-  row: ProfileRow | undefined;
-  account: AccountWire | null;
-}
+export type { MeSources } from '../../../projections/member/meSources.ts';
 
 /** Whether the profile row has the account's snapshot applied (its consent default is known). */
 const hasAccount = (row: ProfileRow | undefined): row is ProfileRow => !!row && row.created_at !== null;
@@ -87,11 +82,8 @@ export function meObject(ctx: AppContext, principal: MemberPrincipal, state: Pro
 }
 
 /** The account's profile row and account once the read models have them (waits, bounded, for a lagging projection). */
-async function meSourcesOf(ctx: AppContext, accountId: string): Promise<MeSources> {
-  const read = async (): Promise<MeSources> => {
-    const [row, account] = await Promise.all([profileOf(ctx.pool, accountId), getAccount(ctx.pool, accountId)]);
-    return { row, account };
-  };
+async function meSourcesOf(ctx: AppContext, cache: MeSourcesCache, accountId: string): Promise<MeSources> {
+  const read = () => cache.read(accountId, (sources) => hasAccount(sources.row) && sources.account !== null);
   const sources = await read();
   if (hasAccount(sources.row) && sources.account) return sources;
   const head = await ctx.store.headPosition();
@@ -111,16 +103,33 @@ function requireProfileRead(req: Request, _res: Response, next: NextFunction): v
   next();
 }
 
-export function meRoutes(ctx: AppContext): Router {
-  const router = Router();
+const caches = new WeakMap<AppContext, MeSourcesCache>();
+const cacheOf = (ctx: AppContext): MeSourcesCache => {
+  let cache = caches.get(ctx);
+  if (!cache) {
+    cache = new MeSourcesCache(ctx.pool, ctx.projections);
+    caches.set(ctx, cache);
+  }
+  return cache;
+};
 
-  router.get('/me', requireProfileRead, async (req, res) => {
+/** GET /me's handlers (the express route and the direct lane run the same ones). */
+export function getMeHandlers(ctx: AppContext): [typeof requireProfileRead, (req: Request, res: Response) => Promise<void>] {
+  const cache = cacheOf(ctx);
+  return [requireProfileRead, async (req: Request, res: Response) => {
     const principal = principalOf(req);
-    const sources = await meSourcesOf(ctx, principal.account_id);
+    const sources = await meSourcesOf(ctx, cache, principal.account_id);
     // the profile stream is the authority when the read model has not caught up with it yet
     const state = hasAccount(sources.row) ? stateOfRow(sources.row) : (await loadProfile(ctx.store, principal.account_id)).state;
     res.json({ me: meObject(ctx, principal, state, sources) });
-  });
+  }];
+}
+
+export function meRoutes(ctx: AppContext): Router {
+  const router = Router();
+  const cache = cacheOf(ctx);
+
+  router.get('/me', ...getMeHandlers(ctx));
 
   router.patch('/me/profile', requireProfileWrite, async (req, res) => {
     const principal = principalOf(req);
@@ -128,7 +137,7 @@ export function meRoutes(ctx: AppContext): Router {
     const { state, position } = await updateProfile(ctx, principal.account_id, patch);
     // read-your-writes for everything after this answer (GET /me, avatars, leaderboard rows)
     if (position !== null) await ctx.projections.waitFor(position, PROFILE_WRITE_WAIT_MS).catch(() => undefined);
-    res.json({ me: meObject(ctx, principal, state, await meSourcesOf(ctx, principal.account_id)) });
+    res.json({ me: meObject(ctx, principal, state, await meSourcesOf(ctx, cache, principal.account_id)) });
   });
 
   return router;

@@ -17,6 +17,8 @@ import type { EngineReply } from '../../../commands/engine/gateway.ts';
 import { loadSettingsStore } from '../../../commands/settings/store.ts';
 import type { EngineInput } from '../../../domain/engine/inputs.ts';
 import { MemoryEventStore } from '../../../eventstore/memory.ts';
+import { useClientSecretKey } from '../../../commands/oauthClients/client.ts';
+import { randomBytes } from 'node:crypto';
 
 const TOKEN = 'test-admin-token';
 const UNKNOWN_ID = '0b5f2a8e-1111-4222-8333-444455556666';
@@ -35,6 +37,7 @@ class FakeEngine {
 async function startAdmin(options: { testClock: boolean }) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'admin-router-'));
   const store = new MemoryEventStore();
+  useClientSecretKey(store, randomBytes(32));
   const logger = pino({ level: 'silent' });
   const engine = new FakeEngine();
   const config: Config = {

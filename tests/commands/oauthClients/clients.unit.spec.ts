@@ -4,8 +4,14 @@
 import { expect } from 'chai';
 import { MemoryEventStore } from '../../../eventstore/memory.ts';
 import { changeClient, loadClient, registerClient } from '../../../commands/oauthClients/commands.ts';
-import { verifyClientSecret } from '../../../commands/oauthClients/client.ts';
+import { clientSecretKeyOf, useClientSecretKey, verifyClientSecret } from '../../../commands/oauthClients/client.ts';
+import { randomBytes } from 'node:crypto';
 import { DomainError, InvalidInput } from '../../../domain/errors.ts';
+
+const keyed = (store: MemoryEventStore) => {
+  useClientSecretKey(store, randomBytes(32));
+  return store;
+};
 
 const NOW_US = 1_700_000_000_000_000;
 
@@ -21,7 +27,7 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
 describe('OAuth client registry', () => {
   for (const [appType, confidential] of [['web', true], ['server', true], ['browser', false], ['native', false]] as const) {
     it(`${appType} app ${confidential ? 'gets a secret, stored only as a digest' : 'gets no secret'}`, async () => {
-      const store = new MemoryEventStore();
+      const store = keyed(new MemoryEventStore());
       const created = await registerClient(store, {
         name: 'App', app_type: appType, scopes: ['market_data'], redirect_uris: ['https://app.example.com/cb'],
       }, { nowUs: NOW_US, registeredBy: 'admin' });
@@ -31,8 +37,8 @@ describe('OAuth client registry', () => {
       if (confidential) {
         expect(created.client_secret).to.be.a('string');
         expect(JSON.stringify((await store.readAll()).map((e) => e.data))).to.not.include(created.client_secret as string);
-        expect(verifyClientSecret(stored!, created.client_secret as string)).to.equal(true);
-        expect(verifyClientSecret(stored!, 'wrong')).to.equal(false);
+        expect(verifyClientSecret(stored!, created.client_secret as string, clientSecretKeyOf(store))).to.equal(true);
+        expect(verifyClientSecret(stored!, 'wrong', clientSecretKeyOf(store))).to.equal(false);
       } else {
         expect(created).to.not.have.property('client_secret');
         expect(stored!.secret_hash).to.equal(null);
@@ -52,13 +58,13 @@ describe('OAuth client registry', () => {
   ];
   for (const [what, body] of refused) {
     it(`refuses ${what}`, async () => {
-      const err = await rejection(registerClient(new MemoryEventStore(), body, { nowUs: NOW_US, registeredBy: 'admin' }));
+      const err = await rejection(registerClient(keyed(new MemoryEventStore()), body, { nowUs: NOW_US, registeredBy: 'admin' }));
       expect(err).to.be.instanceOf(InvalidInput);
     });
   }
 
   it('accepts loopback http and reverse-domain callbacks for installed apps', async () => {
-    const created = await registerClient(new MemoryEventStore(), {
+    const created = await registerClient(keyed(new MemoryEventStore()), {
       name: 'Desktop', app_type: 'native', scopes: ['orders.read'],
       redirect_uris: ['http://127.0.0.1:53682/cb', 'http://localhost/cb', 'http://[::1]:8000/cb', 'com.example.app:/oauth'],
     }, { nowUs: NOW_US, registeredBy: 'admin' });
@@ -66,7 +72,7 @@ describe('OAuth client registry', () => {
   });
 
   it('patches fields, keeps the rest, and mints a secret when a client becomes confidential', async () => {
-    const store = new MemoryEventStore();
+    const store = keyed(new MemoryEventStore());
     const created = await registerClient(store, { name: 'SPA', app_type: 'browser', scopes: ['events'] }, { nowUs: NOW_US, registeredBy: 'admin' });
     const suspended = await changeClient(store, created.client.client_id, { status: 'suspended' }, { nowUs: NOW_US + 1 });
     expect(suspended.client.status).to.equal('suspended');
@@ -74,12 +80,27 @@ describe('OAuth client registry', () => {
     expect(suspended).to.not.have.property('client_secret');
     const web = await changeClient(store, created.client.client_id, { app_type: 'web' }, { nowUs: NOW_US + 2 });
     expect(web.client_secret).to.be.a('string');
-    expect(verifyClientSecret((await loadClient(store, created.client.client_id))!, web.client_secret as string)).to.equal(true);
+    expect(verifyClientSecret((await loadClient(store, created.client.client_id))!, web.client_secret as string, clientSecretKeyOf(store))).to.equal(true);
   });
 
   it('an unknown client is refused with oauth_client_not_found', async () => {
-    const err = await rejection(changeClient(new MemoryEventStore(), '6f1c1d1e-0000-4000-8000-000000000000', { status: 'active' }, { nowUs: NOW_US }));
+    const err = await rejection(changeClient(keyed(new MemoryEventStore()), '6f1c1d1e-0000-4000-8000-000000000000', { status: 'active' }, { nowUs: NOW_US }));
     expect(err).to.be.instanceOf(DomainError);
     expect((err as DomainError).refusal).to.deep.equal({ code: 'oauth_client_not_found' });
+  });
+});
+
+describe('OAuth client secrets as keyed digests', () => {
+  it('new secrets are HMAC-SHA-256 under the install key; another key does not verify; old plain SHA-256 digests still do', async () => {
+    const store = keyed(new MemoryEventStore());
+    const created = await registerClient(store, { name: 'App', app_type: 'server', scopes: ['market_data'] }, { nowUs: NOW_US, registeredBy: 'admin' });
+    const stored = (await loadClient(store, created.client.client_id))!;
+    expect(stored.secret_hash).to.match(/^hmac-sha256:[A-Za-z0-9_-]{43}$/);
+    expect(verifyClientSecret(stored, created.client_secret as string, clientSecretKeyOf(store))).to.equal(true);
+    expect(verifyClientSecret(stored, created.client_secret as string, randomBytes(32))).to.equal(false);
+    const { createHash } = await import('node:crypto');
+    const legacy = { secret_hash: createHash('sha256').update('old-secret').digest('hex') };
+    expect(verifyClientSecret(legacy, 'old-secret', clientSecretKeyOf(store))).to.equal(true);
+    expect(verifyClientSecret(legacy, 'other', clientSecretKeyOf(store))).to.equal(false);
   });
 });
