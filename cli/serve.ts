@@ -35,6 +35,7 @@ import { cancelOnDisconnectOf, identityResolverOf } from './realtimeWiring.ts';
 import { metadataRouter } from '../oauth/metadata.ts';
 import { readYourWrites, withCredentials } from './credentials.ts';
 import { oauthHttpOf, oauthParts } from './oauthWiring.ts';
+import { terminalProgress } from './progress.ts';
 import { createLogger } from './logger.ts';
 
 export const EMBEDDED_DATABASE = 'exchange';
@@ -134,6 +135,8 @@ export interface StartOptions {
   database?: Database;
   /** Awaited once the port is bound, before anything else starts (tests probe the not-ready state). */
   onListening?: (port: number) => Promise<void> | void;
+  /** Where DEMO=1 seeding draws its progress (default standard error; nothing unless it is a terminal). */
+  progressStream?: NodeJS.WriteStream;
 }
 
 /** Starts the whole service; resolves once it is ready (probes answer 503 until then). */
@@ -235,6 +238,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       registry,
       db: database.pool,
       changes: runner,
+      books: engine.books,
       resolver: identityResolverOf(ctx),
       heartbeatTimeoutMs: () => settings.get().ws_heartbeat_timeout_ms,
       readYourWrites: (accountId: string) => readYourWrites(ctx, accountId),
@@ -243,7 +247,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
     cleanups.push(() => realtime.stop());
 
     if (config.demo) {
-      await seedDemo(ctx);
+      const progressStream = options.progressStream ?? process.stderr;
+      await seedDemo(ctx, { progress: (total) => terminalProgress('seeding demo data', total, 'steps', progressStream) });
       const activity = await startDemoActivity(ctx);
       cleanups.push(() => activity.stop());
     } else {

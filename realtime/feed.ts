@@ -10,7 +10,8 @@ import type { MarketWire } from '../projections/core/market.ts';
 import type { ProjectionChange } from '../projections/projector.ts';
 import type { Hub } from './hub.ts';
 import { encodeBroadcast } from './protocol.ts';
-import type { BookChange, OrderBooks } from './state/books.ts';
+import type { BookChange, Level, OrderBooks } from './state/books.ts';
+import type { BookSource } from '../commands/engine/gateway.ts';
 import type { MarketDirectory } from './state/markets.ts';
 
 export const feedTopic = {
@@ -95,6 +96,9 @@ export class Feed {
   readonly balances = new BalanceDeltas();
   private readonly bookListeners = new Map<string, Set<BookListener>>();
   private unsubscribe: (() => void) | undefined;
+  /** Set when the books come from the engine (journaled steps) rather than the projector. */
+  private bookSource: BookSource | undefined;
+  private unsubscribeBooks: (() => void) | undefined;
 
   constructor(
     private readonly hub: Hub,
@@ -119,7 +123,7 @@ export class Feed {
     });
     for (;;) {
       const { books, markets } = await loader.load();
-      this.books.load(books);
+      if (!this.bookSource) this.books.load(books);
       for (const market of markets) this.markets.apply(market);
       if (!overflowed) break;
       this.logger.warn({ queued }, 'many changes announced during the feed start-up load; loading again');
@@ -135,6 +139,67 @@ export class Feed {
   stop(): void {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
+    this.unsubscribeBooks?.();
+    this.unsubscribeBooks = undefined;
+  }
+
+  /**
+   * Takes the order books from the engine: its books now, then the levels each journaled batch
+   * moved, announced as soon as the append landed (no wait for the read models). The projector's
+   * `book` announcements are then ignored. Call before start().
+   */
+  useBookSource(source: BookSource): void {
+    this.bookSource = source;
+    this.books.load(source.snapshot());
+    this.unsubscribeBooks = source.onChange((change) => {
+      try {
+        if (change.kind === 'reset') this.resetBooks(source.snapshot());
+        else this.applyBooks(change.books);
+      } catch (error) {
+        this.logger.error({ err: error }, 'feed could not apply the engine book changes');
+      }
+    });
+  }
+
+  private applyBooks(changes: readonly BookChange[]): void {
+    const moved = new Set<string>();
+    for (const change of changes) {
+      const delta = this.books.apply(change);
+      const topic = feedTopic.orderbook(delta.market_id);
+      if (this.hub.wants(topic)) this.hub.publish(topic, encodeBroadcast('orderbook', 'delta', delta));
+      moved.add(delta.market_id);
+    }
+    this.notifyBookListeners(moved);
+  }
+
+  /** After the engine reloaded its state: each market's difference from what the feed holds, as one delta. */
+  private resetBooks(snapshot: readonly BookChange[]): void {
+    const changes: BookChange[] = [];
+    for (const next of snapshot) {
+      const held = this.books.snapshot(next.market_id);
+      const diff = (old: readonly Level[], now: readonly Level[]): Level[] => {
+        const nowPrices = new Map(now);
+        const out: Level[] = now.filter(([price, quantity]) => old.find(([p]) => p === price)?.[1] !== quantity);
+        for (const [price] of old) if (!nowPrices.has(price)) out.push([price, '0']);
+        return out;
+      };
+      const bids = diff(held.bids, next.bids);
+      const offers = diff(held.offers, next.offers);
+      if (bids.length > 0 || offers.length > 0) changes.push({ market_id: next.market_id, time_us: next.time_us, bids, offers });
+    }
+    if (changes.length > 0) this.applyBooks(changes);
+  }
+
+  private notifyBookListeners(moved: ReadonlySet<string>): void {
+    for (const marketId of moved) {
+      for (const listener of this.bookListeners.get(marketId) ?? []) {
+        try {
+          listener();
+        } catch (error) {
+          this.logger.error({ err: error, market_id: marketId }, 'book listener failed');
+        }
+      }
+    }
   }
 
   /** Calls `listener` after every change of that market's book; returns the removal. */
@@ -161,15 +226,7 @@ export class Feed {
         this.logger.error({ err: error, kind: change.kind }, 'feed could not forward a change');
       }
     }
-    for (const marketId of movedBooks) {
-      for (const listener of this.bookListeners.get(marketId) ?? []) {
-        try {
-          listener();
-        } catch (error) {
-          this.logger.error({ err: error, market_id: marketId }, 'book listener failed');
-        }
-      }
-    }
+    this.notifyBookListeners(movedBooks);
   }
 
   private route(change: ProjectionChange, movedBooks: Set<string>): void {
@@ -177,6 +234,7 @@ export class Feed {
     if (!doc) return;
     switch (change.kind) {
       case 'book': {
+        if (this.bookSource) return; // the engine's journaled levels are the source
         const delta = this.books.apply(doc as unknown as BookChange);
         const topic = feedTopic.orderbook(delta.market_id);
         if (this.hub.wants(topic)) this.hub.publish(topic, encodeBroadcast('orderbook', 'delta', delta));

@@ -21,6 +21,7 @@ import { Hub } from './hub.ts';
 import { createRealtimeMetrics } from './metrics.ts';
 import { startRealtimeServer, type RealtimeServer } from './server.ts';
 import { OrderBooks } from './state/books.ts';
+import type { BookSource } from '../commands/engine/gateway.ts';
 import { MarketDirectory } from './state/markets.ts';
 
 /** Markets read per query at start. */
@@ -33,6 +34,8 @@ export interface RealtimeDeps {
   registry: Registry;
   db: Queryable;
   changes: FeedSource;
+  /** The engine's books (journaled level changes); without it the projector's announcements move them. */
+  books?: BookSource;
   resolver?: IdentityResolver;
   cancelOnDisconnect?: CancelOnDisconnect;
   heartbeatTimeoutMs(): number;
@@ -61,6 +64,7 @@ export async function startRealtime(deps: RealtimeDeps): Promise<Realtime> {
   const metrics = createRealtimeMetrics(deps.registry);
   const hub = new Hub(metrics.framesPublished);
   const feed = new Feed(hub, new OrderBooks(), new MarketDirectory(), logger);
+  if (deps.books) feed.useBookSource(deps.books);
   await feed.start(deps.changes, {
     load: async () => ({ books: await listBookLevels(deps.db), markets: await loadMarkets(deps.db, deps.clock.nowUs()) }),
   });

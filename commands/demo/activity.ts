@@ -4,9 +4,12 @@
 // takes the other's offer or bid (a trade). Each maker keeps at most DEMO_QUOTES_KEPT_PER_MARKET
 // of its quotes resting per market, cancelling the oldest. Orders go through the engine like any
 // member's (journaled, replayable). The markets and makers come from the seed's marker stream.
+// A market the operator closed, halted or settled refuses the makers' orders: that is said once
+// in the log, the market is then skipped quietly, and activity resumes if it accepts orders again.
 
 import { randomUUID } from 'node:crypto';
 import type { OrderRequest } from '../../domain/engine/inputs.ts';
+import { DomainError } from '../../domain/errors.ts';
 import { formatCents } from '../../domain/money/decimal.ts';
 import { submitOrThrow } from '../engine/operatorInput.ts';
 import type { AppContext } from '../context.ts';
@@ -38,7 +41,11 @@ function limitOrder(marketId: string, action: 'buy' | 'sell', cents: number, qua
 const randomInt = (min: number, max: number) => min + Math.floor(Math.random() * (max - min + 1));
 
 /** Starts the job when the seed recorded its makers and quoted markets; otherwise does nothing. */
-export async function startDemoActivity(ctx: Pick<AppContext, 'engine' | 'writes' | 'store' | 'logger'>): Promise<DemoActivity> {
+export async function startDemoActivity(
+  ctx: Pick<AppContext, 'engine' | 'writes' | 'store' | 'logger'>,
+  options: { tickMs?: number } = {},
+): Promise<DemoActivity> {
+  const tickMs = options.tickMs ?? DEMO_TICK_MS;
   const marks = await ctx.store.readStream(DEMO_STREAM);
   const seeded = marks.find((mark) => mark.type === 'DemoSeeded')?.data as { market_makers?: string[]; quoted_markets?: string[] } | undefined;
   const makers = seeded?.market_makers ?? [];
@@ -50,6 +57,7 @@ export async function startDemoActivity(ctx: Pick<AppContext, 'engine' | 'writes
   const [alpha, beta] = makers as [string, string];
   const markets = new Map<string, MarketState>(marketIds.map((id) => [id, { midCents: 46, resting: new Map() }]));
   let ticks = 0;
+  const refusing = new Set<string>(); // markets whose refusal was logged; quiet until they accept again
   let running: Promise<void> | undefined;
   let stopped = false;
 
@@ -63,9 +71,7 @@ export async function startDemoActivity(ctx: Pick<AppContext, 'engine' | 'writes
     if (stale.length > 0) await submitOrThrow(ctx, { kind: 'CancelOrders', account_id: maker, order_ids: stale });
   };
 
-  const tick = async (): Promise<void> => {
-    ticks += 1;
-    const marketId = marketIds[ticks % marketIds.length]!;
+  const tick = async (marketId: string): Promise<void> => {
     const state = markets.get(marketId)!;
     state.midCents = Math.min(MID_CENTS_MAX, Math.max(MID_CENTS_MIN, state.midCents + randomInt(-1, 1)));
     const [bidder, offerer] = ticks % 2 === 0 ? [alpha, beta] : [beta, alpha];
@@ -80,14 +86,25 @@ export async function startDemoActivity(ctx: Pick<AppContext, 'engine' | 'writes
 
   const timer = setInterval(() => {
     if (running || stopped) return; // one tick at a time; a slow engine skips ticks
-    running = tick()
-      .catch((error: unknown) => ctx.logger.warn({ err: error }, 'demo activity tick failed'))
+    ticks += 1;
+    const marketId = marketIds[ticks % marketIds.length]!;
+    running = tick(marketId)
+      .then(() => {
+        if (refusing.delete(marketId)) ctx.logger.info({ market_id: marketId }, 'demo activity: the market accepts orders again; the makers quote it');
+      })
+      .catch((error: unknown) => {
+        if (!(error instanceof DomainError)) ctx.logger.warn({ err: error }, 'demo activity tick failed');
+        else if (!refusing.has(marketId)) {
+          refusing.add(marketId);
+          ctx.logger.info({ market_id: marketId, reason: error.message }, 'demo activity: the market refuses the makers\' orders; skipping it until it accepts them again');
+        }
+      })
       .finally(() => {
         running = undefined;
       });
-  }, DEMO_TICK_MS);
+  }, tickMs);
   timer.unref();
-  ctx.logger.info({ markets: marketIds.length, tickMs: DEMO_TICK_MS }, 'demo activity: market makers keep quoting and trading');
+  ctx.logger.info({ markets: marketIds.length, tickMs }, 'demo activity: market makers keep quoting and trading');
   return {
     async stop() {
       stopped = true;

@@ -1,13 +1,14 @@
 // DEMO=1: at first start, seed an exchange that looks alive — sports events (some started),
 // markets in several statuses, two market makers quoting both sides, some trades, and a demo
 // member whose read-write API key (private key printed once) comes with a ready signed request.
-// Everything goes through the same engine inputs and commands the operator API uses.
+// Everything goes through the same engine inputs and commands the operator API uses; each step is
+// reported through an optional progress port (the composition root draws it on a terminal).
 
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { MarketFields, OrderRequest, SportEventFields } from '../../domain/engine/inputs.ts';
 import type { MarketStatus } from '../../domain/views.ts';
 import { WrongExpectedRevision } from '../../eventstore/port.ts';
-import { deposit, openAccount } from '../accounts/accounts.ts';
+import { deposit, openAccount, type OpenedAccount } from '../accounts/accounts.ts';
 import { submitOrThrow, valueOrThrow } from '../engine/operatorInput.ts';
 import type { AppContext } from '../context.ts';
 import { issueApiKey } from '../credentials/apiKeys.ts';
@@ -111,11 +112,33 @@ export async function seedDemo(ctx: AppContext, options: DemoOptions = {}): Prom
   await seedDemoOnce(ctx, options);
 }
 
+/** How far seeding is, for whoever shows it (the composition root draws it on a terminal). */
+export interface SeedProgress {
+  /** `done` of the total steps (engine inputs and commands) so far. */
+  update(done: number): void;
+  /** Seeding is over (called once, before the banner is printed, also when seeding fails). */
+  finish(): void;
+}
+
 export interface DemoOptions {
   /** Where the service listens, for the printed request (default http://127.0.0.1:$PORT). */
   baseUrl?: string;
   /** Where the banner goes (default standard output). */
   out?: (text: string) => void;
+  /** Called once seeding starts, with the number of steps it will take (default: no progress shown). */
+  progress?: (totalSteps: number) => SeedProgress;
+}
+
+/** The steps seeding takes: each account opened or funded, engine input, API key and OAuth client. */
+export function demoSeedSteps(): number {
+  let steps = 2 * 2; // two market makers, each opened and funded
+  for (const demo of DEMO_EVENTS) {
+    steps += 1 + (demo.started ? 1 : 0);
+    for (const spec of demo.markets) {
+      steps += 1 + (spec.trades ? 4 : 0) + (spec.quotes ? 2 * BID_PRICES.length : 0) + (spec.then === undefined ? 0 : 1);
+    }
+  }
+  return steps + 3 + 1; // the demo member opened, funded and given a key; the OAuth client
 }
 
 export async function seedDemoOnce(ctx: AppContext, options: DemoOptions = {}): Promise<DemoSeedResult> {
@@ -131,72 +154,22 @@ export async function seedDemoOnce(ctx: AppContext, options: DemoOptions = {}): 
     }
     throw err;
   }
-  const nowUs = ctx.clock.nowUs();
-
-  const makers = [];
-  for (const name of ['Alpha', 'Beta']) {
-    const opened = valueOrThrow(await openAccount(ctx, { first_name: 'Market Maker', last_name: name, fee_schedule: 'on_trade', maker_factor: 0, taker_factor: 0.01 }));
-    valueOrThrow(await deposit(ctx, opened.account.account_id, MARKET_MAKER_FUNDS));
-    makers.push(opened.account.account_id);
+  const totalSteps = demoSeedSteps();
+  const progress = options.progress?.(totalSteps);
+  let done = 0;
+  const step = async <T>(work: Promise<T>): Promise<T> => {
+    const result = await work;
+    done += 1;
+    progress?.update(done);
+    return result;
+  };
+  let seeded: Seeded;
+  try {
+    seeded = await seedAll(ctx, options, step);
+  } finally {
+    progress?.finish();
   }
-  const [alpha, beta] = makers as [string, string];
-
-  let marketsListed = 0;
-  let tradesMade = 0;
-  const quotedMarkets: string[] = [];
-  for (const demo of DEMO_EVENTS) {
-    const event: SportEventFields = {
-      event_id: randomUUID(), title: demo.title, start: nowUs + demo.start_offset_us, short_title: demo.short_title,
-      event_type: 'match', sport: demo.sport, competition: demo.competition, participants: demo.participants,
-    };
-    await submitOrThrow(ctx, { kind: 'ScheduleSportEvent', event });
-    const delayedMarkets: string[] = [];
-    for (const spec of demo.markets) {
-      const marketId = randomUUID();
-      const market: MarketFields = {
-        market_id: marketId, event_id: event.event_id, title: spec.title, max_price: '1.00', status: spec.status, trading: true,
-        in_play_delay_sec: spec.in_play_delay_sec ?? 0, points_cost: 10, grouping_id: marketId, grouping_name: null,
-        symbol: null, question: `${spec.title}?`, rules: 'Settles at 1.00 per contract if the outcome happens, else 0.', short_title: null, featured: marketsListed === 0,
-      };
-      await submitOrThrow(ctx, { kind: 'ListMarket', market });
-      marketsListed += 1;
-      if (spec.trades) {
-        // Beta lifts Alpha's offer, then Alpha hits Beta's bid: two trades at different prices.
-        await submitOrThrow(ctx, { kind: 'PlaceOrder', account_id: alpha, order: order(marketId, 'sell', '0.46', '40') });
-        await submitOrThrow(ctx, { kind: 'PlaceOrder', account_id: beta, order: order(marketId, 'buy', '0.46', '40') });
-        await submitOrThrow(ctx, { kind: 'PlaceOrder', account_id: beta, order: order(marketId, 'buy', '0.45', '25') });
-        await submitOrThrow(ctx, { kind: 'PlaceOrder', account_id: alpha, order: order(marketId, 'sell', '0.45', '25') });
-        tradesMade += 2;
-      }
-      if (spec.quotes) {
-        for (let level = 0; level < BID_PRICES.length; level += 1) {
-          const size = QUOTE_SIZES[level] as string;
-          await submitOrThrow(ctx, { kind: 'PlaceOrder', account_id: level % 2 === 0 ? alpha : beta, order: order(marketId, 'buy', BID_PRICES[level] as string, size) });
-          await submitOrThrow(ctx, { kind: 'PlaceOrder', account_id: level % 2 === 0 ? beta : alpha, order: order(marketId, 'sell', OFFER_PRICES[level] as string, size) });
-        }
-      }
-      if (spec.quotes && spec.then === undefined && spec.status === 'open') quotedMarkets.push(marketId);
-      if (spec.then === 'halt') await submitOrThrow(ctx, { kind: 'ChangeMarketStatus', market_id: marketId, trading: false });
-      else if (spec.then !== undefined) delayedMarkets.push(`${marketId}:${spec.then.result}`);
-    }
-    if (demo.started) await submitOrThrow(ctx, { kind: 'StartSportEvent', event_id: event.event_id });
-    for (const entry of delayedMarkets) {
-      const [marketId, result] = entry.split(':') as [string, 'win' | 'lose' | 'void'];
-      await submitOrThrow(ctx, { kind: 'ResultMarket', market_id: marketId, result });
-    }
-  }
-
-  const demoPassword = `demo-${randomBytes(9).toString('base64url')}`;
-  const member = valueOrThrow(await openAccount(ctx, { first_name: 'Demo', last_name: 'Trader', email: DEMO_EMAIL }, demoPassword));
-  valueOrThrow(await deposit(ctx, member.account.account_id, DEMO_MEMBER_FUNDS));
-  const key = await issueApiKey(ctx, { account_id: member.account.account_id, scope: 'read_write' });
-  await ctx.store.append(DEMO_STREAM, [{
-    id: randomUUID(), type: 'DemoSeeded',
-    data: { member_account_id: member.account.account_id, key_id: key.key_id, market_makers: makers, markets: marketsListed, trades: tradesMade, quoted_markets: quotedMarkets },
-  }], 'any');
-
-  const baseUrl = options.baseUrl ?? `http://127.0.0.1:${ctx.config.port}`;
-  const oauth = await seedDemoOAuthClient(ctx, baseUrl);
+  const { member, key, demoPassword, marketsListed, tradesMade, quotedMarkets, oauth, baseUrl } = seeded;
   const signed = signRequest({
     baseUrl, keyId: key.key_id, privateKeyBase64: key.private_key ?? '', method: 'GET', path: '/api/v1/account/balance', nowMs: Math.floor(ctx.clock.nowUs() / 1000),
   });
@@ -233,4 +206,87 @@ export async function seedDemoOnce(ctx: AppContext, options: DemoOptions = {}): 
     ] : []),
   ].join('\n'));
   return { seeded: true, member_account_id: member.account.account_id, key_id: key.key_id };
+}
+
+type Step = <T>(work: Promise<T>) => Promise<T>;
+interface Seeded {
+  member: OpenedAccount;
+  key: Awaited<ReturnType<typeof issueApiKey>>;
+  demoPassword: string;
+  marketsListed: number;
+  tradesMade: number;
+  quotedMarkets: string[];
+  oauth: Awaited<ReturnType<typeof seedDemoOAuthClient>>;
+  baseUrl: string;
+}
+
+/** Every seeding step, each counted through `step`. */
+async function seedAll(ctx: AppContext, options: DemoOptions, step: Step): Promise<Seeded> {
+  const nowUs = ctx.clock.nowUs();
+
+  const makers = [];
+  for (const name of ['Alpha', 'Beta']) {
+    const opened = valueOrThrow(await step(openAccount(ctx, { first_name: 'Market Maker', last_name: name, fee_schedule: 'on_trade', maker_factor: 0, taker_factor: 0.01 })));
+    valueOrThrow(await step(deposit(ctx, opened.account.account_id, MARKET_MAKER_FUNDS)));
+    makers.push(opened.account.account_id);
+  }
+  const [alpha, beta] = makers as [string, string];
+
+  let marketsListed = 0;
+  let tradesMade = 0;
+  const quotedMarkets: string[] = [];
+  for (const demo of DEMO_EVENTS) {
+    const event: SportEventFields = {
+      event_id: randomUUID(), title: demo.title, start: nowUs + demo.start_offset_us, short_title: demo.short_title,
+      event_type: 'match', sport: demo.sport, competition: demo.competition, participants: demo.participants,
+    };
+    await step(submitOrThrow(ctx, { kind: 'ScheduleSportEvent', event }));
+    const delayedMarkets: string[] = [];
+    for (const spec of demo.markets) {
+      const marketId = randomUUID();
+      const market: MarketFields = {
+        market_id: marketId, event_id: event.event_id, title: spec.title, max_price: '1.00', status: spec.status, trading: true,
+        in_play_delay_sec: spec.in_play_delay_sec ?? 0, points_cost: 10, grouping_id: marketId, grouping_name: null,
+        symbol: null, question: `${spec.title}?`, rules: 'Settles at 1.00 per contract if the outcome happens, else 0.', short_title: null, featured: marketsListed === 0,
+      };
+      await step(submitOrThrow(ctx, { kind: 'ListMarket', market }));
+      marketsListed += 1;
+      if (spec.trades) {
+        // Beta lifts Alpha's offer, then Alpha hits Beta's bid: two trades at different prices.
+        await step(submitOrThrow(ctx, { kind: 'PlaceOrder', account_id: alpha, order: order(marketId, 'sell', '0.46', '40') }));
+        await step(submitOrThrow(ctx, { kind: 'PlaceOrder', account_id: beta, order: order(marketId, 'buy', '0.46', '40') }));
+        await step(submitOrThrow(ctx, { kind: 'PlaceOrder', account_id: beta, order: order(marketId, 'buy', '0.45', '25') }));
+        await step(submitOrThrow(ctx, { kind: 'PlaceOrder', account_id: alpha, order: order(marketId, 'sell', '0.45', '25') }));
+        tradesMade += 2;
+      }
+      if (spec.quotes) {
+        for (let level = 0; level < BID_PRICES.length; level += 1) {
+          const size = QUOTE_SIZES[level] as string;
+          await step(submitOrThrow(ctx, { kind: 'PlaceOrder', account_id: level % 2 === 0 ? alpha : beta, order: order(marketId, 'buy', BID_PRICES[level] as string, size) }));
+          await step(submitOrThrow(ctx, { kind: 'PlaceOrder', account_id: level % 2 === 0 ? beta : alpha, order: order(marketId, 'sell', OFFER_PRICES[level] as string, size) }));
+        }
+      }
+      if (spec.quotes && spec.then === undefined && spec.status === 'open') quotedMarkets.push(marketId);
+      if (spec.then === 'halt') await step(submitOrThrow(ctx, { kind: 'ChangeMarketStatus', market_id: marketId, trading: false }));
+      else if (spec.then !== undefined) delayedMarkets.push(`${marketId}:${spec.then.result}`);
+    }
+    if (demo.started) await step(submitOrThrow(ctx, { kind: 'StartSportEvent', event_id: event.event_id }));
+    for (const entry of delayedMarkets) {
+      const [marketId, result] = entry.split(':') as [string, 'win' | 'lose' | 'void'];
+      await step(submitOrThrow(ctx, { kind: 'ResultMarket', market_id: marketId, result }));
+    }
+  }
+
+  const demoPassword = `demo-${randomBytes(9).toString('base64url')}`;
+  const member = valueOrThrow(await step(openAccount(ctx, { first_name: 'Demo', last_name: 'Trader', email: DEMO_EMAIL }, demoPassword)));
+  valueOrThrow(await step(deposit(ctx, member.account.account_id, DEMO_MEMBER_FUNDS)));
+  const key = await step(issueApiKey(ctx, { account_id: member.account.account_id, scope: 'read_write' }));
+  await ctx.store.append(DEMO_STREAM, [{
+    id: randomUUID(), type: 'DemoSeeded',
+    data: { member_account_id: member.account.account_id, key_id: key.key_id, market_makers: makers, markets: marketsListed, trades: tradesMade, quoted_markets: quotedMarkets },
+  }], 'any');
+
+  const baseUrl = options.baseUrl ?? `http://127.0.0.1:${ctx.config.port}`;
+  const oauth = await step(seedDemoOAuthClient(ctx, baseUrl));
+  return { member, key, demoPassword, marketsListed, tradesMade, quotedMarkets, oauth, baseUrl };
 }

@@ -52,3 +52,23 @@ export interface EngineGateway {
 }
 
 
+
+/** A market's book levels whose totals moved, as absolute totals (quantity "0": the level emptied). */
+export interface BookLevelsChange {
+  market_id: string;
+  /** Engine time of the newest step behind these totals (UNIX µs). */
+  time_us: number;
+  /** [price, quantity] decimal strings. */
+  bids: Array<[string, string]>;
+  offers: Array<[string, string]>;
+}
+
+/**
+ * The order books as the engine holds them, for the public feed: levels moved by journaled steps
+ * are announced once their append has landed (never before: nothing not durable is shown), and
+ * `reset` after the engine reloaded its state (a subscriber then reads `snapshot()` again).
+ */
+export interface BookSource {
+  snapshot(): BookLevelsChange[];
+  onChange(listener: (change: { kind: 'levels'; books: BookLevelsChange[] } | { kind: 'reset' }) => void): () => void;
+}

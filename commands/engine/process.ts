@@ -14,7 +14,10 @@ import { WrongExpectedRevision, type AppendResult, type EventStore, type NewEven
 import type { WriteTracker } from '../context.ts';
 import { assertBalanced } from '../../domain/engine/ledger.ts';
 import { anyDue } from '../../domain/engine/timers.ts';
-import { EngineBusyError, EngineStoppedError, type EngineGateway, type EngineReply } from './gateway.ts';
+import { EngineBusyError, EngineStoppedError, type BookLevelsChange, type BookSource, type EngineGateway, type EngineReply } from './gateway.ts';
+import { FastOrderBook, type ChangedLevel } from '../../domain/book/fast.ts';
+import { formatCents, formatNanos } from '../../domain/money/decimal.ts';
+import type { EngineState } from '../../domain/engine/state.ts';
 import {
   ENGINE_STEPS_TYPE, ENGINE_STREAM, encodeStep, engineStepsData, newRecordContext, type EncodedStep, type EngineStepsData, type RecordContext,
 } from '../../domain/engine/journal/journal.ts';
@@ -65,6 +68,8 @@ export interface EngineDeps {
 
 export interface RunningEngine extends EngineGateway {
   stop(): Promise<void>;
+  /** The books' journaled level changes, for the public feed. */
+  readonly books: BookSource;
   /** The live engine (read-only use: tests, diagnostics). */
   readonly engine: Engine;
 }
@@ -129,9 +134,53 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
     steps: EncodedStep[];
     stepEvents: number;
     context: RecordContext;
+    /** Book levels the batch moved (market → side|price → level as the batch leaves it). */
+    book: Map<string, Map<string, ChangedLevel>>;
+    lastNowUs: number;
   }
 
-  const newDecided = (): Decided => ({ records: [], answered: [], reload: false, steps: [], stepEvents: 0, context: newRecordContext() });
+  const newDecided = (): Decided => ({
+    records: [], answered: [], reload: false, steps: [], stepEvents: 0, context: newRecordContext(), book: new Map(), lastNowUs: 0,
+  });
+
+  const bookListeners = new Set<(change: { kind: 'levels'; books: BookLevelsChange[] } | { kind: 'reset' }) => void>();
+  /** Takes the levels the books marked while deciding into the batch (each book is drained). */
+  const captureBooks = (decided: Decided): void => {
+    for (const market of engine.state.markets.values()) {
+      if (!(market.book instanceof FastOrderBook)) continue;
+      const levels = market.book.takeChangedLevels();
+      if (levels.length === 0) continue;
+      let moved = decided.book.get(market.id);
+      if (!moved) {
+        moved = new Map();
+        decided.book.set(market.id, moved);
+      }
+      for (const level of levels) moved.set(`${level.side}|${level.priceCents}`, level);
+    }
+  };
+  const publishBooks = (decided: Decided): void => {
+    if (decided.book.size === 0 || bookListeners.size === 0) return;
+    const books: BookLevelsChange[] = [];
+    for (const [marketId, levels] of decided.book) {
+      const change: BookLevelsChange = { market_id: marketId, time_us: decided.lastNowUs, bids: [], offers: [] };
+      for (const level of levels.values()) {
+        (level.side === 'buy' ? change.bids : change.offers).push([formatCents(level.priceCents), formatNanos(level.totalNanos)]);
+      }
+      books.push(change);
+    }
+    for (const listener of bookListeners) {
+      try {
+        listener({ kind: 'levels', books });
+      } catch (error) {
+        logger.error({ err: error }, 'book listener failed');
+      }
+    }
+  };
+  /** Forgets what the books marked (after recovery: the state is what the journal holds). */
+  const settleBooks = (state: EngineState): void => {
+    for (const market of state.markets.values()) if (market.book instanceof FastOrderBook) market.book.takeChangedLevels();
+  };
+  settleBooks(engine.state);
 
   /** Closes the record being filled (if it holds steps). */
   const seal = (decided: Decided): void => {
@@ -218,7 +267,8 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
   };
 
   /** Waits for a decided batch's append (after the previous one landed) and answers its callers. */
-  const commit = async ({ records, answered }: Decided, append: IssuedAppend | undefined): Promise<void> => {
+  const commit = async (decided: Decided, append: IssuedAppend | undefined): Promise<void> => {
+    const { records, answered } = decided;
     if (commitFailure !== undefined) {
       if (append && pipelined) await append().catch(() => undefined); // settled before any reload reads the journal
       for (const item of answered) item.pending.reject(commitFailure);
@@ -254,6 +304,7 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
       if (item.accounts) for (const accountId of item.accounts) writes.note(accountId, recordPosition);
       item.pending.resolve({ ...item.reply, position: recordPosition });
     }
+    if (records.length > 0) publishBooks(decided);
   };
 
   /**
@@ -286,6 +337,14 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
     lastRecordId = recovered.recordId;
     issuedRevision = revision;
     commitFailure = undefined;
+    settleBooks(engine.state);
+    for (const listener of bookListeners) {
+      try {
+        listener({ kind: 'reset' });
+      } catch (error) {
+        logger.error({ err: error }, 'book listener failed');
+      }
+    }
   };
 
   /**
@@ -303,7 +362,12 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
       // closes as soon as the previous append has landed (the store is never left idle), when
       // nothing more is waiting, or when it is full.
       for (;;) {
-        decideInto(decided, queue.splice(0, sliceLength(queue, BATCH_INPUTS_MAX - decided.answered.length)));
+        const slice = queue.splice(0, sliceLength(queue, BATCH_INPUTS_MAX - decided.answered.length));
+        decideInto(decided, slice);
+        if (!decided.reload) {
+          captureBooks(decided);
+          for (const pending of slice) if (pending.nowUs > decided.lastNowUs) decided.lastNowUs = pending.nowUs;
+        }
         if (decided.reload || stopped || landed || queue.length === 0 || decided.answered.length >= BATCH_INPUTS_MAX) break;
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
@@ -384,6 +448,21 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
   return {
     get engine() { return engine; },
     submit: enqueue,
+    books: {
+      snapshot(): BookLevelsChange[] {
+        const out: BookLevelsChange[] = [];
+        for (const market of engine.state.markets.values()) {
+          if (!(market.book instanceof FastOrderBook)) continue;
+          const level = (l: { priceCents: number; totalNanos: number }): [string, string] => [formatCents(l.priceCents), formatNanos(l.totalNanos)];
+          out.push({ market_id: market.id, time_us: 0, bids: market.book.levels('buy').map(level), offers: market.book.levels('sell').map(level) });
+        }
+        return out;
+      },
+      onChange(listener) {
+        bookListeners.add(listener);
+        return () => bookListeners.delete(listener);
+      },
+    },
     async stop() {
       clearInterval(ticker);
       if (running) await running;

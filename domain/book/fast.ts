@@ -16,7 +16,16 @@ class Level {
   tail: Node | null = null;
   count = 0;
   totalNanos = 0;
-  constructor(readonly priceCents: number) {}
+  /** Listed in the book's changed levels (since the last takeChangedLevels). */
+  changed = false;
+  constructor(readonly priceCents: number, readonly side: Side) {}
+}
+
+/** A price level whose total moved, with its total now (0: the level is empty). */
+export interface ChangedLevel {
+  side: Side;
+  priceCents: number;
+  totalNanos: number;
 }
 
 /** What a level holds for takers other than `owner` (a walk of the level's orders). */
@@ -32,6 +41,8 @@ export class FastOrderBook implements OrderBook {
   private readonly nodes = new Map<string, Node>();
   private bestBidCents = -1;
   private bestOfferCents = -1;
+  /** Levels whose total moved since the last takeChangedLevels; each once (bounded by the ladders). */
+  private changedLevels: Level[] = [];
 
   constructor(readonly maxPriceCents: number) {
     this.bidLadder = new Array<Level | undefined>(maxPriceCents).fill(undefined);
@@ -45,7 +56,7 @@ export class FastOrderBook implements OrderBook {
     const ladder = order.side === 'buy' ? this.bidLadder : this.offerLadder;
     let level = ladder[price];
     if (!level) {
-      level = new Level(price);
+      level = new Level(price, order.side);
       ladder[price] = level;
     }
     const node = new Node(order, level);
@@ -58,6 +69,7 @@ export class FastOrderBook implements OrderBook {
     level.tail = node;
     level.count++;
     level.totalNanos += order.remainingNanos;
+    this.markChanged(level);
     this.nodes.set(order.id, node);
     if (order.side === 'buy') {
       if (price > this.bestBidCents) this.bestBidCents = price;
@@ -94,6 +106,7 @@ export class FastOrderBook implements OrderBook {
     if (!(nanos > 0 && nanos <= order.remainingNanos)) throw new Error(`fill of ${nanos} exceeds ${order.remainingNanos}`);
     order.remainingNanos -= nanos;
     node.level.totalNanos -= nanos;
+    this.markChanged(node.level);
     if (order.remainingNanos === 0) this.unlink(node);
   }
 
@@ -140,6 +153,7 @@ export class FastOrderBook implements OrderBook {
     node.prev = node.next = null;
     level.count--;
     level.totalNanos -= node.order.remainingNanos;
+    this.markChanged(level);
     this.nodes.delete(node.order.id);
     if (level.count === 0) {
       level.totalNanos = 0;
@@ -149,6 +163,26 @@ export class FastOrderBook implements OrderBook {
         this.bestOfferCents = this.scanOffers(level.priceCents + 1);
       }
     }
+  }
+
+  /**
+   * The levels whose totals moved since the last call, with their totals now (the engine
+   * publishes them once the steps that moved them are journaled).
+   */
+  takeChangedLevels(): ChangedLevel[] {
+    if (this.changedLevels.length === 0) return [];
+    const out = this.changedLevels.map((level) => {
+      level.changed = false;
+      return { side: level.side, priceCents: level.priceCents, totalNanos: level.count === 0 ? 0 : level.totalNanos };
+    });
+    this.changedLevels = [];
+    return out;
+  }
+
+  private markChanged(level: Level): void {
+    if (level.changed) return;
+    level.changed = true;
+    this.changedLevels.push(level);
   }
 
   private scanBids(from: number): number {

@@ -25,7 +25,7 @@ export interface TestService {
  * DATA_DIR, DATABASE_URL of a fresh database), e.g. { JURISDICTION: 'ca' } or { DEMO: '1' }.
  */
 export async function startTestService(
-  opts: { env?: Record<string, string>; onListening?: (baseUrl: string) => Promise<void> | void } = {},
+  opts: { env?: Record<string, string>; onListening?: (baseUrl: string) => Promise<void> | void; progressStream?: NodeJS.WriteStream } = {},
 ): Promise<TestService> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'exchange-test-service-'));
   const db = opts.env?.DATABASE_URL ? undefined : await testDatabase();
@@ -44,6 +44,7 @@ export async function startTestService(
   try {
     service = await startService(config, {
       logger,
+      ...(opts.progressStream ? { progressStream: opts.progressStream } : {}),
       ...(opts.onListening ? { onListening: (port: number) => opts.onListening!(`http://127.0.0.1:${port}`) } : {}),
       ...(db ? { database: { pool: db.pool, connectionString: db.connectionString, close: async () => {} } } : {}),
     });

@@ -175,3 +175,23 @@ describe('order books agree on random streams', () => {
     }), { numRuns: 200 });
   });
 });
+
+describe('FastOrderBook: changed levels (what the engine publishes after a journaled batch)', () => {
+  it('lists each moved level once with its total now, 0 when emptied, and forgets them once taken', () => {
+    const book = new FastOrderBook(100);
+    book.add({ id: 'a', ownerId: 'x', side: 'buy', priceCents: 40, remainingNanos: 2_000_000_000 });
+    book.add({ id: 'b', ownerId: 'y', side: 'buy', priceCents: 40, remainingNanos: 1_000_000_000 });
+    book.add({ id: 'c', ownerId: 'y', side: 'sell', priceCents: 60, remainingNanos: 1_000_000_000 });
+    expect(book.takeChangedLevels()).to.deep.equal([
+      { side: 'buy', priceCents: 40, totalNanos: 3_000_000_000 },
+      { side: 'sell', priceCents: 60, totalNanos: 1_000_000_000 },
+    ]);
+    expect(book.takeChangedLevels()).to.deep.equal([]);
+    book.fill('a', 500_000_000);
+    book.cancel('c');
+    expect(book.takeChangedLevels()).to.deep.equal([
+      { side: 'buy', priceCents: 40, totalNanos: 2_500_000_000 },
+      { side: 'sell', priceCents: 60, totalNanos: 0 },
+    ]);
+  });
+});

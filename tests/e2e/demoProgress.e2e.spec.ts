@@ -1,0 +1,70 @@
+// DEMO=1 seeding shows its progress on a terminal (steps done of the total, rate, time left) and
+// prints nothing of it in a pipe; the seeder reports every step through its progress port and
+// ends it before the banner.
+
+import { expect } from 'chai';
+import { demoSeedSteps, seedDemoOnce } from '../../commands/demo/seed.ts';
+import { startTestService, type TestService } from '../support/service.ts';
+
+function fakeStream(isTTY: boolean) {
+  const written: string[] = [];
+  return { written, stream: { isTTY, write: (text: string) => { written.push(text); return true; } } as unknown as NodeJS.WriteStream };
+}
+
+/** Starts the service with DEMO=1, keeping the banner it prints on standard output. */
+async function startSeeding(progressStream: NodeJS.WriteStream): Promise<{ service: TestService; banner: string }> {
+  let banner = '';
+  const write = process.stdout.write;
+  process.stdout.write = ((chunk: string | Uint8Array) => { banner += String(chunk); return true; }) as typeof process.stdout.write;
+  try {
+    return { service: await startTestService({ env: { DEMO: '1' }, progressStream }), banner };
+  } finally {
+    process.stdout.write = write;
+  }
+}
+
+describe('e2e: demo seeding progress', function () {
+  this.timeout(120_000);
+  const services: TestService[] = [];
+  after(async () => { for (const service of services) await service.stop(); });
+
+  it('the seeder reports each step through its port, done counting up to the total, and finishes before the banner', async () => {
+    const service = await startTestService();
+    services.push(service);
+    const calls: string[] = [];
+    let announcedTotal = -1;
+    const seeded = await seedDemoOnce(service.ctx, {
+      baseUrl: service.baseUrl,
+      out: (text) => { if (text.includes('Demo exchange seeded')) calls.push('banner'); },
+      progress: (total) => {
+        announcedTotal = total;
+        return { update: (done) => calls.push(`update ${done}`), finish: () => calls.push('finish') };
+      },
+    });
+    expect(seeded.seeded).to.equal(true);
+    expect(announcedTotal).to.equal(demoSeedSteps());
+    expect(announcedTotal).to.be.greaterThan(20);
+    const expected = Array.from({ length: announcedTotal }, (_, i) => `update ${i + 1}`);
+    expect(calls).to.deep.equal([...expected, 'finish', 'banner']);
+  });
+
+  it('DEMO=1 on a terminal: a progress line with steps done, rate and time left, cleared before the banner', async () => {
+    const tty = fakeStream(true);
+    const { service, banner } = await startSeeding(tty.stream);
+    services.push(service);
+    const total = demoSeedSteps().toLocaleString('en-US');
+    expect(tty.written.length).to.be.at.least(2);
+    expect(tty.written.some((line) => new RegExp(`seeding demo data: ${total}/${total} steps \\(100%\\), [\\d,]+ steps/s, .* left`).test(line)), tty.written.join('\n')).to.equal(true);
+    expect(tty.written.at(-1)).to.equal('\r\x1b[2K');
+    expect(banner).to.include('=== Demo exchange seeded ===');
+  });
+
+  it('DEMO=1 in a pipe: no progress at all, the banner as before', async () => {
+    const pipe = fakeStream(false);
+    const { service, banner } = await startSeeding(pipe.stream);
+    services.push(service);
+    expect(pipe.written).to.deep.equal([]);
+    expect(banner).to.include('=== Demo exchange seeded ===');
+    expect(banner).to.not.include('\x1b[');
+  });
+});
