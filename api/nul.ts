@@ -5,8 +5,8 @@
 // deeper than JSON_NESTING_DEPTH_MAX is refused here too (400), before any route walks it.
 
 import type { NextFunction, Request, Response } from 'express';
-import { findNul, textProblemMessage, textProblemOf } from '../domain/text.ts';
-import { badRequest } from './errors.ts';
+import { findNul, textProblemOf } from '../domain/text.ts';
+import { httpErrorOf } from './errors.ts';
 
 const NUL = '\u0000';
 
@@ -24,13 +24,13 @@ export function refuseNul(req: Request, _res: Response, next: NextFunction): voi
     const queryAt = url.indexOf('?');
     const query: unknown = req.query ?? (queryAt < 0 ? {} : Object.fromEntries(new URLSearchParams(url.slice(queryAt + 1))));
     const inQuery = findNul(query);
-    next(badRequest(`${inQuery ?? 'path'} must not contain NUL characters`));
+    next(httpErrorOf({ code: 'text_has_nul', path: inQuery ?? 'path' }));
     return;
   }
   if (req.body !== undefined) {
     const problem = textProblemOf(req.body);
     if (problem !== null) {
-      next(badRequest(textProblemMessage(problem)));
+      next(httpErrorOf(problem));
       return;
     }
   }

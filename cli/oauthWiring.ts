@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { AppContext } from '../commands/context.ts';
 import { useClientSecretKey } from '../commands/oauthClients/client.ts';
 import { openAccount } from '../commands/accounts/accounts.ts';
+import { valueOrThrow } from '../commands/engine/operatorInput.ts';
 import { accessTokenResolver } from '../commands/oauth/accessTokens.ts';
 import type { OAuthDeps } from '../commands/oauth/deps.ts';
 import { LoginLimiter } from '../commands/oauth/login.ts';
@@ -71,7 +72,7 @@ export function oauthHttpOf(ctx: AppContext, parts: OAuthServerParts) {
     trustedProxies: ctx.config.trustedProxies,
     log: ctx.logger,
     async openMember(member) {
-      const opened = await openAccount(ctx, { first_name: member.first_name, last_name: member.last_name, email: member.email }, member.password);
+      const opened = valueOrThrow(await openAccount(ctx, { first_name: member.first_name, last_name: member.last_name, email: member.email }, member.password));
       await ctx.projections.waitFor(opened.position, SIGN_UP_VISIBLE_WAIT_MS);
     },
   });

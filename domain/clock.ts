@@ -13,8 +13,10 @@ export function usToIso(us: number): string {
   return new Date(Math.floor(us / MICROS_PER_MS)).toISOString();
 }
 
-export function isoToUs(iso: string): number {
-  const ms = Date.parse(iso);
-  if (Number.isNaN(ms)) throw new RangeError(`not a date-time: ${iso}`);
-  return ms * MICROS_PER_MS;
+/** Times the service accepts: from the UNIX epoch to 2200 (microseconds stay exact integers). */
+const SERVICE_TIME_MIN_MS = 0;
+const SERVICE_TIME_MAX_MS = Date.UTC(2200, 0, 1);
+
+export function isServiceTimeMs(ms: number): boolean {
+  return ms >= SERVICE_TIME_MIN_MS && ms < SERVICE_TIME_MAX_MS;
 }

@@ -7,7 +7,8 @@ const NUL = '\u0000';
 /** Objects and arrays inside one another, at most: far above any body SPEC describes. */
 export const JSON_NESTING_DEPTH_MAX = 32;
 
-export type TextProblem = { code: 'nul'; path: string } | { code: 'too_deep'; depthMax: number };
+/** A refusal (domain/errors.ts): `orders[1].client_order_id must not contain NUL characters`. */
+export type TextProblem = { code: 'text_has_nul'; path: string } | { code: 'text_too_deep'; depth_max: number };
 
 interface Frame {
   value: unknown;
@@ -34,37 +35,30 @@ function pathOf(frame: Frame): string {
  * allocated beyond the stack unless a problem is found (the engine runs this on every input).
  */
 export function textProblemOf(value: unknown): TextProblem | null {
-  if (typeof value === 'string') return value.includes(NUL) ? { code: 'nul', path: 'body' } : null;
+  if (typeof value === 'string') return value.includes(NUL) ? { code: 'text_has_nul', path: 'body' } : null;
   if (value === null || typeof value !== 'object') return null;
   const stack: Frame[] = [{ value, key: null, parent: null, depth: 0 }];
   while (stack.length > 0) {
     const frame = stack.pop()!;
     const current = frame.value;
     if (typeof current === 'string') {
-      if (current.includes(NUL)) return { code: 'nul', path: pathOf(frame) };
+      if (current.includes(NUL)) return { code: 'text_has_nul', path: pathOf(frame) };
       continue;
     }
     if (current === null || typeof current !== 'object') continue;
-    if (frame.depth >= JSON_NESTING_DEPTH_MAX) return { code: 'too_deep', depthMax: JSON_NESTING_DEPTH_MAX };
+    if (frame.depth >= JSON_NESTING_DEPTH_MAX) return { code: 'text_too_deep', depth_max: JSON_NESTING_DEPTH_MAX };
     if (Array.isArray(current)) {
       for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], key: i, parent: frame, depth: frame.depth + 1 });
       continue;
     }
     const keys = Object.keys(current);
-    for (const key of keys) if (key.includes(NUL)) return { code: 'nul', path: pathOf(frame) };
+    for (const key of keys) if (key.includes(NUL)) return { code: 'text_has_nul', path: pathOf(frame) };
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i]!;
       stack.push({ value: (current as Record<string, unknown>)[key], key, parent: frame, depth: frame.depth + 1 });
     }
   }
   return null;
-}
-
-/** The refusal text of a problem: `orders[1].client_order_id must not contain NUL characters`. */
-export function textProblemMessage(problem: TextProblem): string {
-  return problem.code === 'nul'
-    ? `${problem.path} must not contain NUL characters`
-    : `body is nested too deeply (at most ${problem.depthMax} levels of objects and arrays)`;
 }
 
 /**
@@ -76,5 +70,5 @@ export function textProblemMessage(problem: TextProblem): string {
 export function findNul(value: unknown): string | null {
   const problem = textProblemOf(value);
   if (problem === null) return null;
-  return problem.code === 'nul' ? problem.path : 'body';
+  return problem.code === 'text_has_nul' ? problem.path : 'body';
 }

@@ -10,7 +10,6 @@ export type OrderStatus =
   | 'created' | 'requested' | 'accepted' | 'delayed' | 'open'
   | 'filled' | 'rejected' | 'cancelled' | 'partially_cancelled';
 export const LIVE_ORDER_STATUSES: readonly OrderStatus[] = ['created', 'requested', 'accepted', 'delayed', 'open'];
-export const TERMINAL_ORDER_STATUSES: readonly OrderStatus[] = ['filled', 'rejected', 'cancelled', 'partially_cancelled'];
 
 export type MarketStatus = 'scheduled' | 'pre_open' | 'open' | 'closed' | 'resulted' | 'cancelled' | 'voided';
 export type MarketResult = 'win' | 'lose' | 'void';

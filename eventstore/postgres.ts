@@ -496,6 +496,3 @@ export class PostgresEventStore implements EventStore {
   }
 }
 
-export function createPostgresEventStore(options: PostgresEventStoreOptions): PostgresEventStore {
-  return new PostgresEventStore(options);
-}

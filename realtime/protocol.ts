@@ -9,7 +9,6 @@ export const PHOENIX_TOPIC = 'phoenix';
 export const EVENT_JOIN = 'phx_join';
 export const EVENT_LEAVE = 'phx_leave';
 export const EVENT_REPLY = 'phx_reply';
-export const EVENT_ERROR = 'phx_error';
 export const EVENT_CLOSE = 'phx_close';
 export const EVENT_HEARTBEAT = 'heartbeat';
 export const PROTOCOL_VSN = '2.0.0';

@@ -7,7 +7,8 @@ import addFormatsModule from 'ajv-formats';
 import {
   decimalOf, decimalText, formatCents, isDecimalText, isNegative, money, parseMaxPriceCents, parseMoneyAmount, parsePriceCents, round9,
 } from '../../domain/money/decimal.ts';
-import { badRequest, HttpError, statusOfDomainCode } from '../errors.ts';
+import { isServiceTimeMs } from '../../domain/clock.ts';
+import { badRequest, httpErrorOf } from '../errors.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -79,21 +80,21 @@ export function isUuid(value: string): boolean {
 /** A money amount (`amount`): a decimal string of whole cents, > 0, or signed and non-zero. */
 export function parseMoney(raw: string, sign: 'positive' | 'nonzero'): string {
   const parsed = parseMoneyAmount(raw, sign === 'nonzero');
-  if (!parsed.ok) throw badRequest(parsed.error.message);
+  if (!parsed.ok) throw httpErrorOf(parsed.error);
   return money(parsed.value);
 }
 
 /** A market's max_price: whole cents, within the engine's bounds. */
 export function parseMaxPrice(raw: string): string {
   const parsed = parseMaxPriceCents(raw);
-  if (!parsed.ok) throw badRequest(parsed.error.message);
+  if (!parsed.ok) throw httpErrorOf(parsed.error);
   return formatCents(parsed.value);
 }
 
 /** A price in dollars: whole cents, > 0 (the engine checks the market's max_price: 422). */
 export function parsePrice(raw: string): string {
   const parsed = parsePriceCents(raw);
-  if (!parsed.ok) throw new HttpError(statusOfDomainCode(parsed.error.code), parsed.error.message);
+  if (!parsed.ok) throw httpErrorOf(parsed.error);
   return formatCents(parsed.value);
 }
 
@@ -103,14 +104,6 @@ export function parseContracts(field: string, raw: string): string {
   const value = round9(decimalOf(raw));
   if (isNegative(value)) throw badRequest(`${field} must be at least 0`);
   return decimalText(value);
-}
-
-/** Times the service accepts: from the UNIX epoch to 2200 (microseconds stay exact integers). */
-const DATE_TIME_MIN_MS = 0;
-const DATE_TIME_MAX_MS = Date.UTC(2200, 0, 1);
-
-export function isServiceTimeMs(ms: number): boolean {
-  return ms >= DATE_TIME_MIN_MS && ms < DATE_TIME_MAX_MS;
 }
 
 /** date-time → UNIX microseconds (the schema has already checked the format). */

@@ -3,7 +3,8 @@
 // catalogue) read `anyPrincipalOf`.
 
 import type { MemberPrincipal, Principal } from '../../commands/auth/principal.ts';
-import { HttpError } from '../errors.ts';
+import { memberOf } from '../../commands/auth/access.ts';
+import { httpErrorOf } from '../errors.ts';
 
 export type { MemberPrincipal, Principal } from '../../commands/auth/principal.ts';
 
@@ -23,7 +24,7 @@ export function anyPrincipalOf(req: object): Principal {
 
 /** The member behind the request; an application token on a member route is 403. */
 export function principalOf(req: object): MemberPrincipal {
-  const principal = anyPrincipalOf(req);
-  if (principal.kind !== 'member') throw new HttpError(403, 'insufficient scope for this operation');
-  return principal;
+  const member = memberOf(anyPrincipalOf(req));
+  if (!member.ok) throw httpErrorOf(member.refusal);
+  return member.member;
 }

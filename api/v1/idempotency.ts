@@ -7,9 +7,8 @@ import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { AppContext } from '../../commands/context.ts';
 import { IDEMPOTENCY_KEY_LENGTH_MAX, IdempotencyStore } from '../../commands/idempotency/store.ts';
-import { DomainError } from '../../domain/errors.ts';
 import { principalOf } from '../auth/principal.ts';
-import { badRequest, HttpError, statusOfDomainCode } from '../errors.ts';
+import { badRequest, httpErrorOf, httpErrorOfThrown } from '../errors.ts';
 
 export interface Answer {
   status: number;
@@ -21,11 +20,14 @@ export type AnswerHandler = (req: Request) => Promise<Answer>;
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const KEY_FORMAT = /^[\x21-\x7e]+$/;
 
-/** An expected failure as the answer a client receives; anything else stays an exception (500). */
+/**
+ * A refusal as the answer a client receives (stored under the key); a transient failure (503: the
+ * engine or the store cannot serve now) or a bug stays an exception, so a retry is decided anew.
+ */
 export function answerOfError(err: unknown): Answer | null {
-  if (err instanceof HttpError) return { status: err.status, body: { error: err.message, ...err.extra } };
-  if (err instanceof DomainError) return { status: statusOfDomainCode(err.code), body: { error: err.message } };
-  return null;
+  const answer = httpErrorOfThrown(err);
+  if (answer === null || answer.status >= 500) return null;
+  return { status: answer.status, body: { error: answer.message, ...answer.extra } };
 }
 
 function send(res: Response, answer: Answer): void {
@@ -55,9 +57,9 @@ export function idempotentWrite(ctx: AppContext, handler: AnswerHandler): Reques
     const accountId = principalOf(req).account_id;
     const fingerprint = fingerprintOf(req.method, req.path, req.body);
     const claim = await store.claim(accountId, header, fingerprint);
-    if (claim.kind === 'busy') throw new HttpError(409, 'A request with this Idempotency-Key is still being processed');
+    if (claim.kind === 'busy') throw httpErrorOf({ code: 'idempotency_key_in_use' });
     if (claim.kind === 'replay') {
-      if (claim.fingerprint !== fingerprint) throw new HttpError(422, 'Idempotency-Key was already used for a different request');
+      if (claim.fingerprint !== fingerprint) throw httpErrorOf({ code: 'idempotency_key_reused' });
       res.set('Idempotent-Replayed', 'true');
       send(res, claim.answer);
       return;

@@ -20,7 +20,6 @@ export const listFillsQuery = querySpec([
 ]);
 
 export const listPositionsQuery = querySpec([LIMIT_PARAM, CURSOR_PARAM]);
-export const noQuery = querySpec([]);
 
 export function listFillsRoute(ctx: AppContext) {
   return async (req: Request): Promise<Answer> => {

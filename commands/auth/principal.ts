@@ -38,4 +38,3 @@ export interface AppPrincipal {
 
 export type Principal = MemberPrincipal | AppPrincipal;
 
-export const isMember = (principal: Principal): principal is MemberPrincipal => principal.kind === 'member';

@@ -3,7 +3,7 @@
 // the append has committed, so a revoked key fails on the very next request.
 
 import { randomUUID } from 'node:crypto';
-import { InvalidInput, NotFound } from '../../domain/errors.ts';
+import { DomainError, InvalidInput } from '../../domain/errors.ts';
 import type { AppContext } from '../context.ts';
 import { generateKeyPair, parsePublicKey } from './ed25519.ts';
 import { API_KEY_SCOPES, apiKeyStream, type ApiKeyIssued, type ApiKeyRevoked, type ApiKeyScope } from '../../domain/credentials/events.ts';
@@ -71,13 +71,13 @@ export async function issueApiKey(ctx: AppContext, input: IssueApiKeyInput): Pro
   return answer;
 }
 
-/** Revokes a key (idempotent: revoking twice answers the first revocation). Unknown id: NotFound. */
+/** Revokes a key (idempotent: revoking twice answers the first revocation). Unknown id: api_key_not_found. */
 export async function revokeApiKey(ctx: AppContext, keyId: string): Promise<RevokedApiKey> {
   const stream = apiKeyStream(keyId);
   const events = await ctx.store.readStream(stream); // a missing stream is []; a failing store is an error, not "no such key"
   const state = events.reduce(evolve, { issued: null, revoked_at_us: null } as ApiKeyState);
   const last = events[events.length - 1];
-  if (!state.issued || !last) throw new NotFound('No such API key');
+  if (!state.issued || !last) throw new DomainError({ code: 'api_key_not_found' });
   let revokedAtUs = state.revoked_at_us;
   if (revokedAtUs === null) {
     revokedAtUs = ctx.clock.nowUs();

@@ -6,8 +6,6 @@ import { createPrivateKey, createPublicKey, sign as nodeSign, verify as nodeVeri
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { InvalidInput } from '../../domain/errors.ts';
 
-export const PUBLIC_KEY_BYTES = 32;
-export const SEED_BYTES = 32;
 export const SIGNATURE_BYTES = 64;
 
 // DER prefixes that wrap a raw Ed25519 key into SPKI / PKCS#8 (RFC 8410).

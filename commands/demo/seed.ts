@@ -8,8 +8,8 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { MarketFields, OrderRequest, SportEventFields } from '../../domain/engine/inputs.ts';
 import type { MarketStatus } from '../../domain/views.ts';
 import { WrongExpectedRevision } from '../../eventstore/port.ts';
-import { deposit, openAccount } from '../accounts/accounts.ts';
-import { submitOrThrow } from '../accounts/engineCall.ts';
+import { deposit, openAccount, type OpenedAccount } from '../accounts/accounts.ts';
+import { submitOrThrow, valueOrThrow } from '../engine/operatorInput.ts';
 import type { AppContext } from '../context.ts';
 import { issueApiKey } from '../credentials/apiKeys.ts';
 import { registerClient } from '../oauthClients/commands.ts';
@@ -210,7 +210,7 @@ export async function seedDemoOnce(ctx: AppContext, options: DemoOptions = {}): 
 
 type Step = <T>(work: Promise<T>) => Promise<T>;
 interface Seeded {
-  member: Awaited<ReturnType<typeof openAccount>>;
+  member: OpenedAccount;
   key: Awaited<ReturnType<typeof issueApiKey>>;
   demoPassword: string;
   marketsListed: number;
@@ -226,8 +226,8 @@ async function seedAll(ctx: AppContext, options: DemoOptions, step: Step): Promi
 
   const makers = [];
   for (const name of ['Alpha', 'Beta']) {
-    const opened = await step(openAccount(ctx, { first_name: 'Market Maker', last_name: name, fee_schedule: 'on_trade', maker_factor: 0, taker_factor: 0.01 }));
-    await step(deposit(ctx, opened.account.account_id, MARKET_MAKER_FUNDS));
+    const opened = valueOrThrow(await step(openAccount(ctx, { first_name: 'Market Maker', last_name: name, fee_schedule: 'on_trade', maker_factor: 0, taker_factor: 0.01 })));
+    valueOrThrow(await step(deposit(ctx, opened.account.account_id, MARKET_MAKER_FUNDS)));
     makers.push(opened.account.account_id);
   }
   const [alpha, beta] = makers as [string, string];
@@ -278,8 +278,8 @@ async function seedAll(ctx: AppContext, options: DemoOptions, step: Step): Promi
   }
 
   const demoPassword = `demo-${randomBytes(9).toString('base64url')}`;
-  const member = await step(openAccount(ctx, { first_name: 'Demo', last_name: 'Trader', email: DEMO_EMAIL }, demoPassword));
-  await step(deposit(ctx, member.account.account_id, DEMO_MEMBER_FUNDS));
+  const member = valueOrThrow(await step(openAccount(ctx, { first_name: 'Demo', last_name: 'Trader', email: DEMO_EMAIL }, demoPassword)));
+  valueOrThrow(await step(deposit(ctx, member.account.account_id, DEMO_MEMBER_FUNDS)));
   const key = await step(issueApiKey(ctx, { account_id: member.account.account_id, scope: 'read_write' }));
   await ctx.store.append(DEMO_STREAM, [{
     id: randomUUID(), type: 'DemoSeeded',

@@ -4,20 +4,20 @@
 import type { StepAnswer } from '../../domain/engine/engine.ts';
 import type { EngineEvent } from '../../domain/engine/events.ts';
 import type { EngineInput } from '../../domain/engine/inputs.ts';
-import type { ErrorInfo } from '../../domain/errors.ts';
+import type { Refusal } from '../../domain/errors.ts';
 import type { OrderView } from '../../domain/views.ts';
 
 /** Outcome of one leg of PlaceOrders / CancelOrders, in request order. */
 export interface LegOutcome {
   order_id: string;
   order?: OrderView; // the order as the engine left it (a rejected order included)
-  error?: ErrorInfo; // when the leg was refused without creating an order (e.g. unknown order on cancel)
+  error?: Refusal; // when the leg was refused without creating an order (e.g. unknown order on cancel)
 }
 
 export interface EngineReply {
   /** False when the input as a whole was refused (error set, no state changed, nothing journaled). */
   ok: boolean;
-  error?: ErrorInfo;
+  error?: Refusal;
   /** This input's outcome facts, in order. */
   events: EngineEvent[];
   /** Per-leg outcomes for PlaceOrders / CancelOrders (the orders as the engine left them). */

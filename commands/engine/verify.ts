@@ -4,6 +4,7 @@
 // at the snapshot's revision equals the snapshot's own hash, and that replaying from that
 // snapshot reaches the same final state hash as replaying from zero.
 
+import { messageOf } from '../../domain/errors.ts';
 import { readFile } from 'node:fs/promises';
 import { Engine } from '../../domain/engine/engine.ts';
 import { decodeState, isCurrentSnapshot, stateHash } from '../../domain/engine/snapshot.ts';
@@ -66,7 +67,7 @@ export async function verifyJournal(store: EventStore, dataDir: string | null, o
       note(`step threw: ${String(error)}`);
       return;
     }
-    if (!outcome.ok) note(`step refused: ${outcome.error?.message ?? 'no reason'}`);
+    if (!outcome.ok) note(`step refused: ${outcome.error ? messageOf(outcome.error) : 'no reason'}`);
     else if (version < ENGINE_RECORD_VERSION) viewSteps++;
     else if (JSON.stringify(outcome.events) !== JSON.stringify(events)) note(`events differ (${outcome.events.length} replayed, ${events.length} journaled)`);
     if (resumed) resumed.step({ seq, now_us, input });

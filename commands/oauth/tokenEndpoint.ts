@@ -247,7 +247,12 @@ function modelOf(deps: OAuthDeps) {
   };
 }
 
-/** The library's errors → SPEC's rows (one table). */
+/**
+ * The library's errors → SPEC's rows (one table). @node-oauth/oauth2-server reports a
+ * redirect_uri mismatch and a bad code_verifier as the same invalid_request class with no code of
+ * their own, so this table alone reads its message text to tell them apart; it maps a third-party
+ * library's errors, and no error of ours is ever matched by its text.
+ */
 function answerOfLibraryError(error: unknown, deps: OAuthDeps): OAuthAnswer {
   if (!(error instanceof OAuthError)) {
     deps.onError?.(error, 'token endpoint');

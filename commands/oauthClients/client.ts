@@ -54,10 +54,6 @@ export interface OAuthClientView {
 
 export type ClientFields = Pick<OAuthClient, 'name' | 'app_type' | 'redirect_uris' | 'scopes' | 'ip_allowlist' | 'status'>;
 
-export type OAuthClientEvent =
-  | { type: 'OAuthClientRegistered'; data: { client: OAuthClient } }
-  | { type: 'OAuthClientChanged'; data: { client: OAuthClient; changed: string[]; secret_rotated: boolean } };
-
 export function streamOf(clientId: string): string {
   return `oauth-client-${clientId}`;
 }

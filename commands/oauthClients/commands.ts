@@ -2,7 +2,7 @@
 // expected revision. A secret is generated for web and server apps and returned exactly once.
 
 import { randomUUID } from 'node:crypto';
-import { NotFound } from '../../domain/errors.ts';
+import { DomainError } from '../../domain/errors.ts';
 import { WrongExpectedRevision, type EventStore } from '../../eventstore/port.ts';
 import {
   clientSecretKeyOf, evolve, hashClientSecret, isConfidential, newClientSecret, streamOf, viewOf,
@@ -62,7 +62,7 @@ export async function registerClient(
   return secret === undefined ? { client: viewOf(client) } : { client: viewOf(client), client_secret: secret };
 }
 
-/** Applies a partial change; unknown client is NotFound. Becoming confidential mints a secret. */
+/** Applies a partial change; unknown client is oauth_client_not_found. Becoming confidential mints a secret. */
 export async function changeClient(store: EventStore, clientId: string, raw: unknown, options: { nowUs: number }): Promise<ClientWithSecret> {
   const patch = validateClientFields(raw, []);
   for (let attempt = 1; ; attempt += 1) {
@@ -77,7 +77,7 @@ export async function changeClient(store: EventStore, clientId: string, raw: unk
 
 async function applyChange(store: EventStore, clientId: string, patch: Partial<ClientFields>, nowUs: number): Promise<ClientWithSecret> {
   const { client, revision } = await loadWithRevision(store, clientId);
-  if (client === null || revision === null) throw new NotFound('OAuth client not found');
+  if (client === null || revision === null) throw new DomainError({ code: 'oauth_client_not_found' });
   const next: OAuthClient = { ...client, ...patch, updated_at: nowUs };
   let secret: string | undefined;
   if (isConfidential(next.app_type) && next.secret_hash === null) {

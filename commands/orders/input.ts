@@ -7,6 +7,7 @@
 // - expiration_time: required when expiration is `good_till_time`.
 
 import type { OrderRequest } from '../../domain/engine/inputs.ts';
+import { messageOf, type Refusal } from '../../domain/errors.ts';
 import { parseOrderPrice, parseOrderQuantity } from '../../domain/money/decimal.ts';
 
 export interface OrderBody {
@@ -29,11 +30,7 @@ export interface RequestOrigin {
 }
 
 /** A body value SPEC refuses with 400; `field` carries the batch leg's prefix (`orders[3].price`). */
-export interface InvalidOrderField {
-  code: 'invalid_order_field';
-  field: string;
-  message: string;
-}
+export type InvalidOrderField = Extract<Refusal, { code: 'invalid_order_field' }>;
 
 /** `prefix` names the leg in batch errors, e.g. `orders[3].`. */
 export function orderRequestOf(body: OrderBody, orderId: string, origin: RequestOrigin, prefix = ''): OrderRequest | InvalidOrderField {
@@ -41,12 +38,12 @@ export function orderRequestOf(body: OrderBody, orderId: string, origin: Request
   let price: string | null = null;
   if (body.price !== undefined && body.price !== null) {
     const parsed = parseOrderPrice(body.price);
-    if (!parsed.ok) return invalid('price', parsed.error.message);
+    if (!parsed.ok) return invalid('price', messageOf(parsed.error));
     price = parsed.value;
   }
   if (body.order_type === 'limit' && price === null) return invalid('price', 'price is required for limit orders');
   const quantity = parseOrderQuantity(body.quantity);
-  if (!quantity.ok) return invalid('quantity', quantity.error.message);
+  if (!quantity.ok) return invalid('quantity', messageOf(quantity.error));
   const expiration = body.expiration ?? null;
   const expirationTime = body.expiration_time ?? null;
   if (expiration === 'good_till_time' && expirationTime === null) {

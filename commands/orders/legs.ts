@@ -7,6 +7,6 @@ export function legsOf(reply: EngineReply, orderIds: readonly string[]): LegOutc
   if (reply.legs && reply.legs.length === orderIds.length) return reply.legs;
   return orderIds.map((orderId) => {
     const leg = reply.legs?.find((l) => l.order_id === orderId);
-    return leg ?? { order_id: orderId, error: { code: 'not_found', message: 'Order not found' } };
+    return leg ?? { order_id: orderId, error: { code: 'order_not_found' } };
   });
 }

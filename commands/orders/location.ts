@@ -9,21 +9,11 @@
 // - a batch is checked once with its top-level `geo_location`; codes inside legs are ignored.
 
 import type { BlockList } from 'node:net';
+import type { Refusal } from '../../domain/errors.ts';
 import { addressListOf, listed } from '../net/addressList.ts';
 import type { GeofencingSettings } from '../settings/settings.ts';
 
-export type LocationRefusal =
-  | { code: 'location_missing' }
-  | { code: 'location_bad_code' }
-  | { code: 'location_blocked_network' };
-
-export const GEO_REFUSAL_PREFIX = 'Placing Order(s) from this IP address';
-/** SPEC's message for each location refusal (they all begin with GEO_REFUSAL_PREFIX). */
-export const LOCATION_MESSAGES: Record<LocationRefusal['code'], string> = {
-  location_missing: `${GEO_REFUSAL_PREFIX} requires a location check (geo_location)`,
-  location_bad_code: `${GEO_REFUSAL_PREFIX} is not allowed: the location check failed`,
-  location_blocked_network: `${GEO_REFUSAL_PREFIX} is not allowed: VPN, proxy or hosting networks are refused`,
-};
+export type LocationRefusal = Extract<Refusal, { code: 'location_missing' | 'location_bad_code' | 'location_blocked_network' }>;
 
 /** One list per blocked-networks array of the settings (a settings change brings a new array). */
 const blockLists = new WeakMap<readonly string[], BlockList>();

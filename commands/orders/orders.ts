@@ -6,15 +6,15 @@
 
 import { randomUUID } from 'node:crypto';
 import type { OrderLimits, OrderRequest } from '../../domain/engine/inputs.ts';
-import type { ErrorInfo } from '../../domain/errors.ts';
+import type { Refusal } from '../../domain/errors.ts';
 import type { OrderView } from '../../domain/views.ts';
 import type { MemberPrincipal } from '../auth/principal.ts';
 import type { WriteTracker } from '../context.ts';
 import type { EngineGateway } from '../engine/gateway.ts';
 import type { SettingsStore } from '../settings/settings.ts';
-import { isInvalidField, orderRequestOf, type InvalidOrderField, type OrderBody, type RequestOrigin } from './input.ts';
+import { isInvalidField, orderRequestOf, type OrderBody, type RequestOrigin } from './input.ts';
 import { legsOf } from './legs.ts';
-import { checkLocation, type LocationRefusal } from './location.ts';
+import { checkLocation } from './location.ts';
 
 export type { OrderBody, RequestOrigin } from './input.ts';
 
@@ -24,18 +24,16 @@ export interface OrderCommandDeps {
   writes: WriteTracker;
 }
 
-/** Why an order command was refused as a whole (nothing was placed or cancelled). */
-export type OrderRefusal =
-  | InvalidOrderField
-  | { code: 'batch_too_large'; limit: number }
-  | LocationRefusal
-  /** The engine made the order and rejected it (e.g. insufficient funds). */
-  | { code: 'order_rejected'; reason: string }
-  /** The engine refused the input (e.g. price at or above max_price, unknown market). */
-  | { code: 'engine_refused'; error: ErrorInfo };
-
-export type Refused = { ok: false; refusal: OrderRefusal };
-const refuse = (refusal: OrderRefusal): Refused => ({ ok: false, refusal });
+/**
+ * Why an order command was refused as a whole (nothing was placed or cancelled): a field value
+ * (invalid_order_field), the batch size, the location check, the engine's refusal of the input
+ * (e.g. price at or above max_price, unknown market) or of the order it made (order_rejected).
+ */
+export type Refused = { ok: false; refusal: Refusal };
+const refuse = (refusal: Refusal): Refused => ({ ok: false, refusal });
+/** The engine answered without saying why (it always says; this is the fallback). */
+const REQUEST_REFUSED: Refusal = { code: 'request_refused' };
+const ORDER_NOT_FOUND: Refusal = { code: 'order_not_found' };
 
 export const ORDER_REJECTED_DEFAULT = 'Order rejected';
 /** The least an order may risk, in cents: an order risking less costs the book more than it brings. */
@@ -47,13 +45,12 @@ function orderLimitsOf(deps: OrderCommandDeps): OrderLimits {
 }
 
 /** One leg of a batch: the order, or why that order alone was not placed. */
-export type PlacedLeg = { ok: true; order: OrderView } | { ok: false; order_id: string; reason: string };
+export type PlacedLeg = { ok: true; order: OrderView } | { ok: false; order_id: string; refusal: Refusal };
 
-/** One entry of a cancel request: the order's status after cancelling, or why it was not. */
+/** One entry of a cancel request: the order's status after cancelling, or why it was not (order_not_found for another member's). */
 export type CancelOutcome =
   | { order_id: string; outcome: 'cancelled'; status: OrderView['status'] }
-  | { order_id: string; outcome: 'not_found' }
-  | { order_id: string; outcome: 'refused'; reason: string };
+  | { order_id: string; outcome: 'refused'; refusal: Refusal };
 
 export interface CancelAllOptions {
   /** Only this market's orders; null for every market. */
@@ -73,10 +70,10 @@ export async function placeOrder(deps: OrderCommandDeps, member: MemberPrincipal
   const location = checkLocation(deps.settings.get().geofencing, body.geo_location, origin.ip_address);
   if (location) return refuse(location);
   const reply = await deps.engine.submit({ kind: 'PlaceOrder', account_id: member.account_id, order, limits: orderLimitsOf(deps) });
-  if (!reply.ok) return refuse({ code: 'engine_refused', error: reply.error ?? { code: 'refused', message: 'Request refused' } });
+  if (!reply.ok) return refuse(reply.error ?? REQUEST_REFUSED);
   deps.writes.note(member.account_id, reply.position);
   const [leg] = legsOf(reply, [order.order_id]);
-  if (!leg?.order) return refuse({ code: 'engine_refused', error: leg?.error ?? { code: 'refused', message: 'Request refused' } });
+  if (!leg?.order) return refuse(leg?.error ?? REQUEST_REFUSED);
   if (leg.order.status === 'rejected') return refuse({ code: 'order_rejected', reason: leg.order.rejection_reason ?? ORDER_REJECTED_DEFAULT });
   return { ok: true, order: leg.order };
 }
@@ -96,12 +93,12 @@ export async function placeOrders(
   const location = checkLocation(deps.settings.get().geofencing, body.geo_location, origin.ip_address);
   if (location) return refuse(location);
   const reply = await deps.engine.submit({ kind: 'PlaceOrders', account_id: member.account_id, orders, limits: orderLimitsOf(deps) });
-  if (!reply.ok) return refuse({ code: 'engine_refused', error: reply.error ?? { code: 'refused', message: 'Request refused' } });
+  if (!reply.ok) return refuse(reply.error ?? REQUEST_REFUSED);
   deps.writes.note(member.account_id, reply.position);
   const legs = legsOf(reply, orders.map((o) => o.order_id)).map((leg): PlacedLeg => {
     if (leg.order && leg.order.status !== 'rejected') return { ok: true, order: leg.order };
-    const reason = leg.order ? leg.order.rejection_reason ?? ORDER_REJECTED_DEFAULT : leg.error?.message ?? ORDER_REJECTED_DEFAULT;
-    return { ok: false, order_id: leg.order_id, reason };
+    const refusal: Refusal = leg.order || !leg.error ? { code: 'order_rejected', reason: leg.order?.rejection_reason ?? ORDER_REJECTED_DEFAULT } : leg.error;
+    return { ok: false, order_id: leg.order_id, refusal };
   });
   return { ok: true, legs };
 }
@@ -116,12 +113,12 @@ export async function cancelOrders(
   if (location) return refuse(location);
   const orderIds = body.order_ids.map((id) => id.toLowerCase());
   const reply = await deps.engine.submit({ kind: 'CancelOrders', account_id: member.account_id, order_ids: orderIds });
-  if (!reply.ok) return refuse({ code: 'engine_refused', error: reply.error ?? { code: 'refused', message: 'Request refused' } });
+  if (!reply.ok) return refuse(reply.error ?? REQUEST_REFUSED);
   deps.writes.note(member.account_id, reply.position);
   const cancellations = legsOf(reply, orderIds).map((leg): CancelOutcome => {
-    if (leg.order && leg.order.account_id !== member.account_id) return { order_id: leg.order_id, outcome: 'not_found' };
-    if (leg.error) return leg.error.code === 'not_found' ? { order_id: leg.order_id, outcome: 'not_found' } : { order_id: leg.order_id, outcome: 'refused', reason: leg.error.message };
-    return leg.order ? { order_id: leg.order_id, outcome: 'cancelled', status: leg.order.status } : { order_id: leg.order_id, outcome: 'not_found' };
+    if (leg.order && leg.order.account_id !== member.account_id) return { order_id: leg.order_id, outcome: 'refused', refusal: ORDER_NOT_FOUND };
+    if (leg.error) return { order_id: leg.order_id, outcome: 'refused', refusal: leg.error };
+    return leg.order ? { order_id: leg.order_id, outcome: 'cancelled', status: leg.order.status } : { order_id: leg.order_id, outcome: 'refused', refusal: ORDER_NOT_FOUND };
   });
   return { ok: true, cancellations };
 }
@@ -136,7 +133,7 @@ export async function cancelAllOrders(deps: Pick<OrderCommandDeps, 'engine' | 'w
     kind: 'CancelAccountOrders', account_id: member.account_id,
     market_id: options.market_id === null ? null : options.market_id.toLowerCase(), cancel_on_disconnect_only: options.cancel_on_disconnect_only,
   });
-  if (!reply.ok) return refuse({ code: 'engine_refused', error: reply.error ?? { code: 'refused', message: 'Request refused' } });
+  if (!reply.ok) return refuse(reply.error ?? REQUEST_REFUSED);
   deps.writes.note(member.account_id, reply.position);
   const cancelled = (reply.legs ?? []).flatMap((leg) => (leg.order ? [leg.order] : []));
   return { ok: true, cancelled };

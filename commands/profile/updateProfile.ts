@@ -10,8 +10,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Avatar } from '../../domain/avatar/avatar.ts';
 import { generatedAvatar } from '../../domain/avatar/avatar.ts';
-import { Refused } from '../../domain/errors.ts';
-import { HandleRule, generatedHandle, handleRuleBroken, type HandleLists } from '../../domain/profile/handle.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { generatedHandle, handleRuleBroken, type HandleLists } from '../../domain/profile/handle.ts';
 import {
   decideProfile, evolveProfile, handleStream, initialProfile, profileStream,
   type ProfileEvent, type ProfileState,
@@ -102,7 +102,7 @@ export interface ProfileUpdated {
   position: bigint | null;
 }
 
-/** Applies the patch or throws Refused naming the broken rule (nothing is applied then). */
+/** Applies the patch or throws a DomainError naming the broken rule (nothing is applied then). */
 export async function updateProfile(ctx: AppContext, accountId: string, patch: ProfilePatch): Promise<ProfileUpdated> {
   const settings = ctx.settings.get();
   const lists: HandleLists = { reserved_handles: settings.reserved_handles, blocked_handles: settings.blocked_handles };
@@ -115,7 +115,7 @@ export async function updateProfile(ctx: AppContext, accountId: string, patch: P
     const claimIsGenerated = decision.claim !== null && decision.claim !== patch.handle?.toLowerCase();
     if (decision.claim !== null && !(await reserveHandle(ctx.store, decision.claim, accountId, nowUs))) {
       if (claimIsGenerated && attempt < ATTEMPTS_MAX) continue;
-      throw new Refused(HandleRule.taken);
+      throw new DomainError({ code: 'handle_refused', rule: 'taken' });
     }
     try {
       const result = await ctx.store.append(
@@ -133,7 +133,7 @@ export async function updateProfile(ctx: AppContext, accountId: string, patch: P
       if (!(err instanceof WrongExpectedRevision)) throw err;
       // A concurrent change of this profile won: decide again on the new state. The reservation
       // is kept (the winner may be a request of this same account that relies on it).
-      if (attempt >= ATTEMPTS_MAX) throw new Refused('Profile changed concurrently; try again');
+      if (attempt >= ATTEMPTS_MAX) throw new DomainError({ code: 'profile_changed_concurrently' });
     }
   }
 }

@@ -6,10 +6,6 @@ export const APP_SCOPES = ['market_data', 'events'] as const;
 /** Member scopes that need an IP allowlist on the client (set only by the operator). */
 export const WRITE_SCOPES = ['orders.write', 'terms.write'] as const;
 
-export type MemberScope = (typeof MEMBER_SCOPES)[number];
-export type AppScope = (typeof APP_SCOPES)[number];
-export type Scope = MemberScope | AppScope;
-
 export const ALL_SCOPES: readonly string[] = [...MEMBER_SCOPES, ...APP_SCOPES];
 /** What a member session may do: everything a member may grant, and read the catalogue. */
 export const SESSION_SCOPES: ReadonlySet<string> = new Set<string>(ALL_SCOPES);

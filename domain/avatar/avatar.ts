@@ -30,14 +30,6 @@ export const PALETTE_COLOURS: Record<AvatarPalette, readonly [string, string, st
   gold: ['#231a02', '#b8860b', '#e9c46a', '#fff3b0'],
 };
 
-export function isAvatarStyle(value: unknown): value is AvatarStyle {
-  return typeof value === 'string' && (AVATAR_STYLES as readonly string[]).includes(value);
-}
-
-export function isAvatarPalette(value: unknown): value is AvatarPalette {
-  return typeof value === 'string' && (AVATAR_PALETTES as readonly string[]).includes(value);
-}
-
 /** 32-bit FNV-1a over the UTF-8 bytes of the text. */
 export function fnv1a(text: string): number {
   let hash = 0x811c9dc5;

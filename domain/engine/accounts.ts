@@ -1,8 +1,7 @@
 // Account inputs: open, update (status, profile, fee schedule), deposit, withdraw, adjust.
 
 import { compare, floorCent, isNegative, minus, negated, parseMoneyAmount, plus, ZERO } from '../money/decimal.ts';
-import type { ErrorInfo } from '../errors.ts';
-import { AccountErrors } from './accountErrors.ts';
+import type { Refusal } from '../errors.ts';
 import type { StepContext } from './context.ts';
 import type { AccountDetails } from './events.ts';
 import { feeRates, tierFor } from './fees.ts';
@@ -12,13 +11,7 @@ import { OUTSIDE, transfer } from './ledger.ts';
 import { CancellationReasons, cancelLive } from './orders.ts';
 import type { AccountState } from './state.ts';
 
-export { AccountErrors };
-
-type Result = ErrorInfo | null;
-const refused = (message: string): ErrorInfo => ({ code: 'refused', message });
-/** The input's subject does not exist (the operator API answers 404). */
-const notFound = (message: string): ErrorInfo => ({ code: 'not_found', message });
-const invalid = (message: string): ErrorInfo => ({ code: 'invalid', message });
+type Result = Refusal | null;
 
 function applyFields(account: AccountState, fields: AccountFields): void {
   if (fields.status !== undefined) account.status = fields.status;
@@ -93,7 +86,7 @@ function detailsOf(account: AccountState): AccountDetails {
 }
 
 export function openAccount(ctx: StepContext, input: Extract<EngineInput, { kind: 'OpenAccount' }>): Result {
-  if (ctx.state.accounts.has(input.account_id)) return refused(AccountErrors.exists);
+  if (ctx.state.accounts.has(input.account_id)) return { code: 'account_exists' };
   const account: AccountState = {
     id: input.account_id,
     userId: input.user_id,
@@ -129,7 +122,7 @@ export function openAccount(ctx: StepContext, input: Extract<EngineInput, { kind
 
 export function updateAccount(ctx: StepContext, input: Extract<EngineInput, { kind: 'UpdateAccount' }>): Result {
   const account = ctx.state.accounts.get(input.account_id);
-  if (!account) return notFound(AccountErrors.notFound);
+  if (!account) return { code: 'account_not_found' };
   const feesBefore = `${account.feeSchedule}|${account.baseFeePercent}|${account.makerFactor}|${account.takerFactor}`;
   applyFields(account, input.fields);
   ctx.accountChanged(account);
@@ -141,9 +134,9 @@ export function updateAccount(ctx: StepContext, input: Extract<EngineInput, { ki
 
 export function deposit(ctx: StepContext, input: Extract<EngineInput, { kind: 'Deposit' }>): Result {
   const account = ctx.state.accounts.get(input.account_id);
-  if (!account) return notFound(AccountErrors.notFound);
+  if (!account) return { code: 'account_not_found' };
   const amount = parseMoneyAmount(input.amount);
-  if (!amount.ok) return invalid(amount.error.message);
+  if (!amount.ok) return amount.error;
   transfer(ctx, account, amount.value, OUTSIDE, 'deposit', { id: input.entry_id, accountId: account.id, type: 'deposit', amount: amount.value, paymentId: input.entry_id });
   account.totals.deposits = plus(account.totals.deposits, amount.value);
   return null;
@@ -151,11 +144,11 @@ export function deposit(ctx: StepContext, input: Extract<EngineInput, { kind: 'D
 
 export function withdraw(ctx: StepContext, input: Extract<EngineInput, { kind: 'Withdraw' }>): Result {
   const account = ctx.state.accounts.get(input.account_id);
-  if (!account) return notFound(AccountErrors.notFound);
+  if (!account) return { code: 'account_not_found' };
   const amount = parseMoneyAmount(input.amount);
-  if (!amount.ok) return invalid(amount.error.message);
+  if (!amount.ok) return amount.error;
   const available = floorCent(minus(account.cash, account.liability));
-  if (compare(amount.value, available) > 0) return refused(AccountErrors.insufficientFunds);
+  if (compare(amount.value, available) > 0) return { code: 'insufficient_funds' };
   transfer(ctx, account, negated(amount.value), OUTSIDE, 'withdrawal', {
     id: input.entry_id, accountId: account.id, type: 'withdrawal', amount: negated(amount.value), paymentId: input.entry_id,
     method: input.method, reason: input.reason, subMethod: input.sub_method,
@@ -166,10 +159,10 @@ export function withdraw(ctx: StepContext, input: Extract<EngineInput, { kind: '
 
 export function adjust(ctx: StepContext, input: Extract<EngineInput, { kind: 'Adjust' }>): Result {
   const account = ctx.state.accounts.get(input.account_id);
-  if (!account) return notFound(AccountErrors.notFound);
+  if (!account) return { code: 'account_not_found' };
   const amount = parseMoneyAmount(input.amount, true);
-  if (!amount.ok) return invalid(amount.error.message);
-  if (isNegative(amount.value) && isNegative(minus(plus(account.cash, amount.value), account.liability))) return refused(AccountErrors.insufficientFunds);
+  if (!amount.ok) return amount.error;
+  if (isNegative(amount.value) && isNegative(minus(plus(account.cash, amount.value), account.liability))) return { code: 'insufficient_funds' };
   transfer(ctx, account, amount.value, OUTSIDE, 'adjustment', { id: input.entry_id, accountId: account.id, type: 'adjustment', amount: amount.value, reason: input.reason });
   account.totals.adjustments = plus(account.totals.adjustments, amount.value);
   return null;

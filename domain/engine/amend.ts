@@ -3,7 +3,7 @@
 // not resulted) can be amended; the lots, positions, fees and liabilities follow the new values,
 // fee differences are charged (`fee`) or refunded (`fee_refund`), and `original_*` keep the execution.
 
-import type { ErrorInfo } from '../errors.ts';
+import type { Refusal } from '../errors.ts';
 import {
   contractsTimesCents, FEE_DECIMAL_PLACES, formatCents, formatNanos, isNegative, isPositive, isZero, minus, negated, parsePriceCents,
   parseQuantityNanos, plus, toFixedPlaces,
@@ -16,38 +16,31 @@ import { FEES, transfer } from './ledger.ts';
 import { tradeFee } from './orders.ts';
 import type { FillState } from './state.ts';
 
-export const AmendErrors = {
-  fillNotFound: 'Fill not found',
-  notAmendable: 'Fill can no longer be amended',
-  insufficientFunds: 'Insufficient funds',
-  nothingToAmend: 'price or filled is required',
-} as const;
-
-export function amendFill(ctx: StepContext, input: Extract<EngineInput, { kind: 'AmendFill' }>): ErrorInfo | null {
+export function amendFill(ctx: StepContext, input: Extract<EngineInput, { kind: 'AmendFill' }>): Refusal | null {
   const state = ctx.state;
   const fill = state.fills.get(input.trade_id);
   if (!fill) {
     return state.settledFills.has(input.trade_id)
-      ? { code: 'refused', message: AmendErrors.notAmendable }
-      : { code: 'not_found', message: AmendErrors.fillNotFound };
+      ? { code: 'fill_not_amendable' }
+      : { code: 'fill_not_found' };
   }
-  if (input.price === undefined && input.filled === undefined) return { code: 'invalid', message: AmendErrors.nothingToAmend };
+  if (input.price === undefined && input.filled === undefined) return { code: 'price_or_filled_required' };
   const market = state.markets.get(fill.marketId)!;
   const counterpart = state.fills.get(fill.counterpartFillId)!;
   const pair: FillState[] = [fill, counterpart];
   if (pair.some((f) => f.status !== 'open' || f.closingNanos > 0 || f.closedNanos > 0 || f.expiredNanos > 0)) {
-    return { code: 'refused', message: AmendErrors.notAmendable };
+    return { code: 'fill_not_amendable' };
   }
   let priceCents = fill.priceCents;
   if (input.price !== undefined) {
     const price = parsePriceCents(input.price, market.maxPriceCents);
-    if (!price.ok) return { code: price.error.code, message: price.error.message };
+    if (!price.ok) return price.error;
     priceCents = price.value;
   }
   let nanos = fill.nanos;
   if (input.filled !== undefined) {
     const quantity = parseQuantityNanos(input.filled);
-    if (!quantity.ok) return { code: quantity.error.code, message: quantity.error.message };
+    if (!quantity.ok) return quantity.error;
     nanos = quantity.value;
   }
   const max = market.maxPriceCents;
@@ -67,7 +60,7 @@ export function amendFill(ctx: StepContext, input: Extract<EngineInput, { kind: 
     const fundable = !isNegative(minus(minus(account.cash, feeDelta), liability));
     return { f, account, exposure, lot, positionNanos, openPremium, fee, feeDelta, fundable };
   });
-  if (plans.some((p) => !p.fundable)) return { code: 'refused', message: AmendErrors.insufficientFunds };
+  if (plans.some((p) => !p.fundable)) return { code: 'insufficient_funds' };
 
   for (const plan of plans) {
     const { f, account, exposure, lot } = plan;

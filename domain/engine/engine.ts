@@ -5,8 +5,8 @@
 // reserve. The caller's answer (the orders as the engine left them; for operator inputs the
 // entities they changed) is rendered from the state, not carried in the facts.
 
-import { textProblemMessage, textProblemOf } from '../text.ts';
-import type { ErrorInfo } from '../errors.ts';
+import { textProblemOf } from '../text.ts';
+import type { Refusal } from '../errors.ts';
 import {
   accountView, balanceView, fillView, ledgerEntryView, marketView, orderView, sportEventView,
 } from '../readModel/render.ts';
@@ -29,7 +29,7 @@ import { initialState } from './snapshot.ts';
 import type { EngineState } from './state.ts';
 
 /** Outcome of one leg of a batch (same shape as the gateway's LegOutcome). */
-export interface LegResult { order_id: string; order?: OrderView; error?: ErrorInfo }
+export interface LegResult { order_id: string; order?: OrderView; error?: Refusal }
 
 /** What an operator input changed, as the REST views show it (the answer to the operator). */
 export interface StepAnswer {
@@ -45,7 +45,7 @@ export interface StepAnswer {
 
 export interface StepOutcome {
   ok: boolean;
-  error?: ErrorInfo;
+  error?: Refusal;
   events: EngineEvent[];
   legs?: LegResult[];
   answer?: StepAnswer;
@@ -70,11 +70,11 @@ export class Engine {
 
   step(sequenced: SequencedInput): StepOutcome {
     const problem = textProblemOf(sequenced.input);
-    if (problem !== null) return { ok: false, error: { code: 'invalid', message: textProblemMessage(problem) }, events: [] };
+    if (problem !== null) return { ok: false, error: problem, events: [] };
     const ctx = this.context ??= new StepContext(this.state, sequenced.seq, sequenced.now_us);
     ctx.begin(this.state, sequenced.seq, sequenced.now_us);
     const input = sequenced.input;
-    let error: ErrorInfo | null = null;
+    let error: Refusal | null = null;
     let outcomes: { id: string; outcome: OrderOutcome }[] | undefined;
     switch (input.kind) {
       case 'OpenAccount': error = openAccount(ctx, input); break;
@@ -102,7 +102,7 @@ export class Engine {
         break;
       case 'CancelAccountOrders':
         if (!ctx.state.accounts.has(input.account_id)) {
-          error = { code: 'not_found', message: 'Account not found' };
+          error = { code: 'account_not_found' };
           break;
         }
         outcomes = liveOrderIdsOf(ctx, input.account_id, input.market_id, input.cancel_on_disconnect_only)
@@ -122,7 +122,7 @@ export class Engine {
       case 'Tick': tick(ctx); break;
       default: {
         const never: never = input;
-        error = { code: 'invalid', message: `unknown input ${(never as { kind: string }).kind}` };
+        error = { code: 'invalid_input', message: `unknown input ${(never as { kind: string }).kind}` };
       }
     }
     if (error) {

@@ -4,7 +4,7 @@
 // so both sides pay on the smaller of the two risks, and a fee never exceeds rate x risk.
 // The rate depends on the account's schedule and whether the fill provided or took liquidity.
 
-import { CENTS_PER_DOLLAR, compare, contractsTimesCents, NANOS_PER_CONTRACT, numberToDecimal, percentToRate, times, wholeQuotient, ZERO, type Decimal } from '../money/decimal.ts';
+import { CENTS_PER_DOLLAR, compare, contractsTimesCents, NANOS_PER_CONTRACT, numberToDecimal, percentToRate, times, wholeQuotient, type Decimal } from '../money/decimal.ts';
 import type { FeeSchedule } from '../views.ts';
 
 export interface LoyaltyTier { tier: string; minPoints: number; feePercent: number }
@@ -56,8 +56,6 @@ export function feeRates(terms: FeeTerms): FeeRates {
   }
   return { maker, taker, max: compare(maker, taker) > 0 ? maker : taker };
 }
-
-export const ZERO_RATES: FeeRates = { maker: ZERO, taker: ZERO, max: ZERO };
 
 /** Loyalty points for an amount risked: whole points, one per `points_cost` dollars; none when the cost is 0. */
 export function pointsFor(amountRisked: Decimal, pointsCost: number): number {

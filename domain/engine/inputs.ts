@@ -149,8 +149,6 @@ export type EngineInput =
   | { kind: 'SetReferralPoints'; points: number }
   | { kind: 'Tick' };
 
-export type EngineInputKind = EngineInput['kind'];
-
 /** An input as sequenced: the gateway stamps the time; the engine assigns `seq`. */
 export interface SequencedInput {
   seq: number;

@@ -3,7 +3,7 @@
 
 import { dueOrderIds, settleWaiting } from './timers.ts';
 import { FastOrderBook } from '../book/fast.ts';
-import type { ErrorInfo } from '../errors.ts';
+import type { Refusal } from '../errors.ts';
 import {
   centsToDecimal, contractsTimesCents, decimalText, formatNanos, isPositive, isZero, minus, money, negated, parseMaxPriceCents, plus, ZERO,
 } from '../money/decimal.ts';
@@ -20,28 +20,7 @@ import { CancellationReasons, cancelLive, execute, release } from './orders.ts';
 import { assessSettlementFees, canResettle, inheritSettlementFees, resettle } from './settlementFees.ts';
 import type { MarketState, SettledAccount } from './state.ts';
 
-export const MarketErrors = {
-  eventNotFound: 'Event not found',
-  eventExists: 'Event already exists',
-  eventStarted: 'Event has already started',
-  marketNotFound: 'Market not found',
-  marketExists: 'Market already exists',
-  marketSettled: 'Market is already settled',
-  marketCancelled: 'Market is cancelled; only a result can follow',
-  resultedNotVoidable: 'A resulted market can be resulted again win or lose, not voided',
-  notResettlable: 'Market was resulted before it could be resulted again',
-  statusNotSettable: 'status must be one of scheduled, pre_open, open, closed, cancelled',
-  listingStatus: 'status must be one of scheduled, pre_open, open, closed',
-  symbolTaken: (symbol: string) => `symbol ${symbol} is already used by another market`,
-  fixedField: (field: 'event_id' | 'max_price' | 'grouping_id') => `${field} cannot be changed: it is fixed for the market's life`,
-  archivedForGood: 'Market is archived; archiving cannot be undone',
-} as const;
-
-type Result = ErrorInfo | null;
-const refused = (message: string): ErrorInfo => ({ code: 'refused', message });
-/** The input's subject (or the event a market is listed on) does not exist (the operator API answers 404). */
-const notFound = (message: string): ErrorInfo => ({ code: 'not_found', message });
-const invalid = (message: string): ErrorInfo => ({ code: 'invalid', message });
+type Result = Refusal | null;
 
 const SETTABLE: readonly MarketStatus[] = ['scheduled', 'pre_open', 'open', 'closed', 'cancelled'];
 const LISTABLE: readonly MarketStatus[] = ['scheduled', 'pre_open', 'open', 'closed'];
@@ -53,7 +32,7 @@ const CANCEL_REASON_ON: Partial<Record<MarketStatus, CancellationReason>> = {
 
 export function scheduleSportEvent(ctx: StepContext, input: Extract<EngineInput, { kind: 'ScheduleSportEvent' }>): Result {
   const fields = input.event;
-  if (ctx.state.events.has(fields.event_id)) return refused(MarketErrors.eventExists);
+  if (ctx.state.events.has(fields.event_id)) return { code: 'event_exists' };
   const event = {
     id: fields.event_id, title: fields.title, shortTitle: fields.short_title, eventType: fields.event_type,
     sport: fields.sport, competition: fields.competition, participants: [...fields.participants],
@@ -70,8 +49,8 @@ export function scheduleSportEvent(ctx: StepContext, input: Extract<EngineInput,
 
 export function startSportEvent(ctx: StepContext, input: Extract<EngineInput, { kind: 'StartSportEvent' }>): Result {
   const event = ctx.state.events.get(input.event_id);
-  if (!event) return notFound(MarketErrors.eventNotFound);
-  if (event.startedAt !== null) return refused(MarketErrors.eventStarted);
+  if (!event) return { code: 'event_not_found' };
+  if (event.startedAt !== null) return { code: 'event_started' };
   event.startedAt = ctx.now;
   ctx.eventChanged(event);
   ctx.emit({ type: 'SportEventStarted', event_id: event.id });
@@ -87,13 +66,13 @@ export function startSportEvent(ctx: StepContext, input: Extract<EngineInput, { 
 
 export function listMarket(ctx: StepContext, input: Extract<EngineInput, { kind: 'ListMarket' }>): Result {
   const fields = input.market;
-  if (ctx.state.markets.has(fields.market_id)) return refused(MarketErrors.marketExists);
+  if (ctx.state.markets.has(fields.market_id)) return { code: 'market_exists' };
   const event = ctx.state.events.get(fields.event_id);
-  if (!event) return notFound(MarketErrors.eventNotFound);
+  if (!event) return { code: 'event_not_found' };
   const maxPrice = parseMaxPriceCents(fields.max_price);
-  if (!maxPrice.ok) return invalid(maxPrice.error.message);
-  if (!LISTABLE.includes(fields.status)) return invalid(MarketErrors.listingStatus);
-  if (fields.symbol !== null && symbolInUse(ctx, fields.symbol)) return refused(MarketErrors.symbolTaken(fields.symbol));
+  if (!maxPrice.ok) return maxPrice.error;
+  if (!LISTABLE.includes(fields.status)) return { code: 'market_status_not_listable' };
+  if (fields.symbol !== null && symbolInUse(ctx, fields.symbol)) return { code: 'symbol_taken', symbol: fields.symbol };
   const market: MarketState = {
     id: fields.market_id, eventId: fields.event_id, title: fields.title, shortTitle: fields.short_title,
     question: fields.question, rules: fields.rules, symbol: fields.symbol, groupingId: fields.grouping_id,
@@ -122,7 +101,7 @@ export function listMarket(ctx: StepContext, input: Extract<EngineInput, { kind:
 
 export function updateSportEvent(ctx: StepContext, input: Extract<EngineInput, { kind: 'UpdateSportEvent' }>): Result {
   const event = ctx.state.events.get(input.event_id);
-  if (!event) return notFound(MarketErrors.eventNotFound);
+  if (!event) return { code: 'event_not_found' };
   const c = input.changes;
   const next = {
     title: c.title ?? event.title,
@@ -150,16 +129,16 @@ export function updateSportEvent(ctx: StepContext, input: Extract<EngineInput, {
  */
 export function updateMarket(ctx: StepContext, input: Extract<EngineInput, { kind: 'UpdateMarket' }>): Result {
   const market = ctx.state.markets.get(input.market_id);
-  if (!market) return notFound(MarketErrors.marketNotFound);
+  if (!market) return { code: 'market_not_found' };
   const c = input.changes;
-  if (c.event_id !== undefined && c.event_id !== market.eventId) return invalid(MarketErrors.fixedField('event_id'));
-  if (c.grouping_id !== undefined && c.grouping_id !== market.groupingId) return invalid(MarketErrors.fixedField('grouping_id'));
+  if (c.event_id !== undefined && c.event_id !== market.eventId) return { code: 'market_field_fixed', field: 'event_id' };
+  if (c.grouping_id !== undefined && c.grouping_id !== market.groupingId) return { code: 'market_field_fixed', field: 'grouping_id' };
   if (c.max_price !== undefined) {
     const maxPrice = parseMaxPriceCents(c.max_price);
-    if (!maxPrice.ok || maxPrice.value !== market.maxPriceCents) return invalid(MarketErrors.fixedField('max_price'));
+    if (!maxPrice.ok || maxPrice.value !== market.maxPriceCents) return { code: 'market_field_fixed', field: 'max_price' };
   }
-  if (c.symbol !== undefined && c.symbol !== null && c.symbol !== market.symbol && symbolInUse(ctx, c.symbol)) return refused(MarketErrors.symbolTaken(c.symbol));
-  if (input.archived === false && market.archivedAt !== null) return refused(MarketErrors.archivedForGood);
+  if (c.symbol !== undefined && c.symbol !== null && c.symbol !== market.symbol && symbolInUse(ctx, c.symbol)) return { code: 'symbol_taken', symbol: c.symbol };
+  if (input.archived === false && market.archivedAt !== null) return { code: 'market_archived' };
   const statusChange = input.status !== undefined || input.trading !== undefined;
   if (statusChange) {
     const problem = statusChangeProblem(market, input.status);
@@ -199,7 +178,7 @@ function isSettled(market: MarketState): boolean {
 
 export function changeMarketStatus(ctx: StepContext, input: Extract<EngineInput, { kind: 'ChangeMarketStatus' }>): Result {
   const market = ctx.state.markets.get(input.market_id);
-  if (!market) return notFound(MarketErrors.marketNotFound);
+  if (!market) return { code: 'market_not_found' };
   const problem = statusChangeProblem(market, input.status);
   if (problem) return problem;
   applyStatusChange(ctx, market, input.status, input.trading);
@@ -208,9 +187,9 @@ export function changeMarketStatus(ctx: StepContext, input: Extract<EngineInput,
 
 /** Why a status or trading change of the market is refused, or null. */
 function statusChangeProblem(market: MarketState, status: MarketStatus | undefined): Result {
-  if (isSettled(market)) return refused(MarketErrors.marketSettled);
-  if (status !== undefined && !SETTABLE.includes(status)) return invalid(MarketErrors.statusNotSettable);
-  if (market.status === 'cancelled' && status !== undefined && status !== 'cancelled') return refused(MarketErrors.marketCancelled);
+  if (isSettled(market)) return { code: 'market_settled' };
+  if (status !== undefined && !SETTABLE.includes(status)) return { code: 'market_status_not_settable' };
+  if (market.status === 'cancelled' && status !== undefined && status !== 'cancelled') return { code: 'market_cancelled' };
   return null;
 }
 
@@ -252,9 +231,9 @@ function openForTrading(ctx: StepContext, market: MarketState): void {
 export function resultMarket(ctx: StepContext, input: Extract<EngineInput, { kind: 'ResultMarket' }>): Result {
   const state = ctx.state;
   const market = state.markets.get(input.market_id);
-  if (!market) return notFound(MarketErrors.marketNotFound);
+  if (!market) return { code: 'market_not_found' };
   if (market.status === 'resulted' && input.result !== market.result) return resultAgain(ctx, market, input.result);
-  if (isSettled(market)) return refused(MarketErrors.marketSettled);
+  if (isSettled(market)) return { code: 'market_settled' };
   const voided = input.result === 'void';
   cancelAllLive(ctx, market, voided ? CancellationReasons.marketVoided : CancellationReasons.marketResulted);
   const settlementId = ctx.nextId('settlement');
@@ -282,8 +261,8 @@ export function resultMarket(ctx: StepContext, input: Extract<EngineInput, { kin
 
 /** A resulted market's result corrected (win and lose swapped): settled again, fees with it. */
 function resultAgain(ctx: StepContext, market: MarketState, result: 'win' | 'lose' | 'void'): Result {
-  if (result === 'void') return refused(MarketErrors.resultedNotVoidable);
-  if (!canResettle(ctx, market)) return refused(MarketErrors.notResettlable);
+  if (result === 'void') return { code: 'resulted_market_not_voidable' };
+  if (!canResettle(ctx, market)) return { code: 'market_not_resettlable' };
   const settlementId = ctx.nextId('settlement');
   market.result = result;
   market.settledAt = ctx.now;

@@ -3,13 +3,12 @@
 
 import type { RestingOrder } from '../book/book.ts';
 import { marketOrderLimit, matchIncoming, type MatchPolicy, type TradeVerdict } from '../book/match.ts';
-import type { ErrorInfo } from '../errors.ts';
+import type { Refusal } from '../errors.ts';
 import {
   compare, contractsTimesCents, FEE_DECIMAL_PLACES, formatCents, formatNanos, isZero, money, NANOS_PER_CONTRACT, negated, parsePriceCents,
   parseQuantityNanos, plus, plusContractsTimesCents, toFixedPlaces, ZERO, type Decimal,
 } from '../money/decimal.ts';
 import { feeOf, type Fee } from '../money/fees.ts';
-import { AccountErrors } from './accountErrors.ts';
 import type { StepContext } from './context.ts';
 import { pointsForContracts } from './fees.ts';
 import { creditReferral } from './referrals.ts';
@@ -19,21 +18,6 @@ import type { OrderLimits, OrderRequest } from './inputs.ts';
 import { FEES, pool, transfer } from './ledger.ts';
 import { addTimer } from './timers.ts';
 import type { AccountState, EngineState, FillState, MarketState, OrderState } from './state.ts';
-
-export const OrderErrors = {
-  marketNotFound: 'Market not found',
-  notAccepting: 'Market is not accepting orders',
-  marketOrderPreOpen: 'Market orders are not accepted before the market opens',
-  priceRequired: 'price is required for limit orders',
-  exists: 'Order already exists',
-  eventStarted: 'Event has already started',
-  expirationTimeRequired: 'expiration_time is required for good_till_time orders',
-  expirationPast: 'expiration_time must be in the future',
-  orderNotFound: 'Order not found',
-  notCancellable: 'Order can no longer be cancelled',
-  tooManyLiveOrders: (max: number) => `This account already holds ${max} live orders, the most allowed; cancel some before placing more`,
-  riskTooSmall: (minCents: number) => `order risk must be at least ${formatCents(minCents)} (quantity x price on a buy, quantity x (max_price - price) on a sell)`,
-} as const;
 
 /** Live orders per account, derived from `state.orders` on first use and kept current after (never serialised). */
 const liveCounts = new WeakMap<EngineState, Map<string, number>>();
@@ -79,49 +63,48 @@ export const CancellationReasons = {
   marketVoided: 'market_voided',
 } as const satisfies Record<string, CancellationReason>;
 
-export interface OrderOutcome { order?: OrderState; error?: ErrorInfo }
+export interface OrderOutcome { order?: OrderState; error?: Refusal }
 
-const refused = (message: string): OrderOutcome => ({ error: { code: 'refused', message } });
-const invalid = (message: string): OrderOutcome => ({ error: { code: 'invalid', message } });
+const refuse = (error: Refusal): OrderOutcome => ({ error });
 const MICROS_PER_SECOND = 1_000_000;
 
 export function placeOrder(ctx: StepContext, accountId: string, request: OrderRequest, limits?: OrderLimits): OrderOutcome {
   const state = ctx.state;
   const account = state.accounts.get(accountId);
-  if (!account) return refused(AccountErrors.notFound);
-  if (account.status !== 'active') return refused(AccountErrors.notActive);
-  if (state.orders.has(request.order_id) || state.finishedOrders.has(request.order_id)) return refused(OrderErrors.exists);
+  if (!account) return refuse({ code: 'order_account_unknown' });
+  if (account.status !== 'active') return refuse({ code: 'order_account_not_active' });
+  if (state.orders.has(request.order_id) || state.finishedOrders.has(request.order_id)) return refuse({ code: 'order_exists' });
   const market = state.markets.get(request.market_id);
-  if (!market) return refused(OrderErrors.marketNotFound);
-  if (!((market.status === 'open' || market.status === 'pre_open') && market.trading)) return refused(OrderErrors.notAccepting);
-  if (request.order_type === 'market' && market.status === 'pre_open') return refused(OrderErrors.marketOrderPreOpen);
+  if (!market) return refuse({ code: 'order_market_unknown' });
+  if (!((market.status === 'open' || market.status === 'pre_open') && market.trading)) return refuse({ code: 'market_not_accepting_orders' });
+  if (request.order_type === 'market' && market.status === 'pre_open') return refuse({ code: 'market_order_before_open' });
   let priceCents: number | null = null;
   if (request.order_type === 'limit') {
-    if (request.price === null || request.price === undefined) return invalid(OrderErrors.priceRequired);
+    if (request.price === null || request.price === undefined) return refuse({ code: 'price_required' });
     const price = parsePriceCents(request.price, market.maxPriceCents);
-    if (!price.ok) return { error: { code: price.error.code, message: price.error.message } };
+    if (!price.ok) return refuse(price.error);
     priceCents = price.value;
   } else if (request.price !== null && request.price !== undefined) {
     // unused by a market order, but validated whenever present (SPEC), max_price included
     const price = parsePriceCents(request.price, market.maxPriceCents);
-    if (!price.ok) return { error: { code: price.error.code, message: price.error.message } };
+    if (!price.ok) return refuse(price.error);
   }
   const quantity = parseQuantityNanos(request.quantity);
-  if (!quantity.ok) return { error: { code: quantity.error.code, message: quantity.error.message } };
+  if (!quantity.ok) return refuse(quantity.error);
   const event = state.events.get(market.eventId);
   const started = event !== undefined && event.startedAt !== null;
-  if (request.expiration === 'good_till_start' && started) return refused(OrderErrors.eventStarted);
+  if (request.expiration === 'good_till_start' && started) return refuse({ code: 'event_started' });
   if (request.expiration === 'good_till_time') {
-    if (request.expiration_time === null || request.expiration_time === undefined) return invalid(OrderErrors.expirationTimeRequired);
-    if (request.expiration_time <= ctx.now) return refused(OrderErrors.expirationPast);
+    if (request.expiration_time === null || request.expiration_time === undefined) return refuse({ code: 'expiration_time_required' });
+    if (request.expiration_time <= ctx.now) return refuse({ code: 'expiration_time_past' });
   }
   if (limits) {
-    if ((liveCountsOf(state).get(accountId) ?? 0) >= limits.live_orders_max) return refused(OrderErrors.tooManyLiveOrders(limits.live_orders_max));
+    if ((liveCountsOf(state).get(accountId) ?? 0) >= limits.live_orders_max) return refuse({ code: 'too_many_live_orders', live_orders_max: limits.live_orders_max });
     // a market order risks at the worst price it may reach now (no liquidity: it is cancelled, risking nothing)
     const riskPriceCents = priceCents ?? marketOrderLimit(market.book, request.action, quantity.value, accountId);
     if (riskPriceCents >= 0) {
       const riskPerContract = request.action === 'buy' ? riskPriceCents : market.maxPriceCents - riskPriceCents;
-      if (!risksAtLeast(quantity.value, riskPerContract, limits.risk_min_cents)) return refused(OrderErrors.riskTooSmall(limits.risk_min_cents));
+      if (!risksAtLeast(quantity.value, riskPerContract, limits.risk_min_cents)) return refuse({ code: 'order_risk_too_small', risk_min: formatCents(limits.risk_min_cents) });
     }
   }
 
@@ -445,8 +428,8 @@ export function cancelLive(ctx: StepContext, order: OrderState, reason: Cancella
 export function cancelOrder(ctx: StepContext, accountId: string, orderId: string): OrderOutcome {
   const order = ctx.state.orders.get(orderId);
   if (!order || order.accountId !== accountId) {
-    if (ctx.state.finishedOrders.get(orderId) === accountId) return refused(OrderErrors.notCancellable);
-    return { error: { code: 'not_found', message: OrderErrors.orderNotFound } };
+    if (ctx.state.finishedOrders.get(orderId) === accountId) return refuse({ code: 'order_not_cancellable' });
+    return refuse({ code: 'order_not_found' });
   }
   cancelLive(ctx, order, CancellationReasons.user);
   return { order };

@@ -3,9 +3,8 @@
 // `referral_points` setting, stated to the engine by SetReferralPoints; 100 until then), and
 // both accounts get a `referral` loyalty entry naming the two of them.
 
-import type { ErrorInfo } from '../errors.ts';
+import type { Refusal } from '../errors.ts';
 import { ZERO } from '../money/decimal.ts';
-import { AccountErrors } from './accountErrors.ts';
 import { retier } from './accounts.ts';
 import type { StepContext } from './context.ts';
 import type { EngineInput } from './inputs.ts';
@@ -15,26 +14,18 @@ export const DEFAULT_REFERRAL_POINTS = 100;
 /** The most points one referral may credit (a bound on the setting). */
 export const REFERRAL_POINTS_MAX = 1_000_000;
 
-export const ReferralErrors = {
-  refereeNotFound: 'Referee account not found',
-  selfReferral: 'An account cannot refer itself',
-  alreadyReferred: 'Referee already has a referrer',
-  alreadyTraded: 'Referee has already traded',
-  pointsInvalid: `referral_points must be an integer from 0 to ${REFERRAL_POINTS_MAX}`,
-} as const;
-
-type Result = ErrorInfo | null;
+type Result = Refusal | null;
 
 export function recordReferral(ctx: StepContext, input: Extract<EngineInput, { kind: 'RecordReferral' }>): Result {
   const accounts = ctx.state.accounts;
-  if (!accounts.has(input.referrer_account_id)) return { code: 'not_found', message: AccountErrors.notFound };
+  if (!accounts.has(input.referrer_account_id)) return { code: 'account_not_found' };
   const referee = accounts.get(input.referee_account_id);
-  if (!referee) return { code: 'not_found', message: ReferralErrors.refereeNotFound };
-  if (referee.id === input.referrer_account_id) return { code: 'refused', message: ReferralErrors.selfReferral };
+  if (!referee) return { code: 'referee_not_found' };
+  if (referee.id === input.referrer_account_id) return { code: 'self_referral' };
   const books = ctx.state.referrals;
-  if (books.byReferee.has(referee.id)) return { code: 'refused', message: ReferralErrors.alreadyReferred };
+  if (books.byReferee.has(referee.id)) return { code: 'referee_already_referred' };
   // the credit is for the first trade: a referee who has traded already would never earn it
-  if (referee.tradeCount > 0) return { code: 'refused', message: ReferralErrors.alreadyTraded };
+  if (referee.tradeCount > 0) return { code: 'referee_already_traded' };
   books.byReferee.set(referee.id, { referrerId: input.referrer_account_id, createdAt: ctx.now, credited: false });
   ctx.emit({ type: 'ReferralRecorded', referrer_account_id: input.referrer_account_id, referee_account_id: referee.id });
   return null;
@@ -42,7 +33,7 @@ export function recordReferral(ctx: StepContext, input: Extract<EngineInput, { k
 
 export function setReferralPoints(ctx: StepContext, input: Extract<EngineInput, { kind: 'SetReferralPoints' }>): Result {
   if (!Number.isSafeInteger(input.points) || input.points < 0 || input.points > REFERRAL_POINTS_MAX) {
-    return { code: 'invalid', message: ReferralErrors.pointsInvalid };
+    return { code: 'referral_points_invalid', points_max: REFERRAL_POINTS_MAX };
   }
   ctx.state.referrals.points = input.points;
   ctx.emit({ type: 'ReferralPointsSet', points: input.points });

@@ -11,7 +11,7 @@
 // moves by the difference, and the market's fee and those of its event and group (when already
 // charged) are refunded and charged again on the new winnings.
 
-import type { ErrorInfo } from '../errors.ts';
+import type { Refusal } from '../errors.ts';
 import { settlementFeeOf, shareOut } from '../money/fees.ts';
 import {
   contractsTimesCents, decimalText, formatNanos, isPositive, isZero, minus, money, negated, percentToRate, plus, ZERO, type Decimal,
@@ -25,14 +25,7 @@ import type { AccountState, ChargedFee, FillPnl, MarketState, SettledAccount } f
 /** The largest settlement-side percent (of net winnings). */
 export const SETTLEMENT_FEE_PERCENT_MAX = 100;
 
-export const SettlementFeeErrors = {
-  percentInvalid: `percent must be a number from 0 to ${SETTLEMENT_FEE_PERCENT_MAX}, or null`,
-  marketNotFound: 'Market not found',
-  eventNotFound: 'Event not found',
-  groupingIdInvalid: 'grouping_id must not be empty',
-} as const;
-
-type Result = ErrorInfo | null;
+type Result = Refusal | null;
 
 function isSettled(market: MarketState): boolean {
   return market.status === 'resulted' || market.status === 'voided';
@@ -54,29 +47,29 @@ function marketsOf(ctx: StepContext, scope: FeeScope, scopeId: string): MarketSt
 export function setSettlementFee(ctx: StepContext, input: Extract<EngineInput, { kind: 'SetSettlementFee' }>): Result {
   const percent = input.percent;
   if (percent !== null && !(typeof percent === 'number' && Number.isFinite(percent) && percent >= 0 && percent <= SETTLEMENT_FEE_PERCENT_MAX)) {
-    return { code: 'invalid', message: SettlementFeeErrors.percentInvalid };
+    return { code: 'fee_percent_invalid', percent_max: SETTLEMENT_FEE_PERCENT_MAX };
   }
   const state = ctx.state;
   switch (input.scope) {
     case 'market':
-      if (!state.markets.has(input.scope_id)) return { code: 'not_found', message: SettlementFeeErrors.marketNotFound };
+      if (!state.markets.has(input.scope_id)) return { code: 'market_not_found' };
       break;
     case 'event': {
       const event = state.events.get(input.scope_id);
-      if (!event) return { code: 'not_found', message: SettlementFeeErrors.eventNotFound };
+      if (!event) return { code: 'event_not_found' };
       event.eventFeePercent = percent;
       ctx.eventChanged(event);
       break;
     }
     case 'market_group':
-      if (input.scope_id === '') return { code: 'invalid', message: SettlementFeeErrors.groupingIdInvalid };
+      if (input.scope_id === '') return { code: 'grouping_id_empty' };
       // a group may be priced before its markets are listed: they take the percent when they are
       if (percent === null) state.settlementFees.groupPercents.delete(input.scope_id);
       else state.settlementFees.groupPercents.set(input.scope_id, percent);
       break;
     default: {
       const never: never = input.scope;
-      return { code: 'invalid', message: `unknown fee scope ${String(never)}` };
+      return { code: 'invalid_input', message: `unknown fee scope ${String(never)}` };
     }
   }
   const markets = marketsOf(ctx, input.scope, input.scope_id);

@@ -5,7 +5,7 @@
 // and directions are set in one place.
 
 import { Big, type Decimal } from './big.ts';
-import { InvalidInput, Refused, type DomainError } from '../errors.ts';
+import type { Refusal } from '../errors.ts';
 
 export type { Decimal };
 
@@ -22,24 +22,10 @@ export const MAX_MARKET_PRICE_CENTS = 100_000;
 const DECIMAL_TEXT_LENGTH_MAX = 40;
 const DECIMAL_PATTERN = /^-?\d+(?:\.\d+)?$/; // digits on both sides of a point: "0.40", not ".40" or "1."
 
-/** Error texts the API shows; REST validation and the engine share them. */
-export const DecimalErrors = {
-  priceMalformed: 'price must be a decimal string',
-  priceSubCent: 'price must be a whole number of cents (at most two decimal places)',
-  priceNotPositive: 'price must be greater than 0',
-  priceAtOrAboveMax: (maxPrice: string) => `price must be less than the market's max_price (${maxPrice})`,
-  quantityMalformed: 'quantity must be a decimal string',
-  quantityNotPositive: 'quantity must be greater than 0',
-  quantityTooLarge: `quantity must not exceed ${MAX_ORDER_QUANTITY_CONTRACTS}`,
-  amountMalformed: 'amount must be a decimal string',
-  amountSubCent: 'amount must be a whole number of cents (at most two decimal places)',
-  amountNotPositive: 'amount must be greater than 0',
-  amountZero: 'amount must not be 0',
-  maxPriceInvalid: `max_price must be a whole number of cents greater than 0 and at most ${MAX_MARKET_PRICE_CENTS / CENTS_PER_DOLLAR}`,
-} as const;
-
-export type Parsed<T> = { ok: true; value: T } | { ok: false; error: DomainError };
-const fail = <T>(error: DomainError): Parsed<T> => ({ ok: false, error });
+export type Parsed<T> = { ok: true; value: T } | { ok: false; error: Refusal };
+const fail = <T>(error: Refusal): Parsed<T> => ({ ok: false, error });
+const QUANTITY_TOO_LARGE: Refusal = { code: 'quantity_too_large', quantity_max: MAX_ORDER_QUANTITY_CONTRACTS };
+const MAX_PRICE_INVALID: Refusal = { code: 'max_price_invalid', max_price_max: MAX_MARKET_PRICE_CENTS / CENTS_PER_DOLLAR };
 
 export function isDecimalText(text: unknown): text is string {
   return typeof text === 'string' && text.length > 0 && text.length <= DECIMAL_TEXT_LENGTH_MAX && DECIMAL_PATTERN.test(text);
@@ -107,23 +93,23 @@ function scanPlain(text: unknown, wholeDigits: number, places: number): number {
 export function parsePriceCents(text: unknown, maxPriceCents?: number): Parsed<number> {
   let cents = scanPlain(text, 12, 2);
   if (cents < 0) {
-    if (!isDecimalText(text)) return fail(new InvalidInput(DecimalErrors.priceMalformed));
-    if (significantDecimals(text) > 2) return fail(new InvalidInput(DecimalErrors.priceSubCent));
+    if (!isDecimalText(text)) return fail({ code: 'price_malformed' });
+    if (significantDecimals(text) > 2) return fail({ code: 'price_sub_cent' });
     cents = wholeCents(text); // exact: at most two decimals
   }
-  if (cents <= 0) return fail(new InvalidInput(DecimalErrors.priceNotPositive));
+  if (cents <= 0) return fail({ code: 'price_not_positive' });
   if (maxPriceCents !== undefined && cents >= maxPriceCents) {
-    return fail(new Refused(DecimalErrors.priceAtOrAboveMax(formatCents(maxPriceCents))));
+    return fail({ code: 'price_at_or_above_max', max_price: formatCents(maxPriceCents) });
   }
-  if (cents >= MAX_MARKET_PRICE_CENTS) return fail(new Refused(DecimalErrors.priceAtOrAboveMax(formatCents(MAX_MARKET_PRICE_CENTS))));
+  if (cents >= MAX_MARKET_PRICE_CENTS) return fail({ code: 'price_at_or_above_max', max_price: formatCents(MAX_MARKET_PRICE_CENTS) });
   return { ok: true, value: cents };
 }
 
 /** A market's max_price: whole cents, 0 < M <= 1000.00. */
 export function parseMaxPriceCents(text: unknown): Parsed<number> {
-  if (!isDecimalText(text) || significantDecimals(text) > 2) return fail(new InvalidInput(DecimalErrors.maxPriceInvalid));
+  if (!isDecimalText(text) || significantDecimals(text) > 2) return fail(MAX_PRICE_INVALID);
   const cents = wholeCents(text);
-  if (cents <= 0 || cents > MAX_MARKET_PRICE_CENTS) return fail(new InvalidInput(DecimalErrors.maxPriceInvalid));
+  if (cents <= 0 || cents > MAX_MARKET_PRICE_CENTS) return fail(MAX_PRICE_INVALID);
   return { ok: true, value: cents };
 }
 
@@ -134,22 +120,22 @@ export function parseMaxPriceCents(text: unknown): Parsed<number> {
 export function parseQuantityNanos(text: unknown): Parsed<number> {
   const scanned = scanPlain(text, 7, QUANTITY_DECIMAL_PLACES);
   if (scanned >= 0) {
-    if (scanned === 0) return fail(new InvalidInput(DecimalErrors.quantityNotPositive));
-    if (scanned > MAX_ORDER_QUANTITY_NANOS) return fail(new InvalidInput(DecimalErrors.quantityTooLarge));
+    if (scanned === 0) return fail({ code: 'quantity_not_positive' });
+    if (scanned > MAX_ORDER_QUANTITY_NANOS) return fail(QUANTITY_TOO_LARGE);
     return { ok: true, value: scanned };
   }
-  if (!isDecimalText(text)) return fail(new InvalidInput(DecimalErrors.quantityMalformed));
+  if (!isDecimalText(text)) return fail({ code: 'quantity_malformed' });
   const plain = PLAIN_DECIMAL.exec(text);
   if (plain && plain[1]!.length <= 7 && (plain[2] ?? '').length <= QUANTITY_DECIMAL_PLACES) {
     // Fast path: nothing to round, the value fits a double exactly.
     const nanos = Number(plain[1]) * NANOS_PER_CONTRACT + Number((plain[2] ?? '').padEnd(QUANTITY_DECIMAL_PLACES, '0'));
-    if (nanos <= 0) return fail(new InvalidInput(DecimalErrors.quantityNotPositive));
-    if (nanos > MAX_ORDER_QUANTITY_NANOS) return fail(new InvalidInput(DecimalErrors.quantityTooLarge));
+    if (nanos <= 0) return fail({ code: 'quantity_not_positive' });
+    if (nanos > MAX_ORDER_QUANTITY_NANOS) return fail(QUANTITY_TOO_LARGE);
     return { ok: true, value: nanos };
   }
   const rounded = new Big(text).round(QUANTITY_DECIMAL_PLACES, Big.roundHalfUp);
-  if (rounded.lte(0)) return fail(new InvalidInput(DecimalErrors.quantityNotPositive));
-  if (rounded.gt(MAX_ORDER_QUANTITY_CONTRACTS)) return fail(new InvalidInput(DecimalErrors.quantityTooLarge));
+  if (rounded.lte(0)) return fail({ code: 'quantity_not_positive' });
+  if (rounded.gt(MAX_ORDER_QUANTITY_CONTRACTS)) return fail(QUANTITY_TOO_LARGE);
   return { ok: true, value: Number(rounded.times(NANOS_PER_CONTRACT).toFixed(0)) };
 }
 
@@ -164,24 +150,19 @@ const isOrderDecimalText = (text: unknown): text is string =>
  * engine's, which knows the market.
  */
 export function parseOrderPrice(text: unknown): Parsed<string> {
-  if (!isOrderDecimalText(text)) return fail(new InvalidInput(DecimalErrors.priceMalformed));
+  if (!isOrderDecimalText(text)) return fail({ code: 'price_malformed' });
   const price = new Big(text);
-  if (price.lte(0)) return fail(new InvalidInput(DecimalErrors.priceNotPositive));
-  if (!price.round(2, Big.roundDown).eq(price)) return fail(new InvalidInput(DecimalErrors.priceSubCent));
+  if (price.lte(0)) return fail({ code: 'price_not_positive' });
+  if (!price.round(2, Big.roundDown).eq(price)) return fail({ code: 'price_sub_cent' });
   return { ok: true, value: price.toFixed(2) };
 }
 
 /** An order body's quantity: more than nine places rounded half up, > 0, trailing zeros dropped. */
 export function parseOrderQuantity(text: unknown): Parsed<string> {
-  if (!isOrderDecimalText(text)) return fail(new InvalidInput(DecimalErrors.quantityMalformed));
+  if (!isOrderDecimalText(text)) return fail({ code: 'quantity_malformed' });
   const quantity = new Big(text).round(QUANTITY_DECIMAL_PLACES, Big.roundHalfUp);
-  if (quantity.lte(0)) return fail(new InvalidInput(DecimalErrors.quantityNotPositive));
+  if (quantity.lte(0)) return fail({ code: 'quantity_not_positive' });
   return { ok: true, value: quantity.toFixed() };
-}
-
-/** The quantity as the API echoes it: rounded to nine places, trailing zeros dropped. */
-export function normalizeQuantity(text: string): string {
-  return new Big(text).round(QUANTITY_DECIMAL_PLACES, Big.roundHalfUp).toString();
 }
 
 /** A quantity this service wrote (at most nine decimals, any size) as nano-contracts. */
@@ -200,11 +181,11 @@ export function centsOf(text: string): number {
 
 /** A money amount in whole cents (deposits, withdrawals): > 0 unless `signed` (then != 0). */
 export function parseMoneyAmount(text: unknown, signed = false): Parsed<Decimal> {
-  if (!isDecimalText(text)) return fail(new InvalidInput(DecimalErrors.amountMalformed));
-  if (significantDecimals(text) > 2) return fail(new InvalidInput(DecimalErrors.amountSubCent));
+  if (!isDecimalText(text)) return fail({ code: 'amount_malformed' });
+  if (significantDecimals(text) > 2) return fail({ code: 'amount_sub_cent' });
   const amount = new Big(text);
   if (signed ? amount.eq(0) : amount.lte(0)) {
-    return fail(new InvalidInput(signed ? DecimalErrors.amountZero : DecimalErrors.amountNotPositive));
+    return fail(signed ? { code: 'amount_zero' } : { code: 'amount_not_positive' });
   }
   return { ok: true, value: amount };
 }
@@ -548,10 +529,6 @@ export function formatNanos(nanos: number): string {
 
 export function centsToDecimal(cents: number): Decimal {
   return new Big(formatCents(cents));
-}
-
-export function nanosToDecimal(nanos: number): Decimal {
-  return new Big(formatNanos(nanos));
 }
 
 /**

@@ -26,6 +26,8 @@ export const HandleRule = {
   window: 'Handle can be changed only once every 30 days',
 } as const;
 
+export type HandleRuleName = keyof typeof HandleRule;
+
 export interface HandleLists {
   reserved_handles: readonly string[];
   blocked_handles: readonly string[];
@@ -42,14 +44,14 @@ function squash(value: string): string {
 }
 
 /** The first handle rule the (already folded) candidate breaks, or null when it is acceptable. */
-export function handleRuleBroken(handle: string, lists: HandleLists): string | null {
-  if (handle.trim() === '') return HandleRule.blank;
+export function handleRuleBroken(handle: string, lists: HandleLists): HandleRuleName | null {
+  if (handle.trim() === '') return 'blank';
   const length = [...handle].length;
-  if (length < HANDLE_LENGTH_MIN || length > HANDLE_LENGTH_MAX) return HandleRule.length;
-  if (!HANDLE_PATTERN.test(handle)) return HandleRule.characters;
-  if (lists.reserved_handles.some((reserved) => foldHandle(reserved) === handle)) return HandleRule.reserved;
+  if (length < HANDLE_LENGTH_MIN || length > HANDLE_LENGTH_MAX) return 'length';
+  if (!HANDLE_PATTERN.test(handle)) return 'characters';
+  if (lists.reserved_handles.some((reserved) => foldHandle(reserved) === handle)) return 'reserved';
   const squashed = squash(handle);
-  if (lists.blocked_handles.some((blocked) => squash(blocked) !== '' && squashed.includes(squash(blocked)))) return HandleRule.blocked;
+  if (lists.blocked_handles.some((blocked) => squash(blocked) !== '' && squashed.includes(squash(blocked)))) return 'blocked';
   return null;
 }
 

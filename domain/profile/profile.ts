@@ -4,16 +4,14 @@
 // own stream (`handle-{handle}`), so two accounts can never both take one.
 
 import type { Avatar } from '../avatar/avatar.ts';
-import { Refused } from '../errors.ts';
+import { DomainError } from '../errors.ts';
 import type { Jurisdiction } from '../views.ts';
-import { HANDLE_CHANGE_WINDOW_US, HandleRule, foldHandle, handleRuleBroken, type HandleLists } from './handle.ts';
+import { HANDLE_CHANGE_WINDOW_US, foldHandle, handleRuleBroken, type HandleLists } from './handle.ts';
 
 export type ProfileEvent =
   | { type: 'HandleChanged'; account_id: string; handle: string; previous_handle: string | null; generated: boolean; at_us: number }
   | { type: 'AvatarChanged'; account_id: string; avatar: Avatar; generated: boolean; at_us: number }
   | { type: 'LeaderboardOptInChanged'; account_id: string; opt_in: boolean; at_us: number };
-
-export const PROFILE_EVENT_TYPES = ['HandleChanged', 'AvatarChanged', 'LeaderboardOptInChanged'] as const;
 
 export const profileStream = (accountId: string) => `profile-${accountId}`;
 export const handleStream = (handle: string) => `handle-${handle}`;
@@ -97,7 +95,7 @@ export interface ProfileDecision {
 /**
  * Rules for handle (see handle.ts), then the 30-day window; a re-sent current handle is no change.
  * Joining (`leaderboard_opt_in: true`) with no handle yet takes the generated one; with no avatar
- * yet, the generated avatar. Throws Refused naming the broken rule; nothing is applied then.
+ * yet, the generated avatar. Throws a handle_refused DomainError naming the broken rule; nothing is applied then.
  */
 export function decideProfile(command: UpdateProfile, state: ProfileState, lists: HandleLists): ProfileDecision {
   const events: ProfileEvent[] = [];
@@ -109,9 +107,9 @@ export function decideProfile(command: UpdateProfile, state: ProfileState, lists
   if (command.handle !== undefined) {
     const handle = foldHandle(command.handle);
     const broken = handleRuleBroken(handle, lists);
-    if (broken) throw new Refused(broken);
+    if (broken) throw new DomainError({ code: 'handle_refused', rule: broken });
     if (handle !== state.handle) {
-      if (handleChangeableAtUs(state, now_us) !== null) throw new Refused(HandleRule.window);
+      if (handleChangeableAtUs(state, now_us) !== null) throw new DomainError({ code: 'handle_refused', rule: 'window' });
       events.push({ type: 'HandleChanged', account_id, handle, previous_handle: state.handle, generated: false, at_us: now_us });
       claim = handle;
       release = state.handle;

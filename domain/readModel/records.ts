@@ -122,8 +122,6 @@ export interface FundsFigures {
   available: string;
 }
 
-export const NO_FUNDS_RESERVED: FundsFigures = { buyOrders: '0.00', sellOrders: '0.00', positions: '0.00', available: '0.00' };
-
 /** One account's holding in one market. */
 export interface PositionRecord {
   accountId: string;

@@ -62,7 +62,7 @@ export async function beginProjectorBatch(tx: Queryable, name: string): Promise<
   return row ? BigInt(row.position) : -1n;
 }
 
-/** advanceCheckpoint and COMMIT in one round trip (COMMIT does not run if the update fails). */
+/** Moves the checkpoint forward only, and COMMIT, in one round trip (COMMIT does not run if the update fails). */
 export async function commitProjectorBatch(tx: Queryable, name: string, position: bigint): Promise<void> {
   await tx.query(
     `UPDATE public.projection_checkpoints SET position = GREATEST(position, ${BigInt(position).toString()}::bigint), updated_at = now() ` +
@@ -80,14 +80,6 @@ export async function advanceIdleCheckpoints(db: Queryable, names: readonly stri
     'BEGIN; SET LOCAL synchronous_commit TO off; ' +
       `UPDATE public.projection_checkpoints SET position = GREATEST(position, ${BigInt(position).toString()}::bigint), updated_at = now() ` +
       `WHERE name IN (${names.map(literal).join(', ')}); COMMIT`,
-  );
-}
-
-/** Moves the checkpoint forward only. */
-export async function advanceCheckpoint(tx: Queryable, name: string, position: bigint): Promise<void> {
-  await tx.query(
-    `UPDATE public.projection_checkpoints SET position = GREATEST(position, $2::bigint), updated_at = now() WHERE name = $1`,
-    [name, String(position)],
   );
 }
 

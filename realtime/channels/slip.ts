@@ -6,6 +6,7 @@
 // `slip` whenever that market's book moves and the costing changes. Nothing is placed.
 // `betslip` is the older name: the same answer with money rounded to two decimals.
 
+import { messageOf } from '../../domain/errors.ts';
 import { feeRates, type FeeTerms } from '../../domain/engine/fees.ts';
 import { formatCents, formatNanos, parseMaxPriceCents, parsePriceCents, parseQuantityNanos } from '../../domain/money/decimal.ts';
 import { quoteOrder, quoteTexts, type LevelUnits } from '../../domain/slip/quote.ts';
@@ -40,16 +41,16 @@ function parseOrder(body: Record<string, unknown>, feed: Feed): Parsed {
   const maxPrice = feed.markets.maxPrice(marketId.toLowerCase());
   if (maxPrice === undefined) return { ok: false, reply: { status: 'error', response: { reason: 'unknown market', market_id: marketId } } };
   const max = parseMaxPriceCents(maxPrice);
-  if (!max.ok) return invalid(max.error.message);
+  if (!max.ok) return invalid(messageOf(max.error));
   let priceCents: number | null = null;
   if (price !== undefined && price !== null) {
     const parsed = parsePriceCents(price, max.value);
-    if (!parsed.ok) return invalid(parsed.error.message);
+    if (!parsed.ok) return invalid(messageOf(parsed.error));
     priceCents = parsed.value;
   }
   if (orderType === 'limit' && priceCents === null) return invalid('price is required for limit orders');
   const nanos = parseQuantityNanos(quantity);
-  if (!nanos.ok) return invalid(nanos.error.message);
+  if (!nanos.ok) return invalid(messageOf(nanos.error));
   return { ok: true, order: { market_id: marketId.toLowerCase(), action, order_type: orderType, priceCents, nanos: nanos.value, maxPriceCents: max.value } };
 }
 

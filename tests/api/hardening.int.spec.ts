@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import http from 'node:http';
 import { ConfigError, loadConfig } from '../../cli/config.ts';
 import { JSON_NESTING_DEPTH_MAX } from '../../domain/text.ts';
-import { signedHeaders, USER_AGENT, useWholeService, type Member, type WholeService } from './trading/harness.ts';
+import { signedHeaders, USER_AGENT, useWholeService, type Member, type WholeService } from './v1/harness.ts';
 
 const DEEP = 10_000;
 const deepBody = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;

@@ -10,7 +10,7 @@ import pg from 'pg';
 import { EmbeddedPostgresServer } from '../../eventstore/postgres/embedded.ts';
 import { freePort } from '../support/pg.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-import { signedHeaders, USER_AGENT } from './trading/harness.ts';
+import { signedHeaders, USER_AGENT } from './v1/harness.ts';
 
 describe('database outage (/api/v1 reads)', function () {
   this.timeout(120_000);

@@ -125,7 +125,7 @@ describe('the same history journaled by today\'s engine (record version 4, facts
       const context = newRecordContext();
       const steps = journalStepsOf(recordedOf(fixture)).map(({ seq, now_us, input }) => {
         const outcome = engine.step({ seq, now_us, input });
-        if (!outcome.ok) throw new Error(`step ${seq} refused: ${outcome.error?.message}`);
+        if (!outcome.ok) throw new Error(`step ${seq} refused: ${JSON.stringify(outcome.error)}`);
         return encodeStep(seq, now_us, input, outcome.events, context);
       });
       return { ...fixture, data: engineStepsData(steps) };

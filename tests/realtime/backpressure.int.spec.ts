@@ -3,7 +3,7 @@
 
 import { expect } from 'chai';
 import WebSocket from 'ws';
-import { startWholeService, USER_AGENT, type Member, type WholeService } from '../api/trading/harness.ts';
+import { startWholeService, USER_AGENT, type Member, type WholeService } from '../api/v1/harness.ts';
 import { connect, join } from './phoenix.ts';
 
 /** Heartbeat replies the stuck socket provokes: ~60 bytes each, well past kernel buffers and the bound. */

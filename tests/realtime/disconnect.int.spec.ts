@@ -4,7 +4,7 @@
 // cancel_on_disconnect: true, through the engine (the cancellation is a journaled input).
 
 import { expect } from 'chai';
-import { startWholeService, type Member, type WholeService } from '../api/trading/harness.ts';
+import { startWholeService, type Member, type WholeService } from '../api/v1/harness.ts';
 import { connect, join } from './phoenix.ts';
 
 async function until(check: () => Promise<boolean> | boolean): Promise<void> {

@@ -2,7 +2,7 @@
 // so the Phoenix client never opens; the status, headers and body are read with a raw handshake.
 
 import { expect } from 'chai';
-import { startWholeService, type Member, type WholeService } from '../api/trading/harness.ts';
+import { startWholeService, type Member, type WholeService } from '../api/v1/harness.ts';
 import { connect, connectionRefused, join, rawHandshake } from './phoenix.ts';
 
 describe('realtime: handshake', function () {
@@ -46,7 +46,7 @@ describe('realtime: handshake', function () {
       headers: {},
     }, '/websocket?vsn=2.0.0&extra=1');
     expect(answer.status).to.equal(101); // signed over what was sent: fine
-    const { signedHeaders } = await import('../api/trading/harness.ts');
+    const { signedHeaders } = await import('../api/v1/harness.ts');
     const wrong = signedHeaders(alice.key, 'GET', '/socket/websocket?vsn=2.0.0', Date.now());
     const mismatch = await rawHandshake(svc.socketUrl, { headers: wrong }, '/websocket?vsn=2.0.0&extra=1');
     expect(mismatch.status).to.equal(401);

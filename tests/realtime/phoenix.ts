@@ -5,7 +5,7 @@
 
 import { Socket, type Channel } from 'phoenix';
 import WebSocket from 'ws';
-import { signedHeaders, USER_AGENT, type ApiKey } from '../api/trading/harness.ts';
+import { signedHeaders, USER_AGENT, type ApiKey } from '../api/v1/harness.ts';
 
 export interface Credentials {
   key?: Pick<ApiKey, 'key_id' | 'private_key'>;

@@ -3,7 +3,7 @@
 // snapshot plus the updates equals what REST reads afterwards. Who may join whose topic.
 
 import { expect } from 'chai';
-import { startWholeService, type Member, type WholeService } from '../api/trading/harness.ts';
+import { startWholeService, type Member, type WholeService } from '../api/v1/harness.ts';
 import { connect, join, refusedJoin, type Connected, type Joined } from './phoenix.ts';
 
 const LIVE = 'created,requested,accepted,delayed,open';
@@ -129,7 +129,7 @@ describe('realtime: private channels', function () {
     expect(await refusedJoin(anonymous, `orders:${alice.user_id}`)).to.deep.equal({ reason: 'unauthorized' });
     anonymous.close();
     // the old unprefixed header names are no credential at all: the socket connects anonymously
-    const { signedHeaders } = await import('../api/trading/harness.ts');
+    const { signedHeaders } = await import('../api/v1/harness.ts');
     const url = `${svc.socketUrl}/websocket?vsn=2.0.0`;
     const prefixed = signedHeaders(alice.key, 'GET', new URL(url).pathname + new URL(url).search, Date.now());
     const unprefixed = Object.fromEntries(Object.entries(prefixed).map(([name, value]) => [name.replace(/^X-/, ''), value]));

@@ -4,7 +4,7 @@
 
 import { expect } from 'chai';
 import WebSocket from 'ws';
-import { startWholeService, USER_AGENT, type WholeService } from '../api/trading/harness.ts';
+import { startWholeService, USER_AGENT, type WholeService } from '../api/v1/harness.ts';
 import { connect, join, rawHandshake, refusedJoin, type Connected } from './phoenix.ts';
 
 /** Sends raw frames and collects what comes back. */

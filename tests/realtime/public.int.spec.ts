@@ -4,7 +4,7 @@
 // what REST then reads; who may join.
 
 import { expect } from 'chai';
-import { startWholeService, type Member, type WholeService } from '../api/trading/harness.ts';
+import { startWholeService, type Member, type WholeService } from '../api/v1/harness.ts';
 import { connect, join, refusedJoin, type Connected, type Joined } from './phoenix.ts';
 
 type Level = [string, string];

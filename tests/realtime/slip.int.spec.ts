@@ -3,7 +3,7 @@
 // ever placed.
 
 import { expect } from 'chai';
-import { startWholeService, type Member, type WholeService } from '../api/trading/harness.ts';
+import { startWholeService, type Member, type WholeService } from '../api/v1/harness.ts';
 import { connect, join, type Connected } from './phoenix.ts';
 
 function push(joined: { channel: { push(event: string, payload: object): { receive(status: string, cb: (r: any) => void): any } } }, event: string, payload: object): Promise<{ status: string; response: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -1,10 +1,11 @@
 // /admin/v1 accounts: open, read, update, deposits, withdrawals, adjustments, API keys, sessions.
+// Each write is parse (schema, path id, amounts) → command → render.
 
 import type { Request, Router } from 'express';
 import { adjust, deposit, openAccount, updateAccount, withdraw } from '../../../commands/accounts/accounts.ts';
 import { PASSWORD_LENGTH_MAX } from '../../../commands/accounts/password.ts';
 import type { AccountFields } from '../../../domain/engine/inputs.ts';
-import { notFound } from '../../errors.ts';
+import { httpErrorOf, valueOrRefuse } from '../../errors.ts';
 import { issueApiKey, revokeApiKey } from '../../../commands/credentials/apiKeys.ts';
 import { issueSession, SESSION_LIFETIME_MAX_S } from '../../../commands/credentials/sessions.ts';
 import { usToIso } from '../../../domain/clock.ts';
@@ -94,12 +95,10 @@ function accountFieldsOf(body: AccountBody): AccountFields {
   return fields;
 }
 
-const ACCOUNT_NOT_FOUND = 'Account not found';
-
 /** The path's account id, or 404 when it cannot name an account. */
 function accountIdOf(req: Request): string {
   const id = String(req.params.account_id);
-  if (!isUuid(id)) throw notFound(ACCOUNT_NOT_FOUND);
+  if (!isUuid(id)) throw httpErrorOf({ code: 'account_not_found' });
   return id.toLowerCase();
 }
 
@@ -108,13 +107,13 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
 
   async function requireAccount(accountId: string) {
     const account = await cache.account(accountId);
-    if (account === null) throw notFound(ACCOUNT_NOT_FOUND);
+    if (account === null) throw httpErrorOf({ code: 'account_not_found' });
     return account;
   }
 
   router.post('/accounts', async (req, res) => {
     const body = parseBody(validateCreate, req.body);
-    const opened = await openAccount(ctx, accountFieldsOf(body), body.password);
+    const opened = valueOrRefuse(await openAccount(ctx, accountFieldsOf(body), body.password));
     cache.accounts.set(opened.account.account_id, opened.account);
     res.json({ account: { ...presentAccount(opened.account), balance: opened.balance && renderBalance(opened.balance) } });
   });
@@ -126,7 +125,7 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
   router.patch('/accounts/:account_id', async (req, res) => {
     const accountId = accountIdOf(req);
     const body = parseBody(validatePatch, req.body);
-    const updated = await updateAccount(ctx, accountId, accountFieldsOf(body), body.password);
+    const updated = valueOrRefuse(await updateAccount(ctx, accountId, accountFieldsOf(body), body.password));
     cache.accounts.set(accountId, updated.account);
     res.json({ account: presentAccount(updated.account) });
   });
@@ -149,7 +148,7 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
     const accountId = accountIdOf(req);
     const body = parseBody(validateDeposit, req.body);
     const amount = parseMoney(body.amount, 'positive');
-    const result = await deposit(ctx, accountId, amount);
+    const result = valueOrRefuse(await deposit(ctx, accountId, amount));
     res.json({ balance: renderBalance(result.balance), deposit: result.entry && renderLedgerEntry(result.entry) });
   });
 
@@ -157,9 +156,9 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
     const accountId = accountIdOf(req);
     const body = parseBody(validateWithdrawal, req.body);
     const amount = parseMoney(body.amount, 'positive');
-    const result = await withdraw(ctx, accountId, {
+    const result = valueOrRefuse(await withdraw(ctx, accountId, {
       amount, method: body.method ?? null, reason: body.reason ?? null, sub_method: body.sub_method ?? null,
-    });
+    }));
     res.json({ withdrawal: renderLedgerEntry(result.entry), balance: result.balance && renderBalance(result.balance) });
   });
 
@@ -167,7 +166,7 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
     const accountId = accountIdOf(req);
     const body = parseBody(validateAdjustment, req.body);
     const amount = parseMoney(body.amount, 'nonzero');
-    const result = await adjust(ctx, accountId, amount, body.reason ?? null);
+    const result = valueOrRefuse(await adjust(ctx, accountId, amount, body.reason ?? null));
     res.json({ adjustment: renderLedgerEntry(result.entry), balance: result.balance && renderBalance(result.balance) });
   });
 
@@ -182,7 +181,7 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
 
   router.delete('/api_keys/:key_id', async (req, res) => {
     const keyId = String(req.params.key_id);
-    if (!isUuid(keyId)) throw notFound('No such API key');
+    if (!isUuid(keyId)) throw httpErrorOf({ code: 'api_key_not_found' });
     const revoked = await revokeApiKey(ctx, keyId.toLowerCase());
     res.json({ api_key: { ...revoked, revoked: true, revoked_at: usToIso(revoked.revoked_at), revoked_at_us: revoked.revoked_at } });
   });

@@ -1,27 +1,26 @@
 // /admin/v1 catalogue and market lifecycle: events (and their changes), markets (and their
-// catalogue fields, changes and archiving), status and halts, results, fill amendments. Each is
-// one engine input; the answer is the engine's snapshot after it.
+// catalogue fields, changes and archiving), status and halts, results, fill amendments. Each route
+// is parse (schema, path id, values) → command (commands/catalogue) → render: the engine's view of
+// what changed, or the read model's once it has caught up.
 
-import { randomUUID } from 'node:crypto';
 import type { Request, Router } from 'express';
-import { answerOf, submitOrThrow } from '../../../commands/accounts/engineCall.ts';
-import type { EngineInput, MarketChanges, MarketDetails, MarketFields, SportEventChanges } from '../../../domain/engine/inputs.ts';
-import type { FillView, MarketResult, MarketStatus, MarketStateView } from '../../../domain/views.ts';
-import { badRequest, notFound } from '../../errors.ts';
+import { amendFill } from '../../../commands/catalogue/fills.ts';
+import { changeEvent, scheduleEvent, startEvent } from '../../../commands/catalogue/events.ts';
+import { changeMarket, changeMarketStatus, listMarket, resultMarket, type ChangedMarket } from '../../../commands/catalogue/markets.ts';
+import type { MarketChanges, MarketDetails, SportEventChanges } from '../../../domain/engine/inputs.ts';
+import type { MarketResult, MarketStatus, MarketStateView } from '../../../domain/views.ts';
+import { httpErrorOf, valueOrRefuse } from '../../errors.ts';
 import { renderFill } from '../../../projections/core/render.ts';
 import { presentEvent, presentMarket } from '../present.ts';
 import { FEE_PERCENT_SCHEMA, settlementFeesOf } from './fees.ts';
 import type { SnapshotCache } from '../upstream.ts';
 import { compile, dateTimeToUs, isUuid, parseBody, parseContracts, parseMaxPrice, parsePrice } from '../validate.ts';
 
-export const DEFAULT_MAX_PRICE = '1.00';
 const TEXT_LENGTH_MAX = 500;
 const LONG_TEXT_LENGTH_MAX = 20_000;
 const PARTICIPANTS_MAX = 100;
 /** Items of each catalogue list (filters, trading_filters, keywords, a market's participants). */
 const LIST_ITEMS_MAX = 100;
-/** A market's stat line: any JSON, at most this many characters once serialised. */
-const STAT_DETAIL_LENGTH_MAX = 20_000;
 const IN_PLAY_DELAY_SEC_MAX = 3600;
 const POINTS_COST_MAX = 1_000_000;
 
@@ -128,9 +127,6 @@ const validateMarketPatch = compile<MarketPatchBody>({
 
 /** The details given in a body (only those present: absent fields stay as they are). */
 function detailsOf(body: MarketDetails): MarketDetails {
-  if (body.stat_detail !== undefined && JSON.stringify(body.stat_detail).length > STAT_DETAIL_LENGTH_MAX) {
-    throw badRequest(`stat_detail must be at most ${STAT_DETAIL_LENGTH_MAX} characters of JSON`);
-  }
   const details: Record<string, unknown> = {};
   for (const key of MARKET_DETAIL_KEYS) if (body[key] !== undefined) details[key] = body[key];
   return details as MarketDetails;
@@ -151,9 +147,12 @@ const validateAmend = compile<{ price?: string; filled?: string }>({
   properties: { price: { type: 'string', format: 'decimal' }, filled: { type: 'string', format: 'decimal' } },
 });
 
-function pathId(req: Request, name: string, what: string): string {
+type PathSubject = 'event_not_found' | 'market_not_found' | 'fill_not_found';
+
+/** The path's id; one that is not a UUID names nothing (404, as an unknown one). */
+function pathId(req: Request, name: string, notFoundCode: PathSubject): string {
   const id = String(req.params[name]);
-  if (!isUuid(id)) throw notFound(`${what} not found`);
+  if (!isUuid(id)) throw httpErrorOf({ code: notFoundCode });
   return id.toLowerCase();
 }
 
@@ -170,30 +169,30 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
     return { ...presentMarket(market, await cache.event(market.event_id), ctx.clock.nowUs()), ...settlementFeesOf(market) };
   }
 
+  /** A changed market's answer; when the engine changed nothing, the market as it stands. */
+  async function changedMarketAnswer(marketId: string, changed: ChangedMarket, fallback: () => Promise<MarketStateView | null> | MarketStateView | null) {
+    const market = changed.market ?? (await fallback());
+    if (!market) throw httpErrorOf({ code: 'market_not_found' });
+    return marketAnswer(market, changed.position);
+  }
+
   router.post('/events', async (req, res) => {
     const body = parseBody(validateEvent, req.body);
-    const eventId = randomUUID();
-    const reply = await submitOrThrow(ctx, {
-      kind: 'ScheduleSportEvent',
-      event: {
-        event_id: eventId,
-        title: body.title,
-        start: dateTimeToUs('start', body.start),
-        short_title: body.short_title ?? null,
-        event_type: body.event_type ?? null,
-        sport: body.sport ?? null,
-        competition: body.competition ?? null,
-        participants: body.participants ?? [],
-      },
-    });
-    const scheduled = answerOf(reply).sportEvents.find((e) => e.event_id === eventId);
-    if (!scheduled) throw new Error('engine accepted ScheduleSportEvent without scheduling the event');
-    cache.events.set(eventId, scheduled);
-    res.json({ event: presentEvent(scheduled) });
+    const { event } = valueOrRefuse(await scheduleEvent(ctx, {
+      title: body.title,
+      start: dateTimeToUs('start', body.start),
+      short_title: body.short_title ?? null,
+      event_type: body.event_type ?? null,
+      sport: body.sport ?? null,
+      competition: body.competition ?? null,
+      participants: body.participants ?? [],
+    }));
+    cache.events.set(event.event_id, event);
+    res.json({ event: presentEvent(event) });
   });
 
   router.patch('/events/:event_id', async (req, res) => {
-    const eventId = pathId(req, 'event_id', 'Event');
+    const eventId = pathId(req, 'event_id', 'event_not_found');
     const body = parseBody(validateEventPatch, req.body);
     const changes: SportEventChanges = {};
     if (body.title !== undefined) changes.title = body.title;
@@ -203,124 +202,80 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
     if (body.sport !== undefined) changes.sport = body.sport;
     if (body.competition !== undefined) changes.competition = body.competition;
     if (body.participants !== undefined) changes.participants = body.participants ?? [];
-    let reply = await submitOrThrow(ctx, { kind: 'UpdateSportEvent', event_id: eventId, changes });
-    let changed = answerOf(reply).sportEvents.find((e) => e.event_id === eventId);
-    if (body.event_fee_percent !== undefined) {
-      reply = await submitOrThrow(ctx, { kind: 'SetSettlementFee', scope: 'event', scope_id: eventId, percent: body.event_fee_percent });
-      changed = answerOf(reply).sportEvents.find((e) => e.event_id === eventId) ?? changed;
-    }
+    const changed = valueOrRefuse(await changeEvent(ctx, eventId, {
+      changes, ...(body.event_fee_percent !== undefined ? { event_fee_percent: body.event_fee_percent } : {}),
+    }));
     // the markets of the event show its fields: answer once the read models have them (bounded)
-    await cache.caughtUp(reply.position);
-    const event = changed ?? (await cache.event(eventId));
-    if (!event) throw notFound('Event not found');
+    await cache.caughtUp(changed.position);
+    const event = changed.event ?? (await cache.event(eventId));
+    if (!event) throw httpErrorOf({ code: 'event_not_found' });
     cache.events.set(eventId, event);
     res.json({ event: presentEvent(event) });
   });
 
   router.post('/events/:event_id/start', async (req, res) => {
-    const eventId = pathId(req, 'event_id', 'Event');
-    const reply = await submitOrThrow(ctx, { kind: 'StartSportEvent', event_id: eventId });
-    const started = answerOf(reply).sportEvents.find((e) => e.event_id === eventId);
-    const event = started ?? (await cache.event(eventId));
-    if (!event) throw notFound('Event not found');
+    const eventId = pathId(req, 'event_id', 'event_not_found');
+    const started = valueOrRefuse(await startEvent(ctx, eventId));
+    const event = started.event ?? (await cache.event(eventId));
+    if (!event) throw httpErrorOf({ code: 'event_not_found' });
     cache.events.set(eventId, event);
     res.json({ event: presentEvent(event) });
   });
 
   router.post('/markets', async (req, res) => {
     const body = parseBody(validateMarket, req.body);
-    const marketId = randomUUID();
-    const fields: MarketFields = {
-      market_id: marketId,
+    const listed = valueOrRefuse(await listMarket(ctx, {
       event_id: body.event_id.toLowerCase(),
       title: body.title,
-      max_price: parseMaxPrice(body.max_price ?? DEFAULT_MAX_PRICE),
-      status: body.status ?? 'scheduled',
-      trading: body.trading ?? true,
-      in_play_delay_sec: body.in_play_delay_sec ?? 0,
-      points_cost: body.points_cost ?? 0,
-      grouping_id: body.grouping_id ?? marketId,
-      grouping_name: body.grouping_name ?? null,
-      symbol: body.symbol ?? null,
-      question: body.question ?? null,
-      rules: body.rules ?? null,
-      short_title: body.short_title ?? null,
-      featured: body.featured ?? false,
-    };
-    const details = detailsOf(body);
-    let reply = await submitOrThrow(ctx, { kind: 'ListMarket', market: fields, ...(Object.keys(details).length > 0 ? { details } : {}) });
-    let listed = answerOf(reply).markets.find((m) => m.market_id === marketId);
-    if (!listed) throw new Error('engine accepted ListMarket without listing the market');
-    if (body.settlement_fee_percent !== undefined && body.settlement_fee_percent !== null) {
-      reply = await submitOrThrow(ctx, { kind: 'SetSettlementFee', scope: 'market', scope_id: marketId, percent: body.settlement_fee_percent });
-      listed = answerOf(reply).markets.find((m) => m.market_id === marketId) ?? listed;
-    }
-    res.json({ market: await marketAnswer(listed, reply.position) });
+      ...(body.max_price !== undefined ? { max_price: parseMaxPrice(body.max_price) } : {}),
+      ...optional(body, ['status', 'trading', 'in_play_delay_sec', 'points_cost', 'grouping_id', 'grouping_name', 'symbol', 'question', 'rules', 'short_title', 'featured', 'settlement_fee_percent']),
+      details: detailsOf(body),
+    }));
+    res.json({ market: await marketAnswer(listed.market, listed.position) });
   });
 
   router.patch('/markets/:market_id', async (req, res) => {
-    const marketId = pathId(req, 'market_id', 'Market');
+    const marketId = pathId(req, 'market_id', 'market_not_found');
     const body = parseBody(validateMarketPatch, req.body);
-    const changes: MarketChanges = detailsOf(body);
+    const changes: Omit<MarketChanges, 'grouping_id'> = detailsOf(body);
     if (body.event_id !== undefined) changes.event_id = body.event_id.toLowerCase();
     if (body.max_price !== undefined) changes.max_price = body.max_price;
-    if (body.grouping_id !== undefined) {
-      if (body.grouping_id === null) throw badRequest("grouping_id cannot be changed: it is fixed for the market's life");
-      changes.grouping_id = body.grouping_id;
-    }
-    for (const key of ['title', 'short_title', 'question', 'rules', 'symbol', 'grouping_name', 'featured', 'in_play_delay_sec', 'points_cost'] as const) {
-      if (body[key] !== undefined) (changes as Record<string, unknown>)[key] = body[key];
-    }
-    const input: Extract<EngineInput, { kind: 'UpdateMarket' }> = { kind: 'UpdateMarket', market_id: marketId, changes };
-    if (body.status !== undefined) input.status = body.status;
-    if (body.trading !== undefined) input.trading = body.trading;
-    if (body.archived !== undefined) input.archived = body.archived;
-    let reply = await submitOrThrow(ctx, input);
-    let changed = answerOf(reply).markets.find((m) => m.market_id === marketId);
-    if (body.settlement_fee_percent !== undefined) {
-      reply = await submitOrThrow(ctx, { kind: 'SetSettlementFee', scope: 'market', scope_id: marketId, percent: body.settlement_fee_percent });
-      changed = answerOf(reply).markets.find((m) => m.market_id === marketId) ?? changed;
-    }
-    // nothing changed: the market as it stands
-    const market = changed ?? (await cache.market(marketId));
-    if (!market) throw notFound('Market not found');
-    res.json({ market: await marketAnswer(market, reply.position) });
+    Object.assign(changes, optional(body, ['title', 'short_title', 'question', 'rules', 'symbol', 'grouping_name', 'featured', 'in_play_delay_sec', 'points_cost']));
+    const changed = valueOrRefuse(await changeMarket(ctx, marketId, {
+      changes, ...optional(body, ['grouping_id', 'status', 'trading', 'archived', 'settlement_fee_percent']),
+    }));
+    res.json({ market: await changedMarketAnswer(marketId, changed, () => cache.market(marketId)) });
   });
 
   router.post('/markets/:market_id/status', async (req, res) => {
-    const marketId = pathId(req, 'market_id', 'Market');
+    const marketId = pathId(req, 'market_id', 'market_not_found');
     const body = parseBody(validateStatus, req.body);
-    if (body.status === undefined && body.trading === undefined) throw badRequest('status or trading is required');
-    const input: { kind: 'ChangeMarketStatus'; market_id: string; status?: MarketStatus; trading?: boolean } = { kind: 'ChangeMarketStatus', market_id: marketId };
-    if (body.status !== undefined) input.status = body.status;
-    if (body.trading !== undefined) input.trading = body.trading;
-    const reply = await submitOrThrow(ctx, input);
-    const market = answerOf(reply).markets.find((m) => m.market_id === marketId) ?? cache.markets.get(marketId);
-    if (!market) throw notFound('Market not found');
-    res.json({ market: await marketAnswer(market, reply.position) });
+    const changed = valueOrRefuse(await changeMarketStatus(ctx, marketId, optional(body, ['status', 'trading'])));
+    res.json({ market: await changedMarketAnswer(marketId, changed, () => cache.markets.get(marketId) ?? null) });
   });
 
   router.post('/markets/:market_id/result', async (req, res) => {
-    const marketId = pathId(req, 'market_id', 'Market');
+    const marketId = pathId(req, 'market_id', 'market_not_found');
     const body = parseBody(validateResult, req.body);
-    const reply = await submitOrThrow(ctx, { kind: 'ResultMarket', market_id: marketId, result: body.result });
-    const market = answerOf(reply).markets.find((m) => m.market_id === marketId) ?? cache.markets.get(marketId);
-    if (!market) throw notFound('Market not found');
-    res.json({ market: await marketAnswer(market, reply.position) });
+    const changed = valueOrRefuse(await resultMarket(ctx, marketId, body.result));
+    res.json({ market: await changedMarketAnswer(marketId, changed, () => cache.markets.get(marketId) ?? null) });
   });
 
   router.post('/fills/:trade_id/amend', async (req, res) => {
-    const tradeId = pathId(req, 'trade_id', 'Fill');
+    const tradeId = pathId(req, 'trade_id', 'fill_not_found');
     const body = parseBody(validateAmend, req.body);
-    if (body.price === undefined && body.filled === undefined) throw badRequest('price or filled is required');
-    const input: { kind: 'AmendFill'; trade_id: string; price?: string; filled?: string } = { kind: 'AmendFill', trade_id: tradeId };
-    if (body.price !== undefined) input.price = parsePrice(body.price);
-    if (body.filled !== undefined) input.filled = parseContracts('filled', body.filled);
-    const reply = await submitOrThrow(ctx, input);
-    const changed = answerOf(reply).fills;
-    const fills: FillView[] = changed.filter((f) => f.trade_id === tradeId);
-    const fill = fills[0] ?? changed.at(-1);
-    if (!fill) throw notFound('Fill not found');
-    res.json({ fill: renderFill(fill), fills: fills.map(renderFill) });
+    const amended = valueOrRefuse(await amendFill(ctx, tradeId, {
+      ...(body.price !== undefined ? { price: parsePrice(body.price) } : {}),
+      ...(body.filled !== undefined ? { filled: parseContracts('filled', body.filled) } : {}),
+    }));
+    if (!amended.fill) throw httpErrorOf({ code: 'fill_not_found' });
+    res.json({ fill: renderFill(amended.fill), fills: amended.fills.map(renderFill) });
   });
+}
+
+/** The listed fields the body holds (absent ones stay absent, so the command's defaults or the market's values apply). */
+function optional<T extends object, K extends keyof T>(body: T, keys: readonly K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const key of keys) if (body[key] !== undefined) out[key] = body[key];
+  return out;
 }

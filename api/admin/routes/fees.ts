@@ -1,15 +1,15 @@
 // /admin/v1 settlement-side fees and referrals: a market group's `group_fee_percent`
 // (PUT /market_groups/{grouping_id}) and who referred whom (POST /accounts/{id}/referrals), each
-// one engine input; and what the catalogue routes use for a market's `settlement_fee_percent` and
-// an event's `event_fee_percent` (fields of POST/PATCH /markets and PATCH /events).
+// each parse → command (commands/catalogue/fees.ts) → render; and what the catalogue routes use for
+// a market's `settlement_fee_percent` and an event's `event_fee_percent` (fields of POST/PATCH
+// /markets and PATCH /events).
 
 import type { Request, Router } from 'express';
-import { answerOf, submitOrThrow } from '../../../commands/accounts/engineCall.ts';
+import { recordReferral, setSettlementFee } from '../../../commands/catalogue/fees.ts';
 import { usToIso } from '../../../domain/clock.ts';
-import type { FeeScope } from '../../../domain/engine/events.ts';
 import { SETTLEMENT_FEE_PERCENT_MAX } from '../../../domain/engine/settlementFees.ts';
 import type { MarketStateView } from '../../../domain/views.ts';
-import { badRequest, notFound } from '../../errors.ts';
+import { badRequest, httpErrorOf, valueOrRefuse } from '../../errors.ts';
 import type { SnapshotCache } from '../upstream.ts';
 import { compile, isUuid, parseBody } from '../validate.ts';
 
@@ -34,41 +34,33 @@ export function settlementFeesOf(market: MarketStateView): Record<string, number
   };
 }
 
-function pathId(req: Request, name: string, what: string): string {
-  const id = String(req.params[name]);
-  if (!isUuid(id)) throw notFound(`${what} not found`);
+/** The path's account id; one that is not a UUID names nothing (404, as an unknown one). */
+function accountIdOf(req: Request): string {
+  const id = String(req.params.account_id);
+  if (!isUuid(id)) throw httpErrorOf({ code: 'account_not_found' });
   return id.toLowerCase();
 }
 
 export function feeRoutes(router: Router, cache: SnapshotCache): void {
   const ctx = cache.context;
 
-  async function setPercent(scope: FeeScope, scopeId: string, percent: number | null) {
-    const reply = await submitOrThrow(ctx, { kind: 'SetSettlementFee', scope, scope_id: scopeId, percent });
-    const answer = answerOf(reply);
-    for (const market of answer.markets) cache.markets.set(market.market_id, market);
-    for (const event of answer.sportEvents) cache.events.set(event.event_id, event);
-    return { reply, answer };
-  }
-
   router.put('/market_groups/:grouping_id', async (req, res) => {
     const groupingId = String(req.params.grouping_id);
     if (groupingId.length > GROUPING_ID_LENGTH_MAX) throw badRequest(`grouping_id must be at most ${GROUPING_ID_LENGTH_MAX} characters`);
     const body = parseBody(validateGroup, req.body);
-    const { answer } = await setPercent('market_group', groupingId, body.group_fee_percent);
+    const set = valueOrRefuse(await setSettlementFee(ctx, 'market_group', groupingId, body.group_fee_percent));
+    for (const market of set.markets) cache.markets.set(market.market_id, market);
     res.json({
       market_group: {
-        grouping_id: groupingId, group_fee_percent: body.group_fee_percent, market_ids: answer.markets.map((m) => m.market_id),
+        grouping_id: groupingId, group_fee_percent: body.group_fee_percent, market_ids: set.markets.map((m) => m.market_id),
       },
     });
   });
 
   router.post('/accounts/:account_id/referrals', async (req, res) => {
-    const referrerId = pathId(req, 'account_id', 'Account');
+    const referrerId = accountIdOf(req);
     const body = parseBody(validateReferral, req.body);
-    const reply = await submitOrThrow(ctx, { kind: 'RecordReferral', referrer_account_id: referrerId, referee_account_id: body.referee_account_id.toLowerCase() });
-    const referral = answerOf(reply).referral;
-    if (!referral) throw new Error('engine accepted RecordReferral without recording a referral');
+    const referral = valueOrRefuse(await recordReferral(ctx, referrerId, body.referee_account_id.toLowerCase()));
     res.json({ referral: { ...referral, created_at: usToIso(referral.created_at), created_at_us: referral.created_at } });
   });
 }

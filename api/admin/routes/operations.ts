@@ -1,14 +1,15 @@
-// /admin/v1 OAuth clients, settings, leaderboard refresh and (with TEST_CLOCK=1) the clock.
+// /admin/v1 OAuth clients, settings, leaderboard refresh and (with TEST_CLOCK=1) the clock. Each
+// write is parse → command → render.
 
 import type { Router } from 'express';
-import { submitOrThrow } from '../../../commands/accounts/engineCall.ts';
+import { moveClock } from '../../../commands/clock/clock.ts';
 import { changeClient, registerClient, type ClientWithSecret } from '../../../commands/oauthClients/commands.ts';
-import { validateSettingsPatch } from '../../../commands/settings/validate.ts';
+import { changeSettings } from '../../../commands/settings/change.ts';
 import { usToIso } from '../../../domain/clock.ts';
-import { badRequest, notFound } from '../../errors.ts';
+import { badRequest, httpErrorOf, valueOrRefuse } from '../../errors.ts';
 import { refreshLeaderboards } from '../../../projections/member/leaderboard/snapshot.ts';
 import type { SnapshotCache } from '../upstream.ts';
-import { compile, dateTimeToUs, isServiceTimeMs, isUuid, parseBody } from '../validate.ts';
+import { compile, dateTimeToUs, isUuid, parseBody } from '../validate.ts';
 
 /** ±100 years: far enough for any test, near enough to stay a valid date. */
 const CLOCK_ADVANCE_MS_MAX = 100 * 366 * 24 * 3600 * 1000;
@@ -41,7 +42,7 @@ export function operationRoutes(router: Router, cache: SnapshotCache): void {
 
   router.patch('/oauth/clients/:client_id', async (req, res) => {
     const clientId = String(req.params.client_id);
-    if (!isUuid(clientId)) throw notFound('OAuth client not found');
+    if (!isUuid(clientId)) throw httpErrorOf({ code: 'oauth_client_not_found' });
     const body = bodyObject(req.body);
     if (Object.keys(body).length === 0) throw badRequest('body must contain at least one field');
     const result = await changeClient(ctx.store, clientId.toLowerCase(), body, { nowUs: ctx.clock.nowUs() });
@@ -53,10 +54,7 @@ export function operationRoutes(router: Router, cache: SnapshotCache): void {
   });
 
   router.patch('/settings', async (req, res) => {
-    const patch = validateSettingsPatch(bodyObject(req.body), ctx.settings.get());
-    // the engine credits referrals, so it is told the points in force first (they are journaled with it)
-    if (patch.referral_points !== undefined) await submitOrThrow(ctx, { kind: 'SetReferralPoints', points: patch.referral_points });
-    res.json({ settings: await ctx.settings.update(patch) });
+    res.json({ settings: valueOrRefuse(await changeSettings(ctx, bodyObject(req.body))) });
   });
 
   router.post('/leaderboard/refresh', async (_req, res) => {
@@ -78,19 +76,10 @@ export function operationRoutes(router: Router, cache: SnapshotCache): void {
 
   router.post('/clock', async (req, res) => {
     const body = parseBody(validateClock, req.body);
-    if ((body.advance_ms === undefined) === (body.set === undefined)) throw badRequest('send exactly one of advance_ms or set');
-    if (body.set !== undefined) testClock.set(dateTimeToUs('set', body.set));
-    else if (body.advance_ms !== undefined) {
-      const targetMs = Math.floor(testClock.nowUs() / 1000) + body.advance_ms;
-      if (!isServiceTimeMs(targetMs)) throw badRequest('advance_ms must lead to a time between 1970 and 2200');
-      testClock.advance(body.advance_ms);
-    }
-    // let expiries and delays that are now due happen at once
-    try {
-      await ctx.engine.submit({ kind: 'Tick' });
-    } catch (err) {
-      ctx.logger.warn({ err }, 'clock moved but the engine tick failed');
-    }
+    valueOrRefuse(await moveClock(
+      { clock: testClock, engine: ctx.engine, onTickFailure: (err) => ctx.logger.warn({ err }, 'clock moved but the engine tick failed') },
+      { ...(body.set !== undefined ? { set_us: dateTimeToUs('set', body.set) } : {}), ...(body.advance_ms !== undefined ? { advance_ms: body.advance_ms } : {}) },
+    ));
     res.json(now());
   });
 }

@@ -5,7 +5,8 @@ import { Router } from 'express';
 import type { AppContext } from '../../../commands/context.ts';
 import { marketStats, marketStatsCursor, type MarketStatsRow } from '../../../projections/member/queries.ts';
 import { principalOf } from '../../auth/principal.ts';
-import { HttpError } from '../../errors.ts';
+import { scopeRefusal } from '../../../commands/auth/access.ts';
+import { httpErrorOf } from '../../errors.ts';
 import { pageOf, parseLimit } from '../../pagination.ts';
 import { int64Param, lenientBoolean, lowercaseList, uuidList } from './query.ts';
 
@@ -34,10 +35,8 @@ export function renderMarketStats(row: MarketStatsRow): Record<string, unknown> 
 
 export function requireOAuthScope(scope: string) {
   return (req: import('express').Request, _res: import('express').Response, next: import('express').NextFunction) => {
-    const principal = principalOf(req);
-    if (principal.source === 'oauth' && !principal.scopes.has(scope)) {
-      throw new HttpError(403, 'insufficient scope for this operation', { scope }, { 'WWW-Authenticate': `Bearer error=insufficient_scope, scope=${scope}` });
-    }
+    const refusal = scopeRefusal(principalOf(req), scope);
+    if (refusal) throw httpErrorOf(refusal);
     next();
   };
 }

@@ -17,13 +17,12 @@ import type { Jurisdiction } from '../../../domain/views.ts';
 import { MeSourcesCache, type MeSources } from '../../../projections/member/meSources.ts';
 import type { ProfileRow } from '../../../projections/member/queries.ts';
 import { principalOf, type MemberPrincipal } from '../../auth/principal.ts';
-import { HttpError } from '../../errors.ts';
+import { profileWriteRefusal, scopeRefusal } from '../../../commands/auth/access.ts';
+import { httpErrorOf } from '../../errors.ts';
 import { ProfilePatchBody, validateBody } from './schemas.ts';
 
 /** Bound on waiting for the profile projection after a change before answering. */
 const PROFILE_WRITE_WAIT_MS = 2_000;
-
-export const READ_ONLY_PROFILE_ERROR = 'This API key is read-only; profile changes need a read_write key';
 
 export const avatarUrlOf = (handle: string | null) => (handle === null ? null : `/avatars/${encodeURIComponent(handle)}.svg`);
 
@@ -93,18 +92,14 @@ async function meSourcesOf(ctx: AppContext, cache: MeSourcesCache, accountId: st
 }
 
 function requireProfileWrite(req: Request, _res: Response, next: NextFunction): void {
-  const principal = principalOf(req);
-  if (principal.source === 'api_key' && principal.key_scope !== 'read_write') throw new HttpError(403, READ_ONLY_PROFILE_ERROR);
-  // no OAuth scope covers profile changes: the same 403 without `scope`
-  if (principal.source === 'oauth') throw new HttpError(403, 'insufficient scope for this operation', {}, { 'WWW-Authenticate': 'Bearer error=insufficient_scope' });
+  const refusal = profileWriteRefusal(principalOf(req));
+  if (refusal) throw httpErrorOf(refusal);
   next();
 }
 
 function requireProfileRead(req: Request, _res: Response, next: NextFunction): void {
-  const principal = principalOf(req);
-  if (principal.source === 'oauth' && !principal.scopes.has('profile.read')) {
-    throw new HttpError(403, 'insufficient scope for this operation', { scope: 'profile.read' }, { 'WWW-Authenticate': 'Bearer error=insufficient_scope, scope=profile.read' });
-  }
+  const refusal = scopeRefusal(principalOf(req), 'profile.read');
+  if (refusal) throw httpErrorOf(refusal);
   next();
 }
 

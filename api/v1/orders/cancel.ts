@@ -10,7 +10,7 @@ import { CancelOrdersBody } from '../../openapi/schemas.ts';
 import type { Answer } from '../idempotency.ts';
 import { check, compile } from '../validation.ts';
 import { requestIpOf } from './place.ts';
-import { httpErrorOfOrderRefusal, ORDER_NOT_FOUND } from './refusals.ts';
+import { errorTextOf, httpErrorOf } from '../../errors.ts';
 
 const validateCancel = compile<{ orders: Array<{ order_id: string }>; geo_location?: string | null }>(CancelOrdersBody);
 
@@ -18,10 +18,10 @@ export function cancelOrdersRoute(ctx: AppContext) {
   return async (req: Request): Promise<Answer> => {
     const body = check(validateCancel, req.body);
     const result = await cancelOrders(ctx, principalOf(req), { order_ids: body.orders.map((o) => o.order_id), geo_location: body.geo_location }, { ip_address: requestIpOf(req) });
-    if (!result.ok) throw httpErrorOfOrderRefusal(result.refusal);
+    if (!result.ok) throw httpErrorOf(result.refusal);
     const cancellations = result.cancellations.map((entry) => ({
       order_id: entry.order_id,
-      status: entry.outcome === 'cancelled' ? entry.status : entry.outcome === 'not_found' ? ORDER_NOT_FOUND : entry.reason,
+      status: entry.outcome === 'cancelled' ? entry.status : errorTextOf(entry.refusal),
     }));
     return { status: 200, body: { cancellations } };
   };

@@ -10,7 +10,7 @@ import { principalOf } from '../../auth/principal.ts';
 import { PlaceOrderBody, PlaceOrdersBody } from '../../openapi/schemas.ts';
 import type { Answer } from '../idempotency.ts';
 import { check, compile } from '../validation.ts';
-import { httpErrorOfOrderRefusal } from './refusals.ts';
+import { errorTextOf, httpErrorOf } from '../../errors.ts';
 
 const validateOrder = compile<OrderBody>(PlaceOrderBody);
 const validateBatch = compile<{ orders: OrderBody[]; geo_location?: string | null }>(PlaceOrdersBody);
@@ -21,7 +21,7 @@ export function placeOrderRoute(ctx: AppContext) {
   return async (req: Request): Promise<Answer> => {
     const body = check(validateOrder, req.body);
     const result = await placeOrder(ctx, principalOf(req), body, { ip_address: requestIpOf(req) });
-    if (!result.ok) throw httpErrorOfOrderRefusal(result.refusal);
+    if (!result.ok) throw httpErrorOf(result.refusal);
     return { status: 200, body: { order: renderOrder(result.order) } };
   };
 }
@@ -30,8 +30,8 @@ export function placeOrdersRoute(ctx: AppContext) {
   return async (req: Request): Promise<Answer> => {
     const body = check(validateBatch, req.body);
     const result = await placeOrders(ctx, principalOf(req), body, { ip_address: requestIpOf(req) });
-    if (!result.ok) throw httpErrorOfOrderRefusal(result.refusal);
-    const results = result.legs.map((leg) => (leg.ok ? { order: renderOrder(leg.order) } : { errors: [{ error: leg.reason }], order_id: leg.order_id }));
+    if (!result.ok) throw httpErrorOf(result.refusal);
+    const results = result.legs.map((leg) => (leg.ok ? { order: renderOrder(leg.order) } : { errors: [{ error: errorTextOf(leg.refusal) }], order_id: leg.order_id }));
     return { status: 200, body: { results } };
   };
 }

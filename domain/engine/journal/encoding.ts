@@ -217,11 +217,6 @@ function decodeViewDelta(stored: unknown, keys: readonly string[], context: Delt
   return view;
 }
 
-/** Encodes one step's events against (and into) the record's delta context. */
-export function encodeEventsDelta(events: readonly EngineEvent[], context: DeltaContext): EncodedEngineEvent[] {
-  return events.map((event) => mapViews<EngineEvent, EncodedEngineEvent>(event, (view, keys) => encodeViewDelta(view, keys, context)));
-}
-
 /** Decodes one step's events; steps of a record must be decoded in order with one context. */
 export function decodeEventsDelta(stored: readonly EncodedEngineEvent[], context: DeltaContext): EngineEvent[] {
   return stored.map((event) => mapViews<EncodedEngineEvent, EngineEvent>(event, (view, keys, type, field) => decodeViewDelta(view, keys, context, type, field)));

@@ -16,7 +16,7 @@
 import type { EngineEvent } from '../events.ts';
 import type { EngineInput } from '../inputs.ts';
 import {
-  decodeEvents, decodeEventsDelta, decodeInputDelta, encodeEvents, encodeEventsDelta, encodeInputDelta, JOURNAL_VERSION, newDeltaContext,
+  decodeEvents, decodeEventsDelta, decodeInputDelta, encodeEvents, encodeInputDelta, JOURNAL_VERSION, newDeltaContext,
   type DeltaContext, type EncodedEngineEvent,
 } from './encoding.ts';
 import { decodeFacts, encodeFacts, newFactContext, type FactContext, type StoredFact } from './factEncoding.ts';
@@ -130,16 +130,6 @@ export function encodeStep(seq: number, nowUs: number, input: EngineInput, event
 /** The payload of one `EngineSteps` record. */
 export function engineStepsData(steps: EncodedStep[]): EngineStepsData {
   return { v: ENGINE_RECORD_VERSION, steps };
-}
-
-/** One step of a version 3 record, views delta-encoded (for tools and tests that write old journals). */
-export function encodeViewsStep(seq: number, nowUs: number, input: EngineInput, events: readonly LegacyEngineEvent[], context: DeltaContext): ViewsStep {
-  return { seq, now_us: nowUs, input: encodeInputDelta(input, context), events: encodeEventsDelta(events, context) };
-}
-
-/** The payload of a version 3 `EngineSteps` record (for tools and tests that write old journals). */
-export function viewsStepsData(steps: ViewsStep[]): ViewsStepsData {
-  return { v: VIEWS_RECORD_VERSION, steps };
 }
 
 /** The payload of a single-step `EngineStep` v2 record (for tools and tests that write old journals). */

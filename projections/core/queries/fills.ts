@@ -34,8 +34,3 @@ export async function listFills(db: Queryable, accountId: string, filters: FillF
   return { cursor, fills: rows.map((row) => renderFill(row.doc)) };
 }
 
-/** Both sides' fills of a trade id whoever owns them (internal use: admin amend answers). */
-export async function getFillViews(db: Queryable, tradeId: string): Promise<FillView[]> {
-  const result = await db.query<{ doc: FillView }>('SELECT doc FROM core_fills WHERE trade_id = $1 ORDER BY liquidity_action', [tradeId]);
-  return result.rows.map((row) => row.doc);
-}

@@ -61,8 +61,3 @@ export async function listLoyalty(db: Queryable, accountId: string, page: PageRe
   return { cursor, loyalty: entries.map(renderLoyaltyEntry) };
 }
 
-export async function getLedgerEntry(db: Queryable, entryId: string): Promise<LedgerEntryWire | null> {
-  const result = await db.query<{ doc: LedgerEntryView }>('SELECT doc FROM core_ledger_entries WHERE id = $1', [entryId]);
-  const row = result.rows[0];
-  return row ? renderLedgerEntry(row.doc) : null;
-}

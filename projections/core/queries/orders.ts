@@ -45,8 +45,3 @@ export async function getOrder(db: Queryable, accountId: string, orderId: string
   return row ? renderOrder(row.doc) : null;
 }
 
-/** The stored snapshot of an order whoever owns it (internal use: cancel checks, realtime). */
-export async function getOrderView(db: Queryable, orderId: string): Promise<OrderView | null> {
-  const result = await db.query<{ doc: OrderView }>('SELECT doc FROM core_orders WHERE id = $1', [orderId]);
-  return result.rows[0]?.doc ?? null;
-}

@@ -28,9 +28,3 @@ export async function listPositions(db: Queryable, accountId: string, page: Page
   return { cursor, positions: rows.map((row) => renderPosition(row.doc)) };
 }
 
-/** One position (zero included), or null when the account never held the market. */
-export async function getPosition(db: Queryable, accountId: string, marketId: string): Promise<PositionWire | null> {
-  const result = await db.query<{ doc: PositionView }>('SELECT doc FROM core_positions WHERE account_id = $1 AND market_id = $2', [accountId, marketId]);
-  const row = result.rows[0];
-  return row ? renderPosition(row.doc) : null;
-}

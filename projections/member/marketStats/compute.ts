@@ -76,11 +76,6 @@ const minOf = (a: Decimal, b: Decimal) => (compare(a, b) < 0 ? a : b);
 /** What an order contributes through: the member_orders rows keep only these fields of the view. */
 export type OrderFacts = Pick<OrderView, 'id' | 'account_id' | 'market_id' | 'action' | 'status' | 'price' | 'quantity' | 'filled'>;
 
-export const orderFactsOf = (order: OrderFacts): OrderFacts => ({
-  id: order.id, account_id: order.account_id, market_id: order.market_id, action: order.action,
-  status: order.status, price: order.price, quantity: order.quantity, filled: order.filled,
-});
-
 /** OrderFacts of an order record (member_orders keeps no more of an order). */
 export const orderFactsOfRecord = (order: OrderRecord): OrderFacts => ({
   id: order.id, account_id: order.accountId, market_id: order.marketId, action: order.action, status: order.status,

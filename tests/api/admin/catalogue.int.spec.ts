@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { CORE_TABLES } from '../../../projections/core/schema.ts';
 import { MEMBER_PROJECTORS } from '../../../projections/member/index.ts';
 import { startTestService, type TestService } from '../../support/service.ts';
-import { OpenApiChecker } from '../trading/openapi.ts';
+import { OpenApiChecker } from '../openapi/openapi.ts';
 import { ServiceClient, type ApiKeyCredentials } from './http.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import { verifyJournal } from '../../../commands/engine/verify.ts';
 import { Big } from '../../../domain/money/big.ts';
 import { allProjectors } from '../../../projections/registry.ts';
-import { startWholeService, type Member, type WholeService } from '../trading/harness.ts';
+import { startWholeService, type Member, type WholeService } from '../v1/harness.ts';
 
 interface FeeEntry { id: string; type: string; amount: string; fee_id: string | null; settlement_id: string | null; market_id: string | null; event_id: string | null }
 

@@ -29,8 +29,8 @@ class FakeEngine {
   async submit(input: EngineInput): Promise<EngineReply> {
     this.inputs.push(input);
     if (input.kind === 'Tick') return { ok: true, events: [], position: 0n, seq: this.inputs.length };
-    if (input.kind === 'Withdraw') return { ok: false, error: { code: 'refused', message: 'Insufficient funds' }, events: [], position: 0n, seq: 0 };
-    return { ok: false, error: { code: 'not_found', message: 'Not found' }, events: [], position: 0n, seq: 0 };
+    if (input.kind === 'Withdraw') return { ok: false, error: { code: 'insufficient_funds' }, events: [], position: 0n, seq: 0 };
+    return { ok: false, error: { code: 'account_not_found' }, events: [], position: 0n, seq: 0 };
   }
 }
 

@@ -13,8 +13,8 @@ import { ENGINE_STREAM } from '../../../domain/engine/journal/journal.ts';
 import { plus } from '../../../domain/money/decimal.ts';
 import { Big } from '../../../domain/money/big.ts';
 import { MemoryEventStore } from '../../../eventstore/memory.ts';
-import { account, deposit, market, sportEvent, T0 } from '../../engine/support.ts';
-import { startTradingService, type TradingService } from '../../api/trading/harness.ts';
+import { account, deposit, market, sportEvent, T0 } from '../../domain/engine/support.ts';
+import { startTradingService, type TradingService } from '../../api/v1/harness.ts';
 
 describe('engine safety', () => {
   describe('the ledger is asserted after every batch', () => {

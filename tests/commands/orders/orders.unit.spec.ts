@@ -11,7 +11,7 @@ import { startEngine, type RunningEngine } from '../../../commands/engine/proces
 import { cancelAllOrders, cancelOrders, placeOrder, placeOrders, type OrderCommandDeps } from '../../../commands/orders/orders.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../../../commands/settings/settings.ts';
 import { MemoryEventStore } from '../../../eventstore/memory.ts';
-import { account, deposit, market, sportEvent, T0 } from '../../engine/support.ts';
+import { account, deposit, market, sportEvent, T0 } from '../../domain/engine/support.ts';
 
 const member = (accountId: string): MemberPrincipal => ({
   kind: 'member', account_id: accountId, user_id: `user-${accountId}`, method: 'api_key', source: 'api_key',
@@ -63,8 +63,8 @@ describe('order commands (no transport)', () => {
     expect(await placeOrder(deps, member('a'), limit('buy', '0.001'), origin)).to.deep.equal({
       ok: false, refusal: { code: 'invalid_order_field', field: 'price', message: 'price must be a whole number of cents (at most two decimal places)' },
     });
-    const atMax = await placeOrder(deps, member('a'), limit('buy', '1.00'), origin);
-    expect(atMax.ok === false && atMax.refusal).to.deep.include({ code: 'engine_refused' });
+    expect(await placeOrder(deps, member('a'), limit('buy', '1.00'), origin)).to.deep.equal({ ok: false, refusal: { code: 'price_at_or_above_max', max_price: '1.00' } });
+    expect(await placeOrder(deps, member('a'), { ...limit('buy', '0.40'), market_id: 'nope' }, origin)).to.deep.equal({ ok: false, refusal: { code: 'order_market_unknown' } });
     const unfunded = await placeOrder(deps, member('a'), limit('buy', '0.50', '1000'), origin);
     expect(unfunded.ok === false && unfunded.refusal).to.deep.equal({ code: 'order_rejected', reason: 'Insufficient funds' });
     expect(written.has('a')).to.equal(true); // the rejected order is journaled like any other
@@ -82,7 +82,7 @@ describe('order commands (no transport)', () => {
     expect(batch.ok).to.equal(true);
     if (!batch.ok) return;
     expect(batch.legs[0]).to.deep.include({ ok: true });
-    expect(batch.legs[1]).to.deep.include({ ok: false, reason: 'Insufficient funds' });
+    expect(batch.legs[1]).to.deep.include({ ok: false, refusal: { code: 'order_rejected', reason: 'Insufficient funds' } });
     const malformed = await placeOrders(deps, member('a'), { orders: [limit('buy', '0.40'), limit('buy', '0')] }, origin);
     expect(malformed).to.deep.equal({ ok: false, refusal: { code: 'invalid_order_field', field: 'orders[1].price', message: 'orders[1].price must be greater than 0' } });
     settings.batch_limit = 1;
@@ -99,8 +99,8 @@ describe('order commands (no transport)', () => {
       ok: true,
       cancellations: [
         { order_id: mine.order.id, outcome: 'cancelled', status: 'cancelled' },
-        { order_id: theirs.order.id, outcome: 'not_found' },
-        { order_id: unknown, outcome: 'not_found' },
+        { order_id: theirs.order.id, outcome: 'refused', refusal: { code: 'order_not_found' } },
+        { order_id: unknown, outcome: 'refused', refusal: { code: 'order_not_found' } },
       ],
     });
   });
@@ -116,6 +116,6 @@ describe('order commands (no transport)', () => {
     expect(everything.ok && everything.cancelled.map((o) => o.id)).to.deep.equal([plain.order.id]);
     const again = await cancelAllOrders(deps, member('a'), { market_id: null, cancel_on_disconnect_only: false });
     expect(again.ok && again.cancelled).to.deep.equal([]);
-    expect(await cancelAllOrders(deps, member('nobody'), { market_id: null, cancel_on_disconnect_only: false })).to.deep.include({ ok: false });
+    expect(await cancelAllOrders(deps, member('nobody'), { market_id: null, cancel_on_disconnect_only: false })).to.deep.equal({ ok: false, refusal: { code: 'account_not_found' } });
   });
 });

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { seededRandom } from '../../../domain/random.ts';
 import { anyDue } from '../../../domain/engine/timers.ts';
-import { cancel, order, place, SECOND, tradingScenario } from '../../engine/support.ts';
+import { cancel, order, place, SECOND, tradingScenario } from './support.ts';
 
 describe('engine timers (due-time index)', () => {
   it('each tick expires exactly the due good_till_time orders, in placement order, over a random history', () => {

@@ -33,7 +33,7 @@ export class Desk {
       this.nowUs = at?.nowUs ?? this.nowUs + 1000;
       const seq = this.engine.nextSeq;
       const outcome = this.engine.step({ seq, now_us: this.nowUs, input });
-      if (!outcome.ok) throw new Error(`${input.kind} refused: ${outcome.error?.message}`);
+      if (!outcome.ok) throw new Error(`${input.kind} refused: ${JSON.stringify(outcome.error)}`);
       this.outcomes.push(outcome);
       return encodeStep(seq, this.nowUs, input, outcome.events, context);
     });

@@ -1,0 +1,27 @@
+// PATCH /admin/v1/settings as a command: the patch is checked against the current settings
+// (validate.ts), the engine is told the referral points in force first (it credits referrals, and
+// the value is journaled with it), then the settings document changes.
+
+import { DomainError } from '../../domain/errors.ts';
+import { accepted, refused, submitOperatorInput, type CommandResult, type EngineCaller } from '../engine/operatorInput.ts';
+import type { Settings, SettingsStore } from './settings.ts';
+import { validateSettingsPatch } from './validate.ts';
+
+export interface SettingsDeps extends EngineCaller {
+  settings: SettingsStore;
+}
+
+export async function changeSettings(deps: SettingsDeps, patch: Record<string, unknown>): Promise<CommandResult<Settings>> {
+  let valid: Partial<Settings>;
+  try {
+    valid = validateSettingsPatch(patch, deps.settings.get());
+  } catch (err) {
+    if (err instanceof DomainError) return refused(err.refusal);
+    throw err;
+  }
+  if (valid.referral_points !== undefined) {
+    const told = await submitOperatorInput(deps, { kind: 'SetReferralPoints', points: valid.referral_points });
+    if (!told.ok) return told;
+  }
+  return accepted(await deps.settings.update(valid));
+}

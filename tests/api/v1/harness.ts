@@ -1,0 +1,301 @@
+// Test harnesses of the trading API over real HTTP, clients signing with @noble/curves exactly
+// as the README shows, setup through the admin API, every JSON answer under /api/v1 validated
+// against the OpenAPI document the service publishes. Two ways to run the service:
+// - startWholeService(): the whole service in-process (tests/support/service.ts: composition
+//   root, PostgreSQL event store, engine, projection runner, fresh database). The trading
+//   tests use it.
+// - startTradingService(): the real /api/v1 and /admin/v1 routers, the real engine process and
+//   the core and credentials projectors fed by a small in-test runner on every waitFor, over
+//   the memory event store (other suites add their own projectors to it).
+
+import { withCredentials } from '../../../cli/credentials.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import http, { type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import express from 'express';
+import { pino } from 'pino';
+import { adminRouter } from '../../../api/admin/router.ts';
+import { errorHandler, notFound } from '../../../api/errors.ts';
+import { buildOpenApiDocument, memberFragment } from '../../../api/openapi/document.ts';
+import { createLane, laneServerOptions } from '../../../api/direct.ts';
+import { v1Api, type V1Options } from '../../../api/v1/router.ts';
+import { tradingRoutes } from '../../../api/v1/routes.ts';
+import { createTestClock } from '../../../commands/clock/clock.ts';
+import type { AppContext, Config } from '../../../commands/context.ts';
+import { signingString, signWithNoble } from '../../../commands/credentials/ed25519.ts';
+import { credentialsProjector } from '../../../projections/credentials/projector.ts';
+import { startEngine, type EngineDeps, type RunningEngine } from '../../../commands/engine/process.ts';
+import { loadSettingsStore } from '../../../commands/settings/store.ts';
+import { MemoryEventStore } from '../../../eventstore/memory.ts';
+import { coreProjector } from '../../../projections/core/projector.ts';
+import type { ProjectionChange } from '../../../projections/projector.ts';
+import { MiniRunner } from '../../support/miniRunner.ts';
+import { testDatabase, type TestDatabase } from '../../support/pg.ts';
+import { startTestService } from '../../support/service.ts';
+import type { RunningService } from '../../../cli/serve.ts';
+import type { EventStore } from '../../../eventstore/port.ts';
+import { OpenApiChecker } from '../openapi/openapi.ts';
+
+export const ADMIN_TOKEN = 'trading-tests-admin-token-0123456789';
+export const USER_AGENT = 'trading-tests/1.0';
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+
+export interface Answer {
+  status: number;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+export interface ApiKey {
+  key_id: string;
+  scope: 'read_only' | 'read_write';
+  public_key: string;
+  private_key: string;
+}
+
+export interface CallOptions {
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Sign with this key (default: the client's key). */
+  key?: ApiKey | null;
+  bearer?: string;
+  userAgent?: string | null;
+  /** Milliseconds added to the signed timestamp. */
+  skewMs?: number;
+}
+
+/** What every harness offers. */
+export interface ServiceClients {
+  ctx: AppContext;
+  base: string;
+  admin(method: string, route: string, body?: unknown): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  adminRaw(method: string, route: string, body?: unknown): Promise<Answer>;
+  call(method: string, pathWithQuery: string, options?: CallOptions): Promise<Answer>;
+  /** A funded active account with a read_write key, a read_only key and a session token. */
+  member(deposit?: string): Promise<Member>;
+  /** An event starting tomorrow and a market on it (open and trading by default). */
+  market(fields?: Record<string, unknown>, eventFields?: Record<string, unknown>): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  stop(): Promise<void>;
+}
+
+/** The in-test composition: its memory store, database and engine are exposed. */
+export interface TradingService extends ServiceClients {
+  store: MemoryEventStore;
+  db: TestDatabase;
+  engine: RunningEngine;
+}
+
+/** The whole service: its event store is the service's own. */
+export interface WholeService extends ServiceClients {
+  store: EventStore;
+  /** The WebSocket feed's endpoint, e.g. ws://127.0.0.1:PORT/socket (Phoenix appends /websocket). */
+  socketUrl: string;
+  service: RunningService;
+  adminToken: string;
+}
+
+export interface Member {
+  account_id: string;
+  user_id: string;
+  key: ApiKey;
+  readOnlyKey: ApiKey;
+  session: string;
+  call(method: string, pathWithQuery: string, options?: CallOptions): Promise<Answer>;
+}
+
+export function signedHeaders(key: Pick<ApiKey, 'key_id' | 'private_key'>, method: string, pathWithQuery: string, nowMs: number): Record<string, string> {
+  const timestamp = String(Math.floor(nowMs));
+  const seed = new Uint8Array(Buffer.from(key.private_key, 'base64'));
+  const signature = signWithNoble(seed, new TextEncoder().encode(signingString(timestamp, method, pathWithQuery)));
+  return {
+    'X-SVC-ACCESS-KEY': key.key_id,
+    'X-SVC-ACCESS-TIMESTAMP': timestamp,
+    'X-SVC-ACCESS-SIGNATURE': Buffer.from(signature).toString('base64'),
+  };
+}
+
+/** node:http, so that no header is added behind the test's back (fetch adds a User-Agent). */
+function fetchAnswer(url: string, init: { method: string; headers: Record<string, string>; body?: string }): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const headers = { ...init.headers };
+    if (init.body !== undefined) headers['content-length'] = String(Buffer.byteLength(init.body));
+    const req = http.request({ host: target.hostname, port: target.port, method: init.method, path: url.slice(target.origin.length), headers, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: unknown = null;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          body = null;
+        }
+        resolve({ status: res.statusCode ?? 0, body, headers: res.headers, text });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    if (init.body !== undefined) req.write(init.body);
+    req.end();
+  });
+}
+
+export async function startTradingService(options: V1Options = {}, engineOptions: Pick<EngineDeps, 'queueInputsMax'> = {}): Promise<TradingService> {
+  const db = await testDatabase();
+  const store = new MemoryEventStore();
+  const clock = createTestClock();
+  const logger = pino({ level: 'silent' });
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'trading-tests-'));
+  const settings = await loadSettingsStore({ store, logger });
+  const runner = new MiniRunner(db, store, [coreProjector(), credentialsProjector]);
+  await runner.init();
+  const lastWrites = new Map<string, bigint>();
+  const writes = {
+    note: (account: string, position: bigint) => {
+      const before = lastWrites.get(account);
+      if (before === undefined || position > before) lastWrites.set(account, position);
+    },
+    lastFor: (account: string) => lastWrites.get(account),
+  };
+  const engine = await startEngine({ store, clock, logger, writes, dataDir, ...engineOptions });
+  const config: Config = {
+    port: 0, wsPort: 0, adminPort: null, trustedProxies: [], adminToken: ADMIN_TOKEN, dataDir, databaseUrl: undefined, eventstoreUrl: undefined,
+    jurisdiction: 'us', testClock: true, demo: false, logLevel: 'silent',
+  };
+  const wiring: Omit<AppContext, 'credentials'> = {
+    config, logger, clock, testClock: clock, pool: db.pool, store, engine, settings, writes,
+    projections: { waitFor: async () => runner.catchUp(), onChange: (listener: (changes: ProjectionChange[]) => void) => runner.onChange(listener) } as AppContext['projections'],
+  };
+  const ctx: AppContext = withCredentials(wiring);
+
+  const app = express();
+  const v1 = v1Api(ctx, options);
+  app.use('/admin/v1', adminRouter(ctx));
+  app.use('/api/v1', v1.router);
+  app.use(() => {
+    throw notFound('Not found');
+  });
+  app.use(errorHandler);
+  // the order-entry routes through the direct lane, as the service serves them
+  const lane = createLane(v1.laneRoutes, errorHandler);
+  const server: Server = await new Promise((resolve) => {
+    const s = http.createServer(laneServerOptions, (req, res) => {
+      if (!lane(req, res)) app(req, res);
+    }).listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const clients = clientsOf(ctx, base, ADMIN_TOKEN);
+  return {
+    ctx, base, store, db, engine, ...clients,
+    async stop() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await engine.stop();
+      await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The whole service, started in-process by the foundation's test support. */
+export async function startWholeService(env: Record<string, string> = {}): Promise<WholeService> {
+  const started = await startTestService({ env });
+  const base = started.baseUrl.replace(/\/+$/, '');
+  const clients = clientsOf(started.ctx, base, started.adminToken);
+  return {
+    ctx: started.ctx, base, store: started.ctx.store, ...clients,
+    socketUrl: `ws://127.0.0.1:${started.service.wsPort}/socket`,
+    service: started.service,
+    adminToken: started.adminToken,
+    stop: () => started.stop(),
+  };
+}
+
+/** What `useWholeService` hands a suite: the service, one funded member, one open market. */
+export interface WholeServiceFixture {
+  svc: WholeService;
+  alice: Member;
+  marketId: string;
+}
+
+/**
+ * Mocha hooks for a suite over the whole service: started (with one funded member and one open
+ * market, handed to `ready`) before the suite's tests, stopped after them.
+ */
+export function useWholeService(ready: (fixture: WholeServiceFixture) => void): void {
+  let svc: WholeService | undefined;
+  before(async () => {
+    svc = await startWholeService();
+    ready({ svc, alice: await svc.member(), marketId: (await svc.market()).market_id });
+  });
+  after(async () => {
+    await svc?.stop();
+  });
+}
+
+type Clients = Pick<ServiceClients, 'admin' | 'adminRaw' | 'call' | 'member' | 'market'>;
+
+function clientsOf(ctx: AppContext, base: string, adminToken: string): Clients {
+  const clock = ctx.clock;
+  const adminRaw = (method: string, route: string, body?: unknown) => fetchAnswer(`${base}/admin/v1${route}`, {
+    method,
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json', 'user-agent': USER_AGENT },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const admin = async (method: string, route: string, body?: unknown) => {
+    const answer = await adminRaw(method, route, body);
+    if (answer.status !== 200) throw new Error(`admin ${method} ${route}: ${answer.status} ${answer.text}`);
+    return answer.body;
+  };
+
+  // Every JSON answer under /api/v1 is checked against the service's OpenAPI document.
+  const openapi = new OpenApiChecker(buildOpenApiDocument(tradingRoutes(ctx), [memberFragment()]));
+  const checked = async (method: string, pathWithQuery: string, answer: Promise<Answer>): Promise<Answer> => {
+    const received = await answer;
+    if (pathWithQuery.startsWith('/api/v1/') && received.headers['content-type']?.startsWith('application/json')) {
+      openapi.checkIfDocumented(method, pathWithQuery, received.status, received.body);
+    }
+    return received;
+  };
+
+  const call = (method: string, pathWithQuery: string, opts: CallOptions = {}): Promise<Answer> => {
+    const headers: Record<string, string> = {};
+    if (opts.userAgent !== null) headers['user-agent'] = opts.userAgent ?? USER_AGENT;
+    if (opts.key) Object.assign(headers, signedHeaders(opts.key, method, pathWithQuery, clock.nowUs() / 1000 + (opts.skewMs ?? 0)));
+    if (opts.bearer !== undefined) headers.authorization = `Bearer ${opts.bearer}`;
+    let body: string | undefined;
+    if (opts.body !== undefined) {
+      body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+      headers['content-type'] = 'application/json';
+    }
+    Object.assign(headers, opts.headers ?? {});
+    return checked(method, pathWithQuery, fetchAnswer(`${base}${pathWithQuery}`, { method, headers, body }));
+  };
+
+  const member = async (deposit = '10000'): Promise<Member> => {
+    const { account } = await admin('POST', '/accounts', { first_name: 'Test', last_name: 'Trader' });
+    if (deposit !== '0') await admin('POST', `/accounts/${account.account_id}/deposits`, { amount: deposit });
+    const { api_key: key } = await admin('POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_write' });
+    const { api_key: readOnlyKey } = await admin('POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_only' });
+    const { session } = await admin('POST', `/accounts/${account.account_id}/sessions`, {});
+    return {
+      account_id: account.account_id, user_id: account.user_id, key, readOnlyKey, session: session.token,
+      call: (method, pathWithQuery, opts = {}) => call(method, pathWithQuery, { key: opts.bearer !== undefined ? undefined : key, ...opts }),
+    };
+  };
+
+  const market = async (fields: Record<string, unknown> = {}, eventFields: Record<string, unknown> = {}) => {
+    const start = new Date(clock.nowUs() / 1000 + 86_400_000).toISOString();
+    const { event } = await admin('POST', '/events', { title: 'Lions v Tigers', start, sport: 'Soccer', competition: 'EPL', ...eventFields });
+    const { market: listed } = await admin('POST', '/markets', { event_id: event.event_id, title: 'Lions to win', status: 'open', ...fields });
+    return listed;
+  };
+
+  return { admin, adminRaw, call, member, market };
+}
