@@ -27,6 +27,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { embeddedConnectionString, livePortOf } from '../eventstore/postgres/embedded.ts';
 import { LoadClient } from './support/loadClient.ts';
+import { startNodeFlags, startReference } from './support/childService.ts';
 import { privateKeyObject, signWithNode } from '../commands/credentials/ed25519.ts';
 
 const SINGLE_ORDERS = Number(process.env.BENCH_SINGLE_ORDERS ?? 20_000);
@@ -125,13 +126,6 @@ async function measureServiceCpu<T>(pid: number | undefined, orders: number, run
   const after = cpuTicks(pid);
   const perOrder = (ticks: number) => round((ticks / ticksPerSecond) * 1e6 / orders, 0);
   return { result, serviceUs: perOrder(after.own - before.own), postgresUs: perOrder(after.descendants - before.descendants) };
-}
-
-/** The node flags `npm start` gives the service (package.json), so the bench runs what users run. */
-function startNodeFlags(): string[] {
-  const start: string = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start;
-  const words = start.split(/\s+/);
-  return words.slice(words.indexOf('node') + 1, words.indexOf('cli/bin.js')).filter((word) => word.startsWith('--'));
 }
 
 async function startService(): Promise<{ baseUrl: URL; adminToken: string; pid: number | undefined; stop: () => Promise<void> }> {
@@ -240,21 +234,10 @@ async function runPool(total: number, concurrency: number, one: (i: number) => P
 /** The service's DATA_DIR when the bench started it (the raw-insert reference uses its PostgreSQL). */
 let benchDataDir: string | undefined;
 
-/** Starts the express hello-world reference (bench/support/hello.mjs) with the service's node flags. */
+/** The express hello-world reference (bench/support/hello.mjs) with the service's node flags. */
 async function startHello(): Promise<{ baseUrl: URL; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [...startNodeFlags(), 'bench/support/hello.mjs'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('error', reject);
-    child.stdout?.once('data', (chunk: Buffer) => resolve(Number(chunk.toString('utf8').trim())));
-  });
-  return {
-    baseUrl: new URL(`http://127.0.0.1:${port}`),
-    stop: async () => {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
-    },
-  };
+  const reference = await startReference('bench/support/hello.mjs');
+  return { baseUrl: reference.url, stop: reference.stop };
 }
 
 /**

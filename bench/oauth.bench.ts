@@ -8,10 +8,8 @@
 // The last line is a JSON object with those and token_vs_oidc_provider, bearer_get_vs_express:
 // medians of BENCH_OAUTH_ROUNDS (3) rounds in which the four phases alternate.
 
-import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { startChildService } from './support/childService.ts';
+import { startChildService, startReference } from './support/childService.ts';
 import { LoadClient } from './support/loadClient.ts';
 import { FormBrowser, logInThrough } from '../tests/oauth/support.ts';
 
@@ -25,28 +23,6 @@ const PHASES = new Set((process.env.BENCH_OAUTH_PHASES ?? 'token,bearer,oidc,hel
 
 const round = (x: number, places = 2) => Number(x.toFixed(places));
 const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number);
-
-function nodeFlags(): string[] {
-  const start: string = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start;
-  const words = start.split(/\s+/);
-  return words.slice(words.indexOf('node') + 1, words.indexOf('cli/bin.js')).filter((word) => word.startsWith('--'));
-}
-
-async function startChild(script: string, args: string[] = []): Promise<{ url: URL; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [...nodeFlags(), script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('error', reject);
-    child.stdout?.once('data', (chunk: Buffer) => resolve(Number(chunk.toString('utf8').trim())));
-  });
-  return {
-    url: new URL(`http://127.0.0.1:${port}`),
-    stop: async () => {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
-    },
-  };
-}
 
 /** Drives `total` requests over CONNECTIONS connections; requests/s and latency percentiles (non-200s counted). */
 async function drive(url: URL, method: string, path: string, headers: Record<string, string>, body?: string, total = REQUESTS) {
@@ -119,8 +95,8 @@ async function main(): Promise<void> {
   // the machine's load falls on all of them alike; the medians are what the ratios compare.
   const service = await startChildService();
   const secret = randomBytes(24).toString('hex');
-  const oidc = PHASES.has('oidc') ? await startChild('bench/support/oidcProvider.mjs', ['bench-client', secret]) : null;
-  const hello = PHASES.has('hello') ? await startChild('bench/support/hello.mjs') : null;
+  const oidc = PHASES.has('oidc') ? await startReference('bench/support/oidcProvider.mjs', ['bench-client', secret]) : null;
+  const hello = PHASES.has('hello') ? await startReference('bench/support/hello.mjs') : null;
   const results: Record<string, number> = {};
   try {
     const { client } = await admin(service.baseUrl, service.adminToken, 'POST', '/oauth/clients', { name: 'Bench server', app_type: 'server', scopes: ['market_data'] });

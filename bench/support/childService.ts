@@ -31,7 +31,8 @@ export async function freePort(): Promise<number> {
   });
 }
 
-function startNodeFlags(): string[] {
+/** The node flags `npm start` gives the service (package.json), so benches run what users run. */
+export function startNodeFlags(): string[] {
   const start: string = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start;
   const words = start.split(/\s+/);
   return words.slice(words.indexOf('node') + 1, words.indexOf('cli/bin.js')).filter((word) => word.startsWith('--'));
@@ -77,4 +78,24 @@ export async function startChildService(env: Record<string, string> = {}): Promi
     throw error;
   }
   return { baseUrl, wsPort, adminToken, pid: child.pid, stop };
+}
+
+/**
+ * A reference server of a bench (bench/support/*.mjs) as a child process with the service's node
+ * flags; it prints its port on its first line of output.
+ */
+export async function startReference(script: string, args: string[] = []): Promise<{ url: URL; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [...startNodeFlags(), script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('error', reject);
+    child.stdout?.once('data', (chunk: Buffer) => resolve(Number(chunk.toString('utf8').trim())));
+  });
+  return {
+    url: new URL(`http://127.0.0.1:${port}`),
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, STOP_TIMEOUT_MS))]);
+    },
+  };
 }

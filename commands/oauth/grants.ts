@@ -4,21 +4,16 @@
 
 import { randomUUID } from 'node:crypto';
 import { WrongExpectedRevision, type EventStore } from '../../eventstore/port.ts';
+import { foldStream } from './streams.ts';
 import {
   evolveGrant, grantStream, type Grant, type GrantRevocationReason, type OAuthGrantConsented, type OAuthGrantRevoked,
 } from '../../domain/oauth/events.ts';
 
 const APPEND_ATTEMPTS_MAX = 3;
 
-async function load(store: EventStore, accountId: string, clientId: string): Promise<{ grant: Grant | null; revision: bigint | 'no_stream' }> {
-  const events = await store.readStream(grantStream(accountId, clientId));
-  let grant: Grant | null = null;
-  let revision: bigint | 'no_stream' = 'no_stream';
-  for (const event of events) {
-    grant = evolveGrant(grant, event);
-    revision = event.revision;
-  }
-  return { grant, revision };
+async function load(store: EventStore, accountId: string, clientId: string) {
+  const { state, revision } = await foldStream(store, grantStream(accountId, clientId), evolveGrant);
+  return { grant: state, revision };
 }
 
 /** The member's live grant to the client, or null. */

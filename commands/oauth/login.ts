@@ -8,6 +8,7 @@ import type { EventStore } from '../../eventstore/port.ts';
 import { verifyPassword } from '../accounts/password.ts';
 import type { AccountStatusReader } from '../auth/credentials.ts';
 import { totpEnabled } from './totp.ts';
+import { BoundedWindows } from './windows.ts';
 
 export const LOGIN_FAILURES_MAX = 5;
 export const LOGIN_WINDOW_MS = 15 * 60_000;
@@ -24,33 +25,23 @@ export interface MemberDirectory {
 }
 
 export class LoginLimiter {
-  private readonly failures = new Map<string, { startMs: number; count: number }>();
+  private readonly failures = new BoundedWindows(LOGIN_WINDOW_MS, LOGIN_KEYS_TRACKED_MAX);
 
   /** Milliseconds until `key` may try again (0: now). */
   blockedFor(key: string, nowMs: number): number {
-    const entry = this.failures.get(key);
-    if (!entry || nowMs - entry.startMs >= LOGIN_WINDOW_MS) return 0;
-    return entry.count >= LOGIN_FAILURES_MAX ? entry.startMs + LOGIN_WINDOW_MS - nowMs : 0;
+    const window = this.failures.open(key, nowMs);
+    return window && window.count >= LOGIN_FAILURES_MAX ? this.failures.remainingMs(window, nowMs) : 0;
   }
 
   /** Counts a failure; returns how long to hold the answer. */
   fail(key: string, nowMs: number): number {
-    let entry = this.failures.get(key);
-    if (!entry || nowMs - entry.startMs >= LOGIN_WINDOW_MS) {
-      this.failures.delete(key);
-      if (this.failures.size >= LOGIN_KEYS_TRACKED_MAX) {
-        const oldest = this.failures.keys().next();
-        if (!oldest.done) this.failures.delete(oldest.value);
-      }
-      entry = { startMs: nowMs, count: 0 };
-      this.failures.set(key, entry);
-    }
-    entry.count += 1;
-    return Math.min(FAILURE_DELAY_MAX_MS, FAILURE_DELAY_STEP_MS * entry.count);
+    const window = this.failures.current(key, nowMs);
+    window.count += 1;
+    return Math.min(FAILURE_DELAY_MAX_MS, FAILURE_DELAY_STEP_MS * window.count);
   }
 
   succeed(key: string): void {
-    this.failures.delete(key);
+    this.failures.forget(key);
   }
 }
 

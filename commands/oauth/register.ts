@@ -18,6 +18,7 @@ import { registerClient } from '../oauthClients/commands.ts';
 import { ClientFieldError, redirectUriProblem } from '../oauthClients/validate.ts';
 import type { OAuthDeps } from './deps.ts';
 import { json, oauthError, type OAuthAnswer, type OAuthRequest } from './http.ts';
+import { BoundedWindows } from './windows.ts';
 
 const HOUR_MS = 3_600_000;
 /** Addresses whose registrations are counted; the oldest is forgotten past the bound. */
@@ -31,21 +32,12 @@ const badMetadata = (description: string) => oauthError(400, 'invalid_client_met
 
 /** Fixed one-hour windows per address, counted in memory (bounded). */
 export class RegistrationLimiter {
-  private readonly windows = new Map<string, { startMs: number; count: number }>();
+  private readonly windows = new BoundedWindows(HOUR_MS, REGISTRATION_ADDRESSES_TRACKED_MAX);
 
   /** Counts one registration; the seconds to wait when over `limit`, else 0. */
   take(address: string, limit: number, nowMs: number): number {
-    let window = this.windows.get(address);
-    if (!window || nowMs - window.startMs >= HOUR_MS) {
-      this.windows.delete(address);
-      if (this.windows.size >= REGISTRATION_ADDRESSES_TRACKED_MAX) {
-        const oldest = this.windows.keys().next();
-        if (!oldest.done) this.windows.delete(oldest.value);
-      }
-      window = { startMs: nowMs, count: 0 };
-      this.windows.set(address, window);
-    }
-    if (window.count >= limit) return Math.max(1, Math.ceil((window.startMs + HOUR_MS - nowMs) / 1000));
+    const window = this.windows.current(address, nowMs);
+    if (window.count >= limit) return Math.max(1, Math.ceil(this.windows.remainingMs(window, nowMs) / 1000));
     window.count += 1;
     return 0;
   }

@@ -6,20 +6,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { WrongExpectedRevision, type EventStore } from '../../eventstore/port.ts';
 import { base32Decode, base32Encode, matchTotp, otpauthUrl, TOTP_SECRET_BYTES } from '../../domain/auth/totp.ts';
-import { evolveTotp, totpStream, type TotpCodeUsed, type TotpEnabled, type TotpState } from '../../domain/oauth/events.ts';
+import { evolveTotp, totpStream, type TotpCodeUsed, type TotpEnabled } from '../../domain/oauth/events.ts';
+import { foldStream } from './streams.ts';
 
 export const TOTP_ISSUER = 'Exchange';
 
-async function load(store: EventStore, accountId: string): Promise<{ state: TotpState | null; revision: bigint | 'no_stream' }> {
-  const events = await store.readStream(totpStream(accountId));
-  let state: TotpState | null = null;
-  let revision: bigint | 'no_stream' = 'no_stream';
-  for (const event of events) {
-    state = evolveTotp(state, event);
-    revision = event.revision;
-  }
-  return { state, revision };
-}
+const load = (store: EventStore, accountId: string) => foldStream(store, totpStream(accountId), evolveTotp);
 
 export async function totpEnabled(store: EventStore, accountId: string): Promise<boolean> {
   return (await load(store, accountId)).state !== null;
