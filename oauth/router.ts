@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { baseUrlOf, trustedProxies } from '../commands/auth/origin.ts';
 import { allow, decide, deny, validateAuthorization, type AuthorizationRequest } from '../commands/oauth/authorize.ts';
 import type { OAuthDeps } from '../commands/oauth/deps.ts';
-import type { OAuthAnswer, OAuthRequest } from '../commands/oauth/http.ts';
+import { isFormContentType, type OAuthAnswer, type OAuthRequest } from '../commands/oauth/http.ts';
 import { logIn, type LoginLimiter, type MemberDirectory } from '../commands/oauth/login.ts';
 import { register, type RegistrationLimiter } from '../commands/oauth/register.ts';
 import { introspect, revoke } from '../commands/oauth/revokeIntrospect.ts';
@@ -61,7 +61,6 @@ export interface OAuthLaneRoute {
 }
 
 const FORM_LIMIT_BYTES = 16 * 1024;
-const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;.*)?$/i;
 
 /**
  * The token endpoint's form parser: application/x-www-form-urlencoded up to 16 KiB into an object
@@ -99,7 +98,7 @@ function formBody(req: Request, res: Response, next: NextFunction): void {
     if (done) return;
     done = true;
     const body: Record<string, string | string[]> = {};
-    if (FORM_TYPE.test(req.headers['content-type'] ?? '')) {
+    if (isFormContentType(req.headers['content-type'])) {
       const text = Buffer.concat(chunks).toString('utf8');
       if (text.includes('\u0000')) return refuse('The request body must not contain NUL characters');
       let count = 0;

@@ -34,3 +34,8 @@ export function single(body: Record<string, unknown>, name: string): string | un
   if (typeof value !== 'string') return null;
   return value;
 }
+
+const FORM_CONTENT_TYPE = /^application\/x-www-form-urlencoded\s*(;.*)?$/i;
+
+/** Whether a Content-Type names a form body (parameters allowed, e.g. a charset). */
+export const isFormContentType = (contentType: string | undefined): boolean => FORM_CONTENT_TYPE.test(contentType ?? '');

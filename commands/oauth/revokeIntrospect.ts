@@ -7,15 +7,14 @@
 
 import { authenticateClient } from './clientAuth.ts';
 import type { OAuthDeps } from './deps.ts';
-import { json, oauthError, single, type OAuthAnswer, type OAuthRequest } from './http.ts';
+import { json, oauthError, single, type OAuthAnswer, type OAuthRequest, isFormContentType } from './http.ts';
 import { allowedFrom, IP_NOT_ALLOWED_DESCRIPTION } from './ipAllowlist.ts';
 import { digestOf, TOKEN_LENGTH_MAX } from './tokens.ts';
 
 const MICROS_PER_S = 1_000_000;
-const FORM_CONTENT_TYPE = /^application\/x-www-form-urlencoded\s*(;.*)?$/i;
 
 async function authenticated(request: OAuthRequest, deps: OAuthDeps, publicAllowed: boolean) {
-  if (!FORM_CONTENT_TYPE.test(request.headers['content-type'] ?? '')) {
+  if (!isFormContentType(request.headers['content-type'])) {
     return oauthError(400, 'invalid_request', 'The request body must be application/x-www-form-urlencoded');
   }
   const client = await authenticateClient(request, deps.clients, publicAllowed);

@@ -17,7 +17,7 @@ import type { KnownClient } from '../oauthClients/directory.ts';
 import { authenticateClient, invalidClient, type AuthenticatedClient } from './clientAuth.ts';
 import type { OAuthDeps } from './deps.ts';
 import { revokeGrant } from './grants.ts';
-import { json, oauthError, single, type OAuthAnswer, type OAuthRequest } from './http.ts';
+import { json, oauthError, single, type OAuthAnswer, type OAuthRequest, isFormContentType } from './http.ts';
 import { allowedFrom, IP_NOT_ALLOWED_DESCRIPTION } from './ipAllowlist.ts';
 import type { StoredToken } from './store.ts';
 import {
@@ -34,7 +34,6 @@ const REQUIRED_PARAMETERS: Record<string, readonly string[]> = {
   client_credentials: [],
 };
 const UNAVAILABLE_RETRY_AFTER_S = '30';
-const FORM_CONTENT_TYPE = /^application\/x-www-form-urlencoded\s*(;.*)?$/i;
 
 interface TokenContext {
   request: OAuthRequest;
@@ -54,7 +53,7 @@ export const TOKEN_CHECKS: readonly { name: string; check: Check }[] = [
   },
   {
     name: 'form-encoded body',
-    check: ({ request }) => (FORM_CONTENT_TYPE.test(request.headers['content-type'] ?? '')
+    check: ({ request }) => (isFormContentType(request.headers['content-type'])
       ? undefined
       : oauthError(400, 'invalid_request', 'The request body must be application/x-www-form-urlencoded')),
   },

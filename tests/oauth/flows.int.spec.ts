@@ -142,7 +142,7 @@ describe('OAuth flows with oauth4webapi', function () {
       await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), oauth.validateAuthResponse(as, client, callback, state), REDIRECT, verifier, insecure));
     const t = tokens.access_token;
     expect((await api(svc, t, 'GET', '/markets')).status).to.equal(200);
-    expect((await api(svc, t, 'GET', '/leaderboard')).status).to.be.oneOf([200, 404]);
+    expect((await api(svc, t, 'GET', '/leaderboard')).status).to.equal(200); // enabled by default
     const table: [string, string, string][] = [
       ['GET', '/account/balance', 'balance.read'], ['GET', '/fills', 'portfolio.read'], ['GET', '/positions', 'portfolio.read'],
       ['GET', '/account/market_stats', 'portfolio.read'], ['GET', '/portfolio/loyalty', 'portfolio.read'], ['GET', '/portfolio/fees', 'portfolio.read'],

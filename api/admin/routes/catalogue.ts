@@ -6,7 +6,7 @@
 import type { Request, Router } from 'express';
 import { amendFill } from '../../../commands/catalogue/fills.ts';
 import { changeEvent, scheduleEvent, startEvent } from '../../../commands/catalogue/events.ts';
-import { changeMarket, changeMarketStatus, listMarket, resultMarket, type ChangedMarket } from '../../../commands/catalogue/markets.ts';
+import { changeMarket, changeMarketStatus, listMarket, resultMarket, type ChangedMarket, type MarketListing } from '../../../commands/catalogue/markets.ts';
 import type { MarketChanges, MarketDetails, SportEventChanges } from '../../../domain/engine/inputs.ts';
 import type { MarketResult, MarketStatus, MarketStateView } from '../../../domain/views.ts';
 import { httpErrorOf, valueOrRefuse } from '../../errors.ts';
@@ -53,23 +53,8 @@ const validateEventPatch = compile<Partial<EventBody> & { event_fee_percent?: nu
   type: 'object', minProperties: 1, properties: { ...EVENT_PROPERTIES, event_fee_percent: FEE_PERCENT_SCHEMA },
 });
 
-interface MarketBody {
-  event_id: string;
-  title: string;
-  max_price?: string;
-  status?: MarketStatus;
-  trading?: boolean;
-  in_play_delay_sec?: number;
-  points_cost?: number;
-  grouping_id?: string | null;
-  grouping_name?: string | null;
-  symbol?: string | null;
-  question?: string | null;
-  rules?: string | null;
-  short_title?: string | null;
-  featured?: boolean;
-  settlement_fee_percent?: number | null;
-}
+/** POST /markets' body: a listing as the command takes it, the catalogue details beside it. */
+type MarketBody = Omit<MarketListing, 'details'>;
 /** The catalogue fields POST and PATCH /markets take beyond the listing's (SPEC "Market object"). */
 const MARKET_DETAIL_PROPERTIES = {
   description: text(LONG_TEXT_LENGTH_MAX),

@@ -15,25 +15,23 @@ import type { PageRequest, Queryable } from '../../../projections/core/queries/d
 import { principalOf } from '../../auth/principal.ts';
 import { badRequest } from '../../errors.ts';
 import { parseLimit } from '../../pagination.ts';
-import { requireOAuthScope } from './marketStats.ts';
 
 interface LedgerList {
   path: string;
-  scope: string;
   list: (db: Queryable, accountId: string, page: PageRequest) => Promise<{ cursor: string | null }>;
 }
 
 export const LEDGER_LISTS: readonly LedgerList[] = [
-  { path: '/portfolio/loyalty', scope: 'portfolio.read', list: listLoyalty },
-  { path: '/portfolio/withdrawals', scope: 'transfers.read', list: listWithdrawals },
-  { path: '/portfolio/fees', scope: 'portfolio.read', list: listFees },
-  { path: '/portfolio/adjustments', scope: 'transfers.read', list: listAdjustments },
+  { path: '/portfolio/loyalty', list: listLoyalty },
+  { path: '/portfolio/withdrawals', list: listWithdrawals },
+  { path: '/portfolio/fees', list: listFees },
+  { path: '/portfolio/adjustments', list: listAdjustments },
 ];
 
 export function ledgerRoutes(ctx: AppContext): Router {
   const router = Router();
   for (const list of LEDGER_LISTS) {
-    router.get(list.path, requireOAuthScope(list.scope), async (req, res) => {
+    router.get(list.path, async (req, res) => {
       const principal = principalOf(req);
       const limit = parseLimit(req.query.limit);
       const cursor = req.query.cursor;

@@ -5,8 +5,6 @@ import { Router } from 'express';
 import type { AppContext } from '../../../commands/context.ts';
 import { marketStats, marketStatsCursor, type MarketStatsRow } from '../../../projections/member/queries.ts';
 import { principalOf } from '../../auth/principal.ts';
-import { scopeRefusal } from '../../../commands/auth/access.ts';
-import { httpErrorOf } from '../../errors.ts';
 import { pageOf, parseLimit } from '../../pagination.ts';
 import { int64Param, lenientBoolean, lowercaseList, uuidList } from './query.ts';
 
@@ -33,17 +31,9 @@ export function renderMarketStats(row: MarketStatsRow): Record<string, unknown> 
   };
 }
 
-export function requireOAuthScope(scope: string) {
-  return (req: import('express').Request, _res: import('express').Response, next: import('express').NextFunction) => {
-    const refusal = scopeRefusal(principalOf(req), scope);
-    if (refusal) throw httpErrorOf(refusal);
-    next();
-  };
-}
-
 export function marketStatsRoutes(ctx: AppContext): Router {
   const router = Router();
-  router.get('/account/market_stats', requireOAuthScope('portfolio.read'), async (req, res) => {
+  router.get('/account/market_stats', async (req, res) => {
     const principal = principalOf(req);
     const q = req.query;
     const limit = parseLimit(q.limit);

@@ -17,7 +17,7 @@ import type { Jurisdiction } from '../../../domain/views.ts';
 import { MeSourcesCache, type MeSources } from '../../../projections/member/meSources.ts';
 import type { ProfileRow } from '../../../projections/member/queries.ts';
 import { principalOf, type MemberPrincipal } from '../../auth/principal.ts';
-import { profileWriteRefusal, scopeRefusal } from '../../../commands/auth/access.ts';
+import { profileWriteRefusal } from '../../../commands/auth/access.ts';
 import { httpErrorOf } from '../../errors.ts';
 import { ProfilePatchBody, validateBody } from './schemas.ts';
 
@@ -97,12 +97,6 @@ function requireProfileWrite(req: Request, _res: Response, next: NextFunction): 
   next();
 }
 
-function requireProfileRead(req: Request, _res: Response, next: NextFunction): void {
-  const refusal = scopeRefusal(principalOf(req), 'profile.read');
-  if (refusal) throw httpErrorOf(refusal);
-  next();
-}
-
 const caches = new WeakMap<AppContext, MeSourcesCache>();
 const cacheOf = (ctx: AppContext): MeSourcesCache => {
   let cache = caches.get(ctx);
@@ -113,10 +107,13 @@ const cacheOf = (ctx: AppContext): MeSourcesCache => {
   return cache;
 };
 
-/** GET /me's handlers (the express route and the direct lane run the same ones). */
-export function getMeHandlers(ctx: AppContext): [typeof requireProfileRead, (req: Request, res: Response) => Promise<void>] {
+/**
+ * GET /me's handler (the express route and the direct lane run the same one). An OAuth token's
+ * profile.read is checked before it, by the route → scope guard both paths run.
+ */
+export function getMeHandlers(ctx: AppContext): [(req: Request, res: Response) => Promise<void>] {
   const cache = cacheOf(ctx);
-  return [requireProfileRead, async (req: Request, res: Response) => {
+  return [async (req: Request, res: Response) => {
     const principal = principalOf(req);
     const sources = await meSourcesOf(ctx, cache, principal.account_id);
     // the profile stream is the authority when the read model has not caught up with it yet

@@ -2,6 +2,7 @@
 // changes by patch; unknown clients.
 
 import { expect } from 'chai';
+import { rejection } from '../../support/rejection.ts';
 import { MemoryEventStore } from '../../../eventstore/memory.ts';
 import { changeClient, loadClient, registerClient } from '../../../commands/oauthClients/commands.ts';
 import { clientSecretKeyOf, useClientSecretKey, verifyClientSecret } from '../../../commands/oauthClients/client.ts';
@@ -14,15 +15,6 @@ const keyed = (store: MemoryEventStore) => {
 };
 
 const NOW_US = 1_700_000_000_000_000;
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('OAuth client registry', () => {
   for (const [appType, confidential] of [['web', true], ['server', true], ['browser', false], ['native', false]] as const) {

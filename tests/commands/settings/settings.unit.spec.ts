@@ -2,21 +2,13 @@
 // persistence as SettingsChanged events on stream `settings`, and reload after a restart.
 
 import { expect } from 'chai';
+import { rejection } from '../../support/rejection.ts';
 import { MemoryEventStore } from '../../../eventstore/memory.ts';
 import { loadSettingsStore, SETTINGS_STREAM } from '../../../commands/settings/store.ts';
 import { DEFAULT_SETTINGS } from '../../../commands/settings/settings.ts';
 import { InvalidInput } from '../../../domain/errors.ts';
 
 const silent = { info: () => undefined, warn: () => undefined };
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('settings store', () => {
   it('starts from the defaults on an empty store', async () => {

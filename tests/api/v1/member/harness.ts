@@ -13,6 +13,7 @@ import { setPrincipal, type Principal } from '../../../../api/auth/principal.ts'
 import { errorHandler, notFound } from '../../../../api/errors.ts';
 import { publicRouter } from '../../../../api/public/router.ts';
 import { memberRouter } from '../../../../api/v1/member/router.ts';
+import { requireRouteScope } from '../../../../api/auth/guards.ts';
 import { createTestClock } from '../../../../commands/clock/clock.ts';
 import type { AppContext, Config } from '../../../../commands/context.ts';
 import type { EngineGateway } from '../../../../commands/engine/gateway.ts';
@@ -102,6 +103,7 @@ export async function startMemberService(options: { jurisdiction?: 'us' | 'ca' }
     await runner.catchUp(); // read-your-writes, as the auth middleware does
     next();
   });
+  v1.use(requireRouteScope()); // the route → scope guard, as the v1 router runs it
   v1.use(express.json());
   v1.use(memberRouter(ctx));
   v1.use(() => {

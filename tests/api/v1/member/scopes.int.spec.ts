@@ -22,7 +22,7 @@ describe('member routes and OAuth scopes', () => {
     ['/api/v1/portfolio/loyalty', 'portfolio.read'],
     ['/api/v1/portfolio/fees', 'portfolio.read'],
     ['/api/v1/portfolio/withdrawals', 'transfers.read'],
-    ['/api/v1/portfolio/adjustments', 'transfers.read'],
+    ['/api/v1/portfolio/adjustments', 'portfolio.read'], // the issue's table: adjustments are portfolio, withdrawals transfers
   ];
   for (const [path, scope] of table) {
     it(`GET ${path} needs ${scope}`, async () => {
