@@ -119,6 +119,8 @@ async function main(): Promise<void> {
         const answer = await client.request('POST', '/api/v1/orders', { 'user-agent': 'ws-bench/1', 'content-type': 'application/json', ...signers[i % 2]!.headers('POST', '/api/v1/orders') }, body);
         if (answer.status === 200) placed++;
         else refused++;
+      } catch {
+        refused++; // only when the service is being stopped at the end
       } finally {
         inFlight--;
       }
@@ -143,6 +145,7 @@ async function main(): Promise<void> {
     const elapsedS = (performance.now() - started) / 1000;
     const placedInWindow = placed - placedBefore;
     clearInterval(flow);
+    while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 5));
 
     const result = {
       ws_subscribers: ready.joined,
