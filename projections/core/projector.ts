@@ -25,7 +25,7 @@ import { positionsSlice } from './slices/positions.ts';
 
 const CORE_PROJECTOR_NAME = 'core';
 /** Bump when the schema or the handling changes: the runner then rebuilds from zero. */
-const CORE_PROJECTOR_VERSION = 3;
+const CORE_PROJECTOR_VERSION = 4;
 
 const SLICES: readonly Slice[] = [accountsSlice, marketsSlice, ordersSlice, fillsSlice, positionsSlice, ledgerSlice];
 
