@@ -1,7 +1,7 @@
 // Member session bearer tokens, as a login would give. The token is random (`svc_st_` prefix);
 // only its SHA-256 is recorded (stream `session-{session_id}`), with an expiry on ctx.clock.
 
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { hash, randomBytes, randomUUID } from 'node:crypto';
 import { InvalidInput } from '../../domain/errors.ts';
 import { MICROS_PER_SECOND } from '../../domain/clock.ts';
 import { SESSION_SCOPES } from '../../domain/auth/scopes.ts';
@@ -25,7 +25,7 @@ interface IssuedSession {
 }
 
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 export async function issueSession(ctx: AppContext, input: IssueSessionInput): Promise<IssuedSession> {

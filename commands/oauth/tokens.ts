@@ -2,7 +2,7 @@
 // access tokens `svc_at_…` (3600 s), refresh tokens `svc_rt_…` (rotated on every use). Each is
 // 256 random bits; only its SHA-256 is stored, so a stolen table grants nothing.
 
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { MICROS_PER_SECOND } from '../../domain/clock.ts';
 
 const CODE_PREFIX = 'svc_code_';
@@ -41,6 +41,7 @@ export const newCode = (): string => CODE_PREFIX + randomPart();
 export const newAccessToken = (): string => ACCESS_TOKEN_PREFIX + randomPart();
 export const newRefreshToken = (): string => REFRESH_TOKEN_PREFIX + randomPart();
 
+/** SHA-256 of the UTF-8 text, base64url (one-shot: no Hash object per token). */
 export function digestOf(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('base64url');
+  return hash('sha256', secret, 'base64url');
 }
