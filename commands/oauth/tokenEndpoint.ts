@@ -281,10 +281,17 @@ async function clientCredentials(client: AuthenticatedClient, request: OAuthRequ
   }
   const accessToken = newAccessToken();
   const now = deps.clock.nowUs();
-  await deps.tokens.saveTokens([{
-    token_hash: digestOf(accessToken), kind: 'access', token_id: randomUUID(), client_id: client.known.client.client_id,
-    account_id: null, grant_id: null, family_id: null, scopes, issued_at_us: now, expires_at_us: now + ACCESS_TOKEN_LIFETIME_US,
-  }]); // committed before the answer
+  try {
+    await deps.tokens.saveTokens([{
+      token_hash: digestOf(accessToken), kind: 'access', token_id: randomUUID(), client_id: client.known.client.client_id,
+      account_id: null, grant_id: null, family_id: null, scopes, issued_at_us: now, expires_at_us: now + ACCESS_TOKEN_LIFETIME_US,
+    }]); // committed before the answer
+  } catch (error) {
+    // the token table could not take it (database unreachable, or too many rows waiting): nothing
+    // was issued or consumed, so the client may simply ask again
+    deps.onError?.(error, 'token endpoint (client_credentials token not stored)');
+    return oauthError(503, 'temporarily_unavailable', 'The token could not be stored; retry shortly', { 'Retry-After': UNAVAILABLE_RETRY_AFTER_S });
+  }
   return json(200, { access_token: accessToken, token_type: 'bearer', expires_in: ACCESS_TOKEN_LIFETIME_S, scope: scopes.join(' ') }, { Pragma: 'no-cache' });
 }
 
