@@ -137,7 +137,7 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
 
   interface Decided {
     records: NewEvent<EngineStepsData>[];
-    answered: { pending: Pending; reply: Omit<EngineReply, 'position'>; record: number | null; accounts: Set<string> | null }[];
+    answered: { pending: Pending; reply: EngineReply; record: number | null; accounts: Set<string> | null }[];
     reload: boolean;
     /** Steps of the record being filled, their outcome events, and that record's delta context. */
     steps: EncodedStep[];
@@ -218,11 +218,12 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
         queue.unshift(...batch.slice(index + 1));
         break;
       }
-      const reply: Omit<EngineReply, 'position'> = {
-        ok: outcome.ok, events: outcome.events, seq: outcome.events.length > 0 ? seq : engine.state.seq,
-        ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.legs ? { legs: outcome.legs } : {}),
-        ...(outcome.answer ? { answer: outcome.answer } : {}),
-      };
+      // The reply the caller gets once the step is durable (its position is set then); built
+      // without spreads, with only the keys the outcome has.
+      const reply: EngineReply = { ok: outcome.ok, events: outcome.events, position: 0n, seq: outcome.events.length > 0 ? seq : engine.state.seq };
+      if (outcome.error) reply.error = outcome.error;
+      if (outcome.legs) reply.legs = outcome.legs;
+      if (outcome.answer) reply.answer = outcome.answer;
       if (outcome.ok && outcome.events.length > 0) {
         decided.steps.push(encodeStep(seq, pending.nowUs, pending.input, outcome.events, decided.context));
         decided.answered.push({ pending, reply, record: decided.records.length, accounts: accountsOf(pending.input, outcome.events, engine.state) });
@@ -307,11 +308,13 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
     }
     // Record positions are consecutive within one append on the memory and postgres stores.
     const exact = store.kind !== 'esdb';
+    const recordPositions: bigint[] = [];
+    for (let i = 0; i < records.length; i++) recordPositions.push(exact ? lastPosition - BigInt(records.length - 1 - i) : lastPosition);
     for (const item of answered) {
-      const recordPosition = item.record === null ? lastPosition
-        : exact ? lastPosition - BigInt(records.length - 1 - item.record) : lastPosition;
+      const recordPosition = item.record === null ? lastPosition : recordPositions[item.record]!;
       if (item.accounts) for (const accountId of item.accounts) writes.note(accountId, recordPosition);
-      item.pending.resolve({ ...item.reply, position: recordPosition });
+      item.reply.position = recordPosition;
+      item.pending.resolve(item.reply);
     }
     if (records.length > 0) publishBooks(decided);
   };
