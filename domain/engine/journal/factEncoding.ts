@@ -97,6 +97,11 @@ function hasExactKeys(fact: Record<string, unknown>, keys: readonly string[]): b
   return i === keys.length;
 }
 
+/** Whether a value is written out in a delta: it changed, or it is not a primitive (a nested array always is). */
+function differs(value: unknown, previous: unknown): boolean {
+  return value !== previous || (value !== null && typeof value === 'object');
+}
+
 export function encodeFact(fact: EngineEvent, context: FactContext): StoredFact {
   const record = fact as unknown as Record<string, unknown>;
   const keys = keyListOf(fact.type);
@@ -104,13 +109,21 @@ export function encodeFact(fact: EngineEvent, context: FactContext): StoredFact 
   const previous = context.get(fact.type);
   context.set(fact.type, record);
   if (previous) {
-    const changes: unknown[] = [];
-    for (let i = 0; i < keys.length && changes.length < keys.length; i++) {
-      const value = record[keys[i]!];
-      // only primitives count as unchanged: a nested array is always written out
-      if (value !== previous[keys[i]!] || (value !== null && typeof value === 'object')) changes.push(i, value);
+    // counted first, so the delta is allocated once at its size
+    let changed = 0;
+    for (let i = 0; i < keys.length; i++) if (differs(record[keys[i]!], previous[keys[i]!])) changed++;
+    if (changed * 2 < keys.length) {
+      const changes = new Array<unknown>(changed * 2);
+      let at = 0;
+      for (let i = 0; i < keys.length; i++) {
+        const value = record[keys[i]!];
+        if (differs(value, previous[keys[i]!])) {
+          changes[at++] = i;
+          changes[at++] = value;
+        }
+      }
+      return { '~': fact.type, d: changes };
     }
-    if (changes.length < keys.length) return { '~': fact.type, d: changes };
   }
   const stored = new Array<unknown>(keys.length + 1);
   stored[0] = fact.type;
@@ -149,7 +162,9 @@ export function decodeFact(stored: StoredFact, context: FactContext): EngineEven
 }
 
 export function encodeFacts(facts: readonly EngineEvent[], context: FactContext): StoredFact[] {
-  return facts.map((fact) => encodeFact(fact, context));
+  const stored = new Array<StoredFact>(facts.length);
+  for (let i = 0; i < facts.length; i++) stored[i] = encodeFact(facts[i]!, context);
+  return stored;
 }
 
 export function decodeFacts(stored: readonly StoredFact[], context: FactContext): EngineEvent[] {
