@@ -134,7 +134,7 @@ export class Engine {
     const events = factsOf(ctx);
     if (events.length > 0) this.state.seq = sequenced.seq;
     if (outcomes) return { ok: true, events, legs: legsOf(outcomes) };
-    if (ANSWERED_WITH_ENTITIES.has(input.kind)) return { ok: true, events, answer: answerOf(ctx) };
+    if (ANSWERED_WITH_ENTITIES.has(input.kind)) return { ok: true, events, answer: answerOf(ctx, events) };
     return { ok: true, events };
   }
 }
@@ -171,7 +171,7 @@ function legsOf(outcomes: { id: string; outcome: OrderOutcome }[]): LegResult[] 
 
 /** The step's facts, closed by what each account whose balance moved now holds in reserve. */
 function factsOf(ctx: StepContext): EngineEvent[] {
-  const facts = ctx.facts.slice();
+  const facts = ctx.takeFacts();
   for (const account of ctx.changedBalances.items) {
     const funds = fundsFiguresOf(account);
     facts.push({
@@ -183,7 +183,7 @@ function factsOf(ctx: StepContext): EngineEvent[] {
 }
 
 /** The views of what an operator input changed, in first-change order. */
-function answerOf(ctx: StepContext): StepAnswer {
+function answerOf(ctx: StepContext, facts: readonly EngineEvent[]): StepAnswer {
   const balanceOf = new Set(ctx.changedAccounts.items);
   for (const account of ctx.changedBalances.items) balanceOf.add(account);
   const answer: StepAnswer = {
@@ -194,7 +194,7 @@ function answerOf(ctx: StepContext): StepAnswer {
     markets: ctx.changedMarkets.items.map(marketView),
     fills: ctx.changedFills.items.map((fill) => fillView(fill, ctx.state.markets.get(fill.marketId))),
   };
-  for (const fact of ctx.facts) {
+  for (const fact of facts) {
     if (fact.type === 'ReferralRecorded') {
       answer.referral = { referrer_account_id: fact.referrer_account_id, referee_account_id: fact.referee_account_id, created_at: ctx.now };
     }
