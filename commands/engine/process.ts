@@ -102,6 +102,16 @@ interface Pending {
 
 export { EngineBusyError, EngineStoppedError } from './gateway.ts';
 
+/** A journal record made from its JSON text; `data` (what stores without JSON text read) is parsed from it on demand. */
+function journalRecord(id: string, json: string): NewEvent<EngineStepsData> {
+  return {
+    id, type: ENGINE_STEPS_TYPE, json,
+    get data(): EngineStepsData {
+      return JSON.parse(json) as EngineStepsData;
+    },
+  };
+}
+
 /**
  * Accounts a step touched, for read-your-writes: those its facts name, and the owners of the
  * orders it released or cancelled (those facts name the order only; a tick releasing an in-play
@@ -194,8 +204,10 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
   /** Closes the record being filled (if it holds steps). */
   const seal = (decided: Decided): void => {
     if (decided.steps.length === 0) return;
-    // the id is not derived from seq: a second engine's record must not pass as a re-append
-    decided.records.push({ id: randomUUID(), type: ENGINE_STEPS_TYPE, data: engineStepsData(decided.steps) });
+    // The id is not derived from seq: a second engine's record must not pass as a re-append. The
+    // record is serialised now, once: its encoded steps are garbage from here on instead of living
+    // until the append lands (what a young-generation collection copies meanwhile is what it costs).
+    decided.records.push(journalRecord(randomUUID(), JSON.stringify(engineStepsData(decided.steps))));
     decided.steps = [];
     decided.stepEvents = 0;
     decided.context = newRecordContext();
