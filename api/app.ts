@@ -20,14 +20,14 @@ import { docsRouter } from './public/docs.ts';
 import { publicRouter } from './public/router.ts';
 import { V1_BASE, v1Api } from './v1/router.ts';
 
-export const JSON_BODY_LIMIT = '1mb';
+const JSON_BODY_LIMIT = '1mb';
 const REQUEST_ID_HEADER = 'X-Request-Id';
 const REQUEST_ID_HEADER_LC = 'x-request-id';
 /** A client's request id is echoed only when it is short and plain; otherwise we make one. */
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:\-]{1,128}$/;
 const HTTP_DURATION_BUCKETS_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
-export interface AppOptions {
+interface AppOptions {
   /** Registry served at /metrics; the projection runner's lag gauge registers here too. */
   registry: Registry;
   /** Readiness: /healthz and /readyz answer 503 until it returns true. */
@@ -66,7 +66,7 @@ function routeLabel(req: Request): string {
   return 'unmatched';
 }
 
-export interface Api {
+interface Api {
   app: express.Express;
   /** With `separateAdmin`: the operator's app (/admin/v1, /metrics, health probes). */
   adminApp: express.Express | null;

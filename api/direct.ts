@@ -16,7 +16,7 @@ import { notFound } from './errors.ts';
 
 /** An express-style middleware or handler (it may return a promise; a rejection is an error). */
 export type LaneHandler = (req: Request, res: Response, next: NextFunction) => unknown;
-export type LaneErrorHandler = (err: unknown, req: Request, res: Response, next: NextFunction) => void;
+type LaneErrorHandler = (err: unknown, req: Request, res: Response, next: NextFunction) => void;
 
 export interface LaneRoute {
   method: string;
@@ -34,7 +34,7 @@ const LOGGER = Symbol('logger');
 const LOG = Symbol('log');
 
 /** The service's request class: what express handlers read, for requests express never sees. */
-export class LaneRequest extends http.IncomingMessage {
+class LaneRequest extends http.IncomingMessage {
   declare body: unknown;
   declare id: string | undefined;
   declare path: string;
@@ -63,7 +63,7 @@ export class LaneRequest extends http.IncomingMessage {
 }
 
 /** The service's response class: the express response members the lane's handlers call. */
-export class LaneResponse extends http.ServerResponse {
+class LaneResponse extends http.ServerResponse {
   status(code: number): this {
     this.statusCode = code;
     return this;

@@ -28,14 +28,14 @@ export const badRequest = (message: string) => new HttpError(400, message);
 export const notFound = (message = 'Not found') => new HttpError(404, message);
 
 /** Refusals only this transport makes or meets: Idempotency-Key reuse, a foreign cursor, the engine or the store unable to serve now. */
-export type TransportRefusal =
+type TransportRefusal =
   | { code: 'idempotency_key_in_use' }
   | { code: 'idempotency_key_reused' }
   | { code: 'invalid_cursor' }
   | { code: 'engine_busy' }
   | { code: 'engine_stopped' };
 
-export type RestRefusal = Refusal | CredentialRefusal | AccessRefusal | TransportRefusal;
+type RestRefusal = Refusal | CredentialRefusal | AccessRefusal | TransportRefusal;
 
 /** One status per reason. */
 const STATUS: Record<RestRefusal['code'], number> = {
@@ -136,7 +136,7 @@ const RETRY_AFTER_S = '1';
 const INSUFFICIENT_SCOPE = 'insufficient scope for this operation';
 
 /** What a request needs to render a refusal: where the protected resource metadata lives (RFC 9728). */
-export interface RefusalContext {
+interface RefusalContext {
   resourceMetadataUrl?: string;
 }
 
@@ -197,7 +197,7 @@ const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONN
 const UNAVAILABLE_SQLSTATE = /^(08|57P|53)/;
 
 /** Whether `err` says the store could not be reached or could not serve, rather than anything about the data. */
-export function isInfrastructureFailure(err: unknown): boolean {
+function isInfrastructureFailure(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return false;
   return NETWORK_ERROR_CODES.has(code) || (code.length === 5 && UNAVAILABLE_SQLSTATE.test(code));

@@ -3,7 +3,7 @@
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../projections/pagination.ts';
 import { badRequest } from './errors.ts';
 
-export { pageOf, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../projections/pagination.ts';
+export { pageOf } from '../projections/pagination.ts';
 
 /** `limit` query value → rows per page: default 100, silently clamped to 1..200; junk is 400. */
 export function parseLimit(raw: unknown, max = PAGE_LIMIT_MAX, fallback = PAGE_LIMIT_DEFAULT): number {

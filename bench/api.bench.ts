@@ -16,7 +16,9 @@
 //
 // Environment: BENCH_SINGLE_ORDERS (default 20000), BENCH_BATCHES (default 400),
 // BENCH_CONCURRENCY (default 50), BENCH_BATCH_CONCURRENCY (default 8), BENCH_URL (use a running
-// service instead of starting one; then ADMIN_TOKEN is required).
+// service instead of starting one; then ADMIN_TOKEN is required), BENCH_PROJECTION_LAG_SAMPLE_EVERY
+// (default 40; 0 runs the single orders without the lag reader, whose reads add to the service's
+// CPU per order: use it to compare with a build whose bench had no reader).
 
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -275,7 +277,7 @@ async function rawInsertRowsPerS(): Promise<number | null> {
 }
 
 /** Projection lag samples: every PROJECTION_LAG_SAMPLE_EVERY-th order answered 200, read back by a separate reader. */
-const PROJECTION_LAG_SAMPLE_EVERY = 40;
+const PROJECTION_LAG_SAMPLE_EVERY = Number(process.env.BENCH_PROJECTION_LAG_SAMPLE_EVERY ?? 40);
 /** Reads in flight at most; a sample that would exceed it is skipped (the reader must not become the load). */
 const PROJECTION_LAG_READERS_MAX = 4;
 
@@ -321,7 +323,7 @@ async function main(): Promise<void> {
       const body = JSON.stringify(orderBody(marketId, sequence++));
       const answer = await request(baseUrl, 'POST', '/api/v1/orders', signer.headers('POST', '/api/v1/orders'), body);
       if (answer.status !== 200 && sequence < 5) console.error(`single: ${answer.status} ${answer.body}`);
-      if (answer.status === 200 && sampling && ++answered % PROJECTION_LAG_SAMPLE_EVERY === 0 && readersBusy < PROJECTION_LAG_READERS_MAX) {
+      if (answer.status === 200 && sampling && PROJECTION_LAG_SAMPLE_EVERY > 0 && ++answered % PROJECTION_LAG_SAMPLE_EVERY === 0 && readersBusy < PROJECTION_LAG_READERS_MAX) {
         void readBack((JSON.parse(answer.body) as { order: { id: string } }).order.id, performance.now());
       }
       return answer.status;

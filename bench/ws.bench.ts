@@ -1,5 +1,7 @@
 // WebSocket feed benchmark: starts the service as a child process, opens BENCH_WS_SUBSCRIBERS
-// (default 1,000) sockets in a worker thread, each joined to `orderbook` for one market, and
+// (default 1,000) sockets spread over BENCH_WS_WORKERS worker threads (default 2: the receivers are
+// the measuring instrument, and one thread reading 1,000 sockets would queue frames behind its own
+// work and report that queue as feed latency), each joined to `orderbook` for one market, and
 // places orders into that market over REST at BENCH_WS_ORDERS_PER_S (default 400) from two
 // accounts (so some cross and trade). After a warm-up it measures for BENCH_WS_SECONDS (default
 // 10): frames delivered per second across all subscribers, and the latency from the engine's
@@ -14,6 +16,7 @@ import { LoadClient } from './support/loadClient.ts';
 const SUBSCRIBERS = Number(process.env.BENCH_WS_SUBSCRIBERS ?? 1_000);
 const ORDERS_PER_S = Number(process.env.BENCH_WS_ORDERS_PER_S ?? 400);
 const SECONDS = Number(process.env.BENCH_WS_SECONDS ?? 10);
+const WORKERS = Math.max(1, Number(process.env.BENCH_WS_WORKERS ?? 2));
 const WARMUP_SECONDS = 3;
 const ORDER_CONNECTIONS = 16;
 const TICK_MS = 10;
@@ -45,6 +48,13 @@ function percentileOf(histogram: number[], p: number): number {
   return histogram.length - 1;
 }
 
+function mergeWindows(windows: WindowReport[]): WindowReport {
+  const histogram = windows[0]!.histogram.slice();
+  for (const other of windows.slice(1)) for (let ms = 0; ms < histogram.length; ms++) histogram[ms]! += other.histogram[ms]!;
+  const total = (key: 'messages' | 'deltas' | 'closed') => windows.reduce((sum, w) => sum + w[key], 0);
+  return { kind: 'window', messages: total('messages'), deltas: total('deltas'), closed: total('closed'), histogram };
+}
+
 function nextReport<T extends { kind: string }>(worker: Worker, kind: string): Promise<T> {
   return new Promise((resolve, reject) => {
     const onMessage = (message: T & { error?: string }) => {
@@ -64,7 +74,7 @@ function nextReport<T extends { kind: string }>(worker: Worker, kind: string): P
 async function main(): Promise<void> {
   const service = await startChildService();
   const client = new LoadClient(service.baseUrl.hostname, Number(service.baseUrl.port), ORDER_CONNECTIONS + 4);
-  let worker: Worker | undefined;
+  const workers: Worker[] = [];
   try {
     const admin = async (method: string, route: string, body: unknown) => {
       const answer = await client.request(method, `/admin/v1${route}`, {
@@ -84,15 +94,14 @@ async function main(): Promise<void> {
     const { market } = await admin('POST', '/markets', { event_id: event.event_id, title: 'WS bench market', status: 'open' });
     const marketId: string = market.market_id;
 
-    worker = new Worker(new URL('./support/wsSubscribers.js', import.meta.url), {
-      workerData: {
-        url: `ws://127.0.0.1:${service.wsPort}${SOCKET_PATH}`,
-        headers: { 'user-agent': 'ws-bench/1', ...signers[0]!.headers('GET', SOCKET_PATH) },
-        marketId,
-        count: SUBSCRIBERS,
-      },
-    });
-    const ready = await nextReport<{ kind: 'ready'; joined: number }>(worker, 'ready');
+    const url = `ws://127.0.0.1:${service.wsPort}${SOCKET_PATH}`;
+    const headers = { 'user-agent': 'ws-bench/1', ...signers[0]!.headers('GET', SOCKET_PATH) };
+    for (let w = 0; w < WORKERS; w++) {
+      const count = Math.floor(SUBSCRIBERS / WORKERS) + (w < SUBSCRIBERS % WORKERS ? 1 : 0);
+      workers.push(new Worker(new URL('./support/wsSubscribers.js', import.meta.url), { workerData: { url, headers, marketId, count } }));
+    }
+    const readies = await Promise.all(workers.map((worker) => nextReport<{ kind: 'ready'; joined: number }>(worker, 'ready')));
+    const ready = { joined: readies.reduce((sum, r) => sum + r.joined, 0) };
     console.log(`${ready.joined} subscribers joined orderbook for one market`);
 
     // the order flow: limit orders around the middle of the book, both sides, two accounts
@@ -110,6 +119,8 @@ async function main(): Promise<void> {
         const answer = await client.request('POST', '/api/v1/orders', { 'user-agent': 'ws-bench/1', 'content-type': 'application/json', ...signers[i % 2]!.headers('POST', '/api/v1/orders') }, body);
         if (answer.status === 200) placed++;
         else refused++;
+      } catch {
+        refused++; // only when the service is being stopped at the end
       } finally {
         inFlight--;
       }
@@ -126,14 +137,15 @@ async function main(): Promise<void> {
 
     await new Promise((resolve) => setTimeout(resolve, WARMUP_SECONDS * 1000));
     const placedBefore = placed;
-    worker.postMessage('start');
+    for (const worker of workers) worker.postMessage('start');
     const started = performance.now();
     await new Promise((resolve) => setTimeout(resolve, SECONDS * 1000));
-    worker.postMessage('stop');
-    const window = await nextReport<WindowReport>(worker, 'window');
+    for (const worker of workers) worker.postMessage('stop');
+    const window = mergeWindows(await Promise.all(workers.map((worker) => nextReport<WindowReport>(worker, 'window'))));
     const elapsedS = (performance.now() - started) / 1000;
     const placedInWindow = placed - placedBefore;
     clearInterval(flow);
+    while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 5));
 
     const result = {
       ws_subscribers: ready.joined,
@@ -150,7 +162,7 @@ async function main(): Promise<void> {
     console.log(`engine acceptance → subscriber receipt: p50 ${result.ws_p50_ms} ms, p99 ${result.ws_p99_ms} ms`);
     console.log(JSON.stringify(result));
   } finally {
-    if (worker) {
+    for (const worker of workers) {
       worker.postMessage('close');
       await Promise.race([nextReport(worker, 'closed'), new Promise((resolve) => setTimeout(resolve, 2_000))]).catch(() => undefined);
       await worker.terminate();

@@ -86,7 +86,7 @@ function trustedProxiesOf(env: Env): string[] {
 }
 
 /** The operator API's bearer token guards money movements: a guessable one is refused at start. */
-export const ADMIN_TOKEN_LENGTH_MIN = 32;
+const ADMIN_TOKEN_LENGTH_MIN = 32;
 
 /** Reads and checks the configuration; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {

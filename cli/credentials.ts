@@ -12,7 +12,7 @@ import { sessionTokenResolver } from '../commands/credentials/sessions.ts';
 import { AccountStatusCache } from '../projections/core/queries/accountStatus.ts';
 
 /** Bound on the read-your-writes wait; a slower projection answers with what it has. */
-export const READ_YOUR_WRITES_WAIT_MS = 5_000;
+const READ_YOUR_WRITES_WAIT_MS = 5_000;
 
 export async function readYourWrites(ctx: Omit<AppContext, 'credentials'>, accountId: string): Promise<void> {
   const lastWrite = ctx.writes.lastFor(accountId);

@@ -22,11 +22,11 @@ import { accountsByEmailQuery } from '../projections/core/queries/accountsByEmai
 
 const SIGN_UP_VISIBLE_WAIT_MS = 5_000;
 /** The install's key for client-secret digests, beside the data (owner-only). */
-export const CLIENT_SECRET_KEY_FILE = 'oauth-client-secret.key';
+const CLIENT_SECRET_KEY_FILE = 'oauth-client-secret.key';
 const CLIENT_SECRET_KEY_BYTES = 32;
 
 /** Reads the key, or makes one (0600) on the first start. */
-export function clientSecretKey(dataDir: string): Buffer {
+function clientSecretKey(dataDir: string): Buffer {
   const file = path.join(dataDir, CLIENT_SECRET_KEY_FILE);
   try {
     const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
@@ -41,7 +41,7 @@ export function clientSecretKey(dataDir: string): Buffer {
   return key;
 }
 
-export interface OAuthServerParts {
+interface OAuthServerParts {
   deps: OAuthDeps;
   tokenResolver: TokenResolver;
 }

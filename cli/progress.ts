@@ -4,7 +4,7 @@
 
 const REDRAW_INTERVAL_MS = 250;
 
-export interface Progress {
+interface Progress {
   /** `done` of `total` units so far. */
   update(done: number): void;
   /** Clears the line (the command then prints its report). */

@@ -38,16 +38,16 @@ import { oauthHttpOf, oauthParts } from './oauthWiring.ts';
 import { terminalProgress } from './progress.ts';
 import { createLogger } from './logger.ts';
 
-export const EMBEDDED_DATABASE = 'exchange';
+const EMBEDDED_DATABASE = 'exchange';
 /** The separate operator listener (ADMIN_PORT) is reachable from this machine only. */
-export const ADMIN_LISTEN_HOST = '127.0.0.1';
+const ADMIN_LISTEN_HOST = '127.0.0.1';
 /** A client has this long to send a request's headers, and its whole request (slow-loris bounds). */
-export const HTTP_HEADERS_TIMEOUT_MS = 10_000;
-export const HTTP_REQUEST_TIMEOUT_MS = 30_000;
+const HTTP_HEADERS_TIMEOUT_MS = 10_000;
+const HTTP_REQUEST_TIMEOUT_MS = 30_000;
 /** An idle keep-alive connection is closed after this long. */
-export const HTTP_KEEP_ALIVE_TIMEOUT_MS = 65_000;
+const HTTP_KEEP_ALIVE_TIMEOUT_MS = 65_000;
 /** Open connections at most; past it new ones are refused at once (file descriptors and memory stay bounded). */
-export const HTTP_CONNECTIONS_MAX = 10_000;
+const HTTP_CONNECTIONS_MAX = 10_000;
 const HTTP_SERVER_LIMITS: http.ServerOptions = {
   headersTimeout: HTTP_HEADERS_TIMEOUT_MS,
   requestTimeout: HTTP_REQUEST_TIMEOUT_MS,
@@ -55,7 +55,7 @@ const HTTP_SERVER_LIMITS: http.ServerOptions = {
 };
 const DRAIN_TIMEOUT_MS = 10_000;
 
-export interface Database {
+interface Database {
   pool: pg.Pool;
   connectionString: string;
   /** Closes the pool and, when embedded, stops postgres. */
@@ -129,7 +129,7 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-export interface StartOptions {
+interface StartOptions {
   logger?: Logger;
   /** Use this database instead of opening one from the configuration (tests). */
   database?: Database;

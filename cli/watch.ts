@@ -45,7 +45,7 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-export async function watch(topic: string, options: WatchOptions): Promise<void> {
+async function watch(topic: string, options: WatchOptions): Promise<void> {
   const wsPort = process.env.WS_PORT ?? '8081';
   const socketUrl = (options.url ?? process.env.EXCHANGE_WS_URL ?? `ws://127.0.0.1:${wsPort}/socket`).replace(/\/websocket\/?$/, '').replace(/\/+$/, '');
   const apiUrl = (options.apiUrl ?? defaultServiceUrl()).replace(/\/+$/, '');

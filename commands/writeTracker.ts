@@ -4,9 +4,9 @@
 
 import type { WriteTracker } from './context.ts';
 
-export const TRACKED_ACCOUNTS_MAX = 100_000;
+const TRACKED_ACCOUNTS_MAX = 100_000;
 
-export class InMemoryWriteTracker implements WriteTracker {
+class InMemoryWriteTracker implements WriteTracker {
   private readonly last = new Map<string, bigint>();
 
   constructor(private readonly accountsMax = TRACKED_ACCOUNTS_MAX) {}

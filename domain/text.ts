@@ -8,7 +8,7 @@ const NUL = '\u0000';
 export const JSON_NESTING_DEPTH_MAX = 32;
 
 /** A refusal (domain/errors.ts): `orders[1].client_order_id must not contain NUL characters`. */
-export type TextProblem = { code: 'text_has_nul'; path: string } | { code: 'text_too_deep'; depth_max: number };
+type TextProblem = { code: 'text_has_nul'; path: string } | { code: 'text_too_deep'; depth_max: number };
 
 interface Frame {
   value: unknown;

@@ -257,7 +257,7 @@ export interface MarketBaseView {
 }
 
 /** Settlement-side fee percents in force for a market: its own, its event's, its group's (null: none). */
-export interface MarketFeeView {
+interface MarketFeeView {
   settlement_fee_percent: number | null;
   event_fee_percent: number | null;
   group_fee_percent: number | null;

@@ -7,11 +7,11 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AuthorizationRequest } from '../commands/oauth/authorize.ts';
 
-export const BROWSER_SESSIONS_MAX = 20_000;
-export const BROWSER_SESSION_IDLE_MS = 60 * 60_000;
+const BROWSER_SESSIONS_MAX = 20_000;
+const BROWSER_SESSION_IDLE_MS = 60 * 60_000;
 /** Consent screens one browser may have open at once; the oldest is dropped past the bound. */
-export const PENDING_CONSENTS_MAX = 10;
-export const SESSION_COOKIE = 'svc_browser';
+const PENDING_CONSENTS_MAX = 10;
+const SESSION_COOKIE = 'svc_browser';
 
 export interface BrowserSession {
   id: string;

@@ -9,9 +9,9 @@ import { baseUrlOf, trustedProxies, type OriginRequest } from '../commands/auth/
 import type { AppContext } from '../commands/context.ts';
 import { ALL_SCOPES } from '../domain/auth/scopes.ts';
 
-export const AUTHORIZATION_SERVER_METADATA_PATH = '/.well-known/oauth-authorization-server';
-export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
-export const RESOURCE_NAME = 'Exchange trading API';
+const AUTHORIZATION_SERVER_METADATA_PATH = '/.well-known/oauth-authorization-server';
+const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
+const RESOURCE_NAME = 'Exchange trading API';
 
 export function originRequestOf(req: Request): OriginRequest {
   return {
@@ -25,7 +25,7 @@ export function originRequestOf(req: Request): OriginRequest {
 }
 
 /** RFC 8414 authorization server metadata for `base` (scheme and host, no trailing slash). */
-export function authorizationServerMetadata(base: string, registrationEnabled: boolean): Record<string, unknown> {
+function authorizationServerMetadata(base: string, registrationEnabled: boolean): Record<string, unknown> {
   return {
     issuer: base,
     authorization_endpoint: `${base}/oauth/authorize`,
@@ -45,7 +45,7 @@ export function authorizationServerMetadata(base: string, registrationEnabled: b
 }
 
 /** RFC 9728 protected resource metadata: the resource is the service's base URL. */
-export function protectedResourceMetadata(base: string): Record<string, unknown> {
+function protectedResourceMetadata(base: string): Record<string, unknown> {
   return {
     resource: base,
     authorization_servers: [base],

@@ -37,7 +37,7 @@ export function totpPage(csrf: string, error?: string): string {
 <button type="submit">Verify</button></form>`);
 }
 
-export interface RegisterValues {
+interface RegisterValues {
   first_name?: string;
   last_name?: string;
   email?: string;

@@ -32,14 +32,14 @@ const PASSWORD_LENGTH_MIN = 8;
 const PASSWORD_LENGTH_MAX = 1024;
 const EMAIL_FORMAT = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
-export interface NewMember {
+interface NewMember {
   first_name: string;
   last_name: string;
   email: string;
   password: string;
 }
 
-export interface OAuthWiring {
+interface OAuthWiring {
   deps: OAuthDeps;
   members: MemberDirectory;
   loginLimiter: LoginLimiter;
@@ -53,7 +53,7 @@ export interface OAuthWiring {
 type Handler = (req: Request, res: Response) => Promise<void>;
 
 /** A route of this router that the service's direct lane may also answer (same handlers; no express). */
-export interface OAuthLaneRoute {
+interface OAuthLaneRoute {
   method: string;
   path: string;
   routerPath: string;
@@ -113,7 +113,7 @@ function formBody(req: Request, res: Response, next: NextFunction): void {
   });
 }
 
-export interface OAuthHttp {
+interface OAuthHttp {
   router: Router;
   /** The token endpoint for the direct lane (the hot path of apps). */
   laneRoutes: OAuthLaneRoute[];

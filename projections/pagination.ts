@@ -15,7 +15,7 @@ export class InvalidCursor extends Error {
 }
 
 /** Encodes the sort key of the last row of a page. */
-export function encodeCursor(key: ReadonlyArray<string | number>): string {
+function encodeCursor(key: ReadonlyArray<string | number>): string {
   return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
 }
 

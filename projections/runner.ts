@@ -22,12 +22,12 @@ import type { ProjectionChange, Projector } from './projector.ts';
 import { advanceIdleCheckpoints, beginProjectorBatch, commitProjectorBatch, readAllCheckpoints, readCheckpoint } from './runtime/checkpoints.ts';
 import { createProjectorTables, rebuildProjector } from './runtime/rebuild.ts';
 
-export const WAIT_FOR_TIMEOUT_MS_DEFAULT = 5000;
+const WAIT_FOR_TIMEOUT_MS_DEFAULT = 5000;
 const BATCH_EVENTS_MAX_DEFAULT = 500;
 const RETRY_DELAY_MS_MIN = 100;
 const RETRY_DELAY_MS_MAX = 5000;
 
-export type ChangeListener = (changes: ProjectionChange[]) => void;
+type ChangeListener = (changes: ProjectionChange[]) => void;
 
 /** waitFor gave up: names the projectors that had not reached the position. */
 export class ProjectionLagTimeout extends Error {
@@ -45,7 +45,7 @@ export class ProjectionLagTimeout extends Error {
   }
 }
 
-export interface ProjectionRunnerOptions {
+interface ProjectionRunnerOptions {
   pool: pg.Pool;
   store: EventStore;
   projectors: Projector[];
@@ -108,7 +108,7 @@ interface Waiter {
   resolve(): void;
 }
 
-export interface ProjectorStatus {
+interface ProjectorStatus {
   name: string;
   version: number;
   storedVersion: number | undefined;

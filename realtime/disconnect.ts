@@ -10,7 +10,7 @@ import type { RealtimeMetrics } from './metrics.ts';
 import type { SocketLifecycle, SocketState } from './server.ts';
 
 /** Channels whose holders are protected by cancel_on_disconnect. */
-export const GUARDED_CHANNELS: ReadonlySet<string> = new Set(['orders', 'account']);
+const GUARDED_CHANNELS: ReadonlySet<string> = new Set(['orders', 'account']);
 
 export interface DisconnectedMember {
   account_id: string;

@@ -28,7 +28,7 @@ export const PRIVATE_UPDATE_KEYS = { orders: 'order', fills: 'fill', positions: 
 export type PrivateChannelName = keyof typeof PRIVATE_UPDATE_KEYS | 'account';
 
 /** Changes announced while the start-up load runs; past this the load is repeated. */
-export const CHANGES_QUEUED_AT_START_MAX = 100_000;
+const CHANGES_QUEUED_AT_START_MAX = 100_000;
 
 type BookListener = () => void;
 
@@ -87,7 +87,7 @@ export interface FeedSource {
   onChange(listener: (changes: ProjectionChange[]) => void): () => void;
 }
 
-export interface FeedLoader {
+interface FeedLoader {
   /** Every market's book levels and Market objects, read at start. */
   load(): Promise<{ books: Parameters<OrderBooks['load']>[0]; markets: MarketWire[] }>;
 }

@@ -10,11 +10,11 @@
 import type { CredentialRefusal, CredentialRequest } from '../commands/auth/credentials.ts';
 import { ANONYMOUS, type SocketIdentity } from './identity.ts';
 
-export const HEADER_OAUTH_TOKEN = 'x-svc-oauth-token';
-export const SIGNING_HEADERS = ['x-svc-access-key', 'x-svc-access-timestamp', 'x-svc-access-signature'] as const;
-export const HEADER_ERROR = 'x-svc-error';
-export const IP_NOT_ALLOWED_HEADER_VALUE = '5301 - ip_not_allowed';
-export const USER_AGENT_ERROR = 'User-Agent header is required';
+const HEADER_OAUTH_TOKEN = 'x-svc-oauth-token';
+const SIGNING_HEADERS = ['x-svc-access-key', 'x-svc-access-timestamp', 'x-svc-access-signature'] as const;
+const HEADER_ERROR = 'x-svc-error';
+const IP_NOT_ALLOWED_HEADER_VALUE = '5301 - ip_not_allowed';
+const USER_AGENT_ERROR = 'User-Agent header is required';
 
 /** What the resolver sees of the handshake request (no uWebSockets types): the shared credential request. */
 export type HandshakeRequest = CredentialRequest;
@@ -32,7 +32,7 @@ export interface IdentityResolver {
   fromOAuthToken(token: string, req: HandshakeRequest): Promise<IdentityResult>;
 }
 
-export interface HttpRefusal {
+interface HttpRefusal {
   status: string;
   headers: Array<[string, string]>;
   body: Record<string, string>;

@@ -5,14 +5,14 @@
 import type { Counter } from 'prom-client';
 
 /** Frames kept for one join while its snapshot is read; past this the join is refused (`busy`). */
-export const HELD_FRAMES_PER_JOIN_MAX = 10_000;
+const HELD_FRAMES_PER_JOIN_MAX = 10_000;
 
 export interface Holder {
   held: string[];
   overflowed: boolean;
 }
 
-export interface Publisher {
+interface Publisher {
   publish(topic: string, message: string): boolean;
   numSubscribers(topic: string): number;
 }

@@ -27,7 +27,7 @@ import { MarketDirectory } from './state/markets.ts';
 /** Markets read per query at start. */
 const MARKETS_LOADED_PER_QUERY = 500;
 
-export interface RealtimeDeps {
+interface RealtimeDeps {
   port: number;
   logger: Logger;
   clock: Clock;

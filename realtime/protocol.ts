@@ -8,19 +8,19 @@
 export const PHOENIX_TOPIC = 'phoenix';
 export const EVENT_JOIN = 'phx_join';
 export const EVENT_LEAVE = 'phx_leave';
-export const EVENT_REPLY = 'phx_reply';
+const EVENT_REPLY = 'phx_reply';
 export const EVENT_CLOSE = 'phx_close';
 export const EVENT_HEARTBEAT = 'heartbeat';
 export const PROTOCOL_VSN = '2.0.0';
 
 /** Longest topic accepted (a channel name, a colon and a UUID fit many times over). */
-export const TOPIC_LENGTH_MAX = 200;
+const TOPIC_LENGTH_MAX = 200;
 /** Longest event name accepted. */
-export const EVENT_LENGTH_MAX = 64;
+const EVENT_LENGTH_MAX = 64;
 /** Longest join_ref / ref accepted (the client sends small integer strings). */
-export const REF_LENGTH_MAX = 64;
+const REF_LENGTH_MAX = 64;
 
-export interface InboundFrame {
+interface InboundFrame {
   joinRef: string | null;
   ref: string | null;
   topic: string;
@@ -29,7 +29,7 @@ export interface InboundFrame {
 }
 
 /** Why an inbound frame could not be read; the socket answers by closing (as Phoenix does). */
-export type FrameProblem = 'not_json' | 'not_a_frame';
+type FrameProblem = 'not_json' | 'not_a_frame';
 
 function refOf(value: unknown): string | null | undefined {
   if (value === null || value === undefined) return null;

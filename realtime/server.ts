@@ -18,34 +18,34 @@ import {
   EVENT_CLOSE, EVENT_HEARTBEAT, EVENT_JOIN, EVENT_LEAVE, PHOENIX_TOPIC, PROTOCOL_VSN, encodeFrame, encodeReply, parseFrame,
 } from './protocol.ts';
 
-export const SOCKET_PATH = '/socket/websocket';
+const SOCKET_PATH = '/socket/websocket';
 /** Largest inbound frame; a bigger one closes the socket (a join naming 1,000 markets is ~40 KB). */
-export const INBOUND_FRAME_BYTES_MAX = 64 * 1024;
+const INBOUND_FRAME_BYTES_MAX = 64 * 1024;
 /** Open sockets; past this a handshake is answered 503. */
-export const CONNECTIONS_MAX = 20_000;
+const CONNECTIONS_MAX = 20_000;
 /** Topics one socket may hold joined (or joining) at once. */
-export const CHANNELS_PER_SOCKET_MAX = 64;
+const CHANNELS_PER_SOCKET_MAX = 64;
 /** Bytes waiting in a socket's send buffer above which it counts as slow. */
-export const SEND_BUFFER_BYTES_MAX = 1024 * 1024;
+const SEND_BUFFER_BYTES_MAX = 1024 * 1024;
 /** How long a socket may stay slow before it is closed. */
-export const SEND_BUFFER_OVER_BOUND_MS_MAX = 2_000;
+const SEND_BUFFER_OVER_BOUND_MS_MAX = 2_000;
 /**
  * Hard ceiling handed to uWebSockets: a frame that would push a buffer past it closes the socket
  * at once (a message is never silently dropped: a gap in a private channel would go unnoticed).
  */
-export const SEND_BUFFER_BYTES_HARD_MAX = 16 * 1024 * 1024;
+const SEND_BUFFER_BYTES_HARD_MAX = 16 * 1024 * 1024;
 /** How often the heartbeat and back-pressure sweeps run. */
-export const SWEEP_INTERVAL_MS = 250;
+const SWEEP_INTERVAL_MS = 250;
 /** Close codes the server uses (4000–4999 are for applications). */
-export const CLOSE_HEARTBEAT_TIMEOUT = 4001;
-export const CLOSE_SLOW_CONSUMER = 4002;
-export const CLOSE_BAD_FRAME = 4003;
-export const CLOSE_SHUTDOWN = 1001;
+const CLOSE_HEARTBEAT_TIMEOUT = 4001;
+const CLOSE_SLOW_CONSUMER = 4002;
+const CLOSE_BAD_FRAME = 4003;
+const CLOSE_SHUTDOWN = 1001;
 
 type UWS = typeof uWSTypes;
 
 /** The native addon, or a clear failure: the package silently falls back to a slow `ws` shim. */
-export function loadNativeUws(): UWS {
+function loadNativeUws(): UWS {
   const require = createRequire(import.meta.url);
   const previousWarn = console.warn;
   let uWS: UWS;
@@ -98,7 +98,7 @@ export interface SocketLifecycle {
   closed?(socket: SocketState, channels: readonly string[], reason: string): void;
 }
 
-export interface RealtimeServerOptions {
+interface RealtimeServerOptions {
   port: number;
   logger: Logger;
   clock: Clock;

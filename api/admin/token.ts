@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../../commands/context.ts';
 
-export const ADMIN_TOKEN_FILE = 'admin-token';
+const ADMIN_TOKEN_FILE = 'admin-token';
 const GENERATED_TOKEN_BYTES = 32;
 
 export function adminTokenPath(dataDir: string): string {

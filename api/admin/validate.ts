@@ -12,7 +12,7 @@ import { badRequest, httpErrorOf } from '../errors.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
-export const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: false, useDefaults: false });
+const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: false, useDefaults: false });
 addFormats(ajv);
 ajv.addFormat('decimal', /^-?\d+(\.\d+)?$/);
 
@@ -36,7 +36,7 @@ function fieldName(error: ErrorObject): string {
 }
 
 /** One readable sentence for the first schema failure. */
-export function describeError(error: ErrorObject): string {
+function describeError(error: ErrorObject): string {
   const field = fieldName(error);
   switch (error.keyword) {
     case 'required': return `${field} is required`;

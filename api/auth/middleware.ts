@@ -11,7 +11,7 @@ import { httpErrorOf } from '../errors.ts';
 import { setPrincipal } from './principal.ts';
 
 /** What the resolver sees of an express request. */
-export function credentialRequestOf(req: Request): CredentialRequest {
+function credentialRequestOf(req: Request): CredentialRequest {
   return {
     method: req.method,
     pathWithQuery: req.originalUrl,
@@ -24,7 +24,7 @@ export function credentialRequestOf(req: Request): CredentialRequest {
 }
 
 /** The protected resource metadata URL of the host the request came to (RFC 9728). */
-export function resourceMetadataUrlOf(req: Request, proxies: BlockList): string {
+function resourceMetadataUrlOf(req: Request, proxies: BlockList): string {
   const origin = { ...credentialRequestOf(req), encrypted: (req.socket as { encrypted?: boolean }).encrypted === true };
   return `${baseUrlOf(origin, proxies)}/.well-known/oauth-protected-resource`;
 }

@@ -10,7 +10,7 @@ import { COMPONENT_SCHEMAS } from './schemas.ts';
 
 type Json = Record<string, unknown>;
 
-export interface OpenApiFragment {
+interface OpenApiFragment {
   /** Relative to /api/v1 (or already prefixed with it). */
   paths?: Json;
   /** At the host root, without credentials (avatars, icons). */
@@ -19,7 +19,7 @@ export interface OpenApiFragment {
   components?: { schemas?: Json };
 }
 
-export const API_PREFIX = '/api/v1';
+const API_PREFIX = '/api/v1';
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'Missing or invalid parameter or body field',

@@ -5,8 +5,8 @@
 type Schema = Record<string, unknown>;
 
 // ── building blocks ───────────────────────────────────────────────────────────────────────
-export const DECIMAL_PATTERN = '^-?(?:\\d+(?:\\.\\d*)?|\\.\\d+)$';
-export const UNSIGNED_DECIMAL_PATTERN = '^(?:\\d+(?:\\.\\d*)?|\\.\\d+)$';
+const DECIMAL_PATTERN = '^-?(?:\\d+(?:\\.\\d*)?|\\.\\d+)$';
+const UNSIGNED_DECIMAL_PATTERN = '^(?:\\d+(?:\\.\\d*)?|\\.\\d+)$';
 const nullable = (schema: Schema): Schema => ({ ...schema, type: [schema.type as string, 'null'] });
 const decimal: Schema = { type: 'string', pattern: DECIMAL_PATTERN, description: 'decimal string' };
 const decimalOrNull = nullable(decimal);
@@ -71,9 +71,9 @@ export const CancelOrdersBody: Schema = {
 };
 
 // ── response objects ──────────────────────────────────────────────────────────────────────
-export const ErrorBody: Schema = object({ error: str });
+const ErrorBody: Schema = object({ error: str });
 
-export const Order: Schema = object({
+const Order: Schema = object({
   id: uuid,
   market_id: uuid,
   action: { enum: ['buy', 'sell'] },
@@ -111,7 +111,7 @@ const fillDecimals = [
   'pc_premium', 'pc_risk', 'pc_to_win', 'remaining_potential_fee', 'remaining_premium', 'remaining_risk', 'remaining_to_win',
   'trade_fee', 'unrounded_trade_fee', 'total_fee',
 ];
-export const Fill: Schema = object({
+const Fill: Schema = object({
   trade_id: uuid,
   order_id: uuid,
   account_id: uuid,
@@ -156,7 +156,7 @@ const marketStrings = [
   'short_title', 'group_title', 'description', 'question', 'rules', 'specifier', 'symbol', 'position', 'result',
   'powered_by', 'competition', 'sport', 'event_title', 'event_short_title', 'event_type', 'event_status', 'grouping_name',
 ];
-export const Market: Schema = object({
+const Market: Schema = object({
   market_id: uuid,
   event_id: uuid,
   status: { enum: [...MARKET_STATUSES, 'suspended'] },
@@ -195,7 +195,7 @@ export const Market: Schema = object({
   stat_detail: { description: 'Stat line the market derives from (any JSON, as the operator set it); null for non-stat-line markets' },
 });
 
-export const Position: Schema = object({
+const Position: Schema = object({
   account_id: uuid,
   market_id: uuid,
   event_id: uuidOrNull,
@@ -212,7 +212,7 @@ export const Position: Schema = object({
   updated_at: int64,
 });
 
-export const Balance: Schema = object({
+const Balance: Schema = object({
   account_id: uuid,
   user_id: uuid,
   account_balance: decimal,
@@ -237,13 +237,13 @@ export const Balance: Schema = object({
 });
 
 const cursor: Schema = { type: ['string', 'null'] };
-export const OrderResponse: Schema = object({ order: ref('Order') });
-export const OrderList: Schema = object({ cursor, orders: { type: 'array', items: ref('Order') } });
-export const MarketList: Schema = object({ cursor, markets: { type: 'array', items: ref('Market') } });
-export const FillList: Schema = object({ cursor, fills: { type: 'array', items: ref('Fill') } });
-export const PositionList: Schema = object({ cursor, positions: { type: 'array', items: ref('Position') } });
-export const BalanceResponse: Schema = object({ balance: ref('Balance') });
-export const BatchLegResult: Schema = {
+const OrderResponse: Schema = object({ order: ref('Order') });
+const OrderList: Schema = object({ cursor, orders: { type: 'array', items: ref('Order') } });
+const MarketList: Schema = object({ cursor, markets: { type: 'array', items: ref('Market') } });
+const FillList: Schema = object({ cursor, fills: { type: 'array', items: ref('Fill') } });
+const PositionList: Schema = object({ cursor, positions: { type: 'array', items: ref('Position') } });
+const BalanceResponse: Schema = object({ balance: ref('Balance') });
+const BatchLegResult: Schema = {
   oneOf: [
     object({ order: ref('Order') }),
     {
@@ -257,8 +257,8 @@ export const BatchLegResult: Schema = {
     },
   ],
 };
-export const BatchPlaceResponse: Schema = object({ results: { type: 'array', items: ref('BatchLegResult') } });
-export const BatchCancelResponse: Schema = object({
+const BatchPlaceResponse: Schema = object({ results: { type: 'array', items: ref('BatchLegResult') } });
+const BatchCancelResponse: Schema = object({
   cancellations: { type: 'array', items: object({ order_id: uuid, status: str }) },
 });
 

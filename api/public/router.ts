@@ -14,9 +14,9 @@ import { avatarOfHandle } from '../../projections/member/queries.ts';
 import { notFound } from '../errors.ts';
 
 /** Avatars change when the member picks another: short shared caching, revalidated by ETag. */
-export const AVATAR_CACHE_CONTROL = 'public, max-age=300';
+const AVATAR_CACHE_CONTROL = 'public, max-age=300';
 /** Sport icons never change for a key. */
-export const ICON_CACHE_CONTROL = 'public, max-age=86400';
+const ICON_CACHE_CONTROL = 'public, max-age=86400';
 const SPORT_KEY = /^[a-z0-9_]{1,48}$/;
 
 function sendSvg(req: Request, res: Response, svg: string, cacheControl: string): void {

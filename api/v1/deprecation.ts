@@ -5,7 +5,7 @@
 import type { RequestHandler } from 'express';
 import type { Deprecation } from './routes.ts';
 
-export function deprecationHeaders(deprecation: Deprecation): Record<string, string> {
+function deprecationHeaders(deprecation: Deprecation): Record<string, string> {
   const headers: Record<string, string> = {
     Deprecation: `@${Math.floor(Date.parse(deprecation.since) / 1000)}`,
     Sunset: new Date(Date.parse(deprecation.sunset)).toUTCString(),

@@ -15,16 +15,16 @@ export interface Answer {
   body: unknown;
 }
 
-export type AnswerHandler = (req: Request) => Promise<Answer>;
+type AnswerHandler = (req: Request) => Promise<Answer>;
 
-export const IDEMPOTENCY_HEADER = 'idempotency-key';
+const IDEMPOTENCY_HEADER = 'idempotency-key';
 const KEY_FORMAT = /^[\x21-\x7e]+$/;
 
 /**
  * A refusal as the answer a client receives (stored under the key); a transient failure (503: the
  * engine or the store cannot serve now) or a bug stays an exception, so a retry is decided anew.
  */
-export function answerOfError(err: unknown): Answer | null {
+function answerOfError(err: unknown): Answer | null {
   const answer = httpErrorOfThrown(err);
   if (answer === null || answer.status >= 500) return null;
   return { status: answer.status, body: { error: answer.message, ...answer.extra } };
@@ -38,7 +38,7 @@ function send(res: Response, answer: Answer): void {
  * What makes two requests "the same request" for a key: method, path and the body's digest (the
  * IETF Idempotency-Key draft: the same key with another body is 422, never the first answer).
  */
-export function fingerprintOf(method: string, path: string, body: unknown): string {
+function fingerprintOf(method: string, path: string, body: unknown): string {
   const digest = createHash('sha256').update(JSON.stringify(body ?? null), 'utf8').digest('base64url');
   return `${method} ${path} ${digest}`;
 }

@@ -9,7 +9,7 @@ import { badRequest } from '../errors.ts';
 import { parseLimit } from '../pagination.ts';
 import { compile, describeError } from './validation.ts';
 
-export type ParamKind = 'csv' | 'string';
+type ParamKind = 'csv' | 'string';
 
 export interface QueryParam {
   name: string;
@@ -43,7 +43,7 @@ export function querySpec(params: QueryParam[]): QuerySpec {
 }
 
 /** The raw query string of a request, parsed (`+` as space, percent-decoding). */
-export function searchParamsOf(req: Request): URLSearchParams {
+function searchParamsOf(req: Request): URLSearchParams {
   const at = req.originalUrl.indexOf('?');
   return new URLSearchParams(at < 0 ? '' : req.originalUrl.slice(at + 1));
 }

@@ -11,26 +11,25 @@ import { getOrder as getCoreOrder, listOrders as listCoreOrders } from '../../pr
 import { listPositions as listCorePositions } from '../../projections/core/queries/positions.ts';
 import type { BalanceWire, FillWire, OrderWire, PositionWire } from '../../projections/core/render.ts';
 
-export type { MarketFilters };
 
-export interface Page<T> {
+interface Page<T> {
   items: T[];
   cursor: string | null;
 }
 
-export interface PageParams {
+interface PageParams {
   limit: number;
   cursor: string | undefined;
 }
 
-export interface OrderFilters {
+interface OrderFilters {
   order_ids?: string[];
   client_order_ids?: string[];
   market_ids?: string[];
   statuses?: string[];
 }
 
-export interface FillFilters {
+interface FillFilters {
   market_ids?: string[];
   order_ids?: string[];
   status?: string;

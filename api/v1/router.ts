@@ -18,7 +18,7 @@ import { getMeHandlers } from './member/me.ts';
 import { memberRouter } from './member/router.ts';
 import { expressPath, tradingRoutes, type RouteSpec } from './routes.ts';
 
-export const BODY_LIMIT = '1mb';
+const BODY_LIMIT = '1mb';
 const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export interface V1Options {
@@ -29,7 +29,7 @@ export interface V1Options {
 /** Mount point of the v1 router. */
 export const V1_BASE = '/api/v1';
 
-export interface V1Api {
+interface V1Api {
   router: Router;
   /** The order-entry routes for the direct lane: full paths, the router's own middleware first. */
   laneRoutes: LaneRoute[];

@@ -6,7 +6,7 @@ import { defaultServiceUrl } from '../config.ts';
 
 const REQUEST_TIMEOUT_MS = 30_000;
 
-export interface ConnectionOptions {
+interface ConnectionOptions {
   url?: string;
   token?: string;
   dataDir?: string;

@@ -11,7 +11,7 @@ function cell(value: unknown): string {
   return json.length > VALUE_WIDTH_MAX ? `${json.slice(0, VALUE_WIDTH_MAX - 1)}…` : json;
 }
 
-export function table(object: Record<string, unknown>): string {
+function table(object: Record<string, unknown>): string {
   const keys = Object.keys(object);
   const width = Math.max(0, ...keys.map((key) => key.length));
   return keys.map((key) => `${key.padEnd(width)}  ${cell(object[key])}`).join('\n');

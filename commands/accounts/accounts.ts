@@ -47,14 +47,14 @@ export async function deposit(ctx: Ctx, accountId: string, amount: string): Prom
   return accepted({ balance, entry: answer.entries.find((e) => e.id === entryId) ?? null });
 }
 
-export interface WithdrawalRequest {
+interface WithdrawalRequest {
   amount: string;
   method: string | null;
   reason: string | null;
   sub_method: string | null;
 }
 
-export interface LedgerMovement {
+interface LedgerMovement {
   entry: LedgerEntryView;
   balance: BalanceView | null;
 }

@@ -15,21 +15,21 @@ export const PASSWORD_LENGTH_MAX = 1024;
 
 export const passwordStream = (accountId: string) => `account-password-${accountId}`;
 
-export interface PasswordSet {
+interface PasswordSet {
   account_id: string;
   /** `scrypt$N$r$p$salt$hash`, base64 parts. */
   password_hash: string;
   set_at_us: number;
 }
 
-export async function hashPassword(password: string): Promise<string> {
+async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(SALT_BYTES);
   const key = await scrypt(password, salt, KEY_BYTES, SCRYPT_PARAMS);
   const { N, r, p } = SCRYPT_PARAMS;
   return `scrypt$${N}$${r}$${p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
-export async function verifyPasswordHash(password: string, stored: string): Promise<boolean> {
+async function verifyPasswordHash(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !n || !r || !p || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');

@@ -18,7 +18,7 @@ export type AccessRefusal =
   /** A read-only API key on a write. */
   | { code: 'read_only_key'; write: 'orders' | 'profile' };
 
-export const ORDERS_WRITE_SCOPE = 'orders.write';
+const ORDERS_WRITE_SCOPE = 'orders.write';
 
 /** An OAuth token on `method path` (below the API's mount point); null when it may go on (or the path is no route). */
 export function routeAccessRefusal(principal: Principal, method: string, path: string): AccessRefusal | null {
@@ -29,11 +29,6 @@ export function routeAccessRefusal(principal: Principal, method: string, path: s
   if (principal.scopes.has(rule.scope)) return null;
   if (rule.anyMemberToken && principal.kind === 'member') return null;
   return { code: 'insufficient_scope', scope: rule.scope };
-}
-
-/** An OAuth token must hold `scope` (other credentials are not judged by scopes). */
-export function scopeRefusal(principal: Principal, scope: string): AccessRefusal | null {
-  return principal.source === 'oauth' && !principal.scopes.has(scope) ? { code: 'insufficient_scope', scope } : null;
 }
 
 export function orderWriteRefusal(principal: Principal, oauthScope = ORDERS_WRITE_SCOPE): AccessRefusal | null {

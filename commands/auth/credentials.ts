@@ -61,7 +61,7 @@ export interface AccountStatusReader {
   statusOf(accountId: string): Promise<AccountStatus | undefined>;
 }
 
-export interface CredentialResolverDeps {
+interface CredentialResolverDeps {
   clock: Clock;
   keys: ApiKeyLookup;
   accounts: AccountStatusReader;
@@ -83,8 +83,8 @@ export interface CredentialResolver {
   resolveToken(token: string, request: CredentialRequest): Promise<CredentialResult>;
 }
 
-export const HEADER_USER_AGENT = 'user-agent';
-export const HEADER_AUTHORIZATION = 'authorization';
+const HEADER_USER_AGENT = 'user-agent';
+const HEADER_AUTHORIZATION = 'authorization';
 const BEARER_FORMAT = /^Bearer +([\x21-\x7e]{1,512}) *$/i;
 
 const API_KEY_SCOPES: Record<'read_only' | 'read_write', ReadonlySet<string>> = {

@@ -12,10 +12,10 @@ import { MICROS_PER_MS, type Clock } from '../../domain/clock.ts';
 import type { ApiKeyEntry } from '../credentials/index.ts';
 import { verifyWithNode } from '../credentials/ed25519.ts';
 
-export const HEADER_KEY = 'x-svc-access-key';
-export const HEADER_TIMESTAMP = 'x-svc-access-timestamp';
-export const HEADER_SIGNATURE = 'x-svc-access-signature';
-export const SIGNATURE_WINDOW_MS = 30_000;
+const HEADER_KEY = 'x-svc-access-key';
+const HEADER_TIMESTAMP = 'x-svc-access-timestamp';
+const HEADER_SIGNATURE = 'x-svc-access-signature';
+const SIGNATURE_WINDOW_MS = 30_000;
 
 const TIMESTAMP_FORMAT = /^\d{1,16}$/;
 const SIGNATURE_FORMAT = /^[A-Za-z0-9+/]{86}(==)?$/; // 64 bytes, standard base64
@@ -33,7 +33,7 @@ export function hasSigningHeader(header: (name: string) => string | undefined): 
   return header(HEADER_KEY) !== undefined || header(HEADER_TIMESTAMP) !== undefined || header(HEADER_SIGNATURE) !== undefined;
 }
 
-export interface SignedRequest {
+interface SignedRequest {
   method: string;
   pathWithQuery: string;
   header(name: string): string | undefined;

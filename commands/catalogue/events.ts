@@ -7,15 +7,15 @@ import type { SportEventChanges, SportEventFields } from '../../domain/engine/in
 import type { SportEventView } from '../../domain/views.ts';
 import { accepted, submitOperatorInput, type CommandResult, type EngineCaller } from '../engine/operatorInput.ts';
 
-export type SportEventListing = Omit<SportEventFields, 'event_id'>;
+type SportEventListing = Omit<SportEventFields, 'event_id'>;
 
-export interface EventChange {
+interface EventChange {
   changes: SportEventChanges;
   /** The event's settlement-side percent (null removes it); absent: unchanged. */
   event_fee_percent?: number | null;
 }
 
-export interface ChangedEvent {
+interface ChangedEvent {
   /** The event after the change; null when the engine changed nothing (read it where it is kept). */
   event: SportEventView | null;
   position: bigint;

@@ -7,7 +7,7 @@ import type { StepAnswer } from '../../domain/engine/engine.ts';
 import type { MarketStateView, SportEventView } from '../../domain/views.ts';
 import { accepted, submitOperatorInput, type CommandResult, type EngineCaller } from '../engine/operatorInput.ts';
 
-export interface FeeSet {
+interface FeeSet {
   /** The markets the percent now applies to, as the engine left them. */
   markets: MarketStateView[];
   /** The event whose percent changed (scope `event`). */
@@ -23,7 +23,7 @@ export async function setSettlementFee(caller: EngineCaller, scope: FeeScope, sc
   return accepted({ markets, sportEvents, position: result.value.position });
 }
 
-export type Referral = NonNullable<StepAnswer['referral']>;
+type Referral = NonNullable<StepAnswer['referral']>;
 
 /** Records that `referrerId` referred `refereeId` (credited when the referee first trades). */
 export async function recordReferral(caller: EngineCaller, referrerId: string, refereeId: string): Promise<CommandResult<Referral>> {

@@ -5,14 +5,14 @@ import type { EngineInput } from '../../domain/engine/inputs.ts';
 import type { FillView } from '../../domain/views.ts';
 import { accepted, refused, submitOperatorInput, type CommandResult, type EngineCaller } from '../engine/operatorInput.ts';
 
-export interface FillAmendment {
+interface FillAmendment {
   /** Whole cents, > 0 (below the market's max_price is the engine's rule). */
   price?: string;
   /** Contracts, >= 0. */
   filled?: string;
 }
 
-export interface AmendedFills {
+interface AmendedFills {
   /** The trade's first fill (or, if the engine named none of the trade's fills, the last fill it changed). */
   fill: FillView | null;
   /** The trade's fills as amended. */

@@ -10,7 +10,7 @@ import type { Refusal } from '../../domain/errors.ts';
 import type { MarketResult, MarketStateView, MarketStatus } from '../../domain/views.ts';
 import { accepted, refused, submitOperatorInput, type CommandResult, type EngineCaller } from '../engine/operatorInput.ts';
 
-export const DEFAULT_MAX_PRICE = '1.00';
+const DEFAULT_MAX_PRICE = '1.00';
 /** A market's stat line: any JSON, at most this many characters once serialised. */
 export const STAT_DETAIL_LENGTH_MAX = 20_000;
 
@@ -37,7 +37,7 @@ export interface MarketListing {
 }
 
 /** A change to a listed market: only what is given changes. */
-export interface MarketChange {
+interface MarketChange {
   changes: Omit<MarketChanges, 'grouping_id'>;
   /** Fixed for the market's life: given, it must be the market's own (null never is). */
   grouping_id?: string | null;

@@ -30,12 +30,12 @@ export function createTestClock(realNowUs: () => number = systemClock.nowUs): Co
 }
 
 /** Exactly one of the two: jump to a time, or move by a (possibly negative) number of milliseconds. */
-export interface ClockMove {
+interface ClockMove {
   set_us?: number;
   advance_ms?: number;
 }
 
-export interface ClockDeps {
+interface ClockDeps {
   clock: ControllableClock;
   engine: EngineGateway;
   /** Told when the tick after the move failed (the clock has moved all the same). */

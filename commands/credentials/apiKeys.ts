@@ -9,13 +9,13 @@ import { generateKeyPair, parsePublicKey } from './ed25519.ts';
 import { API_KEY_SCOPES, apiKeyStream, type ApiKeyIssued, type ApiKeyRevoked, type ApiKeyScope } from '../../domain/credentials/events.ts';
 import { credentialIndexOf } from './index.ts';
 
-export interface IssueApiKeyInput {
+interface IssueApiKeyInput {
   account_id: string;
   scope: ApiKeyScope | string;
   public_key?: string | null;
 }
 
-export interface IssuedApiKey {
+interface IssuedApiKey {
   key_id: string;
   scope: ApiKeyScope;
   public_key: string;
@@ -23,7 +23,7 @@ export interface IssuedApiKey {
   private_key?: string;
 }
 
-export interface RevokedApiKey {
+interface RevokedApiKey {
   key_id: string;
   scope: ApiKeyScope;
   public_key: string;

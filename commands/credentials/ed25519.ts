@@ -6,7 +6,7 @@ import { createPrivateKey, createPublicKey, sign as nodeSign, verify as nodeVeri
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { InvalidInput } from '../../domain/errors.ts';
 
-export const SIGNATURE_BYTES = 64;
+const SIGNATURE_BYTES = 64;
 
 // DER prefixes that wrap a raw Ed25519 key into SPKI / PKCS#8 (RFC 8410).
 const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');

@@ -32,13 +32,13 @@ const LOAD_WAIT_MS = 15_000;
  * a query queued on the database pool behind order writes. Issuing a key or a session forgets
  * its entry at once; the short life covers credentials issued by another process.
  */
-export const UNKNOWN_CREDENTIALS_CACHED_MAX = 50_000;
-export const UNKNOWN_CREDENTIAL_TTL_MS = 10_000;
+const UNKNOWN_CREDENTIALS_CACHED_MAX = 50_000;
+const UNKNOWN_CREDENTIAL_TTL_MS = 10_000;
 /**
  * Sessions kept in memory before expired ones are dropped (live ones stay: forgetting a revoked
  * but unexpired session could let the table, if its projection lags, answer for it).
  */
-export const SESSIONS_CACHED_MAX = 100_000;
+const SESSIONS_CACHED_MAX = 100_000;
 
 /** A bounded set of recent misses, each valid for UNKNOWN_CREDENTIAL_TTL_MS. */
 class MissCache {

@@ -10,16 +10,16 @@ import type { AppContext } from '../context.ts';
 import { sessionStream, type SessionIssued } from '../../domain/credentials/events.ts';
 import { credentialIndexOf, type SessionEntry } from './index.ts';
 
-export const SESSION_TOKEN_PREFIX = 'svc_st_';
-export const SESSION_LIFETIME_DEFAULT_S = 24 * 60 * 60;
+const SESSION_TOKEN_PREFIX = 'svc_st_';
+const SESSION_LIFETIME_DEFAULT_S = 24 * 60 * 60;
 export const SESSION_LIFETIME_MAX_S = 90 * 24 * 60 * 60;
 
-export interface IssueSessionInput {
+interface IssueSessionInput {
   account_id: string;
   expires_in_s?: number | null;
 }
 
-export interface IssuedSession {
+interface IssuedSession {
   token: string;
   expires_at: number; // UNIX µs
 }
@@ -49,7 +49,7 @@ export async function issueSession(ctx: AppContext, input: IssueSessionInput): P
 }
 
 /** The live session a bearer token names, or undefined (unknown, revoked or expired). */
-export async function resolveSession(ctx: AppContext, token: string): Promise<SessionEntry | undefined> {
+async function resolveSession(ctx: AppContext, token: string): Promise<SessionEntry | undefined> {
   if (!token.startsWith(SESSION_TOKEN_PREFIX) || token.length > 200) return undefined;
   const entry = await credentialIndexOf(ctx).sessionByHash(hashToken(token));
   if (!entry || entry.revoked_at_us !== null || entry.expires_at_us <= ctx.clock.nowUs()) return undefined;

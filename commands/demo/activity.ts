@@ -15,8 +15,8 @@ import { submitOrThrow } from '../engine/operatorInput.ts';
 import type { AppContext } from '../context.ts';
 import { DEMO_STREAM } from './seed.ts';
 
-export const DEMO_TICK_MS = 1_500;
-export const DEMO_QUOTES_KEPT_PER_MARKET = 12;
+const DEMO_TICK_MS = 1_500;
+const DEMO_QUOTES_KEPT_PER_MARKET = 12;
 /** One tick in this many crosses the spread (a trade). */
 const TRADE_EVERY_TICKS = 3;
 const MID_CENTS_MIN = 30;

@@ -19,7 +19,7 @@ export const DEMO_STREAM = 'demo-seed';
 export const DEMO_HINT = 'Tip: start with DEMO=1 (e.g. `DEMO=1 npm start`) to seed demo markets, market makers and a demo API key on the first start.';
 
 const HOUR_US = 3_600_000_000;
-export const DEMO_EMAIL = 'demo@example.com';
+const DEMO_EMAIL = 'demo@example.com';
 const DEMO_REDIRECT_URI = 'http://127.0.0.1:8976/callback';
 const DEMO_CLIENT_SCOPES = ['profile.read', 'balance.read', 'portfolio.read', 'orders.read', 'transfers.read', 'orders.write', 'market_data', 'events'];
 
@@ -101,7 +101,7 @@ function order(marketId: string, action: 'buy' | 'sell', price: string, quantity
   };
 }
 
-export interface DemoSeedResult {
+interface DemoSeedResult {
   seeded: boolean;
   member_account_id?: string;
   key_id?: string;
@@ -113,14 +113,14 @@ export async function seedDemo(ctx: AppContext, options: DemoOptions = {}): Prom
 }
 
 /** How far seeding is, for whoever shows it (the composition root draws it on a terminal). */
-export interface SeedProgress {
+interface SeedProgress {
   /** `done` of the total steps (engine inputs and commands) so far. */
   update(done: number): void;
   /** Seeding is over (called once, before the banner is printed, also when seeding fails). */
   finish(): void;
 }
 
-export interface DemoOptions {
+interface DemoOptions {
   /** Where the service listens, for the printed request (default http://127.0.0.1:$PORT). */
   baseUrl?: string;
   /** Where the banner goes (default standard output). */

@@ -3,7 +3,7 @@
 
 import { signingString, signWithNoble } from '../credentials/ed25519.ts';
 
-export interface SignedRequest {
+interface SignedRequest {
   method: string;
   url: string;
   headers: Record<string, string>;

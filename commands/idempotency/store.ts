@@ -8,14 +8,14 @@ import type pg from 'pg';
 import type { Clock } from '../../domain/clock.ts';
 import { MICROS_PER_SECOND } from '../../domain/clock.ts';
 
-export const IDEMPOTENCY_TTL_US = 24 * 60 * 60 * MICROS_PER_SECOND;
+const IDEMPOTENCY_TTL_US = 24 * 60 * 60 * MICROS_PER_SECOND;
 export const IDEMPOTENCY_KEY_LENGTH_MAX = 255;
 /** Expired keys are deleted at most this often, by the claim that finds the interval passed. */
-export const IDEMPOTENCY_PURGE_INTERVAL_MS = 60_000;
+const IDEMPOTENCY_PURGE_INTERVAL_MS = 60_000;
 const WAIT_STEP_MS = 10;
 const WAIT_TOTAL_MS = 30_000;
 
-export const IDEMPOTENCY_SCHEMA_SQL = `
+const IDEMPOTENCY_SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS api_idempotency_keys (
   account_id text NOT NULL,
   idem_key text NOT NULL,
@@ -26,12 +26,12 @@ CREATE TABLE IF NOT EXISTS api_idempotency_keys (
   PRIMARY KEY (account_id, idem_key)
 )`;
 
-export interface StoredAnswer {
+interface StoredAnswer {
   status: number;
   body: unknown;
 }
 
-export type Claim =
+type Claim =
   | { kind: 'claimed'; createdAtUs: number }
   | { kind: 'replay'; answer: StoredAnswer; fingerprint: string }
   | { kind: 'busy' };

@@ -15,7 +15,7 @@ import { CODE_LIFETIME_US, digestOf, newCode } from './tokens.ts';
 
 /** base64url of a SHA-256 digest: 43 characters. */
 const CODE_CHALLENGE_FORMAT = /^[A-Za-z0-9_-]{43}$/;
-export const STATE_LENGTH_MAX = 1024;
+const STATE_LENGTH_MAX = 1024;
 const SCOPE_LENGTH_MAX = 1024;
 
 export interface AuthorizationRequest {
@@ -28,13 +28,13 @@ export interface AuthorizationRequest {
   prompt: string | undefined;
 }
 
-export type Validation =
+type Validation =
   | { kind: 'error_page'; message: string }
   | { kind: 'redirect'; location: string }
   | { kind: 'valid'; request: AuthorizationRequest };
 
 /** `redirect_uri` with `params` added (its own query kept), `iss` last. */
-export function redirectWith(redirectUri: string, params: Record<string, string | undefined>, issuer: string): string {
+function redirectWith(redirectUri: string, params: Record<string, string | undefined>, issuer: string): string {
   const url = new URL(redirectUri);
   for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(name, value);
   url.searchParams.set('iss', issuer);
@@ -45,7 +45,7 @@ const errorRedirect = (redirectUri: string, state: string | undefined, error: st
   ({ kind: 'redirect', location: redirectWith(redirectUri, { error, error_description: description, state }, issuer) });
 
 /** Narrowing (SPEC "Scopes"): the requested scopes the client may hold. */
-export function narrowScopes(requested: readonly string[], client: OAuthClient): string[] {
+function narrowScopes(requested: readonly string[], client: OAuthClient): string[] {
   const writeAllowed = client.ip_allowlist.length > 0;
   return requested.filter((scope) => client.scopes.includes(scope) && (writeAllowed || !(WRITE_SCOPES as readonly string[]).includes(scope)));
 }
@@ -87,7 +87,7 @@ export async function validateAuthorization(query: Record<string, unknown>, deps
   return { kind: 'valid', request: { client, redirect_uri: redirectUri, state, scopes, code_challenge: challenge, prompt: typeof prompt === 'string' ? prompt : undefined } };
 }
 
-export type Decision =
+type Decision =
   | { kind: 'redirect'; location: string }
   | { kind: 'login' }
   | { kind: 'consent' };
@@ -108,7 +108,7 @@ export async function decide(request: AuthorizationRequest, accountId: string | 
 }
 
 /** Stores a code (its digest) for the member's grant and answers where to send the browser. */
-export async function issueCode(request: AuthorizationRequest, accountId: string, grantId: string, deps: OAuthDeps, issuer: string): Promise<string> {
+async function issueCode(request: AuthorizationRequest, accountId: string, grantId: string, deps: OAuthDeps, issuer: string): Promise<string> {
   const code = newCode();
   const now = deps.clock.nowUs();
   await deps.tokens.saveCode({

@@ -32,7 +32,7 @@ function formDecode(part: string): string | null {
   }
 }
 
-export function basicCredentials(header: string | undefined): { id: string; secret: string } | null | undefined {
+function basicCredentials(header: string | undefined): { id: string; secret: string } | null | undefined {
   if (header === undefined) return undefined;
   const match = BASIC_FORMAT.exec(header);
   if (!match) return null;

@@ -10,14 +10,14 @@ import type { AccountStatusReader } from '../auth/credentials.ts';
 import { totpEnabled } from './totp.ts';
 import { BoundedWindows } from './windows.ts';
 
-export const LOGIN_FAILURES_MAX = 5;
-export const LOGIN_WINDOW_MS = 15 * 60_000;
+const LOGIN_FAILURES_MAX = 5;
+const LOGIN_WINDOW_MS = 15 * 60_000;
 /** Accounts and addresses whose failures are counted; the oldest is forgotten past the bound. */
-export const LOGIN_KEYS_TRACKED_MAX = 50_000;
+const LOGIN_KEYS_TRACKED_MAX = 50_000;
 const FAILURE_DELAY_STEP_MS = 200;
 const FAILURE_DELAY_MAX_MS = 2_000;
-export const EMAIL_LENGTH_MAX = 320;
-export const PASSWORD_LENGTH_MAX = 1024;
+const EMAIL_LENGTH_MAX = 320;
+const PASSWORD_LENGTH_MAX = 1024;
 
 /** Looks accounts up by email (the core read model). */
 export interface MemberDirectory {
@@ -45,11 +45,11 @@ export class LoginLimiter {
   }
 }
 
-export type LoginResult =
+type LoginResult =
   | { ok: true; account_id: string; needs_totp: boolean }
   | { ok: false; reason: 'invalid' | 'limited' | 'inactive'; delay_ms: number; retry_after_ms?: number; status?: string };
 
-export interface LoginDeps {
+interface LoginDeps {
   store: EventStore;
   members: MemberDirectory;
   accounts: AccountStatusReader;

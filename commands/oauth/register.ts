@@ -22,7 +22,7 @@ import { BoundedWindows } from './windows.ts';
 
 const HOUR_MS = 3_600_000;
 /** Addresses whose registrations are counted; the oldest is forgotten past the bound. */
-export const REGISTRATION_ADDRESSES_TRACKED_MAX = 10_000;
+const REGISTRATION_ADDRESSES_TRACKED_MAX = 10_000;
 const AUTH_METHODS = ['client_secret_basic', 'none'] as const;
 const GRANTS = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
 const DEFAULT_SCOPES = ['profile.read', 'balance.read', 'portfolio.read', 'orders.read', 'transfers.read', 'market_data'];

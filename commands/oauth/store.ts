@@ -9,7 +9,7 @@
 
 import type pg from 'pg';
 
-export const OAUTH_SCHEMA_SQL = `
+const OAUTH_SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS oauth_codes (
   code_hash text PRIMARY KEY,
   client_id text NOT NULL,
@@ -41,15 +41,15 @@ CREATE INDEX IF NOT EXISTS oauth_tokens_family ON oauth_tokens (family_id) WHERE
 `;
 
 /** Live access tokens held in memory; the oldest is dropped first past the bound. */
-export const ACCESS_TOKENS_CACHED_MAX = 100_000;
+const ACCESS_TOKENS_CACHED_MAX = 100_000;
 /** Token rows waiting for their INSERT; past it a token request fails (503 upstream) instead of queueing without end. */
-export const TOKEN_WRITES_PENDING_MAX = 10_000;
+const TOKEN_WRITES_PENDING_MAX = 10_000;
 /** Rows per grouped INSERT. */
-export const TOKEN_ROWS_PER_STATEMENT_MAX = 500;
+const TOKEN_ROWS_PER_STATEMENT_MAX = 500;
 /** Expired codes and tokens are deleted at most this often (by the write that finds it due). */
-export const PURGE_INTERVAL_MS = 60_000;
+const PURGE_INTERVAL_MS = 60_000;
 
-export interface StoredCode {
+interface StoredCode {
   code_hash: string;
   client_id: string;
   account_id: string;

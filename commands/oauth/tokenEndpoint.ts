@@ -27,7 +27,7 @@ import {
 
 const { InvalidGrantError, InvalidScopeError, OAuthError, Request: LibRequest, Response: LibResponse } = OAuth2Server;
 
-export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
+const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
 const REQUIRED_PARAMETERS: Record<string, readonly string[]> = {
   authorization_code: ['code', 'redirect_uri', 'code_verifier'],
   refresh_token: ['refresh_token'],
@@ -44,7 +44,7 @@ interface TokenContext {
 type Check = (context: TokenContext, deps: OAuthDeps) => Promise<OAuthAnswer | undefined> | OAuthAnswer | undefined;
 
 /** The pipeline, in order: each check answers (refuses) or passes. */
-export const TOKEN_CHECKS: readonly { name: string; check: Check }[] = [
+const TOKEN_CHECKS: readonly { name: string; check: Check }[] = [
   {
     name: 'service available (the oauth_unavailable drill answers before anything is consumed)',
     check: (_c, deps) => (deps.settings.get().oauth_unavailable
@@ -274,7 +274,7 @@ function answerOfLibraryError(error: unknown, deps: OAuthDeps): OAuthAnswer {
   }
 }
 
-export interface TokenEndpoint {
+interface TokenEndpoint {
   handle(request: OAuthRequest): Promise<OAuthAnswer>;
 }
 

@@ -5,11 +5,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { MICROS_PER_SECOND } from '../../domain/clock.ts';
 
-export const CODE_PREFIX = 'svc_code_';
+const CODE_PREFIX = 'svc_code_';
 export const ACCESS_TOKEN_PREFIX = 'svc_at_';
-export const REFRESH_TOKEN_PREFIX = 'svc_rt_';
+const REFRESH_TOKEN_PREFIX = 'svc_rt_';
 
-export const CODE_LIFETIME_S = 60;
+const CODE_LIFETIME_S = 60;
 export const ACCESS_TOKEN_LIFETIME_S = 3600;
 /** Not fixed by SPEC: a refresh token unused for 30 days expires (rotation gives a fresh one each use). */
 export const REFRESH_TOKEN_LIFETIME_S = 30 * 24 * 60 * 60;

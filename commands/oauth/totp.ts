@@ -9,7 +9,7 @@ import { base32Decode, base32Encode, matchTotp, otpauthUrl, TOTP_SECRET_BYTES } 
 import { evolveTotp, totpStream, type TotpCodeUsed, type TotpEnabled } from '../../domain/oauth/events.ts';
 import { foldStream } from './streams.ts';
 
-export const TOTP_ISSUER = 'Exchange';
+const TOTP_ISSUER = 'Exchange';
 
 const load = (store: EventStore, accountId: string) => foldStream(store, totpStream(accountId), evolveTotp);
 

@@ -2,7 +2,7 @@
 // the keys: the login limiter and the registration limit both count in them. Past the bound the
 // key seen longest ago is forgotten first (it can only make a limit more lenient, never wrong).
 
-export interface Window {
+interface Window {
   startMs: number;
   count: number;
 }

@@ -13,7 +13,7 @@ export type AppType = (typeof APP_TYPES)[number];
 export const CLIENT_STATUSES = ['active', 'suspended'] as const;
 export type ClientStatus = (typeof CLIENT_STATUSES)[number];
 
-export { ALL_SCOPES, APP_SCOPES, MEMBER_SCOPES, WRITE_SCOPES } from '../../domain/auth/scopes.ts';
+export { ALL_SCOPES } from '../../domain/auth/scopes.ts';
 
 /** Web and server-to-server apps hold a secret; browser and native apps prove themselves by PKCE. */
 export function isConfidential(appType: AppType): boolean {

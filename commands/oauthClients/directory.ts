@@ -9,7 +9,7 @@ import type { EventStore } from '../../eventstore/port.ts';
 import { addressListOf } from '../net/addressList.ts';
 import { clientSecretKeyOf, verifyClientSecret, type OAuthClient } from './client.ts';
 
-export const CLIENTS_CACHED_MAX = 10_000;
+const CLIENTS_CACHED_MAX = 10_000;
 
 export interface KnownClient {
   client: OAuthClient;

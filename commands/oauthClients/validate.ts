@@ -5,10 +5,10 @@ import { InvalidInput } from '../../domain/errors.ts';
 import { isCidr } from '../settings/validate.ts';
 import { ALL_SCOPES, APP_TYPES, CLIENT_STATUSES, type ClientFields } from './client.ts';
 
-export const CLIENT_NAME_LENGTH_MAX = 200;
-export const REDIRECT_URIS_MAX = 20;
-export const REDIRECT_URI_LENGTH_MAX = 2000;
-export const IP_ALLOWLIST_MAX = 100;
+const CLIENT_NAME_LENGTH_MAX = 200;
+const REDIRECT_URIS_MAX = 20;
+const REDIRECT_URI_LENGTH_MAX = 2000;
+const IP_ALLOWLIST_MAX = 100;
 
 export class ClientFieldError extends InvalidInput {
   constructor(readonly field: keyof ClientFields, message: string) {

@@ -30,7 +30,7 @@ export interface RequestOrigin {
 }
 
 /** A body value SPEC refuses with 400; `field` carries the batch leg's prefix (`orders[3].price`). */
-export type InvalidOrderField = Extract<Refusal, { code: 'invalid_order_field' }>;
+type InvalidOrderField = Extract<Refusal, { code: 'invalid_order_field' }>;
 
 /** `prefix` names the leg in batch errors, e.g. `orders[3].`. */
 export function orderRequestOf(body: OrderBody, orderId: string, origin: RequestOrigin, prefix = ''): OrderRequest | InvalidOrderField {

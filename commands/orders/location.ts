@@ -13,7 +13,7 @@ import type { Refusal } from '../../domain/errors.ts';
 import { addressListOf, listed } from '../net/addressList.ts';
 import type { GeofencingSettings } from '../settings/settings.ts';
 
-export type LocationRefusal = Extract<Refusal, { code: 'location_missing' | 'location_bad_code' | 'location_blocked_network' }>;
+type LocationRefusal = Extract<Refusal, { code: 'location_missing' | 'location_bad_code' | 'location_blocked_network' }>;
 
 /** One list per blocked-networks array of the settings (a settings change brings a new array). */
 const blockLists = new WeakMap<readonly string[], BlockList>();

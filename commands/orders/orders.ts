@@ -16,7 +16,7 @@ import { isInvalidField, orderRequestOf, type OrderBody, type RequestOrigin } fr
 import { legsOf } from './legs.ts';
 import { checkLocation } from './location.ts';
 
-export type { OrderBody, RequestOrigin } from './input.ts';
+export type { OrderBody } from './input.ts';
 
 export interface OrderCommandDeps {
   engine: EngineGateway;
@@ -29,15 +29,15 @@ export interface OrderCommandDeps {
  * (invalid_order_field), the batch size, the location check, the engine's refusal of the input
  * (e.g. price at or above max_price, unknown market) or of the order it made (order_rejected).
  */
-export type Refused = { ok: false; refusal: Refusal };
+type Refused = { ok: false; refusal: Refusal };
 const refuse = (refusal: Refusal): Refused => ({ ok: false, refusal });
 /** The engine answered without saying why (it always says; this is the fallback). */
 const REQUEST_REFUSED: Refusal = { code: 'request_refused' };
 const ORDER_NOT_FOUND: Refusal = { code: 'order_not_found' };
 
-export const ORDER_REJECTED_DEFAULT = 'Order rejected';
+const ORDER_REJECTED_DEFAULT = 'Order rejected';
 /** The least an order may risk, in cents: an order risking less costs the book more than it brings. */
-export const ORDER_RISK_MIN_CENTS = 1;
+const ORDER_RISK_MIN_CENTS = 1;
 
 /** The limits every new order is judged under (stamped on the engine input, so replay judges alike). */
 function orderLimitsOf(deps: OrderCommandDeps): OrderLimits {
@@ -45,14 +45,14 @@ function orderLimitsOf(deps: OrderCommandDeps): OrderLimits {
 }
 
 /** One leg of a batch: the order, or why that order alone was not placed. */
-export type PlacedLeg = { ok: true; order: OrderView } | { ok: false; order_id: string; refusal: Refusal };
+type PlacedLeg = { ok: true; order: OrderView } | { ok: false; order_id: string; refusal: Refusal };
 
 /** One entry of a cancel request: the order's status after cancelling, or why it was not (order_not_found for another member's). */
-export type CancelOutcome =
+type CancelOutcome =
   | { order_id: string; outcome: 'cancelled'; status: OrderView['status'] }
   | { order_id: string; outcome: 'refused'; refusal: Refusal };
 
-export interface CancelAllOptions {
+interface CancelAllOptions {
   /** Only this market's orders; null for every market. */
   market_id: string | null;
   /** Only orders placed with `cancel_on_disconnect: true`. */

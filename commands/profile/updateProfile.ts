@@ -28,12 +28,12 @@ export interface ProfilePatch {
   leaderboard_opt_in?: boolean;
 }
 
-export interface LoadedProfile {
+interface LoadedProfile {
   state: ProfileState;
   revision: ExpectedRevision;
 }
 
-export type HandleEvent =
+type HandleEvent =
   | { type: 'HandleReserved'; handle: string; account_id: string; at_us: number }
   | { type: 'HandleReleased'; handle: string; account_id: string; at_us: number };
 
@@ -96,7 +96,7 @@ function generated(lists: HandleLists): { handle: string; avatar: Avatar } {
   }
 }
 
-export interface ProfileUpdated {
+interface ProfileUpdated {
   state: ProfileState;
   /** Global position of the last event written, when anything was written. */
   position: bigint | null;

@@ -7,7 +7,7 @@ import { accepted, refused, submitOperatorInput, type CommandResult, type Engine
 import type { Settings, SettingsStore } from './settings.ts';
 import { validateSettingsPatch } from './validate.ts';
 
-export interface SettingsDeps extends EngineCaller {
+interface SettingsDeps extends EngineCaller {
   settings: SettingsStore;
 }
 

@@ -10,10 +10,10 @@ import { DEFAULT_SETTINGS, type Settings, type SettingsStore } from './settings.
 import { validateSettingsPatch } from './validate.ts';
 
 export const SETTINGS_STREAM = 'settings';
-export const SETTINGS_CHANGED = 'SettingsChanged';
+const SETTINGS_CHANGED = 'SettingsChanged';
 const APPEND_ATTEMPTS_MAX = 5;
 
-export interface SettingsChangedData {
+interface SettingsChangedData {
   patch: Partial<Settings>;
   settings: Settings;
 }

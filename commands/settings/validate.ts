@@ -6,20 +6,20 @@ import { REFERRAL_POINTS_MAX } from '../../domain/engine/referrals.ts';
 import { sportKey } from '../../domain/leaderboard/board.ts';
 import type { GeofencingSettings, LeaderboardBoardSetting, Settings } from './settings.ts';
 
-export const LEADERBOARD_PERIODS = ['daily', 'weekly', 'monthly', 'yearly', 'all'] as const;
-export const LEADERBOARD_METRICS = ['volume', 'profit', 'predictions', 'markets', 'win_rate', 'biggest_win', 'return', 'streak'] as const;
+const LEADERBOARD_PERIODS = ['daily', 'weekly', 'monthly', 'yearly', 'all'] as const;
+const LEADERBOARD_METRICS = ['volume', 'profit', 'predictions', 'markets', 'win_rate', 'biggest_win', 'return', 'streak'] as const;
 
 /** Bounds that keep one settings document small and sane. */
-export const REGISTRATION_LIMIT_PER_HOUR_MAX = 1_000_000;
-export const BATCH_LIMIT_MAX = 10_000;
-export const HANDLE_LIST_LENGTH_MAX = 10_000;
-export const BOARDS_LENGTH_MAX = 1_000;
-export const CODES_LENGTH_MAX = 1_000;
+const REGISTRATION_LIMIT_PER_HOUR_MAX = 1_000_000;
+const BATCH_LIMIT_MAX = 10_000;
+const HANDLE_LIST_LENGTH_MAX = 10_000;
+const BOARDS_LENGTH_MAX = 1_000;
+const CODES_LENGTH_MAX = 1_000;
 /** Bounds of `ws_heartbeat_timeout_ms`: a tenth of a second (tests) to a day. */
-export const WS_HEARTBEAT_TIMEOUT_MS_MIN = 100;
-export const WS_HEARTBEAT_TIMEOUT_MS_MAX = 86_400_000;
+const WS_HEARTBEAT_TIMEOUT_MS_MIN = 100;
+const WS_HEARTBEAT_TIMEOUT_MS_MAX = 86_400_000;
 /** `max_live_orders_per_account` may be raised up to this (the engine holds every live order in memory). */
-export const LIVE_ORDERS_PER_ACCOUNT_MAX = 1_000_000;
+const LIVE_ORDERS_PER_ACCOUNT_MAX = 1_000_000;
 const CATEGORY_LENGTH_MAX = 64;
 
 type Checker<K extends keyof Settings> = (value: unknown, field: string) => Settings[K];

@@ -2,7 +2,7 @@
 // the OpenAPI document's `security` state the same table). Member sessions and API keys are not
 // judged here: they act with every scope their credential kind allows.
 
-export interface RouteScope {
+interface RouteScope {
   /** The scope that covers the route; null: no scope covers it (an OAuth token gets 403 without `scope`). */
   scope: string | null;
   /** Catalogue routes: any member token may read them too, whatever its scopes. */
@@ -17,7 +17,7 @@ interface Entry {
   anyMemberToken?: boolean;
 }
 
-export const ROUTE_SCOPE_TABLE: readonly Entry[] = [
+const ROUTE_SCOPE_TABLE: readonly Entry[] = [
   { method: 'GET', path: '/me', scope: 'profile.read' },
   { method: 'PATCH', path: '/me/profile', scope: null },
   { method: 'GET', path: '/account/balance', scope: 'balance.read' },

@@ -4,10 +4,10 @@
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-export const TOTP_DIGITS = 6;
-export const TOTP_STEP_S = 30;
+const TOTP_DIGITS = 6;
+const TOTP_STEP_S = 30;
 /** Steps of clock drift accepted either side of the current one. */
-export const TOTP_DRIFT_STEPS = 1;
+const TOTP_DRIFT_STEPS = 1;
 export const TOTP_SECRET_BYTES = 20;
 
 const BASE32_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';

@@ -7,7 +7,7 @@ export const AVATAR_STYLES = ['dots', 'rings', 'stripes', 'grid'] as const;
 export const AVATAR_PALETTES = ['ember', 'forest', 'ocean', 'grape', 'slate', 'mint', 'rose', 'gold'] as const;
 export const AVATAR_SEED_LENGTH_MIN = 1;
 export const AVATAR_SEED_LENGTH_MAX = 32;
-export const AVATAR_SIZE_PX = 64;
+const AVATAR_SIZE_PX = 64;
 
 export type AvatarStyle = (typeof AVATAR_STYLES)[number];
 export type AvatarPalette = (typeof AVATAR_PALETTES)[number];
@@ -19,7 +19,7 @@ export interface Avatar {
 }
 
 /** Background first, then three foreground colours. */
-export const PALETTE_COLOURS: Record<AvatarPalette, readonly [string, string, string, string]> = {
+const PALETTE_COLOURS: Record<AvatarPalette, readonly [string, string, string, string]> = {
   ember: ['#2b0f0a', '#e4572e', '#f3a712', '#ffd166'],
   forest: ['#0f2417', '#2d6a4f', '#52b788', '#b7e4c7'],
   ocean: ['#03131f', '#0077b6', '#00b4d8', '#90e0ef'],
@@ -31,7 +31,7 @@ export const PALETTE_COLOURS: Record<AvatarPalette, readonly [string, string, st
 };
 
 /** 32-bit FNV-1a over the UTF-8 bytes of the text. */
-export function fnv1a(text: string): number {
+function fnv1a(text: string): number {
   let hash = 0x811c9dc5;
   for (const byte of new TextEncoder().encode(text)) {
     hash ^= byte;

@@ -22,12 +22,12 @@ export interface SessionIssued {
   issued_at_us: number;
   expires_at_us: number;
 }
-export interface SessionRevoked {
+interface SessionRevoked {
   session_id: string;
   revoked_at_us: number;
 }
 
-export type CredentialEvent =
+type CredentialEvent =
   | { type: 'ApiKeyIssued'; data: ApiKeyIssued }
   | { type: 'ApiKeyRevoked'; data: ApiKeyRevoked }
   | { type: 'SessionIssued'; data: SessionIssued }
@@ -38,7 +38,7 @@ export const SESSION_STREAM_PREFIX = 'session-';
 export const apiKeyStream = (keyId: string) => `${API_KEY_STREAM_PREFIX}${keyId}`;
 export const sessionStream = (sessionId: string) => `${SESSION_STREAM_PREFIX}${sessionId}`;
 
-export const CREDENTIAL_EVENT_TYPES = ['ApiKeyIssued', 'ApiKeyRevoked', 'SessionIssued', 'SessionRevoked'] as const;
+const CREDENTIAL_EVENT_TYPES = ['ApiKeyIssued', 'ApiKeyRevoked', 'SessionIssued', 'SessionRevoked'] as const;
 
 export function isCredentialEvent(event: { type: string; data: unknown }): event is CredentialEvent {
   return (CREDENTIAL_EVENT_TYPES as readonly string[]).includes(event.type);

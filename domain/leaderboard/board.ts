@@ -22,9 +22,9 @@ const ONE = integerDecimal(1);
 
 export const LEADERBOARD_METRICS = ['volume', 'profit', 'predictions', 'markets', 'win_rate', 'biggest_win', 'return', 'streak'] as const;
 export type Metric = (typeof LEADERBOARD_METRICS)[number];
-export type MetricKind = 'money' | 'count' | 'ratio';
+type MetricKind = 'money' | 'count' | 'ratio';
 
-export const METRIC_KIND: Record<Metric, MetricKind> = {
+const METRIC_KIND: Record<Metric, MetricKind> = {
   volume: 'money', profit: 'money', biggest_win: 'money',
   predictions: 'count', markets: 'count', streak: 'count',
   win_rate: 'ratio', return: 'ratio',
@@ -65,7 +65,7 @@ export function sportKey(name: string | null | undefined): string | null {
 }
 
 /** The sport each account traded most (by notional) among the facts; ties go alphabetically. */
-export function topSports(volumes: readonly VolumeFact[]): Map<string, string> {
+function topSports(volumes: readonly VolumeFact[]): Map<string, string> {
   const perAccount = new Map<string, Map<string, Decimal>>();
   for (const fact of volumes) {
     if (!fact.sport) continue;
@@ -163,7 +163,7 @@ export function boardValues(metric: Metric, category: string, volumes: readonly 
   return entries;
 }
 
-export interface RankedRow<T> {
+interface RankedRow<T> {
   rank: number;
   entry: T;
 }

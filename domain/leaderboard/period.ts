@@ -3,13 +3,13 @@
 // converted to UTC with the zone's offset on that date (so they move with daylight saving).
 // Pure: time arrives as an argument; Intl supplies the zone rules.
 
-export const LEADERBOARD_TIME_ZONE = 'America/New_York';
+const LEADERBOARD_TIME_ZONE = 'America/New_York';
 export const LEADERBOARD_PERIODS = ['daily', 'weekly', 'monthly', 'yearly', 'all'] as const;
 export type Period = (typeof LEADERBOARD_PERIODS)[number];
 
 const MS_PER_DAY = 86_400_000;
 
-export interface LocalDate {
+interface LocalDate {
   year: number;
   month: number; // 1..12
   day: number; // 1..31
@@ -40,20 +40,20 @@ function wallClock(ms: number, timeZone: string) {
 }
 
 /** The zone's offset from UTC at an instant, in milliseconds (New York: −4 h or −5 h). */
-export function zoneOffsetMs(ms: number, timeZone = LEADERBOARD_TIME_ZONE): number {
+function zoneOffsetMs(ms: number, timeZone = LEADERBOARD_TIME_ZONE): number {
   const local = wallClock(ms, timeZone);
   const asUtc = Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second);
   return asUtc - (ms - (((ms % 1000) + 1000) % 1000));
 }
 
 /** The calendar date in the zone at an instant. */
-export function localDateOf(us: number, timeZone = LEADERBOARD_TIME_ZONE): LocalDate {
+function localDateOf(us: number, timeZone = LEADERBOARD_TIME_ZONE): LocalDate {
   const { year, month, day } = wallClock(Math.floor(us / 1000), timeZone);
   return { year, month, day };
 }
 
 /** UTC instant (µs) of local midnight starting the given date (Date.UTC normalizes overflowing days/months). */
-export function localMidnightUs(date: LocalDate, timeZone = LEADERBOARD_TIME_ZONE): number {
+function localMidnightUs(date: LocalDate, timeZone = LEADERBOARD_TIME_ZONE): number {
   const guess = Date.UTC(date.year, date.month - 1, date.day);
   let utc = guess - zoneOffsetMs(guess, timeZone);
   const second = guess - zoneOffsetMs(utc, timeZone);

@@ -5,7 +5,7 @@
 // when it is turned on, and each step whose code was accepted (a code is accepted once).
 
 export const GRANT_STREAM_PREFIX = 'oauth-grant-';
-export const TOTP_STREAM_PREFIX = 'account-totp-';
+const TOTP_STREAM_PREFIX = 'account-totp-';
 
 export const grantStream = (accountId: string, clientId: string): string => `${GRANT_STREAM_PREFIX}${accountId}-${clientId}`;
 export const totpStream = (accountId: string): string => `${TOTP_STREAM_PREFIX}${accountId}`;
@@ -31,7 +31,7 @@ export interface OAuthGrantRevoked {
   at_us: number;
 }
 
-export type GrantEvent =
+type GrantEvent =
   | { type: 'OAuthGrantConsented'; data: OAuthGrantConsented }
   | { type: 'OAuthGrantRevoked'; data: OAuthGrantRevoked };
 
@@ -78,7 +78,7 @@ export interface TotpCodeUsed {
   at_us: number;
 }
 
-export interface TotpState {
+interface TotpState {
   secret: string;
   lastUsedStep: number | null;
 }

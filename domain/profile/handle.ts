@@ -9,8 +9,8 @@
 //   5. not blocked (contains a blocked term)   → 'Handle is blocked'
 // Input is case folded first, so `Alice` is the handle `alice`.
 
-export const HANDLE_LENGTH_MIN = 3;
-export const HANDLE_LENGTH_MAX = 24;
+const HANDLE_LENGTH_MIN = 3;
+const HANDLE_LENGTH_MAX = 24;
 export const HANDLE_CHANGE_WINDOW_US = 30 * 24 * 3600 * 1_000_000;
 
 /** Lowercase letters and digits at both ends; `.` and `_` allowed only inside. */
@@ -26,7 +26,7 @@ export const HandleRule = {
   window: 'Handle can be changed only once every 30 days',
 } as const;
 
-export type HandleRuleName = keyof typeof HandleRule;
+type HandleRuleName = keyof typeof HandleRule;
 
 export interface HandleLists {
   reserved_handles: readonly string[];

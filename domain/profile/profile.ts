@@ -84,7 +84,7 @@ export interface UpdateProfile {
   generated: { handle: string; avatar: Avatar };
 }
 
-export interface ProfileDecision {
+interface ProfileDecision {
   events: ProfileEvent[];
   /** The handle the member is taking (chosen or generated), which must be reserved first. */
   claim: string | null;

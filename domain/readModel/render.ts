@@ -92,10 +92,10 @@ function feeShare(fill: FillRecord, nanos: number): Decimal {
 }
 
 /** The settlement-side percents in force for a market. */
-export type SettlementFeePercents = Pick<MarketRecord, 'settlementFeePercent' | 'eventFeePercent' | 'groupFeePercent'>;
+type SettlementFeePercents = Pick<MarketRecord, 'settlementFeePercent' | 'eventFeePercent' | 'groupFeePercent'>;
 
 /** The rate of net winnings a win would be charged in the market: its own, its event's and its group's percents together. */
-export function settlementFeeRateOf(market: SettlementFeePercents | undefined): Decimal {
+function settlementFeeRateOf(market: SettlementFeePercents | undefined): Decimal {
   if (!market) return ZERO;
   const percent = (market.settlementFeePercent ?? 0) + (market.eventFeePercent ?? 0) + (market.groupFeePercent ?? 0);
   return percent > 0 ? percentToRate(percent) : ZERO;

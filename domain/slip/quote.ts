@@ -33,9 +33,9 @@ export interface QuoteRequest {
   rates: FeeRates;
 }
 
-export interface QuoteFill { cents: number; nanos: number }
+interface QuoteFill { cents: number; nanos: number }
 
-export interface Quote {
+interface Quote {
   fills: QuoteFill[];
   filledNanos: number;
   /** Σ contracts × price of the fills, dollars (for the average price). */
@@ -95,9 +95,9 @@ export function quoteOrder(request: QuoteRequest): Quote {
 }
 
 /** Places of an order slip's average price (an order's `avg_price` shows up to 7). */
-export const AVERAGE_PRICE_PLACES = 7;
+const AVERAGE_PRICE_PLACES = 7;
 
-export interface QuoteTexts {
+interface QuoteTexts {
   fills: Array<{ price: string; quantity: string }>;
   filled_quantity: string;
   average_price: string | null;

@@ -6,10 +6,9 @@
 // models sort "most recent first" by, identical on every rebuild and unaffected by clock changes.
 
 import type { Fact } from '../facts/fold.ts';
-import { ENGINE_RECORD_TYPES, ENGINE_STREAM, engineEventsOf, journalStepsOf, type JournalStep } from '../../domain/engine/journal/journal.ts';
+import { ENGINE_RECORD_TYPES, ENGINE_STREAM, journalStepsOf, type JournalStep } from '../../domain/engine/journal/journal.ts';
 import type { RecordedEvent, SubscriptionFilter } from '../../eventstore/port.ts';
 
-export { engineEventsOf };
 
 export const engineStepFilter: SubscriptionFilter = { streamPrefixes: [ENGINE_STREAM], eventTypes: [...ENGINE_RECORD_TYPES] };
 

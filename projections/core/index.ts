@@ -1,7 +1,7 @@
 // The core read models' public surface: the projector and the query functions REST, admin and
 // realtime call. Queries take a pg.Pool (or client) and return wire-shaped objects.
 
-export { coreProjector, CORE_PROJECTOR_NAME } from './projector.ts';
+export { coreProjector } from './projector.ts';
 export * from './render.ts';
 export { type MarketWire, type PriceLevel, type RecentTrade, renderedStatus, marketTier } from './market.ts';
 export type { PageRequest, Queryable } from './queries/db.ts';

@@ -30,8 +30,8 @@ import type { MarketStateView, MarketStatus, SportEventView } from '../../domain
 import { marketCatalogueRecordOf } from '../facts/records.ts';
 
 export const BOOK_DEPTH_MAX = 10;
-export const RECENT_TRADES_MAX = 15;
-export const DAY_US = 86_400_000_000;
+const RECENT_TRADES_MAX = 15;
+const DAY_US = 86_400_000_000;
 
 export interface PriceLevel { price: string; quantity: string }
 export interface RecentTrade { trade_id: string; price: string; quantity: string; time: string }
@@ -114,7 +114,7 @@ export function renderedStatus(status: MarketStatus, trading: boolean): MarketSt
   return !trading && (status === 'open' || status === 'pre_open') ? 'suspended' : status;
 }
 
-export function homeCategory(status: MarketStatus, event: SportEventView | null): 'Upcoming' | 'Live' | null {
+function homeCategory(status: MarketStatus, event: SportEventView | null): 'Upcoming' | 'Live' | null {
   if (!event) return null;
   if (event.status === 'in_progress') return status === 'open' ? 'Live' : null;
   return status === 'scheduled' || status === 'pre_open' || status === 'open' ? 'Upcoming' : null;
@@ -166,7 +166,7 @@ export const MARKET_JOINS = `
 
 const priceChangePercent = percentChange;
 
-export type CatalogueFields = Pick<MarketWire,
+type CatalogueFields = Pick<MarketWire,
   'archived' | 'featured_home' | 'manual_probability' | 'participants' | 'filters' | 'trading_filters' | 'keywords' | 'group_title'
   | 'description' | 'specifier' | 'position' | 'powered_by' | 'stat_detail'>;
 

@@ -23,9 +23,9 @@ import { marketsSlice } from './slices/markets.ts';
 import { ordersSlice } from './slices/orders.ts';
 import { positionsSlice } from './slices/positions.ts';
 
-export const CORE_PROJECTOR_NAME = 'core';
+const CORE_PROJECTOR_NAME = 'core';
 /** Bump when the schema or the handling changes: the runner then rebuilds from zero. */
-export const CORE_PROJECTOR_VERSION = 3;
+const CORE_PROJECTOR_VERSION = 4;
 
 const SLICES: readonly Slice[] = [accountsSlice, marketsSlice, ordersSlice, fillsSlice, positionsSlice, ledgerSlice];
 

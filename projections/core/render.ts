@@ -229,7 +229,7 @@ function wireAmount(e: LedgerEntryView): string {
   return e.type === 'withdrawal' && e.amount.startsWith('-') ? e.amount.slice(1) : e.amount;
 }
 
-export function renderLedgerCommon(e: LedgerEntryView): LedgerEntryCommonWire {
+function renderLedgerCommon(e: LedgerEntryView): LedgerEntryCommonWire {
   return {
     id: e.id,
     account_id: e.account_id,

@@ -30,6 +30,8 @@ CREATE TABLE IF NOT EXISTS core_accounts (
   doc json NOT NULL
 );
 CREATE INDEX IF NOT EXISTS core_accounts_user ON core_accounts (user_id);
+-- login and sign-up look members up by email, case-insensitively (accountsByEmail)
+CREATE INDEX IF NOT EXISTS core_accounts_email ON core_accounts (lower(doc->>'email'));
 
 CREATE TABLE IF NOT EXISTS core_balances (
   account_id text PRIMARY KEY,

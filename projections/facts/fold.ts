@@ -43,7 +43,7 @@ export function emptyStore(): FoldStore {
 }
 
 /** An entity the batch changed: its record now, the last and the first of its changes in the batch, and where it was created (if in this batch). */
-export interface Changed<T> { record: T; at: Stamp; since: Stamp; created: Stamp | null }
+interface Changed<T> { record: T; at: Stamp; since: Stamp; created: Stamp | null }
 
 /** What the ids of a batch's facts name: what a projector loads before folding. */
 export interface Named {
@@ -145,7 +145,7 @@ export function namedBy(facts: readonly Fact[]): Named {
 const REJECTION_TEXT = 'Insufficient funds';
 
 /** A fact the fold cannot place (a journal and a read model out of step): projecting stops rather than guess. */
-export class FoldError extends Error {
+class FoldError extends Error {
   constructor(message: string) {
     super(`fold: ${message}`);
     this.name = 'FoldError';

@@ -12,7 +12,7 @@ import type { ChangeSource } from '../core/queries/accountStatus.ts';
 import type { AccountWire } from '../core/render.ts';
 import { profileOf, type ProfileRow } from './queries.ts';
 
-export const ME_SOURCES_CACHED_MAX = 50_000;
+const ME_SOURCES_CACHED_MAX = 50_000;
 
 export interface MeSources {
   row: ProfileRow | undefined;

@@ -49,7 +49,7 @@ export async function optedInHandles(pool: pg.Pool, accountIds: readonly string[
 
 // ── market stats ─────────────────────────────────────────────────────────────────────────
 
-export interface MarketStatsFilter {
+interface MarketStatsFilter {
   market_ids?: string[];
   event_ids?: string[];
   exclude_zero_settlements?: boolean;
@@ -78,7 +78,7 @@ export interface MarketStatsRow {
 }
 
 /** Keyset position after a row: (inserted_at as decimal text, market_id). */
-export type MarketStatsCursor = [string, string];
+type MarketStatsCursor = [string, string];
 
 /**
  * The `cursor` query value of /account/market_stats → its keyset position (null when absent).
@@ -135,8 +135,8 @@ export async function marketStats(pool: pg.Pool, accountId: string, filter: Mark
 
 // ── leaderboard facts ────────────────────────────────────────────────────────────────────
 
-export interface VolumeFactRow { account_id: string; sport: string | null; volume: string }
-export interface SettlementFactRow { account_id: string; market_id: string; sport: string | null; settled_at_us: string; net_pnl: string; contracts: string }
+interface VolumeFactRow { account_id: string; sport: string | null; volume: string }
+interface SettlementFactRow { account_id: string; market_id: string; sport: string | null; settled_at_us: string; net_pnl: string; contracts: string }
 
 /** Notional traded (filled × max_price) per account and sport key, fills inserted in [from, to]. */
 export async function volumeFacts(pool: pg.Pool, fromUs: number | null, toUs: number): Promise<VolumeFactRow[]> {

@@ -47,7 +47,7 @@ export const grantsProjector: Projector = {
   },
 };
 
-export interface GrantView {
+interface GrantView {
   client_id: string;
   scopes: string[];
   created_at: string;

@@ -7,7 +7,7 @@ import type pg from 'pg';
 /** First key of the two-part advisory lock; the second is hashtext(projector name). */
 const PROJECTOR_LOCK_CLASS = 7_201_002;
 
-export interface CheckpointRow {
+interface CheckpointRow {
   name: string;
   version: number;
   position: bigint;

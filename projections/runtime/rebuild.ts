@@ -11,7 +11,7 @@ import type { Projector } from '../projector.ts';
 import { lockProjector, setCheckpoint, useSchema } from './checkpoints.ts';
 import { inTransaction } from './transaction.ts';
 
-export const REBUILD_BATCH_EVENTS = 1000;
+const REBUILD_BATCH_EVENTS = 1000;
 
 const quote = (identifier: string) => `"${identifier.replaceAll('"', '""')}"`;
 
@@ -31,7 +31,7 @@ async function applyInto(tx: pg.PoolClient, projector: Projector, events: Record
   if (relevant.length > 0) await projector.handle(tx, relevant);
 }
 
-export interface RebuildResult {
+interface RebuildResult {
   position: bigint;
   events: number;
 }

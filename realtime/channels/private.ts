@@ -18,18 +18,18 @@ import { memberHasScope, type MemberIdentity } from '../identity.ts';
 import { refuse, type Channel, type JoinContext, type JoinOutcome } from './channel.ts';
 
 /** The live order statuses (SPEC "Order statuses"): what the `orders` snapshot lists. */
-export const LIVE_ORDER_STATUSES: readonly OrderStatus[] = ['created', 'requested', 'accepted', 'delayed', 'open'];
+const LIVE_ORDER_STATUSES: readonly OrderStatus[] = ['created', 'requested', 'accepted', 'delayed', 'open'];
 /** Live orders in one snapshot (the engine's default cap of live orders per account). */
-export const ORDERS_IN_SNAPSHOT_MAX = 10_000;
+const ORDERS_IN_SNAPSHOT_MAX = 10_000;
 /** Rows per snapshot query page (the REST page limit). */
 const SNAPSHOT_PAGE_ROWS = 200;
 /** Latest fills and settlements in a snapshot. */
-export const FILLS_IN_SNAPSHOT = 100;
-export const SETTLEMENTS_IN_SNAPSHOT = 100;
+const FILLS_IN_SNAPSHOT = 100;
+const SETTLEMENTS_IN_SNAPSHOT = 100;
 /** Positions in a snapshot: the default page of GET /api/v1/positions, so the bodies are equal. */
-export const POSITIONS_IN_SNAPSHOT = 100;
+const POSITIONS_IN_SNAPSHOT = 100;
 
-export const CHANNEL_SCOPES: Record<PrivateChannelName, readonly string[]> = {
+const CHANNEL_SCOPES: Record<PrivateChannelName, readonly string[]> = {
   orders: ['orders.read'],
   fills: ['portfolio.read'],
   positions: ['portfolio.read'],

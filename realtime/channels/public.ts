@@ -15,11 +15,11 @@ import type { SocketIdentity } from '../identity.ts';
 import { refuse, type Channel, type JoinContext, type JoinOutcome } from './channel.ts';
 
 /** Markets one join may name. */
-export const MARKETS_PER_JOIN_MAX = 1_000;
+const MARKETS_PER_JOIN_MAX = 1_000;
 /** Events one `events` join may name. */
-export const EVENTS_PER_JOIN_MAX = 1_000;
+const EVENTS_PER_JOIN_MAX = 1_000;
 /** Trades per market in the `trades` join reply (as many as a Market's recent_trades). */
-export const TRADES_PER_MARKET_IN_REPLY = 15;
+const TRADES_PER_MARKET_IN_REPLY = 15;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -19,7 +19,7 @@ export interface BookChange {
   offers: Level[];
 }
 
-export interface BookSnapshot {
+interface BookSnapshot {
   market_id: string;
   seq: number;
   /** Price descending (best first). */
@@ -28,7 +28,7 @@ export interface BookSnapshot {
   offers: Level[];
 }
 
-export interface BookDelta extends BookSnapshot {
+interface BookDelta extends BookSnapshot {
   /** Engine time of the newest step in this delta, UNIX microseconds. */
   time_us: number;
 }

@@ -7,7 +7,7 @@ import { decimalOf, decimalText, plus, ZERO } from '../../domain/money/decimal.t
 import type { MarketWire } from '../../projections/core/market.ts';
 
 /** `ticker` payload: the market's price, last traded price, probability and 24-hour volume. */
-export interface Ticker {
+interface Ticker {
   market_id: string;
   price: string | null;
   last_traded_price: string | null;
@@ -18,7 +18,7 @@ export interface Ticker {
 }
 
 /** `market_updates` payload: status and trading (as on the Market object), and the result once known. */
-export interface MarketUpdate {
+interface MarketUpdate {
   market_id: string;
   event_id: string;
   status: string;
@@ -28,7 +28,7 @@ export interface MarketUpdate {
 }
 
 /** `events` payload: contracts traded across every market of the event. */
-export interface EventVolume {
+interface EventVolume {
   event_id: string;
   total_volume: string;
   volume24h: string;
@@ -42,7 +42,7 @@ interface Entry {
   volume24h: string;
 }
 
-export interface MarketMoves {
+interface MarketMoves {
   ticker?: Ticker;
   update?: MarketUpdate;
   event?: EventVolume;

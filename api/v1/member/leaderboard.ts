@@ -15,12 +15,12 @@ import { badRequest, notFound } from '../../errors.ts';
 import { parseLimit } from '../../pagination.ts';
 import { avatarUrlOf } from './me.ts';
 
-export const LEADERBOARD_DISABLED_ERROR = 'Leaderboard is not enabled';
-export const DEFAULT_PERIOD: Period = 'weekly';
-export const DEFAULT_CATEGORY = 'all';
-export const FALLBACK_METRIC: Metric = 'volume';
+const LEADERBOARD_DISABLED_ERROR = 'Leaderboard is not enabled';
+const DEFAULT_PERIOD: Period = 'weekly';
+const DEFAULT_CATEGORY = 'all';
+const FALLBACK_METRIC: Metric = 'volume';
 
-export const sportIconUrlOf = (sport: string | null) => (sport === null ? null : `/icons/sports/${encodeURIComponent(sport)}.svg`);
+const sportIconUrlOf = (sport: string | null) => (sport === null ? null : `/icons/sports/${encodeURIComponent(sport)}.svg`);
 
 function oneOf<T extends string>(name: string, raw: unknown, allowed: readonly T[], fallback: T): T {
   if (raw === undefined || raw === '') return fallback;

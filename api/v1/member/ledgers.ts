@@ -21,7 +21,7 @@ interface LedgerList {
   list: (db: Queryable, accountId: string, page: PageRequest) => Promise<{ cursor: string | null }>;
 }
 
-export const LEDGER_LISTS: readonly LedgerList[] = [
+const LEDGER_LISTS: readonly LedgerList[] = [
   { path: '/portfolio/loyalty', list: listLoyalty },
   { path: '/portfolio/withdrawals', list: listWithdrawals },
   { path: '/portfolio/fees', list: listFees },

@@ -11,7 +11,7 @@ import { int64Param, lenientBoolean, lowercaseList, uuidList } from './query.ts'
 const SETTLED_STATUSES: ReadonlySet<string> = new Set(['resulted', 'voided']);
 const num = (value: string | null) => (value === null ? null : Number(value));
 
-export function renderMarketStats(row: MarketStatsRow): Record<string, unknown> {
+function renderMarketStats(row: MarketStatsRow): Record<string, unknown> {
   const values = row.doc;
   return {
     account_id: row.account_id,

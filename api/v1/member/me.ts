@@ -26,7 +26,7 @@ const PROFILE_WRITE_WAIT_MS = 2_000;
 
 export const avatarUrlOf = (handle: string | null) => (handle === null ? null : `/avatars/${encodeURIComponent(handle)}.svg`);
 
-export interface MeObject {
+interface MeObject {
   account_id: string;
   avatar_url: string | null;
   first_name: string | null;
@@ -58,12 +58,11 @@ function accountOfRow(ctx: AppContext, row: ProfileRow | undefined): { jurisdict
   };
 }
 
-export type { MeSources } from '../../../projections/member/meSources.ts';
 
 /** Whether the profile row has the account's snapshot applied (its consent default is known). */
 const hasAccount = (row: ProfileRow | undefined): row is ProfileRow => !!row && row.created_at !== null;
 
-export function meObject(ctx: AppContext, principal: MemberPrincipal, state: ProfileState, { row, account }: MeSources): MeObject {
+function meObject(ctx: AppContext, principal: MemberPrincipal, state: ProfileState, { row, account }: MeSources): MeObject {
   const changeableAt = handleChangeableAtUs(state, ctx.clock.nowUs());
   return {
     account_id: principal.account_id,

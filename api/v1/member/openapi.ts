@@ -27,7 +27,7 @@ function ledgerPath(operationId: string, summary: string, list: string) {
   };
 }
 
-export const MEMBER_OPENAPI_PATHS: Record<string, Schema> = {
+const MEMBER_OPENAPI_PATHS: Record<string, Schema> = {
   '/me': {
     get: { operationId: 'getMe', tags: ['member'], summary: 'The account identity object', responses: { 200: ok('MeResponse'), ...STANDARD_ERRORS } },
   },
@@ -82,7 +82,7 @@ export const MEMBER_OPENAPI_PATHS: Record<string, Schema> = {
 const svg = (description: string) => ({ description, content: { 'image/svg+xml': { schema: { type: 'string' } } }, headers: { ETag: { schema: { type: 'string' } }, 'Cache-Control': { schema: { type: 'string' } } } });
 
 /** Host-root paths (no credentials). */
-export const MEMBER_PUBLIC_OPENAPI_PATHS: Record<string, Schema> = {
+const MEMBER_PUBLIC_OPENAPI_PATHS: Record<string, Schema> = {
   '/avatars/{handle}.svg': {
     get: {
       operationId: 'getAvatar', tags: ['public'], summary: 'A member avatar', security: [],
@@ -99,6 +99,6 @@ export const MEMBER_PUBLIC_OPENAPI_PATHS: Record<string, Schema> = {
   },
 };
 
-export const MEMBER_OPENAPI_SCHEMAS: Record<string, Schema> = MEMBER_COMPONENT_SCHEMAS;
+const MEMBER_OPENAPI_SCHEMAS: Record<string, Schema> = MEMBER_COMPONENT_SCHEMAS;
 
 export const memberOpenApi = { paths: MEMBER_OPENAPI_PATHS, publicPaths: MEMBER_PUBLIC_OPENAPI_PATHS, schemas: MEMBER_OPENAPI_SCHEMAS };

@@ -3,7 +3,7 @@ import { badRequest } from '../../errors.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Bound on ids in one comma-separated filter. */
-export const FILTER_IDS_MAX = 200;
+const FILTER_IDS_MAX = 200;
 
 function single(name: string, raw: unknown): string | undefined {
   if (raw === undefined) return undefined;

@@ -25,7 +25,7 @@ const object = (properties: Record<string, Schema>, optional: readonly string[] 
   type: 'object', properties, required: Object.keys(properties).filter((k) => !optional.includes(k)),
 });
 
-export const AvatarObject: Schema = {
+const AvatarObject: Schema = {
   type: 'object',
   additionalProperties: false,
   required: ['palette', 'seed', 'style'],
@@ -48,7 +48,7 @@ export const ProfilePatchBody: Schema = {
   },
 };
 
-export const Me: Schema = object({
+const Me: Schema = object({
   account_id: uuid,
   avatar_url: strOrNull,
   first_name: strOrNull,
@@ -63,9 +63,9 @@ export const Me: Schema = object({
   avatar: { oneOf: [{ ...AvatarObject, additionalProperties: true }, { type: 'null' }], description: 'The chosen avatar; null when none was chosen' },
 }, ['avatar']);
 
-export const MeResponse: Schema = object({ me: ref('Me') });
+const MeResponse: Schema = object({ me: ref('Me') });
 
-export const LeaderboardRow: Schema = object({
+const LeaderboardRow: Schema = object({
   rank: { type: 'integer', minimum: 1 },
   handle: strOrNull,
   avatar_url: strOrNull,
@@ -74,7 +74,7 @@ export const LeaderboardRow: Schema = object({
   value: { type: ['string', 'integer', 'number'], description: 'dollar string on money boards, integer on count boards, number 0 to 1 on ratio boards' },
 });
 
-export const Leaderboard: Schema = object({
+const Leaderboard: Schema = object({
   period: { type: 'string', enum: [...LEADERBOARD_PERIODS] },
   category: str,
   metric: { type: 'string', enum: [...LEADERBOARD_METRICS] },
@@ -99,26 +99,26 @@ const ledgerCommon: Record<string, Schema> = {
   time: dateTime,
 };
 
-export const LoyaltyEntry: Schema = object({
+const LoyaltyEntry: Schema = object({
   ...ledgerCommon,
   type: { type: 'string', description: '`rollup` (points credited at a result for the amount risked) or `referral` (the referee first traded: the referrer is credited)' },
   referee_account_id: { ...uuidOrNull, description: 'On a referral entry: the account referred' },
   referrer_account_id: { ...uuidOrNull, description: 'On a referral entry: the account that referred it' },
 });
-export const WithdrawalEntry: Schema = object({ ...ledgerCommon, method: strOrNull, reason: strOrNull, sub_method: strOrNull });
-export const FeeEntry: Schema = object({
+const WithdrawalEntry: Schema = object({ ...ledgerCommon, method: strOrNull, reason: strOrNull, sub_method: strOrNull });
+const FeeEntry: Schema = object({
   ...ledgerCommon,
   type: { type: 'string', enum: ['fee', 'fee_refund'] },
   amount: { ...decimal, description: 'The signed balance effect: a `fee` is never positive (0.00: assessed and came to nothing), a `fee_refund` never negative' },
   fee_id: { ...uuidOrNull, description: 'A fee: its own id; a refund: the fee it refunds' },
   settlement_id: { ...uuidOrNull, description: 'The settlement that charged or refunded it (settlement, market group and event fees, voids)' },
 });
-export const AdjustmentEntry: Schema = object({ ...ledgerCommon, reason: strOrNull });
+const AdjustmentEntry: Schema = object({ ...ledgerCommon, reason: strOrNull });
 
-export const LoyaltyList: Schema = object({ cursor, loyalty: { type: 'array', items: ref('LoyaltyEntry') } });
-export const WithdrawalList: Schema = object({ cursor, withdrawals: { type: 'array', items: ref('WithdrawalEntry') } });
-export const FeeList: Schema = object({ cursor, fees: { type: 'array', items: ref('FeeEntry') } });
-export const AdjustmentList: Schema = object({ cursor, adjustments: { type: 'array', items: ref('AdjustmentEntry') } });
+const LoyaltyList: Schema = object({ cursor, loyalty: { type: 'array', items: ref('LoyaltyEntry') } });
+const WithdrawalList: Schema = object({ cursor, withdrawals: { type: 'array', items: ref('WithdrawalEntry') } });
+const FeeList: Schema = object({ cursor, fees: { type: 'array', items: ref('FeeEntry') } });
+const AdjustmentList: Schema = object({ cursor, adjustments: { type: 'array', items: ref('AdjustmentEntry') } });
 
 const MARKET_STATS_DECIMALS = [
   'position', 'available_position',
@@ -144,7 +144,7 @@ export const MARKET_STATS_COUNTS = [
 
 export const MARKET_STATS_DECIMAL_FIELDS: readonly string[] = MARKET_STATS_DECIMALS;
 
-export const MarketStats: Schema = object({
+const MarketStats: Schema = object({
   account_id: uuid,
   market_id: uuid,
   event_id: uuidOrNull,
@@ -163,7 +163,7 @@ export const MarketStats: Schema = object({
   ...Object.fromEntries(MARKET_STATS_COUNTS.map((name) => [name, integer])),
 });
 
-export const MarketStatsList: Schema = object({ cursor, market_stats: { type: 'array', items: ref('MarketStats') } });
+const MarketStatsList: Schema = object({ cursor, market_stats: { type: 'array', items: ref('MarketStats') } });
 
 export const MEMBER_COMPONENT_SCHEMAS: Record<string, Schema> = {
   Me, MeResponse, ProfilePatchBody, Leaderboard, LeaderboardRow,

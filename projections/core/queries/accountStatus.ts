@@ -7,7 +7,7 @@
 import type pg from 'pg';
 import type { ProjectionChange } from '../../projector.ts';
 
-export interface AccountStatusRow {
+interface AccountStatusRow {
   account_id: string;
   user_id: string;
   status: string;

@@ -2,7 +2,7 @@
 import type pg from 'pg';
 
 /** At most this many accounts are tried for one email. */
-export const ACCOUNTS_PER_EMAIL_MAX = 5;
+const ACCOUNTS_PER_EMAIL_MAX = 5;
 
 export function accountsByEmailQuery(pool: pg.Pool): (email: string) => Promise<string[]> {
   return async (email) => {

@@ -5,13 +5,13 @@ import type { FillStatus, FillView } from '../../../domain/views.ts';
 import { renderFill, type FillWire } from '../render.ts';
 import { cursorParts, limitOf, listFilter, pageFrom, Where, type PageRequest, type Queryable } from './db.ts';
 
-export interface FillFilters {
+interface FillFilters {
   marketIds?: readonly string[];
   orderIds?: readonly string[];
   status?: FillStatus;
 }
 
-export interface FillPage { cursor: string | null; fills: FillWire[] }
+interface FillPage { cursor: string | null; fills: FillWire[] }
 
 interface Row { doc: FillView; key_pos: string; key_idx: number }
 

@@ -8,15 +8,15 @@ import {
 } from '../render.ts';
 import { cursorParts, limitOf, pageFrom, Where, type PageRequest, type Queryable } from './db.ts';
 
-export const FEE_ENTRY_TYPES: readonly LedgerEntryType[] = ['fee', 'fee_refund'];
-export const WITHDRAWAL_ENTRY_TYPES: readonly LedgerEntryType[] = ['withdrawal'];
-export const ADJUSTMENT_ENTRY_TYPES: readonly LedgerEntryType[] = ['adjustment'];
-export const LOYALTY_ENTRY_TYPES: readonly LedgerEntryType[] = ['rollup', 'referral'];
+const FEE_ENTRY_TYPES: readonly LedgerEntryType[] = ['fee', 'fee_refund'];
+const WITHDRAWAL_ENTRY_TYPES: readonly LedgerEntryType[] = ['withdrawal'];
+const ADJUSTMENT_ENTRY_TYPES: readonly LedgerEntryType[] = ['adjustment'];
+const LOYALTY_ENTRY_TYPES: readonly LedgerEntryType[] = ['rollup', 'referral'];
 
 interface Row { doc: LedgerEntryView; key_pos: string; key_idx: number }
 
 /** The account's entries whose type is in `types` (every type when omitted), as stored views. */
-export async function listLedgerEntryViews(db: Queryable, accountId: string, types: readonly LedgerEntryType[] | undefined, page: PageRequest = {}): Promise<{ cursor: string | null; entries: LedgerEntryView[] }> {
+async function listLedgerEntryViews(db: Queryable, accountId: string, types: readonly LedgerEntryType[] | undefined, page: PageRequest = {}): Promise<{ cursor: string | null; entries: LedgerEntryView[] }> {
   const limit = limitOf(page);
   const w = new Where();
   w.and(`account_id = ${w.param(accountId)}`);

@@ -24,7 +24,7 @@ export interface MarketFilters {
   sortBy?: { name: 'event_start'; direction: 'asc' | 'desc' };
 }
 
-export interface MarketPage { cursor: string | null; markets: MarketWire[] }
+interface MarketPage { cursor: string | null; markets: MarketWire[] }
 
 interface PagedRow extends MarketRow { market_id: string }
 

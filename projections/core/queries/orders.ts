@@ -5,14 +5,14 @@ import type { OrderStatus, OrderView } from '../../../domain/views.ts';
 import { renderOrder, type OrderWire } from '../render.ts';
 import { cursorParts, limitOf, listFilter, pageFrom, Where, type PageRequest, type Queryable } from './db.ts';
 
-export interface OrderFilters {
+interface OrderFilters {
   orderIds?: readonly string[];
   clientOrderIds?: readonly string[];
   marketIds?: readonly string[];
   statuses?: readonly OrderStatus[];
 }
 
-export interface OrderPage { cursor: string | null; orders: OrderWire[] }
+interface OrderPage { cursor: string | null; orders: OrderWire[] }
 
 interface Row { doc: OrderView; key_pos: string; key_idx: number }
 

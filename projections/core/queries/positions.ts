@@ -6,7 +6,7 @@ import type { PositionView } from '../../../domain/views.ts';
 import { renderPosition, type PositionWire } from '../render.ts';
 import { cursorParts, limitOf, pageFrom, Where, type PageRequest, type Queryable } from './db.ts';
 
-export interface PositionPage { cursor: string | null; positions: PositionWire[] }
+interface PositionPage { cursor: string | null; positions: PositionWire[] }
 
 interface Row { doc: PositionView; key_contracts: string; key_market: string }
 

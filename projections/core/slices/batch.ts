@@ -8,7 +8,7 @@ import type { FactFold } from '../../facts/fold.ts';
 import type { CoreStore } from '../load.ts';
 import { prepared } from '../../runtime/prepared.ts';
 
-export type CoreChangeKind = 'order' | 'fill' | 'balance' | 'position' | 'market' | 'ledger_entry' | 'account' | 'sport_event' | 'book' | 'trade';
+type CoreChangeKind = 'order' | 'fill' | 'balance' | 'position' | 'market' | 'ledger_entry' | 'account' | 'sport_event' | 'book' | 'trade';
 
 /** A change before the projector adds `user_id` to its keys. */
 export interface CoreChange {
@@ -36,7 +36,7 @@ export interface Slice {
 
 type SqlType = 'text' | 'bigint' | 'integer' | 'numeric' | 'boolean' | 'smallint' | 'json' | 'jsonb';
 
-export interface UpsertSpec {
+interface UpsertSpec {
   table: string;
   /** Conflict target. */
   key: readonly string[];

@@ -26,7 +26,7 @@ interface LevelDelta { market_id: string; side: string; price: string; quantity:
 interface LevelRow { market_id: string; side: 'buy' | 'sell'; price: string; quantity: string; emptied: boolean }
 
 /** One `[price, quantity]` pair per moved level, `"0"` for a level that emptied. */
-export interface BookLevelsChange {
+interface BookLevelsChange {
   market_id: string;
   /** Engine time of the batch's last step (UNIX µs): when the newest of these changes was decided. */
   time_us: number;

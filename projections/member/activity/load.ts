@@ -16,7 +16,7 @@ import { centsOf, nanosOf } from '../../../domain/money/decimal.ts';
 import type { OrderFacts } from '../marketStats/compute.ts';
 import { prepared } from '../../runtime/prepared.ts';
 
-export interface MemberStore extends FoldStore {
+interface MemberStore extends FoldStore {
   /** The stored docs of the orders and fills loaded (their contributions before the batch). */
   orderDocs: Map<string, OrderFacts>;
   fillDocs: Map<string, FillView>;

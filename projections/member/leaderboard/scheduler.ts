@@ -5,10 +5,9 @@
 
 import { currentSnapshot, refreshLeaderboards, snapshotIsStale, type LeaderboardDeps } from './snapshot.ts';
 
-export { refreshLeaderboards } from './snapshot.ts';
 
 /** Snapshot age at which the schedule rebuilds, in service-clock microseconds. */
-export const LEADERBOARD_REFRESH_INTERVAL_US = 60 * 1_000_000;
+const LEADERBOARD_REFRESH_INTERVAL_US = 60 * 1_000_000;
 /** How often the scheduler looks at the clock, in real milliseconds. */
 const CHECK_INTERVAL_MS = 1_000;
 

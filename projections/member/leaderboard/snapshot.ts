@@ -24,13 +24,13 @@ import { settlementFacts, volumeFacts } from '../queries.ts';
 /** Bound on waiting for projections to catch up before a refresh reads them. */
 const CATCH_UP_WAIT_MS = 5_000;
 
-export interface PeriodSnapshot {
+interface PeriodSnapshot {
   bounds: PeriodBounds;
   /** board key `${category}/${metric}` → entries (unranked, every member with activity). */
   boards: Map<string, BoardEntry[]>;
 }
 
-export interface LeaderboardSnapshot {
+interface LeaderboardSnapshot {
   refreshed_at_us: number;
   periods: Map<Period, PeriodSnapshot>;
 }

@@ -167,7 +167,7 @@ export function storedOf(sums: Map<SumKey, Decimal>): StoredSums {
   return out;
 }
 
-export interface DeriveInput {
+interface DeriveInput {
   sums: Map<SumKey, Decimal>;
   position: PositionView | null;
   /** The market's max_price as the market states it. */
@@ -281,7 +281,7 @@ export function fillSettledAtUs(fill: FillView): number | null {
   return Number.isNaN(ms) ? null : ms * 1000;
 }
 
-export interface MarketStatsInput {
+interface MarketStatsInput {
   orders: readonly OrderFacts[];
   fills: readonly FillView[];
   position: PositionView | null;

@@ -13,7 +13,7 @@ import { LEADERBOARD_LAUNCH_US, OPT_IN_DEFAULT_BY_JURISDICTION, type ProfileEven
 import type { RecordedEvent } from '../../../eventstore/port.ts';
 import type { ProjectionChange, Projector } from '../../projector.ts';
 
-export const MEMBER_PROFILES_TABLE = 'member_profiles';
+const MEMBER_PROFILES_TABLE = 'member_profiles';
 
 const SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS member_profiles (

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { getAccount, getBalance } from '../../../projections/core/queries/accounts.ts';
+import { accountsByEmailQuery } from '../../../projections/core/queries/accountsByEmail.ts';
 import { listFills } from '../../../projections/core/queries/fills.ts';
 import { listAdjustments, listFees, listLoyalty, listWithdrawals } from '../../../projections/core/queries/ledger.ts';
 import { listMarketTrades } from '../../../projections/core/queries/trades.ts';
@@ -42,6 +43,24 @@ describe('core read models: accounts, balances, fills, positions, ledger', () =>
     expect(await getAccount(p.db.pool, 'nobody')).to.equal(null);
     await run({ kind: 'UpdateAccount', account_id: alice.account_id, fields: { status: 'active' } });
     expect((await getAccount(p.db.pool, alice.account_id))?.status).to.equal('active');
+  });
+
+  it('finds accounts by email whatever its case (login and sign-up), through an index', async () => {
+    const carol = openAccount({ first_name: 'Carol', email: 'Carol.Q@Example.com' });
+    await run(carol.input);
+    const byEmail = accountsByEmailQuery(p.db.pool);
+    expect(await byEmail('carol.q@example.COM')).to.deep.equal([carol.account_id]);
+    expect(await byEmail('nobody@example.com')).to.deep.equal([]);
+    // the planner may scan a table this small: forbid that, and the lookup must still use an index
+    const client = await p.db.pool.connect();
+    try {
+      await client.query('BEGIN; SET LOCAL enable_seqscan TO off');
+      const plan = await client.query(`EXPLAIN SELECT account_id FROM core_accounts WHERE lower(doc->>'email') = lower($1)`, ['carol.q@example.com']);
+      expect(plan.rows.map((row) => row['QUERY PLAN']).join('\n')).to.include('core_accounts_email');
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
   });
 
   it('renders the balance object without internal fields: cash, reservations and what is left', async () => {
