@@ -171,8 +171,11 @@ export function decodeEvents(stored: readonly EncodedEngineEvent[]): EngineEvent
 
 const DELTA_KEY = '~d';
 
-/** The previous view of each kind while a record is encoded or decoded. */
-export type DeltaContext = Map<readonly string[], Readonly<Record<string, unknown>>>;
+/**
+ * The previous view of each kind while a record is encoded (its stored values) or decoded (the
+ * view); a context serves one direction only.
+ */
+export type DeltaContext = Map<readonly string[], unknown>;
 
 export function newDeltaContext(): DeltaContext {
   return new Map();
@@ -180,18 +183,31 @@ export function newDeltaContext(): DeltaContext {
 
 function encodeViewDelta(view: unknown, keys: readonly string[], context: DeltaContext): unknown {
   if (!hasExactKeys(view, keys)) return view;
-  const previous = context.get(keys);
-  context.set(keys, view);
+  // the values read once; the encoder's context keeps them and the delta compares arrays
+  const values = valuesOf(view, keys);
+  const previous = context.get(keys) as unknown[] | undefined;
+  context.set(keys, values);
   if (previous) {
-    const changes: unknown[] = [];
-    for (let i = 0; i < keys.length && changes.length <= keys.length; i++) {
-      const value = view[keys[i]!];
-      // Only primitives count as unchanged: a nested array or object is always written out.
-      if (value !== previous[keys[i]!] || (value !== null && typeof value === 'object')) changes.push(i, value);
+    let changed = 0;
+    for (let i = 0; i < values.length; i++) if (changedValue(values[i], previous[i])) changed++;
+    if (changed * 2 <= keys.length) {
+      const changes = new Array<unknown>(changed * 2);
+      let at = 0;
+      for (let i = 0; i < values.length; i++) {
+        if (changedValue(values[i], previous[i])) {
+          changes[at++] = i;
+          changes[at++] = values[i];
+        }
+      }
+      return { [DELTA_KEY]: changes };
     }
-    if (changes.length <= keys.length) return { [DELTA_KEY]: changes };
   }
-  return valuesOf(view, keys);
+  return values;
+}
+
+/** Only primitives count as unchanged: a nested array or object is always written out. */
+function changedValue(value: unknown, previous: unknown): boolean {
+  return value !== previous || (value !== null && typeof value === 'object');
 }
 
 function decodeViewDelta(stored: unknown, keys: readonly string[], context: DeltaContext, type: string, field: string): unknown {
@@ -199,7 +215,7 @@ function decodeViewDelta(stored: unknown, keys: readonly string[], context: Delt
   if (Array.isArray(stored)) {
     view = viewOf(stored, keys, type, field);
   } else if (stored !== null && typeof stored === 'object' && Array.isArray((stored as Record<string, unknown>)[DELTA_KEY])) {
-    const previous = context.get(keys);
+    const previous = context.get(keys) as Readonly<Record<string, unknown>> | undefined;
     if (!previous) throw new Error(`engine journal: ${type}.${field} is a delta with no earlier view of its kind in the record`);
     const changes = (stored as Record<string, unknown[]>)[DELTA_KEY]!;
     view = { ...previous };
