@@ -153,8 +153,8 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
     steps: EncodedStep[];
     stepEvents: number;
     context: RecordContext;
-    /** Book levels the batch moved (market → side|price → level as the batch leaves it). */
-    book: Map<string, Map<string, ChangedLevel>>;
+    /** Book levels the batch moved (market → side and price → level as the batch leaves it). */
+    book: Map<string, Map<number, ChangedLevel>>;
     lastNowUs: number;
   }
 
@@ -174,7 +174,7 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
         moved = new Map();
         decided.book.set(market.id, moved);
       }
-      for (const level of levels) moved.set(`${level.side}|${level.priceCents}`, level);
+      for (const level of levels) moved.set(level.side === 'buy' ? level.priceCents : -1 - level.priceCents, level); // one key per side and price
     }
   };
   const publishBooks = (decided: Decided): void => {

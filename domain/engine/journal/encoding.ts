@@ -181,10 +181,12 @@ export function newDeltaContext(): DeltaContext {
   return new Map();
 }
 
-function encodeViewDelta(view: unknown, keys: readonly string[], context: DeltaContext): unknown {
+function encodeViewDelta(
+  view: unknown, keys: readonly string[], context: DeltaContext, read: (view: Record<string, unknown>) => unknown[] = (v) => valuesOf(v, keys),
+): unknown {
   if (!hasExactKeys(view, keys)) return view;
   // the values read once; the encoder's context keeps them and the delta compares arrays
-  const values = valuesOf(view, keys);
+  const values = read(view);
   const previous = context.get(keys) as unknown[] | undefined;
   context.set(keys, values);
   if (previous) {
@@ -245,11 +247,22 @@ const ORDER_REQUEST_KEYS = keysOf<OrderRequest>()([
   'expiration', 'expiration_time', 'cancel_on_disconnect',
 ]);
 
+/** An order request's values in ORDER_REQUEST_KEYS order, read field by field (a unit test holds it to the list). */
+export function orderRequestValues(view: Record<string, unknown>): unknown[] {
+  const o = view as unknown as OrderRequest;
+  return [
+    o.order_id, o.market_id, o.action, o.order_type, o.price, o.quantity, o.client_order_id, o.device_id, o.ip_address,
+    o.expiration, o.expiration_time, o.cancel_on_disconnect,
+  ];
+}
+
+export { ORDER_REQUEST_KEYS };
+
 /** Encodes a step's input against (and into) the record's delta context. */
 export function encodeInputDelta(input: EngineInput, context: DeltaContext): EngineInput {
-  if (input.kind === 'PlaceOrder') return { ...input, order: encodeViewDelta(input.order, ORDER_REQUEST_KEYS, context) as OrderRequest };
+  if (input.kind === 'PlaceOrder') return { ...input, order: encodeViewDelta(input.order, ORDER_REQUEST_KEYS, context, orderRequestValues) as OrderRequest };
   if (input.kind === 'PlaceOrders') {
-    return { ...input, orders: input.orders.map((order) => encodeViewDelta(order, ORDER_REQUEST_KEYS, context) as OrderRequest) };
+    return { ...input, orders: input.orders.map((order) => encodeViewDelta(order, ORDER_REQUEST_KEYS, context, orderRequestValues) as OrderRequest) };
   }
   return input;
 }

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EngineEvent, EngineEventType } from '../../../../domain/engine/events.ts';
-import { decodeEvent, decodeEventsDelta, encodeEvent, newDeltaContext } from '../../../../domain/engine/journal/encoding.ts';
+import { decodeEvent, decodeEventsDelta, encodeEvent, newDeltaContext, ORDER_REQUEST_KEYS, orderRequestValues } from '../../../../domain/engine/journal/encoding.ts';
 import { encodeFact, FACT_KEYS, newFactContext, STORED_VALUES } from '../../../../domain/engine/journal/factEncoding.ts';
 import {
   encodeStep, ENGINE_RECORD_VERSION, ENGINE_STEP_TYPE, ENGINE_STEPS_TYPE, ENGINE_STREAM, engineEventsOf, engineStepData, engineStepsData,
@@ -122,6 +122,8 @@ describe('engine journal: facts (record version 4)', () => {
       expect(read!(fact), type).to.deep.equal([type, ...keys.map((key) => `value of ${key}`)]);
     }
     expect(Object.keys(STORED_VALUES)).to.include.members(['OrderAccepted', 'FundsReserved', 'Traded', 'Transferred', 'LotClosed']);
+    const request = Object.fromEntries(ORDER_REQUEST_KEYS.map((key) => [key, `value of ${key}`]));
+    expect(orderRequestValues(request)).to.deep.equal(ORDER_REQUEST_KEYS.map((key) => `value of ${key}`));
   });
 
   it('writes a nested value (an event\'s participants) out in full, and keeps a fact with other keys as it is', () => {
