@@ -60,6 +60,9 @@ export function createMetricsRegistry(): Registry {
   return registry;
 }
 
+/** Labelled request-duration children kept for reuse. */
+const DURATION_CHILDREN_KEPT_MAX = 1_000;
+
 function routeLabel(req: Request): string {
   const route = (req as { route?: { path?: unknown } }).route;
   if (route && typeof route.path === 'string') return `${req.baseUrl}${route.path}`;
@@ -88,6 +91,19 @@ export function createApi(ctx: AppContext, options: AppOptions): Api {
     registers: [options.registry],
   });
 
+  // one labelled child per method, route and status, kept (routes are patterns, so the label sets
+  // are few; past the bound a child is looked up each time, as prom-client does)
+  const durations = new Map<string, Histogram.Internal<'method' | 'route' | 'status'>>();
+  const durationOf = (method: string, route: string, status: number) => {
+    const key = `${method} ${status} ${route}`;
+    let child = durations.get(key);
+    if (!child) {
+      child = httpDuration.labels(method, route, String(status));
+      if (durations.size < DURATION_CHILDREN_KEPT_MAX) durations.set(key, child);
+    }
+    return child;
+  };
+
   // Request id, request log, metrics. The request's child logger is made on first use (most
   // requests log nothing at the configured level).
   const LOG = Symbol('log');
@@ -108,7 +124,7 @@ export function createApi(ctx: AppContext, options: AppOptions): Api {
     const startedNs = process.hrtime.bigint();
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - startedNs) / 1e9;
-      httpDuration.observe({ method: req.method, route: routeLabel(req), status: String(res.statusCode) }, seconds);
+      durationOf(req.method, routeLabel(req), res.statusCode).observe(seconds);
       if (!ctx.logger.isLevelEnabled('info')) return;
       req.log?.info(
         { method: req.method, url: req.originalUrl, status: res.statusCode, duration_ms: Math.round(seconds * 1e4) / 10 },

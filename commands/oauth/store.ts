@@ -201,15 +201,15 @@ export class OAuthStore {
   }
 
   private async insertTokens(tokens: readonly Omit<StoredToken, 'revoked_at_us' | 'rotated'>[]): Promise<void> {
-    const columns = ['token_hash', 'kind', 'token_id', 'client_id', 'account_id', 'grant_id', 'family_id', 'scopes', 'issued_at_us', 'expires_at_us'] as const;
-    const arrays = columns.map((column) => tokens.map((token) => (column === 'scopes' ? `{${token.scopes.map((s) => `"${s}"`).join(',')}}` : token[column])));
+    // one JSON text for the whole group (serialised natively), not ten arrays escaped value by value
     await this.pool.query({
       name: 'oauth_tokens_insert',
-      text: `INSERT INTO oauth_tokens (${columns.join(',')})
-             SELECT token_hash, kind, token_id, client_id, account_id, grant_id, family_id, scopes::text[], issued_at_us, expires_at_us FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::bigint[])
-               AS t(token_hash, kind, token_id, client_id, account_id, grant_id, family_id, scopes, issued_at_us, expires_at_us)`,
-      values: arrays,
-    }).then(() => undefined);
+      text: `INSERT INTO oauth_tokens (token_hash, kind, token_id, client_id, account_id, grant_id, family_id, scopes, issued_at_us, expires_at_us)
+             SELECT token_hash, kind, token_id, client_id, account_id, grant_id, family_id, scopes, issued_at_us, expires_at_us
+             FROM json_to_recordset($1::json) AS t(token_hash text, kind text, token_id text, client_id text, account_id text, grant_id text,
+               family_id text, scopes text[], issued_at_us bigint, expires_at_us bigint)`,
+      values: [JSON.stringify(tokens)],
+    });
   }
 
   /** A live access token by digest (cached), or undefined (unknown, expired or revoked). */

@@ -202,18 +202,7 @@ function modelOf(deps: OAuthDeps) {
 
     async validateScope(user: UserRef, client: LibClient, scope: string[] | undefined) {
       if (user.account_id !== null) return scope; // code and refresh: the scopes the member granted (the library keeps a refresh within them)
-      const allowed = client.known.client.scopes.filter((s) => (APP_SCOPES as readonly string[]).includes(s));
-      if (scope === undefined || scope.length === 0) {
-        if (allowed.length === 0) throw new InvalidScopeError('Invalid scope: this client is allowed no application scope');
-        return allowed;
-      }
-      for (const requested of scope) {
-        if (!(APP_SCOPES as readonly string[]).includes(requested)) {
-          throw new InvalidScopeError(`Invalid scope: ${requested} is not an application scope (client_credentials grants market_data and events only)`);
-        }
-        if (!allowed.includes(requested)) throw new InvalidScopeError(`Invalid scope: ${requested} is not allowed for this client`);
-      }
-      return [...new Set(scope)];
+      return appScopesOf(client.known, scope);
     },
 
     async generateAccessToken() {
@@ -244,6 +233,59 @@ function modelOf(deps: OAuthDeps) {
       return { ...token, client, user };
     },
   };
+}
+
+/**
+ * The scopes an application token gets (client_credentials): every app scope the client is
+ * allowed when none is asked for; otherwise what was asked, each an app scope the client is
+ * allowed (else invalid_scope).
+ */
+function appScopesOf(known: KnownClient, scope: readonly string[] | undefined): string[] {
+  const allowed = known.client.scopes.filter((s) => (APP_SCOPES as readonly string[]).includes(s));
+  if (scope === undefined || scope.length === 0) {
+    if (allowed.length === 0) throw new InvalidScopeError('Invalid scope: this client is allowed no application scope');
+    return allowed;
+  }
+  for (const requested of scope) {
+    if (!(APP_SCOPES as readonly string[]).includes(requested)) {
+      throw new InvalidScopeError(`Invalid scope: ${requested} is not an application scope (client_credentials grants market_data and events only)`);
+    }
+    if (!allowed.includes(requested)) throw new InvalidScopeError(`Invalid scope: ${requested} is not allowed for this client`);
+  }
+  return [...new Set(scope)];
+}
+
+/** RFC 6749 §3.3 scope text, as the library reads it: trimmed, printable ASCII without `"` or `\\`, split on white space. */
+const SCOPE_TEXT = /^[\u0020-\u0021\u0023-\u005B\u005D-\u007E]+$/;
+function requestedScopes(body: Record<string, unknown>): string[] | undefined {
+  const raw = body.scope;
+  if (raw === undefined || raw === null) return undefined;
+  const text = typeof raw === 'string' ? raw.trim() : '';
+  if (!SCOPE_TEXT.test(text)) throw new InvalidScopeError('Invalid parameter: `scope`');
+  return text.split(/\s+/g);
+}
+
+/**
+ * client_credentials, after the pipeline: the grant is the pipeline's checks (a client with a
+ * secret, authenticated by Basic, from an allowed address) plus the scope rule and one token, so
+ * it is issued here without the library's per-request objects (it answers exactly as the
+ * library's grant did: same scope parsing and errors, same body); the other two grants, with
+ * their codes, PKCE and refresh rotation, run in the library.
+ */
+async function clientCredentials(client: AuthenticatedClient, request: OAuthRequest, deps: OAuthDeps): Promise<OAuthAnswer> {
+  let scopes: string[];
+  try {
+    scopes = appScopesOf(client.known, requestedScopes(request.body));
+  } catch (error) {
+    return answerOfLibraryError(error, deps);
+  }
+  const accessToken = newAccessToken();
+  const now = deps.clock.nowUs();
+  await deps.tokens.saveTokens([{
+    token_hash: digestOf(accessToken), kind: 'access', token_id: randomUUID(), client_id: client.known.client.client_id,
+    account_id: null, grant_id: null, family_id: null, scopes, issued_at_us: now, expires_at_us: now + ACCESS_TOKEN_LIFETIME_US,
+  }]); // committed before the answer
+  return json(200, { access_token: accessToken, token_type: 'bearer', expires_in: ACCESS_TOKEN_LIFETIME_S, scope: scopes.join(' ') }, { Pragma: 'no-cache' });
 }
 
 /**
@@ -292,10 +334,20 @@ export function createTokenEndpoint(deps: OAuthDeps): TokenEndpoint {
     async handle(request) {
       const context: TokenContext = { request };
       for (const { check } of TOKEN_CHECKS) {
-        const refusal = await check(context, deps);
+        const outcome = check(context, deps);
+        // most checks answer at once: only a pending one is awaited (each await costs a turn)
+        const refusal = outcome instanceof Promise ? await outcome : outcome;
         if (refusal) return refusal;
       }
       const client = context.client as AuthenticatedClient;
+      if (context.grantType === 'client_credentials') {
+        try {
+          return await clientCredentials(client, request, deps);
+        } catch (error) {
+          deps.onError?.(error, 'token endpoint');
+          return oauthError(500, 'server_error', 'The token could not be issued; retry shortly');
+        }
+      }
       // The library sees the client as authenticated above: Basic with the decoded id and secret, or the public id.
       // (a content-length tells the library's body check that there is a body: it was parsed already)
       const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', 'content-length': '1' };

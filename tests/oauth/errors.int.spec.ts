@@ -215,6 +215,30 @@ describe('OAuth error tables and attacks', function () {
       expect((await token({ grant_type: 'client_credentials', scope: 'events' }, { authorization: basic(web.client_id, web.client_secret!) })).body.error).to.equal('invalid_scope');
     });
 
+    it('client_credentials: the token body, the scopes granted, and every malformed or refused scope', async () => {
+      const app = await newClient(svc, { app_type: 'server', scopes: ['market_data', 'events', 'profile.read'] });
+      const auth = { authorization: basic(app.client_id, app.client_secret!) };
+      const all = await token({ grant_type: 'client_credentials' }, auth);
+      expect(all.status).to.equal(200);
+      expect(Object.keys(all.body)).to.deep.equal(['access_token', 'token_type', 'expires_in', 'scope']);
+      expect(all.body.access_token).to.match(/^svc_at_[A-Za-z0-9_-]{43}$/);
+      expect(all.body).to.include({ token_type: 'bearer', expires_in: 3600, scope: 'market_data events' });
+      expect(all.headers.get('cache-control')).to.equal('no-store');
+      expect(all.headers.get('pragma')).to.equal('no-cache');
+      const narrowed = await token({ grant_type: 'client_credentials', scope: ' events  events ' }, auth);
+      expect(narrowed.body.scope).to.equal('events');
+      const introspected = await fetch(`${svc.baseUrl}/oauth/introspect`, {
+        method: 'POST', body: new URLSearchParams({ token: narrowed.body.access_token }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', ...auth },
+      });
+      expect(await introspected.json()).to.include({ active: true, scope: 'events', client_id: app.client_id });
+      for (const scope of ['', '   ', 'events "x"', 'events\\x', 'profile.read', 'orders.write', 'market_data nonsense']) {
+        const refused = await token({ grant_type: 'client_credentials', scope }, auth);
+        expect(refused.status, scope).to.equal(400);
+        expect(refused.body.error, scope).to.equal('invalid_scope');
+        expect(refused.body.error_description, scope).to.be.a('string').and.not.equal('');
+      }
+    });
+
     it('tokens of a client whose allowlist changes stop working at once (403 ip_not_allowed on /api/v1)', async () => {
       const app = await newClient(svc, { app_type: 'server', scopes: ['market_data'] });
       const issued = await token({ grant_type: 'client_credentials' }, { authorization: basic(app.client_id, app.client_secret!) });
