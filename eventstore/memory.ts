@@ -49,7 +49,7 @@ export class MemoryEventStore implements EventStore {
         type: event.type,
         revision: BigInt(list.length),
         position: BigInt(this.all.length),
-        data: JSON.parse(JSON.stringify(event.data ?? null)),
+        data: JSON.parse(event.json ?? JSON.stringify(event.data ?? null)),
         metadata: JSON.parse(JSON.stringify(event.metadata ?? {})),
         recordedAt,
       };

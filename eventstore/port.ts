@@ -7,6 +7,12 @@ export interface NewEvent<Data = unknown, Meta = Record<string, unknown>> {
   type: string; // past tense, e.g. OrderPlaced
   data: Data;
   metadata?: Meta;
+  /**
+   * `JSON.stringify(data)`, when the writer has made it already: a store that keeps JSON text
+   * writes this instead of serialising `data` again (the engine serialises each journal record
+   * as soon as it is complete, so the record's objects do not outlive it).
+   */
+  json?: string;
 }
 
 /** An event as stored. `revision` counts from 0 within its stream; `position` is global and increasing. */

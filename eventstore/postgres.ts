@@ -194,7 +194,7 @@ export class PostgresEventStore implements EventStore {
       let metadataJson: string[];
       try {
         // Serialised up front so a value JSON cannot hold fails this append alone.
-        dataJson = events.map((event) => jsonText(event.data ?? null));
+        dataJson = events.map((event) => event.json ?? jsonText(event.data ?? null));
         metadataJson = events.map((event) => (event.metadata == null ? EMPTY_METADATA_JSON : jsonText(event.metadata)));
       } catch (error) {
         reject(error);

@@ -102,6 +102,16 @@ interface Pending {
 
 export { EngineBusyError, EngineStoppedError } from './gateway.ts';
 
+/** A journal record made from its JSON text; `data` (what stores without JSON text read) is parsed from it on demand. */
+function journalRecord(id: string, json: string): NewEvent<EngineStepsData> {
+  return {
+    id, type: ENGINE_STEPS_TYPE, json,
+    get data(): EngineStepsData {
+      return JSON.parse(json) as EngineStepsData;
+    },
+  };
+}
+
 /**
  * Accounts a step touched, for read-your-writes: those its facts name, and the owners of the
  * orders it released or cancelled (those facts name the order only; a tick releasing an in-play
@@ -137,14 +147,14 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
 
   interface Decided {
     records: NewEvent<EngineStepsData>[];
-    answered: { pending: Pending; reply: Omit<EngineReply, 'position'>; record: number | null; accounts: Set<string> | null }[];
+    answered: { pending: Pending; reply: EngineReply; record: number | null; accounts: Set<string> | null }[];
     reload: boolean;
     /** Steps of the record being filled, their outcome events, and that record's delta context. */
     steps: EncodedStep[];
     stepEvents: number;
     context: RecordContext;
-    /** Book levels the batch moved (market → side|price → level as the batch leaves it). */
-    book: Map<string, Map<string, ChangedLevel>>;
+    /** Book levels the batch moved (market → side and price → level as the batch leaves it). */
+    book: Map<string, Map<number, ChangedLevel>>;
     lastNowUs: number;
   }
 
@@ -164,7 +174,7 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
         moved = new Map();
         decided.book.set(market.id, moved);
       }
-      for (const level of levels) moved.set(`${level.side}|${level.priceCents}`, level);
+      for (const level of levels) moved.set(level.side === 'buy' ? level.priceCents : -1 - level.priceCents, level); // one key per side and price
     }
   };
   const publishBooks = (decided: Decided): void => {
@@ -194,8 +204,10 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
   /** Closes the record being filled (if it holds steps). */
   const seal = (decided: Decided): void => {
     if (decided.steps.length === 0) return;
-    // the id is not derived from seq: a second engine's record must not pass as a re-append
-    decided.records.push({ id: randomUUID(), type: ENGINE_STEPS_TYPE, data: engineStepsData(decided.steps) });
+    // The id is not derived from seq: a second engine's record must not pass as a re-append. The
+    // record is serialised now, once: its encoded steps are garbage from here on instead of living
+    // until the append lands (what a young-generation collection copies meanwhile is what it costs).
+    decided.records.push(journalRecord(randomUUID(), JSON.stringify(engineStepsData(decided.steps))));
     decided.steps = [];
     decided.stepEvents = 0;
     decided.context = newRecordContext();
@@ -218,11 +230,12 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
         queue.unshift(...batch.slice(index + 1));
         break;
       }
-      const reply: Omit<EngineReply, 'position'> = {
-        ok: outcome.ok, events: outcome.events, seq: outcome.events.length > 0 ? seq : engine.state.seq,
-        ...(outcome.error ? { error: outcome.error } : {}), ...(outcome.legs ? { legs: outcome.legs } : {}),
-        ...(outcome.answer ? { answer: outcome.answer } : {}),
-      };
+      // The reply the caller gets once the step is durable (its position is set then); built
+      // without spreads, with only the keys the outcome has.
+      const reply: EngineReply = { ok: outcome.ok, events: outcome.events, position: 0n, seq: outcome.events.length > 0 ? seq : engine.state.seq };
+      if (outcome.error) reply.error = outcome.error;
+      if (outcome.legs) reply.legs = outcome.legs;
+      if (outcome.answer) reply.answer = outcome.answer;
       if (outcome.ok && outcome.events.length > 0) {
         decided.steps.push(encodeStep(seq, pending.nowUs, pending.input, outcome.events, decided.context));
         decided.answered.push({ pending, reply, record: decided.records.length, accounts: accountsOf(pending.input, outcome.events, engine.state) });
@@ -307,11 +320,13 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
     }
     // Record positions are consecutive within one append on the memory and postgres stores.
     const exact = store.kind !== 'esdb';
+    const recordPositions: bigint[] = [];
+    for (let i = 0; i < records.length; i++) recordPositions.push(exact ? lastPosition - BigInt(records.length - 1 - i) : lastPosition);
     for (const item of answered) {
-      const recordPosition = item.record === null ? lastPosition
-        : exact ? lastPosition - BigInt(records.length - 1 - item.record) : lastPosition;
+      const recordPosition = item.record === null ? lastPosition : recordPositions[item.record]!;
       if (item.accounts) for (const accountId of item.accounts) writes.note(accountId, recordPosition);
-      item.pending.resolve({ ...item.reply, position: recordPosition });
+      item.reply.position = recordPosition;
+      item.pending.resolve(item.reply);
     }
     if (records.length > 0) publishBooks(decided);
   };

@@ -44,8 +44,8 @@ const CHANGE_SET_SCAN_MAX = 8;
 
 export class StepContext {
   private counter = 0;
-  /** What happened, in order. */
-  readonly facts: EngineEvent[] = [];
+  /** What happened, in order (handed over whole at the end of the step: takeFacts). */
+  facts: EngineEvent[] = [];
   readonly changedAccounts = new ChangeSet<AccountState>();
   readonly changedEvents = new ChangeSet<SportEventState>();
   readonly changedFills = new ChangeSet<FillState>();
@@ -78,6 +78,13 @@ export class StepContext {
 
   nextId(kind: IdKind): string {
     return engineId(this.seq, kind, this.counter++);
+  }
+
+  /** The step's facts, for its outcome; the context starts a fresh list (no copy of this one). */
+  takeFacts(): EngineEvent[] {
+    const facts = this.facts;
+    this.facts = [];
+    return facts;
   }
 
   emit(fact: EngineEvent): void {

@@ -5,7 +5,7 @@
 // reserve. The caller's answer (the orders as the engine left them; for operator inputs the
 // entities they changed) is rendered from the state, not carried in the facts.
 
-import { textProblemOf } from '../text.ts';
+import { JSON_NESTING_DEPTH_MAX, textProblemOf } from '../text.ts';
 import type { Refusal } from '../errors.ts';
 import {
   accountView, balanceView, fillView, ledgerEntryView, marketView, orderView, sportEventView,
@@ -69,8 +69,10 @@ export class Engine {
   }
 
   step(sequenced: SequencedInput): StepOutcome {
-    const problem = textProblemOf(sequenced.input);
-    if (problem !== null) return { ok: false, error: problem, events: [] };
+    if (mayHaveTextProblem(sequenced.input, 0)) {
+      const problem = textProblemOf(sequenced.input);
+      if (problem !== null) return { ok: false, error: problem, events: [] };
+    }
     const ctx = this.context ??= new StepContext(this.state, sequenced.seq, sequenced.now_us);
     ctx.begin(this.state, sequenced.seq, sequenced.now_us);
     const input = sequenced.input;
@@ -132,9 +134,29 @@ export class Engine {
     const events = factsOf(ctx);
     if (events.length > 0) this.state.seq = sequenced.seq;
     if (outcomes) return { ok: true, events, legs: legsOf(outcomes) };
-    if (ANSWERED_WITH_ENTITIES.has(input.kind)) return { ok: true, events, answer: answerOf(ctx) };
+    if (ANSWERED_WITH_ENTITIES.has(input.kind)) return { ok: true, events, answer: answerOf(ctx, events) };
     return { ok: true, events };
   }
+}
+
+/**
+ * Whether `value` may hold a NUL or nest too deep (textProblemOf then finds and names the
+ * problem): the same walk without allocating, as every input is checked. Recursion stops at the
+ * nesting bound, so a hostile input costs a bounded depth.
+ */
+function mayHaveTextProblem(value: unknown, depth: number): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (value === null || typeof value !== 'object') return false;
+  if (depth >= JSON_NESTING_DEPTH_MAX) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (mayHaveTextProblem(value[i], depth + 1)) return true;
+    return false;
+  }
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+    if (key.includes('\u0000') || mayHaveTextProblem((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
+  return false;
 }
 
 /** Each leg answers with its order as the step left it. */
@@ -149,7 +171,7 @@ function legsOf(outcomes: { id: string; outcome: OrderOutcome }[]): LegResult[] 
 
 /** The step's facts, closed by what each account whose balance moved now holds in reserve. */
 function factsOf(ctx: StepContext): EngineEvent[] {
-  const facts = ctx.facts.slice();
+  const facts = ctx.takeFacts();
   for (const account of ctx.changedBalances.items) {
     const funds = fundsFiguresOf(account);
     facts.push({
@@ -161,7 +183,7 @@ function factsOf(ctx: StepContext): EngineEvent[] {
 }
 
 /** The views of what an operator input changed, in first-change order. */
-function answerOf(ctx: StepContext): StepAnswer {
+function answerOf(ctx: StepContext, facts: readonly EngineEvent[]): StepAnswer {
   const balanceOf = new Set(ctx.changedAccounts.items);
   for (const account of ctx.changedBalances.items) balanceOf.add(account);
   const answer: StepAnswer = {
@@ -172,7 +194,7 @@ function answerOf(ctx: StepContext): StepAnswer {
     markets: ctx.changedMarkets.items.map(marketView),
     fills: ctx.changedFills.items.map((fill) => fillView(fill, ctx.state.markets.get(fill.marketId))),
   };
-  for (const fact of ctx.facts) {
+  for (const fact of facts) {
     if (fact.type === 'ReferralRecorded') {
       answer.referral = { referrer_account_id: fact.referrer_account_id, referee_account_id: fact.referee_account_id, created_at: ctx.now };
     }

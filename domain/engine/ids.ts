@@ -7,7 +7,23 @@ export type IdKind = 'trade' | 'fill' | 'ledger' | 'settlement' | 'record';
 const KIND_CODE: Record<IdKind, string> = { trade: '001', fill: '002', ledger: '003', settlement: '004', record: '005' };
 
 export function engineId(seq: number, kind: IdKind, counter: number): string {
-  const seqHex = seq.toString(16).padStart(12, '0');
-  const counterHex = counter.toString(16).padStart(12, '0');
-  return `${seqHex.slice(0, 8)}-${seqHex.slice(8, 12)}-8${KIND_CODE[kind]}-8000-${counterHex}`;
+  return `${seqPart(seq)}${KIND_CODE[kind]}-8000-${hex12(counter)}`;
+}
+
+/** `hex12(seq)` cut as the id's first two groups, then the version digit; the last one made is kept (a step makes several ids). */
+let lastSeq = -1;
+let lastSeqPart = '';
+function seqPart(seq: number): string {
+  if (seq !== lastSeq) {
+    const seqHex = hex12(seq);
+    lastSeqPart = `${seqHex.slice(0, 8)}-${seqHex.slice(8, 12)}-8`;
+    lastSeq = seq;
+  }
+  return lastSeqPart;
+}
+
+const ZEROS = '000000000000';
+function hex12(value: number): string {
+  const hex = value.toString(16);
+  return hex.length >= 12 ? hex : ZEROS.slice(hex.length) + hex;
 }

@@ -13,7 +13,7 @@ import type { StepContext } from './context.ts';
 import { pointsForContracts } from './fees.ts';
 import { creditReferral } from './referrals.ts';
 import { applyFunding, canPayFee, exposureOf, liabilityWithOrder, refreshLiability, reserve } from './funds.ts';
-import type { CancellationReason, OrderTerms } from './events.ts';
+import type { CancellationReason, EngineEvent } from './events.ts';
 import type { OrderLimits, OrderRequest } from './inputs.ts';
 import { FEES, pool, transfer } from './ledger.ts';
 import { addTimer } from './timers.ts';
@@ -147,7 +147,7 @@ export function placeOrder(ctx: StepContext, accountId: string, request: OrderRe
       order.status = 'cancelled';
       order.cancellationReason = CancellationReasons.noLiquidity;
       state.finishedOrders.set(order.id, accountId);
-      ctx.emit({ type: 'OrderRejected', reason: 'no_liquidity', ...termsOf(order) });
+      ctx.emit(rejectedFact(order, 'no_liquidity'));
       return { order };
     }
     order.reserveCents = worst;
@@ -158,7 +158,7 @@ export function placeOrder(ctx: StepContext, accountId: string, request: OrderRe
     order.status = 'rejected';
     order.rejectionReason = RejectionReasons.insufficientFunds;
     state.finishedOrders.set(order.id, accountId);
-    ctx.emit({ type: 'OrderRejected', reason: 'insufficient_funds', ...termsOf(order) });
+    ctx.emit(rejectedFact(order, 'insufficient_funds'));
     return { order };
   }
 
@@ -173,24 +173,40 @@ export function placeOrder(ctx: StepContext, accountId: string, request: OrderRe
   if (market.status === 'pre_open') {
     order.status = 'accepted';
     order.acceptedAt = ctx.now;
-    ctx.emit({ type: 'OrderAccepted', status: 'accepted', delayed_until: null, ...termsOf(order) });
+    ctx.emit(acceptedFact(order, 'accepted', null));
   } else if (started && market.inPlayDelaySec > 0) {
     order.status = 'delayed';
     order.delayedUntil = ctx.now + market.inPlayDelaySec * MICROS_PER_SECOND;
     addTimer(state, order);
-    ctx.emit({ type: 'OrderAccepted', status: 'delayed', delayed_until: order.delayedUntil, ...termsOf(order) });
+    ctx.emit(acceptedFact(order, 'delayed', order.delayedUntil));
   } else {
     order.status = 'open';
     order.acceptedAt = ctx.now;
-    ctx.emit({ type: 'OrderAccepted', status: 'open', delayed_until: null, ...termsOf(order) });
+    ctx.emit(acceptedFact(order, 'open', null));
     execute(ctx, market, order);
   }
   return { order };
 }
 
-/** The order's terms as its placement fact states them. */
-function termsOf(order: OrderState): OrderTerms {
+// The placement facts: the order's terms after the fact's own fields, in the order the journal's
+// key lists give (factEncoding.ts), built in one object literal each.
+
+type AcceptedFact = Extract<EngineEvent, { type: 'OrderAccepted' }>;
+type RejectedFact = Extract<EngineEvent, { type: 'OrderRejected' }>;
+
+function acceptedFact(order: OrderState, status: AcceptedFact['status'], delayedUntil: number | null): AcceptedFact {
   return {
+    type: 'OrderAccepted', status, delayed_until: delayedUntil,
+    order_id: order.id, account_id: order.accountId, market_id: order.marketId, action: order.action, order_type: order.orderType,
+    price: order.priceCents === null ? null : formatCents(order.priceCents), quantity: formatNanos(order.quantityNanos),
+    expiration: order.expiration, expiration_time: order.expirationTime, expires_at: order.expiresAt, placed_pre_start: order.placedPreStart,
+    client_order_id: order.clientOrderId, device_id: order.deviceId, ip_address: order.ipAddress, cancel_on_disconnect: order.cancelOnDisconnect,
+  };
+}
+
+function rejectedFact(order: OrderState, reason: RejectedFact['reason']): RejectedFact {
+  return {
+    type: 'OrderRejected', reason,
     order_id: order.id, account_id: order.accountId, market_id: order.marketId, action: order.action, order_type: order.orderType,
     price: order.priceCents === null ? null : formatCents(order.priceCents), quantity: formatNanos(order.quantityNanos),
     expiration: order.expiration, expiration_time: order.expirationTime, expires_at: order.expiresAt, placed_pre_start: order.placedPreStart,

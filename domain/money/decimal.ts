@@ -211,6 +211,68 @@ function coefficientOf(c: number[]): number {
   return integer;
 }
 
+// --- decimals made from safe integers ------------------------------------------------------------
+//
+// A value computed here on integers (sums, products, fees, liabilities) is a big.js value whose
+// digits are made only if big.js reads them: it carries its coefficient as an integer `k` (no
+// trailing zeros) and the exponent `x` of its last digit, so the functions of this module read it
+// without walking digits, and making one allocates one small object (not an object, a digit array
+// and a string). big.js reads `c` through an accessor that builds the digits once. Its value, its
+// text and everything big.js does with it are those of the big.js value with the same digits; like
+// every decimal it is never changed in place (the accessor has no setter: a write would throw).
+
+class ScaledDecimal {
+  d: number[] | null = null;
+  constructor(public s: number, public e: number, public k: number, public x: number) {}
+}
+Object.setPrototypeOf(ScaledDecimal.prototype, Big.prototype);
+Object.defineProperty(ScaledDecimal.prototype, 'constructor', { value: Big, writable: true, configurable: true });
+Object.defineProperty(ScaledDecimal.prototype, 'c', {
+  configurable: true,
+  get(this: ScaledDecimal): number[] {
+    return this.d ?? (this.d = digitsOf(this.k, this.e - this.x + 1));
+  },
+});
+
+type Scaled = Decimal & ScaledDecimal;
+
+function isScaled(x: Decimal): x is Scaled {
+  return typeof (x as Partial<ScaledDecimal>).k === 'number';
+}
+
+/** The `length` digits of the positive safe integer `k`. */
+function digitsOf(k: number, length: number): number[] {
+  const digits = new Array<number>(length);
+  let rest = k;
+  for (let i = length - 1; i > 0; i--) {
+    const quotient = Math.floor(rest / 10);
+    digits[i] = rest - quotient * 10;
+    rest = quotient;
+  }
+  digits[0] = rest;
+  return digits;
+}
+
+/** x === 0 (a scaled value never is). */
+function zero(x: Decimal): boolean {
+  return !isScaled(x) && x.c[0] === 0;
+}
+
+/** How many digits the coefficient has. */
+function digitCount(x: Decimal): number {
+  return isScaled(x) ? x.e - x.x + 1 : x.c.length;
+}
+
+/** The coefficient as an integer (callers check digitCount). */
+function coefficientValue(x: Decimal): number {
+  return isScaled(x) ? x.k : coefficientOf(x.c);
+}
+
+/** The exponent of the last digit of a non-zero x. */
+function lastDigitExponent(x: Decimal): number {
+  return isScaled(x) ? x.x : x.e - x.c.length + 1;
+}
+
 export function plus(x: Decimal, y: Decimal): Decimal {
   return sum(x, y, y.s);
 }
@@ -221,15 +283,13 @@ export function minus(x: Decimal, y: Decimal): Decimal {
 
 /** x + y with y's sign taken as `ySign`. */
 function sum(x: Decimal, y: Decimal, ySign: number): Decimal {
-  const xc = x.c;
-  const yc = y.c;
-  if (yc[0] === 0) return x;
-  if (xc[0] === 0) return ySign === y.s ? y : negated(y);
-  if (xc.length <= MAX_FAST_DIGITS && yc.length <= MAX_FAST_DIGITS) {
-    let xInteger = coefficientOf(xc);
-    let yInteger = coefficientOf(yc);
-    const xLast = x.e - xc.length + 1; // exponent of the last digit
-    const yLast = y.e - yc.length + 1;
+  if (zero(y)) return x;
+  if (zero(x)) return ySign === y.s ? y : negated(y);
+  if (digitCount(x) <= MAX_FAST_DIGITS && digitCount(y) <= MAX_FAST_DIGITS) {
+    let xInteger = coefficientValue(x);
+    let yInteger = coefficientValue(y);
+    const xLast = lastDigitExponent(x);
+    const yLast = lastDigitExponent(y);
     const shift = xLast - yLast;
     if (shift > 0 && shift <= MAX_FAST_DIGITS) xInteger *= POW10[shift]!;
     else if (shift < 0 && shift >= -MAX_FAST_DIGITS) yInteger *= POW10[-shift]!;
@@ -243,13 +303,11 @@ function sum(x: Decimal, y: Decimal, ySign: number): Decimal {
 }
 
 export function times(x: Decimal, y: Decimal): Decimal {
-  const xc = x.c;
-  const yc = y.c;
-  if (xc.length <= MAX_FAST_DIGITS && yc.length <= MAX_FAST_DIGITS) {
-    if (xc[0] === 0 || yc[0] === 0) return ZERO;
-    const product = coefficientOf(xc) * coefficientOf(yc);
+  if (digitCount(x) <= MAX_FAST_DIGITS && digitCount(y) <= MAX_FAST_DIGITS) {
+    if (zero(x) || zero(y)) return ZERO;
+    const product = coefficientValue(x) * coefficientValue(y);
     if (Number.isSafeInteger(product)) {
-      const last = x.e - xc.length + 1 + y.e - yc.length + 1;
+      const last = lastDigitExponent(x) + lastDigitExponent(y);
       return fromSafeInteger(x.s * y.s * product, -last);
     }
   }
@@ -258,6 +316,7 @@ export function times(x: Decimal, y: Decimal): Decimal {
 
 /** -x. */
 export function negated(x: Decimal): Decimal {
+  if (isScaled(x)) return new ScaledDecimal(-x.s, x.e, x.k, x.x) as Scaled;
   if (x.c[0] === 0) return ZERO;
   const value = Object.create(Big.prototype) as Decimal & { constructor: unknown };
   value.s = -x.s;
@@ -269,13 +328,20 @@ export function negated(x: Decimal): Decimal {
 
 /** -1, 0 or 1 as x is below, equal to or above y (big.js's cmp, without copying y). */
 export function compare(x: Decimal, y: Decimal): number {
-  const xc = x.c;
-  const yc = y.c;
-  const xZero = xc[0] === 0;
-  if (xZero || yc[0] === 0) return xZero ? (yc[0] === 0 ? 0 : -y.s) : x.s;
+  const xZero = zero(x);
+  if (xZero || zero(y)) return xZero ? (zero(y) ? 0 : -y.s) : x.s;
   const sign = x.s;
   if (sign !== y.s) return sign;
   if (x.e !== y.e) return x.e > y.e ? sign : -sign;
+  if (isScaled(x) && isScaled(y)) {
+    // the same first digit position: the values aligned at the finer last digit compare as the digits do
+    const shift = x.x - y.x;
+    const xInteger = shift > 0 ? x.k * POW10[shift]! : x.k;
+    const yInteger = shift < 0 ? y.k * POW10[-shift]! : y.k;
+    if (Number.isSafeInteger(xInteger) && Number.isSafeInteger(yInteger)) return xInteger === yInteger ? 0 : xInteger > yInteger ? sign : -sign;
+  }
+  const xc = x.c;
+  const yc = y.c;
   const length = xc.length < yc.length ? xc.length : yc.length;
   for (let i = 0; i < length; i++) if (xc[i] !== yc[i]) return xc[i]! > yc[i]! ? sign : -sign;
   return xc.length === yc.length ? 0 : xc.length > yc.length ? sign : -sign;
@@ -283,17 +349,17 @@ export function compare(x: Decimal, y: Decimal): number {
 
 /** x < 0. */
 export function isNegative(x: Decimal): boolean {
-  return x.s < 0 && x.c[0] !== 0;
+  return x.s < 0 && !zero(x);
 }
 
 /** x === 0. */
 export function isZero(x: Decimal): boolean {
-  return x.c[0] === 0;
+  return zero(x);
 }
 
 /** x > 0. */
 export function isPositive(x: Decimal): boolean {
-  return x.s > 0 && x.c[0] !== 0;
+  return x.s > 0 && !zero(x);
 }
 
 /** |x|. */
@@ -350,16 +416,16 @@ export function percentToRate(percent: number): Decimal {
 
 /** The exponent of x's last digit (x = integer x 10^exponent); 0 for zero. */
 export function lastExponent(x: Decimal): number {
+  if (isScaled(x)) return x.x;
   return x.c[0] === 0 ? 0 : x.e - x.c.length + 1;
 }
 
 /** x as an integer count of 10^exponent (exponent at most lastExponent(x)); NaN when not a safe integer. */
 export function integerAt(x: Decimal, exponent: number): number {
-  const c = x.c;
-  if (c[0] === 0) return 0;
-  const shift = x.e - c.length + 1 - exponent;
-  if (c.length > MAX_FAST_DIGITS || shift < 0 || shift > MAX_FAST_DIGITS) return Number.NaN;
-  const integer = coefficientOf(c) * POW10[shift]!;
+  if (zero(x)) return 0;
+  const shift = lastDigitExponent(x) - exponent;
+  if (digitCount(x) > MAX_FAST_DIGITS || shift < 0 || shift > MAX_FAST_DIGITS) return Number.NaN;
+  const integer = coefficientValue(x) * POW10[shift]!;
   return integer <= Number.MAX_SAFE_INTEGER ? x.s * integer : Number.NaN;
 }
 
@@ -414,7 +480,7 @@ export function round9(value: Decimal): Decimal {
 
 /** Digits after the point (0 for whole numbers); big.js keeps no trailing zeros in `c`. */
 function placesOf(value: Decimal): number {
-  return value.c.length - 1 - value.e;
+  return isScaled(value) ? -value.x : value.c.length - 1 - value.e;
 }
 
 /** money(ceilCent(value)): up to the cent, towards +infinity, without big.js when the value fits. */
@@ -444,6 +510,7 @@ export function moneyDifferenceUp(a: Decimal, b: Decimal, c: Decimal): string {
 
 /** Money as the API shows it: at least two decimals, exact beyond ("4.00", "0.123456789"). */
 export function money(value: Decimal): string {
+  if (isScaled(value)) return (value.s < 0 ? '-' : '') + pointed(String(value.k), value.e); // a safe integer: String() writes its exact digits
   if (value.c[0] === 0) return '0.00';
   // Same text as `value.toFixed()` padded to two places, built without big.js's string steps: up
   // to 15 digits, the coefficient is an exact integer in a double and String() writes its digits.
@@ -462,7 +529,7 @@ export function money(value: Decimal): string {
 
 /** The sign prefix of a value's text: none for zero (big.js prints -0 as "0"). */
 function signOf(value: Decimal): string {
-  return value.s < 0 && value.c[0] !== 0 ? '-' : '';
+  return value.s < 0 && !zero(value) ? '-' : '';
 }
 
 /** `digits` (no leading or trailing zeros) times 10^(exponent - digits + 1), with at least two decimals. */
@@ -545,14 +612,13 @@ export function timesRatio(x: Decimal, multiplier: number, divisor: number, plac
 
 /** timesRatio(x, multiplier, divisor, places) as an integer count of 10^-places; NaN when it does not fit. */
 function ratioInteger(x: Decimal, multiplier: number, divisor: number, places: number): number {
-  const c = x.c;
-  if (c.length <= MAX_FAST_DIGITS && places <= MAX_FAST_DIGITS && multiplier > 0 && divisor > 0
+  if (digitCount(x) <= MAX_FAST_DIGITS && places <= MAX_FAST_DIGITS && multiplier > 0 && divisor > 0
     && Number.isSafeInteger(multiplier) && Number.isSafeInteger(divisor)) {
-    if (c[0] === 0) return 0;
+    if (zero(x)) return 0;
     const common = gcd(multiplier, divisor);
-    const shift = x.e - c.length + 1 + places; // scale of the coefficient's last digit, in units of 10^-places
+    const shift = lastDigitExponent(x) + places; // scale of the coefficient's last digit, in units of 10^-places
     if (shift >= -MAX_FAST_DIGITS && shift <= MAX_FAST_DIGITS) {
-      const numerator = coefficientOf(c) * (multiplier / common) * (shift >= 0 ? POW10[shift]! : 1);
+      const numerator = coefficientValue(x) * (multiplier / common) * (shift >= 0 ? POW10[shift]! : 1);
       const denominator = (divisor / common) * (shift < 0 ? POW10[-shift]! : 1);
       if (Number.isSafeInteger(numerator) && Number.isSafeInteger(denominator)) {
         const remainder = numerator % denominator;
@@ -589,8 +655,7 @@ function integerMoney(integer: number, exponent: number): string {
 
 /** value.toFixed(places) (big.js's text, half up), without big.js when value has at most `places` decimals. */
 export function toFixedPlaces(value: Decimal, places: number): string {
-  const c = value.c;
-  if (c[0] !== 0 && c.length <= MAX_FAST_DIGITS && places <= MAX_FAST_DIGITS && c.length - 1 - value.e <= places) {
+  if (!zero(value) && digitCount(value) <= MAX_FAST_DIGITS && places <= MAX_FAST_DIGITS && -lastDigitExponent(value) <= places) {
     const integer = integerAt(value, -places);
     if (integer === integer) {
       const digits = String(integer < 0 ? -integer : integer);
@@ -604,12 +669,11 @@ export function toFixedPlaces(value: Decimal, places: number): string {
 
 /** x / divisor rounded towards zero, as a number (a positive divisor). */
 export function wholeQuotient(x: Decimal, divisor: number): number {
-  const c = x.c;
-  if (c.length <= MAX_FAST_DIGITS && x.s > 0 && divisor > 0 && Number.isSafeInteger(divisor)) {
-    if (c[0] === 0) return 0;
-    const last = x.e - c.length + 1;
+  if (digitCount(x) <= MAX_FAST_DIGITS && x.s > 0 && divisor > 0 && Number.isSafeInteger(divisor)) {
+    if (zero(x)) return 0;
+    const last = lastDigitExponent(x);
     if (last >= -MAX_FAST_DIGITS && last <= MAX_FAST_DIGITS) {
-      const numerator = coefficientOf(c) * (last > 0 ? POW10[last]! : 1);
+      const numerator = coefficientValue(x) * (last > 0 ? POW10[last]! : 1);
       const denominator = divisor * (last < 0 ? POW10[-last]! : 1);
       if (Number.isSafeInteger(numerator) && Number.isSafeInteger(denominator)) {
         return (numerator - (numerator % denominator)) / denominator;
@@ -705,20 +769,18 @@ function sumWithProduct(x: Decimal, sign: 1 | -1, nanos: number, cents: number):
 }
 
 /**
- * integer x 10^-places for a non-zero safe integer, as the value big.js would build: sign,
- * exponent and digits without trailing zeros, fields created in the constructor's order (one
- * object shape for every value).
+ * integer x 10^-places for a safe integer: a scaled decimal (above) of the value big.js would
+ * build, its coefficient without trailing zeros.
  */
 function fromSafeInteger(integer: number, places: number): Decimal {
-  const digits = String(integer < 0 ? -integer : integer);
-  let end = digits.length;
-  while (digits.charCodeAt(end - 1) === 48) end--;
-  const coefficient = new Array<number>(end);
-  for (let i = 0; i < end; i++) coefficient[i] = digits.charCodeAt(i) - 48;
-  const value = Object.create(Big.prototype) as Decimal & { constructor: unknown };
-  value.s = integer < 0 ? -1 : 1;
-  value.e = digits.length - 1 - places;
-  value.c = coefficient;
-  value.constructor = Big;
-  return value;
+  if (integer === 0) return ZERO;
+  let k = integer < 0 ? -integer : integer;
+  let last = -places;
+  while (k % 10 === 0) {
+    k /= 10;
+    last++;
+  }
+  let length = 1;
+  for (let bound = 10; bound <= k; bound *= 10) length++;
+  return new ScaledDecimal(integer < 0 ? -1 : 1, last + length - 1, k, last) as Scaled;
 }

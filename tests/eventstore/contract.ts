@@ -140,6 +140,16 @@ export function eventStoreContract(name: string, create: () => Promise<ContractS
         expect(read!.recordedAt).to.be.instanceOf(Date);
       });
 
+      it('an event given with its JSON text already made reads back as that data', async () => {
+        const data = { v: 4, steps: [{ seq: 1, events: [['FundsReserved', 'a', '1.00', null, true]] }], text: 'quote " é' };
+        const json = JSON.stringify(data);
+        // data parsed only if a store asks for it (the engine's journal records are made so)
+        const written: NewEvent = { id: randomUUID(), type: 'EngineSteps', json, get data() { return JSON.parse(json) as unknown; } };
+        await store.append(s('journal'), [written], 'any');
+        const [read] = await store.readStream(s('journal'));
+        expect(read!.data).to.deep.equal(data);
+      });
+
       it('reads a stream forwards and backwards, from a revision, bounded', async () => {
         await store.append(s('s'), [event('E0'), event('E1'), event('E2'), event('E3')], 'no_stream');
         await store.append(s('other'), [event('X')], 'no_stream');

@@ -171,27 +171,45 @@ export function decodeEvents(stored: readonly EncodedEngineEvent[]): EngineEvent
 
 const DELTA_KEY = '~d';
 
-/** The previous view of each kind while a record is encoded or decoded. */
-export type DeltaContext = Map<readonly string[], Readonly<Record<string, unknown>>>;
+/**
+ * The previous view of each kind while a record is encoded (its stored values) or decoded (the
+ * view); a context serves one direction only.
+ */
+export type DeltaContext = Map<readonly string[], unknown>;
 
 export function newDeltaContext(): DeltaContext {
   return new Map();
 }
 
-function encodeViewDelta(view: unknown, keys: readonly string[], context: DeltaContext): unknown {
+function encodeViewDelta(
+  view: unknown, keys: readonly string[], context: DeltaContext, read: (view: Record<string, unknown>) => unknown[] = (v) => valuesOf(v, keys),
+): unknown {
   if (!hasExactKeys(view, keys)) return view;
-  const previous = context.get(keys);
-  context.set(keys, view);
+  // the values read once; the encoder's context keeps them and the delta compares arrays
+  const values = read(view);
+  const previous = context.get(keys) as unknown[] | undefined;
+  context.set(keys, values);
   if (previous) {
-    const changes: unknown[] = [];
-    for (let i = 0; i < keys.length && changes.length <= keys.length; i++) {
-      const value = view[keys[i]!];
-      // Only primitives count as unchanged: a nested array or object is always written out.
-      if (value !== previous[keys[i]!] || (value !== null && typeof value === 'object')) changes.push(i, value);
+    let changed = 0;
+    for (let i = 0; i < values.length; i++) if (changedValue(values[i], previous[i])) changed++;
+    if (changed * 2 <= keys.length) {
+      const changes = new Array<unknown>(changed * 2);
+      let at = 0;
+      for (let i = 0; i < values.length; i++) {
+        if (changedValue(values[i], previous[i])) {
+          changes[at++] = i;
+          changes[at++] = values[i];
+        }
+      }
+      return { [DELTA_KEY]: changes };
     }
-    if (changes.length <= keys.length) return { [DELTA_KEY]: changes };
   }
-  return valuesOf(view, keys);
+  return values;
+}
+
+/** Only primitives count as unchanged: a nested array or object is always written out. */
+function changedValue(value: unknown, previous: unknown): boolean {
+  return value !== previous || (value !== null && typeof value === 'object');
 }
 
 function decodeViewDelta(stored: unknown, keys: readonly string[], context: DeltaContext, type: string, field: string): unknown {
@@ -199,7 +217,7 @@ function decodeViewDelta(stored: unknown, keys: readonly string[], context: Delt
   if (Array.isArray(stored)) {
     view = viewOf(stored, keys, type, field);
   } else if (stored !== null && typeof stored === 'object' && Array.isArray((stored as Record<string, unknown>)[DELTA_KEY])) {
-    const previous = context.get(keys);
+    const previous = context.get(keys) as Readonly<Record<string, unknown>> | undefined;
     if (!previous) throw new Error(`engine journal: ${type}.${field} is a delta with no earlier view of its kind in the record`);
     const changes = (stored as Record<string, unknown[]>)[DELTA_KEY]!;
     view = { ...previous };
@@ -229,11 +247,22 @@ const ORDER_REQUEST_KEYS = keysOf<OrderRequest>()([
   'expiration', 'expiration_time', 'cancel_on_disconnect',
 ]);
 
+/** An order request's values in ORDER_REQUEST_KEYS order, read field by field (a unit test holds it to the list). */
+export function orderRequestValues(view: Record<string, unknown>): unknown[] {
+  const o = view as unknown as OrderRequest;
+  return [
+    o.order_id, o.market_id, o.action, o.order_type, o.price, o.quantity, o.client_order_id, o.device_id, o.ip_address,
+    o.expiration, o.expiration_time, o.cancel_on_disconnect,
+  ];
+}
+
+export { ORDER_REQUEST_KEYS };
+
 /** Encodes a step's input against (and into) the record's delta context. */
 export function encodeInputDelta(input: EngineInput, context: DeltaContext): EngineInput {
-  if (input.kind === 'PlaceOrder') return { ...input, order: encodeViewDelta(input.order, ORDER_REQUEST_KEYS, context) as OrderRequest };
+  if (input.kind === 'PlaceOrder') return { ...input, order: encodeViewDelta(input.order, ORDER_REQUEST_KEYS, context, orderRequestValues) as OrderRequest };
   if (input.kind === 'PlaceOrders') {
-    return { ...input, orders: input.orders.map((order) => encodeViewDelta(order, ORDER_REQUEST_KEYS, context) as OrderRequest) };
+    return { ...input, orders: input.orders.map((order) => encodeViewDelta(order, ORDER_REQUEST_KEYS, context, orderRequestValues) as OrderRequest) };
   }
   return input;
 }

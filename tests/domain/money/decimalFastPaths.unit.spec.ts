@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import {
-  ceilCent, compare, contractsTimesCents, contractsTimesCentsLessMoney, contractsTimesCentsMoney, floorCent, formatCents, formatNanos,
+  abs, ceilCent, compare, contractsTimesCents, decimalText, isDecimal, isNegative, isPositive, isZero, contractsTimesCentsLessMoney, contractsTimesCentsMoney, floorCent, formatCents, formatNanos,
   fromInteger, integerAt, lastExponent, minus, money, negated, perContract, perContractMoney, plus, plusContractsTimesCents, round9,
   roundedMoney, times, timesRatio, toFixedPlaces, wholeQuotient, type Decimal,
 } from '../../../domain/money/decimal.ts';
@@ -87,6 +87,48 @@ describe('decimal fast paths agree with big.js', () => {
       expect(plusContractsTimesCents(x, n, c).eq(x.plus(reference))).to.equal(true);
       expect(contractsTimesCentsLessMoney(n, c, x)).to.equal(referenceMoney(reference.minus(x)));
     }), runs);
+  });
+
+  it('decimals computed on integers (digits made only when big.js reads them) are the big.js values of the same digits', () => {
+    // any safe integer at any exponent, as the integer paths make them; the reference is plain big.js
+    const integer = fc.oneof(fc.integer({ min: -9_999_999, max: 9_999_999 }), fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }));
+    const scaledPair = fc.tuple(integer, fc.integer({ min: -20, max: 6 })).map(([n, exponent]) => ({
+      scaled: fromInteger(n, exponent), plain: new Big(n).times(new Big(10).pow(exponent + 20)).div(new Big(10).pow(20)),
+    }));
+    fc.assert(fc.property(scaledPair, scaledPair, anyDecimal, ({ scaled: x, plain: px }, { scaled: y, plain: py }, z) => {
+      expect(isDecimal(x)).to.equal(true);
+      expect(decimalText(x)).to.equal(px.toFixed());
+      expect(JSON.stringify(x)).to.equal(JSON.stringify(px));
+      expect(x.toFixed(2)).to.equal(px.toFixed(2));
+      if (!px.eq(0)) expect([x.s, x.e, [...x.c]]).to.deep.equal([px.s, px.e, px.c]);
+      expect(money(x)).to.equal(referenceMoney(px));
+      expect([isZero(x), isNegative(x), isPositive(x)]).to.deep.equal([px.eq(0), px.lt(0), px.gt(0)]);
+      expect(abs(x).eq(px.abs())).to.equal(true);
+      expect(negated(x).eq(px.neg())).to.equal(true);
+      expect(compare(x, y)).to.equal(px.cmp(py));
+      expect(compare(x, z)).to.equal(px.cmp(z));
+      expect(compare(z, x)).to.equal(z.cmp(px));
+      expect(plus(x, y).eq(px.plus(py)), `${px} + ${py}`).to.equal(true);
+      expect(minus(x, z).eq(px.minus(z))).to.equal(true);
+      expect(times(x, y).eq(px.times(py))).to.equal(true);
+      // big.js's own methods on them, and on mixes with plain values
+      expect(x.plus(y).eq(px.plus(py))).to.equal(true);
+      expect(x.minus(z).eq(px.minus(z))).to.equal(true);
+      expect(z.minus(x).eq(z.minus(px))).to.equal(true);
+      expect(x.times(y).eq(px.times(py))).to.equal(true);
+      if (!py.eq(0)) expect(x.div(y).eq(px.div(py))).to.equal(true);
+      expect(x.round(2, Big.roundUp).eq(px.round(2, Big.roundUp))).to.equal(true);
+      expect(ceilCent(x).eq(px.round(2, px.s < 0 ? Big.roundDown : Big.roundUp))).to.equal(true);
+      expect(round9(x).eq(px.round(9, Big.roundHalfUp))).to.equal(true);
+      for (const places of [0, 2, 9]) expect(toFixedPlaces(x, places)).to.equal(px.toFixed(places));
+      expect(decimalText(x)).to.equal(px.toFixed()); // reading the digits changed nothing
+    }), runs);
+  });
+
+  it('a decimal computed on integers cannot be changed in place', () => {
+    const value = plus(fromInteger(125, -2), fromInteger(1, -2));
+    expect(() => { (value as { c: number[] }).c = [9]; }).to.throw(TypeError);
+    expect(decimalText(value)).to.equal('1.26');
   });
 
   it('cents and nano-contract texts', () => {

@@ -10,8 +10,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EngineEvent, EngineEventType } from '../../../../domain/engine/events.ts';
-import { decodeEvent, decodeEventsDelta, encodeEvent, newDeltaContext } from '../../../../domain/engine/journal/encoding.ts';
-import { encodeFact, FACT_KEYS, newFactContext } from '../../../../domain/engine/journal/factEncoding.ts';
+import { decodeEvent, decodeEventsDelta, encodeEvent, newDeltaContext, ORDER_REQUEST_KEYS, orderRequestValues } from '../../../../domain/engine/journal/encoding.ts';
+import { encodeFact, FACT_KEYS, newFactContext, STORED_VALUES } from '../../../../domain/engine/journal/factEncoding.ts';
 import {
   encodeStep, ENGINE_RECORD_VERSION, ENGINE_STEP_TYPE, ENGINE_STEPS_TYPE, ENGINE_STREAM, engineEventsOf, engineStepData, engineStepsData,
   journalStepsOf, lastSeqOf, newRecordContext, type EncodedStep, type ViewsStepsData,
@@ -113,6 +113,17 @@ describe('engine journal: facts (record version 4)', () => {
     const second = encodeStep(placed[1]!.seq, placed[1]!.now_us, placed[1]!.input, placed[1]!.events, record);
     expect(second.events[0]).to.have.property('~', 'OrderAccepted');
     expect((second.input as { order: unknown }).order).to.have.property('~d');
+  });
+
+  it('the field-by-field readers of the commonest facts read exactly their type\'s key list, in order', () => {
+    for (const [type, read] of Object.entries(STORED_VALUES)) {
+      const keys = FACT_KEYS[type as EngineEventType];
+      const fact = Object.fromEntries([['type', type], ...keys.map((key) => [key, `value of ${key}`])]) as unknown as EngineEvent;
+      expect(read!(fact), type).to.deep.equal([type, ...keys.map((key) => `value of ${key}`)]);
+    }
+    expect(Object.keys(STORED_VALUES)).to.include.members(['OrderAccepted', 'FundsReserved', 'Traded', 'Transferred', 'LotClosed']);
+    const request = Object.fromEntries(ORDER_REQUEST_KEYS.map((key) => [key, `value of ${key}`]));
+    expect(orderRequestValues(request)).to.deep.equal(ORDER_REQUEST_KEYS.map((key) => `value of ${key}`));
   });
 
   it('writes a nested value (an event\'s participants) out in full, and keeps a fact with other keys as it is', () => {
