@@ -25,6 +25,7 @@ export interface AuthenticatedClient {
 
 /** application/x-www-form-urlencoded decoding of one Basic part; null when malformed. */
 function formDecode(part: string): string | null {
+  if (part.indexOf('%') < 0 && part.indexOf('+') < 0) return part; // nothing encoded (the usual id and secret)
   try {
     return decodeURIComponent(part.replace(/\+/g, ' '));
   } catch {

@@ -191,6 +191,12 @@ export class OAuthStore {
 
   /** Whole waiters from the front, up to about `maxRows` rows (at least one waiter), and their row count. */
   private takeWaiters(maxRows: number): { taken: { resolve: () => void; reject: (error: unknown) => void }[]; rows: number } {
+    if (this.pendingRows.length <= maxRows) {
+      // the usual case: everyone waiting fits in one statement (taken whole, no shifting)
+      const taken = this.pendingWaiters.splice(0);
+      this.pendingSizes.length = 0;
+      return { taken, rows: this.pendingRows.length };
+    }
     const taken: { resolve: () => void; reject: (error: unknown) => void }[] = [];
     let rows = 0;
     while (this.pendingWaiters.length > 0 && (taken.length === 0 || rows + (this.pendingSizes[0] as number) <= maxRows)) {
