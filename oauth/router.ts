@@ -67,6 +67,31 @@ const FORM_LIMIT_BYTES = 16 * 1024;
  * (a repeated name becomes an array, which the endpoint refuses); other types leave an empty body
  * (the endpoint answers invalid_request). Bad or oversized bodies are answered here, as JSON.
  */
+/** One application/x-www-form-urlencoded name or value ('+' is a space; a malformed escape stays as sent, as URLSearchParams leaves it). */
+function formPart(text: string): string {
+  if (text.indexOf('+') < 0 && text.indexOf('%') < 0) return text;
+  const spaced = text.replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return new URLSearchParams(`x=${text}`).get('x') ?? spaced;
+  }
+}
+
+/** The name/value pairs of a form body, as URLSearchParams reads them; null past `max` pairs. */
+function formPairs(text: string, max: number): Array<[string, string]> | null {
+  const pairs: Array<[string, string]> = [];
+  const body = text.startsWith('?') ? text.slice(1) : text; // as URLSearchParams reads a string
+  if (body === '') return pairs;
+  for (const piece of body.split('&')) {
+    if (piece === '') continue;
+    if (pairs.length >= max) return null;
+    const eq = piece.indexOf('=');
+    pairs.push(eq < 0 ? [formPart(piece), ''] : [formPart(piece.slice(0, eq)), formPart(piece.slice(eq + 1))]);
+  }
+  return pairs;
+}
+
 function formBody(req: Request, res: Response, next: NextFunction): void {
   if (req.body !== undefined && req.body !== null && typeof req.body === 'object' && Object.keys(req.body as object).length > 0) return next();
   const refuse = (description: string) => {
@@ -99,11 +124,11 @@ function formBody(req: Request, res: Response, next: NextFunction): void {
     done = true;
     const body: Record<string, string | string[]> = {};
     if (isFormContentType(req.headers['content-type'])) {
-      const text = Buffer.concat(chunks).toString('utf8');
+      const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8');
       if (text.includes('\u0000')) return refuse('The request body must not contain NUL characters');
-      let count = 0;
-      for (const [name, value] of new URLSearchParams(text)) {
-        if (++count > FORM_PARAMETERS_MAX) return refuse('Too many parameters');
+      const pairs = formPairs(text, FORM_PARAMETERS_MAX);
+      if (pairs === null) return refuse('Too many parameters');
+      for (const [name, value] of pairs) {
         const seen = body[name];
         body[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
       }
