@@ -79,7 +79,7 @@ function formPart(text: string): string {
 }
 
 /** The name/value pairs of a form body, as URLSearchParams reads them; null past `max` pairs. */
-function formPairs(text: string, max: number): Array<[string, string]> | null {
+export function formPairs(text: string, max: number): Array<[string, string]> | null {
   const pairs: Array<[string, string]> = [];
   const body = text.startsWith('?') ? text.slice(1) : text; // as URLSearchParams reads a string
   if (body === '') return pairs;
