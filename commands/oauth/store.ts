@@ -40,7 +40,7 @@ CREATE INDEX IF NOT EXISTS oauth_tokens_grant ON oauth_tokens (grant_id) WHERE g
 CREATE INDEX IF NOT EXISTS oauth_tokens_family ON oauth_tokens (family_id) WHERE family_id IS NOT NULL;
 `;
 
-/** Live access tokens held in memory; the oldest is dropped first past the bound. */
+/** Live access tokens held in memory once presented; the oldest is dropped first past the bound. */
 const ACCESS_TOKENS_CACHED_MAX = 100_000;
 /** Token rows waiting for their INSERT; past it a token request fails (503 upstream) instead of queueing without end. */
 const TOKEN_WRITES_PENDING_MAX = 10_000;
@@ -175,9 +175,8 @@ export class OAuthStore {
         const rows = this.pendingRows.splice(0, waiters.rows);
         try {
           await this.insertTokens(rows);
-          for (const row of rows) {
-            if (row.kind === 'access') this.remember({ ...row, revoked_at_us: null, rotated: false });
-          }
+          // not cached here: a token enters the cache when it is first presented (many are issued
+          // and never used, and holding each one made the collector's work grow with the cache)
           for (const waiter of waiters.taken) waiter.resolve();
         } catch (error) {
           for (const waiter of waiters.taken) waiter.reject(error);
