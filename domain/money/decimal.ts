@@ -698,14 +698,6 @@ export function numberToDecimal(value: number): Decimal {
   return new Big(String(value));
 }
 
-/** An exact integer scaled down by `places` decimal places (1234, 3 -> 1.234), without division. */
-export function scaled(integer: number | Decimal, places: number): Decimal {
-  const value = new Big(integer);
-  if (value.c.length === 1 && value.c[0] === 0) return value;
-  value.e -= places;
-  return value;
-}
-
 /** The exponent shift of nano-contracts times cents: 10^-9 x 10^-2. */
 const CONTRACTS_TIMES_CENTS_PLACES = QUANTITY_DECIMAL_PLACES + 2;
 

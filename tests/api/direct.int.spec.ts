@@ -6,15 +6,14 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { createLane, laneServerOptions, type LaneHandler } from '../../api/direct.ts';
 import { errorHandler, HttpError } from '../../api/errors.ts';
-import { useWholeService, type Answer, type Member, type WholeService } from './v1/harness.ts';
+import { useWholeService, type Answer, type Member } from './v1/harness.ts';
 
 describe('direct lane for order entry', () => {
   describe('over the whole service', () => {
-    let svc: WholeService;
     let alice: Member;
     let marketId: string;
     useWholeService((fixture) => {
-      ({ svc, alice, marketId } = fixture);
+      ({ alice, marketId } = fixture);
     });
 
     // Express routes are not strict about a trailing slash: `/orders/` reaches the same route

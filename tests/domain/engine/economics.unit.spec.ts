@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import type { EngineInput } from '../../../domain/engine/inputs.ts';
 import type { BalanceView } from '../../../domain/views.ts';
 import { ledgerSum } from '../../../domain/engine/ledger.ts';
-import { account, deposit, order, place, tradingScenario, type Scenario } from './support.ts';
+import { account, deposit, order, place, tradingScenario } from './support.ts';
 
 type BalanceExpectation = Partial<Pick<BalanceView,
   'account_balance' | 'available_balance' | 'buy_order_liability' | 'sell_order_liability' | 'position_premium_liability'
