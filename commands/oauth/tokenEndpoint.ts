@@ -103,8 +103,8 @@ const TOKEN_CHECKS: readonly { name: string; check: Check }[] = [
   },
 ];
 
+/** The member a code or refresh token was granted by (the library runs no other grant). */
 interface UserRef {
-  /** null: an application (client_credentials). */
   account_id: string | null;
   grant_id: string | null;
   family_id: string | null;
@@ -120,9 +120,11 @@ interface LibClient {
 /** A Date for the library's expiry checks (it compares with the wall clock): the service clock's distance, on the wall clock. */
 const libDate = (deps: OAuthDeps, atUs: number): Date => new Date(Date.now() + (atUs - deps.clock.nowUs()) / 1000);
 
+/** The grants the library runs: client_credentials is issued by clientCredentials() below, never by it. */
+const LIBRARY_GRANTS = ['authorization_code', 'refresh_token'];
+
 function libClientOf(known: KnownClient): LibClient {
-  const grants = isConfidential(known.client.app_type) ? [...GRANT_TYPES] : ['authorization_code', 'refresh_token'];
-  return { id: known.client.client_id, grants, redirectUris: known.client.redirect_uris, known };
+  return { id: known.client.client_id, grants: LIBRARY_GRANTS, redirectUris: known.client.redirect_uris, known };
 }
 
 /** The model the library runs the grants on: codes and tokens in OAuthStore, grants in the event store. */
@@ -196,13 +198,8 @@ function modelOf(deps: OAuthDeps) {
       return rotated;
     },
 
-    async getUserFromClient(_client: LibClient): Promise<UserRef> {
-      return { account_id: null, grant_id: null, family_id: null };
-    },
-
-    async validateScope(user: UserRef, client: LibClient, scope: string[] | undefined) {
-      if (user.account_id !== null) return scope; // code and refresh: the scopes the member granted (the library keeps a refresh within them)
-      return appScopesOf(client.known, scope);
+    async validateScope(_user: UserRef, _client: LibClient, scope: string[] | undefined) {
+      return scope; // the scopes the member granted (the library keeps a refresh within them)
     },
 
     async generateAccessToken() {
