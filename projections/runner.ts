@@ -28,6 +28,7 @@ const RETRY_DELAY_MS_MIN = 100;
 const RETRY_DELAY_MS_MAX = 5000;
 
 type ChangeListener = (changes: ProjectionChange[]) => void;
+type ProgressListener = (positions: Map<string, bigint>) => void;
 
 /** waitFor gave up: names the projectors that had not reached the position. */
 export class ProjectionLagTimeout extends Error {
@@ -108,7 +109,7 @@ interface Waiter {
   resolve(): void;
 }
 
-interface ProjectorStatus {
+export interface ProjectorStatus {
   name: string;
   version: number;
   storedVersion: number | undefined;
@@ -123,6 +124,7 @@ const noopLogger = { info() {}, warn() {}, error() {} };
 export class ProjectionRunner {
   private readonly states = new Map<string, ProjectorState>();
   private readonly listeners = new Set<ChangeListener>();
+  private readonly progressListeners = new Set<ProgressListener>();
   private waiters: Waiter[] = [];
   private subscription: Subscription | undefined;
   private stopped = false;
@@ -147,22 +149,7 @@ export class ProjectionRunner {
       this.states.set(projector.name, { projector, position: -1n, rebuilding: false });
     }
     this.registry = options.registry ?? new Registry();
-    const states = this.states;
-    const store = options.store;
-    new Gauge({
-      name: 'projection_lag_events',
-      help: 'Events between the event store head and each projector checkpoint',
-      labelNames: ['projector'],
-      registers: [this.registry],
-      async collect() {
-        const head = await store.headPosition().catch(() => undefined);
-        if (head === undefined) return;
-        for (const state of states.values()) {
-          const lag = head - state.position;
-          this.set({ projector: state.projector.name }, Number(lag > 0n ? lag : 0n));
-        }
-      },
-    });
+    registerLagGauge(this.registry, options.store, () => this.positionsByName());
   }
 
   get projectorNames(): string[] {
@@ -352,6 +339,10 @@ export class ProjectionRunner {
   }
 
   private settleWaiters(): void {
+    if (this.progressListeners.size > 0) {
+      const positions = this.positionsByName();
+      for (const listener of this.progressListeners) listener(positions);
+    }
     if (this.waiters.length === 0) return;
     const reached = this.minimumPosition();
     const still: Waiter[] = [];
@@ -382,6 +373,21 @@ export class ProjectionRunner {
       }, timeoutMs);
       this.waiters.push(waiter);
     });
+  }
+
+  /**
+   * Called with every projector's position whenever the runner may have moved forward (after
+   * each run, start and rebuild): what a host in another thread needs to settle its own waiters.
+   */
+  onProgress(listener: ProgressListener): () => void {
+    this.progressListeners.add(listener);
+    return () => this.progressListeners.delete(listener);
+  }
+
+  private positionsByName(): Map<string, bigint> {
+    const positions = new Map<string, bigint>();
+    for (const [name, state] of this.states) positions.set(name, state.position);
+    return positions;
   }
 
   /** Position each projector has reached, in memory. */
@@ -420,6 +426,27 @@ export class ProjectionRunner {
     this.stopped = true;
     await this.subscription?.stop();
   }
+}
+
+/**
+ * The `projection_lag_events` gauge on `registry`: events between the store's head and each
+ * projector's position (read when the metrics are collected).
+ */
+export function registerLagGauge(registry: Registry, store: EventStore, positions: () => ReadonlyMap<string, bigint>): void {
+  new Gauge({
+    name: 'projection_lag_events',
+    help: 'Events between the event store head and each projector checkpoint',
+    labelNames: ['projector'],
+    registers: [registry],
+    async collect() {
+      const head = await store.headPosition().catch(() => undefined);
+      if (head === undefined) return;
+      for (const [projector, position] of positions()) {
+        const lag = head - position;
+        this.set({ projector }, Number(lag > 0n ? lag : 0n));
+      }
+    },
+  });
 }
 
 /** Checkpoint, head and lag of each projector, read from the database (no runner needed). */
