@@ -21,6 +21,7 @@ const WORKER_URL = new URL('./projectionWorker.js', import.meta.url);
 const WAIT_FOR_TIMEOUT_MS_DEFAULT = 5000;
 /** Connections of the worker's own pool: one per projector at most in a run, plus the idle checkpoint statement. */
 const WORKER_POOL_SIZE_DEFAULT = 10;
+const DISPATCH_INTERVAL_MS_DEFAULT = 20;
 const RESTART_DELAY_MS_MIN = 200;
 const RESTART_DELAY_MS_MAX = 10_000;
 /** How long stop() lets the worker close its connections before it is terminated. */
@@ -32,6 +33,7 @@ export interface WorkerData {
   connectionString: string;
   eventstoreUrl: string | undefined;
   poolSize: number;
+  dispatchIntervalMs: number;
 }
 
 interface ErrorText {
@@ -112,6 +114,7 @@ export class ProjectionWorkerHost implements Projections {
       connectionString: this.options.connectionString,
       eventstoreUrl: this.options.eventstoreUrl,
       poolSize: this.options.poolSize ?? WORKER_POOL_SIZE_DEFAULT,
+      dispatchIntervalMs: Number(process.env.PROJECTION_DISPATCH_INTERVAL_MS ?? DISPATCH_INTERVAL_MS_DEFAULT),
     };
     const worker = new Worker(WORKER_URL, { workerData: data });
     this.worker = worker;

@@ -42,7 +42,7 @@ const pool = createPool({
 const store = await createEventStore(
   data.eventstoreUrl ? { kind: 'esdb', url: data.eventstoreUrl } : { kind: 'postgres', pool, connectionString: data.connectionString },
 );
-const runner = new ProjectionRunner({ pool, store, projectors: allProjectors(), logger });
+const runner = new ProjectionRunner({ pool, store, projectors: allProjectors(), logger, dispatchIntervalMs: data.dispatchIntervalMs });
 runner.onChange((changes) => post({ type: 'changes', changes }));
 runner.onProgress((positions) => post({ type: 'progress', positions }));
 

@@ -61,6 +61,12 @@ interface ProjectionRunnerOptions {
    * that thread between two awaits.
    */
   transactionEventsMax?: number;
+  /**
+   * Shortest time from the start of one delivered batch to the next (default 0: at once). Events
+   * arriving meanwhile wait and go in the next batch: fewer, larger transactions when projecting
+   * is fast enough to keep up in many small ones, at the price of up to this much more lag.
+   */
+  dispatchIntervalMs?: number;
   /** Failed attempts at one batch after which a projector is set aside (default 6: about 3 s of backoff). */
   stallAfterAttempts?: number;
   /** How long a projector set aside waits before it is tried again (default 30 s). */
@@ -132,6 +138,7 @@ export class ProjectionRunner {
   private readonly logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   private readonly batchSizeMax: number;
   private readonly transactionEventsMax: number;
+  private readonly dispatchIntervalMs: number;
   private readonly stallAfterAttempts: number;
   private readonly stalledRetryMs: number;
   readonly registry: Registry;
@@ -140,6 +147,7 @@ export class ProjectionRunner {
     this.logger = options.logger ?? noopLogger;
     this.batchSizeMax = options.batchSizeMax ?? BATCH_EVENTS_MAX_DEFAULT;
     this.transactionEventsMax = Math.max(1, options.transactionEventsMax ?? TRANSACTION_EVENTS_MAX_DEFAULT);
+    this.dispatchIntervalMs = Math.max(0, options.dispatchIntervalMs ?? 0);
     this.stallAfterAttempts = Math.max(1, options.stallAfterAttempts ?? STALL_AFTER_ATTEMPTS_DEFAULT);
     this.stalledRetryMs = Math.max(0, options.stalledRetryMs ?? STALLED_RETRY_MS_DEFAULT);
     const names = new Set<string>();
@@ -195,7 +203,10 @@ export class ProjectionRunner {
 
   /** A delivered batch, in runs of bounded work (see `transactionEventsMax`), one after the other. */
   private async dispatch(events: RecordedEvent[]): Promise<void> {
+    const started = Date.now();
     for (const run of cutByWork(events, this.transactionEventsMax)) await this.dispatchRun(run);
+    const pauseMs = started + this.dispatchIntervalMs - Date.now();
+    if (pauseMs > 0 && !this.stopped) await new Promise((resolve) => setTimeout(resolve, pauseMs));
   }
 
   /** One run for every projector that has not passed it; settles waiters once all are through. */
