@@ -21,6 +21,12 @@ const WORKER_URL = new URL('./projectionWorker.js', import.meta.url);
 const WAIT_FOR_TIMEOUT_MS_DEFAULT = 5000;
 /** Connections of the worker's own pool: one per projector at most in a run, plus the idle checkpoint statement. */
 const WORKER_POOL_SIZE_DEFAULT = 10;
+/**
+ * Shortest time between two batches the worker applies (ProjectionRunner's dispatchIntervalMs):
+ * the worker keeps up in many small transactions otherwise, each paying its fixed statements.
+ * bench:api's single-order phase measures both sides of the trade: the service's CPU per order
+ * and the projection lag (docs/BENCHMARKS.md).
+ */
 const DISPATCH_INTERVAL_MS_DEFAULT = 20;
 const RESTART_DELAY_MS_MIN = 200;
 const RESTART_DELAY_MS_MAX = 10_000;
@@ -71,6 +77,7 @@ interface HostOptions {
   logger: Pick<Logger, LogLevel>;
   registry?: Registry;
   poolSize?: number;
+  dispatchIntervalMs?: number;
 }
 
 interface Waiter {
@@ -114,7 +121,7 @@ export class ProjectionWorkerHost implements Projections {
       connectionString: this.options.connectionString,
       eventstoreUrl: this.options.eventstoreUrl,
       poolSize: this.options.poolSize ?? WORKER_POOL_SIZE_DEFAULT,
-      dispatchIntervalMs: Number(process.env.PROJECTION_DISPATCH_INTERVAL_MS ?? DISPATCH_INTERVAL_MS_DEFAULT),
+      dispatchIntervalMs: this.options.dispatchIntervalMs ?? DISPATCH_INTERVAL_MS_DEFAULT,
     };
     const worker = new Worker(WORKER_URL, { workerData: data });
     this.worker = worker;

@@ -57,8 +57,8 @@ interface ProjectionRunnerOptions {
   /**
    * Work per projection transaction, in outcome events (an engine record counts the events it
    * holds): a delivered batch is applied in several transactions, cut at record boundaries, when
-   * it holds more. Projecting runs on the service's main thread, so this bounds how long it holds
-   * that thread between two awaits.
+   * it holds more. This bounds how long projecting holds the thread it runs on
+   * between two awaits.
    */
   transactionEventsMax?: number;
   /**
