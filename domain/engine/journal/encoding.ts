@@ -258,6 +258,15 @@ export function orderRequestValues(view: Record<string, unknown>): unknown[] {
 
 export { ORDER_REQUEST_KEYS };
 
+/** One order request against (and into) the record's delta context: its values, or its differences from the previous one. */
+export function encodeOrderRequest(order: OrderRequest, context: DeltaContext): unknown {
+  return encodeViewDelta(order, ORDER_REQUEST_KEYS, context, orderRequestValues);
+}
+
+export function decodeOrderRequest(stored: unknown, context: DeltaContext, kind: string, field: string): OrderRequest {
+  return decodeViewDelta(stored, ORDER_REQUEST_KEYS, context, kind, field) as OrderRequest;
+}
+
 /** Encodes a step's input against (and into) the record's delta context. */
 export function encodeInputDelta(input: EngineInput, context: DeltaContext): EngineInput {
   if (input.kind === 'PlaceOrder') return { ...input, order: encodeViewDelta(input.order, ORDER_REQUEST_KEYS, context, orderRequestValues) as OrderRequest };

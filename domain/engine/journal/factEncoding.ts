@@ -205,3 +205,208 @@ export function encodeFacts(facts: readonly EngineEvent[], context: FactContext)
 export function decodeFacts(stored: readonly StoredFact[], context: FactContext): EngineEvent[] {
   return stored.map((fact) => decodeFact(fact, context));
 }
+
+// Record version 5: the same key lists, with
+// - the type as a number (FACT_CODES): `[code, ...values]`, or a delta `[-code, index, value, ...]`
+//   against the previous fact of the type in the record (when fewer than half its values differ);
+// - a placement fact (OrderAccepted, OrderRejected) of an order the step's input places written
+//   as the differences from that order's request: `[PLACED + code, leg, index, value, ...]`, `leg`
+//   the request's index in the input (0 for PlaceOrder). Where the request says nothing (status,
+//   delay, reason, expiry, pre-start flag), the base is the previous fact of the type in the
+//   record, or PLACEMENT_DEFAULTS. The order's input is thereby not written twice.
+// A fact whose keys are not exactly its type's list is still stored as the object itself.
+
+/** Each fact type's number in version 5 records. Part of the format: append only, never renumber. */
+export const FACT_CODES: Readonly<Record<EngineEventType, number>> = {
+  AccountOpened: 1, AccountUpdated: 2, LoyaltyTierChanged: 3, SportEventScheduled: 4, SportEventStarted: 5, SportEventUpdated: 6,
+  MarketListed: 7, MarketUpdated: 8, MarketArchived: 9, MarketStatusChanged: 10, SettlementFeeSet: 11, MarketSettled: 12,
+  OrderAccepted: 13, OrderRejected: 14, OrderReleased: 15, OrderCancelled: 16, Traded: 17, LotClosed: 18, LotSettled: 19,
+  LotResettled: 20, FillVoided: 21, FillAmended: 22, Transferred: 23, SettlementFeeBooked: 24, PointsCredited: 25,
+  ReferralRecorded: 26, ReferralCredited: 27, ReferralPointsSet: 28, FundsReserved: 29,
+};
+/** Added to a placement fact's code when it is written against its order's request. */
+export const PLACED = 100;
+
+const TYPE_OF_CODE: readonly (EngineEventType | undefined)[] = (() => {
+  const types: (EngineEventType | undefined)[] = [];
+  for (const [type, code] of Object.entries(FACT_CODES)) types[code] = type as EngineEventType;
+  return types;
+})();
+const KEYS_OF_CODE: readonly (readonly string[] | undefined)[] = TYPE_OF_CODE.map((type) => (type ? FACT_KEYS[type] : undefined));
+
+/** An order request's part of a placement fact: where each key's base value comes from. */
+type Source = { from: 'request'; key: string } | { from: 'account' } | { from: 'previous'; fallback: unknown };
+/** What a placement fact is taken to say, where neither its request nor an earlier fact says otherwise. */
+export const PLACEMENT_DEFAULTS: Readonly<Record<string, unknown>> = {
+  status: 'open', delayed_until: null, reason: 'insufficient_funds', expires_at: null, placed_pre_start: false,
+};
+const REQUEST_KEYS = new Set([
+  'order_id', 'market_id', 'action', 'order_type', 'price', 'quantity', 'expiration', 'expiration_time', 'client_order_id', 'device_id',
+  'ip_address', 'cancel_on_disconnect',
+]);
+function sourcesOf(type: 'OrderAccepted' | 'OrderRejected'): Source[] {
+  return FACT_KEYS[type].map((key): Source => {
+    if (key === 'account_id') return { from: 'account' };
+    if (REQUEST_KEYS.has(key)) return { from: 'request', key };
+    if (!Object.prototype.hasOwnProperty.call(PLACEMENT_DEFAULTS, key)) throw new Error(`placement fact key ${key} has no base`);
+    return { from: 'previous', fallback: PLACEMENT_DEFAULTS[key] };
+  });
+}
+const PLACEMENT_SOURCES: Readonly<Record<number, Source[]>> = {
+  [FACT_CODES.OrderAccepted]: sourcesOf('OrderAccepted'),
+  [FACT_CODES.OrderRejected]: sourcesOf('OrderRejected'),
+};
+
+/** The order requests an input places, in its order (none for other inputs). */
+export interface PlacingInput {
+  account_id: string;
+  requests: readonly Record<string, unknown>[];
+}
+
+/**
+ * The base values of a placement fact (`[code, ...values]`): its request's terms, the step's
+ * account, and for the rest the previous fact of its type (`previous`, values at 1..n) or the defaults.
+ */
+function placementBase(code: number, request: Record<string, unknown>, accountId: string, previous: ArrayLike<unknown> | undefined): unknown[] {
+  const sources = PLACEMENT_SOURCES[code]!;
+  const base = new Array<unknown>(sources.length + 1);
+  base[0] = code;
+  for (let i = 0; i < sources.length; i++) {
+    const source = sources[i]!;
+    base[i + 1] = source.from === 'request' ? request[source.key] : source.from === 'account' ? accountId : previous ? previous[i + 1] : source.fallback;
+  }
+  return base;
+}
+
+/** The previous fact of each type code while a version 5 record is encoded (stored values) or decoded (values `[code, ...]`). */
+export type FactContextV5 = (unknown[] | undefined)[];
+
+export function newFactContextV5(): FactContextV5 {
+  return [];
+}
+
+/** Where in `placing` the request of `orderId` is, looked for from `from` on (placement facts follow the input's order). */
+function legOf(placing: PlacingInput, orderId: unknown, from: number): number {
+  const { requests } = placing;
+  for (let i = from; i < requests.length; i++) if (requests[i]!.order_id === orderId) return i;
+  for (let i = 0; i < from && i < requests.length; i++) if (requests[i]!.order_id === orderId) return i;
+  return -1;
+}
+
+/** Pairs `[index, value, ...]` (indexes into the key list) of `stored` differing from `base`, after `head` leading entries. */
+function deltaOf(stored: unknown[], base: ArrayLike<unknown>, head: unknown[]): unknown[] {
+  let changed = 0;
+  for (let i = 1; i < stored.length; i++) if (differs(stored[i], base[i])) changed++;
+  const out = new Array<unknown>(head.length + changed * 2);
+  let at = 0;
+  for (; at < head.length; at++) out[at] = head[at];
+  for (let i = 1; i < stored.length; i++) {
+    const value = stored[i];
+    if (differs(value, base[i])) {
+      out[at++] = i - 1;
+      out[at++] = value;
+    }
+  }
+  return out;
+}
+
+function changedCount(stored: unknown[], base: ArrayLike<unknown>): number {
+  let changed = 0;
+  for (let i = 1; i < stored.length; i++) if (differs(stored[i], base[i])) changed++;
+  return changed;
+}
+
+/** Encodes one step's facts into a version 5 record; `cursor` follows the placing input's requests. */
+export function encodeFactsV5(facts: readonly EngineEvent[], placing: PlacingInput | null, context: FactContextV5): StoredFact[] {
+  const out = new Array<StoredFact>(facts.length);
+  let cursor = 0;
+  for (let f = 0; f < facts.length; f++) {
+    const fact = facts[f]!;
+    const record = fact as unknown as Record<string, unknown>;
+    const code = FACT_CODES[fact.type];
+    const keys = FACT_KEYS[fact.type];
+    if (code === undefined || !keys || !hasExactKeys(record, keys)) {
+      out[f] = record;
+      continue;
+    }
+    let stored: unknown[];
+    const read = STORED_VALUES[fact.type];
+    if (read) {
+      stored = read(fact);
+    } else {
+      stored = new Array<unknown>(keys.length + 1);
+      for (let i = 0; i < keys.length; i++) stored[i + 1] = record[keys[i]!];
+    }
+    stored[0] = code;
+    const previous = context[code];
+    context[code] = stored;
+    if (placing !== null && PLACEMENT_SOURCES[code] !== undefined) {
+      const leg = legOf(placing, record.order_id, cursor);
+      if (leg >= 0) {
+        cursor = leg + 1;
+        const base = placementBase(code, placing.requests[leg]!, placing.account_id, previous);
+        if (changedCount(stored, base) * 2 < keys.length) {
+          out[f] = deltaOf(stored, base, [PLACED + code, leg]);
+          continue;
+        }
+      }
+    }
+    if (previous && changedCount(stored, previous) * 2 < keys.length) {
+      out[f] = deltaOf(stored, previous, [-code]);
+      continue;
+    }
+    out[f] = stored;
+  }
+  return out;
+}
+
+function applyPairs(values: unknown[], stored: readonly unknown[], from: number, keys: readonly string[], type: string): void {
+  for (let i = from; i + 1 < stored.length; i += 2) {
+    const index = stored[i];
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= keys.length) {
+      throw new Error(`engine journal: ${type} delta index ${String(index)} is out of range`);
+    }
+    values[index + 1] = stored[i + 1];
+  }
+}
+
+/** Decodes one step's facts of a version 5 record; steps must be decoded in order with one context. */
+export function decodeFactsV5(stored: readonly StoredFact[], placing: PlacingInput | null, context: FactContextV5): EngineEvent[] {
+  const out = new Array<EngineEvent>(stored.length);
+  for (let f = 0; f < stored.length; f++) {
+    const item = stored[f]!;
+    if (!Array.isArray(item)) {
+      out[f] = item as unknown as EngineEvent;
+      continue;
+    }
+    const head = item[0];
+    if (typeof head !== 'number' || !Number.isInteger(head)) throw new Error(`engine journal: a fact of type code ${String(head)}`);
+    const code = head >= PLACED ? head - PLACED : Math.abs(head);
+    const type = TYPE_OF_CODE[code];
+    const keys = KEYS_OF_CODE[code];
+    if (!type || !keys) throw new Error(`engine journal: fact type code ${head} is not known to this build`);
+    let values: unknown[];
+    if (head >= PLACED) {
+      if (!PLACEMENT_SOURCES[code]) throw new Error(`engine journal: a ${type} fact cannot be written against an order request`);
+      const request = placing?.requests[item[1] as number];
+      if (!placing || !request) throw new Error(`engine journal: a ${type} fact names order request ${String(item[1])}, which the step's input does not hold`);
+      values = placementBase(code, request, placing.account_id, context[code]);
+      applyPairs(values, item, 2, keys, type);
+    } else if (head < 0) {
+      const previous = context[code];
+      if (!previous) throw new Error(`engine journal: a ${type} delta with no earlier ${type} fact in the record`);
+      values = previous.slice();
+      applyPairs(values, item, 1, keys, type);
+    } else {
+      if (item.length !== keys.length + 1) {
+        throw new Error(`engine journal: a ${type} fact holds ${item.length - 1} values where ${keys.length} were expected`);
+      }
+      values = item;
+    }
+    context[code] = values;
+    const fact: Record<string, unknown> = { type };
+    for (let i = 0; i < keys.length; i++) fact[keys[i]!] = values[i + 1];
+    out[f] = fact as unknown as EngineEvent;
+  }
+  return out;
+}
