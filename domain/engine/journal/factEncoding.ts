@@ -293,27 +293,57 @@ function legOf(placing: PlacingInput, orderId: unknown, from: number): number {
   return -1;
 }
 
-/** Pairs `[index, value, ...]` (indexes into the key list) of `stored` differing from `base`, after `head` leading entries. */
-function deltaOf(stored: unknown[], base: ArrayLike<unknown>, head: unknown[]): unknown[] {
+/** What the encoder needs of each fact type, found with one lookup. */
+interface TypeSpec {
+  code: number;
+  keys: readonly string[];
+  read: ValuesReader | undefined;
+  placement: Source[] | undefined;
+}
+const SPECS: Readonly<Record<string, TypeSpec>> = Object.fromEntries(
+  (Object.keys(FACT_CODES) as EngineEventType[]).map((type) => [type, {
+    code: FACT_CODES[type], keys: FACT_KEYS[type], read: STORED_VALUES[type], placement: PLACEMENT_SOURCES[FACT_CODES[type]],
+  }]),
+);
+
+/** Indexes (into the values, from 1) that differ from the base: scratch space of the encoder, reused (encoding is synchronous). */
+let changedAt = new Int32Array(64);
+
+/** Counts the values of `stored` (from 1) that differ from `base`, noting them in `changedAt`. */
+function noteChanges(stored: unknown[], base: ArrayLike<unknown>): number {
+  if (changedAt.length < stored.length) changedAt = new Int32Array(stored.length * 2);
   let changed = 0;
-  for (let i = 1; i < stored.length; i++) if (differs(stored[i], base[i])) changed++;
-  const out = new Array<unknown>(head.length + changed * 2);
-  let at = 0;
-  for (; at < head.length; at++) out[at] = head[at];
-  for (let i = 1; i < stored.length; i++) {
-    const value = stored[i];
-    if (differs(value, base[i])) {
-      out[at++] = i - 1;
-      out[at++] = value;
-    }
-  }
-  return out;
+  for (let i = 1; i < stored.length; i++) if (differs(stored[i], base[i])) changedAt[changed++] = i;
+  return changed;
 }
 
-function changedCount(stored: unknown[], base: ArrayLike<unknown>): number {
+/** A placement fact's base value at `i` (from 1). */
+function placementValueAt(sources: Source[], i: number, request: Record<string, unknown>, accountId: string, previous: unknown[] | undefined): unknown {
+  const source = sources[i - 1]!;
+  return source.from === 'request' ? request[source.key] : source.from === 'account' ? accountId : previous ? previous[i] : source.fallback;
+}
+
+/** Like noteChanges, against the base of a placement fact (built value by value, not as an array). */
+function notePlacementChanges(stored: unknown[], sources: Source[], request: Record<string, unknown>, accountId: string, previous: unknown[] | undefined): number {
+  if (changedAt.length < stored.length) changedAt = new Int32Array(stored.length * 2);
   let changed = 0;
-  for (let i = 1; i < stored.length; i++) if (differs(stored[i], base[i])) changed++;
+  for (let i = 1; i < stored.length; i++) if (differs(stored[i], placementValueAt(sources, i, request, accountId, previous))) changedAt[changed++] = i;
   return changed;
+}
+
+/** `[first, (second,) index, value, ...]` of the `changed` values noted in `changedAt`. */
+function pairsOf(stored: unknown[], changed: number, first: number, second: number | undefined): unknown[] {
+  const head = second === undefined ? 1 : 2;
+  const out = new Array<unknown>(head + changed * 2);
+  out[0] = first;
+  if (second !== undefined) out[1] = second;
+  let at = head;
+  for (let c = 0; c < changed; c++) {
+    const i = changedAt[c]!;
+    out[at++] = i - 1;
+    out[at++] = stored[i];
+  }
+  return out;
 }
 
 /** Encodes one step's facts into a version 5 record; `cursor` follows the placing input's requests. */
@@ -323,16 +353,15 @@ export function encodeFactsV5(facts: readonly EngineEvent[], placing: PlacingInp
   for (let f = 0; f < facts.length; f++) {
     const fact = facts[f]!;
     const record = fact as unknown as Record<string, unknown>;
-    const code = FACT_CODES[fact.type];
-    const keys = FACT_KEYS[fact.type];
-    if (code === undefined || !keys || !hasExactKeys(record, keys)) {
+    const spec = SPECS[fact.type];
+    if (spec === undefined || !hasExactKeys(record, spec.keys)) {
       out[f] = record;
       continue;
     }
+    const { code, keys } = spec;
     let stored: unknown[];
-    const read = STORED_VALUES[fact.type];
-    if (read) {
-      stored = read(fact);
+    if (spec.read !== undefined) {
+      stored = spec.read(fact);
     } else {
       stored = new Array<unknown>(keys.length + 1);
       for (let i = 0; i < keys.length; i++) stored[i + 1] = record[keys[i]!];
@@ -340,20 +369,23 @@ export function encodeFactsV5(facts: readonly EngineEvent[], placing: PlacingInp
     stored[0] = code;
     const previous = context[code];
     context[code] = stored;
-    if (placing !== null && PLACEMENT_SOURCES[code] !== undefined) {
+    if (placing !== null && spec.placement !== undefined) {
       const leg = legOf(placing, record.order_id, cursor);
       if (leg >= 0) {
         cursor = leg + 1;
-        const base = placementBase(code, placing.requests[leg]!, placing.account_id, previous);
-        if (changedCount(stored, base) * 2 < keys.length) {
-          out[f] = deltaOf(stored, base, [PLACED + code, leg]);
+        const changed = notePlacementChanges(stored, spec.placement, placing.requests[leg]!, placing.account_id, previous);
+        if (changed * 2 < keys.length) {
+          out[f] = pairsOf(stored, changed, PLACED + code, leg);
           continue;
         }
       }
     }
-    if (previous && changedCount(stored, previous) * 2 < keys.length) {
-      out[f] = deltaOf(stored, previous, [-code]);
-      continue;
+    if (previous !== undefined) {
+      const changed = noteChanges(stored, previous);
+      if (changed * 2 < keys.length) {
+        out[f] = pairsOf(stored, changed, -code, undefined);
+        continue;
+      }
     }
     out[f] = stored;
   }

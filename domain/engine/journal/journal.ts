@@ -22,14 +22,14 @@
 import type { EngineEvent } from '../events.ts';
 import type { EngineInput } from '../inputs.ts';
 import {
-  decodeEvents, decodeEventsDelta, decodeInputDelta, decodeOrderRequest, encodeEvents, encodeOrderRequest, encodeInputDelta, JOURNAL_VERSION, newDeltaContext,
+  decodeEvents, decodeEventsDelta, decodeInputDelta, decodeOrderRequest, encodeEvents, encodeOrderRequestV5, encodeInputDelta, JOURNAL_VERSION, newDeltaContext,
   type DeltaContext, type EncodedEngineEvent,
 } from './encoding.ts';
 import {
   decodeFacts, decodeFactsV5, encodeFacts, encodeFactsV5, newFactContext, newFactContextV5, type FactContext, type FactContextV5,
   type PlacingInput, type StoredFact,
 } from './factEncoding.ts';
-import type { OrderLimits } from '../inputs.ts';
+import type { OrderLimits, OrderRequest } from '../inputs.ts';
 import type { LegacyEngineEvent } from './legacy.ts';
 import { upcastStep } from './upcast.ts';
 
@@ -138,14 +138,17 @@ export function isEngineRecord(record: JournalRecord): record is JournalRecord<E
 
 /** The earlier steps, order requests and facts of the record being written or read: one per record. */
 export interface RecordContext {
+  /** The order requests read so far (decoding). */
   inputs: DeltaContext;
+  /** The last order request written (encoding). */
+  request: OrderRequest | undefined;
   facts: FactContextV5;
   seq: number;
   nowUs: number;
 }
 
 export function newRecordContext(): RecordContext {
-  return { inputs: newDeltaContext(), facts: newFactContextV5(), seq: 0, nowUs: 0 };
+  return { inputs: newDeltaContext(), request: undefined, facts: newFactContextV5(), seq: 0, nowUs: 0 };
 }
 
 /** The order requests an input places (their facts are written against them), or null. */
@@ -174,16 +177,19 @@ const PLACE_ORDERS_KEYS = ['kind', 'account_id', 'orders', 'limits'];
 const LIMITS_KEYS = ['live_orders_max', 'risk_min_cents'];
 
 /** A version 5 step's input: an order input with the usual keys as an array, any other as itself (order requests delta-encoded). */
-function encodeInputV5(input: EngineInput, context: DeltaContext): unknown {
+function encodeInputV5(input: EngineInput, context: RecordContext): unknown {
   if (input.kind === 'PlaceOrder' || input.kind === 'PlaceOrders') {
     const many = input.kind === 'PlaceOrders';
     const limits = input.limits;
     if (hasKeys(input, many ? PLACE_ORDERS_KEYS : PLACE_ORDER_KEYS, true) && (limits === undefined || hasKeys(limits, LIMITS_KEYS)) && (!many || Array.isArray(input.orders))) {
-      const orders = many ? input.orders.map((order) => encodeOrderRequest(order, context)) : encodeOrderRequest(input.order, context);
+      const orders = many ? input.orders.map((order) => encodeOrderRequestV5(order, context)) : encodeOrderRequestV5(input.order, context);
       return limits === undefined ? [input.kind, input.account_id, orders] : [input.kind, input.account_id, orders, [limits.live_orders_max, limits.risk_min_cents]];
     }
   }
-  return encodeInputDelta(input, context);
+  // any other input: order requests in it (keys off the usual) against the record's as in version 4
+  if (input.kind === 'PlaceOrder') return { ...input, order: encodeOrderRequestV5(input.order, context) };
+  if (input.kind === 'PlaceOrders' && Array.isArray(input.orders)) return { ...input, orders: input.orders.map((order) => encodeOrderRequestV5(order, context)) };
+  return input;
 }
 
 function decodeInputV5(stored: unknown, context: DeltaContext): EngineInput {
@@ -202,7 +208,7 @@ function decodeInputV5(stored: unknown, context: DeltaContext): EngineInput {
 
 /** One step of a batch record as the engine writes it; `context` is the record's (one per record). */
 export function encodeStep(seq: number, nowUs: number, input: EngineInput, events: readonly EngineEvent[], context: RecordContext): EncodedStep {
-  const step: EncodedStep = [seq - context.seq, nowUs - context.nowUs, encodeInputV5(input, context.inputs), encodeFactsV5(events, placingOf(input), context.facts)];
+  const step: EncodedStep = [seq - context.seq, nowUs - context.nowUs, encodeInputV5(input, context), encodeFactsV5(events, placingOf(input), context.facts)];
   context.seq = seq;
   context.nowUs = nowUs;
   return step;
