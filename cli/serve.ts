@@ -27,13 +27,12 @@ import { EmbeddedPostgresServer, EmbeddedStartRefused, embeddedConnectionString,
 import { migrate } from '../eventstore/postgres/migrate.ts';
 import { createPool } from '../eventstore/postgres/pool.ts';
 import { startLeaderboardScheduler } from '../projections/member/leaderboard/scheduler.ts';
-import { allProjectors } from '../projections/registry.ts';
-import { ProjectionRunner } from '../projections/runner.ts';
 import { startRealtime, type Realtime } from '../realtime/index.ts';
 import { freePortOn } from './ports.ts';
 import { cancelOnDisconnectOf, identityResolverOf } from './realtimeWiring.ts';
 import { metadataRouter } from '../oauth/metadata.ts';
 import { readYourWrites, withCredentials } from './credentials.ts';
+import { ProjectionWorkerHost, type Projections } from './projectionHost.ts';
 import { oauthHttpOf, oauthParts } from './oauthWiring.ts';
 import { terminalProgress } from './progress.ts';
 import { createLogger } from './logger.ts';
@@ -116,7 +115,8 @@ export async function openEventStore(config: Config, database: Database): Promis
 
 export interface RunningService {
   ctx: AppContext;
-  runner: ProjectionRunner;
+  /** The read models' projection runner (in its worker thread). */
+  runner: Projections;
   registry: Registry;
   server: http.Server;
   baseUrl: string;
@@ -181,7 +181,9 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const writes = createWriteTracker();
     const settings = await loadSettingsStore({ store, logger });
 
-    const runner = new ProjectionRunner({ pool: database.pool, store, projectors: allProjectors(), logger, registry });
+    const runner = new ProjectionWorkerHost({
+      connectionString: database.connectionString, eventstoreUrl: config.eventstoreUrl, store, logger, registry,
+    });
     await runner.start();
     cleanups.push(() => runner.stop());
 

@@ -28,6 +28,7 @@ const RETRY_DELAY_MS_MIN = 100;
 const RETRY_DELAY_MS_MAX = 5000;
 
 type ChangeListener = (changes: ProjectionChange[]) => void;
+type ProgressListener = (positions: Map<string, bigint>) => void;
 
 /** waitFor gave up: names the projectors that had not reached the position. */
 export class ProjectionLagTimeout extends Error {
@@ -56,10 +57,16 @@ interface ProjectionRunnerOptions {
   /**
    * Work per projection transaction, in outcome events (an engine record counts the events it
    * holds): a delivered batch is applied in several transactions, cut at record boundaries, when
-   * it holds more. Projecting runs on the service's main thread, so this bounds how long it holds
-   * that thread between two awaits.
+   * it holds more. This bounds how long projecting holds the thread it runs on
+   * between two awaits.
    */
   transactionEventsMax?: number;
+  /**
+   * Shortest time from the start of one delivered batch to the next (default 0: at once). Events
+   * arriving meanwhile wait and go in the next batch: fewer, larger transactions when projecting
+   * is fast enough to keep up in many small ones, at the price of up to this much more lag.
+   */
+  dispatchIntervalMs?: number;
   /** Failed attempts at one batch after which a projector is set aside (default 6: about 3 s of backoff). */
   stallAfterAttempts?: number;
   /** How long a projector set aside waits before it is tried again (default 30 s). */
@@ -108,7 +115,7 @@ interface Waiter {
   resolve(): void;
 }
 
-interface ProjectorStatus {
+export interface ProjectorStatus {
   name: string;
   version: number;
   storedVersion: number | undefined;
@@ -123,6 +130,7 @@ const noopLogger = { info() {}, warn() {}, error() {} };
 export class ProjectionRunner {
   private readonly states = new Map<string, ProjectorState>();
   private readonly listeners = new Set<ChangeListener>();
+  private readonly progressListeners = new Set<ProgressListener>();
   private waiters: Waiter[] = [];
   private subscription: Subscription | undefined;
   private stopped = false;
@@ -130,6 +138,7 @@ export class ProjectionRunner {
   private readonly logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   private readonly batchSizeMax: number;
   private readonly transactionEventsMax: number;
+  private readonly dispatchIntervalMs: number;
   private readonly stallAfterAttempts: number;
   private readonly stalledRetryMs: number;
   readonly registry: Registry;
@@ -138,6 +147,7 @@ export class ProjectionRunner {
     this.logger = options.logger ?? noopLogger;
     this.batchSizeMax = options.batchSizeMax ?? BATCH_EVENTS_MAX_DEFAULT;
     this.transactionEventsMax = Math.max(1, options.transactionEventsMax ?? TRANSACTION_EVENTS_MAX_DEFAULT);
+    this.dispatchIntervalMs = Math.max(0, options.dispatchIntervalMs ?? 0);
     this.stallAfterAttempts = Math.max(1, options.stallAfterAttempts ?? STALL_AFTER_ATTEMPTS_DEFAULT);
     this.stalledRetryMs = Math.max(0, options.stalledRetryMs ?? STALLED_RETRY_MS_DEFAULT);
     const names = new Set<string>();
@@ -147,22 +157,7 @@ export class ProjectionRunner {
       this.states.set(projector.name, { projector, position: -1n, rebuilding: false });
     }
     this.registry = options.registry ?? new Registry();
-    const states = this.states;
-    const store = options.store;
-    new Gauge({
-      name: 'projection_lag_events',
-      help: 'Events between the event store head and each projector checkpoint',
-      labelNames: ['projector'],
-      registers: [this.registry],
-      async collect() {
-        const head = await store.headPosition().catch(() => undefined);
-        if (head === undefined) return;
-        for (const state of states.values()) {
-          const lag = head - state.position;
-          this.set({ projector: state.projector.name }, Number(lag > 0n ? lag : 0n));
-        }
-      },
-    });
+    registerLagGauge(this.registry, options.store, () => this.positionsByName());
   }
 
   get projectorNames(): string[] {
@@ -208,7 +203,10 @@ export class ProjectionRunner {
 
   /** A delivered batch, in runs of bounded work (see `transactionEventsMax`), one after the other. */
   private async dispatch(events: RecordedEvent[]): Promise<void> {
+    const started = Date.now();
     for (const run of cutByWork(events, this.transactionEventsMax)) await this.dispatchRun(run);
+    const pauseMs = started + this.dispatchIntervalMs - Date.now();
+    if (pauseMs > 0 && !this.stopped) await new Promise((resolve) => setTimeout(resolve, pauseMs));
   }
 
   /** One run for every projector that has not passed it; settles waiters once all are through. */
@@ -352,6 +350,10 @@ export class ProjectionRunner {
   }
 
   private settleWaiters(): void {
+    if (this.progressListeners.size > 0) {
+      const positions = this.positionsByName();
+      for (const listener of this.progressListeners) listener(positions);
+    }
     if (this.waiters.length === 0) return;
     const reached = this.minimumPosition();
     const still: Waiter[] = [];
@@ -382,6 +384,21 @@ export class ProjectionRunner {
       }, timeoutMs);
       this.waiters.push(waiter);
     });
+  }
+
+  /**
+   * Called with every projector's position whenever the runner may have moved forward (after
+   * each run, start and rebuild): what a host in another thread needs to settle its own waiters.
+   */
+  onProgress(listener: ProgressListener): () => void {
+    this.progressListeners.add(listener);
+    return () => this.progressListeners.delete(listener);
+  }
+
+  private positionsByName(): Map<string, bigint> {
+    const positions = new Map<string, bigint>();
+    for (const [name, state] of this.states) positions.set(name, state.position);
+    return positions;
   }
 
   /** Position each projector has reached, in memory. */
@@ -420,6 +437,27 @@ export class ProjectionRunner {
     this.stopped = true;
     await this.subscription?.stop();
   }
+}
+
+/**
+ * The `projection_lag_events` gauge on `registry`: events between the store's head and each
+ * projector's position (read when the metrics are collected).
+ */
+export function registerLagGauge(registry: Registry, store: EventStore, positions: () => ReadonlyMap<string, bigint>): void {
+  new Gauge({
+    name: 'projection_lag_events',
+    help: 'Events between the event store head and each projector checkpoint',
+    labelNames: ['projector'],
+    registers: [registry],
+    async collect() {
+      const head = await store.headPosition().catch(() => undefined);
+      if (head === undefined) return;
+      for (const [projector, position] of positions()) {
+        const lag = head - position;
+        this.set({ projector }, Number(lag > 0n ? lag : 0n));
+      }
+    },
+  });
 }
 
 /** Checkpoint, head and lag of each projector, read from the database (no runner needed). */

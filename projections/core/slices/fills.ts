@@ -56,7 +56,7 @@ export const fillsSlice: Slice = {
       const inserted = await batch.tx.query<{ trade_id: string; market_id: string; quantity: string; executed_at: string }>(`
         INSERT INTO core_market_trades (trade_id, market_id, price, quantity, taker_action, executed_at, ins_pos, ins_idx)
         SELECT trade_id, market_id, price, quantity, taker_action, executed_at, ins_pos, ins_idx
-        FROM jsonb_to_recordset($1::jsonb) AS x(trade_id text, market_id text, price numeric, quantity numeric, taker_action text, executed_at bigint, ins_pos bigint, ins_idx integer)
+        FROM json_to_recordset($1::json) AS x(trade_id text, market_id text, price numeric, quantity numeric, taker_action text, executed_at bigint, ins_pos bigint, ins_idx integer)
         ON CONFLICT (trade_id) DO NOTHING
         RETURNING trade_id, market_id, quantity::text, executed_at::text`, [JSON.stringify(tape)]);
       await addToTotals(batch, inserted.rows.map((row) => ({ market_id: row.market_id, volume: decimalOf(row.quantity), trades: 1, last_trade_at: Number(row.executed_at) })));
@@ -102,7 +102,7 @@ async function addToTotals(batch: Batch, additions: Array<{ market_id: string; v
   if (byMarket.size === 0) return;
   await batch.tx.query(`
     INSERT INTO core_market_totals (market_id, total_volume, trade_count, last_trade_at)
-    SELECT market_id, volume, trades, last_trade_at FROM jsonb_to_recordset($1::jsonb) AS x(market_id text, volume numeric, trades bigint, last_trade_at bigint)
+    SELECT market_id, volume, trades, last_trade_at FROM json_to_recordset($1::json) AS x(market_id text, volume numeric, trades bigint, last_trade_at bigint)
     ON CONFLICT (market_id) DO UPDATE SET
       total_volume = core_market_totals.total_volume + excluded.total_volume,
       trade_count = core_market_totals.trade_count + excluded.trade_count,

@@ -106,7 +106,7 @@ export const ordersSlice: Slice = {
       const levels = await batch.tx.query<LevelRow>(prepared(`
         INSERT INTO core_book_levels (market_id, side, price, quantity, orders)
         SELECT market_id, side, price, quantity, orders
-        FROM jsonb_to_recordset($1::jsonb) AS x(market_id text, side text, price numeric, quantity numeric, orders integer)
+        FROM json_to_recordset($1::json) AS x(market_id text, side text, price numeric, quantity numeric, orders integer)
         ON CONFLICT (market_id, side, price) DO UPDATE
         SET quantity = core_book_levels.quantity + excluded.quantity, orders = core_book_levels.orders + excluded.orders
         RETURNING market_id, side, price::text AS price, trim_scale(quantity)::text AS quantity, (quantity <= 0 OR orders <= 0) AS emptied`,

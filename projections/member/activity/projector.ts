@@ -66,14 +66,14 @@ async function upsertCatalogue(tx: pg.PoolClient, batch: Batch) {
   await run(tx, batch.events.size, `
     INSERT INTO member_sport_events (event_id, sport, sport_key, competition, start_us, seq, doc)
     SELECT x.doc->>'event_id', x.doc->>'sport', x.doc->>'sport_key', x.doc->>'competition', (x.doc->>'start')::bigint, x.seq, x.doc
-    FROM jsonb_to_recordset($1::jsonb) AS x(seq bigint, doc jsonb)
+    FROM json_to_recordset($1::json) AS x(seq bigint, doc json)
     ON CONFLICT (event_id) DO UPDATE SET sport = EXCLUDED.sport, sport_key = EXCLUDED.sport_key, competition = EXCLUDED.competition,
       start_us = EXCLUDED.start_us, seq = EXCLUDED.seq, doc = EXCLUDED.doc
     WHERE member_sport_events.seq <= EXCLUDED.seq`, JSON.stringify([...batch.events.rows.values()].map(({ seq, view }) => ({ seq, doc: { ...view, sport_key: sportKey(view.sport) } }))));
   await run(tx, batch.markets.size, `
     INSERT INTO member_markets (market_id, event_id, status, result, max_price, settled_at, seq, doc)
     SELECT x.doc->>'market_id', x.doc->>'event_id', x.doc->>'status', x.doc->>'result', (x.doc->>'max_price')::numeric, (x.doc->>'settled_at')::bigint, x.seq, x.doc
-    FROM jsonb_to_recordset($1::jsonb) AS x(seq bigint, doc jsonb)
+    FROM json_to_recordset($1::json) AS x(seq bigint, doc json)
     ON CONFLICT (market_id) DO UPDATE SET event_id = EXCLUDED.event_id, status = EXCLUDED.status, result = EXCLUDED.result,
       max_price = EXCLUDED.max_price, settled_at = EXCLUDED.settled_at, seq = EXCLUDED.seq, doc = EXCLUDED.doc
     WHERE member_markets.seq <= EXCLUDED.seq`, batch.markets.json());
@@ -83,32 +83,32 @@ async function upsertActivity(tx: pg.PoolClient, batch: Batch) {
   await run(tx, batch.orders.size, `
     INSERT INTO member_orders (order_id, account_id, market_id, seq, doc)
     SELECT x.doc->>'id', x.doc->>'account_id', x.doc->>'market_id', x.seq, x.doc
-    FROM jsonb_to_recordset($1::jsonb) AS x(seq bigint, doc jsonb)
+    FROM json_to_recordset($1::json) AS x(seq bigint, doc json)
     ON CONFLICT (order_id) DO UPDATE SET seq = EXCLUDED.seq, doc = EXCLUDED.doc
     WHERE member_orders.seq <= EXCLUDED.seq`, batch.orders.json());
   await run(tx, batch.fills.size, `
     INSERT INTO member_fills (trade_id, order_id, account_id, market_id, status, filled, inserted_at, seq, doc)
     SELECT x.doc->>'trade_id', x.doc->>'order_id', x.doc->>'account_id', x.doc->>'market_id', x.doc->>'status',
       (x.doc->>'filled')::numeric, (x.doc->>'inserted_at')::bigint, x.seq, x.doc
-    FROM jsonb_to_recordset($1::jsonb) AS x(seq bigint, doc jsonb)
+    FROM json_to_recordset($1::json) AS x(seq bigint, doc json)
     ON CONFLICT (trade_id, order_id) DO UPDATE SET status = EXCLUDED.status, filled = EXCLUDED.filled, seq = EXCLUDED.seq, doc = EXCLUDED.doc
     WHERE member_fills.seq <= EXCLUDED.seq`, batch.fills.json());
   await run(tx, batch.positions.size, `
     INSERT INTO member_positions (account_id, market_id, seq, doc)
     SELECT x.doc->>'account_id', x.doc->>'market_id', x.seq, x.doc
-    FROM jsonb_to_recordset($1::jsonb) AS x(seq bigint, doc jsonb)
+    FROM json_to_recordset($1::json) AS x(seq bigint, doc json)
     ON CONFLICT (account_id, market_id) DO UPDATE SET seq = EXCLUDED.seq, doc = EXCLUDED.doc
     WHERE member_positions.seq <= EXCLUDED.seq`, batch.positions.json());
   await run(tx, batch.balances.size, `
     INSERT INTO member_balances (account_id, seq, doc)
     SELECT x.doc->>'account_id', x.seq, x.doc
-    FROM jsonb_to_recordset($1::jsonb) AS x(seq bigint, doc jsonb)
+    FROM json_to_recordset($1::json) AS x(seq bigint, doc json)
     ON CONFLICT (account_id) DO UPDATE SET seq = EXCLUDED.seq, doc = EXCLUDED.doc
     WHERE member_balances.seq <= EXCLUDED.seq`, batch.balances.json());
   await run(tx, batch.fees.size, `
     INSERT INTO member_fee_entries (id, account_id, market_id, seq, doc)
     SELECT x.doc->>'id', x.doc->>'account_id', x.doc->>'market_id', x.seq, x.doc
-    FROM jsonb_to_recordset($1::jsonb) AS x(seq bigint, doc jsonb)
+    FROM json_to_recordset($1::json) AS x(seq bigint, doc json)
     ON CONFLICT (id) DO UPDATE SET seq = EXCLUDED.seq, doc = EXCLUDED.doc
     WHERE member_fee_entries.seq <= EXCLUDED.seq`, batch.fees.json());
 }
@@ -181,7 +181,7 @@ async function updateStats(tx: pg.PoolClient, pairs: Map<string, TouchedPair>, d
   await tx.query(prepared(`
     INSERT INTO member_market_stats (account_id, market_id, event_id, inserted_at, updated_at, last_settled_at, settlements, trade_count, sums, doc)
     SELECT x.account_id, x.market_id, x.event_id, x.first_us, x.last_us, x.last_settled_at, x.settlements, x.trade_count, x.sums, x.doc
-    FROM jsonb_to_recordset($1::jsonb) AS x(account_id text, market_id text, event_id text, first_us bigint, last_us bigint, last_settled_at bigint, settlements integer, trade_count integer, sums jsonb, doc jsonb)
+    FROM json_to_recordset($1::json) AS x(account_id text, market_id text, event_id text, first_us bigint, last_us bigint, last_settled_at bigint, settlements integer, trade_count integer, sums json, doc json)
     ON CONFLICT (account_id, market_id) DO UPDATE SET event_id = EXCLUDED.event_id, updated_at = GREATEST(member_market_stats.updated_at, EXCLUDED.updated_at),
       last_settled_at = EXCLUDED.last_settled_at, settlements = EXCLUDED.settlements, trade_count = EXCLUDED.trade_count, sums = EXCLUDED.sums, doc = EXCLUDED.doc`,
   [JSON.stringify(rows)]));
@@ -190,7 +190,7 @@ async function updateStats(tx: pg.PoolClient, pairs: Map<string, TouchedPair>, d
 
 export const memberActivityProjector: Projector = {
   name: 'member_activity',
-  version: 4,
+  version: 5,
   tables: [...MEMBER_ACTIVITY_TABLES],
   schemaSql: MEMBER_ACTIVITY_SCHEMA_SQL,
   filter: { streamPrefixes: [ENGINE_STREAM], eventTypes: [...ENGINE_RECORD_TYPES] },

@@ -23,7 +23,7 @@ CREATE TABLE IF NOT EXISTS member_sport_events (
   competition text,
   start_us bigint,
   seq bigint NOT NULL,
-  doc jsonb NOT NULL
+  doc json NOT NULL
 );
 
 CREATE TABLE IF NOT EXISTS member_markets (
@@ -34,7 +34,7 @@ CREATE TABLE IF NOT EXISTS member_markets (
   max_price numeric NOT NULL,
   settled_at bigint,
   seq bigint NOT NULL,
-  doc jsonb NOT NULL
+  doc json NOT NULL
 );
 CREATE INDEX IF NOT EXISTS member_markets_event ON member_markets (event_id);
 
@@ -46,7 +46,7 @@ CREATE TABLE IF NOT EXISTS member_orders (
   account_id text NOT NULL,
   market_id text NOT NULL,
   seq bigint NOT NULL,
-  doc jsonb NOT NULL
+  doc json NOT NULL
 );
 CREATE INDEX IF NOT EXISTS member_orders_pair ON member_orders (account_id, market_id);
 
@@ -59,7 +59,7 @@ CREATE TABLE IF NOT EXISTS member_fills (
   filled numeric NOT NULL,
   inserted_at bigint NOT NULL,
   seq bigint NOT NULL,
-  doc jsonb NOT NULL,
+  doc json NOT NULL,
   PRIMARY KEY (trade_id, order_id)
 );
 CREATE INDEX IF NOT EXISTS member_fills_pair ON member_fills (account_id, market_id);
@@ -70,14 +70,14 @@ CREATE TABLE IF NOT EXISTS member_positions (
   account_id text NOT NULL,
   market_id text NOT NULL,
   seq bigint NOT NULL,
-  doc jsonb NOT NULL,
+  doc json NOT NULL,
   PRIMARY KEY (account_id, market_id)
 );
 
 CREATE TABLE IF NOT EXISTS member_balances (
   account_id text PRIMARY KEY,
   seq bigint NOT NULL,
-  doc jsonb NOT NULL
+  doc json NOT NULL
 );
 
 CREATE TABLE IF NOT EXISTS member_fee_entries (
@@ -85,7 +85,7 @@ CREATE TABLE IF NOT EXISTS member_fee_entries (
   account_id text NOT NULL,
   market_id text NOT NULL,
   seq bigint NOT NULL,
-  doc jsonb NOT NULL
+  doc json NOT NULL
 );
 
 CREATE TABLE IF NOT EXISTS member_market_stats (
@@ -97,8 +97,8 @@ CREATE TABLE IF NOT EXISTS member_market_stats (
   last_settled_at bigint,
   settlements integer NOT NULL,
   trade_count integer NOT NULL,
-  sums jsonb NOT NULL,
-  doc jsonb NOT NULL,
+  sums json NOT NULL,
+  doc json NOT NULL,
   PRIMARY KEY (account_id, market_id)
 );
 CREATE INDEX IF NOT EXISTS member_market_stats_list ON member_market_stats (account_id, inserted_at DESC, market_id DESC);

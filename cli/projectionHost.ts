@@ -1,0 +1,291 @@
+// Runs the projection runner in a worker thread (cli/projectionWorkerMain.ts) and stands in for
+// it on the main thread: read-your-writes waits, the change bus (realtime feed, caches), the lag
+// gauge, rebuilds and status. Why a thread: projection statements issued from the main thread
+// wait for its event loop between every round trip, behind the HTTP work; in a thread of their
+// own they do not, and the main thread keeps its CPU for requests.
+//
+// The worker reports, in order, each change the runner announces and each position it reaches;
+// the host settles its waiters on those positions, exactly as the runner would in-process. If
+// the worker dies, the host logs it and starts another after a pause: the runner resumes from
+// its checkpoints (projecting is idempotent), waiters keep waiting (bounded by their timeouts).
+
+import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { ProjectionWaiter } from '../commands/context.ts';
+import type { EventStore } from '../eventstore/port.ts';
+import type { ProjectionChange } from '../projections/projector.ts';
+import { ProjectionLagTimeout, registerLagGauge, type ProjectorStatus } from '../projections/runner.ts';
+
+const WORKER_URL = new URL('./projectionWorker.js', import.meta.url);
+const WAIT_FOR_TIMEOUT_MS_DEFAULT = 5000;
+/** Connections of the worker's own pool: one per projector at most in a run, plus the idle checkpoint statement. */
+const WORKER_POOL_SIZE_DEFAULT = 10;
+/**
+ * Shortest time between two batches the worker applies (ProjectionRunner's dispatchIntervalMs):
+ * the worker keeps up in many small transactions otherwise, each paying its fixed statements.
+ * bench:api's single-order phase measures both sides of the trade: the service's CPU per order
+ * and the projection lag (docs/BENCHMARKS.md).
+ */
+const DISPATCH_INTERVAL_MS_DEFAULT = 20;
+const RESTART_DELAY_MS_MIN = 200;
+const RESTART_DELAY_MS_MAX = 10_000;
+/** How long stop() lets the worker close its connections before it is terminated. */
+const STOP_TIMEOUT_MS = 10_000;
+
+export type LogLevel = 'info' | 'warn' | 'error';
+
+export interface WorkerData {
+  connectionString: string;
+  eventstoreUrl: string | undefined;
+  poolSize: number;
+  dispatchIntervalMs: number;
+}
+
+interface ErrorText {
+  message: string;
+  stack?: string;
+}
+
+export type WorkerMessage =
+  | { type: 'started'; positions: Map<string, bigint> }
+  | { type: 'failed'; error: ErrorText }
+  | { type: 'progress'; positions: Map<string, bigint> }
+  | { type: 'changes'; changes: ProjectionChange[] }
+  | { type: 'log'; level: LogLevel; fields: Record<string, unknown>; message: string | undefined }
+  | { type: 'reply'; id: number; ok: true; value: unknown }
+  | { type: 'reply'; id: number; ok: false; error: ErrorText };
+
+export type HostRequest = { id: number; type: 'rebuild'; name: string } | { id: number; type: 'status' } | { id: number; type: 'stop' };
+
+type RequestBody = { type: 'rebuild'; name: string } | { type: 'status' } | { type: 'stop' };
+
+/** What the service needs of its projections, whether they run in-process or in a thread. */
+export interface Projections extends ProjectionWaiter {
+  onChange(listener: (changes: ProjectionChange[]) => void): () => void;
+  positions(): Record<string, bigint>;
+  rebuild(name: string): Promise<{ position: bigint; events: number }>;
+  status(): Promise<ProjectorStatus[]>;
+  stop(): Promise<void>;
+}
+
+interface HostOptions {
+  connectionString: string;
+  eventstoreUrl: string | undefined;
+  /** The service's store: the lag gauge reads its head. */
+  store: EventStore;
+  logger: Pick<Logger, LogLevel>;
+  registry?: Registry;
+  poolSize?: number;
+  dispatchIntervalMs?: number;
+}
+
+interface Waiter {
+  position: bigint;
+  resolve(): void;
+}
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
+function errorOf(text: ErrorText): Error {
+  const error = new Error(text.message);
+  if (text.stack) error.stack = text.stack;
+  return error;
+}
+
+export class ProjectionWorkerHost implements Projections {
+  private worker: Worker | undefined;
+  private readonly known = new Map<string, bigint>();
+  private readonly listeners = new Set<(changes: ProjectionChange[]) => void>();
+  private waiters: Waiter[] = [];
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private stopping = false;
+  private restartDelayMs = RESTART_DELAY_MS_MIN;
+  private restartTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: HostOptions) {
+    if (options.registry) registerLagGauge(options.registry, options.store, () => this.known);
+  }
+
+  /** Starts the worker; resolves once its runner has prepared every projector (tables, rebuilds). */
+  async start(): Promise<void> {
+    await this.spawn();
+  }
+
+  private spawn(): Promise<void> {
+    const data: WorkerData = {
+      connectionString: this.options.connectionString,
+      eventstoreUrl: this.options.eventstoreUrl,
+      poolSize: this.options.poolSize ?? WORKER_POOL_SIZE_DEFAULT,
+      dispatchIntervalMs: this.options.dispatchIntervalMs ?? DISPATCH_INTERVAL_MS_DEFAULT,
+    };
+    const worker = new Worker(WORKER_URL, { workerData: data });
+    this.worker = worker;
+    return new Promise<void>((resolve, reject) => {
+      let started = false;
+      worker.on('message', (message: WorkerMessage) => {
+        switch (message.type) {
+          case 'started':
+            started = true;
+            this.restartDelayMs = RESTART_DELAY_MS_MIN;
+            this.advance(message.positions);
+            resolve();
+            return;
+          case 'failed':
+            if (!started) reject(errorOf(message.error));
+            return;
+          default:
+            this.receive(message);
+        }
+      });
+      worker.on('error', (error) => {
+        if (!started) reject(error);
+        else this.options.logger.error({ err: error }, 'projection worker failed');
+      });
+      worker.on('exit', (code) => {
+        if (this.worker === worker) this.worker = undefined;
+        for (const [id, pending] of this.pending) {
+          this.pending.delete(id);
+          pending.reject(new Error(`projection worker exited (code ${code}) before answering`));
+        }
+        if (!started) {
+          reject(new Error(`projection worker exited with code ${code} while starting`));
+          return;
+        }
+        if (this.stopping) return;
+        this.options.logger.error({ code, restartInMs: this.restartDelayMs }, 'projection worker stopped unexpectedly; starting another (read models lag meanwhile)');
+        this.scheduleRestart();
+      });
+    });
+  }
+
+  private scheduleRestart(): void {
+    const delayMs = this.restartDelayMs;
+    this.restartDelayMs = Math.min(delayMs * 2, RESTART_DELAY_MS_MAX);
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      if (this.stopping) return;
+      this.spawn().catch((error: unknown) => {
+        this.options.logger.error({ err: error }, 'projection worker did not start again; retrying');
+        if (!this.stopping) this.scheduleRestart();
+      });
+    }, delayMs);
+  }
+
+  private receive(message: Exclude<WorkerMessage, { type: 'started' | 'failed' }>): void {
+    switch (message.type) {
+      case 'progress':
+        this.advance(message.positions);
+        return;
+      case 'changes':
+        for (const listener of this.listeners) {
+          try {
+            listener(message.changes);
+          } catch (error) {
+            this.options.logger.warn({ err: error }, 'projection change listener failed');
+          }
+        }
+        return;
+      case 'log':
+        this.options.logger[message.level](message.fields, message.message ?? '');
+        return;
+      case 'reply': {
+        const pending = this.pending.get(message.id);
+        if (!pending) return;
+        this.pending.delete(message.id);
+        if (message.ok) pending.resolve(message.value);
+        else pending.reject(errorOf(message.error));
+        return;
+      }
+    }
+  }
+
+  /** Positions only move forward here (a restarted worker may report a stored checkpoint first). */
+  private advance(positions: ReadonlyMap<string, bigint>): void {
+    for (const [name, position] of positions) {
+      const before = this.known.get(name);
+      if (before === undefined || position > before) this.known.set(name, position);
+    }
+    if (this.waiters.length === 0) return;
+    const reached = this.minimumPosition();
+    const still: Waiter[] = [];
+    for (const waiter of this.waiters) {
+      if (waiter.position <= reached) waiter.resolve();
+      else still.push(waiter);
+    }
+    this.waiters = still;
+  }
+
+  private minimumPosition(): bigint {
+    let minimum: bigint | undefined;
+    for (const position of this.known.values()) if (minimum === undefined || position < minimum) minimum = position;
+    return minimum ?? BigInt(Number.MAX_SAFE_INTEGER);
+  }
+
+  waitFor(position: bigint, timeoutMs = WAIT_FOR_TIMEOUT_MS_DEFAULT): Promise<void> {
+    if (position <= this.minimumPosition()) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        position,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        const lagging = [...this.known].filter(([, at]) => at < position).map(([name, at]) => ({ name, position: at }));
+        reject(new ProjectionLagTimeout(position, lagging, timeoutMs));
+      }, timeoutMs);
+      this.waiters.push(waiter);
+    });
+  }
+
+  onChange(listener: (changes: ProjectionChange[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  positions(): Record<string, bigint> {
+    return Object.fromEntries(this.known);
+  }
+
+  /** Rebuilds one projector from zero in the worker (reads keep working meanwhile; see ProjectionRunner.rebuild). */
+  async rebuild(name: string): Promise<{ position: bigint; events: number }> {
+    const result = (await this.request({ type: 'rebuild', name })) as { position: bigint; events: number };
+    // the worker's progress message for the rebuild may still be on its way: count it now
+    this.advance(new Map([[name, result.position]]));
+    return result;
+  }
+
+  async status(): Promise<ProjectorStatus[]> {
+    return (await this.request({ type: 'status' })) as ProjectorStatus[];
+  }
+
+  private request(body: RequestBody): Promise<unknown> {
+    const worker = this.worker;
+    if (!worker) return Promise.reject(new Error('the projection worker is not running (it is being restarted); try again shortly'));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      worker.postMessage({ id, ...body } satisfies HostRequest);
+    });
+  }
+
+  /** Stops the runner and lets the worker close its connections (terminated if it takes too long). */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    const worker = this.worker;
+    if (!worker) return;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    const timer = setTimeout(() => void worker.terminate(), STOP_TIMEOUT_MS);
+    await this.request({ type: 'stop' }).catch(() => undefined);
+    await exited;
+    clearTimeout(timer);
+  }
+}
