@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Engine } from '../../domain/engine/engine.ts';
 import { decodeState, encodeState, isCurrentSnapshot } from '../../domain/engine/snapshot.ts';
 import type { EventStore, RecordedEvent } from '../../eventstore/port.ts';
-import { ENGINE_RECORD_VERSION, ENGINE_STREAM, isEngineRecord, journalInputsOf, lastSeqOf, type EngineRecordData, type JournalInput } from '../../domain/engine/journal/journal.ts';
+import { ENGINE_STREAM, FACTS_RECORD_VERSION, isEngineRecord, journalInputsOf, lastSeqOf, type EngineRecordData, type JournalInput } from '../../domain/engine/journal/journal.ts';
 
 /**
  * Journal records read per page. A record holds up to 256 steps or 2,000 outcome events (up to
@@ -142,7 +142,7 @@ function replayStep(engine: Engine, step: JournalInput): ReturnType<Engine['step
   const outcome = engine.step({ seq, now_us, input });
   if (!outcome.ok || outcome.events.length === 0) throw new Error(`journal step ${seq} no longer produces events`);
   // a step of an older record version journaled views, not facts: its count says nothing of today's
-  if (step.version === ENGINE_RECORD_VERSION && outcome.events.length !== step.eventCount) {
+  if (step.version >= FACTS_RECORD_VERSION && outcome.events.length !== step.eventCount) {
     throw new Error(`journal step ${seq} produces ${outcome.events.length} events where ${step.eventCount} were journaled`);
   }
   return outcome;

@@ -10,7 +10,7 @@ import { Engine } from '../../domain/engine/engine.ts';
 import { decodeState, isCurrentSnapshot, stateHash } from '../../domain/engine/snapshot.ts';
 import type { EventStore } from '../../eventstore/port.ts';
 import { readJournal, snapshotPath, type SnapshotHeader } from './recovery.ts';
-import { ENGINE_RECORD_VERSION, journalStepsOf } from '../../domain/engine/journal/journal.ts';
+import { FACTS_RECORD_VERSION, journalStepsOf } from '../../domain/engine/journal/journal.ts';
 
 export interface VerifyReport {
   steps: number;
@@ -68,7 +68,7 @@ export async function verifyJournal(store: EventStore, dataDir: string | null, o
       return;
     }
     if (!outcome.ok) note(`step refused: ${outcome.error ? messageOf(outcome.error) : 'no reason'}`);
-    else if (version < ENGINE_RECORD_VERSION) viewSteps++;
+    else if (version < FACTS_RECORD_VERSION) viewSteps++;
     else if (JSON.stringify(outcome.events) !== JSON.stringify(events)) note(`events differ (${outcome.events.length} replayed, ${events.length} journaled)`);
     if (resumed) resumed.step({ seq, now_us, input });
     if (snapshotHeader && snapshotBody && seq === snapshotHeader.seq) {

@@ -4,8 +4,14 @@
 // closing trade realises, is one ledger entry. The sum of all accounts is zero after every step,
 // and a settled or voided market's pool is zero: the engine process checks both with
 // `assertBalanced` before it journals or acknowledges anything.
+//
+// Every ledger account changes only here (`post`: one side of a movement, the state's types make
+// the balances read-only elsewhere), and each change is added to a running sum of all accounts,
+// so the check costs nothing per account: a transfer posts both sides and leaves the sum as it
+// was; a one-sided change (a bug) leaves it off zero. The running sum starts as the full sum of
+// the state it is first used on (a fresh, recovered or reloaded state).
 
-import { abs, decimalText, isNegative, isZero, minus, money, plus, ZERO, type Decimal } from '../money/decimal.ts';
+import { abs, decimalText, isNegative, isZero, minus, money, negated, plus, ZERO, type Decimal } from '../money/decimal.ts';
 import type { LedgerEntryRecord } from '../readModel/records.ts';
 import type { StepContext } from './context.ts';
 import { cashAccount, poolAccount, type LedgerAccount, type TransferKind } from './events.ts';
@@ -15,6 +21,60 @@ export type Counterparty = { kind: 'outside' } | { kind: 'fees' } | { kind: 'poo
 export const OUTSIDE: Counterparty = { kind: 'outside' };
 export const FEES: Counterparty = { kind: 'fees' };
 export const pool = (marketId: string): Counterparty => ({ kind: 'pool', marketId });
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** The running sum of every ledger account of each state (see above). */
+const runningSums = new WeakMap<EngineState, { value: Decimal }>();
+
+function runningSumOf(state: EngineState): { value: Decimal } {
+  let sum = runningSums.get(state);
+  if (sum === undefined) {
+    sum = { value: ledgerSum(state) };
+    runningSums.set(state, sum);
+  }
+  return sum;
+}
+
+/**
+ * One side of a movement: adds `amount` (signed) to a member's cash or to another ledger account.
+ * Only transfer() (both sides) and a pool's opening and closing call it; anything that posts one
+ * side alone puts the books out of balance, which assertBalanced reports.
+ */
+export function post(state: EngineState, to: AccountState | Counterparty, amount: Decimal): void {
+  const sum = runningSumOf(state);
+  const ledger = state.ledger as Mutable<EngineState['ledger']>;
+  if ('id' in to) {
+    (to as Mutable<AccountState>).cash = plus(to.cash, amount);
+  } else {
+    switch (to.kind) {
+      case 'outside':
+        ledger.outside = plus(ledger.outside, amount);
+        break;
+      case 'fees':
+        ledger.feeRevenue = plus(ledger.feeRevenue, amount);
+        break;
+      case 'pool':
+        (ledger.pools as Map<string, Decimal>).set(to.marketId, plus(ledger.pools.get(to.marketId) ?? ZERO, amount));
+        break;
+      default: {
+        const never: never = to;
+        throw new Error(`unknown counterparty ${String(never)}`);
+      }
+    }
+  }
+  sum.value = plus(sum.value, amount);
+}
+
+/** Opens a market's settlement pool at zero, or (`open` false) closes it: what it held leaves the books (it is zero when the market settles). */
+export function setPool(state: EngineState, marketId: string, open: boolean): void {
+  const sum = runningSumOf(state);
+  const pools = state.ledger.pools as Map<string, Decimal>;
+  const held = pools.get(marketId);
+  if (held !== undefined) sum.value = minus(sum.value, held);
+  if (open) pools.set(marketId, ZERO);
+  else pools.delete(marketId);
+}
 
 function ledgerAccountOf(counterparty: Counterparty): LedgerAccount {
   return counterparty.kind === 'pool' ? poolAccount(counterparty.marketId) : counterparty.kind;
@@ -30,23 +90,8 @@ export function transfer(
   ctx: StepContext, account: AccountState, amount: Decimal, counterparty: Counterparty, kind: TransferKind, entry: LedgerEntryRecord | null,
 ): void {
   if (!isZero(amount)) {
-    const ledger = ctx.state.ledger;
-    account.cash = plus(account.cash, amount);
-    switch (counterparty.kind) {
-      case 'outside':
-        ledger.outside = minus(ledger.outside, amount);
-        break;
-      case 'fees':
-        ledger.feeRevenue = minus(ledger.feeRevenue, amount);
-        break;
-      case 'pool':
-        ledger.pools.set(counterparty.marketId, minus(ledger.pools.get(counterparty.marketId) ?? ZERO, amount));
-        break;
-      default: {
-        const never: never = counterparty;
-        throw new Error(`unknown counterparty ${String(never)}`);
-      }
-    }
+    post(ctx.state, account, amount);
+    post(ctx.state, counterparty, negated(amount));
     ctx.balanceChanged(account);
   }
   const cash = cashAccount(account.id);
@@ -79,11 +124,12 @@ export class LedgerImbalance extends Error {
 }
 
 /**
- * Throws LedgerImbalance unless every ledger account sums to zero and the pool of every market
- * in `settledMarketIds` (settled or voided since the last check) is zero.
+ * Throws LedgerImbalance unless every ledger account sums to zero (the running sum: no work per
+ * account) and the pool of every market in `settledMarketIds` (settled or voided since the last
+ * check) is zero.
  */
 export function assertBalanced(state: EngineState, settledMarketIds: Iterable<string>): void {
-  const sum = ledgerSum(state);
+  const sum = runningSumOf(state).value;
   if (!isZero(sum)) throw new LedgerImbalance(`the accounts sum to ${decimalText(sum)} instead of 0`);
   for (const marketId of settledMarketIds) {
     const pool = state.ledger.pools.get(marketId) ?? ZERO;
@@ -91,7 +137,7 @@ export function assertBalanced(state: EngineState, settledMarketIds: Iterable<st
   }
 }
 
-/** Sum of every ledger account; zero when the books balance. */
+/** Sum of every ledger account, account by account; zero when the books balance. */
 export function ledgerSum(state: EngineState): Decimal {
   let sum = plus(state.ledger.outside, state.ledger.feeRevenue);
   for (const value of state.ledger.pools.values()) sum = plus(sum, value);

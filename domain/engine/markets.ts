@@ -15,7 +15,7 @@ import type { CancellationReason } from './events.ts';
 import { refreshLiability } from './funds.ts';
 import { applyMarketDetails, emitMarketUpdated, marketCatalogueKey, sameStrings } from './catalogue.ts';
 import type { EngineInput } from './inputs.ts';
-import { creditPoints, FEES, pool, transfer } from './ledger.ts';
+import { creditPoints, FEES, pool, setPool, transfer } from './ledger.ts';
 import { CancellationReasons, cancelLive, execute, release } from './orders.ts';
 import { assessSettlementFees, canResettle, inheritSettlementFees, resettle } from './settlementFees.ts';
 import type { MarketState, SettledAccount } from './state.ts';
@@ -85,7 +85,7 @@ export function listMarket(ctx: StepContext, input: Extract<EngineInput, { kind:
     settlementFeePercent: null, eventFeePercent: null, groupFeePercent: null,
   };
   ctx.state.markets.set(market.id, market);
-  ctx.state.ledger.pools.set(market.id, ZERO);
+  setPool(ctx.state, market.id, true);
   event.marketIds.push(market.id);
   ctx.changedMarkets.add(market);
   ctx.emit({
@@ -253,7 +253,7 @@ export function resultMarket(ctx: StepContext, input: Extract<EngineInput, { kin
   market.accountIds.clear();
   const poolBalance = state.ledger.pools.get(market.id) ?? ZERO;
   if (!isZero(poolBalance)) throw new Error(`market ${market.id} settled with a pool of ${decimalText(poolBalance)}`);
-  state.ledger.pools.delete(market.id);
+  setPool(state, market.id, false);
   ctx.marketChanged(market);
   ctx.emit({ type: 'MarketSettled', market_id: market.id, result: input.result, settlement_id: settlementId });
   return null;

@@ -19,7 +19,7 @@ import {
 import type { StepContext } from './context.ts';
 import type { FeeScope, SettlementFeeSource } from './events.ts';
 import type { EngineInput } from './inputs.ts';
-import { FEES, pool, transfer } from './ledger.ts';
+import { FEES, pool, setPool, transfer } from './ledger.ts';
 import type { AccountState, ChargedFee, FillPnl, MarketState, SettledAccount } from './state.ts';
 
 /** The largest settlement-side percent (of net winnings). */
@@ -224,7 +224,7 @@ export function resettle(ctx: StepContext, market: MarketState, win: boolean, se
   const settled = state.settlementFees.settled.get(market.id)!;
   const max = market.maxPriceCents;
   const pnlOf = (long: boolean, priceCents: number, wins: boolean) => (wins ? (long ? max - priceCents : priceCents - max) : (long ? -priceCents : priceCents));
-  state.ledger.pools.set(market.id, ZERO);
+  setPool(state, market.id, true);
   const moved = new Set<string>();
   const target: FeeTarget = { source: 'settlement', marketId: market.id, eventId: market.eventId, settlementId };
   for (const [accountId, books] of settled) {
@@ -254,6 +254,6 @@ export function resettle(ctx: StepContext, market: MarketState, win: boolean, se
   }
   const left = state.ledger.pools.get(market.id) ?? ZERO;
   if (!isZero(left)) throw new Error(`market ${market.id} settled again with a pool of ${decimalText(left)}`);
-  state.ledger.pools.delete(market.id);
+  setPool(state, market.id, false);
   assessScopes(ctx, market, settlementId, moved);
 }

@@ -12,6 +12,8 @@ import type { FeeRates } from './fees.ts';
 export type { Totals } from '../readModel/records.ts';
 
 export interface AccountState extends AccountRecord {
+  /** Changed only by the ledger (ledger.ts `post`), which keeps the books' running sum. */
+  readonly cash: AccountRecord['cash'];
   /** Sum of the per-market liabilities (exact), and its order parts. */
   liability: Decimal;
   buyOrderLiability: Decimal;
@@ -70,9 +72,10 @@ export interface MarketState extends MarketRecord {
 
 /** Internal ledger accounts: member cash lives on AccountState; these are the other sides. */
 export interface LedgerBooks {
-  outside: Decimal; // the outside world: deposits, withdrawals, adjustments
-  feeRevenue: Decimal;
-  pools: Map<string, Decimal>; // per-market settlement pool
+  // changed only by the ledger (ledger.ts `post`, `setPool`), which keeps the books' running sum
+  readonly outside: Decimal; // the outside world: deposits, withdrawals, adjustments
+  readonly feeRevenue: Decimal;
+  readonly pools: ReadonlyMap<string, Decimal>; // per-market settlement pool
 }
 
 /** One lot as a result settled it: enough to settle it again at another result. */

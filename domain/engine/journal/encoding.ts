@@ -258,6 +258,54 @@ export function orderRequestValues(view: Record<string, unknown>): unknown[] {
 
 export { ORDER_REQUEST_KEYS };
 
+/** The values of `order` that differ from `previous`'s (their indexes into ORDER_REQUEST_KEYS), noted in `changed`; how many. */
+function requestChanges(order: OrderRequest, previous: OrderRequest, changed: Int8Array): number {
+  let n = 0;
+  if (changedValue(order.order_id, previous.order_id)) changed[n++] = 0;
+  if (changedValue(order.market_id, previous.market_id)) changed[n++] = 1;
+  if (changedValue(order.action, previous.action)) changed[n++] = 2;
+  if (changedValue(order.order_type, previous.order_type)) changed[n++] = 3;
+  if (changedValue(order.price, previous.price)) changed[n++] = 4;
+  if (changedValue(order.quantity, previous.quantity)) changed[n++] = 5;
+  if (changedValue(order.client_order_id, previous.client_order_id)) changed[n++] = 6;
+  if (changedValue(order.device_id, previous.device_id)) changed[n++] = 7;
+  if (changedValue(order.ip_address, previous.ip_address)) changed[n++] = 8;
+  if (changedValue(order.expiration, previous.expiration)) changed[n++] = 9;
+  if (changedValue(order.expiration_time, previous.expiration_time)) changed[n++] = 10;
+  if (changedValue(order.cancel_on_disconnect, previous.cancel_on_disconnect)) changed[n++] = 11;
+  return n;
+}
+const requestChanged = new Int8Array(ORDER_REQUEST_KEYS.length);
+
+/**
+ * One order request of a version 5 record: its values, or `{"~d": [index, value, ...]}` when at most
+ * half of them differ from the previous request in the record (`context.request`, the object
+ * itself, compared field by field: no array of its values unless it is written whole).
+ */
+export function encodeOrderRequestV5(order: OrderRequest, context: { request: OrderRequest | undefined }): unknown {
+  if (!hasExactKeys(order, ORDER_REQUEST_KEYS)) return order;
+  const previous = context.request;
+  context.request = order;
+  if (previous !== undefined) {
+    const changed = requestChanges(order, previous, requestChanged);
+    if (changed * 2 <= ORDER_REQUEST_KEYS.length) {
+      const changes = new Array<unknown>(changed * 2);
+      const values = order as unknown as Record<string, unknown>;
+      for (let c = 0; c < changed; c++) {
+        const index = requestChanged[c]!;
+        changes[c * 2] = index;
+        changes[c * 2 + 1] = values[ORDER_REQUEST_KEYS[index]!];
+      }
+      return { [DELTA_KEY]: changes };
+    }
+  }
+  return orderRequestValues(order as unknown as Record<string, unknown>);
+}
+
+export function decodeOrderRequest(stored: unknown, context: DeltaContext, kind: string, field: string): OrderRequest {
+  return decodeViewDelta(stored, ORDER_REQUEST_KEYS, context, kind, field) as OrderRequest;
+}
+
 /** Encodes a step's input against (and into) the record's delta context. */
 export function encodeInputDelta(input: EngineInput, context: DeltaContext): EngineInput {
   if (input.kind === 'PlaceOrder') return { ...input, order: encodeViewDelta(input.order, ORDER_REQUEST_KEYS, context, orderRequestValues) as OrderRequest };

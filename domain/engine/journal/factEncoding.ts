@@ -205,3 +205,240 @@ export function encodeFacts(facts: readonly EngineEvent[], context: FactContext)
 export function decodeFacts(stored: readonly StoredFact[], context: FactContext): EngineEvent[] {
   return stored.map((fact) => decodeFact(fact, context));
 }
+
+// Record version 5: the same key lists, with
+// - the type as a number (FACT_CODES): `[code, ...values]`, or a delta `[-code, index, value, ...]`
+//   against the previous fact of the type in the record (when fewer than half its values differ);
+// - a placement fact (OrderAccepted, OrderRejected) of an order the step's input places written
+//   as the differences from that order's request: `[PLACED + code, leg, index, value, ...]`, `leg`
+//   the request's index in the input (0 for PlaceOrder). Where the request says nothing (status,
+//   delay, reason, expiry, pre-start flag), the base is the previous fact of the type in the
+//   record, or PLACEMENT_DEFAULTS. The order's input is thereby not written twice.
+// A fact whose keys are not exactly its type's list is still stored as the object itself.
+
+/** Each fact type's number in version 5 records. Part of the format: append only, never renumber. */
+export const FACT_CODES: Readonly<Record<EngineEventType, number>> = {
+  AccountOpened: 1, AccountUpdated: 2, LoyaltyTierChanged: 3, SportEventScheduled: 4, SportEventStarted: 5, SportEventUpdated: 6,
+  MarketListed: 7, MarketUpdated: 8, MarketArchived: 9, MarketStatusChanged: 10, SettlementFeeSet: 11, MarketSettled: 12,
+  OrderAccepted: 13, OrderRejected: 14, OrderReleased: 15, OrderCancelled: 16, Traded: 17, LotClosed: 18, LotSettled: 19,
+  LotResettled: 20, FillVoided: 21, FillAmended: 22, Transferred: 23, SettlementFeeBooked: 24, PointsCredited: 25,
+  ReferralRecorded: 26, ReferralCredited: 27, ReferralPointsSet: 28, FundsReserved: 29,
+};
+/** Added to a placement fact's code when it is written against its order's request. */
+export const PLACED = 100;
+
+const TYPE_OF_CODE: readonly (EngineEventType | undefined)[] = (() => {
+  const types: (EngineEventType | undefined)[] = [];
+  for (const [type, code] of Object.entries(FACT_CODES)) types[code] = type as EngineEventType;
+  return types;
+})();
+const KEYS_OF_CODE: readonly (readonly string[] | undefined)[] = TYPE_OF_CODE.map((type) => (type ? FACT_KEYS[type] : undefined));
+
+/** An order request's part of a placement fact: where each key's base value comes from. */
+type Source = { from: 'request'; key: string } | { from: 'account' } | { from: 'previous'; fallback: unknown };
+/** What a placement fact is taken to say, where neither its request nor an earlier fact says otherwise. */
+export const PLACEMENT_DEFAULTS: Readonly<Record<string, unknown>> = {
+  status: 'open', delayed_until: null, reason: 'insufficient_funds', expires_at: null, placed_pre_start: false,
+};
+const REQUEST_KEYS = new Set([
+  'order_id', 'market_id', 'action', 'order_type', 'price', 'quantity', 'expiration', 'expiration_time', 'client_order_id', 'device_id',
+  'ip_address', 'cancel_on_disconnect',
+]);
+function sourcesOf(type: 'OrderAccepted' | 'OrderRejected'): Source[] {
+  return FACT_KEYS[type].map((key): Source => {
+    if (key === 'account_id') return { from: 'account' };
+    if (REQUEST_KEYS.has(key)) return { from: 'request', key };
+    if (!Object.prototype.hasOwnProperty.call(PLACEMENT_DEFAULTS, key)) throw new Error(`placement fact key ${key} has no base`);
+    return { from: 'previous', fallback: PLACEMENT_DEFAULTS[key] };
+  });
+}
+const PLACEMENT_SOURCES: Readonly<Record<number, Source[]>> = {
+  [FACT_CODES.OrderAccepted]: sourcesOf('OrderAccepted'),
+  [FACT_CODES.OrderRejected]: sourcesOf('OrderRejected'),
+};
+
+/** The order requests an input places, in its order (none for other inputs). */
+export interface PlacingInput {
+  account_id: string;
+  requests: readonly Record<string, unknown>[];
+}
+
+/**
+ * The base values of a placement fact (`[code, ...values]`): its request's terms, the step's
+ * account, and for the rest the previous fact of its type (`previous`, values at 1..n) or the defaults.
+ */
+function placementBase(code: number, request: Record<string, unknown>, accountId: string, previous: ArrayLike<unknown> | undefined): unknown[] {
+  const sources = PLACEMENT_SOURCES[code]!;
+  const base = new Array<unknown>(sources.length + 1);
+  base[0] = code;
+  for (let i = 0; i < sources.length; i++) {
+    const source = sources[i]!;
+    base[i + 1] = source.from === 'request' ? request[source.key] : source.from === 'account' ? accountId : previous ? previous[i + 1] : source.fallback;
+  }
+  return base;
+}
+
+/** The previous fact of each type code while a version 5 record is encoded (stored values) or decoded (values `[code, ...]`). */
+export type FactContextV5 = (unknown[] | undefined)[];
+
+export function newFactContextV5(): FactContextV5 {
+  return [];
+}
+
+/** Where in `placing` the request of `orderId` is, looked for from `from` on (placement facts follow the input's order). */
+function legOf(placing: PlacingInput, orderId: unknown, from: number): number {
+  const { requests } = placing;
+  for (let i = from; i < requests.length; i++) if (requests[i]!.order_id === orderId) return i;
+  for (let i = 0; i < from && i < requests.length; i++) if (requests[i]!.order_id === orderId) return i;
+  return -1;
+}
+
+/** What the encoder needs of each fact type, found with one lookup. */
+interface TypeSpec {
+  code: number;
+  keys: readonly string[];
+  read: ValuesReader | undefined;
+  placement: Source[] | undefined;
+}
+const SPECS: Readonly<Record<string, TypeSpec>> = Object.fromEntries(
+  (Object.keys(FACT_CODES) as EngineEventType[]).map((type) => [type, {
+    code: FACT_CODES[type], keys: FACT_KEYS[type], read: STORED_VALUES[type], placement: PLACEMENT_SOURCES[FACT_CODES[type]],
+  }]),
+);
+
+/** Indexes (into the values, from 1) that differ from the base: scratch space of the encoder, reused (encoding is synchronous). */
+let changedAt = new Int32Array(64);
+
+/** Counts the values of `stored` (from 1) that differ from `base`, noting them in `changedAt`. */
+function noteChanges(stored: unknown[], base: ArrayLike<unknown>): number {
+  if (changedAt.length < stored.length) changedAt = new Int32Array(stored.length * 2);
+  let changed = 0;
+  for (let i = 1; i < stored.length; i++) if (differs(stored[i], base[i])) changedAt[changed++] = i;
+  return changed;
+}
+
+/** A placement fact's base value at `i` (from 1). */
+function placementValueAt(sources: Source[], i: number, request: Record<string, unknown>, accountId: string, previous: unknown[] | undefined): unknown {
+  const source = sources[i - 1]!;
+  return source.from === 'request' ? request[source.key] : source.from === 'account' ? accountId : previous ? previous[i] : source.fallback;
+}
+
+/** Like noteChanges, against the base of a placement fact (built value by value, not as an array). */
+function notePlacementChanges(stored: unknown[], sources: Source[], request: Record<string, unknown>, accountId: string, previous: unknown[] | undefined): number {
+  if (changedAt.length < stored.length) changedAt = new Int32Array(stored.length * 2);
+  let changed = 0;
+  for (let i = 1; i < stored.length; i++) if (differs(stored[i], placementValueAt(sources, i, request, accountId, previous))) changedAt[changed++] = i;
+  return changed;
+}
+
+/** `[first, (second,) index, value, ...]` of the `changed` values noted in `changedAt`. */
+function pairsOf(stored: unknown[], changed: number, first: number, second: number | undefined): unknown[] {
+  const head = second === undefined ? 1 : 2;
+  const out = new Array<unknown>(head + changed * 2);
+  out[0] = first;
+  if (second !== undefined) out[1] = second;
+  let at = head;
+  for (let c = 0; c < changed; c++) {
+    const i = changedAt[c]!;
+    out[at++] = i - 1;
+    out[at++] = stored[i];
+  }
+  return out;
+}
+
+/** Encodes one step's facts into a version 5 record; `cursor` follows the placing input's requests. */
+export function encodeFactsV5(facts: readonly EngineEvent[], placing: PlacingInput | null, context: FactContextV5): StoredFact[] {
+  const out = new Array<StoredFact>(facts.length);
+  let cursor = 0;
+  for (let f = 0; f < facts.length; f++) {
+    const fact = facts[f]!;
+    const record = fact as unknown as Record<string, unknown>;
+    const spec = SPECS[fact.type];
+    if (spec === undefined || !hasExactKeys(record, spec.keys)) {
+      out[f] = record;
+      continue;
+    }
+    const { code, keys } = spec;
+    let stored: unknown[];
+    if (spec.read !== undefined) {
+      stored = spec.read(fact);
+    } else {
+      stored = new Array<unknown>(keys.length + 1);
+      for (let i = 0; i < keys.length; i++) stored[i + 1] = record[keys[i]!];
+    }
+    stored[0] = code;
+    const previous = context[code];
+    context[code] = stored;
+    if (placing !== null && spec.placement !== undefined) {
+      const leg = legOf(placing, record.order_id, cursor);
+      if (leg >= 0) {
+        cursor = leg + 1;
+        const changed = notePlacementChanges(stored, spec.placement, placing.requests[leg]!, placing.account_id, previous);
+        if (changed * 2 < keys.length) {
+          out[f] = pairsOf(stored, changed, PLACED + code, leg);
+          continue;
+        }
+      }
+    }
+    if (previous !== undefined) {
+      const changed = noteChanges(stored, previous);
+      if (changed * 2 < keys.length) {
+        out[f] = pairsOf(stored, changed, -code, undefined);
+        continue;
+      }
+    }
+    out[f] = stored;
+  }
+  return out;
+}
+
+function applyPairs(values: unknown[], stored: readonly unknown[], from: number, keys: readonly string[], type: string): void {
+  for (let i = from; i + 1 < stored.length; i += 2) {
+    const index = stored[i];
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= keys.length) {
+      throw new Error(`engine journal: ${type} delta index ${String(index)} is out of range`);
+    }
+    values[index + 1] = stored[i + 1];
+  }
+}
+
+/** Decodes one step's facts of a version 5 record; steps must be decoded in order with one context. */
+export function decodeFactsV5(stored: readonly StoredFact[], placing: PlacingInput | null, context: FactContextV5): EngineEvent[] {
+  const out = new Array<EngineEvent>(stored.length);
+  for (let f = 0; f < stored.length; f++) {
+    const item = stored[f]!;
+    if (!Array.isArray(item)) {
+      out[f] = item as unknown as EngineEvent;
+      continue;
+    }
+    const head = item[0];
+    if (typeof head !== 'number' || !Number.isInteger(head)) throw new Error(`engine journal: a fact of type code ${String(head)}`);
+    const code = head >= PLACED ? head - PLACED : Math.abs(head);
+    const type = TYPE_OF_CODE[code];
+    const keys = KEYS_OF_CODE[code];
+    if (!type || !keys) throw new Error(`engine journal: fact type code ${head} is not known to this build`);
+    let values: unknown[];
+    if (head >= PLACED) {
+      if (!PLACEMENT_SOURCES[code]) throw new Error(`engine journal: a ${type} fact cannot be written against an order request`);
+      const request = placing?.requests[item[1] as number];
+      if (!placing || !request) throw new Error(`engine journal: a ${type} fact names order request ${String(item[1])}, which the step's input does not hold`);
+      values = placementBase(code, request, placing.account_id, context[code]);
+      applyPairs(values, item, 2, keys, type);
+    } else if (head < 0) {
+      const previous = context[code];
+      if (!previous) throw new Error(`engine journal: a ${type} delta with no earlier ${type} fact in the record`);
+      values = previous.slice();
+      applyPairs(values, item, 1, keys, type);
+    } else {
+      if (item.length !== keys.length + 1) {
+        throw new Error(`engine journal: a ${type} fact holds ${item.length - 1} values where ${keys.length} were expected`);
+      }
+      values = item;
+    }
+    context[code] = values;
+    const fact: Record<string, unknown> = { type };
+    for (let i = 0; i < keys.length; i++) fact[keys[i]!] = values[i + 1];
+    out[f] = fact as unknown as EngineEvent;
+  }
+  return out;
+}

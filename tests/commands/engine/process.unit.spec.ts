@@ -190,7 +190,8 @@ describe('replay verification', () => {
       expect(report.snapshot).to.deep.equal({ seq: 7, matches: true, resumedHashMatches: true });
       // A tampered journal is caught.
       const records = await store.readStream(ENGINE_STREAM);
-      const fact = (records[7]!.data as { steps: { events: unknown[][] }[] }).steps[0]!.events[0]!; // [type, ...values]
+      const facts = (records[7]!.data as { steps: [number, number, unknown, unknown[][]][] }).steps[0]![3];
+      const fact = facts[facts.length - 1]!; // [type code, ...values]: the step's last FundsReserved
       fact[fact.length - 1] = 'tampered';
       const tampered = new MemoryEventStore();
       await tampered.append(ENGINE_STREAM, records.map((r) => ({ id: r.id, type: r.type, data: r.data })), 'no_stream');
@@ -200,7 +201,7 @@ describe('replay verification', () => {
       // Recovery re-runs inputs without decoding the events, but a step whose event count no
       // longer matches the journal stops it.
       const shortened = await store.readStream(ENGINE_STREAM);
-      (shortened[7]!.data as { steps: { events: unknown[] }[] }).steps[0]!.events.pop();
+      (shortened[7]!.data as { steps: [number, number, unknown, unknown[]][] }).steps[0]![3].pop();
       const short = new MemoryEventStore();
       await short.append(ENGINE_STREAM, shortened.map((r) => ({ id: r.id, type: r.type, data: r.data })), 'no_stream');
       let failure: unknown;

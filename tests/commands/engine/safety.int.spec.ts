@@ -10,7 +10,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { EngineStoppedError, startEngine, type RunningEngine } from '../../../commands/engine/process.ts';
 import { ENGINE_STREAM } from '../../../domain/engine/journal/journal.ts';
-import { plus } from '../../../domain/money/decimal.ts';
+import { post } from '../../../domain/engine/ledger.ts';
 import { Big } from '../../../domain/money/big.ts';
 import { MemoryEventStore } from '../../../eventstore/memory.ts';
 import { account, deposit, market, sportEvent, T0 } from '../../domain/engine/support.ts';
@@ -42,9 +42,10 @@ describe('engine safety', () => {
 
     it('an unbalanced transfer stops the engine: the step is neither journaled nor acknowledged, later writes are refused', async () => {
       const journaled = (await store.readStream(ENGINE_STREAM)).length;
-      // the seam: a cent appears in one member's cash with no counterparty (what a bug would do)
+      // the seam: a cent appears in one member's cash with no counterparty (what a bug would do:
+      // one side of a movement posted without the other)
       const alice = engine.engine.state.accounts.get('a')!;
-      alice.cash = plus(alice.cash, new Big('0.01'));
+      post(engine.engine.state, alice, new Big('0.01'));
       let refused: unknown;
       await engine.submit(deposit('b', '5')).catch((error: unknown) => { refused = error; });
       expect(refused).to.be.instanceOf(EngineStoppedError);

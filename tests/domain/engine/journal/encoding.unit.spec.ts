@@ -1,7 +1,8 @@
-// The journal's encodings. Facts (record version 4): every fact type the engine states comes back
-// from a record deep-equal to what the engine stated, key order included (replay verification
-// compares JSON text), whatever way the steps are cut into records, each fact an array of values
-// or a delta against the previous fact of its type in the record. Views (versions 1 to 3, read
+// The journal's encodings. Facts (record version 5, and version 4, read only): every fact type the
+// engine states comes back from a record deep-equal to what the engine stated, key order included
+// (replay verification compares JSON text), whatever way the steps are cut into records, each fact
+// an array of values, a delta against the previous fact of its type in the record, or (version 5)
+// a placement fact as its differences from its order's request. Views (versions 1 to 3, read
 // only): the old encodings still decode, and every version of the same old step reads as the same
 // facts.
 
@@ -11,11 +12,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EngineEvent, EngineEventType } from '../../../../domain/engine/events.ts';
 import { decodeEvent, decodeEventsDelta, encodeEvent, newDeltaContext, ORDER_REQUEST_KEYS, orderRequestValues } from '../../../../domain/engine/journal/encoding.ts';
-import { encodeFact, FACT_KEYS, newFactContext, STORED_VALUES } from '../../../../domain/engine/journal/factEncoding.ts';
+import { encodeFact, FACT_CODES, FACT_KEYS, newFactContext, PLACED, STORED_VALUES } from '../../../../domain/engine/journal/factEncoding.ts';
 import {
-  encodeStep, ENGINE_RECORD_VERSION, ENGINE_STEP_TYPE, ENGINE_STEPS_TYPE, ENGINE_STREAM, engineEventsOf, engineStepData, engineStepsData,
-  journalStepsOf, lastSeqOf, newRecordContext, type EncodedStep, type ViewsStepsData,
+  encodeStep, encodeStepV4, ENGINE_RECORD_VERSION, ENGINE_STEP_TYPE, ENGINE_STEPS_TYPE, ENGINE_STREAM, engineEventsOf, engineStepData, engineStepsData,
+  engineStepsDataV4, FACTS_RECORD_VERSION, journalInputsOf, journalStepsOf, lastSeqOf, newRecordContext, newRecordContextV4, outcomeCountOf,
+  type EngineStepsData, type ViewsStepsData,
 } from '../../../../domain/engine/journal/journal.ts';
+import type { EngineInput } from '../../../../domain/engine/inputs.ts';
 import type { LegacyEngineEvent } from '../../../../domain/engine/journal/legacy.ts';
 import type { RecordedEvent } from '../../../../eventstore/port.ts';
 import type { FixtureRecord } from '../../../fixtures/journal-v3/replay.ts';
@@ -29,7 +32,7 @@ function recordOf(type: string, data: unknown, revision = 0n): RecordedEvent {
 /** What a store hands back: the record data after a trip through JSON text. */
 const stored = <T>(data: T): T => JSON.parse(JSON.stringify(data)) as T;
 
-type Step = { seq: number; now_us: number; input: EncodedStep['input']; events: EngineEvent[] };
+type Step = { seq: number; now_us: number; input: EngineInput; events: EngineEvent[] };
 
 /** Every step of a scenario that reaches every fact type, then a random session. */
 function steps(): Step[] {
@@ -66,18 +69,32 @@ function steps(): Step[] {
   return [...fromScenario, ...engineSession({ seed: 11, inputs: 300 }).steps];
 }
 
-/** Encodes `steps` as records of at most `perRecord` steps, each with its own context. */
-function recordsOf(all: readonly Step[], perRecord: number): RecordedEvent[] {
+/** Encodes `steps` as records of at most `perRecord` steps, each with its own context (in record version 5, or 4). */
+function recordsOf(all: readonly Step[], perRecord: number, version = ENGINE_RECORD_VERSION): RecordedEvent[] {
   const records: RecordedEvent[] = [];
   for (let i = 0; i < all.length; i += perRecord) {
-    const context = newRecordContext();
-    const encoded = all.slice(i, i + perRecord).map((s) => encodeStep(s.seq, s.now_us, s.input, s.events, context));
-    records.push(recordOf(ENGINE_STEPS_TYPE, stored(engineStepsData(encoded)), BigInt(records.length)));
+    const slice = all.slice(i, i + perRecord);
+    let data: unknown;
+    if (version === FACTS_RECORD_VERSION) {
+      const context = newRecordContextV4();
+      data = engineStepsDataV4(slice.map((s) => encodeStepV4(s.seq, s.now_us, s.input, s.events, context)));
+    } else {
+      const context = newRecordContext();
+      data = engineStepsData(slice.map((s) => encodeStep(s.seq, s.now_us, s.input, s.events, context)));
+    }
+    records.push(recordOf(ENGINE_STEPS_TYPE, stored(data), BigInt(records.length)));
   }
   return records;
 }
 
-describe('engine journal: facts (record version 4)', () => {
+/** The steps of a record of 256 PlaceOrders(s) steps with limits, some batched, and what a record holds for them. */
+function withLimits(all: readonly Step[]): Step[] {
+  return all.map((s) => (s.input.kind === 'PlaceOrder' || s.input.kind === 'PlaceOrders'
+    ? { ...s, input: { ...s.input, limits: { live_orders_max: 100, risk_min_cents: 1 } } }
+    : s));
+}
+
+describe('engine journal: facts (record version 5)', () => {
   const all = steps();
 
   it('the steps cover every fact type', () => {
@@ -97,22 +114,48 @@ describe('engine journal: facts (record version 4)', () => {
       }
       expect(records.flatMap((record) => engineEventsOf(record))).to.deep.equal(all.flatMap((s) => s.events));
       expect(lastSeqOf(records[records.length - 1] as RecordedEvent<never>)).to.equal(all[all.length - 1]!.seq);
+      const inputs = records.flatMap((record) => journalInputsOf(record));
+      expect(inputs.map((s) => [s.seq, s.now_us, JSON.stringify(s.input), s.eventCount, s.version]))
+        .to.deep.equal(all.map((s) => [s.seq, s.now_us, JSON.stringify(s.input), s.events.length, ENGINE_RECORD_VERSION]));
+      expect(records.reduce((n, record) => n + outcomeCountOf(record), 0)).to.equal(records.reduce((n, record) => n + Math.max(1, journalStepsOf(record).reduce((m, s) => m + s.events.length, 0)), 0));
     });
   }
 
-  it('stores a fact as its type and values (every key list matches what the engine builds), a later one as a delta', () => {
+  it('round-trips order inputs with limits, batched ones included, and inputs with other keys', () => {
+    const limited = withLimits(all);
+    const odd = limited.map((s) => (s.input.kind === 'PlaceOrder' ? { ...s, input: { ...s.input, note: 'x' } as unknown as EngineInput } : s));
+    for (const variant of [limited, odd]) {
+      const decoded = recordsOf(variant, 256).flatMap((record) => journalStepsOf(record));
+      for (let i = 0; i < variant.length; i++) {
+        expect(JSON.stringify(decoded[i]!.input)).to.equal(JSON.stringify(variant[i]!.input));
+        expect(JSON.stringify(decoded[i]!.events)).to.equal(JSON.stringify(variant[i]!.events));
+      }
+    }
+    const data = recordsOf(limited, 256)[0]!.data as EngineStepsData;
+    const placing = data.steps.find((step) => Array.isArray(step[2]) && step[2][0] === 'PlaceOrder')!;
+    expect((placing[2] as unknown[])[3]).to.deep.equal([100, 1]);
+  });
+
+  it('stores steps as arrays, seq and time as differences; a fact as its type code and values, a later one as a delta, a placement against its order request', () => {
     const context = newFactContext();
     for (const fact of all.flatMap((s) => s.events)) {
       const encoded = encodeFact(fact, context);
       if (Array.isArray(encoded)) expect(encoded[0]).to.equal(fact.type);
       else expect(encoded, fact.type).to.have.property('~', fact.type);
     }
+    expect(new Set(Object.values(FACT_CODES)).size).to.equal(Object.keys(FACT_KEYS).length);
     const placed = all.filter((s) => s.input.kind === 'PlaceOrder').slice(0, 2);
     const record = newRecordContext();
-    encodeStep(placed[0]!.seq, placed[0]!.now_us, placed[0]!.input, placed[0]!.events, record);
+    const first = encodeStep(placed[0]!.seq, placed[0]!.now_us, placed[0]!.input, placed[0]!.events, record);
     const second = encodeStep(placed[1]!.seq, placed[1]!.now_us, placed[1]!.input, placed[1]!.events, record);
-    expect(second.events[0]).to.have.property('~', 'OrderAccepted');
-    expect((second.input as { order: unknown }).order).to.have.property('~d');
+    expect(first.slice(0, 2)).to.deep.equal([placed[0]!.seq, placed[0]!.now_us]);
+    expect(second.slice(0, 2)).to.deep.equal([placed[1]!.seq - placed[0]!.seq, placed[1]!.now_us - placed[0]!.now_us]);
+    expect(second[2]).to.have.property('0', 'PlaceOrder');
+    expect((second[2] as unknown[])[2]).to.have.property('~d');
+    // the order's terms are not written again: only what its request does not say (its status here)
+    expect(second[3][0]).to.deep.equal([PLACED + FACT_CODES.OrderAccepted, 0]);
+    const fundsCode = FACT_CODES.FundsReserved;
+    expect(second[3].some((fact) => Array.isArray(fact) && Math.abs(fact[0] as number) === fundsCode)).to.equal(true);
   });
 
   it('the field-by-field readers of the commonest facts read exactly their type\'s key list, in order', () => {
@@ -135,19 +178,54 @@ describe('engine journal: facts (record version 4)', () => {
     expect(decoded!.events[0]).to.not.equal(decoded!.events[1]);
   });
 
-  it('is smaller than the facts as stated', () => {
+  it('is smaller than the facts as stated, and than version 4', () => {
     const plain = JSON.stringify(all.map((s) => ({ seq: s.seq, now_us: s.now_us, input: s.input, events: s.events }))).length;
-    expect(JSON.stringify(recordsOf(all, 256).map((r) => r.data)).length).to.be.below(plain * 0.6);
+    const v5 = JSON.stringify(recordsOf(all, 256).map((r) => r.data)).length;
+    expect(v5).to.be.below(plain * 0.5);
+    expect(v5).to.be.below(JSON.stringify(recordsOf(all, 256, FACTS_RECORD_VERSION).map((r) => r.data)).length * 0.8);
   });
 
-  it('refuses a delta with no earlier fact in the record, and a record version it does not know', () => {
+  it('refuses a delta with no earlier fact in the record, a placement without its request, and a record version it does not know', () => {
     const placed = all.filter((s) => s.input.kind === 'PlaceOrder').slice(0, 2);
     const context = newRecordContext();
     encodeStep(placed[0]!.seq, placed[0]!.now_us, placed[0]!.input, placed[0]!.events, context);
-    const orphan = encodeStep(placed[1]!.seq, placed[1]!.now_us, placed[1]!.input, placed[1]!.events, context);
-    expect(() => journalStepsOf(recordOf(ENGINE_STEPS_TYPE, stored(engineStepsData([{ ...orphan, input: { kind: 'Tick' } }]))))).to.throw(/no earlier OrderAccepted/);
+    const second = encodeStep(placed[1]!.seq, placed[1]!.now_us, placed[1]!.input, placed[1]!.events, context);
+    const funds = [-FACT_CODES.FundsReserved, 4, '1.00'];
+    expect(() => journalStepsOf(recordOf(ENGINE_STEPS_TYPE, stored(engineStepsData([[1, 1, { kind: 'Tick' }, [funds]]]))))).to.throw(/no earlier FundsReserved/);
+    expect(() => journalStepsOf(recordOf(ENGINE_STEPS_TYPE, stored(engineStepsData([[1, 1, { kind: 'Tick' }, [second[3][0]!]]]))))).to.throw(/order request 0/);
+    expect(() => journalStepsOf(recordOf(ENGINE_STEPS_TYPE, stored(engineStepsData([[1, 1, { kind: 'Tick' }, [[99]]]]))))).to.throw(/code 99/);
+    expect(() => journalStepsOf(recordOf(ENGINE_STEPS_TYPE, { v: 5, steps: [{ seq: 1 }] }))).to.throw(/version 5 step/);
     expect(() => journalStepsOf(recordOf(ENGINE_STEPS_TYPE, { v: 9, steps: [] }))).to.throw(/version 9/);
     expect(engineEventsOf({ ...recordOf(ENGINE_STEP_TYPE, {}), type: 'SomethingElse' })).to.deep.equal([]);
+  });
+});
+
+describe('engine journal: facts (record version 4, read only)', () => {
+  const all = steps();
+
+  for (const perRecord of [1, 256]) {
+    it(`reads every step of a version 4 record exactly, key order included, with ${perRecord} step(s) per record`, () => {
+      const records = recordsOf(withLimits(all), perRecord, FACTS_RECORD_VERSION);
+      expect(records.every((record) => (record.data as { v: number }).v === 4)).to.equal(true);
+      const decoded = records.flatMap((record) => journalStepsOf(record));
+      const inputs = records.flatMap((record) => journalInputsOf(record));
+      const expected = withLimits(all);
+      for (let i = 0; i < all.length; i++) {
+        expect(JSON.stringify(decoded[i]!.events), `step ${all[i]!.seq}`).to.equal(JSON.stringify(expected[i]!.events));
+        expect(JSON.stringify(decoded[i]!.input)).to.equal(JSON.stringify(expected[i]!.input));
+        expect(decoded[i]!).to.include({ seq: all[i]!.seq, now_us: all[i]!.now_us, version: FACTS_RECORD_VERSION });
+        expect(inputs[i]!).to.include({ seq: all[i]!.seq, eventCount: all[i]!.events.length, version: FACTS_RECORD_VERSION });
+      }
+      expect(lastSeqOf(records[records.length - 1] as RecordedEvent<never>)).to.equal(all[all.length - 1]!.seq);
+    });
+  }
+
+  it('refuses a version 4 delta with no earlier fact in the record', () => {
+    const placed = all.filter((s) => s.input.kind === 'PlaceOrder').slice(0, 2);
+    const context = newRecordContextV4();
+    encodeStepV4(placed[0]!.seq, placed[0]!.now_us, placed[0]!.input, placed[0]!.events, context);
+    const orphan = encodeStepV4(placed[1]!.seq, placed[1]!.now_us, placed[1]!.input, placed[1]!.events, context);
+    expect(() => journalStepsOf(recordOf(ENGINE_STEPS_TYPE, stored(engineStepsDataV4([{ ...orphan, input: { kind: 'Tick' } }]))))).to.throw(/no earlier OrderAccepted/);
   });
 });
 
