@@ -233,6 +233,35 @@ async function runPool(total: number, concurrency: number, one: (i: number) => P
   return { latenciesMs: latenciesMs.sort((a, b) => a - b), elapsedMs: performance.now() - started, failures };
 }
 
+/** The id of the last order placed in a `POST /orders/batched` answer (`{results: [{order}|{errors}]}`). */
+function lastOrderIdOf(body: string): string | undefined {
+  const results = (JSON.parse(body) as { results?: Array<{ order?: { id?: string } }> }).results ?? [];
+  for (let i = results.length - 1; i >= 0; i--) {
+    const id = results[i]?.order?.id;
+    if (id) return id;
+  }
+  return undefined;
+}
+
+const CATCH_UP_WAIT_MS_MAX = 120_000;
+
+/**
+ * Waits until `GET /api/v1/orders/{id}` answers the batches' last order: the read models have
+ * then passed every order placed (the read waits for them to pass the account's last write).
+ * Until then the service is still projecting, and a reference measured meanwhile would share the
+ * machine with that work.
+ */
+async function readModelsCaughtUp(baseUrl: URL, signer: Signer, orderId: string): Promise<void> {
+  const orderPath = `/api/v1/orders/${orderId}`;
+  const deadline = performance.now() + CATCH_UP_WAIT_MS_MAX;
+  while (performance.now() < deadline) {
+    const answer = await request(baseUrl, 'GET', orderPath, signer.headers('GET', orderPath));
+    if (answer.status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`the read models did not show order ${orderId} within ${CATCH_UP_WAIT_MS_MAX} ms of the last batch`);
+}
+
 /** The service's DATA_DIR when the bench started it (the raw-insert reference uses its PostgreSQL). */
 let benchDataDir: string | undefined;
 
@@ -332,8 +361,10 @@ async function main(): Promise<void> {
       const orders = Array.from({ length: BATCH_SIZE }, () => orderBody(marketId, sequence++));
       const answer = await request(baseUrl, 'POST', '/api/v1/orders/batched', signer.headers('POST', '/api/v1/orders/batched'), JSON.stringify({ orders }));
       if (answer.status !== 200) console.error(`batched: ${answer.status} ${answer.body.slice(0, 200)}`);
+      else lastBatchedOrderId = lastOrderIdOf(answer.body) ?? lastBatchedOrderId;
       return answer.status;
     };
+    let lastBatchedOrderId: string | undefined;
 
     await runPool(WARMUP_ORDERS, CONCURRENCY, placeOne);
     sampling = true;
@@ -346,6 +377,8 @@ async function main(): Promise<void> {
     await runPool(20, BATCH_CONCURRENCY, placeBatch);
     const batchedRun = await measureCpu(service.pid, BATCHES * BATCH_SIZE, () => runPool(BATCHES, BATCH_CONCURRENCY, placeBatch));
     const batched = batchedRun.result;
+    // the references run on a quiet service: its read models first catch up with the batches
+    if (lastBatchedOrderId) await readModelsCaughtUp(baseUrl, readerSigner, lastBatchedOrderId);
     const rawRowsPerS = await rawInsertRowsPerS();
 
     // the reference: an express hello-world, same load generator, connections and count
