@@ -28,6 +28,14 @@ const WORKER_POOL_SIZE_DEFAULT = 10;
  * and the projection lag (docs/BENCHMARKS.md).
  */
 const DISPATCH_INTERVAL_MS_DEFAULT = 20;
+/**
+ * The worker's priority while no read waits for it: below normal (nice 10), so on a busy
+ * machine the request path and the WebSocket feed come first (bench:ws); back to normal while a
+ * read waits (bench:api's projection lag). Measured both ways in docs/BENCHMARKS.md.
+ */
+const IDLE_PRIORITY_DEFAULT = 10;
+/** How long after the last read waited the worker stays at normal priority. */
+const URGENCY_HOLD_MS = 1000;
 const RESTART_DELAY_MS_MIN = 200;
 const RESTART_DELAY_MS_MAX = 10_000;
 /** How long stop() lets the worker close its connections before it is terminated. */
@@ -40,6 +48,8 @@ export interface WorkerData {
   eventstoreUrl: string | undefined;
   poolSize: number;
   dispatchIntervalMs: number;
+  /** The worker's CPU priority while nobody waits for the read models (os.setPriority's scale). */
+  idlePriority: number;
 }
 
 interface ErrorText {
@@ -56,7 +66,11 @@ export type WorkerMessage =
   | { type: 'reply'; id: number; ok: true; value: unknown }
   | { type: 'reply'; id: number; ok: false; error: ErrorText };
 
-export type HostRequest = { id: number; type: 'rebuild'; name: string } | { id: number; type: 'status' } | { id: number; type: 'stop' };
+export type HostRequest =
+  | { id: number; type: 'rebuild'; name: string }
+  | { id: number; type: 'status' }
+  | { id: number; type: 'stop' }
+  | { id: number; type: 'urgency'; urgent: boolean };
 
 type RequestBody = { type: 'rebuild'; name: string } | { type: 'status' } | { type: 'stop' };
 
@@ -106,6 +120,10 @@ export class ProjectionWorkerHost implements Projections {
   private stopping = false;
   private restartDelayMs = RESTART_DELAY_MS_MIN;
   private restartTimer: NodeJS.Timeout | undefined;
+  /** Whether the worker was last told that reads wait for it. */
+  private urgent = false;
+  private lastWaitAt = 0;
+  private urgencyTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: HostOptions) {
     if (options.registry) registerLagGauge(options.registry, options.store, () => this.known);
@@ -122,6 +140,7 @@ export class ProjectionWorkerHost implements Projections {
       eventstoreUrl: this.options.eventstoreUrl,
       poolSize: this.options.poolSize ?? WORKER_POOL_SIZE_DEFAULT,
       dispatchIntervalMs: this.options.dispatchIntervalMs ?? DISPATCH_INTERVAL_MS_DEFAULT,
+      idlePriority: IDLE_PRIORITY_DEFAULT,
     };
     const worker = new Worker(WORKER_URL, { workerData: data });
     this.worker = worker;
@@ -132,6 +151,7 @@ export class ProjectionWorkerHost implements Projections {
           case 'started':
             started = true;
             this.restartDelayMs = RESTART_DELAY_MS_MIN;
+            this.urgent = false; // a new worker starts at its idle priority
             this.advance(message.positions);
             resolve();
             return;
@@ -218,6 +238,26 @@ export class ProjectionWorkerHost implements Projections {
       else still.push(waiter);
     }
     this.waiters = still;
+    this.tellUrgency();
+  }
+
+  /**
+   * Tells the worker when reads start waiting for it, and when none has waited for a while
+   * (URGENCY_HOLD_MS): a stream of reads keeps it at normal priority between two waits.
+   */
+  private tellUrgency(): void {
+    if (this.waiters.length > 0) this.lastWaitAt = Date.now();
+    const urgent = this.waiters.length > 0 || Date.now() - this.lastWaitAt < URGENCY_HOLD_MS;
+    if (urgent && !this.urgencyTimer) {
+      this.urgencyTimer = setTimeout(() => {
+        this.urgencyTimer = undefined;
+        this.tellUrgency();
+      }, URGENCY_HOLD_MS);
+      this.urgencyTimer.unref();
+    }
+    if (urgent === this.urgent || !this.worker) return;
+    this.urgent = urgent;
+    this.worker.postMessage({ id: 0, type: 'urgency', urgent } satisfies HostRequest);
   }
 
   private minimumPosition(): bigint {
@@ -238,10 +278,12 @@ export class ProjectionWorkerHost implements Projections {
       };
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
+        this.tellUrgency();
         const lagging = [...this.known].filter(([, at]) => at < position).map(([name, at]) => ({ name, position: at }));
         reject(new ProjectionLagTimeout(position, lagging, timeoutMs));
       }, timeoutMs);
       this.waiters.push(waiter);
+      this.tellUrgency();
     });
   }
 
@@ -280,6 +322,7 @@ export class ProjectionWorkerHost implements Projections {
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.restartTimer) clearTimeout(this.restartTimer);
+    if (this.urgencyTimer) clearTimeout(this.urgencyTimer);
     const worker = this.worker;
     if (!worker) return;
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));

@@ -5,6 +5,8 @@
 // the order the runner makes them, forwards its log lines, and answers rebuild and status
 // requests. Woken by the store's LISTEN/NOTIFY (every append notifies) and its poll.
 
+import { readlinkSync } from 'node:fs';
+import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createEventStore } from '../eventstore/index.ts';
 import { createPool } from '../eventstore/postgres/pool.ts';
@@ -42,6 +44,31 @@ const pool = createPool({
 const store = await createEventStore(
   data.eventstoreUrl ? { kind: 'esdb', url: data.eventstoreUrl } : { kind: 'postgres', pool, connectionString: data.connectionString },
 );
+/**
+ * This thread's CPU priority: below normal while nobody waits for the read models, so on a busy
+ * machine the request path and the feed keep their share; normal while a read waits for them
+ * (read-your-writes), so the wait is short. Linux applies a priority set on a thread id to that
+ * thread only; going back up needs the right to raise a priority (root or CAP_SYS_NICE), and
+ * without it the thread simply stays at the lower priority.
+ */
+const threadId = (() => {
+  try {
+    const id = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    return Number.isInteger(id) && id > 0 ? id : undefined;
+  } catch {
+    return undefined; // not Linux: the thread keeps the process's priority
+  }
+})();
+function setUrgent(urgent: boolean): void {
+  if (threadId === undefined) return;
+  try {
+    os.setPriority(threadId, urgent ? os.constants.priority.PRIORITY_NORMAL : data.idlePriority);
+  } catch {
+    // not permitted: stays where it is
+  }
+}
+setUrgent(false);
+
 const runner = new ProjectionRunner({ pool, store, projectors: allProjectors(), logger, dispatchIntervalMs: data.dispatchIntervalMs });
 runner.onChange((changes) => post({ type: 'changes', changes }));
 runner.onProgress((positions) => post({ type: 'progress', positions }));
@@ -53,6 +80,9 @@ port.on('message', (request: HostRequest) => {
 async function answer(request: HostRequest): Promise<void> {
   try {
     switch (request.type) {
+      case 'urgency':
+        setUrgent(request.urgent);
+        return;
       case 'rebuild':
         post({ type: 'reply', id: request.id, ok: true, value: await runner.rebuild(request.name) });
         return;
