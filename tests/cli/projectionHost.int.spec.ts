@@ -3,6 +3,7 @@
 // worker, a worker that dies is replaced and the read models catch up, stop ends the thread.
 
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import type { Worker } from 'node:worker_threads';
 import { Registry } from 'prom-client';
@@ -17,6 +18,32 @@ interface Line { level: string; fields: unknown; message: string }
 function capturingLogger(lines: Line[]) {
   const at = (level: string) => (fields: unknown, message = '') => lines.push({ level, fields, message });
   return { info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+/** Nice values of this process's threads, by thread id (Linux /proc; field 19 of stat). */
+function threadNices(): Map<number, number> {
+  const nices = new Map<number, number>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      nices.set(Number(tid), Number(fields[16]));
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return nices;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (condition()) return true;
+    await sleep(25);
+  }
+  return condition();
 }
 
 describe('projection worker host', function () {
@@ -70,6 +97,24 @@ describe('projection worker host', function () {
     await host.waitFor(await append(), 10_000);
     const metrics = await registry.getSingleMetricAsString('projection_lag_events');
     expect(metrics).to.include('projector="core"');
+  });
+
+  (process.platform === 'linux' ? it : it.skip)('runs the worker below normal priority unless a read waits for the read models', async () => {
+    const lowered = () => new Set([...threadNices()].filter(([, nice]) => nice === 10).map(([tid]) => tid));
+    // this host's worker is among this process's threads at nice 10 once no read has waited for a while
+    expect(await until(() => lowered().size >= 1, 5_000), 'a thread of this process at nice 10').to.equal(true);
+    await sleep(1_200);
+    const idle = lowered();
+    // a read waiting for a position not yet reached raises it while it waits and for a second after
+    const waiting = host.waitFor((await store.headPosition()) + 1000n, 500).catch(() => undefined);
+    let worker: number | undefined;
+    const raised = await until(() => {
+      worker = [...idle].find((tid) => threadNices().get(tid) === 0);
+      return worker !== undefined;
+    }, 2_000);
+    expect(raised, 'the worker at normal priority while a read waits').to.equal(true);
+    await waiting;
+    expect(await until(() => threadNices().get(worker!) === 10, 4_000), 'the worker back at nice 10 once no read has waited for a while').to.equal(true);
   });
 
   it('replaces a worker that dies: the error is logged and waits resolve again', async () => {
