@@ -190,7 +190,7 @@ async function updateStats(tx: pg.PoolClient, pairs: Map<string, TouchedPair>, d
 
 export const memberActivityProjector: Projector = {
   name: 'member_activity',
-  version: 5,
+  version: 6,
   tables: [...MEMBER_ACTIVITY_TABLES],
   schemaSql: MEMBER_ACTIVITY_SCHEMA_SQL,
   filter: { streamPrefixes: [ENGINE_STREAM], eventTypes: [...ENGINE_RECORD_TYPES] },

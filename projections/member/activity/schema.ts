@@ -1,6 +1,8 @@
 // Tables of the member activity read model (market stats, leaderboard facts). The ledger lists
 // read the core read model (core_ledger_entries); only a market's fee entries are kept here,
 // because market stats sum them.
+// Indexes only for the reads there are: rows are read back by key (the fold) and by market or
+// time (open fills, leaderboard volumes); every index more is one more write per order or fill.
 // Snapshot tables keep the engine's latest view as `doc` plus `seq`, the engine step that
 // produced it: an upsert applies only from a step >= the stored one (replays change nothing).
 
@@ -48,7 +50,6 @@ CREATE TABLE IF NOT EXISTS member_orders (
   seq bigint NOT NULL,
   doc json NOT NULL
 );
-CREATE INDEX IF NOT EXISTS member_orders_pair ON member_orders (account_id, market_id);
 
 CREATE TABLE IF NOT EXISTS member_fills (
   trade_id text NOT NULL,
@@ -62,7 +63,6 @@ CREATE TABLE IF NOT EXISTS member_fills (
   doc json NOT NULL,
   PRIMARY KEY (trade_id, order_id)
 );
-CREATE INDEX IF NOT EXISTS member_fills_pair ON member_fills (account_id, market_id);
 CREATE INDEX IF NOT EXISTS member_fills_open ON member_fills (market_id) WHERE status = 'open';
 CREATE INDEX IF NOT EXISTS member_fills_time ON member_fills (inserted_at);
 
