@@ -104,6 +104,29 @@ function cpuTicks(pid: number): { own: number; descendants: number } {
   return { own: processTicks(pid), descendants };
 }
 
+const SETTLE_WINDOW_MS = 500;
+/** Busy below this share of one core (service and its PostgreSQL together) counts as settled. */
+const SETTLED_CPU_SHARE = 0.1;
+const SETTLE_WAIT_MS_MAX = 30_000;
+
+/**
+ * Waits until the service and its PostgreSQL use under a tenth of a core over half a second
+ * (at most 30 s; nothing to wait for off Linux or with BENCH_URL).
+ */
+async function serviceSettled(pid: number | undefined): Promise<void> {
+  if (pid === undefined || process.platform !== 'linux') return;
+  const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+  if (!(ticksPerSecond > 0)) return;
+  const deadline = performance.now() + SETTLE_WAIT_MS_MAX;
+  while (performance.now() < deadline) {
+    const before = cpuTicks(pid);
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_WINDOW_MS));
+    const after = cpuTicks(pid);
+    const busySeconds = (after.own - before.own + after.descendants - before.descendants) / ticksPerSecond;
+    if (busySeconds < SETTLED_CPU_SHARE * (SETTLE_WINDOW_MS / 1000)) return;
+  }
+}
+
 /**
  * Microseconds of CPU per order around `run`: of the service and of its PostgreSQL (null off Linux
  * or with BENCH_URL), and of this load generator itself.
@@ -377,8 +400,10 @@ async function main(): Promise<void> {
     await runPool(20, BATCH_CONCURRENCY, placeBatch);
     const batchedRun = await measureCpu(service.pid, BATCHES * BATCH_SIZE, () => runPool(BATCHES, BATCH_CONCURRENCY, placeBatch));
     const batched = batchedRun.result;
-    // the references run on a quiet service: its read models first catch up with the batches
+    // the references run on a quiet service: its read models first catch up with the batches,
+    // then the service and its PostgreSQL (vacuum, checkpoint) settle
     if (lastBatchedOrderId) await readModelsCaughtUp(baseUrl, readerSigner, lastBatchedOrderId);
+    await serviceSettled(service.pid);
     const rawRowsPerS = await rawInsertRowsPerS();
 
     // the reference: an express hello-world, same load generator, connections and count
