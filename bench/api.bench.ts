@@ -104,6 +104,15 @@ function cpuTicks(pid: number): { own: number; descendants: number } {
   return { own: processTicks(pid), descendants };
 }
 
+/** The unit of /proc's CPU times (0 when it cannot be read). */
+function clockTicksPerSecond(): number {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+  } catch {
+    return 0;
+  }
+}
+
 const SETTLE_WINDOW_MS = 500;
 /** Busy below this share of one core (service and its PostgreSQL together) counts as settled. */
 const SETTLED_CPU_SHARE = 0.1;
@@ -114,9 +123,8 @@ const SETTLE_WAIT_MS_MAX = 30_000;
  * (at most 30 s; nothing to wait for off Linux or with BENCH_URL).
  */
 async function serviceSettled(pid: number | undefined): Promise<void> {
-  if (pid === undefined || process.platform !== 'linux') return;
-  const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
-  if (!(ticksPerSecond > 0)) return;
+  const ticksPerSecond = clockTicksPerSecond();
+  if (pid === undefined || !(ticksPerSecond > 0) || process.platform !== 'linux') return;
   const deadline = performance.now() + SETTLE_WAIT_MS_MAX;
   while (performance.now() < deadline) {
     const before = cpuTicks(pid);
@@ -139,12 +147,7 @@ async function measureCpu<T>(pid: number | undefined, orders: number, run: () =>
 }
 
 async function measureServiceCpu<T>(pid: number | undefined, orders: number, run: () => Promise<T>): Promise<{ result: T; serviceUs: number | null; postgresUs: number | null }> {
-  let ticksPerSecond = 0;
-  try {
-    if (pid !== undefined) ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
-  } catch {
-    ticksPerSecond = 0;
-  }
+  const ticksPerSecond = pid === undefined ? 0 : clockTicksPerSecond();
   if (pid === undefined || !(ticksPerSecond > 0) || process.platform !== 'linux') return { result: await run(), serviceUs: null, postgresUs: null };
   const before = cpuTicks(pid);
   const result = await run();

@@ -15,10 +15,10 @@ import type { Registry } from 'prom-client';
 import type { ProjectionWaiter } from '../commands/context.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import type { ProjectionChange } from '../projections/projector.ts';
-import { ProjectionLagTimeout, registerLagGauge, type ProjectorStatus } from '../projections/runner.ts';
+import { registerLagGauge, type ProjectorStatus } from '../projections/runner.ts';
+import { PositionWaiters } from '../projections/runtime/waiters.ts';
 
 const WORKER_URL = new URL('./projectionWorker.js', import.meta.url);
-const WAIT_FOR_TIMEOUT_MS_DEFAULT = 5000;
 /** Connections of the worker's own pool: one per projector at most in a run, plus the idle checkpoint statement. */
 const WORKER_POOL_SIZE_DEFAULT = 10;
 /**
@@ -58,7 +58,7 @@ interface ErrorText {
 }
 
 export type WorkerMessage =
-  | { type: 'started'; positions: Map<string, bigint> }
+  | { type: 'started' }
   | { type: 'failed'; error: ErrorText }
   | { type: 'progress'; positions: Map<string, bigint> }
   | { type: 'changes'; changes: ProjectionChange[] }
@@ -70,9 +70,10 @@ export type HostRequest =
   | { id: number; type: 'rebuild'; name: string }
   | { id: number; type: 'status' }
   | { id: number; type: 'stop' }
-  | { id: number; type: 'urgency'; urgent: boolean };
+  | { type: 'urgency'; urgent: boolean };
 
-type RequestBody = { type: 'rebuild'; name: string } | { type: 'status' } | { type: 'stop' };
+/** A request that the worker answers, before the host numbers it. */
+type RequestBody = Exclude<HostRequest, { type: 'urgency' }> extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
 
 /** What the service needs of its projections, whether they run in-process or in a thread. */
 export interface Projections extends ProjectionWaiter {
@@ -94,11 +95,6 @@ interface HostOptions {
   dispatchIntervalMs?: number;
 }
 
-interface Waiter {
-  position: bigint;
-  resolve(): void;
-}
-
 interface Pending {
   resolve(value: unknown): void;
   reject(error: Error): void;
@@ -114,7 +110,7 @@ export class ProjectionWorkerHost implements Projections {
   private worker: Worker | undefined;
   private readonly known = new Map<string, bigint>();
   private readonly listeners = new Set<(changes: ProjectionChange[]) => void>();
-  private waiters: Waiter[] = [];
+  private readonly waiters = new PositionWaiters(() => this.known, () => this.tellUrgency());
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private stopping = false;
@@ -152,7 +148,6 @@ export class ProjectionWorkerHost implements Projections {
             started = true;
             this.restartDelayMs = RESTART_DELAY_MS_MIN;
             this.urgent = false; // a new worker starts at its idle priority
-            this.advance(message.positions);
             resolve();
             return;
           case 'failed':
@@ -230,15 +225,7 @@ export class ProjectionWorkerHost implements Projections {
       const before = this.known.get(name);
       if (before === undefined || position > before) this.known.set(name, position);
     }
-    if (this.waiters.length === 0) return;
-    const reached = this.minimumPosition();
-    const still: Waiter[] = [];
-    for (const waiter of this.waiters) {
-      if (waiter.position <= reached) waiter.resolve();
-      else still.push(waiter);
-    }
-    this.waiters = still;
-    this.tellUrgency();
+    this.waiters.settle();
   }
 
   /**
@@ -246,8 +233,8 @@ export class ProjectionWorkerHost implements Projections {
    * (URGENCY_HOLD_MS): a stream of reads keeps it at normal priority between two waits.
    */
   private tellUrgency(): void {
-    if (this.waiters.length > 0) this.lastWaitAt = Date.now();
-    const urgent = this.waiters.length > 0 || Date.now() - this.lastWaitAt < URGENCY_HOLD_MS;
+    if (this.waiters.size > 0) this.lastWaitAt = Date.now();
+    const urgent = this.waiters.size > 0 || Date.now() - this.lastWaitAt < URGENCY_HOLD_MS;
     if (urgent && !this.urgencyTimer) {
       this.urgencyTimer = setTimeout(() => {
         this.urgencyTimer = undefined;
@@ -257,34 +244,11 @@ export class ProjectionWorkerHost implements Projections {
     }
     if (urgent === this.urgent || !this.worker) return;
     this.urgent = urgent;
-    this.worker.postMessage({ id: 0, type: 'urgency', urgent } satisfies HostRequest);
+    this.worker.postMessage({ type: 'urgency', urgent } satisfies HostRequest);
   }
 
-  private minimumPosition(): bigint {
-    let minimum: bigint | undefined;
-    for (const position of this.known.values()) if (minimum === undefined || position < minimum) minimum = position;
-    return minimum ?? BigInt(Number.MAX_SAFE_INTEGER);
-  }
-
-  waitFor(position: bigint, timeoutMs = WAIT_FOR_TIMEOUT_MS_DEFAULT): Promise<void> {
-    if (position <= this.minimumPosition()) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = {
-        position,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      };
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        this.tellUrgency();
-        const lagging = [...this.known].filter(([, at]) => at < position).map(([name, at]) => ({ name, position: at }));
-        reject(new ProjectionLagTimeout(position, lagging, timeoutMs));
-      }, timeoutMs);
-      this.waiters.push(waiter);
-      this.tellUrgency();
-    });
+  waitFor(position: bigint, timeoutMs?: number): Promise<void> {
+    return this.waiters.waitFor(position, timeoutMs);
   }
 
   onChange(listener: (changes: ProjectionChange[]) => void): () => void {
@@ -298,10 +262,8 @@ export class ProjectionWorkerHost implements Projections {
 
   /** Rebuilds one projector from zero in the worker (reads keep working meanwhile; see ProjectionRunner.rebuild). */
   async rebuild(name: string): Promise<{ position: bigint; events: number }> {
-    const result = (await this.request({ type: 'rebuild', name })) as { position: bigint; events: number };
-    // the worker's progress message for the rebuild may still be on its way: count it now
-    this.advance(new Map([[name, result.position]]));
-    return result;
+    // the worker reports the position the rebuild reached before it answers
+    return (await this.request({ type: 'rebuild', name })) as { position: bigint; events: number };
   }
 
   async status(): Promise<ProjectorStatus[]> {

@@ -5,9 +5,9 @@
 // the order the runner makes them, forwards its log lines, and answers rebuild and status
 // requests. Woken by the store's LISTEN/NOTIFY (every append notifies) and its poll.
 
-import { readlinkSync } from 'node:fs';
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
+import { setOwnThreadPriority } from '../commands/threadPriority.ts';
 import { createEventStore } from '../eventstore/index.ts';
 import { createPool } from '../eventstore/postgres/pool.ts';
 import { allProjectors } from '../projections/registry.ts';
@@ -20,12 +20,17 @@ const data = workerData as WorkerData;
 
 const post = (message: WorkerMessage) => port.postMessage(message);
 
+/** What the host needs of a thrown value (an Error is cloned, but not its class or extra fields). */
+function errorText(error: unknown): { message: string; stack?: string } {
+  return error instanceof Error ? { message: error.message, stack: error.stack } : { message: String(error) };
+}
+
 /** Error objects as plain fields: what a log line needs, and always cloneable. */
 function plain(fields: unknown): Record<string, unknown> {
   if (typeof fields !== 'object' || fields === null) return {};
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) {
-    out[key] = value instanceof Error ? { type: value.name, message: value.message, stack: value.stack, code: (value as { code?: unknown }).code } : value;
+    out[key] = value instanceof Error ? { type: value.name, ...errorText(value), code: (value as { code?: unknown }).code } : value;
   }
   return out;
 }
@@ -47,25 +52,10 @@ const store = await createEventStore(
 /**
  * This thread's CPU priority: below normal while nobody waits for the read models, so on a busy
  * machine the request path and the feed keep their share; normal while a read waits for them
- * (read-your-writes), so the wait is short. Linux applies a priority set on a thread id to that
- * thread only; going back up needs the right to raise a priority (root or CAP_SYS_NICE), and
- * without it the thread simply stays at the lower priority.
+ * (read-your-writes), so the wait is short.
  */
-const threadId = (() => {
-  try {
-    const id = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    return Number.isInteger(id) && id > 0 ? id : undefined;
-  } catch {
-    return undefined; // not Linux: the thread keeps the process's priority
-  }
-})();
 function setUrgent(urgent: boolean): void {
-  if (threadId === undefined) return;
-  try {
-    os.setPriority(threadId, urgent ? os.constants.priority.PRIORITY_NORMAL : data.idlePriority);
-  } catch {
-    // not permitted: stays where it is
-  }
+  setOwnThreadPriority(urgent ? os.constants.priority.PRIORITY_NORMAL : data.idlePriority);
 }
 setUrgent(false);
 
@@ -74,15 +64,13 @@ runner.onChange((changes) => post({ type: 'changes', changes }));
 runner.onProgress((positions) => post({ type: 'progress', positions }));
 
 port.on('message', (request: HostRequest) => {
-  void answer(request);
+  if (request.type === 'urgency') setUrgent(request.urgent);
+  else void answer(request);
 });
 
-async function answer(request: HostRequest): Promise<void> {
+async function answer(request: Exclude<HostRequest, { type: 'urgency' }>): Promise<void> {
   try {
     switch (request.type) {
-      case 'urgency':
-        setUrgent(request.urgent);
-        return;
       case 'rebuild':
         post({ type: 'reply', id: request.id, ok: true, value: await runner.rebuild(request.name) });
         return;
@@ -90,27 +78,28 @@ async function answer(request: HostRequest): Promise<void> {
         post({ type: 'reply', id: request.id, ok: true, value: await runner.status() });
         return;
       case 'stop':
-        await runner.stop();
-        await store.close();
-        await pool.end();
+        await closeAll();
         post({ type: 'reply', id: request.id, ok: true, value: undefined });
         port.close();
         return;
     }
   } catch (error) {
-    const err = error instanceof Error ? error : new Error(String(error));
-    post({ type: 'reply', id: request.id, ok: false, error: { message: err.message, stack: err.stack } });
+    post({ type: 'reply', id: request.id, ok: false, error: errorText(error) });
   }
 }
 
+async function closeAll(): Promise<void> {
+  await runner.stop();
+  await store.close();
+  await pool.end();
+}
+
 try {
+  // the runner reports every projector's position as it finishes starting (before this)
   await runner.start();
-  post({ type: 'started', positions: new Map(Object.entries(runner.positions())) });
+  post({ type: 'started' });
 } catch (error) {
-  const err = error instanceof Error ? error : new Error(String(error));
-  post({ type: 'failed', error: { message: err.message, stack: err.stack } });
-  await runner.stop().catch(() => undefined);
-  await store.close().catch(() => undefined);
-  await pool.end().catch(() => undefined);
+  post({ type: 'failed', error: errorText(error) });
+  await closeAll().catch(() => undefined);
   port.close();
 }

@@ -21,30 +21,14 @@ import { matchesFilter } from '../eventstore/subscription.ts';
 import type { ProjectionChange, Projector } from './projector.ts';
 import { advanceIdleCheckpoints, beginProjectorBatch, commitProjectorBatch, readAllCheckpoints, readCheckpoint } from './runtime/checkpoints.ts';
 import { createProjectorTables, rebuildProjector } from './runtime/rebuild.ts';
+import { PositionWaiters, slowestOf } from './runtime/waiters.ts';
 
-const WAIT_FOR_TIMEOUT_MS_DEFAULT = 5000;
 const BATCH_EVENTS_MAX_DEFAULT = 500;
 const RETRY_DELAY_MS_MIN = 100;
 const RETRY_DELAY_MS_MAX = 5000;
 
 type ChangeListener = (changes: ProjectionChange[]) => void;
 type ProgressListener = (positions: Map<string, bigint>) => void;
-
-/** waitFor gave up: names the projectors that had not reached the position. */
-export class ProjectionLagTimeout extends Error {
-  readonly code = 'projection_lag_timeout';
-  constructor(
-    readonly position: bigint,
-    readonly lagging: Array<{ name: string; position: bigint }>,
-    readonly timeoutMs: number,
-  ) {
-    super(
-      `projections did not reach position ${position} within ${timeoutMs} ms: ` +
-        lagging.map((p) => `${p.name} is at ${p.position}`).join(', '),
-    );
-    this.name = 'ProjectionLagTimeout';
-  }
-}
 
 interface ProjectionRunnerOptions {
   pool: pg.Pool;
@@ -110,11 +94,6 @@ interface ProjectorState {
   stalledUntil?: number;
 }
 
-interface Waiter {
-  position: bigint;
-  resolve(): void;
-}
-
 export interface ProjectorStatus {
   name: string;
   version: number;
@@ -131,7 +110,7 @@ export class ProjectionRunner {
   private readonly states = new Map<string, ProjectorState>();
   private readonly listeners = new Set<ChangeListener>();
   private readonly progressListeners = new Set<ProgressListener>();
-  private waiters: Waiter[] = [];
+  private readonly waiters = new PositionWaiters(() => this.positionsByName());
   private subscription: Subscription | undefined;
   private stopped = false;
   private started = false;
@@ -344,9 +323,7 @@ export class ProjectionRunner {
   }
 
   private minimumPosition(): bigint {
-    let minimum: bigint | undefined;
-    for (const state of this.states.values()) if (minimum === undefined || state.position < minimum) minimum = state.position;
-    return minimum ?? BigInt(Number.MAX_SAFE_INTEGER);
+    return slowestOf(Array.from(this.states.values(), (state) => state.position));
   }
 
   private settleWaiters(): void {
@@ -354,36 +331,12 @@ export class ProjectionRunner {
       const positions = this.positionsByName();
       for (const listener of this.progressListeners) listener(positions);
     }
-    if (this.waiters.length === 0) return;
-    const reached = this.minimumPosition();
-    const still: Waiter[] = [];
-    for (const waiter of this.waiters) {
-      if (waiter.position <= reached) waiter.resolve();
-      else still.push(waiter);
-    }
-    this.waiters = still;
+    this.waiters.settle();
   }
 
   /** Resolves once every projector has passed `position`; rejects naming the laggards after `timeoutMs`. */
-  waitFor(position: bigint, timeoutMs = WAIT_FOR_TIMEOUT_MS_DEFAULT): Promise<void> {
-    if (position <= this.minimumPosition()) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = {
-        position,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      };
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        const lagging = [...this.states.values()]
-          .filter((state) => state.position < position)
-          .map((state) => ({ name: state.projector.name, position: state.position }));
-        reject(new ProjectionLagTimeout(position, lagging, timeoutMs));
-      }, timeoutMs);
-      this.waiters.push(waiter);
-    });
+  waitFor(position: bigint, timeoutMs?: number): Promise<void> {
+    return this.waiters.waitFor(position, timeoutMs);
   }
 
   /**
@@ -403,7 +356,7 @@ export class ProjectionRunner {
 
   /** Position each projector has reached, in memory. */
   positions(): Record<string, bigint> {
-    return Object.fromEntries([...this.states.values()].map((state) => [state.projector.name, state.position]));
+    return Object.fromEntries(this.positionsByName());
   }
 
   /**

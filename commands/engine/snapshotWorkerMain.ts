@@ -3,12 +3,12 @@
 // serialises its live state for a periodic snapshot (that stalled every caller, for longer the
 // larger the state: `snapshot_inline_encode_ms` in `npm run bench:engine`); it only starts this job. Answers the parent with one SnapshotWorkerReply.
 
-import { readlinkSync } from 'node:fs';
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { EventStore } from '../../eventstore/port.ts';
 import { createPool } from '../../eventstore/postgres/pool.ts';
 import { PostgresEventStore } from '../../eventstore/postgres.ts';
+import { setOwnThreadPriority } from '../threadPriority.ts';
 import { recover, writeSnapshot } from './recovery.ts';
 import type { SnapshotWorkerData, SnapshotWorkerReply } from './snapshotter.ts';
 
@@ -23,22 +23,10 @@ async function openStore(data: SnapshotWorkerData): Promise<{ store: EventStore;
   return { store, close: async () => { await store.close(); await pool.end(); } };
 }
 
-/**
- * Background work: this thread alone goes to the lowest CPU priority, so on a busy machine the
- * engine's thread and the database keep their share and the snapshot takes what is left. Linux
- * applies a priority set on a thread id to that thread only; elsewhere this is skipped.
- */
-function lowerOwnPriority(): void {
-  try {
-    const threadId = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(threadId) && threadId > 0) os.setPriority(threadId, os.constants.priority.PRIORITY_LOW);
-  } catch {
-    // not Linux, or not permitted: the snapshot runs at normal priority
-  }
-}
-
 async function run(data: SnapshotWorkerData): Promise<SnapshotWorkerReply> {
-  lowerOwnPriority();
+  // background work: this thread alone goes to the lowest CPU priority, so on a busy machine the
+  // engine's thread and the database keep their share and the snapshot takes what is left
+  setOwnThreadPriority(os.constants.priority.PRIORITY_LOW);
   const opened = await openStore(data);
   try {
     const recovered = await recover(opened.store, data.dataDir);
