@@ -10,7 +10,7 @@ import { Registry } from 'prom-client';
 import { ProjectionWorkerHost } from '../../cli/projectionHost.ts';
 import { PostgresEventStore } from '../../eventstore/postgres.ts';
 import { allProjectors } from '../../projections/registry.ts';
-import { ProjectionLagTimeout } from '../../projections/runner.ts';
+import { ProjectionLagTimeout } from '../../projections/runtime/waiters.ts';
 import { testDatabase, type TestDatabase } from '../support/pg.ts';
 
 interface Line { level: string; fields: unknown; message: string }
@@ -89,6 +89,7 @@ describe('projection worker host', function () {
     const position = await append();
     const rebuilt = await host.rebuild('core');
     expect(rebuilt.position >= position).to.equal(true);
+    expect(host.positions().core! >= rebuilt.position, 'the host knows the rebuilt position when the answer arrives').to.equal(true);
     const refused = await host.rebuild('no-such-projector').then(() => null, (error: unknown) => error as Error);
     expect(refused?.message).to.match(/unknown projector no-such-projector/);
   });

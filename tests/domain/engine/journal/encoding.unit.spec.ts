@@ -136,6 +136,18 @@ describe('engine journal: facts (record version 5)', () => {
     expect((placing[2] as unknown[])[3]).to.deep.equal([100, 1]);
   });
 
+  it('keeps a change in any one field of an order request from the request before it in the record', () => {
+    const placing = all.find((step) => step.input.kind === 'PlaceOrder')!;
+    const input = placing.input as Extract<EngineInput, { kind: 'PlaceOrder' }>;
+    const base = Object.fromEntries(ORDER_REQUEST_KEYS.map((key) => [key, (input.order as unknown as Record<string, unknown>)[key] ?? null]));
+    const requests = [base, ...ORDER_REQUEST_KEYS.map((key) => ({ ...base, [key]: `changed ${key}` }))];
+    // each changed request follows the unchanged one, so it is written as its one difference
+    const pairs = requests.slice(1).flatMap((request) => [base, request]);
+    const steps: Step[] = pairs.map((order, i) => ({ seq: i + 1, now_us: i, input: { ...input, order } as unknown as EngineInput, events: [] }));
+    const decoded = recordsOf(steps, 256).flatMap((record) => journalStepsOf(record));
+    expect(decoded.map((step) => JSON.stringify(step.input))).to.deep.equal(steps.map((step) => JSON.stringify(step.input)));
+  });
+
   it('stores steps as arrays, seq and time as differences; a fact as its type code and values, a later one as a delta, a placement against its order request', () => {
     const context = newFactContext();
     for (const fact of all.flatMap((s) => s.events)) {
