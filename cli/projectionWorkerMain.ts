@@ -10,7 +10,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { setOwnThreadPriority } from '../commands/threadPriority.ts';
 import { createEventStore } from '../eventstore/index.ts';
 import { createPool } from '../eventstore/postgres/pool.ts';
-import { allProjectors } from '../projections/registry.ts';
+import { allProjectors, RETIRED_PROJECTORS } from '../projections/registry.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
 import type { HostRequest, LogLevel, WorkerData, WorkerMessage } from './projectionHost.ts';
 
@@ -59,7 +59,7 @@ function setUrgent(urgent: boolean): void {
 }
 setUrgent(false);
 
-const runner = new ProjectionRunner({ pool, store, projectors: allProjectors(), logger, dispatchIntervalMs: data.dispatchIntervalMs });
+const runner = new ProjectionRunner({ pool, store, projectors: allProjectors(), retired: RETIRED_PROJECTORS, logger, dispatchIntervalMs: data.dispatchIntervalMs });
 runner.onChange((changes) => post({ type: 'changes', changes }));
 runner.onProgress((positions) => post({ type: 'progress', positions }));
 

@@ -20,7 +20,7 @@ import { outcomeCountOf } from '../domain/engine/journal/journal.ts';
 import { matchesFilter } from '../eventstore/subscription.ts';
 import type { ProjectionChange, Projector } from './projector.ts';
 import { advanceIdleCheckpoints, beginProjectorBatch, commitProjectorBatch, readAllCheckpoints, readCheckpoint } from './runtime/checkpoints.ts';
-import { createProjectorTables, rebuildProjector } from './runtime/rebuild.ts';
+import { createProjectorTables, dropRetiredProjector, rebuildProjector } from './runtime/rebuild.ts';
 import { PositionWaiters, slowestOf } from './runtime/waiters.ts';
 
 const BATCH_EVENTS_MAX_DEFAULT = 500;
@@ -38,6 +38,8 @@ interface ProjectionRunnerOptions {
   /** Where the lag gauge is registered (the service's /metrics registry). */
   registry?: Registry;
   batchSizeMax?: number;
+  /** Projectors no longer run: their tables and checkpoints are dropped on start. */
+  retired?: ReadonlyArray<Pick<Projector, 'name' | 'tables'>>;
   /**
    * Work per projection transaction, in outcome events (an engine record counts the events it
    * holds): a delivered batch is applied in several transactions, cut at record boundaries, when
@@ -148,6 +150,10 @@ export class ProjectionRunner {
     if (this.started) throw new Error('projection runner already started');
     this.started = true;
     const { pool, store } = this.options;
+    for (const retired of this.options.retired ?? []) {
+      if (this.states.has(retired.name)) continue;
+      if (await dropRetiredProjector(pool, retired)) this.logger.info({ projector: retired.name, tables: retired.tables }, 'dropped the tables of a retired projector');
+    }
     for (const state of this.states.values()) {
       const { projector } = state;
       const checkpoint = await readCheckpoint(pool, projector.name);

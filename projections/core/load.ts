@@ -1,6 +1,8 @@
 // What the core projector folds a batch's facts onto: the stored rows of every entity the facts
 // name, read back into records (projections/facts/records.ts), each with the engine step that
-// last changed it. Orders are locked (FOR UPDATE) with what they contribute to the book.
+// last changed it. Orders are locked (FOR UPDATE) with what they contribute to the book. The
+// stored docs of orders and fills are kept beside their records: what each contributed to its
+// market stats before the batch (the fold changes the records, never the docs).
 
 import type pg from 'pg';
 import type {
@@ -17,10 +19,13 @@ export interface BookShare { market_id: string; book_side: 'buy' | 'sell' | null
 
 export interface CoreStore extends FoldStore {
   books: Map<string, BookShare>;
+  /** The orders' and fills' views as stored before the batch. */
+  orderDocs: Map<string, OrderView>;
+  fillDocs: Map<string, FillView>;
 }
 
 export async function loadCore(tx: pg.PoolClient, named: Named, entryIds: readonly string[]): Promise<CoreStore> {
-  const store: CoreStore = { ...emptyStore(), books: new Map() };
+  const store: CoreStore = { ...emptyStore(), books: new Map(), orderDocs: new Map(), fillDocs: new Map() };
   const ids = (set: Set<string>) => [...set];
   if (named.orders.size > 0) {
     const rows = await tx.query<BookShare & { doc: OrderView; seq: string }>(prepared(
@@ -28,19 +33,25 @@ export async function loadCore(tx: pg.PoolClient, named: Named, entryIds: readon
       [ids(named.orders)]));
     for (const row of rows.rows) {
       store.orders.set(row.doc.id, { record: orderRecordOf(row.doc), seq: Number(row.seq) });
+      store.orderDocs.set(row.doc.id, row.doc);
       store.books.set(row.doc.id, { market_id: row.market_id, book_side: row.book_side, book_price: row.book_price, book_remaining: row.book_remaining });
     }
   }
   if (named.fills.size > 0) {
     const rows = await tx.query<{ doc: FillView; seq: string }>(prepared('SELECT doc, seq::text FROM core_fills WHERE trade_id = ANY($1::text[])', [ids(named.fills)]));
-    for (const row of rows.rows) store.fills.set(row.doc.trade_id, { record: fillRecordOf(row.doc), seq: Number(row.seq) });
+    for (const row of rows.rows) {
+      store.fills.set(row.doc.trade_id, { record: fillRecordOf(row.doc), seq: Number(row.seq) });
+      store.fillDocs.set(row.doc.trade_id, row.doc);
+    }
   }
   if (named.openFillsOf.size > 0) {
     // a settlement-side fee percent changed: the open fills of its markets show a new potential fee
     const rows = await tx.query<{ doc: FillView; seq: string }>(prepared(
       "SELECT doc, seq::text FROM core_fills WHERE market_id = ANY($1::text[]) AND status = 'open'", [ids(named.openFillsOf)]));
     for (const row of rows.rows) {
-      if (!store.fills.has(row.doc.trade_id)) store.fills.set(row.doc.trade_id, { record: fillRecordOf(row.doc), seq: Number(row.seq) });
+      if (store.fills.has(row.doc.trade_id)) continue;
+      store.fills.set(row.doc.trade_id, { record: fillRecordOf(row.doc), seq: Number(row.seq) });
+      store.fillDocs.set(row.doc.trade_id, row.doc);
     }
   }
   // a fill renders with its market's settlement-side percents

@@ -22,12 +22,13 @@ import { ledgerSlice } from './slices/ledger.ts';
 import { marketsSlice } from './slices/markets.ts';
 import { ordersSlice } from './slices/orders.ts';
 import { positionsSlice } from './slices/positions.ts';
+import { marketStatsSlice } from './slices/marketStats.ts';
 
 const CORE_PROJECTOR_NAME = 'core';
 /** Bump when the schema or the handling changes: the runner then rebuilds from zero. */
-const CORE_PROJECTOR_VERSION = 4;
+const CORE_PROJECTOR_VERSION = 5;
 
-const SLICES: readonly Slice[] = [accountsSlice, marketsSlice, ordersSlice, fillsSlice, positionsSlice, ledgerSlice];
+const SLICES: readonly Slice[] = [accountsSlice, marketsSlice, ordersSlice, fillsSlice, positionsSlice, ledgerSlice, marketStatsSlice];
 
 /** Account → user ids never change; a bounded cache spares a query per batch. */
 const USER_ID_CACHE_MAX = 100_000;
@@ -61,7 +62,7 @@ export function coreProjector(): Projector {
       const store = await loadCore(tx, namedBy(events), entryIds);
       const fold = new FactFold(store);
       for (const fact of events) fold.apply(fact);
-      const batch: Batch = { tx, events, fold, store, changes: [], touchedMarkets: new Set() };
+      const batch: Batch = { tx, events, fold, store, changes: [], touchedMarkets: new Set(), views: { orders: new Map(), fills: new Map() } };
       for (const slice of SLICES) await slice.apply(batch);
 
       const nowUs = (events[events.length - 1] as { nowUs: number }).nowUs;

@@ -19,6 +19,7 @@ export const CORE_TABLES = [
   'core_market_totals',
   'core_positions',
   'core_ledger_entries',
+  'core_market_stats',
 ] as const;
 
 export const CORE_SCHEMA_SQL = `
@@ -46,6 +47,7 @@ CREATE TABLE IF NOT EXISTS core_sport_events (
   status text NOT NULL,
   sport_lc text,
   competition_lc text,
+  sport_key text, -- the sport as leaderboards and market stats filters name it (sportKey)
   seq bigint NOT NULL,
   doc json NOT NULL
 );
@@ -106,6 +108,7 @@ CREATE TABLE IF NOT EXISTS core_fills (
   order_id text NOT NULL,
   status text NOT NULL,
   tape_trade_id text, -- the Traded fact's trade id (a fill's own trade_id is the fill's id)
+  inserted_at bigint NOT NULL, -- when the fill was made (UNIX µs): leaderboard volumes by period
   seq bigint NOT NULL,
   ins_pos bigint NOT NULL,
   ins_idx integer NOT NULL,
@@ -116,6 +119,7 @@ CREATE INDEX IF NOT EXISTS core_fills_recent ON core_fills (account_id, ins_pos 
 CREATE INDEX IF NOT EXISTS core_fills_order ON core_fills (order_id);
 -- the open fills of a market: a settlement-side fee percent change re-renders their potential fee
 CREATE INDEX IF NOT EXISTS core_fills_open ON core_fills (market_id) WHERE status = 'open';
+CREATE INDEX IF NOT EXISTS core_fills_time ON core_fills (inserted_at);
 
 -- The public tape: one row per trade (not per side).
 CREATE TABLE IF NOT EXISTS core_market_trades (
@@ -161,4 +165,22 @@ CREATE TABLE IF NOT EXISTS core_ledger_entries (
 );
 CREATE INDEX IF NOT EXISTS core_ledger_recent ON core_ledger_entries (account_id, type, ins_pos DESC, ins_idx DESC);
 CREATE INDEX IF NOT EXISTS core_ledger_all ON core_ledger_entries (account_id, ins_pos DESC, ins_idx DESC);
+
+-- One row per (account, market) the account has an order, fill or fee entry in: market stats
+-- (docs/MEMBER.md). sums: the additive vector every order, fill and fee entry contributes
+-- (slices/marketStats.ts); doc: the fields derived from it, the position and the market.
+CREATE TABLE IF NOT EXISTS core_market_stats (
+  account_id text NOT NULL,
+  market_id text NOT NULL,
+  event_id text,
+  inserted_at bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  last_settled_at bigint,
+  settlements integer NOT NULL,
+  trade_count integer NOT NULL,
+  sums json NOT NULL,
+  doc json NOT NULL,
+  PRIMARY KEY (account_id, market_id)
+);
+CREATE INDEX IF NOT EXISTS core_market_stats_list ON core_market_stats (account_id, inserted_at DESC, market_id DESC);
 `;

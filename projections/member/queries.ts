@@ -111,20 +111,20 @@ export async function marketStats(pool: pg.Pool, accountId: string, filter: Mark
   if (filter.to_time !== undefined) where.push(`s.last_settled_at <= ${param(filter.to_time)}::bigint`);
   if (filter.sports) {
     const p = param(filter.sports);
-    where.push(`(lower(e.sport) = ANY(${p}::text[]) OR e.sport_key = ANY(${p}::text[]))`);
+    where.push(`(e.sport_lc = ANY(${p}::text[]) OR e.sport_key = ANY(${p}::text[]))`);
   }
-  if (filter.competitions) where.push(`lower(e.competition) = ANY(${param(filter.competitions)}::text[])`);
+  if (filter.competitions) where.push(`e.competition_lc = ANY(${param(filter.competitions)}::text[])`);
   if (after) where.push(`(s.inserted_at, s.market_id) < (${param(after[0])}::bigint, ${param(after[1])}::text)`);
   const result = await pool.query<MarketStatsRow>(
     `SELECT s.account_id, s.market_id, COALESCE(m.event_id, s.event_id) AS event_id, s.inserted_at::text, s.updated_at::text,
-            s.last_settled_at::text, s.doc, e.competition, e.sport,
+            s.last_settled_at::text, s.doc, e.doc->>'competition' AS competition, e.doc->>'sport' AS sport,
             CASE WHEN ${IN_LIVE_INDEX} THEN m.doc->>'status' END AS status,
             CASE WHEN ${IN_LIVE_INDEX} THEN m.doc->>'title' END AS title,
             CASE WHEN ${IN_LIVE_INDEX} THEN e.start_us::text END AS event_start_time,
-            m.doc->>'archived_at' AS archived_at, m.status AS market_status, m.settled_at::text AS market_settled_at
-     FROM member_market_stats s
-     LEFT JOIN member_markets m ON m.market_id = s.market_id
-     LEFT JOIN member_sport_events e ON e.event_id = COALESCE(m.event_id, s.event_id)
+            m.doc->>'archived_at' AS archived_at, m.status AS market_status, m.doc->>'settled_at' AS market_settled_at
+     FROM core_market_stats s
+     LEFT JOIN core_markets m ON m.market_id = s.market_id
+     LEFT JOIN core_sport_events e ON e.event_id = COALESCE(m.event_id, s.event_id)
      WHERE ${where.join(' AND ')}
      ORDER BY s.inserted_at DESC, s.market_id DESC
      LIMIT ${param(limit)}`,
@@ -141,10 +141,10 @@ interface SettlementFactRow { account_id: string; market_id: string; sport: stri
 /** Notional traded (filled × max_price) per account and sport key, fills inserted in [from, to]. */
 export async function volumeFacts(pool: pg.Pool, fromUs: number | null, toUs: number): Promise<VolumeFactRow[]> {
   const result = await pool.query<VolumeFactRow>(
-    `SELECT f.account_id, e.sport_key AS sport, SUM(f.filled * m.max_price)::text AS volume
-     FROM member_fills f
-     JOIN member_markets m ON m.market_id = f.market_id
-     LEFT JOIN member_sport_events e ON e.event_id = m.event_id
+    `SELECT f.account_id, e.sport_key AS sport, SUM((f.doc->>'filled')::numeric * (m.doc->>'max_price')::numeric)::text AS volume
+     FROM core_fills f
+     JOIN core_markets m ON m.market_id = f.market_id
+     LEFT JOIN core_sport_events e ON e.event_id = m.event_id
      WHERE f.status <> 'cancelled' AND f.inserted_at <= $2 AND ($1::bigint IS NULL OR f.inserted_at >= $1::bigint)
      GROUP BY f.account_id, e.sport_key`,
     [fromUs, toUs],
@@ -157,10 +157,10 @@ export async function settlementFacts(pool: pg.Pool, fromUs: number | null, toUs
   const result = await pool.query<SettlementFactRow>(
     `SELECT s.account_id, s.market_id, e.sport_key AS sport, m.settled_at::text AS settled_at_us,
             s.doc->>'total_net_pnl' AS net_pnl, s.doc->>'contracts_settled' AS contracts
-     FROM member_market_stats s
-     JOIN member_markets m ON m.market_id = s.market_id
-     LEFT JOIN member_sport_events e ON e.event_id = m.event_id
-     WHERE m.status = 'resulted' AND m.settled_at IS NOT NULL AND s.trade_count > 0
+     FROM core_market_stats s
+     JOIN (SELECT market_id, event_id, (doc->>'settled_at')::bigint AS settled_at FROM core_markets WHERE status = 'resulted') m ON m.market_id = s.market_id
+     LEFT JOIN core_sport_events e ON e.event_id = m.event_id
+     WHERE m.settled_at IS NOT NULL AND s.trade_count > 0
        AND m.settled_at <= $2 AND ($1::bigint IS NULL OR m.settled_at >= $1::bigint)`,
     [fromUs, toUs],
   );

@@ -26,6 +26,17 @@ export async function createProjectorTables(pool: pg.Pool, projector: Projector)
   });
 }
 
+/** Drops a projector's tables and checkpoint (one no longer registered); nothing when it has no checkpoint. */
+export async function dropRetiredProjector(pool: pg.Pool, retired: Pick<Projector, 'name' | 'tables'>): Promise<boolean> {
+  return inTransaction(pool, async (tx) => {
+    await lockProjector(tx, retired.name);
+    const deleted = await tx.query('DELETE FROM public.projection_checkpoints WHERE name = $1', [retired.name]);
+    if (deleted.rowCount === 0) return false;
+    for (const table of retired.tables) await tx.query(`DROP TABLE IF EXISTS public.${quote(table)} CASCADE`);
+    return true;
+  });
+}
+
 async function applyInto(tx: pg.PoolClient, projector: Projector, events: RecordedEvent[]): Promise<void> {
   const relevant = projector.filter ? events.filter((event) => matchesFilter(event, projector.filter)) : events;
   if (relevant.length > 0) await projector.handle(tx, relevant);

@@ -12,13 +12,12 @@ import { Engine } from '../../domain/engine/engine.ts';
 import { encodeStep, ENGINE_RECORD_VERSION, engineStepsData, journalStepsOf, newRecordContext } from '../../domain/engine/journal/journal.ts';
 import { MemoryEventStore } from '../../eventstore/memory.ts';
 import { coreProjector } from '../../projections/core/projector.ts';
-import { memberActivityProjector } from '../../projections/member/activity/projector.ts';
 import { memberProfilesProjector } from '../../projections/member/profiles/projector.ts';
-import { dumpReadModels, projectRecords, recordedOf, type FixtureRecord } from '../fixtures/journal-v3/replay.ts';
+import { asCoreVersion5, dumpReadModels, projectRecords, recordedOf, type FixtureRecord } from '../fixtures/journal-v3/replay.ts';
 
 const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'journal-v3');
 const journal = JSON.parse(readFileSync(path.join(FIXTURE, 'journal.json'), 'utf8')) as { records: FixtureRecord[] };
-const recorded = withFeeFields(withUnsetCatalogue(JSON.parse(readFileSync(path.join(FIXTURE, 'read-models.json'), 'utf8')) as Record<string, unknown[]>));
+const recorded = asCoreVersion5(withFeeFields(withUnsetCatalogue(JSON.parse(readFileSync(path.join(FIXTURE, 'read-models.json'), 'utf8')) as Record<string, unknown[]>)));
 
 /**
  * A market's stored view now carries the operator's catalogue fields (description, lists, flags,
@@ -30,12 +29,10 @@ function withUnsetCatalogue(tables: Record<string, unknown[]>): Record<string, u
     participants: null, stat_detail: null, featured_home: false, manual_probability: false, archived_at: null,
   };
   const out = { ...tables };
-  for (const table of ['core_markets', 'member_markets']) {
-    out[table] = tables[table]!.map((row) => {
-      const { doc, ...rest } = row as { doc: Record<string, unknown> };
-      return { ...rest, doc: { ...doc, ...unset } };
-    });
-  }
+  out.core_markets = tables.core_markets!.map((row) => {
+    const { doc, ...rest } = row as { doc: Record<string, unknown> };
+    return { ...rest, doc: { ...doc, ...unset } };
+  });
   return out;
 }
 
@@ -63,40 +60,24 @@ function withFeeFields(tables: Record<string, unknown[]>): Record<string, unknow
     if (tables[table]) out[table] = (tables[table] as Row[]).map((row) => ({ ...row, doc: jsonbOrder(change(row.doc)) }));
   };
   map('core_fills', withFillFees);
-  map('member_fills', withFillFees);
   map('core_ledger_entries', feeIdOf);
-  map('member_fee_entries', feeIdOf);
   const unsetPercents = (doc: Record<string, unknown>) => ({ ...doc, settlement_fee_percent: null, event_fee_percent: null, group_fee_percent: null });
   map('core_markets', unsetPercents);
-  map('member_markets', unsetPercents);
   map('core_sport_events', (doc) => ({ ...doc, event_fee_percent: null }));
-  map('member_sport_events', (doc) => ({ ...doc, event_fee_percent: null }));
   return out;
-}
-
-/**
- * member_fills rows keep only what market stats read: member_orders holds no more of an order
- * than its facts, so a fill there no longer copies the order's client id, device, address,
- * expiry and pre-start flag (the core read model, which REST serves, keeps them all).
- */
-const ORDER_TERMS_OF_FILLS = ['client_order_id', 'device_id', 'ip_address', 'expires_at', 'placed_pre_start'];
-function withoutOrderTerms(row: unknown): unknown {
-  const { doc, ...rest } = row as { doc: Record<string, unknown> };
-  return { ...rest, doc: Object.fromEntries(Object.entries(doc).filter(([key]) => !ORDER_TERMS_OF_FILLS.includes(key))) };
 }
 
 describe('a journal of record version 3', function () {
   this.timeout(60_000);
 
   it('projects to the read models recorded when it was written', async () => {
-    const projectors = [coreProjector(), memberActivityProjector, memberProfilesProjector];
+    const projectors = [coreProjector(), memberProfilesProjector];
     const { db } = await projectRecords(journal.records, projectors);
     try {
       const rebuilt = await dumpReadModels(db.pool, projectors);
       expect(Object.keys(rebuilt).sort()).to.deep.equal(Object.keys(recorded).sort());
       for (const table of Object.keys(recorded)) {
-        if (table === 'member_fills') expect(rebuilt[table]!.map(withoutOrderTerms), table).to.deep.equal(recorded[table]!.map(withoutOrderTerms));
-        else expect(rebuilt[table], table).to.deep.equal(recorded[table]);
+        expect(rebuilt[table], table).to.deep.equal(recorded[table]);
       }
     } finally {
       await db.drop();
@@ -135,13 +116,13 @@ describe('the same history journaled by today\'s engine (record version 4, facts
   it('projects to the read models of the old journal: the same rows in the same order', async () => {
     const records = rejournal();
     expect(records.every((r) => (r.data as { v: number }).v === ENGINE_RECORD_VERSION)).to.equal(true);
-    const projectors = [coreProjector(), memberActivityProjector, memberProfilesProjector];
+    const projectors = [coreProjector(), memberProfilesProjector];
     const { db } = await projectRecords(records, projectors);
     try {
       const rebuilt = await dumpReadModels(db.pool, projectors);
       for (const table of Object.keys(recorded)) {
         // a fact's index in its record differs from the old event's: compare the order, not the index
-        const normal = (rows: unknown[]) => rows.map(table === 'member_fills' ? withoutOrderTerms : (row) => row).map(withoutIndex).sort(byText);
+        const normal = (rows: unknown[]) => rows.map(withoutIndex).sort(byText);
         expect(normal(rebuilt[table]!), table).to.deep.equal(normal(recorded[table]!));
         expect(insertionOrder(rebuilt[table]!), `${table} order`).to.deep.equal(insertionOrder(recorded[table]!));
       }

@@ -6,9 +6,10 @@ import type pg from 'pg';
 import type { JournaledEvent } from '../engineEvents.ts';
 import type { FactFold } from '../../facts/fold.ts';
 import type { CoreStore } from '../load.ts';
+import type { FillView, OrderView } from '../../../domain/views.ts';
 import { prepared } from '../../runtime/prepared.ts';
 
-type CoreChangeKind = 'order' | 'fill' | 'balance' | 'position' | 'market' | 'ledger_entry' | 'account' | 'sport_event' | 'book' | 'trade';
+type CoreChangeKind = 'order' | 'fill' | 'balance' | 'position' | 'market' | 'ledger_entry' | 'account' | 'sport_event' | 'book' | 'trade' | 'market_stats';
 
 /** A change before the projector adds `user_id` to its keys. */
 export interface CoreChange {
@@ -27,6 +28,8 @@ export interface Batch {
   changes: CoreChange[];
   /** Markets whose rendered object may have changed (state, book, trades, open interest). */
   touchedMarkets: Set<string>;
+  /** The views of the orders and fills the fold changed, as their slices rendered them (by id). */
+  views: { orders: Map<string, OrderView>; fills: Map<string, FillView> };
 }
 
 export interface Slice {

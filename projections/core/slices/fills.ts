@@ -32,17 +32,18 @@ export const fillsSlice: Slice = {
 
     const marketOf = (marketId: string) => batch.store.markets.get(marketId)?.record;
     const changed = [...batch.fold.fills.values()].map(({ record, created }) => ({ item: fillView(record, marketOf(record.marketId)), created }));
+    for (const { item } of changed) batch.views.fills.set(item.trade_id, item);
     const written = await upsertSnapshots(batch.tx, {
       table: 'core_fills',
       key: ['trade_id', 'liquidity_action'],
       columns: [
         ['trade_id', 'text'], ['liquidity_action', 'text'], ['account_id', 'text'], ['market_id', 'text'], ['order_id', 'text'],
-        ['status', 'text'], ['tape_trade_id', 'text'], ['seq', 'bigint'], ['ins_pos', 'bigint'], ['ins_idx', 'integer'], ['doc', 'json'],
+        ['status', 'text'], ['tape_trade_id', 'text'], ['inserted_at', 'bigint'], ['seq', 'bigint'], ['ins_pos', 'bigint'], ['ins_idx', 'integer'], ['doc', 'json'],
       ],
-      insertOnly: ['tape_trade_id', 'ins_pos', 'ins_idx'],
+      insertOnly: ['tape_trade_id', 'inserted_at', 'ins_pos', 'ins_idx'],
     }, changed.map(({ item, created }) => ({
       trade_id: item.trade_id, liquidity_action: item.liquidity_action, account_id: item.account_id, market_id: item.market_id,
-      order_id: item.order_id, status: item.status, tape_trade_id: tapeIdOf.get(item.trade_id) ?? null, seq: item.seq,
+      order_id: item.order_id, status: item.status, tape_trade_id: tapeIdOf.get(item.trade_id) ?? null, inserted_at: item.inserted_at, seq: item.seq,
       ins_pos: created?.pos ?? '0', ins_idx: created?.idx ?? 0, doc: item,
     })));
     const writtenKeys = new Set(written.map((row) => `${row.trade_id}|${row.liquidity_action}`));

@@ -4,6 +4,7 @@
 // pages on one table; they are refreshed whenever either side changes.
 
 import { marketView, sportEventView } from '../../../domain/readModel/render.ts';
+import { sportKey } from '../../../domain/leaderboard/board.ts';
 import { marketTier } from '../market.ts';
 import { renderSportEvent } from '../render.ts';
 import { upsertSnapshots, type Batch, type Slice } from './batch.ts';
@@ -20,9 +21,10 @@ export const marketsSlice: Slice = {
     const writtenEvents = await upsertSnapshots(batch.tx, {
       table: 'core_sport_events',
       key: ['event_id'],
-      columns: [['event_id', 'text'], ['start_us', 'bigint'], ['status', 'text'], ['sport_lc', 'text'], ['competition_lc', 'text'], ['seq', 'bigint'], ['doc', 'json']],
+      columns: [['event_id', 'text'], ['start_us', 'bigint'], ['status', 'text'], ['sport_lc', 'text'], ['competition_lc', 'text'], ['sport_key', 'text'], ['seq', 'bigint'], ['doc', 'json']],
     }, events.map(({ item, seq }) => ({
-      event_id: item.event_id, start_us: item.start, status: item.status, sport_lc: lower(item.sport), competition_lc: lower(item.competition), seq, doc: item,
+      event_id: item.event_id, start_us: item.start, status: item.status, sport_lc: lower(item.sport), competition_lc: lower(item.competition),
+      sport_key: sportKey(item.sport), seq, doc: item,
     })));
     const eventIds = writtenEvents.map((row) => row.event_id as string);
     const eventWritten = new Set(eventIds);

@@ -66,6 +66,7 @@ export const ordersSlice: Slice = {
     };
 
     const changed = [...batch.fold.orders.values()].map(({ record, created }) => ({ item: orderView(record), created }));
+    for (const { item } of changed) batch.views.orders.set(item.id, item);
     const rows = changed.map(({ item, created }) => {
       const before = batch.store.books.get(item.id);
       if (before?.book_side && before.book_price !== null && before.book_remaining !== null) {

@@ -5,9 +5,8 @@
 // the latest position and the market's max_price. Every field is defined in docs/MEMBER.md.
 
 import {
-  abs, ceilCent, compare, decimalOf, decimalText, formatCents, formatNanos, integerDecimal, isNegative, isPositive, isZero, minus, negated, plus, quotient, times, ZERO, type Decimal,
+  abs, ceilCent, compare, decimalOf, decimalText, integerDecimal, isNegative, isPositive, isZero, minus, negated, plus, quotient, times, ZERO, type Decimal,
 } from '../../../domain/money/decimal.ts';
-import type { OrderRecord } from '../../../domain/readModel/records.ts';
 import type { FillView, LedgerEntryView, OrderView, PositionView } from '../../../domain/views.ts';
 import { LIVE_ORDER_STATUSES } from '../../../domain/views.ts';
 
@@ -72,16 +71,10 @@ const big = (value: string | null | undefined) => (value === null || value === u
 const maxOf = (a: Decimal, b: Decimal) => (compare(a, b) > 0 ? a : b);
 const minOf = (a: Decimal, b: Decimal) => (compare(a, b) < 0 ? a : b);
 
-/** Contracts of an order still working (quantity − filled). */
-/** What an order contributes through: the member_orders rows keep only these fields of the view. */
+/** What an order's contribution depends on (the fields of its view read here). */
 export type OrderFacts = Pick<OrderView, 'id' | 'account_id' | 'market_id' | 'action' | 'status' | 'price' | 'quantity' | 'filled'>;
 
-/** OrderFacts of an order record (member_orders keeps no more of an order). */
-export const orderFactsOfRecord = (order: OrderRecord): OrderFacts => ({
-  id: order.id, account_id: order.accountId, market_id: order.marketId, action: order.action, status: order.status,
-  price: order.priceCents === null ? null : formatCents(order.priceCents), quantity: formatNanos(order.quantityNanos), filled: formatNanos(order.filledNanos),
-});
-
+/** Contracts of an order still working (quantity − filled). */
 const unfilled = (order: Pick<OrderFacts, 'quantity' | 'filled'>) => maxOf(minus(big(order.quantity), big(order.filled)), ZERO);
 
 export function orderContribution(order: OrderFacts, maxPriceText: string): Contribution {

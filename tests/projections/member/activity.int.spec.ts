@@ -1,9 +1,9 @@
-// The member projectors over PostgreSQL: market stats and profiles from journal records (the
-// ledger lists the member routes answer come from the core read model, checked here too),
-// and a rebuild from zero in one pass that finds the read models identical to the live ones.
+// The member read models over PostgreSQL: market stats (kept by the core projector beside the
+// orders, fills and positions they are computed from) and profiles from journal records (the
+// ledger lists the member routes answer come from the core read model, checked here too), and a
+// rebuild from zero in one pass that finds the read models identical to the live ones.
 
 import { expect } from 'chai';
-import { memberActivityProjector } from '../../../projections/member/activity/projector.ts';
 import { memberProfilesProjector } from '../../../projections/member/profiles/projector.ts';
 import { marketStats, settlementFacts, volumeFacts } from '../../../projections/member/queries.ts';
 import { coreProjector } from '../../../projections/core/projector.ts';
@@ -26,14 +26,13 @@ describe('member projectors', () => {
   before(async () => {
     db = await testDatabase();
     // live: one record per batch; the public schema is what the queries read
-    await project(db.pool, 'public', memberActivityProjector, records, 1);
     await project(db.pool, 'public', memberProfilesProjector, [...records, ...profileRecords], 1);
     await project(db.pool, 'public', coreProjector(), records, 1);
   });
   after(async () => db?.drop());
 
-  it('rebuilding every member projector from zero in one pass gives identical read models', async () => {
-    for (const projector of [memberActivityProjector, memberProfilesProjector]) {
+  it('rebuilding the core and member projectors from zero in one pass gives identical read models', async () => {
+    for (const projector of [coreProjector(), memberProfilesProjector]) {
       const all = projector === memberProfilesProjector ? [...records, ...profileRecords] : records;
       await project(db.pool, `rebuild_${projector.name}`, projector, all, 1000);
       expect(await dump(db.pool, `rebuild_${projector.name}`, projector)).to.deep.equal(await dump(db.pool, 'public', projector));
@@ -41,21 +40,24 @@ describe('member projectors', () => {
   });
 
   it('replaying records already seen changes nothing', async () => {
-    const before = await dump(db.pool, 'public', memberActivityProjector);
-    await project(db.pool, 'public', memberActivityProjector, records.slice(2), 3);
-    expect(await dump(db.pool, 'public', memberActivityProjector)).to.deep.equal(before);
+    const core = coreProjector();
+    const before = await dump(db.pool, 'public', core);
+    await project(db.pool, 'public', core, records.slice(2), 3);
+    expect(await dump(db.pool, 'public', core)).to.deep.equal(before);
   });
 
-  it('the incrementally kept rows equal a computation from scratch over the stored snapshots', async () => {
-    const stats = await db.pool.query('SELECT account_id, market_id, last_settled_at::text, doc FROM member_market_stats');
+  it('the incrementally kept rows equal a computation from scratch over the stored orders, fills, fee entries and position', async () => {
+    const stats = await db.pool.query('SELECT account_id, market_id, last_settled_at::text, doc FROM core_market_stats');
     expect(stats.rows).to.have.length(4);
     for (const row of stats.rows) {
       const values = [row.account_id, row.market_id];
-      const orders = (await db.pool.query('SELECT doc FROM member_orders WHERE account_id = $1 AND market_id = $2', values)).rows.map((r) => r.doc);
-      const fills = (await db.pool.query('SELECT doc FROM member_fills WHERE account_id = $1 AND market_id = $2', values)).rows.map((r) => r.doc);
-      const feeEntries = (await db.pool.query("SELECT doc FROM member_fee_entries WHERE account_id = $1 AND market_id = $2", values)).rows.map((r) => r.doc);
-      const position = (await db.pool.query('SELECT doc FROM member_positions WHERE account_id = $1 AND market_id = $2', values)).rows[0]?.doc ?? null;
-      const balance = (await db.pool.query('SELECT doc FROM member_balances WHERE account_id = $1', [row.account_id])).rows[0]?.doc;
+      const orders = (await db.pool.query('SELECT doc FROM core_orders WHERE account_id = $1 AND market_id = $2', values)).rows.map((r) => r.doc);
+      const fills = (await db.pool.query('SELECT doc FROM core_fills WHERE account_id = $1 AND market_id = $2', values)).rows.map((r) => r.doc);
+      const feeEntries = (await db.pool.query(
+        "SELECT doc FROM core_ledger_entries WHERE account_id = $1 AND doc->>'market_id' = $2 AND type IN ('fee', 'fee_refund')", values)).rows.map((r) => r.doc);
+      const position = (await db.pool.query('SELECT doc FROM core_positions WHERE account_id = $1 AND market_id = $2', values)).rows[0]?.doc ?? null;
+      const balance = (await db.pool.query('SELECT doc FROM core_balances WHERE account_id = $1', [row.account_id])).rows[0]?.doc;
+      expect(orders.length + fills.length + feeEntries.length, `${row.market_id} has what its stats sum`).to.be.greaterThan(0);
       const { last_settled_at, ...expected } = computeMarketStats({ orders, fills, feeEntries, position, maxPrice: '1.00', orderFeeRate: feeRates(balance).max.toString() });
       expect(row.doc).to.deep.equal(expected);
       expect(row.last_settled_at === null ? null : Number(row.last_settled_at)).to.equal(last_settled_at);
@@ -95,9 +97,7 @@ describe('member projectors', () => {
     expect(await ids({ competitions: ['nba'] })).to.deep.equal([]);
   });
 
-  it('keeps only fee entries of a market; the ledger lists come from the core read model', async () => {
-    const kept = await db.pool.query("SELECT DISTINCT doc->>'type' AS type FROM member_fee_entries ORDER BY 1");
-    expect(kept.rows.map((r) => r.type)).to.deep.equal(['fee', 'fee_refund']);
+  it('the ledger lists come from the core read model', async () => {
     const fees = await listFees(db.pool, ALICE, { limit: 10 });
     expect(fees.fees.map((e) => [e.type, e.amount])).to.deep.equal([['fee_refund', '0.02'], ['fee', '-0.05'], ['fee', '-0.02']]);
     const loyalty = await listLoyalty(db.pool, ALICE, { limit: 1 });

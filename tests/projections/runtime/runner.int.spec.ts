@@ -10,7 +10,7 @@ import type { ProjectionChange, Projector } from '../../../projections/projector
 import { cutByWork, ProjectionRunner } from '../../../projections/runner.ts';
 import { ProjectionLagTimeout } from '../../../projections/runtime/waiters.ts';
 import { ENGINE_STEPS_TYPE, ENGINE_STREAM } from '../../../domain/engine/journal/journal.ts';
-import { readCheckpoint } from '../../../projections/runtime/checkpoints.ts';
+import { readCheckpoint, setCheckpoint } from '../../../projections/runtime/checkpoints.ts';
 import { testDatabase, type TestDatabase } from '../../support/pg.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -252,5 +252,24 @@ describe('projection runner', function () {
     await upgraded.waitFor(written.position);
     expect(await counts(db.pool)).to.deep.equal({ 'count-a': 2 });
     expect((await readCheckpoint(db.pool, 'counter'))!.version).to.equal(2);
+  });
+
+  it('drops the tables and checkpoint of a retired projector at start, and nothing of a registered one', async () => {
+    const old = runner([counter()]);
+    await old.start();
+    await old.waitFor((await store.append('count-a', [event()], 'any')).position);
+    await old.stop();
+    // what a build that still ran it left: its table and checkpoint
+    await db.pool.query('CREATE TABLE retired_extra (x integer)');
+    await setCheckpoint(db.pool, 'retired_counter', 1, 0n);
+    const retired = [{ name: 'retired_counter', tables: ['retired_extra'] }, { name: 'counter', tables: ['counts'] }];
+    const upgraded = new ProjectionRunner({ pool: db.pool, store, projectors: [counter()], retired });
+    runners.push(upgraded);
+    await upgraded.start();
+    const tables = await db.pool.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename IN ('retired_extra', 'counts')");
+    expect(tables.rows.map((r) => r.name)).to.deep.equal(['counts']);
+    expect(await readCheckpoint(db.pool, 'retired_counter')).to.equal(undefined);
+    expect(await readCheckpoint(db.pool, 'counter')).to.not.equal(undefined);
+    expect(await counts(db.pool)).to.deep.equal({ 'count-a': 1 });
   });
 });

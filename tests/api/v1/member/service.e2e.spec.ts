@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import { LEADERBOARD_LAUNCH_US } from '../../../../domain/profile/profile.ts';
 import { MEMBER_PROJECTORS } from '../../../../projections/member/index.ts';
+import { coreProjector } from '../../../../projections/core/projector.ts';
 import { startTestService, type TestService } from '../../../support/service.ts';
 import { signedHeaders, type ApiKey } from '../harness.ts';
 
@@ -167,11 +168,12 @@ describe('member routes in the whole service', () => {
     expect(withdrawals[0]).to.include({ method: 'card', reason: 'payout' });
   });
 
-  it('every member projector rebuilt from zero by the service runner equals the live read model', async () => {
+  it('the member projectors and the core one (market stats) rebuilt from zero by the service runner equal the live read models', async () => {
     await svc.service.runner.waitFor(await svc.ctx.store.headPosition(), 10_000);
+    const projectors = [coreProjector(), ...MEMBER_PROJECTORS];
     const dump = async () => {
       const out: Record<string, string[]> = {};
-      for (const projector of MEMBER_PROJECTORS) {
+      for (const projector of projectors) {
         for (const table of projector.tables) {
           const rows = await svc.ctx.pool.query(`SELECT to_jsonb(t) AS row FROM public.${table} t`);
           out[table] = rows.rows.map((r) => JSON.stringify(r.row)).sort();
@@ -180,8 +182,8 @@ describe('member routes in the whole service', () => {
       return out;
     };
     const live = await dump();
-    expect(live.member_market_stats!.length).to.be.greaterThan(0);
-    for (const projector of MEMBER_PROJECTORS) await svc.service.runner.rebuild(projector.name);
+    expect(live.core_market_stats!.length).to.be.greaterThan(0);
+    for (const projector of projectors) await svc.service.runner.rebuild(projector.name);
     expect(await dump()).to.deep.equal(live);
   });
 });
