@@ -70,19 +70,22 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** utime + stime (clock ticks) of a process, from /proc/<pid>/stat; 0 when it is gone. */
-function processTicks(pid: number): number {
+/** utime + stime (clock ticks) of a process, and stime alone, from /proc/<pid>/stat; 0 when it is gone. */
+function processTicks(pid: number): { total: number; system: number } {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields from the 3rd (state) on
-    return Number(fields[11]) + Number(fields[12]);
+    return { total: Number(fields[11]) + Number(fields[12]), system: Number(fields[12]) };
   } catch {
-    return 0;
+    return { total: 0, system: 0 };
   }
 }
 
-/** CPU ticks of `pid` itself and of all its descendants (the embedded PostgreSQL server and backends). */
-function cpuTicks(pid: number): { own: number; descendants: number } {
+/**
+ * CPU ticks of `pid` itself (`own`; `ownSystem` of them in the kernel) and of all its descendants
+ * (the embedded PostgreSQL server and backends).
+ */
+function cpuTicks(pid: number): { own: number; ownSystem: number; descendants: number } {
   const children = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -98,10 +101,11 @@ function cpuTicks(pid: number): { own: number; descendants: number } {
   const pending = [...(children.get(pid) ?? [])];
   while (pending.length > 0) {
     const next = pending.pop()!;
-    descendants += processTicks(next);
+    descendants += processTicks(next).total;
     pending.push(...(children.get(next) ?? []));
   }
-  return { own: processTicks(pid), descendants };
+  const own = processTicks(pid);
+  return { own: own.total, ownSystem: own.system, descendants };
 }
 
 /** The unit of /proc's CPU times (0 when it cannot be read). */
@@ -139,21 +143,26 @@ async function serviceSettled(pid: number | undefined): Promise<void> {
  * Microseconds of CPU per order around `run`: of the service and of its PostgreSQL (null off Linux
  * or with BENCH_URL), and of this load generator itself.
  */
-async function measureCpu<T>(pid: number | undefined, orders: number, run: () => Promise<T>): Promise<{ result: T; serviceUs: number | null; postgresUs: number | null; clientUs: number }> {
+async function measureCpu<T>(pid: number | undefined, orders: number, run: () => Promise<T>): Promise<ServiceCpu<T> & { clientUs: number }> {
   const clientBefore = process.cpuUsage();
   const measured = await measureServiceCpu(pid, orders, run);
   const client = process.cpuUsage(clientBefore);
   return { ...measured, clientUs: round((client.user + client.system) / orders, 0) };
 }
 
-async function measureServiceCpu<T>(pid: number | undefined, orders: number, run: () => Promise<T>): Promise<{ result: T; serviceUs: number | null; postgresUs: number | null }> {
+/** Service CPU per order (µs): all of it, the kernel's part of it (system time), and its PostgreSQL's. */
+interface ServiceCpu<T> { result: T; serviceUs: number | null; serviceSystemUs: number | null; postgresUs: number | null }
+
+async function measureServiceCpu<T>(pid: number | undefined, orders: number, run: () => Promise<T>): Promise<ServiceCpu<T>> {
   const ticksPerSecond = pid === undefined ? 0 : clockTicksPerSecond();
-  if (pid === undefined || !(ticksPerSecond > 0) || process.platform !== 'linux') return { result: await run(), serviceUs: null, postgresUs: null };
+  if (pid === undefined || !(ticksPerSecond > 0) || process.platform !== 'linux') return { result: await run(), serviceUs: null, serviceSystemUs: null, postgresUs: null };
   const before = cpuTicks(pid);
   const result = await run();
   const after = cpuTicks(pid);
   const perOrder = (ticks: number) => round((ticks / ticksPerSecond) * 1e6 / orders, 0);
-  return { result, serviceUs: perOrder(after.own - before.own), postgresUs: perOrder(after.descendants - before.descendants) };
+  return {
+    result, serviceUs: perOrder(after.own - before.own), serviceSystemUs: perOrder(after.ownSystem - before.ownSystem), postgresUs: perOrder(after.descendants - before.descendants),
+  };
 }
 
 async function startService(): Promise<{ baseUrl: URL; adminToken: string; pid: number | undefined; stop: () => Promise<void> }> {
@@ -440,6 +449,7 @@ async function main(): Promise<void> {
       batched_p50_ms: round(percentile(batched.latenciesMs, 50)),
       batched_p99_ms: round(percentile(batched.latenciesMs, 99)),
       single_service_cpu_us_per_order: singleRun.serviceUs,
+      single_service_system_cpu_us_per_order: singleRun.serviceSystemUs,
       single_postgres_cpu_us_per_order: singleRun.postgresUs,
       batched_service_cpu_us_per_order: batchedRun.serviceUs,
       batched_postgres_cpu_us_per_order: batchedRun.postgresUs,

@@ -1,5 +1,5 @@
 // Leaderboard snapshots: every board's values per account, computed at one instant from the
-// member activity read model and kept in memory. A snapshot holds all members with activity;
+// market stats and fills of the core read model and kept in memory. A snapshot holds all members with activity;
 // consent (opt-in) and handles are applied when a board is read, so leaving or joining shows
 // at once while each member's standing stays untouched. Ranks are assigned at read time among
 // the members shown.
