@@ -62,16 +62,17 @@ interface UpsertSpec {
 export async function upsertSnapshots(tx: pg.PoolClient, spec: UpsertSpec, rows: readonly Record<string, unknown>[]): Promise<Array<Record<string, string>>> {
   if (rows.length === 0) return [];
   const names = spec.columns.map(([name]) => name);
+  const isJson = (type: SqlType) => type === 'json' || type === 'jsonb';
   const values = spec.columns.map(([name, type]) => {
-    if (type !== 'json' && type !== 'jsonb') return rows.map((row) => row[name] ?? null);
+    if (!isJson(type)) return rows.map((row) => row[name] ?? null);
     return rows.map((row) => {
       const value = row[name];
       if (value === null || value === undefined) throw new Error(`${spec.table}.${name}: a json column of a snapshot row is null`);
       return JSON.stringify(value);
     }).join('\n');
   });
-  const sources = spec.columns.map(([, type], i) => (type === 'json' || type === 'jsonb' ? `string_to_array($${i + 1}::text, E'\\n')` : `$${i + 1}::${type}[]`));
-  const selects = spec.columns.map(([name, type]) => (type === 'json' || type === 'jsonb' ? `${name}::${type}` : name));
+  const sources = spec.columns.map(([, type], i) => (isJson(type) ? `string_to_array($${i + 1}::text, E'\\n')` : `$${i + 1}::${type}[]`));
+  const selects = spec.columns.map(([name, type]) => (isJson(type) ? `${name}::${type}` : name));
   const updates = names
     .filter((name) => !spec.key.includes(name) && !(spec.insertOnly ?? []).includes(name))
     .map((name) => `${name} = excluded.${name}`)

@@ -9,7 +9,7 @@ import { feeRates } from '../../../domain/engine/fees.ts';
 import type { Decimal } from '../../../domain/money/decimal.ts';
 import { ledgerEntryView, marketView } from '../../../domain/readModel/render.ts';
 import type { BalanceView, PositionView } from '../../../domain/views.ts';
-import type { Stamp } from '../../facts/fold.ts';
+import { positionKey, type Stamp } from '../../facts/fold.ts';
 import {
   addContribution, deriveMarketStats, feeContribution, fillContribution, fillSettledAtUs, orderContribution, storedOf, sumsFromStored,
   type Contribution, type StoredSums, type SumKey,
@@ -17,13 +17,14 @@ import {
 import { prepared } from '../../runtime/prepared.ts';
 import type { Batch, Slice } from './batch.ts';
 
-const pairKey = (accountId: string, marketId: string) => `${accountId}\u0000${marketId}`;
-
-/** A pair the batch touched: the engine times of its first and last change in the batch. */
-interface TouchedPair { account_id: string; market_id: string; first_us: number; last_us: number }
-
-/** Per pair: the change of its sums in this batch and the latest settlement time seen. */
-interface PairDelta { sums: Map<SumKey, Decimal>; last_settled_at: number | null }
+/**
+ * An (account, market) pair the batch touched: the engine times of its first and last change in
+ * the batch, the change of its sums and the latest settlement time among its changed fills.
+ */
+interface TouchedPair {
+  account_id: string; market_id: string; first_us: number; last_us: number;
+  sums: Map<SumKey, Decimal>; last_settled_at: number | null;
+}
 
 /** The fee rate for unfilled orders: the engine's reserve rate for the account's schedule. */
 function orderFeeRate(balance: BalanceView | undefined): string {
@@ -34,16 +35,19 @@ export const marketStatsSlice: Slice = {
   name: 'market_stats',
   async apply(batch: Batch): Promise<void> {
     const { fold, store } = batch;
+    // keyed as the fold keys positions: one position per pair
     const pairs = new Map<string, TouchedPair>();
     const touch = (accountId: string, marketId: string | null, first: Stamp, last: Stamp) => {
       if (!marketId) return;
-      const key = pairKey(accountId, marketId);
+      const key = positionKey(accountId, marketId);
       const seen = pairs.get(key);
       // first and last touch of the batch: the row's inserted_at must not depend on batch size
-      pairs.set(key, {
-        account_id: accountId, market_id: marketId,
-        first_us: seen ? Math.min(seen.first_us, first.nowUs) : first.nowUs, last_us: seen ? Math.max(seen.last_us, last.nowUs) : last.nowUs,
-      });
+      if (seen) {
+        seen.first_us = Math.min(seen.first_us, first.nowUs);
+        seen.last_us = Math.max(seen.last_us, last.nowUs);
+      } else {
+        pairs.set(key, { account_id: accountId, market_id: marketId, first_us: first.nowUs, last_us: last.nowUs, sums: new Map(), last_settled_at: null });
+      }
     };
     for (const { record, at, since } of fold.orders.values()) touch(record.accountId, record.marketId, since, at);
     for (const { record, at, since } of fold.fills.values()) touch(record.accountId, record.marketId, since, at);
@@ -54,11 +58,9 @@ export const marketStatsSlice: Slice = {
 
     // the markets as the batch left them (a cancelled order does not name its market: read it)
     const marketOf = new Map<string, { event_id: string; max_price: string }>();
-    const wanted = new Set([...pairs.values()].map((p) => p.market_id));
-    for (const view of batch.views.orders.values()) wanted.add(view.market_id);
-    for (const old of store.orderDocs.values()) wanted.add(old.market_id);
     const unloaded: string[] = [];
-    for (const marketId of wanted) {
+    for (const { market_id: marketId } of pairs.values()) {
+      if (marketOf.has(marketId)) continue;
       const record = store.markets.get(marketId)?.record;
       if (!record) {
         unloaded.push(marketId);
@@ -69,31 +71,27 @@ export const marketStatsSlice: Slice = {
     }
     if (unloaded.length > 0) {
       const rows = await batch.tx.query<{ market_id: string; event_id: string; max_price: string }>(prepared(
-        "SELECT market_id, event_id, doc->>'max_price' AS max_price FROM core_markets WHERE market_id = ANY($1::text[])", [unloaded]));
+        "SELECT market_id, event_id, doc->>'max_price' AS max_price FROM core_markets WHERE market_id = ANY($1::text[])", [[...new Set(unloaded)]]));
       for (const row of rows.rows) marketOf.set(row.market_id, { event_id: row.event_id, max_price: row.max_price });
     }
-    const maxPriceOf = (marketId: string): string => {
+    const marketOfPair = (marketId: string) => {
       const market = marketOf.get(marketId);
       if (!market) throw new Error(`market stats: market ${marketId} was never listed`);
-      return market.max_price;
+      return market;
     };
 
-    // each changed row adds its new contribution to its pair and takes back its old one
-    const deltas = new Map<string, PairDelta>();
+    // each changed row adds its new contribution to its pair and takes back its old one (an
+    // order or fill never changes account or market: both go to the pair the batch touched)
     const add = (accountId: string, marketId: string, contribution: Contribution, sign: 1 | -1, settledAt: number | null = null) => {
-      const key = pairKey(accountId, marketId);
-      let delta = deltas.get(key);
-      if (!delta) {
-        delta = { sums: new Map(), last_settled_at: null };
-        deltas.set(key, delta);
-      }
-      addContribution(delta.sums, contribution, sign);
-      if (sign === 1 && settledAt !== null) delta.last_settled_at = Math.max(delta.last_settled_at ?? settledAt, settledAt);
+      const pair = pairs.get(positionKey(accountId, marketId));
+      if (!pair) throw new Error(`market stats: a contribution to account ${accountId} in market ${marketId}, which the batch did not touch`);
+      addContribution(pair.sums, contribution, sign);
+      if (sign === 1 && settledAt !== null) pair.last_settled_at = Math.max(pair.last_settled_at ?? settledAt, settledAt);
     };
     for (const [id, view] of batch.views.orders) {
-      add(view.account_id, view.market_id, orderContribution(view, maxPriceOf(view.market_id)), 1);
+      add(view.account_id, view.market_id, orderContribution(view, marketOfPair(view.market_id).max_price), 1);
       const old = store.orderDocs.get(id);
-      if (old) add(old.account_id, old.market_id, orderContribution(old, maxPriceOf(old.market_id)), -1);
+      if (old) add(old.account_id, old.market_id, orderContribution(old, marketOfPair(old.market_id).max_price), -1);
     }
     for (const [id, view] of batch.views.fills) {
       add(view.account_id, view.market_id, fillContribution(view), 1, fillSettledAtUs(view));
@@ -113,23 +111,21 @@ export const marketStatsSlice: Slice = {
         `SELECT x.account_id, x.market_id, x.doc FROM core_positions x JOIN (${pairSql}) p USING (account_id, market_id)`, [accounts, marketIds])),
       batch.tx.query<{ account_id: string; doc: BalanceView }>(prepared('SELECT account_id, doc FROM core_balances WHERE account_id = ANY($1::text[])', [[...new Set(accounts)]])),
     ]);
-    const statsBy = new Map(stats.rows.map((r) => [pairKey(r.account_id, r.market_id), r]));
-    const positionBy = new Map(positions.rows.map((r) => [pairKey(r.account_id, r.market_id), r.doc]));
+    const statsBy = new Map(stats.rows.map((r) => [positionKey(r.account_id, r.market_id), r]));
+    const positionBy = new Map(positions.rows.map((r) => [positionKey(r.account_id, r.market_id), r.doc]));
     const balanceBy = new Map(balances.rows.map((r) => [r.account_id, r.doc]));
 
     const rows: unknown[] = [];
     for (const [key, pair] of pairs) {
       const stored = statsBy.get(key);
-      const delta = deltas.get(key);
       const sums = sumsFromStored(stored?.sums);
-      if (delta) addContribution(sums, Object.fromEntries(delta.sums), 1);
+      addContribution(sums, Object.fromEntries(pair.sums), 1);
       const storedSettled = stored?.last_settled_at ? Number(stored.last_settled_at) : null;
-      const newSettled = delta?.last_settled_at ?? null;
-      const lastSettledAt = storedSettled === null ? newSettled : newSettled === null ? storedSettled : Math.max(storedSettled, newSettled);
-      const maxPrice = maxPriceOf(pair.market_id);
-      const doc = deriveMarketStats({ sums, position: positionBy.get(key) ?? null, maxPrice, orderFeeRate: orderFeeRate(balanceBy.get(pair.account_id)) });
+      const lastSettledAt = storedSettled === null ? pair.last_settled_at : Math.max(storedSettled, pair.last_settled_at ?? storedSettled);
+      const market = marketOfPair(pair.market_id);
+      const doc = deriveMarketStats({ sums, position: positionBy.get(key) ?? null, maxPrice: market.max_price, orderFeeRate: orderFeeRate(balanceBy.get(pair.account_id)) });
       rows.push({
-        account_id: pair.account_id, market_id: pair.market_id, event_id: marketOf.get(pair.market_id)!.event_id, first_us: pair.first_us, last_us: pair.last_us,
+        account_id: pair.account_id, market_id: pair.market_id, event_id: market.event_id, first_us: pair.first_us, last_us: pair.last_us,
         last_settled_at: lastSettledAt, settlements: doc.settlements, trade_count: doc.trade_count, sums: storedOf(sums), doc,
       });
       batch.changes.push({ kind: 'market_stats', account_id: pair.account_id, market_id: pair.market_id, doc: undefined });
