@@ -7,7 +7,7 @@ import type { Clock } from '../domain/clock.ts';
 import type { ProjectionChange } from '../domain/readModel/change.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import type { CredentialResolver } from './auth/credentials.ts';
-import type { EngineGateway } from './engine/gateway.ts';
+import type { EngineGateway, WriteTracker } from '../engine/gateway.ts';
 import type { SettingsStore } from './settings/settings.ts';
 
 export interface Config {
@@ -27,11 +27,8 @@ export interface Config {
   logLevel: string;
 }
 
-/** Tracks each account's last write, so its reads can wait for projections to pass it. */
-export interface WriteTracker {
-  note(accountId: string, position: bigint): void;
-  lastFor(accountId: string): bigint | undefined;
-}
+/** Tracks each account's last write, so its reads can wait for projections to pass it (the engine notes them). */
+export type { WriteTracker } from '../engine/gateway.ts';
 
 export interface ProjectionWaiter {
   /** Resolves once every projector has passed `position`; rejects with a clear error after `timeoutMs`. */

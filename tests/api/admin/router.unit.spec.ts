@@ -13,7 +13,7 @@ import { pino } from 'pino';
 import { adminRouter } from '../../../api/admin/router.ts';
 import { createTestClock, systemClock } from '../../../commands/clock/clock.ts';
 import type { AppContext, Config } from '../../../commands/context.ts';
-import type { EngineReply } from '../../../commands/engine/gateway.ts';
+import type { EngineReply } from '../../../engine/gateway.ts';
 import { loadSettingsStore } from '../../../commands/settings/store.ts';
 import type { EngineInput } from '../../../domain/engine/inputs.ts';
 import { MemoryEventStore } from '../../../eventstore/memory.ts';

@@ -26,7 +26,7 @@ import { createTestClock } from '../../../commands/clock/clock.ts';
 import type { AppContext, Config } from '../../../commands/context.ts';
 import { signingString, signWithNoble } from '../../../commands/credentials/ed25519.ts';
 import { credentialsProjector } from '../../../projections/credentials/projector.ts';
-import { startEngine, type EngineDeps, type RunningEngine } from '../../../commands/engine/process.ts';
+import { startEngine, type EngineDeps, type RunningEngine } from '../../../engine/process.ts';
 import { loadSettingsStore } from '../../../commands/settings/store.ts';
 import { MemoryEventStore } from '../../../eventstore/memory.ts';
 import { coreProjector } from '../../../projections/core/projector.ts';

@@ -16,7 +16,7 @@ import { memberRouter } from '../../../../api/v1/member/router.ts';
 import { requireRouteScope } from '../../../../api/auth/guards.ts';
 import { createTestClock } from '../../../../commands/clock/clock.ts';
 import type { AppContext, Config } from '../../../../commands/context.ts';
-import type { EngineGateway } from '../../../../commands/engine/gateway.ts';
+import type { EngineGateway } from '../../../../engine/gateway.ts';
 import { loadSettingsStore } from '../../../../commands/settings/store.ts';
 import type { EngineEvent } from '../../../../domain/engine/events.ts';
 import type { EngineInput } from '../../../../domain/engine/inputs.ts';

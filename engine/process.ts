@@ -6,21 +6,20 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Clock } from '../../domain/clock.ts';
-import { accountsNamedBy, type EngineEvent } from '../../domain/engine/events.ts';
-import type { EngineInput } from '../../domain/engine/inputs.ts';
-import type { Engine } from '../../domain/engine/engine.ts';
-import { WrongExpectedRevision, type AppendResult, type EventStore, type NewEvent } from '../../eventstore/port.ts';
-import type { WriteTracker } from '../context.ts';
-import { assertBalanced } from '../../domain/engine/ledger.ts';
-import { anyDue } from '../../domain/engine/timers.ts';
-import { EngineBusyError, EngineStoppedError, type BookLevelsChange, type BookSource, type EngineGateway, type EngineReply } from './gateway.ts';
-import { FastOrderBook, type ChangedLevel } from '../../domain/book/fast.ts';
-import { formatCents, formatNanos } from '../../domain/money/decimal.ts';
-import type { EngineState } from '../../domain/engine/state.ts';
+import type { Clock } from '../domain/clock.ts';
+import { accountsNamedBy, type EngineEvent } from '../domain/engine/events.ts';
+import type { EngineInput } from '../domain/engine/inputs.ts';
+import type { Engine } from '../domain/engine/engine.ts';
+import { WrongExpectedRevision, type AppendResult, type EventStore, type NewEvent } from '../eventstore/port.ts';
+import { assertBalanced } from '../domain/engine/ledger.ts';
+import { anyDue } from '../domain/engine/timers.ts';
+import { EngineBusyError, EngineStoppedError, type BookLevelsChange, type BookSource, type EngineGateway, type EngineReply, type WriteTracker } from './gateway.ts';
+import { FastOrderBook, type ChangedLevel } from '../domain/book/fast.ts';
+import { formatCents, formatNanos } from '../domain/money/decimal.ts';
+import type { EngineState } from '../domain/engine/state.ts';
 import {
   ENGINE_STEPS_TYPE, ENGINE_STREAM, encodeStep, engineStepsData, newRecordContext, type EncodedStep, type EngineStepsData, type RecordContext,
-} from '../../domain/engine/journal/journal.ts';
+} from '../domain/engine/journal/journal.ts';
 import { recover, writeSnapshot } from './recovery.ts';
 import { startSnapshotJob, type SnapshotJob, type SnapshotSource } from './snapshotter.ts';
 
