@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Engine } from '../domain/engine/engine.ts';
 import { decodeState, encodeState, isCurrentSnapshot } from '../domain/engine/snapshot.ts';
 import type { EventStore, RecordedEvent } from '../eventstore/port.ts';
+import { present } from './assert.ts';
 import { ENGINE_STREAM, FACTS_RECORD_VERSION, isEngineRecord, journalInputsOf, lastSeqOf, type EngineRecordData, type JournalInput } from '../domain/engine/journal/journal.ts';
 
 /**
@@ -93,7 +94,7 @@ export async function readJournal<Step>(
       for (const step of steps) onStep(step, record);
     }
     if (page.length < JOURNAL_READ_PAGE_SIZE) return;
-    next = page[page.length - 1]!.revision + 1n;
+    next = present(page[page.length - 1], 'a full page has a last record').revision + 1n;
   }
 }
 

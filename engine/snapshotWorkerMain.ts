@@ -9,6 +9,7 @@ import type { EventStore } from '../eventstore/port.ts';
 import { createPool } from '../eventstore/postgres/pool.ts';
 import { PostgresEventStore } from '../eventstore/postgres.ts';
 import { setOwnThreadPriority } from './threadPriority.ts';
+import { present } from './assert.ts';
 import { recover, writeSnapshot } from './recovery.ts';
 import type { SnapshotWorkerData, SnapshotWorkerReply } from './snapshotter.ts';
 
@@ -43,4 +44,4 @@ async function run(data: SnapshotWorkerData): Promise<SnapshotWorkerReply> {
 const reply = await run(workerData as SnapshotWorkerData).catch(
   (error: unknown): SnapshotWorkerReply => ({ ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
 );
-parentPort!.postMessage(reply);
+present(parentPort ?? undefined, 'this module runs only as a worker thread (snapshotter.ts starts it)').postMessage(reply);
