@@ -65,6 +65,13 @@ module.exports = {
       to: { path: '^(projections|api|oauth|realtime|cli)/' },
     },
     {
+      name: 'commands-no-postgres',
+      comment: 'commands/ declare ports for what they keep in PostgreSQL; the pg adapters live in cli/stores/ (or a read model\'s query side in projections/) and the composition root wires them. Only the AppContext names the pool\'s type, for the query side it hands to transports.',
+      severity: 'error',
+      from: { path: '^commands/', pathNot: '^commands/context\\.ts$' },
+      to: { path: 'node_modules/pg/' },
+    },
+    {
       name: 'projections-no-commands',
       comment: 'Read models never write: projections/ do not import commands/.',
       severity: 'error',

@@ -21,6 +21,7 @@ import { startEngine } from '../engine/process.ts';
 import type { SnapshotSource } from '../engine/snapshotter.ts';
 import { loadSettingsStore } from '../commands/settings/store.ts';
 import { createWriteTracker } from '../commands/writeTracker.ts';
+import { postgresStores } from './stores/index.ts';
 import { createEventStore } from '../eventstore/index.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import { EmbeddedPostgresServer, EmbeddedStartRefused, embeddedConnectionString, livePortOf } from '../eventstore/postgres/embedded.ts';
@@ -206,6 +207,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       writes,
       projections: runner,
       settings,
+      ...postgresStores(database.pool, clock),
     };
     const oauth = await oauthParts(base);
     const ctx: AppContext = withCredentials(base, [oauth.tokenResolver]);

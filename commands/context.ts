@@ -7,6 +7,8 @@ import type { Clock } from '../domain/clock.ts';
 import type { ProjectionChange } from '../domain/readModel/change.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import type { CredentialResolver } from './auth/credentials.ts';
+import type { CredentialRows } from './credentials/rows.ts';
+import type { IdempotencyKeys } from './idempotency/keys.ts';
 import type { EngineGateway, WriteTracker } from '../engine/gateway.ts';
 import type { SettingsStore } from './settings/settings.ts';
 
@@ -54,6 +56,10 @@ export interface AppContext {
   writes: WriteTracker;
   projections: ProjectionWaiter;
   settings: SettingsStore;
+  /** Idempotency keys of order writes (PostgreSQL adapter: cli/stores/idempotencyKeys.pg.ts). */
+  idempotencyKeys: IdempotencyKeys;
+  /** The credentials read model, for the credential index (PostgreSQL: projections/credentials/queries.ts). */
+  credentialRows: CredentialRows;
   /** Credentials → Principal for every transport (REST, WebSocket handshake). */
   credentials: CredentialResolver;
 }

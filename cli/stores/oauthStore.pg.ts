@@ -1,3 +1,4 @@
+// The PostgreSQL adapter of the OAuth commands' token store (the port: commands/oauth/tokenStore.ts).
 // Authorization codes and tokens, as digests only, in the service's PostgreSQL: each is written
 // (committed) before it is answered, so a code or token a client holds survives a restart.
 // Single use and rotation are atomic UPDATEs (`… WHERE consumed_at_us IS NULL RETURNING`), so two
@@ -8,6 +9,7 @@
 // the cache in the same step (one process serves the API).
 
 import type pg from 'pg';
+import type { IssuedToken, OAuthStore, StoredCode, StoredToken, TokenKind } from '../../commands/oauth/tokenStore.ts';
 
 const OAUTH_SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS oauth_codes (
@@ -49,39 +51,6 @@ const TOKEN_ROWS_PER_STATEMENT_MAX = 500;
 /** Expired codes and tokens are deleted at most this often (by the write that finds it due). */
 const PURGE_INTERVAL_MS = 60_000;
 
-interface StoredCode {
-  code_hash: string;
-  client_id: string;
-  account_id: string;
-  grant_id: string;
-  redirect_uri: string;
-  scopes: string[];
-  code_challenge: string;
-  issued_at_us: number;
-  expires_at_us: number;
-  consumed_at_us: number | null;
-}
-
-export type TokenKind = 'access' | 'refresh';
-
-export interface StoredToken {
-  token_hash: string;
-  kind: TokenKind;
-  token_id: string;
-  client_id: string;
-  /** null: an application token (client_credentials). */
-  account_id: string | null;
-  grant_id: string | null;
-  /** Refresh tokens and the access tokens issued with them share a family (one code exchange). */
-  family_id: string | null;
-  scopes: string[];
-  issued_at_us: number;
-  expires_at_us: number;
-  revoked_at_us: number | null;
-  /** A refresh token that was used (and replaced); presenting it again is reuse. */
-  rotated: boolean;
-}
-
 const num = (value: unknown): number => Number(value);
 const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
@@ -104,11 +73,11 @@ function tokenOf(row: Record<string, unknown>): StoredToken {
   };
 }
 
-export class OAuthStore {
+export class PostgresOAuthStore implements OAuthStore {
   private schemaReady: Promise<void> | null = null;
   private readonly accessCache = new Map<string, StoredToken>();
   private lastPurgeMs = 0;
-  private readonly pendingRows: Omit<StoredToken, 'revoked_at_us' | 'rotated'>[] = [];
+  private readonly pendingRows: IssuedToken[] = [];
   private readonly pendingWaiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
   private readonly pendingSizes: number[] = [];
   private writing = false;
@@ -154,7 +123,7 @@ export class OAuthStore {
    * multi-row INSERT, one commit), so a burst of token requests costs a few commits, not one
    * each. Each caller is answered only after the statement holding its rows committed.
    */
-  saveTokens(tokens: readonly Omit<StoredToken, 'revoked_at_us' | 'rotated'>[]): Promise<void> {
+  saveTokens(tokens: readonly IssuedToken[]): Promise<void> {
     if (this.pendingRows.length + tokens.length > TOKEN_WRITES_PENDING_MAX) {
       return Promise.reject(new Error(`more than ${TOKEN_WRITES_PENDING_MAX} token rows are waiting to be written; retry shortly`));
     }
@@ -205,7 +174,7 @@ export class OAuthStore {
     return { taken, rows };
   }
 
-  private async insertTokens(tokens: readonly Omit<StoredToken, 'revoked_at_us' | 'rotated'>[]): Promise<void> {
+  private async insertTokens(tokens: readonly IssuedToken[]): Promise<void> {
     // one JSON text for the whole group (serialised natively), not ten arrays escaped value by value
     await this.pool.query({
       name: 'oauth_tokens_insert',
