@@ -1,4 +1,3 @@
-// The PostgreSQL adapter of the OAuth commands' token store (the port: commands/oauth/tokenStore.ts).
 // Authorization codes and tokens, as digests only, in the service's PostgreSQL: each is written
 // (committed) before it is answered, so a code or token a client holds survives a restart.
 // Single use and rotation are atomic UPDATEs (`… WHERE consumed_at_us IS NULL RETURNING`), so two
@@ -9,7 +8,7 @@
 // the cache in the same step (one process serves the API).
 
 import type pg from 'pg';
-import type { IssuedToken, OAuthStore, StoredCode, StoredToken, TokenKind } from '../../commands/oauth/tokenStore.ts';
+import type { OAuthStore, StoredCode, StoredToken, TokenKind } from '../../commands/oauth/tokenStore.ts';
 
 const OAUTH_SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS oauth_codes (
@@ -77,7 +76,7 @@ export class PostgresOAuthStore implements OAuthStore {
   private schemaReady: Promise<void> | null = null;
   private readonly accessCache = new Map<string, StoredToken>();
   private lastPurgeMs = 0;
-  private readonly pendingRows: IssuedToken[] = [];
+  private readonly pendingRows: Omit<StoredToken, 'revoked_at_us' | 'rotated'>[] = [];
   private readonly pendingWaiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
   private readonly pendingSizes: number[] = [];
   private writing = false;
@@ -123,7 +122,7 @@ export class PostgresOAuthStore implements OAuthStore {
    * multi-row INSERT, one commit), so a burst of token requests costs a few commits, not one
    * each. Each caller is answered only after the statement holding its rows committed.
    */
-  saveTokens(tokens: readonly IssuedToken[]): Promise<void> {
+  saveTokens(tokens: readonly Omit<StoredToken, 'revoked_at_us' | 'rotated'>[]): Promise<void> {
     if (this.pendingRows.length + tokens.length > TOKEN_WRITES_PENDING_MAX) {
       return Promise.reject(new Error(`more than ${TOKEN_WRITES_PENDING_MAX} token rows are waiting to be written; retry shortly`));
     }
@@ -174,7 +173,7 @@ export class PostgresOAuthStore implements OAuthStore {
     return { taken, rows };
   }
 
-  private async insertTokens(tokens: readonly IssuedToken[]): Promise<void> {
+  private async insertTokens(tokens: readonly Omit<StoredToken, 'revoked_at_us' | 'rotated'>[]): Promise<void> {
     // one JSON text for the whole group (serialised natively), not ten arrays escaped value by value
     await this.pool.query({
       name: 'oauth_tokens_insert',
