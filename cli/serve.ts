@@ -17,10 +17,11 @@ import { createTestClock, systemClock } from '../commands/clock/clock.ts';
 import type { AppContext, Config } from '../commands/context.ts';
 import { startDemoActivity } from '../commands/demo/activity.ts';
 import { DEMO_HINT, seedDemo } from '../commands/demo/seed.ts';
-import { startEngine } from '../commands/engine/process.ts';
-import type { SnapshotSource } from '../commands/engine/snapshotter.ts';
+import { startEngine } from '../engine/process.ts';
+import type { SnapshotSource } from '../engine/snapshotter.ts';
 import { loadSettingsStore } from '../commands/settings/store.ts';
 import { createWriteTracker } from '../commands/writeTracker.ts';
+import { postgresStores } from './stores/index.ts';
 import { createEventStore } from '../eventstore/index.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import { EmbeddedPostgresServer, EmbeddedStartRefused, embeddedConnectionString, livePortOf } from '../eventstore/postgres/embedded.ts';
@@ -206,6 +207,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       writes,
       projections: runner,
       settings,
+      ...postgresStores(database.pool, clock),
     };
     const oauth = await oauthParts(base);
     const ctx: AppContext = withCredentials(base, [oauth.tokenResolver]);

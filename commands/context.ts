@@ -7,7 +7,9 @@ import type { Clock } from '../domain/clock.ts';
 import type { ProjectionChange } from '../domain/readModel/change.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import type { CredentialResolver } from './auth/credentials.ts';
-import type { EngineGateway } from './engine/gateway.ts';
+import type { CredentialRows } from './credentials/rows.ts';
+import type { IdempotencyKeys } from './idempotency/keys.ts';
+import type { EngineGateway, WriteTracker } from '../engine/gateway.ts';
 import type { SettingsStore } from './settings/settings.ts';
 
 export interface Config {
@@ -27,11 +29,8 @@ export interface Config {
   logLevel: string;
 }
 
-/** Tracks each account's last write, so its reads can wait for projections to pass it. */
-export interface WriteTracker {
-  note(accountId: string, position: bigint): void;
-  lastFor(accountId: string): bigint | undefined;
-}
+/** Tracks each account's last write, so its reads can wait for projections to pass it (the engine notes them). */
+export type { WriteTracker } from '../engine/gateway.ts';
 
 export interface ProjectionWaiter {
   /** Resolves once every projector has passed `position`; rejects with a clear error after `timeoutMs`. */
@@ -57,6 +56,10 @@ export interface AppContext {
   writes: WriteTracker;
   projections: ProjectionWaiter;
   settings: SettingsStore;
+  /** Idempotency keys of order writes (PostgreSQL adapter: cli/stores/idempotencyKeys.pg.ts). */
+  idempotencyKeys: IdempotencyKeys;
+  /** The credentials read model, for the credential index (PostgreSQL: projections/credentials/queries.ts). */
+  credentialRows: CredentialRows;
   /** Credentials → Principal for every transport (REST, WebSocket handshake). */
   credentials: CredentialResolver;
 }

@@ -11,7 +11,7 @@ import type { ProjectionChange } from '../projections/projector.ts';
 import type { Hub } from './hub.ts';
 import { encodeBroadcast } from './protocol.ts';
 import type { BookChange, Level, OrderBooks } from './state/books.ts';
-import type { BookSource } from '../commands/engine/gateway.ts';
+import type { BookSource } from '../engine/gateway.ts';
 import type { MarketDirectory } from './state/markets.ts';
 
 export const feedTopic = {

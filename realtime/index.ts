@@ -21,7 +21,7 @@ import { Hub } from './hub.ts';
 import { createRealtimeMetrics } from './metrics.ts';
 import { startRealtimeServer, type RealtimeServer } from './server.ts';
 import { OrderBooks } from './state/books.ts';
-import type { BookSource } from '../commands/engine/gateway.ts';
+import type { BookSource } from '../engine/gateway.ts';
 import { MarketDirectory } from './state/markets.ts';
 
 /** Markets read per query at start. */

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { AppContext } from '../../commands/context.ts';
-import { IDEMPOTENCY_KEY_LENGTH_MAX, IdempotencyStore } from '../../commands/idempotency/store.ts';
+import { IDEMPOTENCY_KEY_LENGTH_MAX } from '../../commands/idempotency/keys.ts';
 import { principalOf } from '../auth/principal.ts';
 import { badRequest, httpErrorOf, httpErrorOfThrown } from '../errors.ts';
 
@@ -44,7 +44,7 @@ function fingerprintOf(method: string, path: string, body: unknown): string {
 }
 
 export function idempotentWrite(ctx: AppContext, handler: AnswerHandler): RequestHandler {
-  const store = new IdempotencyStore(ctx.pool, ctx.clock);
+  const store = ctx.idempotencyKeys;
   return async function idempotentHandler(req, res): Promise<void> {
     const header = req.headers[IDEMPOTENCY_HEADER];
     if (header === undefined) {

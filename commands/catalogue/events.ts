@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SportEventChanges, SportEventFields } from '../../domain/engine/inputs.ts';
 import type { SportEventView } from '../../domain/views.ts';
-import { accepted, submitOperatorInput, type CommandResult, type EngineCaller } from '../engine/operatorInput.ts';
+import { accepted, submitOperatorInput, type CommandResult, type EngineCaller } from '../operatorInput.ts';
 
 type SportEventListing = Omit<SportEventFields, 'event_id'>;
 

@@ -3,7 +3,7 @@
 
 import type { EngineInput } from '../../domain/engine/inputs.ts';
 import type { FillView } from '../../domain/views.ts';
-import { accepted, refused, submitOperatorInput, type CommandResult, type EngineCaller } from '../engine/operatorInput.ts';
+import { accepted, refused, submitOperatorInput, type CommandResult, type EngineCaller } from '../operatorInput.ts';
 
 interface FillAmendment {
   /** Whole cents, > 0 (below the market's max_price is the engine's rule). */

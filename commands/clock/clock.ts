@@ -4,8 +4,8 @@
 
 import { isServiceTimeMs, type Clock } from '../../domain/clock.ts';
 import type { ControllableClock } from '../context.ts';
-import type { EngineGateway } from '../engine/gateway.ts';
-import { accepted, refused, type CommandResult } from '../engine/operatorInput.ts';
+import type { EngineGateway } from '../../engine/gateway.ts';
+import { accepted, refused, type CommandResult } from '../operatorInput.ts';
 
 export const systemClock: Clock = {
   nowUs: () => Date.now() * 1000,

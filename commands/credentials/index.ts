@@ -1,12 +1,13 @@
 // The in-process credential index the auth middleware reads on every request. Issue and revoke
 // update it synchronously (a revoked key fails on the very next request); at start it is loaded
-// from the credentials read model, and a miss falls back to that table (keys issued while the
-// projections were still catching up).
+// from the credentials read model (through the port `ctx.credentialRows`), and a miss falls back
+// to it (keys issued while the projections were still catching up).
 
 import type { KeyObject } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { publicKeyObject } from './ed25519.ts';
 import type { ApiKeyIssued, ApiKeyScope, SessionIssued } from '../../domain/credentials/events.ts';
+import type { SessionRow } from './rows.ts';
 
 export interface ApiKeyEntry {
   key_id: string;
@@ -137,13 +138,12 @@ export class CredentialIndex {
     const again = this.keys.get(keyId);
     if (again) return again;
     if (this.unknownKeys.has(keyId)) return undefined;
-    const rows = await this.query<KeyRow>('SELECT key_id, account_id, scope, public_key, issued_at_us, revoked_at_us FROM api_keys WHERE key_id = $1', [keyId]);
-    const row = rows[0];
+    const row = await this.ctx.credentialRows.key(keyId);
     if (!row) {
       this.unknownKeys.add(keyId);
       return undefined;
     }
-    return this.addKey(keyOfRow(row), row.revoked_at_us === null ? null : Number(row.revoked_at_us));
+    return this.addKey(row, row.revoked_at_us);
   }
 
   keyCached(keyId: string): ApiKeyEntry | undefined {
@@ -157,16 +157,12 @@ export class CredentialIndex {
     const again = this.sessionsByHash.get(tokenHash);
     if (again) return again;
     if (this.unknownSessions.has(tokenHash)) return undefined;
-    const rows = await this.query<SessionRow>(
-      'SELECT session_id, account_id, token_hash, issued_at_us, expires_at_us, revoked_at_us FROM member_sessions WHERE token_hash = $1',
-      [tokenHash],
-    );
-    const row = rows[0];
+    const row = await this.ctx.credentialRows.sessionByHash(tokenHash);
     if (!row) {
       this.unknownSessions.add(tokenHash);
       return undefined;
     }
-    return this.addSession(sessionOfRow(row), row.revoked_at_us === null ? null : Number(row.revoked_at_us));
+    return this.addSession(sessionIssued(row), row.revoked_at_us);
   }
 
   private async load(): Promise<void> {
@@ -175,35 +171,14 @@ export class CredentialIndex {
     } catch (err) {
       this.ctx.logger.warn({ err }, 'credential index: projections not caught up; loading what is there');
     }
-    const keys = await this.query<KeyRow>('SELECT key_id, account_id, scope, public_key, issued_at_us, revoked_at_us FROM api_keys');
-    for (const row of keys) this.addKey(keyOfRow(row), row.revoked_at_us === null ? null : Number(row.revoked_at_us));
-    const sessions = await this.query<SessionRow>(
-      'SELECT session_id, account_id, token_hash, issued_at_us, expires_at_us, revoked_at_us FROM member_sessions WHERE revoked_at_us IS NULL AND expires_at_us > $1',
-      [this.ctx.clock.nowUs()],
-    );
-    for (const row of sessions) this.addSession(sessionOfRow(row));
-  }
-
-  /** Missing tables (no projector run yet) read as empty. */
-  private async query<Row>(sql: string, params: unknown[] = []): Promise<Row[]> {
-    try {
-      return (await this.ctx.pool.query(sql, params)).rows as Row[];
-    } catch (err) {
-      if ((err as { code?: string }).code === '42P01') return [];
-      throw err;
-    }
+    for (const row of await this.ctx.credentialRows.keys()) this.addKey(row, row.revoked_at_us);
+    for (const row of await this.ctx.credentialRows.liveSessions(this.ctx.clock.nowUs())) this.addSession(sessionIssued(row));
   }
 }
 
-interface KeyRow { key_id: string; account_id: string; scope: ApiKeyScope; public_key: string; issued_at_us: string; revoked_at_us: string | null }
-interface SessionRow { session_id: string; account_id: string; token_hash: string; issued_at_us: string; expires_at_us: string; revoked_at_us: string | null }
-
-const keyOfRow = (row: KeyRow): ApiKeyIssued => ({
-  key_id: row.key_id, account_id: row.account_id, scope: row.scope, public_key: row.public_key, issued_at_us: Number(row.issued_at_us),
-});
-const sessionOfRow = (row: SessionRow): SessionIssued => ({
-  session_id: row.session_id, account_id: row.account_id, token_hash: row.token_hash,
-  issued_at_us: Number(row.issued_at_us), expires_at_us: Number(row.expires_at_us),
+/** The session as issued (the index keeps its own revocation time beside it). */
+const sessionIssued = (row: SessionRow): SessionIssued => ({
+  session_id: row.session_id, account_id: row.account_id, token_hash: row.token_hash, issued_at_us: row.issued_at_us, expires_at_us: row.expires_at_us,
 });
 
 const indexes = new WeakMap<AppContext, CredentialIndex>();

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { OrderRequest } from '../../domain/engine/inputs.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { formatCents } from '../../domain/money/decimal.ts';
-import { submitOrThrow } from '../engine/operatorInput.ts';
+import { submitOrThrow } from '../operatorInput.ts';
 import type { AppContext } from '../context.ts';
 import { DEMO_STREAM } from './seed.ts';
 

@@ -7,7 +7,7 @@ import type { EventStore } from '../../eventstore/port.ts';
 import type { AccountStatusReader } from '../auth/credentials.ts';
 import type { ClientDirectory } from '../oauthClients/directory.ts';
 import type { Settings } from '../settings/settings.ts';
-import type { OAuthStore } from './store.ts';
+import type { OAuthStore } from './tokenStore.ts';
 
 export interface OAuthDeps {
   store: EventStore;

@@ -19,7 +19,7 @@ import type { OAuthDeps } from './deps.ts';
 import { revokeGrant } from './grants.ts';
 import { json, oauthError, single, type OAuthAnswer, type OAuthRequest, isFormContentType } from './http.ts';
 import { allowedFrom, IP_NOT_ALLOWED_DESCRIPTION } from './ipAllowlist.ts';
-import type { StoredToken } from './store.ts';
+import type { StoredToken } from './tokenStore.ts';
 import {
   ACCESS_TOKEN_LIFETIME_S, ACCESS_TOKEN_LIFETIME_US, digestOf, newAccessToken, newRefreshToken, REFRESH_TOKEN_LIFETIME_S,
   REFRESH_TOKEN_LIFETIME_US, TOKEN_LENGTH_MAX,

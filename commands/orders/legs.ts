@@ -1,6 +1,6 @@
 // Engine replies → each requested order's outcome, in request order.
 
-import type { EngineReply, LegOutcome } from '../engine/gateway.ts';
+import type { EngineReply, LegOutcome } from '../../engine/gateway.ts';
 
 /** Each requested order id's outcome, from the reply's legs (the orders as the engine left them). */
 export function legsOf(reply: EngineReply, orderIds: readonly string[]): LegOutcome[] {

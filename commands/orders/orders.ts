@@ -10,7 +10,7 @@ import type { Refusal } from '../../domain/errors.ts';
 import type { OrderView } from '../../domain/views.ts';
 import type { MemberPrincipal } from '../auth/principal.ts';
 import type { WriteTracker } from '../context.ts';
-import type { EngineGateway } from '../engine/gateway.ts';
+import type { EngineGateway } from '../../engine/gateway.ts';
 import type { SettingsStore } from '../settings/settings.ts';
 import { isInvalidField, orderRequestOf, type OrderBody, type RequestOrigin } from './input.ts';
 import { legsOf } from './legs.ts';

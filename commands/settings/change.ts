@@ -3,7 +3,7 @@
 // the value is journaled with it), then the settings document changes.
 
 import { DomainError } from '../../domain/errors.ts';
-import { accepted, refused, submitOperatorInput, type CommandResult, type EngineCaller } from '../engine/operatorInput.ts';
+import { accepted, refused, submitOperatorInput, type CommandResult, type EngineCaller } from '../operatorInput.ts';
 import type { Settings, SettingsStore } from './settings.ts';
 import { validateSettingsPatch } from './validate.ts';
 

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { recover } from '../../commands/engine/recovery.ts';
+import { recover } from '../../engine/recovery.ts';
 import { Engine } from '../../domain/engine/engine.ts';
 import { encodeStep, ENGINE_RECORD_VERSION, engineStepsData, journalStepsOf, newRecordContext } from '../../domain/engine/journal/journal.ts';
 import { MemoryEventStore } from '../../eventstore/memory.ts';

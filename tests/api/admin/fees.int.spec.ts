@@ -7,7 +7,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { verifyJournal } from '../../../commands/engine/verify.ts';
+import { verifyJournal } from '../../../engine/verify.ts';
 import { Big } from '../../../domain/money/big.ts';
 import { allProjectors } from '../../../projections/registry.ts';
 import { startWholeService, type Member, type WholeService } from '../v1/harness.ts';

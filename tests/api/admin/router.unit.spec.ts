@@ -13,12 +13,13 @@ import { pino } from 'pino';
 import { adminRouter } from '../../../api/admin/router.ts';
 import { createTestClock, systemClock } from '../../../commands/clock/clock.ts';
 import type { AppContext, Config } from '../../../commands/context.ts';
-import type { EngineReply } from '../../../commands/engine/gateway.ts';
+import type { EngineReply } from '../../../engine/gateway.ts';
 import { loadSettingsStore } from '../../../commands/settings/store.ts';
 import type { EngineInput } from '../../../domain/engine/inputs.ts';
 import { MemoryEventStore } from '../../../eventstore/memory.ts';
 import { useClientSecretKey } from '../../../commands/oauthClients/client.ts';
 import { randomBytes } from 'node:crypto';
+import { postgresStores } from '../../../cli/stores/index.ts';
 
 const TOKEN = 'test-admin-token';
 const UNKNOWN_ID = '0b5f2a8e-1111-4222-8333-444455556666';
@@ -45,9 +46,11 @@ async function startAdmin(options: { testClock: boolean }) {
     jurisdiction: 'us', testClock: options.testClock, demo: false, logLevel: 'silent',
   };
   const testClock = options.testClock ? createTestClock() : null;
+  const pool = { query: async () => { throw new Error('no database in this test'); } } as unknown as AppContext['pool'];
   const ctx = {
     config, logger, clock: testClock ?? systemClock, testClock,
-    pool: { query: async () => { throw new Error('no database in this test'); } } as unknown as AppContext['pool'],
+    pool,
+    ...postgresStores(pool, testClock ?? systemClock),
     store, engine,
     writes: { note: () => undefined, lastFor: () => undefined },
     projections: { waitFor: async () => undefined },

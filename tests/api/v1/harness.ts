@@ -26,7 +26,7 @@ import { createTestClock } from '../../../commands/clock/clock.ts';
 import type { AppContext, Config } from '../../../commands/context.ts';
 import { signingString, signWithNoble } from '../../../commands/credentials/ed25519.ts';
 import { credentialsProjector } from '../../../projections/credentials/projector.ts';
-import { startEngine, type EngineDeps, type RunningEngine } from '../../../commands/engine/process.ts';
+import { startEngine, type EngineDeps, type RunningEngine } from '../../../engine/process.ts';
 import { loadSettingsStore } from '../../../commands/settings/store.ts';
 import { MemoryEventStore } from '../../../eventstore/memory.ts';
 import { coreProjector } from '../../../projections/core/projector.ts';
@@ -37,6 +37,7 @@ import { startTestService } from '../../support/service.ts';
 import type { RunningService } from '../../../cli/serve.ts';
 import type { EventStore } from '../../../eventstore/port.ts';
 import { OpenApiChecker } from '../openapi/openapi.ts';
+import { postgresStores } from '../../../cli/stores/index.ts';
 
 export const ADMIN_TOKEN = 'trading-tests-admin-token-0123456789';
 export const USER_AGENT = 'trading-tests/1.0';
@@ -168,7 +169,7 @@ export async function startTradingService(options: V1Options = {}, engineOptions
     jurisdiction: 'us', testClock: true, demo: false, logLevel: 'silent',
   };
   const wiring: Omit<AppContext, 'credentials'> = {
-    config, logger, clock, testClock: clock, pool: db.pool, store, engine, settings, writes,
+    config, logger, clock, testClock: clock, pool: db.pool, store, engine, settings, writes, ...postgresStores(db.pool, clock),
     projections: { waitFor: async () => runner.catchUp(), onChange: (listener: (changes: ProjectionChange[]) => void) => runner.onChange(listener) } as AppContext['projections'],
   };
   const ctx: AppContext = withCredentials(wiring);

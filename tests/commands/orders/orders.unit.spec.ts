@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import type { MemberPrincipal } from '../../../commands/auth/principal.ts';
-import { startEngine, type RunningEngine } from '../../../commands/engine/process.ts';
+import { startEngine, type RunningEngine } from '../../../engine/process.ts';
 import { cancelAllOrders, cancelOrders, placeOrder, placeOrders, type OrderCommandDeps } from '../../../commands/orders/orders.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../../../commands/settings/settings.ts';
 import { MemoryEventStore } from '../../../eventstore/memory.ts';

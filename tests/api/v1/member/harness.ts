@@ -16,7 +16,7 @@ import { memberRouter } from '../../../../api/v1/member/router.ts';
 import { requireRouteScope } from '../../../../api/auth/guards.ts';
 import { createTestClock } from '../../../../commands/clock/clock.ts';
 import type { AppContext, Config } from '../../../../commands/context.ts';
-import type { EngineGateway } from '../../../../commands/engine/gateway.ts';
+import type { EngineGateway } from '../../../../engine/gateway.ts';
 import { loadSettingsStore } from '../../../../commands/settings/store.ts';
 import type { EngineEvent } from '../../../../domain/engine/events.ts';
 import type { EngineInput } from '../../../../domain/engine/inputs.ts';
@@ -26,6 +26,7 @@ import { coreProjector } from '../../../../projections/core/projector.ts';
 import { MEMBER_PROJECTORS } from '../../../../projections/member/index.ts';
 import { MiniRunner } from '../../../support/miniRunner.ts';
 import { testDatabase, type TestDatabase } from '../../../support/pg.ts';
+import { postgresStores } from '../../../../cli/stores/index.ts';
 
 export interface Who {
   account_id: string;
@@ -89,7 +90,7 @@ export async function startMemberService(options: { jurisdiction?: 'us' | 'ca' }
     jurisdiction: options.jurisdiction ?? 'us', testClock: true, demo: false, logLevel: 'silent',
   };
   const wiring: Omit<AppContext, 'credentials'> = {
-    config, logger, clock, testClock: clock, pool: db.pool, store, engine, settings,
+    config, logger, clock, testClock: clock, pool: db.pool, store, engine, settings, ...postgresStores(db.pool, clock),
     writes: { note: (account, position) => writes.set(account, position), lastFor: (account) => writes.get(account) },
     projections: { waitFor: async () => runner.catchUp() },
   };

@@ -2,12 +2,12 @@
 // back as its typed refusal, an accepted one with the entities it changed, and the write is noted
 // for read-your-writes of every account it touched.
 
-import { accountsNamedBy } from '../../domain/engine/events.ts';
-import type { StepAnswer } from '../../domain/engine/engine.ts';
-import type { EngineInput } from '../../domain/engine/inputs.ts';
-import { DomainError, type Refusal } from '../../domain/errors.ts';
-import type { WriteTracker } from '../context.ts';
-import type { EngineGateway, EngineReply } from './gateway.ts';
+import { accountsNamedBy } from '../domain/engine/events.ts';
+import type { StepAnswer } from '../domain/engine/engine.ts';
+import type { EngineInput } from '../domain/engine/inputs.ts';
+import { DomainError, type Refusal } from '../domain/errors.ts';
+import type { WriteTracker } from './context.ts';
+import type { EngineGateway, EngineReply } from '../engine/gateway.ts';
 
 export interface EngineCaller {
   engine: EngineGateway;

@@ -5,16 +5,17 @@
 
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { EventStore } from '../../eventstore/port.ts';
-import { createPool } from '../../eventstore/postgres/pool.ts';
-import { PostgresEventStore } from '../../eventstore/postgres.ts';
-import { setOwnThreadPriority } from '../threadPriority.ts';
+import type { EventStore } from '../eventstore/port.ts';
+import { createPool } from '../eventstore/postgres/pool.ts';
+import { PostgresEventStore } from '../eventstore/postgres.ts';
+import { setOwnThreadPriority } from './threadPriority.ts';
+import { present } from './assert.ts';
 import { recover, writeSnapshot } from './recovery.ts';
 import type { SnapshotWorkerData, SnapshotWorkerReply } from './snapshotter.ts';
 
 async function openStore(data: SnapshotWorkerData): Promise<{ store: EventStore; close(): Promise<void> }> {
   if (data.source.kind === 'esdb') {
-    const { EsdbEventStore } = await import('../../eventstore/esdb.ts');
+    const { EsdbEventStore } = await import('../eventstore/esdb.ts');
     const store = await EsdbEventStore.connect(data.source.url);
     return { store, close: () => store.close() };
   }
@@ -43,4 +44,4 @@ async function run(data: SnapshotWorkerData): Promise<SnapshotWorkerReply> {
 const reply = await run(workerData as SnapshotWorkerData).catch(
   (error: unknown): SnapshotWorkerReply => ({ ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
 );
-parentPort!.postMessage(reply);
+present(parentPort ?? undefined, 'this module runs only as a worker thread (snapshotter.ts starts it)').postMessage(reply);

@@ -6,14 +6,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { RECORD_EVENTS_MAX, startEngine, type RunningEngine } from '../../../commands/engine/process.ts';
-import { engineEventsOf, ENGINE_STREAM, journalStepsOf } from '../../../domain/engine/journal/journal.ts';
-import { JOURNAL_READ_PAGE_SIZE, recover, writeSnapshot } from '../../../commands/engine/recovery.ts';
-import { Engine } from '../../../domain/engine/engine.ts';
-import { decodeState, encodeState, stateHash } from '../../../domain/engine/snapshot.ts';
-import { MemoryEventStore } from '../../../eventstore/memory.ts';
-import { WrongExpectedRevision } from '../../../eventstore/port.ts';
-import { account, deposit, market, order, place, sportEvent, T0 } from '../../domain/engine/support.ts';
+import { RECORD_EVENTS_MAX } from '../../engine/batch.ts';
+import { startEngine, type RunningEngine } from '../../engine/process.ts';
+import { engineEventsOf, ENGINE_STREAM, journalStepsOf } from '../../domain/engine/journal/journal.ts';
+import { JOURNAL_READ_PAGE_SIZE, recover, writeSnapshot } from '../../engine/recovery.ts';
+import { Engine } from '../../domain/engine/engine.ts';
+import { decodeState, encodeState, stateHash } from '../../domain/engine/snapshot.ts';
+import { MemoryEventStore } from '../../eventstore/memory.ts';
+import { WrongExpectedRevision } from '../../eventstore/port.ts';
+import { account, deposit, market, order, place, sportEvent, T0 } from '../domain/engine/support.ts';
 
 function deps(store: MemoryEventStore, dataDir: string) {
   const noted = new Map<string, bigint>();
@@ -174,7 +175,7 @@ describe('engine process', () => {
 
 describe('replay verification', () => {
   it('reproduces every journaled step and the state hash, also from a snapshot', async () => {
-    const { verifyJournal } = await import('../../../commands/engine/verify.ts');
+    const { verifyJournal } = await import('../../engine/verify.ts');
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'engine-verify-'));
     const store = new MemoryEventStore();
     const engine = await startEngine(deps(store, dataDir));

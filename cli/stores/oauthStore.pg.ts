@@ -8,6 +8,7 @@
 // the cache in the same step (one process serves the API).
 
 import type pg from 'pg';
+import type { OAuthStore, StoredCode, StoredToken, TokenKind } from '../../commands/oauth/tokenStore.ts';
 
 const OAUTH_SCHEMA_SQL = `
 CREATE TABLE IF NOT EXISTS oauth_codes (
@@ -49,39 +50,6 @@ const TOKEN_ROWS_PER_STATEMENT_MAX = 500;
 /** Expired codes and tokens are deleted at most this often (by the write that finds it due). */
 const PURGE_INTERVAL_MS = 60_000;
 
-interface StoredCode {
-  code_hash: string;
-  client_id: string;
-  account_id: string;
-  grant_id: string;
-  redirect_uri: string;
-  scopes: string[];
-  code_challenge: string;
-  issued_at_us: number;
-  expires_at_us: number;
-  consumed_at_us: number | null;
-}
-
-export type TokenKind = 'access' | 'refresh';
-
-export interface StoredToken {
-  token_hash: string;
-  kind: TokenKind;
-  token_id: string;
-  client_id: string;
-  /** null: an application token (client_credentials). */
-  account_id: string | null;
-  grant_id: string | null;
-  /** Refresh tokens and the access tokens issued with them share a family (one code exchange). */
-  family_id: string | null;
-  scopes: string[];
-  issued_at_us: number;
-  expires_at_us: number;
-  revoked_at_us: number | null;
-  /** A refresh token that was used (and replaced); presenting it again is reuse. */
-  rotated: boolean;
-}
-
 const num = (value: unknown): number => Number(value);
 const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
@@ -104,7 +72,7 @@ function tokenOf(row: Record<string, unknown>): StoredToken {
   };
 }
 
-export class OAuthStore {
+export class PostgresOAuthStore implements OAuthStore {
   private schemaReady: Promise<void> | null = null;
   private readonly accessCache = new Map<string, StoredToken>();
   private lastPurgeMs = 0;

@@ -4,13 +4,13 @@
 // at the snapshot's revision equals the snapshot's own hash, and that replaying from that
 // snapshot reaches the same final state hash as replaying from zero.
 
-import { messageOf } from '../../domain/errors.ts';
+import { messageOf } from '../domain/errors.ts';
 import { readFile } from 'node:fs/promises';
-import { Engine } from '../../domain/engine/engine.ts';
-import { decodeState, isCurrentSnapshot, stateHash } from '../../domain/engine/snapshot.ts';
-import type { EventStore } from '../../eventstore/port.ts';
+import { Engine } from '../domain/engine/engine.ts';
+import { decodeState, isCurrentSnapshot, stateHash } from '../domain/engine/snapshot.ts';
+import type { EventStore } from '../eventstore/port.ts';
 import { readJournal, snapshotPath, type SnapshotHeader } from './recovery.ts';
-import { FACTS_RECORD_VERSION, journalStepsOf } from '../../domain/engine/journal/journal.ts';
+import { FACTS_RECORD_VERSION, journalStepsOf } from '../domain/engine/journal/journal.ts';
 
 export interface VerifyReport {
   steps: number;

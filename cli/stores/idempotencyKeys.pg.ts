@@ -1,15 +1,11 @@
-// Idempotency keys for order writes. A request carrying `Idempotency-Key` claims the pair
-// (account, key) with one INSERT; concurrent duplicates lose the insert race and wait for the
-// winner's answer instead of placing anything. The stored status and body are replayed for
-// 24 hours (service clock); after that the key may be used afresh. Answers of 500 or worse are
-// not stored (the claim is released), so a retry after a crash is judged again.
+// The PostgreSQL adapter of the idempotency keys of order writes (the port and its rules:
+// commands/idempotency/keys.ts). A claim is one INSERT; concurrent duplicates lose the insert race
+// and wait for the winner's answer.
 
 import type pg from 'pg';
 import type { Clock } from '../../domain/clock.ts';
-import { MICROS_PER_SECOND } from '../../domain/clock.ts';
+import { IDEMPOTENCY_TTL_US, type Claim, type IdempotencyKeys, type StoredAnswer } from '../../commands/idempotency/keys.ts';
 
-const IDEMPOTENCY_TTL_US = 24 * 60 * 60 * MICROS_PER_SECOND;
-export const IDEMPOTENCY_KEY_LENGTH_MAX = 255;
 /** Expired keys are deleted at most this often, by the claim that finds the interval passed. */
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 60_000;
 const WAIT_STEP_MS = 10;
@@ -26,17 +22,7 @@ CREATE TABLE IF NOT EXISTS api_idempotency_keys (
   PRIMARY KEY (account_id, idem_key)
 )`;
 
-interface StoredAnswer {
-  status: number;
-  body: unknown;
-}
-
-type Claim =
-  | { kind: 'claimed'; createdAtUs: number }
-  | { kind: 'replay'; answer: StoredAnswer; fingerprint: string }
-  | { kind: 'busy' };
-
-export class IdempotencyStore {
+export class PostgresIdempotencyKeys implements IdempotencyKeys {
   private schemaReady: Promise<void> | null = null;
   private lastPurgeMs = 0;
 

@@ -8,13 +8,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { EngineStoppedError, startEngine, type RunningEngine } from '../../../commands/engine/process.ts';
-import { ENGINE_STREAM } from '../../../domain/engine/journal/journal.ts';
-import { post } from '../../../domain/engine/ledger.ts';
-import { Big } from '../../../domain/money/big.ts';
-import { MemoryEventStore } from '../../../eventstore/memory.ts';
-import { account, deposit, market, sportEvent, T0 } from '../../domain/engine/support.ts';
-import { startTradingService, type TradingService } from '../../api/v1/harness.ts';
+import { EngineStoppedError, startEngine, type RunningEngine } from '../../engine/process.ts';
+import { ENGINE_STREAM } from '../../domain/engine/journal/journal.ts';
+import { post } from '../../domain/engine/ledger.ts';
+import { Big } from '../../domain/money/big.ts';
+import { MemoryEventStore } from '../../eventstore/memory.ts';
+import { account, deposit, market, sportEvent, T0 } from '../domain/engine/support.ts';
+import { startTradingService, type TradingService } from '../api/v1/harness.ts';
 
 describe('engine safety', () => {
   describe('the ledger is asserted after every batch', () => {

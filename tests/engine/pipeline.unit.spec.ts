@@ -7,11 +7,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { BATCH_INPUTS_MAX, startEngine } from '../../../commands/engine/process.ts';
-import { ENGINE_STREAM, journalStepsOf } from '../../../domain/engine/journal/journal.ts';
-import { MemoryEventStore } from '../../../eventstore/memory.ts';
-import type { AppendResult, ExpectedRevision, NewEvent } from '../../../eventstore/port.ts';
-import { account, deposit, T0 } from '../../domain/engine/support.ts';
+import { BATCH_INPUTS_MAX } from '../../engine/batch.ts';
+import { startEngine } from '../../engine/process.ts';
+import { ENGINE_STREAM, journalStepsOf } from '../../domain/engine/journal/journal.ts';
+import { MemoryEventStore } from '../../eventstore/memory.ts';
+import type { AppendResult, ExpectedRevision, NewEvent } from '../../eventstore/port.ts';
+import { account, deposit, T0 } from '../domain/engine/support.ts';
 
 describe('engine process: pipelined appends', () => {
   it('a failed append fails the batches issued behind it with its error; the engine reloads and goes on', async () => {

@@ -1,11 +1,11 @@
 // What callers (REST, admin, OAuth, realtime, demo) see of the engine: submit one input, get
 // that input's own outcome once it is durably journaled. The engine process implements it.
 
-import type { StepAnswer } from '../../domain/engine/engine.ts';
-import type { EngineEvent } from '../../domain/engine/events.ts';
-import type { EngineInput } from '../../domain/engine/inputs.ts';
-import type { Refusal } from '../../domain/errors.ts';
-import type { OrderView } from '../../domain/views.ts';
+import type { StepAnswer } from '../domain/engine/engine.ts';
+import type { EngineEvent } from '../domain/engine/events.ts';
+import type { EngineInput } from '../domain/engine/inputs.ts';
+import type { Refusal } from '../domain/errors.ts';
+import type { OrderView } from '../domain/views.ts';
 
 /** Outcome of one leg of PlaceOrders / CancelOrders, in request order. */
 export interface LegOutcome {
@@ -46,12 +46,20 @@ export class EngineBusyError extends Error {
   }
 }
 
+/**
+ * Each account's last write, for read-your-writes: the engine notes every account a durable step
+ * touched at that step's journal position, and that account's next read waits for the read
+ * models to pass it. The composition root makes one (commands/writeTracker.ts).
+ */
+export interface WriteTracker {
+  note(accountId: string, position: bigint): void;
+  lastFor(accountId: string): bigint | undefined;
+}
+
 export interface EngineGateway {
   /** Stamps the time from the service clock, sequences, decides, journals, answers. */
   submit(input: EngineInput): Promise<EngineReply>;
 }
-
-
 
 /** A market's book levels whose totals moved, as absolute totals (quantity "0": the level emptied). */
 export interface BookLevelsChange {

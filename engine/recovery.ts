@@ -4,10 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Engine } from '../../domain/engine/engine.ts';
-import { decodeState, encodeState, isCurrentSnapshot } from '../../domain/engine/snapshot.ts';
-import type { EventStore, RecordedEvent } from '../../eventstore/port.ts';
-import { ENGINE_STREAM, FACTS_RECORD_VERSION, isEngineRecord, journalInputsOf, lastSeqOf, type EngineRecordData, type JournalInput } from '../../domain/engine/journal/journal.ts';
+import { Engine } from '../domain/engine/engine.ts';
+import { decodeState, encodeState, isCurrentSnapshot } from '../domain/engine/snapshot.ts';
+import type { EventStore, RecordedEvent } from '../eventstore/port.ts';
+import { present } from './assert.ts';
+import { ENGINE_STREAM, FACTS_RECORD_VERSION, isEngineRecord, journalInputsOf, lastSeqOf, type EngineRecordData, type JournalInput } from '../domain/engine/journal/journal.ts';
 
 /**
  * Journal records read per page. A record holds up to 256 steps or 2,000 outcome events (up to
@@ -93,7 +94,7 @@ export async function readJournal<Step>(
       for (const step of steps) onStep(step, record);
     }
     if (page.length < JOURNAL_READ_PAGE_SIZE) return;
-    next = page[page.length - 1]!.revision + 1n;
+    next = present(page[page.length - 1], 'a full page has a last record').revision + 1n;
   }
 }
 

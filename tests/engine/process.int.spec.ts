@@ -6,14 +6,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { ENGINE_STREAM, journalStepsOf } from '../../../domain/engine/journal/journal.ts';
-import { startEngine } from '../../../commands/engine/process.ts';
-import { verifyJournal } from '../../../commands/engine/verify.ts';
-import { stateHash } from '../../../domain/engine/snapshot.ts';
-import { PostgresEventStore } from '../../../eventstore/postgres.ts';
-import { WrongExpectedRevision } from '../../../eventstore/port.ts';
-import { testDatabase, type TestDatabase } from '../../support/pg.ts';
-import { account, deposit, market, order, place, sportEvent, T0 } from '../../domain/engine/support.ts';
+import { ENGINE_STREAM, journalStepsOf } from '../../domain/engine/journal/journal.ts';
+import { startEngine } from '../../engine/process.ts';
+import { verifyJournal } from '../../engine/verify.ts';
+import { stateHash } from '../../domain/engine/snapshot.ts';
+import { PostgresEventStore } from '../../eventstore/postgres.ts';
+import { WrongExpectedRevision } from '../../eventstore/port.ts';
+import { testDatabase, type TestDatabase } from '../support/pg.ts';
+import { account, deposit, market, order, place, sportEvent, T0 } from '../domain/engine/support.ts';
 
 describe('engine process on postgres', function () {
   this.timeout(120_000);

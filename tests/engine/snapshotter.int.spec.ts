@@ -9,13 +9,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { startEngine, type EngineDeps } from '../../../commands/engine/process.ts';
-import { recover, snapshotPath } from '../../../commands/engine/recovery.ts';
-import type { SnapshotSource } from '../../../commands/engine/snapshotter.ts';
-import { stateHash } from '../../../domain/engine/snapshot.ts';
-import { PostgresEventStore } from '../../../eventstore/postgres.ts';
-import { testDatabase, type TestDatabase } from '../../support/pg.ts';
-import { account, deposit, market, order, place, sportEvent, T0 } from '../../domain/engine/support.ts';
+import { startEngine, type EngineDeps } from '../../engine/process.ts';
+import { recover, snapshotPath } from '../../engine/recovery.ts';
+import type { SnapshotSource } from '../../engine/snapshotter.ts';
+import { stateHash } from '../../domain/engine/snapshot.ts';
+import { PostgresEventStore } from '../../eventstore/postgres.ts';
+import { testDatabase, type TestDatabase } from '../support/pg.ts';
+import { account, deposit, market, order, place, sportEvent, T0 } from '../domain/engine/support.ts';
 
 /** A logger whose lines are kept for the test to read. */
 function capturingLogger() {

@@ -1,0 +1,133 @@
+// Stage 2 of the engine pipeline, the batch builder: what one group commit carries. The decider
+// adds each decided input to it; steps that changed state are encoded into journal records (at
+// most STEPS_PER_RECORD steps or about RECORD_EVENTS_MAX outcome events each, serialised once
+// when the record closes), and every input gets its answer, sent once the batch is durable. It
+// also gathers the book levels the batch moved, for the publisher.
+
+import { randomUUID } from 'node:crypto';
+import type { EngineEvent } from '../domain/engine/events.ts';
+import type { EngineState } from '../domain/engine/state.ts';
+import { FastOrderBook, type ChangedLevel } from '../domain/book/fast.ts';
+import {
+  ENGINE_STEPS_TYPE, encodeStep, engineStepsData, newRecordContext, type EncodedStep, type EngineStepsData, type RecordContext,
+} from '../domain/engine/journal/journal.ts';
+import type { NewEvent } from '../eventstore/port.ts';
+import type { EngineReply } from './gateway.ts';
+import type { Pending } from './sequencer.ts';
+
+/** Inputs decided into one batch (one group commit), at most. */
+export const BATCH_INPUTS_MAX = 1_024;
+/**
+ * Steps per journal record: keeps a record well under EventStoreDB's default 1 MiB append limit
+ * for ordinary steps (about half a KB each) while one row still carries hundreds of orders.
+ */
+export const STEPS_PER_RECORD = 256;
+/**
+ * Outcome events per journal record past which the record is closed (steps of many legs are
+ * big): keeps a record, and the projection transaction that reads it, to a bounded size.
+ */
+export const RECORD_EVENTS_MAX = 2_000;
+
+/** One decided input and the answer it gets once durable. */
+export interface Answered {
+  pending: Pending;
+  reply: EngineReply;
+  /** Index in `records` of the record holding its step; null: nothing journaled (refused, or no change). */
+  record: number | null;
+  /** Accounts the step touched (read-your-writes); null when nothing was journaled. */
+  accounts: Set<string> | null;
+}
+
+/** A journal record made from its JSON text; `data` (what stores without JSON text read) is parsed from it on demand. */
+export function journalRecord(id: string, json: string): NewEvent<EngineStepsData> {
+  return {
+    id, type: ENGINE_STEPS_TYPE, json,
+    get data(): EngineStepsData {
+      return JSON.parse(json) as EngineStepsData;
+    },
+  };
+}
+
+/** The key of a level in a batch's moved levels: one per side and price. */
+const levelKey = (level: ChangedLevel): number => (level.side === 'buy' ? level.priceCents : -1 - level.priceCents);
+
+export class Batch {
+  /** Closed journal records, in journal order. */
+  readonly records: NewEvent<EngineStepsData>[] = [];
+  /** Every input decided into the batch, in sequence order. */
+  readonly answered: Answered[] = [];
+  /** Book levels the batch moved: market → level key → the level as the batch leaves it. */
+  readonly bookLevels = new Map<string, Map<number, ChangedLevel>>();
+  /** Steps journaled (inputs that changed state). */
+  journaledSteps = 0;
+  /** Engine time of the newest input decided (UNIX µs). */
+  lastNowUs = 0;
+  /** A step threw: the state may be half-changed and is reloaded from the journal after this batch. */
+  reload = false;
+  private steps: EncodedStep[] = [];
+  private stepEvents = 0;
+  private context: RecordContext = newRecordContext();
+
+  /** Inputs it can still take. */
+  get room(): number {
+    return BATCH_INPUTS_MAX - this.answered.length;
+  }
+
+  get full(): boolean {
+    return this.answered.length >= BATCH_INPUTS_MAX;
+  }
+
+  /** Adds a step that changed state: encoded into the open record, answered once that record lands. */
+  addStep(pending: Pending, seq: number, reply: EngineReply, events: readonly EngineEvent[], accounts: Set<string>): void {
+    this.steps.push(encodeStep(seq, pending.nowUs, pending.input, events, this.context));
+    this.answered.push({ pending, reply, record: this.records.length, accounts });
+    this.journaledSteps++;
+    this.stepEvents += events.length;
+    if (this.steps.length >= STEPS_PER_RECORD || this.stepEvents >= RECORD_EVENTS_MAX) this.seal();
+  }
+
+  /** Adds an input that changed nothing (refused, or nothing to do): answered once the batch is durable. */
+  addAnswer(pending: Pending, reply: EngineReply): void {
+    this.answered.push({ pending, reply, record: null, accounts: null });
+  }
+
+  /** Closes the record being filled (if it holds steps). */
+  seal(): void {
+    if (this.steps.length === 0) return;
+    // The id is not derived from seq: a second engine's record must not pass as a re-append. The
+    // record is serialised now, once: its encoded steps are garbage from here on instead of living
+    // until the append lands (what a young-generation collection copies meanwhile is what it costs).
+    this.records.push(journalRecord(randomUUID(), JSON.stringify(engineStepsData(this.steps))));
+    this.steps = [];
+    this.stepEvents = 0;
+    this.context = newRecordContext();
+  }
+
+  /** Takes the levels the books marked while deciding `slice` into the batch (each book is drained), and its newest time. */
+  takeBookLevels(state: EngineState, slice: readonly Pending[]): void {
+    for (const market of state.markets.values()) {
+      if (!(market.book instanceof FastOrderBook)) continue;
+      const levels = market.book.takeChangedLevels();
+      if (levels.length === 0) continue;
+      let moved = this.bookLevels.get(market.id);
+      if (!moved) {
+        moved = new Map();
+        this.bookLevels.set(market.id, moved);
+      }
+      for (const level of levels) moved.set(levelKey(level), level);
+    }
+    for (const pending of slice) if (pending.nowUs > this.lastNowUs) this.lastNowUs = pending.nowUs;
+  }
+
+  /** Markets settled by a step of the batch (their pools must be zero). */
+  settledMarkets(): string[] {
+    const settled: string[] = [];
+    for (const item of this.answered) for (const event of item.reply.events) if (event.type === 'MarketSettled') settled.push(event.market_id);
+    return settled;
+  }
+}
+
+/** Forgets what the books marked (after recovery: the state is what the journal holds). */
+export function forgetBookLevels(state: EngineState): void {
+  for (const market of state.markets.values()) if (market.book instanceof FastOrderBook) market.book.takeChangedLevels();
+}

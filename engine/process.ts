@@ -1,0 +1,103 @@
+// The engine process: ONE sequence of inputs, decided synchronously by the domain engine and
+// journaled in batches (group commit) on stream `engine`, whose expected revision is the fencing
+// token: a second engine writing to the same store fails its append and stops. Callers are
+// answered after their step is durable. Timer ticks drive expiries and delays.
+//
+// This file only assembles the pipeline (pipeline.ts) from its stages, recovered from the
+// journal: sequencer.ts, batch.ts, decider.ts, journalWriter.ts, publisher.ts, snapshotter.ts,
+// recovery.ts.
+
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/clock.ts';
+import type { Engine } from '../domain/engine/engine.ts';
+import { anyDue } from '../domain/engine/timers.ts';
+import type { EventStore } from '../eventstore/port.ts';
+import { forgetBookLevels } from './batch.ts';
+import { Decider } from './decider.ts';
+import { EngineStoppedError, type BookSource, type EngineGateway, type WriteTracker } from './gateway.ts';
+import { JournalWriter } from './journalWriter.ts';
+import { Pipeline } from './pipeline.ts';
+import { Publisher } from './publisher.ts';
+import { recover } from './recovery.ts';
+import { ENGINE_QUEUE_INPUTS_MAX, Sequencer } from './sequencer.ts';
+import { SNAPSHOT_EVERY_STEPS, Snapshotter, type SnapshotSource } from './snapshotter.ts';
+
+export const TICK_INTERVAL_MS = 250;
+
+export interface EngineDeps {
+  store: EventStore;
+  clock: Clock;
+  logger: Logger;
+  writes: WriteTracker;
+  dataDir: string;
+  /**
+   * Where a worker thread can read the journal: periodic snapshots are then made there
+   * (snapshotter.ts) instead of on this thread. Without it they are written inline.
+   */
+  snapshotSource?: SnapshotSource;
+  /** Steps between periodic snapshots (default SNAPSHOT_EVERY_STEPS). */
+  snapshotEverySteps?: number;
+  /** Bound of the input queue (default ENGINE_QUEUE_INPUTS_MAX). */
+  queueInputsMax?: number;
+}
+
+export interface RunningEngine extends EngineGateway {
+  stop(): Promise<void>;
+  /** The books' journaled level changes, for the public feed. */
+  readonly books: BookSource;
+  /** The live engine (read-only use: tests, diagnostics). */
+  readonly engine: Engine;
+}
+
+export { EngineBusyError, EngineStoppedError } from './gateway.ts';
+
+export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
+  const { store, clock, logger, writes, dataDir } = deps;
+  const recovered = await recover(store, dataDir);
+  logger.info({ seq: recovered.engine.state.seq, replayed: recovered.replayedSteps, fromSnapshot: recovered.fromSnapshot }, 'engine recovered');
+  forgetBookLevels(recovered.engine.state);
+
+  const decider = new Decider(recovered.engine, logger);
+  const sequencer = new Sequencer(clock, () => pipeline.kick(), deps.queueInputsMax ?? ENGINE_QUEUE_INPUTS_MAX);
+  const journal = new JournalWriter(store, recovered);
+  const publisher = new Publisher(writes, logger, () => decider.engine.state);
+  const snapshotter = new Snapshotter(
+    { dataDir, logger, source: deps.snapshotSource, everySteps: deps.snapshotEverySteps ?? SNAPSHOT_EVERY_STEPS }, recovered.replayedSteps,
+  );
+  const pipeline = new Pipeline({ sequencer, decider, journal, publisher, snapshotter }, store, dataDir, logger);
+  const ticker = startTicker(sequencer, decider, clock, logger);
+
+  return {
+    get engine() {
+      return decider.engine;
+    },
+    submit: (input) => sequencer.submit(input),
+    books: {
+      snapshot: () => publisher.snapshot(),
+      onChange: (listener) => publisher.onChange(listener),
+    },
+    async stop() {
+      clearInterval(ticker);
+      await pipeline.idle();
+      const clean = sequencer.stopped === undefined;
+      sequencer.halt(new EngineStoppedError(sequencer.stopped ?? 'stopped'));
+      await snapshotter.stop(decider.engine, journal, clean);
+    },
+  };
+}
+
+/** Every TICK_INTERVAL_MS, a Tick input when a timer is due (at most one waiting at a time). */
+function startTicker(sequencer: Sequencer, decider: Decider, clock: Clock, logger: Logger): NodeJS.Timeout {
+  let tickQueued = false;
+  const ticker = setInterval(() => {
+    if (tickQueued || sequencer.stopped || !anyDue(decider.engine.state, clock.nowUs())) return;
+    tickQueued = true;
+    sequencer.submit({ kind: 'Tick' })
+      .catch((error) => logger.warn({ err: error }, 'engine tick failed'))
+      .finally(() => {
+        tickQueued = false;
+      });
+  }, TICK_INTERVAL_MS);
+  ticker.unref();
+  return ticker;
+}

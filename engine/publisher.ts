@@ -1,0 +1,91 @@
+// Stage 5 of the engine pipeline, the publisher: once a batch is durable, answers each caller
+// with its outcome and the journal position holding it, notes every account it touched
+// (read-your-writes), and announces the book levels the batch moved to the public feed (never
+// before the append landed: nothing not durable is shown). After a reload from the journal the
+// feed is told to read the books afresh. It is also the feed's view of the books (BookSource).
+
+import type { Logger } from 'pino';
+import type { EngineState } from '../domain/engine/state.ts';
+import { FastOrderBook } from '../domain/book/fast.ts';
+import { formatCents, formatNanos } from '../domain/money/decimal.ts';
+import type { Batch } from './batch.ts';
+import type { JournalWriter } from './journalWriter.ts';
+import type { BookLevelsChange, BookSource, WriteTracker } from './gateway.ts';
+
+export type BookChange = { kind: 'levels'; books: BookLevelsChange[] } | { kind: 'reset' };
+
+/** A level as the feed shows it: [price, quantity] decimal strings. */
+const levelText = (level: { priceCents: number; totalNanos: number }): [string, string] => [formatCents(level.priceCents), formatNanos(level.totalNanos)];
+
+export class Publisher implements BookSource {
+  private readonly listeners = new Set<(change: BookChange) => void>();
+
+  constructor(
+    private readonly writes: WriteTracker,
+    private readonly logger: Logger,
+    /** The live engine's state (the decider's, which a reload replaces). */
+    private readonly state: () => EngineState,
+  ) {}
+
+  /**
+   * Answers every caller of a batch once its records landed: an input whose step was journaled
+   * gets its record's position, any other the journal's head position.
+   */
+  answer(batch: Batch, journal: Pick<JournalWriter, 'position' | 'recordPosition'>): void {
+    const { records, answered } = batch;
+    const recordPositions: bigint[] = [];
+    for (let i = 0; i < records.length; i++) recordPositions.push(journal.recordPosition(i, records.length));
+    for (const item of answered) {
+      const position = item.record === null ? journal.position : (recordPositions[item.record] as bigint); // record < records.length
+      if (item.accounts) for (const accountId of item.accounts) this.writes.note(accountId, position);
+      item.reply.position = position;
+      item.pending.resolve(item.reply);
+    }
+    if (records.length > 0) this.publishLevels(batch);
+  }
+
+  /** Refuses every caller of a batch that will not be journaled. */
+  fail(batch: Batch, error: unknown): void {
+    for (const item of batch.answered) item.pending.reject(error);
+  }
+
+  /** The state was reloaded from the journal: every subscriber reads snapshot() again. */
+  reset(): void {
+    this.tell({ kind: 'reset' });
+  }
+
+  snapshot(): BookLevelsChange[] {
+    const out: BookLevelsChange[] = [];
+    for (const market of this.state().markets.values()) {
+      if (!(market.book instanceof FastOrderBook)) continue;
+      out.push({ market_id: market.id, time_us: 0, bids: market.book.levels('buy').map(levelText), offers: market.book.levels('sell').map(levelText) });
+    }
+    return out;
+  }
+
+  onChange(listener: (change: BookChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private publishLevels(batch: Batch): void {
+    if (batch.bookLevels.size === 0 || this.listeners.size === 0) return;
+    const books: BookLevelsChange[] = [];
+    for (const [marketId, levels] of batch.bookLevels) {
+      const change: BookLevelsChange = { market_id: marketId, time_us: batch.lastNowUs, bids: [], offers: [] };
+      for (const level of levels.values()) (level.side === 'buy' ? change.bids : change.offers).push(levelText(level));
+      books.push(change);
+    }
+    this.tell({ kind: 'levels', books });
+  }
+
+  private tell(change: BookChange): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        this.logger.error({ err: error }, 'book listener failed');
+      }
+    }
+  }
+}
