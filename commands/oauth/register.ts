@@ -21,7 +21,7 @@ import { json, oauthError, type OAuthAnswer, type OAuthRequest } from './http.ts
 import { BoundedWindows } from './windows.ts';
 
 const HOUR_MS = 3_600_000;
-/** Addresses whose registrations are counted; the oldest is forgotten past the bound. */
+/** Addresses whose registrations are counted; when every one is in an open hour, a new address waits (refused, never forgotten). */
 const REGISTRATION_ADDRESSES_TRACKED_MAX = 10_000;
 const AUTH_METHODS = ['client_secret_basic', 'none'] as const;
 const GRANTS = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
@@ -30,15 +30,19 @@ const DEFAULT_SCOPES = ['profile.read', 'balance.read', 'portfolio.read', 'order
 const badRedirect = (description: string) => oauthError(400, 'invalid_redirect_uri', description);
 const badMetadata = (description: string) => oauthError(400, 'invalid_client_metadata', description);
 
-/** Fixed one-hour windows per address, counted in memory (bounded). */
+/** Fixed one-hour windows per address on the service clock, counted in memory (bounded; refuses when full). */
 export class RegistrationLimiter {
-  private readonly windows = new BoundedWindows(HOUR_MS, REGISTRATION_ADDRESSES_TRACKED_MAX);
+  private readonly windows: BoundedWindows;
 
-  /** Counts one registration; the seconds to wait when over `limit`, else 0. */
+  constructor(addressesMax = REGISTRATION_ADDRESSES_TRACKED_MAX) {
+    this.windows = new BoundedWindows(HOUR_MS, addressesMax, 'refuse');
+  }
+
+  /** Counts one registration before it is made; the seconds to wait when over `limit` (or the table is full), else 0. */
   take(address: string, limit: number, nowMs: number): number {
-    const window = this.windows.current(address, nowMs);
-    if (window.count >= limit) return Math.max(1, Math.ceil(this.windows.remainingMs(window, nowMs) / 1000));
-    window.count += 1;
+    const wait = this.windows.waitMs(address, limit, nowMs);
+    if (wait > 0) return Math.max(1, Math.ceil(wait / 1000));
+    this.windows.take(address, nowMs);
     return 0;
   }
 }
@@ -103,7 +107,7 @@ export async function register(request: OAuthRequest, deps: OAuthDeps, limiter: 
     : (redirectUris.every((u) => u.startsWith('https:')) ? 'browser' : 'native');
 
   const address = normalizeIp(request.remoteAddress) ?? 'unknown';
-  const waitS = limiter.take(address, settings.registration_limit_per_hour, Date.now());
+  const waitS = limiter.take(address, settings.registration_limit_per_hour, Math.floor(deps.clock.nowUs() / 1000));
   if (waitS > 0) return oauthError(429, 'rate_limited', 'Too many registrations from this address this hour', { 'Retry-After': String(waitS) });
 
   let registered;
