@@ -15,6 +15,7 @@ import { signUp, type NewMember, type SignUpLimiter } from '../commands/accounts
 import { baseUrlOf, trustedProxies } from '../commands/auth/origin.ts';
 import { allow, decide, deny, validateAuthorization, type AuthorizationRequest } from '../commands/oauth/authorize.ts';
 import type { OAuthDeps } from '../commands/oauth/deps.ts';
+import { answerOfError } from '../commands/oauth/errors.ts';
 import { isFormContentType, type OAuthAnswer, type OAuthRequest } from '../commands/oauth/http.ts';
 import { logIn, logInTotp, type LoginLimiter, type MemberDirectory } from '../commands/oauth/login.ts';
 import { register, type RegistrationLimiter } from '../commands/oauth/register.ts';
@@ -165,8 +166,8 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
     try {
       send(res, await handle(oauthRequestOf(req)));
     } catch (err) {
-      wiring.log.error({ err, path: req.path }, 'oauth endpoint failed');
-      res.status(500).set('Cache-Control', 'no-store').json({ error: 'server_error', error_description: 'The request could not be completed; retry shortly' });
+      // a typed OAuth refusal is its answer; anything else is logged and a server_error
+      send(res, answerOfError(err, (error) => wiring.log.error({ err: error, path: req.path }, 'oauth endpoint failed')));
     }
   };
 

@@ -88,6 +88,10 @@ describe('OAuth limits and protections', function () {
     } catch (err) {
       if (err instanceof oauth.ResponseBodyError) return { status: err.status, error: err.error };
       if (err instanceof oauth.WWWAuthenticateChallengeError) return { status: err.status, error: ((await err.response.json()) as { error: string }).error };
+      // a status outside RFC 6749's error statuses (503): the client hands back the response
+      if (err instanceof oauth.OperationProcessingError && err.cause instanceof Response) {
+        return { status: err.cause.status, error: ((await err.cause.json()) as { error: string }).error };
+      }
       throw err;
     }
     throw new Error('the call succeeded');

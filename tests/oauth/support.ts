@@ -28,6 +28,8 @@ export async function newMember(svc: TestService, password = 'correct horse batt
   const email = `member${members}-${Date.now()}@example.com`;
   const { account } = await adminOk(svc, 'POST', '/accounts', { first_name: 'Ada', last_name: 'Member', email, password, status: 'active' });
   await adminOk(svc, 'POST', `/accounts/${account.account_id}/deposits`, { amount: '100.00' });
+  // the login page finds members through the read models: wait until they know this one
+  await svc.ctx.projections.waitFor(await svc.ctx.store.headPosition(), 5_000);
   return { account_id: account.account_id, user_id: account.user_id, email, password };
 }
 
