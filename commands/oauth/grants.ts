@@ -20,6 +20,11 @@ export async function activeGrant(store: EventStore, accountId: string, clientId
   return grant && grant.revoked_at_us === null ? grant : null;
 }
 
+/** Whether `grantId` is still the member's live grant to the client (a revoked grant is never live again). */
+export async function grantIsLive(store: EventStore, accountId: string, clientId: string, grantId: string): Promise<boolean> {
+  return (await activeGrant(store, accountId, clientId))?.grant_id === grantId;
+}
+
 export const covers = (grant: Grant | null, scopes: readonly string[]): boolean =>
   grant !== null && grant.revoked_at_us === null && scopes.every((scope) => grant.scopes.includes(scope));
 

@@ -6,10 +6,7 @@ import { expect } from 'chai';
 import http from 'node:http';
 import * as oauth from 'oauth4webapi';
 import { startTestService, type TestService } from '../support/service.ts';
-import { adminOk, FormBrowser, logInThrough, newClient, newMember } from './support.ts';
-
-const insecure = { [oauth.allowInsecureRequests]: true } as const;
-const REDIRECT = 'http://127.0.0.1:9/callback';
+import { adminOk, authorizeInBrowser, discover, FormBrowser, insecure, logInThrough, newClient, newMember, REDIRECT } from './support.ts';
 const hiddenValue = (html: string, name: string): string => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? '';
 
 /** A form POST from a chosen loopback source address (the service sees it as the peer). */
@@ -57,25 +54,14 @@ describe('OAuth limits and protections', function () {
 
   before(async () => {
     svc = await startTestService();
-    const issuer = new URL(svc.baseUrl);
-    as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
+    as = await discover(svc);
   });
   after(async () => svc?.stop());
 
   /** authorize → (login) → (consent) in `browser`; the callback's parameters and the verifier. */
-  async function codeFor(client: oauth.Client, member: { email: string; password: string }, browser: FormBrowser, scope = 'profile.read', extra: Record<string, string> = {}) {
-    const verifier = oauth.generateRandomCodeVerifier();
-    const state = oauth.generateRandomState();
-    const url = new URL(as.authorization_endpoint!);
-    url.search = new URLSearchParams({
-      response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, scope, state,
-      code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...extra,
-    }).toString();
-    let page = await browser.visit(url.toString());
-    if (page.html.includes('Log in')) page = await logInThrough(browser, member);
-    if (page.html.includes('Allow')) page = await browser.consent('allow');
-    expect(page.location, page.html).to.be.a('string');
-    return { params: oauth.validateAuthResponse(as, client, new URL(page.location!), state), verifier };
+  async function codeFor(client: oauth.Client, member: { email: string; password: string }, browser: FormBrowser, scope = 'profile.read') {
+    const { callback, state, verifier } = await authorizeInBrowser(svc, as, client, member, scope, {}, browser);
+    return { params: oauth.validateAuthResponse(as, client, callback, state), verifier };
   }
 
   const exchange = async (client: oauth.Client, params: URLSearchParams, verifier: string, redirect = REDIRECT) =>

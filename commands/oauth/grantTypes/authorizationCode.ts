@@ -13,7 +13,7 @@
 // statement that writes the tokens.
 
 import { createHash } from 'node:crypto';
-import { activeGrant } from '../grants.ts';
+import { grantIsLive } from '../grants.ts';
 import { InvalidGrant, InvalidRequest } from '../errors.ts';
 import type { StoredCode } from '../store.ts';
 import { digestOf, TOKEN_LENGTH_MAX } from '../tokens.ts';
@@ -75,8 +75,7 @@ const CHECKS: readonly Check<CodeExchange>[] = [
     name: 'the grant it was issued under still live',
     async check(state) {
       const code = storedCode(state);
-      const grant = await activeGrant(state.token.deps.store, code.account_id, code.client_id);
-      if (grant?.grant_id !== code.grant_id) throw new InvalidGrant('the member’s authorization this code was issued under is revoked');
+      if (!(await grantIsLive(state.token.deps.store, code.account_id, code.client_id, code.grant_id))) throw new InvalidGrant('the member’s authorization this code was issued under is revoked');
     },
   },
   {

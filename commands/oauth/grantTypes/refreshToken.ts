@@ -11,7 +11,7 @@
 // then the protocol library runs the grant (library.ts), which marks the token used in the same
 // statement that writes its successors.
 
-import { activeGrant } from '../grants.ts';
+import { grantIsLive } from '../grants.ts';
 import { InvalidGrant, InvalidRequest, InvalidScope } from '../errors.ts';
 import type { StoredToken } from '../store.ts';
 import { digestOf, TOKEN_LENGTH_MAX } from '../tokens.ts';
@@ -73,8 +73,7 @@ const CHECKS: readonly Check<Refresh>[] = [
     async check(state) {
       const stored = storedToken(state);
       if (stored.account_id === null || stored.grant_id === null) return;
-      const grant = await activeGrant(state.token.deps.store, stored.account_id, stored.client_id);
-      if (grant?.grant_id !== stored.grant_id) throw new InvalidGrant('the member’s authorization this refresh token was issued under is revoked');
+      if (!(await grantIsLive(state.token.deps.store, stored.account_id, stored.client_id, stored.grant_id))) throw new InvalidGrant('the member’s authorization this refresh token was issued under is revoked');
     },
   },
   {
