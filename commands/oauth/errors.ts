@@ -67,6 +67,25 @@ export class TemporarilyUnavailable extends OAuthProblem {
   }
 }
 
+/** RFC 7591 §3.2.2. */
+export class InvalidClientMetadata extends OAuthProblem {
+  constructor(description: string) {
+    super(400, 'invalid_client_metadata', description);
+  }
+}
+
+export class InvalidRedirectUri extends OAuthProblem {
+  constructor(description: string) {
+    super(400, 'invalid_redirect_uri', description);
+  }
+}
+
+export class RateLimited extends OAuthProblem {
+  constructor(description: string, retryAfterS: number) {
+    super(429, 'rate_limited', description, { 'Retry-After': String(retryAfterS) });
+  }
+}
+
 const { OAuthError, ServerError } = OAuth2Server;
 
 /** The one mapping of errors to answers. `report` hears of every error that becomes a 500. */
