@@ -1,6 +1,7 @@
 // The OAuth 2.0 authorization server's HTTP face: the protocol endpoints (JSON, RFC 6749 error
 // bodies, never HTML) and the browser pages (login, two-factor, sign-up, consent). Every decision
-// is made by commands/oauth; this file only parses requests, keeps the browser session and renders.
+// is made by commands/oauth (and sign-up by commands/accounts/signUp.ts); this file only parses
+// requests, keeps the browser session, maps typed OAuth errors to answers and renders.
 //
 //   GET  /oauth/authorize          validate → sign in if needed → silent code or consent screen
 //   GET  /oauth/login, POST         Email + Password → (Code) → back to the authorization
@@ -185,8 +186,9 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
   const redirect = (res: Response, location: string, status = 303) => {
     res.set('Cache-Control', 'no-store').redirect(status, location);
   };
-  /** The browser's session, made (and its cookie set) when it has none. */
+  /** The service clock in milliseconds (session idleness and every limiter's window follow it). */
   const nowMs = () => Math.floor(deps.clock.nowUs() / 1000);
+  /** The browser's session, made (and its cookie set) when it has none. */
   const sessionOf = (req: Request, res: Response): BrowserSession => {
     const now = nowMs();
     let session = sessions.find(req.headers.cookie, now);
