@@ -152,6 +152,21 @@ describe('OAuth limits and protections', function () {
       expect(await refusal(() => exchange(client, second.params, second.verifier))).to.deep.equal({ status: 400, error: 'invalid_grant' });
     });
 
+    it('a token issued while its grant was being revoked is refused: 401 on /api/v1, invalid_grant on refresh', async () => {
+      const member = await newMember(svc);
+      const registered = await newClient(svc, { app_type: 'native', redirect_uris: [REDIRECT], scopes: ['profile.read'] });
+      const client: oauth.Client = { client_id: registered.client_id };
+      const { params, verifier } = await codeFor(client, member, new FormBrowser(svc.baseUrl));
+      const tokens = await exchange(client, params, verifier);
+      // a revocation racing the exchange: the grant is recorded revoked, the new token rows were not yet revoked
+      const { rows } = await svc.ctx.pool.query('SELECT grant_id FROM oauth_tokens WHERE client_id = $1 LIMIT 1', [client.client_id]);
+      await svc.ctx.pool.query('INSERT INTO oauth_revoked_grants (grant_id, revoked_at_us) VALUES ($1, 0)', [rows[0].grant_id]);
+      const me = await fetch(`${svc.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${tokens.access_token}`, 'user-agent': 't' } });
+      expect(me.status).to.equal(401);
+      expect(await refusal(async () => oauth.processRefreshTokenResponse(as, client,
+        await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure)))).to.deep.equal({ status: 400, error: 'invalid_grant' });
+    });
+
     it('only success consumes a code: a wrong code_verifier or redirect_uri leaves it usable, and the rightful exchange then works once', async () => {
       const member = await newMember(svc);
       const registered = await newClient(svc, { app_type: 'native', redirect_uris: [REDIRECT, 'http://127.0.0.1:9/other'], scopes: ['profile.read'] });
