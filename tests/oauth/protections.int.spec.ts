@@ -182,6 +182,22 @@ describe('OAuth limits and protections', function () {
       expect(await refusal(() => exchange(client, params, verifier))).to.deep.equal({ status: 400, error: 'invalid_grant' });
     });
 
+    it('ten concurrent exchanges of one code: exactly one succeeds, and the replays revoke the grant', async () => {
+      const member = await newMember(svc);
+      const registered = await newClient(svc, { app_type: 'native', redirect_uris: [REDIRECT], scopes: ['profile.read'] });
+      const client: oauth.Client = { client_id: registered.client_id };
+      const { params, verifier } = await codeFor(client, member, new FormBrowser(svc.baseUrl));
+      const outcomes = await Promise.all(Array.from({ length: 10 }, () => exchange(client, params, verifier).then(
+        (tokens) => ({ ok: true as const, tokens }),
+        async (err: unknown) => ({ ok: false as const, refusal: await refusal(() => Promise.reject(err)) }),
+      )));
+      const won = outcomes.filter((o) => o.ok);
+      expect(won).to.have.length(1);
+      for (const lost of outcomes.filter((o) => !o.ok)) expect(lost.refusal).to.deep.equal({ status: 400, error: 'invalid_grant' });
+      const me = await fetch(`${svc.baseUrl}/api/v1/me`, { headers: { authorization: `Bearer ${won[0]!.ok ? won[0]!.tokens.access_token : ''}`, 'user-agent': 't' } });
+      expect(me.status).to.equal(401);
+    });
+
     it('only success consumes a refresh token: a refresh refused for too much scope leaves it usable (no reuse, no revoked family)', async () => {
       const member = await newMember(svc);
       const registered = await newClient(svc, { app_type: 'native', redirect_uris: [REDIRECT], scopes: ['profile.read', 'balance.read'] });
