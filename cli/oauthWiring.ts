@@ -9,6 +9,7 @@ import type { AppContext } from '../commands/context.ts';
 import { useClientSecretKey } from '../commands/oauthClients/client.ts';
 import { openAccount } from '../commands/accounts/accounts.ts';
 import { valueOrThrow } from '../commands/operatorInput.ts';
+import { SignUpLimiter } from '../commands/accounts/signUp.ts';
 import { accessTokenResolver } from '../commands/oauth/accessTokens.ts';
 import type { OAuthDeps } from '../commands/oauth/deps.ts';
 import { LoginLimiter } from '../commands/oauth/login.ts';
@@ -69,11 +70,14 @@ export function oauthHttpOf(ctx: AppContext, parts: OAuthServerParts) {
     members: { accountsByEmail: accountsByEmailQuery(ctx.pool) },
     loginLimiter: new LoginLimiter(),
     registrations: new RegistrationLimiter(),
+    signUps: new SignUpLimiter(),
     trustedProxies: ctx.config.trustedProxies,
     log: ctx.logger,
     async openMember(member) {
-      const opened = valueOrThrow(await openAccount(ctx, { first_name: member.first_name, last_name: member.last_name, email: member.email }, member.password));
-      await ctx.projections.waitFor(opened.position, SIGN_UP_VISIBLE_WAIT_MS);
+      const opened = await openAccount(ctx, { first_name: member.first_name, last_name: member.last_name, email: member.email }, member.password);
+      if (!opened.ok) return 'refused';
+      await ctx.projections.waitFor(opened.value.position, SIGN_UP_VISIBLE_WAIT_MS);
+      return 'opened';
     },
   });
 }

@@ -1,13 +1,21 @@
 // Browser sessions of the authorization flow: who is signed in, a login waiting for its two-factor
 // code, the authorization request to return to, consent screens awaiting a decision, and the CSRF
-// token every form carries. Held in memory (bounded by BROWSER_SESSIONS_MAX, idle ones expire
-// after BROWSER_SESSION_IDLE_MS): a restart signs browsers out, never apps (their tokens are in
-// PostgreSQL). The cookie is HttpOnly, SameSite=Lax, and Secure when the page was reached by https.
+// token every form carries. Held in memory, idle ones expire after BROWSER_SESSION_IDLE_MS (on the
+// service clock): a restart signs browsers out, never apps (their tokens are in PostgreSQL). The
+// cookie is HttpOnly, SameSite=Lax, and Secure when the page was reached by https.
+//
+// Two tables, so that cookieless visitors cannot push members out: anonymous sessions (bounded by
+// ANONYMOUS_SESSIONS_MAX, the idlest dropped first) and signed-in ones (SIGNED_IN_SESSIONS_MAX;
+// a sign-in past it drops the idlest signed-in session, and each account keeps at most
+// SIGNED_IN_SESSIONS_PER_ACCOUNT_MAX, its idlest signed out first). Only a sign-in, which needs a
+// password, moves a session into the second table.
 
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AuthorizationRequest } from '../commands/oauth/authorize.ts';
 
-const BROWSER_SESSIONS_MAX = 20_000;
+const ANONYMOUS_SESSIONS_MAX = 20_000;
+const SIGNED_IN_SESSIONS_MAX = 20_000;
+const SIGNED_IN_SESSIONS_PER_ACCOUNT_MAX = 10;
 const BROWSER_SESSION_IDLE_MS = 60 * 60_000;
 /** Consent screens one browser may have open at once; the oldest is dropped past the bound. */
 const PENDING_CONSENTS_MAX = 10;
@@ -21,6 +29,8 @@ export interface BrowserSession {
   totp_account_id: string | null;
   /** The authorize query string to go back to after login. */
   resume: string | null;
+  /** The authorize query string the last login was made for (prompt=login is then satisfied once). */
+  loggedInFor: string | null;
   /** One-time notice and email for the login page (after sign-up). */
   flash: { note: string; email: string } | null;
   pending: Map<string, AuthorizationRequest>;
@@ -38,44 +48,102 @@ function cookieValue(header: string | undefined, name: string): string | undefin
   return undefined;
 }
 
+/** One table, most recently used last: the bound drops the idlest first. */
+class SessionTable {
+  readonly sessions = new Map<string, BrowserSession>();
+
+  constructor(private readonly max: number) {}
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  touch(session: BrowserSession): void {
+    this.sessions.delete(session.id);
+    this.sessions.set(session.id, session);
+  }
+
+  /** Adds `session`, dropping the idlest past the bound; answers the one dropped, if any. */
+  add(session: BrowserSession): BrowserSession | undefined {
+    let dropped: BrowserSession | undefined;
+    if (this.sessions.size >= this.max) {
+      const oldest = this.sessions.values().next();
+      if (!oldest.done) {
+        dropped = oldest.value;
+        this.sessions.delete(dropped.id);
+      }
+    }
+    this.sessions.set(session.id, session);
+    return dropped;
+  }
+}
+
 export class BrowserSessions {
-  private readonly sessions = new Map<string, BrowserSession>();
+  private readonly anonymous: SessionTable;
+  private readonly signedIn: SessionTable;
+  /** Signed-in session ids per account, oldest sign-in first. */
+  private readonly byAccount = new Map<string, Set<string>>();
+
+  private readonly perAccountMax: number;
+
+  constructor(bounds: { anonymousMax?: number; signedInMax?: number; perAccountMax?: number } = {}) {
+    this.anonymous = new SessionTable(bounds.anonymousMax ?? ANONYMOUS_SESSIONS_MAX);
+    this.signedIn = new SessionTable(bounds.signedInMax ?? SIGNED_IN_SESSIONS_MAX);
+    this.perAccountMax = bounds.perAccountMax ?? SIGNED_IN_SESSIONS_PER_ACCOUNT_MAX;
+  }
 
   /** The session the cookie names, if live. */
   find(cookieHeader: string | undefined, nowMs: number): BrowserSession | undefined {
     const id = cookieValue(cookieHeader, SESSION_COOKIE);
     if (!id) return undefined;
-    const session = this.sessions.get(id);
+    const table = this.signedIn.sessions.has(id) ? this.signedIn : this.anonymous;
+    const session = table.sessions.get(id);
     if (!session) return undefined;
     if (nowMs - session.lastSeenMs > BROWSER_SESSION_IDLE_MS) {
-      this.sessions.delete(id);
+      this.drop(session);
       return undefined;
     }
     session.lastSeenMs = nowMs;
-    // most recently used last: the bound drops the idlest first
-    this.sessions.delete(id);
-    this.sessions.set(id, session);
+    table.touch(session);
     return session;
   }
 
+  /** A new anonymous session. */
   create(nowMs: number): BrowserSession {
-    if (this.sessions.size >= BROWSER_SESSIONS_MAX) {
-      const oldest = this.sessions.keys().next();
-      if (!oldest.done) this.sessions.delete(oldest.value);
-    }
     const session: BrowserSession = {
-      id: newId(), csrf: newId(), account_id: null, totp_account_id: null, resume: null, flash: null, pending: new Map(), lastSeenMs: nowMs,
+      id: newId(), csrf: newId(), account_id: null, totp_account_id: null, resume: null, loggedInFor: null, flash: null, pending: new Map(), lastSeenMs: nowMs,
     };
-    this.sessions.set(session.id, session);
+    this.anonymous.add(session);
     return session;
   }
 
-  /** A new id for the session (on sign-in, against session fixation); the old cookie stops working. */
-  renew(session: BrowserSession): void {
-    this.sessions.delete(session.id);
+  /**
+   * Signs the session in as `accountId` under a new id (against session fixation; the old cookie
+   * stops working): it moves to the signed-in table.
+   */
+  signIn(session: BrowserSession, accountId: string): void {
+    this.drop(session);
     session.id = newId();
     session.csrf = newId();
-    this.sessions.set(session.id, session);
+    session.account_id = accountId;
+    session.totp_account_id = null;
+    const ids = this.byAccount.get(accountId) ?? new Set<string>();
+    this.byAccount.set(accountId, ids);
+    while (ids.size >= this.perAccountMax) {
+      const oldest = this.signedIn.sessions.get(ids.values().next().value as string);
+      if (oldest) this.drop(oldest);
+      else ids.delete(ids.values().next().value as string);
+    }
+    ids.add(session.id);
+    const dropped = this.signedIn.add(session);
+    if (dropped) this.unlink(dropped);
+  }
+
+  /** Signs the session out (prompt=login): it becomes anonymous. */
+  signOut(session: BrowserSession): void {
+    this.drop(session);
+    session.account_id = null;
+    this.anonymous.add(session);
   }
 
   addPending(session: BrowserSession, request: AuthorizationRequest): string {
@@ -86,6 +154,24 @@ export class BrowserSessions {
     const id = newId();
     session.pending.set(id, request);
     return id;
+  }
+
+  /** Counts for tests and metrics. */
+  sizes(): { anonymous: number; signed_in: number } {
+    return { anonymous: this.anonymous.size, signed_in: this.signedIn.size };
+  }
+
+  private drop(session: BrowserSession): void {
+    this.anonymous.sessions.delete(session.id);
+    if (this.signedIn.sessions.delete(session.id)) this.unlink(session);
+  }
+
+  private unlink(session: BrowserSession): void {
+    if (session.account_id === null) return;
+    const ids = this.byAccount.get(session.account_id);
+    if (!ids) return;
+    ids.delete(session.id);
+    if (ids.size === 0) this.byAccount.delete(session.account_id);
   }
 }
 

@@ -1,6 +1,7 @@
 // The OAuth 2.0 authorization server's HTTP face: the protocol endpoints (JSON, RFC 6749 error
 // bodies, never HTML) and the browser pages (login, two-factor, sign-up, consent). Every decision
-// is made by commands/oauth; this file only parses requests, keeps the browser session and renders.
+// is made by commands/oauth (and sign-up by commands/accounts/signUp.ts); this file only parses
+// requests, keeps the browser session, maps typed OAuth errors to answers and renders.
 //
 //   GET  /oauth/authorize          validate → sign in if needed → silent code or consent screen
 //   GET  /oauth/login, POST         Email + Password → (Code) → back to the authorization
@@ -11,15 +12,16 @@
 
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { signUp, type NewMember, type SignUpLimiter } from '../commands/accounts/signUp.ts';
 import { baseUrlOf, trustedProxies } from '../commands/auth/origin.ts';
 import { allow, decide, deny, validateAuthorization, type AuthorizationRequest } from '../commands/oauth/authorize.ts';
 import type { OAuthDeps } from '../commands/oauth/deps.ts';
+import { answerOfError } from '../commands/oauth/errors.ts';
 import { isFormContentType, type OAuthAnswer, type OAuthRequest } from '../commands/oauth/http.ts';
-import { logIn, type LoginLimiter, type MemberDirectory } from '../commands/oauth/login.ts';
+import { logIn, logInTotp, type LoginLimiter, type MemberDirectory } from '../commands/oauth/login.ts';
 import { register, type RegistrationLimiter } from '../commands/oauth/register.ts';
 import { introspect, revoke } from '../commands/oauth/revokeIntrospect.ts';
 import { createTokenEndpoint } from '../commands/oauth/tokenEndpoint.ts';
-import { acceptTotpCode } from '../commands/oauth/totp.ts';
 import { normalizeIp } from '../domain/address.ts';
 import { BrowserSessions, csrfMatches, sessionCookie, type BrowserSession } from './browserSession.ts';
 import { originRequestOf } from './metadata.ts';
@@ -27,25 +29,15 @@ import { consentPage, errorPage, loginPage, registerPage, signedInPage, totpPage
 
 const FORM_LIMIT = '16kb';
 const FORM_PARAMETERS_MAX = 50;
-const NAME_LENGTH_MAX = 200;
-const PASSWORD_LENGTH_MIN = 8;
-const PASSWORD_LENGTH_MAX = 1024;
-const EMAIL_FORMAT = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
-
-interface NewMember {
-  first_name: string;
-  last_name: string;
-  email: string;
-  password: string;
-}
 
 interface OAuthWiring {
   deps: OAuthDeps;
   members: MemberDirectory;
   loginLimiter: LoginLimiter;
   registrations: RegistrationLimiter;
-  /** Opens a member account with a password and waits until the read models know it. */
-  openMember(member: NewMember): Promise<void>;
+  signUps: SignUpLimiter;
+  /** Opens a member account with a password and waits until the read models know it ('refused': the engine did not open it). */
+  openMember(member: NewMember): Promise<'opened' | 'refused'>;
   trustedProxies: string[];
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
@@ -175,8 +167,8 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
     try {
       send(res, await handle(oauthRequestOf(req)));
     } catch (err) {
-      wiring.log.error({ err, path: req.path }, 'oauth endpoint failed');
-      res.status(500).set('Cache-Control', 'no-store').json({ error: 'server_error', error_description: 'The request could not be completed; retry shortly' });
+      // a typed OAuth refusal is its answer; anything else is logged and a server_error
+      send(res, answerOfError(err, (error) => wiring.log.error({ err: error, path: req.path }, 'oauth endpoint failed')));
     }
   };
 
@@ -194,9 +186,11 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
   const redirect = (res: Response, location: string, status = 303) => {
     res.set('Cache-Control', 'no-store').redirect(status, location);
   };
+  /** The service clock in milliseconds (session idleness and every limiter's window follow it). */
+  const nowMs = () => Math.floor(deps.clock.nowUs() / 1000);
   /** The browser's session, made (and its cookie set) when it has none. */
   const sessionOf = (req: Request, res: Response): BrowserSession => {
-    const now = Date.now();
+    const now = nowMs();
     let session = sessions.find(req.headers.cookie, now);
     if (!session) {
       session = sessions.create(now);
@@ -221,6 +215,7 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
   const resume = async (req: Request, res: Response, session: BrowserSession) => {
     const query = session.resume;
     session.resume = null;
+    session.loggedInFor = query;
     if (query === null) {
       html(res, 200, signedInPage());
       return;
@@ -228,9 +223,7 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
     redirect(res, `/oauth/authorize?${query}`);
   };
   const signIn = (req: Request, res: Response, session: BrowserSession, accountId: string) => {
-    sessions.renew(session);
-    session.account_id = accountId;
-    session.totp_account_id = null;
+    sessions.signIn(session, accountId);
     res.append('Set-Cookie', sessionCookie(session, secure(req)));
   };
 
@@ -241,12 +234,16 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
     if (validation.kind === 'redirect') return redirect(res, validation.location, 302);
     const request = validation.request;
     const session = sessionOf(req, res);
-    const decision = await decide(request, session.account_id, deps, issuer);
+    const queryAt = req.originalUrl.indexOf('?');
+    const query = queryAt >= 0 ? req.originalUrl.slice(queryAt + 1) : '';
+    // prompt=login is satisfied by a login made for this very request (once)
+    const loggedInForThis = session.loggedInFor === query;
+    session.loggedInFor = null;
+    const decision = await decide(request, session.account_id, deps, issuer, loggedInForThis);
     if (decision.kind === 'redirect') return redirect(res, decision.location, 302);
     if (decision.kind === 'login') {
-      const queryAt = req.originalUrl.indexOf('?');
-      session.resume = queryAt >= 0 ? req.originalUrl.slice(queryAt + 1) : '';
-      if (request.prompt === 'login') session.account_id = null;
+      session.resume = query;
+      if (request.prompt === 'login' && session.account_id !== null) sessions.signOut(session);
       return redirect(res, '/oauth/login', 302);
     }
     const requestId = sessions.addPending(session, request);
@@ -264,7 +261,7 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
     const session = sessionOf(req, res);
     if (!csrfMatches(session, formField(req, 'csrf'))) return html(res, 403, loginPage(session.csrf, { error: 'The form expired. Please try again.' }));
     const email = formField(req, 'email').trim();
-    const result = await logIn({ store: deps.store, members: wiring.members, accounts: deps.accounts, limiter: wiring.loginLimiter }, email, formField(req, 'password'), addressOf(req), Date.now());
+    const result = await logIn({ store: deps.store, members: wiring.members, accounts: deps.accounts, limiter: wiring.loginLimiter }, email, formField(req, 'password'), addressOf(req), nowMs());
     if (!result.ok) {
       if (result.delay_ms > 0) await sleep(result.delay_ms);
       if (result.reason === 'limited') {
@@ -293,19 +290,16 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
     const accountId = session.totp_account_id;
     if (accountId === null) return redirect(res, '/oauth/login');
     if (!csrfMatches(session, formField(req, 'csrf'))) return html(res, 403, totpPage(session.csrf, 'The form expired. Please try again.'));
-    const key = `totp:${accountId}`;
-    const now = Date.now();
-    const blocked = wiring.loginLimiter.blockedFor(key, now);
-    if (blocked > 0) {
+    const result = await logInTotp({ store: deps.store, limiter: wiring.loginLimiter }, accountId, formField(req, 'code'), deps.clock.nowUs());
+    if (!result.ok && result.reason === 'limited') {
       session.totp_account_id = null;
-      res.set('Retry-After', String(Math.ceil(blocked / 1000)));
+      res.set('Retry-After', String(Math.ceil(result.retry_after_ms / 1000)));
       return html(res, 429, loginPage(session.csrf, { error: 'Too many wrong codes. Wait a while, then log in again.' }));
     }
-    if (!(await acceptTotpCode(deps.store, accountId, formField(req, 'code'), deps.clock.nowUs()))) {
-      await sleep(wiring.loginLimiter.fail(key, now));
+    if (!result.ok) {
+      await sleep(result.delay_ms);
       return html(res, 401, totpPage(session.csrf, 'That code is not valid. Enter the current code from your app.'));
     }
-    wiring.loginLimiter.succeed(key);
     signIn(req, res, session, accountId);
     await resume(req, res, session);
   }));
@@ -317,15 +311,18 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
   router.post('/player/register', form, pageRoute(async (req, res) => {
     const session = sessionOf(req, res);
     const values = { first_name: formField(req, 'first_name').trim(), last_name: formField(req, 'last_name').trim(), email: formField(req, 'email').trim() };
-    const password = formField(req, 'password');
     const refuse = (status: number, error: string) => html(res, status, registerPage(session.csrf, values, error));
     if (!csrfMatches(session, formField(req, 'csrf'))) return refuse(403, 'The form expired. Please try again.');
-    if (values.first_name === '' || values.last_name === '') return refuse(400, 'First name and last name are required.');
-    if (values.first_name.length > NAME_LENGTH_MAX || values.last_name.length > NAME_LENGTH_MAX) return refuse(400, `Names are at most ${NAME_LENGTH_MAX} characters.`);
-    if (!EMAIL_FORMAT.test(values.email)) return refuse(400, 'Enter a valid email address.');
-    if (password.length < PASSWORD_LENGTH_MIN || password.length > PASSWORD_LENGTH_MAX) return refuse(400, `The password must be ${PASSWORD_LENGTH_MIN} to ${PASSWORD_LENGTH_MAX} characters.`);
-    if ((await wiring.members.accountsByEmail(values.email)).length > 0) return refuse(409, 'An account with this email already exists. Log in instead.');
-    await wiring.openMember({ ...values, password });
+    const result = await signUp(
+      { store: deps.store, accountsByEmail: wiring.members.accountsByEmail, limiter: wiring.signUps, openMember: wiring.openMember },
+      { ...values, password: formField(req, 'password') }, addressOf(req), deps.clock.nowUs(),
+    );
+    if (!result.ok) {
+      if (result.reason === 'invalid') return refuse(400, result.message);
+      if (result.reason === 'email_taken') return refuse(409, 'An account with this email already exists. Log in instead.');
+      res.set('Retry-After', String(Math.ceil(result.retry_after_ms / 1000)));
+      return refuse(429, 'Too many sign-ups from this address. Wait a while, then try again.');
+    }
     session.flash = { note: 'Your account is created. Log in to continue.', email: values.email };
     redirect(res, '/oauth/login');
   }));

@@ -1,7 +1,12 @@
 // Authorization codes and tokens, as digests only, in the service's PostgreSQL: each is written
 // (committed) before it is answered, so a code or token a client holds survives a restart.
-// Single use and rotation are atomic UPDATEs (`… WHERE consumed_at_us IS NULL RETURNING`), so two
-// racing presentations of one code or refresh token cannot both win.
+// Single use and rotation are atomic: the code (or refresh token) is marked used in the same
+// statement that writes the tokens issued for it, so two racing presentations cannot both win, and
+// a presentation whose tokens cannot be written consumes nothing (only success consumes).
+//
+// A revoked grant is recorded in `oauth_revoked_grants` before its tokens are revoked: an exchange
+// or refresh under it writes nothing, and the bearer check refuses a token of it (the lookup that
+// reads the token reads that too: no query is added to the bearer path).
 //
 // Access tokens are read on every bearer request: live ones are cached in process (bounded by
 // ACCESS_TOKENS_CACHED_MAX) and every revocation goes through this store, which drops them from
@@ -37,6 +42,10 @@ CREATE TABLE IF NOT EXISTS oauth_tokens (
   revoked_at_us bigint,
   rotated boolean NOT NULL DEFAULT false
 );
+CREATE TABLE IF NOT EXISTS oauth_revoked_grants (
+  grant_id text PRIMARY KEY,
+  revoked_at_us bigint NOT NULL
+);
 CREATE INDEX IF NOT EXISTS oauth_tokens_grant ON oauth_tokens (grant_id) WHERE grant_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS oauth_tokens_family ON oauth_tokens (family_id) WHERE family_id IS NOT NULL;
 `;
@@ -49,6 +58,12 @@ const TOKEN_WRITES_PENDING_MAX = 10_000;
 const TOKEN_ROWS_PER_STATEMENT_MAX = 500;
 /** Expired codes and tokens are deleted at most this often (by the write that finds it due). */
 const PURGE_INTERVAL_MS = 60_000;
+
+/** One JSON text of token rows ($1) into oauth_tokens (a group of rows costs one statement). */
+const INSERT_TOKENS_SQL = `INSERT INTO oauth_tokens (token_hash, kind, token_id, client_id, account_id, grant_id, family_id, scopes, issued_at_us, expires_at_us)
+  SELECT token_hash, kind, token_id, client_id, account_id, grant_id, family_id, scopes, issued_at_us, expires_at_us
+  FROM json_to_recordset($1::json) AS t(token_hash text, kind text, token_id text, client_id text, account_id text, grant_id text,
+    family_id text, scopes text[], issued_at_us bigint, expires_at_us bigint)`;
 
 const num = (value: unknown): number => Number(value);
 const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
@@ -75,6 +90,8 @@ function tokenOf(row: Record<string, unknown>): StoredToken {
 export class PostgresOAuthStore implements OAuthStore {
   private schemaReady: Promise<void> | null = null;
   private readonly accessCache = new Map<string, StoredToken>();
+  /** Counts revocations: a lookup that a revocation overtook does not cache what it read. */
+  private revocations = 0;
   private lastPurgeMs = 0;
   private readonly pendingRows: Omit<StoredToken, 'revoked_at_us' | 'rotated'>[] = [];
   private readonly pendingWaiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
@@ -107,14 +124,6 @@ export class PostgresOAuthStore implements OAuthStore {
     return rows[0] ? codeOf(rows[0]) : undefined;
   }
 
-  /** Marks the code used; false when it already was (the caller has a replay on its hands). */
-  async consumeCode(codeHash: string): Promise<boolean> {
-    const { rowCount } = await this.pool.query(
-      'UPDATE oauth_codes SET consumed_at_us = $2 WHERE code_hash = $1 AND consumed_at_us IS NULL',
-      [codeHash, this.nowUs()],
-    );
-    return rowCount === 1;
-  }
 
   /**
    * Writes tokens issued together (an access token and its refresh token). Concurrent callers are
@@ -175,14 +184,7 @@ export class PostgresOAuthStore implements OAuthStore {
 
   private async insertTokens(tokens: readonly Omit<StoredToken, 'revoked_at_us' | 'rotated'>[]): Promise<void> {
     // one JSON text for the whole group (serialised natively), not ten arrays escaped value by value
-    await this.pool.query({
-      name: 'oauth_tokens_insert',
-      text: `INSERT INTO oauth_tokens (token_hash, kind, token_id, client_id, account_id, grant_id, family_id, scopes, issued_at_us, expires_at_us)
-             SELECT token_hash, kind, token_id, client_id, account_id, grant_id, family_id, scopes, issued_at_us, expires_at_us
-             FROM json_to_recordset($1::json) AS t(token_hash text, kind text, token_id text, client_id text, account_id text, grant_id text,
-               family_id text, scopes text[], issued_at_us bigint, expires_at_us bigint)`,
-      values: [JSON.stringify(tokens)],
-    });
+    await this.pool.query({ name: 'oauth_tokens_insert', text: INSERT_TOKENS_SQL, values: [JSON.stringify(tokens)] });
   }
 
   /** A live access token by digest (cached), or undefined (unknown, expired or revoked). */
@@ -194,9 +196,19 @@ export class PostgresOAuthStore implements OAuthStore {
       this.accessCache.delete(tokenHash);
       return undefined;
     }
-    const token = await this.findToken(tokenHash);
-    if (!token || token.kind !== 'access' || token.revoked_at_us !== null || token.expires_at_us <= now) return undefined;
-    this.remember(token);
+    const revocationsBefore = this.revocations;
+    await this.ensureSchema();
+    const { rows } = await this.pool.query({
+      name: 'oauth_access_token_live',
+      text: `SELECT t.*, g.grant_id IS NOT NULL AS grant_revoked FROM oauth_tokens t
+             LEFT JOIN oauth_revoked_grants g ON g.grant_id = t.grant_id WHERE t.token_hash = $1`,
+      values: [tokenHash],
+    });
+    const row = rows[0];
+    if (!row || row.grant_revoked === true) return undefined;
+    const token = tokenOf(row);
+    if (token.kind !== 'access' || token.revoked_at_us !== null || token.expires_at_us <= now) return undefined;
+    if (revocationsBefore === this.revocations) this.remember(token);
     return token;
   }
 
@@ -206,14 +218,40 @@ export class PostgresOAuthStore implements OAuthStore {
     return rows[0] ? tokenOf(rows[0]) : undefined;
   }
 
-  /** Rotation: marks a live refresh token used; false when it was not live (reuse or a lost race). */
-  async rotateRefreshToken(tokenHash: string): Promise<boolean> {
+  /**
+   * Marks the code used and writes `tokens`, in one statement: false (nothing written or used) when
+   * the code was used already or its grant is revoked. A failure to write consumes nothing.
+   */
+  async exchangeCode(codeHash: string, tokens: readonly Omit<StoredToken, 'revoked_at_us' | 'rotated'>[]): Promise<boolean> {
+    await this.ensureSchema();
     const { rowCount } = await this.pool.query(
-      `UPDATE oauth_tokens SET revoked_at_us = $2, rotated = true
-       WHERE token_hash = $1 AND kind = 'refresh' AND revoked_at_us IS NULL`,
-      [tokenHash, this.nowUs()],
+      `WITH used AS (
+         UPDATE oauth_codes c SET consumed_at_us = $2
+         WHERE c.code_hash = $1 AND c.consumed_at_us IS NULL
+           AND NOT EXISTS (SELECT 1 FROM oauth_revoked_grants g WHERE g.grant_id = c.grant_id)
+         RETURNING c.code_hash)
+       ${INSERT_TOKENS_SQL.replace('$1', '$3')} WHERE EXISTS (SELECT 1 FROM used)`,
+      [codeHash, this.nowUs(), JSON.stringify(tokens)],
     );
-    return rowCount === 1;
+    return (rowCount ?? 0) > 0;
+  }
+
+  /**
+   * Rotation: marks a live refresh token used and writes its successors, in one statement; false
+   * (nothing written or used) when it was not live (reuse, a lost race, or its grant revoked).
+   */
+  async rotateRefreshToken(tokenHash: string, tokens: readonly Omit<StoredToken, 'revoked_at_us' | 'rotated'>[]): Promise<boolean> {
+    await this.ensureSchema();
+    const { rowCount } = await this.pool.query(
+      `WITH used AS (
+         UPDATE oauth_tokens r SET revoked_at_us = $2, rotated = true
+         WHERE r.token_hash = $1 AND r.kind = 'refresh' AND r.revoked_at_us IS NULL
+           AND NOT EXISTS (SELECT 1 FROM oauth_revoked_grants g WHERE g.grant_id = r.grant_id)
+         RETURNING r.token_hash)
+       ${INSERT_TOKENS_SQL.replace('$1', '$3')} WHERE EXISTS (SELECT 1 FROM used)`,
+      [tokenHash, this.nowUs(), JSON.stringify(tokens)],
+    );
+    return (rowCount ?? 0) > 0;
   }
 
   async revokeToken(tokenHash: string): Promise<void> {
@@ -225,8 +263,10 @@ export class PostgresOAuthStore implements OAuthStore {
     await this.revokeWhere('family_id = $1', [familyId]);
   }
 
-  /** Every token issued under a member's grant to an app. */
+  /** The grant is revoked: recorded first (nothing more is issued under it), then every token of it is revoked. */
   async revokeGrantTokens(grantId: string): Promise<void> {
+    await this.ensureSchema();
+    await this.pool.query('INSERT INTO oauth_revoked_grants (grant_id, revoked_at_us) VALUES ($1, $2) ON CONFLICT DO NOTHING', [grantId, this.nowUs()]);
     await this.revokeWhere('grant_id = $1', [grantId]);
   }
 
@@ -236,6 +276,7 @@ export class PostgresOAuthStore implements OAuthStore {
   }
 
   private async revokeWhere(condition: string, params: unknown[]): Promise<void> {
+    this.revocations += 1;
     await this.ensureSchema();
     const at = this.nowUs();
     const { rows } = await this.pool.query(

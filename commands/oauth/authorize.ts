@@ -92,10 +92,13 @@ type Decision =
   | { kind: 'login' }
   | { kind: 'consent' };
 
-/** What a valid request leads to for the browser's member (null: nobody signed in). */
-export async function decide(request: AuthorizationRequest, accountId: string | null, deps: OAuthDeps, issuer: string): Promise<Decision> {
+/**
+ * What a valid request leads to for the browser's member (null: nobody signed in).
+ * `loggedInForThis`: the member just logged in for this very request (what prompt=login asks).
+ */
+export async function decide(request: AuthorizationRequest, accountId: string | null, deps: OAuthDeps, issuer: string, loggedInForThis = false): Promise<Decision> {
   const silent = request.prompt === 'none';
-  if (accountId === null || request.prompt === 'login') {
+  if (accountId === null || (request.prompt === 'login' && !loggedInForThis)) {
     if (silent) return { kind: 'redirect', location: redirectWith(request.redirect_uri, { error: 'login_required', state: request.state }, issuer) };
     return { kind: 'login' };
   }

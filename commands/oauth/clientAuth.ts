@@ -6,14 +6,12 @@
 
 import { isConfidential } from '../oauthClients/client.ts';
 import type { ClientDirectory, KnownClient } from '../oauthClients/directory.ts';
-import { oauthError, single, type OAuthAnswer, type OAuthRequest } from './http.ts';
+import { InvalidClient } from './errors.ts';
+import { single, type OAuthRequest } from './http.ts';
 
 const BASIC_FORMAT = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i;
 const CLIENT_ID_LENGTH_MAX = 200;
 const SECRET_LENGTH_MAX = 200;
-
-export const invalidClient = (description: string): OAuthAnswer =>
-  oauthError(401, 'invalid_client', description, { 'WWW-Authenticate': 'Basic realm="oauth"' });
 
 export interface AuthenticatedClient {
   known: KnownClient;
@@ -47,32 +45,32 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
 }
 
 /**
- * The client behind a request, or the answer refusing it. `publicAllowed`: whether a client
+ * The client behind a request; throws InvalidClient refusing it. `publicAllowed`: whether a client
  * without a secret may name itself here (the code and refresh grants, revocation).
  */
 export async function authenticateClient(
   request: OAuthRequest, clients: ClientDirectory, publicAllowed: boolean,
-): Promise<AuthenticatedClient | OAuthAnswer> {
+): Promise<AuthenticatedClient> {
   if (request.body.client_secret !== undefined) {
-    return invalidClient('client_secret in the request body is not accepted; authenticate with HTTP Basic (client_secret_basic)');
+    throw new InvalidClient('client_secret in the request body is not accepted; authenticate with HTTP Basic (client_secret_basic)');
   }
   const basic = basicCredentials(request.headers.authorization);
   const bodyId = single(request.body, 'client_id');
-  if (bodyId === null) return invalidClient('client_id must be given once');
-  if (basic === null) return invalidClient('the Authorization header is not valid HTTP Basic credentials');
+  if (bodyId === null) throw new InvalidClient('client_id must be given once');
+  if (basic === null) throw new InvalidClient('the Authorization header is not valid HTTP Basic credentials');
   if (basic) {
-    if (bodyId !== undefined && bodyId !== basic.id) return invalidClient('client_id in the body differs from the authenticated client');
+    if (bodyId !== undefined && bodyId !== basic.id) throw new InvalidClient('client_id in the body differs from the authenticated client');
     const known = await clients.get(basic.id);
     if (!known || known.client.status !== 'active' || !clients.verifySecret(known, basic.secret)) {
-      return invalidClient('client authentication failed');
+      throw new InvalidClient('client authentication failed');
     }
     return { known, withSecret: true, secret: basic.secret };
   }
-  if (bodyId === undefined || bodyId === '') return invalidClient('client authentication is required: HTTP Basic, or client_id for a client without a secret');
-  if (bodyId.length > CLIENT_ID_LENGTH_MAX) return invalidClient('client authentication failed');
+  if (bodyId === undefined || bodyId === '') throw new InvalidClient('client authentication is required: HTTP Basic, or client_id for a client without a secret');
+  if (bodyId.length > CLIENT_ID_LENGTH_MAX) throw new InvalidClient('client authentication failed');
   const known = await clients.get(bodyId);
-  if (!known || known.client.status !== 'active') return invalidClient('client authentication failed');
-  if (isConfidential(known.client.app_type)) return invalidClient('this client has a secret: authenticate with HTTP Basic');
-  if (!publicAllowed) return invalidClient('this request needs a client with a secret');
+  if (!known || known.client.status !== 'active') throw new InvalidClient('client authentication failed');
+  if (isConfidential(known.client.app_type)) throw new InvalidClient('this client has a secret: authenticate with HTTP Basic');
+  if (!publicAllowed) throw new InvalidClient('this request needs a client with a secret');
   return { known, withSecret: false, secret: null };
 }

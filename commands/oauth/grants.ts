@@ -1,48 +1,40 @@
 // Grants as commands: consenting and revoking append events (auditors replay them; the operator's
 // grants list is a projection of them). Deciding reads the grant's own stream, so a code is
-// never issued on a grant a concurrent revocation ended: appends carry the expected revision.
+// never issued on a grant a concurrent revocation ended: appends carry the expected revision
+// (commands/handleCommand.ts: a concurrent change is decided again on a fresh read).
 
-import { randomUUID } from 'node:crypto';
-import { WrongExpectedRevision, type EventStore } from '../../eventstore/port.ts';
-import { foldStream } from './streams.ts';
+import { valueOrThrow } from '../operatorInput.ts';
+import { append, handleCommand, loadAggregate, type Aggregate } from '../handleCommand.ts';
 import {
   evolveGrant, grantStream, type Grant, type GrantRevocationReason, type OAuthGrantConsented, type OAuthGrantRevoked,
 } from '../../domain/oauth/events.ts';
+import type { EventStore } from '../../eventstore/port.ts';
+import { randomUUID } from 'node:crypto';
 
-const APPEND_ATTEMPTS_MAX = 3;
-
-async function load(store: EventStore, accountId: string, clientId: string) {
-  const { state, revision } = await foldStream(store, grantStream(accountId, clientId), evolveGrant);
-  return { grant: state, revision };
-}
+const grantOf = (accountId: string, clientId: string): Aggregate<Grant | null> =>
+  ({ stream: grantStream(accountId, clientId), initial: () => null, evolve: evolveGrant });
 
 /** The member's live grant to the client, or null. */
 export async function activeGrant(store: EventStore, accountId: string, clientId: string): Promise<Grant | null> {
-  const { grant } = await load(store, accountId, clientId);
+  const { state: grant } = await loadAggregate(store, grantOf(accountId, clientId));
   return grant && grant.revoked_at_us === null ? grant : null;
+}
+
+/** Whether `grantId` is still the member's live grant to the client (a revoked grant is never live again). */
+export async function grantIsLive(store: EventStore, accountId: string, clientId: string, grantId: string): Promise<boolean> {
+  return (await activeGrant(store, accountId, clientId))?.grant_id === grantId;
 }
 
 export const covers = (grant: Grant | null, scopes: readonly string[]): boolean =>
   grant !== null && grant.revoked_at_us === null && scopes.every((scope) => grant.scopes.includes(scope));
 
-async function retrying<T>(attempt: () => Promise<T>): Promise<T> {
-  for (let n = 1; ; n += 1) {
-    try {
-      return await attempt();
-    } catch (err) {
-      if (!(err instanceof WrongExpectedRevision) || n >= APPEND_ATTEMPTS_MAX) throw err;
-    }
-  }
-}
-
 /** The member allowed `scopes`: a new grant, or the live one widened. Returns the grant as it now is. */
-export function consent(store: EventStore, input: { account_id: string; client_id: string; scopes: readonly string[]; now_us: number }): Promise<Grant> {
-  return retrying(async () => {
-    const { grant, revision } = await load(store, input.account_id, input.client_id);
+export async function consent(store: EventStore, input: { account_id: string; client_id: string; scopes: readonly string[]; now_us: number }): Promise<Grant> {
+  const result = await handleCommand(store, grantOf(input.account_id, input.client_id), ({ state: grant }) => {
     const live = grant && grant.revoked_at_us === null ? grant : null;
     const current = live?.scopes ?? [];
     const added = input.scopes.filter((scope) => !current.includes(scope));
-    if (live && added.length === 0) return live;
+    if (live && added.length === 0) return append([], undefined);
     const data: OAuthGrantConsented = {
       grant_id: live?.grant_id ?? randomUUID(),
       account_id: input.account_id,
@@ -51,20 +43,19 @@ export function consent(store: EventStore, input: { account_id: string; client_i
       added,
       at_us: input.now_us,
     };
-    await store.append(grantStream(input.account_id, input.client_id), [{ id: randomUUID(), type: 'OAuthGrantConsented', data }], revision);
-    return { grant_id: data.grant_id, account_id: data.account_id, client_id: data.client_id, scopes: data.scopes, created_at_us: live?.created_at_us ?? input.now_us, revoked_at_us: null };
+    return append([{ type: 'OAuthGrantConsented', data }], undefined);
   });
+  return valueOrThrow(result).state as Grant;
 }
 
 /** Ends the grant `grantId` if it is still the live one; returns whether it did. */
-export function revokeGrant(
+export async function revokeGrant(
   store: EventStore, input: { account_id: string; client_id: string; grant_id: string; reason: GrantRevocationReason; now_us: number },
 ): Promise<boolean> {
-  return retrying(async () => {
-    const { grant, revision } = await load(store, input.account_id, input.client_id);
-    if (!grant || grant.grant_id !== input.grant_id || grant.revoked_at_us !== null) return false;
+  const result = await handleCommand(store, grantOf(input.account_id, input.client_id), ({ state: grant }) => {
+    if (!grant || grant.grant_id !== input.grant_id || grant.revoked_at_us !== null) return append([], false);
     const data: OAuthGrantRevoked = { grant_id: grant.grant_id, account_id: input.account_id, client_id: input.client_id, reason: input.reason, at_us: input.now_us };
-    await store.append(grantStream(input.account_id, input.client_id), [{ id: randomUUID(), type: 'OAuthGrantRevoked', data }], revision);
-    return true;
+    return append([{ type: 'OAuthGrantRevoked', data }], true);
   });
+  return valueOrThrow(result).value;
 }

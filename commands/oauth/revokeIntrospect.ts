@@ -7,28 +7,26 @@
 
 import { authenticateClient } from './clientAuth.ts';
 import type { OAuthDeps } from './deps.ts';
-import { json, oauthError, single, type OAuthAnswer, type OAuthRequest, isFormContentType } from './http.ts';
-import { allowedFrom, IP_NOT_ALLOWED_DESCRIPTION } from './ipAllowlist.ts';
+import { InvalidRequest, IpNotAllowed } from './errors.ts';
+import { json, single, type OAuthAnswer, type OAuthRequest, isFormContentType } from './http.ts';
+import { allowedFrom } from './ipAllowlist.ts';
 import { digestOf, TOKEN_LENGTH_MAX } from './tokens.ts';
 
 const MICROS_PER_S = 1_000_000;
 
-async function authenticated(request: OAuthRequest, deps: OAuthDeps, publicAllowed: boolean) {
-  if (!isFormContentType(request.headers['content-type'])) {
-    return oauthError(400, 'invalid_request', 'The request body must be application/x-www-form-urlencoded');
-  }
+/** The calling client and the token it names; throws the refusal (typed OAuth errors). */
+async function authenticated(request: OAuthRequest, deps: OAuthDeps, publicAllowed: boolean): Promise<{ clientId: string; token: string }> {
+  if (!isFormContentType(request.headers['content-type'])) throw new InvalidRequest('The request body must be application/x-www-form-urlencoded');
   const client = await authenticateClient(request, deps.clients, publicAllowed);
-  if ('status' in client) return client;
-  if (!allowedFrom(client.known, request.remoteAddress)) return oauthError(403, 'ip_not_allowed', IP_NOT_ALLOWED_DESCRIPTION);
+  if (!allowedFrom(client.known, request.remoteAddress)) throw new IpNotAllowed();
   const token = single(request.body, 'token');
-  if (token === undefined || token === '') return oauthError(400, 'invalid_request', 'token is required');
-  if (token === null) return oauthError(400, 'invalid_request', 'token must be given once');
+  if (token === undefined || token === '') throw new InvalidRequest('token is required');
+  if (token === null) throw new InvalidRequest('token must be given once');
   return { clientId: client.known.client.client_id, token };
 }
 
 export async function revoke(request: OAuthRequest, deps: OAuthDeps): Promise<OAuthAnswer> {
   const checked = await authenticated(request, deps, true);
-  if ('status' in checked) return checked;
   if (checked.token.length <= TOKEN_LENGTH_MAX) {
     const stored = await deps.tokens.findToken(digestOf(checked.token));
     if (stored && stored.client_id === checked.clientId) {
@@ -44,7 +42,6 @@ export async function revoke(request: OAuthRequest, deps: OAuthDeps): Promise<OA
 
 export async function introspect(request: OAuthRequest, deps: OAuthDeps): Promise<OAuthAnswer> {
   const checked = await authenticated(request, deps, true);
-  if ('status' in checked) return checked;
   const inactive = json(200, { active: false });
   if (checked.token.length > TOKEN_LENGTH_MAX) return inactive;
   const token = await deps.tokens.liveAccessToken(digestOf(checked.token));

@@ -43,19 +43,25 @@ export type IssuedToken = Omit<StoredToken, 'revoked_at_us' | 'rotated'>;
 export interface OAuthStore {
   saveCode(code: Omit<StoredCode, 'consumed_at_us'>): Promise<void>;
   findCode(codeHash: string): Promise<StoredCode | undefined>;
-  /** Marks the code used; false when it already was (the caller has a replay on its hands). */
-  consumeCode(codeHash: string): Promise<boolean>;
+  /**
+   * Marks the code used and writes `tokens` atomically: false (nothing written or used) when the
+   * code was used already or its grant is revoked. A failure to write consumes nothing.
+   */
+  exchangeCode(codeHash: string, tokens: readonly IssuedToken[]): Promise<boolean>;
   /** Writes tokens issued together (an access token and its refresh token); resolves once they are durable. */
   saveTokens(tokens: readonly IssuedToken[]): Promise<void>;
   /** A live access token by digest, or undefined (unknown, expired or revoked). */
   liveAccessToken(tokenHash: string): Promise<StoredToken | undefined>;
   findToken(tokenHash: string): Promise<StoredToken | undefined>;
-  /** Rotation: marks a live refresh token used; false when it was not live (reuse or a lost race). */
-  rotateRefreshToken(tokenHash: string): Promise<boolean>;
+  /**
+   * Rotation: marks a live refresh token used and writes its successors atomically; false (nothing
+   * written or used) when it was not live (reuse, a lost race, or its grant revoked).
+   */
+  rotateRefreshToken(tokenHash: string, tokens: readonly IssuedToken[]): Promise<boolean>;
   revokeToken(tokenHash: string): Promise<void>;
   /** Every token of one code exchange (its refresh tokens and the access tokens issued with them). */
   revokeFamily(familyId: string): Promise<void>;
-  /** Every token issued under a member's grant to an app. */
+  /** The grant is revoked: recorded first (nothing more is issued under it), then every token issued under it. */
   revokeGrantTokens(grantId: string): Promise<void>;
   /** Every access token of a grant (a revoked refresh token ends them). */
   revokeGrantAccessTokens(grantId: string): Promise<void>;

@@ -1,20 +1,23 @@
 // Two-factor login (TOTP): the operator turns it on for an account (the secret is answered once,
 // with its otpauth:// URL); the login page checks codes. A code is accepted once: its step is
-// appended with the stream's expected revision, so the same code replayed, even concurrently,
-// within its window is refused.
+// appended with the stream's expected revision (commands/handleCommand.ts), so the same code
+// replayed, even concurrently, within its window is refused: the loser decides again on the
+// stream that now holds the winner's step.
 
 import { randomBytes, randomUUID } from 'node:crypto';
-import { WrongExpectedRevision, type EventStore } from '../../eventstore/port.ts';
+import type { EventStore } from '../../eventstore/port.ts';
 import { base32Decode, base32Encode, matchTotp, otpauthUrl, TOTP_SECRET_BYTES } from '../../domain/auth/totp.ts';
 import { evolveTotp, totpStream, type TotpCodeUsed, type TotpEnabled } from '../../domain/oauth/events.ts';
-import { foldStream } from './streams.ts';
+import { append, handleCommand, loadAggregate, type Aggregate } from '../handleCommand.ts';
 
 const TOTP_ISSUER = 'Exchange';
 
-const load = (store: EventStore, accountId: string) => foldStream(store, totpStream(accountId), evolveTotp);
+type TotpState = ReturnType<typeof evolveTotp>;
+
+const totpOf = (accountId: string): Aggregate<TotpState> => ({ stream: totpStream(accountId), initial: () => null, evolve: evolveTotp });
 
 export async function totpEnabled(store: EventStore, accountId: string): Promise<boolean> {
-  return (await load(store, accountId)).state !== null;
+  return (await loadAggregate(store, totpOf(accountId))).state !== null;
 }
 
 /** Turns two-factor on (a fresh secret each time); answers the secret and its otpauth:// URL. */
@@ -27,18 +30,13 @@ export async function enableTotp(store: EventStore, accountId: string, label: st
 
 /** Checks a code and records its step; false for a wrong, stale or already used code. */
 export async function acceptTotpCode(store: EventStore, accountId: string, code: string, nowUs: number): Promise<boolean> {
-  const { state, revision } = await load(store, accountId);
-  if (!state || revision === 'no_stream') return false;
-  const secret = base32Decode(state.secret);
-  if (!secret) return false;
-  const step = matchTotp(secret, code.trim(), Math.floor(nowUs / 1000), state.lastUsedStep);
-  if (step === null) return false;
-  const data: TotpCodeUsed = { account_id: accountId, step, at_us: nowUs };
-  try {
-    await store.append(totpStream(accountId), [{ id: randomUUID(), type: 'TotpCodeUsed', data }], revision);
-  } catch (err) {
-    if (err instanceof WrongExpectedRevision) return false; // a concurrent login used a code first
-    throw err;
-  }
-  return true;
+  const result = await handleCommand(store, totpOf(accountId), ({ state }) => {
+    const secret = state ? base32Decode(state.secret) : null;
+    if (!state || !secret) return append([], false);
+    const step = matchTotp(secret, code.trim(), Math.floor(nowUs / 1000), state.lastUsedStep);
+    if (step === null) return append([], false);
+    const data: TotpCodeUsed = { account_id: accountId, step, at_us: nowUs };
+    return append([{ type: 'TotpCodeUsed', data }], true);
+  });
+  return result.ok && result.value.value;
 }

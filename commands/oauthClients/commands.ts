@@ -1,9 +1,11 @@
 // Command handlers of the OAuth client registry: read the stream, decide, append with the
-// expected revision. A secret is generated for web and server apps and returned exactly once.
+// expected revision (commands/handleCommand.ts). A secret is generated for web and server apps and
+// returned exactly once.
 
 import { randomUUID } from 'node:crypto';
-import { DomainError } from '../../domain/errors.ts';
-import { WrongExpectedRevision, type EventStore } from '../../eventstore/port.ts';
+import type { EventStore } from '../../eventstore/port.ts';
+import { valueOrThrow } from '../operatorInput.ts';
+import { append, handleCommand, loadAggregate, refuse, type Aggregate } from '../handleCommand.ts';
 import {
   clientSecretKeyOf, evolve, hashClientSecret, isConfidential, newClientSecret, streamOf, viewOf,
   type ClientFields, type OAuthClient, type OAuthClientView,
@@ -11,28 +13,17 @@ import {
 import { clientChanged, clientDirectoryOf } from './directory.ts';
 import { validateClientFields } from './validate.ts';
 
-const CHANGE_ATTEMPTS_MAX = 3;
-
 export interface ClientWithSecret {
   client: OAuthClientView;
   /** Present only when a secret was just generated (creation, or becoming confidential). */
   client_secret?: string;
 }
 
-async function loadWithRevision(store: EventStore, clientId: string): Promise<{ client: OAuthClient | null; revision: bigint | null }> {
-  const events = await store.readStream(streamOf(clientId));
-  let client: OAuthClient | null = null;
-  let revision: bigint | null = null;
-  for (const event of events) {
-    client = evolve(client, event);
-    revision = event.revision;
-  }
-  return { client, revision };
-}
+const clientOf = (clientId: string): Aggregate<OAuthClient | null> => ({ stream: streamOf(clientId), initial: () => null, evolve });
 
 /** The client as stored (with its secret digest), or null when unknown. */
 export async function loadClient(store: EventStore, clientId: string): Promise<OAuthClient | null> {
-  return (await loadWithRevision(store, clientId)).client;
+  return (await loadAggregate(store, clientOf(clientId))).state;
 }
 
 /** Registers a client from raw fields (validated here). */
@@ -65,35 +56,22 @@ export async function registerClient(
 /** Applies a partial change; unknown client is oauth_client_not_found. Becoming confidential mints a secret. */
 export async function changeClient(store: EventStore, clientId: string, raw: unknown, options: { nowUs: number }): Promise<ClientWithSecret> {
   const patch = validateClientFields(raw, []);
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await applyChange(store, clientId, patch, options.nowUs);
-    } catch (err) {
-      // another writer changed the client meanwhile: decide again on the newer state
-      if (!(err instanceof WrongExpectedRevision) || attempt >= CHANGE_ATTEMPTS_MAX) throw err;
+  const result = await handleCommand(store, clientOf(clientId), ({ state: client }) => {
+    if (client === null) return refuse({ code: 'oauth_client_not_found' });
+    const next: OAuthClient = { ...client, ...patch, updated_at: options.nowUs };
+    let secret: string | undefined;
+    if (isConfidential(next.app_type) && next.secret_hash === null) {
+      secret = newClientSecret();
+      next.secret_hash = hashClientSecret(secret, clientSecretKeyOf(store));
+    } else if (!isConfidential(next.app_type)) {
+      next.secret_hash = null;
     }
-  }
-}
-
-async function applyChange(store: EventStore, clientId: string, patch: Partial<ClientFields>, nowUs: number): Promise<ClientWithSecret> {
-  const { client, revision } = await loadWithRevision(store, clientId);
-  if (client === null || revision === null) throw new DomainError({ code: 'oauth_client_not_found' });
-  const next: OAuthClient = { ...client, ...patch, updated_at: nowUs };
-  let secret: string | undefined;
-  if (isConfidential(next.app_type) && next.secret_hash === null) {
-    secret = newClientSecret();
-    next.secret_hash = hashClientSecret(secret, clientSecretKeyOf(store));
-  } else if (!isConfidential(next.app_type)) {
-    next.secret_hash = null;
-  }
-  const changed = Object.keys(patch);
-  await store.append(
-    streamOf(clientId),
-    [{ id: randomUUID(), type: 'OAuthClientChanged', data: { client: next, changed, secret_rotated: secret !== undefined } }],
-    revision,
-  );
+    const changed = Object.keys(patch);
+    const answer: ClientWithSecret = secret === undefined ? { client: viewOf(next) } : { client: viewOf(next), client_secret: secret };
+    return append([{ type: 'OAuthClientChanged', data: { client: next, changed, secret_rotated: secret !== undefined } }], answer);
+  });
   clientChanged(store, clientId);
-  return secret === undefined ? { client: viewOf(next) } : { client: viewOf(next), client_secret: secret };
+  return valueOrThrow(result).value;
 }
 
 /** The clients of `store` as the authorization server reads them (cached; changes above refresh it). */

@@ -47,8 +47,13 @@ export class ClientDirectory {
   verifySecret(known: KnownClient, presented: string): boolean {
     // the last secret that verified for this client is remembered with the cached client (compared
     // in constant time), so an app's steady token requests cost no HMAC each
+    // (compared as bytes: two texts of one length may differ in byte length, which timingSafeEqual refuses)
     const last = this.verified.get(known);
-    if (last !== undefined && last.length === presented.length && timingSafeEqual(Buffer.from(last), Buffer.from(presented))) return true;
+    if (last !== undefined) {
+      const lastBytes = Buffer.from(last, 'utf8');
+      const presentedBytes = Buffer.from(presented, 'utf8');
+      if (lastBytes.length === presentedBytes.length && timingSafeEqual(lastBytes, presentedBytes)) return true;
+    }
     const ok = verifyClientSecret(known.client, presented, clientSecretKeyOf(this.store));
     if (ok) this.verified.set(known, presented);
     return ok;

@@ -1,5 +1,5 @@
 // PATCH /me/profile as a command: read the profile stream, decide, reserve the handle through its
-// own stream, append with the expected revision.
+// own stream, append with the expected revision (commands/handleCommand.ts).
 //
 // Handle uniqueness: stream `handle-{handle}` holds HandleReserved / HandleReleased. Taking a
 // handle appends HandleReserved with the stream's revision as read (`no_stream` for a handle
@@ -18,6 +18,8 @@ import {
 } from '../../domain/profile/profile.ts';
 import { WrongExpectedRevision, type EventStore, type ExpectedRevision, type RecordedEvent } from '../../eventstore/port.ts';
 import type { AppContext } from '../context.ts';
+import { valueOrThrow } from '../operatorInput.ts';
+import { append, decideAgain, handleCommand, loadAggregate, refuse, type Aggregate } from '../handleCommand.ts';
 
 /** Bound on optimistic retries (a concurrent change of the same profile, or a generated handle that was taken). */
 const ATTEMPTS_MAX = 8;
@@ -37,12 +39,14 @@ type HandleEvent =
   | { type: 'HandleReserved'; handle: string; account_id: string; at_us: number }
   | { type: 'HandleReleased'; handle: string; account_id: string; at_us: number };
 
+const profileOf = (accountId: string): Aggregate<ProfileState> => ({
+  stream: profileStream(accountId),
+  initial: initialProfile,
+  evolve: (state, record) => evolveProfile(state, { type: record.type, ...(record.data as object) } as ProfileEvent),
+});
+
 export async function loadProfile(store: EventStore, accountId: string): Promise<LoadedProfile> {
-  const records = await store.readStream(profileStream(accountId));
-  let state = initialProfile();
-  for (const record of records) state = evolveProfile(state, { type: record.type, ...(record.data as object) } as ProfileEvent);
-  const last = records[records.length - 1];
-  return { state, revision: last ? last.revision : 'no_stream' };
+  return loadAggregate(store, profileOf(accountId));
 }
 
 interface HandleHolder {
@@ -106,34 +110,34 @@ interface ProfileUpdated {
 export async function updateProfile(ctx: AppContext, accountId: string, patch: ProfilePatch): Promise<ProfileUpdated> {
   const settings = ctx.settings.get();
   const lists: HandleLists = { reserved_handles: settings.reserved_handles, blocked_handles: settings.blocked_handles };
-  for (let attempt = 1; ; attempt += 1) {
-    const nowUs = ctx.clock.nowUs();
-    const { state, revision } = await loadProfile(ctx.store, accountId);
-    const decision = decideProfile({ account_id: accountId, ...patch, now_us: nowUs, generated: generated(lists) }, state, lists);
-    if (decision.events.length === 0) return { state, position: null };
-
-    const claimIsGenerated = decision.claim !== null && decision.claim !== patch.handle?.toLowerCase();
-    if (decision.claim !== null && !(await reserveHandle(ctx.store, decision.claim, accountId, nowUs))) {
-      if (claimIsGenerated && attempt < ATTEMPTS_MAX) continue;
-      throw new DomainError({ code: 'handle_refused', rule: 'taken' });
-    }
-    try {
-      const result = await ctx.store.append(
-        profileStream(accountId),
-        decision.events.map((event) => {
-          const { type, ...data } = event;
-          return { id: randomUUID(), type, data };
-        }),
-        revision,
-      );
-      if (decision.release !== null) await releaseHandle(ctx.store, decision.release, accountId, nowUs);
-      ctx.writes.note(accountId, result.position);
-      return { state: decision.events.reduce(evolveProfile, state), position: result.position };
-    } catch (err) {
-      if (!(err instanceof WrongExpectedRevision)) throw err;
-      // A concurrent change of this profile won: decide again on the new state. The reservation
-      // is kept (the winner may be a request of this same account that relies on it).
-      if (attempt >= ATTEMPTS_MAX) throw new DomainError({ code: 'profile_changed_concurrently' });
-    }
+  let release: string | null = null;
+  let nowUs = ctx.clock.nowUs();
+  let result;
+  try {
+    result = await handleCommand(ctx.store, profileOf(accountId), async ({ state }, attempt) => {
+      nowUs = ctx.clock.nowUs();
+      const decision = decideProfile({ account_id: accountId, ...patch, now_us: nowUs, generated: generated(lists) }, state, lists);
+      release = decision.release;
+      if (decision.events.length === 0) return append([], undefined);
+      const claimIsGenerated = decision.claim !== null && decision.claim !== patch.handle?.toLowerCase();
+      if (decision.claim !== null && !(await reserveHandle(ctx.store, decision.claim, accountId, nowUs))) {
+        if (claimIsGenerated && attempt < ATTEMPTS_MAX) return decideAgain;
+        return refuse({ code: 'handle_refused', rule: 'taken' });
+      }
+      // A concurrent change of this profile makes the handler decide again on the new state. The
+      // reservation is kept (the winner may be a request of this same account that relies on it).
+      return append(decision.events.map((event) => {
+        const { type, ...data } = event;
+        return { type, data };
+      }), undefined);
+    }, { attemptsMax: ATTEMPTS_MAX });
+  } catch (err) {
+    if (err instanceof WrongExpectedRevision) throw new DomainError({ code: 'profile_changed_concurrently' });
+    throw err;
   }
+  const { state, position } = valueOrThrow(result);
+  if (position === null) return { state, position: null };
+  if (release !== null) await releaseHandle(ctx.store, release, accountId, nowUs);
+  ctx.writes.note(accountId, position);
+  return { state, position };
 }

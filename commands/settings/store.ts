@@ -1,11 +1,12 @@
 // The settings aggregate: one stream `settings` of SettingsChanged events, each carrying the patch
 // and the whole document after it. Loaded once at start; kept in memory; every change validated,
-// then appended with the expected revision (a concurrent writer makes us reload and re-apply).
+// then appended with the expected revision (commands/handleCommand.ts: a concurrent writer makes us
+// reload and re-apply).
 
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { EventStore, RecordedEvent } from '../../eventstore/port.ts';
-import { WrongExpectedRevision } from '../../eventstore/port.ts';
+import { valueOrThrow } from '../operatorInput.ts';
+import { append, handleCommand, loadAggregate, type Aggregate } from '../handleCommand.ts';
 import { DEFAULT_SETTINGS, type Settings, type SettingsStore } from './settings.ts';
 import { validateSettingsPatch } from './validate.ts';
 
@@ -34,11 +35,14 @@ function cloneSettings(settings: Settings): Settings {
   return structuredClone(settings);
 }
 
+const SETTINGS_AGGREGATE: Aggregate<State> = {
+  stream: SETTINGS_STREAM,
+  initial: () => ({ settings: cloneSettings(DEFAULT_SETTINGS), revision: null }),
+  evolve,
+};
+
 async function readState(store: EventStore): Promise<State> {
-  let state: State = { settings: cloneSettings(DEFAULT_SETTINGS), revision: null };
-  const events = await store.readStream(SETTINGS_STREAM);
-  for (const event of events) state = evolve(state, event);
-  return state;
+  return (await loadAggregate(store, SETTINGS_AGGREGATE)).state;
 }
 
 export async function loadSettingsStore(deps: { store: EventStore; logger: Pick<Logger, 'info' | 'warn'> }): Promise<SettingsStore> {
@@ -48,26 +52,19 @@ export async function loadSettingsStore(deps: { store: EventStore; logger: Pick<
   let queue: Promise<unknown> = Promise.resolve();
 
   async function apply(patch: Partial<Settings>): Promise<Settings> {
-    for (let attempt = 1; ; attempt += 1) {
-      const normalized = validateSettingsPatch(patch, state.settings);
-      if (Object.keys(normalized).length === 0) return cloneSettings(state.settings);
-      const next: Settings = { ...state.settings, ...normalized };
-      const data: SettingsChangedData = { patch: normalized, settings: next };
-      try {
-        const result = await store.append(
-          SETTINGS_STREAM,
-          [{ id: randomUUID(), type: SETTINGS_CHANGED, data }],
-          state.revision === null ? 'no_stream' : state.revision,
-        );
-        state = { settings: cloneSettings(next), revision: result.nextRevision };
-        logger.info({ changed: Object.keys(normalized) }, 'settings changed');
-        return cloneSettings(state.settings);
-      } catch (err) {
-        if (!(err instanceof WrongExpectedRevision) || attempt >= APPEND_ATTEMPTS_MAX) throw err;
-        logger.warn({ attempt }, 'settings changed concurrently; reloading');
-        state = await readState(store);
-      }
-    }
+    // the state held in memory is decided on first; after a concurrent change, a fresh read
+    const known = { state, revision: state.revision === null ? 'no_stream' as const : state.revision };
+    const result = await handleCommand(store, SETTINGS_AGGREGATE, (loaded, attempt) => {
+      if (attempt > 1) logger.warn({ attempt }, 'settings changed concurrently; reloading');
+      const normalized = validateSettingsPatch(patch, loaded.state.settings);
+      if (Object.keys(normalized).length === 0) return append([], normalized);
+      const data: SettingsChangedData = { patch: normalized, settings: { ...loaded.state.settings, ...normalized } };
+      return append([{ type: SETTINGS_CHANGED, data }], normalized);
+    }, { attemptsMax: APPEND_ATTEMPTS_MAX, known });
+    const handled = valueOrThrow(result);
+    state = handled.state;
+    if (handled.position !== null) logger.info({ changed: Object.keys(handled.value) }, 'settings changed');
+    return cloneSettings(state.settings);
   }
 
   return {

@@ -6,10 +6,7 @@
 import { expect } from 'chai';
 import * as oauth from 'oauth4webapi';
 import { startTestService, type TestService } from '../support/service.ts';
-import { admin, adminOk, FormBrowser, logInThrough, newClient, newMember } from './support.ts';
-
-const insecure = { [oauth.allowInsecureRequests]: true } as const;
-const REDIRECT = 'http://127.0.0.1:9/callback';
+import { admin, adminOk, authorizeInBrowser, discover, insecure, newClient, newMember, REDIRECT } from './support.ts';
 
 async function api(svc: TestService, token: string, method: string, path: string, body?: unknown) {
   const res = await fetch(`${svc.baseUrl}/api/v1${path}`, {
@@ -28,27 +25,12 @@ describe('OAuth flows with oauth4webapi', function () {
 
   before(async () => {
     svc = await startTestService();
-    const issuer = new URL(svc.baseUrl);
-    as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
+    as = await discover(svc);
   });
   after(async () => svc?.stop());
 
-  /** Runs authorize → login → consent (Allow) in the form browser; returns the callback URL. */
-  async function authorize(client: oauth.Client, member: { email: string; password: string }, scope: string, extra: Record<string, string> = {}) {
-    const verifier = oauth.generateRandomCodeVerifier();
-    const state = oauth.generateRandomState();
-    const url = new URL(as.authorization_endpoint!);
-    url.search = new URLSearchParams({
-      response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, scope, state,
-      code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...extra,
-    }).toString();
-    const browser = new FormBrowser(svc.baseUrl);
-    let page = await browser.visit(url.toString());
-    if (page.html.includes('Log in')) page = await logInThrough(browser, member);
-    if (page.html.includes('Allow')) page = await browser.consent('allow');
-    expect(page.location, page.html).to.be.a('string');
-    return { callback: new URL(page.location!), verifier, state, browser, url };
-  }
+  const authorize = (client: oauth.Client, member: { email: string; password: string }, scope: string, extra: Record<string, string> = {}) =>
+    authorizeInBrowser(svc, as, client, member, scope, extra);
 
   it('discovery: the metadata a strict client needs', () => {
     expect(as.token_endpoint).to.equal(`${svc.baseUrl}/oauth/token`);

@@ -3,6 +3,7 @@
 // the pages for real).
 
 import { expect } from 'chai';
+import * as oauth from 'oauth4webapi';
 import type { TestService } from '../support/service.ts';
 
 export async function admin(svc: TestService, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -28,6 +29,8 @@ export async function newMember(svc: TestService, password = 'correct horse batt
   const email = `member${members}-${Date.now()}@example.com`;
   const { account } = await adminOk(svc, 'POST', '/accounts', { first_name: 'Ada', last_name: 'Member', email, password, status: 'active' });
   await adminOk(svc, 'POST', `/accounts/${account.account_id}/deposits`, { amount: '100.00' });
+  // the login page finds members through the read models: wait until they know this one
+  await svc.ctx.projections.waitFor(await svc.ctx.store.headPosition(), 5_000);
   return { account_id: account.account_id, user_id: account.user_id, email, password };
 }
 
@@ -119,4 +122,32 @@ export async function logInThrough(browser: FormBrowser, member: { email: string
   let page = await browser.submit('/oauth/login', { email: member.email, password: member.password });
   if (totp) page = await browser.submit('/oauth/login/totp', { code: totp() });
   return page;
+}
+
+export const insecure = { [oauth.allowInsecureRequests]: true } as const;
+export const REDIRECT = 'http://127.0.0.1:9/callback';
+
+/** The service's authorization server metadata, as a strict client discovers it. */
+export async function discover(svc: TestService): Promise<oauth.AuthorizationServer> {
+  const issuer = new URL(svc.baseUrl);
+  return oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
+}
+
+/** Runs authorize → login → consent (Allow) in a form browser; returns the callback URL. */
+export async function authorizeInBrowser(
+  svc: TestService, as: oauth.AuthorizationServer, client: oauth.Client, member: { email: string; password: string }, scope: string,
+  extra: Record<string, string> = {}, browser = new FormBrowser(svc.baseUrl),
+) {
+  const verifier = oauth.generateRandomCodeVerifier();
+  const state = oauth.generateRandomState();
+  const url = new URL(as.authorization_endpoint!);
+  url.search = new URLSearchParams({
+    response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, scope, state,
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...extra,
+  }).toString();
+  let page = await browser.visit(url.toString());
+  if (page.html.includes('Log in')) page = await logInThrough(browser, member);
+  if (page.html.includes('Allow')) page = await browser.consent('allow');
+  expect(page.location, page.html).to.be.a('string');
+  return { callback: new URL(page.location!), verifier, state, browser, url };
 }

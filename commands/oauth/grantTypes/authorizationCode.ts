@@ -1,0 +1,107 @@
+// grant_type=authorization_code: a code from /oauth/authorize for its tokens. The checks, in order
+// (each refusal invalid_grant unless said otherwise); all of them run before anything is used up,
+// so a refused exchange leaves the code usable:
+//   1. code made of visible ASCII (invalid_request)
+//   2. code known
+//   3. code not used before: a replay revokes the member's grant and everything under it
+//   4. code issued to this client
+//   5. code not expired
+//   6. the grant it was issued under still live (a revoked grant revokes every code of it)
+//   7. code_verifier matches the code_challenge (S256)
+//   8. redirect_uri exactly the one of the authorization request
+// then the protocol library runs the grant (library.ts), which marks the code used in the same
+// statement that writes the tokens.
+
+import { createHash } from 'node:crypto';
+import { grantIsLive } from '../grants.ts';
+import { InvalidGrant, InvalidRequest } from '../errors.ts';
+import type { StoredCode } from '../tokenStore.ts';
+import { digestOf, TOKEN_LENGTH_MAX } from '../tokens.ts';
+import { isVisibleAscii, runChecks, type Check, type GrantType, type TokenRequest } from './grantType.ts';
+import { CODE_REPLAYED, revokeReplayedGrant, type LibraryGrants } from './library.ts';
+
+/** RFC 7636 §4.1: 43 to 128 unreserved characters. */
+const CODE_VERIFIER_FORMAT = /^[A-Za-z0-9._~-]{43,128}$/;
+
+interface CodeExchange {
+  token: TokenRequest;
+  code?: StoredCode;
+}
+
+const param = (state: CodeExchange, name: string): string => state.token.request.body[name] as string;
+const storedCode = (state: CodeExchange): StoredCode => {
+  if (!state.code) throw new Error('the code is looked up before it is checked');
+  return state.code;
+};
+
+const CHECKS: readonly Check<CodeExchange>[] = [
+  {
+    name: 'code made of visible ASCII',
+    check(state) {
+      if (!isVisibleAscii(param(state, 'code'))) throw new InvalidRequest('Invalid parameter: `code`');
+    },
+  },
+  {
+    name: 'code known',
+    async check(state) {
+      const code = param(state, 'code');
+      const stored = code.length <= TOKEN_LENGTH_MAX ? await state.token.deps.tokens.findCode(digestOf(code)) : undefined;
+      if (!stored) throw new InvalidGrant('authorization code is invalid');
+      state.code = stored;
+    },
+  },
+  {
+    name: 'code not used before (a replay revokes the grant and everything under it)',
+    async check(state) {
+      const code = storedCode(state);
+      if (code.consumed_at_us === null) return;
+      await revokeReplayedGrant(state.token.deps, code);
+      throw new InvalidGrant(CODE_REPLAYED);
+    },
+  },
+  {
+    name: 'code issued to this client',
+    check(state) {
+      if (storedCode(state).client_id !== state.token.client.known.client.client_id) throw new InvalidGrant('authorization code is invalid');
+    },
+  },
+  {
+    name: 'code not expired',
+    check(state) {
+      if (storedCode(state).expires_at_us <= state.token.deps.clock.nowUs()) throw new InvalidGrant('authorization code has expired');
+    },
+  },
+  {
+    name: 'the grant it was issued under still live',
+    async check(state) {
+      const code = storedCode(state);
+      if (!(await grantIsLive(state.token.deps.store, code.account_id, code.client_id, code.grant_id))) throw new InvalidGrant('the member’s authorization this code was issued under is revoked');
+    },
+  },
+  {
+    name: 'code_verifier matches the code_challenge (S256)',
+    check(state) {
+      const verifier = param(state, 'code_verifier');
+      const ok = CODE_VERIFIER_FORMAT.test(verifier) && createHash('sha256').update(verifier).digest('base64url') === storedCode(state).code_challenge;
+      if (!ok) throw new InvalidGrant('code verifier is invalid');
+    },
+  },
+  {
+    name: 'redirect_uri exactly the one of the authorization request',
+    check(state) {
+      if (param(state, 'redirect_uri') !== storedCode(state).redirect_uri) throw new InvalidGrant('redirect_uri differs from the one of the authorization request');
+    },
+  },
+];
+
+export function authorizationCode(library: LibraryGrants): GrantType {
+  return {
+    name: 'authorization_code',
+    required: ['code', 'redirect_uri', 'code_verifier'],
+    publicClients: true,
+    async handle(token) {
+      await runChecks(CHECKS, { token });
+      return library.run(token.request, token.client);
+    },
+  };
+}

@@ -1,0 +1,54 @@
+// What every grant of the token endpoint is (one module each, in the manner of node-oidc-provider's
+// lib/actions/grants): its name, the parameters it needs, whether a client without a secret may
+// use it, and its handler. A handler runs its visible list of checks, each one rule that passes
+// or throws a typed OAuth error (errors.ts), then issues; the endpoint maps errors to answers.
+
+import type { AuthenticatedClient } from '../clientAuth.ts';
+import type { OAuthDeps } from '../deps.ts';
+import { InvalidScope } from '../errors.ts';
+import type { OAuthAnswer, OAuthRequest } from '../http.ts';
+
+export interface TokenRequest {
+  request: OAuthRequest;
+  client: AuthenticatedClient;
+  deps: OAuthDeps;
+}
+
+export interface GrantType {
+  name: 'authorization_code' | 'refresh_token' | 'client_credentials';
+  /** Body parameters this grant needs, each given once. */
+  required: readonly string[];
+  /** Whether a client without a secret (naming itself with client_id) may use it. */
+  publicClients: boolean;
+  handle(token: TokenRequest): Promise<OAuthAnswer>;
+}
+
+/** One rule of a grant's pipeline: passes (returns) or throws the refusal. */
+export interface Check<S> {
+  name: string;
+  check(state: S): Promise<void> | void;
+}
+
+/** Runs `checks` in order on `state` (a throw ends the pipeline). */
+export async function runChecks<S>(checks: readonly Check<S>[], state: S): Promise<void> {
+  for (const { check } of checks) {
+    const outcome = check(state);
+    if (outcome instanceof Promise) await outcome;
+  }
+}
+
+/** RFC 6749 §3.3 scope text, as the protocol library reads it: trimmed, printable ASCII without `"` or `\\`, split on white space. */
+const SCOPE_TEXT = /^[\u0020-\u0021\u0023-\u005B\u005D-\u007E]+$/;
+
+/** The scopes a token request names (undefined: none given); InvalidScope when malformed. */
+export function requestedScopes(body: Record<string, unknown>): string[] | undefined {
+  const raw = body.scope;
+  if (raw === undefined || raw === null) return undefined;
+  const text = typeof raw === 'string' ? raw.trim() : '';
+  if (!SCOPE_TEXT.test(text)) throw new InvalidScope('Invalid parameter: `scope`');
+  return text.split(/\s+/g);
+}
+
+/** RFC 6749 VSCHAR: what a code or refresh token may be made of. */
+const VISIBLE_ASCII = /^[\u0020-\u007E]+$/;
+export const isVisibleAscii = (text: string): boolean => VISIBLE_ASCII.test(text);

@@ -1,0 +1,98 @@
+// grant_type=refresh_token: rotation (every use answers a new refresh token; the answer has the
+// code exchange's shape). The checks, in order (each refusal invalid_grant unless said otherwise);
+// all of them run before anything is used up, so a refused refresh leaves the token usable:
+//   1. refresh_token made of visible ASCII (invalid_request)
+//   2. refresh token known (and not revoked)
+//   3. not used before: reuse revokes its whole token family
+//   4. issued to this client
+//   5. not expired
+//   6. the grant it was issued under still live
+//   7. scope, when given, well-formed and within the token's (invalid_scope)
+// then the protocol library runs the grant (library.ts), which marks the token used in the same
+// statement that writes its successors.
+
+import { grantIsLive } from '../grants.ts';
+import { InvalidGrant, InvalidRequest, InvalidScope } from '../errors.ts';
+import type { StoredToken } from '../tokenStore.ts';
+import { digestOf, TOKEN_LENGTH_MAX } from '../tokens.ts';
+import { isVisibleAscii, requestedScopes, runChecks, type Check, type GrantType, type TokenRequest } from './grantType.ts';
+import { REFRESH_REUSED, revokeReusedFamily, type LibraryGrants } from './library.ts';
+
+interface Refresh {
+  token: TokenRequest;
+  stored?: StoredToken;
+}
+
+const presented = (state: Refresh): string => state.token.request.body.refresh_token as string;
+const storedToken = (state: Refresh): StoredToken => {
+  if (!state.stored) throw new Error('the refresh token is looked up before it is checked');
+  return state.stored;
+};
+
+const CHECKS: readonly Check<Refresh>[] = [
+  {
+    name: 'refresh_token made of visible ASCII',
+    check(state) {
+      if (!isVisibleAscii(presented(state))) throw new InvalidRequest('Invalid parameter: `refresh_token`');
+    },
+  },
+  {
+    name: 'refresh token known',
+    async check(state) {
+      const text = presented(state);
+      const stored = text.length <= TOKEN_LENGTH_MAX ? await state.token.deps.tokens.findToken(digestOf(text)) : undefined;
+      if (!stored || stored.kind !== 'refresh') throw new InvalidGrant('refresh token is invalid');
+      state.stored = stored;
+    },
+  },
+  {
+    name: 'not used before (reuse revokes the token family)',
+    async check(state) {
+      const stored = storedToken(state);
+      if (stored.rotated) {
+        await revokeReusedFamily(state.token.deps, stored);
+        throw new InvalidGrant(REFRESH_REUSED);
+      }
+      if (stored.revoked_at_us !== null) throw new InvalidGrant('refresh token is invalid');
+    },
+  },
+  {
+    name: 'issued to this client',
+    check(state) {
+      if (storedToken(state).client_id !== state.token.client.known.client.client_id) throw new InvalidGrant('refresh token was issued to another client');
+    },
+  },
+  {
+    name: 'not expired',
+    check(state) {
+      if (storedToken(state).expires_at_us <= state.token.deps.clock.nowUs()) throw new InvalidGrant('refresh token has expired');
+    },
+  },
+  {
+    name: 'the grant it was issued under still live',
+    async check(state) {
+      const stored = storedToken(state);
+      if (stored.account_id === null || stored.grant_id === null) return;
+      if (!(await grantIsLive(state.token.deps.store, stored.account_id, stored.client_id, stored.grant_id))) throw new InvalidGrant('the member’s authorization this refresh token was issued under is revoked');
+    },
+  },
+  {
+    name: 'scope within the token’s',
+    check(state) {
+      const scopes = requestedScopes(state.token.request.body);
+      if (scopes !== undefined && !scopes.every((scope) => storedToken(state).scopes.includes(scope))) throw new InvalidScope('Unable to add extra scopes');
+    },
+  },
+];
+
+export function refreshToken(library: LibraryGrants): GrantType {
+  return {
+    name: 'refresh_token',
+    required: ['refresh_token'],
+    publicClients: true,
+    async handle(token) {
+      await runChecks(CHECKS, { token });
+      return library.run(token.request, token.client);
+    },
+  };
+}
