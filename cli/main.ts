@@ -12,6 +12,7 @@ import { allProjectors } from '../projections/registry.ts';
 import { projectionStatus } from '../projections/runner.ts';
 import { rebuildProjector } from '../projections/runtime/rebuild.ts';
 import { registerAdminCommands } from './admin/index.ts';
+import { registerAuditCommand } from './audit.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { registerReplayCommand } from './replay.ts';
@@ -181,6 +182,7 @@ export function buildProgram(): Command {
 
   registerAdminCommands(program);
   registerReplayCommand(program);
+  registerAuditCommand(program);
   registerWatchCommand(program);
   return program;
 }
