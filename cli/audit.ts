@@ -69,13 +69,14 @@ export function registerAuditCommand(program: Command): void {
               journal.update(Number(position));
             },
             readModels(done, total) {
-              journal?.finish();
-              rows ??= terminalProgress('comparing read models', total, 'rows');
+              if (!rows) {
+                journal?.finish();
+                rows = terminalProgress('comparing read models', total, 'rows');
+              }
               rows.update(done);
             },
           });
-          journal?.finish();
-          rows?.finish();
+          (rows ?? journal)?.finish();
           process.stdout.write(options.json ? `${JSON.stringify(report)}\n` : auditText(report));
           if (!report.ok) {
             if (options.json) process.stderr.write(`audit failed: ${describe(report.differences[0]!)}\n`);
