@@ -5,12 +5,9 @@
 // agree, 1 naming the first difference, 2 on a configuration error.
 
 import type { Command } from 'commander';
-import { migrate } from '../eventstore/postgres/migrate.ts';
 import { auditExchange, type AuditReport, type Difference } from '../projections/audit/audit.ts';
-import { ConfigError, loadConfig } from './config.ts';
-import { createLogger } from './logger.ts';
 import { terminalProgress } from './progress.ts';
-import { openDatabase, openEventStore } from './serve.ts';
+import { withStore } from './storeCommand.ts';
 
 const describe = (d: Difference): string => `${d.table} ${d.key}: ${d.column} expected ${d.expected}, found ${d.found}`;
 
@@ -45,48 +42,28 @@ export function registerAuditCommand(program: Command): void {
     .description('fold the event log from position zero and check the money and the read models against it')
     .option('--json', 'print the report as JSON', false)
     .action(async (options: { json: boolean }) => {
-      let config;
-      try {
-        config = loadConfig();
-      } catch (error) {
-        if (error instanceof ConfigError) {
-          process.stderr.write(`${error.message}\n`);
-          process.exit(2);
+      await withStore(async ({ database, store }) => {
+        let journal: ReturnType<typeof terminalProgress> | undefined;
+        let rows: ReturnType<typeof terminalProgress> | undefined;
+        const report = await auditExchange(store, database.pool, {
+          journal(position, total) {
+            journal ??= terminalProgress('folding the journal', Math.max(Number(total), 0), 'positions');
+            journal.update(Number(position));
+          },
+          readModels(done, total) {
+            if (!rows) {
+              journal?.finish();
+              rows = terminalProgress('comparing read models', total, 'rows');
+            }
+            rows.update(done);
+          },
+        });
+        (rows ?? journal)?.finish();
+        process.stdout.write(options.json ? `${JSON.stringify(report)}\n` : auditText(report));
+        if (!report.ok) {
+          if (options.json) process.stderr.write(`audit failed: ${describe(report.differences[0]!)}\n`);
+          process.exitCode = 1;
         }
-        throw error;
-      }
-      const logger = createLogger('warn', { stderr: true });
-      const database = await openDatabase(config, logger, { attach: true });
-      try {
-        await migrate(database.pool);
-        const store = await openEventStore(config, database);
-        try {
-          let journal: ReturnType<typeof terminalProgress> | undefined;
-          let rows: ReturnType<typeof terminalProgress> | undefined;
-          const report = await auditExchange(store, database.pool, {
-            journal(position, total) {
-              journal ??= terminalProgress('folding the journal', Math.max(Number(total), 0), 'positions');
-              journal.update(Number(position));
-            },
-            readModels(done, total) {
-              if (!rows) {
-                journal?.finish();
-                rows = terminalProgress('comparing read models', total, 'rows');
-              }
-              rows.update(done);
-            },
-          });
-          (rows ?? journal)?.finish();
-          process.stdout.write(options.json ? `${JSON.stringify(report)}\n` : auditText(report));
-          if (!report.ok) {
-            if (options.json) process.stderr.write(`audit failed: ${describe(report.differences[0]!)}\n`);
-            process.exitCode = 1;
-          }
-        } finally {
-          await store.close();
-        }
-      } finally {
-        await database.close();
-      }
+      });
     });
 }

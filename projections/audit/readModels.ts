@@ -9,9 +9,10 @@
 // folds the journal up to that checkpoint, so a running service can be audited.
 
 import type pg from 'pg';
-import { abs, compare, decimalOf, decimalText, formatNanos, isPositive, minus } from '../../domain/money/decimal.ts';
+import { abs, compare, decimalOf, decimalText, formatNanos } from '../../domain/money/decimal.ts';
 import { balanceView, fillView, ledgerEntryView, orderView, positionView } from '../../domain/readModel/render.ts';
 import type { OrderView } from '../../domain/views.ts';
+import { contributionOf } from '../core/slices/orders.ts';
 import { positionKey } from '../facts/fold.ts';
 import type { JournalAudit } from './journal.ts';
 
@@ -33,15 +34,10 @@ interface TableSpec {
   keys(): Iterable<readonly string[]>;
 }
 
-const RESTING_STATUSES: ReadonlySet<string> = new Set(['open', 'accepted']);
-
 /** What an order contributes to its market's book, as the orders slice stores it beside the order. */
 function bookColumnsOf(order: OrderView): Record<string, string | null> {
-  const remaining = minus(decimalOf(order.quantity), decimalOf(order.filled));
-  if (order.order_type !== 'limit' || order.price === null || !RESTING_STATUSES.has(order.status) || !isPositive(remaining)) {
-    return { book_side: null, book_price: null, book_remaining: null };
-  }
-  return { book_side: order.action, book_price: order.price, book_remaining: decimalText(remaining) };
+  const book = contributionOf(order);
+  return book ? { book_side: book.side, book_price: book.price, book_remaining: decimalText(book.remaining) } : { book_side: null, book_price: null, book_remaining: null };
 }
 
 function tablesOf(audit: JournalAudit): TableSpec[] {
