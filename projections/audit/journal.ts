@@ -9,7 +9,7 @@
 //   a fee from cash to fee revenue, a settlement between cash and its market's pool, …);
 // - all ledger accounts sum to zero (after the last step);
 // - a settled market's pool (resulted or voided) is zero at the end of every step that settles
-//   it or moves it afterwards, and at the end;
+//   it or moves it afterwards (a pool moves only by transfers, so it is then zero at the end);
 // - for every member, cash = deposits − withdrawals ± adjustments + realised PnL − fees, and the
 //   fold's balance record has that cash and those totals;
 // - steps come in increasing sequence, and the fold can place every fact (FoldError otherwise).
@@ -110,7 +110,14 @@ export class JournalAudit {
     if (this.stopped) return;
     const journal = records.filter((record) => record.stream === ENGINE_STREAM && ENGINE_RECORD_TYPES.includes(record.type));
     this.records += journal.length;
-    const facts = journaledEventsOf(journal);
+    let facts: Fact[];
+    try {
+      facts = journaledEventsOf(journal);
+    } catch (error) {
+      this.differ({ table: 'journal', key: `positions ${journal[0]?.position ?? ''} to ${this.position}`, column: 'record', expected: 'a journal record that reads', found: (error as Error).message });
+      this.stopped = true;
+      return;
+    }
     const fold = new FactFold(this.store);
     for (const fact of facts) {
       if (fact.seq !== this.stepSeq) this.startStep(fact);
@@ -128,13 +135,13 @@ export class JournalAudit {
     this.keep(fold, facts);
   }
 
-  /** The checks that need the whole journal: run once after the last page. */
+  /** The checks that need the whole journal: run once after the last page (not after the fold stopped: its state is partial). */
   finish(): void {
     this.endStep();
+    if (this.stopped) return;
     let sum = ZERO;
     for (const balance of this.ledger.values()) sum = plus(sum, balance);
     if (!isZero(sum)) this.differ({ table: 'ledger', key: 'all accounts', column: 'sum', expected: '0.00', found: money(sum) });
-    for (const marketId of this.settled) this.checkPool(marketId, 'at the end');
     for (const [accountId, stored] of this.store.accounts) {
       const sums = this.members.get(accountId) ?? emptySums();
       const cash = this.ledger.get(`cash:${accountId}`) ?? ZERO;
@@ -187,14 +194,17 @@ export class JournalAudit {
   /** A settled market's pool, moved or settled in the step that ends, is zero. */
   private endStep(): void {
     if (this.stepSeq === null) return;
-    for (const marketId of this.stepPools) if (this.settled.has(marketId)) this.checkPool(marketId, `after position ${this.stepPosition} seq ${this.stepSeq}`);
+    for (const marketId of this.stepPools) {
+      if (!this.settled.has(marketId)) continue;
+      const balance = this.ledger.get(`pool:${marketId}`) ?? ZERO;
+      if (!isZero(balance)) {
+        this.differ({
+          table: 'ledger', key: `pool:${marketId} (settled market, after position ${this.stepPosition} seq ${this.stepSeq})`, column: 'balance', expected: '0.00', found: money(balance),
+        });
+      }
+    }
     this.stepPools.clear();
     this.stepSeq = null;
-  }
-
-  private checkPool(marketId: string, when: string): void {
-    const balance = this.ledger.get(`pool:${marketId}`) ?? ZERO;
-    if (!isZero(balance)) this.differ({ table: 'ledger', key: `pool:${marketId} (settled market, ${when})`, column: 'balance', expected: '0.00', found: money(balance) });
   }
 
   private check(fact: Fact): void {

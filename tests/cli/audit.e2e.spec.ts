@@ -246,5 +246,6 @@ describe('e2e: exchange audit', function () {
     const first = report.differences[0]!;
     expect(first).to.include({ table: 'journal', column: 'fold' });
     expect(first.found).to.include(`account ${stranger} named before it was opened`);
+    expect(report.differences).to.have.length(1);
   });
 });
