@@ -18,7 +18,7 @@ export type { Difference } from './journal.ts';
 
 export interface AuditReport {
   ok: boolean;
-  /** The last event-store position audited, and the head when the audit began. */
+  /** The last event-store position audited, and the head when the audit began (read after the checkpoint). */
   position: string;
   head: string;
   journal: { records: number; steps: number; facts: number; trades: number; transfers: number };
@@ -63,8 +63,8 @@ function reportOf(audit: JournalAudit, head: bigint, readModels: AuditReport['re
  * models (or before the core projector's first batch) the whole journal is audited.
  */
 export async function auditExchange(store: EventStore, pool: pg.Pool | null, progress: AuditProgress = {}): Promise<AuditReport> {
-  const head = await store.headPosition();
   if (pool === null) {
+    const head = await store.headPosition();
     const audit = await auditJournal(store, { onProgress: (position) => progress.journal?.(position, head) });
     return reportOf(audit, head, null);
   }
@@ -73,6 +73,8 @@ export async function auditExchange(store: EventStore, pool: pg.Pool | null, pro
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     const projector = coreProjector();
     const checkpoint = await readCheckpoint(client, projector.name);
+    // after the checkpoint: the head the report names is never behind what it audits
+    const head = await store.headPosition();
     const upTo = checkpoint?.position;
     const audit = await auditJournal(store, { ...(upTo === undefined ? {} : { upTo }), onProgress: (position) => progress.journal?.(position, upTo ?? head) });
     let readModels: AuditReport['read_models'] = null;
