@@ -6,51 +6,17 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { v1OpenApiDocument } from '../api/v1/router.ts';
 import { Command, InvalidArgumentError } from 'commander';
-import type { Config } from '../commands/context.ts';
-import { migrate } from '../eventstore/postgres/migrate.ts';
 import { allProjectors } from '../projections/registry.ts';
 import { projectionStatus } from '../projections/runner.ts';
 import { rebuildProjector } from '../projections/runtime/rebuild.ts';
 import { registerAdminCommands } from './admin/index.ts';
-import { ConfigError, loadConfig } from './config.ts';
-import { createLogger } from './logger.ts';
+import { registerAuditCommand } from './audit.ts';
 import { registerReplayCommand } from './replay.ts';
-import { openDatabase, openEventStore, serve } from './serve.ts';
+import { serve } from './serve.ts';
+import { configOrExit, withStore } from './storeCommand.ts';
 import { registerWatchCommand } from './watch.ts';
 
 const EXPORT_PAGE_EVENTS = 1000;
-
-function configOrExit(): Config {
-  try {
-    return loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
-  }
-}
-
-/** Opens the database (attaching to a running embedded server) and event store for one command. */
-async function withStore<T>(run: (deps: Awaited<ReturnType<typeof open>>) => Promise<T>): Promise<T> {
-  const deps = await open();
-  try {
-    return await run(deps);
-  } finally {
-    await deps.store.close();
-    await deps.database.close();
-  }
-}
-
-async function open() {
-  const config = configOrExit();
-  const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, { stderr: true });
-  const database = await openDatabase(config, logger, { attach: true });
-  await migrate(database.pool);
-  const store = await openEventStore(config, database);
-  return { config, logger, database, store };
-}
 
 function position(value: string): bigint {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number (a global event position)');
@@ -181,6 +147,7 @@ export function buildProgram(): Command {
 
   registerAdminCommands(program);
   registerReplayCommand(program);
+  registerAuditCommand(program);
   registerWatchCommand(program);
   return program;
 }

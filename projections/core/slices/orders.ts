@@ -15,7 +15,7 @@ const RESTING_STATUSES: ReadonlySet<string> = new Set(['open', 'accepted']);
 
 interface Contribution { side: 'buy' | 'sell'; price: string; remaining: Decimal }
 
-function contributionOf(order: OrderView): Contribution | null {
+export function contributionOf(order: OrderView): Contribution | null {
   if (order.order_type !== 'limit' || order.price === null || !RESTING_STATUSES.has(order.status)) return null;
   const remaining = minus(decimalOf(order.quantity), decimalOf(order.filled));
   return isPositive(remaining) ? { side: order.action, price: order.price, remaining } : null;
