@@ -36,7 +36,7 @@ describe('client: REST against a live service', function () {
     const profile = await aliceClient.updateProfile({ handle: `alice_${Date.now() % 100000}`, leaderboard_opt_in: true });
     expect(profile.handle).to.match(/^alice_/);
 
-    const markets = await collect(aliceClient.markets({ status: 'open' }));
+    const markets = await collect(aliceClient.markets({ status: ['open'] }));
     expect(markets.map((market) => market.market_id)).to.include(marketId);
 
     // Alice rests a bid; Bob sells into it: one trade of 10 at 0.55
