@@ -22,6 +22,8 @@ export interface FeedOptions {
   joinTimeoutMs?: number | undefined;
   /** `browser` uses globalThis.WebSocket (no handshake headers); default: `ws` in Node. */
   transport?: 'node' | 'browser' | undefined;
+  /** Told when the service refuses the handshake (Node transport), e.g. 401 with its body. Phoenix retries after it. */
+  onHandshakeRefused?: ((status: number, body: string) => void) | undefined;
 }
 
 /** A join the service refused (`unauthorized`, `unknown market`, `insufficient_scope`, ...). */
@@ -56,7 +58,7 @@ export class Feed {
   private disconnected = false;
 
   constructor(private readonly client: ExchangeClient<unknown>, options: FeedOptions = {}) {
-    const transport = (options.transport ?? (isBrowser() ? 'browser' : 'node')) === 'browser' ? globalThis.WebSocket : this.nodeTransport();
+    const transport = (options.transport ?? (isBrowser() ? 'browser' : 'node')) === 'browser' ? globalThis.WebSocket : this.nodeTransport(options.onHandshakeRefused);
     this.socket = new Socket(client.wsUrl, {
       transport: transport as unknown as typeof globalThis.WebSocket,
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? HEARTBEAT_INTERVAL_MS_DEFAULT,
@@ -71,7 +73,7 @@ export class Feed {
   }
 
   /** The `ws` WebSocket with this client's handshake headers, computed per connection attempt. */
-  private nodeTransport(): unknown {
+  private nodeTransport(onHandshakeRefused: FeedOptions['onHandshakeRefused']): unknown {
     const client = this.client;
     return class SignedWebSocket extends WebSocket {
       constructor(url: string, protocols?: string | string[]) {
@@ -82,16 +84,16 @@ export class Feed {
         const oauth = client.transport.oauth;
         if (oauth) headers['x-svc-oauth-token'] = oauth.accessToken;
         super(url, protocols, { headers });
-        if (oauth) {
-          const token = oauth.accessToken;
-          // an expired token: refresh, and Phoenix's next reconnect sends the new one
-          this.on('unexpected-response', (_request, response) => {
-            if (response.statusCode === 401) oauth.refresh(token).catch(() => undefined);
-            response.resume();
-            this.emit('error', new Error(`handshake refused: ${response.statusCode}`));
-            this.terminate();
-          });
-        }
+        const token = oauth?.accessToken;
+        this.on('unexpected-response', (_request, response) => {
+          // an expired OAuth token: refresh, and Phoenix's next reconnect sends the new one
+          if (response.statusCode === 401 && oauth && token) oauth.refresh(token).catch(() => undefined);
+          const chunks: Uint8Array[] = [];
+          response.on('data', (chunk: Uint8Array) => chunks.push(chunk));
+          response.on('end', () => onHandshakeRefused?.(response.statusCode ?? 0, Buffer.concat(chunks).toString('utf8')));
+          this.emit('error', new Error(`handshake refused: ${response.statusCode}`));
+          this.terminate();
+        });
       }
     };
   }
