@@ -1,6 +1,7 @@
 // The published package, as a newcomer gets it: `npm pack` in client/, the tarball installed into
 // an empty folder, and client/README.md's quick start (the code block itself) run there against a
-// service started with DEMO=1: the order is placed, its fills printed, the book followed.
+// service started with DEMO=1: the order is placed, its fills printed, the book followed. The
+// README's tour runs the same file from the repository (client/examples/quickstart.mjs).
 
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
@@ -42,6 +43,7 @@ describe('client: npm pack installs into an empty folder and runs the quick star
     const tarball = execFileSync(NPM, ['pack', '--silent', '--pack-destination', folder], { cwd: CLIENT_DIR, encoding: 'utf8' }).trim().split('\n').at(-1)!;
     writeFileSync(path.join(folder, 'package.json'), JSON.stringify({ name: 'quick-start', private: true, type: 'module' }));
     execFileSync(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--no-package-lock', path.join(folder, tarball)], { cwd: folder, stdio: 'ignore' });
+    expect(readFileSync(path.join(CLIENT_DIR, 'examples/quickstart.mjs'), 'utf8'), 'client/examples/quickstart.mjs is the README quick start').to.equal(quickStart());
     writeFileSync(path.join(folder, 'quickstart.mjs'), quickStart());
 
     const seeded = (await service.svc.ctx.store.readStream(DEMO_STREAM)).find((mark) => mark.type === 'DemoSeeded')!.data as { member_account_id: string };
