@@ -81,6 +81,16 @@ function unwrap<T>(method: string, path: string, result: FetchResult<T>): T {
   });
 }
 
+const withCursor = (cursor: string | undefined) => (cursor ? { cursor } : {});
+
+/** Every row of a paged GET, page after page (the answer's `cursor` until it is null). */
+function pagedList<Data extends { cursor: string | null }, Row>(path: string, load: (cursor: string | undefined) => Promise<FetchResult<Data>>, rows: (data: Data) => Row[]): AsyncGenerator<Row, void, undefined> {
+  return paged(async (cursor) => {
+    const data = unwrap('GET', path, await load(cursor));
+    return { cursor: data.cursor, rows: rows(data) };
+  });
+}
+
 const chunks = <T>(items: readonly T[], size: number): T[][] => {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
@@ -154,66 +164,39 @@ export class ExchangeClient<D = never> {
   }
 
   markets(query: ListQuery<'listMarkets'> = {}): AsyncGenerator<Market, void, undefined> {
-    return paged(async (cursor) => {
-      const data = unwrap('GET', '/api/v1/markets', await this.api.GET('/api/v1/markets', { params: { query: { ...query, ...(cursor ? { cursor } : {}) } } }));
-      return { cursor: data.cursor, rows: data.markets };
-    });
+    return pagedList('/api/v1/markets', (cursor) => this.api.GET('/api/v1/markets', { params: { query: { ...query, ...withCursor(cursor) } } }), (data) => data.markets);
   }
 
   orders(query: ListQuery<'listOrders'> = {}): AsyncGenerator<Order, void, undefined> {
-    return paged(async (cursor) => {
-      const data = unwrap('GET', '/api/v1/orders', await this.api.GET('/api/v1/orders', { params: { query: { ...query, ...(cursor ? { cursor } : {}) } } }));
-      return { cursor: data.cursor, rows: data.orders };
-    });
+    return pagedList('/api/v1/orders', (cursor) => this.api.GET('/api/v1/orders', { params: { query: { ...query, ...withCursor(cursor) } } }), (data) => data.orders);
   }
 
   fills(query: ListQuery<'listFills'> = {}): AsyncGenerator<Fill, void, undefined> {
-    return paged(async (cursor) => {
-      const data = unwrap('GET', '/api/v1/fills', await this.api.GET('/api/v1/fills', { params: { query: { ...query, ...(cursor ? { cursor } : {}) } } }));
-      return { cursor: data.cursor, rows: data.fills };
-    });
+    return pagedList('/api/v1/fills', (cursor) => this.api.GET('/api/v1/fills', { params: { query: { ...query, ...withCursor(cursor) } } }), (data) => data.fills);
   }
 
   positions(query: ListQuery<'listPositions'> = {}): AsyncGenerator<Position, void, undefined> {
-    return paged(async (cursor) => {
-      const data = unwrap('GET', '/api/v1/positions', await this.api.GET('/api/v1/positions', { params: { query: { ...query, ...(cursor ? { cursor } : {}) } } }));
-      return { cursor: data.cursor, rows: data.positions };
-    });
+    return pagedList('/api/v1/positions', (cursor) => this.api.GET('/api/v1/positions', { params: { query: { ...query, ...withCursor(cursor) } } }), (data) => data.positions);
   }
 
   marketStats(query: ListQuery<'listMarketStats'> = {}): AsyncGenerator<Schemas['MarketStats'], void, undefined> {
-    return paged(async (cursor) => {
-      const data = unwrap('GET', '/api/v1/account/market_stats', await this.api.GET('/api/v1/account/market_stats', { params: { query: { ...query, ...(cursor ? { cursor } : {}) } } }));
-      return { cursor: data.cursor, rows: data.market_stats };
-    });
+    return pagedList('/api/v1/account/market_stats', (cursor) => this.api.GET('/api/v1/account/market_stats', { params: { query: { ...query, ...withCursor(cursor) } } }), (data) => data.market_stats);
   }
 
   loyalty(query: ListQuery<'listLoyalty'> = {}): AsyncGenerator<Schemas['LoyaltyEntry'], void, undefined> {
-    return paged(async (cursor) => {
-      const data = unwrap('GET', '/api/v1/portfolio/loyalty', await this.api.GET('/api/v1/portfolio/loyalty', { params: { query: { ...query, ...(cursor ? { cursor } : {}) } } }));
-      return { cursor: data.cursor, rows: data.loyalty };
-    });
+    return pagedList('/api/v1/portfolio/loyalty', (cursor) => this.api.GET('/api/v1/portfolio/loyalty', { params: { query: { ...query, ...withCursor(cursor) } } }), (data) => data.loyalty);
   }
 
   withdrawals(query: ListQuery<'listWithdrawals'> = {}): AsyncGenerator<Schemas['WithdrawalEntry'], void, undefined> {
-    return paged(async (cursor) => {
-      const data = unwrap('GET', '/api/v1/portfolio/withdrawals', await this.api.GET('/api/v1/portfolio/withdrawals', { params: { query: { ...query, ...(cursor ? { cursor } : {}) } } }));
-      return { cursor: data.cursor, rows: data.withdrawals };
-    });
+    return pagedList('/api/v1/portfolio/withdrawals', (cursor) => this.api.GET('/api/v1/portfolio/withdrawals', { params: { query: { ...query, ...withCursor(cursor) } } }), (data) => data.withdrawals);
   }
 
   fees(query: ListQuery<'listFees'> = {}): AsyncGenerator<Schemas['FeeEntry'], void, undefined> {
-    return paged(async (cursor) => {
-      const data = unwrap('GET', '/api/v1/portfolio/fees', await this.api.GET('/api/v1/portfolio/fees', { params: { query: { ...query, ...(cursor ? { cursor } : {}) } } }));
-      return { cursor: data.cursor, rows: data.fees };
-    });
+    return pagedList('/api/v1/portfolio/fees', (cursor) => this.api.GET('/api/v1/portfolio/fees', { params: { query: { ...query, ...withCursor(cursor) } } }), (data) => data.fees);
   }
 
   adjustments(query: ListQuery<'listAdjustments'> = {}): AsyncGenerator<Schemas['AdjustmentEntry'], void, undefined> {
-    return paged(async (cursor) => {
-      const data = unwrap('GET', '/api/v1/portfolio/adjustments', await this.api.GET('/api/v1/portfolio/adjustments', { params: { query: { ...query, ...(cursor ? { cursor } : {}) } } }));
-      return { cursor: data.cursor, rows: data.adjustments };
-    });
+    return pagedList('/api/v1/portfolio/adjustments', (cursor) => this.api.GET('/api/v1/portfolio/adjustments', { params: { query: { ...query, ...withCursor(cursor) } } }), (data) => data.adjustments);
   }
 
   // ---- writes ------------------------------------------------------------------------------
