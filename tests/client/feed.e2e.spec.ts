@@ -4,9 +4,9 @@
 // socket open past the service's heartbeat timeout.
 
 import { expect } from 'chai';
-import { apiKey, createClient, FeedJoinError, type BookEvent, type ExchangeClient, type OrderBook } from '@event-exchange/client';
+import { apiKey, createClient, FeedJoinError, oauth, session, type BookEvent, type ExchangeClient, type OrderBook } from '@event-exchange/client';
 import { freePort, testDatabase, type TestDatabase } from '../support/pg.ts';
-import { Admin, eventually, FeedProxy, startService, type Service } from './support.ts';
+import { Admin, eventually, FeedProxy, oauthMemberTokens, startService, type Service } from './support.ts';
 
 /** The book as `{price: quantity}` per side, for comparing with what was placed. */
 const sides = (book: OrderBook) => ({ bids: Object.fromEntries(book.bids), offers: Object.fromEntries(book.offers) });
@@ -102,6 +102,25 @@ describe('client: the feed against a live service', function () {
       await balances.return!();
       await feed.close();
       await client.cancelAll();
+    });
+
+    it('an OAuth token goes on the handshake (x-svc-oauth-token); a session client connects anonymously', async () => {
+      const { clientId, tokens, accountId, userId } = await oauthMemberTokens(service, admin, ['orders.read', 'balance.read']);
+      const viaOAuth = createClient({ baseUrl: service.baseUrl, wsUrl: service.wsUrl, credentials: oauth({ clientId, ...tokens }) });
+      const oauthFeed = viaOAuth.feed({ userId }); // without profile.read the token cannot read GET /me
+      const balances = oauthFeed.balances()[Symbol.asyncIterator]();
+      const first = await balances.next();
+      expect(first.value.type === 'snapshot' && first.value.balance.account_id).to.equal(accountId);
+      await balances.return!();
+      await oauthFeed.close();
+
+      const { session: issued } = await admin.ok('POST', `/accounts/${member.accountId}/sessions`, {});
+      const viaSession = createClient({ baseUrl: service.baseUrl, wsUrl: service.wsUrl, credentials: session(issued.token) });
+      const anonymous = viaSession.feed();
+      const refused = await anonymous.orders()[Symbol.asyncIterator]().next().catch((caught: unknown) => caught);
+      expect(refused).to.be.instanceOf(FeedJoinError);
+      expect(refused).to.include({ reason: 'unauthorized' });
+      await anonymous.close();
     });
 
     it('a refused join is a FeedJoinError with the service reason', async () => {

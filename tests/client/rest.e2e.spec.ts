@@ -4,10 +4,7 @@
 
 import { expect } from 'chai';
 import { apiKey, collect, createClient, ExchangeError, NetworkError, oauth, OAuthRefreshError, session, type ExchangeClient, type OAuthTokens } from '@event-exchange/client';
-import { FormBrowser, logInThrough } from '../oauth/support.ts';
-import { Admin, FaultProxy, startService, type Service } from './support.ts';
-
-const REDIRECT = 'http://127.0.0.1:9/callback';
+import { Admin, FaultProxy, oauthMemberTokens, startService, type Service } from './support.ts';
 
 describe('client: REST against a live service', function () {
   this.timeout(120_000);
@@ -181,27 +178,7 @@ describe('client: REST against a live service', function () {
   });
 
   describe('OAuth access tokens', () => {
-    async function memberTokens(): Promise<{ clientId: string; tokens: OAuthTokens; accountId: string }> {
-      const email = `oauth-${Date.now()}@example.com`;
-      const password = 'correct horse battery';
-      const member = await admin.member({ email, password });
-      const { client } = await admin.ok('POST', '/oauth/clients', { name: 'Client tests', app_type: 'native', redirect_uris: [REDIRECT], scopes: ['profile.read', 'balance.read'] });
-      const verifier = 'v'.repeat(64);
-      const { createHash } = await import('node:crypto');
-      const challenge = createHash('sha256').update(verifier).digest('base64url');
-      const query = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, scope: 'profile.read balance.read', state: 'state-1', code_challenge: challenge, code_challenge_method: 'S256' });
-      const browser = new FormBrowser(service.baseUrl);
-      let page = await browser.visit(`/oauth/authorize?${query}`);
-      if (page.html.includes('Log in')) page = await logInThrough(browser, { email, password });
-      if (page.html.includes('Allow')) page = await browser.consent('allow');
-      const code = new URL(page.location!).searchParams.get('code')!;
-      const response = await fetch(`${service.baseUrl}/oauth/token`, {
-        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'client-tests' },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: verifier }),
-      });
-      const body = (await response.json()) as { access_token: string; refresh_token: string };
-      return { clientId: client.client_id, tokens: { accessToken: body.access_token, refreshToken: body.refresh_token }, accountId: member.accountId };
-    }
+    const memberTokens = () => oauthMemberTokens(service, admin, ['profile.read', 'balance.read']);
 
     it('an expired access token is refreshed once, the rotated refresh token is kept and handed to onTokens', async () => {
       const { clientId, tokens, accountId } = await memberTokens();

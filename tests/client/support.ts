@@ -5,7 +5,10 @@
 
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createHash } from 'node:crypto';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import type { OAuthTokens } from '@event-exchange/client';
+import { FormBrowser, logInThrough } from '../oauth/support.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
 export interface Service {
@@ -64,6 +67,39 @@ export class Admin {
     const { api_key } = await this.ok('POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_write' });
     return { accountId: account.account_id, userId: account.user_id, keyId: api_key.key_id, privateKey: api_key.private_key };
   }
+}
+
+const OAUTH_REDIRECT = 'http://127.0.0.1:9/callback';
+const LOGIN_ATTEMPTS_MAX = 5;
+
+/**
+ * A member's OAuth tokens for a fresh public (native) app: the code flow with PKCE driven through
+ * the login and consent pages by a form browser, then the code exchanged at /oauth/token.
+ */
+export async function oauthMemberTokens(service: Service, admin: Admin, scopes: string[]): Promise<{ clientId: string; tokens: OAuthTokens; accountId: string; userId: string }> {
+  const email = `oauth-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const password = 'correct horse battery';
+  const member = await admin.member({ email, password });
+  const { client } = await admin.ok('POST', '/oauth/clients', { name: 'Client tests', app_type: 'native', redirect_uris: [OAUTH_REDIRECT], scopes });
+  const verifier = 'v'.repeat(64);
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  const query = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: OAUTH_REDIRECT, scope: scopes.join(' '), state: 'state-1', code_challenge: challenge, code_challenge_method: 'S256' });
+  const browser = new FormBrowser(service.baseUrl);
+  let page = await browser.visit(`/oauth/authorize?${query}`);
+  // the login page finds a new member through a read model: an instant after the account was
+  // created it may not know the email yet ("Email or password is incorrect"), so try again
+  for (let attempt = 0; attempt < LOGIN_ATTEMPTS_MAX && page.html.includes('Log in'); attempt += 1) {
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    page = await logInThrough(browser, { email, password });
+  }
+  if (page.html.includes('Allow')) page = await browser.consent('allow');
+  const code = new URL(page.location!).searchParams.get('code')!;
+  const response = await fetch(`${service.baseUrl}/oauth/token`, {
+    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'client-tests' },
+    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: OAUTH_REDIRECT, client_id: client.client_id, code_verifier: verifier }),
+  });
+  const body = (await response.json()) as { access_token: string; refresh_token: string };
+  return { clientId: client.client_id, tokens: { accessToken: body.access_token, refreshToken: body.refresh_token }, accountId: member.accountId, userId: member.userId };
 }
 
 export type HttpFault = 'lose-answer-503' | 'refuse-429' | 'reset-after-forward' | 'refuse-503';

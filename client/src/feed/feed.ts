@@ -22,6 +22,8 @@ export interface FeedOptions {
   joinTimeoutMs?: number | undefined;
   /** `browser` uses globalThis.WebSocket (no handshake headers); default: `ws` in Node. */
   transport?: 'node' | 'browser' | undefined;
+  /** The member's user id for private topics; default: read once from GET /api/v1/me (an OAuth token then needs profile.read). */
+  userId?: string | undefined;
   /** Told when the service refuses the handshake (Node transport), e.g. 401 with its body. Phoenix retries after it. */
   onHandshakeRefused?: ((status: number, body: string) => void) | undefined;
 }
@@ -50,6 +52,9 @@ export interface MarketDataEvent {
   payload: Record<string, unknown>;
 }
 
+/** Join refusals that will not pass by themselves (`busy` and `unavailable` do: Phoenix rejoins). */
+const isFinalRefusal = (response: { reason?: string } | undefined) => response?.reason !== 'busy' && response?.reason !== 'unavailable';
+
 const isBrowser = () => typeof (globalThis as { window?: unknown }).window !== 'undefined' && typeof globalThis.WebSocket === 'function';
 
 export class Feed {
@@ -58,6 +63,7 @@ export class Feed {
   private disconnected = false;
 
   constructor(private readonly client: ExchangeClient<unknown>, options: FeedOptions = {}) {
+    if (options.userId !== undefined) this.userIdPromise = Promise.resolve(options.userId);
     const transport = (options.transport ?? (isBrowser() ? 'browser' : 'node')) === 'browser' ? globalThis.WebSocket : this.nodeTransport(options.onHandshakeRefused);
     this.socket = new Socket(client.wsUrl, {
       transport: transport as unknown as typeof globalThis.WebSocket,
@@ -143,11 +149,11 @@ export class Feed {
         })
         .receive('error', (response: { reason?: string }) => {
           if (channel !== current) return;
-          if (response?.reason === 'busy') { // the join could not keep up while reading its snapshot: join again
-            join();
-            return;
-          }
+          // Phoenix joins again by itself after an error: wait for it when the refusal is passing
+          // (`busy`, `unavailable`) or the book was already held (a rejoin during a restart)
+          if (!isFinalRefusal(response) || book.seq !== undefined) return;
           book.fail(new FeedJoinError('orderbook', response?.reason ?? 'refused', response));
+          closed = true;
           channel.leave();
         });
       // after a reconnect Phoenix rejoins the channel; its reply is a fresh snapshot
@@ -166,9 +172,14 @@ export class Feed {
     const stream = new EventStream<E>(topic, () => channel?.leave());
     channel = this.socket.channel(topic, payload);
     for (const event of events) channel.on(event, (body: unknown) => stream.push(toUpdate(event, body)));
+    let joined = false;
     channel.join()
-      .receive('ok', (reply: unknown) => stream.push(toSnapshot(reply)))
+      .receive('ok', (reply: unknown) => {
+        joined = true;
+        stream.push(toSnapshot(reply));
+      })
       .receive('error', (response: { reason?: string }) => {
+        if (joined || !isFinalRefusal(response)) return; // Phoenix joins again by itself
         stream.fail(new FeedJoinError(topic, response?.reason ?? 'refused', response));
         channel?.leave();
       });
