@@ -88,7 +88,7 @@ export async function oauthMemberTokens(service: Service, admin: Admin, scopes: 
   let page = await browser.visit(`/oauth/authorize?${query}`);
   // the login page finds a new member through a read model: an instant after the account was
   // created it may not know the email yet ("Email or password is incorrect"), so try again
-  for (let attempt = 0; attempt < LOGIN_ATTEMPTS_MAX && page.html.includes('Log in'); attempt += 1) {
+  for (let attempt = 0; attempt < LOGIN_ATTEMPTS_MAX && page.html.includes('<title>Log in</title>'); attempt += 1) {
     if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 200));
     page = await logInThrough(browser, { email, password });
   }
