@@ -62,6 +62,11 @@ describe('client: REST against a live service', function () {
     expect(await collect(aliceClient.fees())).to.be.an('array');
     expect(await collect(aliceClient.loyalty())).to.be.an('array');
 
+    // the raw typed client answers without throwing
+    const raw = await aliceClient.api.GET('/api/v1/orders/{order_id}', { params: { path: { order_id: '00000000-0000-4000-8000-000000000000' } } });
+    expect(raw.response.status).to.equal(404);
+    expect(raw.error).to.have.property('error').that.is.a('string');
+
     await admin.ok('PATCH', '/settings', { leaderboard_enabled: true });
     const board = await aliceClient.leaderboard({ period: 'all' });
     expect(board).to.include({ period: 'all' });
