@@ -30,7 +30,7 @@ import pg from 'pg';
 import { embeddedConnectionString, livePortOf } from '../eventstore/postgres/embedded.ts';
 import { LoadClient } from './support/loadClient.ts';
 import { startNodeFlags, startReference } from './support/childService.ts';
-import { privateKeyObject, signWithNode } from '../commands/credentials/ed25519.ts';
+import { createSigner, type RequestSigner } from '@event-exchange/client';
 
 const SINGLE_ORDERS = Number(process.env.BENCH_SINGLE_ORDERS ?? 20_000);
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 400);
@@ -219,17 +219,18 @@ async function admin(baseUrl: URL, token: string, method: string, route: string,
   return JSON.parse(answer.body);
 }
 
-/** Signs with node:crypto; the signature of one (ms, method, path) is reused within that ms. */
+/** Signs with the client package (node:crypto in Node); the signature of one (ms, method, path) is reused within that ms. */
 class Signer {
-  private readonly key;
+  private readonly signer: RequestSigner;
   private last = { stamp: '', method: '', path: '', signature: '' };
   constructor(readonly keyId: string, seedBase64: string) {
-    this.key = privateKeyObject(new Uint8Array(Buffer.from(seedBase64, 'base64')));
+    this.signer = createSigner(keyId, seedBase64);
   }
   headers(method: string, pathWithQuery: string): Record<string, string> {
-    const stamp = String(Date.now());
+    const nowMs = Date.now();
+    const stamp = String(nowMs);
     if (this.last.stamp !== stamp || this.last.method !== method || this.last.path !== pathWithQuery) {
-      const signature = signWithNode(this.key, Buffer.from(`${stamp}${method}${pathWithQuery}`)).toString('base64');
+      const signature = this.signer.headers(method, pathWithQuery, nowMs)['X-SVC-ACCESS-SIGNATURE'];
       this.last = { stamp, method, path: pathWithQuery, signature };
     }
     return { 'x-svc-access-key': this.keyId, 'x-svc-access-timestamp': stamp, 'x-svc-access-signature': this.last.signature };

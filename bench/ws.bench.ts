@@ -9,7 +9,7 @@
 // The last line is one JSON object with ws_msgs_per_s, ws_p99_ms and ws_subscribers.
 
 import { Worker } from 'node:worker_threads';
-import { privateKeyObject, signWithNode } from '../commands/credentials/ed25519.ts';
+import { createSigner, type RequestSigner } from '@event-exchange/client';
 import { startChildService } from './support/childService.ts';
 import { LoadClient } from './support/loadClient.ts';
 
@@ -24,15 +24,15 @@ const SOCKET_PATH = '/socket/websocket?vsn=2.0.0';
 
 interface WindowReport { kind: 'window'; messages: number; deltas: number; histogram: number[]; closed: number }
 
+/** The client package's signer (node:crypto in Node), headers in lower case as the bench sends them. */
 class Signer {
-  private readonly key;
+  private readonly signer: RequestSigner;
   constructor(readonly keyId: string, seedBase64: string) {
-    this.key = privateKeyObject(new Uint8Array(Buffer.from(seedBase64, 'base64')));
+    this.signer = createSigner(keyId, seedBase64);
   }
   headers(method: string, pathWithQuery: string): Record<string, string> {
-    const stamp = String(Date.now());
-    const signature = signWithNode(this.key, Buffer.from(`${stamp}${method}${pathWithQuery}`)).toString('base64');
-    return { 'x-svc-access-key': this.keyId, 'x-svc-access-timestamp': stamp, 'x-svc-access-signature': signature };
+    const signed = this.signer.headers(method, pathWithQuery, Date.now());
+    return { 'x-svc-access-key': this.keyId, 'x-svc-access-timestamp': signed['X-SVC-ACCESS-TIMESTAMP'], 'x-svc-access-signature': signed['X-SVC-ACCESS-SIGNATURE'] };
   }
 }
 

@@ -253,7 +253,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     if (config.demo) {
       const progressStream = options.progressStream ?? process.stderr;
       await seedDemo(ctx, { progress: (total) => terminalProgress('seeding demo data', total, 'steps', progressStream) });
-      const activity = await startDemoActivity(ctx);
+      const activity = await startDemoActivity(ctx, { baseUrl: `http://127.0.0.1:${port}` });
       cleanups.push(() => activity.stop());
     } else {
       logger.info(DEMO_HINT);

@@ -1,5 +1,6 @@
-// `exchange watch TOPIC`: joins one channel of the WebSocket feed with the official Phoenix
-// client and prints the join reply (the snapshot) and every message after it as JSON lines:
+// `exchange watch TOPIC`: joins one channel of the WebSocket feed through the client package
+// (@event-exchange/client: the official Phoenix client, the handshake signed by the client) and
+// prints the join reply (the snapshot) and every message after it as JSON lines:
 //   {"topic":"orderbook","event":"snapshot","payload":{...}}
 //   {"topic":"orderbook","event":"delta","payload":{...}}
 // Public topics need --market-id (orderbook, ticker, trades, market_updates; events takes
@@ -7,11 +8,9 @@
 // seed the admin API printed). A private topic given without its `:{user_id}` is completed with
 // the key's own user id (read from GET /api/v1/me). Ctrl-C leaves.
 
-import { defaultServiceUrl } from './config.ts';
+import { apiKey, createClient, type Credentials } from '@event-exchange/client';
 import type { Command } from 'commander';
-import { Socket } from 'phoenix';
-import WebSocket from 'ws';
-import { privateKeyObject, signWithNode } from '../commands/credentials/ed25519.ts';
+import { defaultServiceUrl } from './config.ts';
 
 const PRIVATE_TOPICS = new Set(['orders', 'fills', 'positions', 'settlements', 'balances', 'account', 'order_slip', 'betslip']);
 const USER_AGENT = 'exchange-watch/1';
@@ -25,15 +24,6 @@ interface WatchOptions {
   oauthToken?: string;
   url?: string;
   apiUrl?: string;
-}
-
-function signer(keyId: string, seedBase64: string) {
-  const key = privateKeyObject(new Uint8Array(Buffer.from(seedBase64, 'base64')));
-  return (method: string, pathWithQuery: string): Record<string, string> => {
-    const stamp = String(Date.now());
-    const signature = signWithNode(key, Buffer.from(`${stamp}${method}${pathWithQuery}`)).toString('base64');
-    return { 'X-SVC-ACCESS-KEY': keyId, 'X-SVC-ACCESS-TIMESTAMP': stamp, 'X-SVC-ACCESS-SIGNATURE': signature };
-  };
 }
 
 function print(record: unknown): void {
@@ -50,46 +40,34 @@ async function watch(topic: string, options: WatchOptions): Promise<void> {
   const socketUrl = (options.url ?? process.env.EXCHANGE_WS_URL ?? `ws://127.0.0.1:${wsPort}/socket`).replace(/\/websocket\/?$/, '').replace(/\/+$/, '');
   const apiUrl = (options.apiUrl ?? defaultServiceUrl()).replace(/\/+$/, '');
   if ((options.keyId === undefined) !== (options.privateKey === undefined)) fail('--key-id and --private-key go together');
-  const sign = options.keyId && options.privateKey ? signer(options.keyId, options.privateKey) : undefined;
+  let credentials: Credentials | undefined;
+  try {
+    if (options.keyId && options.privateKey) credentials = apiKey(options.keyId, options.privateKey);
+    else if (options.oauthToken) credentials = { kind: 'oauth', clientId: '', accessToken: options.oauthToken };
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  // the client signs the handshake (and the user id lookup) with the key, or sends the OAuth token
+  const client = createClient({ baseUrl: apiUrl, wsUrl: socketUrl, credentials, userAgent: USER_AGENT, retries: 0 });
 
   const [name] = topic.split(':');
   if (PRIVATE_TOPICS.has(name!) && !topic.includes(':')) {
-    if (!sign) fail(`${name} is a private topic: give --key-id and --private-key (or the full topic ${name}:{user_id})`);
-    let me: Response;
+    if (!options.keyId) fail(`${name} is a private topic: give --key-id and --private-key (or the full topic ${name}:{user_id})`);
     try {
-      me = await fetch(`${apiUrl}/api/v1/me`, { headers: { 'user-agent': USER_AGENT, ...sign('GET', '/api/v1/me') } });
+      topic = `${name}:${(await client.me()).user_id}`;
     } catch (error) {
-      fail(`cannot reach ${apiUrl} to look up the key's user id: ${(error as Error).message}`);
+      fail(`cannot look up the key's user id at ${apiUrl}: ${(error as Error).message}`);
     }
-    const body = (await me.json()) as { me?: { user_id?: string }; error?: string };
-    if (!body.me?.user_id) fail(`GET /api/v1/me answered ${me.status}: ${body.error ?? 'no user id'}`);
-    topic = `${name}:${body.me.user_id}`;
   }
   const payload: Record<string, unknown> = {};
   if (options.marketId.length > 0) payload.market_ids = options.marketId;
   if (options.eventId.length > 0) payload.event_ids = options.eventId;
 
-  class Transport extends WebSocket {
-    constructor(url: string, protocols?: string | string[]) {
-      const target = new URL(url);
-      const headers: Record<string, string> = { 'user-agent': USER_AGENT };
-      if (sign) Object.assign(headers, sign('GET', `${target.pathname}${target.search}`));
-      if (options.oauthToken) headers['x-svc-oauth-token'] = options.oauthToken;
-      super(url, protocols, { headers });
-      this.on('unexpected-response', (_req, res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => fail(`handshake refused: ${res.statusCode} ${Buffer.concat(chunks).toString('utf8')}`));
-      });
-    }
-  }
-
-  const socket = new Socket(socketUrl, { transport: Transport as unknown as typeof WebSocket, timeout: JOIN_TIMEOUT_MS });
-  socket.onError(() => {
+  const feed = client.feed({ joinTimeoutMs: JOIN_TIMEOUT_MS, onHandshakeRefused: (status, body) => fail(`handshake refused: ${status} ${body}`) });
+  feed.socket.onError(() => {
     process.stderr.write(`exchange watch: connection to ${socketUrl} failed; retrying\n`);
   });
-  socket.connect();
-  const channel = socket.channel(topic, payload);
+  const channel = feed.channel(topic, payload);
   channel.onMessage = (event, body) => {
     if (!event.startsWith('phx_') && !event.startsWith('chan_reply_')) print({ topic, event, payload: body });
     return body;
@@ -100,7 +78,7 @@ async function watch(topic: string, options: WatchOptions): Promise<void> {
     .receive('timeout', () => fail(`join ${topic} timed out`));
   const leave = () => {
     channel.leave();
-    socket.disconnect(() => process.exit(0));
+    void feed.close().then(() => process.exit(0));
   };
   process.on('SIGINT', leave);
   process.on('SIGTERM', leave);

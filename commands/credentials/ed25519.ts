@@ -1,16 +1,16 @@
-// Ed25519 key handling for API keys. Keys are generated and (by clients, tests and the demo)
-// used for signing with @noble/curves; the request path verifies with node:crypto, which is an
-// order of magnitude faster here. Only raw 32-byte public keys are ever stored.
+// Ed25519 key handling for API keys. Keys are generated with @noble/curves; requests are signed
+// by the client package (@event-exchange/client, the one implementation of request signing); the
+// request path verifies with node:crypto, which is an order of magnitude faster here. Only raw
+// 32-byte public keys are ever stored.
 
-import { createPrivateKey, createPublicKey, sign as nodeSign, verify as nodeVerify, type KeyObject } from 'node:crypto';
+import { createPublicKey, verify as nodeVerify, type KeyObject } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { InvalidInput } from '../../domain/errors.ts';
 
 const SIGNATURE_BYTES = 64;
 
-// DER prefixes that wrap a raw Ed25519 key into SPKI / PKCS#8 (RFC 8410).
+// DER prefix that wraps a raw Ed25519 public key into SPKI (RFC 8410).
 const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
-const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
 const BASE64_32_BYTES = /^[A-Za-z0-9+/]{43}=?$/;
 
@@ -43,11 +43,6 @@ export function publicKeyObject(raw: Uint8Array): KeyObject {
   return createPublicKey({ key: Buffer.concat([SPKI_PREFIX, Buffer.from(raw)]), format: 'der', type: 'spki' });
 }
 
-/** node:crypto KeyObject for a 32-byte seed (fast signing in benchmarks and tests). */
-export function privateKeyObject(seed: Uint8Array): KeyObject {
-  return createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, Buffer.from(seed)]), format: 'der', type: 'pkcs8' });
-}
-
 /** Request-path verifier: node:crypto (OpenSSL). A signature of the wrong length is simply false. */
 export function verifyWithNode(key: KeyObject, message: Uint8Array, signature: Uint8Array): boolean {
   if (signature.length !== SIGNATURE_BYTES) return false;
@@ -65,17 +60,4 @@ export function verifyWithNoble(publicKey: Uint8Array, message: Uint8Array, sign
   } catch {
     return false;
   }
-}
-
-export function signWithNoble(seed: Uint8Array, message: Uint8Array): Uint8Array {
-  return ed25519.sign(message, seed);
-}
-
-export function signWithNode(key: KeyObject, message: Uint8Array): Buffer {
-  return nodeSign(null, message, key);
-}
-
-/** The string a client signs: timestamp (UNIX ms) + METHOD + path including the query string. */
-export function signingString(timestampMs: string, method: string, pathWithQuery: string): string {
-  return `${timestampMs}${method.toUpperCase()}${pathWithQuery}`;
 }

@@ -3,15 +3,16 @@
 // market gets a new quote from each maker around a drifting mid price, and now and then one maker
 // takes the other's offer or bid (a trade). Each maker keeps at most DEMO_QUOTES_KEPT_PER_MARKET
 // of its quotes resting per market, cancelling the oldest. Orders go through the engine like any
-// member's (journaled, replayable). The markets and makers come from the seed's marker stream.
+// member's: the makers are trading programs on the client package (@event-exchange/client),
+// placing and cancelling over /api/v1 with an API key each (registered from a key pair made here;
+// the service never sees the private key; revoked when the activity stops). The markets and
+// makers come from the seed's marker stream.
 // A market the operator closed, halted or settled refuses the makers' orders: that is said once
 // in the log, the market is then skipped quietly, and activity resumes if it accepts orders again.
 
-import { randomUUID } from 'node:crypto';
-import type { OrderRequest } from '../../domain/engine/inputs.ts';
-import { DomainError } from '../../domain/errors.ts';
+import { apiKey, createClient, ExchangeError, generateKeyPair, type ExchangeClient, type OrderInput } from '@event-exchange/client';
 import { formatCents } from '../../domain/money/decimal.ts';
-import { submitOrThrow } from '../operatorInput.ts';
+import { issueApiKey, revokeApiKey } from '../credentials/apiKeys.ts';
 import type { AppContext } from '../context.ts';
 import { DEMO_STREAM } from './seed.ts';
 
@@ -31,20 +32,26 @@ interface MarketState {
   resting: Map<string, string[]>; // maker account → its resting quote ids, oldest first
 }
 
-function limitOrder(marketId: string, action: 'buy' | 'sell', cents: number, quantity: number): OrderRequest {
-  return {
-    order_id: randomUUID(), market_id: marketId, action, order_type: 'limit', price: formatCents(cents), quantity: String(quantity),
-    client_order_id: null, device_id: 'demo-activity', ip_address: null, expiration: null, expiration_time: null, cancel_on_disconnect: false,
-  };
+const MAKER_USER_AGENT = 'exchange-demo-maker/1';
+
+function limitOrder(marketId: string, action: 'buy' | 'sell', cents: number, quantity: number): OrderInput {
+  return { market_id: marketId, action, order_type: 'limit', price: formatCents(cents), quantity: String(quantity), device_id: 'demo-activity' };
 }
 
 const randomInt = (min: number, max: number) => min + Math.floor(Math.random() * (max - min + 1));
 
-/** Starts the job when the seed recorded its makers and quoted markets; otherwise does nothing. */
-export async function startDemoActivity(
-  ctx: Pick<AppContext, 'engine' | 'writes' | 'store' | 'logger'>,
-  options: { tickMs?: number } = {},
-): Promise<DemoActivity> {
+/** A read-write key for a maker, from a key pair made here, and a client trading with it. */
+async function makerClient(ctx: AppContext, baseUrl: string, accountId: string): Promise<{ keyId: string; client: ExchangeClient }> {
+  const pair = generateKeyPair();
+  const { key_id: keyId } = await issueApiKey(ctx, { account_id: accountId, scope: 'read_write', public_key: pair.publicKey });
+  return { keyId, client: createClient({ baseUrl, credentials: apiKey(keyId, pair.privateKey), userAgent: MAKER_USER_AGENT }) };
+}
+
+/**
+ * Starts the job when the seed recorded its makers and quoted markets; otherwise does nothing.
+ * `baseUrl` is the service's own REST address (the makers trade over /api/v1).
+ */
+export async function startDemoActivity(ctx: AppContext, options: { baseUrl: string; tickMs?: number }): Promise<DemoActivity> {
   const tickMs = options.tickMs ?? DEMO_TICK_MS;
   const marks = await ctx.store.readStream(DEMO_STREAM);
   const seeded = marks.find((mark) => mark.type === 'DemoSeeded')?.data as { market_makers?: string[]; quoted_markets?: string[] } | undefined;
@@ -55,6 +62,13 @@ export async function startDemoActivity(
     return { stop: async () => undefined };
   }
   const [alpha, beta] = makers as [string, string];
+  const clients = new Map<string, ExchangeClient>();
+  const keyIds: string[] = [];
+  for (const maker of [alpha, beta]) {
+    const { keyId, client } = await makerClient(ctx, options.baseUrl, maker);
+    clients.set(maker, client);
+    keyIds.push(keyId);
+  }
   const markets = new Map<string, MarketState>(marketIds.map((id) => [id, { midCents: 46, resting: new Map() }]));
   let ticks = 0;
   const refusing = new Set<string>(); // markets whose refusal was logged; quiet until they accept again
@@ -62,13 +76,13 @@ export async function startDemoActivity(
   let stopped = false;
 
   const quote = async (marketId: string, state: MarketState, maker: string, action: 'buy' | 'sell', cents: number): Promise<void> => {
-    const order = limitOrder(marketId, action, cents, randomInt(5, 60));
-    await submitOrThrow(ctx, { kind: 'PlaceOrder', account_id: maker, order });
+    const client = clients.get(maker)!;
+    const order = await client.placeOrder(limitOrder(marketId, action, cents, randomInt(5, 60)));
     const resting = state.resting.get(maker) ?? [];
-    resting.push(order.order_id);
+    resting.push(order.id);
     state.resting.set(maker, resting);
     const stale = resting.splice(0, Math.max(0, resting.length - DEMO_QUOTES_KEPT_PER_MARKET));
-    if (stale.length > 0) await submitOrThrow(ctx, { kind: 'CancelOrders', account_id: maker, order_ids: stale });
+    if (stale.length > 0) await client.cancelOrders(stale);
   };
 
   const tick = async (marketId: string): Promise<void> => {
@@ -79,8 +93,7 @@ export async function startDemoActivity(
     await quote(marketId, state, offerer, 'sell', state.midCents + randomInt(1, 3));
     if (ticks % TRADE_EVERY_TICKS === 0) {
       // the bidder takes the best offer it just saw placed (a trade at the offer's price)
-      const take = limitOrder(marketId, 'buy', state.midCents + 3, randomInt(1, 10));
-      await submitOrThrow(ctx, { kind: 'PlaceOrder', account_id: bidder, order: take });
+      await clients.get(bidder)!.placeOrder(limitOrder(marketId, 'buy', state.midCents + 3, randomInt(1, 10)));
     }
   };
 
@@ -93,10 +106,11 @@ export async function startDemoActivity(
         if (refusing.delete(marketId)) ctx.logger.info({ market_id: marketId }, 'demo activity: the market accepts orders again; the makers quote it');
       })
       .catch((error: unknown) => {
-        if (!(error instanceof DomainError)) ctx.logger.warn({ err: error }, 'demo activity tick failed');
+        // 422: the engine refused the order (market closed, halted, settled)
+        if (!(error instanceof ExchangeError && error.status === 422)) ctx.logger.warn({ err: error }, 'demo activity tick failed');
         else if (!refusing.has(marketId)) {
           refusing.add(marketId);
-          ctx.logger.info({ market_id: marketId, reason: error.message }, 'demo activity: the market refuses the makers\' orders; skipping it until it accepts them again');
+          ctx.logger.info({ market_id: marketId, reason: error.error }, 'demo activity: the market refuses the makers\' orders; skipping it until it accepts them again');
         }
       })
       .finally(() => {
@@ -110,6 +124,9 @@ export async function startDemoActivity(
       stopped = true;
       clearInterval(timer);
       await running;
+      for (const keyId of keyIds) {
+        await revokeApiKey(ctx, keyId).catch((error: unknown) => ctx.logger.debug({ err: error, key_id: keyId }, 'demo activity: revoking a maker key failed'));
+      }
     },
   };
 }

@@ -1,7 +1,8 @@
 // A ready-to-run signed request for an API key: the three X-SVC-ACCESS-* headers computed for a
 // fresh timestamp, as a curl command line. Used by the demo banner and `exchange admin sign`.
+// The signature is the client package's (the one implementation of request signing).
 
-import { signingString, signWithNoble } from '../credentials/ed25519.ts';
+import { createSigner } from '@event-exchange/client';
 
 interface SignedRequest {
   method: string;
@@ -22,16 +23,10 @@ export function signRequest(options: {
   body?: string;
   nowMs: number;
 }): SignedRequest {
-  const seed = new Uint8Array(Buffer.from(options.privateKeyBase64, 'base64'));
-  if (seed.length !== 32) throw new Error('private key must be the base64 of a 32-byte Ed25519 seed');
   const method = options.method.toUpperCase();
   const path = options.path.startsWith('/') ? options.path : `/${options.path}`;
-  const timestamp = String(Math.floor(options.nowMs));
-  const signature = Buffer.from(signWithNoble(seed, new TextEncoder().encode(signingString(timestamp, method, path)))).toString('base64');
   const headers: Record<string, string> = {
-    'X-SVC-ACCESS-KEY': options.keyId,
-    'X-SVC-ACCESS-TIMESTAMP': timestamp,
-    'X-SVC-ACCESS-SIGNATURE': signature,
+    ...createSigner(options.keyId, options.privateKeyBase64).headers(method, path, options.nowMs),
     'User-Agent': 'exchange-demo',
   };
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';

@@ -47,7 +47,7 @@ describe('e2e: demo activity on a market the operator halts', function () {
     };
     const volumeBefore = await otherVolume();
 
-    activity = await startDemoActivity({ ...service.ctx, logger }, { tickMs: TICK_MS });
+    activity = await startDemoActivity({ ...service.ctx, logger }, { baseUrl: service.baseUrl, tickMs: TICK_MS });
     await sleep(TICK_MS * 40);
     const refusals = lines.filter((line) => line.msg.includes('refuses'));
     expect(refusals, JSON.stringify(lines)).to.have.length(1);

@@ -24,7 +24,7 @@ import { v1Api, type V1Options } from '../../../api/v1/router.ts';
 import { tradingRoutes } from '../../../api/v1/routes.ts';
 import { createTestClock } from '../../../commands/clock/clock.ts';
 import type { AppContext, Config } from '../../../commands/context.ts';
-import { signingString, signWithNoble } from '../../../commands/credentials/ed25519.ts';
+import { createSigner } from '@event-exchange/client';
 import { credentialsProjector } from '../../../projections/credentials/projector.ts';
 import { startEngine, type EngineDeps, type RunningEngine } from '../../../engine/process.ts';
 import { loadSettingsStore } from '../../../commands/settings/store.ts';
@@ -109,14 +109,7 @@ export interface Member {
 }
 
 export function signedHeaders(key: Pick<ApiKey, 'key_id' | 'private_key'>, method: string, pathWithQuery: string, nowMs: number): Record<string, string> {
-  const timestamp = String(Math.floor(nowMs));
-  const seed = new Uint8Array(Buffer.from(key.private_key, 'base64'));
-  const signature = signWithNoble(seed, new TextEncoder().encode(signingString(timestamp, method, pathWithQuery)));
-  return {
-    'X-SVC-ACCESS-KEY': key.key_id,
-    'X-SVC-ACCESS-TIMESTAMP': timestamp,
-    'X-SVC-ACCESS-SIGNATURE': Buffer.from(signature).toString('base64'),
-  };
+  return { ...createSigner(key.key_id, key.private_key, { implementation: 'noble' }).headers(method, pathWithQuery, nowMs) };
 }
 
 /** node:http, so that no header is added behind the test's back (fetch adds a User-Agent). */
