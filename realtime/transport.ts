@@ -288,17 +288,17 @@ export async function startTransport(options: TransportOptions): Promise<Transpo
     for (const socket of sockets) {
       const ws = socket.ws;
       if (!ws || socket.closed) continue;
+      const expiresAtUs = socket.credential?.expiresAtUs ?? null;
+      if (expiresAtUs !== null && nowUs >= expiresAtUs) {
+        logger.info({ socket: socket.id }, 'closing a socket whose credential expired');
+        joins.endCredential(socket, 'credential_expired');
+        continue;
+      }
       if (now - socket.lastHeardMs > timeoutMs) {
         socket.closeReason = 'heartbeat_timeout';
         metrics.heartbeatTimeouts.inc();
         logger.info({ socket: socket.id, silentMs: Math.round(now - socket.lastHeardMs), timeoutMs }, 'closing a socket that missed its heartbeats');
         ws.end(CLOSE_HEARTBEAT_TIMEOUT, 'heartbeat timeout');
-        continue;
-      }
-      const expiresAtUs = socket.credential?.expiresAtUs ?? null;
-      if (expiresAtUs !== null && nowUs >= expiresAtUs) {
-        logger.info({ socket: socket.id }, 'closing a socket whose credential expired');
-        joins.endCredential(socket, 'credential_expired');
         continue;
       }
       const buffered = ws.getBufferedAmount();
