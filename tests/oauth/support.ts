@@ -3,6 +3,7 @@
 // the pages for real).
 
 import { expect } from 'chai';
+import { createHash, randomBytes } from 'node:crypto';
 import type { TestService } from '../support/service.ts';
 
 export async function admin(svc: TestService, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -119,4 +120,28 @@ export async function logInThrough(browser: FormBrowser, member: { email: string
   let page = await browser.submit('/oauth/login', { email: member.email, password: member.password });
   if (totp) page = await browser.submit('/oauth/login/totp', { code: totp() });
   return page;
+}
+
+/**
+ * A member's access token through the authorization code flow (a fresh native client allowed
+ * `scope`); `exchange` presents the same code again (a replay revokes the grant).
+ */
+export async function memberAccessToken(
+  svc: TestService, member: { email: string; password: string }, scope: string, redirectUri = 'http://127.0.0.1:9/callback',
+): Promise<{ token: string; clientId: string; exchange(): Promise<Response> }> {
+  const client = await newClient(svc, { app_type: 'native', redirect_uris: [redirectUri], scopes: scope.split(' ') });
+  const verifier = randomBytes(32).toString('base64url');
+  const browser = new FormBrowser(svc.baseUrl);
+  await browser.visit(`/oauth/authorize?${new URLSearchParams({
+    response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, scope, state: 's',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
+  }).toString()}`);
+  await logInThrough(browser, member);
+  const code = new URL((await browser.consent('allow')).location!).searchParams.get('code')!;
+  const fields = { grant_type: 'authorization_code', client_id: client.client_id, code, redirect_uri: redirectUri, code_verifier: verifier };
+  const exchange = () => fetch(`${svc.baseUrl}/oauth/token`, {
+    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'oauth-tests' }, body: new URLSearchParams(fields),
+  });
+  const answer = (await (await exchange()).json()) as { access_token: string };
+  return { token: answer.access_token, clientId: client.client_id, exchange };
 }

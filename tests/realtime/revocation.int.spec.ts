@@ -5,13 +5,11 @@
 // and its notice is refused too. Over real sockets with the official Phoenix client.
 
 import { expect } from 'chai';
-import { createHash, randomBytes } from 'node:crypto';
 import { startWholeService, type Member, type WholeService } from '../api/v1/harness.ts';
 import type { TestService } from '../support/service.ts';
-import { FormBrowser, logInThrough, newClient, newMember } from '../oauth/support.ts';
+import { memberAccessToken, newMember } from '../oauth/support.ts';
 import { connect, join, type Connected, type Joined } from './phoenix.ts';
 
-const REDIRECT = 'http://127.0.0.1:9/callback';
 const CLOSE_CREDENTIAL_ENDED = 4004;
 
 /** Resolves with the close code once the server closes the socket. */
@@ -45,24 +43,7 @@ describe('realtime: revocation reaches open sockets', function () {
     return socket;
   };
 
-  /** A member's access token through the authorization code flow; also the code and client, for a replay. */
-  async function memberToken(member: { email: string; password: string }, scope: string) {
-    const client = await newClient(oauthSvc, { app_type: 'native', redirect_uris: [REDIRECT], scopes: scope.split(' ') });
-    const verifier = randomBytes(32).toString('base64url');
-    const browser = new FormBrowser(svc.base);
-    await browser.visit(`/oauth/authorize?${new URLSearchParams({
-      response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, scope, state: 's',
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
-    }).toString()}`);
-    await logInThrough(browser, member);
-    const code = new URL((await browser.consent('allow')).location!).searchParams.get('code')!;
-    const fields = { grant_type: 'authorization_code', client_id: client.client_id, code, redirect_uri: REDIRECT, code_verifier: verifier };
-    const exchange = () => fetch(`${svc.base}/oauth/token`, {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'revocation-tests' }, body: new URLSearchParams(fields),
-    });
-    const answer = (await (await exchange()).json()) as { access_token: string };
-    return { token: answer.access_token, clientId: client.client_id, exchange };
-  }
+  const memberToken = (member: { email: string; password: string }, scope: string) => memberAccessToken(oauthSvc, member, scope);
 
   it('an operator deleting the socket\'s API key closes its joins (credential_revoked) and the socket (4004)', async () => {
     const carol: Member = await svc.member();
