@@ -7,7 +7,8 @@
 //   account all count);
 // - credential notices: a key or session revoked and a grant revoked (the projections' change
 //   announcements), an account no longer active (likewise), an OAuth token revoked (the token
-//   store tells us after each revocation);
+//   store tells us after each revocation), an OAuth client changed (its directory tells us; the
+//   sockets of its tokens check again: a suspension or a new IP allowlist can end them);
 // - cancel_on_disconnect: the cancelAllOrders command, which has the engine choose and cancel
 //   the member's live cancel_on_disconnect orders in one journaled step.
 
@@ -17,6 +18,7 @@ import type { AppContext } from '../commands/context.ts';
 import { credentialIndexOf } from '../commands/credentials/index.ts';
 import { hashToken } from '../commands/credentials/sessions.ts';
 import type { OAuthStore } from '../commands/oauth/store.ts';
+import type { ClientDirectory } from '../commands/oauthClients/directory.ts';
 import { digestOf } from '../commands/oauth/tokens.ts';
 import { cancelAllOrders } from '../commands/orders/orders.ts';
 import { AccountStatusCache } from '../projections/core/queries/accountStatus.ts';
@@ -42,9 +44,10 @@ function endOf(refusal: CredentialRefusal, expiresAtUs: number | null, nowUs: nu
   }
 }
 
-/** The wiring's parts the OAuth server hands over: its token store (expiry, revocation notices). */
+/** The wiring's parts the OAuth server hands over: its token store (expiry, revocation notices) and client directory. */
 interface OAuthTokens {
   tokens: Pick<OAuthStore, 'liveAccessToken' | 'onRevoked'>;
+  clients: Pick<ClientDirectory, 'onChanged'>;
 }
 
 export function identityResolverOf(ctx: AppContext, oauth?: OAuthTokens): IdentityResolver {
@@ -79,6 +82,7 @@ export function identityResolverOf(ctx: AppContext, oauth?: OAuthTokens): Identi
       expiresAtUs = (await keys.sessionByHash(hashToken(token)))?.expires_at_us ?? null;
     } else {
       names.push(credentialKey.oauthToken(principal.token_id));
+      if (principal.client_id !== null) names.push(credentialKey.oauthClient(principal.client_id));
       const stored = await oauth?.tokens.liveAccessToken(digestOf(token));
       if (stored) {
         expiresAtUs = stored.expires_at_us;
@@ -142,9 +146,12 @@ export function credentialNoticesOf(ctx: AppContext, oauth?: OAuthTokens): Crede
     const stopTokens = oauth?.tokens.onRevoked((tokenIds) => {
       for (const tokenId of tokenIds) listener(credentialKey.oauthToken(tokenId), 'credential_revoked');
     });
+    // a client suspended or given a new IP allowlist: its tokens' sockets judge themselves again
+    const stopClients = oauth?.clients.onChanged((clientId) => listener(credentialKey.oauthClient(clientId), null));
     return () => {
       stopChanges?.();
       stopTokens?.();
+      stopClients?.();
     };
   };
 }

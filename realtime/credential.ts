@@ -7,6 +7,7 @@
 // credential ended, three ways:
 //   - a notice (the composition root subscribes to credential changes: a key deleted, a token or
 //     grant revoked, an account no longer active) ends every socket holding that name at once;
+//     a notice without a verdict (an OAuth client changed) has those sockets run their check;
 //   - the sweep ends a socket whose credential's expiry the service clock has passed;
 //   - every join first runs the check, so a join in the moment between a revocation and its
 //     notice is refused too.
@@ -25,8 +26,11 @@ export interface SocketCredential {
   check(): Promise<CredentialEnd | null>;
 }
 
-/** Where notices come from (wired at the composition root). */
-export type CredentialNotices = (listener: (key: string, reason: CredentialEnd) => void) => () => void;
+/**
+ * Where notices come from (wired at the composition root): `reason` says the credential ended;
+ * null says something it rests on changed, and its sockets run their check again.
+ */
+export type CredentialNotices = (listener: (key: string, reason: CredentialEnd | null) => void) => () => void;
 
 /** Keys a notice may name (one place, so the resolver and the notice sources agree). */
 export const credentialKey = {
@@ -35,6 +39,7 @@ export const credentialKey = {
   session: (sessionId: string) => `session:${sessionId}`,
   oauthToken: (tokenId: string) => `oauth_token:${tokenId}`,
   oauthGrant: (grantId: string) => `oauth_grant:${grantId}`,
+  oauthClient: (clientId: string) => `oauth_client:${clientId}`,
 };
 
 /** Open sockets by the keys of their credentials. */

@@ -102,7 +102,7 @@ export async function startRealtime(deps: RealtimeDeps): Promise<Realtime> {
     feed.stop();
     throw error;
   }
-  const stopNotices = deps.credentialNotices?.((key, reason) => server.endCredential(key, reason));
+  const stopNotices = deps.credentialNotices?.((key, reason) => server.credentialChanged(key, reason));
   return {
     port: server.port,
     server,

@@ -42,8 +42,8 @@ export interface RealtimeServer {
   connections(): number;
   /** Runs the sweeps now (tests drive them after moving the test clock). */
   sweep(): void;
-  /** Ends every socket whose credential is named `key` (see credential.ts). */
-  endCredential(key: string, reason: CredentialEnd): void;
+  /** Ends every socket whose credential is named `key`; with a null reason they check it again (see credential.ts). */
+  credentialChanged(key: string, reason: CredentialEnd | null): void;
   stop(): Promise<void>;
 }
 

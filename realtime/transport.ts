@@ -67,8 +67,8 @@ export interface Transport {
   port: number;
   connections(): number;
   sweep(): void;
-  /** Ends every socket whose credential is named `key`. */
-  endCredential(key: string, reason: CredentialEnd): void;
+  /** Ends every socket whose credential is named `key`; with a null reason they check it again. */
+  credentialChanged(key: string, reason: CredentialEnd | null): void;
   stop(): Promise<void>;
 }
 
@@ -317,6 +317,17 @@ export async function startTransport(options: TransportOptions): Promise<Transpo
       }
     }
   };
+  /** Something the socket's credential rests on changed: judged again, ended if it no longer holds. */
+  const recheck = async (socket: SocketState): Promise<void> => {
+    let ended: CredentialEnd | null = null;
+    try {
+      ended = (await socket.credential?.check()) ?? null;
+    } catch (error) {
+      logger.warn({ err: error, socket: socket.id }, 'credential check failed after a change; judged at the next join');
+    }
+    if (ended) joins.endCredential(socket, ended);
+  };
+
   const sweeper = setInterval(sweep, SWEEP_INTERVAL_MS);
   sweeper.unref();
 
@@ -331,10 +342,15 @@ export async function startTransport(options: TransportOptions): Promise<Transpo
     port,
     connections: () => sockets.size,
     sweep,
-    endCredential(key, reason) {
-      const ended = holders.holding(key);
-      if (ended.length > 0) logger.info({ credential: key.slice(0, key.indexOf(':')), sockets: ended.length, reason }, 'closing sockets whose credential ended');
-      for (const socket of ended) joins.endCredential(socket, reason);
+    credentialChanged(key, reason) {
+      const holding = holders.holding(key);
+      if (holding.length === 0) return;
+      if (reason === null) {
+        for (const socket of holding) void recheck(socket);
+        return;
+      }
+      logger.info({ credential: key.slice(0, key.indexOf(':')), sockets: holding.length, reason }, 'closing sockets whose credential ended');
+      for (const socket of holding) joins.endCredential(socket, reason);
     },
     async stop() {
       stopping = true;

@@ -136,8 +136,12 @@ export async function memberAccessToken(
     response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, scope, state: 's',
     code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
   }).toString()}`);
-  await logInThrough(browser, member);
-  const code = new URL((await browser.consent('allow')).location!).searchParams.get('code')!;
+  const login = await logInThrough(browser, member);
+  const consent = await browser.consent('allow');
+  if (consent.location === null) {
+    throw new Error(`consent did not redirect: login ${login.status}, consent ${consent.status}: ${consent.html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').slice(0, 300)}`);
+  }
+  const code = new URL(consent.location).searchParams.get('code')!;
   const fields = { grant_type: 'authorization_code', client_id: client.client_id, code, redirect_uri: redirectUri, code_verifier: verifier };
   const exchange = () => fetch(`${svc.baseUrl}/oauth/token`, {
     method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'oauth-tests' }, body: new URLSearchParams(fields),

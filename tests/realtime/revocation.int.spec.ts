@@ -1,6 +1,6 @@
 // Revocation reaches open sockets: when the credential a socket connected with stops being
 // valid (its API key deleted, its account suspended, its OAuth token revoked, its grant revoked,
-// its token expired on the service clock), every join on it is closed with `phx_close`
+// its OAuth client suspended, its token expired on the service clock), every join on it is closed with `phx_close`
 // `{reason}` and the socket is closed with code 4004; a join in the moment between a revocation
 // and its notice is refused too. Over real sockets with the official Phoenix client.
 
@@ -112,6 +112,18 @@ describe('realtime: revocation reaches open sockets', function () {
     const ordersClosed = channelClosed(orders);
     const socketClosed = closed(socket);
     expect((await exchange()).status).to.equal(400); // the replay revokes the grant and its tokens
+    expect(await ordersClosed).to.deep.equal({ reason: 'credential_revoked' });
+    expect(await socketClosed).to.equal(CLOSE_CREDENTIAL_ENDED);
+  });
+
+  it('the operator suspending the token\'s OAuth client ends the sockets of its tokens', async () => {
+    const member = await newMember(oauthSvc);
+    const { token, clientId } = await memberToken(member, 'orders.read');
+    const socket = await open({ oauthToken: token });
+    const orders = await join(socket, `orders:${member.user_id}`);
+    const ordersClosed = channelClosed(orders);
+    const socketClosed = closed(socket);
+    await svc.admin('PATCH', `/oauth/clients/${clientId}`, { status: 'suspended' });
     expect(await ordersClosed).to.deep.equal({ reason: 'credential_revoked' });
     expect(await socketClosed).to.equal(CLOSE_CREDENTIAL_ENDED);
   });
