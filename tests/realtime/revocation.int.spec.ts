@@ -142,19 +142,26 @@ describe('realtime: revocation reaches open sockets', function () {
   });
 
   // last: it moves the service clock an hour on
-  it('an OAuth token expiring on the service clock ends its joins (credential_expired)', async () => {
+  it('an OAuth token or a member session expiring on the service clock ends its joins (credential_expired)', async () => {
     const member = await newMember(oauthSvc);
     const { token } = await memberToken(member, 'orders.read');
     const socket = await open({ oauthToken: token });
     const orders = await join(socket, `orders:${member.user_id}`);
     const ordersClosed = channelClosed(orders);
     const socketClosed = closed(socket);
+    const { session } = await svc.admin('POST', `/accounts/${member.account_id}/sessions`, { expires_in: 3_600 });
+    const viaSession = await open({ oauthToken: session.token });
+    const balances = await join(viaSession, `balances:${member.user_id}`);
+    const balancesClosed = channelClosed(balances);
+    const sessionClosed = closed(viaSession);
     const heartbeat = (await svc.admin('GET', '/settings')).settings.ws_heartbeat_timeout_ms;
     await svc.admin('PATCH', '/settings', { ws_heartbeat_timeout_ms: 86_400_000 }); // silence is not what ends it here
     try {
       await svc.admin('POST', '/clock', { advance_ms: 3_601_000 }); // past the token's 3,600 s
       expect(await ordersClosed).to.deep.equal({ reason: 'credential_expired' });
       expect(await socketClosed).to.equal(CLOSE_CREDENTIAL_ENDED);
+      expect(await balancesClosed).to.deep.equal({ reason: 'credential_expired' });
+      expect(await sessionClosed).to.equal(CLOSE_CREDENTIAL_ENDED);
     } finally {
       await svc.admin('PATCH', '/settings', { ws_heartbeat_timeout_ms: heartbeat });
     }
