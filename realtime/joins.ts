@@ -16,6 +16,7 @@ import type { Logger } from 'pino';
 import type { Channel, JoinOutcome } from './channels/channel.ts';
 import type { CredentialEnd } from './credential.ts';
 import type { Hub } from './hub.ts';
+import type { RealtimeMetrics } from './metrics.ts';
 import { EVENT_CLOSE, encodeFrame, encodeReply } from './protocol.ts';
 import { CLOSE_CREDENTIAL_ENDED, type JoinState, type SocketLifecycle, type SocketState } from './socket.ts';
 
@@ -26,6 +27,7 @@ interface JoinLifecycleOptions {
   logger: Logger;
   hub: Hub;
   channels: readonly Channel[];
+  metrics: RealtimeMetrics;
   lifecycle?: SocketLifecycle;
 }
 
@@ -36,8 +38,10 @@ export class JoinLifecycle {
   private readonly logger: Logger;
   private readonly hub: Hub;
   private readonly lifecycle: SocketLifecycle | undefined;
+  private readonly metrics: RealtimeMetrics;
 
   constructor(options: JoinLifecycleOptions) {
+    this.metrics = options.metrics;
     this.channels = new Map(options.channels.map((channel) => [channel.name, channel]));
     this.logger = options.logger;
     this.hub = options.hub;
@@ -225,6 +229,7 @@ export class JoinLifecycle {
       }
     });
     socket.closeReason = reason;
+    this.metrics.credentialCloses.inc({ reason });
     ws.end(CLOSE_CREDENTIAL_ENDED, `${reason}: connect again with a live credential`);
   }
 

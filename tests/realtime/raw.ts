@@ -55,7 +55,7 @@ export class RawSocket {
     return this.next((frame) => frame[3] === 'phx_reply' && frame[1] === ref);
   }
 
-  /** Sends a heartbeat and waits for its reply: every frame sent before it has been handled. */
+  /** Sends a heartbeat and waits for its reply: every frame before it that is answered at once (leave, events) has been. */
   async sync(ref: string): Promise<void> {
     this.send(null, ref, 'phoenix', 'heartbeat');
     await this.reply(ref);

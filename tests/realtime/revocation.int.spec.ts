@@ -57,6 +57,7 @@ describe('realtime: revocation reaches open sockets', function () {
     expect(await ordersClosed).to.deep.equal({ reason: 'credential_revoked' });
     expect(await balancesClosed).to.deep.equal({ reason: 'credential_revoked' });
     expect(await socketClosed).to.equal(CLOSE_CREDENTIAL_ENDED);
+    expect(await svc.service.registry.getSingleMetricAsString('ws_credential_closes_total')).to.match(/ws_credential_closes_total\{reason="credential_revoked"\} [1-9]/);
   });
 
   it('a join right after the key is deleted is never answered with data', async () => {
