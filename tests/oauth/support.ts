@@ -136,6 +136,8 @@ export async function memberAccessToken(
     response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, scope, state: 's',
     code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
   }).toString()}`);
+  // the login finds the member in the read models, which may trail an account just created
+  await svc.ctx.projections.waitFor(await svc.ctx.store.headPosition(), 10_000);
   const login = await logInThrough(browser, member);
   const consent = await browser.consent('allow');
   if (consent.location === null) {

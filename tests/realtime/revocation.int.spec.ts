@@ -30,7 +30,7 @@ describe('realtime: revocation reaches open sockets', function () {
 
   before(async () => {
     svc = await startWholeService();
-    oauthSvc = { baseUrl: svc.base, adminToken: svc.adminToken } as TestService;
+    oauthSvc = { baseUrl: svc.base, adminToken: svc.adminToken, ctx: svc.service.ctx } as TestService;
   });
   after(async () => {
     for (const socket of sockets) socket.close();
