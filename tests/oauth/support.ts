@@ -29,6 +29,8 @@ export async function newMember(svc: TestService, password = 'correct horse batt
   const email = `member${members}-${Date.now()}@example.com`;
   const { account } = await adminOk(svc, 'POST', '/accounts', { first_name: 'Ada', last_name: 'Member', email, password, status: 'active' });
   await adminOk(svc, 'POST', `/accounts/${account.account_id}/deposits`, { amount: '100.00' });
+  // the login page finds members by email in the read models, which may trail an account just created
+  await svc.ctx.projections.waitFor(await svc.ctx.store.headPosition(), 10_000);
   return { account_id: account.account_id, user_id: account.user_id, email, password };
 }
 
@@ -136,8 +138,6 @@ export async function memberAccessToken(
     response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, scope, state: 's',
     code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
   }).toString()}`);
-  // the login finds the member in the read models, which may trail an account just created
-  await svc.ctx.projections.waitFor(await svc.ctx.store.headPosition(), 10_000);
   const login = await logInThrough(browser, member);
   const consent = await browser.consent('allow');
   if (consent.location === null) {
