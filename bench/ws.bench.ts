@@ -94,6 +94,9 @@ async function main(): Promise<void> {
     const { market } = await admin('POST', '/markets', { event_id: event.event_id, title: 'WS bench market', status: 'open' });
     const marketId: string = market.market_id;
 
+    // every subscriber is one key from one address: the per-client socket caps are raised to fit
+    const perClient = Math.min(20_000, SUBSCRIBERS + 10);
+    await admin('PATCH', '/settings', { websocket_limits: { connections_per_address: perClient, connections_per_identity: perClient } });
     const url = `ws://127.0.0.1:${service.wsPort}${SOCKET_PATH}`;
     const headers = { 'user-agent': 'ws-bench/1', ...signers[0]!.headers('GET', SOCKET_PATH) };
     for (let w = 0; w < WORKERS; w++) {

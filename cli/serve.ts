@@ -30,7 +30,7 @@ import { createPool } from '../eventstore/postgres/pool.ts';
 import { startLeaderboardScheduler } from '../projections/member/leaderboard/scheduler.ts';
 import { startRealtime, type Realtime } from '../realtime/index.ts';
 import { freePortOn } from './ports.ts';
-import { cancelOnDisconnectOf, identityResolverOf } from './realtimeWiring.ts';
+import { cancelOnDisconnectOf, credentialNoticesOf, identityResolverOf } from './realtimeWiring.ts';
 import { metadataRouter } from '../oauth/metadata.ts';
 import { readYourWrites, withCredentials } from './credentials.ts';
 import { ProjectionWorkerHost, type Projections } from './projectionHost.ts';
@@ -243,8 +243,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
       db: database.pool,
       changes: runner,
       books: engine.books,
-      resolver: identityResolverOf(ctx),
+      resolver: identityResolverOf(ctx, oauth.deps),
+      credentialNotices: credentialNoticesOf(ctx, oauth.deps),
       heartbeatTimeoutMs: () => settings.get().ws_heartbeat_timeout_ms,
+      limits: () => settings.get().websocket_limits,
       readYourWrites: (accountId: string) => readYourWrites(ctx, accountId),
       cancelOnDisconnect: cancelOnDisconnectOf(ctx),
     });

@@ -7,7 +7,7 @@
 
 import type { Logger } from 'pino';
 import type { RealtimeMetrics } from './metrics.ts';
-import type { SocketLifecycle, SocketState } from './server.ts';
+import type { SocketLifecycle, SocketState } from './socket.ts';
 
 /** Channels whose holders are protected by cancel_on_disconnect. */
 const GUARDED_CHANNELS: ReadonlySet<string> = new Set(['orders', 'account']);

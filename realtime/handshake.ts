@@ -8,6 +8,7 @@
 // Refusals arrive typed from the credential resolver; this file alone maps them to HTTP.
 
 import type { CredentialRefusal, CredentialRequest } from '../commands/auth/credentials.ts';
+import type { SocketCredential } from './credential.ts';
 import { ANONYMOUS, type SocketIdentity } from './identity.ts';
 
 const HEADER_OAUTH_TOKEN = 'x-svc-oauth-token';
@@ -22,7 +23,8 @@ export type HandshakeRequest = CredentialRequest;
 /** The shared resolver's refusals; this file maps them to the handshake's HTTP answer. */
 export type HandshakeRefusal = CredentialRefusal;
 
-export type IdentityResult = { ok: true; identity: SocketIdentity } | { ok: false; refusal: HandshakeRefusal };
+/** A resolved identity, with the credential it rests on (absent only for anonymous sockets). */
+export type IdentityResult = { ok: true; identity: SocketIdentity; credential?: SocketCredential } | { ok: false; refusal: HandshakeRefusal };
 
 /** Turns credentials into an identity (wired at the composition root over the shared resolver). */
 export interface IdentityResolver {

@@ -19,7 +19,8 @@ import { Feed, type FeedSource } from './feed.ts';
 import type { IdentityResolver } from './handshake.ts';
 import { Hub } from './hub.ts';
 import { createRealtimeMetrics } from './metrics.ts';
-import { startRealtimeServer, type RealtimeServer } from './server.ts';
+import { startRealtimeServer, type RealtimeServer, type WebsocketLimits } from './server.ts';
+import type { CredentialNotices } from './credential.ts';
 import { OrderBooks } from './state/books.ts';
 import type { BookSource } from '../engine/gateway.ts';
 import { MarketDirectory } from './state/markets.ts';
@@ -39,6 +40,10 @@ interface RealtimeDeps {
   resolver?: IdentityResolver;
   cancelOnDisconnect?: CancelOnDisconnect;
   heartbeatTimeoutMs(): number;
+  /** The operator setting `websocket_limits`, read at each handshake and join. */
+  limits(): WebsocketLimits;
+  /** Notices that a credential ended (a key deleted, a token or grant revoked, an account no longer active). */
+  credentialNotices?: CredentialNotices;
   /** Resolves once the read models have passed the account's last write (bounded wait). */
   readYourWrites?(accountId: string): Promise<void>;
 }
@@ -89,6 +94,7 @@ export async function startRealtime(deps: RealtimeDeps): Promise<Realtime> {
       channels,
       resolver: deps.resolver,
       heartbeatTimeoutMs: deps.heartbeatTimeoutMs,
+      limits: deps.limits,
       metrics,
       lifecycle: canceller,
     });
@@ -96,11 +102,13 @@ export async function startRealtime(deps: RealtimeDeps): Promise<Realtime> {
     feed.stop();
     throw error;
   }
+  const stopNotices = deps.credentialNotices?.((key, reason) => server.credentialChanged(key, reason));
   return {
     port: server.port,
     server,
     feed,
     async stop() {
+      stopNotices?.();
       await server.stop();
       feed.stop();
       await canceller.drain();

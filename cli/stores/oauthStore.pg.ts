@@ -97,6 +97,7 @@ export class PostgresOAuthStore implements OAuthStore {
   private readonly pendingWaiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
   private readonly pendingSizes: number[] = [];
   private writing = false;
+  private readonly revokedListeners = new Set<(tokenIds: readonly string[]) => void>();
 
   constructor(private readonly pool: pg.Pool, private readonly nowUs: () => number) {}
 
@@ -275,15 +276,30 @@ export class PostgresOAuthStore implements OAuthStore {
     await this.revokeWhere(`grant_id = $1 AND kind = 'access'`, [grantId]);
   }
 
+  /** Told the ids of the tokens each revocation ended, once it committed (the WebSocket feed ends their sockets). */
+  onRevoked(listener: (tokenIds: readonly string[]) => void): () => void {
+    this.revokedListeners.add(listener);
+    return () => this.revokedListeners.delete(listener);
+  }
+
   private async revokeWhere(condition: string, params: unknown[]): Promise<void> {
     this.revocations += 1;
     await this.ensureSchema();
     const at = this.nowUs();
     const { rows } = await this.pool.query(
-      `UPDATE oauth_tokens SET revoked_at_us = COALESCE(revoked_at_us, $${params.length + 1}) WHERE ${condition} RETURNING token_hash`,
+      `UPDATE oauth_tokens SET revoked_at_us = COALESCE(revoked_at_us, $${params.length + 1}) WHERE ${condition} RETURNING token_hash, token_id`,
       [...params, at],
     );
     for (const row of rows) this.accessCache.delete(row.token_hash as string);
+    if (rows.length === 0) return;
+    const ids = rows.map((row) => row.token_id as string);
+    for (const listener of this.revokedListeners) {
+      try {
+        listener(ids);
+      } catch {
+        // a listener's failure is its own: the revocation has committed
+      }
+    }
   }
 
   private remember(token: StoredToken): void {

@@ -65,4 +65,9 @@ export interface OAuthStore {
   revokeGrantTokens(grantId: string): Promise<void>;
   /** Every access token of a grant (a revoked refresh token ends them). */
   revokeGrantAccessTokens(grantId: string): Promise<void>;
+  /**
+   * Tells `listener` the ids of the tokens each revocation ended, once it committed (the WebSocket
+   * feed ends their sockets); returns the function that stops telling it.
+   */
+  onRevoked(listener: (tokenIds: readonly string[]) => void): () => void;
 }

@@ -25,6 +25,7 @@ export class ClientDirectory {
   private generation = 0;
   /** Per cached client (dropped with it): the last secret that verified. */
   private readonly verified = new WeakMap<KnownClient, string>();
+  private readonly changeListeners = new Set<(clientId: string) => void>();
 
   constructor(private readonly store: EventStore, private readonly loader: Loader) {}
 
@@ -64,6 +65,13 @@ export class ClientDirectory {
     this.generation += 1;
     this.cache.delete(clientId);
     this.loading.delete(clientId);
+    for (const listener of this.changeListeners) listener(clientId);
+  }
+
+  /** Told after a client changed (a suspension, a new IP allowlist): holders of live connections judge them again. */
+  onChanged(listener: (clientId: string) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
   }
 
   private remember(clientId: string, known: KnownClient | null): void {

@@ -20,6 +20,16 @@ export interface GeofencingSettings {
   blocked_networks: string[];
 }
 
+/** Per-client bounds on the WebSocket feed (docs/REALTIME.md "Limits and protections"). */
+export interface WebsocketLimitsSettings {
+  /** Open sockets from one peer address (handshakes under way included); past it a handshake is 429. */
+  connections_per_address: number;
+  /** Open sockets of one member account (over all its keys and tokens) or one OAuth application; past it 429. */
+  connections_per_identity: number;
+  /** Joins one socket may start per second; past it a join is refused `too many joins`. */
+  joins_per_second: number;
+}
+
 export interface Settings {
   dynamic_registration: boolean;
   registration_limit_per_hour: number;
@@ -36,6 +46,8 @@ export interface Settings {
   max_live_orders_per_account: number;
   /** Loyalty points credited to a referrer when the referee first trades (the engine holds the value in force). */
   referral_points: number;
+  /** Per-client caps on WebSocket connections and the join rate of one socket. */
+  websocket_limits: WebsocketLimitsSettings;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -51,6 +63,7 @@ export const DEFAULT_SETTINGS: Settings = {
   ws_heartbeat_timeout_ms: 60_000,
   max_live_orders_per_account: 10_000,
   referral_points: DEFAULT_REFERRAL_POINTS,
+  websocket_limits: { connections_per_address: 200, connections_per_identity: 50, joins_per_second: 10 },
 };
 
 export interface SettingsStore {

@@ -4,7 +4,7 @@
 import { InvalidInput } from '../../domain/errors.ts';
 import { REFERRAL_POINTS_MAX } from '../../domain/engine/referrals.ts';
 import { sportKey } from '../../domain/leaderboard/board.ts';
-import type { GeofencingSettings, LeaderboardBoardSetting, Settings } from './settings.ts';
+import type { GeofencingSettings, LeaderboardBoardSetting, Settings, WebsocketLimitsSettings } from './settings.ts';
 
 const LEADERBOARD_PERIODS = ['daily', 'weekly', 'monthly', 'yearly', 'all'] as const;
 const LEADERBOARD_METRICS = ['volume', 'profit', 'predictions', 'markets', 'win_rate', 'biggest_win', 'return', 'streak'] as const;
@@ -21,6 +21,9 @@ const WS_HEARTBEAT_TIMEOUT_MS_MAX = 86_400_000;
 /** `max_live_orders_per_account` may be raised up to this (the engine holds every live order in memory). */
 const LIVE_ORDERS_PER_ACCOUNT_MAX = 1_000_000;
 const CATEGORY_LENGTH_MAX = 64;
+/** Upper bounds of `websocket_limits` (the feed holds at most 20,000 sockets in all). */
+const WS_CONNECTIONS_PER_CLIENT_MAX = 20_000;
+const WS_JOINS_PER_SECOND_MAX = 1_000;
 
 type Checker<K extends keyof Settings> = (value: unknown, field: string) => Settings[K];
 
@@ -127,6 +130,26 @@ function geofencing(current: GeofencingSettings) {
   };
 }
 
+const WEBSOCKET_LIMITS_CHECKS = {
+  connections_per_address: integerIn(1, WS_CONNECTIONS_PER_CLIENT_MAX),
+  connections_per_identity: integerIn(1, WS_CONNECTIONS_PER_CLIENT_MAX),
+  joins_per_second: integerIn(1, WS_JOINS_PER_SECOND_MAX),
+} as const;
+
+/** A websocket_limits object; fields left out keep their current value. */
+function websocketLimits(current: WebsocketLimitsSettings) {
+  return (value: unknown, field: string): WebsocketLimitsSettings => {
+    if (!isObject(value)) throw new InvalidInput(`${field} must be an object`);
+    const next: WebsocketLimitsSettings = { ...current };
+    for (const [key, entry] of Object.entries(value)) {
+      if (!(key in WEBSOCKET_LIMITS_CHECKS)) throw new InvalidInput(`${field}.${key} is not a known field`);
+      const name = key as keyof WebsocketLimitsSettings;
+      next[name] = WEBSOCKET_LIMITS_CHECKS[name](entry, `${field}.${key}`);
+    }
+    return next;
+  };
+}
+
 const lowercase = (s: string) => s.toLowerCase();
 
 /**
@@ -148,6 +171,7 @@ export function validateSettingsPatch(patch: unknown, current: Settings): Partia
     ws_heartbeat_timeout_ms: integerIn(WS_HEARTBEAT_TIMEOUT_MS_MIN, WS_HEARTBEAT_TIMEOUT_MS_MAX),
     max_live_orders_per_account: integerIn(1, LIVE_ORDERS_PER_ACCOUNT_MAX),
     referral_points: integerIn(0, REFERRAL_POINTS_MAX),
+    websocket_limits: websocketLimits(current.websocket_limits),
   };
   const out: Partial<Record<keyof Settings, unknown>> = {};
   for (const [key, value] of Object.entries(patch)) {

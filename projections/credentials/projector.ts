@@ -1,7 +1,9 @@
 // Read model of credentials: the tables the in-process credential index is loaded from at start.
-// Source of truth stays the event store (streams apikey-* and session-*).
+// Source of truth stays the event store (streams apikey-* and session-*). A revoked key or
+// session is announced after the commit (kinds `api_key_revoked`, `session_revoked`), so holders
+// of long-lived connections made with it (the WebSocket feed) can end them.
 
-import type { Projector } from '../projector.ts';
+import type { ProjectionChange, Projector } from '../projector.ts';
 import { API_KEY_STREAM_PREFIX, isCredentialEvent, SESSION_STREAM_PREFIX } from '../../domain/credentials/events.ts';
 
 export const credentialsProjector: Projector = {
@@ -29,6 +31,7 @@ export const credentialsProjector: Projector = {
   `,
   filter: { streamPrefixes: [API_KEY_STREAM_PREFIX, SESSION_STREAM_PREFIX] },
   async handle(tx, events) {
+    const changes: ProjectionChange[] = [];
     for (const recorded of events) {
       const event = { type: recorded.type, data: recorded.data };
       if (!isCredentialEvent(event)) continue;
@@ -44,6 +47,7 @@ export const credentialsProjector: Projector = {
         }
         case 'ApiKeyRevoked':
           await tx.query('UPDATE api_keys SET revoked_at_us = COALESCE(revoked_at_us, $2) WHERE key_id = $1', [event.data.key_id, event.data.revoked_at_us]);
+          changes.push({ projector: 'credentials', kind: 'api_key_revoked', keys: { key_id: event.data.key_id } });
           break;
         case 'SessionIssued': {
           const d = event.data;
@@ -56,6 +60,7 @@ export const credentialsProjector: Projector = {
         }
         case 'SessionRevoked':
           await tx.query('UPDATE member_sessions SET revoked_at_us = COALESCE(revoked_at_us, $2) WHERE session_id = $1', [event.data.session_id, event.data.revoked_at_us]);
+          changes.push({ projector: 'credentials', kind: 'session_revoked', keys: { session_id: event.data.session_id } });
           break;
         default: {
           const never: never = event;
@@ -63,6 +68,6 @@ export const credentialsProjector: Projector = {
         }
       }
     }
-    return [];
+    return changes;
   },
 };

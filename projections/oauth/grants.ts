@@ -1,11 +1,12 @@
 // Read model of members' OAuth grants (the operator's GET /admin/v1/accounts/{id}/grants): one row
 // per grant, folded from the grant streams. The authorization server decides on the streams
-// themselves; this table only lists them.
+// themselves; this table only lists them. A revocation is announced after the commit (kind
+// `oauth_grant_revoked`), so the WebSocket feed can end the sockets of the grant's tokens.
 
 import type pg from 'pg';
 import { GRANT_STREAM_PREFIX, isGrantEvent } from '../../domain/oauth/events.ts';
 import { usToIso } from '../../domain/clock.ts';
-import type { Projector } from '../projector.ts';
+import type { ProjectionChange, Projector } from '../projector.ts';
 
 export const grantsProjector: Projector = {
   name: 'oauth_grants',
@@ -25,6 +26,7 @@ export const grantsProjector: Projector = {
   `,
   filter: { streamPrefixes: [GRANT_STREAM_PREFIX] },
   async handle(tx, events) {
+    const changes: ProjectionChange[] = [];
     for (const recorded of events) {
       const event = { type: recorded.type, data: recorded.data };
       if (!isGrantEvent(event)) continue;
@@ -41,9 +43,10 @@ export const grantsProjector: Projector = {
           'UPDATE oauth_grants SET revoked_at_us = COALESCE(revoked_at_us, $2), revoked_reason = COALESCE(revoked_reason, $3) WHERE grant_id = $1',
           [d.grant_id, d.at_us, d.reason],
         );
+        changes.push({ projector: 'oauth_grants', kind: 'oauth_grant_revoked', keys: { grant_id: d.grant_id, account_id: d.account_id } });
       }
     }
-    return [];
+    return changes;
   },
 };
 

@@ -20,6 +20,12 @@ export interface JoinContext {
   /** The part after the first colon, or null without one. */
   suffix: string | null;
   payload: Record<string, unknown>;
+  /**
+   * Whether this join is still the topic's current one (false once a newer join replaced it, it
+   * was left, or the socket closed): a channel checks it before each read, so an abandoned join
+   * stops reading.
+   */
+  current(): boolean;
   /** Keep frames published on these feed topics for this join until it is answered. */
   hold(topics: readonly string[]): void;
   /** A push to this socket alone on this join (e.g. a re-costed slip); dropped once the join ends. */
@@ -53,6 +59,8 @@ export type JoinOutcome =
 
 export interface Channel {
   name: string;
+  /** Whether the topic carries a suffix (`orders:{user_id}`); a public topic with one is unmatched. */
+  suffixed?: boolean;
   join(ctx: JoinContext): Promise<JoinOutcome> | JoinOutcome;
 }
 

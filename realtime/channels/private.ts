@@ -47,10 +47,14 @@ export function memberFor(ctx: JoinContext, scopes: readonly string[]): MemberId
   return identity;
 }
 
-async function liveOrders(db: Queryable, accountId: string): Promise<unknown[]> {
+/** A join that stopped being current reads no further (its answer would be dropped). */
+class Abandoned extends Error {}
+
+async function liveOrders(db: Queryable, accountId: string, current: () => boolean): Promise<unknown[]> {
   const orders: unknown[] = [];
   let cursor: string | null = null;
   do {
+    if (!current()) throw new Abandoned();
     const page = await listOrders(db, accountId, { statuses: LIVE_ORDER_STATUSES }, { limit: SNAPSHOT_PAGE_ROWS, cursor });
     orders.push(...page.orders);
     cursor = page.cursor;
@@ -59,7 +63,7 @@ async function liveOrders(db: Queryable, accountId: string): Promise<unknown[]> 
 }
 
 const readers = {
-  orders: async (db: Queryable, accountId: string) => ({ orders: await liveOrders(db, accountId) }),
+  orders: async (db: Queryable, accountId: string, current: () => boolean) => ({ orders: await liveOrders(db, accountId, current) }),
   fills: async (db: Queryable, accountId: string) => ({ fills: (await listFills(db, accountId, {}, { limit: FILLS_IN_SNAPSHOT })).fills }),
   positions: async (db: Queryable, accountId: string) => ({ ...(await listPositions(db, accountId, { limit: POSITIONS_IN_SNAPSHOT })) }),
   settlements: async (db: Queryable, accountId: string) => ({
@@ -68,10 +72,11 @@ const readers = {
   balances: async (db: Queryable, accountId: string) => ({ balance: await getBalance(db, accountId) }),
 };
 
-async function snapshotOf(name: PrivateChannelName, db: Queryable, accountId: string): Promise<Record<string, unknown>> {
-  if (name !== 'account') return readers[name](db, accountId);
+async function snapshotOf(name: PrivateChannelName, db: Queryable, accountId: string, current: () => boolean): Promise<Record<string, unknown>> {
+  if (!current()) throw new Abandoned();
+  if (name !== 'account') return readers[name](db, accountId, current);
   const [orders, fills, positions, settlements, balance] = await Promise.all([
-    readers.orders(db, accountId), readers.fills(db, accountId), readers.positions(db, accountId),
+    readers.orders(db, accountId, current), readers.fills(db, accountId), readers.positions(db, accountId),
     readers.settlements(db, accountId), readers.balances(db, accountId),
   ]);
   return { ...orders, ...fills, positions: positions.positions, ...settlements, ...balance };
@@ -83,6 +88,7 @@ function privateChannel(name: PrivateChannelName, feed: Feed, db: Queryable, rea
   const carriesBalance = name === 'balances' || name === 'account';
   return {
     name,
+    suffixed: true,
     async join(ctx) {
       const member = memberFor(ctx, CHANNEL_SCOPES[name]);
       if ('ok' in member) return member;
@@ -93,9 +99,10 @@ function privateChannel(name: PrivateChannelName, feed: Feed, db: Queryable, rea
       if (carriesBalance) feed.balances.retain(member.account_id);
       let snapshot: Record<string, unknown>;
       try {
-        snapshot = await snapshotOf(name, db, member.account_id);
+        snapshot = await snapshotOf(name, db, member.account_id, ctx.current);
       } catch (error) {
         if (carriesBalance) feed.balances.release(member.account_id);
+        if (error instanceof Abandoned) return refuse('abandoned');
         throw error;
       }
       if (carriesBalance) feed.balances.seed(member.account_id, snapshot.balance as Record<string, unknown> | null);

@@ -100,7 +100,10 @@ export function tradesChannel(feed: Feed, db: Queryable): Channel {
       const topics = ids.map(feedTopic.trades);
       ctx.hold(topics);
       const recent: MarketTradeWire[] = [];
-      for (const id of ids) recent.push(...(await listMarketTrades(db, id, { limit: TRADES_PER_MARKET_IN_REPLY })).trades);
+      for (const id of ids) {
+        if (!ctx.current()) return refuse('abandoned'); // replaced or left: read no further
+        recent.push(...(await listMarketTrades(db, id, { limit: TRADES_PER_MARKET_IN_REPLY })).trades);
+      }
       return { ok: true, topics, response: () => ({ trades: recent }) };
     },
   };

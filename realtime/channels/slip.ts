@@ -14,7 +14,7 @@ import { getBalance } from '../../projections/core/queries/accounts.ts';
 import type { Queryable } from '../../projections/core/queries/db.ts';
 import type { Feed } from '../feed.ts';
 import type { Level } from '../state/books.ts';
-import type { Channel, InReply, JoinContext } from './channel.ts';
+import { refuse, type Channel, type InReply, type JoinContext } from './channel.ts';
 import { memberFor, type ReadYourWrites } from './private.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -68,6 +68,7 @@ function slipChannel(name: 'order_slip' | 'betslip', feed: Feed, db: Queryable, 
   const moneyPlaces = name === 'betslip' ? 2 : null;
   return {
     name,
+    suffixed: true,
     async join(ctx: JoinContext) {
       const member = memberFor(ctx, ['orders.read']);
       if ('ok' in member) return member;
@@ -75,6 +76,10 @@ function slipChannel(name: 'order_slip' | 'betslip', feed: Feed, db: Queryable, 
       feed.balances.retain(accountId);
       try {
         await readYourWrites(accountId);
+        if (!ctx.current()) {
+          feed.balances.release(accountId);
+          return refuse('abandoned'); // replaced or left meanwhile: nobody hears the answer
+        }
         feed.balances.seed(accountId, (await getBalance(db, accountId)) as unknown as Record<string, unknown> | null);
       } catch (error) {
         feed.balances.release(accountId);

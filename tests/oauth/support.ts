@@ -4,6 +4,7 @@
 
 import { expect } from 'chai';
 import * as oauth from 'oauth4webapi';
+import { createHash, randomBytes } from 'node:crypto';
 import type { TestService } from '../support/service.ts';
 
 export async function admin(svc: TestService, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -29,8 +30,8 @@ export async function newMember(svc: TestService, password = 'correct horse batt
   const email = `member${members}-${Date.now()}@example.com`;
   const { account } = await adminOk(svc, 'POST', '/accounts', { first_name: 'Ada', last_name: 'Member', email, password, status: 'active' });
   await adminOk(svc, 'POST', `/accounts/${account.account_id}/deposits`, { amount: '100.00' });
-  // the login page finds members through the read models: wait until they know this one
-  await svc.ctx.projections.waitFor(await svc.ctx.store.headPosition(), 5_000);
+  // the login page finds members by email in the read models, which may trail an account just created
+  await svc.ctx.projections.waitFor(await svc.ctx.store.headPosition(), 10_000);
   return { account_id: account.account_id, user_id: account.user_id, email, password };
 }
 
@@ -150,4 +151,32 @@ export async function authorizeInBrowser(
   if (page.html.includes('Allow')) page = await browser.consent('allow');
   expect(page.location, page.html).to.be.a('string');
   return { callback: new URL(page.location!), verifier, state, browser, url };
+}
+
+/**
+ * A member's access token through the authorization code flow (a fresh native client allowed
+ * `scope`); `exchange` presents the same code again (a replay revokes the grant).
+ */
+export async function memberAccessToken(
+  svc: TestService, member: { email: string; password: string }, scope: string, redirectUri = 'http://127.0.0.1:9/callback',
+): Promise<{ token: string; clientId: string; exchange(): Promise<Response> }> {
+  const client = await newClient(svc, { app_type: 'native', redirect_uris: [redirectUri], scopes: scope.split(' ') });
+  const verifier = randomBytes(32).toString('base64url');
+  const browser = new FormBrowser(svc.baseUrl);
+  await browser.visit(`/oauth/authorize?${new URLSearchParams({
+    response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, scope, state: 's',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
+  }).toString()}`);
+  const login = await logInThrough(browser, member);
+  const consent = await browser.consent('allow');
+  if (consent.location === null) {
+    throw new Error(`consent did not redirect: login ${login.status}, consent ${consent.status}: ${consent.html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').slice(0, 300)}`);
+  }
+  const code = new URL(consent.location).searchParams.get('code')!;
+  const fields = { grant_type: 'authorization_code', client_id: client.client_id, code, redirect_uri: redirectUri, code_verifier: verifier };
+  const exchange = () => fetch(`${svc.baseUrl}/oauth/token`, {
+    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'oauth-tests' }, body: new URLSearchParams(fields),
+  });
+  const answer = (await (await exchange()).json()) as { access_token: string };
+  return { token: answer.access_token, clientId: client.client_id, exchange };
 }
