@@ -104,13 +104,12 @@ export const marketStatsSlice: Slice = {
     const accounts = list.map((p) => p.account_id);
     const marketIds = list.map((p) => p.market_id);
     const pairSql = 'SELECT * FROM unnest($1::text[], $2::text[]) AS p(account_id, market_id)';
-    const [stats, positions, balances] = await Promise.all([
-      batch.tx.query<{ account_id: string; market_id: string; sums: StoredSums; last_settled_at: string | null }>(prepared(
-        `SELECT s.account_id, s.market_id, s.sums, s.last_settled_at::text FROM core_market_stats s JOIN (${pairSql}) p USING (account_id, market_id)`, [accounts, marketIds])),
-      batch.tx.query<{ account_id: string; market_id: string; doc: PositionView }>(prepared(
-        `SELECT x.account_id, x.market_id, x.doc FROM core_positions x JOIN (${pairSql}) p USING (account_id, market_id)`, [accounts, marketIds])),
-      batch.tx.query<{ account_id: string; doc: BalanceView }>(prepared('SELECT account_id, doc FROM core_balances WHERE account_id = ANY($1::text[])', [[...new Set(accounts)]])),
-    ]);
+    // one client runs one statement at a time: three awaits in turn (pg queues a concurrent query, deprecated)
+    const stats = await batch.tx.query<{ account_id: string; market_id: string; sums: StoredSums; last_settled_at: string | null }>(prepared(
+      `SELECT s.account_id, s.market_id, s.sums, s.last_settled_at::text FROM core_market_stats s JOIN (${pairSql}) p USING (account_id, market_id)`, [accounts, marketIds]));
+    const positions = await batch.tx.query<{ account_id: string; market_id: string; doc: PositionView }>(prepared(
+      `SELECT x.account_id, x.market_id, x.doc FROM core_positions x JOIN (${pairSql}) p USING (account_id, market_id)`, [accounts, marketIds]));
+    const balances = await batch.tx.query<{ account_id: string; doc: BalanceView }>(prepared('SELECT account_id, doc FROM core_balances WHERE account_id = ANY($1::text[])', [[...new Set(accounts)]]));
     const statsBy = new Map(stats.rows.map((r) => [positionKey(r.account_id, r.market_id), r]));
     const positionBy = new Map(positions.rows.map((r) => [positionKey(r.account_id, r.market_id), r.doc]));
     const balanceBy = new Map(balances.rows.map((r) => [r.account_id, r.doc]));
