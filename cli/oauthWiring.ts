@@ -67,7 +67,7 @@ export async function oauthParts(base: Omit<AppContext, 'credentials'>): Promise
 export function oauthHttpOf(ctx: AppContext, parts: OAuthServerParts) {
   return oauthRouter({
     deps: parts.deps,
-    members: { accountsByEmail: accountsByEmailQuery(ctx.pool) },
+    members: { accountsByEmail: caughtUpLookup(ctx, accountsByEmailQuery(ctx.pool)) },
     loginLimiter: new LoginLimiter(),
     registrations: new RegistrationLimiter(),
     signUps: new SignUpLimiter(),
@@ -80,4 +80,26 @@ export function oauthHttpOf(ctx: AppContext, parts: OAuthServerParts) {
       return 'opened';
     },
   });
+}
+
+/** How long a login's email lookup that found nobody waits for the read models to reach the journal's head before it asks again. */
+const EMAIL_LOOKUP_CATCH_UP_WAIT_MS = 2_000;
+
+/**
+ * Members are found by email in the read models, which may trail an account the operator opened a
+ * moment ago: a lookup that finds nobody waits (bounded) until the read models have passed the
+ * journal's head, then asks again, so a login right after the account was opened finds it. The
+ * login limiter bounds how often anyone can make it wait.
+ */
+function caughtUpLookup(ctx: AppContext, lookup: (email: string) => Promise<string[]>): (email: string) => Promise<string[]> {
+  return async (email) => {
+    const found = await lookup(email);
+    if (found.length > 0) return found;
+    try {
+      await ctx.projections.waitFor(await ctx.store.headPosition(), EMAIL_LOOKUP_CATCH_UP_WAIT_MS);
+    } catch {
+      return found; // the read models lag more than the bound: answer from what they hold
+    }
+    return lookup(email);
+  };
 }
