@@ -28,6 +28,7 @@ import { migrate } from '../eventstore/postgres/migrate.ts';
 import { createPool } from '../eventstore/postgres/pool.ts';
 import { startLeaderboardScheduler } from '../projections/member/leaderboard/scheduler.ts';
 import { startRealtime, type Realtime } from '../realtime/index.ts';
+import { ADMIN_HOST_DEFAULT, ADMIN_PORT_DEFAULT, reachableHost } from './config.ts';
 import { freePortOn } from './ports.ts';
 import { cancelOnDisconnectOf, identityResolverOf } from './realtimeWiring.ts';
 import { metadataRouter } from '../oauth/metadata.ts';
@@ -38,8 +39,6 @@ import { terminalProgress } from './progress.ts';
 import { createLogger } from './logger.ts';
 
 const EMBEDDED_DATABASE = 'exchange';
-/** The separate operator listener (ADMIN_PORT) is reachable from this machine only. */
-const ADMIN_LISTEN_HOST = '127.0.0.1';
 /** A client has this long to send a request's headers, and its whole request (slow-loris bounds). */
 const HTTP_HEADERS_TIMEOUT_MS = 10_000;
 const HTTP_REQUEST_TIMEOUT_MS = 30_000;
@@ -124,8 +123,10 @@ export interface RunningService {
   /** The WebSocket feed (Phoenix Channels at ws://…:wsPort/socket/websocket). */
   realtime: Realtime;
   wsPort: number;
-  /** The operator listener's port when ADMIN_PORT is set (127.0.0.1 only); null when the main port serves /admin/v1. */
-  adminPort: number | null;
+  /** The operator listener's port (/admin/v1, /metrics; on ADMIN_HOST, 127.0.0.1 by default). */
+  adminPort: number;
+  /** http://host:adminPort as this machine reaches it. */
+  adminUrl: string;
   stop(): Promise<void>;
 }
 
@@ -211,22 +212,22 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const ctx: AppContext = withCredentials(base, [oauth.tokenResolver]);
     const oauthHttp = oauthHttpOf(ctx, oauth);
     const api = createApi(ctx, {
-      registry, isReady: () => ready, separateAdmin: config.adminPort !== null, routers: [metadataRouter(ctx), oauthHttp.router], laneRoutes: oauthHttp.laneRoutes,
+      registry, isReady: () => ready, separateAdmin: true, routers: [metadataRouter(ctx), oauthHttp.router], laneRoutes: oauthHttp.laneRoutes,
     });
-    let adminPort: number | null = null;
-    if (api.adminApp) {
-      const adminServer = http.createServer(HTTP_SERVER_LIMITS, api.adminApp);
-      await new Promise<void>((resolve, reject) => {
-        adminServer.once('error', reject);
-        adminServer.listen(config.adminPort ?? 0, ADMIN_LISTEN_HOST, () => {
-          adminServer.off('error', reject);
-          resolve();
-        });
+    // the operator API and metrics never share the public listener: their own, on loopback by default
+    const adminHost = config.adminHost ?? ADMIN_HOST_DEFAULT;
+    if (!api.adminApp) throw new Error('the operator app was not built');
+    const adminServer = http.createServer(HTTP_SERVER_LIMITS, api.adminApp);
+    await new Promise<void>((resolve, reject) => {
+      adminServer.once('error', reject);
+      adminServer.listen(config.adminPort ?? ADMIN_PORT_DEFAULT, adminHost, () => {
+        adminServer.off('error', reject);
+        resolve();
       });
-      adminPort = (adminServer.address() as AddressInfo).port;
-      cleanups.push(() => closeServer(adminServer));
-      logger.info({ adminPort, host: ADMIN_LISTEN_HOST }, 'operator API and metrics on their own listener');
-    }
+    });
+    const adminPort = (adminServer.address() as AddressInfo).port;
+    cleanups.push(() => closeServer(adminServer));
+    logger.info({ adminPort, host: adminHost }, 'operator API and metrics on their own listener');
     handler = (req, res) => {
       if (!api.lane(req, res)) api.app(req, res);
     };
@@ -270,6 +271,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       realtime,
       wsPort: realtime.port,
       adminPort,
+      adminUrl: `http://${reachableHost(adminHost)}:${adminPort}`,
       stop() {
         stopping ??= (async () => {
           ready = false;

@@ -14,6 +14,8 @@ export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghij';
 
 export interface TestService {
   baseUrl: string;
+  /** The operator listener (/admin/v1, /metrics), on 127.0.0.1. */
+  adminUrl: string;
   adminToken: string;
   ctx: AppContext;
   service: RunningService;
@@ -21,7 +23,7 @@ export interface TestService {
 }
 
 /**
- * `env` overrides the defaults (PORT=0, TEST_CLOCK=1, ADMIN_TOKEN, LOG_LEVEL=silent, a temp
+ * `env` overrides the defaults (PORT=0, WS_PORT=0, ADMIN_PORT=0, TEST_CLOCK=1, ADMIN_TOKEN, LOG_LEVEL=silent, a temp
  * DATA_DIR, DATABASE_URL of a fresh database), e.g. { JURISDICTION: 'ca' } or { DEMO: '1' }.
  */
 export async function startTestService(
@@ -32,6 +34,7 @@ export async function startTestService(
   const config = loadConfig({
     PORT: '0',
     WS_PORT: '0',
+    ADMIN_PORT: '0',
     TEST_CLOCK: '1',
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     LOG_LEVEL: 'silent',
@@ -55,6 +58,7 @@ export async function startTestService(
   }
   return {
     baseUrl: service.baseUrl,
+    adminUrl: service.adminUrl,
     adminToken: config.adminToken!,
     ctx: service.ctx,
     service,
