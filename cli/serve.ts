@@ -3,6 +3,7 @@
 // engine and the HTTP server, and owns the shutdown order: stop accepting, drain requests, stop
 // background jobs, flush the engine, stop projections, close the store and pool, stop postgres.
 
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -138,6 +139,31 @@ interface StartOptions {
   onListening?: (port: number) => Promise<void> | void;
   /** Where DEMO=1 seeding draws its progress (default standard error; nothing unless it is a terminal). */
   progressStream?: NodeJS.WriteStream;
+  /**
+   * Where the DEMO=1 banner goes when it is a terminal (default standard output); otherwise to an
+   * owner-only file under DATA_DIR (DEMO_BANNER_FILE). Never to the log.
+   */
+  bannerStream?: NodeJS.WriteStream;
+}
+
+/** Under DATA_DIR: the DEMO=1 banner (a private key, a client secret, a password) when standard output is no terminal. */
+const DEMO_BANNER_FILE = 'demo-banner.txt';
+/** Read and write for its owner only. */
+const OWNER_ONLY_MODE = 0o600;
+
+/**
+ * The banner's destination: the terminal itself, or else a file only the service's user can read
+ * (a pipe to a log collector would keep the secrets in every copy of the log).
+ */
+function demoBannerOut(config: Config, logger: Logger, stream: NodeJS.WriteStream): (text: string) => void {
+  if (stream.isTTY) return (text) => void stream.write(text);
+  return (text) => {
+    const file = path.join(config.dataDir, DEMO_BANNER_FILE);
+    mkdirSync(config.dataDir, { recursive: true });
+    rmSync(file, { force: true }); // a file left by an earlier start keeps its mode: make it anew
+    writeFileSync(file, text, { mode: OWNER_ONLY_MODE, flag: 'wx' });
+    logger.info({ file }, 'demo banner (the demo API key, client secret and password) written to a file readable by its owner only: standard output is not a terminal');
+  };
 }
 
 /** Starts the whole service; resolves once it is ready (probes answer 503 until then). */
@@ -251,7 +277,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
 
     if (config.demo) {
       const progressStream = options.progressStream ?? process.stderr;
-      await seedDemo(ctx, { progress: (total) => terminalProgress('seeding demo data', total, 'steps', progressStream) });
+      await seedDemo(ctx, {
+        progress: (total) => terminalProgress('seeding demo data', total, 'steps', progressStream),
+        out: demoBannerOut(config, logger, options.bannerStream ?? process.stdout),
+      });
       const activity = await startDemoActivity(ctx);
       cleanups.push(() => activity.stop());
     } else {

@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import type { AppContext } from '../../commands/context.ts';
 import { loadConfig } from '../../cli/config.ts';
 import { startService, type RunningService } from '../../cli/serve.ts';
@@ -27,7 +27,10 @@ export interface TestService {
  * DATA_DIR, DATABASE_URL of a fresh database), e.g. { JURISDICTION: 'ca' } or { DEMO: '1' }.
  */
 export async function startTestService(
-  opts: { env?: Record<string, string>; onListening?: (baseUrl: string) => Promise<void> | void; progressStream?: NodeJS.WriteStream } = {},
+  opts: {
+    env?: Record<string, string>; onListening?: (baseUrl: string) => Promise<void> | void; progressStream?: NodeJS.WriteStream;
+    bannerStream?: NodeJS.WriteStream; logger?: Logger;
+  } = {},
 ): Promise<TestService> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'exchange-test-service-'));
   const db = opts.env?.DATABASE_URL ? undefined : await testDatabase();
@@ -42,12 +45,13 @@ export async function startTestService(
     ...(db ? { DATABASE_URL: db.connectionString } : {}),
     ...opts.env,
   });
-  const logger = pino({ level: config.logLevel });
+  const logger = opts.logger ?? pino({ level: config.logLevel });
   let service: RunningService;
   try {
     service = await startService(config, {
       logger,
       ...(opts.progressStream ? { progressStream: opts.progressStream } : {}),
+      ...(opts.bannerStream ? { bannerStream: opts.bannerStream } : {}),
       ...(opts.onListening ? { onListening: (port: number) => opts.onListening!(`http://127.0.0.1:${port}`) } : {}),
       ...(db ? { database: { pool: db.pool, connectionString: db.connectionString, close: async () => {} } } : {}),
     });
