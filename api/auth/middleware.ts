@@ -10,6 +10,9 @@ import type { AppContext } from '../../commands/context.ts';
 import { httpErrorOf } from '../errors.ts';
 import { setPrincipal } from './principal.ts';
 
+/** `Authorization: Bearer …`: a 401 then answers that the token is invalid (RFC 6750 §3.1). */
+const BEARER_PRESENTED = /^bearer +\S/i;
+
 /** What the resolver sees of an express request. */
 function credentialRequestOf(req: Request): CredentialRequest {
   return {
@@ -33,7 +36,9 @@ export function authenticate(ctx: AppContext): RequestHandler {
   const proxies = trustedProxies(ctx.config.trustedProxies);
   return async function authenticateRequest(req: Request, _res: Response, next: NextFunction): Promise<void> {
     const result = await ctx.credentials.resolve(credentialRequestOf(req));
-    if (!result.ok) throw httpErrorOf(result.refusal, { resourceMetadataUrl: resourceMetadataUrlOf(req, proxies) });
+    if (!result.ok) {
+      throw httpErrorOf(result.refusal, { resourceMetadataUrl: resourceMetadataUrlOf(req, proxies), bearerPresented: BEARER_PRESENTED.test(req.headers.authorization ?? '') });
+    }
     setPrincipal(req, result.principal);
     next();
   };
