@@ -77,6 +77,8 @@ const STATUS: Record<RestRefusal['code'], number> = {
   user_agent_required: 403,
   ip_not_allowed: 403,
   account_inactive: 403,
+  // the engine's own check, met only by an order racing its account's status change
+  order_account_not_active: 403,
   insufficient_scope: 403,
   member_required: 403,
   read_only_key: 403,
@@ -101,7 +103,7 @@ const STATUS: Record<RestRefusal['code'], number> = {
   price_at_or_above_max: 422,
   account_exists: 422,
   order_account_unknown: 422,
-  order_account_not_active: 422,
+
   order_exists: 422,
   order_market_unknown: 422,
   market_not_accepting_orders: 422,
