@@ -25,6 +25,21 @@ export class HttpError extends Error {
 }
 
 export const badRequest = (message: string) => new HttpError(400, message);
+
+const MS_PER_S = 1000;
+
+/**
+ * 429 `{"error":"Too many requests"}`: Retry-After (seconds until the request would be taken), and
+ * the bucket it met as the IETF RateLimit header fields: its size, none left, seconds until full.
+ */
+export function tooManyRequests(retryAfterMs: number, limit: number, resetMs: number): HttpError {
+  return new HttpError(429, 'Too many requests', {}, {
+    'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / MS_PER_S))),
+    'RateLimit-Limit': String(limit),
+    'RateLimit-Remaining': '0',
+    'RateLimit-Reset': String(Math.max(1, Math.ceil(Math.max(resetMs, retryAfterMs) / MS_PER_S))),
+  });
+}
 export const notFound = (message = 'Not found') => new HttpError(404, message);
 
 /** Refusals only this transport makes or meets: Idempotency-Key reuse, a foreign cursor, the engine or the store unable to serve now. */

@@ -7,7 +7,9 @@ import type { BlockList } from 'node:net';
 import type { CredentialRequest } from '../../commands/auth/credentials.ts';
 import { baseUrlOf, trustedProxies } from '../../commands/auth/origin.ts';
 import type { AppContext } from '../../commands/context.ts';
-import { httpErrorOf } from '../errors.ts';
+import { BURST_SECONDS, TABLE_FULL, TokenBuckets } from '../../commands/limits/tokenBuckets.ts';
+import { addressKeyOf, clientAddressOf } from '../../commands/net/clientAddress.ts';
+import { httpErrorOf, tooManyRequests } from '../errors.ts';
 import { setPrincipal } from './principal.ts';
 
 /** `Authorization: Bearer …`: a 401 then answers that the token is invalid (RFC 6750 §3.1). */
@@ -32,12 +34,39 @@ function resourceMetadataUrlOf(req: Request, proxies: BlockList): string {
   return `${baseUrlOf(origin, proxies)}/.well-known/oauth-protected-resource`;
 }
 
+/**
+ * Failed authentications (401) one client address may make per second, two seconds' worth at once;
+ * past it the address gets 429 before its credentials are even looked at (guessing keys or
+ * tokens, or making the service look them up, goes no faster).
+ */
+export const AUTH_FAILURES_PER_SECOND_PER_ADDRESS = 20;
+/** Addresses whose failures are counted at once (see TokenBuckets for what happens past it). */
+export const AUTH_FAILURE_ADDRESSES_MAX = 10_000;
+const US_PER_MS = 1000;
+
 export function authenticate(ctx: AppContext): RequestHandler {
   const proxies = trustedProxies(ctx.config.trustedProxies);
+  const failures = new TokenBuckets(AUTH_FAILURE_ADDRESSES_MAX);
+  const failureRefusal = (key: string, nowMs: number, waitMs: number) => tooManyRequests(
+    waitMs === TABLE_FULL ? 1000 : waitMs, AUTH_FAILURES_PER_SECOND_PER_ADDRESS * BURST_SECONDS, failures.refillMs(key, AUTH_FAILURES_PER_SECOND_PER_ADDRESS, nowMs),
+  );
   return async function authenticateRequest(req: Request, _res: Response, next: NextFunction): Promise<void> {
+    const forwarded = req.headers['x-forwarded-for'];
+    const address = clientAddressOf(req.socket.remoteAddress, typeof forwarded === 'string' ? forwarded : undefined, proxies);
+    const addressKey = address === null ? null : addressKeyOf(address);
+    if (addressKey !== null && failures.isEmpty(addressKey, AUTH_FAILURES_PER_SECOND_PER_ADDRESS, ctx.clock.nowUs() / US_PER_MS)) {
+      const nowMs = ctx.clock.nowUs() / US_PER_MS;
+      throw failureRefusal(addressKey, nowMs, failures.take(addressKey, 1, AUTH_FAILURES_PER_SECOND_PER_ADDRESS, nowMs));
+    }
     const result = await ctx.credentials.resolve(credentialRequestOf(req));
     if (!result.ok) {
-      throw httpErrorOf(result.refusal, { resourceMetadataUrl: resourceMetadataUrlOf(req, proxies), bearerPresented: BEARER_PRESENTED.test(req.headers.authorization ?? '') });
+      const answer = httpErrorOf(result.refusal, { resourceMetadataUrl: resourceMetadataUrlOf(req, proxies), bearerPresented: BEARER_PRESENTED.test(req.headers.authorization ?? '') });
+      if (answer.status === 401 && addressKey !== null) {
+        const nowMs = ctx.clock.nowUs() / US_PER_MS;
+        const waitMs = failures.take(addressKey, 1, AUTH_FAILURES_PER_SECOND_PER_ADDRESS, nowMs);
+        if (waitMs !== 0) throw failureRefusal(addressKey, nowMs, waitMs);
+      }
+      throw answer;
     }
     setPrincipal(req, result.principal);
     next();

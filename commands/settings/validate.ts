@@ -21,6 +21,10 @@ const WS_HEARTBEAT_TIMEOUT_MS_MAX = 86_400_000;
 /** `max_live_orders_per_account` may be raised up to this (the engine holds every live order in memory). */
 const LIVE_ORDERS_PER_ACCOUNT_MAX = 1_000_000;
 const CATEGORY_LENGTH_MAX = 64;
+/** `rate_limits` values may be raised up to this many requests per second per account (benchmarks go near it). */
+const RATE_LIMIT_PER_SECOND_MAX = 10_000_000;
+/** `http_limits.connections_per_address` may be raised up to the listener's global cap (HTTP_CONNECTIONS_MAX). */
+const CONNECTIONS_PER_ADDRESS_MAX = 10_000;
 
 type Checker<K extends keyof Settings> = (value: unknown, field: string) => Settings[K];
 
@@ -127,6 +131,23 @@ function geofencing(current: GeofencingSettings) {
   };
 }
 
+/**
+ * An object of integer fields, each within its bounds; fields left out keep their current value,
+ * unknown ones are refused.
+ */
+function integerFields<T extends object>(current: T, bounds: { [K in keyof T]: [number, number] }) {
+  return (value: unknown, field: string): T => {
+    if (!isObject(value)) throw new InvalidInput(`${field} must be an object`);
+    const next = { ...current };
+    for (const [key, raw] of Object.entries(value)) {
+      const range = (bounds as Record<string, [number, number] | undefined>)[key];
+      if (range === undefined) throw new InvalidInput(`${field}.${key} is not a known field`);
+      (next as Record<string, number>)[key] = integerIn(range[0], range[1])(raw, `${field}.${key}`);
+    }
+    return next;
+  };
+}
+
 const lowercase = (s: string) => s.toLowerCase();
 
 /**
@@ -148,6 +169,8 @@ export function validateSettingsPatch(patch: unknown, current: Settings): Partia
     ws_heartbeat_timeout_ms: integerIn(WS_HEARTBEAT_TIMEOUT_MS_MIN, WS_HEARTBEAT_TIMEOUT_MS_MAX),
     max_live_orders_per_account: integerIn(1, LIVE_ORDERS_PER_ACCOUNT_MAX),
     referral_points: integerIn(0, REFERRAL_POINTS_MAX),
+    rate_limits: integerFields(current.rate_limits, { read_per_second: [0, RATE_LIMIT_PER_SECOND_MAX], write_per_second: [0, RATE_LIMIT_PER_SECOND_MAX] }),
+    http_limits: integerFields(current.http_limits, { connections_per_address: [1, CONNECTIONS_PER_ADDRESS_MAX] }),
   };
   const out: Partial<Record<keyof Settings, unknown>> = {};
   for (const [key, value] of Object.entries(patch)) {
