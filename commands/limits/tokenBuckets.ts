@@ -24,6 +24,9 @@ interface Bucket {
   atMs: number;
 }
 
+/** Milliseconds rounded up, ignoring the last bits of floating-point error (1.0000000000002 is 1). */
+const wholeMs = (ms: number): number => Math.ceil(ms - 1e-6);
+
 /** `take`'s answer when the table is full of buckets still refilling. */
 export const TABLE_FULL = -1;
 
@@ -68,7 +71,7 @@ export class TokenBuckets {
     }
     this.remaining = bucket.tokens > 0 ? Math.floor(bucket.tokens) : 0;
     const needed = (cost < capacity ? cost : capacity) - bucket.tokens;
-    return Math.max(1, Math.ceil((needed * 1000) / perSecond));
+    return Math.max(1, wholeMs((needed * 1000) / perSecond));
   }
 
   /** Milliseconds until `key`'s bucket is full again at `perSecond` (0: full or unknown). */
@@ -76,7 +79,7 @@ export class TokenBuckets {
     const bucket = this.buckets.get(key);
     if (bucket === undefined) return 0;
     const missing = perSecond * BURST_SECONDS - bucket.tokens - ((nowMs - bucket.atMs) * perSecond) / 1000;
-    return missing > 0 ? Math.ceil((missing * 1000) / perSecond) : 0;
+    return missing > 0 ? wholeMs((missing * 1000) / perSecond) : 0;
   }
 
   /** Whether `key`'s bucket is empty now (it has one and less than one token). */
