@@ -20,7 +20,9 @@ import { startDemoActivity } from '../commands/demo/activity.ts';
 import { DEMO_HINT, seedDemo } from '../commands/demo/seed.ts';
 import { startEngine } from '../commands/engine/process.ts';
 import type { SnapshotSource } from '../commands/engine/snapshotter.ts';
+import { DEFAULT_SETTINGS } from '../commands/settings/settings.ts';
 import { loadSettingsStore } from '../commands/settings/store.ts';
+import { trustedProxies } from '../commands/auth/origin.ts';
 import { createWriteTracker } from '../commands/writeTracker.ts';
 import { createEventStore } from '../eventstore/index.ts';
 import type { EventStore } from '../eventstore/port.ts';
@@ -30,6 +32,7 @@ import { createPool } from '../eventstore/postgres/pool.ts';
 import { startLeaderboardScheduler } from '../projections/member/leaderboard/scheduler.ts';
 import { startRealtime, type Realtime } from '../realtime/index.ts';
 import { ADMIN_HOST_DEFAULT, ADMIN_PORT_DEFAULT, reachableHost } from './config.ts';
+import { limitConnectionsPerAddress } from './httpLimits.ts';
 import { freePortOn } from './ports.ts';
 import { cancelOnDisconnectOf, identityResolverOf } from './realtimeWiring.ts';
 import { metadataRouter } from '../oauth/metadata.ts';
@@ -175,6 +178,9 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const server = http.createServer({ ...laneServerOptions, ...HTTP_SERVER_LIMITS }, (req, res) => handler(req, res));
   server.keepAliveTimeout = HTTP_KEEP_ALIVE_TIMEOUT_MS;
   server.maxConnections = HTTP_CONNECTIONS_MAX;
+  // per address too (settings http_limits; the default until the settings are loaded)
+  let connectionsPerAddress = () => DEFAULT_SETTINGS.http_limits.connections_per_address;
+  limitConnectionsPerAddress(server, () => connectionsPerAddress(), trustedProxies(config.trustedProxies));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, () => {
@@ -207,6 +213,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const clock = testClock ?? systemClock;
     const writes = createWriteTracker();
     const settings = await loadSettingsStore({ store, logger });
+    connectionsPerAddress = () => settings.get().http_limits.connections_per_address;
 
     const runner = new ProjectionWorkerHost({
       connectionString: database.connectionString, eventstoreUrl: config.eventstoreUrl, store, logger, registry,
