@@ -114,6 +114,28 @@ describe('failed authentications per address (/api/v1)', function () {
   before(async () => { svc = await startWholeService(); });
   after(async () => svc?.stop());
 
+  it('an unknown OAuth access token or API key id presented again is not looked up again (short negative cache)', async () => {
+    const pool = svc.ctx.pool as unknown as { query: (...args: unknown[]) => unknown };
+    const original = pool.query;
+    const lookups = { tokens: 0, keys: 0 };
+    pool.query = function (this: unknown, ...args: unknown[]) {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text ?? '';
+      if (/FROM oauth_tokens WHERE token_hash/.test(text)) lookups.tokens += 1;
+      if (/FROM api_keys WHERE key_id/.test(text)) lookups.keys += 1;
+      return original.apply(this, args);
+    };
+    try {
+      const key = { key_id: '5f0c9a52-0000-4000-8000-00000000abcd', private_key: Buffer.alloc(32, 7).toString('base64'), scope: 'read_only' as const, public_key: '' };
+      for (let i = 0; i < 8; i += 1) {
+        expect((await svc.call('GET', '/api/v1/me', { bearer: 'svc_at_never-issued' })).status).to.equal(401);
+        expect((await svc.call('GET', '/api/v1/me', { key })).status).to.equal(401);
+      }
+    } finally {
+      pool.query = original;
+    }
+    expect(lookups).to.deep.equal({ tokens: 1, keys: 1 });
+  });
+
   it('past 20 a second (40 at once) from one address: 429 before the credentials are looked at', async () => {
     const perSecond = 20;
     const { answers, elapsedMs } = await timed(Array.from({ length: 120 }, (_, i) => () => svc.call('GET', '/api/v1/account/balance', { bearer: `svc_at_guess${i}` })));
