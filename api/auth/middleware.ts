@@ -8,7 +8,7 @@ import type { CredentialRequest } from '../../commands/auth/credentials.ts';
 import { baseUrlOf, trustedProxies } from '../../commands/auth/origin.ts';
 import type { AppContext } from '../../commands/context.ts';
 import { BURST_SECONDS, TABLE_FULL, TokenBuckets } from '../../commands/limits/tokenBuckets.ts';
-import { addressKeyOf, clientAddressOf } from '../../commands/net/clientAddress.ts';
+import { addressKeyOf, clientAddressOf, isLoopback } from '../../commands/net/clientAddress.ts';
 import { httpErrorOf, tooManyRequests } from '../errors.ts';
 import { setPrincipal } from './principal.ts';
 
@@ -37,7 +37,7 @@ function resourceMetadataUrlOf(req: Request, proxies: BlockList): string {
 /**
  * Failed authentications (401) one client address may make per second, two seconds' worth at once;
  * past it the address gets 429 before its credentials are even looked at (guessing keys or
- * tokens, or making the service look them up, goes no faster).
+ * tokens, or making the service look them up, goes no faster). Loopback addresses are not counted.
  */
 export const AUTH_FAILURES_PER_SECOND_PER_ADDRESS = 20;
 /** Addresses whose failures are counted at once (see TokenBuckets for what happens past it). */
@@ -53,7 +53,8 @@ export function authenticate(ctx: AppContext): RequestHandler {
   return async function authenticateRequest(req: Request, _res: Response, next: NextFunction): Promise<void> {
     const forwarded = req.headers['x-forwarded-for'];
     const address = clientAddressOf(req.socket.remoteAddress, typeof forwarded === 'string' ? forwarded : undefined, proxies);
-    const addressKey = address === null ? null : addressKeyOf(address);
+    // this machine's own clients are not counted (a local proxy: list it in TRUSTED_PROXIES)
+    const addressKey = address === null || isLoopback(address) ? null : addressKeyOf(address);
     if (addressKey !== null && failures.isEmpty(addressKey, AUTH_FAILURES_PER_SECOND_PER_ADDRESS, ctx.clock.nowUs() / US_PER_MS)) {
       const nowMs = ctx.clock.nowUs() / US_PER_MS;
       throw failureRefusal(addressKey, nowMs, failures.take(addressKey, 1, AUTH_FAILURES_PER_SECOND_PER_ADDRESS, nowMs));

@@ -30,6 +30,11 @@ export function addressKeyOf(ip: string): string {
   return isIP(ip) === 6 ? (ipv6Prefix(ip) ?? ip) : ip;
 }
 
+/** This machine itself (127.0.0.0/8, ::1): its own programs, or a local proxy not listed in TRUSTED_PROXIES. */
+export function isLoopback(ip: string): boolean {
+  return ip.startsWith('127.') || ip === '::1';
+}
+
 /** The client's address as a per-address limit sees it (null: none known). */
 export function clientAddressOf(remoteAddress: string | null | undefined, forwardedFor: string | undefined, proxies: BlockList): string | null {
   const peer = normalizeIp(remoteAddress);

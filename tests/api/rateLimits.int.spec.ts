@@ -111,8 +111,10 @@ describe('failed authentications per address (/api/v1)', function () {
   this.timeout(120_000);
   let svc: WholeService;
 
-  before(async () => { svc = await startWholeService(); });
+  // the requests come through a trusted proxy that names the client: loopback itself is not counted
+  before(async () => { svc = await startWholeService({ TRUSTED_PROXIES: '127.0.0.1,::1' }); });
   after(async () => svc?.stop());
+  const from = (address: string) => ({ 'x-forwarded-for': `198.51.100.200, ${address}` });
 
   it('an unknown OAuth access token or API key id presented again is not looked up again (short negative cache)', async () => {
     const pool = svc.ctx.pool as unknown as { query: (...args: unknown[]) => unknown };
@@ -138,11 +140,21 @@ describe('failed authentications per address (/api/v1)', function () {
 
   it('past 20 a second (40 at once) from one address: 429 before the credentials are looked at', async () => {
     const perSecond = 20;
-    const { answers, elapsedMs } = await timed(Array.from({ length: 120 }, (_, i) => () => svc.call('GET', '/api/v1/account/balance', { bearer: `svc_at_guess${i}` })));
+    const attacker = from('203.0.113.7');
+    const { answers, elapsedMs } = await timed(Array.from({ length: 200 }, (_, i) => () => svc.call('GET', '/api/v1/account/balance', { bearer: `svc_at_guess${i}`, headers: attacker })));
     const judged = answers.filter((answer) => answer.status === 401).length;
     const limited = answers.filter((answer) => answer.status === 429);
-    expect(judged + limited.length).to.equal(120);
+    expect(judged + limited.length).to.equal(200);
     expect(judged).to.be.at.least(1).and.at.most(takenAtMost(perSecond, elapsedMs));
+    expect(limited.length).to.be.at.least(1);
     for (const answer of limited) expectTooMany(answer, perSecond * BURST_SECONDS);
+    // the same /64 is the same client; another address, and this machine itself, are not affected
+    const member = await svc.member();
+    expect((await member.call('GET', '/api/v1/account/balance', { headers: from('2001:db8:1:2::1') })).status).to.equal(200);
+    const sameBlock = await timed(Array.from({ length: 200 }, (_, i) => () => svc.call('GET', '/api/v1/me', { bearer: `svc_at_v6guess${i}`, headers: from(`2001:db8:1:2::${(i + 2).toString(16)}`) })));
+    expect(sameBlock.answers.filter((answer) => answer.status === 401).length).to.be.at.most(takenAtMost(perSecond, sameBlock.elapsedMs));
+    expect((await member.call('GET', '/api/v1/account/balance', { headers: from('203.0.113.8') })).status).to.equal(200);
+    const local = await Promise.all(Array.from({ length: 60 }, (_, i) => svc.call('GET', '/api/v1/me', { bearer: `svc_at_local${i}` })));
+    expect(local.map((answer) => answer.status)).to.deep.equal(Array(60).fill(401));
   });
 });
