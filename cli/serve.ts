@@ -3,7 +3,6 @@
 // engine and the HTTP server, and owns the shutdown order: stop accepting, drain requests, stop
 // background jobs, flush the engine, stop projections, close the store and pool, stop postgres.
 
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -32,6 +31,7 @@ import { createPool } from '../eventstore/postgres/pool.ts';
 import { startLeaderboardScheduler } from '../projections/member/leaderboard/scheduler.ts';
 import { startRealtime, type Realtime } from '../realtime/index.ts';
 import { ADMIN_HOST_DEFAULT, ADMIN_PORT_DEFAULT, reachableHost } from './config.ts';
+import { demoBannerOut } from './demoBanner.ts';
 import { limitConnectionsPerAddress } from './httpLimits.ts';
 import { freePortOn } from './ports.ts';
 import { cancelOnDisconnectOf, identityResolverOf } from './realtimeWiring.ts';
@@ -147,26 +147,6 @@ interface StartOptions {
    * owner-only file under DATA_DIR (DEMO_BANNER_FILE). Never to the log.
    */
   bannerStream?: NodeJS.WriteStream;
-}
-
-/** Under DATA_DIR: the DEMO=1 banner (a private key, a client secret, a password) when standard output is no terminal. */
-const DEMO_BANNER_FILE = 'demo-banner.txt';
-/** Read and write for its owner only. */
-const OWNER_ONLY_MODE = 0o600;
-
-/**
- * The banner's destination: the terminal itself, or else a file only the service's user can read
- * (a pipe to a log collector would keep the secrets in every copy of the log).
- */
-function demoBannerOut(config: Config, logger: Logger, stream: NodeJS.WriteStream): (text: string) => void {
-  if (stream.isTTY) return (text) => void stream.write(text);
-  return (text) => {
-    const file = path.join(config.dataDir, DEMO_BANNER_FILE);
-    mkdirSync(config.dataDir, { recursive: true });
-    rmSync(file, { force: true }); // a file left by an earlier start keeps its mode: make it anew
-    writeFileSync(file, text, { mode: OWNER_ONLY_MODE, flag: 'wx' });
-    logger.info({ file }, 'demo banner (the demo API key, client secret and password) written to a file readable by its owner only: standard output is not a terminal');
-  };
 }
 
 /** Starts the whole service; resolves once it is ready (probes answer 503 until then). */
