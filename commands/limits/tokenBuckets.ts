@@ -103,11 +103,16 @@ export class TokenBuckets {
       }
       if (++probed >= EVICTION_PROBE_MAX) break;
     }
-    if (nowMs - this.lastSweepMs < SWEEP_INTERVAL_MS) return false;
+    this.sweep(perSecond, nowMs);
+    return this.buckets.size < this.keysMax;
+  }
+
+  /** Forgets every bucket that has refilled (which changes nothing), at most once a second. */
+  sweep(perSecond: number, nowMs: number): void {
+    if (nowMs - this.lastSweepMs < SWEEP_INTERVAL_MS) return;
     this.lastSweepMs = nowMs;
     for (const [key, bucket] of this.buckets) {
       if (this.refilled(bucket, perSecond, nowMs)) this.buckets.delete(key);
     }
-    return this.buckets.size < this.keysMax;
   }
 }

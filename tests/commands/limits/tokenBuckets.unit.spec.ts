@@ -45,4 +45,14 @@ describe('TokenBuckets', () => {
     expect(buckets.take('victim', 2, rate, 1000)).to.be.greaterThan(0);
     expect(buckets.size).to.equal(3);
   });
+
+  it('sweep forgets the buckets that have refilled, and only those', () => {
+    const buckets = new TokenBuckets(10);
+    buckets.take('a', 1, 1, 0);
+    buckets.take('b', 2, 1, 0);
+    buckets.sweep(1, 1000);
+    expect(buckets.size).to.equal(1);
+    expect(buckets.take('b', 1, 1, 1000)).to.equal(0);
+    expect(buckets.take('b', 1, 1, 1000)).to.be.greaterThan(0);
+  });
 });
