@@ -61,8 +61,9 @@ export class TokenBuckets {
     } else if (nowMs > bucket.atMs) {
       bucket.tokens = Math.min(capacity, bucket.tokens + ((nowMs - bucket.atMs) * perSecond) / 1000);
       bucket.atMs = nowMs;
-    } else if (bucket.tokens > capacity) {
-      bucket.tokens = capacity; // the rate was lowered
+    } else {
+      bucket.atMs = nowMs; // the clock moved back (TEST_CLOCK): refill from now on, not from the future
+      if (bucket.tokens > capacity) bucket.tokens = capacity; // the rate was lowered
     }
     if (bucket.tokens >= (cost < capacity ? cost : capacity)) {
       bucket.tokens -= cost;

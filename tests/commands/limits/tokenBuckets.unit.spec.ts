@@ -55,4 +55,11 @@ describe('TokenBuckets', () => {
     expect(buckets.take('b', 1, 1, 1000)).to.equal(0);
     expect(buckets.take('b', 1, 1, 1000)).to.be.greaterThan(0);
   });
+
+  it('a clock moved back refills from then on, not from the later time', () => {
+    const buckets = new TokenBuckets(10);
+    expect(buckets.take('a', 2, 1, 10_000)).to.equal(0);
+    expect(buckets.take('a', 1, 1, 0)).to.equal(1000);
+    expect(buckets.take('a', 1, 1, 1000)).to.equal(0);
+  });
 });
