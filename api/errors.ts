@@ -25,6 +25,21 @@ export class HttpError extends Error {
 }
 
 export const badRequest = (message: string) => new HttpError(400, message);
+
+const MS_PER_S = 1000;
+
+/**
+ * 429 `{"error":"Too many requests"}`: Retry-After (seconds until the request would be taken), and
+ * the bucket it met as the IETF RateLimit header fields: its size, none left, seconds until full.
+ */
+export function tooManyRequests(retryAfterMs: number, limit: number, resetMs: number): HttpError {
+  return new HttpError(429, 'Too many requests', {}, {
+    'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / MS_PER_S))),
+    'RateLimit-Limit': String(limit),
+    'RateLimit-Remaining': '0',
+    'RateLimit-Reset': String(Math.max(1, Math.ceil(Math.max(resetMs, retryAfterMs) / MS_PER_S))),
+  });
+}
 export const notFound = (message = 'Not found') => new HttpError(404, message);
 
 /** Refusals only this transport makes or meets: Idempotency-Key reuse, a foreign cursor, the engine or the store unable to serve now. */
@@ -77,6 +92,8 @@ const STATUS: Record<RestRefusal['code'], number> = {
   user_agent_required: 403,
   ip_not_allowed: 403,
   account_inactive: 403,
+  // the engine's own check, met only by an order racing its account's status change
+  order_account_not_active: 403,
   insufficient_scope: 403,
   member_required: 403,
   read_only_key: 403,
@@ -101,7 +118,7 @@ const STATUS: Record<RestRefusal['code'], number> = {
   price_at_or_above_max: 422,
   account_exists: 422,
   order_account_unknown: 422,
-  order_account_not_active: 422,
+
   order_exists: 422,
   order_market_unknown: 422,
   market_not_accepting_orders: 422,
@@ -138,26 +155,42 @@ const INSUFFICIENT_SCOPE = 'insufficient scope for this operation';
 /** What a request needs to render a refusal: where the protected resource metadata lives (RFC 9728). */
 interface RefusalContext {
   resourceMetadataUrl?: string;
+  /** The request presented a bearer token (`Authorization: Bearer …`): a 401 then says it is invalid. */
+  bearerPresented?: boolean;
+}
+
+const DEFAULT_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
+
+/** An RFC 7235 quoted-string: the value between double quotes, `"` and `\` escaped. */
+const quoted = (value: string): string => `"${value.replace(/[\\"]/g, '\\$&')}"`;
+
+/**
+ * The challenge every 401 from /api/v1 carries (RFC 6750 §3, RFC 9728 §5.1): where to find how to
+ * get a token, and, when a bearer token was presented, that it is invalid. Values are quoted
+ * strings, so strict clients (openid-client, oauth4webapi) can parse them.
+ */
+function bearerChallenge(context: RefusalContext, invalidToken: boolean): string {
+  const metadata = `resource_metadata=${quoted(context.resourceMetadataUrl ?? DEFAULT_RESOURCE_METADATA_PATH)}`;
+  return invalidToken
+    ? `Bearer error="invalid_token", error_description="The access token is unknown, expired or revoked", ${metadata}`
+    : `Bearer ${metadata}`;
 }
 
 /** The `error` text of a refusal, and what SPEC adds to the body and headers. */
 function wireOf(refusal: RestRefusal, context: RefusalContext): { error: string; extra?: Record<string, unknown>; headers?: Record<string, string> } {
   switch (refusal.code) {
     case 'user_agent_required': return { error: 'User-Agent header is required' };
-    case 'api_key_invalid': return { error: 'Missing or invalid API key credentials' };
-    case 'unauthorized': return { error: 'Unauthorized' };
+    case 'api_key_invalid': return { error: 'Missing or invalid API key credentials', headers: { 'WWW-Authenticate': bearerChallenge(context, false) } };
+    case 'unauthorized': return { error: 'Unauthorized', headers: { 'WWW-Authenticate': bearerChallenge(context, context.bearerPresented === true) } };
     case 'oauth_token_invalid':
-      return {
-        error: 'Missing or invalid OAuth access token',
-        headers: { 'WWW-Authenticate': `Bearer error=invalid_token, resource_metadata=${context.resourceMetadataUrl ?? '/.well-known/oauth-protected-resource'}` },
-      };
+      return { error: 'Missing or invalid OAuth access token', headers: { 'WWW-Authenticate': bearerChallenge(context, true) } };
     case 'ip_not_allowed': return { error: 'ip_not_allowed', extra: { error_description: 'This application may not be used from this address' } };
     case 'account_inactive': return { error: `Account is ${refusal.status === 'pending' ? 'pending approval' : refusal.status}` };
     case 'unavailable': return { error: 'Service temporarily unavailable; retry shortly', headers: { 'Retry-After': RETRY_AFTER_S } };
     case 'insufficient_scope':
       return refusal.scope === null
-        ? { error: INSUFFICIENT_SCOPE, headers: { 'WWW-Authenticate': 'Bearer error=insufficient_scope' } }
-        : { error: INSUFFICIENT_SCOPE, extra: { scope: refusal.scope }, headers: { 'WWW-Authenticate': `Bearer error=insufficient_scope, scope=${refusal.scope}` } };
+        ? { error: INSUFFICIENT_SCOPE, headers: { 'WWW-Authenticate': 'Bearer error="insufficient_scope"' } }
+        : { error: INSUFFICIENT_SCOPE, extra: { scope: refusal.scope }, headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope=${quoted(refusal.scope)}` } };
     case 'member_required': return { error: INSUFFICIENT_SCOPE };
     case 'read_only_key':
       return {

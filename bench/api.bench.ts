@@ -40,6 +40,8 @@ const BATCH_SIZE = 100;
 const WARMUP_ORDERS = 1_000;
 /** The bench's one account holds every order it places (none cross): above warm-up + single + batched. */
 const LIVE_ORDERS_ALLOWED = 1_000_000;
+/** Per-account request limits for the bench's account (settings `rate_limits`): far above any rate it reaches. */
+const BENCH_RATE_LIMIT_PER_SECOND = 1_000_000;
 const STARTUP_TIMEOUT_MS = 120_000;
 
 interface Answer { status: number; body: string }
@@ -165,21 +167,23 @@ async function measureServiceCpu<T>(pid: number | undefined, orders: number, run
   };
 }
 
-async function startService(): Promise<{ baseUrl: URL; adminToken: string; pid: number | undefined; stop: () => Promise<void> }> {
+async function startService(): Promise<{ baseUrl: URL; adminUrl: URL; adminToken: string; pid: number | undefined; stop: () => Promise<void> }> {
   if (process.env.BENCH_URL) {
     const adminToken = process.env.ADMIN_TOKEN;
     if (!adminToken) throw new Error('BENCH_URL needs ADMIN_TOKEN');
-    return { baseUrl: new URL(process.env.BENCH_URL), adminToken, pid: undefined, stop: async () => undefined };
+    // the operator listener: BENCH_ADMIN_URL, else the service's default on this machine
+    return { baseUrl: new URL(process.env.BENCH_URL), adminUrl: new URL(process.env.BENCH_ADMIN_URL ?? 'http://127.0.0.1:8082'), adminToken, pid: undefined, stop: async () => undefined };
   }
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'exchange-api-bench-'));
   benchDataDir = dataDir;
   chmodSync(dataDir, 0o755); // embedded PostgreSQL runs as the postgres user when we are root
   const port = await freePort();
+  const adminPort = await freePort();
   const adminToken = randomBytes(24).toString('hex');
   // BENCH_SERVICE_FLAGS: extra node flags for the service alone (e.g. --cpu-prof --cpu-prof-dir=prof)
   const extraFlags = (process.env.BENCH_SERVICE_FLAGS ?? '').split(/\s+/).filter((flag) => flag.startsWith('--'));
   const child: ChildProcess = spawn(process.execPath, [...startNodeFlags(), ...extraFlags, 'cli/bin.js', 'serve'], {
-    env: { ...process.env, PORT: String(port), WS_PORT: String(await freePort()), DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'warn', DEMO: '0', TEST_CLOCK: '0' },
+    env: { ...process.env, PORT: String(port), WS_PORT: String(await freePort()), ADMIN_PORT: String(adminPort), DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'warn', DEMO: '0', TEST_CLOCK: '0' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let logTail = '';
@@ -210,11 +214,11 @@ async function startService(): Promise<{ baseUrl: URL; adminToken: string; pid: 
     await stop();
     throw error;
   }
-  return { baseUrl, adminToken, pid: child.pid, stop };
+  return { baseUrl, adminUrl: new URL(`http://127.0.0.1:${adminPort}`), adminToken, pid: child.pid, stop };
 }
 
-async function admin(baseUrl: URL, token: string, method: string, route: string, body: unknown): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const answer = await request(baseUrl, method, `/admin/v1${route}`, { authorization: `Bearer ${token}` }, JSON.stringify(body));
+async function admin(adminUrl: URL, token: string, method: string, route: string, body: unknown): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const answer = await request(adminUrl, method, `/admin/v1${route}`, { authorization: `Bearer ${token}` }, JSON.stringify(body));
   if (answer.status !== 200) throw new Error(`admin ${method} ${route}: ${answer.status} ${answer.body}`);
   return JSON.parse(answer.body);
 }
@@ -351,19 +355,23 @@ const PROJECTION_LAG_READERS_MAX = 4;
 async function main(): Promise<void> {
   const service = await startService();
   try {
-    const { baseUrl, adminToken } = service;
+    const { baseUrl, adminUrl, adminToken } = service;
     // one account rests every order the bench places: lift the per-account live-order cap above that
-    await admin(baseUrl, adminToken, 'PATCH', '/settings', { max_live_orders_per_account: LIVE_ORDERS_ALLOWED });
-    const { account } = await admin(baseUrl, adminToken, 'POST', '/accounts', { first_name: 'Bench', last_name: 'Trader' });
-    await admin(baseUrl, adminToken, 'POST', `/accounts/${account.account_id}/deposits`, { amount: '100000000' });
-    const { event } = await admin(baseUrl, adminToken, 'POST', '/events', { title: 'Bench event', start: new Date(Date.now() + 86_400_000).toISOString(), sport: 'soccer' });
-    const { market } = await admin(baseUrl, adminToken, 'POST', '/markets', { event_id: event.event_id, title: 'Bench market', status: 'open' });
-    const { api_key: apiKey } = await admin(baseUrl, adminToken, 'POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_write' });
+    // the per-account request limits raised far above what the bench sends: it measures their check, not their refusals
+    await admin(adminUrl, adminToken, 'PATCH', '/settings', {
+      max_live_orders_per_account: LIVE_ORDERS_ALLOWED,
+      rate_limits: { read_per_second: BENCH_RATE_LIMIT_PER_SECOND, write_per_second: BENCH_RATE_LIMIT_PER_SECOND },
+    });
+    const { account } = await admin(adminUrl, adminToken, 'POST', '/accounts', { first_name: 'Bench', last_name: 'Trader' });
+    await admin(adminUrl, adminToken, 'POST', `/accounts/${account.account_id}/deposits`, { amount: '100000000' });
+    const { event } = await admin(adminUrl, adminToken, 'POST', '/events', { title: 'Bench event', start: new Date(Date.now() + 86_400_000).toISOString(), sport: 'soccer' });
+    const { market } = await admin(adminUrl, adminToken, 'POST', '/markets', { event_id: event.event_id, title: 'Bench market', status: 'open' });
+    const { api_key: apiKey } = await admin(adminUrl, adminToken, 'POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_write' });
     const signer = new Signer(apiKey.key_id, apiKey.private_key);
     const marketId: string = market.market_id;
 
     // the separate reader of the projection-lag samples: its own key and its own connections
-    const { api_key: readerKey } = await admin(baseUrl, adminToken, 'POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_only' });
+    const { api_key: readerKey } = await admin(adminUrl, adminToken, 'POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_only' });
     const readerSigner = new Signer(readerKey.key_id, readerKey.private_key);
     const reader = new LoadClient(baseUrl.hostname, Number(baseUrl.port), PROJECTION_LAG_READERS_MAX);
     const lagsMs: number[] = [];

@@ -17,6 +17,12 @@ export class ConfigError extends Error {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const PORT_MAX = 65_535;
+/** The public listener (REST, OAuth, /docs) and the WebSocket feed, on every interface. */
+const PORT_DEFAULT = 8080;
+const WS_PORT_DEFAULT = 8081;
+/** The operator listener (/admin/v1, /metrics): its own port, on loopback unless ADMIN_HOST says otherwise. */
+export const ADMIN_PORT_DEFAULT = 8082;
+export const ADMIN_HOST_DEFAULT = '127.0.0.1';
 
 type Env = Record<string, string | undefined>;
 
@@ -57,16 +63,33 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw;
 }
 
+/** ADMIN_HOST: the address the operator listener binds (an IP address; default loopback). */
+function adminHostOf(env: Env): string {
+  const raw = valueOf(env, 'ADMIN_HOST');
+  if (raw === undefined) return ADMIN_HOST_DEFAULT;
+  if (isIP(raw) === 0) {
+    throw new ConfigError('ADMIN_HOST', `must be an IP address to bind the operator listener to, e.g. 127.0.0.1 (the default) or 0.0.0.0 to expose it (got "${raw}")`);
+  }
+  return raw;
+}
+
+/** How a client on this machine reaches a listener bound to `host` (a wildcard address: loopback). */
+export function reachableHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return isIP(host) === 6 ? `[${host}]` : host;
+}
+
 /**
- * Where the CLI finds the service when EXCHANGE_URL is unset: the same environment as the server
- * (PORT, default 8080). `forAdmin`: the operator listener when ADMIN_PORT is set (loopback only).
+ * Where the CLI finds the service when EXCHANGE_URL is unset: the same environment as the server.
+ * The public listener: PORT (default 8080). `forAdmin`: the operator listener, ADMIN_HOST
+ * (default 127.0.0.1) and ADMIN_PORT (default 8082).
  */
 export function defaultServiceUrl(env: Env = process.env, forAdmin = false): string {
   const explicit = valueOf(env, 'EXCHANGE_URL');
   if (explicit !== undefined) return explicit.replace(/\/+$/, '');
-  const adminPort = valueOf(env, 'ADMIN_PORT');
-  if (forAdmin && adminPort !== undefined) return `http://127.0.0.1:${port(env, 'ADMIN_PORT', 0)}`;
-  return `http://localhost:${port(env, 'PORT', 8080)}`;
+  if (forAdmin) return `http://${reachableHost(adminHostOf(env))}:${port(env, 'ADMIN_PORT', ADMIN_PORT_DEFAULT)}`;
+  return `http://localhost:${port(env, 'PORT', PORT_DEFAULT)}`;
 }
 
 /** TRUSTED_PROXIES: comma-separated IP addresses or CIDRs (e.g. `10.0.0.5,10.1.0.0/16`); none by default. */
@@ -105,10 +128,13 @@ export function loadConfig(env: Env = process.env): Config {
   if (adminToken !== undefined && adminToken.length < ADMIN_TOKEN_LENGTH_MIN) {
     throw new ConfigError('ADMIN_TOKEN', `must be at least ${ADMIN_TOKEN_LENGTH_MIN} characters (e.g. \`openssl rand -hex 24\`), or unset to have one generated under DATA_DIR`);
   }
+  const ports = { port: port(env, 'PORT', PORT_DEFAULT), wsPort: port(env, 'WS_PORT', WS_PORT_DEFAULT), adminPort: port(env, 'ADMIN_PORT', ADMIN_PORT_DEFAULT) };
+  if (ports.adminPort !== 0 && (ports.adminPort === ports.port || ports.adminPort === ports.wsPort)) {
+    throw new ConfigError('ADMIN_PORT', `must differ from PORT and WS_PORT (got ${ports.adminPort}): the operator API has a listener of its own; set ADMIN_HOST to expose it`);
+  }
   return {
-    port: port(env, 'PORT', 8080),
-    wsPort: port(env, 'WS_PORT', 8081),
-    adminPort: valueOf(env, 'ADMIN_PORT') === undefined ? null : port(env, 'ADMIN_PORT', 0),
+    ...ports,
+    adminHost: adminHostOf(env),
     trustedProxies: trustedProxiesOf(env),
     adminToken,
     dataDir: path.resolve(valueOf(env, 'DATA_DIR') ?? './data'),

@@ -19,7 +19,9 @@ import { startDemoActivity } from '../commands/demo/activity.ts';
 import { DEMO_HINT, seedDemo } from '../commands/demo/seed.ts';
 import { startEngine } from '../engine/process.ts';
 import type { SnapshotSource } from '../engine/snapshotter.ts';
+import { DEFAULT_SETTINGS } from '../commands/settings/settings.ts';
 import { loadSettingsStore } from '../commands/settings/store.ts';
+import { trustedProxies } from '../commands/auth/origin.ts';
 import { createWriteTracker } from '../commands/writeTracker.ts';
 import { postgresStores } from './stores/index.ts';
 import { createEventStore } from '../eventstore/index.ts';
@@ -29,6 +31,9 @@ import { migrate } from '../eventstore/postgres/migrate.ts';
 import { createPool } from '../eventstore/postgres/pool.ts';
 import { startLeaderboardScheduler } from '../projections/member/leaderboard/scheduler.ts';
 import { startRealtime, type Realtime } from '../realtime/index.ts';
+import { ADMIN_HOST_DEFAULT, ADMIN_PORT_DEFAULT, reachableHost } from './config.ts';
+import { demoBannerOut } from './demoBanner.ts';
+import { limitConnectionsPerAddress } from './httpLimits.ts';
 import { freePortOn } from './ports.ts';
 import { cancelOnDisconnectOf, credentialNoticesOf, identityResolverOf } from './realtimeWiring.ts';
 import { metadataRouter } from '../oauth/metadata.ts';
@@ -39,8 +44,6 @@ import { terminalProgress } from './progress.ts';
 import { createLogger } from './logger.ts';
 
 const EMBEDDED_DATABASE = 'exchange';
-/** The separate operator listener (ADMIN_PORT) is reachable from this machine only. */
-const ADMIN_LISTEN_HOST = '127.0.0.1';
 /** A client has this long to send a request's headers, and its whole request (slow-loris bounds). */
 const HTTP_HEADERS_TIMEOUT_MS = 10_000;
 const HTTP_REQUEST_TIMEOUT_MS = 30_000;
@@ -125,8 +128,10 @@ export interface RunningService {
   /** The WebSocket feed (Phoenix Channels at ws://…:wsPort/socket/websocket). */
   realtime: Realtime;
   wsPort: number;
-  /** The operator listener's port when ADMIN_PORT is set (127.0.0.1 only); null when the main port serves /admin/v1. */
-  adminPort: number | null;
+  /** The operator listener's port (/admin/v1, /metrics; on ADMIN_HOST, 127.0.0.1 by default). */
+  adminPort: number;
+  /** http://host:adminPort as this machine reaches it. */
+  adminUrl: string;
   stop(): Promise<void>;
 }
 
@@ -138,6 +143,11 @@ interface StartOptions {
   onListening?: (port: number) => Promise<void> | void;
   /** Where DEMO=1 seeding draws its progress (default standard error; nothing unless it is a terminal). */
   progressStream?: NodeJS.WriteStream;
+  /**
+   * Where the DEMO=1 banner goes when it is a terminal (default standard output); otherwise to an
+   * owner-only file under DATA_DIR (DEMO_BANNER_FILE). Never to the log.
+   */
+  bannerStream?: NodeJS.WriteStream;
 }
 
 /** Starts the whole service; resolves once it is ready (probes answer 503 until then). */
@@ -149,6 +159,9 @@ export async function startService(config: Config, options: StartOptions = {}): 
   const server = http.createServer({ ...laneServerOptions, ...HTTP_SERVER_LIMITS }, (req, res) => handler(req, res));
   server.keepAliveTimeout = HTTP_KEEP_ALIVE_TIMEOUT_MS;
   server.maxConnections = HTTP_CONNECTIONS_MAX;
+  // per address too (settings http_limits; the default until the settings are loaded)
+  let connectionsPerAddress = () => DEFAULT_SETTINGS.http_limits.connections_per_address;
+  limitConnectionsPerAddress(server, () => connectionsPerAddress(), trustedProxies(config.trustedProxies));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, () => {
@@ -181,6 +194,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const clock = testClock ?? systemClock;
     const writes = createWriteTracker();
     const settings = await loadSettingsStore({ store, logger });
+    connectionsPerAddress = () => settings.get().http_limits.connections_per_address;
 
     const runner = new ProjectionWorkerHost({
       connectionString: database.connectionString, eventstoreUrl: config.eventstoreUrl, store, logger, registry,
@@ -213,22 +227,22 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const ctx: AppContext = withCredentials(base, [oauth.tokenResolver]);
     const oauthHttp = oauthHttpOf(ctx, oauth);
     const api = createApi(ctx, {
-      registry, isReady: () => ready, separateAdmin: config.adminPort !== null, routers: [metadataRouter(ctx), oauthHttp.router], laneRoutes: oauthHttp.laneRoutes,
+      registry, isReady: () => ready, separateAdmin: true, routers: [metadataRouter(ctx), oauthHttp.router], laneRoutes: oauthHttp.laneRoutes,
     });
-    let adminPort: number | null = null;
-    if (api.adminApp) {
-      const adminServer = http.createServer(HTTP_SERVER_LIMITS, api.adminApp);
-      await new Promise<void>((resolve, reject) => {
-        adminServer.once('error', reject);
-        adminServer.listen(config.adminPort ?? 0, ADMIN_LISTEN_HOST, () => {
-          adminServer.off('error', reject);
-          resolve();
-        });
+    // the operator API and metrics never share the public listener: their own, on loopback by default
+    const adminHost = config.adminHost ?? ADMIN_HOST_DEFAULT;
+    if (!api.adminApp) throw new Error('the operator app was not built');
+    const adminServer = http.createServer(HTTP_SERVER_LIMITS, api.adminApp);
+    await new Promise<void>((resolve, reject) => {
+      adminServer.once('error', reject);
+      adminServer.listen(config.adminPort ?? ADMIN_PORT_DEFAULT, adminHost, () => {
+        adminServer.off('error', reject);
+        resolve();
       });
-      adminPort = (adminServer.address() as AddressInfo).port;
-      cleanups.push(() => closeServer(adminServer));
-      logger.info({ adminPort, host: ADMIN_LISTEN_HOST }, 'operator API and metrics on their own listener');
-    }
+    });
+    const adminPort = (adminServer.address() as AddressInfo).port;
+    cleanups.push(() => closeServer(adminServer));
+    logger.info({ adminPort, host: adminHost }, 'operator API and metrics on their own listener');
     handler = (req, res) => {
       if (!api.lane(req, res)) api.app(req, res);
     };
@@ -254,7 +268,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
 
     if (config.demo) {
       const progressStream = options.progressStream ?? process.stderr;
-      await seedDemo(ctx, { progress: (total) => terminalProgress('seeding demo data', total, 'steps', progressStream) });
+      await seedDemo(ctx, {
+        progress: (total) => terminalProgress('seeding demo data', total, 'steps', progressStream),
+        out: demoBannerOut(config, logger, options.bannerStream ?? process.stdout),
+      });
       const activity = await startDemoActivity(ctx, { baseUrl: `http://127.0.0.1:${port}` });
       cleanups.push(() => activity.stop());
     } else {
@@ -274,6 +291,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       realtime,
       wsPort: realtime.port,
       adminPort,
+      adminUrl: `http://${reachableHost(adminHost)}:${adminPort}`,
       stop() {
         stopping ??= (async () => {
           ready = false;

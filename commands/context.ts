@@ -17,8 +17,13 @@ export interface Config {
   wsPort: number;
   /** Addresses or CIDRs of reverse proxies whose X-Forwarded-Proto/Host are believed (TRUSTED_PROXIES). */
   trustedProxies: string[];
-  /** When set, /admin/v1 and /metrics are served only on this port, bound to 127.0.0.1 (0: any free port). */
+  /**
+   * The operator listener's port: /admin/v1 and /metrics are served there only, never on `port`
+   * (0: any free port; null: the default, 8082).
+   */
   adminPort: number | null;
+  /** The address the operator listener binds (ADMIN_HOST; default 127.0.0.1, loopback only). */
+  adminHost?: string;
   adminToken: string | undefined;
   dataDir: string;
   databaseUrl: string | undefined;

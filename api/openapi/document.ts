@@ -6,6 +6,7 @@ import { routeScopeOf, SCOPE_DESCRIPTIONS } from '../../domain/auth/routeScopes.
 import { APP_SCOPES, MEMBER_SCOPES } from '../../domain/auth/scopes.ts';
 import { memberOpenApi } from '../v1/member/openapi.ts';
 import type { RouteSpec } from '../v1/routes.ts';
+import { RATE_LIMIT_HEADERS } from './rateLimitHeaders.ts';
 import { COMPONENT_SCHEMAS } from './schemas.ts';
 
 type Json = Record<string, unknown>;
@@ -28,6 +29,7 @@ const ERROR_TEXT: Record<number, string> = {
   404: 'No such record on this account, or unknown path',
   409: 'A request with the same Idempotency-Key is still being processed',
   422: 'Refused by a rule; `error` says why',
+  429: 'Too many requests: over the account\'s request rate (reads and writes counted apart, a batch one write per leg), or too many failed authentications from the address; retry after the `Retry-After` seconds',
   503: 'Temporarily unavailable (the database cannot be reached, or the engine queue is full); retry after the `Retry-After` seconds',
 };
 
@@ -68,6 +70,8 @@ function operationOf(route: RouteSpec): Json {
     },
   };
   for (const status of [...route.errors, ...(route.idempotent ? [409] : []), 503]) responses[status] = errorResponse(status);
+  // every authenticated route: the account's request rate, and the address's failed authentications
+  responses[429] = { ...errorResponse(429), headers: RATE_LIMIT_HEADERS };
   return {
     operationId: route.operationId,
     summary: route.summary,

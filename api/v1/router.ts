@@ -1,4 +1,4 @@
-// /api/v1: authentication, then the trading routes (one table, also the OpenAPI document), the
+// /api/v1: authentication, the per-account request rate limit, then the trading routes (one table, also the OpenAPI document), the
 // member routes, and 404 for every other path (GET /trades included: replaced by /fills).
 // The order-entry routes are also offered to the direct lane (api/direct.ts) with the same
 // middleware instances and handlers, so both paths answer alike.
@@ -14,6 +14,7 @@ import { refuseNul } from '../nul.ts';
 import { buildOpenApiDocument, memberFragment } from '../openapi/document.ts';
 import { announceDeprecation } from './deprecation.ts';
 import { idempotentWrite } from './idempotency.ts';
+import { rateLimit } from './rateLimit.ts';
 import { getMeHandlers } from './member/me.ts';
 import { memberRouter } from './member/router.ts';
 import { expressPath, tradingRoutes, type RouteSpec } from './routes.ts';
@@ -52,6 +53,8 @@ export function v1Api(ctx: AppContext, options: V1Options = {}): V1Api {
   router.use(scopes);
   router.use(body);
   router.use(refuseNul);
+  const limited = rateLimit(ctx);
+  router.use(limited);
 
   const laneRoutes: LaneRoute[] = [];
   for (const route of routes) {
@@ -59,12 +62,12 @@ export function v1Api(ctx: AppContext, options: V1Options = {}): V1Api {
     router[route.method](expressPath(route.path), ...handlers);
     // writes with a fixed path: the order-entry routes (reads need express's query parsing)
     if (route.write && !route.path.includes('{')) {
-      laneRoutes.push({ method: route.method, path: `${V1_BASE}${route.path}`, routerPath: route.path, chain: [authentication, scopes, body, refuseNul, ...handlers] });
+      laneRoutes.push({ method: route.method, path: `${V1_BASE}${route.path}`, routerPath: route.path, chain: [authentication, scopes, body, refuseNul, limited, ...handlers] });
     }
   }
 
   // GET /me, the most frequent read of a member app, in the lane too (it takes no query)
-  laneRoutes.push({ method: 'GET', path: `${V1_BASE}/me`, routerPath: '/me', chain: [authentication, scopes, body, refuseNul, ...getMeHandlers(ctx)] });
+  laneRoutes.push({ method: 'GET', path: `${V1_BASE}/me`, routerPath: '/me', chain: [authentication, scopes, body, refuseNul, limited, ...getMeHandlers(ctx)] });
   router.use(memberRouter(ctx));
   router.use(() => {
     throw notFound('Not found');

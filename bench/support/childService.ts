@@ -14,6 +14,8 @@ const STOP_TIMEOUT_MS = 15_000;
 
 export interface ChildService {
   baseUrl: URL;
+  /** The operator listener (/admin/v1, /metrics) on 127.0.0.1. */
+  adminUrl: URL;
   wsPort: number;
   adminToken: string;
   pid: number | undefined;
@@ -43,11 +45,12 @@ export async function startChildService(env: Record<string, string> = {}): Promi
   chmodSync(dataDir, 0o755); // embedded PostgreSQL runs as the postgres user when we are root
   const port = await freePort();
   const wsPort = await freePort();
+  const adminPort = await freePort();
   const adminToken = randomBytes(24).toString('hex');
   // BENCH_SERVICE_FLAGS: extra node flags for the service alone (e.g. --cpu-prof --cpu-prof-dir=prof)
   const extraFlags = (process.env.BENCH_SERVICE_FLAGS ?? '').split(/\s+/).filter((flag) => flag.startsWith('--'));
   const child: ChildProcess = spawn(process.execPath, [...startNodeFlags(), ...extraFlags, 'cli/bin.js', 'serve'], {
-    env: { ...process.env, PORT: String(port), WS_PORT: String(wsPort), DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'warn', DEMO: '0', TEST_CLOCK: '0', ...env },
+    env: { ...process.env, PORT: String(port), WS_PORT: String(wsPort), ADMIN_PORT: String(adminPort), DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'warn', DEMO: '0', TEST_CLOCK: '0', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let logTail = '';
@@ -77,7 +80,7 @@ export async function startChildService(env: Record<string, string> = {}): Promi
     await stop();
     throw error;
   }
-  return { baseUrl, wsPort, adminToken, pid: child.pid, stop };
+  return { baseUrl, adminUrl: new URL(`http://127.0.0.1:${adminPort}`), wsPort, adminToken, pid: child.pid, stop };
 }
 
 /**

@@ -22,7 +22,7 @@ export class AdminApiError extends Error {
 export class AdminClient {
   private constructor(private readonly baseUrl: string, private readonly token: string) {}
 
-  /** --url / EXCHANGE_URL / http://127.0.0.1:$ADMIN_PORT / http://localhost:$PORT (8080); --token / ADMIN_TOKEN / DATA_DIR/admin-token. */
+  /** --url / EXCHANGE_URL / http://$ADMIN_HOST:$ADMIN_PORT (127.0.0.1:8082); --token / ADMIN_TOKEN / DATA_DIR/admin-token. */
   static async connect(options: ConnectionOptions, env: NodeJS.ProcessEnv = process.env): Promise<AdminClient> {
     const url = (options.url ?? defaultServiceUrl(env, true)).replace(/\/+$/, '');
     const dataDir = options.dataDir ?? env.DATA_DIR ?? './data';

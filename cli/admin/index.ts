@@ -108,7 +108,7 @@ export function registerAdminCommands(program: Command): void {
   const admin = program
     .command('admin')
     .description('operate the exchange through the admin API (/admin/v1)')
-    .option('--url <url>', 'service base URL (default $EXCHANGE_URL, else http://127.0.0.1:$ADMIN_PORT when set, else http://localhost:$PORT, PORT defaulting to 8080)')
+    .option('--url <url>', 'operator listener URL (default $EXCHANGE_URL, else http://$ADMIN_HOST:$ADMIN_PORT, i.e. http://127.0.0.1:8082 with neither set); `sign` prints a URL on the public port ($EXCHANGE_URL, else http://localhost:$PORT)')
     .option('--token <token>', 'admin token (default $ADMIN_TOKEN, else $DATA_DIR/admin-token)')
     .option('--json', 'print the raw JSON answer instead of a table');
 

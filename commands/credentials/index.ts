@@ -42,7 +42,7 @@ const UNKNOWN_CREDENTIAL_TTL_MS = 10_000;
 const SESSIONS_CACHED_MAX = 100_000;
 
 /** A bounded set of recent misses, each valid for UNKNOWN_CREDENTIAL_TTL_MS. */
-class MissCache {
+export class MissCache {
   private readonly expiries = new Map<string, number>();
 
   has(id: string): boolean {

@@ -48,7 +48,27 @@ export interface Settings {
   referral_points: number;
   /** Per-client caps on WebSocket connections and the join rate of one socket. */
   websocket_limits: WebsocketLimitsSettings;
+  /** Requests per second per account over all its credentials (token buckets, burst two seconds' worth); 0 turns one off. */
+  rate_limits: RateLimitSettings;
+  /** Bounds on the public HTTP listener. */
+  http_limits: HttpLimitSettings;
 }
+
+export interface RateLimitSettings {
+  /** GET requests under /api/v1 per second per account. */
+  read_per_second: number;
+  /** Other requests under /api/v1 per second per account; a batch counts one per leg. */
+  write_per_second: number;
+}
+
+export interface HttpLimitSettings {
+  /** Open connections from one address on the public port (trusted proxies excepted); past it new ones are closed at once. */
+  connections_per_address: number;
+}
+
+export const DEFAULT_READS_PER_SECOND = 200;
+export const DEFAULT_WRITES_PER_SECOND = 100;
+export const DEFAULT_CONNECTIONS_PER_ADDRESS = 256;
 
 export const DEFAULT_SETTINGS: Settings = {
   dynamic_registration: false,
@@ -64,6 +84,8 @@ export const DEFAULT_SETTINGS: Settings = {
   max_live_orders_per_account: 10_000,
   referral_points: DEFAULT_REFERRAL_POINTS,
   websocket_limits: { connections_per_address: 200, connections_per_identity: 50, joins_per_second: 10 },
+  rate_limits: { read_per_second: DEFAULT_READS_PER_SECOND, write_per_second: DEFAULT_WRITES_PER_SECOND },
+  http_limits: { connections_per_address: DEFAULT_CONNECTIONS_PER_ADDRESS },
 };
 
 export interface SettingsStore {

@@ -4,7 +4,7 @@
 import { InvalidInput } from '../../domain/errors.ts';
 import { REFERRAL_POINTS_MAX } from '../../domain/engine/referrals.ts';
 import { sportKey } from '../../domain/leaderboard/board.ts';
-import type { GeofencingSettings, LeaderboardBoardSetting, Settings, WebsocketLimitsSettings } from './settings.ts';
+import type { GeofencingSettings, LeaderboardBoardSetting, Settings } from './settings.ts';
 
 const LEADERBOARD_PERIODS = ['daily', 'weekly', 'monthly', 'yearly', 'all'] as const;
 const LEADERBOARD_METRICS = ['volume', 'profit', 'predictions', 'markets', 'win_rate', 'biggest_win', 'return', 'streak'] as const;
@@ -24,6 +24,10 @@ const CATEGORY_LENGTH_MAX = 64;
 /** Upper bounds of `websocket_limits` (the feed holds at most 20,000 sockets in all). */
 const WS_CONNECTIONS_PER_CLIENT_MAX = 20_000;
 const WS_JOINS_PER_SECOND_MAX = 1_000;
+/** `rate_limits` values may be raised up to this many requests per second per account (benchmarks go near it). */
+const RATE_LIMIT_PER_SECOND_MAX = 10_000_000;
+/** `http_limits.connections_per_address` may be raised up to the listener's global cap (HTTP_CONNECTIONS_MAX). */
+const CONNECTIONS_PER_ADDRESS_MAX = 10_000;
 
 type Checker<K extends keyof Settings> = (value: unknown, field: string) => Settings[K];
 
@@ -130,21 +134,18 @@ function geofencing(current: GeofencingSettings) {
   };
 }
 
-const WEBSOCKET_LIMITS_CHECKS = {
-  connections_per_address: integerIn(1, WS_CONNECTIONS_PER_CLIENT_MAX),
-  connections_per_identity: integerIn(1, WS_CONNECTIONS_PER_CLIENT_MAX),
-  joins_per_second: integerIn(1, WS_JOINS_PER_SECOND_MAX),
-} as const;
-
-/** A websocket_limits object; fields left out keep their current value. */
-function websocketLimits(current: WebsocketLimitsSettings) {
-  return (value: unknown, field: string): WebsocketLimitsSettings => {
+/**
+ * An object of integer fields, each within its bounds; fields left out keep their current value,
+ * unknown ones are refused.
+ */
+function integerFields<T extends object>(current: T, bounds: { [K in keyof T]: [number, number] }) {
+  return (value: unknown, field: string): T => {
     if (!isObject(value)) throw new InvalidInput(`${field} must be an object`);
-    const next: WebsocketLimitsSettings = { ...current };
-    for (const [key, entry] of Object.entries(value)) {
-      if (!(key in WEBSOCKET_LIMITS_CHECKS)) throw new InvalidInput(`${field}.${key} is not a known field`);
-      const name = key as keyof WebsocketLimitsSettings;
-      next[name] = WEBSOCKET_LIMITS_CHECKS[name](entry, `${field}.${key}`);
+    const next = { ...current };
+    for (const [key, raw] of Object.entries(value)) {
+      const range = (bounds as Record<string, [number, number] | undefined>)[key];
+      if (range === undefined) throw new InvalidInput(`${field}.${key} is not a known field`);
+      (next as Record<string, number>)[key] = integerIn(range[0], range[1])(raw, `${field}.${key}`);
     }
     return next;
   };
@@ -171,7 +172,12 @@ export function validateSettingsPatch(patch: unknown, current: Settings): Partia
     ws_heartbeat_timeout_ms: integerIn(WS_HEARTBEAT_TIMEOUT_MS_MIN, WS_HEARTBEAT_TIMEOUT_MS_MAX),
     max_live_orders_per_account: integerIn(1, LIVE_ORDERS_PER_ACCOUNT_MAX),
     referral_points: integerIn(0, REFERRAL_POINTS_MAX),
-    websocket_limits: websocketLimits(current.websocket_limits),
+    websocket_limits: integerFields(current.websocket_limits, {
+      connections_per_address: [1, WS_CONNECTIONS_PER_CLIENT_MAX], connections_per_identity: [1, WS_CONNECTIONS_PER_CLIENT_MAX],
+      joins_per_second: [1, WS_JOINS_PER_SECOND_MAX],
+    }),
+    rate_limits: integerFields(current.rate_limits, { read_per_second: [0, RATE_LIMIT_PER_SECOND_MAX], write_per_second: [0, RATE_LIMIT_PER_SECOND_MAX] }),
+    http_limits: integerFields(current.http_limits, { connections_per_address: [1, CONNECTIONS_PER_ADDRESS_MAX] }),
   };
   const out: Partial<Record<keyof Settings, unknown>> = {};
   for (const [key, value] of Object.entries(patch)) {

@@ -41,7 +41,7 @@ describe('hardening through HTTP', () => {
         expect(order.body.error).to.equal(`body is nested too deeply (at most ${JSON_NESTING_DEPTH_MAX} levels of objects and arrays)`);
         const batch = await raw(svc.base, 'DELETE', '/api/v1/orders/batched', signed('DELETE', '/api/v1/orders/batched'), body);
         expect(batch.status).to.equal(400);
-        const admin = await raw(svc.base, 'POST', '/admin/v1/accounts', { authorization: `Bearer ${svc.adminToken}`, 'user-agent': USER_AGENT }, body);
+        const admin = await raw(svc.adminUrl, 'POST', '/admin/v1/accounts', { authorization: `Bearer ${svc.adminToken}`, 'user-agent': USER_AGENT }, body);
         expect(admin.status).to.equal(400);
       }
     });
@@ -50,14 +50,14 @@ describe('hardening through HTTP', () => {
       const balance = await raw(svc.base, 'GET', '/api/v1/account/balance', signed('GET', '/api/v1/account/balance'), deepBody(DEEP));
       expect(balance.status).to.equal(200);
       expect(balance.body.balance.account_id).to.equal(alice.account_id);
-      const admin = await raw(svc.base, 'GET', `/admin/v1/accounts/${alice.account_id}`, { authorization: `Bearer ${svc.adminToken}` }, deepBody(DEEP));
+      const admin = await raw(svc.adminUrl, 'GET', `/admin/v1/accounts/${alice.account_id}`, { authorization: `Bearer ${svc.adminToken}` }, deepBody(DEEP));
       expect(admin.status).to.equal(200);
     });
 
     it('an unauthenticated deep body is refused on its credentials, before it is read', async () => {
       const order = await raw(svc.base, 'POST', '/api/v1/orders', { 'user-agent': USER_AGENT }, deepBody(DEEP));
       expect(order.status).to.equal(401);
-      const admin = await raw(svc.base, 'POST', '/admin/v1/accounts', {}, deepBody(DEEP));
+      const admin = await raw(svc.adminUrl, 'POST', '/admin/v1/accounts', {}, deepBody(DEEP));
       expect(admin.status).to.equal(401);
     });
 

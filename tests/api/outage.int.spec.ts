@@ -32,7 +32,7 @@ describe('database outage (/api/v1 reads)', function () {
     await admin.end();
     svc = await startTestService({ env: { DATABASE_URL: server.connectionString('outage') } });
     const call = async (method: string, route: string, body?: unknown) => {
-      const res = await fetch(`${svc.baseUrl}/admin/v1${route}`, { method, headers: { authorization: `Bearer ${svc.adminToken}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(`${svc.adminUrl}/admin/v1${route}`, { method, headers: { authorization: `Bearer ${svc.adminToken}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
       expect(res.status, `${method} ${route}`).to.equal(200);
       return res.json() as Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
     };

@@ -21,7 +21,7 @@ describe('e2e: the admin CLI', function () {
 
   async function cli(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
     try {
-      const { stdout, stderr } = await run(process.execPath, [BIN, 'admin', '--url', service.baseUrl, '--token', service.adminToken, ...args], {
+      const { stdout, stderr } = await run(process.execPath, [BIN, 'admin', '--url', service.adminUrl, '--token', service.adminToken, ...args], {
         env: { ...process.env, ADMIN_TOKEN: '', EXCHANGE_URL: '' },
       });
       return { stdout, stderr, code: 0 };

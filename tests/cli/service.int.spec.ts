@@ -49,7 +49,7 @@ describe('service process', function () {
 
   it('exposes Prometheus metrics: requests, projection lag, process', async () => {
     await fetch(`${service.baseUrl}/livez`);
-    const response = await fetch(`${service.baseUrl}/metrics`);
+    const response = await fetch(`${service.adminUrl}/metrics`);
     expect(response.status).to.equal(200);
     const text = await response.text();
     expect(text).to.contain('http_request_duration_seconds_bucket');
@@ -83,7 +83,7 @@ describe('configuration', () => {
 
   it('has the documented defaults', () => {
     const config = loadConfig({});
-    expect(config).to.include({ port: 8080, wsPort: 8081, jurisdiction: 'us', testClock: false, demo: false, logLevel: 'info' });
+    expect(config).to.include({ port: 8080, wsPort: 8081, adminPort: 8082, adminHost: '127.0.0.1', jurisdiction: 'us', testClock: false, demo: false, logLevel: 'info' });
     expect(config.dataDir).to.match(/data$/);
     expect(config.databaseUrl).to.equal(undefined);
   });

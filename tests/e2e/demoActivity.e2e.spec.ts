@@ -38,7 +38,7 @@ describe('e2e: demo activity on a market the operator halts', function () {
     };
     const logger = { info: record('info'), warn: record('warn'), error: record('error'), debug: () => undefined } as unknown as Logger;
 
-    const client = new ServiceClient(service.baseUrl, service.adminToken);
+    const client = new ServiceClient(service.baseUrl, service.adminToken, service.adminUrl);
     await client.ok('POST', `/markets/${halted}/status`, { trading: false });
     const key = (await client.ok('POST', `/accounts/${seeded.member_account_id}/api_keys`, { scope: 'read_only' })).api_key;
     const otherVolume = async () => {

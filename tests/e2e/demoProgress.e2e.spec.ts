@@ -1,8 +1,13 @@
 // DEMO=1 seeding shows its progress on a terminal (steps done of the total, rate, time left) and
 // prints nothing of it in a pipe; the seeder reports every step through its progress port and
-// ends it before the banner.
+// ends it before the banner. The banner (a private key, a client secret, a password) goes to the
+// terminal, or to an owner-only file under DATA_DIR when standard output is not one: never to the
+// log.
 
 import { expect } from 'chai';
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { pino } from 'pino';
 import { demoSeedSteps, seedDemoOnce } from '../../commands/demo/seed.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 
@@ -11,16 +16,11 @@ function fakeStream(isTTY: boolean) {
   return { written, stream: { isTTY, write: (text: string) => { written.push(text); return true; } } as unknown as NodeJS.WriteStream };
 }
 
-/** Starts the service with DEMO=1, keeping the banner it prints on standard output. */
+/** Starts the service with DEMO=1, its banner going to a terminal (kept here). */
 async function startSeeding(progressStream: NodeJS.WriteStream): Promise<{ service: TestService; banner: string }> {
-  let banner = '';
-  const write = process.stdout.write;
-  process.stdout.write = ((chunk: string | Uint8Array) => { banner += String(chunk); return true; }) as typeof process.stdout.write;
-  try {
-    return { service: await startTestService({ env: { DEMO: '1' }, progressStream }), banner };
-  } finally {
-    process.stdout.write = write;
-  }
+  const terminal = fakeStream(true);
+  const service = await startTestService({ env: { DEMO: '1' }, progressStream, bannerStream: terminal.stream });
+  return { service, banner: terminal.written.join('') };
 }
 
 describe('e2e: demo seeding progress', function () {
@@ -66,5 +66,26 @@ describe('e2e: demo seeding progress', function () {
     expect(pipe.written).to.deep.equal([]);
     expect(banner).to.include('=== Demo exchange seeded ===');
     expect(banner).to.not.include('\x1b[');
+  });
+
+  it('DEMO=1 with standard output not a terminal: the banner goes to DATA_DIR/demo-banner.txt (mode 0600), not to the output nor the log', async () => {
+    const pipe = fakeStream(false);
+    const log: string[] = [];
+    const logger = pino({ level: 'trace' }, { write: (line: string) => { log.push(line); } });
+    const service = await startTestService({ env: { DEMO: '1' }, progressStream: fakeStream(false).stream, bannerStream: pipe.stream, logger });
+    services.push(service);
+    expect(pipe.written).to.deep.equal([]);
+    const file = path.join(service.ctx.config.dataDir, 'demo-banner.txt');
+    expect(statSync(file).mode & 0o777).to.equal(0o600);
+    const banner = readFileSync(file, 'utf8');
+    expect(banner).to.include('=== Demo exchange seeded ===');
+    const privateKey = /Private key \(base64 Ed25519 seed\)[^:]*: (\S+)/.exec(banner)?.[1];
+    const secret = /client_secret \(shown ONCE\) (\S+)/.exec(banner)?.[1];
+    const password = /log in as \S+ \/ (\S+?):/.exec(banner)?.[1];
+    for (const value of [privateKey, secret, password]) {
+      expect(value).to.be.a('string').with.length.greaterThan(8);
+      expect(log.some((line) => line.includes(value!)), `a log line holds ${value}`).to.equal(false);
+    }
+    expect(log.some((line) => line.includes('demo-banner.txt'))).to.equal(true);
   });
 });

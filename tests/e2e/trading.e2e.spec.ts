@@ -17,7 +17,7 @@ describe('e2e: list, deposit, trade, result, withdraw', function () {
 
   before(async () => {
     service = await startTestService();
-    client = new ServiceClient(service.baseUrl, service.adminToken);
+    client = new ServiceClient(service.baseUrl, service.adminToken, service.adminUrl);
   });
   after(async () => service?.stop());
 

@@ -92,7 +92,7 @@ describe('OAuth flows with oauth4webapi', function () {
     const me = await api(svc, tokens.access_token, 'GET', '/me');
     expect(me.status).to.equal(401);
     expect(me.body.error).to.equal('Missing or invalid OAuth access token');
-    expect(me.headers.get('www-authenticate')).to.equal(`Bearer error=invalid_token, resource_metadata=${svc.baseUrl}/.well-known/oauth-protected-resource`);
+    expect(me.headers.get('www-authenticate')).to.equal(`Bearer error="invalid_token", error_description="The access token is unknown, expired or revoked", resource_metadata="${svc.baseUrl}/.well-known/oauth-protected-resource"`);
   });
 
   it('client_credentials: app scopes only, no refresh token; the app token reads the catalogue and nothing of a member', async () => {
@@ -106,7 +106,7 @@ describe('OAuth flows with oauth4webapi', function () {
     const me = await api(svc, all.access_token, 'GET', '/me');
     expect(me.status).to.equal(403);
     expect(me.body).to.deep.equal({ error: 'insufficient scope for this operation', scope: 'profile.read' });
-    expect(me.headers.get('www-authenticate')).to.equal('Bearer error=insufficient_scope, scope=profile.read');
+    expect(me.headers.get('www-authenticate')).to.equal('Bearer error="insufficient_scope", scope="profile.read"');
 
     for (const scope of ['profile.read', 'nonsense']) {
       const res = await oauth.clientCredentialsGrantRequest(as, client, auth, new URLSearchParams({ scope }), insecure);

@@ -69,7 +69,7 @@ describe('OAuth metadata', () => {
     });
 
     it('lists registration_endpoint only while dynamic registration is on', async () => {
-      const admin = (body: unknown) => fetch(`${svc.baseUrl}/admin/v1/settings`, { method: 'PATCH', headers: { authorization: `Bearer ${svc.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const admin = (body: unknown) => fetch(`${svc.adminUrl}/admin/v1/settings`, { method: 'PATCH', headers: { authorization: `Bearer ${svc.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
       expect((await admin({ dynamic_registration: true })).status).to.equal(200);
       expect((await get(svc.baseUrl, AS, { host: 'h.example' })).body.registration_endpoint).to.equal('http://h.example/oauth/register');
       expect((await admin({ dynamic_registration: false })).status).to.equal(200);

@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { TestService } from '../support/service.ts';
 
 export async function admin(svc: TestService, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const res = await fetch(`${svc.baseUrl}/admin/v1${path}`, {
+  const res = await fetch(`${svc.adminUrl}/admin/v1${path}`, {
     method,
     headers: { authorization: `Bearer ${svc.adminToken}`, 'content-type': 'application/json', 'user-agent': 'oauth-tests' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),

@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import type { AppContext } from '../../commands/context.ts';
 import { loadConfig } from '../../cli/config.ts';
 import { startService, type RunningService } from '../../cli/serve.ts';
@@ -14,6 +14,8 @@ export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghij';
 
 export interface TestService {
   baseUrl: string;
+  /** The operator listener (/admin/v1, /metrics), on 127.0.0.1. */
+  adminUrl: string;
   adminToken: string;
   ctx: AppContext;
   service: RunningService;
@@ -21,17 +23,21 @@ export interface TestService {
 }
 
 /**
- * `env` overrides the defaults (PORT=0, TEST_CLOCK=1, ADMIN_TOKEN, LOG_LEVEL=silent, a temp
+ * `env` overrides the defaults (PORT=0, WS_PORT=0, ADMIN_PORT=0, TEST_CLOCK=1, ADMIN_TOKEN, LOG_LEVEL=silent, a temp
  * DATA_DIR, DATABASE_URL of a fresh database), e.g. { JURISDICTION: 'ca' } or { DEMO: '1' }.
  */
 export async function startTestService(
-  opts: { env?: Record<string, string>; onListening?: (baseUrl: string) => Promise<void> | void; progressStream?: NodeJS.WriteStream } = {},
+  opts: {
+    env?: Record<string, string>; onListening?: (baseUrl: string) => Promise<void> | void; progressStream?: NodeJS.WriteStream;
+    bannerStream?: NodeJS.WriteStream; logger?: Logger;
+  } = {},
 ): Promise<TestService> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'exchange-test-service-'));
   const db = opts.env?.DATABASE_URL ? undefined : await testDatabase();
   const config = loadConfig({
     PORT: '0',
     WS_PORT: '0',
+    ADMIN_PORT: '0',
     TEST_CLOCK: '1',
     ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     LOG_LEVEL: 'silent',
@@ -39,12 +45,13 @@ export async function startTestService(
     ...(db ? { DATABASE_URL: db.connectionString } : {}),
     ...opts.env,
   });
-  const logger = pino({ level: config.logLevel });
+  const logger = opts.logger ?? pino({ level: config.logLevel });
   let service: RunningService;
   try {
     service = await startService(config, {
       logger,
       ...(opts.progressStream ? { progressStream: opts.progressStream } : {}),
+      ...(opts.bannerStream ? { bannerStream: opts.bannerStream } : {}),
       ...(opts.onListening ? { onListening: (port: number) => opts.onListening!(`http://127.0.0.1:${port}`) } : {}),
       ...(db ? { database: { pool: db.pool, connectionString: db.connectionString, close: async () => {} } } : {}),
     });
@@ -55,6 +62,7 @@ export async function startTestService(
   }
   return {
     baseUrl: service.baseUrl,
+    adminUrl: service.adminUrl,
     adminToken: config.adminToken!,
     ctx: service.ctx,
     service,

@@ -127,6 +127,9 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
     const body = parseBody(validatePatch, req.body);
     const updated = valueOrRefuse(await updateAccount(ctx, accountId, accountFieldsOf(body), body.password));
     cache.accounts.set(accountId, updated.account);
+    // a status change is in force on /api/v1 once answered: credential checks read the status
+    // from the read models, so the answer waits (bounded) until they have it
+    if (body.status !== undefined) await cache.caughtUp(updated.position);
     res.json({ account: presentAccount(updated.account) });
   });
 

@@ -4,6 +4,7 @@
 
 import { LEADERBOARD_METRICS } from '../../../domain/leaderboard/board.ts';
 import { LEADERBOARD_PERIODS } from '../../../domain/leaderboard/period.ts';
+import { RATE_LIMIT_HEADERS } from '../../openapi/rateLimitHeaders.ts';
 import { MEMBER_COMPONENT_SCHEMAS } from './schemas.ts';
 
 type Schema = Record<string, unknown>;
@@ -14,6 +15,7 @@ const error = (description: string) => ({ description, content: json({ type: 'ob
 const ok = (name: string, description = 'OK') => ({ description, content: json(ref(name)) });
 const STANDARD_ERRORS = {
   401: error('Missing or invalid credentials'), 403: error('Account not active, or outside the token scope'),
+  429: { ...error('Too many requests (the account\'s request rate, or failed authentications from the address); retry after Retry-After seconds'), headers: RATE_LIMIT_HEADERS },
   503: error('Temporarily unavailable (the database cannot be reached, or the exchange is busy); retry after Retry-After seconds'),
 };
 

@@ -15,7 +15,7 @@ describe('admin API over HTTP', function () {
 
   before(async () => {
     service = await startTestService();
-    client = new ServiceClient(service.baseUrl, service.adminToken);
+    client = new ServiceClient(service.baseUrl, service.adminToken, service.adminUrl);
   });
   after(async () => service?.stop());
 
@@ -47,7 +47,7 @@ describe('admin API over HTTP', function () {
       const key = await newKey(account.account_id);
       const session = (await client.ok('POST', `/accounts/${account.account_id}/sessions`, {})).session;
       expect(await client.admin('GET', '/settings', undefined, { authorization: `Bearer ${session.token}` })).to.deep.equal({ status: 401, body: { error: 'Unauthorized' } });
-      const signedAdmin = await client.raw('GET', '/admin/v1/settings', {
+      const signedAdmin = await client.admin('GET', '/settings', undefined, {
         'x-svc-access-key': key.key_id, 'x-svc-access-timestamp': String(Date.now()), 'x-svc-access-signature': 'AAAA',
       });
       expect(signedAdmin).to.deep.equal({ status: 401, body: { error: 'Unauthorized' } });
@@ -298,7 +298,7 @@ describe('admin API without TEST_CLOCK', function () {
   let client: ServiceClient;
   before(async () => {
     service = await startTestService({ env: { TEST_CLOCK: '0' } });
-    client = new ServiceClient(service.baseUrl, service.adminToken);
+    client = new ServiceClient(service.baseUrl, service.adminToken, service.adminUrl);
   });
   after(async () => service?.stop());
 

@@ -26,7 +26,7 @@ describe('market catalogue and archiving over HTTP', function () {
 
   before(async () => {
     service = await startTestService();
-    client = new ServiceClient(service.baseUrl, service.adminToken);
+    client = new ServiceClient(service.baseUrl, service.adminToken, service.adminUrl);
     await client.ok('GET', '/clock'); // learn the service time for signing
     const account = (await client.ok('POST', '/accounts', {})).account;
     reader = (await client.ok('POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_only' })).api_key;

@@ -14,7 +14,7 @@ describe('the service clock (TEST_CLOCK=1)', function () {
 
   before(async () => {
     service = await startTestService();
-    client = new ServiceClient(service.baseUrl, service.adminToken);
+    client = new ServiceClient(service.baseUrl, service.adminToken, service.adminUrl);
     await client.ok('GET', '/clock'); // learn the service time for signing
     const account = (await client.ok('POST', '/accounts', {})).account;
     await client.ok('POST', `/accounts/${account.account_id}/deposits`, { amount: '100.00' });
@@ -57,7 +57,7 @@ describe('the service clock (TEST_CLOCK=1)', function () {
   it('the signature window follows the service clock, not the caller\'s', async () => {
     await client.ok('POST', '/clock', { advance_ms: 3_600_000 });
     expect((await client.signed(key, 'GET', '/account/balance')).status).to.equal(200);
-    const wallClock = new ServiceClient(service.baseUrl, service.adminToken); // signs with the real time
+    const wallClock = new ServiceClient(service.baseUrl, service.adminToken, service.adminUrl); // signs with the real time
     expect((await wallClock.signed(key, 'GET', '/account/balance')).status).to.equal(401);
   });
 });

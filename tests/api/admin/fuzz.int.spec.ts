@@ -31,7 +31,7 @@ describe('admin API: random input never gets a 500', function () {
 
   before(async () => {
     service = await startTestService();
-    client = new ServiceClient(service.baseUrl, service.adminToken);
+    client = new ServiceClient(service.baseUrl, service.adminToken, service.adminUrl);
     const account = (await client.ok('POST', '/accounts', {})).account;
     await client.ok('POST', `/accounts/${account.account_id}/deposits`, { amount: '50.00' });
     const event = (await client.ok('POST', '/events', { title: 'Fuzz v Tests', start: '2031-01-01T00:00:00Z' })).event;

@@ -33,14 +33,15 @@ export class ServiceClient {
   /** Service clock minus ours, learnt from the clock routes, so signatures stay in the window. */
   private clockOffsetMs = 0;
 
-  constructor(readonly baseUrl: string, readonly adminToken: string) {}
+  /** `adminUrl`: the operator listener (the service's own; defaults to `baseUrl` for apps that serve both). */
+  constructor(readonly baseUrl: string, readonly adminToken: string, readonly adminUrl: string = baseUrl) {}
 
   nowMs(): number {
     return Date.now() + this.clockOffsetMs;
   }
 
   async admin(method: string, path: string, body?: unknown, headers: Record<string, string> = { authorization: `Bearer ${this.adminToken}` }): Promise<Answer> {
-    const answer = await send(`${this.baseUrl}/admin/v1${path}`, method, headers, body);
+    const answer = await send(`${this.adminUrl}/admin/v1${path}`, method, headers, body);
     if (path === '/clock' && answer.status === 200 && typeof answer.body.now_us === 'number') {
       this.clockOffsetMs = Math.floor(answer.body.now_us / 1000) - Date.now();
     }

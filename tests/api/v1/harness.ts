@@ -97,6 +97,8 @@ export interface WholeService extends ServiceClients {
   socketUrl: string;
   service: RunningService;
   adminToken: string;
+  /** The operator listener (/admin/v1, /metrics). */
+  adminUrl: string;
 }
 
 export interface Member {
@@ -201,12 +203,13 @@ export async function startTradingService(options: V1Options = {}, engineOptions
 export async function startWholeService(env: Record<string, string> = {}): Promise<WholeService> {
   const started = await startTestService({ env });
   const base = started.baseUrl.replace(/\/+$/, '');
-  const clients = clientsOf(started.ctx, base, started.adminToken);
+  const clients = clientsOf(started.ctx, base, started.adminToken, started.adminUrl);
   return {
     ctx: started.ctx, base, store: started.ctx.store, ...clients,
     socketUrl: `ws://127.0.0.1:${started.service.wsPort}/socket`,
     service: started.service,
     adminToken: started.adminToken,
+    adminUrl: started.adminUrl,
     stop: () => started.stop(),
   };
 }
@@ -235,9 +238,10 @@ export function useWholeService(ready: (fixture: WholeServiceFixture) => void): 
 
 type Clients = Pick<ServiceClients, 'admin' | 'adminRaw' | 'call' | 'member' | 'market'>;
 
-function clientsOf(ctx: AppContext, base: string, adminToken: string): Clients {
+/** `adminBase`: where /admin/v1 is served (the service's operator listener; `base` for an app serving both). */
+function clientsOf(ctx: AppContext, base: string, adminToken: string, adminBase = base): Clients {
   const clock = ctx.clock;
-  const adminRaw = (method: string, route: string, body?: unknown) => fetchAnswer(`${base}/admin/v1${route}`, {
+  const adminRaw = (method: string, route: string, body?: unknown) => fetchAnswer(`${adminBase}/admin/v1${route}`, {
     method,
     headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json', 'user-agent': USER_AGENT },
     body: body === undefined ? undefined : JSON.stringify(body),

@@ -50,7 +50,7 @@ describe('e2e: demo seeding', function () {
     expect(((await balance.json()) as { balance: { account_balance: string } }).balance.account_balance).to.equal('1000.00');
 
     // the market list looks alive
-    const client = new ServiceClient(service.baseUrl, service.adminToken);
+    const client = new ServiceClient(service.baseUrl, service.adminToken, service.adminUrl);
     const key = { key_id: seeded.key_id as string, private_key: privateKey as string };
     const answer = await client.signed(key, 'GET', '/markets');
     expect(answer.status).to.equal(200);

@@ -29,7 +29,7 @@ describe('member routes and OAuth scopes', () => {
       const refused = await svc.call('GET', path, oauth(['orders.read']));
       expect(refused.status).to.equal(403);
       expect(refused.body).to.deep.equal({ error: 'insufficient scope for this operation', scope });
-      expect(refused.headers.get('www-authenticate')).to.equal(`Bearer error=insufficient_scope, scope=${scope}`);
+      expect(refused.headers.get('www-authenticate')).to.equal(`Bearer error="insufficient_scope", scope="${scope}"`);
       expect((await svc.call('GET', path, oauth([scope]))).status).to.equal(200);
     });
   }

@@ -16,8 +16,8 @@ interface Answer { status: number; body: any; text: string; headers: Headers } /
 describe('member routes in the whole service', () => {
   let svc: TestService;
 
-  async function request(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<Answer> {
-    const response = await fetch(`${svc.baseUrl}${path}`, {
+  async function request(method: string, path: string, headers: Record<string, string>, body?: unknown, base = svc.baseUrl): Promise<Answer> {
+    const response = await fetch(`${base}${path}`, {
       method,
       headers: { 'user-agent': USER_AGENT, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -32,7 +32,7 @@ describe('member routes in the whole service', () => {
     return { status: response.status, body: parsed, text, headers: response.headers };
   }
   const admin = async (method: string, path: string, body?: unknown) => {
-    const answer = await request(method, `/admin/v1${path}`, { authorization: `Bearer ${svc.adminToken}` }, body);
+    const answer = await request(method, `/admin/v1${path}`, { authorization: `Bearer ${svc.adminToken}` }, body, svc.adminUrl);
     if (answer.status !== 200) throw new Error(`admin ${method} ${path}: ${answer.status} ${answer.text}`);
     return answer.body;
   };
