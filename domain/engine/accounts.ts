@@ -138,7 +138,6 @@ export function deposit(ctx: StepContext, input: Extract<EngineInput, { kind: 'D
   const amount = parseMoneyAmount(input.amount);
   if (!amount.ok) return amount.error;
   transfer(ctx, account, amount.value, OUTSIDE, 'deposit', { id: input.entry_id, accountId: account.id, type: 'deposit', amount: amount.value, paymentId: input.entry_id });
-  account.totals.deposits = plus(account.totals.deposits, amount.value);
   return null;
 }
 
@@ -153,7 +152,6 @@ export function withdraw(ctx: StepContext, input: Extract<EngineInput, { kind: '
     id: input.entry_id, accountId: account.id, type: 'withdrawal', amount: negated(amount.value), paymentId: input.entry_id,
     method: input.method, reason: input.reason, subMethod: input.sub_method,
   });
-  account.totals.withdrawals = plus(account.totals.withdrawals, amount.value);
   return null;
 }
 
@@ -164,6 +162,5 @@ export function adjust(ctx: StepContext, input: Extract<EngineInput, { kind: 'Ad
   if (!amount.ok) return amount.error;
   if (isNegative(amount.value) && isNegative(minus(plus(account.cash, amount.value), account.liability))) return { code: 'insufficient_funds' };
   transfer(ctx, account, amount.value, OUTSIDE, 'adjustment', { id: input.entry_id, accountId: account.id, type: 'adjustment', amount: amount.value, reason: input.reason });
-  account.totals.adjustments = plus(account.totals.adjustments, amount.value);
   return null;
 }

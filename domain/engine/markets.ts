@@ -19,6 +19,10 @@ import { creditPoints, FEES, pool, setPool, transfer } from './ledger.ts';
 import { CancellationReasons, cancelLive, execute, release } from './orders.ts';
 import { assessSettlementFees, canResettle, inheritSettlementFees, resettle } from './settlementFees.ts';
 import type { MarketState, SettledAccount } from './state.ts';
+import { present } from '../assert.ts';
+import { fillLotSettled, fillResulted, fillVoided } from '../evolve/fills.ts';
+import { marketSettled, marketStatusChanged, sportEventStarted } from '../evolve/markets.ts';
+import { orderReleased } from '../evolve/orders.ts';
 
 type Result = Refusal | null;
 
@@ -51,9 +55,9 @@ export function startSportEvent(ctx: StepContext, input: Extract<EngineInput, { 
   const event = ctx.state.events.get(input.event_id);
   if (!event) return { code: 'event_not_found' };
   if (event.startedAt !== null) return { code: 'event_started' };
-  event.startedAt = ctx.now;
-  ctx.eventChanged(event);
   ctx.emit({ type: 'SportEventStarted', event_id: event.id });
+  sportEventStarted(event, ctx.now);
+  ctx.eventChanged(event);
   for (const marketId of event.marketIds) {
     const market = ctx.state.markets.get(marketId)!;
     for (const orderId of [...market.liveOrderIds]) {
@@ -197,10 +201,9 @@ function applyStatusChange(ctx: StepContext, market: MarketState, newStatus: Mar
   const status = newStatus ?? market.status;
   const trading = newTrading ?? market.trading;
   if (status === market.status && trading === market.trading) return;
-  market.status = status;
-  market.trading = trading;
-  ctx.marketChanged(market);
   ctx.emit({ type: 'MarketStatusChanged', market_id: market.id, status, trading });
+  marketStatusChanged(market, status, trading);
+  ctx.marketChanged(market);
   const reason = CANCEL_REASON_ON[status];
   if (reason) {
     cancelAllLive(ctx, market, reason);
@@ -219,8 +222,8 @@ function openForTrading(ctx: StepContext, market: MarketState): void {
     const order = ctx.state.orders.get(orderId);
     if (!order) continue; // cancelled by self-trade prevention or funds while uncrossing
     if (order.status === 'accepted') {
-      order.status = 'open';
       ctx.emit({ type: 'OrderReleased', order_id: order.id });
+      orderReleased(order, ctx.now);
       execute(ctx, market, order);
     } else if (order.status === 'delayed' && order.delayedUntil !== null && order.delayedUntil <= ctx.now) {
       release(ctx, market, order);
@@ -240,9 +243,7 @@ export function resultMarket(ctx: StepContext, input: Extract<EngineInput, { kin
   let settled: Map<string, SettledAccount> | null = null;
   if (voided) voidPositions(ctx, market, settlementId);
   else settled = settlePositions(ctx, market, input.result === 'win', settlementId);
-  market.status = voided ? 'voided' : 'resulted';
-  market.result = input.result;
-  market.settledAt = ctx.now;
+  marketSettled(market, input.result, ctx.now);
   assessSettlementFees(ctx, market, settlementId, settled);
   for (const fillId of market.fillIds) {
     state.fills.delete(fillId);
@@ -264,8 +265,7 @@ function resultAgain(ctx: StepContext, market: MarketState, result: 'win' | 'los
   if (result === 'void') return { code: 'resulted_market_not_voidable' };
   if (!canResettle(ctx, market)) return { code: 'market_not_resettlable' };
   const settlementId = ctx.nextId('settlement');
-  market.result = result;
-  market.settledAt = ctx.now;
+  marketSettled(market, result, ctx.now);
   resettle(ctx, market, result === 'win', settlementId);
   ctx.marketChanged(market);
   ctx.emit({ type: 'MarketSettled', market_id: market.id, result, settlement_id: settlementId });
@@ -291,11 +291,9 @@ function settlePositions(ctx: StepContext, market: MarketState, win: boolean, se
       const perContractCents = win ? (long ? max - lot.priceCents : lot.priceCents - max) : (long ? -lot.priceCents : lot.priceCents);
       const lotPnl = contractsTimesCents(lot.nanos, perContractCents);
       pnl = plus(pnl, lotPnl);
-      const fill = state.fills.get(lot.fillId)!;
-      fill.expiredNanos += lot.nanos;
-      fill.expiredPnl = plus(fill.expiredPnl, lotPnl);
-      fill.settlementsCount += 1;
+      const fill = present(state.fills.get(lot.fillId), 'an open lot\'s fill is not settled');
       ctx.emit({ type: 'LotSettled', fill_id: lot.fillId, quantity: formatNanos(lot.nanos), pnl: money(lotPnl) });
+      fillLotSettled(fill, lot.nanos, lotPnl, ctx.now);
     }
     exposure.lots = [];
     exposure.positionNanos = 0;
@@ -304,12 +302,9 @@ function settlePositions(ctx: StepContext, market: MarketState, win: boolean, se
       transfer(ctx, account, pnl, pool(market.id), 'settlement', {
         id: ctx.nextId('ledger'), accountId, type: 'settlement', amount: pnl, eventId: market.eventId, marketId: market.id, settlementId,
       });
-      exposure.realizedPnl = plus(exposure.realizedPnl, pnl);
-      account.totals.settlementPnl = plus(account.totals.settlementPnl, pnl);
       ctx.positionChanged(exposure);
     }
     if (exposure.pointsPending > 0) {
-      account.points += exposure.pointsPending;
       creditPoints(ctx, account, {
         id: ctx.nextId('ledger'), accountId, type: 'rollup', amount: exposure.amountRisked, points: exposure.pointsPending,
         eventId: market.eventId, marketId: market.id, settlementId,
@@ -326,13 +321,8 @@ function settlePositions(ctx: StepContext, market: MarketState, win: boolean, se
   for (const fillId of market.fillIds) {
     const fill = state.fills.get(fillId)!;
     settled.get(fill.accountId)?.fills.push({ fillId, pnl: plus(fill.closedPnl, fill.expiredPnl) });
-    if (fill.status === 'open') {
-      fill.status = 'settled';
-      fill.settledAt = ctx.now;
-      ctx.fillChanged(fill);
-    } else if (fill.expiredNanos > 0) {
-      ctx.fillChanged(fill);
-    }
+    if (fill.status === 'open' || fill.expiredNanos > 0) ctx.fillChanged(fill);
+    fillResulted(fill, ctx.now);
   }
   return settled;
 }
@@ -349,17 +339,11 @@ function voidPositions(ctx: StepContext, market: MarketState, settlementId: stri
         id: ctx.nextId('ledger'), accountId: account.id, type: 'fee_refund', amount: fill.tradeFee,
         eventId: market.eventId, marketId: market.id, feeSource: 'trade', tradeId: fill.id, settlementId, feeId: fill.feeEntryId ?? null,
       });
-      account.totals.fees = minus(account.totals.fees, fill.tradeFee);
-      exposure.fees = minus(exposure.fees, fill.tradeFee);
     }
     // everything unwinds at zero PnL: what closing trades realised on this fill is reversed below
-    fill.feeRefunded = fill.tradeFee;
-    fill.closedPnl = ZERO;
-    fill.expiredPnl = ZERO;
-    fill.status = 'cancelled';
-    fill.settledAt = null;
-    ctx.fillChanged(fill);
     ctx.emit({ type: 'FillVoided', fill_id: fill.id });
+    fillVoided(fill);
+    ctx.fillChanged(fill);
   }
   for (const accountId of market.accountIds) {
     const account = state.accounts.get(accountId)!;
@@ -373,8 +357,6 @@ function voidPositions(ctx: StepContext, market: MarketState, settlementId: stri
       });
       ctx.positionChanged(exposure);
     }
-    account.totals.settlementPnl = plus(account.totals.settlementPnl, reversal);
-    exposure.realizedPnl = ZERO;
     exposure.lots = [];
     exposure.positionNanos = 0;
     exposure.openPremium = ZERO;

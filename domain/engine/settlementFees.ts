@@ -126,7 +126,6 @@ function charge(ctx: StepContext, account: AccountState, target: FeeTarget, perc
     id: charged.id, accountId: account.id, type: 'fee', amount: paid, eventId: target.eventId, marketId: target.marketId,
     feeSource: target.source, settlementId: target.settlementId,
   });
-  account.totals.fees = plus(account.totals.fees, fee);
   return charged;
 }
 
@@ -142,7 +141,6 @@ function refund(ctx: StepContext, account: AccountState, target: FeeTarget, fee:
     id, accountId: account.id, type: 'fee_refund', amount: fee.amount, eventId: target.eventId, marketId: target.marketId,
     feeSource: target.source, settlementId: target.settlementId, feeId: fee.id,
   });
-  account.totals.fees = minus(account.totals.fees, fee.amount);
 }
 
 // ── at a result ───────────────────────────────────────────────────────────────────────────────
@@ -244,7 +242,6 @@ export function resettle(ctx: StepContext, market: MarketState, win: boolean, se
     transfer(ctx, account, change, pool(market.id), 'settlement', {
       id: ctx.nextId('ledger'), accountId, type: 'settlement', amount: change, eventId: market.eventId, marketId: market.id, settlementId,
     });
-    account.totals.settlementPnl = plus(account.totals.settlementPnl, change);
     books.settlementPnl = settlementPnl;
     books.netWinnings = plus(books.netWinnings, change);
     if (books.fee) refund(ctx, account, target, books.fee);
