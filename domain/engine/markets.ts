@@ -21,7 +21,9 @@ import { assessSettlementFees, canResettle, inheritSettlementFees, resettle } fr
 import type { MarketState, SettledAccount } from './state.ts';
 import { present } from '../assert.ts';
 import { fillLotSettled, fillResulted, fillVoided } from '../evolve/fills.ts';
-import { marketSettled, marketStatusChanged, sportEventStarted } from '../evolve/markets.ts';
+import { marketArchived, marketSettled, marketStatusChanged, sportEventStarted, sportEventUpdated } from '../evolve/markets.ts';
+import { positionClosedOut } from '../evolve/positions.ts';
+import type { EngineEvent } from './events.ts';
 import { orderReleased } from '../evolve/orders.ts';
 
 type Result = Refusal | null;
@@ -98,7 +100,10 @@ export function listMarket(ctx: StepContext, input: Extract<EngineInput, { kind:
     featured: market.featured, status: market.status, trading: market.trading, max_price: money(market.maxPrice),
     in_play_delay_sec: market.inPlayDelaySec, points_cost: market.pointsCost,
   });
-  if (input.details && applyMarketDetails(market, input.details)) emitMarketUpdated(ctx, market);
+  if (input.details) {
+    const draft = { ...market };
+    if (applyMarketDetails(draft, input.details)) emitMarketUpdated(ctx, market, draft);
+  }
   inheritSettlementFees(ctx, market);
   return null;
 }
@@ -118,12 +123,13 @@ export function updateSportEvent(ctx: StepContext, input: Extract<EngineInput, {
   };
   if (next.title === event.title && next.shortTitle === event.shortTitle && next.eventType === event.eventType && next.sport === event.sport
     && next.competition === event.competition && sameStrings(next.participants, event.participants) && next.start === event.start) return null;
-  Object.assign(event, next);
+  const fact: Extract<EngineEvent, { type: 'SportEventUpdated' }> = {
+    type: 'SportEventUpdated', event_id: event.id, title: next.title, short_title: next.shortTitle, event_type: next.eventType,
+    sport: next.sport, competition: next.competition, participants: [...next.participants], start: next.start,
+  };
+  ctx.emit(fact);
+  sportEventUpdated(event, fact);
   ctx.eventChanged(event);
-  ctx.emit({
-    type: 'SportEventUpdated', event_id: event.id, title: event.title, short_title: event.shortTitle, event_type: event.eventType,
-    sport: event.sport, competition: event.competition, participants: [...event.participants], start: event.start,
-  });
   return null;
 }
 
@@ -149,23 +155,24 @@ export function updateMarket(ctx: StepContext, input: Extract<EngineInput, { kin
     if (problem) return problem;
   }
 
-  const before = marketCatalogueKey(market);
-  if (c.title !== undefined) market.title = c.title;
-  if (c.short_title !== undefined) market.shortTitle = c.short_title;
-  if (c.question !== undefined) market.question = c.question;
-  if (c.rules !== undefined) market.rules = c.rules;
-  if (c.symbol !== undefined) market.symbol = c.symbol;
-  if (c.grouping_name !== undefined) market.groupingName = c.grouping_name;
-  if (c.featured !== undefined) market.featured = c.featured;
-  if (c.in_play_delay_sec !== undefined) market.inPlayDelaySec = Math.max(0, Math.floor(c.in_play_delay_sec));
-  if (c.points_cost !== undefined) market.pointsCost = Math.max(0, c.points_cost);
-  applyMarketDetails(market, c);
-  if (marketCatalogueKey(market) !== before) emitMarketUpdated(ctx, market);
+  // the changes on a draft: the market itself changes by the MarketUpdated fact they make
+  const draft = { ...market };
+  if (c.title !== undefined) draft.title = c.title;
+  if (c.short_title !== undefined) draft.shortTitle = c.short_title;
+  if (c.question !== undefined) draft.question = c.question;
+  if (c.rules !== undefined) draft.rules = c.rules;
+  if (c.symbol !== undefined) draft.symbol = c.symbol;
+  if (c.grouping_name !== undefined) draft.groupingName = c.grouping_name;
+  if (c.featured !== undefined) draft.featured = c.featured;
+  if (c.in_play_delay_sec !== undefined) draft.inPlayDelaySec = Math.max(0, Math.floor(c.in_play_delay_sec));
+  if (c.points_cost !== undefined) draft.pointsCost = Math.max(0, c.points_cost);
+  applyMarketDetails(draft, c);
+  if (marketCatalogueKey(draft) !== marketCatalogueKey(market)) emitMarketUpdated(ctx, market, draft);
   if (statusChange) applyStatusChange(ctx, market, input.status, input.trading);
   if (input.archived === true && market.archivedAt === null) {
-    market.archivedAt = ctx.now;
-    ctx.marketChanged(market);
     ctx.emit({ type: 'MarketArchived', market_id: market.id });
+    marketArchived(market, ctx.now);
+    ctx.marketChanged(market);
   }
   return null;
 }
@@ -296,8 +303,7 @@ function settlePositions(ctx: StepContext, market: MarketState, win: boolean, se
       fillLotSettled(fill, lot.nanos, lotPnl, ctx.now);
     }
     exposure.lots = [];
-    exposure.positionNanos = 0;
-    exposure.openPremium = ZERO;
+    positionClosedOut(exposure);
     if (hadPosition) {
       transfer(ctx, account, pnl, pool(market.id), 'settlement', {
         id: ctx.nextId('ledger'), accountId, type: 'settlement', amount: pnl, eventId: market.eventId, marketId: market.id, settlementId,
@@ -358,8 +364,7 @@ function voidPositions(ctx: StepContext, market: MarketState, settlementId: stri
       ctx.positionChanged(exposure);
     }
     exposure.lots = [];
-    exposure.positionNanos = 0;
-    exposure.openPremium = ZERO;
+    positionClosedOut(exposure);
     exposure.pointsPending = 0;
     refreshLiability(account, exposure, market.maxPriceCents);
     ctx.balanceChanged(account);

@@ -16,6 +16,7 @@ import { settlementFeeOf, shareOut } from '../money/fees.ts';
 import {
   contractsTimesCents, decimalText, formatNanos, isPositive, isZero, minus, money, negated, percentToRate, plus, ZERO, type Decimal,
 } from '../money/decimal.ts';
+import { marketFeePercentSet, sportEventFeePercentSet } from '../evolve/markets.ts';
 import type { StepContext } from './context.ts';
 import type { FeeScope, SettlementFeeSource } from './events.ts';
 import type { EngineInput } from './inputs.ts';
@@ -57,7 +58,7 @@ export function setSettlementFee(ctx: StepContext, input: Extract<EngineInput, {
     case 'event': {
       const event = state.events.get(input.scope_id);
       if (!event) return { code: 'event_not_found' };
-      event.eventFeePercent = percent;
+      sportEventFeePercentSet(event, percent);
       ctx.eventChanged(event);
       break;
     }
@@ -80,9 +81,7 @@ export function setSettlementFee(ctx: StepContext, input: Extract<EngineInput, {
 
 /** The market's copy of a percent changes; its open fills' potential fee with it. */
 function applyPercent(ctx: StepContext, market: MarketState, scope: FeeScope, percent: number | null): void {
-  if (scope === 'market') market.settlementFeePercent = percent;
-  else if (scope === 'event') market.eventFeePercent = percent;
-  else market.groupFeePercent = percent;
+  marketFeePercentSet(market, scope, percent);
   ctx.marketChanged(market);
   for (const fillId of market.fillIds) {
     const fill = ctx.state.fills.get(fillId);
@@ -94,13 +93,13 @@ function applyPercent(ctx: StepContext, market: MarketState, scope: FeeScope, pe
 export function inheritSettlementFees(ctx: StepContext, market: MarketState): void {
   const eventPercent = ctx.state.events.get(market.eventId)?.eventFeePercent ?? null;
   if (eventPercent !== null) {
-    market.eventFeePercent = eventPercent;
     ctx.emit({ type: 'SettlementFeeSet', scope: 'event', scope_id: market.eventId, percent: eventPercent, market_ids: [market.id] });
+    marketFeePercentSet(market, 'event', eventPercent);
   }
   const groupPercent = ctx.state.settlementFees.groupPercents.get(market.groupingId);
   if (groupPercent !== undefined) {
-    market.groupFeePercent = groupPercent;
     ctx.emit({ type: 'SettlementFeeSet', scope: 'market_group', scope_id: market.groupingId, percent: groupPercent, market_ids: [market.id] });
+    marketFeePercentSet(market, 'market_group', groupPercent);
   }
 }
 

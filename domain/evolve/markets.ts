@@ -20,6 +20,11 @@ export function sportEventStarted(event: SportEventRecord, nowUs: number): void 
   event.startedAt = nowUs;
 }
 
+/** SettlementFeeSet of scope event, on the event itself. */
+export function sportEventFeePercentSet(event: SportEventRecord, percent: number | null): void {
+  event.eventFeePercent = percent;
+}
+
 export function sportEventUpdated(event: SportEventRecord, fact: Fact<'SportEventUpdated'>): void {
   event.title = fact.title;
   event.shortTitle = fact.short_title;

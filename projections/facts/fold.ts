@@ -22,7 +22,7 @@ import {
 } from '../../domain/evolve/fills.ts';
 import {
   marketArchived, marketFeePercentSet, marketRecordOf, marketSettled, marketStatusChanged, marketTraded, marketUpdated,
-  sportEventRecordOf, sportEventStarted, sportEventUpdated,
+  sportEventFeePercentSet, sportEventRecordOf, sportEventStarted, sportEventUpdated,
 } from '../../domain/evolve/markets.ts';
 import { cancelledStatus, orderCancelled, orderPlaced, orderRecordOf, orderReleased, orderTraded, statusAfterFill } from '../../domain/evolve/orders.ts';
 import {
@@ -436,7 +436,7 @@ export class FactFold {
     if (e.scope === 'event') {
       const stored = this.store.sportEvents.get(e.scope_id);
       if (stored && stored.seq < fact.seq && stored.record.eventFeePercent !== e.percent) {
-        stored.record.eventFeePercent = e.percent;
+        sportEventFeePercentSet(stored.record, e.percent);
         this.mark(this.sportEvents, e.scope_id, stored.record, fact);
       }
     }
