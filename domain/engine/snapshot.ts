@@ -8,6 +8,8 @@ import { decimalOf, decimalText, isDecimal, ZERO } from '../money/decimal.ts';
 import { emptyMarketCatalogue } from '../readModel/records.ts';
 import { DEFAULT_REFERRAL_POINTS } from './referrals.ts';
 import type { EngineState, MarketState } from './state.ts';
+import { recordsHash } from '../evolve/digest.ts';
+import type { PositionRecord } from '../readModel/records.ts';
 
 export function initialState(): EngineState {
   return {
@@ -257,4 +259,18 @@ function withDefaults(state: EngineState): EngineState {
 /** sha256 of the encoded state: equal hashes mean replay reproduced the same state. */
 export function stateHash(state: EngineState): string {
   return createHash('sha256').update(encodeState(state)).digest('hex');
+}
+
+/**
+ * The hash of the records the state holds (domain/evolve/digest.ts): its live orders, unsettled
+ * fills, positions of unsettled markets, accounts, markets and sport events, each by its record's
+ * fields alone. A fold of the journal's facts with the domain's evolve holds the same records.
+ */
+export function recordsHashOf(state: EngineState): string {
+  const positions: PositionRecord[] = [];
+  for (const account of state.accounts.values()) for (const exposure of account.exposures.values()) positions.push(exposure);
+  return recordsHash({
+    orders: state.orders.values(), fills: state.fills.values(), positions, accounts: state.accounts.values(), markets: state.markets.values(),
+    sportEvents: state.events.values(),
+  });
 }
