@@ -38,13 +38,13 @@ const CANCEL_REASON_ON: Partial<Record<MarketStatus, CancellationReason>> = {
 
 export function scheduleSportEvent(ctx: StepContext, input: Extract<EngineInput, { kind: 'ScheduleSportEvent' }>): Result {
   const fields = input.event;
-  if (ctx.state.events.has(fields.event_id)) return { code: 'event_exists' };
+  if (ctx.state.sportEvents.has(fields.event_id)) return { code: 'event_exists' };
   const event = {
     id: fields.event_id, title: fields.title, shortTitle: fields.short_title, eventType: fields.event_type,
     sport: fields.sport, competition: fields.competition, participants: [...fields.participants],
     start: fields.start, startedAt: null, marketIds: [], eventFeePercent: null,
   };
-  ctx.state.events.set(event.id, event);
+  ctx.state.sportEvents.set(event.id, event);
   ctx.eventChanged(event);
   ctx.emit({
     type: 'SportEventScheduled', event_id: event.id, title: event.title, short_title: event.shortTitle, event_type: event.eventType,
@@ -54,7 +54,7 @@ export function scheduleSportEvent(ctx: StepContext, input: Extract<EngineInput,
 }
 
 export function startSportEvent(ctx: StepContext, input: Extract<EngineInput, { kind: 'StartSportEvent' }>): Result {
-  const event = ctx.state.events.get(input.event_id);
+  const event = ctx.state.sportEvents.get(input.event_id);
   if (!event) return { code: 'event_not_found' };
   if (event.startedAt !== null) return { code: 'event_started' };
   ctx.emit({ type: 'SportEventStarted', event_id: event.id });
@@ -73,7 +73,7 @@ export function startSportEvent(ctx: StepContext, input: Extract<EngineInput, { 
 export function listMarket(ctx: StepContext, input: Extract<EngineInput, { kind: 'ListMarket' }>): Result {
   const fields = input.market;
   if (ctx.state.markets.has(fields.market_id)) return { code: 'market_exists' };
-  const event = ctx.state.events.get(fields.event_id);
+  const event = ctx.state.sportEvents.get(fields.event_id);
   if (!event) return { code: 'event_not_found' };
   const maxPrice = parseMaxPriceCents(fields.max_price);
   if (!maxPrice.ok) return maxPrice.error;
@@ -109,7 +109,7 @@ export function listMarket(ctx: StepContext, input: Extract<EngineInput, { kind:
 }
 
 export function updateSportEvent(ctx: StepContext, input: Extract<EngineInput, { kind: 'UpdateSportEvent' }>): Result {
-  const event = ctx.state.events.get(input.event_id);
+  const event = ctx.state.sportEvents.get(input.event_id);
   if (!event) return { code: 'event_not_found' };
   const c = input.changes;
   const next = {

@@ -97,7 +97,7 @@ export function placeOrder(ctx: StepContext, accountId: string, request: OrderRe
   }
   const quantity = parseQuantityNanos(request.quantity);
   if (!quantity.ok) return refuse(quantity.error);
-  const event = state.events.get(market.eventId);
+  const event = state.sportEvents.get(market.eventId);
   const started = event !== undefined && event.startedAt !== null;
   if (request.expiration === 'good_till_start' && started) return refuse({ code: 'event_started' });
   if (request.expiration === 'good_till_time') {
@@ -292,7 +292,7 @@ function trade(
   const tradeId = ctx.nextId('trade');
   const makerFillId = ctx.nextId('fill');
   const takerFillId = ctx.nextId('fill');
-  const event = ctx.state.events.get(market.eventId);
+  const event = ctx.state.sportEvents.get(market.eventId);
   const makerPoints = pointsForContracts(nanos, riskCentsOf(maker.action, priceCents, market.maxPriceCents), market.pointsCost);
   const takerPoints = pointsForContracts(nanos, riskCentsOf(taker.action, priceCents, market.maxPriceCents), market.pointsCost);
   const makerRemaining = maker.quantityNanos - maker.filledNanos - nanos;

@@ -39,7 +39,7 @@ function marketsOf(ctx: StepContext, scope: FeeScope, scopeId: string): MarketSt
     const market = state.markets.get(scopeId);
     return market ? [market] : [];
   }
-  if (scope === 'event') return (state.events.get(scopeId)?.marketIds ?? []).map((id) => state.markets.get(id)!);
+  if (scope === 'event') return (state.sportEvents.get(scopeId)?.marketIds ?? []).map((id) => state.markets.get(id)!);
   const markets: MarketState[] = [];
   for (const market of state.markets.values()) if (market.groupingId === scopeId) markets.push(market);
   return markets;
@@ -56,7 +56,7 @@ export function setSettlementFee(ctx: StepContext, input: Extract<EngineInput, {
       if (!state.markets.has(input.scope_id)) return { code: 'market_not_found' };
       break;
     case 'event': {
-      const event = state.events.get(input.scope_id);
+      const event = state.sportEvents.get(input.scope_id);
       if (!event) return { code: 'event_not_found' };
       sportEventFeePercentSet(event, percent);
       ctx.eventChanged(event);
@@ -91,7 +91,7 @@ function applyPercent(ctx: StepContext, market: MarketState, scope: FeeScope, pe
 
 /** A market just listed takes its event's and its group's percents, each stated for it. */
 export function inheritSettlementFees(ctx: StepContext, market: MarketState): void {
-  const eventPercent = ctx.state.events.get(market.eventId)?.eventFeePercent ?? null;
+  const eventPercent = ctx.state.sportEvents.get(market.eventId)?.eventFeePercent ?? null;
   if (eventPercent !== null) {
     ctx.emit({ type: 'SettlementFeeSet', scope: 'event', scope_id: market.eventId, percent: eventPercent, market_ids: [market.id] });
     marketFeePercentSet(market, 'event', eventPercent);
@@ -171,7 +171,7 @@ function assessScopes(ctx: StepContext, market: MarketState, settlementId: strin
   for (const scope of ['event', 'market_group'] as const) {
     const scopeId = scope === 'event' ? market.eventId : market.groupingId;
     const key = `${scope}:${scopeId}`;
-    const percent = scope === 'event' ? ctx.state.events.get(scopeId)?.eventFeePercent ?? null : books.groupPercents.get(scopeId) ?? null;
+    const percent = scope === 'event' ? ctx.state.sportEvents.get(scopeId)?.eventFeePercent ?? null : books.groupPercents.get(scopeId) ?? null;
     let charges = books.scopeCharges.get(key);
     if (percent === null && !charges) continue;
     const markets = marketsOf(ctx, scope, scopeId);

@@ -76,7 +76,7 @@ function foldedHashOf(views: FoldedViews, state: EngineState): string {
   return recordsHash({
     orders: pick(store.orders, state.orders.keys()), fills: pick(store.fills, state.fills.keys()), positions,
     accounts: pick(store.accounts, state.accounts.keys()), markets: pick(store.markets, state.markets.keys()),
-    sportEvents: pick(store.sportEvents, state.events.keys()),
+    sportEvents: pick(store.sportEvents, state.sportEvents.keys()),
   });
 }
 
