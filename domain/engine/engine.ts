@@ -21,7 +21,7 @@ import type { SequencedInput } from './inputs.ts';
 import {
   changeMarketStatus, listMarket, resultMarket, scheduleSportEvent, startSportEvent, tick, updateMarket, updateSportEvent,
 } from './markets.ts';
-import { cancelOrder, liveOrderIdsOf, placeOrder, type OrderOutcome } from './orders.ts';
+import { cancelOrder, liveOrderIdsOf, decideOrder, type OrderOutcome } from './orders.ts';
 import { fundsFiguresOf } from './funds.ts';
 import { recordReferral, setReferralPoints } from './referrals.ts';
 import { setSettlementFee } from './settlementFees.ts';
@@ -85,13 +85,13 @@ export class Engine {
       case 'Withdraw': error = withdraw(ctx, input); break;
       case 'Adjust': error = adjust(ctx, input); break;
       case 'PlaceOrder': {
-        const outcome = placeOrder(ctx, input.account_id, input.order, input.limits);
+        const outcome = decideOrder(ctx, input.account_id, input.order, input.limits);
         if (outcome.error) error = outcome.error;
         else outcomes = [{ id: input.order.order_id, outcome }];
         break;
       }
       case 'PlaceOrders':
-        outcomes = input.orders.map((order) => ({ id: order.order_id, outcome: placeOrder(ctx, input.account_id, order, input.limits) }));
+        outcomes = input.orders.map((order) => ({ id: order.order_id, outcome: decideOrder(ctx, input.account_id, order, input.limits) }));
         break;
       case 'CancelOrder': {
         const outcome = cancelOrder(ctx, input.account_id, input.order_id);
@@ -133,8 +133,8 @@ export class Engine {
     }
     const events = factsOf(ctx);
     if (events.length > 0) this.state.seq = sequenced.seq;
-    if (outcomes) return { ok: true, events, legs: legsOf(outcomes) };
-    if (ANSWERED_WITH_ENTITIES.has(input.kind)) return { ok: true, events, answer: answerOf(ctx, events) };
+    if (outcomes) return { ok: true, events, legs: legResultsOf(outcomes) };
+    if (ANSWERED_WITH_ENTITIES.has(input.kind)) return { ok: true, events, answer: operatorAnswerOf(ctx, events) };
     return { ok: true, events };
   }
 }
@@ -160,7 +160,7 @@ function mayHaveTextProblem(value: unknown, depth: number): boolean {
 }
 
 /** Each leg answers with its order as the step left it. */
-function legsOf(outcomes: { id: string; outcome: OrderOutcome }[]): LegResult[] {
+function legResultsOf(outcomes: { id: string; outcome: OrderOutcome }[]): LegResult[] {
   const legs: LegResult[] = [];
   for (const { id, outcome } of outcomes) {
     if (outcome.error) legs.push({ order_id: id, error: outcome.error });
@@ -183,7 +183,7 @@ function factsOf(ctx: StepContext): EngineEvent[] {
 }
 
 /** The views of what an operator input changed, in first-change order. */
-function answerOf(ctx: StepContext, facts: readonly EngineEvent[]): StepAnswer {
+function operatorAnswerOf(ctx: StepContext, facts: readonly EngineEvent[]): StepAnswer {
   const balanceOf = new Set(ctx.changedAccounts.items);
   for (const account of ctx.changedBalances.items) balanceOf.add(account);
   const answer: StepAnswer = {

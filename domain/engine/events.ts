@@ -191,7 +191,7 @@ export const cashAccount = (accountId: string): LedgerAccount => `cash:${account
 export const poolAccount = (marketId: string): LedgerAccount => `pool:${marketId}`;
 
 /** The member account behind a ledger account, or null for fees, pools and the outside world. */
-export function memberOf(account: LedgerAccount): string | null {
+export function memberOfLedgerAccount(account: LedgerAccount): string | null {
   return account.startsWith('cash:') ? account.slice(5) : null;
 }
 
@@ -210,7 +210,7 @@ export function accountsNamedBy(facts: readonly EngineEvent[], into: Set<string>
         into.add(fact.maker_account_id).add(fact.taker_account_id);
         break;
       case 'Transferred': {
-        const member = memberOf(fact.from) ?? memberOf(fact.to);
+        const member = memberOfLedgerAccount(fact.from) ?? memberOfLedgerAccount(fact.to);
         if (member) into.add(member);
         break;
       }

@@ -74,7 +74,7 @@ export interface OrderOutcome { order?: OrderState; error?: Refusal }
 const refuse = (error: Refusal): OrderOutcome => ({ error });
 const MICROS_PER_SECOND = 1_000_000;
 
-export function placeOrder(ctx: StepContext, accountId: string, request: OrderRequest, limits?: OrderLimits): OrderOutcome {
+export function decideOrder(ctx: StepContext, accountId: string, request: OrderRequest, limits?: OrderLimits): OrderOutcome {
   const state = ctx.state;
   const account = state.accounts.get(accountId);
   if (!account) return refuse({ code: 'order_account_unknown' });

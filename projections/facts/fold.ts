@@ -28,7 +28,7 @@ import { cancelledStatus, orderCancelled, orderPlaced, orderRecordOf, orderRelea
 import {
   movesPosition, positionAmended, positionLotClosed, positionRecordOf, positionTraded, positionTransferred,
 } from '../../domain/evolve/positions.ts';
-import { memberOf, type EngineEvent } from '../../domain/engine/events.ts';
+import { memberOfLedgerAccount, type EngineEvent } from '../../domain/engine/events.ts';
 import type { AccountBalance } from './records.ts';
 
 /** Where a fact sits: its step, the step's time, and its place in the journal (record position, index in the record). */
@@ -117,7 +117,7 @@ export function namedBy(facts: readonly Fact[]): Named {
         position(e.account_id, e.market_id);
         break;
       case 'Transferred': {
-        const member = memberOf(e.from) ?? memberOf(e.to);
+        const member = memberOfLedgerAccount(e.from) ?? memberOfLedgerAccount(e.to);
         if (member) named.accounts.add(member);
         if (member && e.market_id) position(member, e.market_id);
         else if (e.market_id) named.markets.add(e.market_id);
@@ -468,8 +468,8 @@ export class FactFold {
   }
 
   private transferred(e: Extract<EngineEvent, { type: 'Transferred' }>, fact: Fact): void {
-    const toMember = memberOf(e.to);
-    const member = toMember ?? memberOf(e.from);
+    const toMember = memberOfLedgerAccount(e.to);
+    const member = toMember ?? memberOfLedgerAccount(e.from);
     if (!member) throw new FoldError(`transfer ${e.id ?? ''} between ${e.from} and ${e.to} touches no member`);
     const amount = decimalOf(e.amount);
     const signed = toMember ? amount : negated(amount); // into the member's cash
