@@ -61,9 +61,9 @@ export function startSportEvent(ctx: StepContext, input: Extract<EngineInput, { 
   sportEventStarted(event, ctx.now);
   ctx.eventChanged(event);
   for (const marketId of event.marketIds) {
-    const market = ctx.state.markets.get(marketId)!;
+    const market = present(ctx.state.markets.get(marketId), 'an event\'s market is listed');
     for (const orderId of [...market.liveOrderIds]) {
-      const order = ctx.state.orders.get(orderId)!;
+      const order = present(ctx.state.orders.get(orderId), 'a market\'s live order is live');
       if (order.expiration === 'good_till_start') cancelLive(ctx, order, CancellationReasons.eventStarted);
     }
   }
@@ -220,7 +220,7 @@ function applyStatusChange(ctx: StepContext, market: MarketState, newStatus: Mar
 }
 
 function cancelAllLive(ctx: StepContext, market: MarketState, reason: CancellationReason): void {
-  for (const orderId of [...market.liveOrderIds]) cancelLive(ctx, ctx.state.orders.get(orderId)!, reason);
+  for (const orderId of [...market.liveOrderIds]) cancelLive(ctx, present(ctx.state.orders.get(orderId), 'a market\'s live order is live'), reason);
 }
 
 /** On an open, trading market: accepted orders uncross in arrival order; due delayed orders go in. */
@@ -257,7 +257,7 @@ export function resultMarket(ctx: StepContext, input: Extract<EngineInput, { kin
     state.settledFills.set(fillId, market.id);
   }
   market.fillIds.clear();
-  for (const accountId of market.accountIds) state.accounts.get(accountId)!.exposures.delete(market.id);
+  for (const accountId of market.accountIds) present(state.accounts.get(accountId), 'an account with an exposure is open').exposures.delete(market.id);
   market.accountIds.clear();
   const poolBalance = state.ledger.pools.get(market.id) ?? ZERO;
   if (!isZero(poolBalance)) throw new Error(`market ${market.id} settled with a pool of ${decimalText(poolBalance)}`);
@@ -288,8 +288,8 @@ function settlePositions(ctx: StepContext, market: MarketState, win: boolean, se
   const max = market.maxPriceCents;
   const settled = new Map<string, SettledAccount>();
   for (const accountId of market.accountIds) {
-    const account = state.accounts.get(accountId)!;
-    const exposure = account.exposures.get(market.id)!;
+    const account = present(state.accounts.get(accountId), 'an account with an exposure is open');
+    const exposure = present(account.exposures.get(market.id), 'an account of a market has an exposure there');
     const long = exposure.positionNanos > 0;
     let pnl = ZERO;
     const hadPosition = exposure.lots.length > 0;
@@ -325,7 +325,7 @@ function settlePositions(ctx: StepContext, market: MarketState, win: boolean, se
     }
   }
   for (const fillId of market.fillIds) {
-    const fill = state.fills.get(fillId)!;
+    const fill = present(state.fills.get(fillId), 'a market\'s fill is unsettled until its result');
     settled.get(fill.accountId)?.fills.push({ fillId, pnl: plus(fill.closedPnl, fill.expiredPnl) });
     if (fill.status === 'open' || fill.expiredNanos > 0) ctx.fillChanged(fill);
     fillResulted(fill, ctx.now);
@@ -337,9 +337,9 @@ function settlePositions(ctx: StepContext, market: MarketState, win: boolean, se
 function voidPositions(ctx: StepContext, market: MarketState, settlementId: string): void {
   const state = ctx.state;
   for (const fillId of market.fillIds) {
-    const fill = state.fills.get(fillId)!;
-    const account = state.accounts.get(fill.accountId)!;
-    const exposure = account.exposures.get(market.id)!;
+    const fill = present(state.fills.get(fillId), 'a market\'s fill is unsettled until its result');
+    const account = present(state.accounts.get(fill.accountId), 'a fill\'s account is open');
+    const exposure = present(account.exposures.get(market.id), 'an account of a market has an exposure there');
     if (isPositive(fill.tradeFee)) {
       transfer(ctx, account, fill.tradeFee, FEES, 'fee_refund', {
         id: ctx.nextId('ledger'), accountId: account.id, type: 'fee_refund', amount: fill.tradeFee,
@@ -352,8 +352,8 @@ function voidPositions(ctx: StepContext, market: MarketState, settlementId: stri
     ctx.fillChanged(fill);
   }
   for (const accountId of market.accountIds) {
-    const account = state.accounts.get(accountId)!;
-    const exposure = account.exposures.get(market.id)!;
+    const account = present(state.accounts.get(accountId), 'an account with an exposure is open');
+    const exposure = present(account.exposures.get(market.id), 'an account of a market has an exposure there');
     const traded = isPositive(exposure.amountRisked);
     // only fills realise PnL: an account that never traded here has nothing to reverse
     const reversal = negated(exposure.realizedPnl);
@@ -382,7 +382,7 @@ export function tick(ctx: StepContext): void {
     if (order.expiration === 'good_till_time' && order.expirationTime !== null && order.expirationTime <= ctx.now) {
       cancelLive(ctx, order, CancellationReasons.expired);
     } else if (order.status === 'delayed' && order.delayedUntil !== null && order.delayedUntil <= ctx.now) {
-      const market = state.markets.get(order.marketId)!;
+      const market = present(state.markets.get(order.marketId), 'a live order\'s market is listed');
       if (market.status === 'open' && market.trading) release(ctx, market, order);
     }
   }

@@ -17,6 +17,7 @@ import {
   contractsTimesCents, decimalText, formatNanos, isPositive, isZero, minus, money, negated, percentToRate, plus, ZERO, type Decimal,
 } from '../money/decimal.ts';
 import { marketFeePercentSet, sportEventFeePercentSet } from '../evolve/markets.ts';
+import { present } from '../assert.ts';
 import type { StepContext } from './context.ts';
 import type { FeeScope, SettlementFeeSource } from './events.ts';
 import type { EngineInput } from './inputs.ts';
@@ -39,7 +40,7 @@ function marketsOf(ctx: StepContext, scope: FeeScope, scopeId: string): MarketSt
     const market = state.markets.get(scopeId);
     return market ? [market] : [];
   }
-  if (scope === 'event') return (state.sportEvents.get(scopeId)?.marketIds ?? []).map((id) => state.markets.get(id)!);
+  if (scope === 'event') return (state.sportEvents.get(scopeId)?.marketIds ?? []).map((id) => present(state.markets.get(id), 'an event\'s market is listed'));
   const markets: MarketState[] = [];
   for (const market of state.markets.values()) if (market.groupingId === scopeId) markets.push(market);
   return markets;
@@ -155,7 +156,7 @@ export function assessSettlementFees(ctx: StepContext, market: MarketState, sett
     const percent = market.settlementFeePercent;
     if (percent !== null) {
       const target: FeeTarget = { source: 'settlement', marketId: market.id, eventId: market.eventId, settlementId };
-      for (const [accountId, account] of settled) account.fee = charge(ctx, ctx.state.accounts.get(accountId)!, target, percent, account.netWinnings, account.fills);
+      for (const [accountId, account] of settled) account.fee = charge(ctx, present(ctx.state.accounts.get(accountId), 'a settled account is open'), target, percent, account.netWinnings, account.fills);
     }
   }
   assessScopes(ctx, market, settlementId, null);
@@ -191,7 +192,7 @@ function assessScopes(ctx: StepContext, market: MarketState, settlementId: strin
       source: scope === 'event' ? 'event' : 'market_group', marketId: null, eventId: eventIds.size === 1 ? [...eventIds][0]! : null, settlementId,
     };
     for (const [accountId, total] of totals) {
-      const account = ctx.state.accounts.get(accountId)!;
+      const account = present(ctx.state.accounts.get(accountId), 'a settled account is open');
       const previous = charges?.get(accountId);
       if (previous) {
         refund(ctx, account, target, previous);
@@ -218,7 +219,7 @@ export function canResettle(ctx: StepContext, market: MarketState): boolean {
 /** A resulted market settled again at the other result (docs/ENGINE.md, "Settlement-side fees"). */
 export function resettle(ctx: StepContext, market: MarketState, win: boolean, settlementId: string): void {
   const state = ctx.state;
-  const settled = state.settlementFees.settled.get(market.id)!;
+  const settled = present(state.settlementFees.settled.get(market.id), 'a market settled again was settled before (canResettle)');
   const max = market.maxPriceCents;
   const pnlOf = (long: boolean, priceCents: number, wins: boolean) => (wins ? (long ? max - priceCents : priceCents - max) : (long ? -priceCents : priceCents));
   setPool(state, market.id, true);
@@ -227,7 +228,7 @@ export function resettle(ctx: StepContext, market: MarketState, win: boolean, se
   for (const [accountId, books] of settled) {
     if (books.lots.length === 0) continue; // no position at the result: nothing of it changes
     moved.add(accountId);
-    const account = state.accounts.get(accountId)!;
+    const account = present(state.accounts.get(accountId), 'a settled account is open');
     let settlementPnl = ZERO;
     for (const lot of books.lots) {
       const lotPnl = contractsTimesCents(lot.nanos, pnlOf(books.long, lot.priceCents, win));
