@@ -14,9 +14,9 @@ import { liabilityOf, refreshLiability } from './funds.ts';
 import type { EngineInput } from './inputs.ts';
 import { FEES, transfer } from './ledger.ts';
 import { tradeFee } from './orders.ts';
-import type { FillState } from './state.ts';
+import type { FillState, MarketState } from './state.ts';
 import { assert, present } from '../assert.ts';
-import { accountTradeAmended } from '../evolve/accounts.ts';
+import { accountTradeAmended, riskCentsOf } from '../evolve/accounts.ts';
 import { fillAmended } from '../evolve/fills.ts';
 import { positionAmended } from '../evolve/positions.ts';
 
@@ -50,26 +50,13 @@ export function amendFill(ctx: StepContext, input: Extract<EngineInput, { kind: 
   const max = market.maxPriceCents;
 
   // Judge both sides before changing anything.
-  const plans = pair.map((f) => {
-    const account = present(state.accounts.get(f.accountId), 'a fill\'s account is open');
-    const exposure = present(account.exposures.get(market.id), 'an unsettled fill\'s account has an exposure in its market');
-    const lot = present(exposure.lots.find((l) => l.fillId === f.id), 'a wholly open fill is one lot');
-    const direction = f.action === 'buy' ? 1 : -1;
-    const positionNanos = exposure.positionNanos + direction * (nanos - lot.nanos);
-    const openPremium = plus(minus(exposure.openPremium, contractsTimesCents(lot.nanos, lot.priceCents)), contractsTimesCents(nanos, priceCents));
-    const rate = f.liquidity === 'provider' ? account.rates.maker : account.rates.taker;
-    const fee = tradeFee(rate, nanos, priceCents, max);
-    const feeDelta = minus(fee.rounded, f.tradeFee);
-    const liability = plus(minus(account.liability, exposure.liability), liabilityOf({ ...exposure, positionNanos, openPremium }, max));
-    const fundable = !isNegative(minus(minus(account.cash, feeDelta), liability));
-    return { f, account, exposure, lot, positionNanos, openPremium, fee, feeDelta, fundable };
-  });
+  const plans = pair.map((f) => planOf(ctx, market, f, priceCents, nanos));
   if (plans.some((p) => !p.fundable)) return { code: 'insufficient_funds' };
 
   for (const plan of plans) {
     const { f, account, exposure, lot } = plan;
-    const riskCentsOld = f.action === 'buy' ? f.priceCents : max - f.priceCents;
-    const riskCentsNew = f.action === 'buy' ? priceCents : max - priceCents;
+    const riskCentsOld = riskCentsOf(f.action, f.priceCents, max);
+    const riskCentsNew = riskCentsOf(f.action, priceCents, max);
     const riskedOld = contractsTimesCents(f.nanos, riskCentsOld);
     const riskedNew = contractsTimesCents(nanos, riskCentsNew);
     const points = pointsFor(riskedNew, market.pointsCost);
@@ -98,4 +85,21 @@ export function amendFill(ctx: StepContext, input: Extract<EngineInput, { kind: 
     ctx.balanceChanged(account);
   }
   return null;
+}
+
+/** What amending one fill of the trade to `nanos` at `priceCents` would do to its account, and whether the account can fund it. */
+function planOf(ctx: StepContext, market: MarketState, f: FillState, priceCents: number, nanos: number) {
+  const max = market.maxPriceCents;
+  const account = present(ctx.state.accounts.get(f.accountId), 'a fill\'s account is open');
+  const exposure = present(account.exposures.get(market.id), 'an unsettled fill\'s account has an exposure in its market');
+  const lot = present(exposure.lots.find((l) => l.fillId === f.id), 'a wholly open fill is one lot');
+  const direction = f.action === 'buy' ? 1 : -1;
+  const positionNanos = exposure.positionNanos + direction * (nanos - lot.nanos);
+  const openPremium = plus(minus(exposure.openPremium, contractsTimesCents(lot.nanos, lot.priceCents)), contractsTimesCents(nanos, priceCents));
+  const rate = f.liquidity === 'provider' ? account.rates.maker : account.rates.taker;
+  const fee = tradeFee(rate, nanos, priceCents, max);
+  const feeDelta = minus(fee.rounded, f.tradeFee);
+  const liability = plus(minus(account.liability, exposure.liability), liabilityOf({ ...exposure, positionNanos, openPremium }, max));
+  const fundable = !isNegative(minus(minus(account.cash, feeDelta), liability));
+  return { f, account, exposure, lot, positionNanos, openPremium, fee, feeDelta, fundable };
 }

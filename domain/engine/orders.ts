@@ -109,7 +109,7 @@ export function decideOrder(ctx: StepContext, accountId: string, request: OrderR
     // a market order risks at the worst price it may reach now (no liquidity: it is cancelled, risking nothing)
     const riskPriceCents = priceCents ?? marketOrderLimit(market.book, request.action, quantity.value, accountId);
     if (riskPriceCents >= 0) {
-      const riskPerContract = request.action === 'buy' ? riskPriceCents : market.maxPriceCents - riskPriceCents;
+      const riskPerContract = riskCentsOf(request.action, riskPriceCents, market.maxPriceCents);
       if (!risksAtLeast(quantity.value, riskPerContract, limits.risk_min_cents)) return refuse({ code: 'order_risk_too_small', risk_min: formatCents(limits.risk_min_cents) });
     }
   }
@@ -143,7 +143,17 @@ export function decideOrder(ctx: StepContext, accountId: string, request: OrderR
     seq: ctx.seq,
   };
   ctx.orderChanged(order);
+  return admit(ctx, account, market, order, started);
+}
 
+/**
+ * A valid order request's order, taken in: a market order finds the worst price it may reach (or
+ * no liquidity), the order is funded (or rejected for funds), then it waits for the open
+ * (pre-open market), waits out the in-play delay, or goes to matching.
+ */
+function admit(ctx: StepContext, account: AccountState, market: MarketState, order: OrderState, started: boolean): OrderOutcome {
+  const state = ctx.state;
+  const accountId = account.id;
   if (order.orderType === 'market') {
     // A market order is an immediate-or-cancel order limited at the worst price the book offers now.
     // The taker's own resting orders are cancelled on the way (self-trade prevention), so

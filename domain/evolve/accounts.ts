@@ -5,10 +5,7 @@ import { isZero, minus, plus, plusContractsTimesCents, ZERO, type Decimal } from
 import type { AccountRecord } from '../readModel/records.ts';
 import type { AccountDetails, EngineEvent, TransferKind } from '../engine/events.ts';
 
-/** Per contract at `priceCents`, what a side risks: the price bought, max_price - price sold. */
-export function riskCentsOf(action: 'buy' | 'sell', priceCents: number, maxPriceCents: number): number {
-  return action === 'buy' ? priceCents : maxPriceCents - priceCents;
-}
+export { riskCentsOf } from './risk.ts';
 
 /** An account as AccountOpened states it. */
 export function accountRecordOf(fact: Extract<EngineEvent, { type: 'AccountOpened' }>, nowUs: number): AccountRecord {
