@@ -24,6 +24,7 @@ import {
   marketArchived, marketFeePercentSet, marketRecordOf, marketSettled, marketStatusChanged, marketTraded, marketUpdated,
   sportEventFeePercentSet, sportEventRecordOf, sportEventStarted, sportEventUpdated,
 } from '../../domain/evolve/markets.ts';
+import { pointsEntryOf, referralEntriesOf, transferEntryOf } from '../../domain/evolve/ledger.ts';
 import { cancelledStatus, orderCancelled, orderPlaced, orderRecordOf, orderReleased, orderTraded, statusAfterFill } from '../../domain/evolve/orders.ts';
 import {
   movesPosition, positionAmended, positionLotClosed, positionRecordOf, positionTraded, positionTransferred,
@@ -336,10 +337,7 @@ export class FactFold {
       case 'PointsCredited': {
         const account = this.account(e.account_id, fact, 'balance');
         if (account) accountPointsCredited(account, e.points);
-        this.record(fact, {
-          id: e.id, accountId: e.account_id, type: 'rollup', amount: decimalOf(e.amount_risked), points: e.points,
-          eventId: this.eventIdOf(e.market_id), marketId: e.market_id, settlementId: e.settlement_id,
-        });
+        this.record(fact, pointsEntryOf(e, this.eventIdOf(e.market_id)));
         return;
       }
       case 'SettlementFeeSet':
@@ -364,9 +362,7 @@ export class FactFold {
       case 'ReferralCredited': {
         const referrer = this.account(e.referrer_account_id, fact, 'balance');
         if (referrer) accountPointsCredited(referrer, e.points);
-        const parties = { refereeAccountId: e.referee_account_id, referrerAccountId: e.referrer_account_id };
-        this.record(fact, { id: e.referrer_entry_id, accountId: e.referrer_account_id, type: 'referral', amount: ZERO, points: e.points, ...parties });
-        this.record(fact, { id: e.referee_entry_id, accountId: e.referee_account_id, type: 'referral', amount: ZERO, points: 0, ...parties });
+        for (const entry of referralEntriesOf(e)) this.record(fact, entry);
         return;
       }
       case 'ReferralRecorded': case 'ReferralPointsSet':
@@ -497,13 +493,8 @@ export class FactFold {
         if (fill) fill.feeEntryId = e.id;
       }
     }
-    this.record(fact, {
-      id: e.id, accountId: member, type: e.kind as LedgerEntryRecord['type'], amount: signed,
-      eventId: settlementFee ? settlementFee.event_id : e.market_id === null ? null : this.eventIdOf(e.market_id), marketId: e.market_id,
-      feeSource: settlementFee ? settlementFee.source : isFee ? 'trade' : null, tradeId: e.fill_id, settlementId: e.settlement_id,
-      paymentId: e.kind === 'deposit' || e.kind === 'withdrawal' ? e.id : null, method: e.method, reason: e.reason, subMethod: e.sub_method,
-      feeId: settlementFee ? settlementFee.fee_id : feeId,
-    });
+    const eventId = e.market_id === null ? null : this.eventIdOf(e.market_id);
+    this.record(fact, transferEntryOf(e, e.id, member, signed, eventId, settlementFee, feeId));
   }
 
   private record(fact: Fact, entry: LedgerEntryRecord): void {
