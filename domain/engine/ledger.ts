@@ -150,11 +150,6 @@ export function assertBalanced(state: EngineState, settledMarketIds: Iterable<st
   }
 }
 
-/** Whether every ledger account sums to zero (the running sum: no work per account). */
-export function ledgerBalanced(state: EngineState): boolean {
-  return isZero(runningSumOf(state).value);
-}
-
 /** Sum of every ledger account, account by account; zero when the books balance. */
 export function ledgerSum(state: EngineState): Decimal {
   let sum = plus(state.ledger.outside, state.ledger.feeRevenue);
