@@ -1,7 +1,9 @@
-// Wire-shaped views of the engine's entities. Engine events carry these snapshots (the entity's
-// state after the change), so projectors store them and the realtime layer forwards them as
-// deltas without recomputing anything. Field names, types and nullability follow SPEC.md:
-// money and quantities are decimal strings, `*_at`/`*_time` int64 fields are UNIX microseconds.
+// Wire-shaped views of the engine's entities: what the REST API answers and the feed sends.
+// The engine's facts (domain/engine/events.ts) do not carry them: a read model folds the facts
+// into records (domain/readModel/records.ts, with the domain's evolve, domain/evolve/) and renders
+// these views from the records (domain/readModel/render.ts), as the engine renders its answers
+// from its own state. Field names, types and nullability follow SPEC.md: money and quantities are
+// decimal strings, `*_at`/`*_time` int64 fields are UNIX microseconds.
 
 export type Decimal = string;
 export type Micros = number;

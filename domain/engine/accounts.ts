@@ -10,20 +10,26 @@ import type { AccountFields, EngineInput } from './inputs.ts';
 import { OUTSIDE, transfer } from './ledger.ts';
 import { CancellationReasons, cancelLive } from './orders.ts';
 import type { AccountState } from './state.ts';
+import { present } from '../assert.ts';
+import { accountDetailsSet, accountTierChanged } from '../evolve/accounts.ts';
 
 type Result = Refusal | null;
 
-function applyFields(account: AccountState, fields: AccountFields): void {
-  if (fields.status !== undefined) account.status = fields.status;
-  if (fields.first_name !== undefined) account.firstName = fields.first_name;
-  if (fields.last_name !== undefined) account.lastName = fields.last_name;
-  if (fields.email !== undefined) account.email = fields.email;
-  if (fields.jurisdiction !== undefined) account.jurisdiction = fields.jurisdiction;
-  if (fields.fee_schedule !== undefined) account.feeSchedule = fields.fee_schedule;
-  if (fields.base_fee_percent !== undefined) account.baseFeePercent = fields.base_fee_percent;
-  if (fields.maker_factor !== undefined) account.makerFactor = fields.maker_factor;
-  if (fields.taker_factor !== undefined) account.takerFactor = fields.taker_factor;
-  if (fields.created_at !== undefined) account.createdAt = fields.created_at;
+/** Every detail of the account with the fields an input gives (the account itself is changed by the fact: accountDetailsSet). */
+function detailsWith(account: AccountState, fields: AccountFields): AccountDetails {
+  return {
+    account_id: account.id,
+    status: fields.status !== undefined ? fields.status : account.status,
+    first_name: fields.first_name !== undefined ? fields.first_name : account.firstName,
+    last_name: fields.last_name !== undefined ? fields.last_name : account.lastName,
+    email: fields.email !== undefined ? fields.email : account.email,
+    jurisdiction: fields.jurisdiction !== undefined ? fields.jurisdiction : account.jurisdiction,
+    fee_schedule: fields.fee_schedule !== undefined ? fields.fee_schedule : account.feeSchedule,
+    base_fee_percent: fields.base_fee_percent !== undefined ? fields.base_fee_percent : account.baseFeePercent,
+    maker_factor: fields.maker_factor !== undefined ? fields.maker_factor : account.makerFactor,
+    taker_factor: fields.taker_factor !== undefined ? fields.taker_factor : account.takerFactor,
+    created_at: fields.created_at !== undefined ? fields.created_at : account.createdAt,
+  };
 }
 
 export function ratesOf(account: AccountState) {
@@ -50,11 +56,12 @@ export function rereserve(ctx: StepContext, account: AccountState): void {
   }
   for (const order of ctx.state.orders.values()) {
     if (order.accountId !== account.id) continue;
-    const market = ctx.state.markets.get(order.marketId)!;
-    reserve(account, account.exposures.get(order.marketId)!, order, order.quantityNanos - order.filledNanos, 1, market.maxPriceCents);
+    const market = present(ctx.state.markets.get(order.marketId), 'a live order\'s market is listed');
+    const exposure = present(account.exposures.get(order.marketId), 'a live order\'s account has an exposure in its market');
+    reserve(account, exposure, order, order.quantityNanos - order.filledNanos, 1, market.maxPriceCents);
   }
   for (const exposure of account.exposures.values()) {
-    refreshLiability(account, exposure, ctx.state.markets.get(exposure.marketId)!.maxPriceCents);
+    refreshLiability(account, exposure, present(ctx.state.markets.get(exposure.marketId), 'an exposure\'s market is listed').maxPriceCents);
   }
   ctx.balanceChanged(account);
   if (isNegative(minus(account.cash, account.liability))) {
@@ -70,19 +77,10 @@ export function rereserve(ctx: StepContext, account: AccountState): void {
 export function retier(ctx: StepContext, account: AccountState): void {
   const tier = tierFor(account.points).tier;
   if (tier === account.loyaltyTier) return;
-  account.loyaltyTier = tier;
-  ctx.accountChanged(account);
   ctx.emit({ type: 'LoyaltyTierChanged', account_id: account.id, tier });
+  accountTierChanged(account, tier, ctx.now);
+  ctx.accountChanged(account);
   if (account.feeSchedule === 'loyalty_tier_on_trade') rereserve(ctx, account);
-}
-
-/** Every detail an operator sets, as the account now has it. */
-function detailsOf(account: AccountState): AccountDetails {
-  return {
-    account_id: account.id, status: account.status, first_name: account.firstName, last_name: account.lastName, email: account.email,
-    jurisdiction: account.jurisdiction, fee_schedule: account.feeSchedule, base_fee_percent: account.baseFeePercent,
-    maker_factor: account.makerFactor, taker_factor: account.takerFactor, created_at: account.createdAt,
-  };
 }
 
 export function openAccount(ctx: StepContext, input: Extract<EngineInput, { kind: 'OpenAccount' }>): Result {
@@ -112,11 +110,12 @@ export function openAccount(ctx: StepContext, input: Extract<EngineInput, { kind
     exposures: new Map(),
     rates: feeRates({ fee_schedule: 'fixed_percent', base_fee_percent: null, maker_factor: null, taker_factor: null, loyalty_tier: 'rookie' }),
   };
-  applyFields(account, input.fields);
+  const opened = { type: 'AccountOpened' as const, user_id: account.userId, ...detailsWith(account, input.fields) };
+  accountDetailsSet(account, opened, ctx.now);
   account.rates = ratesOf(account);
   ctx.state.accounts.set(account.id, account);
   ctx.changedAccounts.add(account);
-  ctx.emit({ type: 'AccountOpened', user_id: account.userId, ...detailsOf(account) });
+  ctx.emit(opened);
   return null;
 }
 
@@ -124,9 +123,10 @@ export function updateAccount(ctx: StepContext, input: Extract<EngineInput, { ki
   const account = ctx.state.accounts.get(input.account_id);
   if (!account) return { code: 'account_not_found' };
   const feesBefore = `${account.feeSchedule}|${account.baseFeePercent}|${account.makerFactor}|${account.takerFactor}`;
-  applyFields(account, input.fields);
+  const updated = { type: 'AccountUpdated' as const, ...detailsWith(account, input.fields) };
+  ctx.emit(updated);
+  accountDetailsSet(account, updated, ctx.now);
   ctx.accountChanged(account);
-  ctx.emit({ type: 'AccountUpdated', ...detailsOf(account) });
   const feesAfter = `${account.feeSchedule}|${account.baseFeePercent}|${account.makerFactor}|${account.takerFactor}`;
   if (feesBefore !== feesAfter) rereserve(ctx, account);
   return null;
@@ -138,7 +138,6 @@ export function deposit(ctx: StepContext, input: Extract<EngineInput, { kind: 'D
   const amount = parseMoneyAmount(input.amount);
   if (!amount.ok) return amount.error;
   transfer(ctx, account, amount.value, OUTSIDE, 'deposit', { id: input.entry_id, accountId: account.id, type: 'deposit', amount: amount.value, paymentId: input.entry_id });
-  account.totals.deposits = plus(account.totals.deposits, amount.value);
   return null;
 }
 
@@ -153,7 +152,6 @@ export function withdraw(ctx: StepContext, input: Extract<EngineInput, { kind: '
     id: input.entry_id, accountId: account.id, type: 'withdrawal', amount: negated(amount.value), paymentId: input.entry_id,
     method: input.method, reason: input.reason, subMethod: input.sub_method,
   });
-  account.totals.withdrawals = plus(account.totals.withdrawals, amount.value);
   return null;
 }
 
@@ -164,6 +162,5 @@ export function adjust(ctx: StepContext, input: Extract<EngineInput, { kind: 'Ad
   if (!amount.ok) return amount.error;
   if (isNegative(amount.value) && isNegative(minus(plus(account.cash, amount.value), account.liability))) return { code: 'insufficient_funds' };
   transfer(ctx, account, amount.value, OUTSIDE, 'adjustment', { id: input.entry_id, accountId: account.id, type: 'adjustment', amount: amount.value, reason: input.reason });
-  account.totals.adjustments = plus(account.totals.adjustments, amount.value);
   return null;
 }

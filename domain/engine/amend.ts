@@ -14,7 +14,11 @@ import { liabilityOf, refreshLiability } from './funds.ts';
 import type { EngineInput } from './inputs.ts';
 import { FEES, transfer } from './ledger.ts';
 import { tradeFee } from './orders.ts';
-import type { FillState } from './state.ts';
+import type { FillState, MarketState } from './state.ts';
+import { assert, present } from '../assert.ts';
+import { accountTradeAmended, riskCentsOf } from '../evolve/accounts.ts';
+import { fillAmended } from '../evolve/fills.ts';
+import { positionAmended } from '../evolve/positions.ts';
 
 export function amendFill(ctx: StepContext, input: Extract<EngineInput, { kind: 'AmendFill' }>): Refusal | null {
   const state = ctx.state;
@@ -25,8 +29,8 @@ export function amendFill(ctx: StepContext, input: Extract<EngineInput, { kind: 
       : { code: 'fill_not_found' };
   }
   if (input.price === undefined && input.filled === undefined) return { code: 'price_or_filled_required' };
-  const market = state.markets.get(fill.marketId)!;
-  const counterpart = state.fills.get(fill.counterpartFillId)!;
+  const market = present(state.markets.get(fill.marketId), 'an unsettled fill\'s market is listed');
+  const counterpart = present(state.fills.get(fill.counterpartFillId), 'both fills of a trade are unsettled together');
   const pair: FillState[] = [fill, counterpart];
   if (pair.some((f) => f.status !== 'open' || f.closingNanos > 0 || f.closedNanos > 0 || f.expiredNanos > 0)) {
     return { code: 'fill_not_amendable' };
@@ -46,60 +50,56 @@ export function amendFill(ctx: StepContext, input: Extract<EngineInput, { kind: 
   const max = market.maxPriceCents;
 
   // Judge both sides before changing anything.
-  const plans = pair.map((f) => {
-    const account = state.accounts.get(f.accountId)!;
-    const exposure = account.exposures.get(market.id)!;
-    const lot = exposure.lots.find((l) => l.fillId === f.id)!;
-    const direction = f.action === 'buy' ? 1 : -1;
-    const positionNanos = exposure.positionNanos + direction * (nanos - lot.nanos);
-    const openPremium = plus(minus(exposure.openPremium, contractsTimesCents(lot.nanos, lot.priceCents)), contractsTimesCents(nanos, priceCents));
-    const rate = f.liquidity === 'provider' ? account.rates.maker : account.rates.taker;
-    const fee = tradeFee(rate, nanos, priceCents, max);
-    const feeDelta = minus(fee.rounded, f.tradeFee);
-    const liability = plus(minus(account.liability, exposure.liability), liabilityOf({ ...exposure, positionNanos, openPremium }, max));
-    const fundable = !isNegative(minus(minus(account.cash, feeDelta), liability));
-    return { f, account, exposure, lot, positionNanos, openPremium, fee, feeDelta, fundable };
-  });
+  const plans = pair.map((f) => planOf(ctx, market, f, priceCents, nanos));
   if (plans.some((p) => !p.fundable)) return { code: 'insufficient_funds' };
 
   for (const plan of plans) {
     const { f, account, exposure, lot } = plan;
-    const riskCentsOld = f.action === 'buy' ? f.priceCents : max - f.priceCents;
-    const riskCentsNew = f.action === 'buy' ? priceCents : max - priceCents;
+    const riskCentsOld = riskCentsOf(f.action, f.priceCents, max);
+    const riskCentsNew = riskCentsOf(f.action, priceCents, max);
     const riskedOld = contractsTimesCents(f.nanos, riskCentsOld);
     const riskedNew = contractsTimesCents(nanos, riskCentsNew);
-    lot.nanos = nanos;
-    lot.priceCents = priceCents;
-    exposure.positionNanos = plan.positionNanos;
-    exposure.openPremium = plan.openPremium;
     const points = pointsFor(riskedNew, market.pointsCost);
     ctx.emit({
       type: 'FillAmended', fill_id: f.id, account_id: account.id, market_id: market.id, price: formatCents(priceCents), quantity: formatNanos(nanos),
       fee: toFixedPlaces(plan.fee.unrounded, FEE_DECIMAL_PLACES), points,
     });
+    positionAmended(exposure, f.action, lot.nanos, lot.priceCents, nanos, priceCents);
+    assert(exposure.positionNanos === plan.positionNanos, 'an amendment moves the position as judged');
+    lot.nanos = nanos;
+    lot.priceCents = priceCents;
     if (!isZero(plan.feeDelta)) {
       const charge = isPositive(plan.feeDelta);
       transfer(ctx, account, negated(plan.feeDelta), FEES, charge ? 'fee' : 'fee_refund', {
         id: ctx.nextId('ledger'), accountId: account.id, type: charge ? 'fee' : 'fee_refund', amount: negated(plan.feeDelta),
         eventId: market.eventId, marketId: market.id, feeSource: 'trade', tradeId: f.id, ...(charge ? {} : { feeId: f.feeEntryId ?? null }),
       });
-      account.totals.fees = plus(account.totals.fees, plan.feeDelta);
-      exposure.fees = plus(exposure.fees, plan.feeDelta);
     }
-    account.totals.traded = plus(minus(account.totals.traded, riskedOld), riskedNew);
+    accountTradeAmended(account, f.nanos, riskCentsOld, nanos, riskCentsNew);
     exposure.amountRisked = plus(minus(exposure.amountRisked, riskedOld), riskedNew);
     exposure.pointsPending += points - f.points;
-    f.points = points;
-    f.priceCents = priceCents;
-    f.nanos = nanos;
-    f.tradeFee = plan.fee.rounded;
-    f.unroundedFee = plan.fee.unrounded;
-    f.amended = true;
-    f.lastModifiedAt = ctx.now;
+    fillAmended(f, priceCents, nanos, plan.fee.unrounded, plan.fee.rounded, points, ctx.now);
     ctx.fillChanged(f);
     refreshLiability(account, exposure, max);
     ctx.positionChanged(exposure);
     ctx.balanceChanged(account);
   }
   return null;
+}
+
+/** What amending one fill of the trade to `nanos` at `priceCents` would do to its account, and whether the account can fund it. */
+function planOf(ctx: StepContext, market: MarketState, f: FillState, priceCents: number, nanos: number) {
+  const max = market.maxPriceCents;
+  const account = present(ctx.state.accounts.get(f.accountId), 'a fill\'s account is open');
+  const exposure = present(account.exposures.get(market.id), 'an unsettled fill\'s account has an exposure in its market');
+  const lot = present(exposure.lots.find((l) => l.fillId === f.id), 'a wholly open fill is one lot');
+  const direction = f.action === 'buy' ? 1 : -1;
+  const positionNanos = exposure.positionNanos + direction * (nanos - lot.nanos);
+  const openPremium = plus(minus(exposure.openPremium, contractsTimesCents(lot.nanos, lot.priceCents)), contractsTimesCents(nanos, priceCents));
+  const rate = f.liquidity === 'provider' ? account.rates.maker : account.rates.taker;
+  const fee = tradeFee(rate, nanos, priceCents, max);
+  const feeDelta = minus(fee.rounded, f.tradeFee);
+  const liability = plus(minus(account.liability, exposure.liability), liabilityOf({ ...exposure, positionNanos, openPremium }, max));
+  const fundable = !isNegative(minus(minus(account.cash, feeDelta), liability));
+  return { f, account, exposure, lot, positionNanos, openPremium, fee, feeDelta, fundable };
 }

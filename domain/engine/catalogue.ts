@@ -1,12 +1,15 @@
-// A market's catalogue fields in the engine: setting the ones an input gives, telling whether
-// anything changed, and stating the catalogue as a MarketUpdated fact (every field).
+// A market's catalogue fields in the engine: setting the ones an input gives on a draft, telling
+// whether anything changed, and stating the draft's catalogue as a MarketUpdated fact (every
+// field), which changes the market (domain/evolve/markets.ts marketUpdated).
 
 import type { MarketCatalogueRecord } from '../readModel/records.ts';
 import type { StepContext } from './context.ts';
 import type { MarketDetails } from './inputs.ts';
 import type { MarketState } from './state.ts';
+import type { EngineEvent } from './events.ts';
+import { marketUpdated } from '../evolve/markets.ts';
 
-/** Sets the details given; whether that changed any. */
+/** Sets the details given on `market` (a draft: the market itself changes by its fact); whether that changed any. */
 export function applyMarketDetails(market: MarketState, d: MarketDetails): boolean {
   const before = marketCatalogueKey(market);
   const set = <K extends keyof MarketCatalogueRecord>(key: K, value: MarketCatalogueRecord[K] | undefined) => {
@@ -36,16 +39,19 @@ export function marketCatalogueKey(m: MarketState): string {
   ]);
 }
 
-export function emitMarketUpdated(ctx: StepContext, m: MarketState): void {
-  ctx.marketChanged(m);
-  ctx.emit({
+/** States the catalogue of `m` (a draft of `market`) as a MarketUpdated fact, and applies it to the market. */
+export function emitMarketUpdated(ctx: StepContext, market: MarketState, m: MarketState): void {
+  const fact: Extract<EngineEvent, { type: 'MarketUpdated' }> = {
     type: 'MarketUpdated', market_id: m.id, title: m.title, short_title: m.shortTitle, question: m.question, rules: m.rules, symbol: m.symbol,
     grouping_name: m.groupingName, featured: m.featured, in_play_delay_sec: m.inPlayDelaySec, points_cost: m.pointsCost,
     description: m.description, group_title: m.groupTitle, specifier: m.specifier, position: m.positionLabel, powered_by: m.poweredBy,
     filters: [...m.filters], trading_filters: [...m.tradingFilters], keywords: [...m.keywords],
     participants: m.participants === null ? null : [...m.participants], stat_detail: m.statDetail, featured_home: m.featuredHome,
     manual_probability: m.manualProbability,
-  });
+  };
+  ctx.emit(fact);
+  marketUpdated(market, fact);
+  ctx.marketChanged(market);
 }
 
 export function sameStrings(a: readonly string[], b: readonly string[]): boolean {

@@ -21,7 +21,8 @@ import type { SequencedInput } from './inputs.ts';
 import {
   changeMarketStatus, listMarket, resultMarket, scheduleSportEvent, startSportEvent, tick, updateMarket, updateSportEvent,
 } from './markets.ts';
-import { cancelOrder, liveOrderIdsOf, placeOrder, type OrderOutcome } from './orders.ts';
+import { cancelOrder, liveOrderIdsOf, decideOrder, type OrderOutcome } from './orders.ts';
+import { assert, AssertionFailed } from '../assert.ts';
 import { fundsFiguresOf } from './funds.ts';
 import { recordReferral, setReferralPoints } from './referrals.ts';
 import { setSettlementFee } from './settlementFees.ts';
@@ -68,7 +69,17 @@ export class Engine {
     return this.state.seq + 1;
   }
 
+  /** The order legs the input being decided answers with (set by decideInput). */
+  private outcomes: { id: string; outcome: OrderOutcome }[] | undefined = undefined;
+
+  /**
+   * Decides one sequenced input. Pre: its `seq` comes after the state's. Post: a refused input
+   * changed nothing; an accepted one leaves the books it traded on uncrossed. (That the ledger sums
+   * to zero is asserted by the engine process after every batch, before anything is journaled:
+   * ledger.ts assertBalanced, which stops the engine rather than rebuild it.)
+   */
   step(sequenced: SequencedInput): StepOutcome {
+    assert(sequenced.seq > this.state.seq, 'a step\'s seq comes after the last accepted step\'s');
     if (mayHaveTextProblem(sequenced.input, 0)) {
       const problem = textProblemOf(sequenced.input);
       if (problem !== null) return { ok: false, error: problem, events: [] };
@@ -76,66 +87,81 @@ export class Engine {
     const ctx = this.context ??= new StepContext(this.state, sequenced.seq, sequenced.now_us);
     ctx.begin(this.state, sequenced.seq, sequenced.now_us);
     const input = sequenced.input;
-    let error: Refusal | null = null;
-    let outcomes: { id: string; outcome: OrderOutcome }[] | undefined;
-    switch (input.kind) {
-      case 'OpenAccount': error = openAccount(ctx, input); break;
-      case 'UpdateAccount': error = updateAccount(ctx, input); break;
-      case 'Deposit': error = deposit(ctx, input); break;
-      case 'Withdraw': error = withdraw(ctx, input); break;
-      case 'Adjust': error = adjust(ctx, input); break;
-      case 'PlaceOrder': {
-        const outcome = placeOrder(ctx, input.account_id, input.order, input.limits);
-        if (outcome.error) error = outcome.error;
-        else outcomes = [{ id: input.order.order_id, outcome }];
-        break;
-      }
-      case 'PlaceOrders':
-        outcomes = input.orders.map((order) => ({ id: order.order_id, outcome: placeOrder(ctx, input.account_id, order, input.limits) }));
-        break;
-      case 'CancelOrder': {
-        const outcome = cancelOrder(ctx, input.account_id, input.order_id);
-        if (outcome.error) error = outcome.error;
-        else outcomes = [{ id: input.order_id, outcome }];
-        break;
-      }
-      case 'CancelOrders':
-        outcomes = input.order_ids.map((id) => ({ id, outcome: cancelOrder(ctx, input.account_id, id) }));
-        break;
-      case 'CancelAccountOrders':
-        if (!ctx.state.accounts.has(input.account_id)) {
-          error = { code: 'account_not_found' };
-          break;
-        }
-        outcomes = liveOrderIdsOf(ctx, input.account_id, input.market_id, input.cancel_on_disconnect_only)
-          .map((id) => ({ id, outcome: cancelOrder(ctx, input.account_id, id) }));
-        break;
-      case 'ScheduleSportEvent': error = scheduleSportEvent(ctx, input); break;
-      case 'StartSportEvent': error = startSportEvent(ctx, input); break;
-      case 'UpdateSportEvent': error = updateSportEvent(ctx, input); break;
-      case 'ListMarket': error = listMarket(ctx, input); break;
-      case 'UpdateMarket': error = updateMarket(ctx, input); break;
-      case 'ChangeMarketStatus': error = changeMarketStatus(ctx, input); break;
-      case 'ResultMarket': error = resultMarket(ctx, input); break;
-      case 'AmendFill': error = amendFill(ctx, input); break;
-      case 'SetSettlementFee': error = setSettlementFee(ctx, input); break;
-      case 'RecordReferral': error = recordReferral(ctx, input); break;
-      case 'SetReferralPoints': error = setReferralPoints(ctx, input); break;
-      case 'Tick': tick(ctx); break;
-      default: {
-        const never: never = input;
-        error = { code: 'invalid_input', message: `unknown input ${(never as { kind: string }).kind}` };
-      }
-    }
+    this.outcomes = undefined;
+    const error = this.decideInput(ctx, input);
+    const outcomes = this.outcomes;
+    this.outcomes = undefined;
     if (error) {
-      if (ctx.touchedAnything) throw new Error(`input ${input.kind} refused after changing state`);
+      if (ctx.touchedAnything) throw new AssertionFailed(`input ${input.kind} refused after changing state`);
       return { ok: false, error, events: [] };
     }
     const events = factsOf(ctx);
     if (events.length > 0) this.state.seq = sequenced.seq;
-    if (outcomes) return { ok: true, events, legs: legsOf(outcomes) };
-    if (ANSWERED_WITH_ENTITIES.has(input.kind)) return { ok: true, events, answer: answerOf(ctx, events) };
+    assertStepDone(ctx);
+    if (outcomes) return { ok: true, events, legs: legResultsOf(outcomes) };
+    if (ANSWERED_WITH_ENTITIES.has(input.kind)) return { ok: true, events, answer: operatorAnswerOf(ctx, events) };
     return { ok: true, events };
+  }
+
+  /** The decision of one input: a refusal, or null (order inputs note their legs in `outcomes`). */
+  private decideInput(ctx: StepContext, input: SequencedInput['input']): Refusal | null {
+    switch (input.kind) {
+      case 'OpenAccount': return openAccount(ctx, input);
+      case 'UpdateAccount': return updateAccount(ctx, input);
+      case 'Deposit': return deposit(ctx, input);
+      case 'Withdraw': return withdraw(ctx, input);
+      case 'Adjust': return adjust(ctx, input);
+      case 'PlaceOrder': {
+        const outcome = decideOrder(ctx, input.account_id, input.order, input.limits);
+        if (outcome.error) return outcome.error;
+        this.outcomes = [{ id: input.order.order_id, outcome }];
+        return null;
+      }
+      case 'PlaceOrders':
+        this.outcomes = input.orders.map((order) => ({ id: order.order_id, outcome: decideOrder(ctx, input.account_id, order, input.limits) }));
+        return null;
+      case 'CancelOrder': {
+        const outcome = cancelOrder(ctx, input.account_id, input.order_id);
+        if (outcome.error) return outcome.error;
+        this.outcomes = [{ id: input.order_id, outcome }];
+        return null;
+      }
+      case 'CancelOrders':
+        this.outcomes = input.order_ids.map((id) => ({ id, outcome: cancelOrder(ctx, input.account_id, id) }));
+        return null;
+      case 'CancelAccountOrders':
+        if (!ctx.state.accounts.has(input.account_id)) return { code: 'account_not_found' };
+        this.outcomes = liveOrderIdsOf(ctx, input.account_id, input.market_id, input.cancel_on_disconnect_only)
+          .map((id) => ({ id, outcome: cancelOrder(ctx, input.account_id, id) }));
+        return null;
+      case 'ScheduleSportEvent': return scheduleSportEvent(ctx, input);
+      case 'StartSportEvent': return startSportEvent(ctx, input);
+      case 'UpdateSportEvent': return updateSportEvent(ctx, input);
+      case 'ListMarket': return listMarket(ctx, input);
+      case 'UpdateMarket': return updateMarket(ctx, input);
+      case 'ChangeMarketStatus': return changeMarketStatus(ctx, input);
+      case 'ResultMarket': return resultMarket(ctx, input);
+      case 'AmendFill': return amendFill(ctx, input);
+      case 'SetSettlementFee': return setSettlementFee(ctx, input);
+      case 'RecordReferral': return recordReferral(ctx, input);
+      case 'SetReferralPoints': return setReferralPoints(ctx, input);
+      case 'Tick': tick(ctx); return null;
+      default: {
+        const never: never = input;
+        return { code: 'invalid_input', message: `unknown input ${(never as { kind: string }).kind}` };
+      }
+    }
+  }
+}
+
+/** The postcondition of an accepted step: no market the step traded on rests crossed. */
+function assertStepDone(ctx: StepContext): void {
+  const markets = ctx.changedMarkets.items;
+  for (let i = 0; i < markets.length; i++) {
+    const book = markets[i]!.book;
+    const bid = book.bestPrice('buy');
+    const offer = book.bestPrice('sell');
+    assert(bid < 0 || offer < 0 || bid < offer, 'no book rests crossed after a step');
   }
 }
 
@@ -160,7 +186,7 @@ function mayHaveTextProblem(value: unknown, depth: number): boolean {
 }
 
 /** Each leg answers with its order as the step left it. */
-function legsOf(outcomes: { id: string; outcome: OrderOutcome }[]): LegResult[] {
+function legResultsOf(outcomes: { id: string; outcome: OrderOutcome }[]): LegResult[] {
   const legs: LegResult[] = [];
   for (const { id, outcome } of outcomes) {
     if (outcome.error) legs.push({ order_id: id, error: outcome.error });
@@ -183,7 +209,7 @@ function factsOf(ctx: StepContext): EngineEvent[] {
 }
 
 /** The views of what an operator input changed, in first-change order. */
-function answerOf(ctx: StepContext, facts: readonly EngineEvent[]): StepAnswer {
+function operatorAnswerOf(ctx: StepContext, facts: readonly EngineEvent[]): StepAnswer {
   const balanceOf = new Set(ctx.changedAccounts.items);
   for (const account of ctx.changedBalances.items) balanceOf.add(account);
   const answer: StepAnswer = {

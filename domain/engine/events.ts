@@ -117,16 +117,24 @@ export type EngineEvent =
   | ({ type: 'OrderRejected'; reason: 'insufficient_funds' | 'no_liquidity' } & OrderTerms)
   /** A delayed order whose delay ended, or an accepted order when its market opened: it goes to matching. */
   | { type: 'OrderReleased'; order_id: string }
-  | { type: 'OrderCancelled'; order_id: string; reason: CancellationReason }
+  /**
+   * `status`: what the cancel leaves (partially cancelled when something was filled); null only in
+   * a fact read from a record before version 6 (journal/upcast.ts), which the fold completes.
+   */
+  | { type: 'OrderCancelled'; order_id: string; reason: CancellationReason; status: 'cancelled' | 'partially_cancelled' | null }
   /**
    * A trade at the resting (maker) order's price. Each side has its own fill; `*_closing` of its
    * contracts closed earlier positions (the LotClosed facts that follow say which); `*_fee` is the
-   * side's fee at nine places (charged rounded up to the cent by the Transferred fact of kind fee).
+   * side's fee at nine places (charged rounded up to the cent by the Transferred fact of kind fee);
+   * `*_remaining` and `*_status` are what the trade leaves of the side's order (null only in a fact
+   * read from a record before version 6, journal/upcast.ts, which the fold completes).
    */
   | {
     type: 'Traded'; trade_id: string; market_id: string; price: string; quantity: string; taker_side: 'buy' | 'sell'; pre_start: boolean;
     maker_order_id: string; maker_account_id: string; maker_fill_id: string; maker_closing: string; maker_fee: string; maker_points: number;
+    maker_remaining: string | null; maker_status: 'open' | 'filled' | null;
     taker_order_id: string; taker_account_id: string; taker_fill_id: string; taker_closing: string; taker_fee: string; taker_points: number;
+    taker_remaining: string | null; taker_status: 'open' | 'filled' | null;
   }
   /** Contracts of an earlier fill's open lot closed first-in first-out by the trade before, realising `pnl`. */
   | { type: 'LotClosed'; fill_id: string; quantity: string; pnl: string }
@@ -183,7 +191,7 @@ export const cashAccount = (accountId: string): LedgerAccount => `cash:${account
 export const poolAccount = (marketId: string): LedgerAccount => `pool:${marketId}`;
 
 /** The member account behind a ledger account, or null for fees, pools and the outside world. */
-export function memberOf(account: LedgerAccount): string | null {
+export function memberOfLedgerAccount(account: LedgerAccount): string | null {
   return account.startsWith('cash:') ? account.slice(5) : null;
 }
 
@@ -202,7 +210,7 @@ export function accountsNamedBy(facts: readonly EngineEvent[], into: Set<string>
         into.add(fact.maker_account_id).add(fact.taker_account_id);
         break;
       case 'Transferred': {
-        const member = memberOf(fact.from) ?? memberOf(fact.to);
+        const member = memberOfLedgerAccount(fact.from) ?? memberOfLedgerAccount(fact.to);
         if (member) into.add(member);
         break;
       }

@@ -15,6 +15,7 @@ import {
 } from '../money/decimal.ts';
 import type { FundsFigures } from '../readModel/records.ts';
 import type { AccountState, Exposure, MarketState, OrderState } from './state.ts';
+import { riskCentsOf } from '../evolve/risk.ts';
 
 export function newExposure(accountId: string, marketId: string, now: number): Exposure {
   return {
@@ -138,7 +139,7 @@ export function availableExact(account: AccountState): Decimal {
 
 /** Per-contract fee basis bound for an order at its reserve price: trades at better prices never cost more. */
 function feeBasisCents(action: 'buy' | 'sell', reserveCents: number, maxPriceCents: number): number {
-  const risk = action === 'buy' ? reserveCents : maxPriceCents - reserveCents;
+  const risk = riskCentsOf(action, reserveCents, maxPriceCents);
   return Math.min(risk, maxPriceCents / 2);
 }
 
@@ -148,7 +149,7 @@ export interface Reservation { exposure: Decimal; feeReserve: Decimal }
 export function reservationOf(
   order: Pick<OrderState, 'action' | 'reserveCents'>, nanos: number, maxPriceCents: number, maxRate: Decimal,
 ): Reservation {
-  const riskCents = order.action === 'buy' ? order.reserveCents : maxPriceCents - order.reserveCents;
+  const riskCents = riskCentsOf(order.action, order.reserveCents, maxPriceCents);
   const exposure = contractsTimesCents(nanos, riskCents);
   const basis = feeBasisCents(order.action, order.reserveCents, maxPriceCents);
   const feeReserve = isPositive(maxRate)
@@ -169,7 +170,7 @@ let feeExponent = 0;
 function readReservation(order: Pick<OrderState, 'action' | 'reserveCents'>, nanos: number, maxPriceCents: number, rate: Decimal): boolean {
   const basisCents = feeBasisCents(order.action, order.reserveCents, maxPriceCents);
   if (!Number.isInteger(basisCents) || !Number.isInteger(nanos)) return false;
-  const riskCents = order.action === 'buy' ? order.reserveCents : maxPriceCents - order.reserveCents;
+  const riskCents = riskCentsOf(order.action, order.reserveCents, maxPriceCents);
   const whole = nanos % NANOS_PER_CONTRACT === 0;
   const quantity = whole ? nanos / NANOS_PER_CONTRACT : nanos;
   const quantityExponent = whole ? 0 : -QUANTITY_DECIMAL_PLACES;
@@ -306,7 +307,7 @@ function fundingOnIntegers(account: AccountState, exposure: Exposure | undefined
   const charged = isPositive(rate);
   const rateExponent = charged ? lastExponent(rate) : 0;
   const rateInteger = charged ? integerAt(rate, rateExponent) : 0;
-  const riskCents = order.action === 'buy' ? order.reserveCents : maxPriceCents - order.reserveCents;
+  const riskCents = riskCentsOf(order.action, order.reserveCents, maxPriceCents);
   // Quantities in whole contracts when they are whole (short integers), else in nano-contracts.
   const quantityWhole = order.quantityNanos % NANOS_PER_CONTRACT === 0;
   const quantity = quantityWhole ? order.quantityNanos / NANOS_PER_CONTRACT : order.quantityNanos;

@@ -5,8 +5,10 @@
 // and a settled or voided market's pool is zero: the engine process checks both with
 // `assertBalanced` before it journals or acknowledges anything.
 //
-// Every ledger account changes only here (`post`: one side of a movement, the state's types make
-// the balances read-only elsewhere), and each change is added to a running sum of all accounts,
+// Every ledger account changes only here (`transfer`: a member's cash through the account's evolve,
+// domain/evolve/accounts.ts, which also moves the totals of the transfer's kind; `post`: the other
+// side; the state's types make the balances read-only elsewhere), and each change is added to a
+// running sum of all accounts,
 // so the check costs nothing per account: a transfer posts both sides and leaves the sum as it
 // was; a one-sided change (a bug) leaves it off zero. The running sum starts as the full sum of
 // the state it is first used on (a fresh, recovered or reloaded state).
@@ -16,6 +18,8 @@ import type { LedgerEntryRecord } from '../readModel/records.ts';
 import type { StepContext } from './context.ts';
 import { cashAccount, poolAccount, type LedgerAccount, type TransferKind } from './events.ts';
 import type { AccountState, EngineState } from './state.ts';
+import { accountPointsCredited, accountTransferred } from '../evolve/accounts.ts';
+import { movesPosition, positionTransferred } from '../evolve/positions.ts';
 
 export type Counterparty = { kind: 'outside' } | { kind: 'fees' } | { kind: 'pool'; marketId: string };
 export const OUTSIDE: Counterparty = { kind: 'outside' };
@@ -89,18 +93,26 @@ function ledgerAccountOf(counterparty: Counterparty): LedgerAccount {
 export function transfer(
   ctx: StepContext, account: AccountState, amount: Decimal, counterparty: Counterparty, kind: TransferKind, entry: LedgerEntryRecord | null,
 ): void {
+  const size = abs(amount);
+  const marketId = entry?.marketId ?? (counterparty.kind === 'pool' ? counterparty.marketId : null);
   if (!isZero(amount)) {
-    post(ctx.state, account, amount);
+    // the member's side through the account's evolve (its cash and totals), kept in the running sum
+    runningSumOf(ctx.state).value = plus(runningSumOf(ctx.state).value, amount);
     post(ctx.state, counterparty, negated(amount));
     ctx.balanceChanged(account);
+  }
+  accountTransferred(account, kind, size, amount);
+  if (marketId !== null && movesPosition(kind)) {
+    const exposure = account.exposures.get(marketId);
+    if (exposure) positionTransferred(exposure, kind, size, amount);
   }
   const cash = cashAccount(account.id);
   const other = ledgerAccountOf(counterparty);
   // out of the member's cash when negative (and for a fee of zero: a fee is always charged)
   const out = isNegative(amount) || (isZero(amount) && kind === 'fee');
   ctx.emit({
-    type: 'Transferred', id: entry?.id ?? null, kind, from: out ? cash : other, to: out ? other : cash, amount: money(abs(amount)),
-    market_id: entry?.marketId ?? (counterparty.kind === 'pool' ? counterparty.marketId : null), fill_id: entry?.tradeId ?? null,
+    type: 'Transferred', id: entry?.id ?? null, kind, from: out ? cash : other, to: out ? other : cash, amount: money(size),
+    market_id: marketId, fill_id: entry?.tradeId ?? null,
     settlement_id: entry?.settlementId ?? null, method: entry?.method ?? null, reason: entry?.reason ?? null, sub_method: entry?.subMethod ?? null,
   });
   if (entry) ctx.entries.push(entry);
@@ -108,6 +120,7 @@ export function transfer(
 
 /** Loyalty points credited for what the account risked in a settled market (a `rollup` entry; no cash moves). */
 export function creditPoints(ctx: StepContext, account: AccountState, entry: LedgerEntryRecord & { marketId: string; settlementId: string; points: number }): void {
+  accountPointsCredited(account, entry.points);
   ctx.emit({
     type: 'PointsCredited', id: entry.id, account_id: account.id, market_id: entry.marketId, settlement_id: entry.settlementId,
     points: entry.points, amount_risked: money(entry.amount),

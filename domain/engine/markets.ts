@@ -19,6 +19,12 @@ import { creditPoints, FEES, pool, setPool, transfer } from './ledger.ts';
 import { CancellationReasons, cancelLive, execute, release } from './orders.ts';
 import { assessSettlementFees, canResettle, inheritSettlementFees, resettle } from './settlementFees.ts';
 import type { MarketState, SettledAccount } from './state.ts';
+import { present } from '../assert.ts';
+import { fillLotSettled, fillResulted, fillVoided } from '../evolve/fills.ts';
+import { marketArchived, marketSettled, marketStatusChanged, sportEventStarted, sportEventUpdated } from '../evolve/markets.ts';
+import { positionClosedOut } from '../evolve/positions.ts';
+import type { EngineEvent } from './events.ts';
+import { orderReleased } from '../evolve/orders.ts';
 
 type Result = Refusal | null;
 
@@ -32,13 +38,13 @@ const CANCEL_REASON_ON: Partial<Record<MarketStatus, CancellationReason>> = {
 
 export function scheduleSportEvent(ctx: StepContext, input: Extract<EngineInput, { kind: 'ScheduleSportEvent' }>): Result {
   const fields = input.event;
-  if (ctx.state.events.has(fields.event_id)) return { code: 'event_exists' };
+  if (ctx.state.sportEvents.has(fields.event_id)) return { code: 'event_exists' };
   const event = {
     id: fields.event_id, title: fields.title, shortTitle: fields.short_title, eventType: fields.event_type,
     sport: fields.sport, competition: fields.competition, participants: [...fields.participants],
     start: fields.start, startedAt: null, marketIds: [], eventFeePercent: null,
   };
-  ctx.state.events.set(event.id, event);
+  ctx.state.sportEvents.set(event.id, event);
   ctx.eventChanged(event);
   ctx.emit({
     type: 'SportEventScheduled', event_id: event.id, title: event.title, short_title: event.shortTitle, event_type: event.eventType,
@@ -48,16 +54,16 @@ export function scheduleSportEvent(ctx: StepContext, input: Extract<EngineInput,
 }
 
 export function startSportEvent(ctx: StepContext, input: Extract<EngineInput, { kind: 'StartSportEvent' }>): Result {
-  const event = ctx.state.events.get(input.event_id);
+  const event = ctx.state.sportEvents.get(input.event_id);
   if (!event) return { code: 'event_not_found' };
   if (event.startedAt !== null) return { code: 'event_started' };
-  event.startedAt = ctx.now;
-  ctx.eventChanged(event);
   ctx.emit({ type: 'SportEventStarted', event_id: event.id });
+  sportEventStarted(event, ctx.now);
+  ctx.eventChanged(event);
   for (const marketId of event.marketIds) {
-    const market = ctx.state.markets.get(marketId)!;
+    const market = present(ctx.state.markets.get(marketId), 'an event\'s market is listed');
     for (const orderId of [...market.liveOrderIds]) {
-      const order = ctx.state.orders.get(orderId)!;
+      const order = present(ctx.state.orders.get(orderId), 'a market\'s live order is live');
       if (order.expiration === 'good_till_start') cancelLive(ctx, order, CancellationReasons.eventStarted);
     }
   }
@@ -67,7 +73,7 @@ export function startSportEvent(ctx: StepContext, input: Extract<EngineInput, { 
 export function listMarket(ctx: StepContext, input: Extract<EngineInput, { kind: 'ListMarket' }>): Result {
   const fields = input.market;
   if (ctx.state.markets.has(fields.market_id)) return { code: 'market_exists' };
-  const event = ctx.state.events.get(fields.event_id);
+  const event = ctx.state.sportEvents.get(fields.event_id);
   if (!event) return { code: 'event_not_found' };
   const maxPrice = parseMaxPriceCents(fields.max_price);
   if (!maxPrice.ok) return maxPrice.error;
@@ -94,13 +100,16 @@ export function listMarket(ctx: StepContext, input: Extract<EngineInput, { kind:
     featured: market.featured, status: market.status, trading: market.trading, max_price: money(market.maxPrice),
     in_play_delay_sec: market.inPlayDelaySec, points_cost: market.pointsCost,
   });
-  if (input.details && applyMarketDetails(market, input.details)) emitMarketUpdated(ctx, market);
+  if (input.details) {
+    const draft = { ...market };
+    if (applyMarketDetails(draft, input.details)) emitMarketUpdated(ctx, market, draft);
+  }
   inheritSettlementFees(ctx, market);
   return null;
 }
 
 export function updateSportEvent(ctx: StepContext, input: Extract<EngineInput, { kind: 'UpdateSportEvent' }>): Result {
-  const event = ctx.state.events.get(input.event_id);
+  const event = ctx.state.sportEvents.get(input.event_id);
   if (!event) return { code: 'event_not_found' };
   const c = input.changes;
   const next = {
@@ -114,12 +123,13 @@ export function updateSportEvent(ctx: StepContext, input: Extract<EngineInput, {
   };
   if (next.title === event.title && next.shortTitle === event.shortTitle && next.eventType === event.eventType && next.sport === event.sport
     && next.competition === event.competition && sameStrings(next.participants, event.participants) && next.start === event.start) return null;
-  Object.assign(event, next);
+  const fact: Extract<EngineEvent, { type: 'SportEventUpdated' }> = {
+    type: 'SportEventUpdated', event_id: event.id, title: next.title, short_title: next.shortTitle, event_type: next.eventType,
+    sport: next.sport, competition: next.competition, participants: [...next.participants], start: next.start,
+  };
+  ctx.emit(fact);
+  sportEventUpdated(event, fact);
   ctx.eventChanged(event);
-  ctx.emit({
-    type: 'SportEventUpdated', event_id: event.id, title: event.title, short_title: event.shortTitle, event_type: event.eventType,
-    sport: event.sport, competition: event.competition, participants: [...event.participants], start: event.start,
-  });
   return null;
 }
 
@@ -145,23 +155,24 @@ export function updateMarket(ctx: StepContext, input: Extract<EngineInput, { kin
     if (problem) return problem;
   }
 
-  const before = marketCatalogueKey(market);
-  if (c.title !== undefined) market.title = c.title;
-  if (c.short_title !== undefined) market.shortTitle = c.short_title;
-  if (c.question !== undefined) market.question = c.question;
-  if (c.rules !== undefined) market.rules = c.rules;
-  if (c.symbol !== undefined) market.symbol = c.symbol;
-  if (c.grouping_name !== undefined) market.groupingName = c.grouping_name;
-  if (c.featured !== undefined) market.featured = c.featured;
-  if (c.in_play_delay_sec !== undefined) market.inPlayDelaySec = Math.max(0, Math.floor(c.in_play_delay_sec));
-  if (c.points_cost !== undefined) market.pointsCost = Math.max(0, c.points_cost);
-  applyMarketDetails(market, c);
-  if (marketCatalogueKey(market) !== before) emitMarketUpdated(ctx, market);
+  // the changes on a draft: the market itself changes by the MarketUpdated fact they make
+  const draft = { ...market };
+  if (c.title !== undefined) draft.title = c.title;
+  if (c.short_title !== undefined) draft.shortTitle = c.short_title;
+  if (c.question !== undefined) draft.question = c.question;
+  if (c.rules !== undefined) draft.rules = c.rules;
+  if (c.symbol !== undefined) draft.symbol = c.symbol;
+  if (c.grouping_name !== undefined) draft.groupingName = c.grouping_name;
+  if (c.featured !== undefined) draft.featured = c.featured;
+  if (c.in_play_delay_sec !== undefined) draft.inPlayDelaySec = Math.max(0, Math.floor(c.in_play_delay_sec));
+  if (c.points_cost !== undefined) draft.pointsCost = Math.max(0, c.points_cost);
+  applyMarketDetails(draft, c);
+  if (marketCatalogueKey(draft) !== marketCatalogueKey(market)) emitMarketUpdated(ctx, market, draft);
   if (statusChange) applyStatusChange(ctx, market, input.status, input.trading);
   if (input.archived === true && market.archivedAt === null) {
-    market.archivedAt = ctx.now;
-    ctx.marketChanged(market);
     ctx.emit({ type: 'MarketArchived', market_id: market.id });
+    marketArchived(market, ctx.now);
+    ctx.marketChanged(market);
   }
   return null;
 }
@@ -197,10 +208,9 @@ function applyStatusChange(ctx: StepContext, market: MarketState, newStatus: Mar
   const status = newStatus ?? market.status;
   const trading = newTrading ?? market.trading;
   if (status === market.status && trading === market.trading) return;
-  market.status = status;
-  market.trading = trading;
-  ctx.marketChanged(market);
   ctx.emit({ type: 'MarketStatusChanged', market_id: market.id, status, trading });
+  marketStatusChanged(market, status, trading);
+  ctx.marketChanged(market);
   const reason = CANCEL_REASON_ON[status];
   if (reason) {
     cancelAllLive(ctx, market, reason);
@@ -210,7 +220,7 @@ function applyStatusChange(ctx: StepContext, market: MarketState, newStatus: Mar
 }
 
 function cancelAllLive(ctx: StepContext, market: MarketState, reason: CancellationReason): void {
-  for (const orderId of [...market.liveOrderIds]) cancelLive(ctx, ctx.state.orders.get(orderId)!, reason);
+  for (const orderId of [...market.liveOrderIds]) cancelLive(ctx, present(ctx.state.orders.get(orderId), 'a market\'s live order is live'), reason);
 }
 
 /** On an open, trading market: accepted orders uncross in arrival order; due delayed orders go in. */
@@ -219,8 +229,8 @@ function openForTrading(ctx: StepContext, market: MarketState): void {
     const order = ctx.state.orders.get(orderId);
     if (!order) continue; // cancelled by self-trade prevention or funds while uncrossing
     if (order.status === 'accepted') {
-      order.status = 'open';
       ctx.emit({ type: 'OrderReleased', order_id: order.id });
+      orderReleased(order, ctx.now);
       execute(ctx, market, order);
     } else if (order.status === 'delayed' && order.delayedUntil !== null && order.delayedUntil <= ctx.now) {
       release(ctx, market, order);
@@ -240,16 +250,14 @@ export function resultMarket(ctx: StepContext, input: Extract<EngineInput, { kin
   let settled: Map<string, SettledAccount> | null = null;
   if (voided) voidPositions(ctx, market, settlementId);
   else settled = settlePositions(ctx, market, input.result === 'win', settlementId);
-  market.status = voided ? 'voided' : 'resulted';
-  market.result = input.result;
-  market.settledAt = ctx.now;
+  marketSettled(market, input.result, ctx.now);
   assessSettlementFees(ctx, market, settlementId, settled);
   for (const fillId of market.fillIds) {
     state.fills.delete(fillId);
     state.settledFills.set(fillId, market.id);
   }
   market.fillIds.clear();
-  for (const accountId of market.accountIds) state.accounts.get(accountId)!.exposures.delete(market.id);
+  for (const accountId of market.accountIds) present(state.accounts.get(accountId), 'an account with an exposure is open').exposures.delete(market.id);
   market.accountIds.clear();
   const poolBalance = state.ledger.pools.get(market.id) ?? ZERO;
   if (!isZero(poolBalance)) throw new Error(`market ${market.id} settled with a pool of ${decimalText(poolBalance)}`);
@@ -264,8 +272,7 @@ function resultAgain(ctx: StepContext, market: MarketState, result: 'win' | 'los
   if (result === 'void') return { code: 'resulted_market_not_voidable' };
   if (!canResettle(ctx, market)) return { code: 'market_not_resettlable' };
   const settlementId = ctx.nextId('settlement');
-  market.result = result;
-  market.settledAt = ctx.now;
+  marketSettled(market, result, ctx.now);
   resettle(ctx, market, result === 'win', settlementId);
   ctx.marketChanged(market);
   ctx.emit({ type: 'MarketSettled', market_id: market.id, result, settlement_id: settlementId });
@@ -281,8 +288,8 @@ function settlePositions(ctx: StepContext, market: MarketState, win: boolean, se
   const max = market.maxPriceCents;
   const settled = new Map<string, SettledAccount>();
   for (const accountId of market.accountIds) {
-    const account = state.accounts.get(accountId)!;
-    const exposure = account.exposures.get(market.id)!;
+    const account = present(state.accounts.get(accountId), 'an account with an exposure is open');
+    const exposure = present(account.exposures.get(market.id), 'an account of a market has an exposure there');
     const long = exposure.positionNanos > 0;
     let pnl = ZERO;
     const hadPosition = exposure.lots.length > 0;
@@ -291,25 +298,19 @@ function settlePositions(ctx: StepContext, market: MarketState, win: boolean, se
       const perContractCents = win ? (long ? max - lot.priceCents : lot.priceCents - max) : (long ? -lot.priceCents : lot.priceCents);
       const lotPnl = contractsTimesCents(lot.nanos, perContractCents);
       pnl = plus(pnl, lotPnl);
-      const fill = state.fills.get(lot.fillId)!;
-      fill.expiredNanos += lot.nanos;
-      fill.expiredPnl = plus(fill.expiredPnl, lotPnl);
-      fill.settlementsCount += 1;
+      const fill = present(state.fills.get(lot.fillId), 'an open lot\'s fill is not settled');
       ctx.emit({ type: 'LotSettled', fill_id: lot.fillId, quantity: formatNanos(lot.nanos), pnl: money(lotPnl) });
+      fillLotSettled(fill, lot.nanos, lotPnl, ctx.now);
     }
     exposure.lots = [];
-    exposure.positionNanos = 0;
-    exposure.openPremium = ZERO;
+    positionClosedOut(exposure);
     if (hadPosition) {
       transfer(ctx, account, pnl, pool(market.id), 'settlement', {
         id: ctx.nextId('ledger'), accountId, type: 'settlement', amount: pnl, eventId: market.eventId, marketId: market.id, settlementId,
       });
-      exposure.realizedPnl = plus(exposure.realizedPnl, pnl);
-      account.totals.settlementPnl = plus(account.totals.settlementPnl, pnl);
       ctx.positionChanged(exposure);
     }
     if (exposure.pointsPending > 0) {
-      account.points += exposure.pointsPending;
       creditPoints(ctx, account, {
         id: ctx.nextId('ledger'), accountId, type: 'rollup', amount: exposure.amountRisked, points: exposure.pointsPending,
         eventId: market.eventId, marketId: market.id, settlementId,
@@ -324,15 +325,10 @@ function settlePositions(ctx: StepContext, market: MarketState, win: boolean, se
     }
   }
   for (const fillId of market.fillIds) {
-    const fill = state.fills.get(fillId)!;
+    const fill = present(state.fills.get(fillId), 'a market\'s fill is unsettled until its result');
     settled.get(fill.accountId)?.fills.push({ fillId, pnl: plus(fill.closedPnl, fill.expiredPnl) });
-    if (fill.status === 'open') {
-      fill.status = 'settled';
-      fill.settledAt = ctx.now;
-      ctx.fillChanged(fill);
-    } else if (fill.expiredNanos > 0) {
-      ctx.fillChanged(fill);
-    }
+    if (fill.status === 'open' || fill.expiredNanos > 0) ctx.fillChanged(fill);
+    fillResulted(fill, ctx.now);
   }
   return settled;
 }
@@ -341,29 +337,23 @@ function settlePositions(ctx: StepContext, market: MarketState, win: boolean, se
 function voidPositions(ctx: StepContext, market: MarketState, settlementId: string): void {
   const state = ctx.state;
   for (const fillId of market.fillIds) {
-    const fill = state.fills.get(fillId)!;
-    const account = state.accounts.get(fill.accountId)!;
-    const exposure = account.exposures.get(market.id)!;
+    const fill = present(state.fills.get(fillId), 'a market\'s fill is unsettled until its result');
+    const account = present(state.accounts.get(fill.accountId), 'a fill\'s account is open');
+    const exposure = present(account.exposures.get(market.id), 'an account of a market has an exposure there');
     if (isPositive(fill.tradeFee)) {
       transfer(ctx, account, fill.tradeFee, FEES, 'fee_refund', {
         id: ctx.nextId('ledger'), accountId: account.id, type: 'fee_refund', amount: fill.tradeFee,
         eventId: market.eventId, marketId: market.id, feeSource: 'trade', tradeId: fill.id, settlementId, feeId: fill.feeEntryId ?? null,
       });
-      account.totals.fees = minus(account.totals.fees, fill.tradeFee);
-      exposure.fees = minus(exposure.fees, fill.tradeFee);
     }
     // everything unwinds at zero PnL: what closing trades realised on this fill is reversed below
-    fill.feeRefunded = fill.tradeFee;
-    fill.closedPnl = ZERO;
-    fill.expiredPnl = ZERO;
-    fill.status = 'cancelled';
-    fill.settledAt = null;
-    ctx.fillChanged(fill);
     ctx.emit({ type: 'FillVoided', fill_id: fill.id });
+    fillVoided(fill);
+    ctx.fillChanged(fill);
   }
   for (const accountId of market.accountIds) {
-    const account = state.accounts.get(accountId)!;
-    const exposure = account.exposures.get(market.id)!;
+    const account = present(state.accounts.get(accountId), 'an account with an exposure is open');
+    const exposure = present(account.exposures.get(market.id), 'an account of a market has an exposure there');
     const traded = isPositive(exposure.amountRisked);
     // only fills realise PnL: an account that never traded here has nothing to reverse
     const reversal = negated(exposure.realizedPnl);
@@ -373,11 +363,8 @@ function voidPositions(ctx: StepContext, market: MarketState, settlementId: stri
       });
       ctx.positionChanged(exposure);
     }
-    account.totals.settlementPnl = plus(account.totals.settlementPnl, reversal);
-    exposure.realizedPnl = ZERO;
     exposure.lots = [];
-    exposure.positionNanos = 0;
-    exposure.openPremium = ZERO;
+    positionClosedOut(exposure);
     exposure.pointsPending = 0;
     refreshLiability(account, exposure, market.maxPriceCents);
     ctx.balanceChanged(account);
@@ -395,7 +382,7 @@ export function tick(ctx: StepContext): void {
     if (order.expiration === 'good_till_time' && order.expirationTime !== null && order.expirationTime <= ctx.now) {
       cancelLive(ctx, order, CancellationReasons.expired);
     } else if (order.status === 'delayed' && order.delayedUntil !== null && order.delayedUntil <= ctx.now) {
-      const market = state.markets.get(order.marketId)!;
+      const market = present(state.markets.get(order.marketId), 'a live order\'s market is listed');
       if (market.status === 'open' && market.trading) release(ctx, market, order);
     }
   }

@@ -17,7 +17,13 @@ import type { CancellationReason, EngineEvent } from './events.ts';
 import type { OrderLimits, OrderRequest } from './inputs.ts';
 import { FEES, pool, transfer } from './ledger.ts';
 import { addTimer } from './timers.ts';
-import type { AccountState, EngineState, FillState, MarketState, OrderState } from './state.ts';
+import type { AccountState, EngineState, Exposure, MarketState, OrderState } from './state.ts';
+import { assert, present } from '../assert.ts';
+import { accountTraded, riskCentsOf } from '../evolve/accounts.ts';
+import { fillLotClosed, fillOfTrade } from '../evolve/fills.ts';
+import { marketTraded } from '../evolve/markets.ts';
+import { cancelledStatus, orderCancelled, orderPlaced, orderReleased, orderTraded, REJECTION_TEXT, statusAfterFill } from '../evolve/orders.ts';
+import { positionLotClosed, positionTraded } from '../evolve/positions.ts';
 
 /** Live orders per account, derived from `state.orders` on first use and kept current after (never serialised). */
 const liveCounts = new WeakMap<EngineState, Map<string, number>>();
@@ -45,7 +51,7 @@ const risksAtLeast = (quantityNanos: number, riskCentsPerContract: number, minCe
   quantityNanos * riskCentsPerContract >= minCents * NANOS_PER_CONTRACT;
 
 /** `rejection_reason` values (the order exists, status `rejected`; the API answers 422 with it). */
-export const RejectionReasons = { insufficientFunds: 'Insufficient funds' } as const;
+export const RejectionReasons = { insufficientFunds: REJECTION_TEXT } as const;
 
 /** `cancellation_reason` values. */
 export const CancellationReasons = {
@@ -68,7 +74,7 @@ export interface OrderOutcome { order?: OrderState; error?: Refusal }
 const refuse = (error: Refusal): OrderOutcome => ({ error });
 const MICROS_PER_SECOND = 1_000_000;
 
-export function placeOrder(ctx: StepContext, accountId: string, request: OrderRequest, limits?: OrderLimits): OrderOutcome {
+export function decideOrder(ctx: StepContext, accountId: string, request: OrderRequest, limits?: OrderLimits): OrderOutcome {
   const state = ctx.state;
   const account = state.accounts.get(accountId);
   if (!account) return refuse({ code: 'order_account_unknown' });
@@ -91,7 +97,7 @@ export function placeOrder(ctx: StepContext, accountId: string, request: OrderRe
   }
   const quantity = parseQuantityNanos(request.quantity);
   if (!quantity.ok) return refuse(quantity.error);
-  const event = state.events.get(market.eventId);
+  const event = state.sportEvents.get(market.eventId);
   const started = event !== undefined && event.startedAt !== null;
   if (request.expiration === 'good_till_start' && started) return refuse({ code: 'event_started' });
   if (request.expiration === 'good_till_time') {
@@ -103,7 +109,7 @@ export function placeOrder(ctx: StepContext, accountId: string, request: OrderRe
     // a market order risks at the worst price it may reach now (no liquidity: it is cancelled, risking nothing)
     const riskPriceCents = priceCents ?? marketOrderLimit(market.book, request.action, quantity.value, accountId);
     if (riskPriceCents >= 0) {
-      const riskPerContract = request.action === 'buy' ? riskPriceCents : market.maxPriceCents - riskPriceCents;
+      const riskPerContract = riskCentsOf(request.action, riskPriceCents, market.maxPriceCents);
       if (!risksAtLeast(quantity.value, riskPerContract, limits.risk_min_cents)) return refuse({ code: 'order_risk_too_small', risk_min: formatCents(limits.risk_min_cents) });
     }
   }
@@ -137,17 +143,25 @@ export function placeOrder(ctx: StepContext, accountId: string, request: OrderRe
     seq: ctx.seq,
   };
   ctx.orderChanged(order);
+  return admit(ctx, account, market, order, started);
+}
 
+/**
+ * A valid order request's order, taken in: a market order finds the worst price it may reach (or
+ * no liquidity), the order is funded (or rejected for funds), then it waits for the open
+ * (pre-open market), waits out the in-play delay, or goes to matching.
+ */
+function admit(ctx: StepContext, account: AccountState, market: MarketState, order: OrderState, started: boolean): OrderOutcome {
+  const state = ctx.state;
+  const accountId = account.id;
   if (order.orderType === 'market') {
     // A market order is an immediate-or-cancel order limited at the worst price the book offers now.
     // The taker's own resting orders are cancelled on the way (self-trade prevention), so
     // they do not count towards the quantity it can fill.
     const worst = marketOrderLimit(market.book, order.action, order.quantityNanos, accountId);
     if (worst < 0) {
-      order.status = 'cancelled';
-      order.cancellationReason = CancellationReasons.noLiquidity;
       state.finishedOrders.set(order.id, accountId);
-      ctx.emit(rejectedFact(order, 'no_liquidity'));
+      orderPlaced(order, emitted(ctx, rejectedFact(order, 'no_liquidity')), ctx.now);
       return { order };
     }
     order.reserveCents = worst;
@@ -155,10 +169,8 @@ export function placeOrder(ctx: StepContext, accountId: string, request: OrderRe
 
   const funding = liabilityWithOrder(account, account.exposures.get(market.id), order, market.maxPriceCents);
   if (compare(account.cash, funding.total) < 0) {
-    order.status = 'rejected';
-    order.rejectionReason = RejectionReasons.insufficientFunds;
     state.finishedOrders.set(order.id, accountId);
-    ctx.emit(rejectedFact(order, 'insufficient_funds'));
+    orderPlaced(order, emitted(ctx, rejectedFact(order, 'insufficient_funds')), ctx.now);
     return { order };
   }
 
@@ -171,21 +183,21 @@ export function placeOrder(ctx: StepContext, accountId: string, request: OrderRe
   if (order.expiration === 'good_till_time') addTimer(state, order);
 
   if (market.status === 'pre_open') {
-    order.status = 'accepted';
-    order.acceptedAt = ctx.now;
-    ctx.emit(acceptedFact(order, 'accepted', null));
+    orderPlaced(order, emitted(ctx, acceptedFact(order, 'accepted', null)), ctx.now);
   } else if (started && market.inPlayDelaySec > 0) {
-    order.status = 'delayed';
-    order.delayedUntil = ctx.now + market.inPlayDelaySec * MICROS_PER_SECOND;
+    orderPlaced(order, emitted(ctx, acceptedFact(order, 'delayed', ctx.now + market.inPlayDelaySec * MICROS_PER_SECOND)), ctx.now);
     addTimer(state, order);
-    ctx.emit(acceptedFact(order, 'delayed', order.delayedUntil));
   } else {
-    order.status = 'open';
-    order.acceptedAt = ctx.now;
-    ctx.emit(acceptedFact(order, 'open', null));
+    orderPlaced(order, emitted(ctx, acceptedFact(order, 'open', null)), ctx.now);
     execute(ctx, market, order);
   }
   return { order };
+}
+
+/** States `fact` and hands it back (for the evolve that applies it). */
+function emitted<T extends EngineEvent>(ctx: StepContext, fact: T): T {
+  ctx.emit(fact);
+  return fact;
 }
 
 // The placement facts: the order's terms after the fact's own fields, in the order the journal's
@@ -227,10 +239,10 @@ export function execute(ctx: StepContext, market: MarketState, order: OrderState
     quantityNanos: order.quantityNanos - order.filledNanos, rests: order.orderType === 'limit',
   }, policy);
   if (order.filledNanos === order.quantityNanos) {
-    order.status = 'filled';
+    assert(order.status === 'filled', 'an order filled whole was stated filled');
     finish(ctx, market, order);
   } else if (result.rested) {
-    order.status = 'open';
+    assert(order.status === 'open', 'a resting order is open');
   } else {
     cancelLive(ctx, order, result.stopped ? CancellationReasons.insufficientFunds
       : order.orderType === 'market' ? CancellationReasons.marketOrderRemainder : CancellationReasons.user);
@@ -245,13 +257,13 @@ class FundsPolicy implements MatchPolicy {
   private takerFee: Fee | null = null;
 
   constructor(private readonly ctx: StepContext, private readonly market: MarketState, private readonly order: OrderState) {
-    this.taker = ctx.state.accounts.get(order.accountId)!;
+    this.taker = present(ctx.state.accounts.get(order.accountId), 'a live order\'s account is open');
   }
 
   beforeTrade(resting: RestingOrder, nanos: number): TradeVerdict {
     const { ctx, market } = this;
-    const makerOrder = ctx.state.orders.get(resting.id)!;
-    const maker = ctx.state.accounts.get(resting.ownerId)!;
+    const makerOrder = present(ctx.state.orders.get(resting.id), 'a resting order is live');
+    const maker = present(ctx.state.accounts.get(resting.ownerId), 'a resting order\'s account is open');
     const makerFee = tradeFee(maker.rates.maker, nanos, resting.priceCents, market.maxPriceCents);
     const takerFee = tradeFee(this.taker.rates.taker, nanos, resting.priceCents, market.maxPriceCents);
     if (!canPayFee(maker, makerOrder, nanos, makerFee.rounded, market.maxPriceCents)) return 'cancel_resting';
@@ -262,11 +274,14 @@ class FundsPolicy implements MatchPolicy {
   }
 
   onTrade(resting: RestingOrder, nanos: number, priceCents: number): void {
-    trade(this.ctx, this.market, this.order, this.ctx.state.orders.get(resting.id)!, nanos, priceCents, this.takerFee!, this.makerFee!);
+    assert(this.takerFee !== null && this.makerFee !== null, 'a trade follows its beforeTrade verdict');
+    const maker = present(this.ctx.state.orders.get(resting.id), 'a resting order is live');
+    trade(this.ctx, this.market, this.order, maker, nanos, priceCents, this.takerFee, this.makerFee);
   }
 
   onCancelled(resting: RestingOrder, selfTrade: boolean): void {
-    cancelLive(this.ctx, this.ctx.state.orders.get(resting.id)!, selfTrade ? CancellationReasons.selfTrade : CancellationReasons.insufficientFunds);
+    const order = present(this.ctx.state.orders.get(resting.id), 'a resting order is live');
+    cancelLive(this.ctx, order, selfTrade ? CancellationReasons.selfTrade : CancellationReasons.insufficientFunds);
   }
 }
 
@@ -287,131 +302,119 @@ function trade(
   const tradeId = ctx.nextId('trade');
   const makerFillId = ctx.nextId('fill');
   const takerFillId = ctx.nextId('fill');
-  const event = ctx.state.events.get(market.eventId);
+  const event = ctx.state.sportEvents.get(market.eventId);
   const makerPoints = pointsForContracts(nanos, riskCentsOf(maker.action, priceCents, market.maxPriceCents), market.pointsCost);
   const takerPoints = pointsForContracts(nanos, riskCentsOf(taker.action, priceCents, market.maxPriceCents), market.pointsCost);
-  ctx.emit({
+  const makerRemaining = maker.quantityNanos - maker.filledNanos - nanos;
+  const takerRemaining = taker.quantityNanos - taker.filledNanos - nanos;
+  assert(makerRemaining >= 0 && takerRemaining >= 0, 'a trade fills no order beyond its quantity');
+  const makerClosing = closingOf(ctx, market, maker, nanos);
+  const takerClosing = closingOf(ctx, market, taker, nanos);
+  const fact: TradedFact = {
     type: 'Traded', trade_id: tradeId, market_id: market.id, price: formatCents(priceCents), quantity: formatNanos(nanos),
     taker_side: taker.action, pre_start: !event || event.startedAt === null,
     maker_order_id: maker.id, maker_account_id: maker.accountId, maker_fill_id: makerFillId,
-    maker_closing: formatNanos(closingOf(ctx, market, maker, nanos)), maker_fee: toFixedPlaces(makerFee.unrounded, FEE_DECIMAL_PLACES), maker_points: makerPoints,
+    maker_closing: formatNanos(makerClosing), maker_fee: toFixedPlaces(makerFee.unrounded, FEE_DECIMAL_PLACES), maker_points: makerPoints,
+    maker_remaining: formatNanos(makerRemaining), maker_status: statusAfterFill(makerRemaining),
     taker_order_id: taker.id, taker_account_id: taker.accountId, taker_fill_id: takerFillId,
-    taker_closing: formatNanos(closingOf(ctx, market, taker, nanos)), taker_fee: toFixedPlaces(takerFee.unrounded, FEE_DECIMAL_PLACES), taker_points: takerPoints,
-  });
-  applyFill(ctx, market, maker, nanos, priceCents, 'provider', makerFee, makerPoints, makerFillId, takerFillId, tradeId);
-  applyFill(ctx, market, taker, nanos, priceCents, 'taker', takerFee, takerPoints, takerFillId, makerFillId, tradeId);
-  if (maker.filledNanos === maker.quantityNanos) {
-    maker.status = 'filled';
-    finish(ctx, market, maker);
-  }
-  market.lastTradedCents = priceCents;
+    taker_closing: formatNanos(takerClosing), taker_fee: toFixedPlaces(takerFee.unrounded, FEE_DECIMAL_PLACES), taker_points: takerPoints,
+    taker_remaining: formatNanos(takerRemaining), taker_status: statusAfterFill(takerRemaining),
+  };
+  ctx.emit(fact);
+  applyFill(ctx, market, fact, true, maker, nanos, priceCents, makerClosing, makerRemaining, makerFee);
+  applyFill(ctx, market, fact, false, taker, nanos, priceCents, takerClosing, takerRemaining, takerFee);
+  if (maker.status === 'filled') finish(ctx, market, maker);
+  marketTraded(market, priceCents);
   ctx.marketChanged(market);
 }
 
-/** Per contract, what a side risks at `priceCents`: the price bought, max_price - price sold. */
-function riskCentsOf(action: 'buy' | 'sell', priceCents: number, maxPriceCents: number): number {
-  return action === 'buy' ? priceCents : maxPriceCents - priceCents;
-}
+type TradedFact = Extract<EngineEvent, { type: 'Traded' }>;
 
 /** Contracts of a fill of `nanos` of `order` that close the account's opposite position (first in, first out). */
 function closingOf(ctx: StepContext, market: MarketState, order: OrderState, nanos: number): number {
-  const position = ctx.state.accounts.get(order.accountId)!.exposures.get(market.id)!.positionNanos;
+  const position = exposureIn(ctx, order.accountId, market.id).positionNanos;
   const opposite = order.action === 'buy' ? position < 0 : position > 0;
   return opposite ? Math.min(nanos, Math.abs(position)) : 0;
 }
 
+/** The exposure of a live order's account in its market (made when the order was funded). */
+function exposureIn(ctx: StepContext, accountId: string, marketId: string): Exposure {
+  const account = present(ctx.state.accounts.get(accountId), 'a live order\'s account is open');
+  return present(account.exposures.get(marketId), 'a live order\'s account has an exposure in its market');
+}
+
+/**
+ * One side of a trade, as its Traded fact states it (`maker` says which): the order, the lots it
+ * closes (LotClosed facts, PnL realised by a trade_pnl transfer), its fee, the fill it opens, the
+ * position and the account, each record changed by its evolve (domain/evolve/); the reservation,
+ * lots and liability (the engine's own books) follow.
+ */
 function applyFill(
-  ctx: StepContext, market: MarketState, order: OrderState, nanos: number, priceCents: number,
-  liquidity: 'provider' | 'taker', fee: Fee, points: number, fillId: string, counterpartFillId: string, tradeId: string,
-): FillState {
+  ctx: StepContext, market: MarketState, fact: TradedFact, maker: boolean, order: OrderState, nanos: number, priceCents: number,
+  closingNanos: number, remainingNanos: number, fee: Fee,
+): void {
   const state = ctx.state;
-  const account = state.accounts.get(order.accountId)!;
-  const exposure = account.exposures.get(market.id)!;
+  const account = present(state.accounts.get(order.accountId), 'a live order\'s account is open');
+  const exposure = exposureIn(ctx, order.accountId, market.id);
   const maxPriceCents = market.maxPriceCents;
   reserve(account, exposure, order, nanos, -1, maxPriceCents);
-  order.filledNanos += nanos;
-  order.totalValue = plusContractsTimesCents(order.totalValue, nanos, priceCents);
+  orderTraded(order, nanos, priceCents, remainingNanos, statusAfterFill(remainingNanos));
   ctx.orderChanged(order);
 
-  // Close opposite lots first-in first-out, realising their PnL into cash; open a lot with the rest.
-  let closingNanos = 0;
-  let realized = ZERO;
-  const isBuy = order.action === 'buy';
-  if ((isBuy && exposure.positionNanos < 0) || (!isBuy && exposure.positionNanos > 0)) {
-    let toClose = Math.min(nanos, Math.abs(exposure.positionNanos));
-    closingNanos = toClose;
-    while (toClose > 0) {
-      const lot = exposure.lots[0]!;
-      const take = Math.min(lot.nanos, toClose);
-      const pnl = isBuy
-        ? contractsTimesCents(take, lot.priceCents - priceCents) // short closed by a buy
-        : contractsTimesCents(take, priceCents - lot.priceCents); // long closed by a sell
-      realized = plus(realized, pnl);
-      exposure.openPremium = plusContractsTimesCents(exposure.openPremium, take, -lot.priceCents);
-      const lotFill = state.fills.get(lot.fillId)!;
-      lotFill.closedNanos += take;
-      lotFill.closedPnl = plus(lotFill.closedPnl, pnl);
-      lotFill.settlementsCount += 1;
-      ctx.emit({ type: 'LotClosed', fill_id: lot.fillId, quantity: formatNanos(take), pnl: money(pnl) });
-      lot.nanos -= take;
-      toClose -= take;
-      if (lot.nanos === 0) {
-        exposure.lots.shift();
-        if (lotFill.nanos - lotFill.closingNanos - lotFill.closedNanos - lotFill.expiredNanos === 0) {
-          lotFill.status = 'settled';
-          lotFill.settledAt = ctx.now;
-        }
-      }
-      ctx.fillChanged(lotFill);
-    }
-    exposure.positionNanos += isBuy ? closingNanos : -closingNanos;
-  }
+  const realized = closeLots(ctx, exposure, order.action, closingNanos, priceCents);
   const openingNanos = nanos - closingNanos;
-  if (openingNanos > 0) {
-    exposure.lots.push({ fillId, nanos: openingNanos, priceCents });
-    exposure.openPremium = plusContractsTimesCents(exposure.openPremium, openingNanos, priceCents);
-    exposure.positionNanos += isBuy ? openingNanos : -openingNanos;
-  }
+  if (openingNanos > 0) exposure.lots.push({ fillId: maker ? fact.maker_fill_id : fact.taker_fill_id, nanos: openingNanos, priceCents });
+  positionTraded(exposure, order.action, nanos, openingNanos, priceCents);
   const eventId = market.eventId;
-  if (!isZero(realized)) {
-    transfer(ctx, account, realized, pool(market.id), 'trade_pnl', null);
-    exposure.realizedPnl = plus(exposure.realizedPnl, realized);
-    account.totals.settlementPnl = plus(account.totals.settlementPnl, realized);
-  }
+  if (!isZero(realized)) transfer(ctx, account, realized, pool(market.id), 'trade_pnl', null);
+  const fillId = maker ? fact.maker_fill_id : fact.taker_fill_id;
   const feePaid = negated(fee.rounded);
   const feeEntryId = ctx.nextId('ledger');
   transfer(ctx, account, feePaid, FEES, 'fee', {
     id: feeEntryId, accountId: account.id, type: 'fee', amount: feePaid,
     eventId, marketId: market.id, feeSource: 'trade', tradeId: fillId,
   });
-  exposure.fees = plus(exposure.fees, fee.rounded);
-  account.totals.fees = plus(account.totals.fees, fee.rounded);
   const riskCents = riskCentsOf(order.action, priceCents, maxPriceCents);
-  account.totals.traded = plusContractsTimesCents(account.totals.traded, nanos, riskCents);
-  account.tradeCount += 1;
+  accountTraded(account, nanos, riskCents);
   if (account.tradeCount === 1 && state.referrals.byReferee.size > 0) creditReferral(ctx, account);
   exposure.amountRisked = plusContractsTimesCents(exposure.amountRisked, nanos, riskCents);
+  const points = maker ? fact.maker_points : fact.taker_points;
   exposure.pointsPending += points;
   refreshLiability(account, exposure, maxPriceCents);
   ctx.positionChanged(exposure);
   ctx.balanceChanged(account);
 
-  const event = state.events.get(eventId);
-  const fill: FillState = {
-    id: fillId, tradeId, counterpartFillId, orderId: order.id, accountId: account.id, marketId: market.id, eventId,
-    clientOrderId: order.clientOrderId, action: order.action, liquidity,
-    status: openingNanos > 0 ? 'open' : 'settled',
-    priceCents, nanos, originalNanos: nanos, originalPriceCents: priceCents, amended: false, lastModifiedAt: null,
-    closingNanos, closedNanos: 0, expiredNanos: 0, closedPnl: ZERO, expiredPnl: ZERO,
-    tradeFee: fee.rounded, unroundedFee: fee.unrounded, feeRefunded: ZERO, points,
-    settlementsCount: 0, placedPreStart: order.placedPreStart, preStart: !event || event.startedAt === null,
-    deviceId: order.deviceId, ipAddress: order.ipAddress, maxPriceCents,
-    openedAt: ctx.now, expiresAt: order.expiresAt, settledAt: openingNanos > 0 ? null : ctx.now,
-    insertedAt: ctx.now, updatedAt: ctx.now, seq: ctx.seq, feeEntryId,
-  };
+  const fill = fillOfTrade(
+    fact, maker, order, eventId, maxPriceCents, priceCents, nanos, closingNanos, fee.unrounded, fee.rounded, feeEntryId, ctx.now, ctx.seq,
+  );
   state.fills.set(fillId, fill);
   market.fillIds.add(fillId);
-  return fill;
+}
+
+/**
+ * Closes `closingNanos` of the account's opposite lots first-in first-out at `priceCents`, each
+ * piece stated as a LotClosed fact and applied to its fill and the position; the PnL realised.
+ */
+function closeLots(ctx: StepContext, exposure: Exposure, action: 'buy' | 'sell', closingNanos: number, priceCents: number): Decimal {
+  let realized = ZERO;
+  let toClose = closingNanos;
+  while (toClose > 0) {
+    const lot = present(exposure.lots[0], 'a position has an open lot for each contract it closes');
+    const take = Math.min(lot.nanos, toClose);
+    const pnl = action === 'buy'
+      ? contractsTimesCents(take, lot.priceCents - priceCents) // short closed by a buy
+      : contractsTimesCents(take, priceCents - lot.priceCents); // long closed by a sell
+    realized = plus(realized, pnl);
+    positionLotClosed(exposure, take, lot.priceCents);
+    const lotFill = present(ctx.state.fills.get(lot.fillId), 'an open lot\'s fill is not settled');
+    ctx.emit({ type: 'LotClosed', fill_id: lot.fillId, quantity: formatNanos(take), pnl: money(pnl) });
+    fillLotClosed(lotFill, take, pnl, ctx.now);
+    lot.nanos -= take;
+    toClose -= take;
+    if (lot.nanos === 0) exposure.lots.shift();
+    ctx.fillChanged(lotFill);
+  }
+  return realized;
 }
 
 /** Takes an order out of the live set (it reached a terminal status). */
@@ -428,16 +431,16 @@ function finish(ctx: StepContext, market: MarketState, order: OrderState): void 
 /** Cancels a live order: off the book, reservation released, `cancelled` or `partially_cancelled`. */
 export function cancelLive(ctx: StepContext, order: OrderState, reason: CancellationReason): void {
   const state = ctx.state;
-  const market = state.markets.get(order.marketId)!;
+  const market = present(state.markets.get(order.marketId), 'a live order\'s market is listed');
   market.book.cancel(order.id);
-  const account = state.accounts.get(order.accountId)!;
-  const exposure = account.exposures.get(market.id)!;
+  const account = present(state.accounts.get(order.accountId), 'a live order\'s account is open');
+  const exposure = exposureIn(ctx, order.accountId, market.id);
   reserve(account, exposure, order, order.quantityNanos - order.filledNanos, -1, market.maxPriceCents);
   refreshLiability(account, exposure, market.maxPriceCents);
   ctx.balanceChanged(account);
-  order.status = order.filledNanos > 0 ? 'partially_cancelled' : 'cancelled';
-  order.cancellationReason = reason;
-  ctx.emit({ type: 'OrderCancelled', order_id: order.id, reason });
+  const status = cancelledStatus(order.filledNanos);
+  ctx.emit({ type: 'OrderCancelled', order_id: order.id, reason, status });
+  orderCancelled(order, status, reason);
   finish(ctx, market, order);
 }
 
@@ -470,9 +473,8 @@ export function liveOrderIdsOf(ctx: StepContext, accountId: string, marketId: st
 
 /** A delayed order whose delay has passed goes to the book (or fills). */
 export function release(ctx: StepContext, market: MarketState, order: OrderState): void {
-  order.status = 'open';
-  order.acceptedAt = ctx.now;
   if (order.expiration !== 'good_till_time') ctx.state.timedOrderIds.delete(order.id);
   ctx.emit({ type: 'OrderReleased', order_id: order.id });
+  orderReleased(order, ctx.now);
   execute(ctx, market, order);
 }

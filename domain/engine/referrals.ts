@@ -6,6 +6,8 @@
 import type { Refusal } from '../errors.ts';
 import { ZERO } from '../money/decimal.ts';
 import { retier } from './accounts.ts';
+import { present } from '../assert.ts';
+import { accountPointsCredited } from '../evolve/accounts.ts';
 import type { StepContext } from './context.ts';
 import type { EngineInput } from './inputs.ts';
 import type { AccountState } from './state.ts';
@@ -46,15 +48,15 @@ export function creditReferral(ctx: StepContext, referee: AccountState): void {
   const referral = books.byReferee.get(referee.id);
   if (!referral || referral.credited) return;
   referral.credited = true;
-  const referrer = ctx.state.accounts.get(referral.referrerId)!;
+  const referrer = present(ctx.state.accounts.get(referral.referrerId), 'a referral\'s referrer is an account');
   const points = books.points;
   const referrerEntryId = ctx.nextId('ledger');
   const refereeEntryId = ctx.nextId('ledger');
-  referrer.points += points;
   ctx.emit({
     type: 'ReferralCredited', referrer_entry_id: referrerEntryId, referee_entry_id: refereeEntryId, referrer_account_id: referrer.id,
     referee_account_id: referee.id, points,
   });
+  accountPointsCredited(referrer, points);
   const parties = { refereeAccountId: referee.id, referrerAccountId: referrer.id };
   ctx.entries.push(
     { id: referrerEntryId, accountId: referrer.id, type: 'referral', amount: ZERO, points, ...parties },

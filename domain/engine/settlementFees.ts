@@ -16,6 +16,8 @@ import { settlementFeeOf, shareOut } from '../money/fees.ts';
 import {
   contractsTimesCents, decimalText, formatNanos, isPositive, isZero, minus, money, negated, percentToRate, plus, ZERO, type Decimal,
 } from '../money/decimal.ts';
+import { marketFeePercentSet, sportEventFeePercentSet } from '../evolve/markets.ts';
+import { present } from '../assert.ts';
 import type { StepContext } from './context.ts';
 import type { FeeScope, SettlementFeeSource } from './events.ts';
 import type { EngineInput } from './inputs.ts';
@@ -38,7 +40,7 @@ function marketsOf(ctx: StepContext, scope: FeeScope, scopeId: string): MarketSt
     const market = state.markets.get(scopeId);
     return market ? [market] : [];
   }
-  if (scope === 'event') return (state.events.get(scopeId)?.marketIds ?? []).map((id) => state.markets.get(id)!);
+  if (scope === 'event') return (state.sportEvents.get(scopeId)?.marketIds ?? []).map((id) => present(state.markets.get(id), 'an event\'s market is listed'));
   const markets: MarketState[] = [];
   for (const market of state.markets.values()) if (market.groupingId === scopeId) markets.push(market);
   return markets;
@@ -55,9 +57,9 @@ export function setSettlementFee(ctx: StepContext, input: Extract<EngineInput, {
       if (!state.markets.has(input.scope_id)) return { code: 'market_not_found' };
       break;
     case 'event': {
-      const event = state.events.get(input.scope_id);
+      const event = state.sportEvents.get(input.scope_id);
       if (!event) return { code: 'event_not_found' };
-      event.eventFeePercent = percent;
+      sportEventFeePercentSet(event, percent);
       ctx.eventChanged(event);
       break;
     }
@@ -80,9 +82,7 @@ export function setSettlementFee(ctx: StepContext, input: Extract<EngineInput, {
 
 /** The market's copy of a percent changes; its open fills' potential fee with it. */
 function applyPercent(ctx: StepContext, market: MarketState, scope: FeeScope, percent: number | null): void {
-  if (scope === 'market') market.settlementFeePercent = percent;
-  else if (scope === 'event') market.eventFeePercent = percent;
-  else market.groupFeePercent = percent;
+  marketFeePercentSet(market, scope, percent);
   ctx.marketChanged(market);
   for (const fillId of market.fillIds) {
     const fill = ctx.state.fills.get(fillId);
@@ -92,15 +92,15 @@ function applyPercent(ctx: StepContext, market: MarketState, scope: FeeScope, pe
 
 /** A market just listed takes its event's and its group's percents, each stated for it. */
 export function inheritSettlementFees(ctx: StepContext, market: MarketState): void {
-  const eventPercent = ctx.state.events.get(market.eventId)?.eventFeePercent ?? null;
+  const eventPercent = ctx.state.sportEvents.get(market.eventId)?.eventFeePercent ?? null;
   if (eventPercent !== null) {
-    market.eventFeePercent = eventPercent;
     ctx.emit({ type: 'SettlementFeeSet', scope: 'event', scope_id: market.eventId, percent: eventPercent, market_ids: [market.id] });
+    marketFeePercentSet(market, 'event', eventPercent);
   }
   const groupPercent = ctx.state.settlementFees.groupPercents.get(market.groupingId);
   if (groupPercent !== undefined) {
-    market.groupFeePercent = groupPercent;
     ctx.emit({ type: 'SettlementFeeSet', scope: 'market_group', scope_id: market.groupingId, percent: groupPercent, market_ids: [market.id] });
+    marketFeePercentSet(market, 'market_group', groupPercent);
   }
 }
 
@@ -126,7 +126,6 @@ function charge(ctx: StepContext, account: AccountState, target: FeeTarget, perc
     id: charged.id, accountId: account.id, type: 'fee', amount: paid, eventId: target.eventId, marketId: target.marketId,
     feeSource: target.source, settlementId: target.settlementId,
   });
-  account.totals.fees = plus(account.totals.fees, fee);
   return charged;
 }
 
@@ -142,7 +141,6 @@ function refund(ctx: StepContext, account: AccountState, target: FeeTarget, fee:
     id, accountId: account.id, type: 'fee_refund', amount: fee.amount, eventId: target.eventId, marketId: target.marketId,
     feeSource: target.source, settlementId: target.settlementId, feeId: fee.id,
   });
-  account.totals.fees = minus(account.totals.fees, fee.amount);
 }
 
 // ── at a result ───────────────────────────────────────────────────────────────────────────────
@@ -158,7 +156,7 @@ export function assessSettlementFees(ctx: StepContext, market: MarketState, sett
     const percent = market.settlementFeePercent;
     if (percent !== null) {
       const target: FeeTarget = { source: 'settlement', marketId: market.id, eventId: market.eventId, settlementId };
-      for (const [accountId, account] of settled) account.fee = charge(ctx, ctx.state.accounts.get(accountId)!, target, percent, account.netWinnings, account.fills);
+      for (const [accountId, account] of settled) account.fee = charge(ctx, present(ctx.state.accounts.get(accountId), 'a settled account is open'), target, percent, account.netWinnings, account.fills);
     }
   }
   assessScopes(ctx, market, settlementId, null);
@@ -174,7 +172,7 @@ function assessScopes(ctx: StepContext, market: MarketState, settlementId: strin
   for (const scope of ['event', 'market_group'] as const) {
     const scopeId = scope === 'event' ? market.eventId : market.groupingId;
     const key = `${scope}:${scopeId}`;
-    const percent = scope === 'event' ? ctx.state.events.get(scopeId)?.eventFeePercent ?? null : books.groupPercents.get(scopeId) ?? null;
+    const percent = scope === 'event' ? ctx.state.sportEvents.get(scopeId)?.eventFeePercent ?? null : books.groupPercents.get(scopeId) ?? null;
     let charges = books.scopeCharges.get(key);
     if (percent === null && !charges) continue;
     const markets = marketsOf(ctx, scope, scopeId);
@@ -194,7 +192,7 @@ function assessScopes(ctx: StepContext, market: MarketState, settlementId: strin
       source: scope === 'event' ? 'event' : 'market_group', marketId: null, eventId: eventIds.size === 1 ? [...eventIds][0]! : null, settlementId,
     };
     for (const [accountId, total] of totals) {
-      const account = ctx.state.accounts.get(accountId)!;
+      const account = present(ctx.state.accounts.get(accountId), 'a settled account is open');
       const previous = charges?.get(accountId);
       if (previous) {
         refund(ctx, account, target, previous);
@@ -221,7 +219,7 @@ export function canResettle(ctx: StepContext, market: MarketState): boolean {
 /** A resulted market settled again at the other result (docs/ENGINE.md, "Settlement-side fees"). */
 export function resettle(ctx: StepContext, market: MarketState, win: boolean, settlementId: string): void {
   const state = ctx.state;
-  const settled = state.settlementFees.settled.get(market.id)!;
+  const settled = present(state.settlementFees.settled.get(market.id), 'a market settled again was settled before (canResettle)');
   const max = market.maxPriceCents;
   const pnlOf = (long: boolean, priceCents: number, wins: boolean) => (wins ? (long ? max - priceCents : priceCents - max) : (long ? -priceCents : priceCents));
   setPool(state, market.id, true);
@@ -230,7 +228,7 @@ export function resettle(ctx: StepContext, market: MarketState, win: boolean, se
   for (const [accountId, books] of settled) {
     if (books.lots.length === 0) continue; // no position at the result: nothing of it changes
     moved.add(accountId);
-    const account = state.accounts.get(accountId)!;
+    const account = present(state.accounts.get(accountId), 'a settled account is open');
     let settlementPnl = ZERO;
     for (const lot of books.lots) {
       const lotPnl = contractsTimesCents(lot.nanos, pnlOf(books.long, lot.priceCents, win));
@@ -244,7 +242,6 @@ export function resettle(ctx: StepContext, market: MarketState, win: boolean, se
     transfer(ctx, account, change, pool(market.id), 'settlement', {
       id: ctx.nextId('ledger'), accountId, type: 'settlement', amount: change, eventId: market.eventId, marketId: market.id, settlementId,
     });
-    account.totals.settlementPnl = plus(account.totals.settlementPnl, change);
     books.settlementPnl = settlementPnl;
     books.netWinnings = plus(books.netWinnings, change);
     if (books.fee) refund(ctx, account, target, books.fee);

@@ -8,12 +8,14 @@ import { decimalOf, decimalText, isDecimal, ZERO } from '../money/decimal.ts';
 import { emptyMarketCatalogue } from '../readModel/records.ts';
 import { DEFAULT_REFERRAL_POINTS } from './referrals.ts';
 import type { EngineState, MarketState } from './state.ts';
+import { recordsHash } from '../evolve/digest.ts';
+import type { PositionRecord } from '../readModel/records.ts';
 
 export function initialState(): EngineState {
   return {
     seq: 0,
     accounts: new Map(),
-    events: new Map(),
+    sportEvents: new Map(),
     markets: new Map(),
     orders: new Map(),
     finishedOrders: new Map(),
@@ -34,7 +36,7 @@ function isBook(value: object): value is OrderBook {
 
 /** Version 1's encoding (kept to test that version 1 snapshots are still read). */
 export function encodeStateV1(state: EngineState): string {
-  return JSON.stringify({ v: 1, state: encode(state) });
+  return JSON.stringify({ v: 1, state: encode(asStored(state)) });
 }
 
 function encode(value: unknown): Encoded {
@@ -214,17 +216,37 @@ function decodeV2(value: Encoded, shapes: readonly string[][]): unknown {
 /** The state as JSON text (deterministic for a given state). */
 export function encodeState(state: EngineState): string {
   const encoder = new StateEncoder();
-  const body = encoder.encode(state);
+  const body = encoder.encode(asStored(state));
   return JSON.stringify({ v: SNAPSHOT_VERSION, shapes: encoder.shapes, state: body });
 }
 
 export function decodeState(text: string): EngineState {
   const parsed = JSON.parse(text) as { v: number; state: Encoded; shapes?: string[][] };
-  if (parsed.v === 1) return withDefaults(withMarketCatalogue(decode(parsed.state) as EngineState));
+  if (parsed.v === 1) return withDefaults(withMarketCatalogue(asRead(decode(parsed.state) as Record<string, unknown>)));
   if ((parsed.v === 2 || parsed.v === 3) && Array.isArray(parsed.shapes)) {
-    return withDefaults(withMarketCatalogue(decodeV2(parsed.state, parsed.shapes) as EngineState));
+    return withDefaults(withMarketCatalogue(asRead(decodeV2(parsed.state, parsed.shapes) as Record<string, unknown>)));
   }
   throw new Error(`unknown snapshot version ${parsed.v}`);
+}
+
+/**
+ * The key a snapshot keeps the sport events under: `events`, as every snapshot (and so every state
+ * hash a journal's replay reported) has it, where the state says `sportEvents`.
+ */
+const STORED_SPORT_EVENTS_KEY = 'events';
+
+/** The state with its keys as snapshots store them, in the same order. */
+function asStored(state: EngineState): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(state)) out[key === 'sportEvents' ? STORED_SPORT_EVENTS_KEY : key] = value;
+  return out;
+}
+
+/** A stored state with the state's own keys, in the same order. */
+function asRead(stored: Record<string, unknown>): EngineState {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(stored)) out[key === STORED_SPORT_EVENTS_KEY ? 'sportEvents' : key] = value;
+  return out as unknown as EngineState;
 }
 
 /**
@@ -250,11 +272,25 @@ function withDefaults(state: EngineState): EngineState {
   for (const market of state.markets.values()) {
     if (market.settlementFeePercent === undefined) Object.assign(market, { settlementFeePercent: null, eventFeePercent: null, groupFeePercent: null });
   }
-  for (const event of state.events.values()) event.eventFeePercent ??= null;
+  for (const event of state.sportEvents.values()) event.eventFeePercent ??= null;
   return state;
 }
 
 /** sha256 of the encoded state: equal hashes mean replay reproduced the same state. */
 export function stateHash(state: EngineState): string {
   return createHash('sha256').update(encodeState(state)).digest('hex');
+}
+
+/**
+ * The hash of the records the state holds (domain/evolve/digest.ts): its live orders, unsettled
+ * fills, positions of unsettled markets, accounts, markets and sport events, each by its record's
+ * fields alone. A fold of the journal's facts with the domain's evolve holds the same records.
+ */
+export function recordsHashOf(state: EngineState): string {
+  const positions: PositionRecord[] = [];
+  for (const account of state.accounts.values()) for (const exposure of account.exposures.values()) positions.push(exposure);
+  return recordsHash({
+    orders: state.orders.values(), fills: state.fills.values(), positions, accounts: state.accounts.values(), markets: state.markets.values(),
+    sportEvents: state.sportEvents.values(),
+  });
 }

@@ -145,7 +145,7 @@ export interface Referral {
 export interface EngineState {
   seq: number;
   accounts: Map<string, AccountState>;
-  events: Map<string, SportEventState>;
+  sportEvents: Map<string, SportEventState>;
   markets: Map<string, MarketState>;
   orders: Map<string, OrderState>; // live orders only
   /** Orders no longer live: id -> owning account (duplicate ids, "can no longer be cancelled"). */

@@ -1,7 +1,17 @@
 // What a read model knows of each entity, in the engine's own units (cents, nano-contracts,
 // exact decimals): enough to render the entity's REST view (render.ts). The engine's state
 // extends these records (domain/engine/state.ts), so its answers render from its state; the
-// projectors keep them by folding the engine's facts (projections/facts).
+// projectors keep them by folding the engine's facts (projections/facts). Both change a record
+// only through the domain's evolve (domain/evolve/).
+//
+// One order, its shapes, each for one reader:
+// - OrderRecord (here): the order's own fields, what the engine and every read model keep alike;
+// - OrderState (domain/engine/state.ts): an OrderRecord and what only the matching engine needs
+//   (the price its reservation is held at, its arrival for uncrossing);
+// - OrderView (domain/views.ts): the REST "Order object" rendered from a record, with the `seq`
+//   of the step that last changed it (what read models store and the feed orders deltas by);
+// - OrderWire (projections/core/render.ts): an OrderView as a REST answer shows it (no `seq`).
+// Fills, positions, balances and markets follow the same pattern.
 
 import type { Decimal } from '../money/decimal.ts';
 import type {

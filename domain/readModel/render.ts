@@ -9,6 +9,7 @@ import {
 } from '../money/decimal.ts';
 import { DEFAULT_BASE_FEE_PERCENT, DEFAULT_MAKER_FACTOR, DEFAULT_TAKER_FACTOR } from '../engine/fees.ts';
 import { potentialFeeOf } from '../money/fees.ts';
+import { riskCentsOf, toWinCentsOf } from '../evolve/risk.ts';
 import type {
   AccountView, BalanceView, FillView, LedgerEntryView, MarketStateView, OrderView, PositionView, SportEventView,
 } from '../views.ts';
@@ -108,13 +109,13 @@ function settlementFeeRateOf(market: SettlementFeePercents | undefined): Decimal
 export function fillView(fill: FillRecord, market?: SettlementFeePercents): FillView {
   const max = fill.maxPriceCents;
   const price = fill.priceCents;
-  const riskCents = fill.action === 'buy' ? price : max - price;
-  const toWinCents = fill.action === 'buy' ? max - price : price;
+  const riskCents = riskCentsOf(fill.action, price, max);
+  const toWinCents = toWinCentsOf(fill.action, price, max);
   const openingNanos = fill.nanos - fill.closingNanos;
   const remainingNanos = fill.status === 'open' ? openingNanos - fill.closedNanos - fill.expiredNanos : 0;
   const originalOpening = fill.originalNanos - fill.closingNanos;
-  const originalRiskCents = fill.action === 'buy' ? fill.originalPriceCents : max - fill.originalPriceCents;
-  const originalToWinCents = fill.action === 'buy' ? max - fill.originalPriceCents : fill.originalPriceCents;
+  const originalRiskCents = riskCentsOf(fill.action, fill.originalPriceCents, max);
+  const originalToWinCents = toWinCentsOf(fill.action, fill.originalPriceCents, max);
   const closedFee = feeShare(fill, fill.closedNanos + fill.closingNanos);
   const expiredFee = feeShare(fill, fill.expiredNanos);
   const gross = plus(fill.closedPnl, fill.expiredPnl);

@@ -17,6 +17,7 @@ import {
 } from '../money/decimal.ts';
 import type { FeeRates } from '../engine/fees.ts';
 import { tradeFee } from '../engine/orders.ts';
+import { riskCentsOf } from '../evolve/risk.ts';
 
 /** A price level as the matcher sees it: price in cents, quantity in nano-contracts. */
 export interface LevelUnits { cents: number; nanos: number }
@@ -48,9 +49,7 @@ interface Quote {
   cost: Decimal;
 }
 
-function riskCents(action: 'buy' | 'sell', cents: number, maxPriceCents: number): number {
-  return action === 'buy' ? cents : maxPriceCents - cents;
-}
+const riskCents = riskCentsOf;
 
 function acceptable(request: QuoteRequest, cents: number): boolean {
   if (request.priceCents === null) return true;

@@ -20,7 +20,7 @@
 
 import { compare, decimalOf, isDecimalText, isNegative, isZero, minus, money, negated, plus, ZERO, type Decimal } from '../../domain/money/decimal.ts';
 import { ENGINE_RECORD_TYPES, ENGINE_STREAM } from '../../domain/engine/journal/journal.ts';
-import { memberOf, type EngineEvent, type LedgerAccount, type TransferKind } from '../../domain/engine/events.ts';
+import { memberOfLedgerAccount, type EngineEvent, type LedgerAccount, type TransferKind } from '../../domain/engine/events.ts';
 import type { LedgerEntryRecord } from '../../domain/readModel/records.ts';
 import type { EventStore, RecordedEvent } from '../../eventstore/port.ts';
 import { emptyStore, FactFold, type Fact, type FoldStore } from '../facts/fold.ts';
@@ -224,8 +224,8 @@ export class JournalAudit {
       return;
     }
     const amount = decimalOf(e.amount);
-    const fromMember = memberOf(e.from);
-    const toMember = memberOf(e.to);
+    const fromMember = memberOfLedgerAccount(e.from);
+    const toMember = memberOfLedgerAccount(e.to);
     const member = toMember ?? fromMember;
     const other = toMember ? e.from : e.to;
     const wanted = COUNTERPARTY_OF[e.kind];

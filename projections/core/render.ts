@@ -12,6 +12,7 @@ import type {
   AccountView, BalanceView, FillView, LedgerEntryView, OrderView, PositionView, SportEventView,
 } from '../../domain/views.ts';
 
+/** A view as a REST answer shows it: the stored view without its `seq` (domain/readModel/records.ts lists every shape of an order). */
 export type OrderWire = Omit<OrderView, 'seq'>;
 export type FillWire = Omit<FillView, 'seq'>;
 export type BalanceWire = Omit<BalanceView, 'seq'>;

@@ -1,21 +1,35 @@
 // The fold: the engine's facts, applied in journal order to the records a read model keeps, give
 // every entity's state after a batch of steps, and so its REST view (domain/readModel/render.ts).
-// The rules here are the consequences the facts leave implicit: a trade fills both orders
-// (filled when nothing is left) and opens fills and moves positions; a lot closed or settled
-// moves its fill; a transfer moves cash, totals, a position's fees or realised PnL, and makes the
-// ledger entry of its kind; a market's result marks it settled.
+// How each fact changes each record is the domain's evolve (domain/evolve/), the very functions
+// the engine changes its own records with; this file only finds the records a fact names, guards
+// against applying a step twice, marks what changed, and makes the ledger entries. Facts read
+// from records before version 6 do not state an order's remaining and status after a trade or a
+// cancel: those are completed here from the order as folded so far, by the domain's rules.
 //
 // A projector loads the records the batch's facts name (FoldStore), folds, and writes what
 // changed. Each record remembers the step that last changed it: a fact from a step that is not
 // newer leaves it alone, so a batch applied twice changes nothing the second time.
 
-import {
-  ceilCent, centsOf, decimalOf, minus, nanosOf, negated, plus, plusContractsTimesCents, ZERO,
-} from '../../domain/money/decimal.ts';
-import {
-  emptyMarketCatalogue, type FillRecord, type LedgerEntryRecord, type MarketRecord, type OrderRecord, type PositionRecord, type SportEventRecord,
+import { centsOf, decimalOf, nanosOf, negated, ZERO } from '../../domain/money/decimal.ts';
+import type {
+  FillRecord, LedgerEntryRecord, MarketRecord, OrderRecord, PositionRecord, SportEventRecord,
 } from '../../domain/readModel/records.ts';
-import { memberOf, type EngineEvent } from '../../domain/engine/events.ts';
+import {
+  accountDetailsSet, accountPointsCredited, accountRecordOf, accountTierChanged, accountTradeAmended, accountTraded, accountTransferred, riskCentsOf,
+} from '../../domain/evolve/accounts.ts';
+import {
+  fillAmended, fillLotClosed, fillLotResettled, fillLotSettled, fillOfTrade, fillSettlementFeeShared, fillVoided, tradeFeeOf,
+} from '../../domain/evolve/fills.ts';
+import {
+  marketArchived, marketFeePercentSet, marketRecordOf, marketSettled, marketStatusChanged, marketTraded, marketUpdated,
+  sportEventFeePercentSet, sportEventRecordOf, sportEventStarted, sportEventUpdated,
+} from '../../domain/evolve/markets.ts';
+import { pointsEntryOf, referralEntriesOf, transferEntryOf } from '../../domain/evolve/ledger.ts';
+import { cancelledStatus, orderCancelled, orderPlaced, orderRecordOf, orderReleased, orderTraded, statusAfterFill } from '../../domain/evolve/orders.ts';
+import {
+  movesPosition, positionAmended, positionLotClosed, positionRecordOf, positionTraded, positionTransferred,
+} from '../../domain/evolve/positions.ts';
+import { memberOfLedgerAccount, type EngineEvent } from '../../domain/engine/events.ts';
 import type { AccountBalance } from './records.ts';
 
 /** Where a fact sits: its step, the step's time, and its place in the journal (record position, index in the record). */
@@ -104,7 +118,7 @@ export function namedBy(facts: readonly Fact[]): Named {
         position(e.account_id, e.market_id);
         break;
       case 'Transferred': {
-        const member = memberOf(e.from) ?? memberOf(e.to);
+        const member = memberOfLedgerAccount(e.from) ?? memberOfLedgerAccount(e.to);
         if (member) named.accounts.add(member);
         if (member && e.market_id) position(member, e.market_id);
         else if (e.market_id) named.markets.add(e.market_id);
@@ -142,8 +156,6 @@ export function namedBy(facts: readonly Fact[]): Named {
   return named;
 }
 
-const REJECTION_TEXT = 'Insufficient funds';
-
 /** A fact the fold cannot place (a journal and a read model out of step): projecting stops rather than guess. */
 class FoldError extends Error {
   constructor(message: string) {
@@ -173,11 +185,7 @@ export class FactFold {
       case 'AccountOpened': {
         if (this.store.accounts.has(e.account_id) && this.store.accounts.get(e.account_id)!.seq >= fact.seq) return;
         const record: AccountBalance = {
-          id: e.account_id, userId: e.user_id, status: e.status, firstName: e.first_name, lastName: e.last_name, email: e.email,
-          jurisdiction: e.jurisdiction, feeSchedule: e.fee_schedule, baseFeePercent: e.base_fee_percent, makerFactor: e.maker_factor,
-          takerFactor: e.taker_factor, loyaltyTier: 'rookie', points: 0, createdAt: e.created_at, updatedAt: fact.nowUs, cash: ZERO,
-          totals: { deposits: ZERO, withdrawals: ZERO, adjustments: ZERO, fees: ZERO, settlementPnl: ZERO, traded: ZERO }, tradeCount: 0,
-          funds: { buyOrders: '0.00', sellOrders: '0.00', positions: '0.00', available: '0.00' },
+          ...accountRecordOf(e, fact.nowUs), funds: { buyOrders: '0.00', sellOrders: '0.00', positions: '0.00', available: '0.00' },
         };
         this.store.accounts.set(e.account_id, { record, seq: -1, balanceSeq: -1 });
         this.mark(this.accounts, e.account_id, record, fact, true);
@@ -187,10 +195,7 @@ export class FactFold {
       case 'AccountUpdated': {
         const account = this.account(e.account_id, fact, 'account');
         if (!account) return;
-        Object.assign(account, {
-          status: e.status, firstName: e.first_name, lastName: e.last_name, email: e.email, jurisdiction: e.jurisdiction, feeSchedule: e.fee_schedule,
-          baseFeePercent: e.base_fee_percent, makerFactor: e.maker_factor, takerFactor: e.taker_factor, createdAt: e.created_at, updatedAt: fact.nowUs,
-        });
+        accountDetailsSet(account, e, fact.nowUs);
         this.mark(this.accounts, e.account_id, account, fact);
         this.mark(this.balances, e.account_id, account, fact);
         return;
@@ -198,8 +203,7 @@ export class FactFold {
       case 'LoyaltyTierChanged': {
         const account = this.account(e.account_id, fact, 'account');
         if (!account) return;
-        account.loyaltyTier = e.tier;
-        account.updatedAt = fact.nowUs;
+        accountTierChanged(account, e.tier, fact.nowUs);
         this.mark(this.accounts, e.account_id, account, fact);
         this.mark(this.balances, e.account_id, account, fact);
         return;
@@ -214,10 +218,7 @@ export class FactFold {
       case 'SportEventScheduled': {
         const stored = this.store.sportEvents.get(e.event_id);
         if (stored && stored.seq >= fact.seq) return;
-        const record: SportEventRecord = {
-          id: e.event_id, title: e.title, shortTitle: e.short_title, eventType: e.event_type, sport: e.sport, competition: e.competition,
-          participants: [...e.participants], start: e.start, startedAt: null, eventFeePercent: null,
-        };
+        const record = sportEventRecordOf(e);
         this.store.sportEvents.set(e.event_id, { record, seq: -1 });
         this.mark(this.sportEvents, e.event_id, record, fact, true);
         return;
@@ -226,7 +227,7 @@ export class FactFold {
         const stored = this.store.sportEvents.get(e.event_id);
         if (!stored) throw new FoldError(`sport event ${e.event_id} started but never scheduled`);
         if (stored.seq >= fact.seq) return;
-        stored.record.startedAt = fact.nowUs;
+        sportEventStarted(stored.record, fact.nowUs);
         this.mark(this.sportEvents, e.event_id, stored.record, fact);
         return;
       }
@@ -234,24 +235,14 @@ export class FactFold {
         const stored = this.store.sportEvents.get(e.event_id);
         if (!stored) throw new FoldError(`sport event ${e.event_id} updated but never scheduled`);
         if (stored.seq >= fact.seq) return;
-        Object.assign(stored.record, {
-          title: e.title, shortTitle: e.short_title, eventType: e.event_type, sport: e.sport, competition: e.competition,
-          participants: [...e.participants], start: e.start,
-        });
+        sportEventUpdated(stored.record, e);
         this.mark(this.sportEvents, e.event_id, stored.record, fact);
         return;
       }
       case 'MarketListed': {
         const stored = this.store.markets.get(e.market_id);
         if (stored && stored.seq >= fact.seq) return;
-        const record: MarketRecord = {
-          id: e.market_id, eventId: e.event_id, title: e.title, shortTitle: e.short_title, question: e.question, rules: e.rules, symbol: e.symbol,
-          groupingId: e.grouping_id, groupingName: e.grouping_name, featured: e.featured, status: e.status, trading: e.trading,
-          maxPriceCents: centsOf(e.max_price), maxPrice: decimalOf(e.max_price), inPlayDelaySec: e.in_play_delay_sec, pointsCost: e.points_cost,
-          result: null, settledAt: null, lastTradedCents: null, createdAt: fact.nowUs, updatedAt: fact.nowUs, seq: fact.seq,
-          ...emptyMarketCatalogue(),
-          settlementFeePercent: null, eventFeePercent: null, groupFeePercent: null,
-        };
+        const record = marketRecordOf(e, fact.nowUs, fact.seq);
         this.store.markets.set(e.market_id, { record, seq: -1 });
         this.mark(this.markets, e.market_id, record, fact, true);
         return;
@@ -259,56 +250,36 @@ export class FactFold {
       case 'MarketUpdated': {
         const market = this.market(e.market_id, fact);
         if (!market) return;
-        Object.assign(market, {
-          title: e.title, shortTitle: e.short_title, question: e.question, rules: e.rules, symbol: e.symbol, groupingName: e.grouping_name,
-          featured: e.featured, inPlayDelaySec: e.in_play_delay_sec, pointsCost: e.points_cost, description: e.description,
-          groupTitle: e.group_title, specifier: e.specifier, positionLabel: e.position, poweredBy: e.powered_by, filters: [...e.filters],
-          tradingFilters: [...e.trading_filters], keywords: [...e.keywords], participants: e.participants === null ? null : [...e.participants],
-          statDetail: e.stat_detail, featuredHome: e.featured_home, manualProbability: e.manual_probability,
-        } satisfies Partial<MarketRecord>);
+        marketUpdated(market, e);
         this.touchMarket(market, fact);
         return;
       }
       case 'MarketArchived': {
         const market = this.market(e.market_id, fact);
         if (!market) return;
-        market.archivedAt = fact.nowUs;
+        marketArchived(market, fact.nowUs);
         this.touchMarket(market, fact);
         return;
       }
       case 'MarketStatusChanged': {
         const market = this.market(e.market_id, fact);
         if (!market) return;
-        market.status = e.status;
-        market.trading = e.trading;
+        marketStatusChanged(market, e.status, e.trading);
         this.touchMarket(market, fact);
         return;
       }
       case 'MarketSettled': {
         const market = this.market(e.market_id, fact);
         if (!market) return;
-        market.status = e.result === 'void' ? 'voided' : 'resulted';
-        market.result = e.result;
-        market.settledAt = fact.nowUs;
+        marketSettled(market, e.result, fact.nowUs);
         this.touchMarket(market, fact);
         return;
       }
       case 'OrderAccepted': case 'OrderRejected': {
         const stored = this.store.orders.get(e.order_id);
         if (stored && stored.seq >= fact.seq) return;
-        const rejected = e.type === 'OrderRejected';
-        const record: OrderRecord = {
-          id: e.order_id, accountId: e.account_id, marketId: e.market_id, action: e.action, orderType: e.order_type,
-          status: rejected ? (e.reason === 'insufficient_funds' ? 'rejected' : 'cancelled') : e.status,
-          quantityNanos: nanosOf(e.quantity), filledNanos: 0, priceCents: e.price === null ? null : centsOf(e.price), totalValue: ZERO,
-          clientOrderId: e.client_order_id, deviceId: e.device_id, ipAddress: e.ip_address, expiration: e.expiration,
-          expirationTime: e.expiration_time, expiresAt: e.expires_at,
-          acceptedAt: rejected || e.status === 'delayed' ? null : fact.nowUs, delayedUntil: rejected ? null : e.delayed_until,
-          insertedAt: fact.nowUs, placedPreStart: e.placed_pre_start,
-          cancellationReason: rejected && e.reason === 'no_liquidity' ? 'no_liquidity' : null,
-          rejectionReason: rejected && e.reason === 'insufficient_funds' ? REJECTION_TEXT : null,
-          cancelOnDisconnect: e.cancel_on_disconnect, seq: fact.seq,
-        };
+        const record = orderRecordOf(e, fact.nowUs, fact.seq);
+        orderPlaced(record, e, fact.nowUs);
         this.store.orders.set(e.order_id, { record, seq: -1 });
         this.mark(this.orders, e.order_id, record, fact, true);
         return;
@@ -316,16 +287,14 @@ export class FactFold {
       case 'OrderReleased': {
         const order = this.order(e.order_id, fact);
         if (!order) return;
-        order.status = 'open';
-        if (order.acceptedAt === null) order.acceptedAt = fact.nowUs;
+        orderReleased(order, fact.nowUs);
         this.touchOrder(order, fact);
         return;
       }
       case 'OrderCancelled': {
         const order = this.order(e.order_id, fact);
         if (!order) return;
-        order.status = order.filledNanos > 0 ? 'partially_cancelled' : 'cancelled';
-        order.cancellationReason = e.reason;
+        orderCancelled(order, e.status ?? cancelledStatus(order.filledNanos), e.reason);
         this.touchOrder(order, fact);
         return;
       }
@@ -336,17 +305,11 @@ export class FactFold {
         const fill = this.fill(e.fill_id, fact);
         if (!fill) return;
         const nanos = nanosOf(e.quantity);
-        fill.closedNanos += nanos;
-        fill.closedPnl = plus(fill.closedPnl, decimalOf(e.pnl));
-        fill.settlementsCount += 1;
-        if (fill.nanos - fill.closingNanos - fill.closedNanos - fill.expiredNanos === 0) {
-          fill.status = 'settled';
-          fill.settledAt = fact.nowUs;
-        }
+        fillLotClosed(fill, nanos, decimalOf(e.pnl), fact.nowUs);
         this.touchFill(fill, fact);
         const position = this.position(fill.accountId, fill.marketId, fact);
         if (position) {
-          position.openPremium = plusContractsTimesCents(position.openPremium, nanos, -fill.priceCents);
+          positionLotClosed(position, nanos, fill.priceCents);
           this.touchPosition(position, fact);
         }
         return;
@@ -354,24 +317,14 @@ export class FactFold {
       case 'LotSettled': {
         const fill = this.fill(e.fill_id, fact);
         if (!fill) return;
-        fill.expiredNanos += nanosOf(e.quantity);
-        fill.expiredPnl = plus(fill.expiredPnl, decimalOf(e.pnl));
-        fill.settlementsCount += 1;
-        if (fill.status === 'open') {
-          fill.status = 'settled';
-          fill.settledAt = fact.nowUs;
-        }
+        fillLotSettled(fill, nanosOf(e.quantity), decimalOf(e.pnl), fact.nowUs);
         this.touchFill(fill, fact);
         return;
       }
       case 'FillVoided': {
         const fill = this.fill(e.fill_id, fact);
         if (!fill) return;
-        fill.feeRefunded = fill.tradeFee;
-        fill.closedPnl = ZERO;
-        fill.expiredPnl = ZERO;
-        fill.status = 'cancelled';
-        fill.settledAt = null;
+        fillVoided(fill);
         this.touchFill(fill, fact);
         return;
       }
@@ -383,11 +336,8 @@ export class FactFold {
         return;
       case 'PointsCredited': {
         const account = this.account(e.account_id, fact, 'balance');
-        if (account) account.points += e.points;
-        this.record(fact, {
-          id: e.id, accountId: e.account_id, type: 'rollup', amount: decimalOf(e.amount_risked), points: e.points,
-          eventId: this.eventIdOf(e.market_id), marketId: e.market_id, settlementId: e.settlement_id,
-        });
+        if (account) accountPointsCredited(account, e.points);
+        this.record(fact, pointsEntryOf(e, this.eventIdOf(e.market_id)));
         return;
       }
       case 'SettlementFeeSet':
@@ -396,8 +346,7 @@ export class FactFold {
       case 'LotResettled': {
         const fill = this.fill(e.fill_id, fact);
         if (!fill) return;
-        fill.expiredPnl = plus(fill.expiredPnl, decimalOf(e.pnl));
-        fill.settlementsCount += 1;
+        fillLotResettled(fill, decimalOf(e.pnl));
         this.touchFill(fill, fact);
         return;
       }
@@ -406,16 +355,14 @@ export class FactFold {
         for (let i = 0; i + 1 < e.shares.length; i += 2) {
           const fill = this.fill(e.shares[i]!, fact);
           if (!fill) continue;
-          fill.settlementFee = plus(fill.settlementFee ?? ZERO, decimalOf(e.shares[i + 1]!));
+          fillSettlementFeeShared(fill, decimalOf(e.shares[i + 1]!));
           this.touchFill(fill, fact);
         }
         return;
       case 'ReferralCredited': {
         const referrer = this.account(e.referrer_account_id, fact, 'balance');
-        if (referrer) referrer.points += e.points;
-        const parties = { refereeAccountId: e.referee_account_id, referrerAccountId: e.referrer_account_id };
-        this.record(fact, { id: e.referrer_entry_id, accountId: e.referrer_account_id, type: 'referral', amount: ZERO, points: e.points, ...parties });
-        this.record(fact, { id: e.referee_entry_id, accountId: e.referee_account_id, type: 'referral', amount: ZERO, points: 0, ...parties });
+        if (referrer) accountPointsCredited(referrer, e.points);
+        for (const entry of referralEntriesOf(e)) this.record(fact, entry);
         return;
       }
       case 'ReferralRecorded': case 'ReferralPointsSet':
@@ -434,70 +381,58 @@ export class FactFold {
     const priceCents = centsOf(e.price);
     const nanos = nanosOf(e.quantity);
     if (market) {
-      market.lastTradedCents = priceCents;
+      marketTraded(market, priceCents);
       this.touchMarket(market, fact);
     }
-    const makerSide: 'buy' | 'sell' = e.taker_side === 'buy' ? 'sell' : 'buy';
-    const sides = [
-      { role: 'provider' as const, action: makerSide, orderId: e.maker_order_id, accountId: e.maker_account_id, fillId: e.maker_fill_id, closing: e.maker_closing, fee: e.maker_fee, points: e.maker_points, idx: fact.idx * 2 },
-      { role: 'taker' as const, action: e.taker_side, orderId: e.taker_order_id, accountId: e.taker_account_id, fillId: e.taker_fill_id, closing: e.taker_closing, fee: e.taker_fee, points: e.taker_points, idx: fact.idx * 2 + 1 },
-    ];
-    for (const side of sides) {
-      const terms = this.store.orders.get(side.orderId)?.record;
-      if (!terms) throw new FoldError(`order ${side.orderId} traded before it was placed`);
-      const order = this.order(side.orderId, fact);
+    for (let side = 0; side < 2; side++) {
+      const maker = side === 0;
+      const orderId = maker ? e.maker_order_id : e.taker_order_id;
+      const accountId = maker ? e.maker_account_id : e.taker_account_id;
+      const fillId = maker ? e.maker_fill_id : e.taker_fill_id;
+      const terms = this.store.orders.get(orderId)?.record;
+      if (!terms) throw new FoldError(`order ${orderId} traded before it was placed`);
+      const action: 'buy' | 'sell' = maker === (e.taker_side === 'buy') ? 'sell' : 'buy';
+      const order = this.order(orderId, fact);
       if (order) {
-        order.filledNanos += nanos;
-        order.totalValue = plusContractsTimesCents(order.totalValue, nanos, priceCents);
-        if (order.filledNanos === order.quantityNanos) order.status = 'filled';
+        // a fact of a record before version 6 leaves the order's remaining to the fold (upcast.ts completedV5)
+        const remainingText = maker ? e.maker_remaining : e.taker_remaining;
+        const remaining = remainingText === null ? order.quantityNanos - order.filledNanos - nanos : nanosOf(remainingText);
+        orderTraded(order, nanos, priceCents, remaining, (maker ? e.maker_status : e.taker_status) ?? statusAfterFill(remaining));
         this.touchOrder(order, fact);
       }
-      const closingNanos = nanosOf(side.closing);
-      const openingNanos = nanos - closingNanos;
-      const stored = this.store.fills.get(side.fillId);
+      const closingNanos = nanosOf(maker ? e.maker_closing : e.taker_closing);
+      const stored = this.store.fills.get(fillId);
       if (!stored || stored.seq < fact.seq) {
-        const unrounded = decimalOf(side.fee);
-        const fill: FillRecord = {
-          id: side.fillId, orderId: side.orderId, accountId: side.accountId, marketId: e.market_id, eventId: marketRecord.eventId,
-          clientOrderId: terms.clientOrderId, action: side.action, liquidity: side.role, status: openingNanos > 0 ? 'open' : 'settled',
-          priceCents, nanos, originalNanos: nanos, originalPriceCents: priceCents, amended: false, lastModifiedAt: null,
-          closingNanos, closedNanos: 0, expiredNanos: 0, closedPnl: ZERO, expiredPnl: ZERO, tradeFee: ceilCent(unrounded), unroundedFee: unrounded,
-          feeRefunded: ZERO, points: side.points, settlementsCount: 0, placedPreStart: terms.placedPreStart, preStart: e.pre_start,
-          deviceId: terms.deviceId, ipAddress: terms.ipAddress, maxPriceCents: marketRecord.maxPriceCents,
-          openedAt: fact.nowUs, expiresAt: terms.expiresAt, settledAt: openingNanos > 0 ? null : fact.nowUs,
-          insertedAt: fact.nowUs, updatedAt: fact.nowUs, seq: fact.seq,
-        };
-        this.store.fills.set(side.fillId, { record: fill, seq: -1 });
-        this.mark(this.fills, side.fillId, fill, { ...fact, idx: side.idx }, true);
+        const fee = tradeFeeOf(maker ? e.maker_fee : e.taker_fee);
+        const fill = fillOfTrade(
+          e, maker, terms, marketRecord.eventId, marketRecord.maxPriceCents, priceCents, nanos, closingNanos, fee.unrounded, fee.rounded, null,
+          fact.nowUs, fact.seq,
+        );
+        this.store.fills.set(fillId, { record: fill, seq: -1 });
+        this.mark(this.fills, fillId, fill, { ...fact, idx: fact.idx * 2 + side }, true);
       }
-      const position = this.position(side.accountId, e.market_id, fact, true);
+      const position = this.position(accountId, e.market_id, fact, true);
       if (position) {
-        position.positionNanos += side.action === 'buy' ? nanos : -nanos;
-        position.openPremium = plusContractsTimesCents(position.openPremium, openingNanos, priceCents);
+        positionTraded(position, action, nanos, nanos - closingNanos, priceCents);
         this.touchPosition(position, fact);
       }
-      const account = this.account(side.accountId, fact, 'balance');
-      if (account) {
-        const riskCents = side.action === 'buy' ? priceCents : marketRecord.maxPriceCents - priceCents;
-        account.totals.traded = plusContractsTimesCents(account.totals.traded, nanos, riskCents);
-        account.tradeCount += 1;
-      }
+      const account = this.account(accountId, fact, 'balance');
+      if (account) accountTraded(account, nanos, riskCentsOf(action, priceCents, marketRecord.maxPriceCents));
     }
   }
 
   /** A percent copied onto the markets it applies to; their open fills' potential fee moves with it. */
   private settlementFeeSet(e: Extract<EngineEvent, { type: 'SettlementFeeSet' }>, fact: Fact): void {
-    const field = e.scope === 'market' ? 'settlementFeePercent' : e.scope === 'event' ? 'eventFeePercent' : 'groupFeePercent';
     for (const marketId of e.market_ids) {
       const market = this.market(marketId, fact);
       if (!market) continue;
-      market[field] = e.percent;
+      marketFeePercentSet(market, e.scope, e.percent);
       this.touchMarket(market, fact);
     }
     if (e.scope === 'event') {
       const stored = this.store.sportEvents.get(e.scope_id);
       if (stored && stored.seq < fact.seq && stored.record.eventFeePercent !== e.percent) {
-        stored.record.eventFeePercent = e.percent;
+        sportEventFeePercentSet(stored.record, e.percent);
         this.mark(this.sportEvents, e.scope_id, stored.record, fact);
       }
     }
@@ -515,65 +450,32 @@ export class FactFold {
     const priceCents = centsOf(e.price);
     const nanos = nanosOf(e.quantity);
     const max = fill.maxPriceCents;
-    const riskOld = fill.action === 'buy' ? fill.priceCents : max - fill.priceCents;
-    const riskNew = fill.action === 'buy' ? priceCents : max - priceCents;
     const account = this.account(e.account_id, fact, 'balance');
-    if (account) {
-      account.totals.traded = plusContractsTimesCents(plusContractsTimesCents(account.totals.traded, fill.nanos, -riskOld), nanos, riskNew);
-    }
+    if (account) accountTradeAmended(account, fill.nanos, riskCentsOf(fill.action, fill.priceCents, max), nanos, riskCentsOf(fill.action, priceCents, max));
     const position = this.position(e.account_id, e.market_id, fact);
     if (position) {
       // a fill can be amended only while wholly open: its lot is all of it
-      position.positionNanos += (fill.action === 'buy' ? 1 : -1) * (nanos - fill.nanos);
-      position.openPremium = plusContractsTimesCents(plusContractsTimesCents(position.openPremium, fill.nanos, -fill.priceCents), nanos, priceCents);
+      positionAmended(position, fill.action, fill.nanos, fill.priceCents, nanos, priceCents);
       this.touchPosition(position, fact);
     }
-    const unrounded = decimalOf(e.fee);
-    fill.priceCents = priceCents;
-    fill.nanos = nanos;
-    fill.tradeFee = ceilCent(unrounded);
-    fill.unroundedFee = unrounded;
-    fill.points = e.points;
-    fill.amended = true;
-    fill.lastModifiedAt = fact.nowUs;
+    const fee = tradeFeeOf(e.fee);
+    fillAmended(fill, priceCents, nanos, fee.unrounded, fee.rounded, e.points, fact.nowUs);
     this.touchFill(fill, fact);
   }
 
   private transferred(e: Extract<EngineEvent, { type: 'Transferred' }>, fact: Fact): void {
-    const toMember = memberOf(e.to);
-    const member = toMember ?? memberOf(e.from);
+    const toMember = memberOfLedgerAccount(e.to);
+    const member = toMember ?? memberOfLedgerAccount(e.from);
     if (!member) throw new FoldError(`transfer ${e.id ?? ''} between ${e.from} and ${e.to} touches no member`);
     const amount = decimalOf(e.amount);
     const signed = toMember ? amount : negated(amount); // into the member's cash
     const account = this.account(member, fact, 'balance');
-    if (account) {
-      account.cash = plus(account.cash, signed);
-      const totals = account.totals;
-      switch (e.kind) {
-        case 'deposit': totals.deposits = plus(totals.deposits, amount); break;
-        case 'withdrawal': totals.withdrawals = plus(totals.withdrawals, amount); break;
-        case 'adjustment': totals.adjustments = plus(totals.adjustments, signed); break;
-        case 'fee': totals.fees = plus(totals.fees, amount); break;
-        case 'fee_refund': totals.fees = minus(totals.fees, amount); break;
-        case 'trade_pnl': case 'settlement': totals.settlementPnl = plus(totals.settlementPnl, signed); break;
-        default: {
-          const unknown: never = e.kind;
-          throw new FoldError(`transfer of unknown kind ${String(unknown)}`);
-        }
-      }
-    }
-    if (e.market_id !== null && e.kind !== 'deposit' && e.kind !== 'withdrawal' && e.kind !== 'adjustment') {
+    if (account) accountTransferred(account, e.kind, amount, signed);
+    if (e.market_id !== null && movesPosition(e.kind)) {
       const position = this.position(member, e.market_id, fact);
       if (position) {
-        if (e.kind === 'fee') position.fees = plus(position.fees, amount);
-        else if (e.kind === 'fee_refund') position.fees = minus(position.fees, amount);
-        else position.realizedPnl = plus(position.realizedPnl, signed);
-        if (e.kind === 'settlement') {
-          // the market's result settled (or its void unwound) every open contract
-          position.positionNanos = 0;
-          position.openPremium = ZERO;
-          this.touchPosition(position, fact);
-        }
+        positionTransferred(position, e.kind, amount, signed);
+        if (e.kind === 'settlement') this.touchPosition(position, fact);
       }
     }
     if (e.id === null) return;
@@ -591,13 +493,8 @@ export class FactFold {
         if (fill) fill.feeEntryId = e.id;
       }
     }
-    this.record(fact, {
-      id: e.id, accountId: member, type: e.kind as LedgerEntryRecord['type'], amount: signed,
-      eventId: settlementFee ? settlementFee.event_id : e.market_id === null ? null : this.eventIdOf(e.market_id), marketId: e.market_id,
-      feeSource: settlementFee ? settlementFee.source : isFee ? 'trade' : null, tradeId: e.fill_id, settlementId: e.settlement_id,
-      paymentId: e.kind === 'deposit' || e.kind === 'withdrawal' ? e.id : null, method: e.method, reason: e.reason, subMethod: e.sub_method,
-      feeId: settlementFee ? settlementFee.fee_id : feeId,
-    });
+    const eventId = e.market_id === null ? null : this.eventIdOf(e.market_id);
+    this.record(fact, transferEntryOf(e, e.id, member, signed, eventId, settlementFee, feeId));
   }
 
   private record(fact: Fact, entry: LedgerEntryRecord): void {
@@ -644,10 +541,7 @@ export class FactFold {
     let stored = this.store.positions.get(key);
     if (!stored) {
       if (!create) return null;
-      stored = {
-        record: { accountId, marketId, positionNanos: 0, openPremium: ZERO, realizedPnl: ZERO, fees: ZERO, updatedAt: fact.nowUs },
-        seq: -1,
-      };
+      stored = { record: positionRecordOf(accountId, marketId, fact.nowUs), seq: -1 };
       this.store.positions.set(key, stored);
     }
     return stored.seq >= fact.seq ? null : stored.record;

@@ -49,11 +49,11 @@ export const FACT_KEYS: Readonly<Record<EngineEventType, readonly string[]>> = {
   OrderAccepted: keysOf<Fact<'OrderAccepted'>>()(['status', 'delayed_until', ...ORDER_TERMS]),
   OrderRejected: keysOf<Fact<'OrderRejected'>>()(['reason', ...ORDER_TERMS]),
   OrderReleased: keysOf<Fact<'OrderReleased'>>()(['order_id']),
-  OrderCancelled: keysOf<Fact<'OrderCancelled'>>()(['order_id', 'reason']),
+  OrderCancelled: keysOf<Fact<'OrderCancelled'>>()(['order_id', 'reason', 'status']),
   Traded: keysOf<Fact<'Traded'>>()([
     'trade_id', 'market_id', 'price', 'quantity', 'taker_side', 'pre_start',
-    'maker_order_id', 'maker_account_id', 'maker_fill_id', 'maker_closing', 'maker_fee', 'maker_points',
-    'taker_order_id', 'taker_account_id', 'taker_fill_id', 'taker_closing', 'taker_fee', 'taker_points',
+    'maker_order_id', 'maker_account_id', 'maker_fill_id', 'maker_closing', 'maker_fee', 'maker_points', 'maker_remaining', 'maker_status',
+    'taker_order_id', 'taker_account_id', 'taker_fill_id', 'taker_closing', 'taker_fee', 'taker_points', 'taker_remaining', 'taker_status',
   ]),
   LotClosed: keysOf<Fact<'LotClosed'>>()(['fill_id', 'quantity', 'pnl']),
   LotSettled: keysOf<Fact<'LotSettled'>>()(['fill_id', 'quantity', 'pnl']),
@@ -73,6 +73,20 @@ export const FACT_KEYS: Readonly<Record<EngineEventType, readonly string[]>> = {
   FundsReserved: keysOf<Fact<'FundsReserved'>>()(['account_id', 'buy_orders', 'sell_orders', 'positions', 'available']),
 };
 
+/**
+ * The key lists of record versions 4 and 5, where they differ from today's: an order's remaining
+ * and status after a trade or a cancel were not stated (upcast.ts `completedV5` adds them as null).
+ */
+export const FACT_KEYS_V5: Readonly<Record<EngineEventType, readonly string[]>> = {
+  ...FACT_KEYS,
+  OrderCancelled: ['order_id', 'reason'],
+  Traded: [
+    'trade_id', 'market_id', 'price', 'quantity', 'taker_side', 'pre_start',
+    'maker_order_id', 'maker_account_id', 'maker_fill_id', 'maker_closing', 'maker_fee', 'maker_points',
+    'taker_order_id', 'taker_account_id', 'taker_fill_id', 'taker_closing', 'taker_fee', 'taker_points',
+  ],
+};
+
 /** A fact as stored: `[type, ...values]`, a delta, or (keys off its type's list) the fact itself. */
 export type StoredFact = unknown[] | { '~': string; d: unknown[] } | Record<string, unknown>;
 
@@ -86,8 +100,8 @@ export function newFactContext(): FactContext {
   return new Map();
 }
 
-function keyListOf(type: unknown): readonly string[] | undefined {
-  return typeof type === 'string' && Object.prototype.hasOwnProperty.call(FACT_KEYS, type) ? FACT_KEYS[type as EngineEventType] : undefined;
+function keyListOf(type: unknown, lists: Readonly<Record<EngineEventType, readonly string[]>> = FACT_KEYS): readonly string[] | undefined {
+  return typeof type === 'string' && Object.prototype.hasOwnProperty.call(lists, type) ? lists[type as EngineEventType] : undefined;
 }
 
 /** Whether `fact` has `type` then exactly `keys`, in that order, none of them undefined. */
@@ -119,31 +133,26 @@ export const STORED_VALUES: Readonly<Partial<Record<EngineEventType, ValuesReade
   FundsReserved: reader<'FundsReserved'>((f) => [f.type, f.account_id, f.buy_orders, f.sell_orders, f.positions, f.available]),
   Traded: reader<'Traded'>((f) => [
     f.type, f.trade_id, f.market_id, f.price, f.quantity, f.taker_side, f.pre_start,
-    f.maker_order_id, f.maker_account_id, f.maker_fill_id, f.maker_closing, f.maker_fee, f.maker_points,
-    f.taker_order_id, f.taker_account_id, f.taker_fill_id, f.taker_closing, f.taker_fee, f.taker_points,
+    f.maker_order_id, f.maker_account_id, f.maker_fill_id, f.maker_closing, f.maker_fee, f.maker_points, f.maker_remaining, f.maker_status,
+    f.taker_order_id, f.taker_account_id, f.taker_fill_id, f.taker_closing, f.taker_fee, f.taker_points, f.taker_remaining, f.taker_status,
   ]),
   Transferred: reader<'Transferred'>((f) => [
     f.type, f.id, f.kind, f.from, f.to, f.amount, f.market_id, f.fill_id, f.settlement_id, f.method, f.reason, f.sub_method,
   ]),
   LotClosed: reader<'LotClosed'>((f) => [f.type, f.fill_id, f.quantity, f.pnl]),
-  OrderCancelled: reader<'OrderCancelled'>((f) => [f.type, f.order_id, f.reason]),
+  OrderCancelled: reader<'OrderCancelled'>((f) => [f.type, f.order_id, f.reason, f.status]),
 };
 
 export function encodeFact(fact: EngineEvent, context: FactContext): StoredFact {
   const record = fact as unknown as Record<string, unknown>;
-  const keys = keyListOf(fact.type);
+  const keys = keyListOf(fact.type, FACT_KEYS_V5);
   if (!keys || !hasExactKeys(record, keys)) return record;
   // The values in key-list order, read once; the encoder's context keeps them (the previous fact
   // of the type as it was written), and the delta compares arrays.
-  let stored: unknown[];
-  const read = STORED_VALUES[fact.type];
-  if (read) {
-    stored = read(fact);
-  } else {
-    stored = new Array<unknown>(keys.length + 1);
-    stored[0] = fact.type;
-    for (let i = 0; i < keys.length; i++) stored[i + 1] = record[keys[i]!];
-  }
+  // (no longer written by the engine: read generically, by version 4's key lists)
+  const stored = new Array<unknown>(keys.length + 1);
+  stored[0] = fact.type;
+  for (let i = 0; i < keys.length; i++) stored[i + 1] = record[keys[i]!];
   const previous = context.get(fact.type) as unknown[] | undefined;
   context.set(fact.type, stored);
   if (previous) {
@@ -169,7 +178,7 @@ export function encodeFact(fact: EngineEvent, context: FactContext): StoredFact 
 export function decodeFact(stored: StoredFact, context: FactContext): EngineEvent {
   let fact: Record<string, unknown>;
   if (Array.isArray(stored)) {
-    const keys = keyListOf(stored[0]);
+    const keys = keyListOf(stored[0], FACT_KEYS_V5);
     if (!keys || stored.length !== keys.length + 1) {
       throw new Error(`engine journal: a ${String(stored[0])} fact holds ${stored.length - 1} values where ${keys?.length ?? '?'} were expected`);
     }
@@ -177,7 +186,7 @@ export function decodeFact(stored: StoredFact, context: FactContext): EngineEven
     for (let i = 0; i < keys.length; i++) fact[keys[i]!] = stored[i + 1];
   } else if (stored !== null && typeof stored === 'object' && typeof stored['~'] === 'string' && Array.isArray(stored.d)) {
     const type = stored['~'];
-    const keys = keyListOf(type);
+    const keys = keyListOf(type, FACT_KEYS_V5);
     const previous = context.get(type) as Readonly<Record<string, unknown>> | undefined;
     if (!keys || !previous) throw new Error(`engine journal: a ${type} delta with no earlier ${type} fact in the record`);
     fact = { ...previous };
@@ -206,7 +215,7 @@ export function decodeFacts(stored: readonly StoredFact[], context: FactContext)
   return stored.map((fact) => decodeFact(fact, context));
 }
 
-// Record version 5: the same key lists, with
+// Record versions 5 and 6 (6 with the key lists of FACT_KEYS, 5 with those of FACT_KEYS_V5), with
 // - the type as a number (FACT_CODES): `[code, ...values]`, or a delta `[-code, index, value, ...]`
 //   against the previous fact of the type in the record (when fewer than half its values differ);
 // - a placement fact (OrderAccepted, OrderRejected) of an order the step's input places written
@@ -232,7 +241,9 @@ const TYPE_OF_CODE: readonly (EngineEventType | undefined)[] = (() => {
   for (const [type, code] of Object.entries(FACT_CODES)) types[code] = type as EngineEventType;
   return types;
 })();
+/** Per type code, the key list of record version 6 (what the engine writes) and of version 5. */
 const KEYS_OF_CODE: readonly (readonly string[] | undefined)[] = TYPE_OF_CODE.map((type) => (type ? FACT_KEYS[type] : undefined));
+const KEYS_OF_CODE_V5: readonly (readonly string[] | undefined)[] = TYPE_OF_CODE.map((type) => (type ? FACT_KEYS_V5[type] : undefined));
 
 /** An order request's part of a placement fact: where each key's base value comes from. */
 type Source = { from: 'request'; key: string } | { from: 'account' } | { from: 'previous'; fallback: unknown };
@@ -403,7 +414,8 @@ function applyPairs(values: unknown[], stored: readonly unknown[], from: number,
 }
 
 /** Decodes one step's facts of a version 5 record; steps must be decoded in order with one context. */
-export function decodeFactsV5(stored: readonly StoredFact[], placing: PlacingInput | null, context: FactContextV5): EngineEvent[] {
+export function decodeFactsV5(stored: readonly StoredFact[], placing: PlacingInput | null, context: FactContextV5, version: 5 | 6 = 6): EngineEvent[] {
+  const keysOfCode = version === 6 ? KEYS_OF_CODE : KEYS_OF_CODE_V5;
   const out = new Array<EngineEvent>(stored.length);
   for (let f = 0; f < stored.length; f++) {
     const item = stored[f]!;
@@ -415,7 +427,7 @@ export function decodeFactsV5(stored: readonly StoredFact[], placing: PlacingInp
     if (typeof head !== 'number' || !Number.isInteger(head)) throw new Error(`engine journal: a fact of type code ${String(head)}`);
     const code = head >= PLACED ? head - PLACED : Math.abs(head);
     const type = TYPE_OF_CODE[code];
-    const keys = KEYS_OF_CODE[code];
+    const keys = keysOfCode[code];
     if (!type || !keys) throw new Error(`engine journal: fact type code ${head} is not known to this build`);
     let values: unknown[];
     if (head >= PLACED) {

@@ -3,7 +3,10 @@
 // version of the record they come from.
 //
 // Record kinds:
-// - `EngineSteps`, version 5 (what the engine writes): one record per group commit, holding every
+// - `EngineSteps`, version 6 (what the engine writes): as version 5 below, with the facts of
+//   today's shape (factEncoding.ts FACT_KEYS): a trade and a cancel state what they leave of the
+//   order (its remaining and status).
+// - `EngineSteps`, version 5 (read, no longer written): one record per group commit, holding every
 //   step of that batch that produced facts, in sequence order: `{v: 5, steps: [...]}`, each step
 //   an array `[seq, now_us, input, facts]` whose `seq` and `now_us` are the differences from the
 //   previous step's in the record (the first step's are whole); an input that places orders as
@@ -14,6 +17,8 @@
 //   earlier ones in the same record, so a record decodes on its own.
 // - `EngineSteps`, version 4 (read, no longer written): steps as objects `{seq, now_us, input,
 //   events}`, the facts with their type names (version 4 of factEncoding.ts).
+//   Facts of versions 4 and 5 are read in today's shape, what they did not state null
+//   (upcast.ts `completedV5`; the read models' fold completes them).
 // - `EngineSteps`, version 3, and `EngineSteps` versions 1 and 2 (read, no longer written): the
 //   outcome events were REST-shaped views (legacy.ts, encoding.ts); each step's views are turned
 //   into the facts the engine would state (upcast.ts). A `JournalStep` says which version it was
@@ -31,7 +36,7 @@ import {
 } from './factEncoding.ts';
 import type { OrderLimits, OrderRequest } from '../inputs.ts';
 import type { LegacyEngineEvent } from './legacy.ts';
-import { upcastStep } from './upcast.ts';
+import { completedV5, upcastStep } from './upcast.ts';
 
 /** What the journal helpers read of a stored record (the event store's JournalRecord has these). */
 export interface JournalRecord<Data = unknown> {
@@ -48,9 +53,16 @@ export const ENGINE_STEPS_TYPE = 'EngineSteps';
 /** Every record type the engine has written: the subscription filter of engine projectors. */
 export const ENGINE_RECORD_TYPES: readonly string[] = [ENGINE_STEP_TYPE, ENGINE_STEPS_TYPE];
 /** The record version the engine writes: steps of facts, as arrays. */
-export const ENGINE_RECORD_VERSION = 5;
-/** The first record version of facts (steps of it and later hold exactly what today's engine emits). */
-export const FACTS_RECORD_VERSION = 4;
+export const ENGINE_RECORD_VERSION = 6;
+/**
+ * The first record version whose facts are exactly what today's engine emits (replay compares
+ * them; steps of older versions are upcast, so they are re-run and not compared).
+ */
+export const FACTS_RECORD_VERSION = 6;
+/** Record version 5: steps as arrays, facts before an order's remaining and status were stated (read, no longer written). */
+export const STEPS_AS_ARRAYS_RECORD_VERSION = 5;
+/** Record version 4: the first of facts, steps as objects (read, no longer written). */
+export const FACTS_V4_RECORD_VERSION = 4;
 /** The last record version of REST-shaped views (read through the upcaster). */
 export const VIEWS_RECORD_VERSION = 3;
 
@@ -98,7 +110,7 @@ export interface EncodedStepV4 {
 
 /** Version 4 `EngineSteps`: the steps of one group commit, as facts. */
 export interface FactsStepsDataV4 {
-  v: typeof FACTS_RECORD_VERSION;
+  v: typeof FACTS_V4_RECORD_VERSION;
   steps: EncodedStepV4[];
 }
 
@@ -108,9 +120,9 @@ export interface FactsStepsDataV4 {
  */
 export type EncodedStep = [seq: number, now_us: number, input: unknown, events: StoredFact[]];
 
-/** Version 5 `EngineSteps`: the steps of one group commit, as facts. */
+/** Version 6 (and 5) `EngineSteps`: the steps of one group commit, as facts. */
 export interface EngineStepsData {
-  v: typeof ENGINE_RECORD_VERSION;
+  v: typeof ENGINE_RECORD_VERSION | typeof STEPS_AS_ARRAYS_RECORD_VERSION;
   steps: EncodedStep[];
 }
 
@@ -235,7 +247,7 @@ export function encodeStepV4(seq: number, nowUs: number, input: EngineInput, eve
 }
 
 export function engineStepsDataV4(steps: EncodedStepV4[]): FactsStepsDataV4 {
-  return { v: FACTS_RECORD_VERSION, steps };
+  return { v: FACTS_V4_RECORD_VERSION, steps };
 }
 
 /** The payload of a single-step `EngineStep` v2 record (for tools and tests that write old journals). */
@@ -252,9 +264,10 @@ function legacyStepOf(data: EngineStepData): { events: LegacyEngineEvent[]; vers
 }
 
 /** The version of an `EngineSteps` record, once it is known to this build. */
-function stepsVersionOf(record: JournalRecord): typeof VIEWS_RECORD_VERSION | typeof FACTS_RECORD_VERSION | typeof ENGINE_RECORD_VERSION {
+function stepsVersionOf(record: JournalRecord): 3 | 4 | 5 | 6 {
   const data = record.data as { v?: unknown; steps?: unknown };
-  if ((data.v === ENGINE_RECORD_VERSION || data.v === FACTS_RECORD_VERSION || data.v === VIEWS_RECORD_VERSION) && Array.isArray(data.steps)) return data.v;
+  if ((data.v === ENGINE_RECORD_VERSION || data.v === STEPS_AS_ARRAYS_RECORD_VERSION || data.v === FACTS_V4_RECORD_VERSION
+    || data.v === VIEWS_RECORD_VERSION) && Array.isArray(data.steps)) return data.v;
   throw new Error(`engine journal: ${ENGINE_STEPS_TYPE} record version ${String(data.v)} is not known to this build`);
 }
 
@@ -274,10 +287,11 @@ export function journalStepsOf(record: JournalRecord): JournalStep[] {
       return { seq: step.seq, now_us: step.now_us, input, version, ...upcastStep(input, decodeEventsDelta(step.events, context)) };
     });
   }
-  if (version === FACTS_RECORD_VERSION) {
+  if (version === FACTS_V4_RECORD_VERSION) {
     const context = newRecordContextV4();
     return (record.data as FactsStepsDataV4).steps.map((step) => ({
-      seq: step.seq, now_us: step.now_us, input: decodeInputDelta(step.input, context.inputs), events: decodeFacts(step.events, context.facts), version,
+      seq: step.seq, now_us: step.now_us, input: decodeInputDelta(step.input, context.inputs),
+      events: decodeFacts(step.events, context.facts).map(completedV5), version,
     }));
   }
   const context = newRecordContext();
@@ -288,12 +302,14 @@ export function journalStepsOf(record: JournalRecord): JournalStep[] {
     context.seq += seq;
     context.nowUs += nowUs;
     const input = decodeInputV5(stored, context.inputs);
-    out[i] = { seq: context.seq, now_us: context.nowUs, input, events: decodeFactsV5(events, placingOf(input), context.facts), version };
+    const facts = decodeFactsV5(events, placingOf(input), context.facts, version);
+    if (version === STEPS_AS_ARRAYS_RECORD_VERSION) for (let f = 0; f < facts.length; f++) facts[f] = completedV5(facts[f]!);
+    out[i] = { seq: context.seq, now_us: context.nowUs, input, events: facts, version };
   }
   return out;
 }
 
-/** A version 5 step, checked for its shape. */
+/** A version 5 or 6 step, checked for its shape. */
 function stepV5(step: unknown): EncodedStep {
   if (!Array.isArray(step) || step.length !== 4 || typeof step[0] !== 'number' || typeof step[1] !== 'number' || !Array.isArray(step[3])) {
     throw new Error('engine journal: a version 5 step must be [seq, now_us, input, facts]');
@@ -326,7 +342,7 @@ export function journalInputsOf(record: JournalRecord): JournalInput[] {
   const version = stepsVersionOf(record);
   // Order requests are delta-encoded against earlier order requests only (their own key list),
   // so inputs decode in order without the events.
-  if (version === ENGINE_RECORD_VERSION) {
+  if (version === ENGINE_RECORD_VERSION || version === STEPS_AS_ARRAYS_RECORD_VERSION) {
     const context = newRecordContext();
     return (record.data as EngineStepsData).steps.map((step) => {
       const [seq, nowUs, stored, events] = stepV5(step);
@@ -362,7 +378,8 @@ export function outcomeCountOf(record: JournalRecord): number {
 /** The sequence number of the last step inside an engine record. */
 export function lastSeqOf(record: JournalRecord<EngineRecordData>): number {
   if (record.type === ENGINE_STEP_TYPE) return (record.data as EngineStepData).seq;
-  if ((record.data as { v?: unknown }).v === ENGINE_RECORD_VERSION) {
+  const v = (record.data as { v?: unknown }).v;
+  if (v === ENGINE_RECORD_VERSION || v === STEPS_AS_ARRAYS_RECORD_VERSION) {
     // seq differences from step to step: the last seq is their sum
     const steps = (record.data as EngineStepsData).steps;
     let seq = 0;

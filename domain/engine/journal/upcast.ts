@@ -1,4 +1,5 @@
-// The upcaster: one journaled step of record versions 1 to 3, whose outcome events were REST-shaped
+// The upcasters. completedV5: a fact of record versions 4 and 5 in today's shape (below).
+// upcastStep: one journaled step of record versions 1 to 3, whose outcome events were REST-shaped
 // views of what the step changed, turned into the facts the engine states today (events.ts). It
 // reads one step alone (no state from earlier steps) and yields facts a read model folds into the
 // same views: every order, fill, position, balance, ledger entry and market the old step showed.
@@ -77,6 +78,28 @@ function realisedOf(accountId: string, marketId: string, pnl: Decimal): EngineEv
     type: 'Transferred', id: null, kind: 'trade_pnl', from: out ? cash : pool, to: out ? pool : cash, amount: money(abs(pnl)),
     market_id: marketId, fill_id: null, settlement_id: null, method: null, reason: null, sub_method: null,
   };
+}
+
+/**
+ * A fact of a record before version 6 in today's shape. Those records did not state what a trade
+ * or a cancel leaves of an order (its remaining and status): the fields are there, null, and a
+ * fold completes them from the order it holds (projections/facts/fold.ts, by the domain's rules,
+ * domain/evolve/orders.ts). Every other fact is today's already.
+ */
+export function completedV5(fact: EngineEvent): EngineEvent {
+  if (fact.type === 'Traded' && (fact as { maker_status?: unknown }).maker_status === undefined) {
+    return {
+      type: 'Traded', trade_id: fact.trade_id, market_id: fact.market_id, price: fact.price, quantity: fact.quantity, taker_side: fact.taker_side,
+      pre_start: fact.pre_start, maker_order_id: fact.maker_order_id, maker_account_id: fact.maker_account_id, maker_fill_id: fact.maker_fill_id,
+      maker_closing: fact.maker_closing, maker_fee: fact.maker_fee, maker_points: fact.maker_points, maker_remaining: null, maker_status: null,
+      taker_order_id: fact.taker_order_id, taker_account_id: fact.taker_account_id, taker_fill_id: fact.taker_fill_id,
+      taker_closing: fact.taker_closing, taker_fee: fact.taker_fee, taker_points: fact.taker_points, taker_remaining: null, taker_status: null,
+    };
+  }
+  if (fact.type === 'OrderCancelled' && (fact as { status?: unknown }).status === undefined) {
+    return { type: 'OrderCancelled', order_id: fact.order_id, reason: fact.reason, status: null };
+  }
+  return fact;
 }
 
 const RELEASING_INPUTS: ReadonlySet<string> = new Set(['Tick', 'ChangeMarketStatus']);
@@ -195,9 +218,9 @@ export function upcastStep(input: EngineInput, legacy: readonly LegacyEngineEven
       type: 'Traded', trade_id: event.trade_id, market_id: event.market_id, price: event.price, quantity: event.quantity, taker_side: taker.action,
       pre_start: taker.pre_start,
       maker_order_id: maker.order_id, maker_account_id: maker.account_id, maker_fill_id: maker.trade_id, maker_closing: maker.closing,
-      maker_fee: maker.unrounded_trade_fee, maker_points: maker.points,
+      maker_fee: maker.unrounded_trade_fee, maker_points: maker.points, maker_remaining: null, maker_status: null,
       taker_order_id: taker.order_id, taker_account_id: taker.account_id, taker_fill_id: taker.trade_id, taker_closing: taker.closing,
-      taker_fee: taker.unrounded_trade_fee, taker_points: taker.points,
+      taker_fee: taker.unrounded_trade_fee, taker_points: taker.points, taker_remaining: null, taker_status: null,
     }, index);
     for (const side of [maker, taker]) {
       let toClose = nanosOf(side.closing);
@@ -259,7 +282,7 @@ export function upcastStep(input: EngineInput, legacy: readonly LegacyEngineEven
   for (const { order, placed, index } of orders) {
     if (!CANCELLED.has(order.status) || order.cancellation_reason === null) continue;
     if (placed && order.cancellation_reason === 'no_liquidity' && order.accepted_at === null) continue;
-    push({ type: 'OrderCancelled', order_id: order.id, reason: order.cancellation_reason as CancellationReason }, index);
+    push({ type: 'OrderCancelled', order_id: order.id, reason: order.cancellation_reason as CancellationReason, status: null }, index);
   }
   for (const { event, index } of settled) push({ type: 'MarketSettled', market_id: event.market_id, result: event.result, settlement_id: event.settlement_id }, index);
   for (const [accountId, { balance, index }] of funds) {

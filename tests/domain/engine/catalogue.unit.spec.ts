@@ -71,7 +71,7 @@ describe('engine: market catalogue', () => {
     const outcome = s.when({ kind: 'UpdateSportEvent', event_id: 'ev', changes: { title: 'Renamed', participants: ['A', 'B'], competition: 'Cup' } });
     expect(outcome.events).to.deep.equal([{
       type: 'SportEventUpdated', event_id: 'ev', title: 'Renamed', short_title: null, event_type: null, sport: 'soccer', competition: 'Cup',
-      participants: ['A', 'B'], start: s.engine.state.events.get('ev')!.start,
+      participants: ['A', 'B'], start: s.engine.state.sportEvents.get('ev')!.start,
     }]);
     expect(sportEventView(s.views.store.sportEvents.get('ev')!.record)).to.deep.equal(outcome.answer!.sportEvents[0]);
     expect(s.when({ kind: 'UpdateSportEvent', event_id: 'ev', changes: { title: 'Renamed' } }).events).to.deep.equal([]);
