@@ -22,17 +22,22 @@ const US_PER_MS = 1000;
 
 const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD']);
 
-/** The legs of a batch body (`orders`: a list), else one. */
-function costOf(req: Request): number {
+/**
+ * The legs of a batch body (`orders`: a list), else one. A batch over the batch limit does no
+ * work (it is refused as malformed, 400): it costs one, so the client learns of its mistake
+ * rather than of a rate limit.
+ */
+function costOf(req: Request, batchLimit: number): number {
   const orders = (req.body as { orders?: unknown } | undefined)?.orders;
-  return Array.isArray(orders) && orders.length > 1 ? orders.length : 1;
+  return Array.isArray(orders) && orders.length > 1 && orders.length <= batchLimit ? orders.length : 1;
 }
 
 export function rateLimit(ctx: Pick<AppContext, 'settings' | 'clock'>) {
   const reads = new TokenBuckets(RATE_LIMITED_ACCOUNTS_MAX);
   const writes = new TokenBuckets(RATE_LIMITED_ACCOUNTS_MAX);
   return function limitRequestRate(req: Request, _res: Response, next: NextFunction): void {
-    const limits = ctx.settings.get().rate_limits;
+    const settings = ctx.settings.get();
+    const limits = settings.rate_limits;
     const read = READ_METHODS.has(req.method);
     const perSecond = read ? limits.read_per_second : limits.write_per_second;
     if (perSecond > 0) {
@@ -40,7 +45,7 @@ export function rateLimit(ctx: Pick<AppContext, 'settings' | 'clock'>) {
       const key = principal.account_id ?? principal.client_id;
       const buckets = read ? reads : writes;
       const nowMs = ctx.clock.nowUs() / US_PER_MS;
-      const waitMs = buckets.take(key, read ? 1 : costOf(req), perSecond, nowMs);
+      const waitMs = buckets.take(key, read ? 1 : costOf(req, settings.batch_limit), perSecond, nowMs);
       if (waitMs !== 0) {
         const retryMs = waitMs === TABLE_FULL ? MS_PER_S : waitMs;
         throw tooManyRequests(retryMs, perSecond * BURST_SECONDS, Math.max(retryMs, buckets.refillMs(key, perSecond, nowMs)));

@@ -122,7 +122,7 @@ describe('failed authentications per address (/api/v1)', function () {
     const lookups = { tokens: 0, keys: 0 };
     pool.query = function (this: unknown, ...args: unknown[]) {
       const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text ?? '';
-      if (/FROM oauth_tokens WHERE token_hash/.test(text)) lookups.tokens += 1;
+      if (/FROM oauth_tokens\b[\s\S]*WHERE t?\.?token_hash/.test(text)) lookups.tokens += 1;
       if (/FROM api_keys WHERE key_id/.test(text)) lookups.keys += 1;
       return original.apply(this, args);
     };

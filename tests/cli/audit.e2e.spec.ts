@@ -56,7 +56,7 @@ describe('e2e: exchange audit', function () {
 
   before(async () => {
     service = await startTestService();
-    client = new ServiceClient(service.baseUrl, service.adminToken);
+    client = new ServiceClient(service.baseUrl, service.adminToken, service.adminUrl);
     const event = (await client.ok('POST', '/events', {
       title: 'Audit City v Ledger Town', start: new Date(client.nowMs() + 2 * 3_600_000).toISOString(), sport: 'soccer', participants: ['Audit City', 'Ledger Town'],
     })).event;

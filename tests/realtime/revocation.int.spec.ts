@@ -30,7 +30,7 @@ describe('realtime: revocation reaches open sockets', function () {
 
   before(async () => {
     svc = await startWholeService();
-    oauthSvc = { baseUrl: svc.base, adminToken: svc.adminToken, ctx: svc.service.ctx } as TestService;
+    oauthSvc = { baseUrl: svc.base, adminUrl: svc.adminUrl, adminToken: svc.adminToken, ctx: svc.service.ctx } as TestService;
   });
   after(async () => {
     for (const socket of sockets) socket.close();
@@ -142,7 +142,27 @@ describe('realtime: revocation reaches open sockets', function () {
     expect(update.order.status).to.equal('open');
   });
 
-  // last: it moves the service clock an hour on
+});
+
+// On a service of its own: it moves the service clock an hour on, which would expire every other
+// test's tokens and sessions.
+describe('realtime: revocation reaches open sockets, expiry on the service clock', function () {
+  this.timeout(60_000);
+  let svc: WholeService;
+  let oauthSvc: TestService;
+
+  before(async () => {
+    svc = await startWholeService();
+    oauthSvc = { baseUrl: svc.base, adminUrl: svc.adminUrl, adminToken: svc.adminToken, ctx: svc.service.ctx } as TestService;
+  });
+
+  after(async () => {
+    await svc?.stop();
+  });
+
+  const open = (credentials: Parameters<typeof connect>[1]): Promise<Connected> => connect(svc.socketUrl, credentials);
+  const memberToken = (member: { email: string; password: string }, scope: string) => memberAccessToken(oauthSvc, member, scope);
+
   it('an OAuth token or a member session expiring on the service clock ends its joins (credential_expired)', async () => {
     const member = await newMember(oauthSvc);
     const { token } = await memberToken(member, 'orders.read');

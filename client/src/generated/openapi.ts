@@ -1144,6 +1144,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests: over the account's request rate (reads and writes counted apart, a batch one write per leg), or too many failed authentications from the address; retry after the `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be taken */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket holds (two seconds of the rate) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Temporarily unavailable (the database cannot be reached, or the engine queue is full); retry after the `Retry-After` seconds */
             503: {
                 headers: {
@@ -1219,6 +1236,23 @@ export interface operations {
             /** @description Refused by a rule; `error` says why */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: over the account's request rate (reads and writes counted apart, a batch one write per leg), or too many failed authentications from the address; retry after the `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be taken */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket holds (two seconds of the rate) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1306,6 +1340,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests: over the account's request rate (reads and writes counted apart, a batch one write per leg), or too many failed authentications from the address; retry after the `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be taken */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket holds (two seconds of the rate) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Temporarily unavailable (the database cannot be reached, or the engine queue is full); retry after the `Retry-After` seconds */
             503: {
                 headers: {
@@ -1387,6 +1438,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests: over the account's request rate (reads and writes counted apart, a batch one write per leg), or too many failed authentications from the address; retry after the `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be taken */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket holds (two seconds of the rate) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Temporarily unavailable (the database cannot be reached, or the engine queue is full); retry after the `Retry-After` seconds */
             503: {
                 headers: {
@@ -1449,6 +1517,23 @@ export interface operations {
             /** @description No such record on this account, or unknown path */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: over the account's request rate (reads and writes counted apart, a batch one write per leg), or too many failed authentications from the address; retry after the `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be taken */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket holds (two seconds of the rate) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1532,6 +1617,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests: over the account's request rate (reads and writes counted apart, a batch one write per leg), or too many failed authentications from the address; retry after the `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be taken */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket holds (two seconds of the rate) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Temporarily unavailable (the database cannot be reached, or the engine queue is full); retry after the `Retry-After` seconds */
             503: {
                 headers: {
@@ -1599,6 +1701,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests: over the account's request rate (reads and writes counted apart, a batch one write per leg), or too many failed authentications from the address; retry after the `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be taken */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket holds (two seconds of the rate) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Temporarily unavailable (the database cannot be reached, or the engine queue is full); retry after the `Retry-After` seconds */
             503: {
                 headers: {
@@ -1660,6 +1779,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Too many requests: over the account's request rate (reads and writes counted apart, a batch one write per leg), or too many failed authentications from the address; retry after the `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be taken */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket holds (two seconds of the rate) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Temporarily unavailable (the database cannot be reached, or the engine queue is full); retry after the `Retry-After` seconds */
             503: {
                 headers: {
@@ -1710,6 +1846,23 @@ export interface operations {
             /** @description Missing User-Agent, API key without write access, or account not active */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: over the account's request rate (reads and writes counted apart, a batch one write per leg), or too many failed authentications from the address; retry after the `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be taken */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket holds (two seconds of the rate) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1796,6 +1949,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Too many requests (the account's request rate, or failed authentications from the address); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be taken */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket holds (two seconds of the rate) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
             /** @description Temporarily unavailable (the database cannot be reached, or the exchange is busy); retry after Retry-After seconds */
             503: {
                 headers: {
@@ -1867,6 +2039,25 @@ export interface operations {
             /** @description Handle refused; the error names the rule */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Too many requests (the account's request rate, or failed authentications from the address); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be taken */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket holds (two seconds of the rate) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1959,6 +2150,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Too many requests (the account's request rate, or failed authentications from the address); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be taken */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket holds (two seconds of the rate) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
             /** @description Temporarily unavailable (the database cannot be reached, or the exchange is busy); retry after Retry-After seconds */
             503: {
                 headers: {
@@ -2042,6 +2252,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Too many requests (the account's request rate, or failed authentications from the address); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be taken */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket holds (two seconds of the rate) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
             /** @description Temporarily unavailable (the database cannot be reached, or the exchange is busy); retry after Retry-After seconds */
             503: {
                 headers: {
@@ -2103,6 +2332,25 @@ export interface operations {
             /** @description Account not active, or outside the token scope */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Too many requests (the account's request rate, or failed authentications from the address); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be taken */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket holds (two seconds of the rate) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2180,6 +2428,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Too many requests (the account's request rate, or failed authentications from the address); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be taken */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket holds (two seconds of the rate) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
             /** @description Temporarily unavailable (the database cannot be reached, or the exchange is busy); retry after Retry-After seconds */
             503: {
                 headers: {
@@ -2249,6 +2516,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Too many requests (the account's request rate, or failed authentications from the address); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be taken */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket holds (two seconds of the rate) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
             /** @description Temporarily unavailable (the database cannot be reached, or the exchange is busy); retry after Retry-After seconds */
             503: {
                 headers: {
@@ -2310,6 +2596,25 @@ export interface operations {
             /** @description Account not active, or outside the token scope */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Too many requests (the account's request rate, or failed authentications from the address); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be taken */
+                    "Retry-After"?: number;
+                    /** @description Requests the bucket holds (two seconds of the rate) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the bucket (0) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the bucket is full again */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
