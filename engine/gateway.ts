@@ -77,6 +77,14 @@ export interface LiveOrder {
   readonly view: Readonly<OrderView>;
 }
 
+/** A live order's journal place: record position, then index among the record's facts. */
+export type Place = readonly [bigint, number];
+
+/** Orders places: negative when `a` comes first in the journal. */
+export function comparePlaces(a: Place, b: Place): number {
+  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1];
+}
+
 /** An open (non-zero) position in the published view, with its `GET /positions` sort key. */
 export interface LivePosition {
   readonly view: Readonly<PositionView>;
@@ -93,10 +101,17 @@ export interface LiveAccount {
   readonly balance: Readonly<BalanceView>;
   /** Open positions, largest first by contracts, ties by market id (the order of `GET /positions`). */
   readonly positions: readonly LivePosition[];
-  /** Live orders, oldest first (journal order; those without a key first). */
-  readonly orders: readonly LiveOrder[];
+  /** Live orders by journal place (those without a key before every other). */
+  readonly orders: LiveOrders;
   /** How many of `orders` have no key. */
   readonly unkeyedOrders: number;
+}
+
+/** An account's live orders, immutable. */
+export interface LiveOrders {
+  readonly size: number;
+  /** Visits the orders placed before `before` (all when null), most recent first, until `visit` answers false. */
+  newestFirst(before: readonly [bigint, number] | null, visit: (order: LiveOrder) => boolean): void;
 }
 
 /**

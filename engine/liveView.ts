@@ -12,8 +12,8 @@
 //     callers): the delta replaces the changed entries, and the view's position moves to the
 //     journal's. Nothing decided but not yet durable is ever seen.
 // Readers get immutable values: a published account or order is never changed; a change
-// publishes a new one (an account's list of live orders is copied when its orders change:
-// bounded by the per-account live order limit).
+// publishes a new one (an account's live orders are a persistent tree, orderTree.ts: a change
+// copies O(log n) of it).
 
 import { balanceView, orderView, positionView } from '../domain/readModel/render.ts';
 import type { OrderRecord } from '../domain/readModel/records.ts';
@@ -23,6 +23,7 @@ import { abs, decimalOf, decimalText } from '../domain/money/decimal.ts';
 import type { OrderView } from '../domain/views.ts';
 import type { Batch } from './batch.ts';
 import type { LiveAccount, LiveOrder, LivePosition, LiveView } from './gateway.ts';
+import { PlaceTree, type Place } from './orderTree.ts';
 
 class PublishedOrder implements LiveOrder {
   private rendered: Readonly<OrderView> | undefined;
@@ -30,7 +31,9 @@ class PublishedOrder implements LiveOrder {
   constructor(
     readonly id: string,
     readonly accountId: string,
-    readonly key: readonly [bigint, number] | null,
+    readonly key: Place | null,
+    /** Where it sits in its account's tree: its key, or for an order without one a place before every key. */
+    readonly place: Place,
     private readonly record: Readonly<OrderRecord>,
   ) {}
 
@@ -125,13 +128,13 @@ export function stage(batch: Batch, state: EngineState): ViewDelta {
   return delta;
 }
 
-const NO_ORDERS: readonly LiveOrder[] = Object.freeze([]);
-
 /** The published view: changed only by `apply` and `reset`, on the engine's thread, between reads. */
 export class PublishedView implements LiveView {
   private at: bigint;
   private readonly accounts = new Map<string, LiveAccount>();
-  private readonly orders = new Map<string, LiveOrder>();
+  private readonly orders = new Map<string, PublishedOrder>();
+  /** Places handed to orders without a key: below every key (record positions are >= 0), in the order they came. */
+  private unkeyedPlaces = 0;
 
   constructor(state: EngineState, position: bigint) {
     this.at = position;
@@ -150,6 +153,10 @@ export class PublishedView implements LiveView {
     return this.orders.get(orderId);
   }
 
+  private unkeyedPlace(): Place {
+    return [-1n, this.unkeyedPlaces++];
+  }
+
   /**
    * The whole state, after a recovery: live orders have no key (the journal place of an order
    * accepted before the recovery is not in the state). Costs the state's size; only at a start or
@@ -158,19 +165,17 @@ export class PublishedView implements LiveView {
   reset(state: EngineState, position: bigint): void {
     this.accounts.clear();
     this.orders.clear();
-    const ordersOf = new Map<string, LiveOrder[]>();
+    const ordersOf = new Map<string, PlaceTree<LiveOrder>>();
     for (const order of state.orders.values()) {
-      const published = new PublishedOrder(order.id, order.accountId, null, Object.freeze({ ...order }));
+      const published = new PublishedOrder(order.id, order.accountId, null, this.unkeyedPlace(), Object.freeze({ ...order }));
       this.orders.set(order.id, published);
-      let list = ordersOf.get(order.accountId);
-      if (!list) ordersOf.set(order.accountId, (list = []));
-      list.push(published);
+      ordersOf.set(order.accountId, (ordersOf.get(order.accountId) ?? PlaceTree.empty<LiveOrder>()).with(published.place, published));
     }
     for (const accountId of state.accounts.keys()) {
       const staged = stageAccount(state, accountId);
       if (!staged) continue;
-      const orders = ordersOf.get(accountId) ?? [];
-      this.accounts.set(accountId, Object.freeze({ ...staged, orders: Object.freeze(orders), unkeyedOrders: orders.length }));
+      const orders = ordersOf.get(accountId) ?? PlaceTree.empty<LiveOrder>();
+      this.accounts.set(accountId, Object.freeze({ ...staged, orders, unkeyedOrders: orders.size }));
     }
     this.at = position;
   }
@@ -180,10 +185,10 @@ export class PublishedView implements LiveView {
    * records (null when the store does not tell each record's: new orders then have no key).
    */
   apply(delta: ViewDelta, recordPositions: readonly bigint[] | null, position: bigint): void {
-    const changedOrders = new Map<string, Map<string, LiveOrder | null>>();
-    const changesOf = (accountId: string): Map<string, LiveOrder | null> => {
+    const changedOrders = new Map<string, Array<{ before: PublishedOrder | undefined; after: PublishedOrder | null }>>();
+    const changesOf = (accountId: string) => {
       let changes = changedOrders.get(accountId);
-      if (!changes) changedOrders.set(accountId, (changes = new Map()));
+      if (!changes) changedOrders.set(accountId, (changes = []));
       return changes;
     };
     for (const staged of delta.orders.values()) {
@@ -191,56 +196,52 @@ export class PublishedView implements LiveView {
       if (staged.record === null) {
         if (!before) continue; // accepted and ended within the batch
         this.orders.delete(staged.id);
-        changesOf(before.accountId).set(staged.id, null);
+        changesOf(before.accountId).push({ before, after: null });
         continue;
       }
-      let key = before?.key ?? null;
+      let key = before ? before.key : null;
       if (!before && staged.created && recordPositions) {
         const recordPosition = recordPositions[staged.created.record];
         if (recordPosition !== undefined) key = [recordPosition, staged.created.index];
       }
-      const published = new PublishedOrder(staged.id, staged.record.accountId, key, staged.record);
+      const place = before ? before.place : key ?? this.unkeyedPlace();
+      const published = new PublishedOrder(staged.id, staged.record.accountId, key, place, staged.record);
       this.orders.set(staged.id, published);
-      changesOf(published.accountId).set(staged.id, published);
+      changesOf(published.accountId).push({ before, after: published });
     }
     for (const [accountId, staged] of delta.accounts) {
       const before = this.accounts.get(accountId);
       const changes = changedOrders.get(accountId);
       changedOrders.delete(accountId);
-      const { orders, unkeyedOrders } = changes ? ordersWith(before?.orders ?? NO_ORDERS, changes) : { orders: before?.orders ?? NO_ORDERS, unkeyedOrders: before?.unkeyedOrders ?? 0 };
-      this.accounts.set(accountId, Object.freeze({ ...staged, orders, unkeyedOrders }));
+      const orders = before?.orders as PlaceTree<LiveOrder> | undefined ?? PlaceTree.empty<LiveOrder>();
+      this.accounts.set(accountId, Object.freeze({ ...staged, ...ordersWith(orders, before?.unkeyedOrders ?? 0, changes) }));
     }
     // orders of accounts whose balance the batch did not restate
     for (const [accountId, changes] of changedOrders) {
       const before = this.accounts.get(accountId);
       if (!before) continue;
-      this.accounts.set(accountId, Object.freeze({ ...before, ...ordersWith(before.orders, changes) }));
+      this.accounts.set(accountId, Object.freeze({ ...before, ...ordersWith(before.orders as PlaceTree<LiveOrder>, before.unkeyedOrders, changes) }));
     }
     if (position > this.at) this.at = position;
   }
 }
 
-/** An account's live orders with `changes` applied (null: ended), new ones last, in the order given. */
-function ordersWith(before: readonly LiveOrder[], changes: Map<string, LiveOrder | null>): { orders: readonly LiveOrder[]; unkeyedOrders: number } {
-  const orders: LiveOrder[] = [];
-  const pending = new Map(changes);
-  let unkeyedOrders = 0;
-  for (const order of before) {
-    const change = pending.get(order.id);
-    if (change === undefined) {
-      orders.push(order);
-      if (order.key === null) unkeyedOrders++;
+/** An account's live orders with `changes` applied (after null: ended). */
+function ordersWith(
+  orders: PlaceTree<LiveOrder>, unkeyedOrders: number, changes: ReadonlyArray<{ before: PublishedOrder | undefined; after: PublishedOrder | null }> | undefined,
+): { orders: PlaceTree<LiveOrder>; unkeyedOrders: number } {
+  if (!changes) return { orders, unkeyedOrders };
+  let tree = orders;
+  let unkeyed = unkeyedOrders;
+  for (const { before, after } of changes) {
+    if (after === null) {
+      if (!before) continue;
+      tree = tree.without(before.place);
+      if (before.key === null) unkeyed--;
       continue;
     }
-    pending.delete(order.id);
-    if (change === null) continue;
-    orders.push(change);
-    if (change.key === null) unkeyedOrders++;
+    tree = tree.with(after.place, after);
+    if (!before && after.key === null) unkeyed++;
   }
-  for (const change of pending.values()) {
-    if (change === null) continue;
-    orders.push(change);
-    if (change.key === null) unkeyedOrders++;
-  }
-  return { orders: Object.freeze(orders), unkeyedOrders };
+  return { orders: tree, unkeyedOrders: unkeyed };
 }

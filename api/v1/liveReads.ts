@@ -13,7 +13,7 @@ import { liveViewFor } from '../../commands/readYourWrites.ts';
 import type { AppContext } from '../../commands/context.ts';
 import { compareTexts } from '../../domain/money/decimal.ts';
 import { LIVE_ORDER_STATUSES, type OrderStatus } from '../../domain/views.ts';
-import type { LiveOrder, LivePosition } from '../../engine/gateway.ts';
+import { comparePlaces, type LiveOrder, type LivePosition } from '../../engine/gateway.ts';
 import { pageOf } from '../../projections/pagination.ts';
 import { cursorParts, limitOf, listFilter, type PageRequest } from '../../projections/core/queries/db.ts';
 import { renderBalance, renderOrder, renderPosition, type BalanceWire, type OrderWire, type PositionWire } from '../../projections/core/render.ts';
@@ -46,9 +46,6 @@ interface OrderFilters {
   statuses?: readonly OrderStatus[];
 }
 
-const keyBefore = (key: readonly [bigint, number], after: readonly [bigint, number]): boolean =>
-  key[0] < after[0] || (key[0] === after[0] && key[1] < after[1]);
-
 /**
  * GET /orders from the live view when the status filter names live statuses only: most recent
  * first by journal place, keyset paged with the read model's cursor. Undefined: ask the read model.
@@ -58,8 +55,9 @@ export function liveOrdersOf(
 ): { cursor: string | null; orders: OrderWire[] } | undefined {
   const statuses = listFilter(filters.statuses);
   if (!statuses || !statuses.every((status) => LIVE.has(status))) return undefined;
-  const account = liveViewFor(ctx, accountId)?.account(accountId);
-  if (!account || account.unkeyedOrders > 0) return undefined;
+  const view = liveViewFor(ctx, accountId);
+  const account = view?.account(accountId);
+  if (!view || !account || account.unkeyedOrders > 0) return undefined;
   const limit = limitOf(page);
   const parts = cursorParts(page.cursor, ['int', 'int4']);
   const after: readonly [bigint, number] | null = parts ? [BigInt(parts[0] as string), Number(parts[1])] : null;
@@ -69,17 +67,24 @@ export function liveOrdersOf(
   const marketIds = wanted(listFilter(filters.marketIds));
   const statusSet = new Set<string>(statuses);
   const rows: LiveOrder[] = [];
-  const orders = account.orders;
-  for (let i = orders.length - 1; i >= 0 && rows.length <= limit; i--) {
-    const order = orders[i]!; // 0 <= i < orders.length
-    const key = order.key!; // unkeyedOrders is 0
-    if (after && !keyBefore(key, after)) continue;
-    if (ids && !ids.has(order.id)) continue;
+  const take = (order: LiveOrder): boolean => {
     const view = order.view;
-    if (clientIds && (view.client_order_id === null || !clientIds.has(view.client_order_id))) continue;
-    if (marketIds && !marketIds.has(view.market_id)) continue;
-    if (!statusSet.has(view.status)) continue;
-    rows.push(order);
+    if (clientIds && (view.client_order_id === null || !clientIds.has(view.client_order_id))) return true;
+    if (marketIds && !marketIds.has(view.market_id)) return true;
+    if (statusSet.has(view.status)) rows.push(order);
+    return rows.length <= limit;
+  };
+  if (ids) {
+    // a few ids: look each up rather than walk every live order
+    const named: LiveOrder[] = [];
+    for (const id of ids) {
+      const order = view.order(id);
+      if (order && order.accountId === accountId && (after === null || comparePlaces(order.key!, after) < 0)) named.push(order); // unkeyedOrders is 0
+    }
+    named.sort((a, b) => comparePlaces(b.key!, a.key!));
+    for (const order of named) if (!take(order)) break;
+  } else {
+    account.orders.newestFirst(after, take);
   }
   const { page: shown, cursor } = pageOf(rows, limit, (order) => [order.key![0].toString(), order.key![1]]);
   return { cursor, orders: shown.map((order) => renderOrder(order.view)) };
