@@ -136,9 +136,9 @@ export class PublishedView implements LiveView {
   /** Places handed to orders without a key: below every key (record positions are >= 0), in the order they came. */
   private unkeyedPlaces = 0;
 
-  constructor(state: EngineState, position: bigint) {
+  constructor(state: EngineState, position: bigint, places?: ReadonlyMap<string, Place>) {
     this.at = position;
-    this.reset(state, position);
+    this.reset(state, position, places);
   }
 
   get position(): bigint {
@@ -158,16 +158,19 @@ export class PublishedView implements LiveView {
   }
 
   /**
-   * The whole state, after a recovery: live orders have no key (the journal place of an order
-   * accepted before the recovery is not in the state). Costs the state's size; only at a start or
-   * a reload.
+   * The whole state, after a recovery, with the journal places recovery knows (`places`: from
+   * the snapshot and the replayed tail); a live order without one has no key. Costs the state's
+   * size; only at a start or a reload.
    */
-  reset(state: EngineState, position: bigint): void {
+  reset(state: EngineState, position: bigint, places?: ReadonlyMap<string, Place>): void {
     this.accounts.clear();
     this.orders.clear();
     const ordersOf = new Map<string, PlaceTree<LiveOrder>>();
+    const unkeyedOf = new Map<string, number>();
     for (const order of state.orders.values()) {
-      const published = new PublishedOrder(order.id, order.accountId, null, this.unkeyedPlace(), Object.freeze({ ...order }));
+      const key = places?.get(order.id) ?? null;
+      if (key === null) unkeyedOf.set(order.accountId, (unkeyedOf.get(order.accountId) ?? 0) + 1);
+      const published = new PublishedOrder(order.id, order.accountId, key, key ?? this.unkeyedPlace(), Object.freeze({ ...order }));
       this.orders.set(order.id, published);
       ordersOf.set(order.accountId, (ordersOf.get(order.accountId) ?? PlaceTree.empty<LiveOrder>()).with(published.place, published));
     }
@@ -175,9 +178,16 @@ export class PublishedView implements LiveView {
       const staged = stageAccount(state, accountId);
       if (!staged) continue;
       const orders = ordersOf.get(accountId) ?? PlaceTree.empty<LiveOrder>();
-      this.accounts.set(accountId, Object.freeze({ ...staged, orders, unkeyedOrders: orders.size }));
+      this.accounts.set(accountId, Object.freeze({ ...staged, orders, unkeyedOrders: unkeyedOf.get(accountId) ?? 0 }));
     }
     this.at = position;
+  }
+
+  /** The journal places of the live orders that have one (what a snapshot keeps). */
+  places(): Map<string, Place> {
+    const places = new Map<string, Place>();
+    for (const order of this.orders.values()) if (order.key) places.set(order.id, order.key);
+    return places;
   }
 
   /**

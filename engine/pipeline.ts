@@ -185,6 +185,6 @@ export class Pipeline {
     this.stages.decider.engine = recovered.engine;
     this.stages.journal.reset(recovered);
     forgetBookLevels(recovered.engine.state);
-    this.stages.publisher.reset(recovered.position);
+    this.stages.publisher.reset(recovered.position, recovered.places);
   }
 }

@@ -62,9 +62,10 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
   const decider = new Decider(recovered.engine, logger);
   const sequencer = new Sequencer(clock, () => pipeline.kick(), deps.queueInputsMax ?? ENGINE_QUEUE_INPUTS_MAX);
   const journal = new JournalWriter(store, recovered);
-  const publisher = new Publisher(writes, logger, () => decider.engine.state, recovered.position);
+  const publisher = new Publisher(writes, logger, () => decider.engine.state, recovered.position, recovered.places);
   const snapshotter = new Snapshotter(
-    { dataDir, logger, source: deps.snapshotSource, everySteps: deps.snapshotEverySteps ?? SNAPSHOT_EVERY_STEPS }, recovered.replayedSteps,
+    { dataDir, logger, source: deps.snapshotSource, everySteps: deps.snapshotEverySteps ?? SNAPSHOT_EVERY_STEPS, places: () => publisher.places() },
+    recovered.replayedSteps,
   );
   const pipeline = new Pipeline({ sequencer, decider, journal, publisher, snapshotter }, store, dataDir, logger);
   const ticker = startTicker(sequencer, decider, clock, logger);

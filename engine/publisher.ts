@@ -12,7 +12,7 @@ import { FastOrderBook } from '../domain/book/fast.ts';
 import { formatCents, formatNanos } from '../domain/money/decimal.ts';
 import type { Batch } from './batch.ts';
 import type { JournalWriter } from './journalWriter.ts';
-import type { BookLevelsChange, BookSource, LiveView, WriteTracker } from './gateway.ts';
+import type { BookLevelsChange, BookSource, LiveView, Place, WriteTracker } from './gateway.ts';
 import { PublishedView, stage, type ViewDelta } from './liveView.ts';
 
 export type BookChange = { kind: 'levels'; books: BookLevelsChange[] } | { kind: 'reset' };
@@ -31,8 +31,15 @@ export class Publisher implements BookSource {
     private readonly state: () => EngineState,
     /** The journal position the state stands at (-1: none yet). */
     position = -1n,
+    /** The journal places of live orders recovery knows. */
+    places?: ReadonlyMap<string, Place>,
   ) {
-    this.view = new PublishedView(state(), position);
+    this.view = new PublishedView(state(), position, places);
+  }
+
+  /** The journal places of the live orders the view knows (for a snapshot). */
+  places(): ReadonlyMap<string, Place> {
+    return this.view.places();
   }
 
   /** The live state as of the last durable batch (read-only). */
@@ -69,8 +76,8 @@ export class Publisher implements BookSource {
   }
 
   /** The state was reloaded from the journal (at `position`): the view is rebuilt, every subscriber reads snapshot() again. */
-  reset(position: bigint = this.view.position): void {
-    this.view.reset(this.state(), position);
+  reset(position: bigint = this.view.position, places?: ReadonlyMap<string, Place>): void {
+    this.view.reset(this.state(), position, places);
     this.tell({ kind: 'reset' });
   }
 

@@ -5,7 +5,12 @@
 // account's live orders, against a plain sorted list.
 
 import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pino from 'pino';
+import { startEngine } from '../../engine/process.ts';
+import { MemoryEventStore } from '../../eventstore/memory.ts';
 import { Engine } from '../../domain/engine/engine.ts';
 import { seededRandom } from '../../domain/random.ts';
 import { Batch } from '../../engine/batch.ts';
@@ -84,6 +89,46 @@ describe('engine: the published live view', () => {
     expect(live.position).to.equal(21n);
     expect(live.order('o1')?.key).to.equal(null);
     expect(live.account('a')?.unkeyedOrders).to.equal(2);
+  });
+});
+
+describe('engine: the live view across a restart', () => {
+  it('keeps every live order\'s journal place: from the snapshot written at stop, and from the replayed journal tail', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'live-view-'));
+    const store = new MemoryEventStore();
+    let now = T0;
+    const deps = () => ({ store, dataDir, clock: { nowUs: () => (now += 1000) }, logger, writes: { note: () => undefined, lastFor: () => undefined } });
+    const keysOf = (engine: Awaited<ReturnType<typeof startEngine>>) => {
+      const out: Array<[string, unknown]> = [];
+      engine.live.account('a')!.orders.newestFirst(null, (o) => {
+        out.push([o.id, o.key]);
+        return true;
+      });
+      return out;
+    };
+    try {
+      const first = await startEngine(deps());
+      for (const input of [account('a'), deposit('a', '100'), sportEvent(), market()]) await first.submit(input);
+      await Promise.all([place('a', order('o1', 'buy', '0.40', '2')), place('a', order('o2', 'buy', '0.30', '1')), place('a', order('o3', 'buy', '0.20', '1'))].map((input) => first.submit(input)));
+      const before = keysOf(first);
+      expect(before.map(([id]) => id)).to.deep.equal(['o3', 'o2', 'o1']);
+      expect(before.every(([, key]) => key !== null)).to.equal(true);
+      await first.stop(); // a clean stop writes the snapshot
+
+      const second = await startEngine(deps());
+      expect(keysOf(second)).to.deep.equal(before);
+      expect(second.live.account('a')?.unkeyedOrders).to.equal(0);
+      await second.submit(place('a', order('o4', 'buy', '0.10', '1')));
+      const withTail = keysOf(second);
+      // an unclean end: no snapshot at stop, so o4 comes back from the journal tail
+      await second.stop();
+      rmSync(path.join(dataDir, 'engine'), { recursive: true, force: true });
+      const third = await startEngine(deps());
+      expect(keysOf(third)).to.deep.equal(withTail);
+      await third.stop();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 
