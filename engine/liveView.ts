@@ -23,7 +23,7 @@ import { abs, decimalOf, decimalText } from '../domain/money/decimal.ts';
 import type { OrderView } from '../domain/views.ts';
 import type { Batch } from './batch.ts';
 import type { LiveAccount, LiveOrder, LivePosition, LiveView } from './gateway.ts';
-import { PlaceTree, type Place } from './orderTree.ts';
+import { PlaceTree, type Place, type PlaceChange } from './orderTree.ts';
 
 class PublishedOrder implements LiveOrder {
   private rendered: Readonly<OrderView> | undefined;
@@ -165,19 +165,21 @@ export class PublishedView implements LiveView {
   reset(state: EngineState, position: bigint, places?: ReadonlyMap<string, Place>): void {
     this.accounts.clear();
     this.orders.clear();
-    const ordersOf = new Map<string, PlaceTree<LiveOrder>>();
+    const ordersOf = new Map<string, Array<PlaceChange<LiveOrder>>>();
     const unkeyedOf = new Map<string, number>();
     for (const order of state.orders.values()) {
       const key = places?.get(order.id) ?? null;
       if (key === null) unkeyedOf.set(order.accountId, (unkeyedOf.get(order.accountId) ?? 0) + 1);
       const published = new PublishedOrder(order.id, order.accountId, key, key ?? this.unkeyedPlace(), Object.freeze({ ...order }));
       this.orders.set(order.id, published);
-      ordersOf.set(order.accountId, (ordersOf.get(order.accountId) ?? PlaceTree.empty<LiveOrder>()).with(published.place, published));
+      let list = ordersOf.get(order.accountId);
+      if (!list) ordersOf.set(order.accountId, (list = []));
+      list.push({ place: published.place, value: published });
     }
     for (const accountId of state.accounts.keys()) {
       const staged = stageAccount(state, accountId);
       if (!staged) continue;
-      const orders = ordersOf.get(accountId) ?? PlaceTree.empty<LiveOrder>();
+      const orders = PlaceTree.empty<LiveOrder>().withChanges(ordersOf.get(accountId) ?? []);
       this.accounts.set(accountId, Object.freeze({ ...staged, orders, unkeyedOrders: unkeyedOf.get(accountId) ?? 0 }));
     }
     this.at = position;
@@ -241,17 +243,17 @@ function ordersWith(
   orders: PlaceTree<LiveOrder>, unkeyedOrders: number, changes: ReadonlyArray<{ before: PublishedOrder | undefined; after: PublishedOrder | null }> | undefined,
 ): { orders: PlaceTree<LiveOrder>; unkeyedOrders: number } {
   if (!changes) return { orders, unkeyedOrders };
-  let tree = orders;
+  const edits: Array<PlaceChange<LiveOrder>> = [];
   let unkeyed = unkeyedOrders;
   for (const { before, after } of changes) {
     if (after === null) {
       if (!before) continue;
-      tree = tree.without(before.place);
+      edits.push({ place: before.place, value: null });
       if (before.key === null) unkeyed--;
       continue;
     }
-    tree = tree.with(after.place, after);
+    edits.push({ place: after.place, value: after });
     if (!before && after.key === null) unkeyed++;
   }
-  return { orders: tree, unkeyedOrders: unkeyed };
+  return { orders: orders.withChanges(edits), unkeyedOrders: unkeyed };
 }

@@ -1,73 +1,117 @@
 // An account's live orders in the published view, by journal place: a persistent AVL tree
-// (immutable nodes; a change copies the path to the node it changes, O(log n), and shares the
-// rest), so publishing a batch costs what it changed however many live orders the account holds,
-// and a reader holding a tree holds a snapshot that never changes.
+// (a published tree never changes; a change copies the path to the node it changes, O(log n),
+// and shares the rest), so publishing a batch costs what it changed however many live orders the
+// account holds, and a reader holding a tree holds a snapshot that never changes. A batch's
+// changes are applied in one edit (`withChanges`): nodes made by that edit are changed in place
+// by its later steps (no reader has seen them yet), so a batch of new orders, all at the newest
+// end, copies the path once rather than once per order.
 
 import { comparePlaces, type Place } from './gateway.ts';
 
 export type { Place } from './gateway.ts';
 
+/** The edit that made a node: that edit alone may still change it. */
+type Edit = object;
+
 interface Node<V> {
-  readonly place: Place;
-  readonly value: V;
-  readonly left: Node<V> | null;
-  readonly right: Node<V> | null;
-  readonly height: number;
+  place: Place;
+  value: V;
+  left: Node<V> | null;
+  right: Node<V> | null;
+  height: number;
+  edit: Edit;
 }
 
 const heightOf = <V>(node: Node<V> | null): number => (node === null ? 0 : node.height);
 
-function make<V>(place: Place, value: V, left: Node<V> | null, right: Node<V> | null): Node<V> {
-  return Object.freeze({ place, value, left, right, height: Math.max(heightOf(left), heightOf(right)) + 1 });
+/** The node itself when this edit made it, else a copy this edit may change. */
+function own<V>(node: Node<V>, edit: Edit): Node<V> {
+  return node.edit === edit ? node : { place: node.place, value: node.value, left: node.left, right: node.right, height: node.height, edit };
 }
 
-function rotateRight<V>(node: Node<V>): Node<V> {
-  const left = node.left!; // a left-heavy node has a left child
-  return make(left.place, left.value, left.left, make(node.place, node.value, left.right, node.right));
+function measured<V>(node: Node<V>): Node<V> {
+  node.height = Math.max(heightOf(node.left), heightOf(node.right)) + 1;
+  return node;
 }
 
-function rotateLeft<V>(node: Node<V>): Node<V> {
-  const right = node.right!; // a right-heavy node has a right child
-  return make(right.place, right.value, make(node.place, node.value, node.left, right.left), right.right);
+/** Rotations and rebalancing of a node this edit owns. */
+function rotateRight<V>(node: Node<V>, edit: Edit): Node<V> {
+  const left = own(node.left!, edit); // a left-heavy node has a left child
+  node.left = left.right;
+  left.right = measured(node);
+  return measured(left);
 }
 
-function balanced<V>(place: Place, value: V, left: Node<V> | null, right: Node<V> | null): Node<V> {
-  const lean = heightOf(left) - heightOf(right);
+function rotateLeft<V>(node: Node<V>, edit: Edit): Node<V> {
+  const right = own(node.right!, edit); // a right-heavy node has a right child
+  node.right = right.left;
+  right.left = measured(node);
+  return measured(right);
+}
+
+function rebalanced<V>(node: Node<V>, edit: Edit): Node<V> {
+  const lean = heightOf(node.left) - heightOf(node.right);
   if (lean > 1) {
-    const l = left!; // lean > 1: left is taller than an empty tree
-    const node = heightOf(l.left) >= heightOf(l.right) ? make(place, value, l, right) : make(place, value, rotateLeft(l), right);
-    return rotateRight(node);
+    const left = node.left!; // lean > 1: the left side is not empty
+    if (heightOf(left.left) < heightOf(left.right)) node.left = rotateLeft(own(left, edit), edit);
+    return rotateRight(node, edit);
   }
   if (lean < -1) {
-    const r = right!; // lean < -1: right is taller than an empty tree
-    const node = heightOf(r.right) >= heightOf(r.left) ? make(place, value, left, r) : make(place, value, left, rotateRight(r));
-    return rotateLeft(node);
+    const right = node.right!; // lean < -1: the right side is not empty
+    if (heightOf(right.right) < heightOf(right.left)) node.right = rotateRight(own(right, edit), edit);
+    return rotateLeft(node, edit);
   }
-  return make(place, value, left, right);
+  return measured(node);
 }
 
-function put<V>(node: Node<V> | null, place: Place, value: V): Node<V> {
-  if (node === null) return make(place, value, null, null);
+function put<V>(node: Node<V> | null, place: Place, value: V, edit: Edit): Node<V> {
+  if (node === null) return { place, value, left: null, right: null, height: 1, edit };
   const order = comparePlaces(place, node.place);
-  if (order === 0) return make(place, value, node.left, node.right);
-  return order < 0 ? balanced(node.place, node.value, put(node.left, place, value), node.right) : balanced(node.place, node.value, node.left, put(node.right, place, value));
+  const mine = own(node, edit);
+  if (order === 0) {
+    mine.value = value;
+    return mine;
+  }
+  if (order < 0) mine.left = put(mine.left, place, value, edit);
+  else mine.right = put(mine.right, place, value, edit);
+  return rebalanced(mine, edit);
 }
 
-function withoutFirst<V>(node: Node<V>): { first: Node<V>; rest: Node<V> | null } {
+function withoutFirst<V>(node: Node<V>, edit: Edit): { first: Node<V>; rest: Node<V> | null } {
   if (node.left === null) return { first: node, rest: node.right };
-  const { first, rest } = withoutFirst(node.left);
-  return { first, rest: balanced(node.place, node.value, rest, node.right) };
+  const mine = own(node, edit);
+  const { first, rest } = withoutFirst(mine.left!, edit); // checked above
+  mine.left = rest;
+  return { first, rest: rebalanced(mine, edit) };
 }
 
-function remove<V>(node: Node<V> | null, place: Place): Node<V> | null {
+/** The tree without `place`, which it holds. */
+function remove<V>(node: Node<V> | null, place: Place, edit: Edit): Node<V> | null {
   if (node === null) return null;
   const order = comparePlaces(place, node.place);
-  if (order < 0) return balanced(node.place, node.value, remove(node.left, place), node.right);
-  if (order > 0) return balanced(node.place, node.value, node.left, remove(node.right, place));
-  if (node.left === null) return node.right;
-  if (node.right === null) return node.left;
-  const { first, rest } = withoutFirst(node.right);
-  return balanced(first.place, first.value, node.left, rest);
+  if (order === 0) {
+    if (node.left === null) return node.right;
+    if (node.right === null) return node.left;
+    const { first, rest } = withoutFirst(node.right, edit);
+    const top = own(first, edit);
+    top.left = node.left;
+    top.right = rest;
+    return rebalanced(top, edit);
+  }
+  const mine = own(node, edit);
+  if (order < 0) mine.left = remove(mine.left, place, edit);
+  else mine.right = remove(mine.right, place, edit);
+  return rebalanced(mine, edit);
+}
+
+function holds<V>(root: Node<V> | null, place: Place): boolean {
+  let node = root;
+  while (node !== null) {
+    const order = comparePlaces(place, node.place);
+    if (order === 0) return true;
+    node = order < 0 ? node.left : node.right;
+  }
+  return false;
 }
 
 /** Visits values placed before `before` (all when null), newest first, while `visit` answers true. */
@@ -77,9 +121,12 @@ function visitNewest<V>(node: Node<V> | null, before: Place | null, visit: (valu
   return visitNewest(node.right, before, visit) && visit(node.value) && visitNewest(node.left, before, visit);
 }
 
+/** One change: the value at `place` (null: none there any more). */
+export interface PlaceChange<V> { place: Place; value: V | null }
+
 /** An immutable set of values by place. */
 export class PlaceTree<V> {
-  static readonly EMPTY = new PlaceTree<never>(null, 0);
+  private static readonly EMPTY = new PlaceTree<never>(null, 0);
 
   private constructor(private readonly root: Node<V> | null, readonly size: number) {
     Object.freeze(this);
@@ -90,23 +137,38 @@ export class PlaceTree<V> {
   }
 
   has(place: Place): boolean {
-    let node = this.root;
-    while (node !== null) {
-      const order = comparePlaces(place, node.place);
-      if (order === 0) return true;
-      node = order < 0 ? node.left : node.right;
-    }
-    return false;
+    return holds(this.root, place);
   }
 
   /** This tree with `value` at `place` (added, or replacing the value there). */
   with(place: Place, value: V): PlaceTree<V> {
-    return new PlaceTree(put(this.root, place, value), this.has(place) ? this.size : this.size + 1);
+    return this.withChanges([{ place, value }]);
   }
 
   /** This tree without what is at `place`. */
   without(place: Place): PlaceTree<V> {
-    return this.has(place) ? new PlaceTree(remove(this.root, place), this.size - 1) : this;
+    return this.withChanges([{ place, value: null }]);
+  }
+
+  /** This tree with the changes applied in order, in one edit. */
+  withChanges(changes: Iterable<PlaceChange<V>>): PlaceTree<V> {
+    const edit: Edit = {};
+    let root = this.root;
+    let size = this.size;
+    let changed = false;
+    for (const { place, value } of changes) {
+      const held = holds(root, place);
+      if (value === null) {
+        if (!held) continue;
+        root = remove(root, place, edit);
+        size--;
+      } else {
+        root = put(root, place, value, edit);
+        if (!held) size++;
+      }
+      changed = true;
+    }
+    return changed ? new PlaceTree(root, size) : this;
   }
 
   /** Visits the values placed before `before` (all when null), newest first, until `visit` answers false. */

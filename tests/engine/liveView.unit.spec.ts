@@ -133,26 +133,29 @@ describe('engine: the live view across a restart', () => {
 });
 
 describe('engine: persistent place tree', () => {
-  it('matches a sorted list through random adds, replacements and removals; old versions stay as they were', () => {
+  it('matches a sorted list through random adds, replacements and removals, one at a time and in edits of many; old versions stay as they were', () => {
     const random = seededRandom(42);
     let tree = PlaceTree.empty<string>();
     let model: Array<[Place, string]> = [];
     const versions: Array<{ tree: PlaceTree<string>; model: Array<[Place, string]> }> = [];
     const cmp = (a: Place, b: Place) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]);
-    for (let i = 0; i < 3000; i++) {
-      const at: Place = [BigInt(Math.floor(random() * 60)), Math.floor(random() * 5)];
-      if (random() < 0.6) {
-        tree = tree.with(at, `v${i}`);
-        model = model.filter(([p]) => cmp(p, at) !== 0).concat([[at, `v${i}`]]).sort((a, b) => cmp(a[0], b[0]));
-      } else {
-        tree = tree.without(at);
+    for (let i = 0; i < 3000;) {
+      const edits: Array<{ place: Place; value: string | null }> = [];
+      const count = random() < 0.5 ? 1 : 1 + Math.floor(random() * 30);
+      for (let j = 0; j < count; j++, i++) {
+        // mostly new places at the newest end, as orders arrive; some anywhere
+        const at: Place = random() < 0.5 ? [BigInt(60 + i), 0] : [BigInt(Math.floor(random() * (60 + i))), Math.floor(random() * 5)];
+        const value = random() < 0.6 ? `v${i}` : null;
+        edits.push({ place: at, value });
         model = model.filter(([p]) => cmp(p, at) !== 0);
+        if (value !== null) model = model.concat([[at, value]]).sort((a, b) => cmp(a[0], b[0]));
       }
-      if (i % 100 === 0) versions.push({ tree, model });
+      tree = count === 1 ? (edits[0]!.value === null ? tree.without(edits[0]!.place) : tree.with(edits[0]!.place, edits[0]!.value)) : tree.withChanges(edits);
+      versions.push({ tree, model });
       expect(tree.size).to.equal(model.length);
     }
     for (const version of versions) {
-      const bound: Place = [30n, 2];
+      const bound: Place = [BigInt(Math.floor(random() * 3000)), 2];
       const values = (t: PlaceTree<string>, before: Place | null) => {
         const out: string[] = [];
         t.newestFirst(before, (v) => {
