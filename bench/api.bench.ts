@@ -9,7 +9,12 @@
 // service's own PostgreSQL at the batched concurrency (`raw_insert_rows_per_s`,
 // `batched_vs_raw_insert`); and, while the single orders run, the projection lag: a separate
 // reader (its own key and connections) times each sampled order from its 200 until
-// GET /api/v1/orders/{id} answers it (`projection_lag_p50_ms`, `projection_lag_p99_ms`).
+// its history row is readable in PostgreSQL, i.e. GET /api/v1/orders?order_ids={id} (every
+// status: a read model read) lists it (`projection_lag_p50_ms`, `projection_lag_p99_ms`).
+// Then, on the quiet service, read-your-writes: the member places one order, and as soon as the
+// 200 arrives reads it back with GET /api/v1/orders/{id} through another connection (answered
+// from the engine's live view); the time of that read, until it answers the order
+// (`read_your_write_p50_ms`, `read_your_write_p99_ms`), one pair at a time.
 // Prints orders/s and p50/p99 latency, and (on Linux, when the bench starts the service) the CPU
 // time per order of the service process and of its PostgreSQL processes, from /proc; the last
 // line is one JSON object.
@@ -18,7 +23,8 @@
 // BENCH_CONCURRENCY (default 50), BENCH_BATCH_CONCURRENCY (default 8), BENCH_URL (use a running
 // service instead of starting one; then ADMIN_TOKEN is required), BENCH_PROJECTION_LAG_SAMPLE_EVERY
 // (default 40; 0 runs the single orders without the lag reader, whose reads add to the service's
-// CPU per order: use it to compare with a build whose bench had no reader).
+// CPU per order: use it to compare with a build whose bench had no reader),
+// BENCH_READ_YOUR_WRITE_SAMPLES (default 2000; 0 skips the read-your-writes pairs).
 
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -287,18 +293,21 @@ const CATCH_UP_WAIT_MS_MAX = 120_000;
 /** Rounds of the express reference; the median is the reference. */
 const EXPRESS_ROUNDS = 3;
 
+/** A read of the order from the read models (every status: the live view does not answer it); lists it once PostgreSQL holds it. */
+const historyPathOf = (orderId: string): string => `/api/v1/orders?order_ids=${orderId}`;
+const listsOrder = (answer: Answer, orderId: string): boolean => answer.status === 200 && answer.body.includes(`"id":"${orderId}"`);
+
 /**
- * Waits until `GET /api/v1/orders/{id}` answers the batches' last order: the read models have
- * then passed every order placed (the read waits for them to pass the account's last write).
- * Until then the service is still projecting, and a reference measured meanwhile would share the
- * machine with that work.
+ * Waits until the read models list the batches' last order: they have then passed every order
+ * placed. Until then the service is still projecting, and a reference measured meanwhile would
+ * share the machine with that work.
  */
 async function readModelsCaughtUp(baseUrl: URL, signer: Signer, orderId: string): Promise<void> {
-  const orderPath = `/api/v1/orders/${orderId}`;
+  const orderPath = historyPathOf(orderId);
   const deadline = performance.now() + CATCH_UP_WAIT_MS_MAX;
   while (performance.now() < deadline) {
     const answer = await request(baseUrl, 'GET', orderPath, signer.headers('GET', orderPath));
-    if (answer.status === 200) return;
+    if (listsOrder(answer, orderId)) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`the read models did not show order ${orderId} within ${CATCH_UP_WAIT_MS_MAX} ms of the last batch`);
@@ -351,6 +360,32 @@ async function rawInsertRowsPerS(): Promise<number | null> {
 const PROJECTION_LAG_SAMPLE_EVERY = Number(process.env.BENCH_PROJECTION_LAG_SAMPLE_EVERY ?? 40);
 /** Reads in flight at most; a sample that would exceed it is skipped (the reader must not become the load). */
 const PROJECTION_LAG_READERS_MAX = 4;
+const READ_YOUR_WRITE_SAMPLES = Number(process.env.BENCH_READ_YOUR_WRITE_SAMPLES ?? 2_000);
+
+/**
+ * One order placed, then read back through another connection as soon as its 200 arrives; the
+ * read's time until it answers the order (a read that does not find it yet is repeated). Sorted.
+ */
+async function readYourWriteMs(baseUrl: URL, signer: Signer, marketId: string, first: number): Promise<number[]> {
+  const reader = new LoadClient(baseUrl.hostname, Number(baseUrl.port), 1);
+  const timesMs: number[] = [];
+  try {
+    for (let i = 0; i < READ_YOUR_WRITE_SAMPLES; i++) {
+      const placed = await request(baseUrl, 'POST', '/api/v1/orders', signer.headers('POST', '/api/v1/orders'), JSON.stringify(orderBody(marketId, first + i)));
+      if (placed.status !== 200) throw new Error(`read-your-writes: POST ${placed.status} ${placed.body.slice(0, 200)}`);
+      const orderPath = `/api/v1/orders/${(JSON.parse(placed.body) as { order: { id: string } }).order.id}`;
+      const t0 = performance.now();
+      for (;;) {
+        const answer = await reader.request('GET', orderPath, { 'user-agent': 'api-bench/1', ...signer.headers('GET', orderPath) });
+        if (answer.status === 200) break;
+      }
+      timesMs.push(performance.now() - t0);
+    }
+  } finally {
+    reader.close();
+  }
+  return timesMs.sort((a, b) => a - b);
+}
 
 async function main(): Promise<void> {
   const service = await startService();
@@ -380,10 +415,10 @@ async function main(): Promise<void> {
     const readBack = async (orderId: string, answeredAt: number): Promise<void> => {
       readersBusy++;
       try {
-        const orderPath = `/api/v1/orders/${orderId}`;
+        const orderPath = historyPathOf(orderId);
         for (;;) {
           const answer = await reader.request('GET', orderPath, { 'user-agent': 'api-bench-reader/1', ...readerSigner.headers('GET', orderPath) });
-          if (answer.status === 200) break;
+          if (listsOrder(answer, orderId)) break;
           await new Promise((resolve) => setTimeout(resolve, 1));
         }
         lagsMs.push(performance.now() - answeredAt);
@@ -426,6 +461,9 @@ async function main(): Promise<void> {
     // the references run on a quiet service: its read models first catch up with the batches,
     // then the service and its PostgreSQL (vacuum, checkpoint) settle
     if (lastBatchedOrderId) await readModelsCaughtUp(baseUrl, readerSigner, lastBatchedOrderId);
+    await serviceSettled(service.pid);
+    const rywMs = READ_YOUR_WRITE_SAMPLES > 0 ? await readYourWriteMs(baseUrl, signer, marketId, sequence) : [];
+    sequence += READ_YOUR_WRITE_SAMPLES;
     await serviceSettled(service.pid);
     const rawRowsPerS = await rawInsertRowsPerS();
 
@@ -481,6 +519,9 @@ async function main(): Promise<void> {
       projection_lag_samples: lagsMs.length,
       projection_lag_p50_ms: lagsMs.length > 0 ? round(percentile(lagsMs, 50)) : null,
       projection_lag_p99_ms: lagsMs.length > 0 ? round(percentile(lagsMs, 99)) : null,
+      read_your_write_samples: rywMs.length,
+      read_your_write_p50_ms: rywMs.length > 0 ? round(percentile(rywMs, 50), 3) : null,
+      read_your_write_p99_ms: rywMs.length > 0 ? round(percentile(rywMs, 99), 3) : null,
     };
     console.log(`single POST /orders: ${result.single_orders_per_s} orders/s, p50 ${result.single_p50_ms} ms, p99 ${result.single_p99_ms} ms (${CONCURRENCY} connections, ${single.failures} non-200)`);
     console.log(`POST /orders/batched x${BATCH_SIZE}: ${result.batched_orders_per_s} orders/s, p50 ${result.batched_p50_ms} ms, p99 ${result.batched_p99_ms} ms per batch (${BATCH_CONCURRENCY} connections, ${batched.failures} non-200)`);
@@ -488,6 +529,7 @@ async function main(): Promise<void> {
       console.log(`CPU per order: single ${result.single_service_cpu_us_per_order} µs service + ${result.single_postgres_cpu_us_per_order} µs PostgreSQL; batched ${result.batched_service_cpu_us_per_order} + ${result.batched_postgres_cpu_us_per_order} µs (load generator: ${result.single_client_cpu_us_per_order} and ${result.batched_client_cpu_us_per_order} µs)`);
     }
     console.log(`express hello-world: ${expressPerS} requests/s (single orders at ${result.single_vs_express}x); raw 100-row INSERTs: ${rawRowsPerS ?? 'n/a'} rows/s (batched orders at ${result.batched_vs_raw_insert ?? 'n/a'}x); projection lag p50 ${result.projection_lag_p50_ms} ms, p99 ${result.projection_lag_p99_ms} ms (${lagsMs.length} samples)`);
+    console.log(`read-your-writes (GET /orders/{id} right after its POST, another connection): p50 ${result.read_your_write_p50_ms} ms, p99 ${result.read_your_write_p99_ms} ms (${rywMs.length} pairs)`);
     console.log(JSON.stringify(result));
   } finally {
     for (const client of clients.values()) client.close();

@@ -17,6 +17,7 @@ import { createTestClock, systemClock } from '../commands/clock/clock.ts';
 import type { AppContext, Config } from '../commands/context.ts';
 import { startDemoActivity } from '../commands/demo/activity.ts';
 import { DEMO_HINT, seedDemo } from '../commands/demo/seed.ts';
+import type { EngineGateway } from '../engine/gateway.ts';
 import { startEngine } from '../engine/process.ts';
 import type { SnapshotSource } from '../engine/snapshotter.ts';
 import { DEFAULT_SETTINGS } from '../commands/settings/settings.ts';
@@ -150,6 +151,28 @@ interface StartOptions {
   bannerStream?: NodeJS.WriteStream;
 }
 
+/**
+ * The engine as the routes see it: its live view is offered only while the database holding the
+ * journal is reachable. A lost connection (an idle one failing) marks it unreachable until a new
+ * connection is made: meanwhile the node cannot know its view is current (another writer may
+ * hold the journal), so reads go to the read models, which answer 503 while it is down.
+ */
+function liveWhileConnected(engine: EngineGateway, pool: pg.Pool): EngineGateway {
+  let connected = true;
+  pool.on('error', () => {
+    connected = false;
+  });
+  pool.on('connect', () => {
+    connected = true;
+  });
+  return {
+    submit: (input) => engine.submit(input),
+    get live() {
+      return connected ? engine.live : undefined;
+    },
+  };
+}
+
 /** Starts the whole service; resolves once it is ready (probes answer 503 until then). */
 export async function startService(config: Config, options: StartOptions = {}): Promise<RunningService> {
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -217,7 +240,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       testClock,
       pool: database.pool,
       store,
-      engine,
+      engine: liveWhileConnected(engine, database.pool),
       writes,
       projections: runner,
       settings,

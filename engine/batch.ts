@@ -2,7 +2,7 @@
 // adds each decided input to it; steps that changed state are encoded into journal records (at
 // most STEPS_PER_RECORD steps or about RECORD_EVENTS_MAX outcome events each, serialised once
 // when the record closes), and every input gets its answer, sent once the batch is durable. It
-// also gathers the book levels the batch moved, for the publisher.
+// also gathers the book levels the batch moved, and what it changed of the live view, for the publisher.
 
 import { randomUUID } from 'node:crypto';
 import type { EngineEvent } from '../domain/engine/events.ts';
@@ -13,6 +13,7 @@ import {
 } from '../domain/engine/journal/journal.ts';
 import type { NewEvent } from '../eventstore/port.ts';
 import type { EngineReply } from './gateway.ts';
+import type { ViewDelta } from './liveView.ts';
 import type { Pending } from './sequencer.ts';
 
 /** Inputs decided into one batch (one group commit), at most. */
@@ -36,6 +37,8 @@ export interface Answered {
   record: number | null;
   /** Accounts the step touched (read-your-writes); null when nothing was journaled. */
   accounts: Set<string> | null;
+  /** Outcome events of the record's earlier steps: where this step's facts start among the record's. */
+  base: number;
 }
 
 /** A journal record made from its JSON text; `data` (what stores without JSON text read) is parsed from it on demand. */
@@ -64,6 +67,8 @@ export class Batch {
   lastNowUs = 0;
   /** A step threw: the state may be half-changed and is reloaded from the journal after this batch. */
   reload = false;
+  /** What the batch changed of the live view, taken when it was decided; published once it is durable. */
+  view: ViewDelta | undefined;
   private steps: EncodedStep[] = [];
   private stepEvents = 0;
   private context: RecordContext = newRecordContext();
@@ -80,7 +85,7 @@ export class Batch {
   /** Adds a step that changed state: encoded into the open record, answered once that record lands. */
   addStep(pending: Pending, seq: number, reply: EngineReply, events: readonly EngineEvent[], accounts: Set<string>): void {
     this.steps.push(encodeStep(seq, pending.nowUs, pending.input, events, this.context));
-    this.answered.push({ pending, reply, record: this.records.length, accounts });
+    this.answered.push({ pending, reply, record: this.records.length, accounts, base: this.stepEvents });
     this.journaledSteps++;
     this.stepEvents += events.length;
     if (this.steps.length >= STEPS_PER_RECORD || this.stepEvents >= RECORD_EVENTS_MAX) this.seal();
@@ -88,7 +93,7 @@ export class Batch {
 
   /** Adds an input that changed nothing (refused, or nothing to do): answered once the batch is durable. */
   addAnswer(pending: Pending, reply: EngineReply): void {
-    this.answered.push({ pending, reply, record: null, accounts: null });
+    this.answered.push({ pending, reply, record: null, accounts: null, base: 0 });
   }
 
   /** Closes the record being filled (if it holds steps). */

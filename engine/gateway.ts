@@ -5,7 +5,7 @@ import type { StepAnswer } from '../domain/engine/engine.ts';
 import type { EngineEvent } from '../domain/engine/events.ts';
 import type { EngineInput } from '../domain/engine/inputs.ts';
 import type { Refusal } from '../domain/errors.ts';
-import type { OrderView } from '../domain/views.ts';
+import type { AccountStatus, BalanceView, OrderView, PositionView } from '../domain/views.ts';
 
 /** Outcome of one leg of PlaceOrders / CancelOrders, in request order. */
 export interface LegOutcome {
@@ -59,6 +59,71 @@ export interface WriteTracker {
 export interface EngineGateway {
   /** Stamps the time from the service clock, sequences, decides, journals, answers. */
   submit(input: EngineInput): Promise<EngineReply>;
+  /** The live state as of the last durable step (absent: every read goes to the read models). */
+  readonly live?: LiveView;
+}
+
+/**
+ * A live order in the engine's published view: its REST view (rendered on first read, frozen)
+ * and its place in the journal, the sort key of `GET /orders` (the position of the journal record
+ * whose step accepted it, and the index of that fact among the record's facts), exactly as the
+ * read models store it. The key is null for an order accepted before this process recovered its
+ * state (the snapshot does not keep it): lists that would hold one are answered by the read models.
+ */
+export interface LiveOrder {
+  readonly id: string;
+  readonly accountId: string;
+  readonly key: readonly [position: bigint, index: number] | null;
+  readonly view: Readonly<OrderView>;
+}
+
+/** A live order's journal place: record position, then index among the record's facts. */
+export type Place = readonly [bigint, number];
+
+/** Orders places: negative when `a` comes first in the journal. */
+export function comparePlaces(a: Place, b: Place): number {
+  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1];
+}
+
+/** An open (non-zero) position in the published view, with its `GET /positions` sort key. */
+export interface LivePosition {
+  readonly view: Readonly<PositionView>;
+  /** Contracts held (|position|), as the read model's numeric column holds them: the cursor's first part. */
+  readonly contracts: string;
+  readonly contractsNanos: number;
+}
+
+/** One account in the published view; never changed once published (a change publishes a new one). */
+export interface LiveAccount {
+  readonly id: string;
+  readonly userId: string;
+  readonly status: AccountStatus;
+  readonly balance: Readonly<BalanceView>;
+  /** Open positions, largest first by contracts, ties by market id (the order of `GET /positions`). */
+  readonly positions: readonly LivePosition[];
+  /** Live orders by journal place (those without a key before every other). */
+  readonly orders: LiveOrders;
+  /** How many of `orders` have no key. */
+  readonly unkeyedOrders: number;
+}
+
+/** An account's live orders, immutable. */
+export interface LiveOrders {
+  readonly size: number;
+  /** Visits the orders placed before `before` (all when null), most recent first, until `visit` answers false. */
+  newestFirst(before: readonly [bigint, number] | null, visit: (order: LiveOrder) => boolean): void;
+}
+
+/**
+ * The engine's live state as of its last durable batch, for reads: published by the publisher
+ * once a batch's append has landed (never before: nothing not durable is shown), from views
+ * rendered when the batch was decided. Read-only: every value it hands out is immutable.
+ */
+export interface LiveView {
+  /** Journal position of the last step the view holds (every step up to it is in, none after). */
+  readonly position: bigint;
+  account(accountId: string): LiveAccount | undefined;
+  order(orderId: string): LiveOrder | undefined;
 }
 
 /** A market's book levels whose totals moved, as absolute totals (quantity "0": the level emptied). */

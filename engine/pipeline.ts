@@ -2,8 +2,8 @@
 // ring of inputs handed from stage to stage) on one thread:
 //
 //   sequencer ──► batch builder + decider ──► journal writer ──► publisher
-//   (bounded        (Engine.step per input,     (group commit,      (answers, read-your-writes,
-//    queue)          ledger checked per batch)   fencing)             book levels)
+//   (bounded        (Engine.step per input,     (group commit,      (live view, answers,
+//    queue)          ledger checked per batch)   fencing)             read-your-writes, book levels)
 //                                                    └──► snapshotter (every SNAPSHOT_EVERY_STEPS steps)
 //
 // Deciding and writing overlap: while one batch is being appended, the next is decided (in
@@ -109,6 +109,8 @@ export class Pipeline {
       await yieldToIo();
     }
     batch.seal();
+    // the state as this batch leaves it, before the next is decided (a half-changed state is reloaded instead)
+    if (!batch.reload) batch.view = this.stages.publisher.stage(batch, decider.engine.state);
     return batch;
   }
 
@@ -183,6 +185,6 @@ export class Pipeline {
     this.stages.decider.engine = recovered.engine;
     this.stages.journal.reset(recovered);
     forgetBookLevels(recovered.engine.state);
-    this.stages.publisher.reset();
+    this.stages.publisher.reset(recovered.position, recovered.places);
   }
 }

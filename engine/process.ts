@@ -14,7 +14,7 @@ import { anyDue } from '../domain/engine/timers.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import { forgetBookLevels } from './batch.ts';
 import { Decider } from './decider.ts';
-import { EngineStoppedError, type BookSource, type EngineGateway, type WriteTracker } from './gateway.ts';
+import { EngineStoppedError, type BookSource, type EngineGateway, type LiveView, type WriteTracker } from './gateway.ts';
 import { JournalWriter } from './journalWriter.ts';
 import { Pipeline } from './pipeline.ts';
 import { Publisher } from './publisher.ts';
@@ -47,6 +47,8 @@ export interface RunningEngine extends EngineGateway {
   readonly books: BookSource;
   /** The live engine (read-only use: tests, diagnostics). */
   readonly engine: Engine;
+  /** The live state as of the last durable step, for reads. */
+  readonly live: LiveView;
 }
 
 export { EngineBusyError, EngineStoppedError } from './gateway.ts';
@@ -60,9 +62,10 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
   const decider = new Decider(recovered.engine, logger);
   const sequencer = new Sequencer(clock, () => pipeline.kick(), deps.queueInputsMax ?? ENGINE_QUEUE_INPUTS_MAX);
   const journal = new JournalWriter(store, recovered);
-  const publisher = new Publisher(writes, logger, () => decider.engine.state);
+  const publisher = new Publisher(writes, logger, () => decider.engine.state, recovered.position, recovered.places);
   const snapshotter = new Snapshotter(
-    { dataDir, logger, source: deps.snapshotSource, everySteps: deps.snapshotEverySteps ?? SNAPSHOT_EVERY_STEPS }, recovered.replayedSteps,
+    { dataDir, logger, source: deps.snapshotSource, everySteps: deps.snapshotEverySteps ?? SNAPSHOT_EVERY_STEPS, places: () => publisher.places() },
+    recovered.replayedSteps,
   );
   const pipeline = new Pipeline({ sequencer, decider, journal, publisher, snapshotter }, store, dataDir, logger);
   const ticker = startTicker(sequencer, decider, clock, logger);
@@ -72,6 +75,7 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
       return decider.engine;
     },
     submit: (input) => sequencer.submit(input),
+    live: publisher.live,
     books: {
       snapshot: () => publisher.snapshot(),
       onChange: (listener) => publisher.onChange(listener),

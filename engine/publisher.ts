@@ -1,7 +1,9 @@
-// Stage 5 of the engine pipeline, the publisher: once a batch is durable, answers each caller
+// Stage 5 of the engine pipeline, the publisher: once a batch is durable, publishes what it
+// changed of the live view (liveView.ts: live orders, balances, positions), answers each caller
 // with its outcome and the journal position holding it, notes every account it touched
-// (read-your-writes), and announces the book levels the batch moved to the public feed (never
-// before the append landed: nothing not durable is shown). After a reload from the journal the
+// (read-your-writes: the view has passed the position before it is noted), and announces the
+// book levels the batch moved to the public feed (never before the append landed: nothing not
+// durable is shown). After a reload from the journal the view is rebuilt from the state and the
 // feed is told to read the books afresh. It is also the feed's view of the books (BookSource).
 
 import type { Logger } from 'pino';
@@ -10,7 +12,8 @@ import { FastOrderBook } from '../domain/book/fast.ts';
 import { formatCents, formatNanos } from '../domain/money/decimal.ts';
 import type { Batch } from './batch.ts';
 import type { JournalWriter } from './journalWriter.ts';
-import type { BookLevelsChange, BookSource, WriteTracker } from './gateway.ts';
+import type { BookLevelsChange, BookSource, LiveView, Place, WriteTracker } from './gateway.ts';
+import { PublishedView, stage, type ViewDelta } from './liveView.ts';
 
 export type BookChange = { kind: 'levels'; books: BookLevelsChange[] } | { kind: 'reset' };
 
@@ -19,22 +22,45 @@ const levelText = (level: { priceCents: number; totalNanos: number }): [string, 
 
 export class Publisher implements BookSource {
   private readonly listeners = new Set<(change: BookChange) => void>();
+  private readonly view: PublishedView;
 
   constructor(
     private readonly writes: WriteTracker,
     private readonly logger: Logger,
     /** The live engine's state (the decider's, which a reload replaces). */
     private readonly state: () => EngineState,
-  ) {}
+    /** The journal position the state stands at (-1: none yet). */
+    position = -1n,
+    /** The journal places of live orders recovery knows. */
+    places?: ReadonlyMap<string, Place>,
+  ) {
+    this.view = new PublishedView(state(), position, places);
+  }
+
+  /** The journal places of the live orders the view knows (for a snapshot). */
+  places(): ReadonlyMap<string, Place> {
+    return this.view.places();
+  }
+
+  /** The live state as of the last durable batch (read-only). */
+  get live(): LiveView {
+    return this.view;
+  }
+
+  /** What a batch just decided changed of the live view (the state as it leaves it), to publish once it is durable. */
+  stage(batch: Batch, state: EngineState): ViewDelta {
+    return stage(batch, state);
+  }
 
   /**
    * Answers every caller of a batch once its records landed: an input whose step was journaled
    * gets its record's position, any other the journal's head position.
    */
-  answer(batch: Batch, journal: Pick<JournalWriter, 'position' | 'recordPosition'>): void {
+  answer(batch: Batch, journal: Pick<JournalWriter, 'position' | 'recordPosition'> & { readonly exactPositions?: boolean }): void {
     const { records, answered } = batch;
     const recordPositions: bigint[] = [];
     for (let i = 0; i < records.length; i++) recordPositions.push(journal.recordPosition(i, records.length));
+    if (records.length > 0 && batch.view) this.view.apply(batch.view, journal.exactPositions === false ? null : recordPositions, journal.position);
     for (const item of answered) {
       const position = item.record === null ? journal.position : (recordPositions[item.record] as bigint); // record < records.length
       if (item.accounts) for (const accountId of item.accounts) this.writes.note(accountId, position);
@@ -49,8 +75,9 @@ export class Publisher implements BookSource {
     for (const item of batch.answered) item.pending.reject(error);
   }
 
-  /** The state was reloaded from the journal: every subscriber reads snapshot() again. */
-  reset(): void {
+  /** The state was reloaded from the journal (at `position`): the view is rebuilt, every subscriber reads snapshot() again. */
+  reset(position: bigint = this.view.position, places?: ReadonlyMap<string, Place>): void {
+    this.view.reset(this.state(), position, places);
     this.tell({ kind: 'reset' });
   }
 

@@ -8,6 +8,7 @@ import { Engine } from '../domain/engine/engine.ts';
 import { decodeState, encodeState, isCurrentSnapshot } from '../domain/engine/snapshot.ts';
 import type { EventStore, RecordedEvent } from '../eventstore/port.ts';
 import { present } from './assert.ts';
+import type { Place } from './gateway.ts';
 import { ENGINE_STREAM, FACTS_RECORD_VERSION, isEngineRecord, journalInputsOf, lastSeqOf, type EngineRecordData, type JournalInput } from '../domain/engine/journal/journal.ts';
 
 /**
@@ -17,8 +18,12 @@ import { ENGINE_STREAM, FACTS_RECORD_VERSION, isEngineRecord, journalInputsOf, l
 export const JOURNAL_READ_PAGE_SIZE = 64;
 const SNAPSHOT_FILE = 'snapshot.json';
 
-/** `record_id` is the id of the journal record at `revision`: a snapshot only fits its own journal. */
-export interface SnapshotHeader { seq: number; revision: string; position: string; record_id: string }
+/**
+ * `record_id` is the id of the journal record at `revision`: a snapshot only fits its own journal.
+ * `places`: the journal place of each live order known when it was written ([order id, record
+ * position, fact index]; what the read models sort `GET /orders` by; absent in older snapshots).
+ */
+export interface SnapshotHeader { seq: number; revision: string; position: string; record_id: string; places?: Array<[string, string, number]> }
 
 export interface Recovered {
   engine: Engine;
@@ -29,6 +34,8 @@ export interface Recovered {
   recordId: string | undefined;
   replayedSteps: number;
   fromSnapshot: boolean;
+  /** Journal places of live orders, where known: from the snapshot and the replayed tail (for the live view). */
+  places: Map<string, Place>;
 }
 
 export function snapshotPath(dataDir: string): string {
@@ -46,10 +53,18 @@ export function snapshotTemporaryPath(dataDir: string): string {
  */
 export async function writeSnapshot(
   dataDir: string, engine: Engine, revision: bigint, position: bigint, recordId: string, temporary = snapshotTemporaryPath(dataDir),
+  places?: ReadonlyMap<string, Place>,
 ): Promise<void> {
   const file = snapshotPath(dataDir);
   await mkdir(path.dirname(file), { recursive: true });
   const header: SnapshotHeader = { seq: engine.state.seq, revision: String(revision), position: String(position), record_id: recordId };
+  if (places && places.size > 0) {
+    header.places = [];
+    for (const id of engine.state.orders.keys()) {
+      const place = places.get(id);
+      if (place) header.places.push([id, String(place[0]), place[1]]);
+    }
+  }
   const text = `${JSON.stringify(header)}\n${encodeState(engine.state)}`;
   try {
     await writeFile(temporary, text, { mode: 0o600 });
@@ -109,6 +124,7 @@ export async function recover(store: EventStore, dataDir: string | null): Promis
   let position = -1n;
   let recordId: string | undefined;
   let fromSnapshot = false;
+  const places = new Map<string, Place>();
   const snapshot = dataDir ? await readSnapshot(dataDir) : undefined;
   // a snapshot of an earlier state version lacks what the journal taught it since: replay it all
   if (snapshot && isCurrentSnapshot(snapshot.body)) {
@@ -116,6 +132,7 @@ export async function recover(store: EventStore, dataDir: string | null): Promis
     const [record] = await store.readStream(ENGINE_STREAM, { fromRevision: at, maxCount: 1 });
     if (record && isEngineRecord(record) && lastSeqOf(record) === snapshot.header.seq && record.revision === at && record.id === snapshot.header.record_id) {
       engine = new Engine(decodeState(snapshot.body));
+      for (const [id, at, index] of snapshot.header.places ?? []) places.set(id, [BigInt(at), index]);
       revision = at;
       position = record.position;
       recordId = record.id;
@@ -123,17 +140,27 @@ export async function recover(store: EventStore, dataDir: string | null): Promis
     }
   }
   let replayedSteps = 0;
+  let base = 0; // facts of the record's earlier steps
   if (revision !== undefined || (await streamExists(store))) {
     await readJournal(store, revision === undefined ? 0n : revision + 1n, journalInputsOf, (step, record, unreadable) => {
       if (!step) throw new Error(`journal record at revision ${record.revision} is unreadable: ${String(unreadable)}`);
-      replayStep(engine, step);
+      const outcome = replayStep(engine, step);
+      if (record.id !== recordId) base = 0;
+      // a step of an older record version counts its old events: its orders' places stay unknown
+      if (step.version >= FACTS_RECORD_VERSION) {
+        outcome.events.forEach((event, i) => {
+          if (event.type === 'OrderAccepted') places.set(event.order_id, [record.position, base + i]);
+        });
+      }
+      base += outcome.events.length;
       revision = record.revision;
       position = record.position;
       recordId = record.id;
       replayedSteps++;
     });
   }
-  return { engine, revision, position, recordId, replayedSteps, fromSnapshot };
+  for (const id of places.keys()) if (!engine.state.orders.has(id)) places.delete(id);
+  return { engine, revision, position, recordId, replayedSteps, fromSnapshot, places };
 }
 
 /** Re-runs one journaled step; throws when it does not fit (the journal and the engine disagree). */

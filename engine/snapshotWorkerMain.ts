@@ -34,7 +34,7 @@ async function run(data: SnapshotWorkerData): Promise<SnapshotWorkerReply> {
     if (recovered.revision === undefined || recovered.recordId === undefined) {
       return { ok: true, written: false, seq: recovered.engine.state.seq, replayedSteps: recovered.replayedSteps };
     }
-    await writeSnapshot(data.dataDir, recovered.engine, recovered.revision, recovered.position, recovered.recordId, data.temporaryFile);
+    await writeSnapshot(data.dataDir, recovered.engine, recovered.revision, recovered.position, recovered.recordId, data.temporaryFile, recovered.places);
     return { ok: true, written: true, seq: recovered.engine.state.seq, replayedSteps: recovered.replayedSteps };
   } finally {
     await opened.close().catch(() => undefined);

@@ -12,6 +12,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Engine } from '../domain/engine/engine.ts';
 import type { JournalHead } from './journalWriter.ts';
+import type { Place } from './gateway.ts';
 import { snapshotTemporaryPath, writeSnapshot } from './recovery.ts';
 
 /** Journaled steps between two periodic snapshots. */
@@ -66,6 +67,8 @@ export interface SnapshotterDeps {
   source?: SnapshotSource;
   /** Steps between periodic snapshots (default SNAPSHOT_EVERY_STEPS). */
   everySteps?: number;
+  /** The journal places of the live orders the live view knows (kept in a snapshot written here). */
+  places?: () => ReadonlyMap<string, Place>;
 }
 
 export class Snapshotter {
@@ -115,7 +118,7 @@ export class Snapshotter {
 
   private async writeInline(engine: Engine, head: JournalHead): Promise<void> {
     if (head.revision === undefined || head.recordId === undefined) return;
-    await writeSnapshot(this.deps.dataDir, engine, head.revision, head.position, head.recordId)
+    await writeSnapshot(this.deps.dataDir, engine, head.revision, head.position, head.recordId, undefined, this.deps.places?.())
       .catch((error) => this.deps.logger.warn({ err: error }, 'engine snapshot failed'));
   }
 

@@ -1,7 +1,10 @@
 // Read side of the trading routes: thin adapters over the core read-model queries
-// (projections/core/queries), taking the route's parsed filters and page parameters.
+// (projections/core/queries), taking the route's parsed filters and page parameters. Live
+// orders, the balance and positions are answered from the engine's live view when it can
+// (liveReads.ts); otherwise from the read models once they passed the member's last write.
 
 import type { AppContext } from '../../commands/context.ts';
+import { readYourWrites } from '../../commands/readYourWrites.ts';
 import type { FillStatus, OrderStatus } from '../../domain/views.ts';
 import type { MarketWire } from '../../projections/core/market.ts';
 import { getBalance as getCoreBalance } from '../../projections/core/queries/accounts.ts';
@@ -10,6 +13,7 @@ import { listMarkets as listCoreMarkets, type MarketFilters } from '../../projec
 import { getOrder as getCoreOrder, listOrders as listCoreOrders } from '../../projections/core/queries/orders.ts';
 import { listPositions as listCorePositions } from '../../projections/core/queries/positions.ts';
 import type { BalanceWire, FillWire, OrderWire, PositionWire } from '../../projections/core/render.ts';
+import { liveBalanceOf, liveOrderOf, liveOrdersOf, livePositionsOf } from './liveReads.ts';
 
 
 interface Page<T> {
@@ -38,16 +42,23 @@ interface FillFilters {
 const pageRequest = (page: PageParams) => ({ limit: page.limit, cursor: page.cursor ?? null });
 
 export async function listOrders(ctx: AppContext, accountId: string, filters: OrderFilters, page: PageParams): Promise<Page<OrderWire>> {
-  const result = await listCoreOrders(ctx.pool, accountId, {
+  const coreFilters = {
     orderIds: filters.order_ids,
     clientOrderIds: filters.client_order_ids,
     marketIds: filters.market_ids,
     statuses: filters.statuses as OrderStatus[] | undefined,
-  }, pageRequest(page));
+  };
+  const live = liveOrdersOf(ctx, accountId, coreFilters, pageRequest(page));
+  if (live) return { items: live.orders, cursor: live.cursor };
+  await readYourWrites(ctx, accountId);
+  const result = await listCoreOrders(ctx.pool, accountId, coreFilters, pageRequest(page));
   return { items: result.orders, cursor: result.cursor };
 }
 
 export async function getOrder(ctx: AppContext, accountId: string, orderId: string): Promise<OrderWire | undefined> {
+  const live = liveOrderOf(ctx, accountId, orderId);
+  if (live) return live;
+  await readYourWrites(ctx, accountId);
   return (await getCoreOrder(ctx.pool, accountId, orderId)) ?? undefined;
 }
 
@@ -61,11 +72,17 @@ export async function listFills(ctx: AppContext, accountId: string, filters: Fil
 }
 
 export async function listPositions(ctx: AppContext, accountId: string, page: PageParams): Promise<Page<PositionWire>> {
+  const live = livePositionsOf(ctx, accountId, pageRequest(page));
+  if (live) return { items: live.positions, cursor: live.cursor };
+  await readYourWrites(ctx, accountId);
   const result = await listCorePositions(ctx.pool, accountId, pageRequest(page));
   return { items: result.positions, cursor: result.cursor };
 }
 
 export async function getBalance(ctx: AppContext, accountId: string): Promise<BalanceWire | undefined> {
+  const live = liveBalanceOf(ctx, accountId);
+  if (live) return live;
+  await readYourWrites(ctx, accountId);
   return (await getCoreBalance(ctx.pool, accountId)) ?? undefined;
 }
 
