@@ -89,99 +89,166 @@ function checkViews(engine: Engine, views: FoldedViews): void {
   for (const market of state.markets.values()) expect(views.market(market.id), `market ${market.id}`).to.deep.equal(marketView(market));
 }
 
+/** The properties the random histories must keep; each one is its own test, so a failure names it. */
+const PROPERTIES = {
+  conservation: 'money is conserved to the cent: the ledger sums to zero, cash + fees + pools = deposits - withdrawals + adjustments, a settled market keeps no pool',
+  available: 'the available balance is never negative (but where a corrected result took winnings back)',
+  overfill: 'no order fills beyond its quantity',
+  books: 'books never rest crossed (and keep their own invariants)',
+  liabilities: 'liabilities kept incrementally equal a recomputation',
+  views: 'the read models folded from the facts show what the engine\'s state does',
+  replay: 'replay (also from a snapshot, also of a version 1 snapshot) reproduces the same facts and state hash',
+} as const;
+type Property = keyof typeof PROPERTIES;
+
+/** The first counterexample found for each property: its error and the history that broke it. */
+class Failures {
+  readonly first = new Map<Property, { error: unknown; commands: Command[]; step: number }>();
+  constructor(private readonly commands: Command[], private step = -1) {}
+  at(step: number): this {
+    this.step = step;
+    return this;
+  }
+  /** Runs one property's assertions; a failure is recorded (the first per property) and the history goes on. */
+  check(property: Property, assertions: () => void): void {
+    try {
+      assertions();
+    } catch (error) {
+      if (!this.first.has(property)) this.first.set(property, { error, commands: this.commands, step: this.step });
+    }
+  }
+}
+
 /**
  * `resettled`: accounts a corrected result (a market resulted again) took winnings back from: the
  * clawback is charged in full, so their cash may end below what their positions reserve (a debt).
  */
-function checkInvariants(engine: Engine, externalNet: Big, resettled: ReadonlySet<string>): void {
+function checkInvariants(engine: Engine, externalNet: Big, resettled: ReadonlySet<string>, failures: Failures): void {
   const state = engine.state;
-  expect(ledgerSum(state).eq(0), 'ledger sums to zero').to.equal(true);
-  let cash = ZERO;
-  let pools = ZERO;
-  for (const value of state.ledger.pools.values()) pools = pools.plus(value);
-  for (const acct of state.accounts.values()) {
-    cash = cash.plus(acct.cash);
-    if (!resettled.has(acct.id)) expect(acct.cash.minus(acct.liability).gte(0), `available of ${acct.id} never negative`).to.equal(true);
-    let liability = ZERO;
-    for (const exposure of acct.exposures.values()) {
-      const max = state.markets.get(exposure.marketId)!.maxPriceCents;
-      expect(exposure.liability.eq(liabilityOf(exposure, max)), 'cached market liability').to.equal(true);
-      liability = liability.plus(exposure.liability);
+  failures.check('conservation', () => {
+    expect(ledgerSum(state).eq(0), 'ledger sums to zero').to.equal(true);
+    let cash = ZERO;
+    let pools = ZERO;
+    for (const value of state.ledger.pools.values()) pools = pools.plus(value);
+    for (const acct of state.accounts.values()) cash = cash.plus(acct.cash);
+    expect(cash.plus(state.ledger.feeRevenue).plus(pools).eq(externalNet), 'cash + fees + pools = deposits - withdrawals + adjustments').to.equal(true);
+    for (const m of state.markets.values()) {
+      if (m.status === 'resulted' || m.status === 'voided') expect(state.ledger.pools.has(m.id), `pool of settled market ${m.id}`).to.equal(false);
     }
-    expect(acct.liability.eq(liability), `liability of ${acct.id} equals its markets`).to.equal(true);
-  }
-  expect(cash.plus(state.ledger.feeRevenue).plus(pools).eq(externalNet), 'cash + fees + pools = deposits - withdrawals + adjustments').to.equal(true);
-  for (const m of state.markets.values()) {
-    assertBookInvariants(m.book);
-    if (m.status === 'resulted' || m.status === 'voided') expect(state.ledger.pools.has(m.id)).to.equal(false);
-  }
+  });
+  failures.check('available', () => {
+    for (const acct of state.accounts.values()) {
+      if (!resettled.has(acct.id)) expect(acct.cash.minus(acct.liability).gte(0), `available of ${acct.id} never negative`).to.equal(true);
+    }
+  });
+  failures.check('liabilities', () => {
+    for (const acct of state.accounts.values()) {
+      let liability = ZERO;
+      for (const exposure of acct.exposures.values()) {
+        const max = state.markets.get(exposure.marketId)!.maxPriceCents;
+        expect(exposure.liability.eq(liabilityOf(exposure, max)), 'cached market liability').to.equal(true);
+        liability = liability.plus(exposure.liability);
+      }
+      expect(acct.liability.eq(liability), `liability of ${acct.id} equals its markets`).to.equal(true);
+    }
+  });
+  failures.check('books', () => {
+    for (const m of state.markets.values()) assertBookInvariants(m.book);
+  });
+}
+
+/** Runs one random history through the engine, checking every property after every step. */
+function runHistory(commands: Command[], failures: Failures, seen: Set<string>): void {
+  const engine = new Engine();
+  const views = new FoldedViews();
+  const journal: { seq: number; now_us: number; input: EngineInput; events: unknown }[] = [];
+  let now = T0;
+  let externalNet = ZERO;
+  const resettled = new Set<string>();
+  const run = (input: EngineInput) => {
+    const seq = engine.nextSeq;
+    const outcome = engine.step({ seq, now_us: now, input });
+    if (outcome.ok && outcome.events.length > 0) {
+      journal.push({ seq, now_us: now, input, events: outcome.events });
+      views.step(seq, now, outcome.events);
+    }
+    for (const event of outcome.events) {
+      seen.add(event.type === 'Transferred' ? `transfer:${event.kind}` : event.type);
+      if (event.type === 'Transferred' && ['deposit', 'withdrawal', 'adjustment'].includes(event.kind)) {
+        externalNet = event.to.startsWith('cash:') ? externalNet.plus(event.amount) : externalNet.minus(event.amount);
+      }
+      if (event.type === 'FundsReserved') failures.check('available', () => expect(new Big(event.available).gte(0), `available of ${event.account_id} after a reservation`).to.equal(true));
+      if (event.type === 'LotResettled') resettled.add(views.fill(event.fill_id).account_id);
+      const orderId = 'order_id' in event ? event.order_id : null;
+      if (orderId) {
+        const view = views.order(orderId);
+        seen.add(`order:${view.status}`);
+        failures.check('overfill', () => expect(new Big(view.filled).lte(view.quantity), `filled of ${orderId} within its quantity`).to.equal(true));
+      }
+    }
+    return outcome;
+  };
+  for (const input of setupInputs()) { now += 1000; expect(run(input).ok).to.equal(true); }
+  const placed: { who: string; id: string }[] = [];
+  const fills: string[] = [];
+  let snapshot: { text: string; v1: string; at: number } | undefined;
+  commands.forEach((cmd, i) => {
+    failures.at(i);
+    now += cmd.kind === 'tick' ? cmd.seconds * SECOND : 1000;
+    const outcome = run(toInput(cmd, i, placed, fills, now));
+    for (const e of outcome.events) if (e.type === 'Traded') fills.push(e.maker_fill_id);
+    checkInvariants(engine, externalNet, resettled, failures);
+    failures.check('views', () => checkViews(engine, views));
+    if (i === Math.floor(commands.length / 2)) snapshot = { text: encodeState(engine.state), v1: encodeStateV1(engine.state), at: journal.length };
+  });
+
+  failures.at(commands.length);
+  failures.check('replay', () => {
+    const finalHash = stateHash(engine.state);
+    const replayed = new Engine();
+    for (const step of journal) {
+      const outcome = replayed.step({ seq: step.seq, now_us: step.now_us, input: step.input });
+      expect(outcome.events).to.deep.equal(step.events);
+    }
+    expect(stateHash(replayed.state)).to.equal(finalHash);
+    if (snapshot) {
+      // a version 1 snapshot of the same state (written before version 2) reads back to the same state
+      expect(encodeState(decodeState(snapshot.v1))).to.equal(snapshot.text);
+      const resumed = new Engine(decodeState(snapshot.text));
+      for (const step of journal.slice(snapshot.at)) {
+        expect(resumed.step({ seq: step.seq, now_us: step.now_us, input: step.input }).events).to.deep.equal(step.events);
+      }
+      expect(stateHash(resumed.state)).to.equal(finalHash);
+    }
+  });
 }
 
 describe('engine properties over random command sequences', function () {
   // 300 random histories, each replayed and resumed from a snapshot: about 12 s of one core, more on a shared machine
   this.timeout(90_000);
-  it('conserves money, keeps balances and books sound, and replays identically', () => {
-    const seen = new Set<string>(); // which paths the random runs exercised
-    fc.assert(fc.property(fc.array(command, { minLength: 1, maxLength: 200, size: 'max' }), (commands) => {
-      const engine = new Engine();
-      const views = new FoldedViews();
-      const journal: { seq: number; now_us: number; input: EngineInput; events: unknown }[] = [];
-      let now = T0;
-      let externalNet = ZERO;
-      const resettled = new Set<string>();
-      const run = (input: EngineInput) => {
-        const seq = engine.nextSeq;
-        const outcome = engine.step({ seq, now_us: now, input });
-        if (outcome.ok && outcome.events.length > 0) {
-          journal.push({ seq, now_us: now, input, events: outcome.events });
-          views.step(seq, now, outcome.events);
-        }
-        for (const event of outcome.events) {
-          seen.add(event.type === 'Transferred' ? `transfer:${event.kind}` : event.type);
-          if (event.type === 'Transferred' && ['deposit', 'withdrawal', 'adjustment'].includes(event.kind)) {
-            externalNet = event.to.startsWith('cash:') ? externalNet.plus(event.amount) : externalNet.minus(event.amount);
-          }
-          if (event.type === 'FundsReserved') expect(new Big(event.available).gte(0)).to.equal(true);
-          if (event.type === 'LotResettled') resettled.add(views.fill(event.fill_id).account_id);
-          const orderId = 'order_id' in event ? event.order_id : null;
-          if (orderId) {
-            const view = views.order(orderId);
-            seen.add(`order:${view.status}`);
-            expect(new Big(view.filled).lte(view.quantity)).to.equal(true);
-          }
-        }
-        return outcome;
-      };
-      for (const input of setupInputs()) { now += 1000; expect(run(input).ok).to.equal(true); }
-      const placed: { who: string; id: string }[] = [];
-      const fills: string[] = [];
-      let snapshot: { text: string; v1: string; at: number } | undefined;
-      commands.forEach((cmd, i) => {
-        now += cmd.kind === 'tick' ? cmd.seconds * SECOND : 1000;
-        const outcome = run(toInput(cmd, i, placed, fills, now));
-        for (const e of outcome.events) if (e.type === 'Traded') fills.push(e.maker_fill_id);
-        checkInvariants(engine, externalNet, resettled);
-        checkViews(engine, views);
-        if (i === Math.floor(commands.length / 2)) snapshot = { text: encodeState(engine.state), v1: encodeStateV1(engine.state), at: journal.length };
-      });
+  const failures = new Map<Property, { error: unknown; commands: Command[]; step: number }>();
+  const seen = new Set<string>(); // which paths the random runs exercised
 
-      const finalHash = stateHash(engine.state);
-      const replayed = new Engine();
-      for (const step of journal) {
-        const outcome = replayed.step({ seq: step.seq, now_us: step.now_us, input: step.input });
-        expect(outcome.events).to.deep.equal(step.events);
-      }
-      expect(stateHash(replayed.state)).to.equal(finalHash);
-      if (snapshot) {
-        // a version 1 snapshot of the same state (written before version 2) reads back to the same state
-        expect(encodeState(decodeState(snapshot.v1))).to.equal(snapshot.text);
-        const resumed = new Engine(decodeState(snapshot.text));
-        for (const step of journal.slice(snapshot.at)) {
-          expect(resumed.step({ seq: step.seq, now_us: step.now_us, input: step.input }).events).to.deep.equal(step.events);
-        }
-        expect(stateHash(resumed.state)).to.equal(finalHash);
-      }
+  before(() => {
+    // every history is run once and checked for every property; each property's first counterexample is kept
+    fc.assert(fc.property(fc.array(command, { minLength: 1, maxLength: 200, size: 'max' }), (commands) => {
+      const found = new Failures(commands);
+      runHistory(commands, found, seen);
+      for (const [property, failure] of found.first) if (!failures.has(property)) failures.set(property, failure);
     }), { numRuns: Number(process.env.ENGINE_PROPERTY_RUNS ?? 300) });
+  });
+
+  for (const [property, statement] of Object.entries(PROPERTIES) as Array<[Property, string]>) {
+    it(statement, () => {
+      const failure = failures.get(property);
+      if (failure) {
+        const message = failure.error instanceof Error ? failure.error.message : String(failure.error);
+        expect.fail(`${message}\n  at command ${failure.step} of the history ${JSON.stringify(failure.commands)}`);
+      }
+    });
+  }
+
+  it('the random runs reach every path the properties speak of', () => {
     for (const path of [
       'Traded', 'LotClosed', 'LotSettled', 'FillVoided', 'MarketSettled', 'FillAmended', 'OrderReleased', 'transfer:fee_refund', 'transfer:settlement',
       'transfer:trade_pnl', 'PointsCredited', 'LotResettled', 'order:filled', 'order:partially_cancelled', 'order:rejected', 'order:accepted', 'order:delayed',
