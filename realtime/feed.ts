@@ -145,8 +145,7 @@ export class Feed {
 
   /**
    * Takes the order books from the engine: its books now, then the levels each journaled batch
-   * moved, announced as soon as the append landed (no wait for the read models). The projector's
-   * `book` announcements are then ignored. Call before start().
+   * moved, announced as soon as the append landed (no wait for the read models). Call before start().
    */
   useBookSource(source: BookSource): void {
     this.bookSource = source;
@@ -218,29 +217,19 @@ export class Feed {
   }
 
   handle(changes: readonly ProjectionChange[]): void {
-    const movedBooks = new Set<string>();
     for (const change of changes) {
       try {
-        this.route(change, movedBooks);
+        this.route(change);
       } catch (error) {
         this.logger.error({ err: error, kind: change.kind }, 'feed could not forward a change');
       }
     }
-    this.notifyBookListeners(movedBooks);
   }
 
-  private route(change: ProjectionChange, movedBooks: Set<string>): void {
+  private route(change: ProjectionChange): void {
     const doc = change.doc as Record<string, unknown> | undefined;
     if (!doc) return;
     switch (change.kind) {
-      case 'book': {
-        if (this.bookSource) return; // the engine's journaled levels are the source
-        const delta = this.books.apply(doc as unknown as BookChange);
-        const topic = feedTopic.orderbook(delta.market_id);
-        if (this.hub.wants(topic)) this.hub.publish(topic, encodeBroadcast('orderbook', 'delta', delta));
-        movedBooks.add(delta.market_id);
-        return;
-      }
       case 'market': {
         const market = doc as unknown as MarketWire;
         const moves = this.markets.apply(market);

@@ -9,7 +9,7 @@ import type { CoreStore } from '../load.ts';
 import type { FillView, OrderView } from '../../../domain/views.ts';
 import { prepared } from '../../runtime/prepared.ts';
 
-type CoreChangeKind = 'order' | 'fill' | 'balance' | 'position' | 'market' | 'ledger_entry' | 'account' | 'sport_event' | 'book' | 'trade' | 'market_stats';
+type CoreChangeKind = 'order' | 'fill' | 'balance' | 'position' | 'market' | 'ledger_entry' | 'account' | 'sport_event' | 'trade' | 'market_stats';
 
 /** A change before the projector adds `user_id` to its keys. */
 export interface CoreChange {

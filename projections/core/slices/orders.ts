@@ -1,7 +1,9 @@
 // Orders and the aggregated book: every order the fold changed (placed, matched, released,
 // cancelled). Each order row remembers what it contributes to its market's book (side, price,
 // remaining contracts while it rests), so a change moves the price levels by exactly the
-// difference from what the row held.
+// difference from what the row held. The levels serve the REST market's bids and offers; the
+// feed's order book channel takes its levels from the engine's journaled batches as they land
+// (Feed.useBookSource), not from here.
 // Resting means a limit order in status `open` or `accepted` with contracts remaining.
 
 import { decimalOf, decimalText, isPositive, isZero, minus, negated, plus, ZERO, type Decimal } from '../../../domain/money/decimal.ts';
@@ -22,35 +24,6 @@ export function contributionOf(order: OrderView): Contribution | null {
 }
 
 interface LevelDelta { market_id: string; side: string; price: string; quantity: Decimal; orders: number }
-
-interface LevelRow { market_id: string; side: 'buy' | 'sell'; price: string; quantity: string; emptied: boolean }
-
-/** One `[price, quantity]` pair per moved level, `"0"` for a level that emptied. */
-interface BookLevelsChange {
-  market_id: string;
-  /** Engine time of the batch's last step (UNIX µs): when the newest of these changes was decided. */
-  time_us: number;
-  bids: Array<[string, string]>;
-  offers: Array<[string, string]>;
-}
-
-/**
- * Announces the book levels this batch moved, per market, as their new totals (kind `book`): the
- * realtime order book channel forwards them as deltas in journal order.
- */
-function announceLevels(batch: Batch, rows: readonly LevelRow[]): void {
-  const last = batch.events[batch.events.length - 1];
-  const byMarket = new Map<string, BookLevelsChange>();
-  for (const row of rows) {
-    let change = byMarket.get(row.market_id);
-    if (!change) {
-      change = { market_id: row.market_id, time_us: last?.nowUs ?? 0, bids: [], offers: [] };
-      byMarket.set(row.market_id, change);
-    }
-    (row.side === 'buy' ? change.bids : change.offers).push([row.price, row.emptied ? '0' : row.quantity]);
-  }
-  for (const change of byMarket.values()) batch.changes.push({ kind: 'book', market_id: change.market_id, doc: change });
-}
 
 export const ordersSlice: Slice = {
   name: 'orders',
@@ -104,18 +77,16 @@ export const ordersSlice: Slice = {
 
     const moved = [...deltas.values()].filter((d) => !isZero(d.quantity) || d.orders !== 0);
     if (moved.length > 0) {
-      const levels = await batch.tx.query<LevelRow>(prepared(`
+      await batch.tx.query(prepared(`
         INSERT INTO core_book_levels (market_id, side, price, quantity, orders)
         SELECT market_id, side, price, quantity, orders
         FROM json_to_recordset($1::json) AS x(market_id text, side text, price numeric, quantity numeric, orders integer)
         ON CONFLICT (market_id, side, price) DO UPDATE
-        SET quantity = core_book_levels.quantity + excluded.quantity, orders = core_book_levels.orders + excluded.orders
-        RETURNING market_id, side, price::text AS price, trim_scale(quantity)::text AS quantity, (quantity <= 0 OR orders <= 0) AS emptied`,
+        SET quantity = core_book_levels.quantity + excluded.quantity, orders = core_book_levels.orders + excluded.orders`,
       [JSON.stringify(moved.map((d) => ({ ...d, quantity: decimalText(d.quantity) })))]));
       const marketIds = [...new Set(moved.map((d) => d.market_id))];
       await batch.tx.query(prepared('DELETE FROM core_book_levels WHERE market_id = ANY($1::text[]) AND (quantity <= 0 OR orders <= 0)', [marketIds]));
       for (const id of marketIds) batch.touchedMarkets.add(id);
-      announceLevels(batch, levels.rows);
     }
 
     for (const { item } of changed) {
