@@ -2,7 +2,7 @@
 // health probes, the three routers (/api/v1, /admin/v1, public images at the root), a JSON 404
 // and the one error mapping. Each router parses its own JSON body (v1 does so after
 // authentication); the parser here covers every other route with the same limits. Beside it,
-// the direct lane (api/direct.ts) answers the order-entry routes with the same request id, log,
+// the direct lane (api/directLane.ts) answers the order-entry routes with the same request id, log,
 // metrics, middleware and handlers. JSON answers carry no generated ETag (the lane's would not;
 // a conditional request on an order or a balance has no use): the images set their own.
 
@@ -12,10 +12,10 @@ import type { Logger } from 'pino';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import type { AppContext } from '../commands/context.ts';
 import { adminRouter } from './admin/router.ts';
-import { createLane, type Lane, type LaneHandler, type LaneRoute } from './direct.ts';
+import { createLane, type Lane, type LaneHandler, type LaneRoute } from './directLane.ts';
 import { errorHandler } from './errors.ts';
 import { onlyWithBody } from './jsonBody.ts';
-import { refuseNul } from './nul.ts';
+import { refuseNul } from './textGuard.ts';
 import { docsRouter } from './public/docs.ts';
 import { publicRouter } from './public/router.ts';
 import { V1_BASE, v1Api } from './v1/router.ts';

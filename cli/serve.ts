@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { resolveAdminToken } from '../api/admin/token.ts';
 import { createApi, createMetricsRegistry } from '../api/app.ts';
-import { laneServerOptions } from '../api/direct.ts';
+import { laneServerOptions } from '../api/directLane.ts';
 import { createTestClock, systemClock } from '../commands/clock/clock.ts';
 import type { AppContext, Config } from '../commands/context.ts';
 import { startDemoActivity } from '../commands/demo/activity.ts';

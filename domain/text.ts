@@ -64,7 +64,7 @@ export function textProblemOf(value: unknown): TextProblem | null {
 /**
  * The path of the first string (or object key) holding a NUL, or null when there is none. NUL
  * characters (U+0000) cannot be stored in PostgreSQL text: every request field holding one is
- * refused (api/nul.ts), and the engine refuses any input holding one (a journaled NUL would fail
+ * refused (api/textGuard.ts), and the engine refuses any input holding one (a journaled NUL would fail
  * every projection transaction that writes it). Nesting past the bound counts as a problem at the top.
  */
 export function findNul(value: unknown): string | null {

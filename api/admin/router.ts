@@ -5,7 +5,7 @@ import express, { Router } from 'express';
 import type { AppContext } from '../../commands/context.ts';
 import { errorHandler } from '../errors.ts';
 import { onlyWithBody } from '../jsonBody.ts';
-import { refuseNul } from '../nul.ts';
+import { refuseNul } from '../textGuard.ts';
 import { adminAuth } from './auth.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { catalogueRoutes } from './routes/catalogue.ts';

@@ -1,6 +1,6 @@
 // /api/v1: authentication, the per-account request rate limit, then the trading routes (one table, also the OpenAPI document), the
 // member routes, and 404 for every other path (GET /trades included: replaced by /fills).
-// The order-entry routes are also offered to the direct lane (api/direct.ts) with the same
+// The order-entry routes are also offered to the direct lane (api/directLane.ts) with the same
 // middleware instances and handlers, so both paths answer alike.
 
 import { Router, type Request, type RequestHandler, type Response } from 'express';
@@ -8,9 +8,9 @@ import type { AppContext } from '../../commands/context.ts';
 import { requireRouteScope, requireWrite } from '../auth/guards.ts';
 import { authenticate } from '../auth/middleware.ts';
 import { errorHandler, notFound } from '../errors.ts';
-import type { LaneRoute } from '../direct.ts';
+import type { LaneRoute } from '../directLane.ts';
 import { jsonBody } from '../jsonBody.ts';
-import { refuseNul } from '../nul.ts';
+import { refuseNul } from '../textGuard.ts';
 import { buildOpenApiDocument, memberFragment } from '../openapi/document.ts';
 import { announceDeprecation } from './deprecation.ts';
 import { idempotentWrite } from './idempotency.ts';

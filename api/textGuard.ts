@@ -1,6 +1,7 @@
-// NUL characters (U+0000) are refused in every request field. PostgreSQL text cannot hold them:
-// a string carrying one would fail the query reading it (a 500) or, once journaled, every
-// projection transaction that writes it, for every account. Refused up front with a 400 that
+// The request text guard (express middleware): NUL characters (U+0000) are refused in every
+// request field. PostgreSQL text cannot hold them: a string carrying one would fail the query
+// reading it (a 500) or, once journaled, every projection transaction that writes it, for every
+// account. Refused up front with a 400 that
 // names the field: `orders[1].client_order_id must not contain NUL characters`. A body nested
 // deeper than JSON_NESTING_DEPTH_MAX is refused here too (400), before any route walks it.
 
@@ -20,7 +21,7 @@ const urlMayHoldNul = (url: string): boolean => url.includes('%00') || url.inclu
 export function refuseNul(req: Request, _res: Response, next: NextFunction): void {
   const url = req.originalUrl ?? req.url;
   if (urlMayHoldNul(url)) {
-    // the direct lane (api/direct.ts) parses no query: read it here the way express does
+    // the direct lane (api/directLane.ts) parses no query: read it here the way express does
     const queryAt = url.indexOf('?');
     const query: unknown = req.query ?? (queryAt < 0 ? {} : Object.fromEntries(new URLSearchParams(url.slice(queryAt + 1))));
     const inQuery = findNul(query);

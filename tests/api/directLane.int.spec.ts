@@ -1,10 +1,10 @@
-// The direct lane (api/direct.ts) answers the order-entry routes without express; express still
+// The direct lane (api/directLane.ts) answers the order-entry routes without express; express still
 // answers every other spelling of those paths. Both must answer alike, errors included.
 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { createLane, laneServerOptions, type LaneHandler } from '../../api/direct.ts';
+import { createLane, laneServerOptions, type LaneHandler } from '../../api/directLane.ts';
 import { errorHandler, HttpError } from '../../api/errors.ts';
 import { useWholeService, type Answer, type Member } from './v1/harness.ts';
 
