@@ -19,7 +19,7 @@ import { pino } from 'pino';
 import { adminRouter } from '../../../api/admin/router.ts';
 import { errorHandler, notFound } from '../../../api/errors.ts';
 import { buildOpenApiDocument, memberFragment } from '../../../api/openapi/document.ts';
-import { createLane, laneServerOptions } from '../../../api/direct.ts';
+import { createLane, laneServerOptions } from '../../../api/directLane.ts';
 import { v1Api, type V1Options } from '../../../api/v1/router.ts';
 import { tradingRoutes } from '../../../api/v1/routes.ts';
 import { createTestClock } from '../../../commands/clock/clock.ts';
