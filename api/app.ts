@@ -24,7 +24,7 @@ const JSON_BODY_LIMIT = '1mb';
 const REQUEST_ID_HEADER = 'X-Request-Id';
 const REQUEST_ID_HEADER_LC = 'x-request-id';
 /** A client's request id is echoed only when it is short and plain; otherwise we make one. */
-const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:\-]{1,128}$/;
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 const HTTP_DURATION_BUCKETS_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 interface AppOptions {

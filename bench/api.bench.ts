@@ -223,7 +223,7 @@ async function startService(): Promise<{ baseUrl: URL; adminUrl: URL; adminToken
   return { baseUrl, adminUrl: new URL(`http://127.0.0.1:${adminPort}`), adminToken, pid: child.pid, stop };
 }
 
-async function admin(adminUrl: URL, token: string, method: string, route: string, body: unknown): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function admin(adminUrl: URL, token: string, method: string, route: string, body: unknown): Promise<Record<string, any>> {  
   const answer = await request(adminUrl, method, `/admin/v1${route}`, { authorization: `Bearer ${token}` }, JSON.stringify(body));
   if (answer.status !== 200) throw new Error(`admin ${method} ${route}: ${answer.status} ${answer.body}`);
   return JSON.parse(answer.body);

@@ -8,7 +8,6 @@ import path from 'node:path';
 import type { AppContext } from '../commands/context.ts';
 import { useClientSecretKey } from '../commands/oauthClients/client.ts';
 import { openAccount } from '../commands/accounts/accounts.ts';
-import { valueOrThrow } from '../commands/operatorInput.ts';
 import { SignUpLimiter } from '../commands/accounts/signUp.ts';
 import { accessTokenResolver } from '../commands/oauth/accessTokens.ts';
 import type { OAuthDeps } from '../commands/oauth/deps.ts';

@@ -56,7 +56,7 @@ export class JournalWriter implements JournalHead {
     if (records.length === 0) return undefined;
     if (!this.pipelined) return () => this.store.append(ENGINE_STREAM, records, this.revision === undefined ? 'no_stream' : this.revision);
     const failure = this.failed;
-    if (failure !== undefined) return () => Promise.reject(failure);
+    if (failure !== undefined) return () => Promise.reject(failure instanceof Error ? failure : new Error(String(failure)));
     const expected = this.issuedRevision === undefined ? 'no_stream' as const : this.issuedRevision;
     this.issuedRevision = (this.issuedRevision ?? -1n) + BigInt(records.length);
     const started = this.store.append(ENGINE_STREAM, records, expected);

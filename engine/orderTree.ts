@@ -133,7 +133,7 @@ export class PlaceTree<V> {
   }
 
   static empty<V>(): PlaceTree<V> {
-    return PlaceTree.EMPTY as PlaceTree<V>;
+    return PlaceTree.EMPTY;
   }
 
   has(place: Place): boolean {

@@ -85,7 +85,7 @@ export class EsdbEventStore implements EventStore {
       await store.headPosition(); // fail at start if the server is unreachable
     } catch (error) {
       await client.dispose().catch(() => undefined);
-      throw new Error(`EventStoreDB at EVENTSTORE_URL is not reachable: ${(error as Error).message}`);
+      throw new Error(`EventStoreDB at EVENTSTORE_URL is not reachable: ${(error as Error).message}`, { cause: error });
     }
     return store;
   }

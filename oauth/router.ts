@@ -229,7 +229,7 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
 
   router.get('/oauth/authorize', pageRoute(async (req, res) => {
     const issuer = issuerOf(req);
-    const validation = await validateAuthorization(req.query as Record<string, unknown>, deps, issuer);
+    const validation = await validateAuthorization(req.query, deps, issuer);
     if (validation.kind === 'error_page') return html(res, 400, errorPage(validation.message));
     if (validation.kind === 'redirect') return redirect(res, validation.location, 302);
     const request = validation.request;

@@ -26,7 +26,7 @@ export function decodeCursor(raw: unknown, arity: number): Array<string | number
   try {
     const key: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
     if (Array.isArray(key) && key.length === arity && key.every((k) => typeof k === 'string' || typeof k === 'number')) {
-      return key as Array<string | number>;
+      return key;
     }
   } catch {
     // fall through

@@ -334,7 +334,7 @@ export async function startTransport(options: TransportOptions): Promise<Transpo
   const listenSocket = await new Promise<uWSTypes.us_listen_socket>((resolve, reject) => {
     app.listen('0.0.0.0', options.port, (token) => (token ? resolve(token) : reject(new Error(`WebSocket server could not listen on port ${options.port} (WS_PORT)`))));
   });
-  const port = uWS.us_socket_local_port(listenSocket as uWSTypes.us_socket);
+  const port = uWS.us_socket_local_port(listenSocket);
   hub.attach({ publish: (topic, message) => app.publish(topic, message, false, false), numSubscribers: (topic) => app.numSubscribers(topic) });
   logger.info({ port, path: SOCKET_PATH }, 'WebSocket feed listening');
 

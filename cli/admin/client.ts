@@ -49,10 +49,10 @@ export class AdminClient {
     try {
       response = await fetch(`${this.baseUrl}/admin/v1${path}`, init);
     } catch (err) {
-      throw new Error(`cannot reach ${this.baseUrl}: ${(err as Error).message}`);
+      throw new Error(`cannot reach ${this.baseUrl}: ${(err as Error).message}`, { cause: err });
     }
     const text = await response.text();
-    let parsed: unknown = null;
+    let parsed: unknown;
     try {
       parsed = text === '' ? {} : JSON.parse(text);
     } catch {

@@ -2,7 +2,7 @@
 // a readable table, or the raw JSON answer with --json; failures go to stderr with exit code 1.
 
 import { defaultServiceUrl } from '../config.ts';
-import { Argument, Command, Option } from 'commander';
+import { Argument, type Command, Option } from 'commander';
 import { signRequest } from '../../commands/demo/signing.ts';
 import { AdminApiError, AdminClient } from './client.ts';
 import { print } from './format.ts';

@@ -117,7 +117,7 @@ export function createSigner(keyId: string, privateKey: string | Uint8Array, opt
     headers(method, pathWithQuery, timestampMs) {
       const timestamp = String(Math.floor(timestampMs));
       const signature = bytesToBase64(sign(encoder.encode(signingString(timestamp, method, pathWithQuery))));
-      return { [HEADER_KEY]: keyId, [HEADER_TIMESTAMP]: timestamp, [HEADER_SIGNATURE]: signature } as SignatureHeaders;
+      return { [HEADER_KEY]: keyId, [HEADER_TIMESTAMP]: timestamp, [HEADER_SIGNATURE]: signature };
     },
   };
 }

@@ -15,7 +15,7 @@
 import type { Clock } from '../../domain/clock.ts';
 import type { ApiKeyLookup } from './signedKey.ts';
 import { hasSigningHeader, SignedKeyVerifier } from './signedKey.ts';
-import type { AppPrincipal, CredentialSource, MemberPrincipal, Principal } from './principal.ts';
+import type { AppPrincipal, MemberPrincipal, Principal } from './principal.ts';
 
 export interface CredentialRequest {
   /** Upper case; `GET` for a WebSocket handshake. */
@@ -136,7 +136,7 @@ export function createCredentialResolver(deps: CredentialResolverDeps): Credenti
       }
       const whenUnknown: CredentialRefusal = identity.source === 'oauth' ? { code: 'oauth_token_invalid' } : { code: 'unauthorized' };
       return member(request, identity.account_id, whenUnknown, {
-        method: 'bearer', source: identity.source as CredentialSource, scopes: identity.scopes,
+        method: 'bearer', source: identity.source, scopes: identity.scopes,
         key_scope: null, key_id: null, client_id: identity.client_id, token_id: identity.token_id,
       });
     }

@@ -62,7 +62,7 @@ function statDetailRefusal(details: MarketDetails): Refusal | null {
 const marketIn = (markets: readonly MarketStateView[], marketId: string) => markets.find((m) => m.market_id === marketId) ?? null;
 
 /** Sets the market's settlement-side percent after a listing or change; the market as it is then. */
-async function withFee(caller: EngineCaller, marketId: string, percent: number | null, market: MarketStateView | null, position: bigint): Promise<CommandResult<ChangedMarket>> {
+async function withFee(caller: EngineCaller, marketId: string, percent: number | null, market: MarketStateView | null): Promise<CommandResult<ChangedMarket>> {
   const result = await submitOperatorInput(caller, { kind: 'SetSettlementFee', scope: 'market', scope_id: marketId, percent });
   if (!result.ok) return result;
   return accepted({ market: marketIn(result.value.answer.markets, marketId) ?? market, position: result.value.position });
@@ -95,7 +95,7 @@ export async function listMarket(caller: EngineCaller, listing: MarketListing): 
   const market = marketIn(result.value.answer.markets, marketId);
   if (!market) throw new Error('engine accepted ListMarket without listing the market');
   if (listing.settlement_fee_percent === undefined || listing.settlement_fee_percent === null) return accepted({ market, position: result.value.position });
-  const priced = await withFee(caller, marketId, listing.settlement_fee_percent, market, result.value.position);
+  const priced = await withFee(caller, marketId, listing.settlement_fee_percent, market);
   return priced.ok ? accepted({ market: priced.value.market ?? market, position: priced.value.position }) : priced;
 }
 
@@ -113,7 +113,7 @@ export async function changeMarket(caller: EngineCaller, marketId: string, chang
   if (!result.ok) return result;
   const market = marketIn(result.value.answer.markets, marketId);
   if (change.settlement_fee_percent === undefined) return accepted({ market, position: result.value.position });
-  return withFee(caller, marketId, change.settlement_fee_percent, market, result.value.position);
+  return withFee(caller, marketId, change.settlement_fee_percent, market);
 }
 
 export async function changeMarketStatus(caller: EngineCaller, marketId: string, change: { status?: MarketStatus; trading?: boolean }): Promise<CommandResult<ChangedMarket>> {

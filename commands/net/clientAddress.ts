@@ -3,7 +3,7 @@
 // entries are the client's own word). An IPv6 client counts by its /64, the block one subscriber
 // usually holds, so rotating addresses inside it gains nothing.
 
-import { BlockList, isIP } from 'node:net';
+import { type BlockList, isIP } from 'node:net';
 import { normalizeIp } from '../../domain/address.ts';
 import { listed } from './addressList.ts';
 

@@ -75,7 +75,7 @@ export async function register(request: OAuthRequest, deps: OAuthDeps, limiter: 
 
   let redirectUris: string[] = [];
   if (body.redirect_uris !== undefined) {
-    const uris = Array.isArray(body.redirect_uris) && body.redirect_uris.every((u) => typeof u === 'string') ? body.redirect_uris as string[] : null;
+    const uris = Array.isArray(body.redirect_uris) && body.redirect_uris.every((u) => typeof u === 'string') ? body.redirect_uris : null;
     if (uris === null) throw new InvalidRedirectUri('redirect_uris must be an array of URIs');
     redirectUris = uris;
   }

@@ -5,7 +5,7 @@ import { dueOrderIds, settleWaiting } from './timers.ts';
 import { FastOrderBook } from '../book/fast.ts';
 import type { Refusal } from '../errors.ts';
 import {
-  centsToDecimal, contractsTimesCents, decimalText, formatNanos, isPositive, isZero, minus, money, negated, parseMaxPriceCents, plus, ZERO,
+  centsToDecimal, contractsTimesCents, decimalText, formatNanos, isPositive, isZero, money, negated, parseMaxPriceCents, plus, ZERO,
 } from '../money/decimal.ts';
 import type { MarketStatus } from '../views.ts';
 import { emptyMarketCatalogue } from '../readModel/records.ts';
@@ -339,7 +339,7 @@ function voidPositions(ctx: StepContext, market: MarketState, settlementId: stri
   for (const fillId of market.fillIds) {
     const fill = present(state.fills.get(fillId), 'a market\'s fill is unsettled until its result');
     const account = present(state.accounts.get(fill.accountId), 'a fill\'s account is open');
-    const exposure = present(account.exposures.get(market.id), 'an account of a market has an exposure there');
+    present(account.exposures.get(market.id), 'an account of a market has an exposure there');
     if (isPositive(fill.tradeFee)) {
       transfer(ctx, account, fill.tradeFee, FEES, 'fee_refund', {
         id: ctx.nextId('ledger'), accountId: account.id, type: 'fee_refund', amount: fill.tradeFee,

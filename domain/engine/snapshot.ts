@@ -159,7 +159,7 @@ class StateEncoder {
       return { s: items };
     }
     if (type === 'object') {
-      if (isBook(value as object)) {
+      if (isBook(value)) {
         const book = value as OrderBook & { maxPriceCents: number };
         const flat: Encoded[] = [];
         for (const side of ['buy', 'sell'] as const) {
@@ -169,7 +169,7 @@ class StateEncoder {
         }
         return { b: book.maxPriceCents, o: flat };
       }
-      const shape = this.shapeOf(value as object);
+      const shape = this.shapeOf(value);
       const keys = shape.keys;
       const tuple: Encoded[] = new Array(keys.length + 1);
       tuple[0] = shape.index;

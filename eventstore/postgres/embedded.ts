@@ -223,7 +223,7 @@ export class EmbeddedPostgresServer {
     } catch (error) {
       // A failed start rejects with undefined: the reason is in postgres' log.
       const detail = error instanceof Error ? error.message : this.logLines.slice(-10).join('\n');
-      throw new Error(`embedded PostgreSQL failed to start in ${dataDir} on port ${this.options.port}: ${detail}`);
+      throw new Error(`embedded PostgreSQL failed to start in ${dataDir} on port ${this.options.port}: ${detail}`, { cause: error });
     }
     this.pid = (pgServer as unknown as { process?: { pid?: number } }).process?.pid;
     running.add(this);

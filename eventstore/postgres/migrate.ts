@@ -55,7 +55,7 @@ export async function migrate(pool: pg.Pool, migrations?: Migration[]): Promise<
           await client.query('COMMIT');
         } catch (error) {
           await client.query('ROLLBACK');
-          throw new Error(`migration ${migration.name} failed: ${(error as Error).message}`);
+          throw new Error(`migration ${migration.name} failed: ${(error as Error).message}`, { cause: error });
         }
         applied.push(migration.name);
       }

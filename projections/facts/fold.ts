@@ -10,7 +10,7 @@
 // changed. Each record remembers the step that last changed it: a fact from a step that is not
 // newer leaves it alone, so a batch applied twice changes nothing the second time.
 
-import { centsOf, decimalOf, nanosOf, negated, ZERO } from '../../domain/money/decimal.ts';
+import { centsOf, decimalOf, nanosOf, negated } from '../../domain/money/decimal.ts';
 import type {
   FillRecord, LedgerEntryRecord, MarketRecord, OrderRecord, PositionRecord, SportEventRecord,
 } from '../../domain/readModel/records.ts';

@@ -80,7 +80,7 @@ function slipChannel(name: 'order_slip' | 'betslip', feed: Feed, db: Queryable, 
           feed.balances.release(accountId);
           return refuse('abandoned'); // replaced or left meanwhile: nobody hears the answer
         }
-        feed.balances.seed(accountId, (await getBalance(db, accountId)) as unknown as Record<string, unknown> | null);
+        feed.balances.seed(accountId, await getBalance(db, accountId));
       } catch (error) {
         feed.balances.release(accountId);
         throw error;

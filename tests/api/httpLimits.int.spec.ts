@@ -49,7 +49,7 @@ describe('HTTP connections per address', function () {
     const answer = await fetch(`${svc.adminUrl}/admin/v1${path}`, {
       method, headers: { authorization: `Bearer ${svc.adminToken}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: answer.status, body: await answer.json() as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    return { status: answer.status, body: await answer.json() };  
   };
 
   it('defaults to 256 per address; the operator changes it (1 to 10,000)', async () => {

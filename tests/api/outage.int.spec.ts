@@ -34,7 +34,7 @@ describe('database outage (/api/v1 reads)', function () {
     const call = async (method: string, route: string, body?: unknown) => {
       const res = await fetch(`${svc.adminUrl}/admin/v1${route}`, { method, headers: { authorization: `Bearer ${svc.adminToken}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
       expect(res.status, `${method} ${route}`).to.equal(200);
-      return res.json() as Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+      return res.json();  
     };
     const { account } = await call('POST', '/accounts', {});
     await call('POST', `/accounts/${account.account_id}/deposits`, { amount: '100' });
@@ -55,7 +55,7 @@ describe('database outage (/api/v1 reads)', function () {
   async function get(method: string, pathWithQuery: string, body?: unknown) {
     const headers = { 'user-agent': USER_AGENT, 'content-type': 'application/json', ...signedHeaders(key, method, pathWithQuery, svc.ctx.clock.nowUs() / 1000) };
     const res = await fetch(`${svc.baseUrl}${pathWithQuery}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() as any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() };  
   }
 
   // GET /api/v1/leaderboard is answered from the in-memory snapshot, whose refreshed_at says how

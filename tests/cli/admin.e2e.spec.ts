@@ -33,7 +33,7 @@ describe('e2e: the admin CLI', function () {
   const json = async (...args: string[]) => {
     const result = await cli('--json', ...args);
     expect(result.code, result.stderr).to.equal(0);
-    return JSON.parse(result.stdout) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    return JSON.parse(result.stdout) as Record<string, any>;  
   };
 
   it('drives an account, an event and a market through their lifecycle', async () => {

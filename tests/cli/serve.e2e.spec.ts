@@ -16,7 +16,7 @@ function startServe(dataDir: string): { child: ChildProcess; port: Promise<numbe
   });
   let output = '';
   const port = new Promise<number>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       for (const line of output.split('\n')) {
         if (!line.includes('"msg":"ready"')) continue;

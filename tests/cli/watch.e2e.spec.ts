@@ -12,7 +12,7 @@ import { DEMO_STREAM } from '../../commands/demo/seed.ts';
 const BIN = path.resolve('cli/bin.js');
 
 /** Starts `exchange watch …` and hands out its stdout lines, parsed. */
-function watch(args: string[], env: Record<string, string>): { child: ChildProcessWithoutNullStreams; next(): Promise<any>; stderr(): string } { // eslint-disable-line @typescript-eslint/no-explicit-any
+function watch(args: string[], env: Record<string, string>): { child: ChildProcessWithoutNullStreams; next(): Promise<any>; stderr(): string } {  
   const child = spawn(process.execPath, [BIN, 'watch', ...args], { env: { ...process.env, ...env } });
   const lines: string[] = [];
   const waiting: Array<(line: string) => void> = [];

@@ -3,6 +3,7 @@
 // pure-JS signer giving the same headers as Node's, and the feed's public `events` topic joined
 // anonymously, which is all a browser may do without handshake headers.
 
+import type * as ExchangeClientModule from '@event-exchange/client';
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import http from 'node:http';
@@ -55,7 +56,7 @@ describe('client: in a browser', function () {
     await tab.goto(pageUrl);
     await tab.waitForFunction(() => 'exchangeClient' in window);
     const result = await tab.evaluate(async ({ privateKey, baseUrl, wsUrl }) => {
-      const lib = (window as unknown as { exchangeClient: typeof import('@event-exchange/client') }).exchangeClient;
+      const lib = (window as unknown as { exchangeClient: typeof ExchangeClientModule }).exchangeClient;
       const headers = lib.createSigner('key-1', privateKey).headers('GET', '/api/v1/orders?limit=5', 1_767_225_600_000);
       const feed = lib.createClient({ baseUrl, wsUrl }).feed();
       const events = await new Promise<unknown>((resolve, reject) => {

@@ -6,7 +6,7 @@ import readline from 'node:readline';
 export interface Program {
   child: ChildProcessWithoutNullStreams;
   /** The next JSON line that matches (earlier lines are skipped). */
-  next(match?: (line: any) => boolean): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  next(match?: (line: any) => boolean): Promise<any>;  
   stderr(): string;
   exited: Promise<number | null>;
 }

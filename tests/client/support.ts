@@ -32,7 +32,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
 export class Admin {
   constructor(readonly adminUrl: string, readonly token: string) {}
 
-  async call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  async call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {  
     const response = await fetch(`${this.adminUrl}/admin/v1${path}`, {
       method,
       headers: { authorization: `Bearer ${this.token}`, 'user-agent': 'client-tests', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -42,7 +42,7 @@ export class Admin {
     return { status: response.status, body: text ? JSON.parse(text) : null };
   }
 
-  async ok(method: string, path: string, body?: unknown): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  async ok(method: string, path: string, body?: unknown): Promise<any> {  
     const answer = await this.call(method, path, body);
     if (answer.status !== 200) throw new Error(`${method} ${path} → ${answer.status} ${JSON.stringify(answer.body)}`);
     return answer.body;

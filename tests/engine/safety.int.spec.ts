@@ -70,7 +70,7 @@ describe('engine safety', () => {
       let release!: () => void;
       const gate = new Promise<void>((resolve) => { release = resolve; });
       const append = svc.store.append.bind(svc.store);
-      svc.store.append = (async (...args: Parameters<typeof append>) => { await gate; return append(...args); }) as typeof svc.store.append;
+      svc.store.append = (async (...args: Parameters<typeof append>) => { await gate; return append(...args); });
       const order = (i: number) => alice.call('POST', '/api/v1/orders', { body: { action: 'buy', market_id: marketId, order_type: 'limit', price: '0.10', quantity: '1', client_order_id: `q-${i}` } });
       const first = order(0); // decided, its append held at the gate
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -81,7 +81,7 @@ describe('engine safety', () => {
       expect(overflow.headers['retry-after']).to.be.a('string');
       expect(overflow.body.error).to.equal('The exchange is busy; retry shortly');
       release();
-      svc.store.append = append as typeof svc.store.append;
+      svc.store.append = append;
       for (const answer of await Promise.all([first, ...queued])) expect(answer.status).to.equal(200);
     });
   });

@@ -363,7 +363,7 @@ export function eventStoreContract(name: string, create: () => Promise<ContractS
         const before = await store.headPosition();
         const collector = collect(store, { after: before });
         const late = event('Late');
-        const held = await subject.holdAppend!(s('late-stream'), late);
+        const held = await subject.holdAppend(s('late-stream'), late);
         // Another append starts while the first holds its position uncommitted.
         const early = store.append(s('early-stream'), [event('Early')], 'no_stream');
         await sleep(300);

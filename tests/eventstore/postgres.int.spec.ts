@@ -76,7 +76,7 @@ describe('postgres event store: several writers on one database (as separate pro
         const won = outcomes.filter((o) => o.status === 'fulfilled');
         expect(won, `round ${round}`).to.have.length(1);
         for (const lost of outcomes.filter((o) => o.status === 'rejected')) {
-          expect((lost as PromiseRejectedResult).reason).to.have.property('name', 'WrongExpectedRevision');
+          expect((lost).reason).to.have.property('name', 'WrongExpectedRevision');
         }
         expected = (won[0] as PromiseFulfilledResult<{ nextRevision: bigint }>).value.nextRevision;
       }

@@ -7,7 +7,7 @@ import http from 'node:http';
 import { startTestService, type TestService } from '../support/service.ts';
 
 /** A GET with any Host header (fetch would not let us set it). */
-function get(base: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+function get(base: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {  
   return new Promise((resolve, reject) => {
     http.get(`${base}${path}`, { headers }, (res) => {
       let text = '';

@@ -7,7 +7,7 @@ import * as oauth from 'oauth4webapi';
 import { createHash, randomBytes } from 'node:crypto';
 import type { TestService } from '../support/service.ts';
 
-export async function admin(svc: TestService, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function admin(svc: TestService, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {  
   const res = await fetch(`${svc.adminUrl}/admin/v1${path}`, {
     method,
     headers: { authorization: `Bearer ${svc.adminToken}`, 'content-type': 'application/json', 'user-agent': 'oauth-tests' },
@@ -17,7 +17,7 @@ export async function admin(svc: TestService, method: string, path: string, body
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
-export async function adminOk(svc: TestService, method: string, path: string, body?: unknown): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function adminOk(svc: TestService, method: string, path: string, body?: unknown): Promise<any> {  
   const answer = await admin(svc, method, path, body);
   expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
   return answer.body;

@@ -84,11 +84,11 @@ export async function connectionRefused(socketUrl: string, credentials: Credenti
 
 export interface Joined {
   channel: Channel;
-  response: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  response: any;  
   /** Every push received on the channel since the join was sent, in order. */
-  messages: Array<{ event: string; payload: any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  messages: Array<{ event: string; payload: any }>;  
   /** Resolves with the first push (already received or next) of `event` matching `match`. */
-  next(event: string, match?: (payload: any) => boolean): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  next(event: string, match?: (payload: any) => boolean): Promise<any>;  
   leave(): Promise<void>;
 }
 
@@ -97,8 +97,8 @@ const PUSH_EVENTS = ['update', 'delta', 'ticker', 'trade', 'market', 'volume', '
 /** Joins a topic; rejects with the error reply's response (an Error whose `response` is it). */
 export function join(connected: Connected, topic: string, payload: object = {}): Promise<Joined> {
   const channel = connected.socket.channel(topic, payload);
-  const messages: Array<{ event: string; payload: any }> = []; // eslint-disable-line @typescript-eslint/no-explicit-any
-  const waiters: Array<{ event: string; match: (p: any) => boolean; seen: number; resolve(p: any): void }> = []; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const messages: Array<{ event: string; payload: any }> = [];  
+  const waiters: Array<{ event: string; match: (p: any) => boolean; seen: number; resolve(p: any): void }> = [];  
   for (const event of PUSH_EVENTS) {
     channel.on(event, (body) => {
       messages.push({ event, payload: body });
@@ -136,7 +136,7 @@ export function join(connected: Connected, topic: string, payload: object = {}):
 }
 
 /** The join's error reply (fails the test if the join succeeds). */
-export async function refusedJoin(connected: Connected, topic: string, payload: object = {}): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function refusedJoin(connected: Connected, topic: string, payload: object = {}): Promise<any> {  
   try {
     await join(connected, topic, payload);
   } catch (error) {

@@ -9,7 +9,7 @@ import { connect, join, refusedJoin, type Connected, type Joined } from './phoen
 const LIVE = 'created,requested,accepted,delayed,open';
 
 /** Waits until `joined` has received `count` updates carrying `key`. */
-async function updates(joined: Joined, key: string, count: number): Promise<any[]> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function updates(joined: Joined, key: string, count: number): Promise<any[]> {  
   for (;;) {
     const found = joined.messages.filter((m) => m.event === 'update' && key in m.payload).map((m) => m.payload[key]);
     if (found.length >= count) return found;
@@ -62,9 +62,9 @@ describe('realtime: private channels', function () {
     }
     const pushed = await updates(orders, 'order', 1);
     // engine order: first placed, second placed, first cancelled
-    expect(ours(pushed).map((o: any) => [o.id, o.status])).to.deep.equal([[first.id, 'open'], [second.id, 'open'], [first.id, 'cancelled']]); // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(ours(pushed).map((o: any) => [o.id, o.status])).to.deep.equal([[first.id, 'open'], [second.id, 'open'], [first.id, 'cancelled']]);  
 
-    const book = new Map<string, any>(orders.response.orders.map((o: { id: string }) => [o.id, o])); // eslint-disable-line @typescript-eslint/no-explicit-any
+    const book = new Map<string, any>(orders.response.orders.map((o: { id: string }) => [o.id, o]));  
     for (const order of pushed) book.set(order.id, order);
     for (const order of pushed) expect((await alice.call('GET', `/api/v1/orders/${order.id}`)).body.order).to.deep.equal(book.get(order.id));
     const live = [...book.values()].filter((o) => LIVE.split(',').includes(o.status)).map((o) => o.id).sort();

@@ -25,8 +25,14 @@ class ClientBook {
   apply(delta: { seq: number; bids: Level[]; offers: Level[] }): void {
     if (delta.seq !== this.seq + 1) this.gaps += 1;
     this.seq = delta.seq;
-    for (const [p, q] of delta.bids) (q === '0' ? this.bids.delete(p) : this.bids.set(p, q));
-    for (const [p, q] of delta.offers) (q === '0' ? this.offers.delete(p) : this.offers.set(p, q));
+    for (const [p, q] of delta.bids) {
+      if (q === '0') this.bids.delete(p);
+      else this.bids.set(p, q);
+    }
+    for (const [p, q] of delta.offers) {
+      if (q === '0') this.offers.delete(p);
+      else this.offers.set(p, q);
+    }
   }
 
   /** As the Market object shows levels: price descending, {price, quantity}. */
@@ -62,7 +68,7 @@ describe('realtime: public channels', function () {
       const market = await restMarket();
       const view = book.view();
       if (JSON.stringify(view.bids) === JSON.stringify(market.bids) && JSON.stringify(view.offers) === JSON.stringify(market.offers)) return index;
-      const delta = await new Promise<any>((resolve) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+      const delta = await new Promise<any>((resolve) => {  
         const deltas = () => joined.messages.filter((m) => m.event === 'delta' && m.payload.market_id === marketId);
         const poll = () => {
           const list = deltas();

@@ -5,7 +5,7 @@
 import WebSocket from 'ws';
 import { handshakeHeaders, type Credentials } from './phoenix.ts';
 
-export type Frame = [string | null, string | null, string, string, any]; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type Frame = [string | null, string | null, string, string, any];  
 
 export class RawSocket {
   readonly frames: Frame[] = [];

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { startWholeService, type Member, type WholeService } from '../api/v1/harness.ts';
 import { connect, join, type Connected } from './phoenix.ts';
 
-function push(joined: { channel: { push(event: string, payload: object): { receive(status: string, cb: (r: any) => void): any } } }, event: string, payload: object): Promise<{ status: string; response: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+function push(joined: { channel: { push(event: string, payload: object): { receive(status: string, cb: (r: any) => void): any } } }, event: string, payload: object): Promise<{ status: string; response: any }> {  
   return new Promise((resolve) => {
     joined.channel.push(event, payload)
       .receive('ok', (response: unknown) => resolve({ status: 'ok', response }))

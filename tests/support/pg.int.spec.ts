@@ -12,8 +12,8 @@ describe('test harness: embedded PostgreSQL', () => {
       const { rows } = await db.pool.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY version');
       expect(rows.map((row) => row.name)).to.include('0001_event_store');
     }
-    await databases[0]!.pool.query('CREATE TABLE only_here (x int)');
-    const other = await databases[1]!.pool.query(`SELECT to_regclass('only_here') AS t`);
+    await databases[0].pool.query('CREATE TABLE only_here (x int)');
+    const other = await databases[1].pool.query(`SELECT to_regclass('only_here') AS t`);
     expect(other.rows[0].t).to.equal(null);
     await Promise.all(databases.map((db) => db.drop()));
   });

@@ -114,7 +114,7 @@ const validateMarketPatch = compile<MarketPatchBody>({
 function detailsOf(body: MarketDetails): MarketDetails {
   const details: Record<string, unknown> = {};
   for (const key of MARKET_DETAIL_KEYS) if (body[key] !== undefined) details[key] = body[key];
-  return details as MarketDetails;
+  return details;
 }
 
 const validateStatus = compile<{ status?: MarketStatus; trading?: boolean }>({

@@ -66,7 +66,7 @@ export class Feed {
     if (options.userId !== undefined) this.userIdPromise = Promise.resolve(options.userId);
     const transport = (options.transport ?? (isBrowser() ? 'browser' : 'node')) === 'browser' ? globalThis.WebSocket : this.nodeTransport(options.onHandshakeRefused);
     this.socket = new Socket(client.wsUrl, {
-      transport: transport as unknown as typeof globalThis.WebSocket,
+      transport: transport as typeof globalThis.WebSocket,
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? HEARTBEAT_INTERVAL_MS_DEFAULT,
       timeout: options.joinTimeoutMs ?? JOIN_TIMEOUT_MS_DEFAULT,
       reconnectAfterMs: (tries: number) => RECONNECT_AFTER_MS[tries - 1] ?? RECONNECT_AFTER_MS[RECONNECT_AFTER_MS.length - 1]!,
@@ -167,31 +167,32 @@ export class Feed {
   }
 
   /** A private or public channel as a typed stream: its snapshot (again after each rejoin), then its pushes. */
-  private subscribe<E>(topic: string, payload: Record<string, unknown>, events: string[], toSnapshot: (reply: any) => E, toUpdate: (event: string, body: any) => E): EventStream<E> {
-    let channel: Channel | undefined;
-    const stream = new EventStream<E>(topic, () => channel?.leave());
-    channel = this.socket.channel(topic, payload);
-    for (const event of events) channel.on(event, (body: unknown) => stream.push(toUpdate(event, body)));
+  private subscribe<E, S, U>(topic: string, payload: Record<string, unknown>, events: string[], toSnapshot: (reply: S) => E, toUpdate: (event: string, body: U) => E): EventStream<E> {
+    const holder: { channel?: Channel } = {};
+    const stream = new EventStream<E>(topic, () => holder.channel?.leave());
+    const channel = this.socket.channel(topic, payload);
+    holder.channel = channel;
+    for (const event of events) channel.on(event, (body: unknown) => stream.push(toUpdate(event, body as U)));
     let joined = false;
     channel.join()
       .receive('ok', (reply: unknown) => {
         joined = true;
-        stream.push(toSnapshot(reply));
+        stream.push(toSnapshot(reply as S));
       })
       .receive('error', (response: { reason?: string }) => {
         if (joined || !isFinalRefusal(response)) return; // Phoenix joins again by itself
         stream.fail(new FeedJoinError(topic, response?.reason ?? 'refused', response));
-        channel?.leave();
+        channel.leave();
       });
     return stream;
   }
 
-  private privateStream<E>(name: string, toSnapshot: (reply: any) => E, toUpdate: (body: any) => E): EventStream<E> {
+  private privateStream<E, S, U>(name: string, toSnapshot: (reply: S) => E, toUpdate: (body: U) => E): EventStream<E> {
     let inner: EventStream<E> | undefined;
     const outer = new EventStream<E>(name, () => inner?.close());
     this.userId().then(
       (userId) => {
-        inner = this.subscribe(`${name}:${userId}`, {}, ['update'], toSnapshot, (_event, body) => toUpdate(body));
+        inner = this.subscribe<E, S, U>(`${name}:${userId}`, {}, ['update'], toSnapshot, (_event, body) => toUpdate(body));
         void (async () => {
           try {
             for await (const event of inner) outer.push(event);
@@ -224,7 +225,7 @@ export class Feed {
   }
 
   balances(): EventStream<BalancesEvent> {
-    return this.privateStream<BalancesEvent>('balances', (reply: { balance: Balance }) => ({ type: 'snapshot', balance: reply.balance }), (body: { balance: BalancesEvent['balance'] }) => ({ type: 'update', balance: body.balance } as BalancesEvent));
+    return this.privateStream<BalancesEvent>('balances', (reply: { balance: Balance }) => ({ type: 'snapshot', balance: reply.balance }), (body: { balance: BalancesEvent['balance'] }) => ({ type: 'update', balance: body.balance }));
   }
 
   account(): EventStream<AccountEvent> {

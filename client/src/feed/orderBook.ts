@@ -122,8 +122,14 @@ export class OrderBook implements AsyncIterable<BookEvent> {
     if (this.seq === undefined || delta.seq <= this.seq) return true; // before the snapshot, or already in it
     if (delta.seq !== this.seq + 1) return false;
     this.seq = delta.seq;
-    for (const [price, quantity] of delta.bids) isZero(quantity) ? this.bidLevels.delete(price) : this.bidLevels.set(price, quantity);
-    for (const [price, quantity] of delta.offers) isZero(quantity) ? this.offerLevels.delete(price) : this.offerLevels.set(price, quantity);
+    for (const [price, quantity] of delta.bids) {
+      if (isZero(quantity)) this.bidLevels.delete(price);
+      else this.bidLevels.set(price, quantity);
+    }
+    for (const [price, quantity] of delta.offers) {
+      if (isZero(quantity)) this.offerLevels.delete(price);
+      else this.offerLevels.set(price, quantity);
+    }
     this.stream.push({ type: 'delta', marketId: this.marketId, seq: delta.seq, bids: delta.bids, offers: delta.offers, timeUs: delta.time_us });
     return true;
   }

@@ -62,7 +62,7 @@ export class EventStream<T> implements AsyncIterable<T> {
   next(): Promise<IteratorResult<T>> {
     const value = this.queue.shift();
     if (value !== undefined) return Promise.resolve({ value, done: false });
-    if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (this.failure !== undefined) return Promise.reject(this.failure instanceof Error ? this.failure : new Error(String(this.failure)));
     if (this.ended) return Promise.resolve({ value: undefined, done: true });
     return new Promise((resolve, reject) => {
       this.waiting = { resolve, reject };

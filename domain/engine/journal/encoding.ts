@@ -299,7 +299,7 @@ export function encodeOrderRequestV5(order: OrderRequest, context: { request: Or
       return { [DELTA_KEY]: changes };
     }
   }
-  return orderRequestValues(order as unknown as Record<string, unknown>);
+  return orderRequestValues(order);
 }
 
 export function decodeOrderRequest(stored: unknown, context: DeltaContext, kind: string, field: string): OrderRequest {

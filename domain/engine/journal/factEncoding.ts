@@ -13,7 +13,7 @@ import type { EngineEvent, EngineEventType } from '../events.ts';
 type KeysOf<T> = T extends unknown ? Exclude<keyof T, 'type'> : never;
 /** Compile-time check that a key list names every key of its fact (and nothing else). */
 type Exhaustive<T, K extends readonly string[]> = Exclude<KeysOf<T>, K[number]> extends never ? (Exclude<K[number], KeysOf<T>> extends never ? K : never) : never;
-const keysOf = <T extends EngineEvent>() => <const K extends readonly string[]>(keys: Exhaustive<T, K>): readonly string[] => keys as readonly string[];
+const keysOf = <T extends EngineEvent>() => <const K extends readonly string[]>(keys: Exhaustive<T, K>): readonly string[] => keys;
 type Fact<N extends EngineEventType> = Extract<EngineEvent, { type: N }>;
 
 const ACCOUNT_DETAILS = [

@@ -20,7 +20,7 @@ describe('admin API over HTTP', function () {
   after(async () => service?.stop());
 
   async function newAccount(body: Record<string, unknown> = {}) {
-    return (await client.ok('POST', '/accounts', body)).account as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    return (await client.ok('POST', '/accounts', body)).account as Record<string, any>;  
   }
   async function newKey(accountId: string, scope = 'read_write'): Promise<ApiKeyCredentials> {
     return (await client.ok('POST', `/accounts/${accountId}/api_keys`, { scope })).api_key;
@@ -28,7 +28,7 @@ describe('admin API over HTTP', function () {
   async function balanceOf(key: ApiKeyCredentials) {
     const answer = await client.signed(key, 'GET', '/account/balance');
     expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
-    return answer.body.balance as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    return answer.body.balance as Record<string, any>;  
   }
   async function openMarket(extra: Record<string, unknown> = {}) {
     const event = (await client.ok('POST', '/events', { title: 'Home v Away', start: new Date(Date.now() + 86_400_000).toISOString(), sport: 'soccer' })).event;

@@ -12,7 +12,7 @@ import { startTestService, type TestService } from '../../support/service.ts';
 import { OpenApiChecker } from '../openapi/openapi.ts';
 import { ServiceClient, type ApiKeyCredentials } from './http.ts';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;  
 
 const UNKNOWN_ID = '0b5f2a8e-1111-4222-8333-444455556666';
 const IN_A_DAY = () => new Date(Date.now() + 86_400_000).toISOString();

@@ -5,7 +5,7 @@ import { signRequest } from '../../../commands/demo/signing.ts';
 
 export interface Answer {
   status: number;
-  body: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  body: Record<string, any>;  
 }
 
 export interface ApiKeyCredentials { key_id: string; private_key: string }
@@ -20,7 +20,7 @@ async function send(url: string, method: string, headers: Record<string, string>
   }
   const response = await fetch(url, init);
   const text = await response.text();
-  let parsed: Record<string, unknown> = {};
+  let parsed: Record<string, unknown>;
   try {
     parsed = text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
   } catch {
@@ -66,7 +66,7 @@ export class ServiceClient {
   }
 
   /** Admin call that must succeed; returns the body. */
-  async ok(method: string, path: string, body?: unknown): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  async ok(method: string, path: string, body?: unknown): Promise<Record<string, any>> {  
     const answer = await this.admin(method, path, body);
     if (answer.status !== 200) throw new Error(`${method} ${path} → ${answer.status} ${JSON.stringify(answer.body)}`);
     return answer.body;

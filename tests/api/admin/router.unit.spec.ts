@@ -69,7 +69,7 @@ async function startAdmin(options: { testClock: boolean }) {
       const init: RequestInit = { method, headers: { ...headers, 'content-type': 'application/json' } };
       if (body !== undefined) init.body = typeof body === 'string' ? body : JSON.stringify(body);
       const response = await fetch(`${base}${route}`, init);
-      return { status: response.status, body: (await response.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+      return { status: response.status, body: (await response.json()) as Record<string, any> };  
     },
     async stop() {
       await new Promise((resolve) => server.close(resolve));

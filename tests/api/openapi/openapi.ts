@@ -4,7 +4,7 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv } from '../../../api/v1/validation.ts';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;  
 
 export class OpenApiChecker {
   private readonly ajv = createAjv();

@@ -133,7 +133,7 @@ describe('order writes: idempotency and geofencing', () => {
   });
 
   describe('GET /api/v1/openapi.json', () => {
-    let doc: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    let doc: Record<string, any>;  
     before(async () => {
       const answer: Answer = await alice.call('GET', '/api/v1/openapi.json');
       expect(answer.status).to.equal(200);

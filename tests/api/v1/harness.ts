@@ -46,7 +46,7 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
 export interface Answer {
   status: number;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  body: any;  
   headers: IncomingHttpHeaders;
   text: string;
 }
@@ -73,13 +73,13 @@ export interface CallOptions {
 export interface ServiceClients {
   ctx: AppContext;
   base: string;
-  admin(method: string, route: string, body?: unknown): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  admin(method: string, route: string, body?: unknown): Promise<any>;  
   adminRaw(method: string, route: string, body?: unknown): Promise<Answer>;
   call(method: string, pathWithQuery: string, options?: CallOptions): Promise<Answer>;
   /** A funded active account with a read_write key, a read_only key and a session token. */
   member(deposit?: string): Promise<Member>;
   /** An event starting tomorrow and a market on it (open and trading by default). */
-  market(fields?: Record<string, unknown>, eventFields?: Record<string, unknown>): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  market(fields?: Record<string, unknown>, eventFields?: Record<string, unknown>): Promise<any>;  
   stop(): Promise<void>;
 }
 
@@ -125,7 +125,7 @@ function fetchAnswer(url: string, init: { method: string; headers: Record<string
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        let body: unknown = null;
+        let body: unknown;
         try {
           body = JSON.parse(text);
         } catch {
@@ -165,7 +165,7 @@ export async function startTradingService(options: V1Options = {}, engineOptions
   };
   const wiring: Omit<AppContext, 'credentials'> = {
     config, logger, clock, testClock: clock, pool: db.pool, store, engine, settings, writes, ...postgresStores(db.pool, clock),
-    projections: { waitFor: async () => runner.catchUp(), onChange: (listener: (changes: ProjectionChange[]) => void) => runner.onChange(listener) } as AppContext['projections'],
+    projections: { waitFor: async () => runner.catchUp(), onChange: (listener: (changes: ProjectionChange[]) => void) => runner.onChange(listener) },
   };
   const ctx: AppContext = withCredentials(wiring);
 

@@ -9,7 +9,7 @@
 import { expect } from 'chai';
 import { liveBalanceOf, liveOrderOf, liveOrdersOf, livePositionsOf } from '../../../api/v1/liveReads.ts';
 import { seededRandom } from '../../../domain/random.ts';
-import { LIVE_ORDER_STATUSES, type OrderStatus } from '../../../domain/views.ts';
+import { LIVE_ORDER_STATUSES } from '../../../domain/views.ts';
 import { getBalance } from '../../../projections/core/queries/accounts.ts';
 import { getOrder, listOrders } from '../../../projections/core/queries/orders.ts';
 import { listPositions } from '../../../projections/core/queries/positions.ts';
@@ -114,7 +114,7 @@ describe('live state from the engine\'s view (GET /orders, /orders/{id}, /accoun
     async function sourcesAlike(): Promise<void> {
       await caughtUp();
       checkpoints++;
-      const liveStatuses = LIVE_ORDER_STATUSES as readonly OrderStatus[];
+      const liveStatuses = LIVE_ORDER_STATUSES;
       for (const who of members) {
         const accountId = who.account_id;
         // every order: the view holds it exactly when the read model shows it live, and alike

@@ -36,9 +36,9 @@ describe('e2e: demo seeding', function () {
     const privateKey = /shown ONCE, keep it: (\S+)/.exec(printed)?.[1];
     expect(privateKey, printed).to.be.a('string');
     expect(logged.length).to.be.greaterThan(0);
-    expect(logged.join('\n')).to.not.include(privateKey as string); // printed on the terminal once, never logged
+    expect(logged.join('\n')).to.not.include(privateKey); // printed on the terminal once, never logged
     expect(Buffer.from(privateKey as string, 'base64')).to.have.length(32);
-    expect(printed).to.include(seeded.key_id as string);
+    expect(printed).to.include(seeded.key_id);
 
     // the printed curl, run as printed (its timestamp is fresh)
     const curl = printed.split('\n').find((line) => line.trim().startsWith('curl ')) as string;
@@ -54,7 +54,7 @@ describe('e2e: demo seeding', function () {
     const key = { key_id: seeded.key_id as string, private_key: privateKey as string };
     const answer = await client.signed(key, 'GET', '/markets');
     expect(answer.status).to.equal(200);
-    const markets = answer.body.markets as Array<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const markets = answer.body.markets as Array<Record<string, any>>;  
     const statuses = new Set(markets.map((market) => market.status));
     for (const status of ['open', 'pre_open', 'scheduled', 'suspended', 'resulted']) expect(statuses, status).to.include(status);
     const quoted = markets.filter((market) => market.status === 'open' && market.bids.length > 0 && market.offers.length > 0);
@@ -63,7 +63,7 @@ describe('e2e: demo seeding', function () {
     expect(markets.some((market) => market.event_status === 'in_progress')).to.equal(true);
 
     // the demo key can trade: a small bid on an open market
-    const target = quoted[0] as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const target = quoted[0] as Record<string, any>;  
     const order = await client.signed(key, 'POST', '/orders', { market_id: target.market_id, action: 'buy', order_type: 'limit', price: '0.30', quantity: '1' });
     expect(order.status, JSON.stringify(order.body)).to.equal(200);
 

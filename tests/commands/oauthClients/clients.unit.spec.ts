@@ -28,7 +28,7 @@ describe('OAuth client registry', () => {
       expect(stored).to.not.equal(null);
       if (confidential) {
         expect(created.client_secret).to.be.a('string');
-        expect(JSON.stringify((await store.readAll()).map((e) => e.data))).to.not.include(created.client_secret as string);
+        expect(JSON.stringify((await store.readAll()).map((e) => e.data))).to.not.include(created.client_secret);
         expect(verifyClientSecret(stored!, created.client_secret as string, clientSecretKeyOf(store))).to.equal(true);
         expect(verifyClientSecret(stored!, 'wrong', clientSecretKeyOf(store))).to.equal(false);
       } else {

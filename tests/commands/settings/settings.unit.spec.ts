@@ -66,7 +66,7 @@ describe('settings store', () => {
     it(`refuses ${name} as invalid input and changes nothing`, async () => {
       const store = new MemoryEventStore();
       const settings = await loadSettingsStore({ store, logger: silent });
-      const err = await rejection(settings.update(patch as never));
+      const err = await rejection(settings.update(patch));
       expect(err).to.be.instanceOf(InvalidInput);
       expect(settings.get()).to.deep.equal(DEFAULT_SETTINGS);
       expect(await store.readStream(SETTINGS_STREAM)).to.have.length(0);

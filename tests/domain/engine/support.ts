@@ -4,7 +4,7 @@
 import { Engine, type StepOutcome } from '../../../domain/engine/engine.ts';
 import type { EngineEvent } from '../../../domain/engine/events.ts';
 import type { EngineInput, MarketFields, OrderRequest } from '../../../domain/engine/inputs.ts';
-import type { BalanceView, FillView, LedgerEntryView, MarketStatus, OrderView } from '../../../domain/views.ts';
+import type { BalanceView, FillView, LedgerEntryView, OrderView } from '../../../domain/views.ts';
 import { FoldedViews } from '../../support/views.ts';
 
 export const T0 = 1_800_000_000_000_000; // UNIX µs
@@ -31,7 +31,7 @@ export function market(id = 'm', fields: Partial<MarketFields> = {}): EngineInpu
   return {
     kind: 'ListMarket',
     market: {
-      market_id: id, event_id: 'ev', title: `Market ${id}`, max_price: '1.00', status: 'open' as MarketStatus, trading: true,
+      market_id: id, event_id: 'ev', title: `Market ${id}`, max_price: '1.00', status: 'open', trading: true,
       in_play_delay_sec: 0, points_cost: 0, grouping_id: 'g', grouping_name: null, symbol: null, question: null, rules: null,
       short_title: null, featured: false, ...fields,
     },

@@ -69,7 +69,7 @@ export interface MemberService {
    * record (as the engine would), and lets the projectors see it. Answers the facts they produced.
    */
   engineStep(inputs: EngineInput | EngineInput[], nowUs?: number): Promise<EngineEvent[]>;
-  call(method: string, path: string, who: Who | null, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers; text: string }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  call(method: string, path: string, who: Who | null, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers; text: string }>;  
   stop(): Promise<void>;
 }
 
@@ -130,7 +130,7 @@ export async function startMemberService(options: { jurisdiction?: 'us' | 'ca' }
       if (body !== undefined) init.body = typeof body === 'string' ? body : JSON.stringify(body);
       const response = await fetch(`${base}${path}`, init);
       const text = await response.text();
-      let parsed: unknown = null;
+      let parsed: unknown;
       try {
         parsed = JSON.parse(text);
       } catch {

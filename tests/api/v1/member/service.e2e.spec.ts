@@ -11,7 +11,7 @@ import { signedHeaders, type ApiKey } from '../harness.ts';
 
 const USER_AGENT = 'member-tests/1.0';
 
-interface Answer { status: number; body: any; text: string; headers: Headers } // eslint-disable-line @typescript-eslint/no-explicit-any
+interface Answer { status: number; body: any; text: string; headers: Headers }  
 
 describe('member routes in the whole service', () => {
   let svc: TestService;
@@ -23,7 +23,7 @@ describe('member routes in the whole service', () => {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
-    let parsed: unknown = null;
+    let parsed: unknown;
     try {
       parsed = JSON.parse(text);
     } catch {

@@ -19,7 +19,6 @@ import {
   type EngineStepsData, type ViewsStepsData,
 } from '../../../../domain/engine/journal/journal.ts';
 import type { EngineInput } from '../../../../domain/engine/inputs.ts';
-import type { LegacyEngineEvent } from '../../../../domain/engine/journal/legacy.ts';
 import { completedV5 } from '../../../../domain/engine/journal/upcast.ts';
 import type { RecordedEvent } from '../../../../eventstore/port.ts';
 import type { FixtureRecord } from '../../../fixtures/journal-v3/replay.ts';
@@ -190,7 +189,7 @@ describe('engine journal: facts (record version 6)', () => {
     for (const [type, read] of Object.entries(STORED_VALUES)) {
       const keys = FACT_KEYS[type as EngineEventType];
       const fact = Object.fromEntries([['type', type], ...keys.map((key) => [key, `value of ${key}`])]) as unknown as EngineEvent;
-      expect(read!(fact), type).to.deep.equal([type, ...keys.map((key) => `value of ${key}`)]);
+      expect(read(fact), type).to.deep.equal([type, ...keys.map((key) => `value of ${key}`)]);
     }
     expect(Object.keys(STORED_VALUES)).to.include.members(['OrderAccepted', 'FundsReserved', 'Traded', 'Transferred', 'LotClosed']);
     const request = Object.fromEntries(ORDER_REQUEST_KEYS.map((key) => [key, `value of ${key}`]));
@@ -263,7 +262,7 @@ describe('engine journal: views (record versions 1 to 3, read only)', () => {
   /** The old steps of the fixture journal: inputs and views as that version's engine emitted them. */
   const legacySteps = fixture.records.flatMap((record) => {
     const context = newDeltaContext();
-    return (record.data as ViewsStepsData).steps.map((step) => ({ ...step, events: decodeEventsDelta(step.events, context) as LegacyEngineEvent[] }));
+    return (record.data as ViewsStepsData).steps.map((step) => ({ ...step, events: decodeEventsDelta(step.events, context) }));
   });
 
   it('reads one old step as the same facts from a version 1, 2 or 3 record', () => {
