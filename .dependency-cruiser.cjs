@@ -38,14 +38,16 @@ module.exports = {
     },
     {
       name: 'engine-only-domain-and-eventstore',
-      comment: 'engine/ (the single writer\'s runtime) imports only domain/ and the event store; it never calls up into commands or a transport.',
+      comment:
+        "engine/ (the single writer's runtime) imports only domain/ and the event store; it never calls up into commands or a transport.",
       severity: 'error',
       from: { path: '^engine/' },
       to: { path: '^(commands|projections|api|oauth|realtime|cli)/' },
     },
     {
       name: 'transports-only-engine-view',
-      comment: 'A transport sees of the engine only its read-only view and refusals (engine/gateway.ts); writes go through commands/.',
+      comment:
+        'A transport sees of the engine only its read-only view and refusals (engine/gateway.ts); writes go through commands/.',
       severity: 'error',
       from: { path: '^(api|oauth|realtime)/' },
       to: { path: '^engine/', pathNot: '^engine/gateway\\.ts$' },
@@ -59,14 +61,16 @@ module.exports = {
     },
     {
       name: 'commands-only-domain-and-eventstore',
-      comment: 'commands/ import only domain/, the event store port and engine/; reads reach them through ports they declare.',
+      comment:
+        'commands/ import only domain/, the event store port and engine/; reads reach them through ports they declare.',
       severity: 'error',
       from: { path: '^commands/' },
       to: { path: '^(projections|api|oauth|realtime|cli)/' },
     },
     {
       name: 'commands-no-postgres',
-      comment: 'commands/ declare ports for what they keep in PostgreSQL; the pg adapters live in cli/stores/ (or a read model\'s query side in projections/) and the composition root wires them. Only the AppContext names the pool\'s type, for the query side it hands to transports.',
+      comment:
+        "commands/ declare ports for what they keep in PostgreSQL; the pg adapters live in cli/stores/ (or a read model's query side in projections/) and the composition root wires them. Only the AppContext names the pool's type, for the query side it hands to transports.",
       severity: 'error',
       from: { path: '^commands/', pathNot: '^commands/context\\.ts$' },
       to: { path: 'node_modules/pg/' },
@@ -96,14 +100,21 @@ module.exports = {
       name: 'big-js-only-in-money',
       comment: 'Decimal arithmetic lives in domain/money/: nothing else imports big.js.',
       severity: 'error',
-      from: { path: '^(domain|eventstore|engine|commands|projections|api|oauth|realtime|cli)/', pathNot: '^domain/money/' },
+      from: {
+        path: '^(domain|eventstore|engine|commands|projections|api|oauth|realtime|cli)/',
+        pathNot: '^domain/money/',
+      },
       to: { path: 'node_modules/big\\.js/' },
     },
     {
       name: 'decimals-only-through-money',
-      comment: 'Decimals are made and read only in domain/money/ (big.ts holds the big.js constructor); everything else calls its named functions.',
+      comment:
+        'Decimals are made and read only in domain/money/ (big.ts holds the big.js constructor); everything else calls its named functions.',
       severity: 'error',
-      from: { path: '^(domain|eventstore|engine|commands|projections|api|oauth|realtime|cli)/', pathNot: '^domain/money/' },
+      from: {
+        path: '^(domain|eventstore|engine|commands|projections|api|oauth|realtime|cli)/',
+        pathNot: '^domain/money/',
+      },
       to: { path: '^domain/money/big\\.ts$' },
     },
     {
@@ -116,9 +127,14 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    includeOnly: '^(domain|eventstore|engine|commands|projections|api|oauth|realtime|cli|node_modules)/|^(node:)?[a-z_/]+$',
+    includeOnly:
+      '^(domain|eventstore|engine|commands|projections|api|oauth|realtime|cli|node_modules)/|^(node:)?[a-z_/]+$',
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'],
+    },
   },
 };

@@ -127,7 +127,12 @@ export function createApi(ctx: AppContext, options: AppOptions): Api {
       durationOf(req.method, routeLabel(req), res.statusCode).observe(seconds);
       if (!ctx.logger.isLevelEnabled('info')) return;
       req.log?.info(
-        { method: req.method, url: req.originalUrl, status: res.statusCode, duration_ms: Math.round(seconds * 1e4) / 10 },
+        {
+          method: req.method,
+          url: req.originalUrl,
+          status: res.statusCode,
+          duration_ms: Math.round(seconds * 1e4) / 10,
+        },
         'request',
       );
     });
@@ -184,5 +189,14 @@ export function createApi(ctx: AppContext, options: AppOptions): Api {
     res.status(404).json({ error: 'Not found' });
   });
   app.use(errorHandler);
-  return { app, adminApp, lane: createLane([...v1.laneRoutes, ...(options.laneRoutes ?? [])], errorHandler, [requestContext as LaneHandler], ctx.logger) };
+  return {
+    app,
+    adminApp,
+    lane: createLane(
+      [...v1.laneRoutes, ...(options.laneRoutes ?? [])],
+      errorHandler,
+      [requestContext as LaneHandler],
+      ctx.logger,
+    ),
+  };
 }

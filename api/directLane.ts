@@ -132,9 +132,15 @@ function run(chain: readonly LaneHandler[], onError: LaneErrorHandler, req: Requ
  * The lane over `routes`, each chain preceded by `before` (request id, logs, metrics) and failing
  * into `onError`; `logger` is the root of the requests' lazy loggers.
  */
-export function createLane(routes: readonly LaneRoute[], onError: LaneErrorHandler, before: readonly LaneHandler[] = [], logger?: Logger): Lane {
+export function createLane(
+  routes: readonly LaneRoute[],
+  onError: LaneErrorHandler,
+  before: readonly LaneHandler[] = [],
+  logger?: Logger,
+): Lane {
   const byKey = new Map<string, LaneRoute & { full: readonly LaneHandler[] }>();
-  for (const route of routes) byKey.set(`${route.method.toUpperCase()} ${route.path}`, { ...route, full: [...before, ...route.chain] });
+  for (const route of routes)
+    byKey.set(`${route.method.toUpperCase()} ${route.path}`, { ...route, full: [...before, ...route.chain] });
   return (req, res) => {
     if (!(req instanceof LaneRequest) || !(res instanceof LaneResponse)) return false;
     const url = req.url ?? '';

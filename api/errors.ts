@@ -33,12 +33,17 @@ const MS_PER_S = 1000;
  * the bucket it met as the IETF RateLimit header fields: its size, none left, seconds until full.
  */
 export function tooManyRequests(retryAfterMs: number, limit: number, resetMs: number): HttpError {
-  return new HttpError(429, 'Too many requests', {}, {
-    'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / MS_PER_S))),
-    'RateLimit-Limit': String(limit),
-    'RateLimit-Remaining': '0',
-    'RateLimit-Reset': String(Math.max(1, Math.ceil(Math.max(resetMs, retryAfterMs) / MS_PER_S))),
-  });
+  return new HttpError(
+    429,
+    'Too many requests',
+    {},
+    {
+      'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / MS_PER_S))),
+      'RateLimit-Limit': String(limit),
+      'RateLimit-Remaining': '0',
+      'RateLimit-Reset': String(Math.max(1, Math.ceil(Math.max(resetMs, retryAfterMs) / MS_PER_S))),
+    },
+  );
 }
 export const notFound = (message = 'Not found') => new HttpError(404, message);
 
@@ -177,33 +182,69 @@ function bearerChallenge(context: RefusalContext, invalidToken: boolean): string
 }
 
 /** The `error` text of a refusal, and what SPEC adds to the body and headers. */
-function wireOf(refusal: RestRefusal, context: RefusalContext): { error: string; extra?: Record<string, unknown>; headers?: Record<string, string> } {
+function wireOf(
+  refusal: RestRefusal,
+  context: RefusalContext,
+): { error: string; extra?: Record<string, unknown>; headers?: Record<string, string> } {
   switch (refusal.code) {
-    case 'user_agent_required': return { error: 'User-Agent header is required' };
-    case 'api_key_invalid': return { error: 'Missing or invalid API key credentials', headers: { 'WWW-Authenticate': bearerChallenge(context, false) } };
-    case 'unauthorized': return { error: 'Unauthorized', headers: { 'WWW-Authenticate': bearerChallenge(context, context.bearerPresented === true) } };
+    case 'user_agent_required':
+      return { error: 'User-Agent header is required' };
+    case 'api_key_invalid':
+      return {
+        error: 'Missing or invalid API key credentials',
+        headers: { 'WWW-Authenticate': bearerChallenge(context, false) },
+      };
+    case 'unauthorized':
+      return {
+        error: 'Unauthorized',
+        headers: { 'WWW-Authenticate': bearerChallenge(context, context.bearerPresented === true) },
+      };
     case 'oauth_token_invalid':
-      return { error: 'Missing or invalid OAuth access token', headers: { 'WWW-Authenticate': bearerChallenge(context, true) } };
-    case 'ip_not_allowed': return { error: 'ip_not_allowed', extra: { error_description: 'This application may not be used from this address' } };
-    case 'account_inactive': return { error: `Account is ${refusal.status === 'pending' ? 'pending approval' : refusal.status}` };
-    case 'unavailable': return { error: 'Service temporarily unavailable; retry shortly', headers: { 'Retry-After': RETRY_AFTER_S } };
+      return {
+        error: 'Missing or invalid OAuth access token',
+        headers: { 'WWW-Authenticate': bearerChallenge(context, true) },
+      };
+    case 'ip_not_allowed':
+      return {
+        error: 'ip_not_allowed',
+        extra: { error_description: 'This application may not be used from this address' },
+      };
+    case 'account_inactive':
+      return { error: `Account is ${refusal.status === 'pending' ? 'pending approval' : refusal.status}` };
+    case 'unavailable':
+      return { error: 'Service temporarily unavailable; retry shortly', headers: { 'Retry-After': RETRY_AFTER_S } };
     case 'insufficient_scope':
       return refusal.scope === null
         ? { error: INSUFFICIENT_SCOPE, headers: { 'WWW-Authenticate': 'Bearer error="insufficient_scope"' } }
-        : { error: INSUFFICIENT_SCOPE, extra: { scope: refusal.scope }, headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope=${quoted(refusal.scope)}` } };
-    case 'member_required': return { error: INSUFFICIENT_SCOPE };
+        : {
+            error: INSUFFICIENT_SCOPE,
+            extra: { scope: refusal.scope },
+            headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope=${quoted(refusal.scope)}` },
+          };
+    case 'member_required':
+      return { error: INSUFFICIENT_SCOPE };
     case 'read_only_key':
       return {
-        error: refusal.write === 'orders'
-          ? 'This API key is read-only; placing and cancelling orders needs a read_write key'
-          : 'This API key is read-only; profile changes need a read_write key',
+        error:
+          refusal.write === 'orders'
+            ? 'This API key is read-only; placing and cancelling orders needs a read_write key'
+            : 'This API key is read-only; profile changes need a read_write key',
       };
-    case 'idempotency_key_in_use': return { error: 'A request with this Idempotency-Key is still being processed' };
-    case 'idempotency_key_reused': return { error: 'Idempotency-Key was already used for a different request' };
-    case 'invalid_cursor': return { error: 'cursor is invalid' };
-    case 'engine_busy': return { error: 'The exchange is busy; retry shortly', headers: { 'Retry-After': RETRY_AFTER_S } };
-    case 'engine_stopped': return { error: 'The exchange is not accepting writes right now; retry shortly', headers: { 'Retry-After': RETRY_AFTER_S } };
-    default: return { error: messageOf(refusal) };
+    case 'idempotency_key_in_use':
+      return { error: 'A request with this Idempotency-Key is still being processed' };
+    case 'idempotency_key_reused':
+      return { error: 'Idempotency-Key was already used for a different request' };
+    case 'invalid_cursor':
+      return { error: 'cursor is invalid' };
+    case 'engine_busy':
+      return { error: 'The exchange is busy; retry shortly', headers: { 'Retry-After': RETRY_AFTER_S } };
+    case 'engine_stopped':
+      return {
+        error: 'The exchange is not accepting writes right now; retry shortly',
+        headers: { 'Retry-After': RETRY_AFTER_S },
+      };
+    default:
+      return { error: messageOf(refusal) };
   }
 }
 
@@ -225,7 +266,16 @@ export function errorTextOf(refusal: RestRefusal): string {
 }
 
 /** Network errors of a connection to PostgreSQL (or any store), as Node reports them. */
-const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 /** SQLSTATE classes of a database that cannot serve now: connection exceptions (08), operator intervention (57P), insufficient resources (53). */
 const UNAVAILABLE_SQLSTATE = /^(08|57P|53)/;
 
@@ -245,7 +295,8 @@ export function httpErrorOfThrown(err: unknown): HttpError | null {
   if (err instanceof EngineStoppedError) return httpErrorOf({ code: 'engine_stopped' });
   // body-parser failures (malformed JSON, too large) carry a status of their own
   const status = (err as { status?: number; type?: string })?.status;
-  if (typeof status === 'number' && status >= 400 && status < 500) return new HttpError(status, status === 413 ? 'Request body too large' : 'Malformed JSON body');
+  if (typeof status === 'number' && status >= 400 && status < 500)
+    return new HttpError(status, status === 413 ? 'Request body too large' : 'Malformed JSON body');
   if (isInfrastructureFailure(err)) return httpErrorOf({ code: 'unavailable' });
   return null;
 }
@@ -254,8 +305,12 @@ export function httpErrorOfThrown(err: unknown): HttpError | null {
 export function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunction): void {
   const answer = httpErrorOfThrown(err);
   if (answer) {
-    if (isInfrastructureFailure(err)) (req as { log?: { warn: (o: unknown, m: string) => void } }).log?.warn({ err }, 'store unavailable');
-    res.set(answer.headers).status(answer.status).json({ error: answer.message, ...answer.extra });
+    if (isInfrastructureFailure(err))
+      (req as { log?: { warn: (o: unknown, m: string) => void } }).log?.warn({ err }, 'store unavailable');
+    res
+      .set(answer.headers)
+      .status(answer.status)
+      .json({ error: answer.message, ...answer.extra });
     return;
   }
   (req as { log?: { error: (o: unknown, m: string) => void } }).log?.error({ err }, 'unhandled error');

@@ -48,8 +48,15 @@ export function jsonBody(limitBytes: number, limit: string): RequestHandler {
     const type = headers['content-type'];
     const length = headers['content-length'];
     if (
-      type === undefined || !PLAIN_TYPES.has(type) || headers['content-encoding'] !== undefined || headers['transfer-encoding'] !== undefined ||
-      length === undefined || !CONTENT_LENGTH.test(length) || Number(length) > limitBytes || !req.readable || req.readableEnded ||
+      type === undefined ||
+      !PLAIN_TYPES.has(type) ||
+      headers['content-encoding'] !== undefined ||
+      headers['transfer-encoding'] !== undefined ||
+      length === undefined ||
+      !CONTENT_LENGTH.test(length) ||
+      Number(length) > limitBytes ||
+      !req.readable ||
+      req.readableEnded ||
       req.readableFlowing !== null
     ) {
       standard(req, res, next);
@@ -85,9 +92,11 @@ export function jsonBody(limitBytes: number, limit: string): RequestHandler {
       received += chunk.length;
       chunks.push(chunk);
     };
-    const onEnd = (): void => finish(received === expected ? null : bodyError('request size did not match content length'));
+    const onEnd = (): void =>
+      finish(received === expected ? null : bodyError('request size did not match content length'));
     const onAborted = (): void => finish(bodyError('request aborted'));
-    const onError = (error: Error): void => finish(Object.assign(error, { status: 400, statusCode: 400, expose: true }));
+    const onError = (error: Error): void =>
+      finish(Object.assign(error, { status: 400, statusCode: 400, expose: true }));
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('aborted', onAborted);

@@ -23,7 +23,8 @@ export function refuseNul(req: Request, _res: Response, next: NextFunction): voi
   if (urlMayHoldNul(url)) {
     // the direct lane (api/directLane.ts) parses no query: read it here the way express does
     const queryAt = url.indexOf('?');
-    const query: unknown = req.query ?? (queryAt < 0 ? {} : Object.fromEntries(new URLSearchParams(url.slice(queryAt + 1))));
+    const query: unknown =
+      req.query ?? (queryAt < 0 ? {} : Object.fromEntries(new URLSearchParams(url.slice(queryAt + 1))));
     const inQuery = findNul(query);
     next(httpErrorOf({ code: 'text_has_nul', path: inQuery ?? 'path' }));
     return;

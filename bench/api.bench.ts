@@ -50,21 +50,37 @@ const LIVE_ORDERS_ALLOWED = 1_000_000;
 const BENCH_RATE_LIMIT_PER_SECOND = 1_000_000;
 const STARTUP_TIMEOUT_MS = 120_000;
 
-interface Answer { status: number; body: string }
+interface Answer {
+  status: number;
+  body: string;
+}
 
 // A lean load generator (bench/support/loadClient.ts): the less CPU the client spends per
 // request, the more of this 2-core machine is left to the service and its PostgreSQL.
 const clients = new Map<string, LoadClient>();
 
-async function request(baseUrl: URL, method: string, pathWithQuery: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+async function request(
+  baseUrl: URL,
+  method: string,
+  pathWithQuery: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<Answer> {
   let client = clients.get(baseUrl.origin);
   if (!client) {
     client = new LoadClient(baseUrl.hostname, Number(baseUrl.port), CONCURRENCY + 8);
     clients.set(baseUrl.origin, client);
   }
-  return client.request(method, pathWithQuery, {
-    'user-agent': 'api-bench/1', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers,
-  }, body);
+  return client.request(
+    method,
+    pathWithQuery,
+    {
+      'user-agent': 'api-bench/1',
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
+    body,
+  );
 }
 
 async function freePort(): Promise<number> {
@@ -73,7 +89,9 @@ async function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -151,7 +169,11 @@ async function serviceSettled(pid: number | undefined): Promise<void> {
  * Microseconds of CPU per order around `run`: of the service and of its PostgreSQL (null off Linux
  * or with BENCH_URL), and of this load generator itself.
  */
-async function measureCpu<T>(pid: number | undefined, orders: number, run: () => Promise<T>): Promise<ServiceCpu<T> & { clientUs: number }> {
+async function measureCpu<T>(
+  pid: number | undefined,
+  orders: number,
+  run: () => Promise<T>,
+): Promise<ServiceCpu<T> & { clientUs: number }> {
   const clientBefore = process.cpuUsage();
   const measured = await measureServiceCpu(pid, orders, run);
   const client = process.cpuUsage(clientBefore);
@@ -159,26 +181,51 @@ async function measureCpu<T>(pid: number | undefined, orders: number, run: () =>
 }
 
 /** Service CPU per order (µs): all of it, the kernel's part of it (system time), and its PostgreSQL's. */
-interface ServiceCpu<T> { result: T; serviceUs: number | null; serviceSystemUs: number | null; postgresUs: number | null }
+interface ServiceCpu<T> {
+  result: T;
+  serviceUs: number | null;
+  serviceSystemUs: number | null;
+  postgresUs: number | null;
+}
 
-async function measureServiceCpu<T>(pid: number | undefined, orders: number, run: () => Promise<T>): Promise<ServiceCpu<T>> {
+async function measureServiceCpu<T>(
+  pid: number | undefined,
+  orders: number,
+  run: () => Promise<T>,
+): Promise<ServiceCpu<T>> {
   const ticksPerSecond = pid === undefined ? 0 : clockTicksPerSecond();
-  if (pid === undefined || !(ticksPerSecond > 0) || process.platform !== 'linux') return { result: await run(), serviceUs: null, serviceSystemUs: null, postgresUs: null };
+  if (pid === undefined || !(ticksPerSecond > 0) || process.platform !== 'linux')
+    return { result: await run(), serviceUs: null, serviceSystemUs: null, postgresUs: null };
   const before = cpuTicks(pid);
   const result = await run();
   const after = cpuTicks(pid);
-  const perOrder = (ticks: number) => round((ticks / ticksPerSecond) * 1e6 / orders, 0);
+  const perOrder = (ticks: number) => round(((ticks / ticksPerSecond) * 1e6) / orders, 0);
   return {
-    result, serviceUs: perOrder(after.own - before.own), serviceSystemUs: perOrder(after.ownSystem - before.ownSystem), postgresUs: perOrder(after.descendants - before.descendants),
+    result,
+    serviceUs: perOrder(after.own - before.own),
+    serviceSystemUs: perOrder(after.ownSystem - before.ownSystem),
+    postgresUs: perOrder(after.descendants - before.descendants),
   };
 }
 
-async function startService(): Promise<{ baseUrl: URL; adminUrl: URL; adminToken: string; pid: number | undefined; stop: () => Promise<void> }> {
+async function startService(): Promise<{
+  baseUrl: URL;
+  adminUrl: URL;
+  adminToken: string;
+  pid: number | undefined;
+  stop: () => Promise<void>;
+}> {
   if (process.env.BENCH_URL) {
     const adminToken = process.env.ADMIN_TOKEN;
     if (!adminToken) throw new Error('BENCH_URL needs ADMIN_TOKEN');
     // the operator listener: BENCH_ADMIN_URL, else the service's default on this machine
-    return { baseUrl: new URL(process.env.BENCH_URL), adminUrl: new URL(process.env.BENCH_ADMIN_URL ?? 'http://127.0.0.1:8082'), adminToken, pid: undefined, stop: async () => undefined };
+    return {
+      baseUrl: new URL(process.env.BENCH_URL),
+      adminUrl: new URL(process.env.BENCH_ADMIN_URL ?? 'http://127.0.0.1:8082'),
+      adminToken,
+      pid: undefined,
+      stop: async () => undefined,
+    };
   }
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'exchange-api-bench-'));
   benchDataDir = dataDir;
@@ -189,7 +236,17 @@ async function startService(): Promise<{ baseUrl: URL; adminUrl: URL; adminToken
   // BENCH_SERVICE_FLAGS: extra node flags for the service alone (e.g. --cpu-prof --cpu-prof-dir=prof)
   const extraFlags = (process.env.BENCH_SERVICE_FLAGS ?? '').split(/\s+/).filter((flag) => flag.startsWith('--'));
   const child: ChildProcess = spawn(process.execPath, [...startNodeFlags(), ...extraFlags, 'cli/bin.js', 'serve'], {
-    env: { ...process.env, PORT: String(port), WS_PORT: String(await freePort()), ADMIN_PORT: String(adminPort), DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'warn', DEMO: '0', TEST_CLOCK: '0' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      WS_PORT: String(await freePort()),
+      ADMIN_PORT: String(adminPort),
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN: adminToken,
+      LOG_LEVEL: 'warn',
+      DEMO: '0',
+      TEST_CLOCK: '0',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let logTail = '';
@@ -211,7 +268,10 @@ async function startService(): Promise<{ baseUrl: URL; adminUrl: URL; adminToken
   try {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${logTail}`);
-      const ok = await request(baseUrl, 'GET', '/healthz', {}).then((a) => a.status === 200, () => false);
+      const ok = await request(baseUrl, 'GET', '/healthz', {}).then(
+        (a) => a.status === 200,
+        () => false,
+      );
       if (ok) break;
       if (Date.now() > deadline) throw new Error('service did not become healthy');
       await new Promise((r) => setTimeout(r, 200));
@@ -223,8 +283,20 @@ async function startService(): Promise<{ baseUrl: URL; adminUrl: URL; adminToken
   return { baseUrl, adminUrl: new URL(`http://127.0.0.1:${adminPort}`), adminToken, pid: child.pid, stop };
 }
 
-async function admin(adminUrl: URL, token: string, method: string, route: string, body: unknown): Promise<Record<string, any>> {  
-  const answer = await request(adminUrl, method, `/admin/v1${route}`, { authorization: `Bearer ${token}` }, JSON.stringify(body));
+async function admin(
+  adminUrl: URL,
+  token: string,
+  method: string,
+  route: string,
+  body: unknown,
+): Promise<Record<string, any>> {
+  const answer = await request(
+    adminUrl,
+    method,
+    `/admin/v1${route}`,
+    { authorization: `Bearer ${token}` },
+    JSON.stringify(body),
+  );
   if (answer.status !== 200) throw new Error(`admin ${method} ${route}: ${answer.status} ${answer.body}`);
   return JSON.parse(answer.body);
 }
@@ -233,7 +305,10 @@ async function admin(adminUrl: URL, token: string, method: string, route: string
 class Signer {
   private readonly signer: RequestSigner;
   private last = { stamp: '', method: '', path: '', signature: '' };
-  constructor(readonly keyId: string, seedBase64: string) {
+  constructor(
+    readonly keyId: string,
+    seedBase64: string,
+  ) {
     this.signer = createSigner(keyId, seedBase64);
   }
   headers(method: string, pathWithQuery: string): Record<string, string> {
@@ -243,7 +318,11 @@ class Signer {
       const signature = this.signer.headers(method, pathWithQuery, nowMs)['X-SVC-ACCESS-SIGNATURE'];
       this.last = { stamp, method, path: pathWithQuery, signature };
     }
-    return { 'x-svc-access-key': this.keyId, 'x-svc-access-timestamp': stamp, 'x-svc-access-signature': this.last.signature };
+    return {
+      'x-svc-access-key': this.keyId,
+      'x-svc-access-timestamp': stamp,
+      'x-svc-access-signature': this.last.signature,
+    };
   }
 }
 
@@ -258,24 +337,37 @@ const round = (x: number, places = 2) => Number(x.toFixed(places));
 function orderBody(marketId: string, i: number): Record<string, unknown> {
   const buy = i % 2 === 0;
   const cents = buy ? 1 + (i % 45) : 55 + (i % 45);
-  return { action: buy ? 'buy' : 'sell', market_id: marketId, order_type: 'limit', price: (cents / 100).toFixed(2), quantity: '1', client_order_id: `b${i}` };
+  return {
+    action: buy ? 'buy' : 'sell',
+    market_id: marketId,
+    order_type: 'limit',
+    price: (cents / 100).toFixed(2),
+    quantity: '1',
+    client_order_id: `b${i}`,
+  };
 }
 
-async function runPool(total: number, concurrency: number, one: (i: number) => Promise<number>): Promise<{ latenciesMs: number[]; elapsedMs: number; failures: number }> {
+async function runPool(
+  total: number,
+  concurrency: number,
+  one: (i: number) => Promise<number>,
+): Promise<{ latenciesMs: number[]; elapsedMs: number; failures: number }> {
   const latenciesMs: number[] = [];
   let next = 0;
   let failures = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    for (;;) {
-      const i = next++;
-      if (i >= total) return;
-      const t0 = performance.now();
-      const status = await one(i);
-      latenciesMs.push(performance.now() - t0);
-      if (status !== 200) failures++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= total) return;
+        const t0 = performance.now();
+        const status = await one(i);
+        latenciesMs.push(performance.now() - t0);
+        if (status !== 200) failures++;
+      }
+    }),
+  );
   return { latenciesMs: latenciesMs.sort((a, b) => a - b), elapsedMs: performance.now() - started, failures };
 }
 
@@ -295,7 +387,8 @@ const EXPRESS_ROUNDS = 3;
 
 /** A read of the order from the read models (every status: the live view does not answer it); lists it once PostgreSQL holds it. */
 const historyPathOf = (orderId: string): string => `/api/v1/orders?order_ids=${orderId}`;
-const listsOrder = (answer: Answer, orderId: string): boolean => answer.status === 200 && answer.body.includes(`"id":"${orderId}"`);
+const listsOrder = (answer: Answer, orderId: string): boolean =>
+  answer.status === 200 && answer.body.includes(`"id":"${orderId}"`);
 
 /**
  * Waits until the read models list the batches' last order: they have then passed every order
@@ -332,9 +425,14 @@ async function rawInsertRowsPerS(): Promise<number | null> {
   const clusterDir = path.join(benchDataDir, 'postgres');
   const port = livePortOf(clusterDir);
   if (port === undefined) return null;
-  const pool = new pg.Pool({ connectionString: embeddedConnectionString(clusterDir, port, 'exchange'), max: BATCH_CONCURRENCY });
+  const pool = new pg.Pool({
+    connectionString: embeddedConnectionString(clusterDir, port, 'exchange'),
+    max: BATCH_CONCURRENCY,
+  });
   try {
-    await pool.query('CREATE TABLE IF NOT EXISTS bench_raw_orders (id uuid PRIMARY KEY, account_id uuid NOT NULL, market_id uuid NOT NULL, side text NOT NULL, price numeric NOT NULL, quantity numeric NOT NULL, created_at timestamptz NOT NULL DEFAULT now())');
+    await pool.query(
+      'CREATE TABLE IF NOT EXISTS bench_raw_orders (id uuid PRIMARY KEY, account_id uuid NOT NULL, market_id uuid NOT NULL, side text NOT NULL, price numeric NOT NULL, quantity numeric NOT NULL, created_at timestamptz NOT NULL DEFAULT now())',
+    );
     const account = randomUUID();
     const market = randomUUID();
     const insertBatch = async (): Promise<number> => {
@@ -345,7 +443,10 @@ async function rawInsertRowsPerS(): Promise<number | null> {
         values.push(randomUUID(), account, market, i % 2 === 0 ? 'buy' : 'sell', '0.42', '1');
         rows.push(`($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6})`);
       }
-      await pool.query(`INSERT INTO bench_raw_orders (id, account_id, market_id, side, price, quantity) VALUES ${rows.join(', ')}`, values);
+      await pool.query(
+        `INSERT INTO bench_raw_orders (id, account_id, market_id, side, price, quantity) VALUES ${rows.join(', ')}`,
+        values,
+      );
       return 200;
     };
     await runPool(20, BATCH_CONCURRENCY, insertBatch);
@@ -371,12 +472,22 @@ async function readYourWriteMs(baseUrl: URL, signer: Signer, marketId: string, f
   const timesMs: number[] = [];
   try {
     for (let i = 0; i < READ_YOUR_WRITE_SAMPLES; i++) {
-      const placed = await request(baseUrl, 'POST', '/api/v1/orders', signer.headers('POST', '/api/v1/orders'), JSON.stringify(orderBody(marketId, first + i)));
-      if (placed.status !== 200) throw new Error(`read-your-writes: POST ${placed.status} ${placed.body.slice(0, 200)}`);
+      const placed = await request(
+        baseUrl,
+        'POST',
+        '/api/v1/orders',
+        signer.headers('POST', '/api/v1/orders'),
+        JSON.stringify(orderBody(marketId, first + i)),
+      );
+      if (placed.status !== 200)
+        throw new Error(`read-your-writes: POST ${placed.status} ${placed.body.slice(0, 200)}`);
       const orderPath = `/api/v1/orders/${(JSON.parse(placed.body) as { order: { id: string } }).order.id}`;
       const t0 = performance.now();
       for (;;) {
-        const answer = await reader.request('GET', orderPath, { 'user-agent': 'api-bench/1', ...signer.headers('GET', orderPath) });
+        const answer = await reader.request('GET', orderPath, {
+          'user-agent': 'api-bench/1',
+          ...signer.headers('GET', orderPath),
+        });
         if (answer.status === 200) break;
       }
       timesMs.push(performance.now() - t0);
@@ -397,16 +508,35 @@ async function main(): Promise<void> {
       max_live_orders_per_account: LIVE_ORDERS_ALLOWED,
       rate_limits: { read_per_second: BENCH_RATE_LIMIT_PER_SECOND, write_per_second: BENCH_RATE_LIMIT_PER_SECOND },
     });
-    const { account } = await admin(adminUrl, adminToken, 'POST', '/accounts', { first_name: 'Bench', last_name: 'Trader' });
+    const { account } = await admin(adminUrl, adminToken, 'POST', '/accounts', {
+      first_name: 'Bench',
+      last_name: 'Trader',
+    });
     await admin(adminUrl, adminToken, 'POST', `/accounts/${account.account_id}/deposits`, { amount: '100000000' });
-    const { event } = await admin(adminUrl, adminToken, 'POST', '/events', { title: 'Bench event', start: new Date(Date.now() + 86_400_000).toISOString(), sport: 'soccer' });
-    const { market } = await admin(adminUrl, adminToken, 'POST', '/markets', { event_id: event.event_id, title: 'Bench market', status: 'open' });
-    const { api_key: apiKey } = await admin(adminUrl, adminToken, 'POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_write' });
+    const { event } = await admin(adminUrl, adminToken, 'POST', '/events', {
+      title: 'Bench event',
+      start: new Date(Date.now() + 86_400_000).toISOString(),
+      sport: 'soccer',
+    });
+    const { market } = await admin(adminUrl, adminToken, 'POST', '/markets', {
+      event_id: event.event_id,
+      title: 'Bench market',
+      status: 'open',
+    });
+    const { api_key: apiKey } = await admin(adminUrl, adminToken, 'POST', `/accounts/${account.account_id}/api_keys`, {
+      scope: 'read_write',
+    });
     const signer = new Signer(apiKey.key_id, apiKey.private_key);
     const marketId: string = market.market_id;
 
     // the separate reader of the projection-lag samples: its own key and its own connections
-    const { api_key: readerKey } = await admin(adminUrl, adminToken, 'POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_only' });
+    const { api_key: readerKey } = await admin(
+      adminUrl,
+      adminToken,
+      'POST',
+      `/accounts/${account.account_id}/api_keys`,
+      { scope: 'read_only' },
+    );
     const readerSigner = new Signer(readerKey.key_id, readerKey.private_key);
     const reader = new LoadClient(baseUrl.hostname, Number(baseUrl.port), PROJECTION_LAG_READERS_MAX);
     const lagsMs: number[] = [];
@@ -417,7 +547,10 @@ async function main(): Promise<void> {
       try {
         const orderPath = historyPathOf(orderId);
         for (;;) {
-          const answer = await reader.request('GET', orderPath, { 'user-agent': 'api-bench-reader/1', ...readerSigner.headers('GET', orderPath) });
+          const answer = await reader.request('GET', orderPath, {
+            'user-agent': 'api-bench-reader/1',
+            ...readerSigner.headers('GET', orderPath),
+          });
           if (listsOrder(answer, orderId)) break;
           await new Promise((resolve) => setTimeout(resolve, 1));
         }
@@ -433,14 +566,26 @@ async function main(): Promise<void> {
       const body = JSON.stringify(orderBody(marketId, sequence++));
       const answer = await request(baseUrl, 'POST', '/api/v1/orders', signer.headers('POST', '/api/v1/orders'), body);
       if (answer.status !== 200 && sequence < 5) console.error(`single: ${answer.status} ${answer.body}`);
-      if (answer.status === 200 && sampling && PROJECTION_LAG_SAMPLE_EVERY > 0 && ++answered % PROJECTION_LAG_SAMPLE_EVERY === 0 && readersBusy < PROJECTION_LAG_READERS_MAX) {
+      if (
+        answer.status === 200 &&
+        sampling &&
+        PROJECTION_LAG_SAMPLE_EVERY > 0 &&
+        ++answered % PROJECTION_LAG_SAMPLE_EVERY === 0 &&
+        readersBusy < PROJECTION_LAG_READERS_MAX
+      ) {
         void readBack((JSON.parse(answer.body) as { order: { id: string } }).order.id, performance.now());
       }
       return answer.status;
     };
     const placeBatch = async (): Promise<number> => {
       const orders = Array.from({ length: BATCH_SIZE }, () => orderBody(marketId, sequence++));
-      const answer = await request(baseUrl, 'POST', '/api/v1/orders/batched', signer.headers('POST', '/api/v1/orders/batched'), JSON.stringify({ orders }));
+      const answer = await request(
+        baseUrl,
+        'POST',
+        '/api/v1/orders/batched',
+        signer.headers('POST', '/api/v1/orders/batched'),
+        JSON.stringify({ orders }),
+      );
       if (answer.status !== 200) console.error(`batched: ${answer.status} ${answer.body.slice(0, 200)}`);
       else lastBatchedOrderId = lastOrderIdOf(answer.body) ?? lastBatchedOrderId;
       return answer.status;
@@ -456,7 +601,9 @@ async function main(): Promise<void> {
     lagsMs.sort((a, b) => a - b);
     const single = singleRun.result;
     await runPool(20, BATCH_CONCURRENCY, placeBatch);
-    const batchedRun = await measureCpu(service.pid, BATCHES * BATCH_SIZE, () => runPool(BATCHES, BATCH_CONCURRENCY, placeBatch));
+    const batchedRun = await measureCpu(service.pid, BATCHES * BATCH_SIZE, () =>
+      runPool(BATCHES, BATCH_CONCURRENCY, placeBatch),
+    );
     const batched = batchedRun.result;
     // the references run on a quiet service: its read models first catch up with the batches,
     // then the service and its PostgreSQL (vacuum, checkpoint) settle
@@ -483,7 +630,10 @@ async function main(): Promise<void> {
         expressRounds.push(round(SINGLE_ORDERS / (helloRun.elapsedMs / 1000), 0));
       }
       helloClient.close();
-      expressPerS = percentile([...expressRounds].sort((a, b) => a - b), 50);
+      expressPerS = percentile(
+        [...expressRounds].sort((a, b) => a - b),
+        50,
+      );
     } finally {
       await hello.stop();
     }
@@ -523,13 +673,23 @@ async function main(): Promise<void> {
       read_your_write_p50_ms: rywMs.length > 0 ? round(percentile(rywMs, 50), 3) : null,
       read_your_write_p99_ms: rywMs.length > 0 ? round(percentile(rywMs, 99), 3) : null,
     };
-    console.log(`single POST /orders: ${result.single_orders_per_s} orders/s, p50 ${result.single_p50_ms} ms, p99 ${result.single_p99_ms} ms (${CONCURRENCY} connections, ${single.failures} non-200)`);
-    console.log(`POST /orders/batched x${BATCH_SIZE}: ${result.batched_orders_per_s} orders/s, p50 ${result.batched_p50_ms} ms, p99 ${result.batched_p99_ms} ms per batch (${BATCH_CONCURRENCY} connections, ${batched.failures} non-200)`);
+    console.log(
+      `single POST /orders: ${result.single_orders_per_s} orders/s, p50 ${result.single_p50_ms} ms, p99 ${result.single_p99_ms} ms (${CONCURRENCY} connections, ${single.failures} non-200)`,
+    );
+    console.log(
+      `POST /orders/batched x${BATCH_SIZE}: ${result.batched_orders_per_s} orders/s, p50 ${result.batched_p50_ms} ms, p99 ${result.batched_p99_ms} ms per batch (${BATCH_CONCURRENCY} connections, ${batched.failures} non-200)`,
+    );
     if (singleRun.serviceUs !== null) {
-      console.log(`CPU per order: single ${result.single_service_cpu_us_per_order} µs service + ${result.single_postgres_cpu_us_per_order} µs PostgreSQL; batched ${result.batched_service_cpu_us_per_order} + ${result.batched_postgres_cpu_us_per_order} µs (load generator: ${result.single_client_cpu_us_per_order} and ${result.batched_client_cpu_us_per_order} µs)`);
+      console.log(
+        `CPU per order: single ${result.single_service_cpu_us_per_order} µs service + ${result.single_postgres_cpu_us_per_order} µs PostgreSQL; batched ${result.batched_service_cpu_us_per_order} + ${result.batched_postgres_cpu_us_per_order} µs (load generator: ${result.single_client_cpu_us_per_order} and ${result.batched_client_cpu_us_per_order} µs)`,
+      );
     }
-    console.log(`express hello-world: ${expressPerS} requests/s (single orders at ${result.single_vs_express}x); raw 100-row INSERTs: ${rawRowsPerS ?? 'n/a'} rows/s (batched orders at ${result.batched_vs_raw_insert ?? 'n/a'}x); projection lag p50 ${result.projection_lag_p50_ms} ms, p99 ${result.projection_lag_p99_ms} ms (${lagsMs.length} samples)`);
-    console.log(`read-your-writes (GET /orders/{id} right after its POST, another connection): p50 ${result.read_your_write_p50_ms} ms, p99 ${result.read_your_write_p99_ms} ms (${rywMs.length} pairs)`);
+    console.log(
+      `express hello-world: ${expressPerS} requests/s (single orders at ${result.single_vs_express}x); raw 100-row INSERTs: ${rawRowsPerS ?? 'n/a'} rows/s (batched orders at ${result.batched_vs_raw_insert ?? 'n/a'}x); projection lag p50 ${result.projection_lag_p50_ms} ms, p99 ${result.projection_lag_p99_ms} ms (${lagsMs.length} samples)`,
+    );
+    console.log(
+      `read-your-writes (GET /orders/{id} right after its POST, another connection): p50 ${result.read_your_write_p50_ms} ms, p99 ${result.read_your_write_p99_ms} ms (${rywMs.length} pairs)`,
+    );
     console.log(JSON.stringify(result));
   } finally {
     for (const client of clients.values()) client.close();

@@ -17,11 +17,46 @@ const SEED = 20_261_123;
 export const BENCH_START_US = 1_800_000_000_000_000;
 
 /** The setup inputs (an event, an open market, funded accounts) and an order stream. */
-export function benchInputs(orders: number, seed: number, accountCount = 200): { setup: EngineInput[]; orders: EngineInput[] } {
+export function benchInputs(
+  orders: number,
+  seed: number,
+  accountCount = 200,
+): { setup: EngineInput[]; orders: EngineInput[] } {
   const accounts = Array.from({ length: accountCount }, (_, i) => `acct-${i}`);
   const setup: EngineInput[] = [
-    { kind: 'ScheduleSportEvent', event: { event_id: 'ev', title: 'Bench', start: BENCH_START_US + 3.6e9, short_title: null, event_type: null, sport: null, competition: null, participants: [] } },
-    { kind: 'ListMarket', market: { market_id: 'm', event_id: 'ev', title: 'Bench', max_price: '1.00', status: 'open', trading: true, in_play_delay_sec: 0, points_cost: 1, grouping_id: 'g', grouping_name: null, symbol: null, question: null, rules: null, short_title: null, featured: false } },
+    {
+      kind: 'ScheduleSportEvent',
+      event: {
+        event_id: 'ev',
+        title: 'Bench',
+        start: BENCH_START_US + 3.6e9,
+        short_title: null,
+        event_type: null,
+        sport: null,
+        competition: null,
+        participants: [],
+      },
+    },
+    {
+      kind: 'ListMarket',
+      market: {
+        market_id: 'm',
+        event_id: 'ev',
+        title: 'Bench',
+        max_price: '1.00',
+        status: 'open',
+        trading: true,
+        in_play_delay_sec: 0,
+        points_cost: 1,
+        grouping_id: 'g',
+        grouping_name: null,
+        symbol: null,
+        question: null,
+        rules: null,
+        short_title: null,
+        featured: false,
+      },
+    },
     ...accounts.flatMap((id): EngineInput[] => [
       { kind: 'OpenAccount', account_id: id, user_id: `u-${id}`, fields: {} },
       { kind: 'Deposit', account_id: id, entry_id: `dep-${id}`, amount: '1000000.00' },
@@ -32,20 +67,35 @@ export function benchInputs(orders: number, seed: number, accountCount = 200): {
     const side = random() < 0.5 ? 'buy' : 'sell';
     const aggressive = random() < 0.1;
     const offset = 1 + Math.floor(random() * 20);
-    const price = side === 'buy' ? (aggressive ? 50 + offset : 50 - offset) : (aggressive ? 50 - offset : 50 + offset);
+    const price = side === 'buy' ? (aggressive ? 50 + offset : 50 - offset) : aggressive ? 50 - offset : 50 + offset;
     return {
-      kind: 'PlaceOrder', account_id: accounts[Math.floor(random() * accounts.length)]!,
+      kind: 'PlaceOrder',
+      account_id: accounts[Math.floor(random() * accounts.length)]!,
       order: {
-        order_id: `bench-${i}`, market_id: 'm', action: side, order_type: 'limit', price: `0.${String(Math.min(99, Math.max(1, price))).padStart(2, '0')}`,
-        quantity: String(1 + Math.floor(random() * 10)), client_order_id: null, device_id: null, ip_address: null,
-        expiration: null, expiration_time: null, cancel_on_disconnect: false,
+        order_id: `bench-${i}`,
+        market_id: 'm',
+        action: side,
+        order_type: 'limit',
+        price: `0.${String(Math.min(99, Math.max(1, price))).padStart(2, '0')}`,
+        quantity: String(1 + Math.floor(random() * 10)),
+        client_order_id: null,
+        device_id: null,
+        ip_address: null,
+        expiration: null,
+        expiration_time: null,
+        cancel_on_disconnect: false,
       },
     };
   });
   return { setup, orders: stream };
 }
 
-export function benchDecider(orders: number): { ordersPerS: number; recordBytes: number; eventsPerOrder: number; trades: number } {
+export function benchDecider(orders: number): {
+  ordersPerS: number;
+  recordBytes: number;
+  eventsPerOrder: number;
+  trades: number;
+} {
   const { setup, orders: stream } = benchInputs(orders, SEED);
   const engine = new Engine();
   let nowUs = BENCH_START_US;
@@ -54,7 +104,8 @@ export function benchDecider(orders: number): { ordersPerS: number; recordBytes:
   const warm = new Engine();
   let warmUs = BENCH_START_US;
   for (const input of setup) warm.step({ seq: warm.nextSeq, now_us: (warmUs += 1), input });
-  for (const input of benchInputs(Math.min(20_000, orders), SEED + 7).orders) warm.step({ seq: warm.nextSeq, now_us: (warmUs += 1), input });
+  for (const input of benchInputs(Math.min(20_000, orders), SEED + 7).orders)
+    warm.step({ seq: warm.nextSeq, now_us: (warmUs += 1), input });
 
   // Timed pass: only the decider (outcomes are dropped as they come, as the journal would).
   let events = 0;
@@ -101,10 +152,12 @@ export function benchDecider(orders: number): { ordersPerS: number; recordBytes:
 if (import.meta.url === `file://${process.argv[1]}`) {
   const result = benchDecider(ORDERS);
   console.log(`engine decider alone, ${ORDERS} limit orders, 200 accounts:`, JSON.stringify(result));
-  console.log(JSON.stringify({
-    decider_orders_per_s: result.ordersPerS,
-    journal_record_bytes: result.recordBytes,
-    events_per_order: result.eventsPerOrder,
-    trades: result.trades,
-  }));
+  console.log(
+    JSON.stringify({
+      decider_orders_per_s: result.ordersPerS,
+      journal_record_bytes: result.recordBytes,
+      events_per_order: result.eventsPerOrder,
+      trades: result.trades,
+    }),
+  );
 }

@@ -68,7 +68,10 @@ function buildStream(): { ops: Op[]; depthAt: Int32Array } {
     const at = index.get(id);
     if (at === undefined) return;
     const last = resting.pop()!;
-    if (last !== id) { resting[at] = last; index.set(last, at); }
+    if (last !== id) {
+      resting[at] = last;
+      index.set(last, at);
+    }
     index.delete(id);
   };
   for (let i = 0; i < MATCHER_OPS; i++) {
@@ -85,14 +88,23 @@ function buildStream(): { ops: Op[]; depthAt: Int32Array } {
       const bestOffer = book.bestPrice('sell');
       const mid = bestBid > 0 && bestOffer > 0 ? Math.round((bestBid + bestOffer) / 2) : 50;
       const offset = 1 + Math.floor(random() * 20);
-      let price = side === 'buy' ? (aggressive ? mid + offset : mid - offset) : (aggressive ? mid - offset : mid + offset);
+      let price =
+        side === 'buy' ? (aggressive ? mid + offset : mid - offset) : aggressive ? mid - offset : mid + offset;
       price = Math.min(MAX_PRICE_CENTS - 1, Math.max(1, price));
       op = { kind: 'limit', id, side, price, size: 1 + Math.floor(random() * 10) };
     } else {
       op = { kind: 'market', id, side: random() < 0.5 ? 'buy' : 'sell', size: 1 + Math.floor(random() * 20) };
     }
     ops.push(op);
-    apply(book, op, (filledId) => removeId(filledId), (restedId) => { index.set(restedId, resting.length); resting.push(restedId); });
+    apply(
+      book,
+      op,
+      (filledId) => removeId(filledId),
+      (restedId) => {
+        index.set(restedId, resting.length);
+        resting.push(restedId);
+      },
+    );
     depthAt[i] = book.size();
   }
   return { ops, depthAt };
@@ -104,7 +116,13 @@ function apply(book: FastOrderBook, op: Op, onRemoved?: (id: string) => void, on
     return;
   }
   // every order its own owner: self-trade prevention never applies, every cross trades
-  const result = matchIncoming(book, { id: op.id, ownerId: op.id, side: op.side, limitCents: op.kind === 'limit' ? op.price : null, quantityNanos: op.size });
+  const result = matchIncoming(book, {
+    id: op.id,
+    ownerId: op.id,
+    side: op.side,
+    limitCents: op.kind === 'limit' ? op.price : null,
+    quantityNanos: op.size,
+  });
   if (onRemoved) for (const trade of result.trades) if (!book.get(trade.makerOrderId)) onRemoved(trade.makerOrderId);
   if (result.rested) onRested?.(op.id);
 }
@@ -114,7 +132,12 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-interface Timing { opsPerS: number; p50Us: number; p99Us: number; p999Us: number }
+interface Timing {
+  opsPerS: number;
+  p50Us: number;
+  p99Us: number;
+  p999Us: number;
+}
 
 function summarize(latenciesNs: Float64Array, totalNs: number): Timing {
   const sorted = Float64Array.from(latenciesNs).sort();
@@ -146,7 +169,11 @@ function timeStream(ops: Op[], depthAt: Int32Array, run: (op: Op) => void): { al
 /** Throughput without per-operation clocks: the whole stream, and the part run at full depth. */
 function throughput(ops: Op[], depthAt: Int32Array, run: (op: Op) => void): { opsPerS: number; deepOpsPerS: number } {
   let firstDeep = ops.length;
-  for (let i = 0; i < ops.length; i++) if (depthAt[i]! >= DEPTH * 0.9) { firstDeep = i; break; }
+  for (let i = 0; i < ops.length; i++)
+    if (depthAt[i]! >= DEPTH * 0.9) {
+      firstDeep = i;
+      break;
+    }
   const start = performance.now();
   let deepStart = start;
   for (let i = 0; i < ops.length; i++) {
@@ -174,7 +201,8 @@ function benchMatcher(ops: Op[], depthAt: Int32Array) {
 function benchReference(ops: Op[], depthAt: Int32Array) {
   const run = (book: ReferenceLibraryBook) => (op: Op) => {
     if (op.kind === 'cancel') book.cancel(op.id);
-    else if (op.kind === 'limit') book.limit({ id: op.id, side: op.side === 'buy' ? Side.BUY : Side.SELL, size: op.size, price: op.price });
+    else if (op.kind === 'limit')
+      book.limit({ id: op.id, side: op.side === 'buy' ? Side.BUY : Side.SELL, size: op.size, price: op.price });
     else book.market({ side: op.side === 'buy' ? Side.BUY : Side.SELL, size: op.size });
   };
   const warm = new ReferenceLibraryBook();
@@ -232,14 +260,22 @@ async function submitAll(engine: RunningEngine, inputs: EngineInput[], inFlight:
  * segments are created and zero-filled, its caches and the engine's maps grow), then the
  * throughput run at `inFlight` callers and the light-load run at `lightInFlight`, each timed.
  */
-async function benchJournaled(warmUp: number, orders: number, inFlight: number, lightOrders: number, lightInFlight: number, batchedOrders: number) {
+async function benchJournaled(
+  warmUp: number,
+  orders: number,
+  inFlight: number,
+  lightOrders: number,
+  lightInFlight: number,
+  batchedOrders: number,
+) {
   const database = await startBenchPostgres();
   console.log(`PostgreSQL fsync=${database.settings.fsync} synchronous_commit=${database.settings.synchronousCommit}`);
   const store = new PostgresEventStore({ pool: database.pool, connectionString: database.connectionString });
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'engine-bench-'));
   let nowUs = 1_800_000_000_000_000;
   const engine = await startEngine({
-    store, dataDir,
+    store,
+    dataDir,
     clock: { nowUs: () => (nowUs += 1) },
     logger: pino({ level: 'warn' }),
     writes: { note: () => undefined, lastFor: () => undefined },
@@ -261,11 +297,22 @@ async function benchJournaled(warmUp: number, orders: number, inFlight: number, 
     const batches: EngineInput[] = [];
     for (let i = 0; i + BATCH_SIZE <= legs.length; i += BATCH_SIZE) {
       const chunk = legs.slice(i, i + BATCH_SIZE) as Extract<EngineInput, { kind: 'PlaceOrder' }>[];
-      batches.push({ kind: 'PlaceOrders', account_id: chunk[0]!.account_id, orders: chunk.map((input) => input.order) });
+      batches.push({
+        kind: 'PlaceOrders',
+        account_id: chunk[0]!.account_id,
+        orders: chunk.map((input) => input.order),
+      });
     }
     const batchRun = await submitAll(engine, batches, BATCH_IN_FLIGHT);
-    const batched = { ...batchRun, ordersPerS: batchRun.ordersPerS * BATCH_SIZE, cpuUsPerOrder: Math.round(batchRun.cpuUsPerOrder / BATCH_SIZE) };
-    console.log(`engine + postgres journal, batches of ${BATCH_SIZE} orders, ${BATCH_IN_FLIGHT} in flight:`, JSON.stringify(batched));
+    const batched = {
+      ...batchRun,
+      ordersPerS: batchRun.ordersPerS * BATCH_SIZE,
+      cpuUsPerOrder: Math.round(batchRun.cpuUsPerOrder / BATCH_SIZE),
+    };
+    console.log(
+      `engine + postgres journal, batches of ${BATCH_SIZE} orders, ${BATCH_IN_FLIGHT} in flight:`,
+      JSON.stringify(batched),
+    );
     // A snapshot of the final state, made as the service makes its periodic ones (a worker thread
     // recovering from the journal), and, for comparison, the time serialising the live state on
     // the engine's thread takes (the stall the worker avoids).
@@ -301,37 +348,49 @@ async function main(): Promise<void> {
   console.log('nodejs-order-book:', JSON.stringify(reference));
   const decider = benchDecider(Number(process.env.BENCH_DECIDER_ORDERS ?? 200_000));
   console.log('engine decider alone:', JSON.stringify(decider));
-  const { loaded: journaled, light: lightLoad, batched, snapshot } = await benchJournaled(
-    WARM_UP_ORDERS, JOURNALED_ORDERS, IN_FLIGHT, Math.max(1000, Math.floor(JOURNALED_ORDERS / 10)), LIGHT_IN_FLIGHT, JOURNALED_ORDERS,
+  const {
+    loaded: journaled,
+    light: lightLoad,
+    batched,
+    snapshot,
+  } = await benchJournaled(
+    WARM_UP_ORDERS,
+    JOURNALED_ORDERS,
+    IN_FLIGHT,
+    Math.max(1000, Math.floor(JOURNALED_ORDERS / 10)),
+    LIGHT_IN_FLIGHT,
+    JOURNALED_ORDERS,
   );
-  console.log(JSON.stringify({
-    matcher_ops_per_s: matcher.opsPerS,
-    matcher_p50_us: round(matcher.all.p50Us, 3),
-    matcher_p99_us: round(matcher.all.p99Us, 3),
-    matcher_p999_us: round(matcher.all.p999Us, 3),
-    matcher_ops_per_s_at_100k: matcher.deepOpsPerS,
-    matcher_p999_us_at_100k: round(matcher.deep.p999Us, 3),
-    reference_ops_per_s: reference.opsPerS,
-    reference_ops_per_s_at_100k: reference.deepOpsPerS,
-    reference_p999_us: round(reference.all.p999Us, 3),
-    decider_orders_per_s: decider.ordersPerS,
-    journal_record_bytes: decider.recordBytes,
-    journaled_orders_per_s: journaled.ordersPerS,
-    commit_p50_ms: round(journaled.commitP50Ms),
-    commit_p99_ms: round(journaled.commitP99Ms),
-    journaled_cpu_us_per_order: journaled.cpuUsPerOrder,
-    journaled_event_loop_utilization: journaled.eventLoopUtilization,
-    light_load_in_flight: LIGHT_IN_FLIGHT,
-    light_load_orders_per_s: lightLoad.ordersPerS,
-    light_load_commit_p50_ms: round(lightLoad.commitP50Ms),
-    light_load_commit_p99_ms: round(lightLoad.commitP99Ms),
-    batched_orders_per_s: batched.ordersPerS,
-    batched_commit_p99_ms: round(batched.commitP99Ms),
-    batched_cpu_us_per_order: batched.cpuUsPerOrder,
-    snapshot_live_orders: snapshot.liveOrders,
-    snapshot_worker_ms: snapshot.snapshotWorkerMs,
-    snapshot_inline_encode_ms: snapshot.snapshotInlineMs,
-  }));
+  console.log(
+    JSON.stringify({
+      matcher_ops_per_s: matcher.opsPerS,
+      matcher_p50_us: round(matcher.all.p50Us, 3),
+      matcher_p99_us: round(matcher.all.p99Us, 3),
+      matcher_p999_us: round(matcher.all.p999Us, 3),
+      matcher_ops_per_s_at_100k: matcher.deepOpsPerS,
+      matcher_p999_us_at_100k: round(matcher.deep.p999Us, 3),
+      reference_ops_per_s: reference.opsPerS,
+      reference_ops_per_s_at_100k: reference.deepOpsPerS,
+      reference_p999_us: round(reference.all.p999Us, 3),
+      decider_orders_per_s: decider.ordersPerS,
+      journal_record_bytes: decider.recordBytes,
+      journaled_orders_per_s: journaled.ordersPerS,
+      commit_p50_ms: round(journaled.commitP50Ms),
+      commit_p99_ms: round(journaled.commitP99Ms),
+      journaled_cpu_us_per_order: journaled.cpuUsPerOrder,
+      journaled_event_loop_utilization: journaled.eventLoopUtilization,
+      light_load_in_flight: LIGHT_IN_FLIGHT,
+      light_load_orders_per_s: lightLoad.ordersPerS,
+      light_load_commit_p50_ms: round(lightLoad.commitP50Ms),
+      light_load_commit_p99_ms: round(lightLoad.commitP99Ms),
+      batched_orders_per_s: batched.ordersPerS,
+      batched_commit_p99_ms: round(batched.commitP99Ms),
+      batched_cpu_us_per_order: batched.cpuUsPerOrder,
+      snapshot_live_orders: snapshot.liveOrders,
+      snapshot_worker_ms: snapshot.snapshotWorkerMs,
+      snapshot_inline_encode_ms: snapshot.snapshotInlineMs,
+    }),
+  );
 }
 
 await main();

@@ -24,7 +24,12 @@ const payload = () => ({
   side: 'buy',
   time_in_force: 'good_til_cancel',
 });
-const newEvent = (): NewEvent => ({ id: randomUUID(), type: 'OrderPlaced', data: payload(), metadata: { bench: true } });
+const newEvent = (): NewEvent => ({
+  id: randomUUID(),
+  type: 'OrderPlaced',
+  data: payload(),
+  metadata: { bench: true },
+});
 
 interface Figures {
   events_per_s: number;
@@ -39,7 +44,13 @@ function percentile(sortedMs: number[], fraction: number): number {
 }
 
 /** Runs `writers` loops of `appendsPerWriter` appends of `eventsPerAppend` events each. */
-async function measure(store: PostgresEventStore, writers: number, appendsPerWriter: number, eventsPerAppend: number, tag: string): Promise<Figures> {
+async function measure(
+  store: PostgresEventStore,
+  writers: number,
+  appendsPerWriter: number,
+  eventsPerAppend: number,
+  tag: string,
+): Promise<Figures> {
   const latenciesMs: number[] = [];
   const started = process.hrtime.bigint();
   await Promise.all(
@@ -69,7 +80,9 @@ async function main(): Promise<void> {
   const database = await startBenchPostgres();
   try {
     const store = new PostgresEventStore({ pool: database.pool });
-    console.log(`PostgreSQL fsync=${database.settings.fsync} synchronous_commit=${database.settings.synchronousCommit}, ${os.cpus().length} CPUs`);
+    console.log(
+      `PostgreSQL fsync=${database.settings.fsync} synchronous_commit=${database.settings.synchronousCommit}, ${os.cpus().length} CPUs`,
+    );
 
     await measure(store, 10, 50, 1, 'warmup');
     const append1 = await measure(store, 1, SINGLE_WRITER_APPENDS, 1, 'one');
@@ -84,7 +97,9 @@ async function main(): Promise<void> {
       [`${BATCH_SIZE}-event batches, ${BATCH_WRITERS} writers`, batch100Concurrent],
     ];
     for (const [name, figures] of rows) {
-      console.log(`${name.padEnd(40)} ${String(figures.events_per_s).padStart(8)} events/s   p50 ${figures.p50_ms} ms   p99 ${figures.p99_ms} ms (per append)`);
+      console.log(
+        `${name.padEnd(40)} ${String(figures.events_per_s).padStart(8)} events/s   p50 ${figures.p50_ms} ms   p99 ${figures.p99_ms} ms (per append)`,
+      );
     }
     await store.close();
     console.log(

@@ -24,61 +24,104 @@ const REDIRECT = 'http://127.0.0.1:8976/callback';
 const PHASES = new Set((process.env.BENCH_OAUTH_PHASES ?? 'token,bearer,oidc,hello').split(','));
 
 const round = (x: number, places = 2) => Number(x.toFixed(places));
-const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number);
+const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number);
 
 /** Drives `total` requests over CONNECTIONS connections; requests/s and latency percentiles (non-200s counted). */
-async function drive(url: URL, method: string, path: string, headers: Record<string, string>, body?: string, total = REQUESTS) {
+async function drive(
+  url: URL,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+  total = REQUESTS,
+) {
   const client = new LoadClient(url.hostname, Number(url.port), CONNECTIONS);
   const run = async (count: number) => {
     const latencies: number[] = [];
     let failures = 0;
     let next = 0;
     const started = performance.now();
-    await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-      while (next < count) {
-        next += 1;
-        const t0 = performance.now();
-        const answer = await client.request(method, path, headers, body);
-        latencies.push(performance.now() - t0);
-        if (answer.status !== 200) failures += 1;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        while (next < count) {
+          next += 1;
+          const t0 = performance.now();
+          const answer = await client.request(method, path, headers, body);
+          latencies.push(performance.now() - t0);
+          if (answer.status !== 200) failures += 1;
+        }
+      }),
+    );
     return { latencies: latencies.sort((a, b) => a - b), elapsedMs: performance.now() - started, failures };
   };
   await run(WARMUP);
   const measured = await run(total);
   client.close();
-  if (measured.failures > 0) throw new Error(`${method} ${url.origin}${path}: ${measured.failures} answers were not 200`);
-  return { perS: round((total / measured.elapsedMs) * 1000, 0), p50: round(percentile(measured.latencies, 50)), p99: round(percentile(measured.latencies, 99)) };
+  if (measured.failures > 0)
+    throw new Error(`${method} ${url.origin}${path}: ${measured.failures} answers were not 200`);
+  return {
+    perS: round((total / measured.elapsedMs) * 1000, 0),
+    p50: round(percentile(measured.latencies, 50)),
+    p99: round(percentile(measured.latencies, 99)),
+  };
 }
 
 async function admin(base: URL, token: string, method: string, path: string, body?: unknown) {
   const res = await fetch(new URL(`/admin/v1${path}`, base), {
-    method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}),
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
   });
   if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  return res.json();  
+  return res.json();
 }
 
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+const basic = (id: string, secret: string) =>
+  `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
 /** A member's access token through the real code flow (login and consent pages, PKCE). */
 async function memberToken(base: URL, adminUrl: URL, adminToken: string): Promise<string> {
   const password = 'bench password 123';
   const email = `bench-${Date.now()}@example.com`;
-  await admin(adminUrl, adminToken, 'POST', '/accounts', { first_name: 'Bench', last_name: 'Member', email, password, status: 'active' });
-  const { client } = await admin(adminUrl, adminToken, 'POST', '/oauth/clients', { name: 'Bench app', app_type: 'native', redirect_uris: [REDIRECT], scopes: ['profile.read'] });
+  await admin(adminUrl, adminToken, 'POST', '/accounts', {
+    first_name: 'Bench',
+    last_name: 'Member',
+    email,
+    password,
+    status: 'active',
+  });
+  const { client } = await admin(adminUrl, adminToken, 'POST', '/oauth/clients', {
+    name: 'Bench app',
+    app_type: 'native',
+    redirect_uris: [REDIRECT],
+    scopes: ['profile.read'],
+  });
   const verifier = randomBytes(32).toString('base64url');
   const browser = new FormBrowser(base.origin);
-  await browser.visit(`/oauth/authorize?${new URLSearchParams({
-    response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, scope: 'profile.read', state: 'b',
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
-  }).toString()}`);
+  await browser.visit(
+    `/oauth/authorize?${new URLSearchParams({
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      scope: 'profile.read',
+      state: 'b',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    }).toString()}`,
+  );
   await logInThrough(browser, { email, password });
   const code = new URL((await browser.consent('allow')).location as string).searchParams.get('code') as string;
   const res = await fetch(new URL('/oauth/token', base), {
-    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', client_id: client.client_id, code, redirect_uri: REDIRECT, code_verifier: verifier }),
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      client_id: client.client_id,
+      code,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+    }),
   });
   return ((await res.json()) as { access_token: string }).access_token;
 }
@@ -92,31 +135,73 @@ interface Phase {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
 async function main(): Promise<void> {
-  process.stderr.write(`bench:oauth: ${ROUNDS} rounds of ${REQUESTS} requests per phase over ${CONNECTIONS} connections; medians\n`);
+  process.stderr.write(
+    `bench:oauth: ${ROUNDS} rounds of ${REQUESTS} requests per phase over ${CONNECTIONS} connections; medians\n`,
+  );
   // Every server runs for the whole bench and the phases alternate round by round, so a change in
   // the machine's load falls on all of them alike; the medians are what the ratios compare.
   const service = await startChildService();
   const secret = randomBytes(24).toString('hex');
-  const oidc = PHASES.has('oidc') ? await startReference('bench/support/oidcProvider.mjs', ['bench-client', secret]) : null;
+  const oidc = PHASES.has('oidc')
+    ? await startReference('bench/support/oidcProvider.mjs', ['bench-client', secret])
+    : null;
   const hello = PHASES.has('hello') ? await startReference('bench/support/hello.mjs') : null;
   const results: Record<string, number> = {};
   try {
     // the per-account request limits raised far above what the bench sends (it measures their check, not their refusals)
-    await admin(service.adminUrl, service.adminToken, 'PATCH', '/settings', { rate_limits: { read_per_second: BENCH_RATE_LIMIT_PER_SECOND, write_per_second: BENCH_RATE_LIMIT_PER_SECOND } });
-    const { client } = await admin(service.adminUrl, service.adminToken, 'POST', '/oauth/clients', { name: 'Bench server', app_type: 'server', scopes: ['market_data'] });
-    const tokenHeaders = { authorization: basic(client.client_id, client.client_secret), 'content-type': 'application/x-www-form-urlencoded' };
+    await admin(service.adminUrl, service.adminToken, 'PATCH', '/settings', {
+      rate_limits: { read_per_second: BENCH_RATE_LIMIT_PER_SECOND, write_per_second: BENCH_RATE_LIMIT_PER_SECOND },
+    });
+    const { client } = await admin(service.adminUrl, service.adminToken, 'POST', '/oauth/clients', {
+      name: 'Bench server',
+      app_type: 'server',
+      scopes: ['market_data'],
+    });
+    const tokenHeaders = {
+      authorization: basic(client.client_id, client.client_secret),
+      'content-type': 'application/x-www-form-urlencoded',
+    };
     const access = PHASES.has('bearer') ? await memberToken(service.baseUrl, service.adminUrl, service.adminToken) : '';
     const phases: Phase[] = [
-      { name: 'token', label: 'token (client_credentials)', run: () => drive(service.baseUrl, 'POST', '/oauth/token', tokenHeaders, 'grant_type=client_credentials') },
-      { name: 'oidc', label: 'oidc-provider token (client_credentials)', run: () => drive(oidc!.url, 'POST', '/token', { authorization: basic('bench-client', secret), 'content-type': 'application/x-www-form-urlencoded' }, 'grant_type=client_credentials&scope=market_data') },
-      { name: 'bearer', label: 'GET /api/v1/me with an OAuth token', run: () => drive(service.baseUrl, 'GET', '/api/v1/me', { authorization: `Bearer ${access}`, 'user-agent': 'bench-oauth' }) },
-      { name: 'hello', label: 'express hello-world', run: () => drive(hello!.url, 'GET', '/hello', { 'user-agent': 'bench-oauth' }) },
+      {
+        name: 'token',
+        label: 'token (client_credentials)',
+        run: () => drive(service.baseUrl, 'POST', '/oauth/token', tokenHeaders, 'grant_type=client_credentials'),
+      },
+      {
+        name: 'oidc',
+        label: 'oidc-provider token (client_credentials)',
+        run: () =>
+          drive(
+            oidc!.url,
+            'POST',
+            '/token',
+            { authorization: basic('bench-client', secret), 'content-type': 'application/x-www-form-urlencoded' },
+            'grant_type=client_credentials&scope=market_data',
+          ),
+      },
+      {
+        name: 'bearer',
+        label: 'GET /api/v1/me with an OAuth token',
+        run: () =>
+          drive(service.baseUrl, 'GET', '/api/v1/me', {
+            authorization: `Bearer ${access}`,
+            'user-agent': 'bench-oauth',
+          }),
+      },
+      {
+        name: 'hello',
+        label: 'express hello-world',
+        run: () => drive(hello!.url, 'GET', '/hello', { 'user-agent': 'bench-oauth' }),
+      },
     ].filter((phase) => PHASES.has(phase.name)) as Phase[];
     const figures = new Map<string, { perS: number[]; p99: number[] }>();
     for (let round = 1; round <= ROUNDS; round += 1) {
       for (const phase of phases) {
         const figure = await phase.run();
-        process.stderr.write(`round ${round} ${phase.label}: ${figure.perS}/s p50 ${figure.p50} ms p99 ${figure.p99} ms\n`);
+        process.stderr.write(
+          `round ${round} ${phase.label}: ${figure.perS}/s p50 ${figure.p50} ms p99 ${figure.p99} ms\n`,
+        );
         const entry = figures.get(phase.name) ?? { perS: [], p99: [] };
         entry.perS.push(figure.perS);
         entry.p99.push(figure.p99);
@@ -126,7 +211,8 @@ async function main(): Promise<void> {
     const perS = (name: string) => median(figures.get(name)?.perS ?? [NaN]);
     const p99 = (name: string) => median(figures.get(name)?.p99 ?? [NaN]);
     if (PHASES.has('token')) Object.assign(results, { token_per_s: perS('token'), token_p99_ms: p99('token') });
-    if (PHASES.has('bearer')) Object.assign(results, { bearer_get_per_s: perS('bearer'), bearer_get_p99_ms: p99('bearer') });
+    if (PHASES.has('bearer'))
+      Object.assign(results, { bearer_get_per_s: perS('bearer'), bearer_get_p99_ms: p99('bearer') });
     if (oidc) results.oidc_provider_token_per_s = perS('oidc');
     if (hello) results.express_hello_per_s = perS('hello');
     if (PHASES.has('token') && oidc) results.token_vs_oidc_provider = round(perS('token') / perS('oidc'), 3);

@@ -24,17 +24,30 @@ const ORDER_CONNECTIONS = 16;
 const TICK_MS = 10;
 const SOCKET_PATH = '/socket/websocket?vsn=2.0.0';
 
-interface WindowReport { kind: 'window'; messages: number; deltas: number; histogram: number[]; closed: number }
+interface WindowReport {
+  kind: 'window';
+  messages: number;
+  deltas: number;
+  histogram: number[];
+  closed: number;
+}
 
 /** The client package's signer (node:crypto in Node), headers in lower case as the bench sends them. */
 class Signer {
   private readonly signer: RequestSigner;
-  constructor(readonly keyId: string, seedBase64: string) {
+  constructor(
+    readonly keyId: string,
+    seedBase64: string,
+  ) {
     this.signer = createSigner(keyId, seedBase64);
   }
   headers(method: string, pathWithQuery: string): Record<string, string> {
     const signed = this.signer.headers(method, pathWithQuery, Date.now());
-    return { 'x-svc-access-key': this.keyId, 'x-svc-access-timestamp': signed['X-SVC-ACCESS-TIMESTAMP'], 'x-svc-access-signature': signed['X-SVC-ACCESS-SIGNATURE'] };
+    return {
+      'x-svc-access-key': this.keyId,
+      'x-svc-access-timestamp': signed['X-SVC-ACCESS-TIMESTAMP'],
+      'x-svc-access-signature': signed['X-SVC-ACCESS-SIGNATURE'],
+    };
   }
 }
 
@@ -52,7 +65,8 @@ function percentileOf(histogram: number[], p: number): number {
 
 function mergeWindows(windows: WindowReport[]): WindowReport {
   const histogram = windows[0]!.histogram.slice();
-  for (const other of windows.slice(1)) for (let ms = 0; ms < histogram.length; ms++) histogram[ms]! += other.histogram[ms]!;
+  for (const other of windows.slice(1))
+    for (let ms = 0; ms < histogram.length; ms++) histogram[ms]! += other.histogram[ms]!;
   const total = (key: 'messages' | 'deltas' | 'closed') => windows.reduce((sum, w) => sum + w[key], 0);
   return { kind: 'window', messages: total('messages'), deltas: total('deltas'), closed: total('closed'), histogram };
 }
@@ -80,14 +94,23 @@ async function main(): Promise<void> {
   const workers: Worker[] = [];
   try {
     const admin = async (method: string, route: string, body: unknown) => {
-      const answer = await adminClient.request(method, `/admin/v1${route}`, {
-        authorization: `Bearer ${service.adminToken}`, 'content-type': 'application/json', 'user-agent': 'ws-bench/1',
-      }, JSON.stringify(body));
+      const answer = await adminClient.request(
+        method,
+        `/admin/v1${route}`,
+        {
+          authorization: `Bearer ${service.adminToken}`,
+          'content-type': 'application/json',
+          'user-agent': 'ws-bench/1',
+        },
+        JSON.stringify(body),
+      );
       if (answer.status !== 200) throw new Error(`admin ${method} ${route}: ${answer.status} ${answer.body}`);
       return JSON.parse(answer.body);
     };
     // the per-account request limits raised far above what the bench sends (it measures the feed, not refusals)
-    await admin('PATCH', '/settings', { rate_limits: { read_per_second: BENCH_RATE_LIMIT_PER_SECOND, write_per_second: BENCH_RATE_LIMIT_PER_SECOND } });
+    await admin('PATCH', '/settings', {
+      rate_limits: { read_per_second: BENCH_RATE_LIMIT_PER_SECOND, write_per_second: BENCH_RATE_LIMIT_PER_SECOND },
+    });
     const signers: Signer[] = [];
     for (const name of ['Maker', 'Taker']) {
       const { account } = await admin('POST', '/accounts', { first_name: name, last_name: 'Bench' });
@@ -95,20 +118,35 @@ async function main(): Promise<void> {
       const { api_key: key } = await admin('POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_write' });
       signers.push(new Signer(key.key_id, key.private_key));
     }
-    const { event } = await admin('POST', '/events', { title: 'WS bench event', start: new Date(Date.now() + 86_400_000).toISOString() });
-    const { market } = await admin('POST', '/markets', { event_id: event.event_id, title: 'WS bench market', status: 'open' });
+    const { event } = await admin('POST', '/events', {
+      title: 'WS bench event',
+      start: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    const { market } = await admin('POST', '/markets', {
+      event_id: event.event_id,
+      title: 'WS bench market',
+      status: 'open',
+    });
     const marketId: string = market.market_id;
 
     // every subscriber is one key from one address: the per-client socket caps are raised to fit
     const perClient = Math.min(20_000, SUBSCRIBERS + 10);
-    await admin('PATCH', '/settings', { websocket_limits: { connections_per_address: perClient, connections_per_identity: perClient } });
+    await admin('PATCH', '/settings', {
+      websocket_limits: { connections_per_address: perClient, connections_per_identity: perClient },
+    });
     const url = `ws://127.0.0.1:${service.wsPort}${SOCKET_PATH}`;
     const headers = { 'user-agent': 'ws-bench/1', ...signers[0]!.headers('GET', SOCKET_PATH) };
     for (let w = 0; w < WORKERS; w++) {
       const count = Math.floor(SUBSCRIBERS / WORKERS) + (w < SUBSCRIBERS % WORKERS ? 1 : 0);
-      workers.push(new Worker(new URL('./support/wsSubscribers.js', import.meta.url), { workerData: { url, headers, marketId, count } }));
+      workers.push(
+        new Worker(new URL('./support/wsSubscribers.js', import.meta.url), {
+          workerData: { url, headers, marketId, count },
+        }),
+      );
     }
-    const readies = await Promise.all(workers.map((worker) => nextReport<{ kind: 'ready'; joined: number }>(worker, 'ready')));
+    const readies = await Promise.all(
+      workers.map((worker) => nextReport<{ kind: 'ready'; joined: number }>(worker, 'ready')),
+    );
     const ready = { joined: readies.reduce((sum, r) => sum + r.joined, 0) };
     console.log(`${ready.joined} subscribers joined orderbook for one market`);
 
@@ -121,10 +159,25 @@ async function main(): Promise<void> {
       const i = sequence++;
       const action = i % 2 === 0 ? 'buy' : 'sell';
       const cents = 30 + ((i * 7919) % 41); // 0.30 .. 0.70
-      const body = JSON.stringify({ market_id: marketId, action, order_type: 'limit', price: (cents / 100).toFixed(2), quantity: String(1 + (i % 5)) });
+      const body = JSON.stringify({
+        market_id: marketId,
+        action,
+        order_type: 'limit',
+        price: (cents / 100).toFixed(2),
+        quantity: String(1 + (i % 5)),
+      });
       inFlight++;
       try {
-        const answer = await client.request('POST', '/api/v1/orders', { 'user-agent': 'ws-bench/1', 'content-type': 'application/json', ...signers[i % 2]!.headers('POST', '/api/v1/orders') }, body);
+        const answer = await client.request(
+          'POST',
+          '/api/v1/orders',
+          {
+            'user-agent': 'ws-bench/1',
+            'content-type': 'application/json',
+            ...signers[i % 2]!.headers('POST', '/api/v1/orders'),
+          },
+          body,
+        );
         if (answer.status === 200) placed++;
         else refused++;
       } catch {
@@ -166,13 +219,17 @@ async function main(): Promise<void> {
       orders_refused: refused,
       seconds: Number(elapsedS.toFixed(1)),
     };
-    console.log(`${result.ws_msgs_per_s} frames/s delivered to ${result.ws_subscribers} subscribers (${result.ws_deltas_per_subscriber_per_s} deltas/s each) while ${result.orders_per_s} orders/s flowed`);
+    console.log(
+      `${result.ws_msgs_per_s} frames/s delivered to ${result.ws_subscribers} subscribers (${result.ws_deltas_per_subscriber_per_s} deltas/s each) while ${result.orders_per_s} orders/s flowed`,
+    );
     console.log(`engine acceptance → subscriber receipt: p50 ${result.ws_p50_ms} ms, p99 ${result.ws_p99_ms} ms`);
     console.log(JSON.stringify(result));
   } finally {
     for (const worker of workers) {
       worker.postMessage('close');
-      await Promise.race([nextReport(worker, 'closed'), new Promise((resolve) => setTimeout(resolve, 2_000))]).catch(() => undefined);
+      await Promise.race([nextReport(worker, 'closed'), new Promise((resolve) => setTimeout(resolve, 2_000))]).catch(
+        () => undefined,
+      );
       await worker.terminate();
     }
     client.close();

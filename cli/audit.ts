@@ -14,7 +14,9 @@ const describe = (d: Difference): string => `${d.table} ${d.key}: ${d.column} ex
 export function auditText(report: AuditReport): string {
   const m = report.money;
   const rows = report.read_models
-    ? Object.entries(report.read_models.rows).map(([table, count]) => `${table} ${count}`).join(', ')
+    ? Object.entries(report.read_models.rows)
+        .map(([table, count]) => `${table} ${count}`)
+        .join(', ')
     : 'not compared (no core read-model checkpoint)';
   const lines = [
     `audited up to position ${report.position} (head ${report.head})`,
@@ -25,12 +27,19 @@ export function auditText(report: AuditReport): string {
     `read models:   ${rows}`,
   ];
   if (report.read_models && report.read_models.stored_version !== report.read_models.projector_version) {
-    lines.push(`               (core read models built by projector version ${report.read_models.stored_version}, this is ${report.read_models.projector_version}: the service rebuilds them at its next start)`);
+    lines.push(
+      `               (core read models built by projector version ${report.read_models.stored_version}, this is ${report.read_models.projector_version}: the service rebuilds them at its next start)`,
+    );
   }
   if (report.ok) {
-    lines.push('audit passed: every transfer balanced, the ledger sums to zero, settled pools are empty, every member\'s cash agrees, the read models equal the fold');
+    lines.push(
+      "audit passed: every transfer balanced, the ledger sums to zero, settled pools are empty, every member's cash agrees, the read models equal the fold",
+    );
   } else {
-    lines.push(`AUDIT FAILED: ${report.differences.length} difference(s); the first:`, `  ${describe(report.differences[0]!)}`);
+    lines.push(
+      `AUDIT FAILED: ${report.differences.length} difference(s); the first:`,
+      `  ${describe(report.differences[0]!)}`,
+    );
     for (const d of report.differences.slice(1)) lines.push(`  then ${describe(d)}`);
   }
   return `${lines.join('\n')}\n`;

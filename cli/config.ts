@@ -68,7 +68,10 @@ function adminHostOf(env: Env): string {
   const raw = valueOf(env, 'ADMIN_HOST');
   if (raw === undefined) return ADMIN_HOST_DEFAULT;
   if (isIP(raw) === 0) {
-    throw new ConfigError('ADMIN_HOST', `must be an IP address to bind the operator listener to, e.g. 127.0.0.1 (the default) or 0.0.0.0 to expose it (got "${raw}")`);
+    throw new ConfigError(
+      'ADMIN_HOST',
+      `must be an IP address to bind the operator listener to, e.g. 127.0.0.1 (the default) or 0.0.0.0 to expose it (got "${raw}")`,
+    );
   }
   return raw;
 }
@@ -96,7 +99,10 @@ export function defaultServiceUrl(env: Env = process.env, forAdmin = false): str
 function trustedProxiesOf(env: Env): string[] {
   const raw = valueOf(env, 'TRUSTED_PROXIES');
   if (raw === undefined) return [];
-  const entries = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   for (const entry of entries) {
     const [address = '', prefix, extra] = entry.split('/');
     const family = isIP(address);
@@ -126,11 +132,21 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('ADMIN_TOKEN', 'must not contain whitespace');
   }
   if (adminToken !== undefined && adminToken.length < ADMIN_TOKEN_LENGTH_MIN) {
-    throw new ConfigError('ADMIN_TOKEN', `must be at least ${ADMIN_TOKEN_LENGTH_MIN} characters (e.g. \`openssl rand -hex 24\`), or unset to have one generated under DATA_DIR`);
+    throw new ConfigError(
+      'ADMIN_TOKEN',
+      `must be at least ${ADMIN_TOKEN_LENGTH_MIN} characters (e.g. \`openssl rand -hex 24\`), or unset to have one generated under DATA_DIR`,
+    );
   }
-  const ports = { port: port(env, 'PORT', PORT_DEFAULT), wsPort: port(env, 'WS_PORT', WS_PORT_DEFAULT), adminPort: port(env, 'ADMIN_PORT', ADMIN_PORT_DEFAULT) };
+  const ports = {
+    port: port(env, 'PORT', PORT_DEFAULT),
+    wsPort: port(env, 'WS_PORT', WS_PORT_DEFAULT),
+    adminPort: port(env, 'ADMIN_PORT', ADMIN_PORT_DEFAULT),
+  };
   if (ports.adminPort !== 0 && (ports.adminPort === ports.port || ports.adminPort === ports.wsPort)) {
-    throw new ConfigError('ADMIN_PORT', `must differ from PORT and WS_PORT (got ${ports.adminPort}): the operator API has a listener of its own; set ADMIN_HOST to expose it`);
+    throw new ConfigError(
+      'ADMIN_PORT',
+      `must differ from PORT and WS_PORT (got ${ports.adminPort}): the operator API has a listener of its own; set ADMIN_HOST to expose it`,
+    );
   }
   return {
     ...ports,

@@ -7,7 +7,12 @@
 // wait there instead, and only when they go to the read models.
 
 import { readsWaitInHandler } from '../api/v1/liveReads.ts';
-import { createCredentialResolver, type AccountStatusReader, type CredentialResolver, type TokenResolver } from '../commands/auth/credentials.ts';
+import {
+  createCredentialResolver,
+  type AccountStatusReader,
+  type CredentialResolver,
+  type TokenResolver,
+} from '../commands/auth/credentials.ts';
 import type { AppContext } from '../commands/context.ts';
 import { credentialIndexOf } from '../commands/credentials/index.ts';
 import { sessionTokenResolver } from '../commands/credentials/sessions.ts';
@@ -20,7 +25,10 @@ export { readYourWrites };
  * Completes `wiring` into the AppContext, in place: the credential index is one per context
  * object, so the resolver must hold the very object the rest of the service uses.
  */
-export function withCredentials(wiring: Omit<AppContext, 'credentials'>, tokenResolvers: readonly TokenResolver[] = []): AppContext {
+export function withCredentials(
+  wiring: Omit<AppContext, 'credentials'>,
+  tokenResolvers: readonly TokenResolver[] = [],
+): AppContext {
   const ctx = wiring as AppContext;
   ctx.credentials = buildCredentialResolver(ctx, tokenResolvers);
   return ctx;
@@ -41,9 +49,10 @@ function buildCredentialResolver(ctx: AppContext, tokenResolvers: readonly Token
     accounts,
     tokenResolvers: [sessionTokenResolver(ctx), ...tokenResolvers],
     // reads wait for the read models, but those whose handler may answer from the live view (it waits itself when it cannot)
-    beforeAccountCheck: (accountId, request) => (request.method === 'GET' && !readsWaitInHandler(request.method, request.pathWithQuery)
-      ? readYourWrites(ctx, accountId)
-      : Promise.resolve()),
+    beforeAccountCheck: (accountId, request) =>
+      request.method === 'GET' && !readsWaitInHandler(request.method, request.pathWithQuery)
+        ? readYourWrites(ctx, accountId)
+        : Promise.resolve(),
     onPortFailure: (err) => ctx.logger.warn({ err }, 'credential check could not reach its store'),
   });
 }

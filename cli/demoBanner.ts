@@ -24,6 +24,9 @@ export function demoBannerOut(config: Config, logger: Logger, stream: NodeJS.Wri
     mkdirSync(config.dataDir, { recursive: true });
     rmSync(file, { force: true }); // a file left by an earlier start keeps its mode: make it anew
     writeFileSync(file, text, { mode: OWNER_ONLY_MODE, flag: 'wx' });
-    logger.info({ file }, 'demo banner (the demo API key, client secret and password) written to a file readable by its owner only: standard output is not a terminal');
+    logger.info(
+      { file },
+      'demo banner (the demo API key, client secret and password) written to a file readable by its owner only: standard output is not a terminal',
+    );
   };
 }

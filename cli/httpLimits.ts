@@ -13,11 +13,17 @@ import { listed } from '../commands/net/addressList.ts';
 import { addressKeyOf } from '../commands/net/clientAddress.ts';
 import { normalizeIp } from '../domain/address.ts';
 
-const REFUSAL_BODY = JSON.stringify({ error: 'Too many connections from this address; reuse an open one (keep-alive) or close some' });
+const REFUSAL_BODY = JSON.stringify({
+  error: 'Too many connections from this address; reuse an open one (keep-alive) or close some',
+});
 const REFUSAL = `HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(REFUSAL_BODY)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n${REFUSAL_BODY}`;
 
 /** Counts each address's open connections on `server`; `limit` is read at every new connection (settings change live). */
-export function limitConnectionsPerAddress(server: http.Server, limit: () => number, proxies: BlockList): { open(address: string): number } {
+export function limitConnectionsPerAddress(
+  server: http.Server,
+  limit: () => number,
+  proxies: BlockList,
+): { open(address: string): number } {
   const open = new Map<string, number>();
   // ahead of the HTTP server's own listener: a refused connection never gets a request read
   server.prependListener('connection', (socket) => {

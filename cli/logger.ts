@@ -3,7 +3,10 @@
 
 import { pino, type Logger } from 'pino';
 
-export function createLogger(level: string, options: { stderr?: boolean; bindings?: Record<string, unknown> } = {}): Logger {
+export function createLogger(
+  level: string,
+  options: { stderr?: boolean; bindings?: Record<string, unknown> } = {},
+): Logger {
   return pino(
     {
       level,

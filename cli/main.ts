@@ -84,8 +84,13 @@ export function buildProgram(): Command {
           };
           if (options.json) await writeLine(JSON.stringify(record));
           else {
-            const stale = row.storedVersion !== undefined && row.storedVersion !== row.version ? ' (version changed: rebuilds at start)' : '';
-            await writeLine(`${row.name.padEnd(24)} v${row.version}  position ${record.position}  head ${record.head}  lag ${record.lag}${stale}`);
+            const stale =
+              row.storedVersion !== undefined && row.storedVersion !== row.version
+                ? ' (version changed: rebuilds at start)'
+                : '';
+            await writeLine(
+              `${row.name.padEnd(24)} v${row.version}  position ${record.position}  head ${record.head}  lag ${record.lag}${stale}`,
+            );
           }
         }
       });
@@ -106,7 +111,9 @@ export function buildProgram(): Command {
         const head = Number(await store.headPosition());
         for (const projector of chosen) {
           const progress = terminalProgress(`rebuilding ${projector.name}`, Math.max(head, 0), 'positions');
-          const result = await rebuildProjector(database.pool, store, projector, { onProgress: (position) => progress.update(Number(position)) });
+          const result = await rebuildProjector(database.pool, store, projector, {
+            onProgress: (position) => progress.update(Number(position)),
+          });
           progress.finish();
           await writeLine(`${projector.name}: rebuilt ${result.events} events up to position ${result.position}`);
         }

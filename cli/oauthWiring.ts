@@ -31,7 +31,9 @@ function clientSecretKey(dataDir: string): Buffer {
   try {
     const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
     if (key.length >= CLIENT_SECRET_KEY_BYTES) return key;
-    throw new Error(`${file} holds no key of ${CLIENT_SECRET_KEY_BYTES} bytes (hex); restore it from a backup (clients' secrets are digested with it)`);
+    throw new Error(
+      `${file} holds no key of ${CLIENT_SECRET_KEY_BYTES} bytes (hex); restore it from a backup (clients' secrets are digested with it)`,
+    );
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
@@ -73,7 +75,11 @@ export function oauthHttpOf(ctx: AppContext, parts: OAuthServerParts) {
     trustedProxies: ctx.config.trustedProxies,
     log: ctx.logger,
     async openMember(member) {
-      const opened = await openAccount(ctx, { first_name: member.first_name, last_name: member.last_name, email: member.email }, member.password);
+      const opened = await openAccount(
+        ctx,
+        { first_name: member.first_name, last_name: member.last_name, email: member.email },
+        member.password,
+      );
       if (!opened.ok) return 'refused';
       await ctx.projections.waitFor(opened.value.position, SIGN_UP_VISIBLE_WAIT_MS);
       return 'opened';
@@ -90,7 +96,10 @@ const EMAIL_LOOKUP_CATCH_UP_WAIT_MS = 2_000;
  * journal's head, then asks again, so a login right after the account was opened finds it. The
  * login limiter bounds how often anyone can make it wait.
  */
-function caughtUpLookup(ctx: AppContext, lookup: (email: string) => Promise<string[]>): (email: string) => Promise<string[]> {
+function caughtUpLookup(
+  ctx: AppContext,
+  lookup: (email: string) => Promise<string[]>,
+): (email: string) => Promise<string[]> {
   return async (email) => {
     const found = await lookup(email);
     if (found.length > 0) return found;

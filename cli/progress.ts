@@ -21,7 +21,12 @@ function duration(seconds: number): string {
 }
 
 /** `label`: what is counted, e.g. "replaying journal" over `total` units named `unit`. */
-export function terminalProgress(label: string, total: number, unit: string, stream: NodeJS.WriteStream = process.stderr): Progress {
+export function terminalProgress(
+  label: string,
+  total: number,
+  unit: string,
+  stream: NodeJS.WriteStream = process.stderr,
+): Progress {
   if (!stream.isTTY) return QUIET;
   const startedMs = Date.now();
   let lastDrawMs = 0;
@@ -30,7 +35,9 @@ export function terminalProgress(label: string, total: number, unit: string, str
     const rate = elapsedS > 0 ? done / elapsedS : 0;
     const left = rate > 0 ? (total - done) / rate : Number.POSITIVE_INFINITY;
     const percent = total > 0 ? Math.min(100, Math.floor((done / total) * 100)) : 100;
-    stream.write(`\r\x1b[2K${label}: ${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')} ${unit} (${percent}%), ${Math.round(rate).toLocaleString('en-US')} ${unit}/s, ${duration(left)} left`);
+    stream.write(
+      `\r\x1b[2K${label}: ${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')} ${unit} (${percent}%), ${Math.round(rate).toLocaleString('en-US')} ${unit}/s, ${duration(left)} left`,
+    );
   };
   return {
     update(done) {

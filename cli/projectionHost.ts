@@ -73,7 +73,8 @@ export type HostRequest =
   | { type: 'urgency'; urgent: boolean };
 
 /** A request that the worker answers, before the host numbers it. */
-type RequestBody = Exclude<HostRequest, { type: 'urgency' }> extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
+type RequestBody =
+  Exclude<HostRequest, { type: 'urgency' }> extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
 
 /** What the service needs of its projections, whether they run in-process or in a thread. */
 export interface Projections extends ProjectionWaiter {
@@ -110,7 +111,10 @@ export class ProjectionWorkerHost implements Projections {
   private worker: Worker | undefined;
   private readonly known = new Map<string, bigint>();
   private readonly listeners = new Set<(changes: ProjectionChange[]) => void>();
-  private readonly waiters = new PositionWaiters(() => this.known, () => this.tellUrgency());
+  private readonly waiters = new PositionWaiters(
+    () => this.known,
+    () => this.tellUrgency(),
+  );
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private stopping = false;
@@ -172,7 +176,10 @@ export class ProjectionWorkerHost implements Projections {
           return;
         }
         if (this.stopping) return;
-        this.options.logger.error({ code, restartInMs: this.restartDelayMs }, 'projection worker stopped unexpectedly; starting another (read models lag meanwhile)');
+        this.options.logger.error(
+          { code, restartInMs: this.restartDelayMs },
+          'projection worker stopped unexpectedly; starting another (read models lag meanwhile)',
+        );
         this.scheduleRestart();
       });
     });
@@ -272,7 +279,10 @@ export class ProjectionWorkerHost implements Projections {
 
   private request(body: RequestBody): Promise<unknown> {
     const worker = this.worker;
-    if (!worker) return Promise.reject(new Error('the projection worker is not running (it is being restarted); try again shortly'));
+    if (!worker)
+      return Promise.reject(
+        new Error('the projection worker is not running (it is being restarted); try again shortly'),
+      );
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });

@@ -14,7 +14,8 @@ import { allProjectors, RETIRED_PROJECTORS } from '../projections/registry.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
 import type { HostRequest, LogLevel, WorkerData, WorkerMessage } from './projectionHost.ts';
 
-if (!parentPort) throw new Error('cli/projectionWorkerMain.ts runs only as a worker thread (see cli/projectionHost.ts)');
+if (!parentPort)
+  throw new Error('cli/projectionWorkerMain.ts runs only as a worker thread (see cli/projectionHost.ts)');
 const port = parentPort;
 const data = workerData as WorkerData;
 
@@ -30,7 +31,10 @@ function plain(fields: unknown): Record<string, unknown> {
   if (typeof fields !== 'object' || fields === null) return {};
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) {
-    out[key] = value instanceof Error ? { type: value.name, ...errorText(value), code: (value as { code?: unknown }).code } : value;
+    out[key] =
+      value instanceof Error
+        ? { type: value.name, ...errorText(value), code: (value as { code?: unknown }).code }
+        : value;
   }
   return out;
 }
@@ -47,7 +51,9 @@ const pool = createPool({
   onError: (error) => logger.warn({ err: error }, 'idle projection database connection failed'),
 });
 const store = await createEventStore(
-  data.eventstoreUrl ? { kind: 'esdb', url: data.eventstoreUrl } : { kind: 'postgres', pool, connectionString: data.connectionString },
+  data.eventstoreUrl
+    ? { kind: 'esdb', url: data.eventstoreUrl }
+    : { kind: 'postgres', pool, connectionString: data.connectionString },
 );
 /**
  * This thread's CPU priority: below normal while nobody waits for the read models, so on a busy
@@ -59,7 +65,14 @@ function setUrgent(urgent: boolean): void {
 }
 setUrgent(false);
 
-const runner = new ProjectionRunner({ pool, store, projectors: allProjectors(), retired: RETIRED_PROJECTORS, logger, dispatchIntervalMs: data.dispatchIntervalMs });
+const runner = new ProjectionRunner({
+  pool,
+  store,
+  projectors: allProjectors(),
+  retired: RETIRED_PROJECTORS,
+  logger,
+  dispatchIntervalMs: data.dispatchIntervalMs,
+});
 runner.onChange((changes) => post({ type: 'changes', changes }));
 runner.onProgress((positions) => post({ type: 'progress', positions }));
 

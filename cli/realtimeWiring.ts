@@ -22,14 +22,25 @@ import type { ClientDirectory } from '../commands/oauthClients/directory.ts';
 import { digestOf } from '../commands/oauth/tokens.ts';
 import { cancelAllOrders } from '../commands/orders/orders.ts';
 import { AccountStatusCache } from '../projections/core/queries/accountStatus.ts';
-import { credentialKey, type CredentialEnd, type CredentialNotices, type SocketCredential } from '../realtime/credential.ts';
+import {
+  credentialKey,
+  type CredentialEnd,
+  type CredentialNotices,
+  type SocketCredential,
+} from '../realtime/credential.ts';
 import type { CancelOnDisconnect } from '../realtime/disconnect.ts';
 import type { HandshakeRequest, IdentityResolver, IdentityResult } from '../realtime/handshake.ts';
 import type { SocketIdentity } from '../realtime/identity.ts';
 
 function identityOf(principal: Principal): SocketIdentity {
   if (principal.kind === 'app') return { kind: 'app', client_id: principal.client_id, scopes: principal.scopes };
-  return { kind: 'member', account_id: principal.account_id, user_id: principal.user_id, source: principal.source, scopes: principal.scopes };
+  return {
+    kind: 'member',
+    account_id: principal.account_id,
+    user_id: principal.user_id,
+    source: principal.source,
+    scopes: principal.scopes,
+  };
 }
 
 /** A refusal at a join's re-check, as the reason the socket's joins are closed with (null: not a verdict). */
@@ -73,7 +84,11 @@ export function identityResolverOf(ctx: AppContext, oauth?: OAuthTokens): Identi
     };
   }
 
-  async function tokenCredential(principal: Principal, token: string, req: HandshakeRequest): Promise<SocketCredential | undefined> {
+  async function tokenCredential(
+    principal: Principal,
+    token: string,
+    req: HandshakeRequest,
+  ): Promise<SocketCredential | undefined> {
     if (principal.token_id === null) return undefined;
     const names: string[] = [];
     let expiresAtUs: number | null = null;
@@ -91,7 +106,12 @@ export function identityResolverOf(ctx: AppContext, oauth?: OAuthTokens): Identi
     }
     if (principal.account_id !== null) names.push(credentialKey.account(principal.account_id));
     // the handshake's request, as it was: the re-check judges the same token from the same address
-    const again: HandshakeRequest = { method: req.method, pathWithQuery: req.pathWithQuery, header: req.header, remoteAddress: req.remoteAddress };
+    const again: HandshakeRequest = {
+      method: req.method,
+      pathWithQuery: req.pathWithQuery,
+      header: req.header,
+      remoteAddress: req.remoteAddress,
+    };
     return {
       keys: names,
       expiresAtUs,
@@ -110,7 +130,12 @@ export function identityResolverOf(ctx: AppContext, oauth?: OAuthTokens): Identi
     },
     async fromOAuthToken(token: string, req: HandshakeRequest): Promise<IdentityResult> {
       const result = await ctx.credentials.resolveToken(token, req);
-      if (result.ok) return { ok: true, identity: identityOf(result.principal), credential: await tokenCredential(result.principal, token, req) };
+      if (result.ok)
+        return {
+          ok: true,
+          identity: identityOf(result.principal),
+          credential: await tokenCredential(result.principal, token, req),
+        };
       // a token nobody recognises is an invalid OAuth token on this header
       return result.refusal.code === 'unauthorized' ? { ok: false, refusal: { code: 'oauth_token_invalid' } } : result;
     },
@@ -126,7 +151,8 @@ export function credentialNoticesOf(ctx: AppContext, oauth?: OAuthTokens): Crede
           case 'account': {
             const doc = change.doc as { account_id?: string; status?: string } | undefined;
             const accountId = change.keys.account_id ?? doc?.account_id;
-            if (accountId && doc?.status !== undefined && doc.status !== 'active') listener(credentialKey.account(accountId), 'account_inactive');
+            if (accountId && doc?.status !== undefined && doc.status !== 'active')
+              listener(credentialKey.account(accountId), 'account_inactive');
             break;
           }
           case 'api_key_revoked':

@@ -39,16 +39,22 @@ export function registerReplayCommand(program: Command): void {
           if (options.json) {
             process.stdout.write(`${JSON.stringify(report)}\n`);
           } else {
-            process.stdout.write([
-              `steps replayed:     ${report.steps}`,
-              ...(report.viewSteps > 0 ? [`of them as views:   ${report.viewSteps} (record versions before facts: re-run, events not compared)`] : []),
-              `final sequence:     ${report.finalSeq}`,
-              `final state hash:   ${report.finalStateHash}`,
-              `snapshot:           ${report.snapshot ? `seq ${report.snapshot.seq}, hash ${report.snapshot.matches ? 'matches' : 'DIFFERS'}, resumed replay ${report.snapshot.resumedHashMatches ? 'matches' : 'DIFFERS'}` : 'none'}`,
-              `mismatching steps:  ${report.mismatches.length}`,
-              ...report.mismatches.map((m) => `  seq ${m.seq}: ${m.reason}`),
-              report.ok ? 'verified: every step reproduced its facts' : 'NOT verified',
-            ].join('\n') + '\n');
+            process.stdout.write(
+              [
+                `steps replayed:     ${report.steps}`,
+                ...(report.viewSteps > 0
+                  ? [
+                      `of them as views:   ${report.viewSteps} (record versions before facts: re-run, events not compared)`,
+                    ]
+                  : []),
+                `final sequence:     ${report.finalSeq}`,
+                `final state hash:   ${report.finalStateHash}`,
+                `snapshot:           ${report.snapshot ? `seq ${report.snapshot.seq}, hash ${report.snapshot.matches ? 'matches' : 'DIFFERS'}, resumed replay ${report.snapshot.resumedHashMatches ? 'matches' : 'DIFFERS'}` : 'none'}`,
+                `mismatching steps:  ${report.mismatches.length}`,
+                ...report.mismatches.map((m) => `  seq ${m.seq}: ${m.reason}`),
+                report.ok ? 'verified: every step reproduced its facts' : 'NOT verified',
+              ].join('\n') + '\n',
+            );
           }
           if (options.verify && !report.ok) process.exitCode = 1;
         } finally {

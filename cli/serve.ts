@@ -27,7 +27,12 @@ import { createWriteTracker } from '../commands/writeTracker.ts';
 import { postgresStores } from './stores/index.ts';
 import { createEventStore } from '../eventstore/index.ts';
 import type { EventStore } from '../eventstore/port.ts';
-import { EmbeddedPostgresServer, EmbeddedStartRefused, embeddedConnectionString, livePortOf } from '../eventstore/postgres/embedded.ts';
+import {
+  EmbeddedPostgresServer,
+  EmbeddedStartRefused,
+  embeddedConnectionString,
+  livePortOf,
+} from '../eventstore/postgres/embedded.ts';
 import { migrate } from '../eventstore/postgres/migrate.ts';
 import { createPool } from '../eventstore/postgres/pool.ts';
 import { startLeaderboardScheduler } from '../projections/member/leaderboard/scheduler.ts';
@@ -67,9 +72,16 @@ interface Database {
 }
 
 /** DATABASE_URL, or an embedded PostgreSQL under DATA_DIR/postgres (started now, reused across restarts). */
-export async function openDatabase(config: Config, logger: Logger, options: { attach?: boolean } = {}): Promise<Database> {
+export async function openDatabase(
+  config: Config,
+  logger: Logger,
+  options: { attach?: boolean } = {},
+): Promise<Database> {
   if (config.databaseUrl) {
-    const pool = createPool({ connectionString: config.databaseUrl, onError: (err) => logger.warn({ err }, 'idle database connection failed') });
+    const pool = createPool({
+      connectionString: config.databaseUrl,
+      onError: (err) => logger.warn({ err }, 'idle database connection failed'),
+    });
     return { pool, connectionString: config.databaseUrl, close: () => pool.end() };
   }
   const dataDir = path.join(config.dataDir, 'postgres');
@@ -79,7 +91,11 @@ export async function openDatabase(config: Config, logger: Logger, options: { at
   let port = livePort;
   if (port === undefined) {
     port = await freePortOn('127.0.0.1');
-    server = new EmbeddedPostgresServer({ dataDir, port, onLog: (line) => logger.debug({ postgres: line }, 'postgres') });
+    server = new EmbeddedPostgresServer({
+      dataDir,
+      port,
+      onLog: (line) => logger.debug({ postgres: line }, 'postgres'),
+    });
     logger.info({ dataDir, port }, 'starting embedded PostgreSQL');
     await server.start();
   }
@@ -111,7 +127,6 @@ export async function openDatabase(config: Config, logger: Logger, options: { at
     },
   };
 }
-
 
 export async function openEventStore(config: Config, database: Database): Promise<EventStore> {
   if (config.eventstoreUrl) return createEventStore({ kind: 'esdb', url: config.eventstoreUrl });
@@ -220,7 +235,11 @@ export async function startService(config: Config, options: StartOptions = {}): 
     connectionsPerAddress = () => settings.get().http_limits.connections_per_address;
 
     const runner = new ProjectionWorkerHost({
-      connectionString: database.connectionString, eventstoreUrl: config.eventstoreUrl, store, logger, registry,
+      connectionString: database.connectionString,
+      eventstoreUrl: config.eventstoreUrl,
+      store,
+      logger,
+      registry,
     });
     await runner.start();
     cleanups.push(() => runner.stop());
@@ -250,7 +269,11 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const ctx: AppContext = withCredentials(base, [oauth.tokenResolver]);
     const oauthHttp = oauthHttpOf(ctx, oauth);
     const api = createApi(ctx, {
-      registry, isReady: () => ready, separateAdmin: true, routers: [metadataRouter(ctx), oauthHttp.router], laneRoutes: oauthHttp.laneRoutes,
+      registry,
+      isReady: () => ready,
+      separateAdmin: true,
+      routers: [metadataRouter(ctx), oauthHttp.router],
+      laneRoutes: oauthHttp.laneRoutes,
     });
     // the operator API and metrics never share the public listener: their own, on loopback by default
     const adminHost = config.adminHost ?? ADMIN_HOST_DEFAULT;

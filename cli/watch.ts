@@ -12,7 +12,16 @@ import { apiKey, createClient, type Credentials } from '@event-exchange/client';
 import type { Command } from 'commander';
 import { defaultServiceUrl } from './config.ts';
 
-const PRIVATE_TOPICS = new Set(['orders', 'fills', 'positions', 'settlements', 'balances', 'account', 'order_slip', 'betslip']);
+const PRIVATE_TOPICS = new Set([
+  'orders',
+  'fills',
+  'positions',
+  'settlements',
+  'balances',
+  'account',
+  'order_slip',
+  'betslip',
+]);
 const USER_AGENT = 'exchange-watch/1';
 const JOIN_TIMEOUT_MS = 10_000;
 
@@ -37,9 +46,12 @@ function fail(message: string): never {
 
 async function watch(topic: string, options: WatchOptions): Promise<void> {
   const wsPort = process.env.WS_PORT ?? '8081';
-  const socketUrl = (options.url ?? process.env.EXCHANGE_WS_URL ?? `ws://127.0.0.1:${wsPort}/socket`).replace(/\/websocket\/?$/, '').replace(/\/+$/, '');
+  const socketUrl = (options.url ?? process.env.EXCHANGE_WS_URL ?? `ws://127.0.0.1:${wsPort}/socket`)
+    .replace(/\/websocket\/?$/, '')
+    .replace(/\/+$/, '');
   const apiUrl = (options.apiUrl ?? defaultServiceUrl()).replace(/\/+$/, '');
-  if ((options.keyId === undefined) !== (options.privateKey === undefined)) fail('--key-id and --private-key go together');
+  if ((options.keyId === undefined) !== (options.privateKey === undefined))
+    fail('--key-id and --private-key go together');
   let credentials: Credentials | undefined;
   try {
     if (options.keyId && options.privateKey) credentials = apiKey(options.keyId, options.privateKey);
@@ -52,7 +64,8 @@ async function watch(topic: string, options: WatchOptions): Promise<void> {
 
   const [name] = topic.split(':');
   if (PRIVATE_TOPICS.has(name!) && !topic.includes(':')) {
-    if (!options.keyId) fail(`${name} is a private topic: give --key-id and --private-key (or the full topic ${name}:{user_id})`);
+    if (!options.keyId)
+      fail(`${name} is a private topic: give --key-id and --private-key (or the full topic ${name}:{user_id})`);
     try {
       topic = `${name}:${(await client.me()).user_id}`;
     } catch (error) {
@@ -63,7 +76,10 @@ async function watch(topic: string, options: WatchOptions): Promise<void> {
   if (options.marketId.length > 0) payload.market_ids = options.marketId;
   if (options.eventId.length > 0) payload.event_ids = options.eventId;
 
-  const feed = client.feed({ joinTimeoutMs: JOIN_TIMEOUT_MS, onHandshakeRefused: (status, body) => fail(`handshake refused: ${status} ${body}`) });
+  const feed = client.feed({
+    joinTimeoutMs: JOIN_TIMEOUT_MS,
+    onHandshakeRefused: (status, body) => fail(`handshake refused: ${status} ${body}`),
+  });
   feed.socket.onError(() => {
     process.stderr.write(`exchange watch: connection to ${socketUrl} failed; retrying\n`);
   });
@@ -72,7 +88,8 @@ async function watch(topic: string, options: WatchOptions): Promise<void> {
     if (!event.startsWith('phx_') && !event.startsWith('chan_reply_')) print({ topic, event, payload: body });
     return body;
   };
-  channel.join()
+  channel
+    .join()
     .receive('ok', (response) => print({ topic, event: 'snapshot', payload: response }))
     .receive('error', (response) => fail(`join ${topic} refused: ${JSON.stringify(response)}`))
     .receive('timeout', () => fail(`join ${topic} timed out`));
@@ -89,14 +106,20 @@ export function registerWatchCommand(program: Command): void {
   program
     .command('watch')
     .description('join a WebSocket feed topic and print its snapshot and every message as JSON lines')
-    .argument('<topic>', 'orderbook, ticker, trades, market_updates, events, or a private topic (orders, fills, positions, settlements, balances, account, order_slip)')
+    .argument(
+      '<topic>',
+      'orderbook, ticker, trades, market_updates, events, or a private topic (orders, fills, positions, settlements, balances, account, order_slip)',
+    )
     .option('--market-id <id>', 'a market to watch (repeat for several)', collect, [])
     .option('--event-id <id>', 'an event to watch on `events` (repeat for several; default all)', collect, [])
     .option('--key-id <id>', 'API key id (signs the handshake)')
     .option('--private-key <base64>', "the key's private key (base64 Ed25519 seed)")
     .option('--oauth-token <token>', 'an OAuth access token instead of a key')
     .option('--url <url>', 'feed URL (default $EXCHANGE_WS_URL, else ws://127.0.0.1:$WS_PORT/socket)')
-    .option('--api-url <url>', 'REST base URL for the user id lookup (default $EXCHANGE_URL, else http://127.0.0.1:$PORT)')
+    .option(
+      '--api-url <url>',
+      'REST base URL for the user id lookup (default $EXCHANGE_URL, else http://127.0.0.1:$PORT)',
+    )
     .action(async (topic: string, options: WatchOptions) => {
       await watch(topic, options);
     });

@@ -15,7 +15,12 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Refusal } from '../domain/errors.ts';
-import { WrongExpectedRevision, type EventStore, type ExpectedRevision, type RecordedEvent } from '../eventstore/port.ts';
+import {
+  WrongExpectedRevision,
+  type EventStore,
+  type ExpectedRevision,
+  type RecordedEvent,
+} from '../eventstore/port.ts';
 import { accepted, refused, type CommandResult } from './operatorInput.ts';
 
 /** Attempts (reads and appends) per command unless it names its own bound. */
@@ -38,7 +43,11 @@ export type Decision<T> =
   | { kind: 'refuse'; refusal: Refusal }
   | { kind: 'retry' };
 
-export const append = <T>(events: readonly PendingEvent[], value: T): Decision<T> => ({ kind: 'append', events, value });
+export const append = <T>(events: readonly PendingEvent[], value: T): Decision<T> => ({
+  kind: 'append',
+  events,
+  value,
+});
 export const refuse = (refusal: Refusal): Decision<never> => ({ kind: 'refuse', refusal });
 export const decideAgain: Decision<never> = { kind: 'retry' };
 
@@ -79,15 +88,19 @@ export async function handleCommand<S, T>(
   const attemptsMax = options.attemptsMax ?? COMMAND_ATTEMPTS_MAX;
   let known = options.known;
   for (let attempt = 1; ; attempt += 1) {
-    const loaded = known ?? await loadAggregate(store, aggregate);
+    const loaded = known ?? (await loadAggregate(store, aggregate));
     known = undefined; // a state held from before is tried once; after a conflict, read afresh
     const decision = await decide(loaded, attempt);
     if (decision.kind === 'refuse') return refused(decision.refusal);
     if (decision.kind === 'retry') {
-      if (attempt >= attemptsMax) throw new Error(`${aggregate.stream}: decided again ${attemptsMax} times; the command refuses on its last attempt instead`);
+      if (attempt >= attemptsMax)
+        throw new Error(
+          `${aggregate.stream}: decided again ${attemptsMax} times; the command refuses on its last attempt instead`,
+        );
       continue;
     }
-    if (decision.events.length === 0) return accepted({ value: decision.value, state: loaded.state, position: null, revision: loaded.revision });
+    if (decision.events.length === 0)
+      return accepted({ value: decision.value, state: loaded.state, position: null, revision: loaded.revision });
     const recorded = decision.events.map((event) => ({ id: randomUUID(), type: event.type, data: event.data }));
     try {
       const result = await store.append(aggregate.stream, recorded, loaded.revision);
@@ -95,7 +108,14 @@ export async function handleCommand<S, T>(
       let revision = typeof loaded.revision === 'bigint' ? loaded.revision : -1n;
       for (const event of recorded) {
         revision += 1n;
-        state = aggregate.evolve(state, { ...event, stream: aggregate.stream, revision, position: result.position, metadata: {}, recordedAt: new Date(0) });
+        state = aggregate.evolve(state, {
+          ...event,
+          stream: aggregate.stream,
+          revision,
+          position: result.position,
+          metadata: {},
+          recordedAt: new Date(0),
+        });
       }
       return accepted({ value: decision.value, state, position: result.position, revision: result.nextRevision });
     } catch (err) {

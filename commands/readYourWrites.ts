@@ -9,7 +9,10 @@ import type { LiveView } from '../engine/gateway.ts';
 /** Bound on the read-your-writes wait; a slower projection answers with what it has. */
 export const READ_YOUR_WRITES_WAIT_MS = 5_000;
 
-export async function readYourWrites(ctx: Pick<AppContext, 'writes' | 'projections' | 'logger'>, accountId: string): Promise<void> {
+export async function readYourWrites(
+  ctx: Pick<AppContext, 'writes' | 'projections' | 'logger'>,
+  accountId: string,
+): Promise<void> {
   const lastWrite = ctx.writes.lastFor(accountId);
   if (lastWrite === undefined) return;
   await ctx.projections.waitFor(lastWrite, READ_YOUR_WRITES_WAIT_MS).catch((err: unknown) => {

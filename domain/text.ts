@@ -48,7 +48,8 @@ export function textProblemOf(value: unknown): TextProblem | null {
     if (current === null || typeof current !== 'object') continue;
     if (frame.depth >= JSON_NESTING_DEPTH_MAX) return { code: 'text_too_deep', depth_max: JSON_NESTING_DEPTH_MAX };
     if (Array.isArray(current)) {
-      for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], key: i, parent: frame, depth: frame.depth + 1 });
+      for (let i = current.length - 1; i >= 0; i--)
+        stack.push({ value: current[i], key: i, parent: frame, depth: frame.depth + 1 });
       continue;
     }
     const keys = Object.keys(current);

@@ -9,8 +9,15 @@ export type Decimal = string;
 export type Micros = number;
 
 export type OrderStatus =
-  | 'created' | 'requested' | 'accepted' | 'delayed' | 'open'
-  | 'filled' | 'rejected' | 'cancelled' | 'partially_cancelled';
+  | 'created'
+  | 'requested'
+  | 'accepted'
+  | 'delayed'
+  | 'open'
+  | 'filled'
+  | 'rejected'
+  | 'cancelled'
+  | 'partially_cancelled';
 export const LIVE_ORDER_STATUSES: readonly OrderStatus[] = ['created', 'requested', 'accepted', 'delayed', 'open'];
 
 export type MarketStatus = 'scheduled' | 'pre_open' | 'open' | 'closed' | 'resulted' | 'cancelled' | 'voided';
@@ -169,8 +176,7 @@ export interface PositionView {
 
 /** A ledger entry: deposits, withdrawals, adjustments, fees, refunds, settlements, loyalty. */
 export type LedgerEntryType =
-  | 'deposit' | 'withdrawal' | 'adjustment' | 'fee' | 'fee_refund'
-  | 'settlement' | 'rollup' | 'referral';
+  'deposit' | 'withdrawal' | 'adjustment' | 'fee' | 'fee_refund' | 'settlement' | 'rollup' | 'referral';
 
 export interface LedgerEntryView {
   id: string;

@@ -9,7 +9,13 @@ import type { EngineEvent } from '../domain/engine/events.ts';
 import type { EngineState } from '../domain/engine/state.ts';
 import { FastOrderBook, type ChangedLevel } from '../domain/book/fast.ts';
 import {
-  ENGINE_STEPS_TYPE, encodeStep, engineStepsData, newRecordContext, type EncodedStep, type EngineStepsData, type RecordContext,
+  ENGINE_STEPS_TYPE,
+  encodeStep,
+  engineStepsData,
+  newRecordContext,
+  type EncodedStep,
+  type EngineStepsData,
+  type RecordContext,
 } from '../domain/engine/journal/journal.ts';
 import type { NewEvent } from '../eventstore/port.ts';
 import type { EngineReply } from './gateway.ts';
@@ -44,7 +50,9 @@ export interface Answered {
 /** A journal record made from its JSON text; `data` (what stores without JSON text read) is parsed from it on demand. */
 export function journalRecord(id: string, json: string): NewEvent<EngineStepsData> {
   return {
-    id, type: ENGINE_STEPS_TYPE, json,
+    id,
+    type: ENGINE_STEPS_TYPE,
+    json,
     get data(): EngineStepsData {
       return JSON.parse(json) as EngineStepsData;
     },
@@ -83,7 +91,13 @@ export class Batch {
   }
 
   /** Adds a step that changed state: encoded into the open record, answered once that record lands. */
-  addStep(pending: Pending, seq: number, reply: EngineReply, events: readonly EngineEvent[], accounts: Set<string>): void {
+  addStep(
+    pending: Pending,
+    seq: number,
+    reply: EngineReply,
+    events: readonly EngineEvent[],
+    accounts: Set<string>,
+  ): void {
     this.steps.push(encodeStep(seq, pending.nowUs, pending.input, events, this.context));
     this.answered.push({ pending, reply, record: this.records.length, accounts, base: this.stepEvents });
     this.journaledSteps++;
@@ -127,12 +141,14 @@ export class Batch {
   /** Markets settled by a step of the batch (their pools must be zero). */
   settledMarkets(): string[] {
     const settled: string[] = [];
-    for (const item of this.answered) for (const event of item.reply.events) if (event.type === 'MarketSettled') settled.push(event.market_id);
+    for (const item of this.answered)
+      for (const event of item.reply.events) if (event.type === 'MarketSettled') settled.push(event.market_id);
     return settled;
   }
 }
 
 /** Forgets what the books marked (after recovery: the state is what the journal holds). */
 export function forgetBookLevels(state: EngineState): void {
-  for (const market of state.markets.values()) if (market.book instanceof FastOrderBook) market.book.takeChangedLevels();
+  for (const market of state.markets.values())
+    if (market.book instanceof FastOrderBook) market.book.takeChangedLevels();
 }

@@ -54,7 +54,10 @@ export class Decider {
       try {
         outcome = engine.step({ seq, now_us: pending.nowUs, input: pending.input });
       } catch (error) {
-        this.logger.error({ err: error, kind: pending.input.kind, seq }, 'engine step failed; reloading state from the journal');
+        this.logger.error(
+          { err: error, kind: pending.input.kind, seq },
+          'engine step failed; reloading state from the journal',
+        );
         pending.reject(error);
         batch.reload = true;
         return slice.slice(index + 1);
@@ -62,11 +65,17 @@ export class Decider {
       assert(outcome.events.length === 0 || engine.state.seq === seq, STEP_TAKES_ITS_SEQ);
       // The reply the caller gets once the step is durable (its position is set then); built
       // without spreads, with only the keys the outcome has.
-      const reply: EngineReply = { ok: outcome.ok, events: outcome.events, position: 0n, seq: outcome.events.length > 0 ? seq : engine.state.seq };
+      const reply: EngineReply = {
+        ok: outcome.ok,
+        events: outcome.events,
+        position: 0n,
+        seq: outcome.events.length > 0 ? seq : engine.state.seq,
+      };
       if (outcome.error) reply.error = outcome.error;
       if (outcome.legs) reply.legs = outcome.legs;
       if (outcome.answer) reply.answer = outcome.answer;
-      if (outcome.ok && outcome.events.length > 0) batch.addStep(pending, seq, reply, outcome.events, accountsOf(pending.input, outcome.events, engine.state));
+      if (outcome.ok && outcome.events.length > 0)
+        batch.addStep(pending, seq, reply, outcome.events, accountsOf(pending.input, outcome.events, engine.state));
       else batch.addAnswer(pending, reply);
     }
     return undefined;

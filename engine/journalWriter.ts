@@ -37,7 +37,10 @@ export class JournalWriter implements JournalHead {
   private issuedRevision: bigint | undefined;
   private failed: unknown;
 
-  constructor(private readonly store: EventStore, head: JournalHead) {
+  constructor(
+    private readonly store: EventStore,
+    head: JournalHead,
+  ) {
     this.revision = head.revision;
     this.position = head.position;
     this.recordId = head.recordId;
@@ -54,10 +57,12 @@ export class JournalWriter implements JournalHead {
   /** Issues the append of `records` (pipelined: starts it now); undefined when there is nothing to append. */
   issue(records: NewEvent<EngineStepsData>[]): IssuedAppend | undefined {
     if (records.length === 0) return undefined;
-    if (!this.pipelined) return () => this.store.append(ENGINE_STREAM, records, this.revision === undefined ? 'no_stream' : this.revision);
+    if (!this.pipelined)
+      return () => this.store.append(ENGINE_STREAM, records, this.revision === undefined ? 'no_stream' : this.revision);
     const failure = this.failed;
-    if (failure !== undefined) return () => Promise.reject(failure instanceof Error ? failure : new Error(String(failure)));
-    const expected = this.issuedRevision === undefined ? 'no_stream' as const : this.issuedRevision;
+    if (failure !== undefined)
+      return () => Promise.reject(failure instanceof Error ? failure : new Error(String(failure)));
+    const expected = this.issuedRevision === undefined ? ('no_stream' as const) : this.issuedRevision;
     this.issuedRevision = (this.issuedRevision ?? -1n) + BigInt(records.length);
     const started = this.store.append(ENGINE_STREAM, records, expected);
     started.catch(() => undefined); // observed by land(); one failing behind an earlier failure is not reported twice
@@ -69,13 +74,19 @@ export class JournalWriter implements JournalHead {
    * them. False when it failed: the error is kept (`failure`) and every later batch fails with it.
    */
   async land(records: readonly NewEvent<EngineStepsData>[], append: IssuedAppend): Promise<boolean> {
-    assert(records.length > 0 && this.failed === undefined, 'only a batch with records, and no failure before it, is landed');
+    assert(
+      records.length > 0 && this.failed === undefined,
+      'only a batch with records, and no failure before it, is landed',
+    );
     const before = this.revision ?? -1n;
     try {
       const result = await append();
       // postconditions: the engine is the stream's only writer and appends land in order
-      assert(result.nextRevision === before + BigInt(records.length), 'an append moves the stream by exactly its records');
-      assert(result.position > this.position, 'an append lands past the journal\'s last position');
+      assert(
+        result.nextRevision === before + BigInt(records.length),
+        'an append moves the stream by exactly its records',
+      );
+      assert(result.position > this.position, "an append lands past the journal's last position");
       this.revision = result.nextRevision;
       this.position = result.position;
       this.recordId = present(records[records.length - 1], 'a landed batch has a last record').id;

@@ -59,7 +59,8 @@ export interface ViewDelta {
 }
 
 const byContractsThenMarket = (a: LivePosition, b: LivePosition): number =>
-  b.contractsNanos - a.contractsNanos || (a.view.market_id < b.view.market_id ? -1 : a.view.market_id > b.view.market_id ? 1 : 0);
+  b.contractsNanos - a.contractsNanos ||
+  (a.view.market_id < b.view.market_id ? -1 : a.view.market_id > b.view.market_id ? 1 : 0);
 
 /** An account's balance and open positions as the state holds them now. */
 function stageAccount(state: EngineState, accountId: string): StagedAccount | undefined {
@@ -72,7 +73,13 @@ function stageAccount(state: EngineState, accountId: string): StagedAccount | un
     if (!market) continue;
     const view = Object.freeze(positionView(exposure, market, state.seq));
     // the read model's `contracts` column: |position| as decimal text (projections/core/slices/positions.ts)
-    positions.push(Object.freeze({ view, contracts: decimalText(abs(decimalOf(view.position))), contractsNanos: Math.abs(exposure.positionNanos) }));
+    positions.push(
+      Object.freeze({
+        view,
+        contracts: decimalText(abs(decimalOf(view.position))),
+        contractsNanos: Math.abs(exposure.positionNanos),
+      }),
+    );
   }
   positions.sort(byContractsThenMarket);
   return {
@@ -104,7 +111,8 @@ export function stage(batch: Batch, state: EngineState): ViewDelta {
           created.set(event.order_id, { record: item.record, index: item.base + i });
           orderIds.add(event.order_id);
           break;
-        case 'OrderReleased': case 'OrderCancelled':
+        case 'OrderReleased':
+        case 'OrderCancelled':
           orderIds.add(event.order_id);
           break;
         case 'Traded':
@@ -170,7 +178,13 @@ export class PublishedView implements LiveView {
     for (const order of state.orders.values()) {
       const key = places?.get(order.id) ?? null;
       if (key === null) unkeyedOf.set(order.accountId, (unkeyedOf.get(order.accountId) ?? 0) + 1);
-      const published = new PublishedOrder(order.id, order.accountId, key, key ?? this.unkeyedPlace(), Object.freeze({ ...order }));
+      const published = new PublishedOrder(
+        order.id,
+        order.accountId,
+        key,
+        key ?? this.unkeyedPlace(),
+        Object.freeze({ ...order }),
+      );
       this.orders.set(order.id, published);
       let list = ordersOf.get(order.accountId);
       if (!list) ordersOf.set(order.accountId, (list = []));
@@ -197,7 +211,10 @@ export class PublishedView implements LiveView {
    * records (null when the store does not tell each record's: new orders then have no key).
    */
   apply(delta: ViewDelta, recordPositions: readonly bigint[] | null, position: bigint): void {
-    const changedOrders = new Map<string, Array<{ before: PublishedOrder | undefined; after: PublishedOrder | null }>>();
+    const changedOrders = new Map<
+      string,
+      Array<{ before: PublishedOrder | undefined; after: PublishedOrder | null }>
+    >();
     const changesOf = (accountId: string) => {
       let changes = changedOrders.get(accountId);
       if (!changes) changedOrders.set(accountId, (changes = []));
@@ -216,7 +233,7 @@ export class PublishedView implements LiveView {
         const recordPosition = recordPositions[staged.created.record];
         if (recordPosition !== undefined) key = [recordPosition, staged.created.index];
       }
-      const place = before ? before.place : key ?? this.unkeyedPlace();
+      const place = before ? before.place : (key ?? this.unkeyedPlace());
       const published = new PublishedOrder(staged.id, staged.record.accountId, key, place, staged.record);
       this.orders.set(staged.id, published);
       changesOf(published.accountId).push({ before, after: published });
@@ -225,14 +242,23 @@ export class PublishedView implements LiveView {
       const before = this.accounts.get(accountId);
       const changes = changedOrders.get(accountId);
       changedOrders.delete(accountId);
-      const orders = before?.orders as PlaceTree<LiveOrder> | undefined ?? PlaceTree.empty<LiveOrder>();
-      this.accounts.set(accountId, Object.freeze({ ...staged, ...ordersWith(orders, before?.unkeyedOrders ?? 0, changes) }));
+      const orders = (before?.orders as PlaceTree<LiveOrder> | undefined) ?? PlaceTree.empty<LiveOrder>();
+      this.accounts.set(
+        accountId,
+        Object.freeze({ ...staged, ...ordersWith(orders, before?.unkeyedOrders ?? 0, changes) }),
+      );
     }
     // orders of accounts whose balance the batch did not restate
     for (const [accountId, changes] of changedOrders) {
       const before = this.accounts.get(accountId);
       if (!before) continue;
-      this.accounts.set(accountId, Object.freeze({ ...before, ...ordersWith(before.orders as PlaceTree<LiveOrder>, before.unkeyedOrders, changes) }));
+      this.accounts.set(
+        accountId,
+        Object.freeze({
+          ...before,
+          ...ordersWith(before.orders as PlaceTree<LiveOrder>, before.unkeyedOrders, changes),
+        }),
+      );
     }
     if (position > this.at) this.at = position;
   }
@@ -240,7 +266,9 @@ export class PublishedView implements LiveView {
 
 /** An account's live orders with `changes` applied (after null: ended). */
 function ordersWith(
-  orders: PlaceTree<LiveOrder>, unkeyedOrders: number, changes: ReadonlyArray<{ before: PublishedOrder | undefined; after: PublishedOrder | null }> | undefined,
+  orders: PlaceTree<LiveOrder>,
+  unkeyedOrders: number,
+  changes: ReadonlyArray<{ before: PublishedOrder | undefined; after: PublishedOrder | null }> | undefined,
 ): { orders: PlaceTree<LiveOrder>; unkeyedOrders: number } {
   if (!changes) return { orders, unkeyedOrders };
   const edits: Array<PlaceChange<LiveOrder>> = [];

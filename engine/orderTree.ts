@@ -26,7 +26,9 @@ const heightOf = <V>(node: Node<V> | null): number => (node === null ? 0 : node.
 
 /** The node itself when this edit made it, else a copy this edit may change. */
 function own<V>(node: Node<V>, edit: Edit): Node<V> {
-  return node.edit === edit ? node : { place: node.place, value: node.value, left: node.left, right: node.right, height: node.height, edit };
+  return node.edit === edit
+    ? node
+    : { place: node.place, value: node.value, left: node.left, right: node.right, height: node.height, edit };
 }
 
 function measured<V>(node: Node<V>): Node<V> {
@@ -122,13 +124,19 @@ function visitNewest<V>(node: Node<V> | null, before: Place | null, visit: (valu
 }
 
 /** One change: the value at `place` (null: none there any more). */
-export interface PlaceChange<V> { place: Place; value: V | null }
+export interface PlaceChange<V> {
+  place: Place;
+  value: V | null;
+}
 
 /** An immutable set of values by place. */
 export class PlaceTree<V> {
   private static readonly EMPTY = new PlaceTree<never>(null, 0);
 
-  private constructor(private readonly root: Node<V> | null, readonly size: number) {
+  private constructor(
+    private readonly root: Node<V> | null,
+    readonly size: number,
+  ) {
     Object.freeze(this);
   }
 

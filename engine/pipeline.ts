@@ -119,7 +119,10 @@ export class Pipeline {
     const violation = this.stages.decider.ledgerViolation(batch);
     if (violation === undefined) return true;
     const refusal = new EngineStoppedError(violation.message);
-    this.logger.fatal({ err: violation, seq: this.stages.decider.engine.state.seq }, 'engine stopped: the ledger does not balance; nothing of the batch was journaled or acknowledged');
+    this.logger.fatal(
+      { err: violation, seq: this.stages.decider.engine.state.seq },
+      'engine stopped: the ledger does not balance; nothing of the batch was journaled or acknowledged',
+    );
     this.stages.publisher.fail(batch, refusal);
     this.stages.sequencer.halt(refusal);
     return false;

@@ -14,7 +14,13 @@ import { anyDue } from '../domain/engine/timers.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import { forgetBookLevels } from './batch.ts';
 import { Decider } from './decider.ts';
-import { EngineStoppedError, type BookSource, type EngineGateway, type LiveView, type WriteTracker } from './gateway.ts';
+import {
+  EngineStoppedError,
+  type BookSource,
+  type EngineGateway,
+  type LiveView,
+  type WriteTracker,
+} from './gateway.ts';
 import { JournalWriter } from './journalWriter.ts';
 import { Pipeline } from './pipeline.ts';
 import { Publisher } from './publisher.ts';
@@ -56,7 +62,10 @@ export { EngineBusyError, EngineStoppedError } from './gateway.ts';
 export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
   const { store, clock, logger, writes, dataDir } = deps;
   const recovered = await recover(store, dataDir);
-  logger.info({ seq: recovered.engine.state.seq, replayed: recovered.replayedSteps, fromSnapshot: recovered.fromSnapshot }, 'engine recovered');
+  logger.info(
+    { seq: recovered.engine.state.seq, replayed: recovered.replayedSteps, fromSnapshot: recovered.fromSnapshot },
+    'engine recovered',
+  );
   forgetBookLevels(recovered.engine.state);
 
   const decider = new Decider(recovered.engine, logger);
@@ -64,7 +73,13 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
   const journal = new JournalWriter(store, recovered);
   const publisher = new Publisher(writes, logger, () => decider.engine.state, recovered.position, recovered.places);
   const snapshotter = new Snapshotter(
-    { dataDir, logger, source: deps.snapshotSource, everySteps: deps.snapshotEverySteps ?? SNAPSHOT_EVERY_STEPS, places: () => publisher.places() },
+    {
+      dataDir,
+      logger,
+      source: deps.snapshotSource,
+      everySteps: deps.snapshotEverySteps ?? SNAPSHOT_EVERY_STEPS,
+      places: () => publisher.places(),
+    },
     recovered.replayedSteps,
   );
   const pipeline = new Pipeline({ sequencer, decider, journal, publisher, snapshotter }, store, dataDir, logger);
@@ -96,7 +111,8 @@ function startTicker(sequencer: Sequencer, decider: Decider, clock: Clock, logge
   const ticker = setInterval(() => {
     if (tickQueued || sequencer.stopped || !anyDue(decider.engine.state, clock.nowUs())) return;
     tickQueued = true;
-    sequencer.submit({ kind: 'Tick' })
+    sequencer
+      .submit({ kind: 'Tick' })
       .catch((error) => logger.warn({ err: error }, 'engine tick failed'))
       .finally(() => {
         tickQueued = false;

@@ -18,7 +18,10 @@ import { PublishedView, stage, type ViewDelta } from './liveView.ts';
 export type BookChange = { kind: 'levels'; books: BookLevelsChange[] } | { kind: 'reset' };
 
 /** A level as the feed shows it: [price, quantity] decimal strings. */
-const levelText = (level: { priceCents: number; totalNanos: number }): [string, string] => [formatCents(level.priceCents), formatNanos(level.totalNanos)];
+const levelText = (level: { priceCents: number; totalNanos: number }): [string, string] => [
+  formatCents(level.priceCents),
+  formatNanos(level.totalNanos),
+];
 
 export class Publisher implements BookSource {
   private readonly listeners = new Set<(change: BookChange) => void>();
@@ -56,11 +59,15 @@ export class Publisher implements BookSource {
    * Answers every caller of a batch once its records landed: an input whose step was journaled
    * gets its record's position, any other the journal's head position.
    */
-  answer(batch: Batch, journal: Pick<JournalWriter, 'position' | 'recordPosition'> & { readonly exactPositions?: boolean }): void {
+  answer(
+    batch: Batch,
+    journal: Pick<JournalWriter, 'position' | 'recordPosition'> & { readonly exactPositions?: boolean },
+  ): void {
     const { records, answered } = batch;
     const recordPositions: bigint[] = [];
     for (let i = 0; i < records.length; i++) recordPositions.push(journal.recordPosition(i, records.length));
-    if (records.length > 0 && batch.view) this.view.apply(batch.view, journal.exactPositions === false ? null : recordPositions, journal.position);
+    if (records.length > 0 && batch.view)
+      this.view.apply(batch.view, journal.exactPositions === false ? null : recordPositions, journal.position);
     for (const item of answered) {
       const position = item.record === null ? journal.position : (recordPositions[item.record] as bigint); // record < records.length
       if (item.accounts) for (const accountId of item.accounts) this.writes.note(accountId, position);
@@ -85,7 +92,12 @@ export class Publisher implements BookSource {
     const out: BookLevelsChange[] = [];
     for (const market of this.state().markets.values()) {
       if (!(market.book instanceof FastOrderBook)) continue;
-      out.push({ market_id: market.id, time_us: 0, bids: market.book.levels('buy').map(levelText), offers: market.book.levels('sell').map(levelText) });
+      out.push({
+        market_id: market.id,
+        time_us: 0,
+        bids: market.book.levels('buy').map(levelText),
+        offers: market.book.levels('sell').map(levelText),
+      });
     }
     return out;
   }

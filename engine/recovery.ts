@@ -9,7 +9,15 @@ import { decodeState, encodeState, isCurrentSnapshot } from '../domain/engine/sn
 import type { EventStore, RecordedEvent } from '../eventstore/port.ts';
 import { present } from './assert.ts';
 import type { Place } from './gateway.ts';
-import { ENGINE_STREAM, FACTS_RECORD_VERSION, isEngineRecord, journalInputsOf, lastSeqOf, type EngineRecordData, type JournalInput } from '../domain/engine/journal/journal.ts';
+import {
+  ENGINE_STREAM,
+  FACTS_RECORD_VERSION,
+  isEngineRecord,
+  journalInputsOf,
+  lastSeqOf,
+  type EngineRecordData,
+  type JournalInput,
+} from '../domain/engine/journal/journal.ts';
 
 /**
  * Journal records read per page. A record holds up to 256 steps or 2,000 outcome events (up to
@@ -23,7 +31,13 @@ const SNAPSHOT_FILE = 'snapshot.json';
  * `places`: the journal place of each live order known when it was written ([order id, record
  * position, fact index]; what the read models sort `GET /orders` by; absent in older snapshots).
  */
-export interface SnapshotHeader { seq: number; revision: string; position: string; record_id: string; places?: Array<[string, string, number]> }
+export interface SnapshotHeader {
+  seq: number;
+  revision: string;
+  position: string;
+  record_id: string;
+  places?: Array<[string, string, number]>;
+}
 
 export interface Recovered {
   engine: Engine;
@@ -52,12 +66,22 @@ export function snapshotTemporaryPath(dataDir: string): string {
  * snapshot, so a reader finds the old snapshot or the new one whole, never a part.
  */
 export async function writeSnapshot(
-  dataDir: string, engine: Engine, revision: bigint, position: bigint, recordId: string, temporary = snapshotTemporaryPath(dataDir),
+  dataDir: string,
+  engine: Engine,
+  revision: bigint,
+  position: bigint,
+  recordId: string,
+  temporary = snapshotTemporaryPath(dataDir),
   places?: ReadonlyMap<string, Place>,
 ): Promise<void> {
   const file = snapshotPath(dataDir);
   await mkdir(path.dirname(file), { recursive: true });
-  const header: SnapshotHeader = { seq: engine.state.seq, revision: String(revision), position: String(position), record_id: recordId };
+  const header: SnapshotHeader = {
+    seq: engine.state.seq,
+    revision: String(revision),
+    position: String(position),
+    record_id: recordId,
+  };
   if (places && places.size > 0) {
     header.places = [];
     for (const id of engine.state.orders.keys()) {
@@ -91,7 +115,9 @@ async function readSnapshot(dataDir: string): Promise<{ header: SnapshotHeader; 
  * with `step` undefined and the error.
  */
 export async function readJournal<Step>(
-  store: EventStore, fromRevision: bigint, read: (record: RecordedEvent) => Step[],
+  store: EventStore,
+  fromRevision: bigint,
+  read: (record: RecordedEvent) => Step[],
   onStep: (step: Step | undefined, record: RecordedEvent<EngineRecordData>, unreadable?: unknown) => void,
 ): Promise<void> {
   let next = fromRevision;
@@ -130,7 +156,13 @@ export async function recover(store: EventStore, dataDir: string | null): Promis
   if (snapshot && isCurrentSnapshot(snapshot.body)) {
     const at = BigInt(snapshot.header.revision);
     const [record] = await store.readStream(ENGINE_STREAM, { fromRevision: at, maxCount: 1 });
-    if (record && isEngineRecord(record) && lastSeqOf(record) === snapshot.header.seq && record.revision === at && record.id === snapshot.header.record_id) {
+    if (
+      record &&
+      isEngineRecord(record) &&
+      lastSeqOf(record) === snapshot.header.seq &&
+      record.revision === at &&
+      record.id === snapshot.header.record_id
+    ) {
       engine = new Engine(decodeState(snapshot.body));
       for (const [id, at, index] of snapshot.header.places ?? []) places.set(id, [BigInt(at), index]);
       revision = at;
@@ -142,22 +174,28 @@ export async function recover(store: EventStore, dataDir: string | null): Promis
   let replayedSteps = 0;
   let base = 0; // facts of the record's earlier steps
   if (revision !== undefined || (await streamExists(store))) {
-    await readJournal(store, revision === undefined ? 0n : revision + 1n, journalInputsOf, (step, record, unreadable) => {
-      if (!step) throw new Error(`journal record at revision ${record.revision} is unreadable: ${String(unreadable)}`);
-      const outcome = replayStep(engine, step);
-      if (record.id !== recordId) base = 0;
-      // a step of an older record version counts its old events: its orders' places stay unknown
-      if (step.version >= FACTS_RECORD_VERSION) {
-        outcome.events.forEach((event, i) => {
-          if (event.type === 'OrderAccepted') places.set(event.order_id, [record.position, base + i]);
-        });
-      }
-      base += outcome.events.length;
-      revision = record.revision;
-      position = record.position;
-      recordId = record.id;
-      replayedSteps++;
-    });
+    await readJournal(
+      store,
+      revision === undefined ? 0n : revision + 1n,
+      journalInputsOf,
+      (step, record, unreadable) => {
+        if (!step)
+          throw new Error(`journal record at revision ${record.revision} is unreadable: ${String(unreadable)}`);
+        const outcome = replayStep(engine, step);
+        if (record.id !== recordId) base = 0;
+        // a step of an older record version counts its old events: its orders' places stay unknown
+        if (step.version >= FACTS_RECORD_VERSION) {
+          outcome.events.forEach((event, i) => {
+            if (event.type === 'OrderAccepted') places.set(event.order_id, [record.position, base + i]);
+          });
+        }
+        base += outcome.events.length;
+        revision = record.revision;
+        position = record.position;
+        recordId = record.id;
+        replayedSteps++;
+      },
+    );
   }
   for (const id of places.keys()) if (!engine.state.orders.has(id)) places.delete(id);
   return { engine, revision, position, recordId, replayedSteps, fromSnapshot, places };
@@ -171,7 +209,9 @@ function replayStep(engine: Engine, step: JournalInput): ReturnType<Engine['step
   if (!outcome.ok || outcome.events.length === 0) throw new Error(`journal step ${seq} no longer produces events`);
   // a step of an older record version journaled views, not facts: its count says nothing of today's
   if (step.version >= FACTS_RECORD_VERSION && outcome.events.length !== step.eventCount) {
-    throw new Error(`journal step ${seq} produces ${outcome.events.length} events where ${step.eventCount} were journaled`);
+    throw new Error(
+      `journal step ${seq} produces ${outcome.events.length} events where ${step.eventCount} were journaled`,
+    );
   }
   return outcome;
 }

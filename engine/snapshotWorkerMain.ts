@@ -19,9 +19,19 @@ async function openStore(data: SnapshotWorkerData): Promise<{ store: EventStore;
     const store = await EsdbEventStore.connect(data.source.url);
     return { store, close: () => store.close() };
   }
-  const pool = createPool({ connectionString: data.source.connectionString, max: 1, applicationName: 'exchange-snapshot' });
+  const pool = createPool({
+    connectionString: data.source.connectionString,
+    max: 1,
+    applicationName: 'exchange-snapshot',
+  });
   const store = new PostgresEventStore({ pool });
-  return { store, close: async () => { await store.close(); await pool.end(); } };
+  return {
+    store,
+    close: async () => {
+      await store.close();
+      await pool.end();
+    },
+  };
 }
 
 async function run(data: SnapshotWorkerData): Promise<SnapshotWorkerReply> {
@@ -34,14 +44,25 @@ async function run(data: SnapshotWorkerData): Promise<SnapshotWorkerReply> {
     if (recovered.revision === undefined || recovered.recordId === undefined) {
       return { ok: true, written: false, seq: recovered.engine.state.seq, replayedSteps: recovered.replayedSteps };
     }
-    await writeSnapshot(data.dataDir, recovered.engine, recovered.revision, recovered.position, recovered.recordId, data.temporaryFile, recovered.places);
+    await writeSnapshot(
+      data.dataDir,
+      recovered.engine,
+      recovered.revision,
+      recovered.position,
+      recovered.recordId,
+      data.temporaryFile,
+      recovered.places,
+    );
     return { ok: true, written: true, seq: recovered.engine.state.seq, replayedSteps: recovered.replayedSteps };
   } finally {
     await opened.close().catch(() => undefined);
   }
 }
 
-const reply = await run(workerData as SnapshotWorkerData).catch(
-  (error: unknown): SnapshotWorkerReply => ({ ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+const reply = await run(workerData as SnapshotWorkerData).catch((error: unknown): SnapshotWorkerReply => ({
+  ok: false,
+  error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+}));
+present(parentPort ?? undefined, 'this module runs only as a worker thread (snapshotter.ts starts it)').postMessage(
+  reply,
 );
-present(parentPort ?? undefined, 'this module runs only as a worker thread (snapshotter.ts starts it)').postMessage(reply);

@@ -28,8 +28,7 @@ export interface SnapshotWorkerData {
 }
 
 export type SnapshotWorkerReply =
-  | { ok: true; written: boolean; seq: number; replayedSteps: number }
-  | { ok: false; error: string };
+  { ok: true; written: boolean; seq: number; replayedSteps: number } | { ok: false; error: string };
 
 export interface SnapshotJob {
   /** Settles when the worker has answered (or failed); never rejects. */
@@ -46,9 +45,15 @@ export function startSnapshotJob(source: SnapshotSource, dataDir: string): Snaps
   const worker = new Worker(WORKER_URL, { workerData: data });
   let reply: SnapshotWorkerReply | undefined;
   const done = new Promise<SnapshotWorkerReply>((resolve) => {
-    worker.once('message', (message: SnapshotWorkerReply) => { reply = message; });
-    worker.once('error', (error) => { reply ??= { ok: false, error: error.stack ?? error.message }; });
-    worker.once('exit', (code) => resolve(reply ?? { ok: false, error: `snapshot worker exited with code ${code} before answering` }));
+    worker.once('message', (message: SnapshotWorkerReply) => {
+      reply = message;
+    });
+    worker.once('error', (error) => {
+      reply ??= { ok: false, error: error.stack ?? error.message };
+    });
+    worker.once('exit', (code) =>
+      resolve(reply ?? { ok: false, error: `snapshot worker exited with code ${code} before answering` }),
+    );
   });
   return {
     done,
@@ -77,7 +82,10 @@ export class Snapshotter {
   private job: SnapshotJob | undefined;
 
   /** `stepsSince`: steps journaled since the snapshot recovery started from (those it replayed). */
-  constructor(private readonly deps: SnapshotterDeps, private stepsSince: number) {
+  constructor(
+    private readonly deps: SnapshotterDeps,
+    private stepsSince: number,
+  ) {
     this.everySteps = deps.everySteps ?? SNAPSHOT_EVERY_STEPS;
   }
 
@@ -118,8 +126,15 @@ export class Snapshotter {
 
   private async writeInline(engine: Engine, head: JournalHead): Promise<void> {
     if (head.revision === undefined || head.recordId === undefined) return;
-    await writeSnapshot(this.deps.dataDir, engine, head.revision, head.position, head.recordId, undefined, this.deps.places?.())
-      .catch((error) => this.deps.logger.warn({ err: error }, 'engine snapshot failed'));
+    await writeSnapshot(
+      this.deps.dataDir,
+      engine,
+      head.revision,
+      head.position,
+      head.recordId,
+      undefined,
+      this.deps.places?.(),
+    ).catch((error) => this.deps.logger.warn({ err: error }, 'engine snapshot failed'));
   }
 
   private launch(source: SnapshotSource): void {
@@ -130,8 +145,16 @@ export class Snapshotter {
       if (this.job !== job) return; // stopped by stop(), which says so itself
       this.job = undefined;
       const ms = Math.round(performance.now() - started);
-      if (reply.ok) this.deps.logger.info({ seq: reply.seq, replayedSteps: reply.replayedSteps, written: reply.written, ms }, 'engine snapshot written by worker');
-      else this.deps.logger.warn({ error: reply.error, ms }, 'engine snapshot worker failed; the next one is tried after as many steps again');
+      if (reply.ok)
+        this.deps.logger.info(
+          { seq: reply.seq, replayedSteps: reply.replayedSteps, written: reply.written, ms },
+          'engine snapshot written by worker',
+        );
+      else
+        this.deps.logger.warn(
+          { error: reply.error, ms },
+          'engine snapshot worker failed; the next one is tried after as many steps again',
+        );
     });
   }
 }

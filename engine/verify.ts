@@ -29,7 +29,11 @@ export interface VerifyReport {
 const MISMATCHES_MAX = 20;
 
 /** `onProgress` is told the global position of each journal record read (for a progress line). */
-export async function verifyJournal(store: EventStore, dataDir: string | null, onProgress?: (position: bigint) => void): Promise<VerifyReport> {
+export async function verifyJournal(
+  store: EventStore,
+  dataDir: string | null,
+  onProgress?: (position: bigint) => void,
+): Promise<VerifyReport> {
   const engine = new Engine();
   const mismatches: VerifyReport['mismatches'] = [];
   let snapshotHeader: SnapshotHeader | undefined;
@@ -53,12 +57,18 @@ export async function verifyJournal(store: EventStore, dataDir: string | null, o
   await readJournal(store, 0n, journalStepsOf, (step, record, unreadable) => {
     onProgress?.(record.position);
     if (!step) {
-      if (mismatches.length < MISMATCHES_MAX) mismatches.push({ seq: engine.nextSeq, reason: `journal record at revision ${record.revision} unreadable: ${String(unreadable)}` });
+      if (mismatches.length < MISMATCHES_MAX)
+        mismatches.push({
+          seq: engine.nextSeq,
+          reason: `journal record at revision ${record.revision} unreadable: ${String(unreadable)}`,
+        });
       return;
     }
     const { seq, now_us, input, events, version } = step;
     steps++;
-    const note = (reason: string) => { if (mismatches.length < MISMATCHES_MAX) mismatches.push({ seq, reason }); };
+    const note = (reason: string) => {
+      if (mismatches.length < MISMATCHES_MAX) mismatches.push({ seq, reason });
+    };
     if (seq !== engine.nextSeq) note(`sequence ${seq} where ${engine.nextSeq} was expected`);
     let outcome;
     try {
@@ -69,7 +79,8 @@ export async function verifyJournal(store: EventStore, dataDir: string | null, o
     }
     if (!outcome.ok) note(`step refused: ${outcome.error ? messageOf(outcome.error) : 'no reason'}`);
     else if (version < FACTS_RECORD_VERSION) viewSteps++;
-    else if (JSON.stringify(outcome.events) !== JSON.stringify(events)) note(`events differ (${outcome.events.length} replayed, ${events.length} journaled)`);
+    else if (JSON.stringify(outcome.events) !== JSON.stringify(events))
+      note(`events differ (${outcome.events.length} replayed, ${events.length} journaled)`);
     if (resumed) resumed.step({ seq, now_us, input });
     if (snapshotHeader && snapshotBody && seq === snapshotHeader.seq) {
       hashAtSnapshot = stateHash(engine.state);
@@ -77,15 +88,21 @@ export async function verifyJournal(store: EventStore, dataDir: string | null, o
     }
   });
   const finalStateHash = stateHash(engine.state);
-  const snapshot = snapshotHeader && snapshotBody !== undefined
-    ? {
-      seq: snapshotHeader.seq,
-      matches: hashAtSnapshot !== undefined && hashAtSnapshot === stateHash(decodeState(snapshotBody)),
-      resumedHashMatches: resumed !== undefined && stateHash(resumed.state) === finalStateHash,
-    }
-    : null;
+  const snapshot =
+    snapshotHeader && snapshotBody !== undefined
+      ? {
+          seq: snapshotHeader.seq,
+          matches: hashAtSnapshot !== undefined && hashAtSnapshot === stateHash(decodeState(snapshotBody)),
+          resumedHashMatches: resumed !== undefined && stateHash(resumed.state) === finalStateHash,
+        }
+      : null;
   return {
-    steps, viewSteps, mismatches, finalSeq: engine.state.seq, finalStateHash, snapshot,
+    steps,
+    viewSteps,
+    mismatches,
+    finalSeq: engine.state.seq,
+    finalStateHash,
+    snapshot,
     ok: mismatches.length === 0 && (snapshot === null || (snapshot.matches && snapshot.resumedHashMatches)),
   };
 }

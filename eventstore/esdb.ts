@@ -105,7 +105,10 @@ export class EsdbEventStore implements EventStore {
         { expectedRevision: toEsdbExpected(expected) },
       );
       for (const listener of this.wakeListeners) listener();
-      return { nextRevision: result.nextExpectedRevision, position: result.position?.commit ?? (await this.headPosition()) };
+      return {
+        nextRevision: result.nextExpectedRevision,
+        position: result.position?.commit ?? (await this.headPosition()),
+      };
     } catch (error) {
       if (error instanceof WrongExpectedVersionError) {
         const actual = error.actualVersion;
@@ -142,7 +145,11 @@ export class EsdbEventStore implements EventStore {
     while (events.length < maxCount) {
       let readThisPage = 0;
       let last: { commit: bigint; prepare: bigint } | undefined;
-      for await (const resolved of this.client.readAll({ fromPosition: from, direction: FORWARDS, maxCount: READ_PAGE_EVENTS })) {
+      for await (const resolved of this.client.readAll({
+        fromPosition: from,
+        direction: FORWARDS,
+        maxCount: READ_PAGE_EVENTS,
+      })) {
         readThisPage += 1;
         const event = resolved.event;
         if (!event) continue;
@@ -159,7 +166,11 @@ export class EsdbEventStore implements EventStore {
   }
 
   async headPosition(): Promise<bigint> {
-    for await (const resolved of this.client.readAll({ fromPosition: END, direction: BACKWARDS, maxCount: HEAD_SCAN_EVENTS_MAX })) {
+    for await (const resolved of this.client.readAll({
+      fromPosition: END,
+      direction: BACKWARDS,
+      maxCount: HEAD_SCAN_EVENTS_MAX,
+    })) {
       if (resolved.event && !isSystem(resolved.event)) return resolved.event.position.commit;
     }
     return -1n; // empty, or only system events near the end

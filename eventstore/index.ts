@@ -9,9 +9,7 @@ import { PostgresEventStore } from './postgres.ts';
 export type { EventStore } from './port.ts';
 
 export type EventStoreChoice =
-  | { kind: 'memory' }
-  | { kind: 'postgres'; pool: pg.Pool; connectionString?: string }
-  | { kind: 'esdb'; url: string };
+  { kind: 'memory' } | { kind: 'postgres'; pool: pg.Pool; connectionString?: string } | { kind: 'esdb'; url: string };
 
 export async function createEventStore(choice: EventStoreChoice): Promise<EventStore> {
   switch (choice.kind) {

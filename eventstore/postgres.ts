@@ -75,7 +75,13 @@ function toRecorded(row: EventRow): RecordedEvent {
 /** First statement of every append transaction: the lock that orders commits. */
 export const LOCK_POSITION_SQL = 'SELECT position FROM event_position FOR UPDATE';
 
-interface StateRow { kind: string; stream: string; revision: string | null; id: string | null; position: string | null }
+interface StateRow {
+  kind: string;
+  stream: string;
+  revision: string | null;
+  id: string | null;
+  position: string | null;
+}
 
 const textArrayLiteral = (client: pg.PoolClient, values: readonly string[]): string =>
   `ARRAY[${values.map((value) => client.escapeLiteral(value)).join(',')}]::text[]`;
@@ -273,7 +279,7 @@ export class PostgresEventStore implements EventStore {
     }
     const rows = new InsertRows();
     for (const append of group) {
-      const first = (append.expected === 'no_stream' ? -1n : append.expected as bigint) + 1n;
+      const first = (append.expected === 'no_stream' ? -1n : (append.expected as bigint)) + 1n;
       append.events.forEach((event, index) => rows.add(append, event, index, first + BigInt(index)));
     }
     let head: bigint;
@@ -292,7 +298,7 @@ export class PostgresEventStore implements EventStore {
     let position = head;
     for (const append of group) {
       position += BigInt(append.events.length);
-      const first = (append.expected === 'no_stream' ? -1n : append.expected as bigint) + 1n;
+      const first = (append.expected === 'no_stream' ? -1n : (append.expected as bigint)) + 1n;
       append.resolve({ nextRevision: first + BigInt(append.events.length) - 1n, position });
     }
     for (const listener of this.wakeListeners) listener();
@@ -309,8 +315,10 @@ export class PostgresEventStore implements EventStore {
       // BEGIN, the lock and the state read travel as one simple query (one round trip instead of
       // three). Each statement of it takes its own snapshot, so the state is read after the lock
       // is held, as with separate queries. Stream names and ids go in as escaped literals.
-      const opened = await client.query(beginLockAndStateSql(client, streams, ids)) as unknown as [
-        unknown, pg.QueryResult<{ position: string }>, pg.QueryResult<StateRow>,
+      const opened = (await client.query(beginLockAndStateSql(client, streams, ids))) as unknown as [
+        unknown,
+        pg.QueryResult<{ position: string }>,
+        pg.QueryResult<StateRow>,
       ];
       let head = BigInt(opened[1].rows[0]!.position);
       const state = opened[2];
@@ -318,18 +326,22 @@ export class PostgresEventStore implements EventStore {
       const known = new Map<string, { stream: string; revision: bigint; position: bigint }>();
       for (const row of state.rows) {
         if (row.kind === 'stream') revisions.set(row.stream, row.revision === null ? undefined : BigInt(row.revision));
-        else known.set(row.id!, { stream: row.stream, revision: BigInt(row.revision!), position: BigInt(row.position!) });
+        else
+          known.set(row.id!, { stream: row.stream, revision: BigInt(row.revision!), position: BigInt(row.position!) });
       }
 
       const positions: string[] = [];
       const rows = new InsertRows();
       for (const append of group) {
         try {
-          outcomes.push({ append, result: this.decide(append, revisions, known, head, (event, index, revision, position) => {
-            positions.push(String(position));
-            rows.add(append, event, index, revision);
-            head = position;
-          }) });
+          outcomes.push({
+            append,
+            result: this.decide(append, revisions, known, head, (event, index, revision, position) => {
+              positions.push(String(position));
+              rows.add(append, event, index, revision);
+              head = position;
+            }),
+          });
         } catch (error) {
           outcomes.push({ append, error });
         }
@@ -495,4 +507,3 @@ export class PostgresEventStore implements EventStore {
     await listener?.release().catch(() => undefined);
   }
 }
-

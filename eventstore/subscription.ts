@@ -20,14 +20,22 @@ export interface PollSource {
 export function matchesFilter(event: RecordedEvent, filter: SubscriptionFilter | undefined): boolean {
   if (!filter) return true;
   const { streamPrefixes, eventTypes } = filter;
-  if (streamPrefixes && streamPrefixes.length > 0 && !streamPrefixes.some((prefix) => event.stream.startsWith(prefix))) {
+  if (
+    streamPrefixes &&
+    streamPrefixes.length > 0 &&
+    !streamPrefixes.some((prefix) => event.stream.startsWith(prefix))
+  ) {
     return false;
   }
   if (eventTypes && eventTypes.length > 0 && !eventTypes.includes(event.type)) return false;
   return true;
 }
 
-export function pollingSubscription(source: PollSource, handler: BatchHandler, options: SubscribeOptions = {}): Subscription {
+export function pollingSubscription(
+  source: PollSource,
+  handler: BatchHandler,
+  options: SubscribeOptions = {},
+): Subscription {
   const batchSizeMax = Math.max(1, options.batchSizeMax ?? SUBSCRIPTION_BATCH_SIZE_DEFAULT);
   let after = options.after ?? -1n;
   let stopped = false;

@@ -111,7 +111,15 @@ export class BrowserSessions {
   /** A new anonymous session. */
   create(nowMs: number): BrowserSession {
     const session: BrowserSession = {
-      id: newId(), csrf: newId(), account_id: null, totp_account_id: null, resume: null, loggedInFor: null, flash: null, pending: new Map(), lastSeenMs: nowMs,
+      id: newId(),
+      csrf: newId(),
+      account_id: null,
+      totp_account_id: null,
+      resume: null,
+      loggedInFor: null,
+      flash: null,
+      pending: new Map(),
+      lastSeenMs: nowMs,
     };
     this.anonymous.add(session);
     return session;

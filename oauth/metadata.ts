@@ -59,7 +59,11 @@ export function metadataRouter(ctx: Pick<AppContext, 'config' | 'settings'>): Ro
   const router = Router();
   const proxies = trustedProxies(ctx.config.trustedProxies);
   router.get(AUTHORIZATION_SERVER_METADATA_PATH, (req: Request, res: Response) => {
-    res.set('Cache-Control', 'no-store').json(authorizationServerMetadata(baseUrlOf(originRequestOf(req), proxies), ctx.settings.get().dynamic_registration));
+    res
+      .set('Cache-Control', 'no-store')
+      .json(
+        authorizationServerMetadata(baseUrlOf(originRequestOf(req), proxies), ctx.settings.get().dynamic_registration),
+      );
   });
   router.get(PROTECTED_RESOURCE_METADATA_PATH, (req: Request, res: Response) => {
     res.set('Cache-Control', 'no-store').json(protectedResourceMetadata(baseUrlOf(originRequestOf(req), proxies)));

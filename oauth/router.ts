@@ -85,10 +85,19 @@ export function formPairs(text: string, max: number): Array<[string, string]> | 
 }
 
 function formBody(req: Request, res: Response, next: NextFunction): void {
-  if (req.body !== undefined && req.body !== null && typeof req.body === 'object' && Object.keys(req.body as object).length > 0) return next();
+  if (
+    req.body !== undefined &&
+    req.body !== null &&
+    typeof req.body === 'object' &&
+    Object.keys(req.body as object).length > 0
+  )
+    return next();
   const refuse = (description: string) => {
     if (res.headersSent) return;
-    res.status(400).set({ 'Cache-Control': 'no-store', Connection: 'close' }).json({ error: 'invalid_request', error_description: description });
+    res
+      .status(400)
+      .set({ 'Cache-Control': 'no-store', Connection: 'close' })
+      .json({ error: 'invalid_request', error_description: description });
   };
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > FORM_LIMIT_BYTES) return refuse('The request body is too large');
@@ -152,7 +161,7 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
   const oauthRequestOf = (req: Request): OAuthRequest => ({
     method: req.method,
     headers: req.headers as Record<string, string | undefined>,
-    body: typeof req.body === 'object' && req.body !== null ? req.body as Record<string, unknown> : {},
+    body: typeof req.body === 'object' && req.body !== null ? (req.body as Record<string, unknown>) : {},
     remoteAddress: req.socket.remoteAddress ?? null,
     get issuer() {
       return issuerOf(req);
@@ -163,23 +172,30 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
   };
 
   /** A protocol endpoint: JSON in every outcome, a server_error for the unexpected. */
-  const api = (handle: (request: OAuthRequest) => Promise<OAuthAnswer>): Handler => async (req, res) => {
-    try {
-      send(res, await handle(oauthRequestOf(req)));
-    } catch (err) {
-      // a typed OAuth refusal is its answer; anything else is logged and a server_error
-      send(res, answerOfError(err, (error) => wiring.log.error({ err: error, path: req.path }, 'oauth endpoint failed')));
-    }
-  };
+  const api =
+    (handle: (request: OAuthRequest) => Promise<OAuthAnswer>): Handler =>
+    async (req, res) => {
+      try {
+        send(res, await handle(oauthRequestOf(req)));
+      } catch (err) {
+        // a typed OAuth refusal is its answer; anything else is logged and a server_error
+        send(
+          res,
+          answerOfError(err, (error) => wiring.log.error({ err: error, path: req.path }, 'oauth endpoint failed')),
+        );
+      }
+    };
 
-  const pageHeaders = (res: Response) => res.set({
-    'Content-Type': 'text/html; charset=utf-8',
-    'Cache-Control': 'no-store',
-    'X-Frame-Options': 'DENY',
-    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'no-referrer',
-  });
+  const pageHeaders = (res: Response) =>
+    res.set({
+      'Content-Type': 'text/html; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'X-Frame-Options': 'DENY',
+      'Content-Security-Policy':
+        "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+    });
   const html = (res: Response, status: number, body: string) => {
     pageHeaders(res).status(status).send(body);
   };
@@ -199,14 +215,16 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
     return session;
   };
   /** A page handler: an unexpected failure is an error page, never a stack. */
-  const pageRoute = (handle: Handler): Handler => async (req, res) => {
-    try {
-      await handle(req, res);
-    } catch (err) {
-      wiring.log.error({ err, path: req.path }, 'oauth page failed');
-      if (!res.headersSent) html(res, 500, errorPage('Something went wrong on our side. Please try again.'));
-    }
-  };
+  const pageRoute =
+    (handle: Handler): Handler =>
+    async (req, res) => {
+      try {
+        await handle(req, res);
+      } catch (err) {
+        wiring.log.error({ err, path: req.path }, 'oauth page failed');
+        if (!res.headersSent) html(res, 500, errorPage('Something went wrong on our side. Please try again.'));
+      }
+    };
   const formField = (req: Request, name: string): string => {
     const value = (req.body as Record<string, unknown> | undefined)?.[name];
     return typeof value === 'string' ? value : '';
@@ -227,126 +245,214 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
     res.append('Set-Cookie', sessionCookie(session, secure(req)));
   };
 
-  router.get('/oauth/authorize', pageRoute(async (req, res) => {
-    const issuer = issuerOf(req);
-    const validation = await validateAuthorization(req.query, deps, issuer);
-    if (validation.kind === 'error_page') return html(res, 400, errorPage(validation.message));
-    if (validation.kind === 'redirect') return redirect(res, validation.location, 302);
-    const request = validation.request;
-    const session = sessionOf(req, res);
-    const queryAt = req.originalUrl.indexOf('?');
-    const query = queryAt >= 0 ? req.originalUrl.slice(queryAt + 1) : '';
-    // prompt=login is satisfied by a login made for this very request (once)
-    const loggedInForThis = session.loggedInFor === query;
-    session.loggedInFor = null;
-    const decision = await decide(request, session.account_id, deps, issuer, loggedInForThis);
-    if (decision.kind === 'redirect') return redirect(res, decision.location, 302);
-    if (decision.kind === 'login') {
-      session.resume = query;
-      if (request.prompt === 'login' && session.account_id !== null) sessions.signOut(session);
-      return redirect(res, '/oauth/login', 302);
-    }
-    const requestId = sessions.addPending(session, request);
-    html(res, 200, consentPage(session.csrf, requestId, request.client.name, request.scopes));
-  }));
-
-  router.get('/oauth/login', pageRoute(async (req, res) => {
-    const session = sessionOf(req, res);
-    const flash = session.flash;
-    session.flash = null;
-    html(res, 200, loginPage(session.csrf, flash ? { note: flash.note, email: flash.email } : {}));
-  }));
-
-  router.post('/oauth/login', form, pageRoute(async (req, res) => {
-    const session = sessionOf(req, res);
-    if (!csrfMatches(session, formField(req, 'csrf'))) return html(res, 403, loginPage(session.csrf, { error: 'The form expired. Please try again.' }));
-    const email = formField(req, 'email').trim();
-    const result = await logIn({ store: deps.store, members: wiring.members, accounts: deps.accounts, limiter: wiring.loginLimiter }, email, formField(req, 'password'), addressOf(req), nowMs());
-    if (!result.ok) {
-      if (result.delay_ms > 0) await sleep(result.delay_ms);
-      if (result.reason === 'limited') {
-        res.set('Retry-After', String(Math.ceil((result.retry_after_ms ?? 1000) / 1000)));
-        return html(res, 429, loginPage(session.csrf, { error: 'Too many failed attempts. Wait a while, then try again.', email }));
+  router.get(
+    '/oauth/authorize',
+    pageRoute(async (req, res) => {
+      const issuer = issuerOf(req);
+      const validation = await validateAuthorization(req.query, deps, issuer);
+      if (validation.kind === 'error_page') return html(res, 400, errorPage(validation.message));
+      if (validation.kind === 'redirect') return redirect(res, validation.location, 302);
+      const request = validation.request;
+      const session = sessionOf(req, res);
+      const queryAt = req.originalUrl.indexOf('?');
+      const query = queryAt >= 0 ? req.originalUrl.slice(queryAt + 1) : '';
+      // prompt=login is satisfied by a login made for this very request (once)
+      const loggedInForThis = session.loggedInFor === query;
+      session.loggedInFor = null;
+      const decision = await decide(request, session.account_id, deps, issuer, loggedInForThis);
+      if (decision.kind === 'redirect') return redirect(res, decision.location, 302);
+      if (decision.kind === 'login') {
+        session.resume = query;
+        if (request.prompt === 'login' && session.account_id !== null) sessions.signOut(session);
+        return redirect(res, '/oauth/login', 302);
       }
-      if (result.reason === 'inactive') return html(res, 403, loginPage(session.csrf, { error: `This account is ${result.status === 'pending' ? 'pending approval' : result.status}.`, email }));
-      return html(res, 401, loginPage(session.csrf, { error: 'Email or password is incorrect.', email }));
-    }
-    if (result.needs_totp) {
-      session.totp_account_id = result.account_id;
-      return redirect(res, '/oauth/login/totp');
-    }
-    signIn(req, res, session, result.account_id);
-    await resume(req, res, session);
-  }));
+      const requestId = sessions.addPending(session, request);
+      html(res, 200, consentPage(session.csrf, requestId, request.client.name, request.scopes));
+    }),
+  );
 
-  router.get('/oauth/login/totp', pageRoute(async (req, res) => {
-    const session = sessionOf(req, res);
-    if (session.totp_account_id === null) return redirect(res, '/oauth/login');
-    html(res, 200, totpPage(session.csrf));
-  }));
+  router.get(
+    '/oauth/login',
+    pageRoute(async (req, res) => {
+      const session = sessionOf(req, res);
+      const flash = session.flash;
+      session.flash = null;
+      html(res, 200, loginPage(session.csrf, flash ? { note: flash.note, email: flash.email } : {}));
+    }),
+  );
 
-  router.post('/oauth/login/totp', form, pageRoute(async (req, res) => {
-    const session = sessionOf(req, res);
-    const accountId = session.totp_account_id;
-    if (accountId === null) return redirect(res, '/oauth/login');
-    if (!csrfMatches(session, formField(req, 'csrf'))) return html(res, 403, totpPage(session.csrf, 'The form expired. Please try again.'));
-    const result = await logInTotp({ store: deps.store, limiter: wiring.loginLimiter }, accountId, formField(req, 'code'), deps.clock.nowUs());
-    if (!result.ok && result.reason === 'limited') {
-      session.totp_account_id = null;
-      res.set('Retry-After', String(Math.ceil(result.retry_after_ms / 1000)));
-      return html(res, 429, loginPage(session.csrf, { error: 'Too many wrong codes. Wait a while, then log in again.' }));
-    }
-    if (!result.ok) {
-      await sleep(result.delay_ms);
-      return html(res, 401, totpPage(session.csrf, 'That code is not valid. Enter the current code from your app.'));
-    }
-    signIn(req, res, session, accountId);
-    await resume(req, res, session);
-  }));
+  router.post(
+    '/oauth/login',
+    form,
+    pageRoute(async (req, res) => {
+      const session = sessionOf(req, res);
+      if (!csrfMatches(session, formField(req, 'csrf')))
+        return html(res, 403, loginPage(session.csrf, { error: 'The form expired. Please try again.' }));
+      const email = formField(req, 'email').trim();
+      const result = await logIn(
+        { store: deps.store, members: wiring.members, accounts: deps.accounts, limiter: wiring.loginLimiter },
+        email,
+        formField(req, 'password'),
+        addressOf(req),
+        nowMs(),
+      );
+      if (!result.ok) {
+        if (result.delay_ms > 0) await sleep(result.delay_ms);
+        if (result.reason === 'limited') {
+          res.set('Retry-After', String(Math.ceil((result.retry_after_ms ?? 1000) / 1000)));
+          return html(
+            res,
+            429,
+            loginPage(session.csrf, { error: 'Too many failed attempts. Wait a while, then try again.', email }),
+          );
+        }
+        if (result.reason === 'inactive')
+          return html(
+            res,
+            403,
+            loginPage(session.csrf, {
+              error: `This account is ${result.status === 'pending' ? 'pending approval' : result.status}.`,
+              email,
+            }),
+          );
+        return html(res, 401, loginPage(session.csrf, { error: 'Email or password is incorrect.', email }));
+      }
+      if (result.needs_totp) {
+        session.totp_account_id = result.account_id;
+        return redirect(res, '/oauth/login/totp');
+      }
+      signIn(req, res, session, result.account_id);
+      await resume(req, res, session);
+    }),
+  );
 
-  router.get('/player/register', pageRoute(async (req, res) => {
-    html(res, 200, registerPage(sessionOf(req, res).csrf));
-  }));
+  router.get(
+    '/oauth/login/totp',
+    pageRoute(async (req, res) => {
+      const session = sessionOf(req, res);
+      if (session.totp_account_id === null) return redirect(res, '/oauth/login');
+      html(res, 200, totpPage(session.csrf));
+    }),
+  );
 
-  router.post('/player/register', form, pageRoute(async (req, res) => {
-    const session = sessionOf(req, res);
-    const values = { first_name: formField(req, 'first_name').trim(), last_name: formField(req, 'last_name').trim(), email: formField(req, 'email').trim() };
-    const refuse = (status: number, error: string) => html(res, status, registerPage(session.csrf, values, error));
-    if (!csrfMatches(session, formField(req, 'csrf'))) return refuse(403, 'The form expired. Please try again.');
-    const result = await signUp(
-      { store: deps.store, accountsByEmail: wiring.members.accountsByEmail, limiter: wiring.signUps, openMember: wiring.openMember },
-      { ...values, password: formField(req, 'password') }, addressOf(req), deps.clock.nowUs(),
-    );
-    if (!result.ok) {
-      if (result.reason === 'invalid') return refuse(400, result.message);
-      if (result.reason === 'email_taken') return refuse(409, 'An account with this email already exists. Log in instead.');
-      res.set('Retry-After', String(Math.ceil(result.retry_after_ms / 1000)));
-      return refuse(429, 'Too many sign-ups from this address. Wait a while, then try again.');
-    }
-    session.flash = { note: 'Your account is created. Log in to continue.', email: values.email };
-    redirect(res, '/oauth/login');
-  }));
+  router.post(
+    '/oauth/login/totp',
+    form,
+    pageRoute(async (req, res) => {
+      const session = sessionOf(req, res);
+      const accountId = session.totp_account_id;
+      if (accountId === null) return redirect(res, '/oauth/login');
+      if (!csrfMatches(session, formField(req, 'csrf')))
+        return html(res, 403, totpPage(session.csrf, 'The form expired. Please try again.'));
+      const result = await logInTotp(
+        { store: deps.store, limiter: wiring.loginLimiter },
+        accountId,
+        formField(req, 'code'),
+        deps.clock.nowUs(),
+      );
+      if (!result.ok && result.reason === 'limited') {
+        session.totp_account_id = null;
+        res.set('Retry-After', String(Math.ceil(result.retry_after_ms / 1000)));
+        return html(
+          res,
+          429,
+          loginPage(session.csrf, { error: 'Too many wrong codes. Wait a while, then log in again.' }),
+        );
+      }
+      if (!result.ok) {
+        await sleep(result.delay_ms);
+        return html(res, 401, totpPage(session.csrf, 'That code is not valid. Enter the current code from your app.'));
+      }
+      signIn(req, res, session, accountId);
+      await resume(req, res, session);
+    }),
+  );
 
-  router.post('/oauth/consent', form, pageRoute(async (req, res) => {
-    const session = sessionOf(req, res);
-    if (!csrfMatches(session, formField(req, 'csrf'))) return html(res, 403, errorPage('The form expired. Start again from the application.'));
-    const requestId = formField(req, 'request');
-    const request: AuthorizationRequest | undefined = session.pending.get(requestId);
-    if (!request) return html(res, 400, errorPage('This authorization request is no longer pending. Start again from the application.'));
-    session.pending.delete(requestId);
-    const issuer = issuerOf(req);
-    if (session.account_id === null) return html(res, 401, errorPage('You are signed out. Start again from the application.'));
-    const decision = formField(req, 'decision');
-    if (decision === 'allow') return redirect(res, await allow(request, session.account_id, deps, issuer));
-    return redirect(res, deny(request, issuer));
-  }));
+  router.get(
+    '/player/register',
+    pageRoute(async (req, res) => {
+      html(res, 200, registerPage(sessionOf(req, res).csrf));
+    }),
+  );
+
+  router.post(
+    '/player/register',
+    form,
+    pageRoute(async (req, res) => {
+      const session = sessionOf(req, res);
+      const values = {
+        first_name: formField(req, 'first_name').trim(),
+        last_name: formField(req, 'last_name').trim(),
+        email: formField(req, 'email').trim(),
+      };
+      const refuse = (status: number, error: string) => html(res, status, registerPage(session.csrf, values, error));
+      if (!csrfMatches(session, formField(req, 'csrf'))) return refuse(403, 'The form expired. Please try again.');
+      const result = await signUp(
+        {
+          store: deps.store,
+          accountsByEmail: wiring.members.accountsByEmail,
+          limiter: wiring.signUps,
+          openMember: wiring.openMember,
+        },
+        { ...values, password: formField(req, 'password') },
+        addressOf(req),
+        deps.clock.nowUs(),
+      );
+      if (!result.ok) {
+        if (result.reason === 'invalid') return refuse(400, result.message);
+        if (result.reason === 'email_taken')
+          return refuse(409, 'An account with this email already exists. Log in instead.');
+        res.set('Retry-After', String(Math.ceil(result.retry_after_ms / 1000)));
+        return refuse(429, 'Too many sign-ups from this address. Wait a while, then try again.');
+      }
+      session.flash = { note: 'Your account is created. Log in to continue.', email: values.email };
+      redirect(res, '/oauth/login');
+    }),
+  );
+
+  router.post(
+    '/oauth/consent',
+    form,
+    pageRoute(async (req, res) => {
+      const session = sessionOf(req, res);
+      if (!csrfMatches(session, formField(req, 'csrf')))
+        return html(res, 403, errorPage('The form expired. Start again from the application.'));
+      const requestId = formField(req, 'request');
+      const request: AuthorizationRequest | undefined = session.pending.get(requestId);
+      if (!request)
+        return html(
+          res,
+          400,
+          errorPage('This authorization request is no longer pending. Start again from the application.'),
+        );
+      session.pending.delete(requestId);
+      const issuer = issuerOf(req);
+      if (session.account_id === null)
+        return html(res, 401, errorPage('You are signed out. Start again from the application.'));
+      const decision = formField(req, 'decision');
+      if (decision === 'allow') return redirect(res, await allow(request, session.account_id, deps, issuer));
+      return redirect(res, deny(request, issuer));
+    }),
+  );
 
   const registrations = wiring.registrations;
   const tokenHandler = api((request) => tokenEndpoint.handle(request));
   router.post('/oauth/token', formBody, tokenHandler);
-  router.post('/oauth/revoke', form, api((request) => revoke(request, deps)));
-  router.post('/oauth/introspect', form, api((request) => introspect(request, deps)));
-  router.post('/oauth/register', jsonBody, api((request) => register(request, deps, registrations)));
+  router.post(
+    '/oauth/revoke',
+    form,
+    api((request) => revoke(request, deps)),
+  );
+  router.post(
+    '/oauth/introspect',
+    form,
+    api((request) => introspect(request, deps)),
+  );
+  router.post(
+    '/oauth/register',
+    jsonBody,
+    api((request) => register(request, deps, registrations)),
+  );
 
   // Unparseable bodies on these paths: the RFC's JSON error (pages get an error page).
   router.use(['/oauth', '/player'], (err: unknown, req: Request, res: Response, next: NextFunction) => {
@@ -354,12 +460,26 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
     const status = typeof (err as { status?: unknown }).status === 'number' ? (err as { status: number }).status : 500;
     if (status >= 500) wiring.log.error({ err, path: req.path }, 'oauth request failed');
     const code = status === 413 ? 'invalid_request' : status >= 500 ? 'server_error' : 'invalid_request';
-    const description = status === 413 ? 'The request body is too large' : status >= 500 ? 'The request could not be completed' : 'The request body could not be parsed';
+    const description =
+      status === 413
+        ? 'The request body is too large'
+        : status >= 500
+          ? 'The request could not be completed'
+          : 'The request body could not be parsed';
     if (req.path.startsWith('/register') && req.baseUrl === '/oauth' && code === 'invalid_request') {
-      res.status(400).set('Cache-Control', 'no-store').json({ error: 'invalid_client_metadata', error_description: description });
+      res
+        .status(400)
+        .set('Cache-Control', 'no-store')
+        .json({ error: 'invalid_client_metadata', error_description: description });
       return;
     }
-    res.status(status >= 500 ? 500 : 400).set('Cache-Control', 'no-store').json({ error: code, error_description: description });
+    res
+      .status(status >= 500 ? 500 : 400)
+      .set('Cache-Control', 'no-store')
+      .json({ error: code, error_description: description });
   });
-  return { router, laneRoutes: [{ method: 'POST', path: '/oauth/token', routerPath: '/oauth/token', chain: [formBody, tokenHandler] }] };
+  return {
+    router,
+    laneRoutes: [{ method: 'POST', path: '/oauth/token', routerPath: '/oauth/token', chain: [formBody, tokenHandler] }],
+  };
 }

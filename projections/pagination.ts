@@ -25,7 +25,11 @@ export function decodeCursor(raw: unknown, arity: number): Array<string | number
   if (typeof raw !== 'string' || raw.length > CURSOR_LENGTH_MAX) throw new InvalidCursor();
   try {
     const key: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
-    if (Array.isArray(key) && key.length === arity && key.every((k) => typeof k === 'string' || typeof k === 'number')) {
+    if (
+      Array.isArray(key) &&
+      key.length === arity &&
+      key.every((k) => typeof k === 'string' || typeof k === 'number')
+    ) {
       return key;
     }
   } catch {
@@ -35,7 +39,11 @@ export function decodeCursor(raw: unknown, arity: number): Array<string | number
 }
 
 /** Given limit+1 fetched rows, returns the page and the cursor of its last row (null at the end). */
-export function pageOf<Row>(rows: Row[], limit: number, keyOf: (row: Row) => ReadonlyArray<string | number>): { page: Row[]; cursor: string | null } {
+export function pageOf<Row>(
+  rows: Row[],
+  limit: number,
+  keyOf: (row: Row) => ReadonlyArray<string | number>,
+): { page: Row[]; cursor: string | null } {
   if (rows.length <= limit) return { page: rows, cursor: null };
   const page = rows.slice(0, limit);
   return { page, cursor: encodeCursor(keyOf(page[page.length - 1] as Row)) };

@@ -13,7 +13,16 @@ export const RETIRED_PROJECTORS: ReadonlyArray<Pick<Projector, 'name' | 'tables'
   {
     // its market stats and leaderboard facts moved into the core projector (core version 5)
     name: 'member_activity',
-    tables: ['member_sport_events', 'member_markets', 'member_orders', 'member_fills', 'member_positions', 'member_balances', 'member_fee_entries', 'member_market_stats'],
+    tables: [
+      'member_sport_events',
+      'member_markets',
+      'member_orders',
+      'member_fills',
+      'member_positions',
+      'member_balances',
+      'member_fee_entries',
+      'member_market_stats',
+    ],
   },
 ];
 

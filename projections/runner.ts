@@ -19,7 +19,13 @@ import type { EventStore, RecordedEvent, Subscription } from '../eventstore/port
 import { outcomeCountOf } from '../domain/engine/journal/journal.ts';
 import { matchesFilter } from '../eventstore/subscription.ts';
 import type { ProjectionChange, Projector } from './projector.ts';
-import { advanceIdleCheckpoints, beginProjectorBatch, commitProjectorBatch, readAllCheckpoints, readCheckpoint } from './runtime/checkpoints.ts';
+import {
+  advanceIdleCheckpoints,
+  beginProjectorBatch,
+  commitProjectorBatch,
+  readAllCheckpoints,
+  readCheckpoint,
+} from './runtime/checkpoints.ts';
 import { createProjectorTables, dropRetiredProjector, rebuildProjector } from './runtime/rebuild.ts';
 import { PositionWaiters, slowestOf } from './runtime/waiters.ts';
 
@@ -152,7 +158,11 @@ export class ProjectionRunner {
     const { pool, store } = this.options;
     for (const retired of this.options.retired ?? []) {
       if (this.states.has(retired.name)) continue;
-      if (await dropRetiredProjector(pool, retired)) this.logger.info({ projector: retired.name, tables: retired.tables }, 'dropped the tables of a retired projector');
+      if (await dropRetiredProjector(pool, retired))
+        this.logger.info(
+          { projector: retired.name, tables: retired.tables },
+          'dropped the tables of a retired projector',
+        );
     }
     for (const state of this.states.values()) {
       const { projector } = state;
@@ -208,8 +218,11 @@ export class ProjectionRunner {
         if (Date.now() < state.stalledUntil || !(await this.catchUp(state, first.position - 1n))) continue;
       }
       const { projector } = state;
-      const unseen = state.position >= first.position ? events.filter((event) => event.position > state.position) : events;
-      const relevant = unseen.filter((event) => matchesFilter(event, projector.filter) && (projector.wants?.(event) ?? true));
+      const unseen =
+        state.position >= first.position ? events.filter((event) => event.position > state.position) : events;
+      const relevant = unseen.filter(
+        (event) => matchesFilter(event, projector.filter) && (projector.wants?.(event) ?? true),
+      );
       if (relevant.length === 0) idle.push(state);
       else busy.push(this.handleBatch(state, relevant, last.position).then(() => undefined));
     }
@@ -221,7 +234,11 @@ export class ProjectionRunner {
   /** Projectors with nothing to handle up to `position`: no lock, one shared statement. */
   private async advanceIdle(states: ProjectorState[], position: bigint): Promise<void> {
     try {
-      await advanceIdleCheckpoints(this.options.pool, states.map((state) => state.projector.name), position);
+      await advanceIdleCheckpoints(
+        this.options.pool,
+        states.map((state) => state.projector.name),
+        position,
+      );
     } catch (error) {
       // Only the stored checkpoint lags; a restart reads these irrelevant events again.
       this.logger.warn({ err: error }, 'could not store idle projector checkpoints');
@@ -244,7 +261,13 @@ export class ProjectionRunner {
         if (attempt >= this.stallAfterAttempts) {
           state.stalledUntil = Date.now() + this.stalledRetryMs;
           this.logger.error(
-            { err: error, projector: state.projector.name, from: String(events[0]?.position), attempts: attempt, retryInMs: this.stalledRetryMs },
+            {
+              err: error,
+              projector: state.projector.name,
+              from: String(events[0]?.position),
+              attempts: attempt,
+              retryInMs: this.stalledRetryMs,
+            },
             'projector set aside after repeated failures: the other projectors go on; its read models lag until it is tried again',
           );
           return false;
@@ -266,7 +289,10 @@ export class ProjectionRunner {
    */
   private async catchUp(state: ProjectorState, upTo: bigint): Promise<boolean> {
     state.stalledUntil = undefined;
-    this.logger.info({ projector: state.projector.name, from: String(state.position), to: String(upTo) }, 'catching a projector up');
+    this.logger.info(
+      { projector: state.projector.name, from: String(state.position), to: String(upTo) },
+      'catching a projector up',
+    );
     try {
       while (state.position < upTo && !this.stopped) {
         const read = await this.options.store.readAll({ after: state.position, maxCount: this.batchSizeMax });
@@ -277,14 +303,19 @@ export class ProjectionRunner {
         }
         for (const run of cutByWork(events, this.transactionEventsMax)) {
           const through = run[run.length - 1]!.position;
-          const relevant = run.filter((event) => matchesFilter(event, state.projector.filter) && (state.projector.wants?.(event) ?? true));
+          const relevant = run.filter(
+            (event) => matchesFilter(event, state.projector.filter) && (state.projector.wants?.(event) ?? true),
+          );
           if (relevant.length === 0) await this.advanceIdle([state], through);
           else if (!(await this.handleBatch(state, relevant, through))) return false;
         }
       }
     } catch (error) {
       state.stalledUntil = Date.now() + this.stalledRetryMs;
-      this.logger.error({ err: error, projector: state.projector.name }, 'catching a projector up failed; tried again later');
+      this.logger.error(
+        { err: error, projector: state.projector.name },
+        'catching a projector up failed; tried again later',
+      );
       return false;
     }
     return state.position >= upTo;
@@ -381,7 +412,10 @@ export class ProjectionRunner {
       });
       if (result.position > state.position) state.position = result.position;
       this.settleWaiters();
-      this.logger.info({ projector: name, position: String(result.position), events: result.events }, 'projector rebuilt');
+      this.logger.info(
+        { projector: name, position: String(result.position), events: result.events },
+        'projector rebuilt',
+      );
       return result;
     } finally {
       state.rebuilding = false;
@@ -402,7 +436,11 @@ export class ProjectionRunner {
  * The `projection_lag_events` gauge on `registry`: events between the store's head and each
  * projector's position (read when the metrics are collected).
  */
-export function registerLagGauge(registry: Registry, store: EventStore, positions: () => ReadonlyMap<string, bigint>): void {
+export function registerLagGauge(
+  registry: Registry,
+  store: EventStore,
+  positions: () => ReadonlyMap<string, bigint>,
+): void {
   new Gauge({
     name: 'projection_lag_events',
     help: 'Events between the event store head and each projector checkpoint',
@@ -420,7 +458,11 @@ export function registerLagGauge(registry: Registry, store: EventStore, position
 }
 
 /** Checkpoint, head and lag of each projector, read from the database (no runner needed). */
-export async function projectionStatus(pool: pg.Pool, store: EventStore, projectors: Projector[]): Promise<ProjectorStatus[]> {
+export async function projectionStatus(
+  pool: pg.Pool,
+  store: EventStore,
+  projectors: Projector[],
+): Promise<ProjectorStatus[]> {
   const [checkpoints, head] = await Promise.all([readAllCheckpoints(pool), store.headPosition()]);
   const byName = new Map(checkpoints.map((row) => [row.name, row]));
   return projectors.map((projector) => {

@@ -63,7 +63,10 @@ export class DisconnectCanceller implements SocketLifecycle {
     const run = this.cancel(member).then(
       ({ cancelled }) => {
         this.metrics.cancelOnDisconnect.inc({ outcome: 'ok' });
-        this.logger.info({ ...member, reason, cancelled }, 'member disconnected: cancel_on_disconnect orders cancelled');
+        this.logger.info(
+          { ...member, reason, cancelled },
+          'member disconnected: cancel_on_disconnect orders cancelled',
+        );
       },
       (error: unknown) => {
         this.metrics.cancelOnDisconnect.inc({ outcome: 'failed' });

@@ -24,7 +24,13 @@ export const feedTopic = {
 };
 
 /** Private channels and the change kinds each carries (`account` carries them all). */
-export const PRIVATE_UPDATE_KEYS = { orders: 'order', fills: 'fill', positions: 'position', settlements: 'settlement', balances: 'balance' } as const;
+export const PRIVATE_UPDATE_KEYS = {
+  orders: 'order',
+  fills: 'fill',
+  positions: 'position',
+  settlements: 'settlement',
+  balances: 'balance',
+} as const;
 export type PrivateChannelName = keyof typeof PRIVATE_UPDATE_KEYS | 'account';
 
 /** Changes announced while the start-up load runs; past this the load is repeated. */
@@ -184,7 +190,8 @@ export class Feed {
       };
       const bids = diff(held.bids, next.bids);
       const offers = diff(held.offers, next.offers);
-      if (bids.length > 0 || offers.length > 0) changes.push({ market_id: next.market_id, time_us: next.time_us, bids, offers });
+      if (bids.length > 0 || offers.length > 0)
+        changes.push({ market_id: next.market_id, time_us: next.time_us, bids, offers });
     }
     if (changes.length > 0) this.applyBooks(changes);
   }
@@ -234,7 +241,8 @@ export class Feed {
         const market = doc as unknown as MarketWire;
         const moves = this.markets.apply(market);
         if (moves.ticker) this.publishPublic(feedTopic.ticker(market.market_id), 'ticker', 'ticker', moves.ticker);
-        if (moves.update) this.publishPublic(feedTopic.marketUpdates(market.market_id), 'market_updates', 'market', moves.update);
+        if (moves.update)
+          this.publishPublic(feedTopic.marketUpdates(market.market_id), 'market_updates', 'market', moves.update);
         if (moves.event) {
           this.publishPublic(feedTopic.allEvents, 'events', 'volume', moves.event);
           this.publishPublic(feedTopic.event(moves.event.event_id), 'events', 'volume', moves.event);
@@ -272,7 +280,11 @@ export class Feed {
     if (this.hub.wants(topic)) this.hub.publish(topic, encodeBroadcast(phoenixTopic, event, payload));
   }
 
-  private publishPrivate(userId: string | undefined, channel: keyof typeof PRIVATE_UPDATE_KEYS, payload: unknown): void {
+  private publishPrivate(
+    userId: string | undefined,
+    channel: keyof typeof PRIVATE_UPDATE_KEYS,
+    payload: unknown,
+  ): void {
     if (!userId) return;
     for (const topic of [`${channel}:${userId}`, `account:${userId}`]) {
       if (this.hub.wants(topic)) this.hub.publish(topic, encodeBroadcast(topic, 'update', payload));

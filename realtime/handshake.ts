@@ -24,7 +24,8 @@ export type HandshakeRequest = CredentialRequest;
 export type HandshakeRefusal = CredentialRefusal;
 
 /** A resolved identity, with the credential it rests on (absent only for anonymous sockets). */
-export type IdentityResult = { ok: true; identity: SocketIdentity; credential?: SocketCredential } | { ok: false; refusal: HandshakeRefusal };
+export type IdentityResult =
+  { ok: true; identity: SocketIdentity; credential?: SocketCredential } | { ok: false; refusal: HandshakeRefusal };
 
 /** Turns credentials into an identity (wired at the composition root over the shared resolver). */
 export interface IdentityResolver {
@@ -55,12 +56,23 @@ export function httpRefusalOf(refusal: HandshakeRefusal): HttpRefusal {
       return {
         status: '403 Forbidden',
         headers: [[HEADER_ERROR, IP_NOT_ALLOWED_HEADER_VALUE]],
-        body: { error: 'ip_not_allowed', error_description: 'this application may connect only from the addresses on its IP allowlist' },
+        body: {
+          error: 'ip_not_allowed',
+          error_description: 'this application may connect only from the addresses on its IP allowlist',
+        },
       };
     case 'account_inactive':
-      return { status: '403 Forbidden', headers: [], body: { error: `Account is ${refusal.status === 'pending' ? 'pending approval' : refusal.status}` } };
+      return {
+        status: '403 Forbidden',
+        headers: [],
+        body: { error: `Account is ${refusal.status === 'pending' ? 'pending approval' : refusal.status}` },
+      };
     case 'unavailable':
-      return { status: '503 Service Unavailable', headers: [['retry-after', '1']], body: { error: 'Service temporarily unavailable; retry shortly' } };
+      return {
+        status: '503 Service Unavailable',
+        headers: [['retry-after', '1']],
+        body: { error: 'Service temporarily unavailable; retry shortly' },
+      };
     default: {
       const unknown: never = refusal;
       throw new Error(`unmapped handshake refusal ${JSON.stringify(unknown)}`);
@@ -71,7 +83,8 @@ export function httpRefusalOf(refusal: HandshakeRefusal): HttpRefusal {
 /** Applies the rules above; `resolver` is absent only while no credential resolver is wired. */
 export async function identify(req: HandshakeRequest, resolver: IdentityResolver | undefined): Promise<IdentityResult> {
   const userAgent = req.header('user-agent');
-  if (userAgent === undefined || userAgent.trim() === '') return { ok: false, refusal: { code: 'user_agent_required' } };
+  if (userAgent === undefined || userAgent.trim() === '')
+    return { ok: false, refusal: { code: 'user_agent_required' } };
   const signed = SIGNING_HEADERS.some((name) => req.header(name) !== undefined);
   if (signed) return resolver ? resolver.fromSignedHeaders(req) : { ok: false, refusal: { code: 'unavailable' } };
   const token = req.header(HEADER_OAUTH_TOKEN);

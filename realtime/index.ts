@@ -12,7 +12,13 @@ import { getMarketsByIds } from '../projections/core/queries/markets.ts';
 import type { MarketWire } from '../projections/core/market.ts';
 import type { Channel } from './channels/channel.ts';
 import { privateChannels } from './channels/private.ts';
-import { eventsChannel, marketUpdatesChannel, orderbookChannel, tickerChannel, tradesChannel } from './channels/public.ts';
+import {
+  eventsChannel,
+  marketUpdatesChannel,
+  orderbookChannel,
+  tickerChannel,
+  tradesChannel,
+} from './channels/public.ts';
 import { slipChannels } from './channels/slip.ts';
 import { DisconnectCanceller, type CancelOnDisconnect } from './disconnect.ts';
 import { Feed, type FeedSource } from './feed.ts';
@@ -71,7 +77,10 @@ export async function startRealtime(deps: RealtimeDeps): Promise<Realtime> {
   const feed = new Feed(hub, new OrderBooks(), new MarketDirectory(), logger);
   if (deps.books) feed.useBookSource(deps.books);
   await feed.start(deps.changes, {
-    load: async () => ({ books: await listBookLevels(deps.db), markets: await loadMarkets(deps.db, deps.clock.nowUs()) }),
+    load: async () => ({
+      books: await listBookLevels(deps.db),
+      markets: await loadMarkets(deps.db, deps.clock.nowUs()),
+    }),
   });
   const readYourWrites = deps.readYourWrites ?? (async () => undefined);
   const canceller = new DisconnectCanceller(deps.cancelOnDisconnect, logger, metrics);

@@ -63,7 +63,13 @@ export class JoinLifecycle {
     return { channel, name, suffix };
   }
 
-  async join(socket: SocketState, joinRef: string | null, ref: string | null, topic: string, payload: Record<string, unknown>): Promise<void> {
+  async join(
+    socket: SocketState,
+    joinRef: string | null,
+    ref: string | null,
+    topic: string,
+    payload: Record<string, unknown>,
+  ): Promise<void> {
     const route = this.channelOf(topic);
     if (!route) {
       this.send(socket, encodeReply(joinRef, ref, topic, 'error', { reason: 'unmatched topic' }));
@@ -81,12 +87,26 @@ export class JoinLifecycle {
     }
     if (socket.joins.size >= CHANNELS_PER_SOCKET_MAX) {
       if (replacedJoined) this.lifecycle?.left?.(socket, name);
-      this.send(socket, encodeReply(joinRef, ref, topic, 'error', { reason: 'too many channels', channels_max: CHANNELS_PER_SOCKET_MAX }));
+      this.send(
+        socket,
+        encodeReply(joinRef, ref, topic, 'error', {
+          reason: 'too many channels',
+          channels_max: CHANNELS_PER_SOCKET_MAX,
+        }),
+      );
       return;
     }
     let settle!: () => void;
     const join: JoinState = {
-      topic, name, joinRef, joined: false, held: [], overflowed: false, heldTopics: [], topics: [], session: undefined,
+      topic,
+      name,
+      joinRef,
+      joined: false,
+      held: [],
+      overflowed: false,
+      heldTopics: [],
+      topics: [],
+      session: undefined,
       settled: new Promise<void>((resolve) => (settle = resolve)),
     };
     socket.joins.set(topic, join);
@@ -123,7 +143,12 @@ export class JoinLifecycle {
   }
 
   private async decide(
-    socket: SocketState, join: JoinState, channel: Channel, suffix: string | null, payload: Record<string, unknown>, current: () => boolean,
+    socket: SocketState,
+    join: JoinState,
+    channel: Channel,
+    suffix: string | null,
+    payload: Record<string, unknown>,
+    current: () => boolean,
   ): Promise<JoinOutcome> {
     const { topic, name, joinRef } = join;
     try {
@@ -150,7 +175,14 @@ export class JoinLifecycle {
     }
   }
 
-  private answer(socket: SocketState, join: JoinState, ref: string | null, outcome: JoinOutcome, replacedJoined: boolean, current: () => boolean): void {
+  private answer(
+    socket: SocketState,
+    join: JoinState,
+    ref: string | null,
+    outcome: JoinOutcome,
+    replacedJoined: boolean,
+    current: () => boolean,
+  ): void {
     const { topic, name, joinRef } = join;
     if (!current()) {
       // closed meanwhile, or replaced by a newer join of the topic (which owns the lifecycle now)
@@ -163,7 +195,9 @@ export class JoinLifecycle {
     if (!outcome.ok || join.overflowed) {
       socket.joins.delete(topic);
       if (outcome.ok) outcome.session?.leave?.();
-      const refusal = outcome.ok ? { reason: 'busy', detail: 'too many updates while reading the snapshot; join again' } : outcome.refusal;
+      const refusal = outcome.ok
+        ? { reason: 'busy', detail: 'too many updates while reading the snapshot; join again' }
+        : outcome.refusal;
       if (replacedJoined) this.lifecycle?.left?.(socket, name);
       this.send(socket, encodeReply(joinRef, ref, topic, 'error', refusal));
       return;
@@ -195,7 +229,14 @@ export class JoinLifecycle {
   }
 
   /** A client event on the topic's current join (answered only while that join is still current). */
-  async handleIn(socket: SocketState, join: JoinState, joinRef: string | null, ref: string | null, event: string, payload: Record<string, unknown>): Promise<void> {
+  async handleIn(
+    socket: SocketState,
+    join: JoinState,
+    joinRef: string | null,
+    ref: string | null,
+    event: string,
+    payload: Record<string, unknown>,
+  ): Promise<void> {
     const { topic } = join;
     if (!join.joined) {
       this.send(socket, encodeReply(joinRef, ref, topic, 'error', { reason: 'unmatched topic' }));
@@ -212,7 +253,8 @@ export class JoinLifecycle {
       this.logger.error({ err: error, topic, event }, 'channel event failed');
       reply = { status: 'error' as const, response: { reason: 'unavailable' } };
     }
-    if (socket.joins.get(topic) === join) this.send(socket, encodeReply(joinRef, ref, topic, reply.status, reply.response));
+    if (socket.joins.get(topic) === join)
+      this.send(socket, encodeReply(joinRef, ref, topic, reply.status, reply.response));
   }
 
   /** The socket's credential ended: every join is closed with the reason, then the socket. */
@@ -225,7 +267,8 @@ export class JoinLifecycle {
         const wasJoined = join.joined;
         // not a `left`: the socket closes next, and its guarded channels count as a disconnect
         this.endJoin(socket, join, false);
-        if (wasJoined) ws.send(encodeFrame(join.joinRef, join.joinRef, join.topic, EVENT_CLOSE, { reason }), false, false);
+        if (wasJoined)
+          ws.send(encodeFrame(join.joinRef, join.joinRef, join.topic, EVENT_CLOSE, { reason }), false, false);
       }
     });
     socket.closeReason = reason;

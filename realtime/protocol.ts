@@ -52,15 +52,30 @@ export function parseFrame(text: string): InboundFrame | FrameProblem {
   if (joinRef === undefined || ref === undefined) return 'not_a_frame';
   if (typeof topic !== 'string' || topic.length === 0 || topic.length > TOPIC_LENGTH_MAX) return 'not_a_frame';
   if (typeof event !== 'string' || event.length === 0 || event.length > EVENT_LENGTH_MAX) return 'not_a_frame';
-  const body = payload !== null && typeof payload === 'object' && !Array.isArray(payload) ? (payload as Record<string, unknown>) : {};
+  const body =
+    payload !== null && typeof payload === 'object' && !Array.isArray(payload)
+      ? (payload as Record<string, unknown>)
+      : {};
   return { joinRef, ref, topic, event, payload: body };
 }
 
-export function encodeFrame(joinRef: string | null, ref: string | null, topic: string, event: string, payload: unknown): string {
+export function encodeFrame(
+  joinRef: string | null,
+  ref: string | null,
+  topic: string,
+  event: string,
+  payload: unknown,
+): string {
   return JSON.stringify([joinRef, ref, topic, event, payload]);
 }
 
-export function encodeReply(joinRef: string | null, ref: string | null, topic: string, status: 'ok' | 'error', response: unknown): string {
+export function encodeReply(
+  joinRef: string | null,
+  ref: string | null,
+  topic: string,
+  status: 'ok' | 'error',
+  response: unknown,
+): string {
   return encodeFrame(joinRef, ref, topic, EVENT_REPLY, { status, response });
 }
 

@@ -50,7 +50,10 @@ export class SocketRouter {
     if (event === EVENT_JOIN) {
       const perSecond = this.options.joinsPerSecond();
       if (!this.takeJoinToken(socket, perSecond)) {
-        joins.send(socket, encodeReply(joinRef, ref, topic, 'error', { reason: 'too many joins', joins_per_second: perSecond }));
+        joins.send(
+          socket,
+          encodeReply(joinRef, ref, topic, 'error', { reason: 'too many joins', joins_per_second: perSecond }),
+        );
         return;
       }
       void joins.join(socket, joinRef, ref, topic, payload);
@@ -71,7 +74,10 @@ export class SocketRouter {
     const now = this.options.clockMs();
     const elapsedMs = now - socket.joinTokensAtMs;
     if (elapsedMs !== 0) {
-      socket.joinTokens = elapsedMs > 0 ? Math.min(perSecond, socket.joinTokens + (elapsedMs * perSecond) / 1000) : Math.min(perSecond, socket.joinTokens);
+      socket.joinTokens =
+        elapsedMs > 0
+          ? Math.min(perSecond, socket.joinTokens + (elapsedMs * perSecond) / 1000)
+          : Math.min(perSecond, socket.joinTokens);
       socket.joinTokensAtMs = now;
     }
     if (socket.joinTokens < 1) return false;

@@ -49,7 +49,13 @@ export interface RealtimeServer {
 
 export async function startRealtimeServer(options: RealtimeServerOptions): Promise<RealtimeServer> {
   const { logger, clock } = options;
-  const joins = new JoinLifecycle({ logger, hub: options.hub, channels: options.channels, metrics: options.metrics, lifecycle: options.lifecycle });
+  const joins = new JoinLifecycle({
+    logger,
+    hub: options.hub,
+    channels: options.channels,
+    metrics: options.metrics,
+    lifecycle: options.lifecycle,
+  });
   const router = new SocketRouter({
     logger,
     joins,

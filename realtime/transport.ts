@@ -22,7 +22,13 @@ import type { JoinLifecycle } from './joins.ts';
 import type { RealtimeMetrics } from './metrics.ts';
 import { PROTOCOL_VSN } from './protocol.ts';
 import type { SocketRouter } from './router.ts';
-import { CLOSE_HEARTBEAT_TIMEOUT, CLOSE_SHUTDOWN, CLOSE_SLOW_CONSUMER, type SocketLifecycle, type SocketState } from './socket.ts';
+import {
+  CLOSE_HEARTBEAT_TIMEOUT,
+  CLOSE_SHUTDOWN,
+  CLOSE_SLOW_CONSUMER,
+  type SocketLifecycle,
+  type SocketState,
+} from './socket.ts';
 
 const SOCKET_PATH = '/socket/websocket';
 /** Largest inbound frame; a bigger one closes the socket (a join naming 1,000 markets is ~40 KB). */
@@ -97,7 +103,9 @@ const nowMonotonicMs = () => performance.now();
 
 function normaliseAddress(text: string): string | null {
   if (text === '') return null;
-  const mapped = /^(?:0{1,4}:){5}ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(text) ?? /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(text);
+  const mapped =
+    /^(?:0{1,4}:){5}ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(text) ??
+    /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(text);
   if (mapped) {
     const high = parseInt(mapped[1]!, 16);
     const low = parseInt(mapped[2]!, 16);
@@ -183,23 +191,43 @@ export async function startTransport(options: TransportOptions): Promise<Transpo
         });
       };
       if (stopping) {
-        refuse('503 Service Unavailable', [['retry-after', '1']], { error: 'Service shutting down; reconnect shortly' }, 'shutting_down');
+        refuse(
+          '503 Service Unavailable',
+          [['retry-after', '1']],
+          { error: 'Service shutting down; reconnect shortly' },
+          'shutting_down',
+        );
         return;
       }
       if (vsn && vsn !== PROTOCOL_VSN) {
-        refuse('400 Bad Request', [], { error: `vsn ${vsn} is not supported; connect with vsn=${PROTOCOL_VSN}` }, 'vsn');
+        refuse(
+          '400 Bad Request',
+          [],
+          { error: `vsn ${vsn} is not supported; connect with vsn=${PROTOCOL_VSN}` },
+          'vsn',
+        );
         return;
       }
       if (sockets.size + handshaking >= CONNECTIONS_MAX) {
-        refuse('503 Service Unavailable', [['retry-after', '5']], { error: 'Too many connections; retry shortly' }, 'capacity');
+        refuse(
+          '503 Service Unavailable',
+          [['retry-after', '5']],
+          { error: 'Too many connections; retry shortly' },
+          'capacity',
+        );
         return;
       }
       const limits = options.limits();
       const address = addressKey(remoteAddress);
       if (byAddress.of(address) >= limits.connections_per_address) {
-        refuse('429 Too Many Requests', [['retry-after', '5']], {
-          error: `Too many connections from this address (at most ${limits.connections_per_address}); close one before opening another`,
-        }, 'address_cap');
+        refuse(
+          '429 Too Many Requests',
+          [['retry-after', '5']],
+          {
+            error: `Too many connections from this address (at most ${limits.connections_per_address}); close one before opening another`,
+          },
+          'address_cap',
+        );
         return;
       }
       // reserved now, judged after the credential check: concurrent handshakes count at once
@@ -212,7 +240,12 @@ export async function startTransport(options: TransportOptions): Promise<Transpo
         handshaking -= 1;
         byAddress.remove(address);
       };
-      const request: HandshakeRequest = { method: 'GET', pathWithQuery, header: (name) => headers.get(name.toLowerCase()), remoteAddress };
+      const request: HandshakeRequest = {
+        method: 'GET',
+        pathWithQuery,
+        header: (name) => headers.get(name.toLowerCase()),
+        remoteAddress,
+      };
       identify(request, options.resolver).then(
         (result) => {
           if (aborted) return unreserve();
@@ -225,16 +258,32 @@ export async function startTransport(options: TransportOptions): Promise<Transpo
           const identityKey = identityKeyOf(result.identity);
           if (identityKey !== null && byIdentity.of(identityKey) >= options.limits().connections_per_identity) {
             unreserve();
-            refuse('429 Too Many Requests', [['retry-after', '5']], {
-              error: `Too many connections for this credential's account or application (at most ${options.limits().connections_per_identity}); close one before opening another`,
-            }, 'identity_cap');
+            refuse(
+              '429 Too Many Requests',
+              [['retry-after', '5']],
+              {
+                error: `Too many connections for this credential's account or application (at most ${options.limits().connections_per_identity}); close one before opening another`,
+              },
+              'identity_cap',
+            );
             return;
           }
           const now = clockMs();
           const state: SocketState = {
-            id: nextSocketId++, identity: result.identity, credential: result.credential ?? null, remoteAddress, identityKey,
-            lastHeardMs: now, joins: new Map(), feedTopics: new Map(), joinTokens: router.initialJoinTokens(), joinTokensAtMs: now,
-            closed: false, closeReason: null, slowSinceMs: null, ws: null,
+            id: nextSocketId++,
+            identity: result.identity,
+            credential: result.credential ?? null,
+            remoteAddress,
+            identityKey,
+            lastHeardMs: now,
+            joins: new Map(),
+            feedTopics: new Map(),
+            joinTokens: router.initialJoinTokens(),
+            joinTokensAtMs: now,
+            closed: false,
+            closeReason: null,
+            slowSinceMs: null,
+            ws: null,
           };
           // the address slot passes to the socket; `open` counts it under its identity
           reserved = false;
@@ -246,7 +295,12 @@ export async function startTransport(options: TransportOptions): Promise<Transpo
           unreserve();
           if (aborted) return;
           logger.error({ err: error }, 'handshake failed');
-          refuse('503 Service Unavailable', [['retry-after', '1']], { error: 'Service temporarily unavailable; retry shortly' }, 'error');
+          refuse(
+            '503 Service Unavailable',
+            [['retry-after', '1']],
+            { error: 'Service temporarily unavailable; retry shortly' },
+            'error',
+          );
         },
       );
     },
@@ -276,7 +330,9 @@ export async function startTransport(options: TransportOptions): Promise<Transpo
     },
   });
   app.any('/*', (res) => {
-    res.writeStatus('404 Not Found').writeHeader('content-type', 'application/json')
+    res
+      .writeStatus('404 Not Found')
+      .writeHeader('content-type', 'application/json')
       .end(JSON.stringify({ error: `Not found: the WebSocket endpoint is ${SOCKET_PATH}?vsn=${PROTOCOL_VSN}` }));
   });
 
@@ -297,7 +353,10 @@ export async function startTransport(options: TransportOptions): Promise<Transpo
       if (now - socket.lastHeardMs > timeoutMs) {
         socket.closeReason = 'heartbeat_timeout';
         metrics.heartbeatTimeouts.inc();
-        logger.info({ socket: socket.id, silentMs: Math.round(now - socket.lastHeardMs), timeoutMs }, 'closing a socket that missed its heartbeats');
+        logger.info(
+          { socket: socket.id, silentMs: Math.round(now - socket.lastHeardMs), timeoutMs },
+          'closing a socket that missed its heartbeats',
+        );
         ws.end(CLOSE_HEARTBEAT_TIMEOUT, 'heartbeat timeout');
         continue;
       }
@@ -310,7 +369,12 @@ export async function startTransport(options: TransportOptions): Promise<Transpo
         socket.closeReason = 'slow_consumer';
         metrics.slowConsumerCloses.inc();
         logger.warn(
-          { socket: socket.id, bufferedBytes: buffered, boundBytes: SEND_BUFFER_BYTES_MAX, overForMs: Math.round(monotonic - socket.slowSinceMs) },
+          {
+            socket: socket.id,
+            bufferedBytes: buffered,
+            boundBytes: SEND_BUFFER_BYTES_MAX,
+            overForMs: Math.round(monotonic - socket.slowSinceMs),
+          },
           'closing a slow socket: its send buffer stayed above the bound',
         );
         ws.end(CLOSE_SLOW_CONSUMER, 'too slow: send buffer stayed full');
@@ -332,10 +396,15 @@ export async function startTransport(options: TransportOptions): Promise<Transpo
   sweeper.unref();
 
   const listenSocket = await new Promise<uWSTypes.us_listen_socket>((resolve, reject) => {
-    app.listen('0.0.0.0', options.port, (token) => (token ? resolve(token) : reject(new Error(`WebSocket server could not listen on port ${options.port} (WS_PORT)`))));
+    app.listen('0.0.0.0', options.port, (token) =>
+      token ? resolve(token) : reject(new Error(`WebSocket server could not listen on port ${options.port} (WS_PORT)`)),
+    );
   });
   const port = uWS.us_socket_local_port(listenSocket);
-  hub.attach({ publish: (topic, message) => app.publish(topic, message, false, false), numSubscribers: (topic) => app.numSubscribers(topic) });
+  hub.attach({
+    publish: (topic, message) => app.publish(topic, message, false, false),
+    numSubscribers: (topic) => app.numSubscribers(topic),
+  });
   logger.info({ port, path: SOCKET_PATH }, 'WebSocket feed listening');
 
   return {
@@ -349,7 +418,10 @@ export async function startTransport(options: TransportOptions): Promise<Transpo
         for (const socket of holding) void recheck(socket);
         return;
       }
-      logger.info({ credential: key.slice(0, key.indexOf(':')), sockets: holding.length, reason }, 'closing sockets whose credential ended');
+      logger.info(
+        { credential: key.slice(0, key.indexOf(':')), sockets: holding.length, reason },
+        'closing sockets whose credential ended',
+      );
       for (const socket of holding) joins.endCredential(socket, reason);
     },
     async stop() {

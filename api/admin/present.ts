@@ -28,7 +28,11 @@ export function presentEvent(event: SportEventView): Record<string, unknown> {
 }
 
 /** What GET /api/v1/markets would show, from the engine's part of the market (no book stats). */
-export function presentMarket(market: MarketStateView, event: SportEventView | null, nowUs: number): Record<string, unknown> {
+export function presentMarket(
+  market: MarketStateView,
+  event: SportEventView | null,
+  nowUs: number,
+): Record<string, unknown> {
   const accepting = acceptsOrders(market.status, market.trading);
   const price = market.last_traded_price;
   const probability = probabilityOf(price, market.max_price);

@@ -29,7 +29,10 @@ export async function readStoredAdminToken(dataDir: string): Promise<string | un
  * The token this service accepts on /admin/v1. An explicit ADMIN_TOKEN wins; otherwise the
  * token stored under DATA_DIR, generated (and logged where it is) on the first start.
  */
-export async function resolveAdminToken(config: Pick<Config, 'adminToken' | 'dataDir'>, logger: Pick<Logger, 'info'>): Promise<string> {
+export async function resolveAdminToken(
+  config: Pick<Config, 'adminToken' | 'dataDir'>,
+  logger: Pick<Logger, 'info'>,
+): Promise<string> {
   if (config.adminToken !== undefined && config.adminToken !== '') return config.adminToken;
   const file = adminTokenPath(config.dataDir);
   const stored = await readStoredAdminToken(config.dataDir);

@@ -40,7 +40,10 @@ export class SnapshotCache {
       await this.context.projections.waitFor(position, READ_WAIT_MS);
       return true;
     } catch (err) {
-      this.context.logger.warn({ err, position: String(position) }, 'admin read: projections behind; answering from the engine snapshot');
+      this.context.logger.warn(
+        { err, position: String(position) },
+        'admin read: projections behind; answering from the engine snapshot',
+      );
       return false;
     }
   }
@@ -62,12 +65,18 @@ export class SnapshotCache {
   }
 
   async event(eventId: string): Promise<SportEventView | null> {
-    return (await this.read('event', () => getSportEvent(this.context.pool, eventId))) ?? this.events.get(eventId) ?? null;
+    return (
+      (await this.read('event', () => getSportEvent(this.context.pool, eventId))) ?? this.events.get(eventId) ?? null
+    );
   }
 
   /** The engine's part of a market, from the read model (or the latest snapshot seen). */
   async market(marketId: string): Promise<MarketStateView | null> {
-    return (await this.read('market', () => getMarketState(this.context.pool, marketId))) ?? this.markets.get(marketId) ?? null;
+    return (
+      (await this.read('market', () => getMarketState(this.context.pool, marketId))) ??
+      this.markets.get(marketId) ??
+      null
+    );
   }
 
   /** The full market object once the read model has passed `position`; null if it has not. */

@@ -5,7 +5,16 @@
 import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import {
-  decimalOf, decimalText, formatCents, isDecimalText, isNegative, money, parseMaxPriceCents, parseMoneyAmount, parsePriceCents, round9,
+  decimalOf,
+  decimalText,
+  formatCents,
+  isDecimalText,
+  isNegative,
+  money,
+  parseMaxPriceCents,
+  parseMoneyAmount,
+  parsePriceCents,
+  round9,
 } from '../../domain/money/decimal.ts';
 import { isServiceTimeMs } from '../../domain/clock.ts';
 import { badRequest, httpErrorOf } from '../errors.ts';
@@ -39,21 +48,30 @@ function fieldName(error: ErrorObject): string {
 function describeError(error: ErrorObject): string {
   const field = fieldName(error);
   switch (error.keyword) {
-    case 'required': return `${field} is required`;
-    case 'additionalProperties': return `${field} is not a known field`;
+    case 'required':
+      return `${field} is required`;
+    case 'additionalProperties':
+      return `${field} is not a known field`;
     case 'type': {
       const type = (error.params as { type: string | string[] }).type;
       const types = Array.isArray(type) ? type.join(' or ') : type;
-      return `${field} must be ${types === 'object' ? 'an object' : types === 'array' ? 'an array' : `a ${types}`}`.replace(/\ba (integer|array|object)\b/, 'an $1');
+      return `${field} must be ${types === 'object' ? 'an object' : types === 'array' ? 'an array' : `a ${types}`}`.replace(
+        /\ba (integer|array|object)\b/,
+        'an $1',
+      );
     }
-    case 'enum': return `${field} must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map(String).join(', ')}`;
+    case 'enum':
+      return `${field} must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map(String).join(', ')}`;
     case 'format': {
       const format = (error.params as { format: string }).format;
       return format === 'decimal' ? `${field} must be a decimal string` : `${field} must be a ${format} string`;
     }
-    case 'minLength': return `${field} must not be empty`;
-    case 'minProperties': return 'body must contain at least one field';
-    default: return `${field} ${error.message ?? 'is invalid'}`;
+    case 'minLength':
+      return `${field} must not be empty`;
+    case 'minProperties':
+      return 'body must contain at least one field';
+    default:
+      return `${field} ${error.message ?? 'is invalid'}`;
   }
 }
 
@@ -64,7 +82,8 @@ export function compile<T>(schema: JSONSchemaType<T> | Record<string, unknown>):
 /** Validates `body` (a JSON object is required) or throws a 400 naming the first problem. */
 export function parseBody<T>(validate: ValidateFunction<T>, body: unknown): T {
   const value = body === undefined ? {} : body;
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw badRequest('body must be a JSON object');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw badRequest('body must be a JSON object');
   if (!validate(value)) {
     const first = validate.errors?.[0];
     throw badRequest(first ? describeError(first) : 'body is invalid');

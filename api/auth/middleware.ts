@@ -47,13 +47,20 @@ const US_PER_MS = 1000;
 export function authenticate(ctx: AppContext): RequestHandler {
   const proxies = trustedProxies(ctx.config.trustedProxies);
   const failures = new TokenBuckets(AUTH_FAILURE_ADDRESSES_MAX);
-  const failureRefusal = (key: string, nowMs: number, waitMs: number) => tooManyRequests(
-    waitMs === TABLE_FULL ? 1000 : waitMs, AUTH_FAILURES_PER_SECOND_PER_ADDRESS * BURST_SECONDS, failures.refillMs(key, AUTH_FAILURES_PER_SECOND_PER_ADDRESS, nowMs),
-  );
+  const failureRefusal = (key: string, nowMs: number, waitMs: number) =>
+    tooManyRequests(
+      waitMs === TABLE_FULL ? 1000 : waitMs,
+      AUTH_FAILURES_PER_SECOND_PER_ADDRESS * BURST_SECONDS,
+      failures.refillMs(key, AUTH_FAILURES_PER_SECOND_PER_ADDRESS, nowMs),
+    );
   /** The key the request's address counts under; null when it is not counted (loopback, unknown). */
   const addressKeyOfRequest = (req: Request): string | null => {
     const forwarded = req.headers['x-forwarded-for'];
-    const address = clientAddressOf(req.socket.remoteAddress, typeof forwarded === 'string' ? forwarded : undefined, proxies);
+    const address = clientAddressOf(
+      req.socket.remoteAddress,
+      typeof forwarded === 'string' ? forwarded : undefined,
+      proxies,
+    );
     // this machine's own clients are not counted (a local proxy: list it in TRUSTED_PROXIES)
     return address === null || isLoopback(address) ? null : addressKeyOf(address);
   };
@@ -61,13 +68,23 @@ export function authenticate(ctx: AppContext): RequestHandler {
     // while no address has failed lately, nothing to look at (the common case costs nothing)
     if (failures.size > 0) failures.sweep(AUTH_FAILURES_PER_SECOND_PER_ADDRESS, ctx.clock.nowUs() / US_PER_MS);
     let addressKey = failures.size === 0 ? null : addressKeyOfRequest(req);
-    if (addressKey !== null && failures.isEmpty(addressKey, AUTH_FAILURES_PER_SECOND_PER_ADDRESS, ctx.clock.nowUs() / US_PER_MS)) {
+    if (
+      addressKey !== null &&
+      failures.isEmpty(addressKey, AUTH_FAILURES_PER_SECOND_PER_ADDRESS, ctx.clock.nowUs() / US_PER_MS)
+    ) {
       const nowMs = ctx.clock.nowUs() / US_PER_MS;
-      throw failureRefusal(addressKey, nowMs, failures.take(addressKey, 1, AUTH_FAILURES_PER_SECOND_PER_ADDRESS, nowMs));
+      throw failureRefusal(
+        addressKey,
+        nowMs,
+        failures.take(addressKey, 1, AUTH_FAILURES_PER_SECOND_PER_ADDRESS, nowMs),
+      );
     }
     const result = await ctx.credentials.resolve(credentialRequestOf(req));
     if (!result.ok) {
-      const answer = httpErrorOf(result.refusal, { resourceMetadataUrl: resourceMetadataUrlOf(req, proxies), bearerPresented: BEARER_PRESENTED.test(req.headers.authorization ?? '') });
+      const answer = httpErrorOf(result.refusal, {
+        resourceMetadataUrl: resourceMetadataUrlOf(req, proxies),
+        bearerPresented: BEARER_PRESENTED.test(req.headers.authorization ?? ''),
+      });
       if (answer.status === 401) addressKey ??= addressKeyOfRequest(req);
       if (answer.status === 401 && addressKey !== null) {
         const nowMs = ctx.clock.nowUs() / US_PER_MS;

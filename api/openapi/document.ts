@@ -29,7 +29,7 @@ const ERROR_TEXT: Record<number, string> = {
   404: 'No such record on this account, or unknown path',
   409: 'A request with the same Idempotency-Key is still being processed',
   422: 'Refused by a rule; `error` says why',
-  429: 'Too many requests: over the account\'s request rate (reads and writes counted apart, a batch one write per leg), or too many failed authentications from the address; retry after the `Retry-After` seconds',
+  429: "Too many requests: over the account's request rate (reads and writes counted apart, a batch one write per leg), or too many failed authentications from the address; retry after the `Retry-After` seconds",
   503: 'Temporarily unavailable (the database cannot be reached, or the engine queue is full); retry after the `Retry-After` seconds',
 };
 
@@ -41,19 +41,32 @@ const errorResponse = (status: number) => ({
 function operationOf(route: RouteSpec): Json {
   const parameters: Json[] = [];
   for (const param of route.pathParams ?? []) {
-    parameters.push({ name: param.name, in: 'path', required: true, description: param.description, schema: param.schema });
+    parameters.push({
+      name: param.name,
+      in: 'path',
+      required: true,
+      description: param.description,
+      schema: param.schema,
+    });
   }
   for (const param of route.query?.params ?? []) {
     const schema = param.published ?? (param.kind === 'csv' ? { type: 'array', items: param.schema } : param.schema);
     parameters.push({
-      name: param.name, in: 'query', required: false, description: param.description, schema,
+      name: param.name,
+      in: 'query',
+      required: false,
+      description: param.description,
+      schema,
       ...(param.kind === 'csv' ? { style: 'form', explode: false } : {}),
     });
   }
   if (route.idempotent) {
     parameters.push({
-      name: 'Idempotency-Key', in: 'header', required: false,
-      description: 'A retry with the same key from the same account within 24 hours gets the first answer and changes nothing',
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        'A retry with the same key from the same account within 24 hours gets the first answer and changes nothing',
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     });
   }
@@ -69,7 +82,8 @@ function operationOf(route: RouteSpec): Json {
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${route.response}` } } },
     },
   };
-  for (const status of [...route.errors, ...(route.idempotent ? [409] : []), 503]) responses[status] = errorResponse(status);
+  for (const status of [...route.errors, ...(route.idempotent ? [409] : []), 503])
+    responses[status] = errorResponse(status);
   // every authenticated route: the account's request rate, and the address's failed authentications
   responses[429] = { ...errorResponse(429), headers: RATE_LIMIT_HEADERS };
   return {
@@ -78,7 +92,14 @@ function operationOf(route: RouteSpec): Json {
     ...(route.write ? { description: 'Needs a `read_write` API key (or a member session).' } : {}),
     ...(route.deprecated ? { deprecated: true } : {}),
     ...(parameters.length ? { parameters } : {}),
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${route.body}` } } } } } : {}),
+    ...(route.body
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: `#/components/schemas/${route.body}` } } },
+          },
+        }
+      : {}),
     responses,
   };
 }
@@ -91,8 +112,13 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], fragments: re
   }
   paths[`${API_PREFIX}/openapi.json`] = {
     get: {
-      operationId: 'getOpenApiDocument', summary: 'This document (public: no credentials; rendered at /docs)', security: [],
-      responses: { 200: { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } }, 404: errorResponse(404) },
+      operationId: 'getOpenApiDocument',
+      summary: 'This document (public: no credentials; rendered at /docs)',
+      security: [],
+      responses: {
+        200: { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } },
+        404: errorResponse(404),
+      },
     },
   };
   const schemas: Json = { ...COMPONENT_SCHEMAS };
@@ -101,7 +127,8 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], fragments: re
       const path = rawPath.startsWith(API_PREFIX) ? rawPath : `${API_PREFIX}${rawPath}`;
       paths[path] = { ...(paths[path] ?? {}), ...(item as Json) };
     }
-    for (const [path, item] of Object.entries(fragment.publicPaths ?? {})) paths[path] = { ...(paths[path] ?? {}), ...(item as Json) };
+    for (const [path, item] of Object.entries(fragment.publicPaths ?? {}))
+      paths[path] = { ...(paths[path] ?? {}), ...(item as Json) };
     Object.assign(schemas, fragment.schemas ?? {}, fragment.components?.schemas ?? {});
   }
   applyScopes(paths);
@@ -112,7 +139,8 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], fragments: re
       title: 'Exchange trading API',
       version: '1',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
-      description: 'Every /api/v1 route requires credentials: a signed API key (X-SVC-ACCESS-KEY, X-SVC-ACCESS-TIMESTAMP in UNIX ms, X-SVC-ACCESS-SIGNATURE = base64 Ed25519 over timestamp + METHOD + path with query string, 30-second window) or `Authorization: Bearer <token>`. Requests without a User-Agent header are refused with 403.',
+      description:
+        'Every /api/v1 route requires credentials: a signed API key (X-SVC-ACCESS-KEY, X-SVC-ACCESS-TIMESTAMP in UNIX ms, X-SVC-ACCESS-SIGNATURE = base64 Ed25519 over timestamp + METHOD + path with query string, 30-second window) or `Authorization: Bearer <token>`. Requests without a User-Agent header are refused with 403.',
     },
     servers: [{ url: '/' }],
     security: [{ AccessKey: [], AccessTimestamp: [], AccessSignature: [] }, { Bearer: [] }],
@@ -121,14 +149,34 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], fragments: re
       schemas,
       securitySchemes: {
         AccessKey: { type: 'apiKey', in: 'header', name: 'X-SVC-ACCESS-KEY', description: 'API key id' },
-        AccessTimestamp: { type: 'apiKey', in: 'header', name: 'X-SVC-ACCESS-TIMESTAMP', description: 'UNIX milliseconds; within 30 seconds of the service clock' },
-        AccessSignature: { type: 'apiKey', in: 'header', name: 'X-SVC-ACCESS-SIGNATURE', description: 'base64 Ed25519 signature of timestamp + METHOD + path (with query string)' },
-        Bearer: { type: 'http', scheme: 'bearer', description: 'Member session token or OAuth access token, in the Authorization header only' },
+        AccessTimestamp: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-SVC-ACCESS-TIMESTAMP',
+          description: 'UNIX milliseconds; within 30 seconds of the service clock',
+        },
+        AccessSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-SVC-ACCESS-SIGNATURE',
+          description: 'base64 Ed25519 signature of timestamp + METHOD + path (with query string)',
+        },
+        Bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'Member session token or OAuth access token, in the Authorization header only',
+        },
         OAuth2: {
           type: 'oauth2',
-          description: 'OAuth access tokens (sent as Authorization: Bearer). Each operation lists the one scope that covers it; GET /markets and /leaderboard also take any member token. An operation without an OAuth2 entry is covered by no scope (403 for OAuth tokens).',
+          description:
+            'OAuth access tokens (sent as Authorization: Bearer). Each operation lists the one scope that covers it; GET /markets and /leaderboard also take any member token. An operation without an OAuth2 entry is covered by no scope (403 for OAuth tokens).',
           flows: {
-            authorizationCode: { authorizationUrl: '/oauth/authorize', tokenUrl: '/oauth/token', refreshUrl: '/oauth/token', scopes: scopeDescriptions(MEMBER_SCOPES) },
+            authorizationCode: {
+              authorizationUrl: '/oauth/authorize',
+              tokenUrl: '/oauth/token',
+              refreshUrl: '/oauth/token',
+              scopes: scopeDescriptions(MEMBER_SCOPES),
+            },
             clientCredentials: { tokenUrl: '/oauth/token', scopes: scopeDescriptions(APP_SCOPES) },
           },
         },

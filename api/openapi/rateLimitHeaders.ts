@@ -2,7 +2,10 @@
 
 export const RATE_LIMIT_HEADERS: Record<string, unknown> = {
   'Retry-After': { description: 'Seconds until the request would be taken', schema: { type: 'integer' } },
-  'RateLimit-Limit': { description: 'Requests the bucket holds (two seconds of the rate)', schema: { type: 'integer' } },
+  'RateLimit-Limit': {
+    description: 'Requests the bucket holds (two seconds of the rate)',
+    schema: { type: 'integer' },
+  },
   'RateLimit-Remaining': { description: 'Requests left in the bucket (0)', schema: { type: 'integer' } },
   'RateLimit-Reset': { description: 'Seconds until the bucket is full again', schema: { type: 'integer' } },
 };

@@ -27,7 +27,17 @@ function object(properties: Record<string, Schema>, optional: readonly string[] 
   return { type: 'object', properties, required: Object.keys(properties).filter((k) => !optional.includes(k)) };
 }
 
-export const ORDER_STATUSES = ['created', 'requested', 'accepted', 'delayed', 'open', 'filled', 'rejected', 'cancelled', 'partially_cancelled'] as const;
+export const ORDER_STATUSES = [
+  'created',
+  'requested',
+  'accepted',
+  'delayed',
+  'open',
+  'filled',
+  'rejected',
+  'cancelled',
+  'partially_cancelled',
+] as const;
 export const MARKET_STATUSES = ['scheduled', 'pre_open', 'open', 'closed', 'resulted', 'cancelled', 'voided'] as const;
 export const FILL_STATUSES = ['created', 'open', 'settled', 'cancelled'] as const;
 
@@ -36,13 +46,27 @@ const orderBodyProperties: Record<string, Schema> = {
   action: { enum: ['buy', 'sell'] },
   market_id: uuid,
   order_type: { enum: ['limit', 'market'] },
-  price: { type: ['string', 'null'], pattern: UNSIGNED_DECIMAL_PATTERN, maxLength: 40, description: 'Dollars as a decimal string; whole cents; a JSON number is refused' },
-  quantity: { type: 'string', pattern: UNSIGNED_DECIMAL_PATTERN, maxLength: 40, description: 'Contracts as a decimal string; a JSON number is refused' },
+  price: {
+    type: ['string', 'null'],
+    pattern: UNSIGNED_DECIMAL_PATTERN,
+    maxLength: 40,
+    description: 'Dollars as a decimal string; whole cents; a JSON number is refused',
+  },
+  quantity: {
+    type: 'string',
+    pattern: UNSIGNED_DECIMAL_PATTERN,
+    maxLength: 40,
+    description: 'Contracts as a decimal string; a JSON number is refused',
+  },
   cancel_on_disconnect: { type: ['boolean', 'null'] },
   client_order_id: { type: ['string', 'null'], maxLength: 256 },
   device_id: { type: ['string', 'null'], maxLength: 256 },
   expiration: { enum: ['good_till_start', 'good_till_time', null] },
-  expiration_time: { type: ['integer', 'null'], minimum: 0, description: 'UNIX microseconds; required with good_till_time' },
+  expiration_time: {
+    type: ['integer', 'null'],
+    minimum: 0,
+    description: 'UNIX microseconds; required with good_till_time',
+  },
   geo_location: { type: ['string', 'null'], maxLength: 128 },
 };
 
@@ -55,7 +79,12 @@ export const PlaceOrderBody: Schema = {
 export const PlaceOrdersBody: Schema = {
   type: 'object',
   properties: {
-    orders: { type: 'array', minItems: 1, items: PlaceOrderBody, description: 'At most the batch limit (100 by default)' },
+    orders: {
+      type: 'array',
+      minItems: 1,
+      items: PlaceOrderBody,
+      description: 'At most the batch limit (100 by default)',
+    },
     geo_location: { type: ['string', 'null'], maxLength: 128 },
   },
   required: ['orders'],
@@ -64,7 +93,11 @@ export const PlaceOrdersBody: Schema = {
 export const CancelOrdersBody: Schema = {
   type: 'object',
   properties: {
-    orders: { type: 'array', minItems: 1, items: { type: 'object', properties: { order_id: uuid }, required: ['order_id'] } },
+    orders: {
+      type: 'array',
+      minItems: 1,
+      items: { type: 'object', properties: { order_id: uuid }, required: ['order_id'] },
+    },
     geo_location: { type: ['string', 'null'], maxLength: 128 },
   },
   required: ['orders'],
@@ -106,55 +139,97 @@ const Order: Schema = object({
 });
 
 const fillDecimals = [
-  'closed_contracts', 'expired_contracts', 'settled_contracts', 'remaining', 'virtual_remaining', 'closing',
-  'closed_fee', 'expired_fee', 'closed_pnl', 'expired_pnl', 'closed_net_pnl', 'expired_net_pnl', 'gross_pnl',
-  'pc_premium', 'pc_risk', 'pc_to_win', 'remaining_potential_fee', 'remaining_premium', 'remaining_risk', 'remaining_to_win',
-  'trade_fee', 'unrounded_trade_fee', 'total_fee',
+  'closed_contracts',
+  'expired_contracts',
+  'settled_contracts',
+  'remaining',
+  'virtual_remaining',
+  'closing',
+  'closed_fee',
+  'expired_fee',
+  'closed_pnl',
+  'expired_pnl',
+  'closed_net_pnl',
+  'expired_net_pnl',
+  'gross_pnl',
+  'pc_premium',
+  'pc_risk',
+  'pc_to_win',
+  'remaining_potential_fee',
+  'remaining_premium',
+  'remaining_risk',
+  'remaining_to_win',
+  'trade_fee',
+  'unrounded_trade_fee',
+  'total_fee',
 ];
-const Fill: Schema = object({
-  trade_id: uuid,
-  order_id: uuid,
-  account_id: uuid,
-  market_id: uuid,
-  client_order_id: strOrNull,
-  action: { enum: ['buy', 'sell'] },
-  status: { enum: [...FILL_STATUSES] },
-  liquidity_action: { enum: ['provider', 'taker'] },
-  price: decimal,
-  filled: decimal,
-  traded_contracts: decimal,
-  original_filled: decimal,
-  original_price: decimal,
-  original_premium: decimal,
-  original_risk: decimal,
-  original_to_win: decimal,
-  amended: bool,
-  last_modified_at: int64OrNull,
-  last_modified_by_admin_id: uuidOrNull,
-  admin_log: { type: ['object', 'null'] },
-  ...Object.fromEntries(fillDecimals.map((name) => [name, decimal])),
-  remaining_potential_fee: {
-    ...decimal,
-    description: 'What the settlement-side fee percents in force (market, event, market group) would charge on `remaining_to_win` if the unsettled part won',
+const Fill: Schema = object(
+  {
+    trade_id: uuid,
+    order_id: uuid,
+    account_id: uuid,
+    market_id: uuid,
+    client_order_id: strOrNull,
+    action: { enum: ['buy', 'sell'] },
+    status: { enum: [...FILL_STATUSES] },
+    liquidity_action: { enum: ['provider', 'taker'] },
+    price: decimal,
+    filled: decimal,
+    traded_contracts: decimal,
+    original_filled: decimal,
+    original_price: decimal,
+    original_premium: decimal,
+    original_risk: decimal,
+    original_to_win: decimal,
+    amended: bool,
+    last_modified_at: int64OrNull,
+    last_modified_by_admin_id: uuidOrNull,
+    admin_log: { type: ['object', 'null'] },
+    ...Object.fromEntries(fillDecimals.map((name) => [name, decimal])),
+    remaining_potential_fee: {
+      ...decimal,
+      description:
+        'What the settlement-side fee percents in force (market, event, market group) would charge on `remaining_to_win` if the unsettled part won',
+    },
+    total_fee: {
+      ...decimal,
+      description:
+        "The trade fee net of refunds, plus this fill's share of the settlement-side fees of its settlements",
+    },
+    points: { type: 'number' },
+    settlements_count: integer,
+    placed_pre_start: bool,
+    pre_start: bool,
+    device_id: strOrNull,
+    ip_address: strOrNull,
+    opened_at: int64,
+    expires_at: int64OrNull,
+    settled_at: dateTimeOrNull,
+    inserted_at: int64,
+    updated_at: int64,
+    time: dateTime,
   },
-  total_fee: { ...decimal, description: 'The trade fee net of refunds, plus this fill\'s share of the settlement-side fees of its settlements' },
-  points: { type: 'number' },
-  settlements_count: integer,
-  placed_pre_start: bool,
-  pre_start: bool,
-  device_id: strOrNull,
-  ip_address: strOrNull,
-  opened_at: int64,
-  expires_at: int64OrNull,
-  settled_at: dateTimeOrNull,
-  inserted_at: int64,
-  updated_at: int64,
-  time: dateTime,
-}, ['last_modified_by_admin_id', 'admin_log']);
+  ['last_modified_by_admin_id', 'admin_log'],
+);
 
 const marketStrings = [
-  'short_title', 'group_title', 'description', 'question', 'rules', 'specifier', 'symbol', 'position', 'result',
-  'powered_by', 'competition', 'sport', 'event_title', 'event_short_title', 'event_type', 'event_status', 'grouping_name',
+  'short_title',
+  'group_title',
+  'description',
+  'question',
+  'rules',
+  'specifier',
+  'symbol',
+  'position',
+  'result',
+  'powered_by',
+  'competition',
+  'sport',
+  'event_title',
+  'event_short_title',
+  'event_type',
+  'event_status',
+  'grouping_name',
 ];
 const Market: Schema = object({
   market_id: uuid,
@@ -177,7 +252,11 @@ const Market: Schema = object({
   offers: { type: 'array' },
   recent_trades: { type: 'array', maxItems: 15 },
   // SPEC shows no element shapes for these: lists of strings, as the operator sets them
-  participants: { type: 'array', items: str, description: 'Participants: the market\'s own when the operator set them, else its event\'s' },
+  participants: {
+    type: 'array',
+    items: str,
+    description: "Participants: the market's own when the operator set them, else its event's",
+  },
   filters: { type: 'array', items: str, description: 'Categorizations' },
   trading_filters: { type: 'array', items: str, description: 'Trade categorizations' },
   keywords: { type: 'array', items: str },
@@ -192,7 +271,9 @@ const Market: Schema = object({
   settled_at: int64OrNull,
   timestamp: dateTime,
   timestamp_int: int64,
-  stat_detail: { description: 'Stat line the market derives from (any JSON, as the operator set it); null for non-stat-line markets' },
+  stat_detail: {
+    description: 'Stat line the market derives from (any JSON, as the operator set it); null for non-stat-line markets',
+  },
 });
 
 const Position: Schema = object({
@@ -264,8 +345,22 @@ const BatchCancelResponse: Schema = object({
 
 /** Every component schema, keyed by its name in `#/components/schemas`. */
 export const COMPONENT_SCHEMAS: Record<string, Schema> = {
-  Error: ErrorBody, Order, Fill, Market, Position, Balance,
-  OrderResponse, OrderList, MarketList, FillList, PositionList, BalanceResponse,
-  BatchLegResult, BatchPlaceResponse, BatchCancelResponse,
-  PlaceOrderBody, PlaceOrdersBody, CancelOrdersBody,
+  Error: ErrorBody,
+  Order,
+  Fill,
+  Market,
+  Position,
+  Balance,
+  OrderResponse,
+  OrderList,
+  MarketList,
+  FillList,
+  PositionList,
+  BalanceResponse,
+  BatchLegResult,
+  BatchPlaceResponse,
+  BatchCancelResponse,
+  PlaceOrderBody,
+  PlaceOrdersBody,
+  CancelOrdersBody,
 };

@@ -10,7 +10,12 @@ import express, { Router, type Request, type Response } from 'express';
 const DOCS_PATH = '/docs';
 const DOCUMENT_URL = '/api/v1/openapi.json';
 /** The Swagger UI files a page needs; nothing else of the package is served. */
-const ASSETS: ReadonlySet<string> = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png', 'favicon-16x16.png']);
+const ASSETS: ReadonlySet<string> = new Set([
+  'swagger-ui.css',
+  'swagger-ui-bundle.js',
+  'favicon-32x32.png',
+  'favicon-16x16.png',
+]);
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -33,7 +38,13 @@ const INIT = `window.ui = SwaggerUIBundle({ url: ${JSON.stringify(DOCUMENT_URL)}
 export function docsRouter(): Router {
   const router = Router();
   const distDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-  const headers = (res: Response) => res.set({ 'X-Content-Type-Options': 'nosniff', 'X-Frame-Options': 'DENY', 'Content-Security-Policy': "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'" });
+  const headers = (res: Response) =>
+    res.set({
+      'X-Content-Type-Options': 'nosniff',
+      'X-Frame-Options': 'DENY',
+      'Content-Security-Policy':
+        "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'",
+    });
   router.get(DOCS_PATH, (_req: Request, res: Response) => {
     headers(res).type('html').send(PAGE);
   });

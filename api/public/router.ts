@@ -21,9 +21,20 @@ const SPORT_KEY = /^[a-z0-9_]{1,48}$/;
 
 function sendSvg(req: Request, res: Response, svg: string, cacheControl: string): void {
   const etag = `"${createHash('sha256').update(svg).digest('base64url').slice(0, 27)}"`;
-  res.set({ 'Content-Type': 'image/svg+xml; charset=utf-8', 'Cache-Control': cacheControl, ETag: etag, 'X-Content-Type-Options': 'nosniff' });
+  res.set({
+    'Content-Type': 'image/svg+xml; charset=utf-8',
+    'Cache-Control': cacheControl,
+    ETag: etag,
+    'X-Content-Type-Options': 'nosniff',
+  });
   const ifNoneMatch = req.headers['if-none-match'];
-  if (ifNoneMatch && ifNoneMatch.split(',').map((t) => t.trim().replace(/^W\//, '')).includes(etag)) {
+  if (
+    ifNoneMatch &&
+    ifNoneMatch
+      .split(',')
+      .map((t) => t.trim().replace(/^W\//, ''))
+      .includes(etag)
+  ) {
     res.status(304).end();
     return;
   }

@@ -39,7 +39,9 @@ function send(res: Response, answer: Answer): void {
  * IETF Idempotency-Key draft: the same key with another body is 422, never the first answer).
  */
 function fingerprintOf(method: string, path: string, body: unknown): string {
-  const digest = createHash('sha256').update(JSON.stringify(body ?? null), 'utf8').digest('base64url');
+  const digest = createHash('sha256')
+    .update(JSON.stringify(body ?? null), 'utf8')
+    .digest('base64url');
   return `${method} ${path} ${digest}`;
 }
 
@@ -51,7 +53,12 @@ export function idempotentWrite(ctx: AppContext, handler: AnswerHandler): Reques
       send(res, await handler(req));
       return;
     }
-    if (typeof header !== 'string' || header.length === 0 || header.length > IDEMPOTENCY_KEY_LENGTH_MAX || !KEY_FORMAT.test(header)) {
+    if (
+      typeof header !== 'string' ||
+      header.length === 0 ||
+      header.length > IDEMPOTENCY_KEY_LENGTH_MAX ||
+      !KEY_FORMAT.test(header)
+    ) {
       throw badRequest(`Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_LENGTH_MAX} visible ASCII characters`);
     }
     const accountId = principalOf(req).account_id;

@@ -16,7 +16,14 @@ import { LIVE_ORDER_STATUSES, type OrderStatus } from '../../domain/views.ts';
 import { comparePlaces, type LiveOrder, type LivePosition } from '../../engine/gateway.ts';
 import { pageOf } from '../../projections/pagination.ts';
 import { cursorParts, limitOf, listFilter, type PageRequest } from '../../projections/core/queries/db.ts';
-import { renderBalance, renderOrder, renderPosition, type BalanceWire, type OrderWire, type PositionWire } from '../../projections/core/render.ts';
+import {
+  renderBalance,
+  renderOrder,
+  renderPosition,
+  type BalanceWire,
+  type OrderWire,
+  type PositionWire,
+} from '../../projections/core/render.ts';
 
 const LIVE: ReadonlySet<string> = new Set(LIVE_ORDER_STATUSES);
 const UUID_SEGMENT = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
@@ -34,7 +41,11 @@ export function readsWaitInHandler(method: string, pathWithQuery: string): boole
 }
 
 /** The account's live order, or undefined when the view cannot tell (not live there, another account's, or behind). */
-export function liveOrderOf(ctx: Pick<AppContext, 'writes' | 'engine'>, accountId: string, orderId: string): OrderWire | undefined {
+export function liveOrderOf(
+  ctx: Pick<AppContext, 'writes' | 'engine'>,
+  accountId: string,
+  orderId: string,
+): OrderWire | undefined {
   const order = liveViewFor(ctx, accountId)?.order(orderId);
   return order && order.accountId === accountId ? renderOrder(order.view) : undefined;
 }
@@ -51,7 +62,10 @@ interface OrderFilters {
  * first by journal place, keyset paged with the read model's cursor. Undefined: ask the read model.
  */
 export function liveOrdersOf(
-  ctx: Pick<AppContext, 'writes' | 'engine'>, accountId: string, filters: OrderFilters, page: PageRequest,
+  ctx: Pick<AppContext, 'writes' | 'engine'>,
+  accountId: string,
+  filters: OrderFilters,
+  page: PageRequest,
 ): { cursor: string | null; orders: OrderWire[] } | undefined {
   const statuses = listFilter(filters.statuses);
   if (!statuses || !statuses.every((status) => LIVE.has(status))) return undefined;
@@ -79,7 +93,8 @@ export function liveOrdersOf(
     const named: LiveOrder[] = [];
     for (const id of ids) {
       const order = view.order(id);
-      if (order && order.accountId === accountId && (after === null || comparePlaces(order.key!, after) < 0)) named.push(order); // unkeyedOrders is 0
+      if (order && order.accountId === accountId && (after === null || comparePlaces(order.key!, after) < 0))
+        named.push(order); // unkeyedOrders is 0
     }
     named.sort((a, b) => comparePlaces(b.key!, a.key!));
     for (const order of named) if (!take(order)) break;
@@ -98,7 +113,9 @@ export function liveBalanceOf(ctx: Pick<AppContext, 'writes' | 'engine'>, accoun
 
 /** GET /positions from the live view (largest first, ties by market id, the read model's cursor); undefined: ask the read model. */
 export function livePositionsOf(
-  ctx: Pick<AppContext, 'writes' | 'engine'>, accountId: string, page: PageRequest,
+  ctx: Pick<AppContext, 'writes' | 'engine'>,
+  accountId: string,
+  page: PageRequest,
 ): { cursor: string | null; positions: PositionWire[] } | undefined {
   const account = liveViewFor(ctx, accountId)?.account(accountId);
   if (!account) return undefined;

@@ -12,20 +12,58 @@ import { CURSOR_PARAM, csvOf, LIMIT_PARAM, pageParamsOf, querySpec, readQuery, s
 import { listMarkets } from './reads.ts';
 
 const MARKET_IDS_PARAM = {
-  name: 'market_ids', kind: 'csv' as const, schema: { type: 'string', format: 'uuid' },
+  name: 'market_ids',
+  kind: 'csv' as const,
+  schema: { type: 'string', format: 'uuid' },
   description: 'Comma-separated market UUIDs; returns exactly these, unpaginated, ignoring every other parameter',
 };
 const marketIdsOnly = querySpec([MARKET_IDS_PARAM]);
 
 export const listMarketsQuery = querySpec([
   MARKET_IDS_PARAM,
-  { name: 'event_ids', kind: 'csv', schema: { type: 'string', format: 'uuid' }, description: 'Comma-separated event UUIDs' },
-  { name: 'status', kind: 'csv', schema: { enum: [...MARKET_STATUSES] }, description: 'Comma-separated lowercase market statuses; omitted means every non-archived market' },
-  { name: 'trading', kind: 'string', schema: { enum: ['true', 'false'] }, description: '`true` or `false` only', published: { type: 'boolean' } },
-  { name: 'sports', kind: 'csv', schema: { type: 'string', maxLength: 100 }, description: 'Comma-separated sport names, case-insensitive' },
-  { name: 'competitions', kind: 'csv', schema: { type: 'string', maxLength: 100 }, description: 'Comma-separated competition codes, case-insensitive' },
-  { name: 'sort_by[name]', kind: 'string', schema: { enum: ['event_start'] }, description: 'Only `event_start`: a plain event-start sort replacing the default order' },
-  { name: 'sort_by[direction]', kind: 'string', schema: { enum: ['asc', 'desc'] }, description: '`asc` (default) or `desc`; meaningful only with sort_by[name]' },
+  {
+    name: 'event_ids',
+    kind: 'csv',
+    schema: { type: 'string', format: 'uuid' },
+    description: 'Comma-separated event UUIDs',
+  },
+  {
+    name: 'status',
+    kind: 'csv',
+    schema: { enum: [...MARKET_STATUSES] },
+    description: 'Comma-separated lowercase market statuses; omitted means every non-archived market',
+  },
+  {
+    name: 'trading',
+    kind: 'string',
+    schema: { enum: ['true', 'false'] },
+    description: '`true` or `false` only',
+    published: { type: 'boolean' },
+  },
+  {
+    name: 'sports',
+    kind: 'csv',
+    schema: { type: 'string', maxLength: 100 },
+    description: 'Comma-separated sport names, case-insensitive',
+  },
+  {
+    name: 'competitions',
+    kind: 'csv',
+    schema: { type: 'string', maxLength: 100 },
+    description: 'Comma-separated competition codes, case-insensitive',
+  },
+  {
+    name: 'sort_by[name]',
+    kind: 'string',
+    schema: { enum: ['event_start'] },
+    description: 'Only `event_start`: a plain event-start sort replacing the default order',
+  },
+  {
+    name: 'sort_by[direction]',
+    kind: 'string',
+    schema: { enum: ['asc', 'desc'] },
+    description: '`asc` (default) or `desc`; meaningful only with sort_by[name]',
+  },
   LIMIT_PARAM,
   CURSOR_PARAM,
 ]);
@@ -34,22 +72,31 @@ export function listMarketsRoute(ctx: AppContext) {
   return async (req: Request): Promise<Answer> => {
     const onlyIds = csvOf(readQuery(req, marketIdsOnly).market_ids);
     if (onlyIds) {
-      const page = await listMarkets(ctx, { marketIds: onlyIds.map((id) => id.toLowerCase()) }, { limit: 200, cursor: undefined });
+      const page = await listMarkets(
+        ctx,
+        { marketIds: onlyIds.map((id) => id.toLowerCase()) },
+        { limit: 200, cursor: undefined },
+      );
       return { status: 200, body: { cursor: null, markets: page.items } };
     }
     const query = readQuery(req, listMarketsQuery);
     const trading = stringOf(query.trading);
     const sortName = stringOf(query['sort_by[name]']);
-    const page = await listMarkets(ctx, {
-      eventIds: csvOf(query.event_ids)?.map((id) => id.toLowerCase()),
-      statuses: csvOf(query.status) as MarketStatus[] | undefined,
-      trading: trading === undefined ? undefined : trading === 'true',
-      sports: csvOf(query.sports),
-      competitions: csvOf(query.competitions),
-      sortBy: sortName === 'event_start'
-        ? { name: 'event_start', direction: stringOf(query['sort_by[direction]']) === 'desc' ? 'desc' : 'asc' }
-        : undefined,
-    }, pageParamsOf(query));
+    const page = await listMarkets(
+      ctx,
+      {
+        eventIds: csvOf(query.event_ids)?.map((id) => id.toLowerCase()),
+        statuses: csvOf(query.status) as MarketStatus[] | undefined,
+        trading: trading === undefined ? undefined : trading === 'true',
+        sports: csvOf(query.sports),
+        competitions: csvOf(query.competitions),
+        sortBy:
+          sortName === 'event_start'
+            ? { name: 'event_start', direction: stringOf(query['sort_by[direction]']) === 'desc' ? 'desc' : 'asc' }
+            : undefined,
+      },
+      pageParamsOf(query),
+    );
     return { status: 200, body: { cursor: page.cursor, markets: page.items } };
   };
 }

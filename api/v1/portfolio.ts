@@ -12,9 +12,24 @@ import { CURSOR_PARAM, csvOf, LIMIT_PARAM, pageParamsOf, querySpec, readQuery, s
 import { getBalance, listFills, listPositions } from './reads.ts';
 
 export const listFillsQuery = querySpec([
-  { name: 'market_ids', kind: 'csv', schema: { type: 'string', format: 'uuid' }, description: 'Comma-separated market UUIDs' },
-  { name: 'order_ids', kind: 'csv', schema: { type: 'string', format: 'uuid' }, description: 'Comma-separated order UUIDs; another account\'s order matches nothing' },
-  { name: 'status', kind: 'string', schema: { enum: [...FILL_STATUSES] }, description: 'A single fill status, not a list' },
+  {
+    name: 'market_ids',
+    kind: 'csv',
+    schema: { type: 'string', format: 'uuid' },
+    description: 'Comma-separated market UUIDs',
+  },
+  {
+    name: 'order_ids',
+    kind: 'csv',
+    schema: { type: 'string', format: 'uuid' },
+    description: "Comma-separated order UUIDs; another account's order matches nothing",
+  },
+  {
+    name: 'status',
+    kind: 'string',
+    schema: { enum: [...FILL_STATUSES] },
+    description: 'A single fill status, not a list',
+  },
   LIMIT_PARAM,
   CURSOR_PARAM,
 ]);
@@ -25,11 +40,16 @@ export function listFillsRoute(ctx: AppContext) {
   return async (req: Request): Promise<Answer> => {
     const query = readQuery(req, listFillsQuery);
     const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
-    const page = await listFills(ctx, principalOf(req).account_id, {
-      market_ids: lower(csvOf(query.market_ids)),
-      order_ids: lower(csvOf(query.order_ids)),
-      status: stringOf(query.status),
-    }, pageParamsOf(query));
+    const page = await listFills(
+      ctx,
+      principalOf(req).account_id,
+      {
+        market_ids: lower(csvOf(query.market_ids)),
+        order_ids: lower(csvOf(query.order_ids)),
+        status: stringOf(query.status),
+      },
+      pageParamsOf(query),
+    );
     return { status: 200, body: { cursor: page.cursor, fills: page.items } };
   };
 }

@@ -29,15 +29,24 @@ export interface QuerySpec {
 }
 
 export const LIMIT_PARAM: QueryParam = {
-  name: 'limit', kind: 'string', schema: { type: 'string' }, published: { type: 'integer' },
+  name: 'limit',
+  kind: 'string',
+  schema: { type: 'string' },
+  published: { type: 'integer' },
   description: 'Rows per page; default 100, silently clamped to 200',
 };
-export const CURSOR_PARAM: QueryParam = { name: 'cursor', kind: 'string', schema: { type: 'string', maxLength: 512 }, description: 'Opaque cursor from the previous page' };
+export const CURSOR_PARAM: QueryParam = {
+  name: 'cursor',
+  kind: 'string',
+  schema: { type: 'string', maxLength: 512 },
+  description: 'Opaque cursor from the previous page',
+};
 
 export function querySpec(params: QueryParam[]): QuerySpec {
   const properties: Record<string, unknown> = {};
   for (const param of params) {
-    properties[param.name] = param.kind === 'csv' ? { type: 'array', items: param.schema, maxItems: 500 } : param.schema;
+    properties[param.name] =
+      param.kind === 'csv' ? { type: 'array', items: param.schema, maxItems: 500 } : param.schema;
   }
   return { params, validate: compile({ type: 'object', properties }) };
 }
@@ -56,7 +65,10 @@ export function readQuery(req: Request, spec: QuerySpec): Record<string, string 
     const values = [...search.getAll(param.name), ...search.getAll(`${param.name}[]`)];
     if (values.length === 0) continue;
     if (param.kind === 'csv') {
-      const items = values.flatMap((v) => v.split(',')).map((v) => (param.verbatim ? v : v.trim())).filter((v) => v !== '');
+      const items = values
+        .flatMap((v) => v.split(','))
+        .map((v) => (param.verbatim ? v : v.trim()))
+        .filter((v) => v !== '');
       if (items.length > 0) out[param.name] = items;
     } else {
       if (values.length > 1) throw badRequest(`${param.name} must be given once`);
@@ -65,15 +77,24 @@ export function readQuery(req: Request, spec: QuerySpec): Record<string, string 
   }
   if (!spec.validate(out)) {
     const first = spec.validate.errors?.[0];
-    throw badRequest(first ? describeError({ ...first, instancePath: first.instancePath.replace(/\/\d+$/, '') }) : 'Invalid query parameter');
+    throw badRequest(
+      first
+        ? describeError({ ...first, instancePath: first.instancePath.replace(/\/\d+$/, '') })
+        : 'Invalid query parameter',
+    );
   }
   return out;
 }
 
-export function pageParamsOf(query: Record<string, string | string[] | undefined>): { limit: number; cursor: string | undefined } {
+export function pageParamsOf(query: Record<string, string | string[] | undefined>): {
+  limit: number;
+  cursor: string | undefined;
+} {
   const cursor = query.cursor;
   return { limit: parseLimit(query.limit), cursor: typeof cursor === 'string' && cursor !== '' ? cursor : undefined };
 }
 
-export const csvOf = (value: string | string[] | undefined): string[] | undefined => (Array.isArray(value) ? value : undefined);
-export const stringOf = (value: string | string[] | undefined): string | undefined => (typeof value === 'string' ? value : undefined);
+export const csvOf = (value: string | string[] | undefined): string[] | undefined =>
+  Array.isArray(value) ? value : undefined;
+export const stringOf = (value: string | string[] | undefined): string | undefined =>
+  typeof value === 'string' ? value : undefined;

@@ -48,7 +48,11 @@ export function rateLimit(ctx: Pick<AppContext, 'settings' | 'clock'>) {
       const waitMs = buckets.take(key, read ? 1 : costOf(req, settings.batch_limit), perSecond, nowMs);
       if (waitMs !== 0) {
         const retryMs = waitMs === TABLE_FULL ? MS_PER_S : waitMs;
-        throw tooManyRequests(retryMs, perSecond * BURST_SECONDS, Math.max(retryMs, buckets.refillMs(key, perSecond, nowMs)));
+        throw tooManyRequests(
+          retryMs,
+          perSecond * BURST_SECONDS,
+          Math.max(retryMs, buckets.refillMs(key, perSecond, nowMs)),
+        );
       }
     }
     next();

@@ -15,7 +15,6 @@ import { listPositions as listCorePositions } from '../../projections/core/queri
 import type { BalanceWire, FillWire, OrderWire, PositionWire } from '../../projections/core/render.ts';
 import { liveBalanceOf, liveOrderOf, liveOrdersOf, livePositionsOf } from './liveReads.ts';
 
-
 interface Page<T> {
   items: T[];
   cursor: string | null;
@@ -41,7 +40,12 @@ interface FillFilters {
 
 const pageRequest = (page: PageParams) => ({ limit: page.limit, cursor: page.cursor ?? null });
 
-export async function listOrders(ctx: AppContext, accountId: string, filters: OrderFilters, page: PageParams): Promise<Page<OrderWire>> {
+export async function listOrders(
+  ctx: AppContext,
+  accountId: string,
+  filters: OrderFilters,
+  page: PageParams,
+): Promise<Page<OrderWire>> {
   const coreFilters = {
     orderIds: filters.order_ids,
     clientOrderIds: filters.client_order_ids,
@@ -62,12 +66,22 @@ export async function getOrder(ctx: AppContext, accountId: string, orderId: stri
   return (await getCoreOrder(ctx.pool, accountId, orderId)) ?? undefined;
 }
 
-export async function listFills(ctx: AppContext, accountId: string, filters: FillFilters, page: PageParams): Promise<Page<FillWire>> {
-  const result = await listCoreFills(ctx.pool, accountId, {
-    marketIds: filters.market_ids,
-    orderIds: filters.order_ids,
-    status: filters.status as FillStatus | undefined,
-  }, pageRequest(page));
+export async function listFills(
+  ctx: AppContext,
+  accountId: string,
+  filters: FillFilters,
+  page: PageParams,
+): Promise<Page<FillWire>> {
+  const result = await listCoreFills(
+    ctx.pool,
+    accountId,
+    {
+      marketIds: filters.market_ids,
+      orderIds: filters.order_ids,
+      status: filters.status as FillStatus | undefined,
+    },
+    pageRequest(page),
+  );
   return { items: result.fills, cursor: result.cursor };
 }
 
@@ -87,7 +101,11 @@ export async function getBalance(ctx: AppContext, accountId: string): Promise<Ba
 }
 
 /** GET /markets: the core markets query (market_ids unpaginated and overriding the rest). */
-export async function listMarkets(ctx: AppContext, filters: MarketFilters, page: PageParams): Promise<Page<MarketWire>> {
+export async function listMarkets(
+  ctx: AppContext,
+  filters: MarketFilters,
+  page: PageParams,
+): Promise<Page<MarketWire>> {
   const result = await listCoreMarkets(ctx.pool, filters, pageRequest(page), ctx.clock.nowUs());
   return { items: result.markets, cursor: result.cursor };
 }

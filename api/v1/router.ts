@@ -62,12 +62,22 @@ export function v1Api(ctx: AppContext, options: V1Options = {}): V1Api {
     router[route.method](expressPath(route.path), ...handlers);
     // writes with a fixed path: the order-entry routes (reads need express's query parsing)
     if (route.write && !route.path.includes('{')) {
-      laneRoutes.push({ method: route.method, path: `${V1_BASE}${route.path}`, routerPath: route.path, chain: [authentication, scopes, body, refuseNul, limited, ...handlers] });
+      laneRoutes.push({
+        method: route.method,
+        path: `${V1_BASE}${route.path}`,
+        routerPath: route.path,
+        chain: [authentication, scopes, body, refuseNul, limited, ...handlers],
+      });
     }
   }
 
   // GET /me, the most frequent read of a member app, in the lane too (it takes no query)
-  laneRoutes.push({ method: 'GET', path: `${V1_BASE}/me`, routerPath: '/me', chain: [authentication, scopes, body, refuseNul, limited, ...getMeHandlers(ctx)] });
+  laneRoutes.push({
+    method: 'GET',
+    path: `${V1_BASE}/me`,
+    routerPath: '/me',
+    chain: [authentication, scopes, body, refuseNul, limited, ...getMeHandlers(ctx)],
+  });
   router.use(memberRouter(ctx));
   router.use(() => {
     throw notFound('Not found');
@@ -82,12 +92,14 @@ function routeHandlers(ctx: AppContext, route: RouteSpec): RequestHandler[] {
   if (route.deprecated) handlers.push(announceDeprecation(route.deprecated));
   if (route.write) handlers.push(requireWrite());
   const handler = route.handler;
-  handlers.push(route.idempotent
-    ? idempotentWrite(ctx, handler)
-    : async (req: Request, res: Response) => {
-      const answer = await handler(req);
-      res.status(answer.status).json(answer.body);
-    });
+  handlers.push(
+    route.idempotent
+      ? idempotentWrite(ctx, handler)
+      : async (req: Request, res: Response) => {
+          const answer = await handler(req);
+          res.status(answer.status).json(answer.body);
+        },
+  );
   return handlers;
 }
 
@@ -103,6 +115,13 @@ export function mountRoutes(router: Router, ctx: AppContext, routes: readonly Ro
  * that refuses every use.
  */
 export function v1OpenApiDocument(): ReturnType<typeof buildOpenApiDocument> {
-  const unused = new Proxy({}, { get: () => { throw new Error('the route table was built for its description only'); } }) as AppContext;
+  const unused = new Proxy(
+    {},
+    {
+      get: () => {
+        throw new Error('the route table was built for its description only');
+      },
+    },
+  ) as AppContext;
   return buildOpenApiDocument(tradingRoutes(unused), [memberFragment()]);
 }

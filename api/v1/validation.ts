@@ -6,7 +6,9 @@ import addFormatsModule from 'ajv-formats';
 import { badRequest } from '../errors.ts';
 
 // ajv-formats is CommonJS: its default export arrives wrapped under ESM.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => Ajv2020;
 
 /** A JSON Schema 2020-12 validator factory shared by the API and the tests. */
 export function createAjv(): Ajv2020 {
@@ -22,7 +24,10 @@ export function compile<T>(schema: Record<string, unknown>): ValidateFunction<T>
 }
 
 function fieldPath(instancePath: string): string {
-  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   let out = '';
   for (const part of parts) out += /^\d+$/.test(part) ? `[${part}]` : out === '' ? part : `.${part}`;
   return out;

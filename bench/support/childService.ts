@@ -28,7 +28,9 @@ export async function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -50,7 +52,18 @@ export async function startChildService(env: Record<string, string> = {}): Promi
   // BENCH_SERVICE_FLAGS: extra node flags for the service alone (e.g. --cpu-prof --cpu-prof-dir=prof)
   const extraFlags = (process.env.BENCH_SERVICE_FLAGS ?? '').split(/\s+/).filter((flag) => flag.startsWith('--'));
   const child: ChildProcess = spawn(process.execPath, [...startNodeFlags(), ...extraFlags, 'cli/bin.js', 'serve'], {
-    env: { ...process.env, PORT: String(port), WS_PORT: String(wsPort), ADMIN_PORT: String(adminPort), DATA_DIR: dataDir, ADMIN_TOKEN: adminToken, LOG_LEVEL: 'warn', DEMO: '0', TEST_CLOCK: '0', ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      WS_PORT: String(wsPort),
+      ADMIN_PORT: String(adminPort),
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN: adminToken,
+      LOG_LEVEL: 'warn',
+      DEMO: '0',
+      TEST_CLOCK: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let logTail = '';
@@ -71,7 +84,10 @@ export async function startChildService(env: Record<string, string> = {}): Promi
   try {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${logTail}`);
-      const healthy = await fetch(new URL('/healthz', baseUrl)).then((answer) => answer.status === 200, () => false);
+      const healthy = await fetch(new URL('/healthz', baseUrl)).then(
+        (answer) => answer.status === 200,
+        () => false,
+      );
       if (healthy) break;
       if (Date.now() > deadline) throw new Error('service did not become healthy');
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -87,8 +103,13 @@ export async function startChildService(env: Record<string, string> = {}): Promi
  * A reference server of a bench (bench/support/*.mjs) as a child process with the service's node
  * flags; it prints its port on its first line of output.
  */
-export async function startReference(script: string, args: string[] = []): Promise<{ url: URL; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [...startNodeFlags(), script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+export async function startReference(
+  script: string,
+  args: string[] = [],
+): Promise<{ url: URL; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [...startNodeFlags(), script, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('error', reject);
     child.stdout?.once('data', (chunk: Buffer) => resolve(Number(chunk.toString('utf8').trim())));

@@ -78,7 +78,11 @@ export class LoadClient {
   private readonly queued: Array<(connection: Connection) => void> = [];
   private readonly all: Connection[] = [];
 
-  constructor(private readonly host: string, private readonly port: number, private readonly connections: number) {}
+  constructor(
+    private readonly host: string,
+    private readonly port: number,
+    private readonly connections: number,
+  ) {}
 
   async request(method: string, path: string, headers: Record<string, string>, body?: string): Promise<LoadAnswer> {
     const payload = body === undefined ? undefined : Buffer.from(body, 'utf8');

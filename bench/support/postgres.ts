@@ -35,7 +35,8 @@ export async function startBenchPostgres(poolSize = 4): Promise<BenchPostgres> {
     `SELECT current_setting('fsync') AS fsync, current_setting('synchronous_commit') AS sync`,
   );
   return {
-    pool, connectionString,
+    pool,
+    connectionString,
     settings: { fsync: settings.rows[0]!.fsync, synchronousCommit: settings.rows[0]!.sync },
     async stop() {
       await pool.end().catch(() => undefined);

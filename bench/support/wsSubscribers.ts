@@ -7,7 +7,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
 
-interface Setup { url: string; headers: Record<string, string>; marketId: string; count: number }
+interface Setup {
+  url: string;
+  headers: Record<string, string>;
+  marketId: string;
+  count: number;
+}
 
 const HISTOGRAM_MS_MAX = 60_000;
 const CONNECTS_AT_ONCE = 50;
@@ -46,7 +51,9 @@ function open(index: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(setup.url, { headers: setup.headers, perMessageDeflate: false, skipUTF8Validation: true });
     ws.on('open', () => {
-      ws.send(JSON.stringify([String(index), String(index), 'orderbook', 'phx_join', { market_ids: [setup.marketId] }]));
+      ws.send(
+        JSON.stringify([String(index), String(index), 'orderbook', 'phx_join', { market_ids: [setup.marketId] }]),
+      );
     });
     ws.once('message', (data) => {
       const reply = JSON.parse(String(data)) as [unknown, unknown, string, string, { status: string }];

@@ -13,14 +13,21 @@ interface ConnectionOptions {
 }
 
 export class AdminApiError extends Error {
-  constructor(readonly status: number, message: string, readonly body: unknown) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly body: unknown,
+  ) {
     super(message);
     this.name = 'AdminApiError';
   }
 }
 
 export class AdminClient {
-  private constructor(private readonly baseUrl: string, private readonly token: string) {}
+  private constructor(
+    private readonly baseUrl: string,
+    private readonly token: string,
+  ) {}
 
   /** --url / EXCHANGE_URL / http://$ADMIN_HOST:$ADMIN_PORT (127.0.0.1:8082); --token / ADMIN_TOKEN / DATA_DIR/admin-token. */
   static async connect(options: ConnectionOptions, env: NodeJS.ProcessEnv = process.env): Promise<AdminClient> {
@@ -28,7 +35,9 @@ export class AdminClient {
     const dataDir = options.dataDir ?? env.DATA_DIR ?? './data';
     const token = options.token ?? (env.ADMIN_TOKEN || undefined) ?? (await readStoredAdminToken(dataDir));
     if (token === undefined) {
-      throw new Error(`no admin token: pass --token, set ADMIN_TOKEN, or run where ${dataDir}/admin-token exists (DATA_DIR)`);
+      throw new Error(
+        `no admin token: pass --token, set ADMIN_TOKEN, or run where ${dataDir}/admin-token exists (DATA_DIR)`,
+      );
     }
     return new AdminClient(url, token);
   }
@@ -60,7 +69,11 @@ export class AdminClient {
     }
     if (!response.ok) {
       const message = (parsed as { error?: unknown })?.error;
-      throw new AdminApiError(response.status, `${response.status} ${typeof message === 'string' ? message : response.statusText}`, parsed);
+      throw new AdminApiError(
+        response.status,
+        `${response.status} ${typeof message === 'string' ? message : response.statusText}`,
+        parsed,
+      );
     }
     return parsed as Record<string, unknown>;
   }

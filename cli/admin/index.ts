@@ -7,7 +7,11 @@ import { signRequest } from '../../commands/demo/signing.ts';
 import { AdminApiError, AdminClient } from './client.ts';
 import { print } from './format.ts';
 
-interface GlobalOptions { url?: string; token?: string; json?: boolean }
+interface GlobalOptions {
+  url?: string;
+  token?: string;
+  json?: boolean;
+}
 
 type Answer = Record<string, unknown>;
 
@@ -46,9 +50,17 @@ function bodyOf(options: Record<string, unknown>, names: Record<string, string>)
 }
 
 const ACCOUNT_FIELDS = {
-  firstName: 'first_name', lastName: 'last_name', email: 'email', password: 'password', status: 'status',
-  jurisdiction: 'jurisdiction', feeSchedule: 'fee_schedule', baseFeePercent: 'base_fee_percent',
-  makerFactor: 'maker_factor', takerFactor: 'taker_factor', createdAt: 'created_at',
+  firstName: 'first_name',
+  lastName: 'last_name',
+  email: 'email',
+  password: 'password',
+  status: 'status',
+  jurisdiction: 'jurisdiction',
+  feeSchedule: 'fee_schedule',
+  baseFeePercent: 'base_fee_percent',
+  makerFactor: 'maker_factor',
+  takerFactor: 'taker_factor',
+  createdAt: 'created_at',
 };
 
 function withAccountOptions(command: Command): Command {
@@ -59,18 +71,36 @@ function withAccountOptions(command: Command): Command {
     .option('--password <password>', 'login password')
     .addOption(new Option('--status <status>', 'account status').choices(['active', 'pending', 'suspended']))
     .addOption(new Option('--jurisdiction <code>', 'jurisdiction').choices(['us', 'ca']))
-    .addOption(new Option('--fee-schedule <schedule>', 'fee schedule').choices(['fixed_percent', 'on_trade', 'loyalty_tier_on_trade']))
+    .addOption(
+      new Option('--fee-schedule <schedule>', 'fee schedule').choices([
+        'fixed_percent',
+        'on_trade',
+        'loyalty_tier_on_trade',
+      ]),
+    )
     .option('--base-fee-percent <percent>', 'fee percentage on fixed_percent', number('--base-fee-percent'))
     .option('--maker-factor <factor>', 'maker factor on on_trade schedules', number('--maker-factor'))
     .option('--taker-factor <factor>', 'taker factor on on_trade schedules', number('--taker-factor'))
     .option('--created-at <date-time>', 'creation time, for accounts that predate the leaderboard');
 }
 
-const CLIENT_FIELDS = { name: 'name', appType: 'app_type', scope: 'scopes', redirectUri: 'redirect_uris', ip: 'ip_allowlist', status: 'status' };
+const CLIENT_FIELDS = {
+  name: 'name',
+  appType: 'app_type',
+  scope: 'scopes',
+  redirectUri: 'redirect_uris',
+  ip: 'ip_allowlist',
+  status: 'status',
+};
 
 function withClientOptions(command: Command, required: boolean): Command {
   const name = new Option('--name <name>', 'application name');
-  const appType = new Option('--app-type <type>', 'web and server apps get a secret').choices(['web', 'server', 'browser', 'native']);
+  const appType = new Option('--app-type <type>', 'web and server apps get a secret').choices([
+    'web',
+    'server',
+    'browser',
+    'native',
+  ]);
   const scope = new Option('--scope <scopes...>', 'allowed scopes, e.g. market_data events orders.read');
   if (required) {
     name.makeOptionMandatory();
@@ -108,79 +138,216 @@ export function registerAdminCommands(program: Command): void {
   const admin = program
     .command('admin')
     .description('operate the exchange through the admin API (/admin/v1)')
-    .option('--url <url>', 'operator listener URL (default $EXCHANGE_URL, else http://$ADMIN_HOST:$ADMIN_PORT, i.e. http://127.0.0.1:8082 with neither set); `sign` prints a URL on the public port ($EXCHANGE_URL, else http://localhost:$PORT)')
+    .option(
+      '--url <url>',
+      'operator listener URL (default $EXCHANGE_URL, else http://$ADMIN_HOST:$ADMIN_PORT, i.e. http://127.0.0.1:8082 with neither set); `sign` prints a URL on the public port ($EXCHANGE_URL, else http://localhost:$PORT)',
+    )
     .option('--token <token>', 'admin token (default $ADMIN_TOKEN, else $DATA_DIR/admin-token)')
     .option('--json', 'print the raw JSON answer instead of a table');
 
   // accounts
   const accounts = admin.command('accounts').description('member accounts');
-  withAccountOptions(accounts.command('create').description('open an account'))
-    .action((options: Answer, cmd: Command) => execute(cmd, (c) => c.request('POST', '/accounts', bodyOf(options, ACCOUNT_FIELDS))));
-  accounts.command('get').description('show an account').argument('<account_id>')
-    .action((id: string, _o: Answer, cmd: Command) => execute(cmd, (c) => c.request('GET', `/accounts/${encodeURIComponent(id)}`)));
-  withAccountOptions(accounts.command('update').description('change an account (status, fees, names, password)').argument('<account_id>'))
-    .action((id: string, options: Answer, cmd: Command) =>
-      execute(cmd, (c) => c.request('PATCH', `/accounts/${encodeURIComponent(id)}`, bodyOf(options, ACCOUNT_FIELDS))));
-  accounts.command('totp').description('turn two-factor login on (prints the base32 secret and otpauth:// URL once)').argument('<account_id>')
-    .action((id: string, _o: Answer, cmd: Command) => execute(cmd, (c) => c.request('POST', `/accounts/${encodeURIComponent(id)}/totp`)));
-  accounts.command('grants').description("list the member's OAuth grants, revoked ones included").argument('<account_id>')
-    .action((id: string, _o: Answer, cmd: Command) => execute(cmd, (c) => c.request('GET', `/accounts/${encodeURIComponent(id)}/grants`)));
+  withAccountOptions(accounts.command('create').description('open an account')).action(
+    (options: Answer, cmd: Command) =>
+      execute(cmd, (c) => c.request('POST', '/accounts', bodyOf(options, ACCOUNT_FIELDS))),
+  );
+  accounts
+    .command('get')
+    .description('show an account')
+    .argument('<account_id>')
+    .action((id: string, _o: Answer, cmd: Command) =>
+      execute(cmd, (c) => c.request('GET', `/accounts/${encodeURIComponent(id)}`)),
+    );
+  withAccountOptions(
+    accounts
+      .command('update')
+      .description('change an account (status, fees, names, password)')
+      .argument('<account_id>'),
+  ).action((id: string, options: Answer, cmd: Command) =>
+    execute(cmd, (c) => c.request('PATCH', `/accounts/${encodeURIComponent(id)}`, bodyOf(options, ACCOUNT_FIELDS))),
+  );
+  accounts
+    .command('totp')
+    .description('turn two-factor login on (prints the base32 secret and otpauth:// URL once)')
+    .argument('<account_id>')
+    .action((id: string, _o: Answer, cmd: Command) =>
+      execute(cmd, (c) => c.request('POST', `/accounts/${encodeURIComponent(id)}/totp`)),
+    );
+  accounts
+    .command('grants')
+    .description("list the member's OAuth grants, revoked ones included")
+    .argument('<account_id>')
+    .action((id: string, _o: Answer, cmd: Command) =>
+      execute(cmd, (c) => c.request('GET', `/accounts/${encodeURIComponent(id)}/grants`)),
+    );
 
-  admin.command('deposit').description('deposit cash into an account').argument('<account_id>').argument('<amount>', 'dollars, e.g. 100.00')
+  admin
+    .command('deposit')
+    .description('deposit cash into an account')
+    .argument('<account_id>')
+    .argument('<amount>', 'dollars, e.g. 100.00')
     .action((id: string, amount: string, _o: Answer, cmd: Command) =>
-      execute(cmd, (c) => c.request('POST', `/accounts/${encodeURIComponent(id)}/deposits`, { amount })));
-  admin.command('withdraw').description('withdraw cash from an account').argument('<account_id>').argument('<amount>', 'dollars')
-    .option('--method <method>', 'payment method').option('--reason <reason>', 'reason').addOption(new Option('--sub-method <sub>', 'Interac transfers').choices(['Send', 'Request']))
+      execute(cmd, (c) => c.request('POST', `/accounts/${encodeURIComponent(id)}/deposits`, { amount })),
+    );
+  admin
+    .command('withdraw')
+    .description('withdraw cash from an account')
+    .argument('<account_id>')
+    .argument('<amount>', 'dollars')
+    .option('--method <method>', 'payment method')
+    .option('--reason <reason>', 'reason')
+    .addOption(new Option('--sub-method <sub>', 'Interac transfers').choices(['Send', 'Request']))
     .action((id: string, amount: string, options: Answer, cmd: Command) =>
-      execute(cmd, (c) => c.request('POST', `/accounts/${encodeURIComponent(id)}/withdrawals`, { amount, ...bodyOf(options, { method: 'method', reason: 'reason', subMethod: 'sub_method' }) })));
-  admin.command('adjust').description('adjust an account balance (signed amount)').argument('<account_id>').argument('<amount>', 'signed dollars, e.g. -5.00')
+      execute(cmd, (c) =>
+        c.request('POST', `/accounts/${encodeURIComponent(id)}/withdrawals`, {
+          amount,
+          ...bodyOf(options, { method: 'method', reason: 'reason', subMethod: 'sub_method' }),
+        }),
+      ),
+    );
+  admin
+    .command('adjust')
+    .description('adjust an account balance (signed amount)')
+    .argument('<account_id>')
+    .argument('<amount>', 'signed dollars, e.g. -5.00')
     .option('--reason <reason>', 'reason')
     .action((id: string, amount: string, options: Answer, cmd: Command) =>
-      execute(cmd, (c) => c.request('POST', `/accounts/${encodeURIComponent(id)}/adjustments`, { amount, ...bodyOf(options, { reason: 'reason' }) })));
+      execute(cmd, (c) =>
+        c.request('POST', `/accounts/${encodeURIComponent(id)}/adjustments`, {
+          amount,
+          ...bodyOf(options, { reason: 'reason' }),
+        }),
+      ),
+    );
 
   // API keys and sessions
   const keys = admin.command('keys').description('API keys');
-  keys.command('create').description('issue an API key (a generated key pair prints the private key once)').argument('<account_id>')
+  keys
+    .command('create')
+    .description('issue an API key (a generated key pair prints the private key once)')
+    .argument('<account_id>')
     .addOption(new Option('--scope <scope>', 'key scope').choices(['read_only', 'read_write']).default('read_write'))
     .option('--public-key <base64>', 'your own Ed25519 public key (base64 of 32 bytes)')
     .action((id: string, options: Answer, cmd: Command) =>
-      execute(cmd, (c) => c.request('POST', `/accounts/${encodeURIComponent(id)}/api_keys`, bodyOf(options, { scope: 'scope', publicKey: 'public_key' }))));
-  keys.command('revoke').description('revoke an API key (stops working at once)').argument('<key_id>')
-    .action((id: string, _o: Answer, cmd: Command) => execute(cmd, (c) => c.request('DELETE', `/api_keys/${encodeURIComponent(id)}`)));
-  admin.command('sessions').description('member sessions').command('create').description('issue a member session bearer token').argument('<account_id>')
+      execute(cmd, (c) =>
+        c.request(
+          'POST',
+          `/accounts/${encodeURIComponent(id)}/api_keys`,
+          bodyOf(options, { scope: 'scope', publicKey: 'public_key' }),
+        ),
+      ),
+    );
+  keys
+    .command('revoke')
+    .description('revoke an API key (stops working at once)')
+    .argument('<key_id>')
+    .action((id: string, _o: Answer, cmd: Command) =>
+      execute(cmd, (c) => c.request('DELETE', `/api_keys/${encodeURIComponent(id)}`)),
+    );
+  admin
+    .command('sessions')
+    .description('member sessions')
+    .command('create')
+    .description('issue a member session bearer token')
+    .argument('<account_id>')
     .option('--expires-in <seconds>', 'lifetime in seconds', integer('--expires-in'))
     .action((id: string, options: Answer, cmd: Command) =>
-      execute(cmd, (c) => c.request('POST', `/accounts/${encodeURIComponent(id)}/sessions`, bodyOf(options, { expiresIn: 'expires_in' }))));
+      execute(cmd, (c) =>
+        c.request('POST', `/accounts/${encodeURIComponent(id)}/sessions`, bodyOf(options, { expiresIn: 'expires_in' })),
+      ),
+    );
 
   // events
   const events = admin.command('events').description('sports events');
-  events.command('create').description('schedule an event')
-    .requiredOption('--title <title>', 'event title').requiredOption('--start <date-time>', 'start time, e.g. 2030-01-01T18:00:00Z')
-    .option('--short-title <title>', 'short title').option('--event-type <type>', 'event type').option('--sport <sport>', 'sport')
-    .option('--competition <code>', 'competition').option('--participant <names...>', 'participants')
-    .action((options: Answer, cmd: Command) => execute(cmd, (c) => c.request('POST', '/events', bodyOf(options, {
-      title: 'title', start: 'start', shortTitle: 'short_title', eventType: 'event_type', sport: 'sport', competition: 'competition', participant: 'participants',
-    }))));
-  events.command('start').description('mark an event in progress (good_till_start orders cancelled, in-play delays apply)').argument('<event_id>')
-    .action((id: string, _o: Answer, cmd: Command) => execute(cmd, (c) => c.request('POST', `/events/${encodeURIComponent(id)}/start`)));
+  events
+    .command('create')
+    .description('schedule an event')
+    .requiredOption('--title <title>', 'event title')
+    .requiredOption('--start <date-time>', 'start time, e.g. 2030-01-01T18:00:00Z')
+    .option('--short-title <title>', 'short title')
+    .option('--event-type <type>', 'event type')
+    .option('--sport <sport>', 'sport')
+    .option('--competition <code>', 'competition')
+    .option('--participant <names...>', 'participants')
+    .action((options: Answer, cmd: Command) =>
+      execute(cmd, (c) =>
+        c.request(
+          'POST',
+          '/events',
+          bodyOf(options, {
+            title: 'title',
+            start: 'start',
+            shortTitle: 'short_title',
+            eventType: 'event_type',
+            sport: 'sport',
+            competition: 'competition',
+            participant: 'participants',
+          }),
+        ),
+      ),
+    );
+  events
+    .command('start')
+    .description('mark an event in progress (good_till_start orders cancelled, in-play delays apply)')
+    .argument('<event_id>')
+    .action((id: string, _o: Answer, cmd: Command) =>
+      execute(cmd, (c) => c.request('POST', `/events/${encodeURIComponent(id)}/start`)),
+    );
 
   // markets
   const markets = admin.command('markets').description('markets and their lifecycle');
-  markets.command('create').description('list a market on an event')
-    .requiredOption('--event <event_id>', 'event').requiredOption('--title <title>', 'market title')
+  markets
+    .command('create')
+    .description('list a market on an event')
+    .requiredOption('--event <event_id>', 'event')
+    .requiredOption('--title <title>', 'market title')
     .option('--max-price <dollars>', 'settlement value of a winning contract (default 1.00)')
-    .addOption(new Option('--status <status>', 'initial status (default scheduled)').choices(['scheduled', 'pre_open', 'open', 'closed']))
+    .addOption(
+      new Option('--status <status>', 'initial status (default scheduled)').choices([
+        'scheduled',
+        'pre_open',
+        'open',
+        'closed',
+      ]),
+    )
     .option('--trading <bool>', 'accepting orders (default true)', bool('--trading'))
-    .option('--in-play-delay-sec <seconds>', 'order delay while the event is in progress', integer('--in-play-delay-sec'))
+    .option(
+      '--in-play-delay-sec <seconds>',
+      'order delay while the event is in progress',
+      integer('--in-play-delay-sec'),
+    )
     .option('--points-cost <n>', 'cost of each loyalty point', integer('--points-cost'))
-    .option('--grouping-id <id>', 'mutually exclusive outcome set').option('--grouping-name <name>', 'grouping name')
-    .option('--symbol <symbol>', 'symbol').option('--question <text>', 'question').option('--rules <text>', 'rules')
-    .option('--short-title <title>', 'short title').option('--featured', 'feature the market')
-    .action((options: Answer, cmd: Command) => execute(cmd, (c) => c.request('POST', '/markets', bodyOf(options, {
-      event: 'event_id', title: 'title', maxPrice: 'max_price', status: 'status', trading: 'trading', inPlayDelaySec: 'in_play_delay_sec',
-      pointsCost: 'points_cost', groupingId: 'grouping_id', groupingName: 'grouping_name', symbol: 'symbol', question: 'question',
-      rules: 'rules', shortTitle: 'short_title', featured: 'featured',
-    }))));
+    .option('--grouping-id <id>', 'mutually exclusive outcome set')
+    .option('--grouping-name <name>', 'grouping name')
+    .option('--symbol <symbol>', 'symbol')
+    .option('--question <text>', 'question')
+    .option('--rules <text>', 'rules')
+    .option('--short-title <title>', 'short title')
+    .option('--featured', 'feature the market')
+    .action((options: Answer, cmd: Command) =>
+      execute(cmd, (c) =>
+        c.request(
+          'POST',
+          '/markets',
+          bodyOf(options, {
+            event: 'event_id',
+            title: 'title',
+            maxPrice: 'max_price',
+            status: 'status',
+            trading: 'trading',
+            inPlayDelaySec: 'in_play_delay_sec',
+            pointsCost: 'points_cost',
+            groupingId: 'grouping_id',
+            groupingName: 'grouping_name',
+            symbol: 'symbol',
+            question: 'question',
+            rules: 'rules',
+            shortTitle: 'short_title',
+            featured: 'featured',
+          }),
+        ),
+      ),
+    );
   const transitions: Array<[string, string, Answer]> = [
     ['pre-open', 'accept resting limit orders before opening', { status: 'pre_open' }],
     ['open', 'open the market for trading', { status: 'open', trading: true }],
@@ -190,73 +357,146 @@ export function registerAdminCommands(program: Command): void {
     ['cancel', 'cancel the market (its live orders are cancelled)', { status: 'cancelled' }],
   ];
   for (const [name, description, body] of transitions) {
-    markets.command(name).description(description).argument('<market_id>')
-      .action((id: string, _o: Answer, cmd: Command) => execute(cmd, (c) => c.request('POST', `/markets/${encodeURIComponent(id)}/status`, body)));
+    markets
+      .command(name)
+      .description(description)
+      .argument('<market_id>')
+      .action((id: string, _o: Answer, cmd: Command) =>
+        execute(cmd, (c) => c.request('POST', `/markets/${encodeURIComponent(id)}/status`, body)),
+      );
   }
-  markets.command('status').description('set status and/or trading explicitly').argument('<market_id>')
-    .addOption(new Option('--status <status>', 'status').choices(['scheduled', 'pre_open', 'open', 'closed', 'cancelled']))
+  markets
+    .command('status')
+    .description('set status and/or trading explicitly')
+    .argument('<market_id>')
+    .addOption(
+      new Option('--status <status>', 'status').choices(['scheduled', 'pre_open', 'open', 'closed', 'cancelled']),
+    )
     .option('--trading <bool>', 'true or false', bool('--trading'))
     .action((id: string, options: Answer, cmd: Command) =>
-      execute(cmd, (c) => c.request('POST', `/markets/${encodeURIComponent(id)}/status`, bodyOf(options, { status: 'status', trading: 'trading' }))));
-  markets.command('result').description('result the market and settle every position').argument('<market_id>')
+      execute(cmd, (c) =>
+        c.request(
+          'POST',
+          `/markets/${encodeURIComponent(id)}/status`,
+          bodyOf(options, { status: 'status', trading: 'trading' }),
+        ),
+      ),
+    );
+  markets
+    .command('result')
+    .description('result the market and settle every position')
+    .argument('<market_id>')
     .addArgument(new Argument('<result>', 'win, lose or void').choices(['win', 'lose', 'void']))
     .action((id: string, result: string, _o: Answer, cmd: Command) =>
-      execute(cmd, (c) => c.request('POST', `/markets/${encodeURIComponent(id)}/result`, { result })));
+      execute(cmd, (c) => c.request('POST', `/markets/${encodeURIComponent(id)}/result`, { result })),
+    );
 
   // fills
-  admin.command('fills').description('fills').command('amend').description('amend a fill (price and/or contracts)').argument('<trade_id>')
-    .option('--price <dollars>', 'new price').option('--filled <contracts>', 'new contract count')
+  admin
+    .command('fills')
+    .description('fills')
+    .command('amend')
+    .description('amend a fill (price and/or contracts)')
+    .argument('<trade_id>')
+    .option('--price <dollars>', 'new price')
+    .option('--filled <contracts>', 'new contract count')
     .action((id: string, options: Answer, cmd: Command) =>
-      execute(cmd, (c) => c.request('POST', `/fills/${encodeURIComponent(id)}/amend`, bodyOf(options, { price: 'price', filled: 'filled' }))));
+      execute(cmd, (c) =>
+        c.request(
+          'POST',
+          `/fills/${encodeURIComponent(id)}/amend`,
+          bodyOf(options, { price: 'price', filled: 'filled' }),
+        ),
+      ),
+    );
 
   // OAuth clients
   const clients = admin.command('oauth-clients').alias('clients').description('OAuth clients');
-  withClientOptions(clients.command('create').description('register an OAuth client (web and server apps get a secret, shown once)'), true)
-    .action((options: Answer, cmd: Command) => execute(cmd, (c) => c.request('POST', '/oauth/clients', bodyOf(options, CLIENT_FIELDS))));
-  withClientOptions(clients.command('update').description('change an OAuth client').argument('<client_id>'), false)
-    .action((id: string, options: Answer, cmd: Command) =>
-      execute(cmd, (c) => c.request('PATCH', `/oauth/clients/${encodeURIComponent(id)}`, bodyOf(options, CLIENT_FIELDS))));
+  withClientOptions(
+    clients.command('create').description('register an OAuth client (web and server apps get a secret, shown once)'),
+    true,
+  ).action((options: Answer, cmd: Command) =>
+    execute(cmd, (c) => c.request('POST', '/oauth/clients', bodyOf(options, CLIENT_FIELDS))),
+  );
+  withClientOptions(
+    clients.command('update').description('change an OAuth client').argument('<client_id>'),
+    false,
+  ).action((id: string, options: Answer, cmd: Command) =>
+    execute(cmd, (c) => c.request('PATCH', `/oauth/clients/${encodeURIComponent(id)}`, bodyOf(options, CLIENT_FIELDS))),
+  );
 
   // settings
   const settings = admin.command('settings').description('operator settings');
-  settings.command('get').description('show the settings').action((_o: Answer, cmd: Command) => execute(cmd, (c) => c.request('GET', '/settings')));
-  settings.command('set').description('change settings: key=value pairs, values as JSON (e.g. leaderboard_enabled=false batch_limit=50 \'geofencing={"enforced":true}\')')
+  settings
+    .command('get')
+    .description('show the settings')
+    .action((_o: Answer, cmd: Command) => execute(cmd, (c) => c.request('GET', '/settings')));
+  settings
+    .command('set')
+    .description(
+      'change settings: key=value pairs, values as JSON (e.g. leaderboard_enabled=false batch_limit=50 \'geofencing={"enforced":true}\')',
+    )
     .argument('<pairs...>')
-    .action((pairs: string[], _o: Answer, cmd: Command) => execute(cmd, async (c) => c.request('PATCH', '/settings', settingsPatch(pairs))));
+    .action((pairs: string[], _o: Answer, cmd: Command) =>
+      execute(cmd, async (c) => c.request('PATCH', '/settings', settingsPatch(pairs))),
+    );
 
-  admin.command('leaderboard').description('leaderboards').command('refresh').description('rebuild the leaderboard snapshots now')
+  admin
+    .command('leaderboard')
+    .description('leaderboards')
+    .command('refresh')
+    .description('rebuild the leaderboard snapshots now')
     .action((_o: Answer, cmd: Command) => execute(cmd, (c) => c.request('POST', '/leaderboard/refresh')));
 
   // clock (service started with TEST_CLOCK=1)
   const clockCall = (c: AdminClient, method: string, body?: Answer) =>
     c.request(method, '/clock', body).catch((err: unknown) => {
-      if (err instanceof AdminApiError && err.status === 404) throw new Error('404: the clock routes exist only when the service runs with TEST_CLOCK=1');
+      if (err instanceof AdminApiError && err.status === 404)
+        throw new Error('404: the clock routes exist only when the service runs with TEST_CLOCK=1');
       throw err;
     });
   const clock = admin.command('clock').description('the service clock (only with TEST_CLOCK=1)');
-  clock.command('get').description('show the service time').action((_o: Answer, cmd: Command) => execute(cmd, (c) => clockCall(c, 'GET')));
-  clock.command('set').description('set the service time').argument('<date-time>')
+  clock
+    .command('get')
+    .description('show the service time')
+    .action((_o: Answer, cmd: Command) => execute(cmd, (c) => clockCall(c, 'GET')));
+  clock
+    .command('set')
+    .description('set the service time')
+    .argument('<date-time>')
     .action((at: string, _o: Answer, cmd: Command) => execute(cmd, (c) => clockCall(c, 'POST', { set: at })));
-  clock.command('advance').description('move the service time forward (negative moves it back)').argument('<ms>', 'milliseconds')
-    .action((ms: string, _o: Answer, cmd: Command) => execute(cmd, async (c) => clockCall(c, 'POST', { advance_ms: number('<ms>')(ms) })));
+  clock
+    .command('advance')
+    .description('move the service time forward (negative moves it back)')
+    .argument('<ms>', 'milliseconds')
+    .action((ms: string, _o: Answer, cmd: Command) =>
+      execute(cmd, async (c) => clockCall(c, 'POST', { advance_ms: number('<ms>')(ms) })),
+    );
 
   // signing helper for API keys (no admin token needed)
-  admin.command('sign').description('print a ready-to-run curl for a signed /api/v1 request (timestamp: now; valid 30 s)')
-    .requiredOption('--key-id <key_id>', 'API key id').requiredOption('--private-key <base64>', 'base64 Ed25519 seed printed when the key was created')
-    .argument('[method]', 'HTTP method', 'GET').argument('[path]', 'path with query string', '/api/v1/account/balance')
+  admin
+    .command('sign')
+    .description('print a ready-to-run curl for a signed /api/v1 request (timestamp: now; valid 30 s)')
+    .requiredOption('--key-id <key_id>', 'API key id')
+    .requiredOption('--private-key <base64>', 'base64 Ed25519 seed printed when the key was created')
+    .argument('[method]', 'HTTP method', 'GET')
+    .argument('[path]', 'path with query string', '/api/v1/account/balance')
     .option('--body <json>', 'request body')
-    .action((method: string, path: string, options: { keyId: string; privateKey: string; body?: string }, cmd: Command) => {
-      const globals = cmd.optsWithGlobals<GlobalOptions>();
-      const signed = signRequest({
-        baseUrl: globals.url ?? defaultServiceUrl(),
-        keyId: options.keyId,
-        privateKeyBase64: options.privateKey,
-        method,
-        path,
-        ...(options.body === undefined ? {} : { body: options.body }),
-        nowMs: Date.now(),
-      });
-      if (globals.json) console.log(JSON.stringify({ method: signed.method, url: signed.url, headers: signed.headers }, null, 2));
-      else console.log(signed.curl);
-    });
+    .action(
+      (method: string, path: string, options: { keyId: string; privateKey: string; body?: string }, cmd: Command) => {
+        const globals = cmd.optsWithGlobals<GlobalOptions>();
+        const signed = signRequest({
+          baseUrl: globals.url ?? defaultServiceUrl(),
+          keyId: options.keyId,
+          privateKeyBase64: options.privateKey,
+          method,
+          path,
+          ...(options.body === undefined ? {} : { body: options.body }),
+          nowMs: Date.now(),
+        });
+        if (globals.json)
+          console.log(JSON.stringify({ method: signed.method, url: signed.url, headers: signed.headers }, null, 2));
+        else console.log(signed.curl);
+      },
+    );
 }

@@ -4,7 +4,12 @@
 
 import type pg from 'pg';
 import type { Clock } from '../../domain/clock.ts';
-import { IDEMPOTENCY_TTL_US, type Claim, type IdempotencyKeys, type StoredAnswer } from '../../commands/idempotency/keys.ts';
+import {
+  IDEMPOTENCY_TTL_US,
+  type Claim,
+  type IdempotencyKeys,
+  type StoredAnswer,
+} from '../../commands/idempotency/keys.ts';
 
 /** Expired keys are deleted at most this often, by the claim that finds the interval passed. */
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 60_000;
@@ -26,13 +31,19 @@ export class PostgresIdempotencyKeys implements IdempotencyKeys {
   private schemaReady: Promise<void> | null = null;
   private lastPurgeMs = 0;
 
-  constructor(private readonly pool: pg.Pool, private readonly clock: Clock) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly clock: Clock,
+  ) {}
 
   private ensureSchema(): Promise<void> {
-    this.schemaReady ??= this.pool.query(IDEMPOTENCY_SCHEMA_SQL).then(() => undefined, (err: unknown) => {
-      this.schemaReady = null;
-      throw err;
-    });
+    this.schemaReady ??= this.pool.query(IDEMPOTENCY_SCHEMA_SQL).then(
+      () => undefined,
+      (err: unknown) => {
+        this.schemaReady = null;
+        throw err;
+      },
+    );
     return this.schemaReady;
   }
 
@@ -63,7 +74,8 @@ export class PostgresIdempotencyKeys implements IdempotencyKeys {
         [accountId, key],
       );
       const row = existing.rows[0];
-      if (row && row.status !== null) return { kind: 'replay', answer: { status: row.status, body: row.body }, fingerprint: row.fingerprint };
+      if (row && row.status !== null)
+        return { kind: 'replay', answer: { status: row.status, body: row.body }, fingerprint: row.fingerprint };
       if (Date.now() >= deadline) return { kind: 'busy' };
       await new Promise((resolve) => setTimeout(resolve, WAIT_STEP_MS));
     }
@@ -72,7 +84,9 @@ export class PostgresIdempotencyKeys implements IdempotencyKeys {
   /** Deletes the keys past their retention (24 hours on the service clock); returns how many. */
   async purgeExpired(): Promise<number> {
     await this.ensureSchema();
-    const result = await this.pool.query('DELETE FROM api_idempotency_keys WHERE created_at_us < $1', [this.clock.nowUs() - IDEMPOTENCY_TTL_US]);
+    const result = await this.pool.query('DELETE FROM api_idempotency_keys WHERE created_at_us < $1', [
+      this.clock.nowUs() - IDEMPOTENCY_TTL_US,
+    ]);
     return result.rowCount ?? 0;
   }
 

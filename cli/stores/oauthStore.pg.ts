@@ -70,20 +70,33 @@ const numOrNull = (value: unknown): number | null => (value === null || value ==
 
 function codeOf(row: Record<string, unknown>): StoredCode {
   return {
-    code_hash: row.code_hash as string, client_id: row.client_id as string, account_id: row.account_id as string,
-    grant_id: row.grant_id as string, redirect_uri: row.redirect_uri as string, scopes: row.scopes as string[],
-    code_challenge: row.code_challenge as string, issued_at_us: num(row.issued_at_us), expires_at_us: num(row.expires_at_us),
+    code_hash: row.code_hash as string,
+    client_id: row.client_id as string,
+    account_id: row.account_id as string,
+    grant_id: row.grant_id as string,
+    redirect_uri: row.redirect_uri as string,
+    scopes: row.scopes as string[],
+    code_challenge: row.code_challenge as string,
+    issued_at_us: num(row.issued_at_us),
+    expires_at_us: num(row.expires_at_us),
     consumed_at_us: numOrNull(row.consumed_at_us),
   };
 }
 
 function tokenOf(row: Record<string, unknown>): StoredToken {
   return {
-    token_hash: row.token_hash as string, kind: row.kind as TokenKind, token_id: row.token_id as string,
-    client_id: row.client_id as string, account_id: (row.account_id as string | null) ?? null,
-    grant_id: (row.grant_id as string | null) ?? null, family_id: (row.family_id as string | null) ?? null,
-    scopes: row.scopes as string[], issued_at_us: num(row.issued_at_us), expires_at_us: num(row.expires_at_us),
-    revoked_at_us: numOrNull(row.revoked_at_us), rotated: row.rotated === true,
+    token_hash: row.token_hash as string,
+    kind: row.kind as TokenKind,
+    token_id: row.token_id as string,
+    client_id: row.client_id as string,
+    account_id: (row.account_id as string | null) ?? null,
+    grant_id: (row.grant_id as string | null) ?? null,
+    family_id: (row.family_id as string | null) ?? null,
+    scopes: row.scopes as string[],
+    issued_at_us: num(row.issued_at_us),
+    expires_at_us: num(row.expires_at_us),
+    revoked_at_us: numOrNull(row.revoked_at_us),
+    rotated: row.rotated === true,
   };
 }
 
@@ -99,13 +112,19 @@ export class PostgresOAuthStore implements OAuthStore {
   private writing = false;
   private readonly revokedListeners = new Set<(tokenIds: readonly string[]) => void>();
 
-  constructor(private readonly pool: pg.Pool, private readonly nowUs: () => number) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly nowUs: () => number,
+  ) {}
 
   ensureSchema(): Promise<void> {
-    this.schemaReady ??= this.pool.query(OAUTH_SCHEMA_SQL).then(() => undefined, (err: unknown) => {
-      this.schemaReady = null;
-      throw err;
-    });
+    this.schemaReady ??= this.pool.query(OAUTH_SCHEMA_SQL).then(
+      () => undefined,
+      (err: unknown) => {
+        this.schemaReady = null;
+        throw err;
+      },
+    );
     return this.schemaReady;
   }
 
@@ -114,7 +133,17 @@ export class PostgresOAuthStore implements OAuthStore {
     await this.pool.query(
       `INSERT INTO oauth_codes (code_hash, client_id, account_id, grant_id, redirect_uri, scopes, code_challenge, issued_at_us, expires_at_us)
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)`,
-      [code.code_hash, code.client_id, code.account_id, code.grant_id, code.redirect_uri, code.scopes, code.code_challenge, code.issued_at_us, code.expires_at_us],
+      [
+        code.code_hash,
+        code.client_id,
+        code.account_id,
+        code.grant_id,
+        code.redirect_uri,
+        code.scopes,
+        code.code_challenge,
+        code.issued_at_us,
+        code.expires_at_us,
+      ],
     );
     this.purgeWhenDue();
   }
@@ -125,7 +154,6 @@ export class PostgresOAuthStore implements OAuthStore {
     return rows[0] ? codeOf(rows[0]) : undefined;
   }
 
-
   /**
    * Writes tokens issued together (an access token and its refresh token). Concurrent callers are
    * grouped: every call waiting when the previous statement returns goes into the next one (one
@@ -134,7 +162,9 @@ export class PostgresOAuthStore implements OAuthStore {
    */
   saveTokens(tokens: readonly Omit<StoredToken, 'revoked_at_us' | 'rotated'>[]): Promise<void> {
     if (this.pendingRows.length + tokens.length > TOKEN_WRITES_PENDING_MAX) {
-      return Promise.reject(new Error(`more than ${TOKEN_WRITES_PENDING_MAX} token rows are waiting to be written; retry shortly`));
+      return Promise.reject(
+        new Error(`more than ${TOKEN_WRITES_PENDING_MAX} token rows are waiting to be written; retry shortly`),
+      );
     }
     return new Promise<void>((resolve, reject) => {
       this.pendingRows.push(...tokens);
@@ -167,7 +197,10 @@ export class PostgresOAuthStore implements OAuthStore {
   }
 
   /** Whole waiters from the front, up to about `maxRows` rows (at least one waiter), and their row count. */
-  private takeWaiters(maxRows: number): { taken: { resolve: () => void; reject: (error: unknown) => void }[]; rows: number } {
+  private takeWaiters(maxRows: number): {
+    taken: { resolve: () => void; reject: (error: unknown) => void }[];
+    rows: number;
+  } {
     if (this.pendingRows.length <= maxRows) {
       // the usual case: everyone waiting fits in one statement (taken whole, no shifting)
       const taken = this.pendingWaiters.splice(0);
@@ -176,7 +209,10 @@ export class PostgresOAuthStore implements OAuthStore {
     }
     const taken: { resolve: () => void; reject: (error: unknown) => void }[] = [];
     let rows = 0;
-    while (this.pendingWaiters.length > 0 && (taken.length === 0 || rows + (this.pendingSizes[0] as number) <= maxRows)) {
+    while (
+      this.pendingWaiters.length > 0 &&
+      (taken.length === 0 || rows + (this.pendingSizes[0] as number) <= maxRows)
+    ) {
       taken.push(this.pendingWaiters.shift()!);
       rows += this.pendingSizes.shift()!;
     }
@@ -223,7 +259,10 @@ export class PostgresOAuthStore implements OAuthStore {
    * Marks the code used and writes `tokens`, in one statement: false (nothing written or used) when
    * the code was used already or its grant is revoked. A failure to write consumes nothing.
    */
-  async exchangeCode(codeHash: string, tokens: readonly Omit<StoredToken, 'revoked_at_us' | 'rotated'>[]): Promise<boolean> {
+  async exchangeCode(
+    codeHash: string,
+    tokens: readonly Omit<StoredToken, 'revoked_at_us' | 'rotated'>[],
+  ): Promise<boolean> {
     await this.ensureSchema();
     const { rowCount } = await this.pool.query(
       `WITH used AS (
@@ -241,7 +280,10 @@ export class PostgresOAuthStore implements OAuthStore {
    * Rotation: marks a live refresh token used and writes its successors, in one statement; false
    * (nothing written or used) when it was not live (reuse, a lost race, or its grant revoked).
    */
-  async rotateRefreshToken(tokenHash: string, tokens: readonly Omit<StoredToken, 'revoked_at_us' | 'rotated'>[]): Promise<boolean> {
+  async rotateRefreshToken(
+    tokenHash: string,
+    tokens: readonly Omit<StoredToken, 'revoked_at_us' | 'rotated'>[],
+  ): Promise<boolean> {
     await this.ensureSchema();
     const { rowCount } = await this.pool.query(
       `WITH used AS (
@@ -267,7 +309,10 @@ export class PostgresOAuthStore implements OAuthStore {
   /** The grant is revoked: recorded first (nothing more is issued under it), then every token of it is revoked. */
   async revokeGrantTokens(grantId: string): Promise<void> {
     await this.ensureSchema();
-    await this.pool.query('INSERT INTO oauth_revoked_grants (grant_id, revoked_at_us) VALUES ($1, $2) ON CONFLICT DO NOTHING', [grantId, this.nowUs()]);
+    await this.pool.query(
+      'INSERT INTO oauth_revoked_grants (grant_id, revoked_at_us) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+      [grantId, this.nowUs()],
+    );
     await this.revokeWhere('grant_id = $1', [grantId]);
   }
 

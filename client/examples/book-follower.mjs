@@ -20,8 +20,14 @@ process.on('SIGINT', () => void feed.close().then(() => process.exit(0)));
 process.on('SIGTERM', () => void feed.close().then(() => process.exit(0)));
 
 for await (const change of book) {
-  process.stdout.write(`${JSON.stringify({
-    event: change.type, ...(change.type === 'snapshot' ? { reason: change.reason } : {}), seq: change.seq,
-    best_bid: book.bestBid ?? null, best_offer: book.bestOffer ?? null, levels: book.bids.length + book.offers.length,
-  })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({
+      event: change.type,
+      ...(change.type === 'snapshot' ? { reason: change.reason } : {}),
+      seq: change.seq,
+      best_bid: book.bestBid ?? null,
+      best_offer: book.bestOffer ?? null,
+      levels: book.bids.length + book.offers.length,
+    })}\n`,
+  );
 }

@@ -29,12 +29,15 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const feed = client.feed();
 void (async () => {
   for await (const event of feed.fills()) {
-    if (event.type === 'update' && event.fill.market_id === marketId) print({ event: 'fill', action: event.fill.action, price: event.fill.price, filled: event.fill.filled });
+    if (event.type === 'update' && event.fill.market_id === marketId)
+      print({ event: 'fill', action: event.fill.action, price: event.fill.price, filled: event.fill.filled });
   }
 })();
 
 let running = true;
-const stop = () => { running = false; };
+const stop = () => {
+  running = false;
+};
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
 
@@ -45,10 +48,21 @@ while (running) {
   const offer = dollars(midCents + SPREAD_CENTS / 2);
   const results = await client.placeOrders([
     { market_id: marketId, action: 'buy', order_type: 'limit', price: bid, quantity: SIZE, cancel_on_disconnect: true },
-    { market_id: marketId, action: 'sell', order_type: 'limit', price: offer, quantity: SIZE, cancel_on_disconnect: true },
+    {
+      market_id: marketId,
+      action: 'sell',
+      order_type: 'limit',
+      price: offer,
+      quantity: SIZE,
+      cancel_on_disconnect: true,
+    },
   ]);
   const refused = results.filter((leg) => 'errors' in leg);
-  print(refused.length === 0 ? { event: 'quoted', bid, offer, size: SIZE } : { event: 'refused', errors: refused.flatMap((leg) => leg.errors) });
+  print(
+    refused.length === 0
+      ? { event: 'quoted', bid, offer, size: SIZE }
+      : { event: 'refused', errors: refused.flatMap((leg) => leg.errors) },
+  );
   for (let waited = 0; running && waited < TICK_MS; waited += 50) await sleep(50);
 }
 const cancelled = await client.cancelAll({ marketIds: [marketId] });

@@ -21,12 +21,17 @@ export type Balance = Schemas['Balance'];
 export type Me = Schemas['Me'];
 export type BatchLegResult = Schemas['BatchLegResult'];
 export type Cancellation = Schemas['BatchCancelResponse']['cancellations'][number];
-type Query<Op extends keyof operations> = operations[Op]['parameters'] extends { query?: infer Q } ? NonNullable<Q> : never;
+type Query<Op extends keyof operations> = operations[Op]['parameters'] extends { query?: infer Q }
+  ? NonNullable<Q>
+  : never;
 type ListQuery<Op extends keyof operations> = Omit<Query<Op>, 'cursor'>;
 
 export type OrderBody = Schemas['PlaceOrderBody'];
 /** An order to place: the body of POST /api/v1/orders with decimals as strings (or adapter values). */
-export type OrderInput<D = never> = Omit<OrderBody, 'price' | 'quantity'> & { price?: DecimalInput<D> | null; quantity: DecimalInput<D> };
+export type OrderInput<D = never> = Omit<OrderBody, 'price' | 'quantity'> & {
+  price?: DecimalInput<D> | null;
+  quantity: DecimalInput<D>;
+};
 
 /** The service's batch limit (`settings.batch_limit`) unless the operator changed it. */
 export const BATCH_LIMIT_DEFAULT = 100;
@@ -72,10 +77,18 @@ interface FetchResult<T> {
 function unwrap<T>(method: string, path: string, result: FetchResult<T>): T {
   const { response } = result;
   if (response.ok && result.data !== undefined) return result.data;
-  const body = (typeof result.error === 'object' && result.error !== null ? result.error : undefined) as ErrorBody | undefined;
-  const text = typeof body?.error === 'string' ? body.error : typeof result.error === 'string' && result.error !== '' ? result.error : response.statusText;
+  const body = (typeof result.error === 'object' && result.error !== null ? result.error : undefined) as
+    ErrorBody | undefined;
+  const text =
+    typeof body?.error === 'string'
+      ? body.error
+      : typeof result.error === 'string' && result.error !== ''
+        ? result.error
+        : response.statusText;
   throw new ExchangeError(response.status, text, {
-    method, path, body,
+    method,
+    path,
+    body,
     scope: typeof body?.scope === 'string' ? body.scope : undefined,
     retryAfterS: retryAfterSeconds(response.headers.get('retry-after'), Date.now()),
   });
@@ -84,7 +97,11 @@ function unwrap<T>(method: string, path: string, result: FetchResult<T>): T {
 const withCursor = (cursor: string | undefined) => (cursor ? { cursor } : {});
 
 /** Every row of a paged GET, page after page (the answer's `cursor` until it is null). */
-function pagedList<Data extends { cursor: string | null }, Row>(path: string, load: (cursor: string | undefined) => Promise<FetchResult<Data>>, rows: (data: Data) => Row[]): AsyncGenerator<Row, void, undefined> {
+function pagedList<Data extends { cursor: string | null }, Row>(
+  path: string,
+  load: (cursor: string | undefined) => Promise<FetchResult<Data>>,
+  rows: (data: Data) => Row[],
+): AsyncGenerator<Row, void, undefined> {
   return paged(async (cursor) => {
     const data = unwrap('GET', path, await load(cursor));
     return { cursor: data.cursor, rows: rows(data) };
@@ -109,7 +126,11 @@ export class ExchangeClient<D = never> {
   constructor(readonly options: ClientOptions<D>) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     const base = new URL(this.baseUrl);
-    this.wsUrl = (options.wsUrl ?? `${base.protocol === 'https:' ? 'wss' : 'ws'}://${base.hostname}:${DEFAULT_WS_PORT}/socket`).replace(/\/websocket\/?$/, '').replace(/\/+$/, '');
+    this.wsUrl = (
+      options.wsUrl ?? `${base.protocol === 'https:' ? 'wss' : 'ws'}://${base.hostname}:${DEFAULT_WS_PORT}/socket`
+    )
+      .replace(/\/websocket\/?$/, '')
+      .replace(/\/+$/, '');
     this.batchLimit = options.batchLimit ?? BATCH_LIMIT_DEFAULT;
     this.decimalAdapter = options.decimal;
     this.transport = new Transport({
@@ -151,7 +172,11 @@ export class ExchangeClient<D = never> {
   }
 
   async order(orderId: string): Promise<Order> {
-    return unwrap('GET', '/api/v1/orders/{order_id}', await this.api.GET('/api/v1/orders/{order_id}', { params: { path: { order_id: orderId } } })).order;
+    return unwrap(
+      'GET',
+      '/api/v1/orders/{order_id}',
+      await this.api.GET('/api/v1/orders/{order_id}', { params: { path: { order_id: orderId } } }),
+    ).order;
   }
 
   async updateProfile(body: Schemas['ProfilePatchBody'], options: WriteOptions = {}): Promise<Me> {
@@ -164,39 +189,78 @@ export class ExchangeClient<D = never> {
   }
 
   markets(query: ListQuery<'listMarkets'> = {}): AsyncGenerator<Market, void, undefined> {
-    return pagedList('/api/v1/markets', (cursor) => this.api.GET('/api/v1/markets', { params: { query: { ...query, ...withCursor(cursor) } } }), (data) => data.markets);
+    return pagedList(
+      '/api/v1/markets',
+      (cursor) => this.api.GET('/api/v1/markets', { params: { query: { ...query, ...withCursor(cursor) } } }),
+      (data) => data.markets,
+    );
   }
 
   orders(query: ListQuery<'listOrders'> = {}): AsyncGenerator<Order, void, undefined> {
-    return pagedList('/api/v1/orders', (cursor) => this.api.GET('/api/v1/orders', { params: { query: { ...query, ...withCursor(cursor) } } }), (data) => data.orders);
+    return pagedList(
+      '/api/v1/orders',
+      (cursor) => this.api.GET('/api/v1/orders', { params: { query: { ...query, ...withCursor(cursor) } } }),
+      (data) => data.orders,
+    );
   }
 
   fills(query: ListQuery<'listFills'> = {}): AsyncGenerator<Fill, void, undefined> {
-    return pagedList('/api/v1/fills', (cursor) => this.api.GET('/api/v1/fills', { params: { query: { ...query, ...withCursor(cursor) } } }), (data) => data.fills);
+    return pagedList(
+      '/api/v1/fills',
+      (cursor) => this.api.GET('/api/v1/fills', { params: { query: { ...query, ...withCursor(cursor) } } }),
+      (data) => data.fills,
+    );
   }
 
   positions(query: ListQuery<'listPositions'> = {}): AsyncGenerator<Position, void, undefined> {
-    return pagedList('/api/v1/positions', (cursor) => this.api.GET('/api/v1/positions', { params: { query: { ...query, ...withCursor(cursor) } } }), (data) => data.positions);
+    return pagedList(
+      '/api/v1/positions',
+      (cursor) => this.api.GET('/api/v1/positions', { params: { query: { ...query, ...withCursor(cursor) } } }),
+      (data) => data.positions,
+    );
   }
 
   marketStats(query: ListQuery<'listMarketStats'> = {}): AsyncGenerator<Schemas['MarketStats'], void, undefined> {
-    return pagedList('/api/v1/account/market_stats', (cursor) => this.api.GET('/api/v1/account/market_stats', { params: { query: { ...query, ...withCursor(cursor) } } }), (data) => data.market_stats);
+    return pagedList(
+      '/api/v1/account/market_stats',
+      (cursor) =>
+        this.api.GET('/api/v1/account/market_stats', { params: { query: { ...query, ...withCursor(cursor) } } }),
+      (data) => data.market_stats,
+    );
   }
 
   loyalty(query: ListQuery<'listLoyalty'> = {}): AsyncGenerator<Schemas['LoyaltyEntry'], void, undefined> {
-    return pagedList('/api/v1/portfolio/loyalty', (cursor) => this.api.GET('/api/v1/portfolio/loyalty', { params: { query: { ...query, ...withCursor(cursor) } } }), (data) => data.loyalty);
+    return pagedList(
+      '/api/v1/portfolio/loyalty',
+      (cursor) => this.api.GET('/api/v1/portfolio/loyalty', { params: { query: { ...query, ...withCursor(cursor) } } }),
+      (data) => data.loyalty,
+    );
   }
 
   withdrawals(query: ListQuery<'listWithdrawals'> = {}): AsyncGenerator<Schemas['WithdrawalEntry'], void, undefined> {
-    return pagedList('/api/v1/portfolio/withdrawals', (cursor) => this.api.GET('/api/v1/portfolio/withdrawals', { params: { query: { ...query, ...withCursor(cursor) } } }), (data) => data.withdrawals);
+    return pagedList(
+      '/api/v1/portfolio/withdrawals',
+      (cursor) =>
+        this.api.GET('/api/v1/portfolio/withdrawals', { params: { query: { ...query, ...withCursor(cursor) } } }),
+      (data) => data.withdrawals,
+    );
   }
 
   fees(query: ListQuery<'listFees'> = {}): AsyncGenerator<Schemas['FeeEntry'], void, undefined> {
-    return pagedList('/api/v1/portfolio/fees', (cursor) => this.api.GET('/api/v1/portfolio/fees', { params: { query: { ...query, ...withCursor(cursor) } } }), (data) => data.fees);
+    return pagedList(
+      '/api/v1/portfolio/fees',
+      (cursor) => this.api.GET('/api/v1/portfolio/fees', { params: { query: { ...query, ...withCursor(cursor) } } }),
+      (data) => data.fees,
+    );
   }
 
   adjustments(query: ListQuery<'listAdjustments'> = {}): AsyncGenerator<Schemas['AdjustmentEntry'], void, undefined> {
-    return pagedList('/api/v1/portfolio/adjustments', (cursor) => this.api.GET('/api/v1/portfolio/adjustments', { params: { query: { ...query, ...withCursor(cursor) } } }), (data) => data.adjustments);
+    return pagedList(
+      '/api/v1/portfolio/adjustments',
+      (cursor) =>
+        this.api.GET('/api/v1/portfolio/adjustments', { params: { query: { ...query, ...withCursor(cursor) } } }),
+      (data) => data.adjustments,
+    );
   }
 
   // ---- writes ------------------------------------------------------------------------------
@@ -219,24 +283,39 @@ export class ExchangeClient<D = never> {
    * another; the results come back in the order of `orders`. A given idempotency key is suffixed
    * with the batch's number.
    */
-  async placeOrders(orders: readonly OrderInput<D>[], options: WriteOptions & { geoLocation?: string } = {}): Promise<BatchLegResult[]> {
+  async placeOrders(
+    orders: readonly OrderInput<D>[],
+    options: WriteOptions & { geoLocation?: string } = {},
+  ): Promise<BatchLegResult[]> {
     const bodies = orders.map((order, i) => this.orderBody(order, `orders[${i}].`));
     const results: BatchLegResult[] = [];
     for (const [n, batch] of chunks(bodies, this.batchLimit).entries()) {
       const params = options.idempotencyKey ? { header: { 'Idempotency-Key': `${options.idempotencyKey}-${n}` } } : {};
       const body = { orders: batch, ...(options.geoLocation ? { geo_location: options.geoLocation } : {}) };
-      results.push(...unwrap('POST', '/api/v1/orders/batched', await this.api.POST('/api/v1/orders/batched', { body, params })).results);
+      results.push(
+        ...unwrap('POST', '/api/v1/orders/batched', await this.api.POST('/api/v1/orders/batched', { body, params }))
+          .results,
+      );
     }
     return results;
   }
 
   /** DELETE /api/v1/orders/batched, split at `batchLimit`: each order's status after cancelling. */
-  async cancelOrders(orderIds: readonly string[], options: WriteOptions & { geoLocation?: string } = {}): Promise<Cancellation[]> {
+  async cancelOrders(
+    orderIds: readonly string[],
+    options: WriteOptions & { geoLocation?: string } = {},
+  ): Promise<Cancellation[]> {
     const results: Cancellation[] = [];
     for (const [n, batch] of chunks(orderIds, this.batchLimit).entries()) {
       const params = options.idempotencyKey ? { header: { 'Idempotency-Key': `${options.idempotencyKey}-${n}` } } : {};
-      const body = { orders: batch.map((order_id) => ({ order_id })), ...(options.geoLocation ? { geo_location: options.geoLocation } : {}) };
-      results.push(...unwrap('DELETE', '/api/v1/orders/batched', await this.api.DELETE('/api/v1/orders/batched', { body, params })).cancellations);
+      const body = {
+        orders: batch.map((order_id) => ({ order_id })),
+        ...(options.geoLocation ? { geo_location: options.geoLocation } : {}),
+      };
+      results.push(
+        ...unwrap('DELETE', '/api/v1/orders/batched', await this.api.DELETE('/api/v1/orders/batched', { body, params }))
+          .cancellations,
+      );
     }
     return results;
   }
@@ -250,7 +329,12 @@ export class ExchangeClient<D = never> {
   /** Cancels every live order (of some markets only, when given). */
   async cancelAll(filter: { marketIds?: string[] } = {}): Promise<Cancellation[]> {
     const ids: string[] = [];
-    for await (const order of this.orders({ status: [...LIVE_ORDER_STATUSES], ...(filter.marketIds ? { market_ids: filter.marketIds } : {}), limit: 200 })) ids.push(order.id);
+    for await (const order of this.orders({
+      status: [...LIVE_ORDER_STATUSES],
+      ...(filter.marketIds ? { market_ids: filter.marketIds } : {}),
+      limit: 200,
+    }))
+      ids.push(order.id);
     return ids.length === 0 ? [] : this.cancelOrders(ids);
   }
 

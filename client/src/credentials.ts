@@ -38,7 +38,11 @@ export interface OAuthCredentials extends OAuthTokens {
 
 export type Credentials = ApiKeyCredentials | SessionCredentials | OAuthCredentials;
 
-export const apiKey = (keyId: string, privateKey: string | Uint8Array): ApiKeyCredentials => ({ kind: 'apiKey', keyId, privateKey });
+export const apiKey = (keyId: string, privateKey: string | Uint8Array): ApiKeyCredentials => ({
+  kind: 'apiKey',
+  keyId,
+  privateKey,
+});
 export const session = (token: string): SessionCredentials => ({ kind: 'session', token });
 export const oauth = (options: Omit<OAuthCredentials, 'kind'>): OAuthCredentials => ({ kind: 'oauth', ...options });
 
@@ -50,8 +54,18 @@ export class OAuthSession {
   private tokens: OAuthTokens;
   private refreshing: Promise<void> | undefined;
 
-  constructor(private readonly credentials: OAuthCredentials, private readonly baseUrl: string, private readonly userAgent: string, private readonly fetchImpl: typeof fetch) {
-    this.tokens = { accessToken: credentials.accessToken, refreshToken: credentials.refreshToken, expiresIn: credentials.expiresIn, scope: credentials.scope };
+  constructor(
+    private readonly credentials: OAuthCredentials,
+    private readonly baseUrl: string,
+    private readonly userAgent: string,
+    private readonly fetchImpl: typeof fetch,
+  ) {
+    this.tokens = {
+      accessToken: credentials.accessToken,
+      refreshToken: credentials.refreshToken,
+      expiresIn: credentials.expiresIn,
+      scope: credentials.scope,
+    };
   }
 
   get accessToken(): string {
@@ -73,23 +87,45 @@ export class OAuthSession {
 
   private async doRefresh(): Promise<void> {
     const refreshToken = this.tokens.refreshToken;
-    if (!refreshToken) throw new OAuthRefreshError(401, 'invalid_grant', 'the access token expired and there is no refresh token');
+    if (!refreshToken)
+      throw new OAuthRefreshError(401, 'invalid_grant', 'the access token expired and there is no refresh token');
     const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken });
-    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'user-agent': this.userAgent };
+    const headers: Record<string, string> = {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/json',
+      'user-agent': this.userAgent,
+    };
     if (this.credentials.clientSecret === undefined) form.set('client_id', this.credentials.clientId);
-    else headers.authorization = `Basic ${btoa(`${formEncode(this.credentials.clientId)}:${formEncode(this.credentials.clientSecret)}`)}`;
+    else
+      headers.authorization = `Basic ${btoa(`${formEncode(this.credentials.clientId)}:${formEncode(this.credentials.clientSecret)}`)}`;
     let response: Response;
     try {
-      response = await this.fetchImpl(this.credentials.tokenUrl ?? `${this.baseUrl}/oauth/token`, { method: 'POST', headers, body: form.toString() });
+      response = await this.fetchImpl(this.credentials.tokenUrl ?? `${this.baseUrl}/oauth/token`, {
+        method: 'POST',
+        headers,
+        body: form.toString(),
+      });
     } catch (error) {
       throw new OAuthRefreshError(0, 'network_error', error instanceof Error ? error.message : String(error));
     }
-    const body = (await response.json().catch(() => ({}))) as { access_token?: string; refresh_token?: string; expires_in?: number; scope?: string; error?: string; error_description?: string };
+    const body = (await response.json().catch(() => ({}))) as {
+      access_token?: string;
+      refresh_token?: string;
+      expires_in?: number;
+      scope?: string;
+      error?: string;
+      error_description?: string;
+    };
     if (!response.ok || typeof body.access_token !== 'string') {
       throw new OAuthRefreshError(response.status, body.error ?? 'invalid_response', body.error_description);
     }
     // rotation: the old refresh token is revoked by the service; keep the new one
-    this.tokens = { accessToken: body.access_token, refreshToken: body.refresh_token ?? refreshToken, expiresIn: body.expires_in, scope: body.scope };
+    this.tokens = {
+      accessToken: body.access_token,
+      refreshToken: body.refresh_token ?? refreshToken,
+      expiresIn: body.expires_in,
+      scope: body.scope,
+    };
     await this.credentials.onTokens?.({ ...this.tokens });
   }
 }

@@ -50,14 +50,20 @@ export class OAuthRefreshError extends Error {
     readonly error: string,
     readonly description: string | undefined,
   ) {
-    super(`OAuth refresh refused (${status} ${error})${description ? `: ${description}` : ''}; send the member through /oauth/authorize again`);
+    super(
+      `OAuth refresh refused (${status} ${error})${description ? `: ${description}` : ''}; send the member through /oauth/authorize again`,
+    );
   }
 }
 
 /** No answer came back (connection refused or reset) after every retry. */
 export class NetworkError extends Error {
   override readonly name = 'NetworkError';
-  constructor(readonly method: string, readonly path: string, override readonly cause: unknown) {
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    override readonly cause: unknown,
+  ) {
     super(`${method} ${path}: no answer from the service (${cause instanceof Error ? cause.message : String(cause)})`);
   }
 }

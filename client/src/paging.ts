@@ -9,7 +9,9 @@ export interface Page<Row> {
   rows: Row[];
 }
 
-export async function* paged<Row>(load: (cursor: string | undefined) => Promise<Page<Row>>): AsyncGenerator<Row, void, undefined> {
+export async function* paged<Row>(
+  load: (cursor: string | undefined) => Promise<Page<Row>>,
+): AsyncGenerator<Row, void, undefined> {
   let cursor: string | undefined;
   for (let page = 0; page < PAGES_MAX; page += 1) {
     const { cursor: next, rows } = await load(cursor);

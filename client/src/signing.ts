@@ -8,7 +8,9 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 
 const SEED_BYTES = 32;
 /** DER prefix of a PKCS#8 Ed25519 private key (RFC 8410); the 32-byte seed follows it. */
-const PKCS8_ED25519_PREFIX = [0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20];
+const PKCS8_ED25519_PREFIX = [
+  0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
+];
 
 export const HEADER_KEY = 'X-SVC-ACCESS-KEY';
 export const HEADER_TIMESTAMP = 'X-SVC-ACCESS-TIMESTAMP';
@@ -49,7 +51,9 @@ export function parsePrivateKey(privateKey: string | Uint8Array): Uint8Array {
     const match = /-----BEGIN PRIVATE KEY-----([\s\S]+?)-----END PRIVATE KEY-----/.exec(text);
     if (!match) throw new TypeError('private key PEM must be a PKCS#8 "PRIVATE KEY" block');
     const der = base64ToBytes(match[1]!);
-    const prefixMatches = der.length === PKCS8_ED25519_PREFIX.length + SEED_BYTES && PKCS8_ED25519_PREFIX.every((byte, i) => der[i] === byte);
+    const prefixMatches =
+      der.length === PKCS8_ED25519_PREFIX.length + SEED_BYTES &&
+      PKCS8_ED25519_PREFIX.every((byte, i) => der[i] === byte);
     if (!prefixMatches) throw new TypeError('private key PEM is not a PKCS#8 Ed25519 key');
     return der.slice(PKCS8_ED25519_PREFIX.length);
   }
@@ -59,7 +63,8 @@ export function parsePrivateKey(privateKey: string | Uint8Array): Uint8Array {
   } catch {
     throw new TypeError('private key must be the base64 of a 32-byte Ed25519 seed, or a PKCS#8 PEM');
   }
-  if (seed.length !== SEED_BYTES) throw new TypeError('private key must be the base64 of a 32-byte Ed25519 seed, or a PKCS#8 PEM');
+  if (seed.length !== SEED_BYTES)
+    throw new TypeError('private key must be the base64 of a 32-byte Ed25519 seed, or a PKCS#8 PEM');
   return seed;
 }
 
@@ -109,7 +114,11 @@ export interface RequestSigner {
  * A signer for one API key. `implementation: 'noble'` forces the pure-JS signer (what a browser
  * uses); the default picks node:crypto where it exists.
  */
-export function createSigner(keyId: string, privateKey: string | Uint8Array, options: { implementation?: 'auto' | 'noble' } = {}): RequestSigner {
+export function createSigner(
+  keyId: string,
+  privateKey: string | Uint8Array,
+  options: { implementation?: 'auto' | 'noble' } = {},
+): RequestSigner {
   const sign = byteSigner(parsePrivateKey(privateKey), options.implementation ?? 'auto');
   const encoder = new TextEncoder();
   return {

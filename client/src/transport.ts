@@ -45,7 +45,10 @@ export class Transport {
   constructor(readonly options: TransportOptions) {
     const credentials = options.credentials;
     this.signer = credentials?.kind === 'apiKey' ? createSigner(credentials.keyId, credentials.privateKey) : undefined;
-    this.oauth = credentials?.kind === 'oauth' ? new OAuthSession(credentials, options.baseUrl, options.userAgent, options.fetch) : undefined;
+    this.oauth =
+      credentials?.kind === 'oauth'
+        ? new OAuthSession(credentials, options.baseUrl, options.userAgent, options.fetch)
+        : undefined;
   }
 
   /** The service's time as we believe it (UNIX ms). */
@@ -71,7 +74,8 @@ export class Transport {
     const bodyBytes = isWrite ? await request.arrayBuffer() : undefined;
     const body = bodyBytes && bodyBytes.byteLength > 0 ? bodyBytes : undefined;
     const headers = new Headers(request.headers);
-    if (isWrite && this.options.idempotencyKeys && !headers.has('idempotency-key')) headers.set('Idempotency-Key', globalThis.crypto.randomUUID());
+    if (isWrite && this.options.idempotencyKeys && !headers.has('idempotency-key'))
+      headers.set('Idempotency-Key', globalThis.crypto.randomUUID());
     const retrySafe = !isWrite || headers.has('idempotency-key');
     headers.set('user-agent', this.options.userAgent);
 
@@ -94,11 +98,16 @@ export class Transport {
         authRetried = true;
         continue;
       }
-      const waitable = response.status === 503 || response.status === 429 || (response.status === 409 && headers.has('idempotency-key'));
+      const waitable =
+        response.status === 503 ||
+        response.status === 429 ||
+        (response.status === 409 && headers.has('idempotency-key'));
       if (waitable && retrySafe && retries < this.options.retries) {
         const afterS = retryAfterSeconds(response.headers.get('retry-after'), Date.now());
         await response.body?.cancel().catch(() => undefined);
-        await sleep(Math.min(afterS === undefined ? this.backoffMs(retries) : afterS * 1000, this.options.retryDelayMaxMs));
+        await sleep(
+          Math.min(afterS === undefined ? this.backoffMs(retries) : afterS * 1000, this.options.retryDelayMaxMs),
+        );
         retries += 1;
         continue;
       }

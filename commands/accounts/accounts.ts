@@ -17,9 +17,18 @@ export interface OpenedAccount {
   position: bigint;
 }
 
-export async function openAccount(ctx: Ctx, fields: AccountFields, password?: string): Promise<CommandResult<OpenedAccount>> {
+export async function openAccount(
+  ctx: Ctx,
+  fields: AccountFields,
+  password?: string,
+): Promise<CommandResult<OpenedAccount>> {
   const accountId = randomUUID();
-  const result = await submitOperatorInput(ctx, { kind: 'OpenAccount', account_id: accountId, user_id: randomUUID(), fields });
+  const result = await submitOperatorInput(ctx, {
+    kind: 'OpenAccount',
+    account_id: accountId,
+    user_id: randomUUID(),
+    fields,
+  });
   if (!result.ok) return result;
   const { answer, position } = result.value;
   const account = answer.accounts.find((a) => a.account_id === accountId);
@@ -28,7 +37,12 @@ export async function openAccount(ctx: Ctx, fields: AccountFields, password?: st
   return accepted({ account, balance: answer.balances.find((b) => b.account_id === accountId) ?? null, position });
 }
 
-export async function updateAccount(ctx: Ctx, accountId: string, fields: AccountFields, password?: string): Promise<CommandResult<{ account: AccountView; position: bigint }>> {
+export async function updateAccount(
+  ctx: Ctx,
+  accountId: string,
+  fields: AccountFields,
+  password?: string,
+): Promise<CommandResult<{ account: AccountView; position: bigint }>> {
   const result = await submitOperatorInput(ctx, { kind: 'UpdateAccount', account_id: accountId, fields });
   if (!result.ok) return result;
   const account = result.value.answer.accounts.find((a) => a.account_id === accountId);
@@ -37,7 +51,11 @@ export async function updateAccount(ctx: Ctx, accountId: string, fields: Account
   return accepted({ account, position: result.value.position });
 }
 
-export async function deposit(ctx: Ctx, accountId: string, amount: string): Promise<CommandResult<{ balance: BalanceView; entry: LedgerEntryView | null }>> {
+export async function deposit(
+  ctx: Ctx,
+  accountId: string,
+  amount: string,
+): Promise<CommandResult<{ balance: BalanceView; entry: LedgerEntryView | null }>> {
   const entryId = randomUUID();
   const result = await submitOperatorInput(ctx, { kind: 'Deposit', account_id: accountId, entry_id: entryId, amount });
   if (!result.ok) return result;
@@ -59,23 +77,44 @@ interface LedgerMovement {
   balance: BalanceView | null;
 }
 
-export async function withdraw(ctx: Ctx, accountId: string, request: WithdrawalRequest): Promise<CommandResult<LedgerMovement>> {
+export async function withdraw(
+  ctx: Ctx,
+  accountId: string,
+  request: WithdrawalRequest,
+): Promise<CommandResult<LedgerMovement>> {
   const entryId = randomUUID();
-  const result = await submitOperatorInput(ctx, { kind: 'Withdraw', account_id: accountId, entry_id: entryId, ...request });
+  const result = await submitOperatorInput(ctx, {
+    kind: 'Withdraw',
+    account_id: accountId,
+    entry_id: entryId,
+    ...request,
+  });
   if (!result.ok) return result;
   return accepted(movementOf(result.value, entryId, accountId, 'Withdraw'));
 }
 
-export async function adjust(ctx: Ctx, accountId: string, amount: string, reason: string | null): Promise<CommandResult<LedgerMovement>> {
+export async function adjust(
+  ctx: Ctx,
+  accountId: string,
+  amount: string,
+  reason: string | null,
+): Promise<CommandResult<LedgerMovement>> {
   const entryId = randomUUID();
-  const result = await submitOperatorInput(ctx, { kind: 'Adjust', account_id: accountId, entry_id: entryId, amount, reason });
+  const result = await submitOperatorInput(ctx, {
+    kind: 'Adjust',
+    account_id: accountId,
+    entry_id: entryId,
+    amount,
+    reason,
+  });
   if (!result.ok) return result;
   return accepted(movementOf(result.value, entryId, accountId, 'Adjust'));
 }
 
 /** The entry the engine recorded under our id (or, failing that, the account's last entry), and the balance after it. */
 function movementOf({ answer }: Accepted, entryId: string, accountId: string, kind: string): LedgerMovement {
-  const entry = answer.entries.find((e) => e.id === entryId) ?? answer.entries.filter((e) => e.account_id === accountId).at(-1);
+  const entry =
+    answer.entries.find((e) => e.id === entryId) ?? answer.entries.filter((e) => e.account_id === accountId).at(-1);
   if (!entry) throw new Error(`engine accepted ${kind} without a ledger entry`);
   return { entry, balance: answer.balances.find((b) => b.account_id === accountId) ?? null };
 }

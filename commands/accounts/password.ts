@@ -6,7 +6,12 @@ import { randomBytes, randomUUID, scrypt as scryptCallback, timingSafeEqual } fr
 import { promisify } from 'node:util';
 import type { EventStore } from '../../eventstore/port.ts';
 
-const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, keylen: number, options: { N: number; r: number; p: number }) => Promise<Buffer>;
+const scrypt = promisify(scryptCallback) as (
+  password: string,
+  salt: Buffer,
+  keylen: number,
+  options: { N: number; r: number; p: number },
+) => Promise<Buffer>;
 
 const SCRYPT_PARAMS = { N: 16384, r: 8, p: 1 };
 const SALT_BYTES = 16;
@@ -33,18 +38,31 @@ async function verifyPasswordHash(password: string, stored: string): Promise<boo
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !n || !r || !p || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
-  const actual = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
+  const actual = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+  });
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
-export async function setPassword(store: EventStore, accountId: string, password: string, nowUs: number): Promise<void> {
+export async function setPassword(
+  store: EventStore,
+  accountId: string,
+  password: string,
+  nowUs: number,
+): Promise<void> {
   const data: PasswordSet = { account_id: accountId, password_hash: await hashPassword(password), set_at_us: nowUs };
   await store.append(passwordStream(accountId), [{ id: randomUUID(), type: 'PasswordSet', data }], 'any');
 }
 
 /** True when the account has a password and `password` matches the latest one. */
 export async function verifyPassword(store: EventStore, accountId: string, password: string): Promise<boolean> {
-  const events = await store.readStream(passwordStream(accountId), { direction: 'backwards', fromRevision: 'end', maxCount: 1 });
+  const events = await store.readStream(passwordStream(accountId), {
+    direction: 'backwards',
+    fromRevision: 'end',
+    maxCount: 1,
+  });
   const latest = events[0];
   if (!latest || latest.type !== 'PasswordSet') return false;
   return verifyPasswordHash(password, (latest.data as PasswordSet).password_hash);

@@ -65,9 +65,11 @@ const emailStream = (email: string) => `account-email-${hash('sha256', email.toL
 /** The form's rules; the refusal's text, or null. */
 function problemOf(member: NewMember): string | null {
   if (member.first_name === '' || member.last_name === '') return 'First name and last name are required.';
-  if (member.first_name.length > NAME_LENGTH_MAX || member.last_name.length > NAME_LENGTH_MAX) return `Names are at most ${NAME_LENGTH_MAX} characters.`;
+  if (member.first_name.length > NAME_LENGTH_MAX || member.last_name.length > NAME_LENGTH_MAX)
+    return `Names are at most ${NAME_LENGTH_MAX} characters.`;
   if (!EMAIL_FORMAT.test(member.email)) return 'Enter a valid email address.';
-  if (member.password.length < PASSWORD_LENGTH_MIN || member.password.length > PASSWORD_LENGTH_MAX) return `The password must be ${PASSWORD_LENGTH_MIN} to ${PASSWORD_LENGTH_MAX} characters.`;
+  if (member.password.length < PASSWORD_LENGTH_MIN || member.password.length > PASSWORD_LENGTH_MAX)
+    return `The password must be ${PASSWORD_LENGTH_MIN} to ${PASSWORD_LENGTH_MAX} characters.`;
   return null;
 }
 
@@ -78,7 +80,11 @@ async function claimEmail(store: EventStore, email: string, claimId: string, now
   if (last && last.type === 'EmailClaimed') return false;
   const revision: ExpectedRevision = last ? last.revision : 'no_stream';
   try {
-    await store.append(stream, [{ id: randomUUID(), type: 'EmailClaimed', data: { claim_id: claimId, at_us: nowUs } }], revision);
+    await store.append(
+      stream,
+      [{ id: randomUUID(), type: 'EmailClaimed', data: { claim_id: claimId, at_us: nowUs } }],
+      revision,
+    );
     return true;
   } catch (err) {
     if (err instanceof WrongExpectedRevision) return false;
@@ -86,7 +92,12 @@ async function claimEmail(store: EventStore, email: string, claimId: string, now
   }
 }
 
-export async function signUp(deps: SignUpDeps, member: NewMember, address: string, nowUs: number): Promise<SignUpResult> {
+export async function signUp(
+  deps: SignUpDeps,
+  member: NewMember,
+  address: string,
+  nowUs: number,
+): Promise<SignUpResult> {
   const problem = problemOf(member);
   if (problem !== null) return { ok: false, reason: 'invalid', message: problem };
   const wait = deps.limiter.reserve(address, Math.floor(nowUs / 1000));
@@ -96,7 +107,11 @@ export async function signUp(deps: SignUpDeps, member: NewMember, address: strin
   if (!(await claimEmail(deps.store, member.email, claimId, nowUs))) return { ok: false, reason: 'email_taken' };
   if ((await deps.openMember(member)) === 'refused') {
     // no account was opened: the email is free again (a throw above keeps the claim: the account may exist)
-    await deps.store.append(emailStream(member.email), [{ id: randomUUID(), type: 'EmailReleased', data: { claim_id: claimId, at_us: nowUs } }], 'any');
+    await deps.store.append(
+      emailStream(member.email),
+      [{ id: randomUUID(), type: 'EmailReleased', data: { claim_id: claimId, at_us: nowUs } }],
+      'any',
+    );
     throw new Error('the engine refused to open the account');
   }
   return { ok: true, email: member.email };

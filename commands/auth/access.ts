@@ -32,19 +32,26 @@ export function routeAccessRefusal(principal: Principal, method: string, path: s
 }
 
 export function orderWriteRefusal(principal: Principal, oauthScope = ORDERS_WRITE_SCOPE): AccessRefusal | null {
-  if (principal.source === 'oauth' && !(principal.kind === 'member' && principal.scopes.has(oauthScope))) return { code: 'insufficient_scope', scope: oauthScope };
+  if (principal.source === 'oauth' && !(principal.kind === 'member' && principal.scopes.has(oauthScope)))
+    return { code: 'insufficient_scope', scope: oauthScope };
   if (principal.kind !== 'member') return { code: 'member_required' };
-  if (principal.source === 'api_key' && principal.key_scope !== 'read_write') return { code: 'read_only_key', write: 'orders' };
+  if (principal.source === 'api_key' && principal.key_scope !== 'read_write')
+    return { code: 'read_only_key', write: 'orders' };
   return null;
 }
 
 export function profileWriteRefusal(principal: MemberPrincipal): AccessRefusal | null {
-  if (principal.source === 'api_key' && principal.key_scope !== 'read_write') return { code: 'read_only_key', write: 'profile' };
+  if (principal.source === 'api_key' && principal.key_scope !== 'read_write')
+    return { code: 'read_only_key', write: 'profile' };
   if (principal.source === 'oauth') return { code: 'insufficient_scope', scope: null };
   return null;
 }
 
 /** The member behind the principal, or the refusal of an application token. */
-export function memberOf(principal: Principal): { ok: true; member: MemberPrincipal } | { ok: false; refusal: AccessRefusal } {
-  return principal.kind === 'member' ? { ok: true, member: principal } : { ok: false, refusal: { code: 'member_required' } };
+export function memberOf(
+  principal: Principal,
+): { ok: true; member: MemberPrincipal } | { ok: false; refusal: AccessRefusal } {
+  return principal.kind === 'member'
+    ? { ok: true, member: principal }
+    : { ok: false, refusal: { code: 'member_required' } };
 }

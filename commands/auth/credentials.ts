@@ -49,7 +49,10 @@ export interface TokenIdentity {
 }
 
 /** Recognises its own tokens (member sessions, OAuth access tokens); null means "not mine". */
-export type TokenResolver = (token: string, request: CredentialRequest) => Promise<TokenIdentity | CredentialRefusal | null>;
+export type TokenResolver = (
+  token: string,
+  request: CredentialRequest,
+) => Promise<TokenIdentity | CredentialRefusal | null>;
 
 /** The account facts the resolver needs: who owns it and whether it may act. */
 export interface AccountStatus {
@@ -99,7 +102,7 @@ export function createCredentialResolver(deps: CredentialResolverDeps): Credenti
   const signedKeys = new SignedKeyVerifier(deps.clock, deps.keys);
 
   /** Runs a port call; a failure is `unavailable`, never an answer about the data. */
-  async function guarded<T>(call: () => Promise<T>): Promise<T | CredentialRefusal & { code: 'unavailable' }> {
+  async function guarded<T>(call: () => Promise<T>): Promise<T | (CredentialRefusal & { code: 'unavailable' })> {
     try {
       return await call();
     } catch (error) {
@@ -111,7 +114,10 @@ export function createCredentialResolver(deps: CredentialResolverDeps): Credenti
     typeof value === 'object' && value !== null && (value as { code?: unknown }).code === 'unavailable';
 
   async function member(
-    request: CredentialRequest, accountId: string, whenUnknown: CredentialRefusal, principal: Omit<MemberPrincipal, 'kind' | 'account_id' | 'user_id'>,
+    request: CredentialRequest,
+    accountId: string,
+    whenUnknown: CredentialRefusal,
+    principal: Omit<MemberPrincipal, 'kind' | 'account_id' | 'user_id'>,
   ): Promise<CredentialResult> {
     await deps.beforeAccountCheck?.(accountId, request);
     const account = await guarded(() => deps.accounts.statusOf(accountId));
@@ -129,15 +135,29 @@ export function createCredentialResolver(deps: CredentialResolverDeps): Credenti
       if (identity.account_id === null) {
         if (identity.client_id === null) return refuse({ code: 'unauthorized' });
         const app: AppPrincipal = {
-          kind: 'app', account_id: null, user_id: null, method: 'bearer', source: 'oauth', scopes: identity.scopes,
-          key_scope: null, key_id: null, client_id: identity.client_id, token_id: identity.token_id,
+          kind: 'app',
+          account_id: null,
+          user_id: null,
+          method: 'bearer',
+          source: 'oauth',
+          scopes: identity.scopes,
+          key_scope: null,
+          key_id: null,
+          client_id: identity.client_id,
+          token_id: identity.token_id,
         };
         return { ok: true, principal: app };
       }
-      const whenUnknown: CredentialRefusal = identity.source === 'oauth' ? { code: 'oauth_token_invalid' } : { code: 'unauthorized' };
+      const whenUnknown: CredentialRefusal =
+        identity.source === 'oauth' ? { code: 'oauth_token_invalid' } : { code: 'unauthorized' };
       return member(request, identity.account_id, whenUnknown, {
-        method: 'bearer', source: identity.source, scopes: identity.scopes,
-        key_scope: null, key_id: null, client_id: identity.client_id, token_id: identity.token_id,
+        method: 'bearer',
+        source: identity.source,
+        scopes: identity.scopes,
+        key_scope: null,
+        key_id: null,
+        client_id: identity.client_id,
+        token_id: identity.token_id,
       });
     }
     return refuse({ code: 'unauthorized' });
@@ -152,10 +172,20 @@ export function createCredentialResolver(deps: CredentialResolverDeps): Credenti
         const key = await guarded(() => signedKeys.verify(request));
         if (failed(key)) return refuse(key);
         if (!key) return refuse({ code: 'api_key_invalid' });
-        return member(request, key.account_id, { code: 'api_key_invalid' }, {
-          method: 'api_key', source: 'api_key', scopes: API_KEY_SCOPES[key.scope],
-          key_scope: key.scope, key_id: key.key_id, client_id: null, token_id: null,
-        });
+        return member(
+          request,
+          key.account_id,
+          { code: 'api_key_invalid' },
+          {
+            method: 'api_key',
+            source: 'api_key',
+            scopes: API_KEY_SCOPES[key.scope],
+            key_scope: key.scope,
+            key_id: key.key_id,
+            client_id: null,
+            token_id: null,
+          },
+        );
       }
       const authorization = request.header(HEADER_AUTHORIZATION);
       if (authorization === undefined) return refuse({ code: 'unauthorized' });

@@ -8,7 +8,8 @@ import { addressListOf, listed } from '../net/addressList.ts';
 import { normalizeIp } from '../../domain/address.ts';
 
 /** Host header values accepted: a DNS name or address with an optional port (nothing else can reach a URL). */
-const HOST_FORMAT = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+const HOST_FORMAT =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
 const FALLBACK_HOST = 'localhost';
 
 export interface OriginRequest {
@@ -32,7 +33,8 @@ const first = (value: string | undefined): string | undefined => value?.split(',
 export function baseUrlOf(request: OriginRequest, proxies: BlockList): string {
   const trusted = fromTrustedProxy(request, proxies);
   const forwardedProto = trusted ? first(request.header('x-forwarded-proto'))?.toLowerCase() : undefined;
-  const proto = forwardedProto === 'https' || forwardedProto === 'http' ? forwardedProto : request.encrypted ? 'https' : 'http';
+  const proto =
+    forwardedProto === 'https' || forwardedProto === 'http' ? forwardedProto : request.encrypted ? 'https' : 'http';
   const forwardedHost = trusted ? first(request.header('x-forwarded-host')) : undefined;
   const candidate = forwardedHost ?? request.header('host');
   const host = candidate !== undefined && HOST_FORMAT.test(candidate) ? candidate : FALLBACK_HOST;

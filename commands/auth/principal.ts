@@ -37,4 +37,3 @@ export interface AppPrincipal {
 }
 
 export type Principal = MemberPrincipal | AppPrincipal;
-

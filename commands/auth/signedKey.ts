@@ -30,7 +30,9 @@ export interface ApiKeyLookup {
 
 /** True when the request carries any of the X-SVC-ACCESS-* signing headers. */
 export function hasSigningHeader(header: (name: string) => string | undefined): boolean {
-  return header(HEADER_KEY) !== undefined || header(HEADER_TIMESTAMP) !== undefined || header(HEADER_SIGNATURE) !== undefined;
+  return (
+    header(HEADER_KEY) !== undefined || header(HEADER_TIMESTAMP) !== undefined || header(HEADER_SIGNATURE) !== undefined
+  );
 }
 
 interface SignedRequest {
@@ -42,7 +44,10 @@ interface SignedRequest {
 export class SignedKeyVerifier {
   private readonly verified = new Map<string, true>();
 
-  constructor(private readonly clock: Clock, private readonly keys: ApiKeyLookup) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly keys: ApiKeyLookup,
+  ) {}
 
   /** The live key that signed the request, or null. Throws only when the key lookup fails. */
   async verify(request: SignedRequest): Promise<ApiKeyEntry | null> {
@@ -50,7 +55,8 @@ export class SignedKeyVerifier {
     const timestamp = request.header(HEADER_TIMESTAMP);
     const signature = request.header(HEADER_SIGNATURE);
     if (!keyId || !timestamp || !signature) return null;
-    if (keyId.length > KEY_ID_LENGTH_MAX || !TIMESTAMP_FORMAT.test(timestamp) || !SIGNATURE_FORMAT.test(signature)) return null;
+    if (keyId.length > KEY_ID_LENGTH_MAX || !TIMESTAMP_FORMAT.test(timestamp) || !SIGNATURE_FORMAT.test(signature))
+      return null;
     const nowMs = this.clock.nowUs() / MICROS_PER_MS;
     if (Math.abs(nowMs - Number(timestamp)) > SIGNATURE_WINDOW_MS) return null;
 

@@ -21,21 +21,40 @@ interface ChangedEvent {
   position: bigint;
 }
 
-export async function scheduleEvent(caller: EngineCaller, listing: SportEventListing): Promise<CommandResult<{ event: SportEventView; position: bigint }>> {
+export async function scheduleEvent(
+  caller: EngineCaller,
+  listing: SportEventListing,
+): Promise<CommandResult<{ event: SportEventView; position: bigint }>> {
   const eventId = randomUUID();
-  const result = await submitOperatorInput(caller, { kind: 'ScheduleSportEvent', event: { event_id: eventId, ...listing } });
+  const result = await submitOperatorInput(caller, {
+    kind: 'ScheduleSportEvent',
+    event: { event_id: eventId, ...listing },
+  });
   if (!result.ok) return result;
   const event = result.value.answer.sportEvents.find((e) => e.event_id === eventId);
   if (!event) throw new Error('engine accepted ScheduleSportEvent without scheduling the event');
   return accepted({ event, position: result.value.position });
 }
 
-export async function changeEvent(caller: EngineCaller, eventId: string, change: EventChange): Promise<CommandResult<ChangedEvent>> {
-  let result = await submitOperatorInput(caller, { kind: 'UpdateSportEvent', event_id: eventId, changes: change.changes });
+export async function changeEvent(
+  caller: EngineCaller,
+  eventId: string,
+  change: EventChange,
+): Promise<CommandResult<ChangedEvent>> {
+  let result = await submitOperatorInput(caller, {
+    kind: 'UpdateSportEvent',
+    event_id: eventId,
+    changes: change.changes,
+  });
   if (!result.ok) return result;
   let event = result.value.answer.sportEvents.find((e) => e.event_id === eventId) ?? null;
   if (change.event_fee_percent !== undefined) {
-    result = await submitOperatorInput(caller, { kind: 'SetSettlementFee', scope: 'event', scope_id: eventId, percent: change.event_fee_percent });
+    result = await submitOperatorInput(caller, {
+      kind: 'SetSettlementFee',
+      scope: 'event',
+      scope_id: eventId,
+      percent: change.event_fee_percent,
+    });
     if (!result.ok) return result;
     event = result.value.answer.sportEvents.find((e) => e.event_id === eventId) ?? event;
   }
@@ -45,5 +64,8 @@ export async function changeEvent(caller: EngineCaller, eventId: string, change:
 export async function startEvent(caller: EngineCaller, eventId: string): Promise<CommandResult<ChangedEvent>> {
   const result = await submitOperatorInput(caller, { kind: 'StartSportEvent', event_id: eventId });
   if (!result.ok) return result;
-  return accepted({ event: result.value.answer.sportEvents.find((e) => e.event_id === eventId) ?? null, position: result.value.position });
+  return accepted({
+    event: result.value.answer.sportEvents.find((e) => e.event_id === eventId) ?? null,
+    position: result.value.position,
+  });
 }

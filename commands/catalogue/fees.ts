@@ -16,7 +16,12 @@ interface FeeSet {
 }
 
 /** Sets (or with null removes) the settlement-side percent of a market, an event or a market group. */
-export async function setSettlementFee(caller: EngineCaller, scope: FeeScope, scopeId: string, percent: number | null): Promise<CommandResult<FeeSet>> {
+export async function setSettlementFee(
+  caller: EngineCaller,
+  scope: FeeScope,
+  scopeId: string,
+  percent: number | null,
+): Promise<CommandResult<FeeSet>> {
   const result = await submitOperatorInput(caller, { kind: 'SetSettlementFee', scope, scope_id: scopeId, percent });
   if (!result.ok) return result;
   const { markets, sportEvents } = result.value.answer;
@@ -26,8 +31,16 @@ export async function setSettlementFee(caller: EngineCaller, scope: FeeScope, sc
 type Referral = NonNullable<StepAnswer['referral']>;
 
 /** Records that `referrerId` referred `refereeId` (credited when the referee first trades). */
-export async function recordReferral(caller: EngineCaller, referrerId: string, refereeId: string): Promise<CommandResult<Referral>> {
-  const result = await submitOperatorInput(caller, { kind: 'RecordReferral', referrer_account_id: referrerId, referee_account_id: refereeId });
+export async function recordReferral(
+  caller: EngineCaller,
+  referrerId: string,
+  refereeId: string,
+): Promise<CommandResult<Referral>> {
+  const result = await submitOperatorInput(caller, {
+    kind: 'RecordReferral',
+    referrer_account_id: referrerId,
+    referee_account_id: refereeId,
+  });
   if (!result.ok) return result;
   const referral = result.value.answer.referral;
   if (!referral) throw new Error('engine accepted RecordReferral without recording a referral');

@@ -19,8 +19,13 @@ interface AmendedFills {
   fills: FillView[];
 }
 
-export async function amendFill(caller: EngineCaller, tradeId: string, amendment: FillAmendment): Promise<CommandResult<AmendedFills>> {
-  if (amendment.price === undefined && amendment.filled === undefined) return refused({ code: 'price_or_filled_required' });
+export async function amendFill(
+  caller: EngineCaller,
+  tradeId: string,
+  amendment: FillAmendment,
+): Promise<CommandResult<AmendedFills>> {
+  if (amendment.price === undefined && amendment.filled === undefined)
+    return refused({ code: 'price_or_filled_required' });
   const input: Extract<EngineInput, { kind: 'AmendFill' }> = { kind: 'AmendFill', trade_id: tradeId };
   if (amendment.price !== undefined) input.price = amendment.price;
   if (amendment.filled !== undefined) input.filled = amendment.filled;

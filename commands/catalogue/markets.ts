@@ -55,20 +55,38 @@ export interface ChangedMarket {
 }
 
 function statDetailRefusal(details: MarketDetails): Refusal | null {
-  if (details.stat_detail === undefined || JSON.stringify(details.stat_detail).length <= STAT_DETAIL_LENGTH_MAX) return null;
+  if (details.stat_detail === undefined || JSON.stringify(details.stat_detail).length <= STAT_DETAIL_LENGTH_MAX)
+    return null;
   return { code: 'stat_detail_too_long', length_max: STAT_DETAIL_LENGTH_MAX };
 }
 
-const marketIn = (markets: readonly MarketStateView[], marketId: string) => markets.find((m) => m.market_id === marketId) ?? null;
+const marketIn = (markets: readonly MarketStateView[], marketId: string) =>
+  markets.find((m) => m.market_id === marketId) ?? null;
 
 /** Sets the market's settlement-side percent after a listing or change; the market as it is then. */
-async function withFee(caller: EngineCaller, marketId: string, percent: number | null, market: MarketStateView | null): Promise<CommandResult<ChangedMarket>> {
-  const result = await submitOperatorInput(caller, { kind: 'SetSettlementFee', scope: 'market', scope_id: marketId, percent });
+async function withFee(
+  caller: EngineCaller,
+  marketId: string,
+  percent: number | null,
+  market: MarketStateView | null,
+): Promise<CommandResult<ChangedMarket>> {
+  const result = await submitOperatorInput(caller, {
+    kind: 'SetSettlementFee',
+    scope: 'market',
+    scope_id: marketId,
+    percent,
+  });
   if (!result.ok) return result;
-  return accepted({ market: marketIn(result.value.answer.markets, marketId) ?? market, position: result.value.position });
+  return accepted({
+    market: marketIn(result.value.answer.markets, marketId) ?? market,
+    position: result.value.position,
+  });
 }
 
-export async function listMarket(caller: EngineCaller, listing: MarketListing): Promise<CommandResult<{ market: MarketStateView; position: bigint }>> {
+export async function listMarket(
+  caller: EngineCaller,
+  listing: MarketListing,
+): Promise<CommandResult<{ market: MarketStateView; position: bigint }>> {
   const tooLong = statDetailRefusal(listing.details);
   if (tooLong) return refused(tooLong);
   const marketId = randomUUID();
@@ -90,16 +108,25 @@ export async function listMarket(caller: EngineCaller, listing: MarketListing): 
     featured: listing.featured ?? false,
   };
   const details = listing.details;
-  const result = await submitOperatorInput(caller, { kind: 'ListMarket', market: fields, ...(Object.keys(details).length > 0 ? { details } : {}) });
+  const result = await submitOperatorInput(caller, {
+    kind: 'ListMarket',
+    market: fields,
+    ...(Object.keys(details).length > 0 ? { details } : {}),
+  });
   if (!result.ok) return result;
   const market = marketIn(result.value.answer.markets, marketId);
   if (!market) throw new Error('engine accepted ListMarket without listing the market');
-  if (listing.settlement_fee_percent === undefined || listing.settlement_fee_percent === null) return accepted({ market, position: result.value.position });
+  if (listing.settlement_fee_percent === undefined || listing.settlement_fee_percent === null)
+    return accepted({ market, position: result.value.position });
   const priced = await withFee(caller, marketId, listing.settlement_fee_percent, market);
   return priced.ok ? accepted({ market: priced.value.market ?? market, position: priced.value.position }) : priced;
 }
 
-export async function changeMarket(caller: EngineCaller, marketId: string, change: MarketChange): Promise<CommandResult<ChangedMarket>> {
+export async function changeMarket(
+  caller: EngineCaller,
+  marketId: string,
+  change: MarketChange,
+): Promise<CommandResult<ChangedMarket>> {
   const tooLong = statDetailRefusal(change.changes);
   if (tooLong) return refused(tooLong);
   if (change.grouping_id === null) return refused({ code: 'market_field_fixed', field: 'grouping_id' });
@@ -116,9 +143,17 @@ export async function changeMarket(caller: EngineCaller, marketId: string, chang
   return withFee(caller, marketId, change.settlement_fee_percent, market);
 }
 
-export async function changeMarketStatus(caller: EngineCaller, marketId: string, change: { status?: MarketStatus; trading?: boolean }): Promise<CommandResult<ChangedMarket>> {
-  if (change.status === undefined && change.trading === undefined) return refused({ code: 'status_or_trading_required' });
-  const input: Extract<EngineInput, { kind: 'ChangeMarketStatus' }> = { kind: 'ChangeMarketStatus', market_id: marketId };
+export async function changeMarketStatus(
+  caller: EngineCaller,
+  marketId: string,
+  change: { status?: MarketStatus; trading?: boolean },
+): Promise<CommandResult<ChangedMarket>> {
+  if (change.status === undefined && change.trading === undefined)
+    return refused({ code: 'status_or_trading_required' });
+  const input: Extract<EngineInput, { kind: 'ChangeMarketStatus' }> = {
+    kind: 'ChangeMarketStatus',
+    market_id: marketId,
+  };
   if (change.status !== undefined) input.status = change.status;
   if (change.trading !== undefined) input.trading = change.trading;
   const result = await submitOperatorInput(caller, input);
@@ -126,7 +161,11 @@ export async function changeMarketStatus(caller: EngineCaller, marketId: string,
   return accepted({ market: marketIn(result.value.answer.markets, marketId), position: result.value.position });
 }
 
-export async function resultMarket(caller: EngineCaller, marketId: string, result: MarketResult): Promise<CommandResult<ChangedMarket>> {
+export async function resultMarket(
+  caller: EngineCaller,
+  marketId: string,
+  result: MarketResult,
+): Promise<CommandResult<ChangedMarket>> {
   const submitted = await submitOperatorInput(caller, { kind: 'ResultMarket', market_id: marketId, result });
   if (!submitted.ok) return submitted;
   return accepted({ market: marketIn(submitted.value.answer.markets, marketId), position: submitted.value.position });

@@ -47,7 +47,8 @@ export async function moveClock(deps: ClockDeps, move: ClockMove): Promise<Comma
   if ((move.set_us === undefined) === (move.advance_ms === undefined)) return refused({ code: 'clock_move_ambiguous' });
   if (move.set_us !== undefined) deps.clock.set(move.set_us);
   else if (move.advance_ms !== undefined) {
-    if (!isServiceTimeMs(Math.floor(deps.clock.nowUs() / 1000) + move.advance_ms)) return refused({ code: 'clock_out_of_range' });
+    if (!isServiceTimeMs(Math.floor(deps.clock.nowUs() / 1000) + move.advance_ms))
+      return refused({ code: 'clock_out_of_range' });
     deps.clock.advance(move.advance_ms);
   }
   try {

@@ -6,7 +6,13 @@ import { randomUUID } from 'node:crypto';
 import { DomainError, InvalidInput } from '../../domain/errors.ts';
 import type { AppContext } from '../context.ts';
 import { generateKeyPair, parsePublicKey } from './ed25519.ts';
-import { API_KEY_SCOPES, apiKeyStream, type ApiKeyIssued, type ApiKeyRevoked, type ApiKeyScope } from '../../domain/credentials/events.ts';
+import {
+  API_KEY_SCOPES,
+  apiKeyStream,
+  type ApiKeyIssued,
+  type ApiKeyRevoked,
+  type ApiKeyScope,
+} from '../../domain/credentials/events.ts';
 import { credentialIndexOf } from './index.ts';
 
 interface IssueApiKeyInput {
@@ -47,7 +53,8 @@ function evolve(state: ApiKeyState, event: { type: string; data: unknown }): Api
 }
 
 export async function issueApiKey(ctx: AppContext, input: IssueApiKeyInput): Promise<IssuedApiKey> {
-  if (!(API_KEY_SCOPES as readonly string[]).includes(input.scope)) throw new InvalidInput('scope must be read_only or read_write');
+  if (!(API_KEY_SCOPES as readonly string[]).includes(input.scope))
+    throw new InvalidInput('scope must be read_only or read_write');
   if (typeof input.account_id !== 'string' || input.account_id === '') throw new InvalidInput('account_id is required');
   let publicKey: Uint8Array;
   let seed: Uint8Array | undefined;
@@ -64,7 +71,11 @@ export async function issueApiKey(ctx: AppContext, input: IssueApiKeyInput): Pro
     public_key: Buffer.from(publicKey).toString('base64'),
     issued_at_us: ctx.clock.nowUs(),
   };
-  await ctx.store.append(apiKeyStream(issued.key_id), [{ id: randomUUID(), type: 'ApiKeyIssued', data: issued }], 'no_stream');
+  await ctx.store.append(
+    apiKeyStream(issued.key_id),
+    [{ id: randomUUID(), type: 'ApiKeyIssued', data: issued }],
+    'no_stream',
+  );
   credentialIndexOf(ctx).addKey(issued);
   const answer: IssuedApiKey = { key_id: issued.key_id, scope: issued.scope, public_key: issued.public_key };
   if (seed) answer.private_key = Buffer.from(seed).toString('base64');

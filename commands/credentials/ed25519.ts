@@ -20,7 +20,8 @@ const BASE64_32_BYTES = /^[A-Za-z0-9+/]{43}=?$/;
  * verifiers accept a forged signature (R = identity, S = 0) for any message.
  */
 export function parsePublicKey(base64: string): Uint8Array {
-  if (!BASE64_32_BYTES.test(base64)) throw new InvalidInput('public_key must be the base64 of a 32-byte Ed25519 public key');
+  if (!BASE64_32_BYTES.test(base64))
+    throw new InvalidInput('public_key must be the base64 of a 32-byte Ed25519 public key');
   const bytes = new Uint8Array(Buffer.from(base64, 'base64'));
   let point;
   try {
@@ -54,7 +55,12 @@ export function verifyWithNode(key: KeyObject, message: Uint8Array, signature: U
 }
 
 /** Reference verifier (@noble/curves, RFC 8032 strict mode); throws are a `false` verdict. */
-export function verifyWithNoble(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array, zip215 = false): boolean {
+export function verifyWithNoble(
+  publicKey: Uint8Array,
+  message: Uint8Array,
+  signature: Uint8Array,
+  zip215 = false,
+): boolean {
   try {
     return ed25519.verify(signature, message, publicKey, { zip215 });
   } catch {

@@ -172,13 +172,18 @@ export class CredentialIndex {
       this.ctx.logger.warn({ err }, 'credential index: projections not caught up; loading what is there');
     }
     for (const row of await this.ctx.credentialRows.keys()) this.addKey(row, row.revoked_at_us);
-    for (const row of await this.ctx.credentialRows.liveSessions(this.ctx.clock.nowUs())) this.addSession(sessionIssued(row));
+    for (const row of await this.ctx.credentialRows.liveSessions(this.ctx.clock.nowUs()))
+      this.addSession(sessionIssued(row));
   }
 }
 
 /** The session as issued (the index keeps its own revocation time beside it). */
 const sessionIssued = (row: SessionRow): SessionIssued => ({
-  session_id: row.session_id, account_id: row.account_id, token_hash: row.token_hash, issued_at_us: row.issued_at_us, expires_at_us: row.expires_at_us,
+  session_id: row.session_id,
+  account_id: row.account_id,
+  token_hash: row.token_hash,
+  issued_at_us: row.issued_at_us,
+  expires_at_us: row.expires_at_us,
 });
 
 const indexes = new WeakMap<AppContext, CredentialIndex>();

@@ -43,7 +43,11 @@ export async function issueSession(ctx: AppContext, input: IssueSessionInput): P
     issued_at_us: nowUs,
     expires_at_us: nowUs + lifetimeS * MICROS_PER_SECOND,
   };
-  await ctx.store.append(sessionStream(issued.session_id), [{ id: randomUUID(), type: 'SessionIssued', data: issued }], 'no_stream');
+  await ctx.store.append(
+    sessionStream(issued.session_id),
+    [{ id: randomUUID(), type: 'SessionIssued', data: issued }],
+    'no_stream',
+  );
   credentialIndexOf(ctx).addSession(issued);
   return { token, expires_at: issued.expires_at_us };
 }
@@ -62,6 +66,12 @@ export function sessionTokenResolver(ctx: AppContext): TokenResolver {
     if (!token.startsWith(SESSION_TOKEN_PREFIX)) return null;
     const session = await resolveSession(ctx, token);
     if (!session) return { code: 'unauthorized' };
-    return { account_id: session.account_id, source: 'session', scopes: SESSION_SCOPES, client_id: null, token_id: session.session_id };
+    return {
+      account_id: session.account_id,
+      source: 'session',
+      scopes: SESSION_SCOPES,
+      client_id: null,
+      token_id: session.session_id,
+    };
   };
 }

@@ -10,7 +10,14 @@
 // A market the operator closed, halted or settled refuses the makers' orders: that is said once
 // in the log, the market is then skipped quietly, and activity resumes if it accepts orders again.
 
-import { apiKey, createClient, ExchangeError, generateKeyPair, type ExchangeClient, type OrderInput } from '@event-exchange/client';
+import {
+  apiKey,
+  createClient,
+  ExchangeError,
+  generateKeyPair,
+  type ExchangeClient,
+  type OrderInput,
+} from '@event-exchange/client';
 import { formatCents } from '../../domain/money/decimal.ts';
 import { issueApiKey, revokeApiKey } from '../credentials/apiKeys.ts';
 import type { AppContext } from '../context.ts';
@@ -35,26 +42,48 @@ interface MarketState {
 const MAKER_USER_AGENT = 'exchange-demo-maker/1';
 
 function limitOrder(marketId: string, action: 'buy' | 'sell', cents: number, quantity: number): OrderInput {
-  return { market_id: marketId, action, order_type: 'limit', price: formatCents(cents), quantity: String(quantity), device_id: 'demo-activity' };
+  return {
+    market_id: marketId,
+    action,
+    order_type: 'limit',
+    price: formatCents(cents),
+    quantity: String(quantity),
+    device_id: 'demo-activity',
+  };
 }
 
 const randomInt = (min: number, max: number) => min + Math.floor(Math.random() * (max - min + 1));
 
 /** A read-write key for a maker, from a key pair made here, and a client trading with it. */
-async function makerClient(ctx: AppContext, baseUrl: string, accountId: string): Promise<{ keyId: string; client: ExchangeClient }> {
+async function makerClient(
+  ctx: AppContext,
+  baseUrl: string,
+  accountId: string,
+): Promise<{ keyId: string; client: ExchangeClient }> {
   const pair = generateKeyPair();
-  const { key_id: keyId } = await issueApiKey(ctx, { account_id: accountId, scope: 'read_write', public_key: pair.publicKey });
-  return { keyId, client: createClient({ baseUrl, credentials: apiKey(keyId, pair.privateKey), userAgent: MAKER_USER_AGENT }) };
+  const { key_id: keyId } = await issueApiKey(ctx, {
+    account_id: accountId,
+    scope: 'read_write',
+    public_key: pair.publicKey,
+  });
+  return {
+    keyId,
+    client: createClient({ baseUrl, credentials: apiKey(keyId, pair.privateKey), userAgent: MAKER_USER_AGENT }),
+  };
 }
 
 /**
  * Starts the job when the seed recorded its makers and quoted markets; otherwise does nothing.
  * `baseUrl` is the service's own REST address (the makers trade over /api/v1).
  */
-export async function startDemoActivity(ctx: AppContext, options: { baseUrl: string; tickMs?: number }): Promise<DemoActivity> {
+export async function startDemoActivity(
+  ctx: AppContext,
+  options: { baseUrl: string; tickMs?: number },
+): Promise<DemoActivity> {
   const tickMs = options.tickMs ?? DEMO_TICK_MS;
   const marks = await ctx.store.readStream(DEMO_STREAM);
-  const seeded = marks.find((mark) => mark.type === 'DemoSeeded')?.data as { market_makers?: string[]; quoted_markets?: string[] } | undefined;
+  const seeded = marks.find((mark) => mark.type === 'DemoSeeded')?.data as
+    { market_makers?: string[]; quoted_markets?: string[] } | undefined;
   const makers = seeded?.market_makers ?? [];
   const marketIds = seeded?.quoted_markets ?? [];
   if (makers.length < 2 || marketIds.length === 0) {
@@ -75,7 +104,13 @@ export async function startDemoActivity(ctx: AppContext, options: { baseUrl: str
   let running: Promise<void> | undefined;
   let stopped = false;
 
-  const quote = async (marketId: string, state: MarketState, maker: string, action: 'buy' | 'sell', cents: number): Promise<void> => {
+  const quote = async (
+    marketId: string,
+    state: MarketState,
+    maker: string,
+    action: 'buy' | 'sell',
+    cents: number,
+  ): Promise<void> => {
     const client = clients.get(maker)!;
     const order = await client.placeOrder(limitOrder(marketId, action, cents, randomInt(5, 60)));
     const resting = state.resting.get(maker) ?? [];
@@ -103,14 +138,22 @@ export async function startDemoActivity(ctx: AppContext, options: { baseUrl: str
     const marketId = marketIds[ticks % marketIds.length]!;
     running = tick(marketId)
       .then(() => {
-        if (refusing.delete(marketId)) ctx.logger.info({ market_id: marketId }, 'demo activity: the market accepts orders again; the makers quote it');
+        if (refusing.delete(marketId))
+          ctx.logger.info(
+            { market_id: marketId },
+            'demo activity: the market accepts orders again; the makers quote it',
+          );
       })
       .catch((error: unknown) => {
         // 422: the engine refused the order (market closed, halted, settled)
-        if (!(error instanceof ExchangeError && error.status === 422)) ctx.logger.warn({ err: error }, 'demo activity tick failed');
+        if (!(error instanceof ExchangeError && error.status === 422))
+          ctx.logger.warn({ err: error }, 'demo activity tick failed');
         else if (!refusing.has(marketId)) {
           refusing.add(marketId);
-          ctx.logger.info({ market_id: marketId, reason: error.error }, 'demo activity: the market refuses the makers\' orders; skipping it until it accepts them again');
+          ctx.logger.info(
+            { market_id: marketId, reason: error.error },
+            "demo activity: the market refuses the makers' orders; skipping it until it accepts them again",
+          );
         }
       })
       .finally(() => {
@@ -125,7 +168,9 @@ export async function startDemoActivity(ctx: AppContext, options: { baseUrl: str
       clearInterval(timer);
       await running;
       for (const keyId of keyIds) {
-        await revokeApiKey(ctx, keyId).catch((error: unknown) => ctx.logger.debug({ err: error, key_id: keyId }, 'demo activity: revoking a maker key failed'));
+        await revokeApiKey(ctx, keyId).catch((error: unknown) =>
+          ctx.logger.debug({ err: error, key_id: keyId }, 'demo activity: revoking a maker key failed'),
+        );
       }
     },
   };

@@ -22,7 +22,10 @@ function ipv6Prefix(ip: string): string | null {
   const missing = IPV6_GROUPS - groupsOf(head) - groupsOf(tail);
   if (missing < 0 || (halves.length === 1 && missing !== 0)) return null;
   const groups = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...tail];
-  return `${groups.slice(0, IPV6_PREFIX_GROUPS).map((g) => (g.includes('.') ? g : (g.replace(/^0+(?=.)/, '') || '0').toLowerCase())).join(':')}::/64`;
+  return `${groups
+    .slice(0, IPV6_PREFIX_GROUPS)
+    .map((g) => (g.includes('.') ? g : (g.replace(/^0+(?=.)/, '') || '0').toLowerCase()))
+    .join(':')}::/64`;
 }
 
 /** The key a per-address limit counts `ip` under: an IPv4 address itself, an IPv6 address's /64. */
@@ -36,7 +39,11 @@ export function isLoopback(ip: string): boolean {
 }
 
 /** The client's address as a per-address limit sees it (null: none known). */
-export function clientAddressOf(remoteAddress: string | null | undefined, forwardedFor: string | undefined, proxies: BlockList): string | null {
+export function clientAddressOf(
+  remoteAddress: string | null | undefined,
+  forwardedFor: string | undefined,
+  proxies: BlockList,
+): string | null {
   const peer = normalizeIp(remoteAddress);
   if (peer === null) return null;
   if (forwardedFor === undefined || !listed(proxies, peer)) return peer;

@@ -26,6 +26,12 @@ export function accessTokenResolver(deps: Pick<OAuthDeps, 'tokens' | 'clients'>)
     const known = await deps.clients.get(stored.client_id);
     if (!known || known.client.status !== 'active') return { code: 'oauth_token_invalid' };
     if (!allowedFrom(known, request.remoteAddress)) return { code: 'ip_not_allowed' };
-    return { account_id: stored.account_id, source: 'oauth', scopes: new Set(stored.scopes), client_id: stored.client_id, token_id: stored.token_id };
+    return {
+      account_id: stored.account_id,
+      source: 'oauth',
+      scopes: new Set(stored.scopes),
+      client_id: stored.client_id,
+      token_id: stored.token_id,
+    };
   };
 }

@@ -41,19 +41,34 @@ function redirectWith(redirectUri: string, params: Record<string, string | undef
   return url.toString();
 }
 
-const errorRedirect = (redirectUri: string, state: string | undefined, error: string, description: string, issuer: string): Validation =>
-  ({ kind: 'redirect', location: redirectWith(redirectUri, { error, error_description: description, state }, issuer) });
+const errorRedirect = (
+  redirectUri: string,
+  state: string | undefined,
+  error: string,
+  description: string,
+  issuer: string,
+): Validation => ({
+  kind: 'redirect',
+  location: redirectWith(redirectUri, { error, error_description: description, state }, issuer),
+});
 
 /** Narrowing (SPEC "Scopes"): the requested scopes the client may hold. */
 function narrowScopes(requested: readonly string[], client: OAuthClient): string[] {
   const writeAllowed = client.ip_allowlist.length > 0;
-  return requested.filter((scope) => client.scopes.includes(scope) && (writeAllowed || !(WRITE_SCOPES as readonly string[]).includes(scope)));
+  return requested.filter(
+    (scope) => client.scopes.includes(scope) && (writeAllowed || !(WRITE_SCOPES as readonly string[]).includes(scope)),
+  );
 }
 
-export async function validateAuthorization(query: Record<string, unknown>, deps: OAuthDeps, issuer: string): Promise<Validation> {
+export async function validateAuthorization(
+  query: Record<string, unknown>,
+  deps: OAuthDeps,
+  issuer: string,
+): Promise<Validation> {
   // 1. the client and the redirect target: never redirect before both are known good
   const clientId = single(query, 'client_id');
-  if (typeof clientId !== 'string' || clientId === '') return { kind: 'error_page', message: 'The request names no application (client_id is missing).' };
+  if (typeof clientId !== 'string' || clientId === '')
+    return { kind: 'error_page', message: 'The request names no application (client_id is missing).' };
   const known = clientId.length <= 200 ? await deps.clients.get(clientId) : null;
   if (!known) return { kind: 'error_page', message: 'The application is not known to this exchange.' };
   if (known.client.status !== 'active') return { kind: 'error_page', message: 'This application is suspended.' };
@@ -72,9 +87,11 @@ export async function validateAuthorization(query: Record<string, unknown>, deps
   if (stateValue === null) return fail('invalid_request', 'state must be given once');
   const challenge = single(query, 'code_challenge');
   const method = single(query, 'code_challenge_method');
-  if (typeof challenge !== 'string' || challenge === '') return fail('invalid_request', 'PKCE is required: code_challenge with code_challenge_method S256');
+  if (typeof challenge !== 'string' || challenge === '')
+    return fail('invalid_request', 'PKCE is required: code_challenge with code_challenge_method S256');
   if (method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256');
-  if (!CODE_CHALLENGE_FORMAT.test(challenge)) return fail('invalid_request', 'code_challenge must be the base64url SHA-256 of the verifier (43 characters)');
+  if (!CODE_CHALLENGE_FORMAT.test(challenge))
+    return fail('invalid_request', 'code_challenge must be the base64url SHA-256 of the verifier (43 characters)');
   const scopeText = single(query, 'scope');
   if (typeof scopeText !== 'string' || scopeText.trim() === '') return fail('invalid_request', 'scope is required');
   if (scopeText.length > SCOPE_LENGTH_MAX) return fail('invalid_scope', 'scope is too long');
@@ -84,52 +101,103 @@ export async function validateAuthorization(query: Record<string, unknown>, deps
   const scopes = narrowScopes(requested, client);
   if (scopes.length === 0) return fail('invalid_scope', 'none of the requested scopes is allowed for this application');
   const prompt = single(query, 'prompt');
-  return { kind: 'valid', request: { client, redirect_uri: redirectUri, state, scopes, code_challenge: challenge, prompt: typeof prompt === 'string' ? prompt : undefined } };
+  return {
+    kind: 'valid',
+    request: {
+      client,
+      redirect_uri: redirectUri,
+      state,
+      scopes,
+      code_challenge: challenge,
+      prompt: typeof prompt === 'string' ? prompt : undefined,
+    },
+  };
 }
 
-type Decision =
-  | { kind: 'redirect'; location: string }
-  | { kind: 'login' }
-  | { kind: 'consent' };
+type Decision = { kind: 'redirect'; location: string } | { kind: 'login' } | { kind: 'consent' };
 
 /**
  * What a valid request leads to for the browser's member (null: nobody signed in).
  * `loggedInForThis`: the member just logged in for this very request (what prompt=login asks).
  */
-export async function decide(request: AuthorizationRequest, accountId: string | null, deps: OAuthDeps, issuer: string, loggedInForThis = false): Promise<Decision> {
+export async function decide(
+  request: AuthorizationRequest,
+  accountId: string | null,
+  deps: OAuthDeps,
+  issuer: string,
+  loggedInForThis = false,
+): Promise<Decision> {
   const silent = request.prompt === 'none';
   if (accountId === null || (request.prompt === 'login' && !loggedInForThis)) {
-    if (silent) return { kind: 'redirect', location: redirectWith(request.redirect_uri, { error: 'login_required', state: request.state }, issuer) };
+    if (silent)
+      return {
+        kind: 'redirect',
+        location: redirectWith(request.redirect_uri, { error: 'login_required', state: request.state }, issuer),
+      };
     return { kind: 'login' };
   }
   const grant = await activeGrant(deps.store, accountId, request.client.client_id);
   if (covers(grant, request.scopes) && request.prompt !== 'consent') {
     return { kind: 'redirect', location: await issueCode(request, accountId, grant!.grant_id, deps, issuer) };
   }
-  if (silent) return { kind: 'redirect', location: redirectWith(request.redirect_uri, { error: 'consent_required', state: request.state }, issuer) };
+  if (silent)
+    return {
+      kind: 'redirect',
+      location: redirectWith(request.redirect_uri, { error: 'consent_required', state: request.state }, issuer),
+    };
   return { kind: 'consent' };
 }
 
 /** Stores a code (its digest) for the member's grant and answers where to send the browser. */
-async function issueCode(request: AuthorizationRequest, accountId: string, grantId: string, deps: OAuthDeps, issuer: string): Promise<string> {
+async function issueCode(
+  request: AuthorizationRequest,
+  accountId: string,
+  grantId: string,
+  deps: OAuthDeps,
+  issuer: string,
+): Promise<string> {
   const code = newCode();
   const now = deps.clock.nowUs();
   await deps.tokens.saveCode({
-    code_hash: digestOf(code), client_id: request.client.client_id, account_id: accountId, grant_id: grantId,
-    redirect_uri: request.redirect_uri, scopes: request.scopes, code_challenge: request.code_challenge,
-    issued_at_us: now, expires_at_us: now + CODE_LIFETIME_US,
+    code_hash: digestOf(code),
+    client_id: request.client.client_id,
+    account_id: accountId,
+    grant_id: grantId,
+    redirect_uri: request.redirect_uri,
+    scopes: request.scopes,
+    code_challenge: request.code_challenge,
+    issued_at_us: now,
+    expires_at_us: now + CODE_LIFETIME_US,
   });
   return redirectWith(request.redirect_uri, { code, state: request.state }, issuer);
 }
 
 /** The member chose Allow: the grant widens (an event), then a code; a failure is server_error at the redirect_uri. */
-export async function allow(request: AuthorizationRequest, accountId: string, deps: OAuthDeps, issuer: string): Promise<string> {
+export async function allow(
+  request: AuthorizationRequest,
+  accountId: string,
+  deps: OAuthDeps,
+  issuer: string,
+): Promise<string> {
   try {
-    const grant = await consent(deps.store, { account_id: accountId, client_id: request.client.client_id, scopes: request.scopes, now_us: deps.clock.nowUs() });
+    const grant = await consent(deps.store, {
+      account_id: accountId,
+      client_id: request.client.client_id,
+      scopes: request.scopes,
+      now_us: deps.clock.nowUs(),
+    });
     return await issueCode(request, accountId, grant.grant_id, deps, issuer);
   } catch (error) {
     deps.onError?.(error, 'consent');
-    return redirectWith(request.redirect_uri, { error: 'server_error', error_description: 'the code could not be issued; restart authorization', state: request.state }, issuer);
+    return redirectWith(
+      request.redirect_uri,
+      {
+        error: 'server_error',
+        error_description: 'the code could not be issued; restart authorization',
+        state: request.state,
+      },
+      issuer,
+    );
   }
 }
 

@@ -40,7 +40,14 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
   if (colon < 0) return null;
   const id = formDecode(decoded.slice(0, colon));
   const secret = formDecode(decoded.slice(colon + 1));
-  if (id === null || secret === null || id === '' || id.length > CLIENT_ID_LENGTH_MAX || secret.length > SECRET_LENGTH_MAX) return null;
+  if (
+    id === null ||
+    secret === null ||
+    id === '' ||
+    id.length > CLIENT_ID_LENGTH_MAX ||
+    secret.length > SECRET_LENGTH_MAX
+  )
+    return null;
   return { id, secret };
 }
 
@@ -49,28 +56,37 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
  * without a secret may name itself here (the code and refresh grants, revocation).
  */
 export async function authenticateClient(
-  request: OAuthRequest, clients: ClientDirectory, publicAllowed: boolean,
+  request: OAuthRequest,
+  clients: ClientDirectory,
+  publicAllowed: boolean,
 ): Promise<AuthenticatedClient> {
   if (request.body.client_secret !== undefined) {
-    throw new InvalidClient('client_secret in the request body is not accepted; authenticate with HTTP Basic (client_secret_basic)');
+    throw new InvalidClient(
+      'client_secret in the request body is not accepted; authenticate with HTTP Basic (client_secret_basic)',
+    );
   }
   const basic = basicCredentials(request.headers.authorization);
   const bodyId = single(request.body, 'client_id');
   if (bodyId === null) throw new InvalidClient('client_id must be given once');
   if (basic === null) throw new InvalidClient('the Authorization header is not valid HTTP Basic credentials');
   if (basic) {
-    if (bodyId !== undefined && bodyId !== basic.id) throw new InvalidClient('client_id in the body differs from the authenticated client');
+    if (bodyId !== undefined && bodyId !== basic.id)
+      throw new InvalidClient('client_id in the body differs from the authenticated client');
     const known = await clients.get(basic.id);
     if (!known || known.client.status !== 'active' || !clients.verifySecret(known, basic.secret)) {
       throw new InvalidClient('client authentication failed');
     }
     return { known, withSecret: true, secret: basic.secret };
   }
-  if (bodyId === undefined || bodyId === '') throw new InvalidClient('client authentication is required: HTTP Basic, or client_id for a client without a secret');
+  if (bodyId === undefined || bodyId === '')
+    throw new InvalidClient(
+      'client authentication is required: HTTP Basic, or client_id for a client without a secret',
+    );
   if (bodyId.length > CLIENT_ID_LENGTH_MAX) throw new InvalidClient('client authentication failed');
   const known = await clients.get(bodyId);
   if (!known || known.client.status !== 'active') throw new InvalidClient('client authentication failed');
-  if (isConfidential(known.client.app_type)) throw new InvalidClient('this client has a secret: authenticate with HTTP Basic');
+  if (isConfidential(known.client.app_type))
+    throw new InvalidClient('this client has a secret: authenticate with HTTP Basic');
   if (!publicAllowed) throw new InvalidClient('this request needs a client with a secret');
   return { known, withSecret: false, secret: null };
 }

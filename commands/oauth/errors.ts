@@ -89,13 +89,18 @@ export class RateLimited extends OAuthProblem {
 const { OAuthError, ServerError } = OAuth2Server;
 
 /** The one mapping of errors to answers. `report` hears of every error that becomes a 500. */
-export function answerOfError(error: unknown, report: (error: unknown) => void, serverErrorDescription = 'The request could not be completed; retry shortly'): OAuthAnswer {
+export function answerOfError(
+  error: unknown,
+  report: (error: unknown) => void,
+  serverErrorDescription = 'The request could not be completed; retry shortly',
+): OAuthAnswer {
   // the library wraps errors our model threw in its ServerError (`inner`)
   const wrapped = error instanceof ServerError ? (error as unknown as { inner?: unknown }).inner : undefined;
   const inner = wrapped instanceof OAuthProblem ? wrapped : error;
   if (inner instanceof OAuthProblem) return oauthError(inner.status, inner.code, inner.description, inner.headers);
   if (inner instanceof OAuthError && inner.code >= 400 && inner.code < 500) {
-    if (inner.name === 'invalid_client') return oauthError(401, 'invalid_client', 'client authentication failed', new InvalidClient('').headers);
+    if (inner.name === 'invalid_client')
+      return oauthError(401, 'invalid_client', 'client authentication failed', new InvalidClient('').headers);
     // the library's texts begin with their class ("Invalid grant: …"); the rest is the description
     const description = inner.message.replace(/^Invalid (grant|request|scope|client): /, '');
     return oauthError(inner.code, inner.name, description);

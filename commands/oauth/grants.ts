@@ -6,13 +6,21 @@
 import { valueOrThrow } from '../operatorInput.ts';
 import { append, handleCommand, loadAggregate, type Aggregate } from '../handleCommand.ts';
 import {
-  evolveGrant, grantStream, type Grant, type GrantRevocationReason, type OAuthGrantConsented, type OAuthGrantRevoked,
+  evolveGrant,
+  grantStream,
+  type Grant,
+  type GrantRevocationReason,
+  type OAuthGrantConsented,
+  type OAuthGrantRevoked,
 } from '../../domain/oauth/events.ts';
 import type { EventStore } from '../../eventstore/port.ts';
 import { randomUUID } from 'node:crypto';
 
-const grantOf = (accountId: string, clientId: string): Aggregate<Grant | null> =>
-  ({ stream: grantStream(accountId, clientId), initial: () => null, evolve: evolveGrant });
+const grantOf = (accountId: string, clientId: string): Aggregate<Grant | null> => ({
+  stream: grantStream(accountId, clientId),
+  initial: () => null,
+  evolve: evolveGrant,
+});
 
 /** The member's live grant to the client, or null. */
 export async function activeGrant(store: EventStore, accountId: string, clientId: string): Promise<Grant | null> {
@@ -21,7 +29,12 @@ export async function activeGrant(store: EventStore, accountId: string, clientId
 }
 
 /** Whether `grantId` is still the member's live grant to the client (a revoked grant is never live again). */
-export async function grantIsLive(store: EventStore, accountId: string, clientId: string, grantId: string): Promise<boolean> {
+export async function grantIsLive(
+  store: EventStore,
+  accountId: string,
+  clientId: string,
+  grantId: string,
+): Promise<boolean> {
   return (await activeGrant(store, accountId, clientId))?.grant_id === grantId;
 }
 
@@ -29,7 +42,10 @@ export const covers = (grant: Grant | null, scopes: readonly string[]): boolean 
   grant !== null && grant.revoked_at_us === null && scopes.every((scope) => grant.scopes.includes(scope));
 
 /** The member allowed `scopes`: a new grant, or the live one widened. Returns the grant as it now is. */
-export async function consent(store: EventStore, input: { account_id: string; client_id: string; scopes: readonly string[]; now_us: number }): Promise<Grant> {
+export async function consent(
+  store: EventStore,
+  input: { account_id: string; client_id: string; scopes: readonly string[]; now_us: number },
+): Promise<Grant> {
   const result = await handleCommand(store, grantOf(input.account_id, input.client_id), ({ state: grant }) => {
     const live = grant && grant.revoked_at_us === null ? grant : null;
     const current = live?.scopes ?? [];
@@ -50,11 +66,18 @@ export async function consent(store: EventStore, input: { account_id: string; cl
 
 /** Ends the grant `grantId` if it is still the live one; returns whether it did. */
 export async function revokeGrant(
-  store: EventStore, input: { account_id: string; client_id: string; grant_id: string; reason: GrantRevocationReason; now_us: number },
+  store: EventStore,
+  input: { account_id: string; client_id: string; grant_id: string; reason: GrantRevocationReason; now_us: number },
 ): Promise<boolean> {
   const result = await handleCommand(store, grantOf(input.account_id, input.client_id), ({ state: grant }) => {
     if (!grant || grant.grant_id !== input.grant_id || grant.revoked_at_us !== null) return append([], false);
-    const data: OAuthGrantRevoked = { grant_id: grant.grant_id, account_id: input.account_id, client_id: input.client_id, reason: input.reason, at_us: input.now_us };
+    const data: OAuthGrantRevoked = {
+      grant_id: grant.grant_id,
+      account_id: input.account_id,
+      client_id: input.client_id,
+      reason: input.reason,
+      at_us: input.now_us,
+    };
     return append([{ type: 'OAuthGrantRevoked', data }], true);
   });
   return valueOrThrow(result).value;

@@ -20,12 +20,24 @@ export interface OAuthAnswer {
 }
 
 /** RFC 6749 §5.2 error bodies, as JSON (strict clients read nothing else). */
-export function oauthError(status: number, error: string, description: string, headers: Record<string, string> = {}): OAuthAnswer {
-  return { status, headers: { 'Cache-Control': 'no-store', ...headers }, body: { error, error_description: description } };
+export function oauthError(
+  status: number,
+  error: string,
+  description: string,
+  headers: Record<string, string> = {},
+): OAuthAnswer {
+  return {
+    status,
+    headers: { 'Cache-Control': 'no-store', ...headers },
+    body: { error, error_description: description },
+  };
 }
 
-export const json = (status: number, body: unknown, headers: Record<string, string> = {}): OAuthAnswer =>
-  ({ status, headers: { 'Cache-Control': 'no-store', ...headers }, body });
+export const json = (status: number, body: unknown, headers: Record<string, string> = {}): OAuthAnswer => ({
+  status,
+  headers: { 'Cache-Control': 'no-store', ...headers },
+  body,
+});
 
 /** A form value that must be one string: absent → undefined; repeated or not a string → null (RFC 6749 §3.2: no repeats). */
 export function single(body: Record<string, unknown>, name: string): string | undefined | null {
@@ -38,4 +50,5 @@ export function single(body: Record<string, unknown>, name: string): string | un
 const FORM_CONTENT_TYPE = /^application\/x-www-form-urlencoded\s*(;.*)?$/i;
 
 /** Whether a Content-Type names a form body (parameters allowed, e.g. a charset). */
-export const isFormContentType = (contentType: string | undefined): boolean => FORM_CONTENT_TYPE.test(contentType ?? '');
+export const isFormContentType = (contentType: string | undefined): boolean =>
+  FORM_CONTENT_TYPE.test(contentType ?? '');

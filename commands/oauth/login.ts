@@ -57,11 +57,14 @@ export class LoginLimiter {
 
   /** Counts a password attempt before it is judged. */
   reservePassword(keys: LoginKeys, nowMs: number): Reservation {
-    return reserveAll([
-      { windows: this.addresses, key: keys.address, limit: LOGIN_ATTEMPTS_PER_ADDRESS_MAX },
-      { windows: this.pairs, key: keys.pair, limit: LOGIN_ATTEMPTS_PER_ACCOUNT_ADDRESS_MAX },
-      { windows: this.accounts, key: keys.account, limit: Number.POSITIVE_INFINITY },
-    ], nowMs);
+    return reserveAll(
+      [
+        { windows: this.addresses, key: keys.address, limit: LOGIN_ATTEMPTS_PER_ADDRESS_MAX },
+        { windows: this.pairs, key: keys.pair, limit: LOGIN_ATTEMPTS_PER_ACCOUNT_ADDRESS_MAX },
+        { windows: this.accounts, key: keys.account, limit: Number.POSITIVE_INFINITY },
+      ],
+      nowMs,
+    );
   }
 
   /** The attempt was right: its counts are given back (the pair starts afresh). */
@@ -92,7 +95,13 @@ export class LoginLimiter {
 
 export type LoginResult =
   | { ok: true; account_id: string; needs_totp: boolean }
-  | { ok: false; reason: 'invalid' | 'limited' | 'inactive'; delay_ms: number; retry_after_ms?: number; status?: string };
+  | {
+      ok: false;
+      reason: 'invalid' | 'limited' | 'inactive';
+      delay_ms: number;
+      retry_after_ms?: number;
+      status?: string;
+    };
 
 interface LoginDeps {
   store: EventStore;
@@ -102,18 +111,35 @@ interface LoginDeps {
 }
 
 /** Email and password, at `nowMs` on the service clock. */
-export async function logIn(deps: LoginDeps, email: string, password: string, address: string, nowMs: number): Promise<LoginResult> {
+export async function logIn(
+  deps: LoginDeps,
+  email: string,
+  password: string,
+  address: string,
+  nowMs: number,
+): Promise<LoginResult> {
   const keys = loginKeysOf(email, address);
   const reservation = deps.limiter.reservePassword(keys, nowMs);
   if (!reservation.ok) return { ok: false, reason: 'limited', delay_ms: 0, retry_after_ms: reservation.retry_after_ms };
-  const failed = (): LoginResult => ({ ok: false, reason: 'invalid', delay_ms: deps.limiter.passwordBadDelayMs(keys, nowMs) });
-  if (email.length === 0 || email.length > EMAIL_LENGTH_MAX || password.length === 0 || password.length > PASSWORD_LENGTH_MAX) return failed();
+  const failed = (): LoginResult => ({
+    ok: false,
+    reason: 'invalid',
+    delay_ms: deps.limiter.passwordBadDelayMs(keys, nowMs),
+  });
+  if (
+    email.length === 0 ||
+    email.length > EMAIL_LENGTH_MAX ||
+    password.length === 0 ||
+    password.length > PASSWORD_LENGTH_MAX
+  )
+    return failed();
   const candidates = await deps.members.accountsByEmail(email);
   for (const accountId of candidates) {
     if (!(await verifyPassword(deps.store, accountId, password))) continue;
     deps.limiter.passwordGood(keys, nowMs);
     const account = await deps.accounts.statusOf(accountId);
-    if (!account || account.status !== 'active') return { ok: false, reason: 'inactive', delay_ms: 0, status: account?.status ?? 'unknown' };
+    if (!account || account.status !== 'active')
+      return { ok: false, reason: 'inactive', delay_ms: 0, status: account?.status ?? 'unknown' };
     return { ok: true, account_id: accountId, needs_totp: await totpEnabled(deps.store, accountId) };
   }
   return failed();
@@ -125,11 +151,17 @@ export type TotpResult =
   | { ok: false; reason: 'invalid'; delay_ms: number };
 
 /** The two-factor step of a login whose password was right, at `nowUs` on the service clock. */
-export async function logInTotp(deps: Pick<LoginDeps, 'store' | 'limiter'>, accountId: string, code: string, nowUs: number): Promise<TotpResult> {
+export async function logInTotp(
+  deps: Pick<LoginDeps, 'store' | 'limiter'>,
+  accountId: string,
+  code: string,
+  nowUs: number,
+): Promise<TotpResult> {
   const nowMs = Math.floor(nowUs / 1000);
   const reservation = deps.limiter.reserveTotp(accountId, nowMs);
   if (!reservation.ok) return { ok: false, reason: 'limited', retry_after_ms: reservation.retry_after_ms };
-  if (!(await acceptTotpCode(deps.store, accountId, code, nowUs))) return { ok: false, reason: 'invalid', delay_ms: deps.limiter.totpBadDelayMs(accountId, nowMs) };
+  if (!(await acceptTotpCode(deps.store, accountId, code, nowUs)))
+    return { ok: false, reason: 'invalid', delay_ms: deps.limiter.totpBadDelayMs(accountId, nowMs) };
   deps.limiter.totpGood(accountId);
   return { ok: true };
 }

@@ -26,8 +26,14 @@ const HOUR_MS = 3_600_000;
 const REGISTRATION_ADDRESSES_TRACKED_MAX = 10_000;
 const AUTH_METHODS = ['client_secret_basic', 'none'] as const;
 const GRANTS = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
-const DEFAULT_SCOPES = ['profile.read', 'balance.read', 'portfolio.read', 'orders.read', 'transfers.read', 'market_data'];
-
+const DEFAULT_SCOPES = [
+  'profile.read',
+  'balance.read',
+  'portfolio.read',
+  'orders.read',
+  'transfers.read',
+  'market_data',
+];
 
 /** Fixed one-hour windows per address on the service clock, counted in memory (bounded; refuses when full). */
 export class RegistrationLimiter {
@@ -47,26 +53,39 @@ export class RegistrationLimiter {
 }
 
 function stringList(value: unknown, field: string): string[] {
-  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw new InvalidClientMetadata(`${field} must be an array of strings`);
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string'))
+    throw new InvalidClientMetadata(`${field} must be an array of strings`);
   return value as string[];
 }
 
-export async function register(request: OAuthRequest, deps: OAuthDeps, limiter: RegistrationLimiter): Promise<OAuthAnswer> {
+export async function register(
+  request: OAuthRequest,
+  deps: OAuthDeps,
+  limiter: RegistrationLimiter,
+): Promise<OAuthAnswer> {
   const settings = deps.settings.get();
   if (!settings.dynamic_registration) return json(404, { error: 'Not found' });
   const body = request.body;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InvalidClientMetadata('the body must be a JSON object of client metadata');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new InvalidClientMetadata('the body must be a JSON object of client metadata');
 
   const method = body.token_endpoint_auth_method ?? 'client_secret_basic';
   if (typeof method !== 'string' || !(AUTH_METHODS as readonly string[]).includes(method)) {
     throw new InvalidClientMetadata(`token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}`);
   }
   const withSecret = method === 'client_secret_basic';
-  const grants = body.grant_types === undefined ? ['authorization_code', 'refresh_token'] : stringList(body.grant_types, 'grant_types');
+  const grants =
+    body.grant_types === undefined
+      ? ['authorization_code', 'refresh_token']
+      : stringList(body.grant_types, 'grant_types');
   for (const grant of grants) {
-    if (!(GRANTS as readonly string[]).includes(grant)) throw new InvalidClientMetadata(`grant_types: ${grant} is not supported`);
+    if (!(GRANTS as readonly string[]).includes(grant))
+      throw new InvalidClientMetadata(`grant_types: ${grant} is not supported`);
   }
-  if (grants.includes('client_credentials') && !withSecret) throw new InvalidClientMetadata('client_credentials needs a client with a secret (token_endpoint_auth_method client_secret_basic)');
+  if (grants.includes('client_credentials') && !withSecret)
+    throw new InvalidClientMetadata(
+      'client_credentials needs a client with a secret (token_endpoint_auth_method client_secret_basic)',
+    );
   if (body.response_types !== undefined) {
     const types = stringList(body.response_types, 'response_types');
     if (types.some((t) => t !== 'code')) throw new InvalidClientMetadata('response_types may only be [code]');
@@ -75,11 +94,15 @@ export async function register(request: OAuthRequest, deps: OAuthDeps, limiter: 
 
   let redirectUris: string[] = [];
   if (body.redirect_uris !== undefined) {
-    const uris = Array.isArray(body.redirect_uris) && body.redirect_uris.every((u) => typeof u === 'string') ? body.redirect_uris : null;
+    const uris =
+      Array.isArray(body.redirect_uris) && body.redirect_uris.every((u) => typeof u === 'string')
+        ? body.redirect_uris
+        : null;
     if (uris === null) throw new InvalidRedirectUri('redirect_uris must be an array of URIs');
     redirectUris = uris;
   }
-  if (needsCallbacks && redirectUris.length === 0) throw new InvalidRedirectUri('redirect_uris is required for the authorization_code grant');
+  if (needsCallbacks && redirectUris.length === 0)
+    throw new InvalidRedirectUri('redirect_uris is required for the authorization_code grant');
   for (const uri of redirectUris) {
     const problem = redirectUriProblem(uri);
     if (problem) throw new InvalidRedirectUri(`redirect_uri ${uri.slice(0, 200)} ${problem}`);
@@ -87,21 +110,30 @@ export async function register(request: OAuthRequest, deps: OAuthDeps, limiter: 
 
   let scopes = DEFAULT_SCOPES;
   if (body.scope !== undefined) {
-    if (typeof body.scope !== 'string' || body.scope.trim() === '') throw new InvalidClientMetadata('scope must be a space-separated string of scopes');
+    if (typeof body.scope !== 'string' || body.scope.trim() === '')
+      throw new InvalidClientMetadata('scope must be a space-separated string of scopes');
     scopes = [...new Set(body.scope.split(' ').filter((s) => s !== ''))];
     for (const scope of scopes) {
       if (!ALL_SCOPES.includes(scope)) throw new InvalidClientMetadata(`scope: unknown scope ${scope}`);
-      if ((WRITE_SCOPES as readonly string[]).includes(scope)) throw new InvalidClientMetadata(`scope: ${scope} cannot be registered; write scopes are granted by the operator only`);
+      if ((WRITE_SCOPES as readonly string[]).includes(scope))
+        throw new InvalidClientMetadata(
+          `scope: ${scope} cannot be registered; write scopes are granted by the operator only`,
+        );
     }
   } else if (!needsCallbacks) {
     scopes = ['market_data', 'events'];
   }
   const name = body.client_name ?? 'Unnamed application';
-  if (typeof name !== 'string' || name.trim() === '') throw new InvalidClientMetadata('client_name must be a non-empty string');
+  if (typeof name !== 'string' || name.trim() === '')
+    throw new InvalidClientMetadata('client_name must be a non-empty string');
 
   const appType: AppType = withSecret
-    ? (needsCallbacks ? 'web' : 'server')
-    : (redirectUris.every((u) => u.startsWith('https:')) ? 'browser' : 'native');
+    ? needsCallbacks
+      ? 'web'
+      : 'server'
+    : redirectUris.every((u) => u.startsWith('https:'))
+      ? 'browser'
+      : 'native';
 
   const address = normalizeIp(request.remoteAddress) ?? 'unknown';
   const waitS = limiter.take(address, settings.registration_limit_per_hour, Math.floor(deps.clock.nowUs() / 1000));
@@ -109,9 +141,16 @@ export async function register(request: OAuthRequest, deps: OAuthDeps, limiter: 
 
   let registered;
   try {
-    registered = await registerClient(deps.store, { name, app_type: appType, redirect_uris: redirectUris, scopes }, { nowUs: deps.clock.nowUs(), registeredBy: 'dynamic' });
+    registered = await registerClient(
+      deps.store,
+      { name, app_type: appType, redirect_uris: redirectUris, scopes },
+      { nowUs: deps.clock.nowUs(), registeredBy: 'dynamic' },
+    );
   } catch (err) {
-    if (err instanceof ClientFieldError) throw err.field === 'redirect_uris' ? new InvalidRedirectUri(err.message) : new InvalidClientMetadata(err.message);
+    if (err instanceof ClientFieldError)
+      throw err.field === 'redirect_uris'
+        ? new InvalidRedirectUri(err.message)
+        : new InvalidClientMetadata(err.message);
     if (err instanceof InvalidInput) throw new InvalidClientMetadata(err.message);
     throw err;
   }

@@ -15,8 +15,13 @@ import { digestOf, TOKEN_LENGTH_MAX } from './tokens.ts';
 const MICROS_PER_S = 1_000_000;
 
 /** The calling client and the token it names; throws the refusal (typed OAuth errors). */
-async function authenticated(request: OAuthRequest, deps: OAuthDeps, publicAllowed: boolean): Promise<{ clientId: string; token: string }> {
-  if (!isFormContentType(request.headers['content-type'])) throw new InvalidRequest('The request body must be application/x-www-form-urlencoded');
+async function authenticated(
+  request: OAuthRequest,
+  deps: OAuthDeps,
+  publicAllowed: boolean,
+): Promise<{ clientId: string; token: string }> {
+  if (!isFormContentType(request.headers['content-type']))
+    throw new InvalidRequest('The request body must be application/x-www-form-urlencoded');
   const client = await authenticateClient(request, deps.clients, publicAllowed);
   if (!allowedFrom(client.known, request.remoteAddress)) throw new IpNotAllowed();
   const token = single(request.body, 'token');

@@ -38,13 +38,17 @@ const TOKEN_CHECKS: readonly { name: string; check: Check }[] = [
   {
     name: 'service available (the oauth_unavailable drill answers before anything is consumed)',
     check(_c, deps) {
-      if (deps.settings.get().oauth_unavailable) throw new TemporarilyUnavailable('The authorization server is temporarily unavailable; retry with the same code or token');
+      if (deps.settings.get().oauth_unavailable)
+        throw new TemporarilyUnavailable(
+          'The authorization server is temporarily unavailable; retry with the same code or token',
+        );
     },
   },
   {
     name: 'form-encoded body',
     check({ request }) {
-      if (!isFormContentType(request.headers['content-type'])) throw new InvalidRequest('The request body must be application/x-www-form-urlencoded');
+      if (!isFormContentType(request.headers['content-type']))
+        throw new InvalidRequest('The request body must be application/x-www-form-urlencoded');
     },
   },
   {
@@ -106,7 +110,11 @@ export function createTokenEndpoint(deps: OAuthDeps): TokenEndpoint {
           // most checks pass at once: only a pending one is awaited (each await costs a turn)
           if (outcome instanceof Promise) await outcome;
         }
-        return await (context.grant as GrantType).handle({ request, client: context.client as AuthenticatedClient, deps });
+        return await (context.grant as GrantType).handle({
+          request,
+          client: context.client as AuthenticatedClient,
+          deps,
+        });
       } catch (error) {
         return answerOfError(error, report, 'The token could not be issued; retry shortly');
       }

@@ -14,14 +14,23 @@ const TOTP_ISSUER = 'Exchange';
 
 type TotpState = ReturnType<typeof evolveTotp>;
 
-const totpOf = (accountId: string): Aggregate<TotpState> => ({ stream: totpStream(accountId), initial: () => null, evolve: evolveTotp });
+const totpOf = (accountId: string): Aggregate<TotpState> => ({
+  stream: totpStream(accountId),
+  initial: () => null,
+  evolve: evolveTotp,
+});
 
 export async function totpEnabled(store: EventStore, accountId: string): Promise<boolean> {
   return (await loadAggregate(store, totpOf(accountId))).state !== null;
 }
 
 /** Turns two-factor on (a fresh secret each time); answers the secret and its otpauth:// URL. */
-export async function enableTotp(store: EventStore, accountId: string, label: string, nowUs: number): Promise<{ secret: string; otpauth_url: string }> {
+export async function enableTotp(
+  store: EventStore,
+  accountId: string,
+  label: string,
+  nowUs: number,
+): Promise<{ secret: string; otpauth_url: string }> {
   const secret = base32Encode(randomBytes(TOTP_SECRET_BYTES));
   const data: TotpEnabled = { account_id: accountId, secret, at_us: nowUs };
   await store.append(totpStream(accountId), [{ id: randomUUID(), type: 'TotpEnabled', data }], 'any');
@@ -29,7 +38,12 @@ export async function enableTotp(store: EventStore, accountId: string, label: st
 }
 
 /** Checks a code and records its step; false for a wrong, stale or already used code. */
-export async function acceptTotpCode(store: EventStore, accountId: string, code: string, nowUs: number): Promise<boolean> {
+export async function acceptTotpCode(
+  store: EventStore,
+  accountId: string,
+  code: string,
+  nowUs: number,
+): Promise<boolean> {
   const result = await handleCommand(store, totpOf(accountId), ({ state }) => {
     const secret = state ? base32Decode(state.secret) : null;
     if (!state || !secret) return append([], false);

@@ -23,7 +23,11 @@ export type Reservation = { ok: true } | { ok: false; retry_after_ms: number };
 export class BoundedWindows {
   private readonly windows = new Map<string, Window>();
 
-  constructor(private readonly windowMs: number, private readonly keysMax: number, private readonly whenFull: WhenFull) {}
+  constructor(
+    private readonly windowMs: number,
+    private readonly keysMax: number,
+    private readonly whenFull: WhenFull,
+  ) {}
 
   /** The key's window if it is still open at `nowMs`. */
   open(key: string, nowMs: number): Window | undefined {
@@ -105,7 +109,10 @@ export class BoundedWindows {
  * takes nothing and answers the longest wait. Synchronous: nothing can interleave between the
  * checks and the takes.
  */
-export function reserveAll(entries: readonly { windows: BoundedWindows; key: string; limit: number }[], nowMs: number): Reservation {
+export function reserveAll(
+  entries: readonly { windows: BoundedWindows; key: string; limit: number }[],
+  nowMs: number,
+): Reservation {
   let wait = 0;
   for (const { windows, key, limit } of entries) wait = Math.max(wait, windows.waitMs(key, limit, nowMs));
   if (wait > 0) return { ok: false, retry_after_ms: wait };

@@ -52,7 +52,10 @@ export interface OAuthClientView {
   updated_at: string;
 }
 
-export type ClientFields = Pick<OAuthClient, 'name' | 'app_type' | 'redirect_uris' | 'scopes' | 'ip_allowlist' | 'status'>;
+export type ClientFields = Pick<
+  OAuthClient,
+  'name' | 'app_type' | 'redirect_uris' | 'scopes' | 'ip_allowlist' | 'status'
+>;
 
 export function streamOf(clientId: string): string {
   return `oauth-client-${clientId}`;

@@ -7,8 +7,16 @@ import type { EventStore } from '../../eventstore/port.ts';
 import { valueOrThrow } from '../operatorInput.ts';
 import { append, handleCommand, loadAggregate, refuse, type Aggregate } from '../handleCommand.ts';
 import {
-  clientSecretKeyOf, evolve, hashClientSecret, isConfidential, newClientSecret, streamOf, viewOf,
-  type ClientFields, type OAuthClient, type OAuthClientView,
+  clientSecretKeyOf,
+  evolve,
+  hashClientSecret,
+  isConfidential,
+  newClientSecret,
+  streamOf,
+  viewOf,
+  type ClientFields,
+  type OAuthClient,
+  type OAuthClientView,
 } from './client.ts';
 import { clientChanged, clientDirectoryOf } from './directory.ts';
 import { validateClientFields } from './validate.ts';
@@ -19,7 +27,11 @@ export interface ClientWithSecret {
   client_secret?: string;
 }
 
-const clientOf = (clientId: string): Aggregate<OAuthClient | null> => ({ stream: streamOf(clientId), initial: () => null, evolve });
+const clientOf = (clientId: string): Aggregate<OAuthClient | null> => ({
+  stream: streamOf(clientId),
+  initial: () => null,
+  evolve,
+});
 
 /** The client as stored (with its secret digest), or null when unknown. */
 export async function loadClient(store: EventStore, clientId: string): Promise<OAuthClient | null> {
@@ -32,7 +44,8 @@ export async function registerClient(
   raw: unknown,
   options: { nowUs: number; registeredBy: 'admin' | 'dynamic'; clientId?: string },
 ): Promise<ClientWithSecret> {
-  const fields = validateClientFields(raw, ['name', 'app_type', 'scopes']) as Partial<ClientFields> & Pick<ClientFields, 'name' | 'app_type' | 'scopes'>;
+  const fields = validateClientFields(raw, ['name', 'app_type', 'scopes']) as Partial<ClientFields> &
+    Pick<ClientFields, 'name' | 'app_type' | 'scopes'>;
   const clientId = options.clientId ?? randomUUID();
   const secret = isConfidential(fields.app_type) ? newClientSecret() : undefined;
   const client: OAuthClient = {
@@ -48,13 +61,22 @@ export async function registerClient(
     created_at: options.nowUs,
     updated_at: options.nowUs,
   };
-  await store.append(streamOf(clientId), [{ id: randomUUID(), type: 'OAuthClientRegistered', data: { client } }], 'no_stream');
+  await store.append(
+    streamOf(clientId),
+    [{ id: randomUUID(), type: 'OAuthClientRegistered', data: { client } }],
+    'no_stream',
+  );
   clientChanged(store, clientId);
   return secret === undefined ? { client: viewOf(client) } : { client: viewOf(client), client_secret: secret };
 }
 
 /** Applies a partial change; unknown client is oauth_client_not_found. Becoming confidential mints a secret. */
-export async function changeClient(store: EventStore, clientId: string, raw: unknown, options: { nowUs: number }): Promise<ClientWithSecret> {
+export async function changeClient(
+  store: EventStore,
+  clientId: string,
+  raw: unknown,
+  options: { nowUs: number },
+): Promise<ClientWithSecret> {
   const patch = validateClientFields(raw, []);
   const result = await handleCommand(store, clientOf(clientId), ({ state: client }) => {
     if (client === null) return refuse({ code: 'oauth_client_not_found' });
@@ -67,8 +89,12 @@ export async function changeClient(store: EventStore, clientId: string, raw: unk
       next.secret_hash = null;
     }
     const changed = Object.keys(patch);
-    const answer: ClientWithSecret = secret === undefined ? { client: viewOf(next) } : { client: viewOf(next), client_secret: secret };
-    return append([{ type: 'OAuthClientChanged', data: { client: next, changed, secret_rotated: secret !== undefined } }], answer);
+    const answer: ClientWithSecret =
+      secret === undefined ? { client: viewOf(next) } : { client: viewOf(next), client_secret: secret };
+    return append(
+      [{ type: 'OAuthClientChanged', data: { client: next, changed, secret_rotated: secret !== undefined } }],
+      answer,
+    );
   });
   clientChanged(store, clientId);
   return valueOrThrow(result).value;

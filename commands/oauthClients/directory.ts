@@ -27,7 +27,10 @@ export class ClientDirectory {
   private readonly verified = new WeakMap<KnownClient, string>();
   private readonly changeListeners = new Set<(clientId: string) => void>();
 
-  constructor(private readonly store: EventStore, private readonly loader: Loader) {}
+  constructor(
+    private readonly store: EventStore,
+    private readonly loader: Loader,
+  ) {}
 
   async get(clientId: string): Promise<KnownClient | null> {
     const cached = this.cache.get(clientId);
@@ -35,11 +38,16 @@ export class ClientDirectory {
     const pending = this.loading.get(clientId);
     if (pending) return pending;
     const generation = this.generation;
-    const load = this.loader(this.store, clientId).then((client) => {
-      const known = client === null ? null : { client, allowlist: client.ip_allowlist.length > 0 ? addressListOf(client.ip_allowlist) : null };
-      if (generation === this.generation) this.remember(clientId, known);
-      return known;
-    }).finally(() => this.loading.delete(clientId));
+    const load = this.loader(this.store, clientId)
+      .then((client) => {
+        const known =
+          client === null
+            ? null
+            : { client, allowlist: client.ip_allowlist.length > 0 ? addressListOf(client.ip_allowlist) : null };
+        if (generation === this.generation) this.remember(clientId, known);
+        return known;
+      })
+      .finally(() => this.loading.delete(clientId));
     this.loading.set(clientId, load);
     return load;
   }

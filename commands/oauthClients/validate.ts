@@ -11,7 +11,10 @@ const REDIRECT_URI_LENGTH_MAX = 2000;
 const IP_ALLOWLIST_MAX = 100;
 
 export class ClientFieldError extends InvalidInput {
-  constructor(readonly field: keyof ClientFields, message: string) {
+  constructor(
+    readonly field: keyof ClientFields,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -33,7 +36,8 @@ export function redirectUriProblem(uri: string): string | null {
   }
   const scheme = url.protocol.slice(0, -1);
   if (scheme === 'https') return url.hostname === '' ? 'must name a host' : null;
-  if (scheme === 'http') return LOOPBACK_HOSTS.has(url.hostname) ? null : 'must be https, or http only on localhost, 127.0.0.1 or [::1]';
+  if (scheme === 'http')
+    return LOOPBACK_HOSTS.has(url.hostname) ? null : 'must be https, or http only on localhost, 127.0.0.1 or [::1]';
   if (/^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+$/i.test(scheme)) return null;
   return 'must be https, a reverse-domain custom scheme, or an http loopback address';
 }
@@ -43,7 +47,8 @@ function stringArray(field: keyof ClientFields, value: unknown, max: number): st
   if (value.length > max) throw new ClientFieldError(field, `${field} must have at most ${max} entries`);
   const out: string[] = [];
   value.forEach((entry, index) => {
-    if (typeof entry !== 'string' || entry.trim() === '') throw new ClientFieldError(field, `${field}[${index}] must be a non-empty string`);
+    if (typeof entry !== 'string' || entry.trim() === '')
+      throw new ClientFieldError(field, `${field}[${index}] must be a non-empty string`);
     if (!out.includes(entry.trim())) out.push(entry.trim());
   });
   return out;
@@ -51,8 +56,10 @@ function stringArray(field: keyof ClientFields, value: unknown, max: number): st
 
 const CHECKS: { [K in keyof ClientFields]: (value: unknown) => ClientFields[K] } = {
   name(value) {
-    if (typeof value !== 'string' || value.trim() === '') throw new ClientFieldError('name', 'name must be a non-empty string');
-    if (value.length > CLIENT_NAME_LENGTH_MAX) throw new ClientFieldError('name', `name must be at most ${CLIENT_NAME_LENGTH_MAX} characters`);
+    if (typeof value !== 'string' || value.trim() === '')
+      throw new ClientFieldError('name', 'name must be a non-empty string');
+    if (value.length > CLIENT_NAME_LENGTH_MAX)
+      throw new ClientFieldError('name', `name must be at most ${CLIENT_NAME_LENGTH_MAX} characters`);
     return value.trim();
   },
   app_type(value) {
@@ -95,7 +102,8 @@ const CHECKS: { [K in keyof ClientFields]: (value: unknown) => ClientFields[K] }
 
 /** Validates the fields present in `raw` (unknown keys are ignored); `required` must be present. */
 export function validateClientFields(raw: unknown, required: ReadonlyArray<keyof ClientFields>): Partial<ClientFields> {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new InvalidInput('body must be a JSON object');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new InvalidInput('body must be a JSON object');
   const body = raw as Record<string, unknown>;
   for (const field of required) {
     if (body[field] === undefined) throw new ClientFieldError(field, `${field} is required`);

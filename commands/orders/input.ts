@@ -33,8 +33,17 @@ export interface RequestOrigin {
 type InvalidOrderField = Extract<Refusal, { code: 'invalid_order_field' }>;
 
 /** `prefix` names the leg in batch errors, e.g. `orders[3].`. */
-export function orderRequestOf(body: OrderBody, orderId: string, origin: RequestOrigin, prefix = ''): OrderRequest | InvalidOrderField {
-  const invalid = (field: string, message: string): InvalidOrderField => ({ code: 'invalid_order_field', field: `${prefix}${field}`, message: `${prefix}${message}` });
+export function orderRequestOf(
+  body: OrderBody,
+  orderId: string,
+  origin: RequestOrigin,
+  prefix = '',
+): OrderRequest | InvalidOrderField {
+  const invalid = (field: string, message: string): InvalidOrderField => ({
+    code: 'invalid_order_field',
+    field: `${prefix}${field}`,
+    message: `${prefix}${message}`,
+  });
   let price: string | null = null;
   if (body.price !== undefined && body.price !== null) {
     const parsed = parseOrderPrice(body.price);
@@ -49,7 +58,8 @@ export function orderRequestOf(body: OrderBody, orderId: string, origin: Request
   if (expiration === 'good_till_time' && expirationTime === null) {
     return invalid('expiration_time', 'expiration_time is required when expiration is good_till_time');
   }
-  if (expirationTime !== null && !Number.isSafeInteger(expirationTime)) return invalid('expiration_time', 'expiration_time is out of range');
+  if (expirationTime !== null && !Number.isSafeInteger(expirationTime))
+    return invalid('expiration_time', 'expiration_time is out of range');
   return {
     order_id: orderId,
     market_id: body.market_id.toLowerCase(),

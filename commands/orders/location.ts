@@ -13,7 +13,10 @@ import type { Refusal } from '../../domain/errors.ts';
 import { addressListOf, listed } from '../net/addressList.ts';
 import type { GeofencingSettings } from '../settings/settings.ts';
 
-type LocationRefusal = Extract<Refusal, { code: 'location_missing' | 'location_bad_code' | 'location_blocked_network' }>;
+type LocationRefusal = Extract<
+  Refusal,
+  { code: 'location_missing' | 'location_bad_code' | 'location_blocked_network' }
+>;
 
 /** One list per blocked-networks array of the settings (a settings change brings a new array). */
 const blockLists = new WeakMap<readonly string[], BlockList>();
@@ -28,7 +31,11 @@ export function inBlockedNetwork(ip: string, networks: readonly string[]): boole
 }
 
 /** The refusal the settings give this request's location, or null when it may proceed. */
-export function checkLocation(settings: GeofencingSettings, geoLocation: string | null | undefined, ip: string | null): LocationRefusal | null {
+export function checkLocation(
+  settings: GeofencingSettings,
+  geoLocation: string | null | undefined,
+  ip: string | null,
+): LocationRefusal | null {
   if (!settings.enforced) return null;
   if (geoLocation !== undefined && geoLocation !== null) {
     return settings.allowed_codes.includes(geoLocation) ? null : { code: 'location_bad_code' };

@@ -64,23 +64,37 @@ function batchLimitRefusal(deps: OrderCommandDeps, count: number): Refused | nul
   return count > limit ? refuse({ code: 'batch_too_large', limit }) : null;
 }
 
-export async function placeOrder(deps: OrderCommandDeps, member: MemberPrincipal, body: OrderBody, origin: RequestOrigin): Promise<{ ok: true; order: OrderView } | Refused> {
+export async function placeOrder(
+  deps: OrderCommandDeps,
+  member: MemberPrincipal,
+  body: OrderBody,
+  origin: RequestOrigin,
+): Promise<{ ok: true; order: OrderView } | Refused> {
   const order = orderRequestOf(body, randomUUID(), origin);
   if (isInvalidField(order)) return refuse(order);
   const location = checkLocation(deps.settings.get().geofencing, body.geo_location, origin.ip_address);
   if (location) return refuse(location);
-  const reply = await deps.engine.submit({ kind: 'PlaceOrder', account_id: member.account_id, order, limits: orderLimitsOf(deps) });
+  const reply = await deps.engine.submit({
+    kind: 'PlaceOrder',
+    account_id: member.account_id,
+    order,
+    limits: orderLimitsOf(deps),
+  });
   if (!reply.ok) return refuse(reply.error ?? REQUEST_REFUSED);
   deps.writes.note(member.account_id, reply.position);
   const [leg] = legsOf(reply, [order.order_id]);
   if (!leg?.order) return refuse(leg?.error ?? REQUEST_REFUSED);
-  if (leg.order.status === 'rejected') return refuse({ code: 'order_rejected', reason: leg.order.rejection_reason ?? ORDER_REJECTED_DEFAULT });
+  if (leg.order.status === 'rejected')
+    return refuse({ code: 'order_rejected', reason: leg.order.rejection_reason ?? ORDER_REJECTED_DEFAULT });
   return { ok: true, order: leg.order };
 }
 
 /** A batch: every leg is validated first (any bad leg refuses the whole batch); one location check; one engine input. */
 export async function placeOrders(
-  deps: OrderCommandDeps, member: MemberPrincipal, body: { orders: OrderBody[]; geo_location?: string | null }, origin: RequestOrigin,
+  deps: OrderCommandDeps,
+  member: MemberPrincipal,
+  body: { orders: OrderBody[]; geo_location?: string | null },
+  origin: RequestOrigin,
 ): Promise<{ ok: true; legs: PlacedLeg[] } | Refused> {
   const tooLarge = batchLimitRefusal(deps, body.orders.length);
   if (tooLarge) return tooLarge;
@@ -92,12 +106,23 @@ export async function placeOrders(
   }
   const location = checkLocation(deps.settings.get().geofencing, body.geo_location, origin.ip_address);
   if (location) return refuse(location);
-  const reply = await deps.engine.submit({ kind: 'PlaceOrders', account_id: member.account_id, orders, limits: orderLimitsOf(deps) });
+  const reply = await deps.engine.submit({
+    kind: 'PlaceOrders',
+    account_id: member.account_id,
+    orders,
+    limits: orderLimitsOf(deps),
+  });
   if (!reply.ok) return refuse(reply.error ?? REQUEST_REFUSED);
   deps.writes.note(member.account_id, reply.position);
-  const legs = legsOf(reply, orders.map((o) => o.order_id)).map((leg): PlacedLeg => {
+  const legs = legsOf(
+    reply,
+    orders.map((o) => o.order_id),
+  ).map((leg): PlacedLeg => {
     if (leg.order && leg.order.status !== 'rejected') return { ok: true, order: leg.order };
-    const refusal: Refusal = leg.order || !leg.error ? { code: 'order_rejected', reason: leg.order?.rejection_reason ?? ORDER_REJECTED_DEFAULT } : leg.error;
+    const refusal: Refusal =
+      leg.order || !leg.error
+        ? { code: 'order_rejected', reason: leg.order?.rejection_reason ?? ORDER_REJECTED_DEFAULT }
+        : leg.error;
     return { ok: false, order_id: leg.order_id, refusal };
   });
   return { ok: true, legs };
@@ -105,7 +130,10 @@ export async function placeOrders(
 
 /** Cancels the listed orders (one is a list of one); another member's order is not found. */
 export async function cancelOrders(
-  deps: OrderCommandDeps, member: MemberPrincipal, body: { order_ids: string[]; geo_location?: string | null }, origin: RequestOrigin,
+  deps: OrderCommandDeps,
+  member: MemberPrincipal,
+  body: { order_ids: string[]; geo_location?: string | null },
+  origin: RequestOrigin,
 ): Promise<{ ok: true; cancellations: CancelOutcome[] } | Refused> {
   const tooLarge = batchLimitRefusal(deps, body.order_ids.length);
   if (tooLarge) return tooLarge;
@@ -116,9 +144,12 @@ export async function cancelOrders(
   if (!reply.ok) return refuse(reply.error ?? REQUEST_REFUSED);
   deps.writes.note(member.account_id, reply.position);
   const cancellations = legsOf(reply, orderIds).map((leg): CancelOutcome => {
-    if (leg.order && leg.order.account_id !== member.account_id) return { order_id: leg.order_id, outcome: 'refused', refusal: ORDER_NOT_FOUND };
+    if (leg.order && leg.order.account_id !== member.account_id)
+      return { order_id: leg.order_id, outcome: 'refused', refusal: ORDER_NOT_FOUND };
     if (leg.error) return { order_id: leg.order_id, outcome: 'refused', refusal: leg.error };
-    return leg.order ? { order_id: leg.order_id, outcome: 'cancelled', status: leg.order.status } : { order_id: leg.order_id, outcome: 'refused', refusal: ORDER_NOT_FOUND };
+    return leg.order
+      ? { order_id: leg.order_id, outcome: 'cancelled', status: leg.order.status }
+      : { order_id: leg.order_id, outcome: 'refused', refusal: ORDER_NOT_FOUND };
   });
   return { ok: true, cancellations };
 }
@@ -128,10 +159,16 @@ export async function cancelOrders(
  * cancel_on_disconnect). The engine chooses the orders, in the same step that cancels them, so an
  * order placed just before is never missed; the step is journaled and replayed like any cancel.
  */
-export async function cancelAllOrders(deps: Pick<OrderCommandDeps, 'engine' | 'writes'>, member: Pick<MemberPrincipal, 'account_id'>, options: CancelAllOptions): Promise<{ ok: true; cancelled: OrderView[] } | Refused> {
+export async function cancelAllOrders(
+  deps: Pick<OrderCommandDeps, 'engine' | 'writes'>,
+  member: Pick<MemberPrincipal, 'account_id'>,
+  options: CancelAllOptions,
+): Promise<{ ok: true; cancelled: OrderView[] } | Refused> {
   const reply = await deps.engine.submit({
-    kind: 'CancelAccountOrders', account_id: member.account_id,
-    market_id: options.market_id === null ? null : options.market_id.toLowerCase(), cancel_on_disconnect_only: options.cancel_on_disconnect_only,
+    kind: 'CancelAccountOrders',
+    account_id: member.account_id,
+    market_id: options.market_id === null ? null : options.market_id.toLowerCase(),
+    cancel_on_disconnect_only: options.cancel_on_disconnect_only,
   });
   if (!reply.ok) return refuse(reply.error ?? REQUEST_REFUSED);
   deps.writes.note(member.account_id, reply.position);

@@ -13,10 +13,20 @@ import { generatedAvatar } from '../../domain/avatar/avatar.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { generatedHandle, handleRuleBroken, type HandleLists } from '../../domain/profile/handle.ts';
 import {
-  decideProfile, evolveProfile, handleStream, initialProfile, profileStream,
-  type ProfileEvent, type ProfileState,
+  decideProfile,
+  evolveProfile,
+  handleStream,
+  initialProfile,
+  profileStream,
+  type ProfileEvent,
+  type ProfileState,
 } from '../../domain/profile/profile.ts';
-import { WrongExpectedRevision, type EventStore, type ExpectedRevision, type RecordedEvent } from '../../eventstore/port.ts';
+import {
+  WrongExpectedRevision,
+  type EventStore,
+  type ExpectedRevision,
+  type RecordedEvent,
+} from '../../eventstore/port.ts';
 import type { AppContext } from '../context.ts';
 import { valueOrThrow } from '../operatorInput.ts';
 import { append, decideAgain, handleCommand, loadAggregate, refuse, type Aggregate } from '../handleCommand.ts';
@@ -114,23 +124,35 @@ export async function updateProfile(ctx: AppContext, accountId: string, patch: P
   let nowUs = ctx.clock.nowUs();
   let result;
   try {
-    result = await handleCommand(ctx.store, profileOf(accountId), async ({ state }, attempt) => {
-      nowUs = ctx.clock.nowUs();
-      const decision = decideProfile({ account_id: accountId, ...patch, now_us: nowUs, generated: generated(lists) }, state, lists);
-      release = decision.release;
-      if (decision.events.length === 0) return append([], undefined);
-      const claimIsGenerated = decision.claim !== null && decision.claim !== patch.handle?.toLowerCase();
-      if (decision.claim !== null && !(await reserveHandle(ctx.store, decision.claim, accountId, nowUs))) {
-        if (claimIsGenerated && attempt < ATTEMPTS_MAX) return decideAgain;
-        return refuse({ code: 'handle_refused', rule: 'taken' });
-      }
-      // A concurrent change of this profile makes the handler decide again on the new state. The
-      // reservation is kept (the winner may be a request of this same account that relies on it).
-      return append(decision.events.map((event) => {
-        const { type, ...data } = event;
-        return { type, data };
-      }), undefined);
-    }, { attemptsMax: ATTEMPTS_MAX });
+    result = await handleCommand(
+      ctx.store,
+      profileOf(accountId),
+      async ({ state }, attempt) => {
+        nowUs = ctx.clock.nowUs();
+        const decision = decideProfile(
+          { account_id: accountId, ...patch, now_us: nowUs, generated: generated(lists) },
+          state,
+          lists,
+        );
+        release = decision.release;
+        if (decision.events.length === 0) return append([], undefined);
+        const claimIsGenerated = decision.claim !== null && decision.claim !== patch.handle?.toLowerCase();
+        if (decision.claim !== null && !(await reserveHandle(ctx.store, decision.claim, accountId, nowUs))) {
+          if (claimIsGenerated && attempt < ATTEMPTS_MAX) return decideAgain;
+          return refuse({ code: 'handle_refused', rule: 'taken' });
+        }
+        // A concurrent change of this profile makes the handler decide again on the new state. The
+        // reservation is kept (the winner may be a request of this same account that relies on it).
+        return append(
+          decision.events.map((event) => {
+            const { type, ...data } = event;
+            return { type, data };
+          }),
+          undefined,
+        );
+      },
+      { attemptsMax: ATTEMPTS_MAX },
+    );
   } catch (err) {
     if (err instanceof WrongExpectedRevision) throw new DomainError({ code: 'profile_changed_concurrently' });
     throw err;

@@ -11,7 +11,10 @@ interface SettingsDeps extends EngineCaller {
   settings: SettingsStore;
 }
 
-export async function changeSettings(deps: SettingsDeps, patch: Record<string, unknown>): Promise<CommandResult<Settings>> {
+export async function changeSettings(
+  deps: SettingsDeps,
+  patch: Record<string, unknown>,
+): Promise<CommandResult<Settings>> {
   let valid: Partial<Settings>;
   try {
     valid = validateSettingsPatch(patch, deps.settings.get());

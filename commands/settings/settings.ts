@@ -3,7 +3,8 @@
 import { DEFAULT_REFERRAL_POINTS } from '../../domain/engine/referrals.ts';
 
 export type LeaderboardPeriod = 'daily' | 'weekly' | 'monthly' | 'yearly' | 'all';
-export type LeaderboardMetric = 'volume' | 'profit' | 'predictions' | 'markets' | 'win_rate' | 'biggest_win' | 'return' | 'streak';
+export type LeaderboardMetric =
+  'volume' | 'profit' | 'predictions' | 'markets' | 'win_rate' | 'biggest_win' | 'return' | 'streak';
 
 export interface LeaderboardBoardSetting {
   period: LeaderboardPeriod;

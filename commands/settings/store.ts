@@ -45,7 +45,10 @@ async function readState(store: EventStore): Promise<State> {
   return (await loadAggregate(store, SETTINGS_AGGREGATE)).state;
 }
 
-export async function loadSettingsStore(deps: { store: EventStore; logger: Pick<Logger, 'info' | 'warn'> }): Promise<SettingsStore> {
+export async function loadSettingsStore(deps: {
+  store: EventStore;
+  logger: Pick<Logger, 'info' | 'warn'>;
+}): Promise<SettingsStore> {
   const { store, logger } = deps;
   let state = await readState(store);
   // one change at a time inside this process; other writers are caught by the expected revision
@@ -53,14 +56,19 @@ export async function loadSettingsStore(deps: { store: EventStore; logger: Pick<
 
   async function apply(patch: Partial<Settings>): Promise<Settings> {
     // the state held in memory is decided on first; after a concurrent change, a fresh read
-    const known = { state, revision: state.revision === null ? 'no_stream' as const : state.revision };
-    const result = await handleCommand(store, SETTINGS_AGGREGATE, (loaded, attempt) => {
-      if (attempt > 1) logger.warn({ attempt }, 'settings changed concurrently; reloading');
-      const normalized = validateSettingsPatch(patch, loaded.state.settings);
-      if (Object.keys(normalized).length === 0) return append([], normalized);
-      const data: SettingsChangedData = { patch: normalized, settings: { ...loaded.state.settings, ...normalized } };
-      return append([{ type: SETTINGS_CHANGED, data }], normalized);
-    }, { attemptsMax: APPEND_ATTEMPTS_MAX, known });
+    const known = { state, revision: state.revision === null ? ('no_stream' as const) : state.revision };
+    const result = await handleCommand(
+      store,
+      SETTINGS_AGGREGATE,
+      (loaded, attempt) => {
+        if (attempt > 1) logger.warn({ attempt }, 'settings changed concurrently; reloading');
+        const normalized = validateSettingsPatch(patch, loaded.state.settings);
+        if (Object.keys(normalized).length === 0) return append([], normalized);
+        const data: SettingsChangedData = { patch: normalized, settings: { ...loaded.state.settings, ...normalized } };
+        return append([{ type: SETTINGS_CHANGED, data }], normalized);
+      },
+      { attemptsMax: APPEND_ATTEMPTS_MAX, known },
+    );
     const handled = valueOrThrow(result);
     state = handled.state;
     if (handled.position !== null) logger.info({ changed: Object.keys(handled.value) }, 'settings changed');

@@ -7,7 +7,16 @@ import { sportKey } from '../../domain/leaderboard/board.ts';
 import type { GeofencingSettings, LeaderboardBoardSetting, Settings } from './settings.ts';
 
 const LEADERBOARD_PERIODS = ['daily', 'weekly', 'monthly', 'yearly', 'all'] as const;
-const LEADERBOARD_METRICS = ['volume', 'profit', 'predictions', 'markets', 'win_rate', 'biggest_win', 'return', 'streak'] as const;
+const LEADERBOARD_METRICS = [
+  'volume',
+  'profit',
+  'predictions',
+  'markets',
+  'win_rate',
+  'biggest_win',
+  'return',
+  'streak',
+] as const;
 
 /** Bounds that keep one settings document small and sane. */
 const REGISTRATION_LIMIT_PER_HOUR_MAX = 1_000_000;
@@ -53,7 +62,8 @@ function stringList(maxLength: number, normalize: (s: string) => string = (s) =>
     if (value.length > maxLength) throw new InvalidInput(`${field} must have at most ${maxLength} entries`);
     const out: string[] = [];
     value.forEach((entry, index) => {
-      if (typeof entry !== 'string' || entry.trim() === '') throw new InvalidInput(`${field}[${index}] must be a non-empty string`);
+      if (typeof entry !== 'string' || entry.trim() === '')
+        throw new InvalidInput(`${field}[${index}] must be a non-empty string`);
       const normalized = normalize(entry.trim());
       if (!out.includes(normalized)) out.push(normalized);
     });
@@ -75,19 +85,22 @@ export function isCidr(value: string): boolean {
 
 function boards(value: unknown, field: string): LeaderboardBoardSetting[] {
   if (!Array.isArray(value)) throw new InvalidInput(`${field} must be an array`);
-  if (value.length > BOARDS_LENGTH_MAX) throw new InvalidInput(`${field} must have at most ${BOARDS_LENGTH_MAX} entries`);
+  if (value.length > BOARDS_LENGTH_MAX)
+    throw new InvalidInput(`${field} must have at most ${BOARDS_LENGTH_MAX} entries`);
   const seen = new Set<string>();
   return value.map((entry, index) => {
     const at = `${field}[${index}]`;
     if (!isObject(entry)) throw new InvalidInput(`${at} must be an object`);
     for (const key of Object.keys(entry)) {
-      if (!['period', 'category', 'metric', 'shown'].includes(key)) throw new InvalidInput(`${at}.${key} is not a known field`);
+      if (!['period', 'category', 'metric', 'shown'].includes(key))
+        throw new InvalidInput(`${at}.${key} is not a known field`);
     }
     const { period, category, metric, shown } = entry;
     if (typeof period !== 'string' || !(LEADERBOARD_PERIODS as readonly string[]).includes(period)) {
       throw new InvalidInput(`${at}.period must be one of ${LEADERBOARD_PERIODS.join(', ')}`);
     }
-    const categoryKey = typeof category === 'string' && category.length <= CATEGORY_LENGTH_MAX ? sportKey(category) : null;
+    const categoryKey =
+      typeof category === 'string' && category.length <= CATEGORY_LENGTH_MAX ? sportKey(category) : null;
     if (categoryKey === null) throw new InvalidInput(`${at}.category must be all or a sport key`);
     if (typeof metric !== 'string' || !(LEADERBOARD_METRICS as readonly string[]).includes(metric)) {
       throw new InvalidInput(`${at}.metric must be one of ${LEADERBOARD_METRICS.join(', ')}`);
@@ -113,7 +126,8 @@ function geofencing(current: GeofencingSettings) {
   return (value: unknown, field: string): GeofencingSettings => {
     if (!isObject(value)) throw new InvalidInput(`${field} must be an object`);
     for (const key of Object.keys(value)) {
-      if (!(GEOFENCING_KEYS as readonly string[]).includes(key)) throw new InvalidInput(`${field}.${key} is not a known field`);
+      if (!(GEOFENCING_KEYS as readonly string[]).includes(key))
+        throw new InvalidInput(`${field}.${key} is not a known field`);
     }
     const next: GeofencingSettings = { ...current };
     if (value.enforced !== undefined) next.enforced = boolean(value.enforced, `${field}.enforced`);
@@ -173,10 +187,14 @@ export function validateSettingsPatch(patch: unknown, current: Settings): Partia
     max_live_orders_per_account: integerIn(1, LIVE_ORDERS_PER_ACCOUNT_MAX),
     referral_points: integerIn(0, REFERRAL_POINTS_MAX),
     websocket_limits: integerFields(current.websocket_limits, {
-      connections_per_address: [1, WS_CONNECTIONS_PER_CLIENT_MAX], connections_per_identity: [1, WS_CONNECTIONS_PER_CLIENT_MAX],
+      connections_per_address: [1, WS_CONNECTIONS_PER_CLIENT_MAX],
+      connections_per_identity: [1, WS_CONNECTIONS_PER_CLIENT_MAX],
       joins_per_second: [1, WS_JOINS_PER_SECOND_MAX],
     }),
-    rate_limits: integerFields(current.rate_limits, { read_per_second: [0, RATE_LIMIT_PER_SECOND_MAX], write_per_second: [0, RATE_LIMIT_PER_SECOND_MAX] }),
+    rate_limits: integerFields(current.rate_limits, {
+      read_per_second: [0, RATE_LIMIT_PER_SECOND_MAX],
+      write_per_second: [0, RATE_LIMIT_PER_SECOND_MAX],
+    }),
     http_limits: integerFields(current.http_limits, { connections_per_address: [1, CONNECTIONS_PER_ADDRESS_MAX] }),
   };
   const out: Partial<Record<keyof Settings, unknown>> = {};

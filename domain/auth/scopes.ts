@@ -1,7 +1,15 @@
 // OAuth scopes (SPEC "Scopes"): what a member may grant an application, and what an application
 // may hold on its own (catalogue data). Member sessions and API keys act with every scope.
 
-export const MEMBER_SCOPES = ['profile.read', 'balance.read', 'portfolio.read', 'orders.read', 'transfers.read', 'orders.write', 'terms.write'] as const;
+export const MEMBER_SCOPES = [
+  'profile.read',
+  'balance.read',
+  'portfolio.read',
+  'orders.read',
+  'transfers.read',
+  'orders.write',
+  'terms.write',
+] as const;
 export const APP_SCOPES = ['market_data', 'events'] as const;
 /** Member scopes that need an IP allowlist on the client (set only by the operator). */
 export const WRITE_SCOPES = ['orders.write', 'terms.write'] as const;

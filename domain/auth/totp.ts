@@ -63,7 +63,12 @@ export const totpStepAt = (unixMs: number): number => Math.floor(unixMs / 1000 /
  * The step `code` belongs to, within the drift window around `unixMs` and after `lastUsedStep`
  * (a code once accepted, or an earlier one, is refused); null when it matches none.
  */
-export function matchTotp(secret: Uint8Array, code: string, unixMs: number, lastUsedStep: number | null): number | null {
+export function matchTotp(
+  secret: Uint8Array,
+  code: string,
+  unixMs: number,
+  lastUsedStep: number | null,
+): number | null {
   if (!/^\d{6}$/.test(code)) return null;
   const current = totpStepAt(unixMs);
   const presented = Buffer.from(code);
@@ -78,7 +83,11 @@ export function matchTotp(secret: Uint8Array, code: string, unixMs: number, last
 export function otpauthUrl(issuer: string, accountLabel: string, secretBase32: string): string {
   const label = `${encodeURIComponent(issuer)}:${encodeURIComponent(accountLabel)}`;
   const params = new URLSearchParams({
-    secret: secretBase32, issuer, algorithm: 'SHA1', digits: String(TOTP_DIGITS), period: String(TOTP_STEP_S),
+    secret: secretBase32,
+    issuer,
+    algorithm: 'SHA1',
+    digits: String(TOTP_DIGITS),
+    period: String(TOTP_STEP_S),
   });
   return `otpauth://totp/${label}?${params.toString()}`;
 }

@@ -56,7 +56,9 @@ function shapes(style: AvatarStyle, random: () => number, colours: readonly stri
           const r = round2(cell * (0.25 + random() * 0.2));
           const fill = pick();
           for (const c of col === 2 ? [2] : [col, 4 - col]) {
-            out.push(`<circle cx="${round2(cell * c + cell / 2)}" cy="${round2(cell * row + cell / 2)}" r="${r}" fill="${fill}"/>`);
+            out.push(
+              `<circle cx="${round2(cell * c + cell / 2)}" cy="${round2(cell * row + cell / 2)}" r="${r}" fill="${fill}"/>`,
+            );
           }
         }
       }
@@ -68,7 +70,9 @@ function shapes(style: AvatarStyle, random: () => number, colours: readonly stri
       const cy = round2(size / 2 + (random() - 0.5) * 8);
       for (let i = 0; i < count; i += 1) {
         const r = round2((size / 2) * (1 - i / (count + 0.5)));
-        out.push(`<circle cx="${cx}" cy="${cy}" r="${r}" fill="none" stroke="${pick()}" stroke-width="${round2(2 + random() * 4)}"/>`);
+        out.push(
+          `<circle cx="${cx}" cy="${cy}" r="${r}" fill="none" stroke="${pick()}" stroke-width="${round2(2 + random() * 4)}"/>`,
+        );
       }
       break;
     }
@@ -79,7 +83,9 @@ function shapes(style: AvatarStyle, random: () => number, colours: readonly stri
       const bars: string[] = [];
       for (let i = 0; i < count; i += 1) {
         if (random() < 0.3) continue;
-        bars.push(`<rect x="${round2(i * width)}" y="-16" width="${round2(width * (0.4 + random() * 0.5))}" height="${size + 32}" fill="${pick()}"/>`);
+        bars.push(
+          `<rect x="${round2(i * width)}" y="-16" width="${round2(width * (0.4 + random() * 0.5))}" height="${size + 32}" fill="${pick()}"/>`,
+        );
       }
       out.push(`<g transform="rotate(${angle} ${size / 2} ${size / 2})">${bars.join('')}</g>`);
       break;
@@ -90,7 +96,9 @@ function shapes(style: AvatarStyle, random: () => number, colours: readonly stri
       for (let row = 0; row < cells; row += 1) {
         for (let col = 0; col < cells; col += 1) {
           if (random() < 0.4) continue;
-          out.push(`<rect x="${round2(col * cell + 1)}" y="${round2(row * cell + 1)}" width="${round2(cell - 2)}" height="${round2(cell - 2)}" rx="3" fill="${pick()}"/>`);
+          out.push(
+            `<rect x="${round2(col * cell + 1)}" y="${round2(row * cell + 1)}" width="${round2(cell - 2)}" height="${round2(cell - 2)}" rx="3" fill="${pick()}"/>`,
+          );
         }
       }
       break;
@@ -136,13 +144,23 @@ export function defaultAvatarFor(handle: string): Avatar {
 }
 
 const escapeXml = (text: string) =>
-  text.replace(/[<>&"']/g, (ch) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[ch] ?? ch);
+  text.replace(
+    /[<>&"']/g,
+    (ch) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[ch] ?? ch,
+  );
 
 /** A sport icon: a roundel in a colour derived from the sport key, with its initials. */
 export function renderSportIconSvg(sportKey: string): string {
   const palette = PALETTE_COLOURS[AVATAR_PALETTES[fnv1a(sportKey) % AVATAR_PALETTES.length] ?? 'slate'];
   const words = sportKey.split(/[_\-.]+/).filter(Boolean);
-  const initials = (words.length > 1 ? words.slice(0, 2).map((w) => w[0]).join('') : sportKey.slice(0, 2)).toUpperCase();
+  const initials = (
+    words.length > 1
+      ? words
+          .slice(0, 2)
+          .map((w) => w[0])
+          .join('')
+      : sportKey.slice(0, 2)
+  ).toUpperCase();
   return [
     '<svg xmlns="http://www.w3.org/2000/svg" width="32" height="32" viewBox="0 0 32 32" role="img">',
     `<title>${escapeXml(sportKey)}</title>`,

@@ -8,7 +8,10 @@ import type { OrderBook, PriceLevel, RestingOrder, Side } from './book.ts';
 class Node {
   prev: Node | null = null;
   next: Node | null = null;
-  constructor(readonly order: RestingOrder, readonly level: Level) {}
+  constructor(
+    readonly order: RestingOrder,
+    readonly level: Level,
+  ) {}
 }
 
 class Level {
@@ -18,7 +21,10 @@ class Level {
   totalNanos = 0;
   /** Listed in the book's changed levels (since the last takeChangedLevels). */
   changed = false;
-  constructor(readonly priceCents: number, readonly side: Side) {}
+  constructor(
+    readonly priceCents: number,
+    readonly side: Side,
+  ) {}
 }
 
 /** A price level whose total moved, with its total now (0: the level is empty). */
@@ -31,7 +37,8 @@ export interface ChangedLevel {
 /** What a level holds for takers other than `owner` (a walk of the level's orders). */
 function availableSkipping(level: Level, owner: string): number {
   let available = level.totalNanos;
-  for (let node = level.head; node; node = node.next) if (node.order.ownerId === owner) available -= node.order.remainingNanos;
+  for (let node = level.head; node; node = node.next)
+    if (node.order.ownerId === owner) available -= node.order.remainingNanos;
   return available;
 }
 
@@ -103,7 +110,8 @@ export class FastOrderBook implements OrderBook {
     const node = this.nodes.get(orderId);
     if (!node) throw new Error(`fill of an order not resting: ${orderId}`);
     const order = node.order;
-    if (!(nanos > 0 && nanos <= order.remainingNanos)) throw new Error(`fill of ${nanos} exceeds ${order.remainingNanos}`);
+    if (!(nanos > 0 && nanos <= order.remainingNanos))
+      throw new Error(`fill of ${nanos} exceeds ${order.remainingNanos}`);
     order.remainingNanos -= nanos;
     node.level.totalNanos -= nanos;
     this.markChanged(node.level);
@@ -117,11 +125,18 @@ export class FastOrderBook implements OrderBook {
     const step = buy ? 1 : -1;
     let needed = nanos;
     let price = -1;
-    for (let p = buy ? this.bestOfferCents : this.bestBidCents; p > 0 && p < this.maxPriceCents && needed > 0; p += step) {
+    for (
+      let p = buy ? this.bestOfferCents : this.bestBidCents;
+      p > 0 && p < this.maxPriceCents && needed > 0;
+      p += step
+    ) {
       const level = ladder[p];
       if (!level || level.count === 0) continue;
       const available = skipOwner === undefined ? level.totalNanos : availableSkipping(level, skipOwner);
-      if (available > 0) { price = p; needed -= available; }
+      if (available > 0) {
+        price = p;
+        needed -= available;
+      }
     }
     return price;
   }

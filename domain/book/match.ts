@@ -88,7 +88,13 @@ export function matchIncoming(book: OrderBook, incoming: IncomingOrder, policy?:
   }
   let rested = false;
   if (remaining > 0 && !stopped && incoming.limitCents !== null && (incoming.rests ?? true)) {
-    const order: RestingOrder = { id: incoming.id, ownerId: incoming.ownerId, side: incoming.side, priceCents: incoming.limitCents, remainingNanos: remaining };
+    const order: RestingOrder = {
+      id: incoming.id,
+      ownerId: incoming.ownerId,
+      side: incoming.side,
+      priceCents: incoming.limitCents,
+      remainingNanos: remaining,
+    };
     book.add(order);
     rested = true;
   }
@@ -109,15 +115,20 @@ export function assertBookInvariants(book: OrderBook): void {
   const bids = book.levels('buy');
   const offers = book.levels('sell');
   let count = 0;
-  for (const [side, levels] of [['buy', bids], ['sell', offers]] as const) {
+  for (const [side, levels] of [
+    ['buy', bids],
+    ['sell', offers],
+  ] as const) {
     for (let i = 0; i < levels.length; i++) {
       const level = levels[i]!;
       if (level.orders.length === 0) throw new Error(`empty ${side} level ${level.priceCents}`);
       const sum = level.orders.reduce((total, o) => total + o.remainingNanos, 0);
-      if (sum !== level.totalNanos) throw new Error(`${side} level ${level.priceCents} sums to ${sum}, says ${level.totalNanos}`);
+      if (sum !== level.totalNanos)
+        throw new Error(`${side} level ${level.priceCents} sums to ${sum}, says ${level.totalNanos}`);
       for (const order of level.orders) {
         if (order.remainingNanos <= 0) throw new Error(`order ${order.id} rests with nothing left`);
-        if (order.side !== side || order.priceCents !== level.priceCents) throw new Error(`order ${order.id} in the wrong level`);
+        if (order.side !== side || order.priceCents !== level.priceCents)
+          throw new Error(`order ${order.id} in the wrong level`);
       }
       const next = levels[i + 1];
       if (next && (side === 'buy' ? next.priceCents >= level.priceCents : next.priceCents <= level.priceCents)) {
@@ -128,7 +139,9 @@ export function assertBookInvariants(book: OrderBook): void {
   }
   const bestBid = bids[0]?.priceCents ?? -1;
   const bestOffer = offers[0]?.priceCents ?? -1;
-  if (bestBid !== book.bestPrice('buy') || bestOffer !== book.bestPrice('sell')) throw new Error('best prices disagree with the levels');
-  if (bestBid >= 0 && bestOffer >= 0 && bestBid >= bestOffer) throw new Error(`book crossed at rest: ${bestBid} >= ${bestOffer}`);
+  if (bestBid !== book.bestPrice('buy') || bestOffer !== book.bestPrice('sell'))
+    throw new Error('best prices disagree with the levels');
+  if (bestBid >= 0 && bestOffer >= 0 && bestBid >= bestOffer)
+    throw new Error(`book crossed at rest: ${bestBid} >= ${bestOffer}`);
   if (count !== book.size()) throw new Error(`book size ${book.size()} but ${count} orders in levels`);
 }

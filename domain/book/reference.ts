@@ -14,7 +14,10 @@ export class ReferenceOrderBook implements OrderBook {
     const better = (a: number, b: number) => (order.side === 'buy' ? a > b : a < b);
     let index = list.length;
     for (let i = 0; i < list.length; i++) {
-      if (better(order.priceCents, list[i]!.priceCents)) { index = i; break; }
+      if (better(order.priceCents, list[i]!.priceCents)) {
+        index = i;
+        break;
+      }
     }
     list.splice(index, 0, order);
   }
@@ -42,7 +45,8 @@ export class ReferenceOrderBook implements OrderBook {
   fill(orderId: string, nanos: number): void {
     const order = this.get(orderId);
     if (!order) throw new Error(`fill of an order not resting: ${orderId}`);
-    if (!(nanos > 0 && nanos <= order.remainingNanos)) throw new Error(`fill of ${nanos} exceeds ${order.remainingNanos}`);
+    if (!(nanos > 0 && nanos <= order.remainingNanos))
+      throw new Error(`fill of ${nanos} exceeds ${order.remainingNanos}`);
     order.remainingNanos -= nanos;
     if (order.remainingNanos === 0) this.cancel(orderId);
   }

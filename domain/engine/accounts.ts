@@ -56,12 +56,19 @@ export function rereserve(ctx: StepContext, account: AccountState): void {
   }
   for (const order of ctx.state.orders.values()) {
     if (order.accountId !== account.id) continue;
-    const market = present(ctx.state.markets.get(order.marketId), 'a live order\'s market is listed');
-    const exposure = present(account.exposures.get(order.marketId), 'a live order\'s account has an exposure in its market');
+    const market = present(ctx.state.markets.get(order.marketId), "a live order's market is listed");
+    const exposure = present(
+      account.exposures.get(order.marketId),
+      "a live order's account has an exposure in its market",
+    );
     reserve(account, exposure, order, order.quantityNanos - order.filledNanos, 1, market.maxPriceCents);
   }
   for (const exposure of account.exposures.values()) {
-    refreshLiability(account, exposure, present(ctx.state.markets.get(exposure.marketId), 'an exposure\'s market is listed').maxPriceCents);
+    refreshLiability(
+      account,
+      exposure,
+      present(ctx.state.markets.get(exposure.marketId), "an exposure's market is listed").maxPriceCents,
+    );
   }
   ctx.balanceChanged(account);
   if (isNegative(minus(account.cash, account.liability))) {
@@ -108,7 +115,13 @@ export function openAccount(ctx: StepContext, input: Extract<EngineInput, { kind
     buyOrderLiability: ZERO,
     sellOrderLiability: ZERO,
     exposures: new Map(),
-    rates: feeRates({ fee_schedule: 'fixed_percent', base_fee_percent: null, maker_factor: null, taker_factor: null, loyalty_tier: 'rookie' }),
+    rates: feeRates({
+      fee_schedule: 'fixed_percent',
+      base_fee_percent: null,
+      maker_factor: null,
+      taker_factor: null,
+      loyalty_tier: 'rookie',
+    }),
   };
   const opened = { type: 'AccountOpened' as const, user_id: account.userId, ...detailsWith(account, input.fields) };
   accountDetailsSet(account, opened, ctx.now);
@@ -137,7 +150,13 @@ export function deposit(ctx: StepContext, input: Extract<EngineInput, { kind: 'D
   if (!account) return { code: 'account_not_found' };
   const amount = parseMoneyAmount(input.amount);
   if (!amount.ok) return amount.error;
-  transfer(ctx, account, amount.value, OUTSIDE, 'deposit', { id: input.entry_id, accountId: account.id, type: 'deposit', amount: amount.value, paymentId: input.entry_id });
+  transfer(ctx, account, amount.value, OUTSIDE, 'deposit', {
+    id: input.entry_id,
+    accountId: account.id,
+    type: 'deposit',
+    amount: amount.value,
+    paymentId: input.entry_id,
+  });
   return null;
 }
 
@@ -149,8 +168,14 @@ export function withdraw(ctx: StepContext, input: Extract<EngineInput, { kind: '
   const available = floorCent(minus(account.cash, account.liability));
   if (compare(amount.value, available) > 0) return { code: 'insufficient_funds' };
   transfer(ctx, account, negated(amount.value), OUTSIDE, 'withdrawal', {
-    id: input.entry_id, accountId: account.id, type: 'withdrawal', amount: negated(amount.value), paymentId: input.entry_id,
-    method: input.method, reason: input.reason, subMethod: input.sub_method,
+    id: input.entry_id,
+    accountId: account.id,
+    type: 'withdrawal',
+    amount: negated(amount.value),
+    paymentId: input.entry_id,
+    method: input.method,
+    reason: input.reason,
+    subMethod: input.sub_method,
   });
   return null;
 }
@@ -160,7 +185,14 @@ export function adjust(ctx: StepContext, input: Extract<EngineInput, { kind: 'Ad
   if (!account) return { code: 'account_not_found' };
   const amount = parseMoneyAmount(input.amount, true);
   if (!amount.ok) return amount.error;
-  if (isNegative(amount.value) && isNegative(minus(plus(account.cash, amount.value), account.liability))) return { code: 'insufficient_funds' };
-  transfer(ctx, account, amount.value, OUTSIDE, 'adjustment', { id: input.entry_id, accountId: account.id, type: 'adjustment', amount: amount.value, reason: input.reason });
+  if (isNegative(amount.value) && isNegative(minus(plus(account.cash, amount.value), account.liability)))
+    return { code: 'insufficient_funds' };
+  transfer(ctx, account, amount.value, OUTSIDE, 'adjustment', {
+    id: input.entry_id,
+    accountId: account.id,
+    type: 'adjustment',
+    amount: amount.value,
+    reason: input.reason,
+  });
   return null;
 }

@@ -5,8 +5,19 @@
 
 import type { Refusal } from '../errors.ts';
 import {
-  contractsTimesCents, FEE_DECIMAL_PLACES, formatCents, formatNanos, isNegative, isPositive, isZero, minus, negated, parsePriceCents,
-  parseQuantityNanos, plus, toFixedPlaces,
+  contractsTimesCents,
+  FEE_DECIMAL_PLACES,
+  formatCents,
+  formatNanos,
+  isNegative,
+  isPositive,
+  isZero,
+  minus,
+  negated,
+  parsePriceCents,
+  parseQuantityNanos,
+  plus,
+  toFixedPlaces,
 } from '../money/decimal.ts';
 import type { StepContext } from './context.ts';
 import { pointsFor } from './fees.ts';
@@ -24,12 +35,10 @@ export function amendFill(ctx: StepContext, input: Extract<EngineInput, { kind: 
   const state = ctx.state;
   const fill = state.fills.get(input.trade_id);
   if (!fill) {
-    return state.settledFills.has(input.trade_id)
-      ? { code: 'fill_not_amendable' }
-      : { code: 'fill_not_found' };
+    return state.settledFills.has(input.trade_id) ? { code: 'fill_not_amendable' } : { code: 'fill_not_found' };
   }
   if (input.price === undefined && input.filled === undefined) return { code: 'price_or_filled_required' };
-  const market = present(state.markets.get(fill.marketId), 'an unsettled fill\'s market is listed');
+  const market = present(state.markets.get(fill.marketId), "an unsettled fill's market is listed");
   const counterpart = present(state.fills.get(fill.counterpartFillId), 'both fills of a trade are unsettled together');
   const pair: FillState[] = [fill, counterpart];
   if (pair.some((f) => f.status !== 'open' || f.closingNanos > 0 || f.closedNanos > 0 || f.expiredNanos > 0)) {
@@ -61,8 +70,14 @@ export function amendFill(ctx: StepContext, input: Extract<EngineInput, { kind: 
     const riskedNew = contractsTimesCents(nanos, riskCentsNew);
     const points = pointsFor(riskedNew, market.pointsCost);
     ctx.emit({
-      type: 'FillAmended', fill_id: f.id, account_id: account.id, market_id: market.id, price: formatCents(priceCents), quantity: formatNanos(nanos),
-      fee: toFixedPlaces(plan.fee.unrounded, FEE_DECIMAL_PLACES), points,
+      type: 'FillAmended',
+      fill_id: f.id,
+      account_id: account.id,
+      market_id: market.id,
+      price: formatCents(priceCents),
+      quantity: formatNanos(nanos),
+      fee: toFixedPlaces(plan.fee.unrounded, FEE_DECIMAL_PLACES),
+      points,
     });
     positionAmended(exposure, f.action, lot.nanos, lot.priceCents, nanos, priceCents);
     assert(exposure.positionNanos === plan.positionNanos, 'an amendment moves the position as judged');
@@ -71,8 +86,15 @@ export function amendFill(ctx: StepContext, input: Extract<EngineInput, { kind: 
     if (!isZero(plan.feeDelta)) {
       const charge = isPositive(plan.feeDelta);
       transfer(ctx, account, negated(plan.feeDelta), FEES, charge ? 'fee' : 'fee_refund', {
-        id: ctx.nextId('ledger'), accountId: account.id, type: charge ? 'fee' : 'fee_refund', amount: negated(plan.feeDelta),
-        eventId: market.eventId, marketId: market.id, feeSource: 'trade', tradeId: f.id, ...(charge ? {} : { feeId: f.feeEntryId ?? null }),
+        id: ctx.nextId('ledger'),
+        accountId: account.id,
+        type: charge ? 'fee' : 'fee_refund',
+        amount: negated(plan.feeDelta),
+        eventId: market.eventId,
+        marketId: market.id,
+        feeSource: 'trade',
+        tradeId: f.id,
+        ...(charge ? {} : { feeId: f.feeEntryId ?? null }),
       });
     }
     accountTradeAmended(account, f.nanos, riskCentsOld, nanos, riskCentsNew);
@@ -90,16 +112,28 @@ export function amendFill(ctx: StepContext, input: Extract<EngineInput, { kind: 
 /** What amending one fill of the trade to `nanos` at `priceCents` would do to its account, and whether the account can fund it. */
 function planOf(ctx: StepContext, market: MarketState, f: FillState, priceCents: number, nanos: number) {
   const max = market.maxPriceCents;
-  const account = present(ctx.state.accounts.get(f.accountId), 'a fill\'s account is open');
-  const exposure = present(account.exposures.get(market.id), 'an unsettled fill\'s account has an exposure in its market');
-  const lot = present(exposure.lots.find((l) => l.fillId === f.id), 'a wholly open fill is one lot');
+  const account = present(ctx.state.accounts.get(f.accountId), "a fill's account is open");
+  const exposure = present(
+    account.exposures.get(market.id),
+    "an unsettled fill's account has an exposure in its market",
+  );
+  const lot = present(
+    exposure.lots.find((l) => l.fillId === f.id),
+    'a wholly open fill is one lot',
+  );
   const direction = f.action === 'buy' ? 1 : -1;
   const positionNanos = exposure.positionNanos + direction * (nanos - lot.nanos);
-  const openPremium = plus(minus(exposure.openPremium, contractsTimesCents(lot.nanos, lot.priceCents)), contractsTimesCents(nanos, priceCents));
+  const openPremium = plus(
+    minus(exposure.openPremium, contractsTimesCents(lot.nanos, lot.priceCents)),
+    contractsTimesCents(nanos, priceCents),
+  );
   const rate = f.liquidity === 'provider' ? account.rates.maker : account.rates.taker;
   const fee = tradeFee(rate, nanos, priceCents, max);
   const feeDelta = minus(fee.rounded, f.tradeFee);
-  const liability = plus(minus(account.liability, exposure.liability), liabilityOf({ ...exposure, positionNanos, openPremium }, max));
+  const liability = plus(
+    minus(account.liability, exposure.liability),
+    liabilityOf({ ...exposure, positionNanos, openPremium }, max),
+  );
   const fundable = !isNegative(minus(minus(account.cash, feeDelta), liability));
   return { f, account, exposure, lot, positionNanos, openPremium, fee, feeDelta, fundable };
 }

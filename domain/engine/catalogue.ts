@@ -33,20 +33,55 @@ export function applyMarketDetails(market: MarketState, d: MarketDetails): boole
 /** Every catalogue field of the market, as one comparable text. */
 export function marketCatalogueKey(m: MarketState): string {
   return JSON.stringify([
-    m.title, m.shortTitle, m.question, m.rules, m.symbol, m.groupingName, m.featured, m.inPlayDelaySec, m.pointsCost, m.description,
-    m.groupTitle, m.specifier, m.positionLabel, m.poweredBy, m.filters, m.tradingFilters, m.keywords, m.participants, m.statDetail,
-    m.featuredHome, m.manualProbability,
+    m.title,
+    m.shortTitle,
+    m.question,
+    m.rules,
+    m.symbol,
+    m.groupingName,
+    m.featured,
+    m.inPlayDelaySec,
+    m.pointsCost,
+    m.description,
+    m.groupTitle,
+    m.specifier,
+    m.positionLabel,
+    m.poweredBy,
+    m.filters,
+    m.tradingFilters,
+    m.keywords,
+    m.participants,
+    m.statDetail,
+    m.featuredHome,
+    m.manualProbability,
   ]);
 }
 
 /** States the catalogue of `m` (a draft of `market`) as a MarketUpdated fact, and applies it to the market. */
 export function emitMarketUpdated(ctx: StepContext, market: MarketState, m: MarketState): void {
   const fact: Extract<EngineEvent, { type: 'MarketUpdated' }> = {
-    type: 'MarketUpdated', market_id: m.id, title: m.title, short_title: m.shortTitle, question: m.question, rules: m.rules, symbol: m.symbol,
-    grouping_name: m.groupingName, featured: m.featured, in_play_delay_sec: m.inPlayDelaySec, points_cost: m.pointsCost,
-    description: m.description, group_title: m.groupTitle, specifier: m.specifier, position: m.positionLabel, powered_by: m.poweredBy,
-    filters: [...m.filters], trading_filters: [...m.tradingFilters], keywords: [...m.keywords],
-    participants: m.participants === null ? null : [...m.participants], stat_detail: m.statDetail, featured_home: m.featuredHome,
+    type: 'MarketUpdated',
+    market_id: m.id,
+    title: m.title,
+    short_title: m.shortTitle,
+    question: m.question,
+    rules: m.rules,
+    symbol: m.symbol,
+    grouping_name: m.groupingName,
+    featured: m.featured,
+    in_play_delay_sec: m.inPlayDelaySec,
+    points_cost: m.pointsCost,
+    description: m.description,
+    group_title: m.groupTitle,
+    specifier: m.specifier,
+    position: m.positionLabel,
+    powered_by: m.poweredBy,
+    filters: [...m.filters],
+    trading_filters: [...m.tradingFilters],
+    keywords: [...m.keywords],
+    participants: m.participants === null ? null : [...m.participants],
+    stat_detail: m.statDetail,
+    featured_home: m.featuredHome,
     manual_probability: m.manualProbability,
   };
   ctx.emit(fact);

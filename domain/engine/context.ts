@@ -5,7 +5,15 @@
 import type { LedgerEntryRecord } from '../readModel/records.ts';
 import type { EngineEvent } from './events.ts';
 import { engineId, type IdKind } from './ids.ts';
-import type { AccountState, EngineState, Exposure, FillState, MarketState, OrderState, SportEventState } from './state.ts';
+import type {
+  AccountState,
+  EngineState,
+  Exposure,
+  FillState,
+  MarketState,
+  OrderState,
+  SportEventState,
+} from './state.ts';
 
 /**
  * The entities of one kind a step changed, in first-change order, each once. Most steps change
@@ -55,7 +63,11 @@ export class StepContext {
   readonly entries: LedgerEntryRecord[] = [];
   private ordersChanged = 0;
 
-  constructor(public state: EngineState, public seq: number, public now: number) {}
+  constructor(
+    public state: EngineState,
+    public seq: number,
+    public now: number,
+  ) {}
 
   /**
    * Starts another step on this context: the engine reuses one context for all its steps, so the
@@ -126,7 +138,15 @@ export class StepContext {
   }
 
   get touchedAnything(): boolean {
-    return this.facts.length + this.ordersChanged + this.changedFills.size + this.changedBalances.size + this.changedMarkets.size
-      + this.changedAccounts.size + this.changedEvents.size > 0;
+    return (
+      this.facts.length +
+        this.ordersChanged +
+        this.changedFills.size +
+        this.changedBalances.size +
+        this.changedMarkets.size +
+        this.changedAccounts.size +
+        this.changedEvents.size >
+      0
+    );
   }
 }

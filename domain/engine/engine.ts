@@ -8,10 +8,22 @@
 import { JSON_NESTING_DEPTH_MAX, textProblemOf } from '../text.ts';
 import type { Refusal } from '../errors.ts';
 import {
-  accountView, balanceView, fillView, ledgerEntryView, marketView, orderView, sportEventView,
+  accountView,
+  balanceView,
+  fillView,
+  ledgerEntryView,
+  marketView,
+  orderView,
+  sportEventView,
 } from '../readModel/render.ts';
 import type {
-  AccountView, BalanceView, FillView, LedgerEntryView, MarketStateView, OrderView, SportEventView,
+  AccountView,
+  BalanceView,
+  FillView,
+  LedgerEntryView,
+  MarketStateView,
+  OrderView,
+  SportEventView,
 } from '../views.ts';
 import { adjust, deposit, openAccount, updateAccount, withdraw } from './accounts.ts';
 import { amendFill } from './amend.ts';
@@ -19,7 +31,14 @@ import { StepContext } from './context.ts';
 import type { EngineEvent } from './events.ts';
 import type { SequencedInput } from './inputs.ts';
 import {
-  changeMarketStatus, listMarket, resultMarket, scheduleSportEvent, startSportEvent, tick, updateMarket, updateSportEvent,
+  changeMarketStatus,
+  listMarket,
+  resultMarket,
+  scheduleSportEvent,
+  startSportEvent,
+  tick,
+  updateMarket,
+  updateSportEvent,
 } from './markets.ts';
 import { cancelOrder, liveOrderIdsOf, decideOrder, type OrderOutcome } from './orders.ts';
 import { assert, AssertionFailed } from '../assert.ts';
@@ -30,7 +49,11 @@ import { initialState } from './snapshot.ts';
 import type { EngineState } from './state.ts';
 
 /** Outcome of one leg of a batch (same shape as the gateway's LegOutcome). */
-export interface LegResult { order_id: string; order?: OrderView; error?: Refusal }
+export interface LegResult {
+  order_id: string;
+  order?: OrderView;
+  error?: Refusal;
+}
 
 /** What an operator input changed, as the REST views show it (the answer to the operator). */
 export interface StepAnswer {
@@ -54,8 +77,22 @@ export interface StepOutcome {
 
 /** Inputs whose callers are answered with the entities they changed (order inputs answer with their legs). */
 const ANSWERED_WITH_ENTITIES: ReadonlySet<string> = new Set([
-  'OpenAccount', 'UpdateAccount', 'Deposit', 'Withdraw', 'Adjust', 'ScheduleSportEvent', 'StartSportEvent', 'UpdateSportEvent', 'ListMarket',
-  'UpdateMarket', 'ChangeMarketStatus', 'ResultMarket', 'AmendFill', 'SetSettlementFee', 'RecordReferral', 'SetReferralPoints',
+  'OpenAccount',
+  'UpdateAccount',
+  'Deposit',
+  'Withdraw',
+  'Adjust',
+  'ScheduleSportEvent',
+  'StartSportEvent',
+  'UpdateSportEvent',
+  'ListMarket',
+  'UpdateMarket',
+  'ChangeMarketStatus',
+  'ResultMarket',
+  'AmendFill',
+  'SetSettlementFee',
+  'RecordReferral',
+  'SetReferralPoints',
 ]);
 
 export class Engine {
@@ -79,12 +116,12 @@ export class Engine {
    * ledger.ts assertBalanced, which stops the engine rather than rebuild it.)
    */
   step(sequenced: SequencedInput): StepOutcome {
-    assert(sequenced.seq > this.state.seq, 'a step\'s seq comes after the last accepted step\'s');
+    assert(sequenced.seq > this.state.seq, "a step's seq comes after the last accepted step's");
     if (mayHaveTextProblem(sequenced.input, 0)) {
       const problem = textProblemOf(sequenced.input);
       if (problem !== null) return { ok: false, error: problem, events: [] };
     }
-    const ctx = this.context ??= new StepContext(this.state, sequenced.seq, sequenced.now_us);
+    const ctx = (this.context ??= new StepContext(this.state, sequenced.seq, sequenced.now_us));
     ctx.begin(this.state, sequenced.seq, sequenced.now_us);
     const input = sequenced.input;
     this.outcomes = undefined;
@@ -106,11 +143,16 @@ export class Engine {
   /** The decision of one input: a refusal, or null (order inputs note their legs in `outcomes`). */
   private decideInput(ctx: StepContext, input: SequencedInput['input']): Refusal | null {
     switch (input.kind) {
-      case 'OpenAccount': return openAccount(ctx, input);
-      case 'UpdateAccount': return updateAccount(ctx, input);
-      case 'Deposit': return deposit(ctx, input);
-      case 'Withdraw': return withdraw(ctx, input);
-      case 'Adjust': return adjust(ctx, input);
+      case 'OpenAccount':
+        return openAccount(ctx, input);
+      case 'UpdateAccount':
+        return updateAccount(ctx, input);
+      case 'Deposit':
+        return deposit(ctx, input);
+      case 'Withdraw':
+        return withdraw(ctx, input);
+      case 'Adjust':
+        return adjust(ctx, input);
       case 'PlaceOrder': {
         const outcome = decideOrder(ctx, input.account_id, input.order, input.limits);
         if (outcome.error) return outcome.error;
@@ -118,7 +160,10 @@ export class Engine {
         return null;
       }
       case 'PlaceOrders':
-        this.outcomes = input.orders.map((order) => ({ id: order.order_id, outcome: decideOrder(ctx, input.account_id, order, input.limits) }));
+        this.outcomes = input.orders.map((order) => ({
+          id: order.order_id,
+          outcome: decideOrder(ctx, input.account_id, order, input.limits),
+        }));
         return null;
       case 'CancelOrder': {
         const outcome = cancelOrder(ctx, input.account_id, input.order_id);
@@ -131,21 +176,35 @@ export class Engine {
         return null;
       case 'CancelAccountOrders':
         if (!ctx.state.accounts.has(input.account_id)) return { code: 'account_not_found' };
-        this.outcomes = liveOrderIdsOf(ctx, input.account_id, input.market_id, input.cancel_on_disconnect_only)
-          .map((id) => ({ id, outcome: cancelOrder(ctx, input.account_id, id) }));
+        this.outcomes = liveOrderIdsOf(ctx, input.account_id, input.market_id, input.cancel_on_disconnect_only).map(
+          (id) => ({ id, outcome: cancelOrder(ctx, input.account_id, id) }),
+        );
         return null;
-      case 'ScheduleSportEvent': return scheduleSportEvent(ctx, input);
-      case 'StartSportEvent': return startSportEvent(ctx, input);
-      case 'UpdateSportEvent': return updateSportEvent(ctx, input);
-      case 'ListMarket': return listMarket(ctx, input);
-      case 'UpdateMarket': return updateMarket(ctx, input);
-      case 'ChangeMarketStatus': return changeMarketStatus(ctx, input);
-      case 'ResultMarket': return resultMarket(ctx, input);
-      case 'AmendFill': return amendFill(ctx, input);
-      case 'SetSettlementFee': return setSettlementFee(ctx, input);
-      case 'RecordReferral': return recordReferral(ctx, input);
-      case 'SetReferralPoints': return setReferralPoints(ctx, input);
-      case 'Tick': tick(ctx); return null;
+      case 'ScheduleSportEvent':
+        return scheduleSportEvent(ctx, input);
+      case 'StartSportEvent':
+        return startSportEvent(ctx, input);
+      case 'UpdateSportEvent':
+        return updateSportEvent(ctx, input);
+      case 'ListMarket':
+        return listMarket(ctx, input);
+      case 'UpdateMarket':
+        return updateMarket(ctx, input);
+      case 'ChangeMarketStatus':
+        return changeMarketStatus(ctx, input);
+      case 'ResultMarket':
+        return resultMarket(ctx, input);
+      case 'AmendFill':
+        return amendFill(ctx, input);
+      case 'SetSettlementFee':
+        return setSettlementFee(ctx, input);
+      case 'RecordReferral':
+        return recordReferral(ctx, input);
+      case 'SetReferralPoints':
+        return setReferralPoints(ctx, input);
+      case 'Tick':
+        tick(ctx);
+        return null;
       default: {
         const never: never = input;
         return { code: 'invalid_input', message: `unknown input ${(never as { kind: string }).kind}` };
@@ -201,7 +260,11 @@ function factsOf(ctx: StepContext): EngineEvent[] {
   for (const account of ctx.changedBalances.items) {
     const funds = fundsFiguresOf(account);
     facts.push({
-      type: 'FundsReserved', account_id: account.id, buy_orders: funds.buyOrders, sell_orders: funds.sellOrders, positions: funds.positions,
+      type: 'FundsReserved',
+      account_id: account.id,
+      buy_orders: funds.buyOrders,
+      sell_orders: funds.sellOrders,
+      positions: funds.positions,
       available: funds.available,
     });
   }
@@ -222,7 +285,11 @@ function operatorAnswerOf(ctx: StepContext, facts: readonly EngineEvent[]): Step
   };
   for (const fact of facts) {
     if (fact.type === 'ReferralRecorded') {
-      answer.referral = { referrer_account_id: fact.referrer_account_id, referee_account_id: fact.referee_account_id, created_at: ctx.now };
+      answer.referral = {
+        referrer_account_id: fact.referrer_account_id,
+        referee_account_id: fact.referee_account_id,
+        created_at: ctx.now,
+      };
     }
   }
   return answer;

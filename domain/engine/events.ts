@@ -7,9 +7,7 @@
 // stores each as an array of values in its key order (journal/encoding.ts). Changing a fact's
 // shape means a new journal record version, and an upcaster for the old one (journal/upcast.ts).
 
-import type {
-  AccountStatus, FeeSchedule, Jurisdiction, MarketResult, MarketStatus,
-} from '../views.ts';
+import type { AccountStatus, FeeSchedule, Jurisdiction, MarketResult, MarketStatus } from '../views.ts';
 
 /** A ledger account: a member's cash, the exchange's fee revenue, a market's settlement pool, the outside world. */
 export type LedgerAccount = `cash:${string}` | `pool:${string}` | 'fees' | 'outside';
@@ -28,8 +26,18 @@ export type SettlementFeeSource = 'settlement' | 'event' | 'market_group';
 
 /** Why an order ended without filling (`cancellation_reason` values). */
 export type CancellationReason =
-  | 'cancelled_by_user' | 'no_liquidity' | 'market_order_remainder' | 'self_trade_prevented' | 'insufficient_funds' | 'expired'
-  | 'event_started' | 'market_suspended' | 'market_closed' | 'market_cancelled' | 'market_resulted' | 'market_voided';
+  | 'cancelled_by_user'
+  | 'no_liquidity'
+  | 'market_order_remainder'
+  | 'self_trade_prevented'
+  | 'insufficient_funds'
+  | 'expired'
+  | 'event_started'
+  | 'market_suspended'
+  | 'market_closed'
+  | 'market_cancelled'
+  | 'market_resulted'
+  | 'market_voided';
 
 /** What an order is, as accepted or rejected (the terms the engine decided, quantities normalised). */
 export interface OrderTerms {
@@ -74,31 +82,76 @@ export type EngineEvent =
   | { type: 'LoyaltyTierChanged'; account_id: string; tier: string }
   // catalogue
   | {
-    type: 'SportEventScheduled'; event_id: string; title: string; short_title: string | null; event_type: string | null;
-    sport: string | null; competition: string | null; participants: string[]; start: number;
-  }
+      type: 'SportEventScheduled';
+      event_id: string;
+      title: string;
+      short_title: string | null;
+      event_type: string | null;
+      sport: string | null;
+      competition: string | null;
+      participants: string[];
+      start: number;
+    }
   | { type: 'SportEventStarted'; event_id: string }
   /** The event's details after an operator's change (every field, changed or not). */
   | {
-    type: 'SportEventUpdated'; event_id: string; title: string; short_title: string | null; event_type: string | null;
-    sport: string | null; competition: string | null; participants: string[]; start: number;
-  }
+      type: 'SportEventUpdated';
+      event_id: string;
+      title: string;
+      short_title: string | null;
+      event_type: string | null;
+      sport: string | null;
+      competition: string | null;
+      participants: string[];
+      start: number;
+    }
   | {
-    type: 'MarketListed'; market_id: string; event_id: string; title: string; short_title: string | null; question: string | null;
-    rules: string | null; symbol: string | null; grouping_id: string; grouping_name: string | null; featured: boolean;
-    status: MarketStatus; trading: boolean; max_price: string; in_play_delay_sec: number; points_cost: number;
-  }
+      type: 'MarketListed';
+      market_id: string;
+      event_id: string;
+      title: string;
+      short_title: string | null;
+      question: string | null;
+      rules: string | null;
+      symbol: string | null;
+      grouping_id: string;
+      grouping_name: string | null;
+      featured: boolean;
+      status: MarketStatus;
+      trading: boolean;
+      max_price: string;
+      in_play_delay_sec: number;
+      points_cost: number;
+    }
   /**
    * The market's catalogue after an operator's change or a listing with more than MarketListed
    * holds (every field, changed or not; `participants` null: the event's).
    */
   | {
-    type: 'MarketUpdated'; market_id: string; title: string; short_title: string | null; question: string | null; rules: string | null;
-    symbol: string | null; grouping_name: string | null; featured: boolean; in_play_delay_sec: number; points_cost: number;
-    description: string | null; group_title: string | null; specifier: string | null; position: string | null; powered_by: string | null;
-    filters: string[]; trading_filters: string[]; keywords: string[]; participants: string[] | null; stat_detail: unknown;
-    featured_home: boolean; manual_probability: boolean;
-  }
+      type: 'MarketUpdated';
+      market_id: string;
+      title: string;
+      short_title: string | null;
+      question: string | null;
+      rules: string | null;
+      symbol: string | null;
+      grouping_name: string | null;
+      featured: boolean;
+      in_play_delay_sec: number;
+      points_cost: number;
+      description: string | null;
+      group_title: string | null;
+      specifier: string | null;
+      position: string | null;
+      powered_by: string | null;
+      filters: string[];
+      trading_filters: string[];
+      keywords: string[];
+      participants: string[] | null;
+      stat_detail: unknown;
+      featured_home: boolean;
+      manual_probability: boolean;
+    }
   /** Archived: out of the default market list and the live index (the fact's time is `archived_at`). Final. */
   | { type: 'MarketArchived'; market_id: string }
   | { type: 'MarketStatusChanged'; market_id: string; status: MarketStatus; trading: boolean }
@@ -121,7 +174,12 @@ export type EngineEvent =
    * `status`: what the cancel leaves (partially cancelled when something was filled); null only in
    * a fact read from a record before version 6 (journal/upcast.ts), which the fold completes.
    */
-  | { type: 'OrderCancelled'; order_id: string; reason: CancellationReason; status: 'cancelled' | 'partially_cancelled' | null }
+  | {
+      type: 'OrderCancelled';
+      order_id: string;
+      reason: CancellationReason;
+      status: 'cancelled' | 'partially_cancelled' | null;
+    }
   /**
    * A trade at the resting (maker) order's price. Each side has its own fill; `*_closing` of its
    * contracts closed earlier positions (the LotClosed facts that follow say which); `*_fee` is the
@@ -130,12 +188,30 @@ export type EngineEvent =
    * read from a record before version 6, journal/upcast.ts, which the fold completes).
    */
   | {
-    type: 'Traded'; trade_id: string; market_id: string; price: string; quantity: string; taker_side: 'buy' | 'sell'; pre_start: boolean;
-    maker_order_id: string; maker_account_id: string; maker_fill_id: string; maker_closing: string; maker_fee: string; maker_points: number;
-    maker_remaining: string | null; maker_status: 'open' | 'filled' | null;
-    taker_order_id: string; taker_account_id: string; taker_fill_id: string; taker_closing: string; taker_fee: string; taker_points: number;
-    taker_remaining: string | null; taker_status: 'open' | 'filled' | null;
-  }
+      type: 'Traded';
+      trade_id: string;
+      market_id: string;
+      price: string;
+      quantity: string;
+      taker_side: 'buy' | 'sell';
+      pre_start: boolean;
+      maker_order_id: string;
+      maker_account_id: string;
+      maker_fill_id: string;
+      maker_closing: string;
+      maker_fee: string;
+      maker_points: number;
+      maker_remaining: string | null;
+      maker_status: 'open' | 'filled' | null;
+      taker_order_id: string;
+      taker_account_id: string;
+      taker_fill_id: string;
+      taker_closing: string;
+      taker_fee: string;
+      taker_points: number;
+      taker_remaining: string | null;
+      taker_status: 'open' | 'filled' | null;
+    }
   /** Contracts of an earlier fill's open lot closed first-in first-out by the trade before, realising `pnl`. */
   | { type: 'LotClosed'; fill_id: string; quantity: string; pnl: string }
   /** Contracts of a fill's open lot settled at the market's result, realising `pnl`. */
@@ -148,14 +224,32 @@ export type EngineEvent =
   /** The market was voided: the fill unwinds at zero PnL and its fee is refunded (the Transferred facts move the cash). */
   | { type: 'FillVoided'; fill_id: string }
   /** The operator corrected a trade's price and/or size on this fill: its new fee (nine places) and points. */
-  | { type: 'FillAmended'; fill_id: string; account_id: string; market_id: string; price: string; quantity: string; fee: string; points: number }
+  | {
+      type: 'FillAmended';
+      fill_id: string;
+      account_id: string;
+      market_id: string;
+      price: string;
+      quantity: string;
+      fee: string;
+      points: number;
+    }
   // money
   /** A balanced transfer of `amount` (>= 0) from one ledger account to another. */
   | {
-    type: 'Transferred'; id: string | null; kind: TransferKind; from: LedgerAccount; to: LedgerAccount; amount: string;
-    market_id: string | null; fill_id: string | null; settlement_id: string | null;
-    method: string | null; reason: string | null; sub_method: string | null;
-  }
+      type: 'Transferred';
+      id: string | null;
+      kind: TransferKind;
+      from: LedgerAccount;
+      to: LedgerAccount;
+      amount: string;
+      market_id: string | null;
+      fill_id: string | null;
+      settlement_id: string | null;
+      method: string | null;
+      reason: string | null;
+      sub_method: string | null;
+    }
   /**
    * A settlement-side fee for one account: charged (`fee_id` null) on its net winnings in a market
    * (`settlement`), across an event (`event`) or a market group (`market_group`), or refunded
@@ -164,18 +258,39 @@ export type EngineEvent =
    * each fill's part of settlement fees changes by (the fee shared out over the fills that won).
    */
   | {
-    type: 'SettlementFeeBooked'; id: string; account_id: string; source: SettlementFeeSource; market_id: string | null; event_id: string | null;
-    settlement_id: string; percent: number | null; net_winnings: string | null; fee_id: string | null; shares: string[];
-  }
+      type: 'SettlementFeeBooked';
+      id: string;
+      account_id: string;
+      source: SettlementFeeSource;
+      market_id: string | null;
+      event_id: string | null;
+      settlement_id: string;
+      percent: number | null;
+      net_winnings: string | null;
+      fee_id: string | null;
+      shares: string[];
+    }
   /** Loyalty points credited at a market's result, for the amount risked there. */
-  | { type: 'PointsCredited'; id: string; account_id: string; market_id: string; settlement_id: string; points: number; amount_risked: string }
+  | {
+      type: 'PointsCredited';
+      id: string;
+      account_id: string;
+      market_id: string;
+      settlement_id: string;
+      points: number;
+      amount_risked: string;
+    }
   /** The operator recorded that one account referred another. */
   | { type: 'ReferralRecorded'; referrer_account_id: string; referee_account_id: string }
   /** The referee traded for the first time: the referrer is credited `points`; each gets a `referral` loyalty entry. */
   | {
-    type: 'ReferralCredited'; referrer_entry_id: string; referee_entry_id: string; referrer_account_id: string; referee_account_id: string;
-    points: number;
-  }
+      type: 'ReferralCredited';
+      referrer_entry_id: string;
+      referee_entry_id: string;
+      referrer_account_id: string;
+      referee_account_id: string;
+      points: number;
+    }
   /** The points a referrer is credited from now on (the operator's `referral_points` setting). */
   | { type: 'ReferralPointsSet'; points: number }
   /**
@@ -183,7 +298,14 @@ export type EngineEvent =
    * orders, sell orders and positions (each rounded up to the cent) and what is left available
    * (rounded down, never below zero). Stated once per step for every account whose balance moved.
    */
-  | { type: 'FundsReserved'; account_id: string; buy_orders: string; sell_orders: string; positions: string; available: string };
+  | {
+      type: 'FundsReserved';
+      account_id: string;
+      buy_orders: string;
+      sell_orders: string;
+      positions: string;
+      available: string;
+    };
 
 export type EngineEventType = EngineEvent['type'];
 
@@ -199,11 +321,19 @@ export function memberOfLedgerAccount(account: LedgerAccount): string | null {
 export function accountsNamedBy(facts: readonly EngineEvent[], into: Set<string> = new Set()): Set<string> {
   for (const fact of facts) {
     switch (fact.type) {
-      case 'AccountOpened': case 'AccountUpdated': case 'LoyaltyTierChanged': case 'FundsReserved': case 'OrderAccepted': case 'OrderRejected':
-      case 'FillAmended': case 'PointsCredited': case 'SettlementFeeBooked':
+      case 'AccountOpened':
+      case 'AccountUpdated':
+      case 'LoyaltyTierChanged':
+      case 'FundsReserved':
+      case 'OrderAccepted':
+      case 'OrderRejected':
+      case 'FillAmended':
+      case 'PointsCredited':
+      case 'SettlementFeeBooked':
         into.add(fact.account_id);
         break;
-      case 'ReferralRecorded': case 'ReferralCredited':
+      case 'ReferralRecorded':
+      case 'ReferralCredited':
         into.add(fact.referrer_account_id).add(fact.referee_account_id);
         break;
       case 'Traded':

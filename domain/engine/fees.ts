@@ -4,10 +4,24 @@
 // so both sides pay on the smaller of the two risks, and a fee never exceeds rate x risk.
 // The rate depends on the account's schedule and whether the fill provided or took liquidity.
 
-import { CENTS_PER_DOLLAR, compare, contractsTimesCents, NANOS_PER_CONTRACT, numberToDecimal, percentToRate, times, wholeQuotient, type Decimal } from '../money/decimal.ts';
+import {
+  CENTS_PER_DOLLAR,
+  compare,
+  contractsTimesCents,
+  NANOS_PER_CONTRACT,
+  numberToDecimal,
+  percentToRate,
+  times,
+  wholeQuotient,
+  type Decimal,
+} from '../money/decimal.ts';
 import type { FeeSchedule } from '../views.ts';
 
-export interface LoyaltyTier { tier: string; minPoints: number; feePercent: number }
+export interface LoyaltyTier {
+  tier: string;
+  minPoints: number;
+  feePercent: number;
+}
 
 /** Tiers by credited points, lowest first; every account starts at `rookie`. */
 export const LOYALTY_TIERS: readonly LoyaltyTier[] = [
@@ -28,7 +42,11 @@ export function tierFor(points: number): LoyaltyTier {
   return found;
 }
 
-export interface FeeRates { maker: Decimal; taker: Decimal; /** The larger, used for order reserves. */ max: Decimal }
+export interface FeeRates {
+  maker: Decimal;
+  taker: Decimal;
+  /** The larger, used for order reserves. */ max: Decimal;
+}
 
 export interface FeeTerms {
   fee_schedule: FeeSchedule;
@@ -47,9 +65,10 @@ export function feeRates(terms: FeeTerms): FeeRates {
   if (terms.fee_schedule === 'fixed_percent') {
     maker = taker = percent(terms.base_fee_percent ?? DEFAULT_BASE_FEE_PERCENT);
   } else {
-    const basePercent = terms.fee_schedule === 'on_trade'
-      ? ON_TRADE_BASE_FEE_PERCENT
-      : (LOYALTY_TIERS.find((t) => t.tier === terms.loyalty_tier) ?? LOYALTY_TIERS[0]!).feePercent;
+    const basePercent =
+      terms.fee_schedule === 'on_trade'
+        ? ON_TRADE_BASE_FEE_PERCENT
+        : (LOYALTY_TIERS.find((t) => t.tier === terms.loyalty_tier) ?? LOYALTY_TIERS[0]!).feePercent;
     const base = percent(basePercent);
     maker = times(base, numberToDecimal(nonNegative(terms.maker_factor ?? DEFAULT_MAKER_FACTOR)));
     taker = times(base, numberToDecimal(nonNegative(terms.taker_factor ?? DEFAULT_TAKER_FACTOR)));
@@ -65,11 +84,19 @@ export function pointsFor(amountRisked: Decimal, pointsCost: number): number {
 
 /** pointsFor(contractsTimesCents(nanos, cents), pointsCost), on integers when they fit. */
 export function pointsForContracts(nanos: number, cents: number, pointsCost: number): number {
-  if (nanos > 0 && cents > 0 && Number.isInteger(nanos) && Number.isInteger(cents) && pointsCost > 0 && Number.isSafeInteger(pointsCost)) {
+  if (
+    nanos > 0 &&
+    cents > 0 &&
+    Number.isInteger(nanos) &&
+    Number.isInteger(cents) &&
+    pointsCost > 0 &&
+    Number.isSafeInteger(pointsCost)
+  ) {
     const whole = nanos % NANOS_PER_CONTRACT === 0;
     const numerator = (whole ? nanos / NANOS_PER_CONTRACT : nanos) * cents;
     const denominator = pointsCost * (whole ? CENTS_PER_DOLLAR : CENTS_PER_DOLLAR * NANOS_PER_CONTRACT);
-    if (Number.isSafeInteger(numerator) && Number.isSafeInteger(denominator)) return (numerator - (numerator % denominator)) / denominator;
+    if (Number.isSafeInteger(numerator) && Number.isSafeInteger(denominator))
+      return (numerator - (numerator % denominator)) / denominator;
   }
   return pointsFor(contractsTimesCents(nanos, cents), pointsCost);
 }

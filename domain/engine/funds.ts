@@ -10,7 +10,23 @@
 // netted against it. available_balance = account_balance - sum of market liabilities.
 
 import {
-  compare, isNegative, isPositive, contractsTimesCents, moneyDifferenceDownAtLeastZero, moneyDifferenceUp, moneyRoundedUp, fromInteger, integerAt, lastExponent, minus, NANOS_PER_CONTRACT, negated, plus, QUANTITY_DECIMAL_PLACES, times, ZERO,
+  compare,
+  isNegative,
+  isPositive,
+  contractsTimesCents,
+  moneyDifferenceDownAtLeastZero,
+  moneyDifferenceUp,
+  moneyRoundedUp,
+  fromInteger,
+  integerAt,
+  lastExponent,
+  minus,
+  NANOS_PER_CONTRACT,
+  negated,
+  plus,
+  QUANTITY_DECIMAL_PLACES,
+  times,
+  ZERO,
   type Decimal,
 } from '../money/decimal.ts';
 import type { FundsFigures } from '../readModel/records.ts';
@@ -19,10 +35,21 @@ import { riskCentsOf } from '../evolve/risk.ts';
 
 export function newExposure(accountId: string, marketId: string, now: number): Exposure {
   return {
-    accountId, marketId,
-    buyExposure: ZERO, sellExposure: ZERO, buyFeeReserve: ZERO, sellFeeReserve: ZERO,
-    positionNanos: 0, lots: [], openPremium: ZERO, liability: ZERO,
-    realizedPnl: ZERO, fees: ZERO, amountRisked: ZERO, pointsPending: 0, updatedAt: now,
+    accountId,
+    marketId,
+    buyExposure: ZERO,
+    sellExposure: ZERO,
+    buyFeeReserve: ZERO,
+    sellFeeReserve: ZERO,
+    positionNanos: 0,
+    lots: [],
+    openPremium: ZERO,
+    liability: ZERO,
+    realizedPnl: ZERO,
+    fees: ZERO,
+    amountRisked: ZERO,
+    pointsPending: 0,
+    updatedAt: now,
   };
 }
 
@@ -47,7 +74,13 @@ export interface ExposureParts {
 
 export function liabilityOf(parts: ExposureParts, maxPriceCents: number): Decimal {
   return marketLiability(
-    parts.buyExposure, parts.sellExposure, parts.buyFeeReserve, parts.sellFeeReserve, parts.positionNanos, parts.openPremium, maxPriceCents,
+    parts.buyExposure,
+    parts.sellExposure,
+    parts.buyFeeReserve,
+    parts.sellFeeReserve,
+    parts.positionNanos,
+    parts.openPremium,
+    maxPriceCents,
   );
 }
 
@@ -58,8 +91,13 @@ export function liabilityOf(parts: ExposureParts, maxPriceCents: number): Decima
  *   short: win -(payout - P), lose +P   =>  sellExposure + payout - P,  buyExposure - P
  */
 function marketLiability(
-  buyExposure: Decimal, sellExposure: Decimal, buyFeeReserve: Decimal, sellFeeReserve: Decimal,
-  positionNanos: number, openPremium: Decimal, maxPriceCents: number,
+  buyExposure: Decimal,
+  sellExposure: Decimal,
+  buyFeeReserve: Decimal,
+  sellFeeReserve: Decimal,
+  positionNanos: number,
+  openPremium: Decimal,
+  maxPriceCents: number,
 ): Decimal {
   let onWin = sellExposure;
   let onLose = buyExposure;
@@ -91,9 +129,14 @@ function refreshOnIntegers(account: AccountState, exposure: Exposure, maxPriceCe
   const position = positionWhole ? Math.abs(positionNanos) / NANOS_PER_CONTRACT : Math.abs(positionNanos);
   const positionExponent = positionWhole ? 0 : -QUANTITY_DECIMAL_PLACES;
   const e = Math.min(
-    positionExponent - 2, lastExponent(account.liability), lastExponent(exposure.liability),
-    lastExponent(exposure.buyExposure), lastExponent(exposure.sellExposure), lastExponent(exposure.buyFeeReserve),
-    lastExponent(exposure.sellFeeReserve), lastExponent(exposure.openPremium),
+    positionExponent - 2,
+    lastExponent(account.liability),
+    lastExponent(exposure.liability),
+    lastExponent(exposure.buyExposure),
+    lastExponent(exposure.sellExposure),
+    lastExponent(exposure.buyFeeReserve),
+    lastExponent(exposure.sellFeeReserve),
+    lastExponent(exposure.openPremium),
   );
   const payout = scaledProduct(position * maxPriceCents, positionExponent - 2 - e);
   const accountLiability = integerAt(account.liability, e);
@@ -103,7 +146,16 @@ function refreshOnIntegers(account: AccountState, exposure: Exposure, maxPriceCe
   const buyFee = integerAt(exposure.buyFeeReserve, e);
   const sellFee = integerAt(exposure.sellFeeReserve, e);
   const premium = integerAt(exposure.openPremium, e);
-  if (!(fits(payout) && fits(accountLiability) && fits(before) && fits(buy) && fits(sell) && fits(buyFee) && fits(sellFee) && fits(premium))) {
+  if (!(
+    fits(payout) &&
+    fits(accountLiability) &&
+    fits(before) &&
+    fits(buy) &&
+    fits(sell) &&
+    fits(buyFee) &&
+    fits(sellFee) &&
+    fits(premium)
+  )) {
     return false;
   }
   const market = liabilityOnIntegers(buy, sell, buyFee, sellFee, positionNanos, payout, premium);
@@ -116,7 +168,13 @@ function refreshOnIntegers(account: AccountState, exposure: Exposure, maxPriceCe
 
 /** marketLiability on integers of one power of ten (`payout` = |position| x max price). */
 function liabilityOnIntegers(
-  buy: number, sell: number, buyFee: number, sellFee: number, positionNanos: number, payout: number, premium: number,
+  buy: number,
+  sell: number,
+  buyFee: number,
+  sellFee: number,
+  positionNanos: number,
+  payout: number,
+  premium: number,
 ): number {
   let onWin = sell;
   let onLose = buy;
@@ -143,11 +201,17 @@ function feeBasisCents(action: 'buy' | 'sell', reserveCents: number, maxPriceCen
   return Math.min(risk, maxPriceCents / 2);
 }
 
-export interface Reservation { exposure: Decimal; feeReserve: Decimal }
+export interface Reservation {
+  exposure: Decimal;
+  feeReserve: Decimal;
+}
 
 /** What `nanos` of an order reserve: exposure and the potential trade fee at the account's highest rate. */
 export function reservationOf(
-  order: Pick<OrderState, 'action' | 'reserveCents'>, nanos: number, maxPriceCents: number, maxRate: Decimal,
+  order: Pick<OrderState, 'action' | 'reserveCents'>,
+  nanos: number,
+  maxPriceCents: number,
+  maxRate: Decimal,
 ): Reservation {
   const riskCents = riskCentsOf(order.action, order.reserveCents, maxPriceCents);
   const exposure = contractsTimesCents(nanos, riskCents);
@@ -167,7 +231,12 @@ let feeProduct = 0;
 let feeExponent = 0;
 
 /** Reads reservationOf(order, nanos, ...) as integer products; false when one is not a safe integer. */
-function readReservation(order: Pick<OrderState, 'action' | 'reserveCents'>, nanos: number, maxPriceCents: number, rate: Decimal): boolean {
+function readReservation(
+  order: Pick<OrderState, 'action' | 'reserveCents'>,
+  nanos: number,
+  maxPriceCents: number,
+  rate: Decimal,
+): boolean {
   const basisCents = feeBasisCents(order.action, order.reserveCents, maxPriceCents);
   if (!Number.isInteger(basisCents) || !Number.isInteger(nanos)) return false;
   const riskCents = riskCentsOf(order.action, order.reserveCents, maxPriceCents);
@@ -191,14 +260,21 @@ function readReservation(order: Pick<OrderState, 'action' | 'reserveCents'>, nan
  * Whether the account can pay `fee` on a fill of `nanos` of `order`, with the fill's fee reserve
  * released: cash - liability - fee + released fee reserve >= 0.
  */
-export function canPayFee(account: AccountState, order: OrderState, nanos: number, fee: Decimal, maxPriceCents: number): boolean {
+export function canPayFee(
+  account: AccountState,
+  order: OrderState,
+  nanos: number,
+  fee: Decimal,
+  maxPriceCents: number,
+): boolean {
   if (readReservation(order, nanos, maxPriceCents, account.rates.max)) {
     const e = Math.min(lastExponent(account.cash), lastExponent(account.liability), lastExponent(fee), feeExponent);
     const cash = integerAt(account.cash, e);
     const liability = integerAt(account.liability, e);
     const charged = integerAt(fee, e);
     const released = scaledProduct(feeProduct, feeExponent - e);
-    if (fits(cash) && fits(liability) && fits(charged) && fits(released)) return cash - liability - charged + released >= 0;
+    if (fits(cash) && fits(liability) && fits(charged) && fits(released))
+      return cash - liability - charged + released >= 0;
   }
   const released = reservationOf(order, nanos, maxPriceCents, account.rates.max).feeReserve;
   return !isNegative(plus(minus(availableExact(account), fee), released));
@@ -206,7 +282,12 @@ export function canPayFee(account: AccountState, order: OrderState, nanos: numbe
 
 /** Adds (sign 1) or removes (sign -1) the reservation of `nanos` of a live order. */
 export function reserve(
-  account: AccountState, exposure: Exposure, order: OrderState, nanos: number, sign: 1 | -1, maxPriceCents: number,
+  account: AccountState,
+  exposure: Exposure,
+  order: OrderState,
+  nanos: number,
+  sign: 1 | -1,
+  maxPriceCents: number,
 ): void {
   if (nanos === 0) return;
   if (readReservation(order, nanos, maxPriceCents, account.rates.max)) {
@@ -265,12 +346,23 @@ export interface Funding {
 
 /** The account's total liability if `order` (its full quantity) were added to `exposure`, and the totals it leaves. */
 export function liabilityWithOrder(
-  account: AccountState, exposure: Exposure | undefined, order: OrderState, maxPriceCents: number,
+  account: AccountState,
+  exposure: Exposure | undefined,
+  order: OrderState,
+  maxPriceCents: number,
 ): Funding {
-  return fundingOnIntegers(account, exposure, order, maxPriceCents) ?? fundingOnDecimals(account, exposure, order, maxPriceCents);
+  return (
+    fundingOnIntegers(account, exposure, order, maxPriceCents) ??
+    fundingOnDecimals(account, exposure, order, maxPriceCents)
+  );
 }
 
-function fundingOnDecimals(account: AccountState, exposure: Exposure | undefined, order: OrderState, maxPriceCents: number): Funding {
+function fundingOnDecimals(
+  account: AccountState,
+  exposure: Exposure | undefined,
+  order: OrderState,
+  maxPriceCents: number,
+): Funding {
   const reservation = reservationOf(order, order.quantityNanos, maxPriceCents, account.rates.max);
   let buyExposure = exposure ? exposure.buyExposure : ZERO;
   let sellExposure = exposure ? exposure.sellExposure : ZERO;
@@ -279,7 +371,8 @@ function fundingOnDecimals(account: AccountState, exposure: Exposure | undefined
   let sideExposure: Decimal;
   let sideFeeReserve: Decimal;
   const sideOrderLiability = plus(
-    plus(order.action === 'buy' ? account.buyOrderLiability : account.sellOrderLiability, reservation.exposure), reservation.feeReserve,
+    plus(order.action === 'buy' ? account.buyOrderLiability : account.sellOrderLiability, reservation.exposure),
+    reservation.feeReserve,
   );
   if (order.action === 'buy') {
     sideExposure = buyExposure = plus(buyExposure, reservation.exposure);
@@ -289,7 +382,13 @@ function fundingOnDecimals(account: AccountState, exposure: Exposure | undefined
     sideFeeReserve = sellFeeReserve = plus(sellFeeReserve, reservation.feeReserve);
   }
   const market = marketLiability(
-    buyExposure, sellExposure, buyFeeReserve, sellFeeReserve, exposure ? exposure.positionNanos : 0, exposure ? exposure.openPremium : ZERO, maxPriceCents,
+    buyExposure,
+    sellExposure,
+    buyFeeReserve,
+    sellFeeReserve,
+    exposure ? exposure.positionNanos : 0,
+    exposure ? exposure.openPremium : ZERO,
+    maxPriceCents,
   );
   const total = plus(minus(account.liability, exposure ? exposure.liability : ZERO), market);
   return { total, marketLiability: market, sideExposure, sideFeeReserve, sideOrderLiability };
@@ -300,7 +399,12 @@ function fundingOnDecimals(account: AccountState, exposure: Exposure | undefined
  * with every amount read as a count of one common power of ten and only the five results built
  * as decimals. null when an amount does not fit (then the decimals compute it).
  */
-function fundingOnIntegers(account: AccountState, exposure: Exposure | undefined, order: OrderState, maxPriceCents: number): Funding | null {
+function fundingOnIntegers(
+  account: AccountState,
+  exposure: Exposure | undefined,
+  order: OrderState,
+  maxPriceCents: number,
+): Funding | null {
   const basisCents = feeBasisCents(order.action, order.reserveCents, maxPriceCents);
   if (!Number.isInteger(basisCents)) return null;
   const rate = account.rates.max;
@@ -318,12 +422,22 @@ function fundingOnIntegers(account: AccountState, exposure: Exposure | undefined
   const positionExponent = positionWhole ? 0 : -QUANTITY_DECIMAL_PLACES;
 
   const e = Math.min(
-    quantityExponent - 2 + rateExponent, quantityExponent - 2, positionExponent - 2,
-    lastExponent(account.liability), lastExponent(account.buyOrderLiability), lastExponent(account.sellOrderLiability),
-    exposure ? Math.min(
-      lastExponent(exposure.buyExposure), lastExponent(exposure.sellExposure), lastExponent(exposure.buyFeeReserve),
-      lastExponent(exposure.sellFeeReserve), lastExponent(exposure.openPremium), lastExponent(exposure.liability),
-    ) : 0,
+    quantityExponent - 2 + rateExponent,
+    quantityExponent - 2,
+    positionExponent - 2,
+    lastExponent(account.liability),
+    lastExponent(account.buyOrderLiability),
+    lastExponent(account.sellOrderLiability),
+    exposure
+      ? Math.min(
+          lastExponent(exposure.buyExposure),
+          lastExponent(exposure.sellExposure),
+          lastExponent(exposure.buyFeeReserve),
+          lastExponent(exposure.sellFeeReserve),
+          lastExponent(exposure.openPremium),
+          lastExponent(exposure.liability),
+        )
+      : 0,
   );
   const amount = scaledProduct(quantity * riskCents, quantityExponent - 2 - e);
   const fee = charged ? scaledProduct(quantity * basisCents * rateInteger, quantityExponent - 2 + rateExponent - e) : 0;
@@ -337,8 +451,20 @@ function fundingOnIntegers(account: AccountState, exposure: Exposure | undefined
   const premium = exposure ? integerAt(exposure.openPremium, e) : 0;
   const before = exposure ? integerAt(exposure.liability, e) : 0;
   // Every input within 2^49 keeps each sum below of at most 16 terms exact.
-  if (!(fits(amount) && fits(fee) && fits(payout) && fits(accountLiability) && fits(sideOrder) && fits(buy) && fits(sell)
-    && fits(buyFee) && fits(sellFee) && fits(premium) && fits(before))) return null;
+  if (!(
+    fits(amount) &&
+    fits(fee) &&
+    fits(payout) &&
+    fits(accountLiability) &&
+    fits(sideOrder) &&
+    fits(buy) &&
+    fits(sell) &&
+    fits(buyFee) &&
+    fits(sellFee) &&
+    fits(premium) &&
+    fits(before)
+  ))
+    return null;
 
   if (order.action === 'buy') {
     buy += amount;
@@ -386,7 +512,13 @@ export function applyFunding(account: AccountState, exposure: Exposure, order: O
 }
 
 /** What an account's balance shows of its funds, kept per account and made again only when an amount is another decimal. */
-interface FiguresOf { cash: Decimal; liability: Decimal; buy: Decimal; sell: Decimal; figures: FundsFigures }
+interface FiguresOf {
+  cash: Decimal;
+  liability: Decimal;
+  buy: Decimal;
+  sell: Decimal;
+  figures: FundsFigures;
+}
 const figuresCache = new WeakMap<AccountState, FiguresOf>();
 
 /**
@@ -397,13 +529,19 @@ const figuresCache = new WeakMap<AccountState, FiguresOf>();
 export function fundsFiguresOf(account: AccountState): FundsFigures {
   const { cash, liability, buyOrderLiability: buy, sellOrderLiability: sell } = account;
   const cached = figuresCache.get(account);
-  if (cached && cached.cash === cash && cached.liability === liability && cached.buy === buy && cached.sell === sell) return cached.figures;
+  if (cached && cached.cash === cash && cached.liability === liability && cached.buy === buy && cached.sell === sell)
+    return cached.figures;
   const figures: FundsFigures = {
     buyOrders: cached && cached.buy === buy ? cached.figures.buyOrders : moneyRoundedUp(buy),
     sellOrders: cached && cached.sell === sell ? cached.figures.sellOrders : moneyRoundedUp(sell),
-    positions: cached && cached.liability === liability && cached.buy === buy && cached.sell === sell
-      ? cached.figures.positions : moneyDifferenceUp(liability, buy, sell),
-    available: cached && cached.cash === cash && cached.liability === liability ? cached.figures.available : moneyDifferenceDownAtLeastZero(cash, liability),
+    positions:
+      cached && cached.liability === liability && cached.buy === buy && cached.sell === sell
+        ? cached.figures.positions
+        : moneyDifferenceUp(liability, buy, sell),
+    available:
+      cached && cached.cash === cash && cached.liability === liability
+        ? cached.figures.available
+        : moneyDifferenceDownAtLeastZero(cash, liability),
   };
   figuresCache.set(account, { cash, liability, buy, sell, figures });
   return figures;

@@ -4,7 +4,13 @@
 
 export type IdKind = 'trade' | 'fill' | 'ledger' | 'settlement' | 'record';
 
-const KIND_CODE: Record<IdKind, string> = { trade: '001', fill: '002', ledger: '003', settlement: '004', record: '005' };
+const KIND_CODE: Record<IdKind, string> = {
+  trade: '001',
+  fill: '002',
+  ledger: '003',
+  settlement: '004',
+  record: '005',
+};
 
 export function engineId(seq: number, kind: IdKind, counter: number): string {
   return `${seqPart(seq)}${KIND_CODE[kind]}-8000-${hex12(counter)}`;

@@ -125,7 +125,15 @@ export type EngineInput =
   | { kind: 'OpenAccount'; account_id: string; user_id: string; fields: AccountFields }
   | { kind: 'UpdateAccount'; account_id: string; fields: AccountFields }
   | { kind: 'Deposit'; account_id: string; entry_id: string; amount: string }
-  | { kind: 'Withdraw'; account_id: string; entry_id: string; amount: string; method: string | null; reason: string | null; sub_method: string | null }
+  | {
+      kind: 'Withdraw';
+      account_id: string;
+      entry_id: string;
+      amount: string;
+      method: string | null;
+      reason: string | null;
+      sub_method: string | null;
+    }
   | { kind: 'Adjust'; account_id: string; entry_id: string; amount: string; reason: string | null }
   | { kind: 'PlaceOrder'; account_id: string; order: OrderRequest; limits?: OrderLimits }
   | { kind: 'PlaceOrders'; account_id: string; orders: OrderRequest[]; limits?: OrderLimits }
@@ -138,7 +146,14 @@ export type EngineInput =
   | { kind: 'UpdateSportEvent'; event_id: string; changes: SportEventChanges }
   | { kind: 'ListMarket'; market: MarketFields; details?: MarketDetails }
   /** Catalogue changes, then a status or trading change (as ChangeMarketStatus), then archiving (final: `archived: false` on an archived market is refused). */
-  | { kind: 'UpdateMarket'; market_id: string; changes: MarketChanges; status?: MarketStatus; trading?: boolean; archived?: boolean }
+  | {
+      kind: 'UpdateMarket';
+      market_id: string;
+      changes: MarketChanges;
+      status?: MarketStatus;
+      trading?: boolean;
+      archived?: boolean;
+    }
   | { kind: 'ChangeMarketStatus'; market_id: string; status?: MarketStatus; trading?: boolean }
   | { kind: 'ResultMarket'; market_id: string; result: MarketResult }
   | { kind: 'AmendFill'; trade_id: string; price?: string; filled?: string }

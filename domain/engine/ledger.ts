@@ -13,7 +13,18 @@
 // was; a one-sided change (a bug) leaves it off zero. The running sum starts as the full sum of
 // the state it is first used on (a fresh, recovered or reloaded state).
 
-import { abs, decimalText, isNegative, isZero, minus, money, negated, plus, ZERO, type Decimal } from '../money/decimal.ts';
+import {
+  abs,
+  decimalText,
+  isNegative,
+  isZero,
+  minus,
+  money,
+  negated,
+  plus,
+  ZERO,
+  type Decimal,
+} from '../money/decimal.ts';
 import type { LedgerEntryRecord } from '../readModel/records.ts';
 import type { StepContext } from './context.ts';
 import { cashAccount, poolAccount, type LedgerAccount, type TransferKind } from './events.ts';
@@ -91,7 +102,12 @@ function ledgerAccountOf(counterparty: Counterparty): LedgerAccount {
  * 0.00 is still a fee entry).
  */
 export function transfer(
-  ctx: StepContext, account: AccountState, amount: Decimal, counterparty: Counterparty, kind: TransferKind, entry: LedgerEntryRecord | null,
+  ctx: StepContext,
+  account: AccountState,
+  amount: Decimal,
+  counterparty: Counterparty,
+  kind: TransferKind,
+  entry: LedgerEntryRecord | null,
 ): void {
   const size = abs(amount);
   const marketId = entry?.marketId ?? (counterparty.kind === 'pool' ? counterparty.marketId : null);
@@ -111,19 +127,37 @@ export function transfer(
   // out of the member's cash when negative (and for a fee of zero: a fee is always charged)
   const out = isNegative(amount) || (isZero(amount) && kind === 'fee');
   ctx.emit({
-    type: 'Transferred', id: entry?.id ?? null, kind, from: out ? cash : other, to: out ? other : cash, amount: money(size),
-    market_id: marketId, fill_id: entry?.tradeId ?? null,
-    settlement_id: entry?.settlementId ?? null, method: entry?.method ?? null, reason: entry?.reason ?? null, sub_method: entry?.subMethod ?? null,
+    type: 'Transferred',
+    id: entry?.id ?? null,
+    kind,
+    from: out ? cash : other,
+    to: out ? other : cash,
+    amount: money(size),
+    market_id: marketId,
+    fill_id: entry?.tradeId ?? null,
+    settlement_id: entry?.settlementId ?? null,
+    method: entry?.method ?? null,
+    reason: entry?.reason ?? null,
+    sub_method: entry?.subMethod ?? null,
   });
   if (entry) ctx.entries.push(entry);
 }
 
 /** Loyalty points credited for what the account risked in a settled market (a `rollup` entry; no cash moves). */
-export function creditPoints(ctx: StepContext, account: AccountState, entry: LedgerEntryRecord & { marketId: string; settlementId: string; points: number }): void {
+export function creditPoints(
+  ctx: StepContext,
+  account: AccountState,
+  entry: LedgerEntryRecord & { marketId: string; settlementId: string; points: number },
+): void {
   accountPointsCredited(account, entry.points);
   ctx.emit({
-    type: 'PointsCredited', id: entry.id, account_id: account.id, market_id: entry.marketId, settlement_id: entry.settlementId,
-    points: entry.points, amount_risked: money(entry.amount),
+    type: 'PointsCredited',
+    id: entry.id,
+    account_id: account.id,
+    market_id: entry.marketId,
+    settlement_id: entry.settlementId,
+    points: entry.points,
+    amount_risked: money(entry.amount),
   });
   ctx.entries.push(entry);
 }
@@ -146,7 +180,8 @@ export function assertBalanced(state: EngineState, settledMarketIds: Iterable<st
   if (!isZero(sum)) throw new LedgerImbalance(`the accounts sum to ${decimalText(sum)} instead of 0`);
   for (const marketId of settledMarketIds) {
     const pool = state.ledger.pools.get(marketId) ?? ZERO;
-    if (!isZero(pool)) throw new LedgerImbalance(`settled market ${marketId} has ${decimalText(pool)} left in its pool`);
+    if (!isZero(pool))
+      throw new LedgerImbalance(`settled market ${marketId} has ${decimalText(pool)} left in its pool`);
   }
 }
 

@@ -5,7 +5,17 @@ import { dueOrderIds, settleWaiting } from './timers.ts';
 import { FastOrderBook } from '../book/fast.ts';
 import type { Refusal } from '../errors.ts';
 import {
-  centsToDecimal, contractsTimesCents, decimalText, formatNanos, isPositive, isZero, money, negated, parseMaxPriceCents, plus, ZERO,
+  centsToDecimal,
+  contractsTimesCents,
+  decimalText,
+  formatNanos,
+  isPositive,
+  isZero,
+  money,
+  negated,
+  parseMaxPriceCents,
+  plus,
+  ZERO,
 } from '../money/decimal.ts';
 import type { MarketStatus } from '../views.ts';
 import { emptyMarketCatalogue } from '../readModel/records.ts';
@@ -21,7 +31,13 @@ import { assessSettlementFees, canResettle, inheritSettlementFees, resettle } fr
 import type { MarketState, SettledAccount } from './state.ts';
 import { present } from '../assert.ts';
 import { fillLotSettled, fillResulted, fillVoided } from '../evolve/fills.ts';
-import { marketArchived, marketSettled, marketStatusChanged, sportEventStarted, sportEventUpdated } from '../evolve/markets.ts';
+import {
+  marketArchived,
+  marketSettled,
+  marketStatusChanged,
+  sportEventStarted,
+  sportEventUpdated,
+} from '../evolve/markets.ts';
 import { positionClosedOut } from '../evolve/positions.ts';
 import type { EngineEvent } from './events.ts';
 import { orderReleased } from '../evolve/orders.ts';
@@ -36,19 +52,37 @@ const CANCEL_REASON_ON: Partial<Record<MarketStatus, CancellationReason>> = {
   cancelled: CancellationReasons.marketCancelled,
 };
 
-export function scheduleSportEvent(ctx: StepContext, input: Extract<EngineInput, { kind: 'ScheduleSportEvent' }>): Result {
+export function scheduleSportEvent(
+  ctx: StepContext,
+  input: Extract<EngineInput, { kind: 'ScheduleSportEvent' }>,
+): Result {
   const fields = input.event;
   if (ctx.state.sportEvents.has(fields.event_id)) return { code: 'event_exists' };
   const event = {
-    id: fields.event_id, title: fields.title, shortTitle: fields.short_title, eventType: fields.event_type,
-    sport: fields.sport, competition: fields.competition, participants: [...fields.participants],
-    start: fields.start, startedAt: null, marketIds: [], eventFeePercent: null,
+    id: fields.event_id,
+    title: fields.title,
+    shortTitle: fields.short_title,
+    eventType: fields.event_type,
+    sport: fields.sport,
+    competition: fields.competition,
+    participants: [...fields.participants],
+    start: fields.start,
+    startedAt: null,
+    marketIds: [],
+    eventFeePercent: null,
   };
   ctx.state.sportEvents.set(event.id, event);
   ctx.eventChanged(event);
   ctx.emit({
-    type: 'SportEventScheduled', event_id: event.id, title: event.title, short_title: event.shortTitle, event_type: event.eventType,
-    sport: event.sport, competition: event.competition, participants: [...event.participants], start: event.start,
+    type: 'SportEventScheduled',
+    event_id: event.id,
+    title: event.title,
+    short_title: event.shortTitle,
+    event_type: event.eventType,
+    sport: event.sport,
+    competition: event.competition,
+    participants: [...event.participants],
+    start: event.start,
   });
   return null;
 }
@@ -61,9 +95,9 @@ export function startSportEvent(ctx: StepContext, input: Extract<EngineInput, { 
   sportEventStarted(event, ctx.now);
   ctx.eventChanged(event);
   for (const marketId of event.marketIds) {
-    const market = present(ctx.state.markets.get(marketId), 'an event\'s market is listed');
+    const market = present(ctx.state.markets.get(marketId), "an event's market is listed");
     for (const orderId of [...market.liveOrderIds]) {
-      const order = present(ctx.state.orders.get(orderId), 'a market\'s live order is live');
+      const order = present(ctx.state.orders.get(orderId), "a market's live order is live");
       if (order.expiration === 'good_till_start') cancelLive(ctx, order, CancellationReasons.eventStarted);
     }
   }
@@ -80,25 +114,58 @@ export function listMarket(ctx: StepContext, input: Extract<EngineInput, { kind:
   if (!LISTABLE.includes(fields.status)) return { code: 'market_status_not_listable' };
   if (fields.symbol !== null && symbolInUse(ctx, fields.symbol)) return { code: 'symbol_taken', symbol: fields.symbol };
   const market: MarketState = {
-    id: fields.market_id, eventId: fields.event_id, title: fields.title, shortTitle: fields.short_title,
-    question: fields.question, rules: fields.rules, symbol: fields.symbol, groupingId: fields.grouping_id,
-    groupingName: fields.grouping_name, featured: fields.featured, status: fields.status, trading: fields.trading,
-    maxPriceCents: maxPrice.value, maxPrice: centsToDecimal(maxPrice.value),
-    inPlayDelaySec: Math.max(0, Math.floor(fields.in_play_delay_sec)), pointsCost: Math.max(0, fields.points_cost),
-    result: null, settledAt: null, lastTradedCents: null, createdAt: ctx.now, updatedAt: ctx.now, seq: ctx.seq,
-    book: new FastOrderBook(maxPrice.value), liveOrderIds: new Set(), accountIds: new Set(), fillIds: new Set(),
+    id: fields.market_id,
+    eventId: fields.event_id,
+    title: fields.title,
+    shortTitle: fields.short_title,
+    question: fields.question,
+    rules: fields.rules,
+    symbol: fields.symbol,
+    groupingId: fields.grouping_id,
+    groupingName: fields.grouping_name,
+    featured: fields.featured,
+    status: fields.status,
+    trading: fields.trading,
+    maxPriceCents: maxPrice.value,
+    maxPrice: centsToDecimal(maxPrice.value),
+    inPlayDelaySec: Math.max(0, Math.floor(fields.in_play_delay_sec)),
+    pointsCost: Math.max(0, fields.points_cost),
+    result: null,
+    settledAt: null,
+    lastTradedCents: null,
+    createdAt: ctx.now,
+    updatedAt: ctx.now,
+    seq: ctx.seq,
+    book: new FastOrderBook(maxPrice.value),
+    liveOrderIds: new Set(),
+    accountIds: new Set(),
+    fillIds: new Set(),
     ...emptyMarketCatalogue(),
-    settlementFeePercent: null, eventFeePercent: null, groupFeePercent: null,
+    settlementFeePercent: null,
+    eventFeePercent: null,
+    groupFeePercent: null,
   };
   ctx.state.markets.set(market.id, market);
   setPool(ctx.state, market.id, true);
   event.marketIds.push(market.id);
   ctx.changedMarkets.add(market);
   ctx.emit({
-    type: 'MarketListed', market_id: market.id, event_id: market.eventId, title: market.title, short_title: market.shortTitle,
-    question: market.question, rules: market.rules, symbol: market.symbol, grouping_id: market.groupingId, grouping_name: market.groupingName,
-    featured: market.featured, status: market.status, trading: market.trading, max_price: money(market.maxPrice),
-    in_play_delay_sec: market.inPlayDelaySec, points_cost: market.pointsCost,
+    type: 'MarketListed',
+    market_id: market.id,
+    event_id: market.eventId,
+    title: market.title,
+    short_title: market.shortTitle,
+    question: market.question,
+    rules: market.rules,
+    symbol: market.symbol,
+    grouping_id: market.groupingId,
+    grouping_name: market.groupingName,
+    featured: market.featured,
+    status: market.status,
+    trading: market.trading,
+    max_price: money(market.maxPrice),
+    in_play_delay_sec: market.inPlayDelaySec,
+    points_cost: market.pointsCost,
   });
   if (input.details) {
     const draft = { ...market };
@@ -121,11 +188,26 @@ export function updateSportEvent(ctx: StepContext, input: Extract<EngineInput, {
     participants: c.participants !== undefined ? [...c.participants] : event.participants,
     start: c.start ?? event.start,
   };
-  if (next.title === event.title && next.shortTitle === event.shortTitle && next.eventType === event.eventType && next.sport === event.sport
-    && next.competition === event.competition && sameStrings(next.participants, event.participants) && next.start === event.start) return null;
+  if (
+    next.title === event.title &&
+    next.shortTitle === event.shortTitle &&
+    next.eventType === event.eventType &&
+    next.sport === event.sport &&
+    next.competition === event.competition &&
+    sameStrings(next.participants, event.participants) &&
+    next.start === event.start
+  )
+    return null;
   const fact: Extract<EngineEvent, { type: 'SportEventUpdated' }> = {
-    type: 'SportEventUpdated', event_id: event.id, title: next.title, short_title: next.shortTitle, event_type: next.eventType,
-    sport: next.sport, competition: next.competition, participants: [...next.participants], start: next.start,
+    type: 'SportEventUpdated',
+    event_id: event.id,
+    title: next.title,
+    short_title: next.shortTitle,
+    event_type: next.eventType,
+    sport: next.sport,
+    competition: next.competition,
+    participants: [...next.participants],
+    start: next.start,
   };
   ctx.emit(fact);
   sportEventUpdated(event, fact);
@@ -141,13 +223,17 @@ export function updateMarket(ctx: StepContext, input: Extract<EngineInput, { kin
   const market = ctx.state.markets.get(input.market_id);
   if (!market) return { code: 'market_not_found' };
   const c = input.changes;
-  if (c.event_id !== undefined && c.event_id !== market.eventId) return { code: 'market_field_fixed', field: 'event_id' };
-  if (c.grouping_id !== undefined && c.grouping_id !== market.groupingId) return { code: 'market_field_fixed', field: 'grouping_id' };
+  if (c.event_id !== undefined && c.event_id !== market.eventId)
+    return { code: 'market_field_fixed', field: 'event_id' };
+  if (c.grouping_id !== undefined && c.grouping_id !== market.groupingId)
+    return { code: 'market_field_fixed', field: 'grouping_id' };
   if (c.max_price !== undefined) {
     const maxPrice = parseMaxPriceCents(c.max_price);
-    if (!maxPrice.ok || maxPrice.value !== market.maxPriceCents) return { code: 'market_field_fixed', field: 'max_price' };
+    if (!maxPrice.ok || maxPrice.value !== market.maxPriceCents)
+      return { code: 'market_field_fixed', field: 'max_price' };
   }
-  if (c.symbol !== undefined && c.symbol !== null && c.symbol !== market.symbol && symbolInUse(ctx, c.symbol)) return { code: 'symbol_taken', symbol: c.symbol };
+  if (c.symbol !== undefined && c.symbol !== null && c.symbol !== market.symbol && symbolInUse(ctx, c.symbol))
+    return { code: 'symbol_taken', symbol: c.symbol };
   if (input.archived === false && market.archivedAt !== null) return { code: 'market_archived' };
   const statusChange = input.status !== undefined || input.trading !== undefined;
   if (statusChange) {
@@ -187,7 +273,10 @@ function isSettled(market: MarketState): boolean {
   return market.status === 'resulted' || market.status === 'voided';
 }
 
-export function changeMarketStatus(ctx: StepContext, input: Extract<EngineInput, { kind: 'ChangeMarketStatus' }>): Result {
+export function changeMarketStatus(
+  ctx: StepContext,
+  input: Extract<EngineInput, { kind: 'ChangeMarketStatus' }>,
+): Result {
   const market = ctx.state.markets.get(input.market_id);
   if (!market) return { code: 'market_not_found' };
   const problem = statusChangeProblem(market, input.status);
@@ -200,11 +289,17 @@ export function changeMarketStatus(ctx: StepContext, input: Extract<EngineInput,
 function statusChangeProblem(market: MarketState, status: MarketStatus | undefined): Result {
   if (isSettled(market)) return { code: 'market_settled' };
   if (status !== undefined && !SETTABLE.includes(status)) return { code: 'market_status_not_settable' };
-  if (market.status === 'cancelled' && status !== undefined && status !== 'cancelled') return { code: 'market_cancelled' };
+  if (market.status === 'cancelled' && status !== undefined && status !== 'cancelled')
+    return { code: 'market_cancelled' };
   return null;
 }
 
-function applyStatusChange(ctx: StepContext, market: MarketState, newStatus: MarketStatus | undefined, newTrading: boolean | undefined): void {
+function applyStatusChange(
+  ctx: StepContext,
+  market: MarketState,
+  newStatus: MarketStatus | undefined,
+  newTrading: boolean | undefined,
+): void {
   const status = newStatus ?? market.status;
   const trading = newTrading ?? market.trading;
   if (status === market.status && trading === market.trading) return;
@@ -220,7 +315,8 @@ function applyStatusChange(ctx: StepContext, market: MarketState, newStatus: Mar
 }
 
 function cancelAllLive(ctx: StepContext, market: MarketState, reason: CancellationReason): void {
-  for (const orderId of [...market.liveOrderIds]) cancelLive(ctx, present(ctx.state.orders.get(orderId), 'a market\'s live order is live'), reason);
+  for (const orderId of [...market.liveOrderIds])
+    cancelLive(ctx, present(ctx.state.orders.get(orderId), "a market's live order is live"), reason);
 }
 
 /** On an open, trading market: accepted orders uncross in arrival order; due delayed orders go in. */
@@ -257,7 +353,8 @@ export function resultMarket(ctx: StepContext, input: Extract<EngineInput, { kin
     state.settledFills.set(fillId, market.id);
   }
   market.fillIds.clear();
-  for (const accountId of market.accountIds) present(state.accounts.get(accountId), 'an account with an exposure is open').exposures.delete(market.id);
+  for (const accountId of market.accountIds)
+    present(state.accounts.get(accountId), 'an account with an exposure is open').exposures.delete(market.id);
   market.accountIds.clear();
   const poolBalance = state.ledger.pools.get(market.id) ?? ZERO;
   if (!isZero(poolBalance)) throw new Error(`market ${market.id} settled with a pool of ${decimalText(poolBalance)}`);
@@ -283,7 +380,12 @@ function resultAgain(ctx: StepContext, market: MarketState, result: 'win' | 'los
  * win: every long contract is paid max_price; lose: nothing. Points are credited (rollup). Returns
  * what each account that traded in the market took from it (for fees and a later re-settlement).
  */
-function settlePositions(ctx: StepContext, market: MarketState, win: boolean, settlementId: string): Map<string, SettledAccount> {
+function settlePositions(
+  ctx: StepContext,
+  market: MarketState,
+  win: boolean,
+  settlementId: string,
+): Map<string, SettledAccount> {
   const state = ctx.state;
   const max = market.maxPriceCents;
   const settled = new Map<string, SettledAccount>();
@@ -295,10 +397,16 @@ function settlePositions(ctx: StepContext, market: MarketState, win: boolean, se
     const hadPosition = exposure.lots.length > 0;
     const lots = exposure.lots.map((lot) => ({ fillId: lot.fillId, nanos: lot.nanos, priceCents: lot.priceCents }));
     for (const lot of exposure.lots) {
-      const perContractCents = win ? (long ? max - lot.priceCents : lot.priceCents - max) : (long ? -lot.priceCents : lot.priceCents);
+      const perContractCents = win
+        ? long
+          ? max - lot.priceCents
+          : lot.priceCents - max
+        : long
+          ? -lot.priceCents
+          : lot.priceCents;
       const lotPnl = contractsTimesCents(lot.nanos, perContractCents);
       pnl = plus(pnl, lotPnl);
-      const fill = present(state.fills.get(lot.fillId), 'an open lot\'s fill is not settled');
+      const fill = present(state.fills.get(lot.fillId), "an open lot's fill is not settled");
       ctx.emit({ type: 'LotSettled', fill_id: lot.fillId, quantity: formatNanos(lot.nanos), pnl: money(lotPnl) });
       fillLotSettled(fill, lot.nanos, lotPnl, ctx.now);
     }
@@ -306,14 +414,26 @@ function settlePositions(ctx: StepContext, market: MarketState, win: boolean, se
     positionClosedOut(exposure);
     if (hadPosition) {
       transfer(ctx, account, pnl, pool(market.id), 'settlement', {
-        id: ctx.nextId('ledger'), accountId, type: 'settlement', amount: pnl, eventId: market.eventId, marketId: market.id, settlementId,
+        id: ctx.nextId('ledger'),
+        accountId,
+        type: 'settlement',
+        amount: pnl,
+        eventId: market.eventId,
+        marketId: market.id,
+        settlementId,
       });
       ctx.positionChanged(exposure);
     }
     if (exposure.pointsPending > 0) {
       creditPoints(ctx, account, {
-        id: ctx.nextId('ledger'), accountId, type: 'rollup', amount: exposure.amountRisked, points: exposure.pointsPending,
-        eventId: market.eventId, marketId: market.id, settlementId,
+        id: ctx.nextId('ledger'),
+        accountId,
+        type: 'rollup',
+        amount: exposure.amountRisked,
+        points: exposure.pointsPending,
+        eventId: market.eventId,
+        marketId: market.id,
+        settlementId,
       });
       exposure.pointsPending = 0;
       retier(ctx, account);
@@ -321,11 +441,18 @@ function settlePositions(ctx: StepContext, market: MarketState, win: boolean, se
     refreshLiability(account, exposure, max);
     ctx.balanceChanged(account);
     if (isPositive(exposure.amountRisked)) {
-      settled.set(accountId, { long, lots, settlementPnl: pnl, netWinnings: exposure.realizedPnl, fills: [], fee: null });
+      settled.set(accountId, {
+        long,
+        lots,
+        settlementPnl: pnl,
+        netWinnings: exposure.realizedPnl,
+        fills: [],
+        fee: null,
+      });
     }
   }
   for (const fillId of market.fillIds) {
-    const fill = present(state.fills.get(fillId), 'a market\'s fill is unsettled until its result');
+    const fill = present(state.fills.get(fillId), "a market's fill is unsettled until its result");
     settled.get(fill.accountId)?.fills.push({ fillId, pnl: plus(fill.closedPnl, fill.expiredPnl) });
     if (fill.status === 'open' || fill.expiredNanos > 0) ctx.fillChanged(fill);
     fillResulted(fill, ctx.now);
@@ -337,13 +464,21 @@ function settlePositions(ctx: StepContext, market: MarketState, win: boolean, se
 function voidPositions(ctx: StepContext, market: MarketState, settlementId: string): void {
   const state = ctx.state;
   for (const fillId of market.fillIds) {
-    const fill = present(state.fills.get(fillId), 'a market\'s fill is unsettled until its result');
-    const account = present(state.accounts.get(fill.accountId), 'a fill\'s account is open');
+    const fill = present(state.fills.get(fillId), "a market's fill is unsettled until its result");
+    const account = present(state.accounts.get(fill.accountId), "a fill's account is open");
     present(account.exposures.get(market.id), 'an account of a market has an exposure there');
     if (isPositive(fill.tradeFee)) {
       transfer(ctx, account, fill.tradeFee, FEES, 'fee_refund', {
-        id: ctx.nextId('ledger'), accountId: account.id, type: 'fee_refund', amount: fill.tradeFee,
-        eventId: market.eventId, marketId: market.id, feeSource: 'trade', tradeId: fill.id, settlementId, feeId: fill.feeEntryId ?? null,
+        id: ctx.nextId('ledger'),
+        accountId: account.id,
+        type: 'fee_refund',
+        amount: fill.tradeFee,
+        eventId: market.eventId,
+        marketId: market.id,
+        feeSource: 'trade',
+        tradeId: fill.id,
+        settlementId,
+        feeId: fill.feeEntryId ?? null,
       });
     }
     // everything unwinds at zero PnL: what closing trades realised on this fill is reversed below
@@ -359,7 +494,13 @@ function voidPositions(ctx: StepContext, market: MarketState, settlementId: stri
     const reversal = negated(exposure.realizedPnl);
     if (traded) {
       transfer(ctx, account, reversal, pool(market.id), 'settlement', {
-        id: ctx.nextId('ledger'), accountId, type: 'settlement', amount: reversal, eventId: market.eventId, marketId: market.id, settlementId,
+        id: ctx.nextId('ledger'),
+        accountId,
+        type: 'settlement',
+        amount: reversal,
+        eventId: market.eventId,
+        marketId: market.id,
+        settlementId,
       });
       ctx.positionChanged(exposure);
     }
@@ -382,7 +523,7 @@ export function tick(ctx: StepContext): void {
     if (order.expiration === 'good_till_time' && order.expirationTime !== null && order.expirationTime <= ctx.now) {
       cancelLive(ctx, order, CancellationReasons.expired);
     } else if (order.status === 'delayed' && order.delayedUntil !== null && order.delayedUntil <= ctx.now) {
-      const market = present(state.markets.get(order.marketId), 'a live order\'s market is listed');
+      const market = present(state.markets.get(order.marketId), "a live order's market is listed");
       if (market.status === 'open' && market.trading) release(ctx, market, order);
     }
   }

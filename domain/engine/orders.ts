@@ -5,8 +5,22 @@ import type { RestingOrder } from '../book/book.ts';
 import { marketOrderLimit, matchIncoming, type MatchPolicy, type TradeVerdict } from '../book/match.ts';
 import type { Refusal } from '../errors.ts';
 import {
-  compare, contractsTimesCents, FEE_DECIMAL_PLACES, formatCents, formatNanos, isZero, money, NANOS_PER_CONTRACT, negated, parsePriceCents,
-  parseQuantityNanos, plus, plusContractsTimesCents, toFixedPlaces, ZERO, type Decimal,
+  compare,
+  contractsTimesCents,
+  FEE_DECIMAL_PLACES,
+  formatCents,
+  formatNanos,
+  isZero,
+  money,
+  NANOS_PER_CONTRACT,
+  negated,
+  parsePriceCents,
+  parseQuantityNanos,
+  plus,
+  plusContractsTimesCents,
+  toFixedPlaces,
+  ZERO,
+  type Decimal,
 } from '../money/decimal.ts';
 import { feeOf, type Fee } from '../money/fees.ts';
 import type { StepContext } from './context.ts';
@@ -22,7 +36,15 @@ import { assert, present } from '../assert.ts';
 import { accountTraded, riskCentsOf } from '../evolve/accounts.ts';
 import { fillLotClosed, fillOfTrade } from '../evolve/fills.ts';
 import { marketTraded } from '../evolve/markets.ts';
-import { cancelledStatus, orderCancelled, orderPlaced, orderReleased, orderTraded, REJECTION_TEXT, statusAfterFill } from '../evolve/orders.ts';
+import {
+  cancelledStatus,
+  orderCancelled,
+  orderPlaced,
+  orderReleased,
+  orderTraded,
+  REJECTION_TEXT,
+  statusAfterFill,
+} from '../evolve/orders.ts';
 import { positionLotClosed, positionTraded } from '../evolve/positions.ts';
 
 /** Live orders per account, derived from `state.orders` on first use and kept current after (never serialised). */
@@ -69,21 +91,32 @@ export const CancellationReasons = {
   marketVoided: 'market_voided',
 } as const satisfies Record<string, CancellationReason>;
 
-export interface OrderOutcome { order?: OrderState; error?: Refusal }
+export interface OrderOutcome {
+  order?: OrderState;
+  error?: Refusal;
+}
 
 const refuse = (error: Refusal): OrderOutcome => ({ error });
 const MICROS_PER_SECOND = 1_000_000;
 
-export function decideOrder(ctx: StepContext, accountId: string, request: OrderRequest, limits?: OrderLimits): OrderOutcome {
+export function decideOrder(
+  ctx: StepContext,
+  accountId: string,
+  request: OrderRequest,
+  limits?: OrderLimits,
+): OrderOutcome {
   const state = ctx.state;
   const account = state.accounts.get(accountId);
   if (!account) return refuse({ code: 'order_account_unknown' });
   if (account.status !== 'active') return refuse({ code: 'order_account_not_active' });
-  if (state.orders.has(request.order_id) || state.finishedOrders.has(request.order_id)) return refuse({ code: 'order_exists' });
+  if (state.orders.has(request.order_id) || state.finishedOrders.has(request.order_id))
+    return refuse({ code: 'order_exists' });
   const market = state.markets.get(request.market_id);
   if (!market) return refuse({ code: 'order_market_unknown' });
-  if (!((market.status === 'open' || market.status === 'pre_open') && market.trading)) return refuse({ code: 'market_not_accepting_orders' });
-  if (request.order_type === 'market' && market.status === 'pre_open') return refuse({ code: 'market_order_before_open' });
+  if (!((market.status === 'open' || market.status === 'pre_open') && market.trading))
+    return refuse({ code: 'market_not_accepting_orders' });
+  if (request.order_type === 'market' && market.status === 'pre_open')
+    return refuse({ code: 'market_order_before_open' });
   let priceCents: number | null = null;
   if (request.order_type === 'limit') {
     if (request.price === null || request.price === undefined) return refuse({ code: 'price_required' });
@@ -101,16 +134,19 @@ export function decideOrder(ctx: StepContext, accountId: string, request: OrderR
   const started = event !== undefined && event.startedAt !== null;
   if (request.expiration === 'good_till_start' && started) return refuse({ code: 'event_started' });
   if (request.expiration === 'good_till_time') {
-    if (request.expiration_time === null || request.expiration_time === undefined) return refuse({ code: 'expiration_time_required' });
+    if (request.expiration_time === null || request.expiration_time === undefined)
+      return refuse({ code: 'expiration_time_required' });
     if (request.expiration_time <= ctx.now) return refuse({ code: 'expiration_time_past' });
   }
   if (limits) {
-    if ((liveCountsOf(state).get(accountId) ?? 0) >= limits.live_orders_max) return refuse({ code: 'too_many_live_orders', live_orders_max: limits.live_orders_max });
+    if ((liveCountsOf(state).get(accountId) ?? 0) >= limits.live_orders_max)
+      return refuse({ code: 'too_many_live_orders', live_orders_max: limits.live_orders_max });
     // a market order risks at the worst price it may reach now (no liquidity: it is cancelled, risking nothing)
     const riskPriceCents = priceCents ?? marketOrderLimit(market.book, request.action, quantity.value, accountId);
     if (riskPriceCents >= 0) {
       const riskPerContract = riskCentsOf(request.action, riskPriceCents, market.maxPriceCents);
-      if (!risksAtLeast(quantity.value, riskPerContract, limits.risk_min_cents)) return refuse({ code: 'order_risk_too_small', risk_min: formatCents(limits.risk_min_cents) });
+      if (!risksAtLeast(quantity.value, riskPerContract, limits.risk_min_cents))
+        return refuse({ code: 'order_risk_too_small', risk_min: formatCents(limits.risk_min_cents) });
     }
   }
 
@@ -151,7 +187,13 @@ export function decideOrder(ctx: StepContext, accountId: string, request: OrderR
  * no liquidity), the order is funded (or rejected for funds), then it waits for the open
  * (pre-open market), waits out the in-play delay, or goes to matching.
  */
-function admit(ctx: StepContext, account: AccountState, market: MarketState, order: OrderState, started: boolean): OrderOutcome {
+function admit(
+  ctx: StepContext,
+  account: AccountState,
+  market: MarketState,
+  order: OrderState,
+  started: boolean,
+): OrderOutcome {
   const state = ctx.state;
   const accountId = account.id;
   if (order.orderType === 'market') {
@@ -185,7 +227,11 @@ function admit(ctx: StepContext, account: AccountState, market: MarketState, ord
   if (market.status === 'pre_open') {
     orderPlaced(order, emitted(ctx, acceptedFact(order, 'accepted', null)), ctx.now);
   } else if (started && market.inPlayDelaySec > 0) {
-    orderPlaced(order, emitted(ctx, acceptedFact(order, 'delayed', ctx.now + market.inPlayDelaySec * MICROS_PER_SECOND)), ctx.now);
+    orderPlaced(
+      order,
+      emitted(ctx, acceptedFact(order, 'delayed', ctx.now + market.inPlayDelaySec * MICROS_PER_SECOND)),
+      ctx.now,
+    );
     addTimer(state, order);
   } else {
     orderPlaced(order, emitted(ctx, acceptedFact(order, 'open', null)), ctx.now);
@@ -208,21 +254,46 @@ type RejectedFact = Extract<EngineEvent, { type: 'OrderRejected' }>;
 
 function acceptedFact(order: OrderState, status: AcceptedFact['status'], delayedUntil: number | null): AcceptedFact {
   return {
-    type: 'OrderAccepted', status, delayed_until: delayedUntil,
-    order_id: order.id, account_id: order.accountId, market_id: order.marketId, action: order.action, order_type: order.orderType,
-    price: order.priceCents === null ? null : formatCents(order.priceCents), quantity: formatNanos(order.quantityNanos),
-    expiration: order.expiration, expiration_time: order.expirationTime, expires_at: order.expiresAt, placed_pre_start: order.placedPreStart,
-    client_order_id: order.clientOrderId, device_id: order.deviceId, ip_address: order.ipAddress, cancel_on_disconnect: order.cancelOnDisconnect,
+    type: 'OrderAccepted',
+    status,
+    delayed_until: delayedUntil,
+    order_id: order.id,
+    account_id: order.accountId,
+    market_id: order.marketId,
+    action: order.action,
+    order_type: order.orderType,
+    price: order.priceCents === null ? null : formatCents(order.priceCents),
+    quantity: formatNanos(order.quantityNanos),
+    expiration: order.expiration,
+    expiration_time: order.expirationTime,
+    expires_at: order.expiresAt,
+    placed_pre_start: order.placedPreStart,
+    client_order_id: order.clientOrderId,
+    device_id: order.deviceId,
+    ip_address: order.ipAddress,
+    cancel_on_disconnect: order.cancelOnDisconnect,
   };
 }
 
 function rejectedFact(order: OrderState, reason: RejectedFact['reason']): RejectedFact {
   return {
-    type: 'OrderRejected', reason,
-    order_id: order.id, account_id: order.accountId, market_id: order.marketId, action: order.action, order_type: order.orderType,
-    price: order.priceCents === null ? null : formatCents(order.priceCents), quantity: formatNanos(order.quantityNanos),
-    expiration: order.expiration, expiration_time: order.expirationTime, expires_at: order.expiresAt, placed_pre_start: order.placedPreStart,
-    client_order_id: order.clientOrderId, device_id: order.deviceId, ip_address: order.ipAddress, cancel_on_disconnect: order.cancelOnDisconnect,
+    type: 'OrderRejected',
+    reason,
+    order_id: order.id,
+    account_id: order.accountId,
+    market_id: order.marketId,
+    action: order.action,
+    order_type: order.orderType,
+    price: order.priceCents === null ? null : formatCents(order.priceCents),
+    quantity: formatNanos(order.quantityNanos),
+    expiration: order.expiration,
+    expiration_time: order.expirationTime,
+    expires_at: order.expiresAt,
+    placed_pre_start: order.placedPreStart,
+    client_order_id: order.clientOrderId,
+    device_id: order.deviceId,
+    ip_address: order.ipAddress,
+    cancel_on_disconnect: order.cancelOnDisconnect,
   };
 }
 
@@ -234,18 +305,33 @@ function rejectedFact(order: OrderState, reason: RejectedFact['reason']): Reject
  */
 export function execute(ctx: StepContext, market: MarketState, order: OrderState): void {
   const policy = new FundsPolicy(ctx, market, order);
-  const result = matchIncoming(market.book, {
-    id: order.id, ownerId: order.accountId, side: order.action, limitCents: order.reserveCents,
-    quantityNanos: order.quantityNanos - order.filledNanos, rests: order.orderType === 'limit',
-  }, policy);
+  const result = matchIncoming(
+    market.book,
+    {
+      id: order.id,
+      ownerId: order.accountId,
+      side: order.action,
+      limitCents: order.reserveCents,
+      quantityNanos: order.quantityNanos - order.filledNanos,
+      rests: order.orderType === 'limit',
+    },
+    policy,
+  );
   if (order.filledNanos === order.quantityNanos) {
     assert(order.status === 'filled', 'an order filled whole was stated filled');
     finish(ctx, market, order);
   } else if (result.rested) {
     assert(order.status === 'open', 'a resting order is open');
   } else {
-    cancelLive(ctx, order, result.stopped ? CancellationReasons.insufficientFunds
-      : order.orderType === 'market' ? CancellationReasons.marketOrderRemainder : CancellationReasons.user);
+    cancelLive(
+      ctx,
+      order,
+      result.stopped
+        ? CancellationReasons.insufficientFunds
+        : order.orderType === 'market'
+          ? CancellationReasons.marketOrderRemainder
+          : CancellationReasons.user,
+    );
   }
   ctx.orderChanged(order);
 }
@@ -256,14 +342,18 @@ class FundsPolicy implements MatchPolicy {
   private makerFee: Fee | null = null;
   private takerFee: Fee | null = null;
 
-  constructor(private readonly ctx: StepContext, private readonly market: MarketState, private readonly order: OrderState) {
-    this.taker = present(ctx.state.accounts.get(order.accountId), 'a live order\'s account is open');
+  constructor(
+    private readonly ctx: StepContext,
+    private readonly market: MarketState,
+    private readonly order: OrderState,
+  ) {
+    this.taker = present(ctx.state.accounts.get(order.accountId), "a live order's account is open");
   }
 
   beforeTrade(resting: RestingOrder, nanos: number): TradeVerdict {
     const { ctx, market } = this;
     const makerOrder = present(ctx.state.orders.get(resting.id), 'a resting order is live');
-    const maker = present(ctx.state.accounts.get(resting.ownerId), 'a resting order\'s account is open');
+    const maker = present(ctx.state.accounts.get(resting.ownerId), "a resting order's account is open");
     const makerFee = tradeFee(maker.rates.maker, nanos, resting.priceCents, market.maxPriceCents);
     const takerFee = tradeFee(this.taker.rates.taker, nanos, resting.priceCents, market.maxPriceCents);
     if (!canPayFee(maker, makerOrder, nanos, makerFee.rounded, market.maxPriceCents)) return 'cancel_resting';
@@ -297,28 +387,58 @@ export function tradeFee(rate: Decimal, nanos: number, priceCents: number, maxPr
 // so the available balance never goes negative.
 
 function trade(
-  ctx: StepContext, market: MarketState, taker: OrderState, maker: OrderState, nanos: number, priceCents: number, takerFee: Fee, makerFee: Fee,
+  ctx: StepContext,
+  market: MarketState,
+  taker: OrderState,
+  maker: OrderState,
+  nanos: number,
+  priceCents: number,
+  takerFee: Fee,
+  makerFee: Fee,
 ): void {
   const tradeId = ctx.nextId('trade');
   const makerFillId = ctx.nextId('fill');
   const takerFillId = ctx.nextId('fill');
   const event = ctx.state.sportEvents.get(market.eventId);
-  const makerPoints = pointsForContracts(nanos, riskCentsOf(maker.action, priceCents, market.maxPriceCents), market.pointsCost);
-  const takerPoints = pointsForContracts(nanos, riskCentsOf(taker.action, priceCents, market.maxPriceCents), market.pointsCost);
+  const makerPoints = pointsForContracts(
+    nanos,
+    riskCentsOf(maker.action, priceCents, market.maxPriceCents),
+    market.pointsCost,
+  );
+  const takerPoints = pointsForContracts(
+    nanos,
+    riskCentsOf(taker.action, priceCents, market.maxPriceCents),
+    market.pointsCost,
+  );
   const makerRemaining = maker.quantityNanos - maker.filledNanos - nanos;
   const takerRemaining = taker.quantityNanos - taker.filledNanos - nanos;
   assert(makerRemaining >= 0 && takerRemaining >= 0, 'a trade fills no order beyond its quantity');
   const makerClosing = closingOf(ctx, market, maker, nanos);
   const takerClosing = closingOf(ctx, market, taker, nanos);
   const fact: TradedFact = {
-    type: 'Traded', trade_id: tradeId, market_id: market.id, price: formatCents(priceCents), quantity: formatNanos(nanos),
-    taker_side: taker.action, pre_start: !event || event.startedAt === null,
-    maker_order_id: maker.id, maker_account_id: maker.accountId, maker_fill_id: makerFillId,
-    maker_closing: formatNanos(makerClosing), maker_fee: toFixedPlaces(makerFee.unrounded, FEE_DECIMAL_PLACES), maker_points: makerPoints,
-    maker_remaining: formatNanos(makerRemaining), maker_status: statusAfterFill(makerRemaining),
-    taker_order_id: taker.id, taker_account_id: taker.accountId, taker_fill_id: takerFillId,
-    taker_closing: formatNanos(takerClosing), taker_fee: toFixedPlaces(takerFee.unrounded, FEE_DECIMAL_PLACES), taker_points: takerPoints,
-    taker_remaining: formatNanos(takerRemaining), taker_status: statusAfterFill(takerRemaining),
+    type: 'Traded',
+    trade_id: tradeId,
+    market_id: market.id,
+    price: formatCents(priceCents),
+    quantity: formatNanos(nanos),
+    taker_side: taker.action,
+    pre_start: !event || event.startedAt === null,
+    maker_order_id: maker.id,
+    maker_account_id: maker.accountId,
+    maker_fill_id: makerFillId,
+    maker_closing: formatNanos(makerClosing),
+    maker_fee: toFixedPlaces(makerFee.unrounded, FEE_DECIMAL_PLACES),
+    maker_points: makerPoints,
+    maker_remaining: formatNanos(makerRemaining),
+    maker_status: statusAfterFill(makerRemaining),
+    taker_order_id: taker.id,
+    taker_account_id: taker.accountId,
+    taker_fill_id: takerFillId,
+    taker_closing: formatNanos(takerClosing),
+    taker_fee: toFixedPlaces(takerFee.unrounded, FEE_DECIMAL_PLACES),
+    taker_points: takerPoints,
+    taker_remaining: formatNanos(takerRemaining),
+    taker_status: statusAfterFill(takerRemaining),
   };
   ctx.emit(fact);
   applyFill(ctx, market, fact, true, maker, nanos, priceCents, makerClosing, makerRemaining, makerFee);
@@ -339,8 +459,8 @@ function closingOf(ctx: StepContext, market: MarketState, order: OrderState, nan
 
 /** The exposure of a live order's account in its market (made when the order was funded). */
 function exposureIn(ctx: StepContext, accountId: string, marketId: string): Exposure {
-  const account = present(ctx.state.accounts.get(accountId), 'a live order\'s account is open');
-  return present(account.exposures.get(marketId), 'a live order\'s account has an exposure in its market');
+  const account = present(ctx.state.accounts.get(accountId), "a live order's account is open");
+  return present(account.exposures.get(marketId), "a live order's account has an exposure in its market");
 }
 
 /**
@@ -350,11 +470,19 @@ function exposureIn(ctx: StepContext, accountId: string, marketId: string): Expo
  * lots and liability (the engine's own books) follow.
  */
 function applyFill(
-  ctx: StepContext, market: MarketState, fact: TradedFact, maker: boolean, order: OrderState, nanos: number, priceCents: number,
-  closingNanos: number, remainingNanos: number, fee: Fee,
+  ctx: StepContext,
+  market: MarketState,
+  fact: TradedFact,
+  maker: boolean,
+  order: OrderState,
+  nanos: number,
+  priceCents: number,
+  closingNanos: number,
+  remainingNanos: number,
+  fee: Fee,
 ): void {
   const state = ctx.state;
-  const account = present(state.accounts.get(order.accountId), 'a live order\'s account is open');
+  const account = present(state.accounts.get(order.accountId), "a live order's account is open");
   const exposure = exposureIn(ctx, order.accountId, market.id);
   const maxPriceCents = market.maxPriceCents;
   reserve(account, exposure, order, nanos, -1, maxPriceCents);
@@ -363,7 +491,8 @@ function applyFill(
 
   const realized = closeLots(ctx, exposure, order.action, closingNanos, priceCents);
   const openingNanos = nanos - closingNanos;
-  if (openingNanos > 0) exposure.lots.push({ fillId: maker ? fact.maker_fill_id : fact.taker_fill_id, nanos: openingNanos, priceCents });
+  if (openingNanos > 0)
+    exposure.lots.push({ fillId: maker ? fact.maker_fill_id : fact.taker_fill_id, nanos: openingNanos, priceCents });
   positionTraded(exposure, order.action, nanos, openingNanos, priceCents);
   const eventId = market.eventId;
   if (!isZero(realized)) transfer(ctx, account, realized, pool(market.id), 'trade_pnl', null);
@@ -371,8 +500,14 @@ function applyFill(
   const feePaid = negated(fee.rounded);
   const feeEntryId = ctx.nextId('ledger');
   transfer(ctx, account, feePaid, FEES, 'fee', {
-    id: feeEntryId, accountId: account.id, type: 'fee', amount: feePaid,
-    eventId, marketId: market.id, feeSource: 'trade', tradeId: fillId,
+    id: feeEntryId,
+    accountId: account.id,
+    type: 'fee',
+    amount: feePaid,
+    eventId,
+    marketId: market.id,
+    feeSource: 'trade',
+    tradeId: fillId,
   });
   const riskCents = riskCentsOf(order.action, priceCents, maxPriceCents);
   accountTraded(account, nanos, riskCents);
@@ -385,7 +520,19 @@ function applyFill(
   ctx.balanceChanged(account);
 
   const fill = fillOfTrade(
-    fact, maker, order, eventId, maxPriceCents, priceCents, nanos, closingNanos, fee.unrounded, fee.rounded, feeEntryId, ctx.now, ctx.seq,
+    fact,
+    maker,
+    order,
+    eventId,
+    maxPriceCents,
+    priceCents,
+    nanos,
+    closingNanos,
+    fee.unrounded,
+    fee.rounded,
+    feeEntryId,
+    ctx.now,
+    ctx.seq,
   );
   state.fills.set(fillId, fill);
   market.fillIds.add(fillId);
@@ -395,18 +542,25 @@ function applyFill(
  * Closes `closingNanos` of the account's opposite lots first-in first-out at `priceCents`, each
  * piece stated as a LotClosed fact and applied to its fill and the position; the PnL realised.
  */
-function closeLots(ctx: StepContext, exposure: Exposure, action: 'buy' | 'sell', closingNanos: number, priceCents: number): Decimal {
+function closeLots(
+  ctx: StepContext,
+  exposure: Exposure,
+  action: 'buy' | 'sell',
+  closingNanos: number,
+  priceCents: number,
+): Decimal {
   let realized = ZERO;
   let toClose = closingNanos;
   while (toClose > 0) {
     const lot = present(exposure.lots[0], 'a position has an open lot for each contract it closes');
     const take = Math.min(lot.nanos, toClose);
-    const pnl = action === 'buy'
-      ? contractsTimesCents(take, lot.priceCents - priceCents) // short closed by a buy
-      : contractsTimesCents(take, priceCents - lot.priceCents); // long closed by a sell
+    const pnl =
+      action === 'buy'
+        ? contractsTimesCents(take, lot.priceCents - priceCents) // short closed by a buy
+        : contractsTimesCents(take, priceCents - lot.priceCents); // long closed by a sell
     realized = plus(realized, pnl);
     positionLotClosed(exposure, take, lot.priceCents);
-    const lotFill = present(ctx.state.fills.get(lot.fillId), 'an open lot\'s fill is not settled');
+    const lotFill = present(ctx.state.fills.get(lot.fillId), "an open lot's fill is not settled");
     ctx.emit({ type: 'LotClosed', fill_id: lot.fillId, quantity: formatNanos(take), pnl: money(pnl) });
     fillLotClosed(lotFill, take, pnl, ctx.now);
     lot.nanos -= take;
@@ -431,9 +585,9 @@ function finish(ctx: StepContext, market: MarketState, order: OrderState): void 
 /** Cancels a live order: off the book, reservation released, `cancelled` or `partially_cancelled`. */
 export function cancelLive(ctx: StepContext, order: OrderState, reason: CancellationReason): void {
   const state = ctx.state;
-  const market = present(state.markets.get(order.marketId), 'a live order\'s market is listed');
+  const market = present(state.markets.get(order.marketId), "a live order's market is listed");
   market.book.cancel(order.id);
-  const account = present(state.accounts.get(order.accountId), 'a live order\'s account is open');
+  const account = present(state.accounts.get(order.accountId), "a live order's account is open");
   const exposure = exposureIn(ctx, order.accountId, market.id);
   reserve(account, exposure, order, order.quantityNanos - order.filledNanos, -1, market.maxPriceCents);
   refreshLiability(account, exposure, market.maxPriceCents);
@@ -455,7 +609,12 @@ export function cancelOrder(ctx: StepContext, accountId: string, orderId: string
 }
 
 /** The account's live orders (in one market, or every market it has an exposure in), in arrival order per market. */
-export function liveOrderIdsOf(ctx: StepContext, accountId: string, marketId: string | null, cancelOnDisconnectOnly: boolean): string[] {
+export function liveOrderIdsOf(
+  ctx: StepContext,
+  accountId: string,
+  marketId: string | null,
+  cancelOnDisconnectOnly: boolean,
+): string[] {
   const account = ctx.state.accounts.get(accountId);
   if (!account) return [];
   const marketIds = marketId === null ? [...account.exposures.keys()].sort() : [marketId];
@@ -465,7 +624,8 @@ export function liveOrderIdsOf(ctx: StepContext, accountId: string, marketId: st
     if (!market) continue;
     for (const orderId of market.liveOrderIds) {
       const order = ctx.state.orders.get(orderId);
-      if (order && order.accountId === accountId && (!cancelOnDisconnectOnly || order.cancelOnDisconnect)) ids.push(orderId);
+      if (order && order.accountId === accountId && (!cancelOnDisconnectOnly || order.cancelOnDisconnect))
+        ids.push(orderId);
     }
   }
   return ids;

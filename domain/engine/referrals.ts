@@ -29,11 +29,18 @@ export function recordReferral(ctx: StepContext, input: Extract<EngineInput, { k
   // the credit is for the first trade: a referee who has traded already would never earn it
   if (referee.tradeCount > 0) return { code: 'referee_already_traded' };
   books.byReferee.set(referee.id, { referrerId: input.referrer_account_id, createdAt: ctx.now, credited: false });
-  ctx.emit({ type: 'ReferralRecorded', referrer_account_id: input.referrer_account_id, referee_account_id: referee.id });
+  ctx.emit({
+    type: 'ReferralRecorded',
+    referrer_account_id: input.referrer_account_id,
+    referee_account_id: referee.id,
+  });
   return null;
 }
 
-export function setReferralPoints(ctx: StepContext, input: Extract<EngineInput, { kind: 'SetReferralPoints' }>): Result {
+export function setReferralPoints(
+  ctx: StepContext,
+  input: Extract<EngineInput, { kind: 'SetReferralPoints' }>,
+): Result {
   if (!Number.isSafeInteger(input.points) || input.points < 0 || input.points > REFERRAL_POINTS_MAX) {
     return { code: 'referral_points_invalid', points_max: REFERRAL_POINTS_MAX };
   }
@@ -48,13 +55,17 @@ export function creditReferral(ctx: StepContext, referee: AccountState): void {
   const referral = books.byReferee.get(referee.id);
   if (!referral || referral.credited) return;
   referral.credited = true;
-  const referrer = present(ctx.state.accounts.get(referral.referrerId), 'a referral\'s referrer is an account');
+  const referrer = present(ctx.state.accounts.get(referral.referrerId), "a referral's referrer is an account");
   const points = books.points;
   const referrerEntryId = ctx.nextId('ledger');
   const refereeEntryId = ctx.nextId('ledger');
   ctx.emit({
-    type: 'ReferralCredited', referrer_entry_id: referrerEntryId, referee_entry_id: refereeEntryId, referrer_account_id: referrer.id,
-    referee_account_id: referee.id, points,
+    type: 'ReferralCredited',
+    referrer_entry_id: referrerEntryId,
+    referee_entry_id: refereeEntryId,
+    referrer_account_id: referrer.id,
+    referee_account_id: referee.id,
+    points,
   });
   accountPointsCredited(referrer, points);
   const parties = { refereeAccountId: referee.id, referrerAccountId: referrer.id };

@@ -14,7 +14,18 @@
 import type { Refusal } from '../errors.ts';
 import { settlementFeeOf, shareOut } from '../money/fees.ts';
 import {
-  contractsTimesCents, decimalText, formatNanos, isPositive, isZero, minus, money, negated, percentToRate, plus, ZERO, type Decimal,
+  contractsTimesCents,
+  decimalText,
+  formatNanos,
+  isPositive,
+  isZero,
+  minus,
+  money,
+  negated,
+  percentToRate,
+  plus,
+  ZERO,
+  type Decimal,
 } from '../money/decimal.ts';
 import { marketFeePercentSet, sportEventFeePercentSet } from '../evolve/markets.ts';
 import { present } from '../assert.ts';
@@ -40,7 +51,10 @@ function marketsOf(ctx: StepContext, scope: FeeScope, scopeId: string): MarketSt
     const market = state.markets.get(scopeId);
     return market ? [market] : [];
   }
-  if (scope === 'event') return (state.sportEvents.get(scopeId)?.marketIds ?? []).map((id) => present(state.markets.get(id), 'an event\'s market is listed'));
+  if (scope === 'event')
+    return (state.sportEvents.get(scopeId)?.marketIds ?? []).map((id) =>
+      present(state.markets.get(id), "an event's market is listed"),
+    );
   const markets: MarketState[] = [];
   for (const market of state.markets.values()) if (market.groupingId === scopeId) markets.push(market);
   return markets;
@@ -48,7 +62,10 @@ function marketsOf(ctx: StepContext, scope: FeeScope, scopeId: string): MarketSt
 
 export function setSettlementFee(ctx: StepContext, input: Extract<EngineInput, { kind: 'SetSettlementFee' }>): Result {
   const percent = input.percent;
-  if (percent !== null && !(typeof percent === 'number' && Number.isFinite(percent) && percent >= 0 && percent <= SETTLEMENT_FEE_PERCENT_MAX)) {
+  if (
+    percent !== null &&
+    !(typeof percent === 'number' && Number.isFinite(percent) && percent >= 0 && percent <= SETTLEMENT_FEE_PERCENT_MAX)
+  ) {
     return { code: 'fee_percent_invalid', percent_max: SETTLEMENT_FEE_PERCENT_MAX };
   }
   const state = ctx.state;
@@ -76,7 +93,13 @@ export function setSettlementFee(ctx: StepContext, input: Extract<EngineInput, {
   }
   const markets = marketsOf(ctx, input.scope, input.scope_id);
   for (const market of markets) applyPercent(ctx, market, input.scope, percent);
-  ctx.emit({ type: 'SettlementFeeSet', scope: input.scope, scope_id: input.scope_id, percent, market_ids: markets.map((m) => m.id) });
+  ctx.emit({
+    type: 'SettlementFeeSet',
+    scope: input.scope,
+    scope_id: input.scope_id,
+    percent,
+    market_ids: markets.map((m) => m.id),
+  });
   return null;
 }
 
@@ -94,37 +117,83 @@ function applyPercent(ctx: StepContext, market: MarketState, scope: FeeScope, pe
 export function inheritSettlementFees(ctx: StepContext, market: MarketState): void {
   const eventPercent = ctx.state.sportEvents.get(market.eventId)?.eventFeePercent ?? null;
   if (eventPercent !== null) {
-    ctx.emit({ type: 'SettlementFeeSet', scope: 'event', scope_id: market.eventId, percent: eventPercent, market_ids: [market.id] });
+    ctx.emit({
+      type: 'SettlementFeeSet',
+      scope: 'event',
+      scope_id: market.eventId,
+      percent: eventPercent,
+      market_ids: [market.id],
+    });
     marketFeePercentSet(market, 'event', eventPercent);
   }
   const groupPercent = ctx.state.settlementFees.groupPercents.get(market.groupingId);
   if (groupPercent !== undefined) {
-    ctx.emit({ type: 'SettlementFeeSet', scope: 'market_group', scope_id: market.groupingId, percent: groupPercent, market_ids: [market.id] });
+    ctx.emit({
+      type: 'SettlementFeeSet',
+      scope: 'market_group',
+      scope_id: market.groupingId,
+      percent: groupPercent,
+      market_ids: [market.id],
+    });
     marketFeePercentSet(market, 'market_group', groupPercent);
   }
 }
 
 // ── charging and refunding ────────────────────────────────────────────────────────────────────
 
-interface FeeTarget { source: SettlementFeeSource; marketId: string | null; eventId: string | null; settlementId: string }
+interface FeeTarget {
+  source: SettlementFeeSource;
+  marketId: string | null;
+  eventId: string | null;
+  settlementId: string;
+}
 
 const flatShares = (shares: ChargedFee['shares'], sign: 1 | -1): string[] =>
   shares.flatMap((share) => [share.fillId, money(sign === 1 ? share.amount : negated(share.amount))]);
 
 /** Charges `percent` of the net winnings (0.00 on none), shared out over the fills that won. */
-function charge(ctx: StepContext, account: AccountState, target: FeeTarget, percent: number, netWinnings: Decimal, fills: readonly FillPnl[]): ChargedFee {
+function charge(
+  ctx: StepContext,
+  account: AccountState,
+  target: FeeTarget,
+  percent: number,
+  netWinnings: Decimal,
+  fills: readonly FillPnl[],
+): ChargedFee {
   const fee = settlementFeeOf(percentToRate(percent), netWinnings).rounded;
   const winners = isZero(fee) ? [] : fills.filter((fill) => isPositive(fill.pnl));
-  const amounts = shareOut(fee, winners.map((fill) => fill.pnl));
-  const charged: ChargedFee = { id: ctx.nextId('ledger'), amount: fee, shares: winners.map((fill, i) => ({ fillId: fill.fillId, amount: amounts[i]! })) };
+  const amounts = shareOut(
+    fee,
+    winners.map((fill) => fill.pnl),
+  );
+  const charged: ChargedFee = {
+    id: ctx.nextId('ledger'),
+    amount: fee,
+    shares: winners.map((fill, i) => ({ fillId: fill.fillId, amount: amounts[i]! })),
+  };
   ctx.emit({
-    type: 'SettlementFeeBooked', id: charged.id, account_id: account.id, source: target.source, market_id: target.marketId, event_id: target.eventId,
-    settlement_id: target.settlementId, percent, net_winnings: money(netWinnings), fee_id: null, shares: flatShares(charged.shares, 1),
+    type: 'SettlementFeeBooked',
+    id: charged.id,
+    account_id: account.id,
+    source: target.source,
+    market_id: target.marketId,
+    event_id: target.eventId,
+    settlement_id: target.settlementId,
+    percent,
+    net_winnings: money(netWinnings),
+    fee_id: null,
+    shares: flatShares(charged.shares, 1),
   });
   const paid = negated(fee);
   transfer(ctx, account, paid, FEES, 'fee', {
-    id: charged.id, accountId: account.id, type: 'fee', amount: paid, eventId: target.eventId, marketId: target.marketId,
-    feeSource: target.source, settlementId: target.settlementId,
+    id: charged.id,
+    accountId: account.id,
+    type: 'fee',
+    amount: paid,
+    eventId: target.eventId,
+    marketId: target.marketId,
+    feeSource: target.source,
+    settlementId: target.settlementId,
   });
   return charged;
 }
@@ -134,12 +203,28 @@ function refund(ctx: StepContext, account: AccountState, target: FeeTarget, fee:
   if (!isPositive(fee.amount)) return;
   const id = ctx.nextId('ledger');
   ctx.emit({
-    type: 'SettlementFeeBooked', id, account_id: account.id, source: target.source, market_id: target.marketId, event_id: target.eventId,
-    settlement_id: target.settlementId, percent: null, net_winnings: null, fee_id: fee.id, shares: flatShares(fee.shares, -1),
+    type: 'SettlementFeeBooked',
+    id,
+    account_id: account.id,
+    source: target.source,
+    market_id: target.marketId,
+    event_id: target.eventId,
+    settlement_id: target.settlementId,
+    percent: null,
+    net_winnings: null,
+    fee_id: fee.id,
+    shares: flatShares(fee.shares, -1),
   });
   transfer(ctx, account, fee.amount, FEES, 'fee_refund', {
-    id, accountId: account.id, type: 'fee_refund', amount: fee.amount, eventId: target.eventId, marketId: target.marketId,
-    feeSource: target.source, settlementId: target.settlementId, feeId: fee.id,
+    id,
+    accountId: account.id,
+    type: 'fee_refund',
+    amount: fee.amount,
+    eventId: target.eventId,
+    marketId: target.marketId,
+    feeSource: target.source,
+    settlementId: target.settlementId,
+    feeId: fee.id,
   });
 }
 
@@ -150,13 +235,26 @@ function refund(ctx: StepContext, account: AccountState, target: FeeTarget, fee:
  * fees and a re-settlement need, charges the market's own fee, and charges its event's and its
  * group's when it was the last of them to settle.
  */
-export function assessSettlementFees(ctx: StepContext, market: MarketState, settlementId: string, settled: Map<string, SettledAccount> | null): void {
+export function assessSettlementFees(
+  ctx: StepContext,
+  market: MarketState,
+  settlementId: string,
+  settled: Map<string, SettledAccount> | null,
+): void {
   if (settled) {
     ctx.state.settlementFees.settled.set(market.id, settled);
     const percent = market.settlementFeePercent;
     if (percent !== null) {
       const target: FeeTarget = { source: 'settlement', marketId: market.id, eventId: market.eventId, settlementId };
-      for (const [accountId, account] of settled) account.fee = charge(ctx, present(ctx.state.accounts.get(accountId), 'a settled account is open'), target, percent, account.netWinnings, account.fills);
+      for (const [accountId, account] of settled)
+        account.fee = charge(
+          ctx,
+          present(ctx.state.accounts.get(accountId), 'a settled account is open'),
+          target,
+          percent,
+          account.netWinnings,
+          account.fills,
+        );
     }
   }
   assessScopes(ctx, market, settlementId, null);
@@ -167,12 +265,20 @@ export function assessSettlementFees(ctx: StepContext, market: MarketState, sett
  * settled: to every account that traded there (`accounts` null) or to those given, each fee
  * charged before refunded first.
  */
-function assessScopes(ctx: StepContext, market: MarketState, settlementId: string, accounts: ReadonlySet<string> | null): void {
+function assessScopes(
+  ctx: StepContext,
+  market: MarketState,
+  settlementId: string,
+  accounts: ReadonlySet<string> | null,
+): void {
   const books = ctx.state.settlementFees;
   for (const scope of ['event', 'market_group'] as const) {
     const scopeId = scope === 'event' ? market.eventId : market.groupingId;
     const key = `${scope}:${scopeId}`;
-    const percent = scope === 'event' ? ctx.state.sportEvents.get(scopeId)?.eventFeePercent ?? null : books.groupPercents.get(scopeId) ?? null;
+    const percent =
+      scope === 'event'
+        ? (ctx.state.sportEvents.get(scopeId)?.eventFeePercent ?? null)
+        : (books.groupPercents.get(scopeId) ?? null);
     let charges = books.scopeCharges.get(key);
     if (percent === null && !charges) continue;
     const markets = marketsOf(ctx, scope, scopeId);
@@ -182,14 +288,17 @@ function assessScopes(ctx: StepContext, market: MarketState, settlementId: strin
       for (const [accountId, settled] of books.settled.get(each.id) ?? []) {
         if (accounts && !accounts.has(accountId)) continue;
         let total = totals.get(accountId);
-        if (!total) totals.set(accountId, total = { netWinnings: ZERO, fills: [] });
+        if (!total) totals.set(accountId, (total = { netWinnings: ZERO, fills: [] }));
         total.netWinnings = plus(total.netWinnings, settled.netWinnings);
         total.fills.push(...settled.fills);
       }
     }
     const eventIds = new Set(markets.map((m) => m.eventId));
     const target: FeeTarget = {
-      source: scope === 'event' ? 'event' : 'market_group', marketId: null, eventId: eventIds.size === 1 ? [...eventIds][0]! : null, settlementId,
+      source: scope === 'event' ? 'event' : 'market_group',
+      marketId: null,
+      eventId: eventIds.size === 1 ? [...eventIds][0]! : null,
+      settlementId,
     };
     for (const [accountId, total] of totals) {
       const account = present(ctx.state.accounts.get(accountId), 'a settled account is open');
@@ -199,7 +308,7 @@ function assessScopes(ctx: StepContext, market: MarketState, settlementId: strin
         charges!.delete(accountId);
       }
       if (percent === null) continue;
-      if (!charges) books.scopeCharges.set(key, charges = new Map());
+      if (!charges) books.scopeCharges.set(key, (charges = new Map()));
       charges.set(accountId, charge(ctx, account, target, percent, total.netWinnings, total.fills));
     }
     if (charges && charges.size === 0) books.scopeCharges.delete(key);
@@ -219,9 +328,13 @@ export function canResettle(ctx: StepContext, market: MarketState): boolean {
 /** A resulted market settled again at the other result (docs/ENGINE.md, "Settlement-side fees"). */
 export function resettle(ctx: StepContext, market: MarketState, win: boolean, settlementId: string): void {
   const state = ctx.state;
-  const settled = present(state.settlementFees.settled.get(market.id), 'a market settled again was settled before (canResettle)');
+  const settled = present(
+    state.settlementFees.settled.get(market.id),
+    'a market settled again was settled before (canResettle)',
+  );
   const max = market.maxPriceCents;
-  const pnlOf = (long: boolean, priceCents: number, wins: boolean) => (wins ? (long ? max - priceCents : priceCents - max) : (long ? -priceCents : priceCents));
+  const pnlOf = (long: boolean, priceCents: number, wins: boolean) =>
+    wins ? (long ? max - priceCents : priceCents - max) : long ? -priceCents : priceCents;
   setPool(state, market.id, true);
   const moved = new Set<string>();
   const target: FeeTarget = { source: 'settlement', marketId: market.id, eventId: market.eventId, settlementId };
@@ -240,7 +353,13 @@ export function resettle(ctx: StepContext, market: MarketState, win: boolean, se
     }
     const change = minus(settlementPnl, books.settlementPnl);
     transfer(ctx, account, change, pool(market.id), 'settlement', {
-      id: ctx.nextId('ledger'), accountId, type: 'settlement', amount: change, eventId: market.eventId, marketId: market.id, settlementId,
+      id: ctx.nextId('ledger'),
+      accountId,
+      type: 'settlement',
+      amount: change,
+      eventId: market.eventId,
+      marketId: market.id,
+      settlementId,
     });
     books.settlementPnl = settlementPnl;
     books.netWinnings = plus(books.netWinnings, change);

@@ -48,7 +48,8 @@ function encode(value: unknown): Encoded {
   if (Array.isArray(value)) return value.map(encode);
   if (typeof value === 'object') {
     if (isBook(value)) {
-      const orders = [...value.levels('buy'), ...value.levels('sell')].flatMap((level) => level.orders)
+      const orders = [...value.levels('buy'), ...value.levels('sell')]
+        .flatMap((level) => level.orders)
         .map((o) => [o.id, o.ownerId, o.side, o.priceCents, o.remainingNanos] as Encoded);
       return { $book: value.maxPriceCents, orders };
     }
@@ -110,7 +111,10 @@ function hasKeys(value: object, keys: readonly string[]): boolean {
 }
 
 /** The shape of plain objects seen while encoding: most objects match one of the last few. */
-interface Shape { index: number; keys: string[] }
+interface Shape {
+  index: number;
+  keys: string[];
+}
 const RECENT_SHAPES = 8;
 
 class StateEncoder {
@@ -123,7 +127,10 @@ class StateEncoder {
     for (let i = 0; i < recent.length; i++) {
       const shape = recent[i]!;
       if (hasKeys(value, shape.keys)) {
-        if (i > 0) { recent.splice(i, 1); recent.unshift(shape); }
+        if (i > 0) {
+          recent.splice(i, 1);
+          recent.unshift(shape);
+        }
         return shape;
       }
     }
@@ -150,7 +157,10 @@ class StateEncoder {
     if (value instanceof Map) {
       const flat: Encoded[] = new Array(value.size * 2);
       let i = 0;
-      for (const [key, item] of value) { flat[i++] = this.encode(key); flat[i++] = this.encode(item); }
+      for (const [key, item] of value) {
+        flat[i++] = this.encode(key);
+        flat[i++] = this.encode(item);
+      }
       return { m: flat };
     }
     if (value instanceof Set) {
@@ -184,7 +194,8 @@ function decodeV2(value: Encoded, shapes: readonly string[][]): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
     const keys = shapes[value[0] as number];
-    if (!keys || keys.length !== value.length - 1) throw new Error(`snapshot: a tuple of ${value.length - 1} values names shape ${String(value[0])}`);
+    if (!keys || keys.length !== value.length - 1)
+      throw new Error(`snapshot: a tuple of ${value.length - 1} values names shape ${String(value[0])}`);
     const out: Record<string, unknown> = {};
     for (let i = 0; i < keys.length; i++) out[keys[i]!] = decodeV2(value[i + 1]!, shapes);
     return out;
@@ -203,8 +214,11 @@ function decodeV2(value: Encoded, shapes: readonly string[][]): unknown {
     const flat = value.o as Encoded[];
     for (let i = 0; i + 4 < flat.length; i += 5) {
       const order: RestingOrder = {
-        id: flat[i] as string, ownerId: flat[i + 1] as string, side: flat[i + 2] as 'buy' | 'sell',
-        priceCents: flat[i + 3] as number, remainingNanos: flat[i + 4] as number,
+        id: flat[i] as string,
+        ownerId: flat[i + 1] as string,
+        side: flat[i + 2] as 'buy' | 'sell',
+        priceCents: flat[i + 3] as number,
+        remainingNanos: flat[i + 4] as number,
       };
       book.add(order);
     }
@@ -270,7 +284,8 @@ function withDefaults(state: EngineState): EngineState {
   partial.settlementFees ??= { groupPercents: new Map(), settled: new Map(), scopeCharges: new Map() };
   partial.referrals ??= { points: DEFAULT_REFERRAL_POINTS, byReferee: new Map() };
   for (const market of state.markets.values()) {
-    if (market.settlementFeePercent === undefined) Object.assign(market, { settlementFeePercent: null, eventFeePercent: null, groupFeePercent: null });
+    if (market.settlementFeePercent === undefined)
+      Object.assign(market, { settlementFeePercent: null, eventFeePercent: null, groupFeePercent: null });
   }
   for (const event of state.sportEvents.values()) event.eventFeePercent ??= null;
   return state;
@@ -288,9 +303,14 @@ export function stateHash(state: EngineState): string {
  */
 export function recordsHashOf(state: EngineState): string {
   const positions: PositionRecord[] = [];
-  for (const account of state.accounts.values()) for (const exposure of account.exposures.values()) positions.push(exposure);
+  for (const account of state.accounts.values())
+    for (const exposure of account.exposures.values()) positions.push(exposure);
   return recordsHash({
-    orders: state.orders.values(), fills: state.fills.values(), positions, accounts: state.accounts.values(), markets: state.markets.values(),
+    orders: state.orders.values(),
+    fills: state.fills.values(),
+    positions,
+    accounts: state.accounts.values(),
+    markets: state.markets.values(),
     sportEvents: state.sportEvents.values(),
   });
 }

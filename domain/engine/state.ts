@@ -5,7 +5,12 @@
 import type { OrderBook } from '../book/book.ts';
 import type { Decimal } from '../money/decimal.ts';
 import type {
-  AccountRecord, FillRecord, MarketRecord, OrderRecord, PositionRecord, SportEventRecord,
+  AccountRecord,
+  FillRecord,
+  MarketRecord,
+  OrderRecord,
+  PositionRecord,
+  SportEventRecord,
 } from '../readModel/records.ts';
 import type { FeeRates } from './fees.ts';
 

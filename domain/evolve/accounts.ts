@@ -10,10 +10,24 @@ export { riskCentsOf } from './risk.ts';
 /** An account as AccountOpened states it. */
 export function accountRecordOf(fact: Extract<EngineEvent, { type: 'AccountOpened' }>, nowUs: number): AccountRecord {
   return {
-    id: fact.account_id, userId: fact.user_id, status: fact.status, firstName: fact.first_name, lastName: fact.last_name, email: fact.email,
-    jurisdiction: fact.jurisdiction, feeSchedule: fact.fee_schedule, baseFeePercent: fact.base_fee_percent, makerFactor: fact.maker_factor,
-    takerFactor: fact.taker_factor, loyaltyTier: 'rookie', points: 0, createdAt: fact.created_at, updatedAt: nowUs, cash: ZERO,
-    totals: { deposits: ZERO, withdrawals: ZERO, adjustments: ZERO, fees: ZERO, settlementPnl: ZERO, traded: ZERO }, tradeCount: 0,
+    id: fact.account_id,
+    userId: fact.user_id,
+    status: fact.status,
+    firstName: fact.first_name,
+    lastName: fact.last_name,
+    email: fact.email,
+    jurisdiction: fact.jurisdiction,
+    feeSchedule: fact.fee_schedule,
+    baseFeePercent: fact.base_fee_percent,
+    makerFactor: fact.maker_factor,
+    takerFactor: fact.taker_factor,
+    loyaltyTier: 'rookie',
+    points: 0,
+    createdAt: fact.created_at,
+    updatedAt: nowUs,
+    cash: ZERO,
+    totals: { deposits: ZERO, withdrawals: ZERO, adjustments: ZERO, fees: ZERO, settlementPnl: ZERO, traded: ZERO },
+    tradeCount: 0,
   };
 }
 
@@ -46,12 +60,25 @@ export function accountTransferred(account: AccountRecord, kind: TransferKind, a
   if (!isZero(signed)) account.cash = plus(account.cash, signed);
   const totals = account.totals;
   switch (kind) {
-    case 'deposit': totals.deposits = plus(totals.deposits, amount); break;
-    case 'withdrawal': totals.withdrawals = plus(totals.withdrawals, amount); break;
-    case 'adjustment': totals.adjustments = plus(totals.adjustments, signed); break;
-    case 'fee': totals.fees = plus(totals.fees, amount); break;
-    case 'fee_refund': totals.fees = minus(totals.fees, amount); break;
-    case 'trade_pnl': case 'settlement': totals.settlementPnl = plus(totals.settlementPnl, signed); break;
+    case 'deposit':
+      totals.deposits = plus(totals.deposits, amount);
+      break;
+    case 'withdrawal':
+      totals.withdrawals = plus(totals.withdrawals, amount);
+      break;
+    case 'adjustment':
+      totals.adjustments = plus(totals.adjustments, signed);
+      break;
+    case 'fee':
+      totals.fees = plus(totals.fees, amount);
+      break;
+    case 'fee_refund':
+      totals.fees = minus(totals.fees, amount);
+      break;
+    case 'trade_pnl':
+    case 'settlement':
+      totals.settlementPnl = plus(totals.settlementPnl, signed);
+      break;
     default: {
       const unknown: never = kind;
       void unknown;
@@ -66,8 +93,18 @@ export function accountTraded(account: AccountRecord, nanos: number, riskCents: 
 }
 
 /** FillAmended: what the fill risked traded again at its new size and risk. */
-export function accountTradeAmended(account: AccountRecord, nanosBefore: number, riskBefore: number, nanos: number, riskCents: number): void {
-  account.totals.traded = plusContractsTimesCents(plusContractsTimesCents(account.totals.traded, nanosBefore, -riskBefore), nanos, riskCents);
+export function accountTradeAmended(
+  account: AccountRecord,
+  nanosBefore: number,
+  riskBefore: number,
+  nanos: number,
+  riskCents: number,
+): void {
+  account.totals.traded = plusContractsTimesCents(
+    plusContractsTimesCents(account.totals.traded, nanosBefore, -riskBefore),
+    nanos,
+    riskCents,
+  );
 }
 
 /** PointsCredited and ReferralCredited: loyalty points added. */

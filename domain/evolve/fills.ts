@@ -21,20 +21,62 @@ export interface TradeFill extends FillRecord {
  * when it is known (null: the Transferred fact of kind fee that follows names it).
  */
 export function fillOfTrade(
-  fact: Traded, maker: boolean, order: OrderRecord, eventId: string, maxPriceCents: number, priceCents: number, nanos: number,
-  closingNanos: number, unroundedFee: Decimal, fee: Decimal, feeEntryId: string | null, nowUs: number, seq: number,
+  fact: Traded,
+  maker: boolean,
+  order: OrderRecord,
+  eventId: string,
+  maxPriceCents: number,
+  priceCents: number,
+  nanos: number,
+  closingNanos: number,
+  unroundedFee: Decimal,
+  fee: Decimal,
+  feeEntryId: string | null,
+  nowUs: number,
+  seq: number,
 ): TradeFill {
   const open = nanos - closingNanos > 0;
   const makerSide = fact.taker_side === 'buy' ? 'sell' : 'buy';
   return {
-    id: maker ? fact.maker_fill_id : fact.taker_fill_id, tradeId: fact.trade_id, counterpartFillId: maker ? fact.taker_fill_id : fact.maker_fill_id,
-    orderId: order.id, accountId: order.accountId, marketId: fact.market_id, eventId, clientOrderId: order.clientOrderId,
-    action: maker ? makerSide : fact.taker_side, liquidity: maker ? 'provider' : 'taker', status: open ? 'open' : 'settled',
-    priceCents, nanos, originalNanos: nanos, originalPriceCents: priceCents, amended: false, lastModifiedAt: null,
-    closingNanos, closedNanos: 0, expiredNanos: 0, closedPnl: ZERO, expiredPnl: ZERO, tradeFee: fee, unroundedFee, feeRefunded: ZERO,
-    points: maker ? fact.maker_points : fact.taker_points, settlementsCount: 0, placedPreStart: order.placedPreStart, preStart: fact.pre_start,
-    deviceId: order.deviceId, ipAddress: order.ipAddress, maxPriceCents, openedAt: nowUs, expiresAt: order.expiresAt, settledAt: open ? null : nowUs,
-    insertedAt: nowUs, updatedAt: nowUs, seq, feeEntryId,
+    id: maker ? fact.maker_fill_id : fact.taker_fill_id,
+    tradeId: fact.trade_id,
+    counterpartFillId: maker ? fact.taker_fill_id : fact.maker_fill_id,
+    orderId: order.id,
+    accountId: order.accountId,
+    marketId: fact.market_id,
+    eventId,
+    clientOrderId: order.clientOrderId,
+    action: maker ? makerSide : fact.taker_side,
+    liquidity: maker ? 'provider' : 'taker',
+    status: open ? 'open' : 'settled',
+    priceCents,
+    nanos,
+    originalNanos: nanos,
+    originalPriceCents: priceCents,
+    amended: false,
+    lastModifiedAt: null,
+    closingNanos,
+    closedNanos: 0,
+    expiredNanos: 0,
+    closedPnl: ZERO,
+    expiredPnl: ZERO,
+    tradeFee: fee,
+    unroundedFee,
+    feeRefunded: ZERO,
+    points: maker ? fact.maker_points : fact.taker_points,
+    settlementsCount: 0,
+    placedPreStart: order.placedPreStart,
+    preStart: fact.pre_start,
+    deviceId: order.deviceId,
+    ipAddress: order.ipAddress,
+    maxPriceCents,
+    openedAt: nowUs,
+    expiresAt: order.expiresAt,
+    settledAt: open ? null : nowUs,
+    insertedAt: nowUs,
+    updatedAt: nowUs,
+    seq,
+    feeEntryId,
   };
 }
 
@@ -91,7 +133,15 @@ export function fillVoided(fill: FillRecord): void {
 }
 
 /** FillAmended: the trade's price and/or size corrected, with the fee and points they make. */
-export function fillAmended(fill: FillRecord, priceCents: number, nanos: number, unroundedFee: Decimal, fee: Decimal, points: number, nowUs: number): void {
+export function fillAmended(
+  fill: FillRecord,
+  priceCents: number,
+  nanos: number,
+  unroundedFee: Decimal,
+  fee: Decimal,
+  points: number,
+  nowUs: number,
+): void {
   fill.priceCents = priceCents;
   fill.nanos = nanos;
   fill.tradeFee = fee;

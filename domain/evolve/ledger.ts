@@ -15,15 +15,29 @@ type Fact<T extends EngineEvent['type']> = Extract<EngineEvent, { type: T }>;
  * kind is then a trade fee); `tradeFeeId` the fee entry a trade fee refund gives back.
  */
 export function transferEntryOf(
-  e: Fact<'Transferred'>, id: string, member: string, signed: Decimal, eventId: string | null,
-  settlementFee: Fact<'SettlementFeeBooked'> | undefined, tradeFeeId: string | null,
+  e: Fact<'Transferred'>,
+  id: string,
+  member: string,
+  signed: Decimal,
+  eventId: string | null,
+  settlementFee: Fact<'SettlementFeeBooked'> | undefined,
+  tradeFeeId: string | null,
 ): LedgerEntryRecord {
   const isFee = e.kind === 'fee' || e.kind === 'fee_refund';
   return {
-    id, accountId: member, type: e.kind as LedgerEntryRecord['type'], amount: signed,
-    eventId: settlementFee ? settlementFee.event_id : eventId, marketId: e.market_id,
-    feeSource: settlementFee ? settlementFee.source : isFee ? 'trade' : null, tradeId: e.fill_id, settlementId: e.settlement_id,
-    paymentId: e.kind === 'deposit' || e.kind === 'withdrawal' ? id : null, method: e.method, reason: e.reason, subMethod: e.sub_method,
+    id,
+    accountId: member,
+    type: e.kind as LedgerEntryRecord['type'],
+    amount: signed,
+    eventId: settlementFee ? settlementFee.event_id : eventId,
+    marketId: e.market_id,
+    feeSource: settlementFee ? settlementFee.source : isFee ? 'trade' : null,
+    tradeId: e.fill_id,
+    settlementId: e.settlement_id,
+    paymentId: e.kind === 'deposit' || e.kind === 'withdrawal' ? id : null,
+    method: e.method,
+    reason: e.reason,
+    subMethod: e.sub_method,
     feeId: settlementFee ? settlementFee.fee_id : tradeFeeId,
   };
 }
@@ -31,7 +45,13 @@ export function transferEntryOf(
 /** The `rollup` entry of PointsCredited. */
 export function pointsEntryOf(e: Fact<'PointsCredited'>, eventId: string | null): LedgerEntryRecord {
   return {
-    id: e.id, accountId: e.account_id, type: 'rollup', amount: decimalOf(e.amount_risked), points: e.points, eventId, marketId: e.market_id,
+    id: e.id,
+    accountId: e.account_id,
+    type: 'rollup',
+    amount: decimalOf(e.amount_risked),
+    points: e.points,
+    eventId,
+    marketId: e.market_id,
     settlementId: e.settlement_id,
   };
 }
@@ -40,7 +60,14 @@ export function pointsEntryOf(e: Fact<'PointsCredited'>, eventId: string | null)
 export function referralEntriesOf(e: Fact<'ReferralCredited'>): [LedgerEntryRecord, LedgerEntryRecord] {
   const parties = { refereeAccountId: e.referee_account_id, referrerAccountId: e.referrer_account_id };
   return [
-    { id: e.referrer_entry_id, accountId: e.referrer_account_id, type: 'referral', amount: ZERO, points: e.points, ...parties },
+    {
+      id: e.referrer_entry_id,
+      accountId: e.referrer_account_id,
+      type: 'referral',
+      amount: ZERO,
+      points: e.points,
+      ...parties,
+    },
     { id: e.referee_entry_id, accountId: e.referee_account_id, type: 'referral', amount: ZERO, points: 0, ...parties },
   ];
 }

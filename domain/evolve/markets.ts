@@ -11,8 +11,16 @@ type Fact<T extends EngineEvent['type']> = Extract<EngineEvent, { type: T }>;
 
 export function sportEventRecordOf(fact: Fact<'SportEventScheduled'>): SportEventRecord {
   return {
-    id: fact.event_id, title: fact.title, shortTitle: fact.short_title, eventType: fact.event_type, sport: fact.sport, competition: fact.competition,
-    participants: [...fact.participants], start: fact.start, startedAt: null, eventFeePercent: null,
+    id: fact.event_id,
+    title: fact.title,
+    shortTitle: fact.short_title,
+    eventType: fact.event_type,
+    sport: fact.sport,
+    competition: fact.competition,
+    participants: [...fact.participants],
+    start: fact.start,
+    startedAt: null,
+    eventFeePercent: null,
   };
 }
 
@@ -37,23 +45,59 @@ export function sportEventUpdated(event: SportEventRecord, fact: Fact<'SportEven
 
 export function marketRecordOf(fact: Fact<'MarketListed'>, nowUs: number, seq: number): MarketRecord {
   return {
-    id: fact.market_id, eventId: fact.event_id, title: fact.title, shortTitle: fact.short_title, question: fact.question, rules: fact.rules,
-    symbol: fact.symbol, groupingId: fact.grouping_id, groupingName: fact.grouping_name, featured: fact.featured, status: fact.status,
-    trading: fact.trading, maxPriceCents: centsOf(fact.max_price), maxPrice: decimalOf(fact.max_price), inPlayDelaySec: fact.in_play_delay_sec,
-    pointsCost: fact.points_cost, result: null, settledAt: null, lastTradedCents: null, createdAt: nowUs, updatedAt: nowUs, seq,
+    id: fact.market_id,
+    eventId: fact.event_id,
+    title: fact.title,
+    shortTitle: fact.short_title,
+    question: fact.question,
+    rules: fact.rules,
+    symbol: fact.symbol,
+    groupingId: fact.grouping_id,
+    groupingName: fact.grouping_name,
+    featured: fact.featured,
+    status: fact.status,
+    trading: fact.trading,
+    maxPriceCents: centsOf(fact.max_price),
+    maxPrice: decimalOf(fact.max_price),
+    inPlayDelaySec: fact.in_play_delay_sec,
+    pointsCost: fact.points_cost,
+    result: null,
+    settledAt: null,
+    lastTradedCents: null,
+    createdAt: nowUs,
+    updatedAt: nowUs,
+    seq,
     ...emptyMarketCatalogue(),
-    settlementFeePercent: null, eventFeePercent: null, groupFeePercent: null,
+    settlementFeePercent: null,
+    eventFeePercent: null,
+    groupFeePercent: null,
   };
 }
 
 /** MarketUpdated: the whole catalogue as the fact states it. */
 export function marketUpdated(market: MarketRecord, e: Fact<'MarketUpdated'>): void {
   Object.assign(market, {
-    title: e.title, shortTitle: e.short_title, question: e.question, rules: e.rules, symbol: e.symbol, groupingName: e.grouping_name,
-    featured: e.featured, inPlayDelaySec: e.in_play_delay_sec, pointsCost: e.points_cost, description: e.description,
-    groupTitle: e.group_title, specifier: e.specifier, positionLabel: e.position, poweredBy: e.powered_by, filters: [...e.filters],
-    tradingFilters: [...e.trading_filters], keywords: [...e.keywords], participants: e.participants === null ? null : [...e.participants],
-    statDetail: e.stat_detail, featuredHome: e.featured_home, manualProbability: e.manual_probability,
+    title: e.title,
+    shortTitle: e.short_title,
+    question: e.question,
+    rules: e.rules,
+    symbol: e.symbol,
+    groupingName: e.grouping_name,
+    featured: e.featured,
+    inPlayDelaySec: e.in_play_delay_sec,
+    pointsCost: e.points_cost,
+    description: e.description,
+    groupTitle: e.group_title,
+    specifier: e.specifier,
+    positionLabel: e.position,
+    poweredBy: e.powered_by,
+    filters: [...e.filters],
+    tradingFilters: [...e.trading_filters],
+    keywords: [...e.keywords],
+    participants: e.participants === null ? null : [...e.participants],
+    statDetail: e.stat_detail,
+    featuredHome: e.featured_home,
+    manualProbability: e.manual_probability,
   } satisfies Partial<MarketRecord>);
 }
 

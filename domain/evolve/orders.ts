@@ -25,11 +25,30 @@ export function cancelledStatus(filledNanos: number): 'cancelled' | 'partially_c
 /** A placed order's record as its placement fact states it, before that fact's outcome (orderPlaced). */
 export function orderRecordOf(fact: Placed, nowUs: number, seq: number): OrderRecord {
   return {
-    id: fact.order_id, accountId: fact.account_id, marketId: fact.market_id, action: fact.action, orderType: fact.order_type, status: 'created',
-    quantityNanos: nanosOf(fact.quantity), filledNanos: 0, priceCents: fact.price === null ? null : centsOf(fact.price), totalValue: ZERO,
-    clientOrderId: fact.client_order_id, deviceId: fact.device_id, ipAddress: fact.ip_address, expiration: fact.expiration,
-    expirationTime: fact.expiration_time, expiresAt: fact.expires_at, acceptedAt: null, delayedUntil: null, insertedAt: nowUs,
-    placedPreStart: fact.placed_pre_start, cancellationReason: null, rejectionReason: null, cancelOnDisconnect: fact.cancel_on_disconnect, seq,
+    id: fact.order_id,
+    accountId: fact.account_id,
+    marketId: fact.market_id,
+    action: fact.action,
+    orderType: fact.order_type,
+    status: 'created',
+    quantityNanos: nanosOf(fact.quantity),
+    filledNanos: 0,
+    priceCents: fact.price === null ? null : centsOf(fact.price),
+    totalValue: ZERO,
+    clientOrderId: fact.client_order_id,
+    deviceId: fact.device_id,
+    ipAddress: fact.ip_address,
+    expiration: fact.expiration,
+    expirationTime: fact.expiration_time,
+    expiresAt: fact.expires_at,
+    acceptedAt: null,
+    delayedUntil: null,
+    insertedAt: nowUs,
+    placedPreStart: fact.placed_pre_start,
+    cancellationReason: null,
+    rejectionReason: null,
+    cancelOnDisconnect: fact.cancel_on_disconnect,
+    seq,
   };
 }
 
@@ -61,7 +80,13 @@ export function orderCancelled(order: OrderRecord, status: 'cancelled' | 'partia
 }
 
 /** One side of a Traded fact: `nanos` at `priceCents`, leaving `remainingNanos` and `status`. */
-export function orderTraded(order: OrderRecord, nanos: number, priceCents: number, remainingNanos: number, status: 'open' | 'filled'): void {
+export function orderTraded(
+  order: OrderRecord,
+  nanos: number,
+  priceCents: number,
+  remainingNanos: number,
+  status: 'open' | 'filled',
+): void {
   order.filledNanos = order.quantityNanos - remainingNanos;
   order.totalValue = plusContractsTimesCents(order.totalValue, nanos, priceCents);
   order.status = status;

@@ -10,7 +10,13 @@ export function positionRecordOf(accountId: string, marketId: string, nowUs: num
 }
 
 /** One side of a trade: `nanos` bought or sold, of which `openingNanos` open a lot at `priceCents`. */
-export function positionTraded(position: PositionRecord, action: 'buy' | 'sell', nanos: number, openingNanos: number, priceCents: number): void {
+export function positionTraded(
+  position: PositionRecord,
+  action: 'buy' | 'sell',
+  nanos: number,
+  openingNanos: number,
+  priceCents: number,
+): void {
   position.positionNanos += action === 'buy' ? nanos : -nanos;
   position.openPremium = plusContractsTimesCents(position.openPremium, openingNanos, priceCents);
 }
@@ -22,10 +28,19 @@ export function positionLotClosed(position: PositionRecord, nanos: number, lotPr
 
 /** FillAmended: a wholly open fill of `action` from `nanosBefore` at `priceBefore` to `nanos` at `priceCents` (its lot is all of it). */
 export function positionAmended(
-  position: PositionRecord, action: 'buy' | 'sell', nanosBefore: number, priceBefore: number, nanos: number, priceCents: number,
+  position: PositionRecord,
+  action: 'buy' | 'sell',
+  nanosBefore: number,
+  priceBefore: number,
+  nanos: number,
+  priceCents: number,
 ): void {
   position.positionNanos += (action === 'buy' ? 1 : -1) * (nanos - nanosBefore);
-  position.openPremium = plusContractsTimesCents(plusContractsTimesCents(position.openPremium, nanosBefore, -priceBefore), nanos, priceCents);
+  position.openPremium = plusContractsTimesCents(
+    plusContractsTimesCents(position.openPremium, nanosBefore, -priceBefore),
+    nanos,
+    priceCents,
+  );
 }
 
 /**
@@ -33,7 +48,12 @@ export function positionAmended(
  * cash when positive). Fees and refunds move its fees, PnL its realised PnL; a settlement
  * transfer closes every open contract (the result settled them, or the void unwound them).
  */
-export function positionTransferred(position: PositionRecord, kind: TransferKind, amount: Decimal, signed: Decimal): void {
+export function positionTransferred(
+  position: PositionRecord,
+  kind: TransferKind,
+  amount: Decimal,
+  signed: Decimal,
+): void {
   if (kind === 'fee') position.fees = plus(position.fees, amount);
   else if (kind === 'fee_refund') position.fees = minus(position.fees, amount);
   else position.realizedPnl = plus(position.realizedPnl, signed);

@@ -15,19 +15,44 @@
 // in the period; biggest_win needs a win; the others need a settled market.
 
 import {
-  compare, decimalOf, decimalText, integerDecimal, isNegative, isPositive, plus, quotient, toFixedPlaces, wholePart, ZERO, type Decimal,
+  compare,
+  decimalOf,
+  decimalText,
+  integerDecimal,
+  isNegative,
+  isPositive,
+  plus,
+  quotient,
+  toFixedPlaces,
+  wholePart,
+  ZERO,
+  type Decimal,
 } from '../money/decimal.ts';
 
 const ONE = integerDecimal(1);
 
-export const LEADERBOARD_METRICS = ['volume', 'profit', 'predictions', 'markets', 'win_rate', 'biggest_win', 'return', 'streak'] as const;
+export const LEADERBOARD_METRICS = [
+  'volume',
+  'profit',
+  'predictions',
+  'markets',
+  'win_rate',
+  'biggest_win',
+  'return',
+  'streak',
+] as const;
 export type Metric = (typeof LEADERBOARD_METRICS)[number];
 type MetricKind = 'money' | 'count' | 'ratio';
 
 const METRIC_KIND: Record<Metric, MetricKind> = {
-  volume: 'money', profit: 'money', biggest_win: 'money',
-  predictions: 'count', markets: 'count', streak: 'count',
-  win_rate: 'ratio', return: 'ratio',
+  volume: 'money',
+  profit: 'money',
+  biggest_win: 'money',
+  predictions: 'count',
+  markets: 'count',
+  streak: 'count',
+  win_rate: 'ratio',
+  return: 'ratio',
 };
 
 export const LEADERBOARD_ROWS_MAX = 100;
@@ -60,7 +85,11 @@ export interface BoardEntry {
 /** Sport key of a sport name: lowercase words joined by `_` (e.g. `Ice Hockey` → `ice_hockey`). */
 export function sportKey(name: string | null | undefined): string | null {
   if (!name) return null;
-  const key = name.trim().toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  const key = name
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
   return key === '' ? null : key;
 }
 
@@ -85,7 +114,9 @@ function topSports(volumes: readonly VolumeFact[]): Map<string, string> {
 }
 
 function longestWinStreak(results: SettlementFact[]): number {
-  const ordered = [...results].sort((a, b) => a.settled_at_us - b.settled_at_us || (a.market_id < b.market_id ? -1 : a.market_id > b.market_id ? 1 : 0));
+  const ordered = [...results].sort(
+    (a, b) => a.settled_at_us - b.settled_at_us || (a.market_id < b.market_id ? -1 : a.market_id > b.market_id ? 1 : 0),
+  );
   let best = 0;
   let run = 0;
   for (const result of ordered) {
@@ -99,21 +130,30 @@ function longestWinStreak(results: SettlementFact[]): number {
  * Each eligible account's value on one board. `category` is `all` or a sport key: on a sport
  * board only that sport's facts count and the top sport is that sport.
  */
-export function boardValues(metric: Metric, category: string, volumes: readonly VolumeFact[], settlements: readonly SettlementFact[]): BoardEntry[] {
+export function boardValues(
+  metric: Metric,
+  category: string,
+  volumes: readonly VolumeFact[],
+  settlements: readonly SettlementFact[],
+): BoardEntry[] {
   const inCategory = <T extends { sport: string | null }>(fact: T) => category === 'all' || fact.sport === category;
   const volumeFacts = volumes.filter(inCategory);
   const settlementFacts = settlements.filter(inCategory);
   const tops = category === 'all' ? topSports(volumes) : null;
-  const topOf = (account: string) => (tops ? tops.get(account) ?? null : category);
+  const topOf = (account: string) => (tops ? (tops.get(account) ?? null) : category);
 
   const volumeByAccount = new Map<string, Decimal>();
-  for (const fact of volumeFacts) volumeByAccount.set(fact.account_id, plus(volumeByAccount.get(fact.account_id) ?? ZERO, decimalOf(fact.volume)));
+  for (const fact of volumeFacts)
+    volumeByAccount.set(fact.account_id, plus(volumeByAccount.get(fact.account_id) ?? ZERO, decimalOf(fact.volume)));
   const settledByAccount = new Map<string, SettlementFact[]>();
-  for (const fact of settlementFacts) settledByAccount.set(fact.account_id, [...(settledByAccount.get(fact.account_id) ?? []), fact]);
-  const profitOf = (account: string) => (settledByAccount.get(account) ?? []).reduce((sum, f) => plus(sum, decimalOf(f.net_pnl)), ZERO);
+  for (const fact of settlementFacts)
+    settledByAccount.set(fact.account_id, [...(settledByAccount.get(fact.account_id) ?? []), fact]);
+  const profitOf = (account: string) =>
+    (settledByAccount.get(account) ?? []).reduce((sum, f) => plus(sum, decimalOf(f.net_pnl)), ZERO);
 
   const entries: BoardEntry[] = [];
-  const push = (account_id: string, value: Decimal) => entries.push({ account_id, value, top_sport: topOf(account_id) });
+  const push = (account_id: string, value: Decimal) =>
+    entries.push({ account_id, value, top_sport: topOf(account_id) });
 
   switch (metric) {
     case 'volume':
@@ -132,7 +172,8 @@ export function boardValues(metric: Metric, category: string, volumes: readonly 
       break;
     case 'predictions':
       // whole contracts settled: an integer, as every count board's value
-      for (const [account, facts] of settledByAccount) push(account, wholePart(facts.reduce((sum, f) => plus(sum, decimalOf(f.contracts)), ZERO)));
+      for (const [account, facts] of settledByAccount)
+        push(account, wholePart(facts.reduce((sum, f) => plus(sum, decimalOf(f.contracts)), ZERO)));
       break;
     case 'markets':
       for (const [account, facts] of settledByAccount) push(account, integerDecimal(facts.length));
@@ -172,7 +213,10 @@ interface RankedRow<T> {
  * Best first, dense 1-based ranks: equal values share a rank and the next value takes the next
  * integer. `tieOrder` orders members that share a value (display order only).
  */
-export function denseRank<T extends { value: Decimal }>(entries: readonly T[], tieOrder: (a: T, b: T) => number): RankedRow<T>[] {
+export function denseRank<T extends { value: Decimal }>(
+  entries: readonly T[],
+  tieOrder: (a: T, b: T) => number,
+): RankedRow<T>[] {
   const sorted = [...entries].sort((a, b) => compare(b.value, a.value) || tieOrder(a, b));
   const rows: RankedRow<T>[] = [];
   let rank = 0;

@@ -20,8 +20,14 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   let formatter = formatters.get(timeZone);
   if (!formatter) {
     formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit',
-      hour: '2-digit', minute: '2-digit', second: '2-digit',
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
     });
     formatters.set(timeZone, formatter);
   }
@@ -34,8 +40,12 @@ function wallClock(ms: number, timeZone: string) {
     if (part.type !== 'literal') parts[part.type] = Number(part.value);
   }
   return {
-    year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1,
-    hour: (parts.hour ?? 0) % 24, minute: parts.minute ?? 0, second: parts.second ?? 0,
+    year: parts.year ?? 1970,
+    month: parts.month ?? 1,
+    day: parts.day ?? 1,
+    hour: (parts.hour ?? 0) % 24,
+    minute: parts.minute ?? 0,
+    second: parts.second ?? 0,
   };
 }
 
@@ -79,7 +89,10 @@ export function periodBounds(period: Period, nowUs: number, timeZone = LEADERBOA
   const { year, month, day } = today;
   switch (period) {
     case 'daily':
-      return { start_us: localMidnightUs(today, timeZone), next_reset_us: localMidnightUs({ year, month, day: day + 1 }, timeZone) };
+      return {
+        start_us: localMidnightUs(today, timeZone),
+        next_reset_us: localMidnightUs({ year, month, day: day + 1 }, timeZone),
+      };
     case 'weekly': {
       const monday = day - weekdayFromMonday(today);
       return {

@@ -25,10 +25,15 @@ const DECIMAL_PATTERN = /^-?\d+(?:\.\d+)?$/; // digits on both sides of a point:
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: Refusal };
 const fail = <T>(error: Refusal): Parsed<T> => ({ ok: false, error });
 const QUANTITY_TOO_LARGE: Refusal = { code: 'quantity_too_large', quantity_max: MAX_ORDER_QUANTITY_CONTRACTS };
-const MAX_PRICE_INVALID: Refusal = { code: 'max_price_invalid', max_price_max: MAX_MARKET_PRICE_CENTS / CENTS_PER_DOLLAR };
+const MAX_PRICE_INVALID: Refusal = {
+  code: 'max_price_invalid',
+  max_price_max: MAX_MARKET_PRICE_CENTS / CENTS_PER_DOLLAR,
+};
 
 export function isDecimalText(text: unknown): text is string {
-  return typeof text === 'string' && text.length > 0 && text.length <= DECIMAL_TEXT_LENGTH_MAX && DECIMAL_PATTERN.test(text);
+  return (
+    typeof text === 'string' && text.length > 0 && text.length <= DECIMAL_TEXT_LENGTH_MAX && DECIMAL_PATTERN.test(text)
+  );
 }
 
 /** Digits after the point once trailing zeros are dropped ("0.4200" has 2). */
@@ -101,7 +106,8 @@ export function parsePriceCents(text: unknown, maxPriceCents?: number): Parsed<n
   if (maxPriceCents !== undefined && cents >= maxPriceCents) {
     return fail({ code: 'price_at_or_above_max', max_price: formatCents(maxPriceCents) });
   }
-  if (cents >= MAX_MARKET_PRICE_CENTS) return fail({ code: 'price_at_or_above_max', max_price: formatCents(MAX_MARKET_PRICE_CENTS) });
+  if (cents >= MAX_MARKET_PRICE_CENTS)
+    return fail({ code: 'price_at_or_above_max', max_price: formatCents(MAX_MARKET_PRICE_CENTS) });
   return { ok: true, value: cents };
 }
 
@@ -223,7 +229,12 @@ function coefficientOf(c: number[]): number {
 
 class ScaledDecimal {
   d: number[] | null = null;
-  constructor(public s: number, public e: number, public k: number, public x: number) {}
+  constructor(
+    public s: number,
+    public e: number,
+    public k: number,
+    public x: number,
+  ) {}
 }
 Object.setPrototypeOf(ScaledDecimal.prototype, Big.prototype);
 Object.defineProperty(ScaledDecimal.prototype, 'constructor', { value: Big, writable: true, configurable: true });
@@ -293,7 +304,12 @@ function sum(x: Decimal, y: Decimal, ySign: number): Decimal {
     const shift = xLast - yLast;
     if (shift > 0 && shift <= MAX_FAST_DIGITS) xInteger *= POW10[shift]!;
     else if (shift < 0 && shift >= -MAX_FAST_DIGITS) yInteger *= POW10[-shift]!;
-    if (shift <= MAX_FAST_DIGITS && shift >= -MAX_FAST_DIGITS && xInteger <= Number.MAX_SAFE_INTEGER && yInteger <= Number.MAX_SAFE_INTEGER) {
+    if (
+      shift <= MAX_FAST_DIGITS &&
+      shift >= -MAX_FAST_DIGITS &&
+      xInteger <= Number.MAX_SAFE_INTEGER &&
+      yInteger <= Number.MAX_SAFE_INTEGER
+    ) {
       const total = x.s * xInteger + ySign * yInteger;
       if (total === 0) return ZERO;
       if (Number.isSafeInteger(total)) return fromSafeInteger(total, -(shift > 0 ? yLast : xLast));
@@ -338,7 +354,8 @@ export function compare(x: Decimal, y: Decimal): number {
     const shift = x.x - y.x;
     const xInteger = shift > 0 ? x.k * POW10[shift]! : x.k;
     const yInteger = shift < 0 ? y.k * POW10[-shift]! : y.k;
-    if (Number.isSafeInteger(xInteger) && Number.isSafeInteger(yInteger)) return xInteger === yInteger ? 0 : xInteger > yInteger ? sign : -sign;
+    if (Number.isSafeInteger(xInteger) && Number.isSafeInteger(yInteger))
+      return xInteger === yInteger ? 0 : xInteger > yInteger ? sign : -sign;
   }
   const xc = x.c;
   const yc = y.c;
@@ -503,7 +520,10 @@ export function moneyDifferenceDownAtLeastZero(a: Decimal, b: Decimal): string {
 export function moneyDifferenceUp(a: Decimal, b: Decimal, c: Decimal): string {
   const exponent = Math.min(lastExponent(a), lastExponent(b), lastExponent(c));
   const difference = integerAt(a, exponent) - integerAt(b, exponent) - integerAt(c, exponent);
-  return (Number.isSafeInteger(difference) ? roundedMoney(difference, exponent, true) : null) ?? moneyRoundedUp(minus(minus(a, b), c));
+  return (
+    (Number.isSafeInteger(difference) ? roundedMoney(difference, exponent, true) : null) ??
+    moneyRoundedUp(minus(minus(a, b), c))
+  );
 }
 
 // --- formatting --------------------------------------------------------------------------------
@@ -536,9 +556,10 @@ function signOf(value: Decimal): string {
 function pointed(digits: string, exponent: number): string {
   const places = digits.length - 1 - exponent;
   if (places <= 0) return `${places < 0 ? digits + '0'.repeat(-places) : digits}.00`;
-  const text = exponent >= 0
-    ? `${digits.slice(0, exponent + 1)}.${digits.slice(exponent + 1)}`
-    : `0.${exponent < -1 ? '0'.repeat(-exponent - 1) : ''}${digits}`;
+  const text =
+    exponent >= 0
+      ? `${digits.slice(0, exponent + 1)}.${digits.slice(exponent + 1)}`
+      : `0.${exponent < -1 ? '0'.repeat(-exponent - 1) : ''}${digits}`;
   return places === 1 ? `${text}0` : text;
 }
 
@@ -612,8 +633,14 @@ export function timesRatio(x: Decimal, multiplier: number, divisor: number, plac
 
 /** timesRatio(x, multiplier, divisor, places) as an integer count of 10^-places; NaN when it does not fit. */
 function ratioInteger(x: Decimal, multiplier: number, divisor: number, places: number): number {
-  if (digitCount(x) <= MAX_FAST_DIGITS && places <= MAX_FAST_DIGITS && multiplier > 0 && divisor > 0
-    && Number.isSafeInteger(multiplier) && Number.isSafeInteger(divisor)) {
+  if (
+    digitCount(x) <= MAX_FAST_DIGITS &&
+    places <= MAX_FAST_DIGITS &&
+    multiplier > 0 &&
+    divisor > 0 &&
+    Number.isSafeInteger(multiplier) &&
+    Number.isSafeInteger(divisor)
+  ) {
     if (zero(x)) return 0;
     const common = gcd(multiplier, divisor);
     const shift = lastDigitExponent(x) + places; // scale of the coefficient's last digit, in units of 10^-places
@@ -655,7 +682,12 @@ function integerMoney(integer: number, exponent: number): string {
 
 /** value.toFixed(places) (big.js's text, half up), without big.js when value has at most `places` decimals. */
 export function toFixedPlaces(value: Decimal, places: number): string {
-  if (!zero(value) && digitCount(value) <= MAX_FAST_DIGITS && places <= MAX_FAST_DIGITS && -lastDigitExponent(value) <= places) {
+  if (
+    !zero(value) &&
+    digitCount(value) <= MAX_FAST_DIGITS &&
+    places <= MAX_FAST_DIGITS &&
+    -lastDigitExponent(value) <= places
+  ) {
     const integer = integerAt(value, -places);
     if (integer === integer) {
       const digits = String(integer < 0 ? -integer : integer);
@@ -754,7 +786,8 @@ function sumWithProduct(x: Decimal, sign: 1 | -1, nanos: number, cents: number):
   if (shift > MAX_FAST_DIGITS) return Number.NaN;
   const scaledProduct = product * POW10[shift]!;
   const xInteger = integerAt(x, exponent);
-  if (!(scaledProduct <= HALF_SAFE && scaledProduct >= -HALF_SAFE && xInteger <= HALF_SAFE && xInteger >= -HALF_SAFE)) return Number.NaN;
+  if (!(scaledProduct <= HALF_SAFE && scaledProduct >= -HALF_SAFE && xInteger <= HALF_SAFE && xInteger >= -HALF_SAFE))
+    return Number.NaN;
   sumExponent = exponent;
   const total = sign * xInteger + scaledProduct;
   return total === 0 ? 0 : total;

@@ -3,11 +3,28 @@
 // (`trade_fee`). Computed on exact integers when they fit a double, else with decimals.
 
 import {
-  ceilCent, contractsTimesCents, FEE_DECIMAL_PLACES, fromInteger, integerAt, isPositive, lastExponent, minus, NANOS_PER_CONTRACT, plus,
-  QUANTITY_DECIMAL_PLACES, quotient, round9, times, ZERO, type Decimal,
+  ceilCent,
+  contractsTimesCents,
+  FEE_DECIMAL_PLACES,
+  fromInteger,
+  integerAt,
+  isPositive,
+  lastExponent,
+  minus,
+  NANOS_PER_CONTRACT,
+  plus,
+  QUANTITY_DECIMAL_PLACES,
+  quotient,
+  round9,
+  times,
+  ZERO,
+  type Decimal,
 } from './decimal.ts';
 
-export interface Fee { unrounded: Decimal; rounded: Decimal }
+export interface Fee {
+  unrounded: Decimal;
+  rounded: Decimal;
+}
 
 /** Largest power of ten a fee is divided by on integers (10^15 and below are exact doubles). */
 const MAX_ROUNDING_SHIFT = 15;
@@ -21,7 +38,8 @@ export function feeOf(rate: Decimal, nanos: number, basisCents: number): Fee {
     let fee = (whole ? nanos / NANOS_PER_CONTRACT : nanos) * basisCents * integerAt(rate, rateExponent);
     let exponent = (whole ? 0 : -QUANTITY_DECIMAL_PLACES) - 2 + rateExponent;
     if (Number.isSafeInteger(fee) && exponent >= -FEE_DECIMAL_PLACES - MAX_ROUNDING_SHIFT) {
-      if (exponent < -FEE_DECIMAL_PLACES) { // half up at nine places
+      if (exponent < -FEE_DECIMAL_PLACES) {
+        // half up at nine places
         const divisor = 10 ** (-FEE_DECIMAL_PLACES - exponent);
         const remainder = fee % divisor;
         fee = (fee - remainder) / divisor + (remainder * 2 >= divisor ? 1 : 0);

@@ -7,7 +7,8 @@
 export const GRANT_STREAM_PREFIX = 'oauth-grant-';
 const TOTP_STREAM_PREFIX = 'account-totp-';
 
-export const grantStream = (accountId: string, clientId: string): string => `${GRANT_STREAM_PREFIX}${accountId}-${clientId}`;
+export const grantStream = (accountId: string, clientId: string): string =>
+  `${GRANT_STREAM_PREFIX}${accountId}-${clientId}`;
 export const totpStream = (accountId: string): string => `${TOTP_STREAM_PREFIX}${accountId}`;
 
 export type GrantRevocationReason = 'code_replayed' | 'member' | 'operator';
@@ -32,8 +33,7 @@ export interface OAuthGrantRevoked {
 }
 
 type GrantEvent =
-  | { type: 'OAuthGrantConsented'; data: OAuthGrantConsented }
-  | { type: 'OAuthGrantRevoked'; data: OAuthGrantRevoked };
+  { type: 'OAuthGrantConsented'; data: OAuthGrantConsented } | { type: 'OAuthGrantRevoked'; data: OAuthGrantRevoked };
 
 export interface Grant {
   grant_id: string;
@@ -50,7 +50,14 @@ export function evolveGrant(state: Grant | null, event: { type: string; data: un
     case 'OAuthGrantConsented': {
       const d = event.data as OAuthGrantConsented;
       if (state && state.grant_id === d.grant_id) return { ...state, scopes: [...d.scopes] };
-      return { grant_id: d.grant_id, account_id: d.account_id, client_id: d.client_id, scopes: [...d.scopes], created_at_us: d.at_us, revoked_at_us: null };
+      return {
+        grant_id: d.grant_id,
+        account_id: d.account_id,
+        client_id: d.client_id,
+        scopes: [...d.scopes],
+        created_at_us: d.at_us,
+        revoked_at_us: null,
+      };
     }
     case 'OAuthGrantRevoked': {
       const d = event.data as OAuthGrantRevoked;

@@ -51,7 +51,8 @@ export function handleRuleBroken(handle: string, lists: HandleLists): HandleRule
   if (!HANDLE_PATTERN.test(handle)) return 'characters';
   if (lists.reserved_handles.some((reserved) => foldHandle(reserved) === handle)) return 'reserved';
   const squashed = squash(handle);
-  if (lists.blocked_handles.some((blocked) => squash(blocked) !== '' && squashed.includes(squash(blocked)))) return 'blocked';
+  if (lists.blocked_handles.some((blocked) => squash(blocked) !== '' && squashed.includes(squash(blocked))))
+    return 'blocked';
   return null;
 }
 

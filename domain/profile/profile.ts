@@ -9,7 +9,14 @@ import type { Jurisdiction } from '../views.ts';
 import { HANDLE_CHANGE_WINDOW_US, foldHandle, handleRuleBroken, type HandleLists } from './handle.ts';
 
 export type ProfileEvent =
-  | { type: 'HandleChanged'; account_id: string; handle: string; previous_handle: string | null; generated: boolean; at_us: number }
+  | {
+      type: 'HandleChanged';
+      account_id: string;
+      handle: string;
+      previous_handle: string | null;
+      generated: boolean;
+      at_us: number;
+    }
   | { type: 'AvatarChanged'; account_id: string; avatar: Avatar; generated: boolean; at_us: number }
   | { type: 'LeaderboardOptInChanged'; account_id: string; opt_in: boolean; at_us: number };
 
@@ -38,7 +45,11 @@ export const initialProfile = (): ProfileState => ({
 export function evolveProfile(state: ProfileState, event: ProfileEvent): ProfileState {
   switch (event.type) {
     case 'HandleChanged':
-      return { ...state, handle: event.handle, handle_changed_at_us: event.generated ? state.handle_changed_at_us : event.at_us };
+      return {
+        ...state,
+        handle: event.handle,
+        handle_changed_at_us: event.generated ? state.handle_changed_at_us : event.at_us,
+      };
     case 'AvatarChanged':
       return { ...state, avatar: event.avatar };
     case 'LeaderboardOptInChanged':
@@ -63,7 +74,10 @@ export function defaultOptIn(account: { jurisdiction: Jurisdiction; created_at: 
   return OPT_IN_DEFAULT_BY_JURISDICTION[account.jurisdiction] ?? false;
 }
 
-export function effectiveOptIn(state: ProfileState, account: { jurisdiction: Jurisdiction; created_at: number }): boolean {
+export function effectiveOptIn(
+  state: ProfileState,
+  account: { jurisdiction: Jurisdiction; created_at: number },
+): boolean {
   return state.opt_in ?? defaultOptIn(account);
 }
 
@@ -109,8 +123,16 @@ export function decideProfile(command: UpdateProfile, state: ProfileState, lists
     const broken = handleRuleBroken(handle, lists);
     if (broken) throw new DomainError({ code: 'handle_refused', rule: broken });
     if (handle !== state.handle) {
-      if (handleChangeableAtUs(state, now_us) !== null) throw new DomainError({ code: 'handle_refused', rule: 'window' });
-      events.push({ type: 'HandleChanged', account_id, handle, previous_handle: state.handle, generated: false, at_us: now_us });
+      if (handleChangeableAtUs(state, now_us) !== null)
+        throw new DomainError({ code: 'handle_refused', rule: 'window' });
+      events.push({
+        type: 'HandleChanged',
+        account_id,
+        handle,
+        previous_handle: state.handle,
+        generated: false,
+        at_us: now_us,
+      });
       claim = handle;
       release = state.handle;
       handleAfter = handle;
@@ -119,15 +141,33 @@ export function decideProfile(command: UpdateProfile, state: ProfileState, lists
 
   const joining = command.leaderboard_opt_in === true;
   if (joining && handleAfter === null) {
-    events.push({ type: 'HandleChanged', account_id, handle: command.generated.handle, previous_handle: null, generated: true, at_us: now_us });
+    events.push({
+      type: 'HandleChanged',
+      account_id,
+      handle: command.generated.handle,
+      previous_handle: null,
+      generated: true,
+      at_us: now_us,
+    });
     claim = command.generated.handle;
   }
 
   if (command.avatar !== undefined) {
-    const same = state.avatar && state.avatar.style === command.avatar.style && state.avatar.palette === command.avatar.palette && state.avatar.seed === command.avatar.seed;
-    if (!same) events.push({ type: 'AvatarChanged', account_id, avatar: command.avatar, generated: false, at_us: now_us });
+    const same =
+      state.avatar &&
+      state.avatar.style === command.avatar.style &&
+      state.avatar.palette === command.avatar.palette &&
+      state.avatar.seed === command.avatar.seed;
+    if (!same)
+      events.push({ type: 'AvatarChanged', account_id, avatar: command.avatar, generated: false, at_us: now_us });
   } else if (joining && state.avatar === null) {
-    events.push({ type: 'AvatarChanged', account_id, avatar: command.generated.avatar, generated: true, at_us: now_us });
+    events.push({
+      type: 'AvatarChanged',
+      account_id,
+      avatar: command.generated.avatar,
+      generated: true,
+      at_us: now_us,
+    });
   }
 
   if (command.leaderboard_opt_in !== undefined && command.leaderboard_opt_in !== state.opt_in) {

@@ -15,7 +15,15 @@
 
 import type { Decimal } from '../money/decimal.ts';
 import type {
-  AccountStatus, FeeSchedule, FillStatus, Jurisdiction, LedgerEntryType, LedgerEntryView, MarketResult, MarketStatus, OrderStatus,
+  AccountStatus,
+  FeeSchedule,
+  FillStatus,
+  Jurisdiction,
+  LedgerEntryType,
+  LedgerEntryView,
+  MarketResult,
+  MarketStatus,
+  OrderStatus,
 } from '../views.ts';
 
 export interface OrderRecord {
@@ -213,8 +221,19 @@ export interface MarketCatalogueRecord {
 /** A market listed without any of them. */
 export function emptyMarketCatalogue(): MarketCatalogueRecord {
   return {
-    description: null, groupTitle: null, specifier: null, positionLabel: null, poweredBy: null, filters: [], tradingFilters: [], keywords: [],
-    participants: null, statDetail: null, featuredHome: false, manualProbability: false, archivedAt: null,
+    description: null,
+    groupTitle: null,
+    specifier: null,
+    positionLabel: null,
+    poweredBy: null,
+    filters: [],
+    tradingFilters: [],
+    keywords: [],
+    participants: null,
+    statDetail: null,
+    featuredHome: false,
+    manualProbability: false,
+    archivedAt: null,
   };
 }
 

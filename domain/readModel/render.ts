@@ -4,17 +4,45 @@
 
 import { usToIso } from '../clock.ts';
 import {
-  contractsTimesCents, contractsTimesCentsLessMoney, contractsTimesCentsMoney, formatCents, formatNanos, isPositive, minus, money, percentToRate,
-  perContractMoney, plus, FEE_DECIMAL_PLACES, timesRatio, toFixedPlaces, ZERO, type Decimal,
+  contractsTimesCents,
+  contractsTimesCentsLessMoney,
+  contractsTimesCentsMoney,
+  formatCents,
+  formatNanos,
+  isPositive,
+  minus,
+  money,
+  percentToRate,
+  perContractMoney,
+  plus,
+  FEE_DECIMAL_PLACES,
+  timesRatio,
+  toFixedPlaces,
+  ZERO,
+  type Decimal,
 } from '../money/decimal.ts';
 import { DEFAULT_BASE_FEE_PERCENT, DEFAULT_MAKER_FACTOR, DEFAULT_TAKER_FACTOR } from '../engine/fees.ts';
 import { potentialFeeOf } from '../money/fees.ts';
 import { riskCentsOf, toWinCentsOf } from '../evolve/risk.ts';
 import type {
-  AccountView, BalanceView, FillView, LedgerEntryView, MarketStateView, OrderView, PositionView, SportEventView,
+  AccountView,
+  BalanceView,
+  FillView,
+  LedgerEntryView,
+  MarketStateView,
+  OrderView,
+  PositionView,
+  SportEventView,
 } from '../views.ts';
 import type {
-  AccountRecord, FillRecord, FundsFigures, LedgerEntryRecord, MarketRecord, OrderRecord, PositionRecord, SportEventRecord,
+  AccountRecord,
+  FillRecord,
+  FundsFigures,
+  LedgerEntryRecord,
+  MarketRecord,
+  OrderRecord,
+  PositionRecord,
+  SportEventRecord,
 } from './records.ts';
 
 const AVG_PRICE_DECIMAL_PLACES = 7;
@@ -157,7 +185,9 @@ export function fillView(fill: FillRecord, market?: SettlementFeePercents): Fill
     pc_premium: formatCents(price),
     pc_risk: formatCents(riskCents),
     pc_to_win: formatCents(toWinCents),
-    remaining_potential_fee: money(potentialFeeOf(settlementFeeRateOf(market), contractsTimesCents(remainingNanos, toWinCents))),
+    remaining_potential_fee: money(
+      potentialFeeOf(settlementFeeRateOf(market), contractsTimesCents(remainingNanos, toWinCents)),
+    ),
     remaining_premium: contractsTimesCentsMoney(remainingNanos, price),
     remaining_risk: contractsTimesCentsMoney(remainingNanos, riskCents),
     remaining_to_win: contractsTimesCentsMoney(remainingNanos, toWinCents),
@@ -197,9 +227,9 @@ export function balanceView(account: AccountRecord, funds: FundsFigures, seq: nu
     escrow: '0.00',
     fee_schedule: account.feeSchedule,
     // the rates in force: an unset rate shows the schedule's default, as fees.ts charges it
-    base_fee_percent: onTrade ? null : account.baseFeePercent ?? DEFAULT_BASE_FEE_PERCENT,
-    maker_factor: onTrade ? account.makerFactor ?? DEFAULT_MAKER_FACTOR : null,
-    taker_factor: onTrade ? account.takerFactor ?? DEFAULT_TAKER_FACTOR : null,
+    base_fee_percent: onTrade ? null : (account.baseFeePercent ?? DEFAULT_BASE_FEE_PERCENT),
+    maker_factor: onTrade ? (account.makerFactor ?? DEFAULT_MAKER_FACTOR) : null,
+    taker_factor: onTrade ? (account.takerFactor ?? DEFAULT_TAKER_FACTOR) : null,
     loyalty_tier: account.loyaltyTier,
     points: account.points,
     total_adjustments: money(totals.adjustments),
@@ -232,7 +262,11 @@ export function accountView(account: AccountRecord): AccountView {
   };
 }
 
-export function positionView(exposure: PositionRecord, market: Pick<MarketRecord, 'eventId' | 'maxPriceCents' | 'maxPrice'>, seq: number): PositionView {
+export function positionView(
+  exposure: PositionRecord,
+  market: Pick<MarketRecord, 'eventId' | 'maxPriceCents' | 'maxPrice'>,
+  seq: number,
+): PositionView {
   const nanos = exposure.positionNanos;
   const contracts = Math.abs(nanos);
   const premium = exposure.openPremium;
@@ -323,7 +357,7 @@ export function ledgerEntryView(entry: LedgerEntryRecord, now: number, seq: numb
     event_id: entry.eventId ?? null,
     market_id: entry.marketId ?? null,
     // a fee is its own; a refund names the fee it gives back
-    fee_id: entry.type === 'fee' ? entry.id : entry.type === 'fee_refund' ? entry.feeId ?? null : null,
+    fee_id: entry.type === 'fee' ? entry.id : entry.type === 'fee_refund' ? (entry.feeId ?? null) : null,
     payment_id: entry.paymentId ?? null,
     settlement_id: entry.settlementId ?? null,
     fee_source: entry.feeSource ?? null,

@@ -13,14 +13,28 @@
 // engine's self-trade prevention would cancel those instead of matching them).
 
 import {
-  compare, contractsTimesCents, decimalOf, decimalText, formatCents, formatNanos, money, perContract, plus, toFixedPlaces, ZERO, type Decimal,
+  compare,
+  contractsTimesCents,
+  decimalOf,
+  decimalText,
+  formatCents,
+  formatNanos,
+  money,
+  perContract,
+  plus,
+  toFixedPlaces,
+  ZERO,
+  type Decimal,
 } from '../money/decimal.ts';
 import type { FeeRates } from '../engine/fees.ts';
 import { tradeFee } from '../engine/orders.ts';
 import { riskCentsOf } from '../evolve/risk.ts';
 
 /** A price level as the matcher sees it: price in cents, quantity in nano-contracts. */
-export interface LevelUnits { cents: number; nanos: number }
+export interface LevelUnits {
+  cents: number;
+  nanos: number;
+}
 
 export interface QuoteRequest {
   action: 'buy' | 'sell';
@@ -34,7 +48,10 @@ export interface QuoteRequest {
   rates: FeeRates;
 }
 
-interface QuoteFill { cents: number; nanos: number }
+interface QuoteFill {
+  cents: number;
+  nanos: number;
+}
 
 interface Quote {
   fills: QuoteFill[];
@@ -76,8 +93,14 @@ export function quoteOrder(request: QuoteRequest): Quote {
   let unfilledNanos = 0;
   if (remaining > 0 && request.orderType === 'limit' && request.priceCents !== null) {
     restingNanos = remaining;
-    risk = plus(risk, contractsTimesCents(remaining, riskCents(request.action, request.priceCents, request.maxPriceCents)));
-    potentialFee = plus(potentialFee, tradeFee(request.rates.maker, remaining, request.priceCents, request.maxPriceCents).rounded);
+    risk = plus(
+      risk,
+      contractsTimesCents(remaining, riskCents(request.action, request.priceCents, request.maxPriceCents)),
+    );
+    potentialFee = plus(
+      potentialFee,
+      tradeFee(request.rates.maker, remaining, request.priceCents, request.maxPriceCents).rounded,
+    );
   } else if (remaining > 0) {
     unfilledNanos = remaining;
   }
@@ -115,13 +138,15 @@ interface QuoteTexts {
  */
 export function quoteTexts(quote: Quote, availableBalance: string, moneyPlaces: 2 | null): QuoteTexts {
   const show = (value: Decimal) => (moneyPlaces === null ? money(value) : toFixedPlaces(value, moneyPlaces));
-  const average = quote.filledNanos > 0
-    ? perContract(quote.filledPremium, quote.filledNanos, moneyPlaces ?? AVERAGE_PRICE_PLACES)
-    : null;
+  const average =
+    quote.filledNanos > 0
+      ? perContract(quote.filledPremium, quote.filledNanos, moneyPlaces ?? AVERAGE_PRICE_PLACES)
+      : null;
   return {
     fills: quote.fills.map((fill) => ({ price: formatCents(fill.cents), quantity: formatNanos(fill.nanos) })),
     filled_quantity: formatNanos(quote.filledNanos),
-    average_price: average === null ? null : moneyPlaces === null ? decimalText(average) : toFixedPlaces(average, moneyPlaces),
+    average_price:
+      average === null ? null : moneyPlaces === null ? decimalText(average) : toFixedPlaces(average, moneyPlaces),
     resting_quantity: formatNanos(quote.restingNanos),
     unfilled_quantity: formatNanos(quote.unfilledNanos),
     risk: show(quote.risk),

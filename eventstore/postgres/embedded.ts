@@ -153,7 +153,7 @@ export async function assertServerUserCanEnter(dataDir: string): Promise<void> {
         const mode = (info.mode & 0o777).toString(8).padStart(4, '0');
         throw new EmbeddedStartRefused(
           `The PostgreSQL server user "${USER}" cannot enter ${dir} (mode ${mode}), which holds the embedded database: ` +
-          `run \`chmod o+x ${dir}\` (or \`chmod 755\`), or set DATA_DIR to a directory it can reach.`,
+            `run \`chmod o+x ${dir}\` (or \`chmod 755\`), or set DATA_DIR to a directory it can reach.`,
         );
       }
     }
@@ -223,7 +223,9 @@ export class EmbeddedPostgresServer {
     } catch (error) {
       // A failed start rejects with undefined: the reason is in postgres' log.
       const detail = error instanceof Error ? error.message : this.logLines.slice(-10).join('\n');
-      throw new Error(`embedded PostgreSQL failed to start in ${dataDir} on port ${this.options.port}: ${detail}`, { cause: error });
+      throw new Error(`embedded PostgreSQL failed to start in ${dataDir} on port ${this.options.port}: ${detail}`, {
+        cause: error,
+      });
     }
     this.pid = (pgServer as unknown as { process?: { pid?: number } }).process?.pid;
     running.add(this);

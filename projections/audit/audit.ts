@@ -22,9 +22,26 @@ export interface AuditReport {
   position: string;
   head: string;
   journal: { records: number; steps: number; facts: number; trades: number; transfers: number };
-  entities: { members: number; orders: number; fills: number; positions: number; markets: number; settled_markets: number; ledger_entries: number };
+  entities: {
+    members: number;
+    orders: number;
+    fills: number;
+    positions: number;
+    markets: number;
+    settled_markets: number;
+    ledger_entries: number;
+  };
   /** Over every member (fees net of refunds), and the house's ledger accounts. */
-  money: { deposits: string; withdrawals: string; adjustments: string; realised_pnl: string; fees: string; fee_revenue: string; outside: string; open_pools: string };
+  money: {
+    deposits: string;
+    withdrawals: string;
+    adjustments: string;
+    realised_pnl: string;
+    fees: string;
+    fee_revenue: string;
+    outside: string;
+    open_pools: string;
+  };
   /** Null when the read models were not compared (none given, or the core projector has never run). */
   read_models: { checkpoint: string; projector_version: number; stored_version: number; rows: RowCounts } | null;
   /** What differs, in the order found (at most AUDIT_DIFFERENCES_MAX); the first names where to look. */
@@ -44,14 +61,31 @@ function reportOf(audit: JournalAudit, head: bigint, readModels: AuditReport['re
     ok: audit.differences.length === 0,
     position: audit.position.toString(),
     head: head.toString(),
-    journal: { records: audit.records, steps: audit.steps, facts: audit.facts, trades: audit.trades, transfers: audit.transfers },
+    journal: {
+      records: audit.records,
+      steps: audit.steps,
+      facts: audit.facts,
+      trades: audit.trades,
+      transfers: audit.transfers,
+    },
     entities: {
-      members: audit.store.accounts.size, orders: audit.store.orders.size, fills: audit.store.fills.size, positions: audit.store.positions.size,
-      markets: audit.store.markets.size, settled_markets: audit.settled.size, ledger_entries: audit.entries.size,
+      members: audit.store.accounts.size,
+      orders: audit.store.orders.size,
+      fills: audit.store.fills.size,
+      positions: audit.store.positions.size,
+      markets: audit.store.markets.size,
+      settled_markets: audit.settled.size,
+      ledger_entries: audit.entries.size,
     },
     money: {
-      deposits: money(totals.deposits), withdrawals: money(totals.withdrawals), adjustments: money(totals.adjustments), realised_pnl: money(totals.realisedPnl),
-      fees: money(totals.fees), fee_revenue: money(totals.feeRevenue), outside: money(totals.outside), open_pools: money(totals.openPools),
+      deposits: money(totals.deposits),
+      withdrawals: money(totals.withdrawals),
+      adjustments: money(totals.adjustments),
+      realised_pnl: money(totals.realisedPnl),
+      fees: money(totals.fees),
+      fee_revenue: money(totals.feeRevenue),
+      outside: money(totals.outside),
+      open_pools: money(totals.openPools),
     },
     read_models: readModels,
     differences: audit.differences,
@@ -62,7 +96,11 @@ function reportOf(audit: JournalAudit, head: bigint, readModels: AuditReport['re
  * Audits the journal of `store` and, given `pool`, the core read models in it. Without read
  * models (or before the core projector's first batch) the whole journal is audited.
  */
-export async function auditExchange(store: EventStore, pool: pg.Pool | null, progress: AuditProgress = {}): Promise<AuditReport> {
+export async function auditExchange(
+  store: EventStore,
+  pool: pg.Pool | null,
+  progress: AuditProgress = {},
+): Promise<AuditReport> {
   if (pool === null) {
     const head = await store.headPosition();
     const audit = await auditJournal(store, { onProgress: (position) => progress.journal?.(position, head) });
@@ -76,12 +114,25 @@ export async function auditExchange(store: EventStore, pool: pg.Pool | null, pro
     // after the checkpoint: the head the report names is never behind what it audits
     const head = await store.headPosition();
     const upTo = checkpoint?.position;
-    const audit = await auditJournal(store, { ...(upTo === undefined ? {} : { upTo }), onProgress: (position) => progress.journal?.(position, upTo ?? head) });
+    const audit = await auditJournal(store, {
+      ...(upTo === undefined ? {} : { upTo }),
+      onProgress: (position) => progress.journal?.(position, upTo ?? head),
+    });
     let readModels: AuditReport['read_models'] = null;
     if (checkpoint && !audit.stopped) {
-      const total = audit.store.accounts.size + audit.store.positions.size + audit.store.orders.size + audit.store.fills.size + audit.entries.size;
+      const total =
+        audit.store.accounts.size +
+        audit.store.positions.size +
+        audit.store.orders.size +
+        audit.store.fills.size +
+        audit.entries.size;
       const rows = await compareReadModels(client, audit, { onProgress: (done) => progress.readModels?.(done, total) });
-      readModels = { checkpoint: checkpoint.position.toString(), projector_version: projector.version, stored_version: checkpoint.version, rows };
+      readModels = {
+        checkpoint: checkpoint.position.toString(),
+        projector_version: projector.version,
+        stored_version: checkpoint.version,
+        rows,
+      };
     }
     await client.query('COMMIT');
     return reportOf(audit, head, readModels);

@@ -18,9 +18,26 @@
 // when it first appeared), never per event: records are read in pages of AUDIT_PAGE_RECORDS and
 // each page's FactFold is dropped after it.
 
-import { compare, decimalOf, isDecimalText, isNegative, isZero, minus, money, negated, plus, ZERO, type Decimal } from '../../domain/money/decimal.ts';
+import {
+  compare,
+  decimalOf,
+  isDecimalText,
+  isNegative,
+  isZero,
+  minus,
+  money,
+  negated,
+  plus,
+  ZERO,
+  type Decimal,
+} from '../../domain/money/decimal.ts';
 import { ENGINE_RECORD_TYPES, ENGINE_STREAM } from '../../domain/engine/journal/journal.ts';
-import { memberOfLedgerAccount, type EngineEvent, type LedgerAccount, type TransferKind } from '../../domain/engine/events.ts';
+import {
+  memberOfLedgerAccount,
+  type EngineEvent,
+  type LedgerAccount,
+  type TransferKind,
+} from '../../domain/engine/events.ts';
 import type { LedgerEntryRecord } from '../../domain/readModel/records.ts';
 import type { EventStore, RecordedEvent } from '../../eventstore/port.ts';
 import { emptyStore, FactFold, type Fact, type FoldStore } from '../facts/fold.ts';
@@ -53,17 +70,37 @@ interface MemberSums {
 }
 
 /** Where a row first appeared in the journal (the read models' "most recent first" order). */
-export interface Inserted { pos: string; idx: number }
+export interface Inserted {
+  pos: string;
+  idx: number;
+}
 
 /** A ledger entry as the fold recorded it, with its step. */
-export interface RecordedEntry { entry: LedgerEntryRecord; seq: number; nowUs: number; pos: string; idx: number }
+export interface RecordedEntry {
+  entry: LedgerEntryRecord;
+  seq: number;
+  nowUs: number;
+  pos: string;
+  idx: number;
+}
 
 /** Which ledger accounts each kind of transfer moves money between (one side is always the member's cash). */
 const COUNTERPARTY_OF: Record<TransferKind, 'outside' | 'fees' | 'pool'> = {
-  deposit: 'outside', withdrawal: 'outside', adjustment: 'outside', fee: 'fees', fee_refund: 'fees', settlement: 'pool', trade_pnl: 'pool',
+  deposit: 'outside',
+  withdrawal: 'outside',
+  adjustment: 'outside',
+  fee: 'fees',
+  fee_refund: 'fees',
+  settlement: 'pool',
+  trade_pnl: 'pool',
 };
 /** The direction of a kind, when it has one: into the member's cash (`in`) or out of it (`out`). */
-const DIRECTION_OF: Partial<Record<TransferKind, 'in' | 'out'>> = { deposit: 'in', withdrawal: 'out', fee: 'out', fee_refund: 'in' };
+const DIRECTION_OF: Partial<Record<TransferKind, 'in' | 'out'>> = {
+  deposit: 'in',
+  withdrawal: 'out',
+  fee: 'out',
+  fee_refund: 'in',
+};
 
 export class JournalAudit {
   /** The fold's records of every entity (the read models' rows, as the fold makes them). */
@@ -108,13 +145,21 @@ export class JournalAudit {
     if (records.length === 0) return;
     this.position = records[records.length - 1]!.position;
     if (this.stopped) return;
-    const journal = records.filter((record) => record.stream === ENGINE_STREAM && ENGINE_RECORD_TYPES.includes(record.type));
+    const journal = records.filter(
+      (record) => record.stream === ENGINE_STREAM && ENGINE_RECORD_TYPES.includes(record.type),
+    );
     this.records += journal.length;
     let facts: Fact[];
     try {
       facts = journaledEventsOf(journal);
     } catch (error) {
-      this.differ({ table: 'journal', key: `positions ${journal[0]?.position ?? ''} to ${this.position}`, column: 'record', expected: 'a journal record that reads', found: (error as Error).message });
+      this.differ({
+        table: 'journal',
+        key: `positions ${journal[0]?.position ?? ''} to ${this.position}`,
+        column: 'record',
+        expected: 'a journal record that reads',
+        found: (error as Error).message,
+      });
       this.stopped = true;
       return;
     }
@@ -124,7 +169,13 @@ export class JournalAudit {
       try {
         fold.apply(fact);
       } catch (error) {
-        this.differ({ table: 'journal', key: this.keyOf(fact), column: 'fold', expected: 'a fact the fold can place', found: (error as Error).message });
+        this.differ({
+          table: 'journal',
+          key: this.keyOf(fact),
+          column: 'fold',
+          expected: 'a fact the fold can place',
+          found: (error as Error).message,
+        });
         this.stopped = true;
         return;
       }
@@ -141,12 +192,22 @@ export class JournalAudit {
     if (this.stopped) return;
     let sum = ZERO;
     for (const balance of this.ledger.values()) sum = plus(sum, balance);
-    if (!isZero(sum)) this.differ({ table: 'ledger', key: 'all accounts', column: 'sum', expected: '0.00', found: money(sum) });
+    if (!isZero(sum))
+      this.differ({ table: 'ledger', key: 'all accounts', column: 'sum', expected: '0.00', found: money(sum) });
     for (const [accountId, stored] of this.store.accounts) {
       const sums = this.members.get(accountId) ?? emptySums();
       const cash = this.ledger.get(`cash:${accountId}`) ?? ZERO;
-      const identity = minus(plus(plus(minus(sums.deposits, sums.withdrawals), sums.adjustments), sums.realisedPnl), sums.fees);
-      this.same('members', accountId, 'cash (deposits - withdrawals + adjustments + realised PnL - fees)', identity, cash);
+      const identity = minus(
+        plus(plus(minus(sums.deposits, sums.withdrawals), sums.adjustments), sums.realisedPnl),
+        sums.fees,
+      );
+      this.same(
+        'members',
+        accountId,
+        'cash (deposits - withdrawals + adjustments + realised PnL - fees)',
+        identity,
+        cash,
+      );
       // the fold's balance against the auditor's books
       const record = stored.record;
       this.same('members', accountId, 'account_balance', cash, record.cash);
@@ -159,21 +220,39 @@ export class JournalAudit {
   }
 
   /** Sums over every member, and the house's ledger accounts. */
-  totals(): { deposits: Decimal; withdrawals: Decimal; adjustments: Decimal; realisedPnl: Decimal; fees: Decimal; feeRevenue: Decimal; outside: Decimal; openPools: Decimal } {
+  totals(): {
+    deposits: Decimal;
+    withdrawals: Decimal;
+    adjustments: Decimal;
+    realisedPnl: Decimal;
+    fees: Decimal;
+    feeRevenue: Decimal;
+    outside: Decimal;
+    openPools: Decimal;
+  } {
     let total = emptySums();
     for (const sums of this.members.values()) {
       total = {
-        deposits: plus(total.deposits, sums.deposits), withdrawals: plus(total.withdrawals, sums.withdrawals), adjustments: plus(total.adjustments, sums.adjustments),
-        realisedPnl: plus(total.realisedPnl, sums.realisedPnl), fees: plus(total.fees, sums.fees),
+        deposits: plus(total.deposits, sums.deposits),
+        withdrawals: plus(total.withdrawals, sums.withdrawals),
+        adjustments: plus(total.adjustments, sums.adjustments),
+        realisedPnl: plus(total.realisedPnl, sums.realisedPnl),
+        fees: plus(total.fees, sums.fees),
       };
     }
     let openPools = ZERO;
     for (const [account, balance] of this.ledger) if (account.startsWith('pool:')) openPools = plus(openPools, balance);
-    return { ...total, feeRevenue: this.ledger.get('fees') ?? ZERO, outside: this.ledger.get('outside') ?? ZERO, openPools };
+    return {
+      ...total,
+      feeRevenue: this.ledger.get('fees') ?? ZERO,
+      outside: this.ledger.get('outside') ?? ZERO,
+      openPools,
+    };
   }
 
   private same(table: string, key: string, column: string, expected: Decimal, found: Decimal): void {
-    if (compare(expected, found) !== 0) this.differ({ table, key, column, expected: money(expected), found: money(found) });
+    if (compare(expected, found) !== 0)
+      this.differ({ table, key, column, expected: money(expected), found: money(found) });
   }
 
   private keyOf(fact: Fact, id?: string | null): string {
@@ -183,7 +262,13 @@ export class JournalAudit {
   private startStep(fact: Fact): void {
     this.endStep();
     if (fact.seq <= this.lastSeq) {
-      this.differ({ table: 'journal', key: `position ${fact.pos}`, column: 'seq', expected: `above ${this.lastSeq}`, found: String(fact.seq) });
+      this.differ({
+        table: 'journal',
+        key: `position ${fact.pos}`,
+        column: 'seq',
+        expected: `above ${this.lastSeq}`,
+        found: String(fact.seq),
+      });
     }
     this.lastSeq = Math.max(this.lastSeq, fact.seq);
     this.stepSeq = fact.seq;
@@ -199,7 +284,11 @@ export class JournalAudit {
       const balance = this.ledger.get(`pool:${marketId}`) ?? ZERO;
       if (!isZero(balance)) {
         this.differ({
-          table: 'ledger', key: `pool:${marketId} (settled market, after position ${this.stepPosition} seq ${this.stepSeq})`, column: 'balance', expected: '0.00', found: money(balance),
+          table: 'ledger',
+          key: `pool:${marketId} (settled market, after position ${this.stepPosition} seq ${this.stepSeq})`,
+          column: 'balance',
+          expected: '0.00',
+          found: money(balance),
         });
       }
     }
@@ -220,7 +309,13 @@ export class JournalAudit {
     this.transfers += 1;
     const key = this.keyOf(fact, e.id ?? e.kind);
     if (!isDecimalText(e.amount) || isNegative(decimalOf(e.amount)) || money(decimalOf(e.amount)) !== e.amount) {
-      this.differ({ table: 'journal', key, column: 'amount', expected: 'an amount >= 0 written as money', found: String(e.amount) });
+      this.differ({
+        table: 'journal',
+        key,
+        column: 'amount',
+        expected: 'an amount >= 0 written as money',
+        found: String(e.amount),
+      });
       return;
     }
     const amount = decimalOf(e.amount);
@@ -231,9 +326,20 @@ export class JournalAudit {
     const wanted = COUNTERPARTY_OF[e.kind];
     const wantedAccount = wanted === 'pool' ? `pool:${e.market_id ?? '?'}` : wanted;
     const direction = DIRECTION_OF[e.kind];
-    if (e.from === e.to || (fromMember !== null && toMember !== null) || member === null || other !== wantedAccount
-      || (direction === 'in' && toMember === null) || (direction === 'out' && fromMember === null)) {
-      const between = direction === 'out' ? `cash:<member> -> ${wantedAccount}` : direction === 'in' ? `${wantedAccount} -> cash:<member>` : `cash:<member> <-> ${wantedAccount}`;
+    if (
+      e.from === e.to ||
+      (fromMember !== null && toMember !== null) ||
+      member === null ||
+      other !== wantedAccount ||
+      (direction === 'in' && toMember === null) ||
+      (direction === 'out' && fromMember === null)
+    ) {
+      const between =
+        direction === 'out'
+          ? `cash:<member> -> ${wantedAccount}`
+          : direction === 'in'
+            ? `${wantedAccount} -> cash:<member>`
+            : `cash:<member> <-> ${wantedAccount}`;
       this.differ({ table: 'journal', key, column: 'from -> to', expected: between, found: `${e.from} -> ${e.to}` });
       return;
     }
@@ -247,11 +353,23 @@ export class JournalAudit {
       this.members.set(member, sums);
     }
     switch (e.kind) {
-      case 'deposit': sums.deposits = plus(sums.deposits, amount); break;
-      case 'withdrawal': sums.withdrawals = plus(sums.withdrawals, amount); break;
-      case 'adjustment': sums.adjustments = plus(sums.adjustments, signed); break;
-      case 'fee': case 'fee_refund': sums.fees = minus(sums.fees, signed); break;
-      case 'settlement': case 'trade_pnl': sums.realisedPnl = plus(sums.realisedPnl, signed); break;
+      case 'deposit':
+        sums.deposits = plus(sums.deposits, amount);
+        break;
+      case 'withdrawal':
+        sums.withdrawals = plus(sums.withdrawals, amount);
+        break;
+      case 'adjustment':
+        sums.adjustments = plus(sums.adjustments, signed);
+        break;
+      case 'fee':
+      case 'fee_refund':
+        sums.fees = minus(sums.fees, signed);
+        break;
+      case 'settlement':
+      case 'trade_pnl':
+        sums.realisedPnl = plus(sums.realisedPnl, signed);
+        break;
       default: {
         const unknown: never = e.kind;
         this.differ({ table: 'journal', key, column: 'kind', expected: 'a transfer kind', found: String(unknown) });
@@ -276,9 +394,12 @@ export class JournalAudit {
     for (const [key, { at }] of fold.positions) this.store.positions.get(key)!.seq = at.seq;
     for (const [id, { record }] of fold.markets) this.store.markets.get(id)!.seq = record.seq;
     for (const [id, { at }] of fold.sportEvents) this.store.sportEvents.get(id)!.seq = at.seq;
-    for (const [id, { created }] of fold.orders) if (created) this.ordersInserted.set(id, { pos: created.pos, idx: created.idx });
-    for (const [id, { created }] of fold.fills) if (created) this.fillsInserted.set(id, { pos: created.pos, idx: created.idx, tradeId: tradeOf.get(id) ?? null });
-    for (const { entry, at } of fold.entries) this.entries.set(entry.id, { entry, seq: at.seq, nowUs: at.nowUs, pos: at.pos, idx: at.idx });
+    for (const [id, { created }] of fold.orders)
+      if (created) this.ordersInserted.set(id, { pos: created.pos, idx: created.idx });
+    for (const [id, { created }] of fold.fills)
+      if (created) this.fillsInserted.set(id, { pos: created.pos, idx: created.idx, tradeId: tradeOf.get(id) ?? null });
+    for (const { entry, at } of fold.entries)
+      this.entries.set(entry.id, { entry, seq: at.seq, nowUs: at.nowUs, pos: at.pos, idx: at.idx });
   }
 }
 
@@ -290,7 +411,10 @@ function emptySums(): MemberSums {
  * Folds the event log from position zero up to `upTo` (inclusive; the head when omitted), page by
  * page, then runs the end checks. `onProgress` gets the last position folded after each page.
  */
-export async function auditJournal(store: EventStore, options: { upTo?: bigint; onProgress?: (position: bigint) => void; pageRecords?: number } = {}): Promise<JournalAudit> {
+export async function auditJournal(
+  store: EventStore,
+  options: { upTo?: bigint; onProgress?: (position: bigint) => void; pageRecords?: number } = {},
+): Promise<JournalAudit> {
   const audit = new JournalAudit();
   const pageRecords = options.pageRecords ?? AUDIT_PAGE_RECORDS;
   let after = -1n;

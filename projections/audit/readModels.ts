@@ -22,7 +22,10 @@ export const AUDIT_PAGE_ROWS = 1000;
 type ColumnKind = 'text' | 'numeric' | 'bigint' | 'integer';
 
 /** A row as the projector would write it: its plain columns (as text, or null) and its document. */
-interface ExpectedRow { columns: Record<string, string | null>; doc: Record<string, unknown> }
+interface ExpectedRow {
+  columns: Record<string, string | null>;
+  doc: Record<string, unknown>;
+}
 
 interface TableSpec {
   table: string;
@@ -37,7 +40,9 @@ interface TableSpec {
 /** What an order contributes to its market's book, as the orders slice stores it beside the order. */
 function bookColumnsOf(order: OrderView): Record<string, string | null> {
   const book = contributionOf(order);
-  return book ? { book_side: book.side, book_price: book.price, book_remaining: decimalText(book.remaining) } : { book_side: null, book_price: null, book_remaining: null };
+  return book
+    ? { book_side: book.side, book_price: book.price, book_remaining: decimalText(book.remaining) }
+    : { book_side: null, book_price: null, book_remaining: null };
 }
 
 function tablesOf(audit: JournalAudit): TableSpec[] {
@@ -51,7 +56,10 @@ function tablesOf(audit: JournalAudit): TableSpec[] {
     {
       table: 'core_balances',
       key: ['account_id'],
-      columns: [['user_id', 'text'], ['seq', 'bigint']],
+      columns: [
+        ['user_id', 'text'],
+        ['seq', 'bigint'],
+      ],
       keys: () => [...store.accounts.keys()].map((id) => [id]),
       expected([id]) {
         const stored = store.accounts.get(id!);
@@ -63,14 +71,22 @@ function tablesOf(audit: JournalAudit): TableSpec[] {
     {
       table: 'core_positions',
       key: ['account_id', 'market_id'],
-      columns: [['position', 'numeric'], ['contracts', 'numeric'], ['seq', 'bigint']],
+      columns: [
+        ['position', 'numeric'],
+        ['contracts', 'numeric'],
+        ['seq', 'bigint'],
+      ],
       keys: () => [...store.positions.values()].map(({ record }) => [record.accountId, record.marketId]),
       expected([accountId, marketId]) {
         const stored = store.positions.get(positionKey(accountId!, marketId!));
         if (!stored) return undefined;
         const doc = positionView(stored.record, marketOf(marketId!), stored.seq);
         return {
-          columns: { position: formatNanos(stored.record.positionNanos), contracts: decimalText(abs(decimalOf(doc.position))), seq: String(doc.seq) },
+          columns: {
+            position: formatNanos(stored.record.positionNanos),
+            contracts: decimalText(abs(decimalOf(doc.position))),
+            seq: String(doc.seq),
+          },
           doc: { ...doc },
         };
       },
@@ -79,8 +95,16 @@ function tablesOf(audit: JournalAudit): TableSpec[] {
       table: 'core_orders',
       key: ['id'],
       columns: [
-        ['account_id', 'text'], ['market_id', 'text'], ['client_order_id', 'text'], ['status', 'text'], ['book_side', 'text'],
-        ['book_price', 'numeric'], ['book_remaining', 'numeric'], ['seq', 'bigint'], ['ins_pos', 'bigint'], ['ins_idx', 'integer'],
+        ['account_id', 'text'],
+        ['market_id', 'text'],
+        ['client_order_id', 'text'],
+        ['status', 'text'],
+        ['book_side', 'text'],
+        ['book_price', 'numeric'],
+        ['book_remaining', 'numeric'],
+        ['seq', 'bigint'],
+        ['ins_pos', 'bigint'],
+        ['ins_idx', 'integer'],
       ],
       keys: () => [...store.orders.keys()].map((id) => [id]),
       expected([id]) {
@@ -90,8 +114,14 @@ function tablesOf(audit: JournalAudit): TableSpec[] {
         const inserted = audit.ordersInserted.get(id!);
         return {
           columns: {
-            account_id: doc.account_id, market_id: doc.market_id, client_order_id: doc.client_order_id, status: doc.status, ...bookColumnsOf(doc),
-            seq: String(doc.seq), ins_pos: inserted?.pos ?? null, ins_idx: inserted === undefined ? null : String(inserted.idx),
+            account_id: doc.account_id,
+            market_id: doc.market_id,
+            client_order_id: doc.client_order_id,
+            status: doc.status,
+            ...bookColumnsOf(doc),
+            seq: String(doc.seq),
+            ins_pos: inserted?.pos ?? null,
+            ins_idx: inserted === undefined ? null : String(inserted.idx),
           },
           doc: { ...doc },
         };
@@ -101,8 +131,15 @@ function tablesOf(audit: JournalAudit): TableSpec[] {
       table: 'core_fills',
       key: ['trade_id', 'liquidity_action'],
       columns: [
-        ['account_id', 'text'], ['market_id', 'text'], ['order_id', 'text'], ['status', 'text'], ['tape_trade_id', 'text'],
-        ['inserted_at', 'bigint'], ['seq', 'bigint'], ['ins_pos', 'bigint'], ['ins_idx', 'integer'],
+        ['account_id', 'text'],
+        ['market_id', 'text'],
+        ['order_id', 'text'],
+        ['status', 'text'],
+        ['tape_trade_id', 'text'],
+        ['inserted_at', 'bigint'],
+        ['seq', 'bigint'],
+        ['ins_pos', 'bigint'],
+        ['ins_idx', 'integer'],
       ],
       keys: () => [...store.fills.values()].map(({ record }) => [record.id, record.liquidity]),
       expected([id, liquidity]) {
@@ -112,8 +149,15 @@ function tablesOf(audit: JournalAudit): TableSpec[] {
         const inserted = audit.fillsInserted.get(id!);
         return {
           columns: {
-            account_id: doc.account_id, market_id: doc.market_id, order_id: doc.order_id, status: doc.status, tape_trade_id: inserted?.tradeId ?? null,
-            inserted_at: String(doc.inserted_at), seq: String(doc.seq), ins_pos: inserted?.pos ?? null, ins_idx: inserted === undefined ? null : String(inserted.idx),
+            account_id: doc.account_id,
+            market_id: doc.market_id,
+            order_id: doc.order_id,
+            status: doc.status,
+            tape_trade_id: inserted?.tradeId ?? null,
+            inserted_at: String(doc.inserted_at),
+            seq: String(doc.seq),
+            ins_pos: inserted?.pos ?? null,
+            ins_idx: inserted === undefined ? null : String(inserted.idx),
           },
           doc: { ...doc },
         };
@@ -122,14 +166,26 @@ function tablesOf(audit: JournalAudit): TableSpec[] {
     {
       table: 'core_ledger_entries',
       key: ['id'],
-      columns: [['account_id', 'text'], ['type', 'text'], ['seq', 'bigint'], ['ins_pos', 'bigint'], ['ins_idx', 'integer']],
+      columns: [
+        ['account_id', 'text'],
+        ['type', 'text'],
+        ['seq', 'bigint'],
+        ['ins_pos', 'bigint'],
+        ['ins_idx', 'integer'],
+      ],
       keys: () => [...audit.entries.keys()].map((id) => [id]),
       expected([id]) {
         const recorded = audit.entries.get(id!);
         if (!recorded) return undefined;
         const doc = ledgerEntryView(recorded.entry, recorded.nowUs, recorded.seq);
         return {
-          columns: { account_id: doc.account_id, type: doc.type, seq: String(recorded.seq), ins_pos: recorded.pos, ins_idx: String(recorded.idx) },
+          columns: {
+            account_id: doc.account_id,
+            type: doc.type,
+            seq: String(recorded.seq),
+            ins_pos: recorded.pos,
+            ins_idx: String(recorded.idx),
+          },
           doc: { ...doc },
         };
       },
@@ -152,7 +208,9 @@ export type RowCounts = Record<string, number>;
  * differences go to the audit (up to its bound). Returns how many rows each table held.
  */
 export async function compareReadModels(
-  client: pg.ClientBase, audit: JournalAudit, options: { onProgress?: (rows: number) => void; pageRows?: number } = {},
+  client: pg.ClientBase,
+  audit: JournalAudit,
+  options: { onProgress?: (rows: number) => void; pageRows?: number } = {},
 ): Promise<RowCounts> {
   const pageRows = options.pageRows ?? AUDIT_PAGE_ROWS;
   const counts: RowCounts = {};
@@ -162,32 +220,56 @@ export async function compareReadModels(
     const keyText = (key: readonly string[]) => key.join('\u0000');
     const keyShown = (key: readonly string[]) => spec.key.map((name, i) => `${name}=${key[i]}`).join(' ');
     const keyList = spec.key.join(', ');
-    const select = [...spec.key, ...spec.columns.map(([name, kind]) => (kind === 'text' ? name : `${name}::text AS ${name}`)), 'doc'].join(', ');
+    const select = [
+      ...spec.key,
+      ...spec.columns.map(([name, kind]) => (kind === 'text' ? name : `${name}::text AS ${name}`)),
+      'doc',
+    ].join(', ');
     const placeholders = spec.key.map((_, i) => `$${i + 1}`).join(', ');
     let after: string[] | null = null;
     for (;;) {
       const where: string = after === null ? '' : `WHERE (${keyList}) > (${placeholders})`;
       const limit = `$${after === null ? 1 : spec.key.length + 1}`;
       const result: pg.QueryResult<Record<string, unknown>> = await client.query(
-        `SELECT ${select} FROM ${spec.table} ${where} ORDER BY ${keyList} LIMIT ${limit}`, [...(after ?? []), pageRows]);
+        `SELECT ${select} FROM ${spec.table} ${where} ORDER BY ${keyList} LIMIT ${limit}`,
+        [...(after ?? []), pageRows],
+      );
       for (const row of result.rows) {
         const key = spec.key.map((name) => String(row[name]));
         seen.add(keyText(key));
         const expected = spec.expected(key);
         if (!expected) {
-          audit.differ({ table: spec.table, key: keyShown(key), column: 'row', expected: 'absent (the journal has no such entity)', found: 'present' });
+          audit.differ({
+            table: spec.table,
+            key: keyShown(key),
+            column: 'row',
+            expected: 'absent (the journal has no such entity)',
+            found: 'present',
+          });
           continue;
         }
         for (const [name, kind] of spec.columns) {
           const found = row[name] === null || row[name] === undefined ? null : String(row[name]);
           if (!sameColumn(kind, expected.columns[name] ?? null, found)) {
-            audit.differ({ table: spec.table, key: keyShown(key), column: name, expected: String(expected.columns[name] ?? 'null'), found: String(found ?? 'null') });
+            audit.differ({
+              table: spec.table,
+              key: keyShown(key),
+              column: name,
+              expected: String(expected.columns[name] ?? 'null'),
+              found: String(found ?? 'null'),
+            });
           }
         }
         const doc = (row.doc ?? {}) as Record<string, unknown>;
         for (const field of new Set([...Object.keys(expected.doc), ...Object.keys(doc)])) {
           if (shown(expected.doc[field]) !== shown(doc[field])) {
-            audit.differ({ table: spec.table, key: keyShown(key), column: `doc.${field}`, expected: shown(expected.doc[field]), found: shown(doc[field]) });
+            audit.differ({
+              table: spec.table,
+              key: keyShown(key),
+              column: `doc.${field}`,
+              expected: shown(expected.doc[field]),
+              found: shown(doc[field]),
+            });
           }
         }
       }
@@ -199,7 +281,8 @@ export async function compareReadModels(
     }
     counts[spec.table] = seen.size;
     for (const key of spec.keys()) {
-      if (!seen.has(keyText(key))) audit.differ({ table: spec.table, key: keyShown(key), column: 'row', expected: 'present', found: 'absent' });
+      if (!seen.has(keyText(key)))
+        audit.differ({ table: spec.table, key: keyShown(key), column: 'row', expected: 'present', found: 'absent' });
     }
   }
   return counts;

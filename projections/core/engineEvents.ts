@@ -6,11 +6,18 @@
 // models sort "most recent first" by, identical on every rebuild and unaffected by clock changes.
 
 import type { Fact } from '../facts/fold.ts';
-import { ENGINE_RECORD_TYPES, ENGINE_STREAM, journalStepsOf, type JournalStep } from '../../domain/engine/journal/journal.ts';
+import {
+  ENGINE_RECORD_TYPES,
+  ENGINE_STREAM,
+  journalStepsOf,
+  type JournalStep,
+} from '../../domain/engine/journal/journal.ts';
 import type { RecordedEvent, SubscriptionFilter } from '../../eventstore/port.ts';
 
-
-export const engineStepFilter: SubscriptionFilter = { streamPrefixes: [ENGINE_STREAM], eventTypes: [...ENGINE_RECORD_TYPES] };
+export const engineStepFilter: SubscriptionFilter = {
+  streamPrefixes: [ENGINE_STREAM],
+  eventTypes: [...ENGINE_RECORD_TYPES],
+};
 
 /**
  * journalStepsOf, decoded once per record object: the runner hands the same records to every
@@ -45,7 +52,13 @@ export function journaledEventsOf(records: readonly RecordedEvent[]): JournaledE
     let base = 0;
     for (const { seq, now_us: nowUs, events, indexes, width } of steps) {
       for (let i = 0; i < events.length; i++) {
-        out.push({ event: events[i]!, seq: Number(seq), nowUs: Number(nowUs), pos, idx: base + (indexes ? indexes[i]! : i) });
+        out.push({
+          event: events[i]!,
+          seq: Number(seq),
+          nowUs: Number(nowUs),
+          pos,
+          idx: base + (indexes ? indexes[i]! : i),
+        });
       }
       base += width ?? events.length;
     }

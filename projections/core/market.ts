@@ -33,8 +33,16 @@ export const BOOK_DEPTH_MAX = 10;
 const RECENT_TRADES_MAX = 15;
 const DAY_US = 86_400_000_000;
 
-export interface PriceLevel { price: string; quantity: string }
-export interface RecentTrade { trade_id: string; price: string; quantity: string; time: string }
+export interface PriceLevel {
+  price: string;
+  quantity: string;
+}
+export interface RecentTrade {
+  trade_id: string;
+  price: string;
+  quantity: string;
+  time: string;
+}
 
 export interface MarketWire {
   market_id: string;
@@ -93,11 +101,18 @@ export interface MarketWire {
 /** Default ordering tiers: tradeable first, settled last. */
 export function marketTier(status: MarketStatus, trading: boolean): number {
   switch (status) {
-    case 'open': return trading ? 0 : 2;
-    case 'pre_open': return trading ? 1 : 2;
-    case 'scheduled': return 3;
-    case 'closed': case 'cancelled': return 4;
-    case 'resulted': case 'voided': return 5;
+    case 'open':
+      return trading ? 0 : 2;
+    case 'pre_open':
+      return trading ? 1 : 2;
+    case 'scheduled':
+      return 3;
+    case 'closed':
+    case 'cancelled':
+      return 4;
+    case 'resulted':
+    case 'voided':
+      return 5;
     default: {
       const unknown: never = status;
       throw new Error(`unknown market status ${String(unknown)}`);
@@ -166,9 +181,22 @@ export const MARKET_JOINS = `
 
 const priceChangePercent = percentChange;
 
-type CatalogueFields = Pick<MarketWire,
-  'archived' | 'featured_home' | 'manual_probability' | 'participants' | 'filters' | 'trading_filters' | 'keywords' | 'group_title'
-  | 'description' | 'specifier' | 'position' | 'powered_by' | 'stat_detail'>;
+type CatalogueFields = Pick<
+  MarketWire,
+  | 'archived'
+  | 'featured_home'
+  | 'manual_probability'
+  | 'participants'
+  | 'filters'
+  | 'trading_filters'
+  | 'keywords'
+  | 'group_title'
+  | 'description'
+  | 'specifier'
+  | 'position'
+  | 'powered_by'
+  | 'stat_detail'
+>;
 
 /** The Market object's catalogue fields, as the operator set them (a view stored before they existed: unset). */
 export function catalogueFields(market: MarketStateView, event: SportEventView | null): CatalogueFields {
@@ -202,7 +230,12 @@ function marketPrice(lastTraded: string | null, bids: PriceLevel[], offers: Pric
 export function renderMarket(row: MarketRow, nowUs: number): MarketWire {
   const m = row.market;
   const e = row.event;
-  const recentTrades: RecentTrade[] = row.recent.map((t) => ({ trade_id: t.trade_id, price: t.price, quantity: t.quantity, time: usToIso(Number(t.executed_at)) }));
+  const recentTrades: RecentTrade[] = row.recent.map((t) => ({
+    trade_id: t.trade_id,
+    price: t.price,
+    quantity: t.quantity,
+    time: usToIso(Number(t.executed_at)),
+  }));
   const lastTradeAt = row.recent[0] ? Number(row.recent[0].executed_at) : null;
   const lastTraded = m.last_traded_price ?? row.recent[0]?.price ?? null;
   const price = marketPrice(lastTraded, row.bids, row.offers);

@@ -28,7 +28,15 @@ const CORE_PROJECTOR_NAME = 'core';
 /** Bump when the schema or the handling changes: the runner then rebuilds from zero. */
 const CORE_PROJECTOR_VERSION = 5;
 
-const SLICES: readonly Slice[] = [accountsSlice, marketsSlice, ordersSlice, fillsSlice, positionsSlice, ledgerSlice, marketStatsSlice];
+const SLICES: readonly Slice[] = [
+  accountsSlice,
+  marketsSlice,
+  ordersSlice,
+  fillsSlice,
+  positionsSlice,
+  ledgerSlice,
+  marketStatsSlice,
+];
 
 /** Account → user ids never change; a bounded cache spares a query per batch. */
 const USER_ID_CACHE_MAX = 100_000;
@@ -41,7 +49,9 @@ export function coreProjector(): Projector {
     if (missing.length === 0) return;
     if (userIdOf.size + missing.length > USER_ID_CACHE_MAX) userIdOf.clear();
     const result = await tx.query<{ account_id: string; user_id: string }>(
-      'SELECT account_id, user_id FROM core_accounts WHERE account_id = ANY($1::text[])', [missing]);
+      'SELECT account_id, user_id FROM core_accounts WHERE account_id = ANY($1::text[])',
+      [missing],
+    );
     for (const row of result.rows) userIdOf.set(row.account_id, row.user_id);
   }
 
@@ -56,13 +66,22 @@ export function coreProjector(): Projector {
       if (events.length === 0) return [];
       const entryIds: string[] = [];
       for (const { event } of events) {
-        if ((event.type === 'Transferred' && event.id !== null) || event.type === 'PointsCredited') entryIds.push(event.id!);
+        if ((event.type === 'Transferred' && event.id !== null) || event.type === 'PointsCredited')
+          entryIds.push(event.id!);
         else if (event.type === 'ReferralCredited') entryIds.push(event.referrer_entry_id, event.referee_entry_id);
       }
       const store = await loadCore(tx, namedBy(events), entryIds);
       const fold = new FactFold(store);
       for (const fact of events) fold.apply(fact);
-      const batch: Batch = { tx, events, fold, store, changes: [], touchedMarkets: new Set(), views: { orders: new Map(), fills: new Map() } };
+      const batch: Batch = {
+        tx,
+        events,
+        fold,
+        store,
+        changes: [],
+        touchedMarkets: new Set(),
+        views: { orders: new Map(), fills: new Map() },
+      };
       for (const slice of SLICES) await slice.apply(batch);
 
       const nowUs = (events[events.length - 1] as { nowUs: number }).nowUs;

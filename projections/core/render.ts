@@ -9,7 +9,13 @@
 // exactly SPEC's fields (fee entries add none); `renderLedgerEntry` (admin) keeps every field.
 
 import type {
-  AccountView, BalanceView, FillView, LedgerEntryView, OrderView, PositionView, SportEventView,
+  AccountView,
+  BalanceView,
+  FillView,
+  LedgerEntryView,
+  OrderView,
+  PositionView,
+  SportEventView,
 } from '../../domain/views.ts';
 
 /** A view as a REST answer shows it: the stored view without its `seq` (domain/readModel/records.ts lists every shape of an order). */
@@ -213,11 +219,20 @@ export interface LedgerEntryCommonWire {
   inserted_at: number;
   time: string;
 }
-export interface LoyaltyEntryWire extends LedgerEntryCommonWire { referee_account_id: string | null; referrer_account_id: string | null }
-export interface WithdrawalEntryWire extends LedgerEntryCommonWire { method: string | null; reason: string | null; sub_method: string | null }
+export interface LoyaltyEntryWire extends LedgerEntryCommonWire {
+  referee_account_id: string | null;
+  referrer_account_id: string | null;
+}
+export interface WithdrawalEntryWire extends LedgerEntryCommonWire {
+  method: string | null;
+  reason: string | null;
+  sub_method: string | null;
+}
 /** SPEC: fee entries add no field to the common ones. */
 export type FeeEntryWire = LedgerEntryCommonWire;
-export interface AdjustmentEntryWire extends LedgerEntryCommonWire { reason: string | null }
+export interface AdjustmentEntryWire extends LedgerEntryCommonWire {
+  reason: string | null;
+}
 /** Every field (for admin and generic use). */
 export type LedgerEntryWire = Omit<LedgerEntryView, 'seq'>;
 
@@ -247,13 +262,22 @@ function renderLedgerCommon(e: LedgerEntryView): LedgerEntryCommonWire {
   };
 }
 
-export const renderLoyaltyEntry = (e: LedgerEntryView): LoyaltyEntryWire =>
-  ({ ...renderLedgerCommon(e), referee_account_id: e.referee_account_id, referrer_account_id: e.referrer_account_id });
-export const renderWithdrawalEntry = (e: LedgerEntryView): WithdrawalEntryWire =>
-  ({ ...renderLedgerCommon(e), method: e.method, reason: e.reason, sub_method: e.sub_method });
+export const renderLoyaltyEntry = (e: LedgerEntryView): LoyaltyEntryWire => ({
+  ...renderLedgerCommon(e),
+  referee_account_id: e.referee_account_id,
+  referrer_account_id: e.referrer_account_id,
+});
+export const renderWithdrawalEntry = (e: LedgerEntryView): WithdrawalEntryWire => ({
+  ...renderLedgerCommon(e),
+  method: e.method,
+  reason: e.reason,
+  sub_method: e.sub_method,
+});
 export const renderFeeEntry = (e: LedgerEntryView): FeeEntryWire => renderLedgerCommon(e);
-export const renderAdjustmentEntry = (e: LedgerEntryView): AdjustmentEntryWire =>
-  ({ ...renderLedgerCommon(e), reason: e.reason });
+export const renderAdjustmentEntry = (e: LedgerEntryView): AdjustmentEntryWire => ({
+  ...renderLedgerCommon(e),
+  reason: e.reason,
+});
 export function renderLedgerEntry(e: LedgerEntryView): LedgerEntryWire {
   return {
     ...renderLedgerCommon(e),

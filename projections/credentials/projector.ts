@@ -46,7 +46,10 @@ export const credentialsProjector: Projector = {
           break;
         }
         case 'ApiKeyRevoked':
-          await tx.query('UPDATE api_keys SET revoked_at_us = COALESCE(revoked_at_us, $2) WHERE key_id = $1', [event.data.key_id, event.data.revoked_at_us]);
+          await tx.query('UPDATE api_keys SET revoked_at_us = COALESCE(revoked_at_us, $2) WHERE key_id = $1', [
+            event.data.key_id,
+            event.data.revoked_at_us,
+          ]);
           changes.push({ projector: 'credentials', kind: 'api_key_revoked', keys: { key_id: event.data.key_id } });
           break;
         case 'SessionIssued': {
@@ -59,8 +62,15 @@ export const credentialsProjector: Projector = {
           break;
         }
         case 'SessionRevoked':
-          await tx.query('UPDATE member_sessions SET revoked_at_us = COALESCE(revoked_at_us, $2) WHERE session_id = $1', [event.data.session_id, event.data.revoked_at_us]);
-          changes.push({ projector: 'credentials', kind: 'session_revoked', keys: { session_id: event.data.session_id } });
+          await tx.query(
+            'UPDATE member_sessions SET revoked_at_us = COALESCE(revoked_at_us, $2) WHERE session_id = $1',
+            [event.data.session_id, event.data.revoked_at_us],
+          );
+          changes.push({
+            projector: 'credentials',
+            kind: 'session_revoked',
+            keys: { session_id: event.data.session_id },
+          });
           break;
         default: {
           const never: never = event;

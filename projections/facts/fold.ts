@@ -12,30 +12,78 @@
 
 import { centsOf, decimalOf, nanosOf, negated } from '../../domain/money/decimal.ts';
 import type {
-  FillRecord, LedgerEntryRecord, MarketRecord, OrderRecord, PositionRecord, SportEventRecord,
+  FillRecord,
+  LedgerEntryRecord,
+  MarketRecord,
+  OrderRecord,
+  PositionRecord,
+  SportEventRecord,
 } from '../../domain/readModel/records.ts';
 import {
-  accountDetailsSet, accountPointsCredited, accountRecordOf, accountTierChanged, accountTradeAmended, accountTraded, accountTransferred, riskCentsOf,
+  accountDetailsSet,
+  accountPointsCredited,
+  accountRecordOf,
+  accountTierChanged,
+  accountTradeAmended,
+  accountTraded,
+  accountTransferred,
+  riskCentsOf,
 } from '../../domain/evolve/accounts.ts';
 import {
-  fillAmended, fillLotClosed, fillLotResettled, fillLotSettled, fillOfTrade, fillSettlementFeeShared, fillVoided, tradeFeeOf,
+  fillAmended,
+  fillLotClosed,
+  fillLotResettled,
+  fillLotSettled,
+  fillOfTrade,
+  fillSettlementFeeShared,
+  fillVoided,
+  tradeFeeOf,
 } from '../../domain/evolve/fills.ts';
 import {
-  marketArchived, marketFeePercentSet, marketRecordOf, marketSettled, marketStatusChanged, marketTraded, marketUpdated,
-  sportEventFeePercentSet, sportEventRecordOf, sportEventStarted, sportEventUpdated,
+  marketArchived,
+  marketFeePercentSet,
+  marketRecordOf,
+  marketSettled,
+  marketStatusChanged,
+  marketTraded,
+  marketUpdated,
+  sportEventFeePercentSet,
+  sportEventRecordOf,
+  sportEventStarted,
+  sportEventUpdated,
 } from '../../domain/evolve/markets.ts';
 import { pointsEntryOf, referralEntriesOf, transferEntryOf } from '../../domain/evolve/ledger.ts';
-import { cancelledStatus, orderCancelled, orderPlaced, orderRecordOf, orderReleased, orderTraded, statusAfterFill } from '../../domain/evolve/orders.ts';
 import {
-  movesPosition, positionAmended, positionLotClosed, positionRecordOf, positionTraded, positionTransferred,
+  cancelledStatus,
+  orderCancelled,
+  orderPlaced,
+  orderRecordOf,
+  orderReleased,
+  orderTraded,
+  statusAfterFill,
+} from '../../domain/evolve/orders.ts';
+import {
+  movesPosition,
+  positionAmended,
+  positionLotClosed,
+  positionRecordOf,
+  positionTraded,
+  positionTransferred,
 } from '../../domain/evolve/positions.ts';
 import { memberOfLedgerAccount, type EngineEvent } from '../../domain/engine/events.ts';
 import type { AccountBalance } from './records.ts';
 
 /** Where a fact sits: its step, the step's time, and its place in the journal (record position, index in the record). */
-export interface Stamp { seq: number; nowUs: number; pos: string; idx: number }
+export interface Stamp {
+  seq: number;
+  nowUs: number;
+  pos: string;
+  idx: number;
+}
 
-export interface Fact extends Stamp { event: EngineEvent }
+export interface Fact extends Stamp {
+  event: EngineEvent;
+}
 
 /** The records of what a batch names, as stored, each with the step that last changed it (-1: none yet). */
 export interface FoldStore {
@@ -53,11 +101,24 @@ export interface FoldStore {
 export const positionKey = (accountId: string, marketId: string): string => `${accountId}\u0000${marketId}`;
 
 export function emptyStore(): FoldStore {
-  return { orders: new Map(), fills: new Map(), accounts: new Map(), positions: new Map(), markets: new Map(), sportEvents: new Map(), entryIds: new Set() };
+  return {
+    orders: new Map(),
+    fills: new Map(),
+    accounts: new Map(),
+    positions: new Map(),
+    markets: new Map(),
+    sportEvents: new Map(),
+    entryIds: new Set(),
+  };
 }
 
 /** An entity the batch changed: its record now, the last and the first of its changes in the batch, and where it was created (if in this batch). */
-interface Changed<T> { record: T; at: Stamp; since: Stamp; created: Stamp | null }
+interface Changed<T> {
+  record: T;
+  at: Stamp;
+  since: Stamp;
+  created: Stamp | null;
+}
 
 /** What the ids of a batch's facts name: what a projector loads before folding. */
 export interface Named {
@@ -78,7 +139,13 @@ export interface Named {
  */
 export function namedBy(facts: readonly Fact[]): Named {
   const named: Named = {
-    orders: new Set(), fills: new Set(), accounts: new Set(), positions: new Map(), markets: new Set(), sportEvents: new Set(), openFillsOf: new Set(),
+    orders: new Set(),
+    fills: new Set(),
+    accounts: new Set(),
+    positions: new Map(),
+    markets: new Set(),
+    sportEvents: new Set(),
+    openFillsOf: new Set(),
   };
   const position = (accountId: string, marketId: string) => {
     named.positions.set(positionKey(accountId, marketId), { accountId, marketId });
@@ -86,20 +153,31 @@ export function namedBy(facts: readonly Fact[]): Named {
   };
   for (const { event: e } of facts) {
     switch (e.type) {
-      case 'AccountOpened': case 'AccountUpdated': case 'LoyaltyTierChanged': case 'FundsReserved':
+      case 'AccountOpened':
+      case 'AccountUpdated':
+      case 'LoyaltyTierChanged':
+      case 'FundsReserved':
         named.accounts.add(e.account_id);
         break;
-      case 'SportEventScheduled': case 'SportEventStarted': case 'SportEventUpdated':
+      case 'SportEventScheduled':
+      case 'SportEventStarted':
+      case 'SportEventUpdated':
         named.sportEvents.add(e.event_id);
         break;
-      case 'MarketListed': case 'MarketUpdated': case 'MarketArchived': case 'MarketStatusChanged': case 'MarketSettled':
+      case 'MarketListed':
+      case 'MarketUpdated':
+      case 'MarketArchived':
+      case 'MarketStatusChanged':
+      case 'MarketSettled':
         named.markets.add(e.market_id);
         break;
-      case 'OrderAccepted': case 'OrderRejected':
+      case 'OrderAccepted':
+      case 'OrderRejected':
         named.orders.add(e.order_id);
         named.markets.add(e.market_id);
         break;
-      case 'OrderReleased': case 'OrderCancelled':
+      case 'OrderReleased':
+      case 'OrderCancelled':
         named.orders.add(e.order_id);
         break;
       case 'Traded':
@@ -109,7 +187,9 @@ export function namedBy(facts: readonly Fact[]): Named {
         position(e.maker_account_id, e.market_id);
         position(e.taker_account_id, e.market_id);
         break;
-      case 'LotClosed': case 'LotSettled': case 'FillVoided':
+      case 'LotClosed':
+      case 'LotSettled':
+      case 'FillVoided':
         named.fills.add(e.fill_id);
         break;
       case 'FillAmended':
@@ -145,7 +225,8 @@ export function namedBy(facts: readonly Fact[]): Named {
       case 'ReferralCredited':
         named.accounts.add(e.referrer_account_id).add(e.referee_account_id);
         break;
-      case 'ReferralRecorded': case 'ReferralPointsSet':
+      case 'ReferralRecorded':
+      case 'ReferralPointsSet':
         break;
       default: {
         const unknown: never = e;
@@ -185,7 +266,8 @@ export class FactFold {
       case 'AccountOpened': {
         if (this.store.accounts.has(e.account_id) && this.store.accounts.get(e.account_id)!.seq >= fact.seq) return;
         const record: AccountBalance = {
-          ...accountRecordOf(e, fact.nowUs), funds: { buyOrders: '0.00', sellOrders: '0.00', positions: '0.00', available: '0.00' },
+          ...accountRecordOf(e, fact.nowUs),
+          funds: { buyOrders: '0.00', sellOrders: '0.00', positions: '0.00', available: '0.00' },
         };
         this.store.accounts.set(e.account_id, { record, seq: -1, balanceSeq: -1 });
         this.mark(this.accounts, e.account_id, record, fact, true);
@@ -211,7 +293,12 @@ export class FactFold {
       case 'FundsReserved': {
         const account = this.account(e.account_id, fact, 'balance');
         if (!account) return;
-        account.funds = { buyOrders: e.buy_orders, sellOrders: e.sell_orders, positions: e.positions, available: e.available };
+        account.funds = {
+          buyOrders: e.buy_orders,
+          sellOrders: e.sell_orders,
+          positions: e.positions,
+          available: e.available,
+        };
         this.mark(this.balances, e.account_id, account, fact);
         return;
       }
@@ -275,7 +362,8 @@ export class FactFold {
         this.touchMarket(market, fact);
         return;
       }
-      case 'OrderAccepted': case 'OrderRejected': {
+      case 'OrderAccepted':
+      case 'OrderRejected': {
         const stored = this.store.orders.get(e.order_id);
         if (stored && stored.seq >= fact.seq) return;
         const record = orderRecordOf(e, fact.nowUs, fact.seq);
@@ -365,7 +453,8 @@ export class FactFold {
         for (const entry of referralEntriesOf(e)) this.record(fact, entry);
         return;
       }
-      case 'ReferralRecorded': case 'ReferralPointsSet':
+      case 'ReferralRecorded':
+      case 'ReferralPointsSet':
         return;
       default: {
         const unknown: never = e;
@@ -396,8 +485,15 @@ export class FactFold {
       if (order) {
         // a fact of a record before version 6 leaves the order's remaining to the fold (upcast.ts completedV5)
         const remainingText = maker ? e.maker_remaining : e.taker_remaining;
-        const remaining = remainingText === null ? order.quantityNanos - order.filledNanos - nanos : nanosOf(remainingText);
-        orderTraded(order, nanos, priceCents, remaining, (maker ? e.maker_status : e.taker_status) ?? statusAfterFill(remaining));
+        const remaining =
+          remainingText === null ? order.quantityNanos - order.filledNanos - nanos : nanosOf(remainingText);
+        orderTraded(
+          order,
+          nanos,
+          priceCents,
+          remaining,
+          (maker ? e.maker_status : e.taker_status) ?? statusAfterFill(remaining),
+        );
         this.touchOrder(order, fact);
       }
       const closingNanos = nanosOf(maker ? e.maker_closing : e.taker_closing);
@@ -405,8 +501,19 @@ export class FactFold {
       if (!stored || stored.seq < fact.seq) {
         const fee = tradeFeeOf(maker ? e.maker_fee : e.taker_fee);
         const fill = fillOfTrade(
-          e, maker, terms, marketRecord.eventId, marketRecord.maxPriceCents, priceCents, nanos, closingNanos, fee.unrounded, fee.rounded, null,
-          fact.nowUs, fact.seq,
+          e,
+          maker,
+          terms,
+          marketRecord.eventId,
+          marketRecord.maxPriceCents,
+          priceCents,
+          nanos,
+          closingNanos,
+          fee.unrounded,
+          fee.rounded,
+          null,
+          fact.nowUs,
+          fact.seq,
         );
         this.store.fills.set(fillId, { record: fill, seq: -1 });
         this.mark(this.fills, fillId, fill, { ...fact, idx: fact.idx * 2 + side }, true);
@@ -451,7 +558,14 @@ export class FactFold {
     const nanos = nanosOf(e.quantity);
     const max = fill.maxPriceCents;
     const account = this.account(e.account_id, fact, 'balance');
-    if (account) accountTradeAmended(account, fill.nanos, riskCentsOf(fill.action, fill.priceCents, max), nanos, riskCentsOf(fill.action, priceCents, max));
+    if (account)
+      accountTradeAmended(
+        account,
+        fill.nanos,
+        riskCentsOf(fill.action, fill.priceCents, max),
+        nanos,
+        riskCentsOf(fill.action, priceCents, max),
+      );
     const position = this.position(e.account_id, e.market_id, fact);
     if (position) {
       // a fill can be amended only while wholly open: its lot is all of it

@@ -26,7 +26,10 @@ export class MeSourcesCache {
   /** A connection failed since the last successful read: answer from the database only. */
   private suspect = false;
 
-  constructor(private readonly pool: pg.Pool, changes: ChangeSource) {
+  constructor(
+    private readonly pool: pg.Pool,
+    changes: ChangeSource,
+  ) {
     this.live = typeof changes.onChange === 'function';
     pool.on('error', () => {
       this.suspect = true;

@@ -37,7 +37,10 @@ export async function avatarOfHandle(pool: pg.Pool, handle: string): Promise<{ a
 }
 
 /** Handles of the given accounts that are on the leaderboard now (consent after defaults). */
-export async function optedInHandles(pool: pg.Pool, accountIds: readonly string[]): Promise<Map<string, string | null>> {
+export async function optedInHandles(
+  pool: pg.Pool,
+  accountIds: readonly string[],
+): Promise<Map<string, string | null>> {
   if (accountIds.length === 0) return new Map();
   const result = await pool.query<{ account_id: string; handle: string | null }>({
     name: 'member_opted_in_handles',
@@ -97,7 +100,13 @@ export function marketStatsCursor(raw: unknown): MarketStatsCursor | null {
  */
 const IN_LIVE_INDEX = "(m.market_id IS NOT NULL AND m.doc->>'archived_at' IS NULL)";
 
-export async function marketStats(pool: pg.Pool, accountId: string, filter: MarketStatsFilter, limit: number, after: MarketStatsCursor | null): Promise<MarketStatsRow[]> {
+export async function marketStats(
+  pool: pg.Pool,
+  accountId: string,
+  filter: MarketStatsFilter,
+  limit: number,
+  after: MarketStatsCursor | null,
+): Promise<MarketStatsRow[]> {
   const values: unknown[] = [accountId];
   const where: string[] = ['s.account_id = $1'];
   const param = (value: unknown) => {
@@ -135,8 +144,19 @@ export async function marketStats(pool: pg.Pool, accountId: string, filter: Mark
 
 // ── leaderboard facts ────────────────────────────────────────────────────────────────────
 
-interface VolumeFactRow { account_id: string; sport: string | null; volume: string }
-interface SettlementFactRow { account_id: string; market_id: string; sport: string | null; settled_at_us: string; net_pnl: string; contracts: string }
+interface VolumeFactRow {
+  account_id: string;
+  sport: string | null;
+  volume: string;
+}
+interface SettlementFactRow {
+  account_id: string;
+  market_id: string;
+  sport: string | null;
+  settled_at_us: string;
+  net_pnl: string;
+  contracts: string;
+}
 
 /** Notional traded (filled × max_price) per account and sport key, fills inserted in [from, to]. */
 export async function volumeFacts(pool: pg.Pool, fromUs: number | null, toUs: number): Promise<VolumeFactRow[]> {
@@ -153,7 +173,11 @@ export async function volumeFacts(pool: pg.Pool, fromUs: number | null, toUs: nu
 }
 
 /** Each account's net result in each market resulted (not voided) in [from, to]. */
-export async function settlementFacts(pool: pg.Pool, fromUs: number | null, toUs: number): Promise<SettlementFactRow[]> {
+export async function settlementFacts(
+  pool: pg.Pool,
+  fromUs: number | null,
+  toUs: number,
+): Promise<SettlementFactRow[]> {
   const result = await pool.query<SettlementFactRow>(
     `SELECT s.account_id, s.market_id, e.sport_key AS sport, m.settled_at::text AS settled_at_us,
             s.doc->>'total_net_pnl' AS net_pnl, s.doc->>'contracts_settled' AS contracts

@@ -43,7 +43,11 @@ export const grantsProjector: Projector = {
           'UPDATE oauth_grants SET revoked_at_us = COALESCE(revoked_at_us, $2), revoked_reason = COALESCE(revoked_reason, $3) WHERE grant_id = $1',
           [d.grant_id, d.at_us, d.reason],
         );
-        changes.push({ projector: 'oauth_grants', kind: 'oauth_grant_revoked', keys: { grant_id: d.grant_id, account_id: d.account_id } });
+        changes.push({
+          projector: 'oauth_grants',
+          kind: 'oauth_grant_revoked',
+          keys: { grant_id: d.grant_id, account_id: d.account_id },
+        });
       }
     }
     return changes;

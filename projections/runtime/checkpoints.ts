@@ -23,7 +23,9 @@ export async function lockProjector(tx: Queryable, name: string): Promise<void> 
 /** `SET LOCAL search_path`: unqualified names in schemaSql and handlers resolve to `schema` first. */
 export async function useSchema(tx: Queryable, schema: string): Promise<void> {
   const quoted = `"${schema.replaceAll('"', '""')}"`;
-  await tx.query(schema === 'public' ? 'SET LOCAL search_path TO public' : `SET LOCAL search_path TO ${quoted}, public`);
+  await tx.query(
+    schema === 'public' ? 'SET LOCAL search_path TO public' : `SET LOCAL search_path TO ${quoted}, public`,
+  );
 }
 
 export async function readCheckpoint(db: Queryable, name: string): Promise<CheckpointRow | undefined> {
@@ -39,7 +41,12 @@ export async function readAllCheckpoints(db: Queryable): Promise<CheckpointRow[]
   const { rows } = await db.query<{ name: string; version: number; position: string; updated_at: Date }>(
     'SELECT name, version, position, updated_at FROM public.projection_checkpoints ORDER BY name',
   );
-  return rows.map((row) => ({ name: row.name, version: row.version, position: BigInt(row.position), updatedAt: row.updated_at }));
+  return rows.map((row) => ({
+    name: row.name,
+    version: row.version,
+    position: BigInt(row.position),
+    updatedAt: row.updated_at,
+  }));
 }
 
 const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;

@@ -27,7 +27,10 @@ export async function createProjectorTables(pool: pg.Pool, projector: Projector)
 }
 
 /** Drops a projector's tables and checkpoint (one no longer registered); nothing when it has no checkpoint. */
-export async function dropRetiredProjector(pool: pg.Pool, retired: Pick<Projector, 'name' | 'tables'>): Promise<boolean> {
+export async function dropRetiredProjector(
+  pool: pg.Pool,
+  retired: Pick<Projector, 'name' | 'tables'>,
+): Promise<boolean> {
   return inTransaction(pool, async (tx) => {
     await lockProjector(tx, retired.name);
     const deleted = await tx.query('DELETE FROM public.projection_checkpoints WHERE name = $1', [retired.name]);

@@ -68,7 +68,9 @@ export class PositionWaiters {
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
         this.onCountChange?.();
-        const lagging = [...this.positions()].filter(([, at]) => at < position).map(([name, at]) => ({ name, position: at }));
+        const lagging = [...this.positions()]
+          .filter(([, at]) => at < position)
+          .map(([name, at]) => ({ name, position: at }));
         reject(new ProjectionLagTimeout(position, lagging, timeoutMs));
       }, timeoutMs);
       this.waiters.push(waiter);

@@ -64,4 +64,7 @@ export interface Channel {
   join(ctx: JoinContext): Promise<JoinOutcome> | JoinOutcome;
 }
 
-export const refuse = (reason: string, details: Record<string, unknown> = {}): JoinOutcome => ({ ok: false, refusal: { reason, ...details } });
+export const refuse = (reason: string, details: Record<string, unknown> = {}): JoinOutcome => ({
+  ok: false,
+  refusal: { reason, ...details },
+});

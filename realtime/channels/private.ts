@@ -55,7 +55,12 @@ async function liveOrders(db: Queryable, accountId: string, current: () => boole
   let cursor: string | null = null;
   do {
     if (!current()) throw new Abandoned();
-    const page = await listOrders(db, accountId, { statuses: LIVE_ORDER_STATUSES }, { limit: SNAPSHOT_PAGE_ROWS, cursor });
+    const page = await listOrders(
+      db,
+      accountId,
+      { statuses: LIVE_ORDER_STATUSES },
+      { limit: SNAPSHOT_PAGE_ROWS, cursor },
+    );
     orders.push(...page.orders);
     cursor = page.cursor;
   } while (cursor !== null && orders.length < ORDERS_IN_SNAPSHOT_MAX);
@@ -63,21 +68,35 @@ async function liveOrders(db: Queryable, accountId: string, current: () => boole
 }
 
 const readers = {
-  orders: async (db: Queryable, accountId: string, current: () => boolean) => ({ orders: await liveOrders(db, accountId, current) }),
-  fills: async (db: Queryable, accountId: string) => ({ fills: (await listFills(db, accountId, {}, { limit: FILLS_IN_SNAPSHOT })).fills }),
-  positions: async (db: Queryable, accountId: string) => ({ ...(await listPositions(db, accountId, { limit: POSITIONS_IN_SNAPSHOT })) }),
+  orders: async (db: Queryable, accountId: string, current: () => boolean) => ({
+    orders: await liveOrders(db, accountId, current),
+  }),
+  fills: async (db: Queryable, accountId: string) => ({
+    fills: (await listFills(db, accountId, {}, { limit: FILLS_IN_SNAPSHOT })).fills,
+  }),
+  positions: async (db: Queryable, accountId: string) => ({
+    ...(await listPositions(db, accountId, { limit: POSITIONS_IN_SNAPSHOT })),
+  }),
   settlements: async (db: Queryable, accountId: string) => ({
     settlements: (await listLedgerEntries(db, accountId, ['settlement'], { limit: SETTLEMENTS_IN_SNAPSHOT })).entries,
   }),
   balances: async (db: Queryable, accountId: string) => ({ balance: await getBalance(db, accountId) }),
 };
 
-async function snapshotOf(name: PrivateChannelName, db: Queryable, accountId: string, current: () => boolean): Promise<Record<string, unknown>> {
+async function snapshotOf(
+  name: PrivateChannelName,
+  db: Queryable,
+  accountId: string,
+  current: () => boolean,
+): Promise<Record<string, unknown>> {
   if (!current()) throw new Abandoned();
   if (name !== 'account') return readers[name](db, accountId, current);
   const [orders, fills, positions, settlements, balance] = await Promise.all([
-    readers.orders(db, accountId, current), readers.fills(db, accountId), readers.positions(db, accountId),
-    readers.settlements(db, accountId), readers.balances(db, accountId),
+    readers.orders(db, accountId, current),
+    readers.fills(db, accountId),
+    readers.positions(db, accountId),
+    readers.settlements(db, accountId),
+    readers.balances(db, accountId),
   ]);
   return { ...orders, ...fills, positions: positions.positions, ...settlements, ...balance };
 }
@@ -117,5 +136,7 @@ function privateChannel(name: PrivateChannelName, feed: Feed, db: Queryable, rea
 }
 
 export function privateChannels(feed: Feed, db: Queryable, readYourWrites: ReadYourWrites): Channel[] {
-  return (['orders', 'fills', 'positions', 'settlements', 'balances', 'account'] as const).map((name) => privateChannel(name, feed, db, readYourWrites));
+  return (['orders', 'fills', 'positions', 'settlements', 'balances', 'account'] as const).map((name) =>
+    privateChannel(name, feed, db, readYourWrites),
+  );
 }

@@ -26,21 +26,29 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Public market data is for authenticated sockets; an app token needs `market_data`. */
 function marketDataRefusal(identity: SocketIdentity): JoinOutcome | null {
   if (identity.kind === 'anonymous') return refuse('unauthorized');
-  if (identity.kind === 'app' && !identity.scopes.has('market_data')) return refuse('insufficient_scope', { scope: 'market_data' });
+  if (identity.kind === 'app' && !identity.scopes.has('market_data'))
+    return refuse('insufficient_scope', { scope: 'market_data' });
   return null;
 }
 
 /** The payload's id list: present, a non-empty list of UUID strings within `max`; duplicates dropped. */
-function idList(payload: Record<string, unknown>, field: string, max: number, required: boolean): string[] | JoinOutcome {
+function idList(
+  payload: Record<string, unknown>,
+  field: string,
+  max: number,
+  required: boolean,
+): string[] | JoinOutcome {
   const value = payload[field];
   if (value === undefined || value === null) {
     return required ? refuse('invalid payload', { detail: `${field} is required: a list of market ids` }) : [];
   }
-  if (!Array.isArray(value) || value.length === 0) return refuse('invalid payload', { detail: `${field} must be a non-empty list of ids` });
+  if (!Array.isArray(value) || value.length === 0)
+    return refuse('invalid payload', { detail: `${field} must be a non-empty list of ids` });
   if (value.length > max) return refuse('invalid payload', { detail: `${field} may name at most ${max} ids` });
   const ids: string[] = [];
   for (const id of value) {
-    if (typeof id !== 'string' || !UUID.test(id)) return refuse('invalid payload', { detail: `${field} must hold UUID strings` });
+    if (typeof id !== 'string' || !UUID.test(id))
+      return refuse('invalid payload', { detail: `${field} must hold UUID strings` });
     ids.push(id.toLowerCase());
   }
   return [...new Set(ids)];
@@ -64,7 +72,11 @@ export function orderbookChannel(feed: Feed): Channel {
       const ids = marketsOf(ctx, feed);
       if (!Array.isArray(ids)) return ids;
       // snapshot taken at the moment of subscribing: the next delta of each market is seq + 1
-      return { ok: true, topics: ids.map(feedTopic.orderbook), response: () => ({ orderbooks: ids.map((id) => feed.books.snapshot(id)) }) };
+      return {
+        ok: true,
+        topics: ids.map(feedTopic.orderbook),
+        response: () => ({ orderbooks: ids.map((id) => feed.books.snapshot(id)) }),
+      };
     },
   };
 }
@@ -75,7 +87,11 @@ export function tickerChannel(feed: Feed): Channel {
     join(ctx) {
       const ids = marketsOf(ctx, feed);
       if (!Array.isArray(ids)) return ids;
-      return { ok: true, topics: ids.map(feedTopic.ticker), response: () => ({ tickers: ids.map((id) => feed.markets.ticker(id)) }) };
+      return {
+        ok: true,
+        topics: ids.map(feedTopic.ticker),
+        response: () => ({ tickers: ids.map((id) => feed.markets.ticker(id)) }),
+      };
     },
   };
 }
@@ -86,7 +102,11 @@ export function marketUpdatesChannel(feed: Feed): Channel {
     join(ctx) {
       const ids = marketsOf(ctx, feed);
       if (!Array.isArray(ids)) return ids;
-      return { ok: true, topics: ids.map(feedTopic.marketUpdates), response: () => ({ markets: ids.map((id) => feed.markets.update(id)) }) };
+      return {
+        ok: true,
+        topics: ids.map(feedTopic.marketUpdates),
+        response: () => ({ markets: ids.map((id) => feed.markets.update(id)) }),
+      };
     },
   };
 }
@@ -116,11 +136,19 @@ export function eventsChannel(feed: Feed): Channel {
       const ids = idList(ctx.payload, 'event_ids', EVENTS_PER_JOIN_MAX, false);
       if (!Array.isArray(ids)) return ids;
       if (ids.length === 0) {
-        return { ok: true, topics: [feedTopic.allEvents], response: () => ({ events: feed.markets.eventIds().map((id) => feed.markets.eventVolume(id)) }) };
+        return {
+          ok: true,
+          topics: [feedTopic.allEvents],
+          response: () => ({ events: feed.markets.eventIds().map((id) => feed.markets.eventVolume(id)) }),
+        };
       }
       const unknown = ids.filter((id) => !feed.markets.hasEvent(id));
       if (unknown.length > 0) return refuse('unknown event', { event_ids: unknown });
-      return { ok: true, topics: ids.map(feedTopic.event), response: () => ({ events: ids.map((id) => feed.markets.eventVolume(id)) }) };
+      return {
+        ok: true,
+        topics: ids.map(feedTopic.event),
+        response: () => ({ events: ids.map((id) => feed.markets.eventVolume(id)) }),
+      };
     },
   };
 }

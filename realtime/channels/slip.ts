@@ -8,7 +8,13 @@
 
 import { messageOf } from '../../domain/errors.ts';
 import { feeRates, type FeeTerms } from '../../domain/engine/fees.ts';
-import { formatCents, formatNanos, parseMaxPriceCents, parsePriceCents, parseQuantityNanos } from '../../domain/money/decimal.ts';
+import {
+  formatCents,
+  formatNanos,
+  parseMaxPriceCents,
+  parsePriceCents,
+  parseQuantityNanos,
+} from '../../domain/money/decimal.ts';
 import { quoteOrder, quoteTexts, type LevelUnits } from '../../domain/slip/quote.ts';
 import { getBalance } from '../../projections/core/queries/accounts.ts';
 import type { Queryable } from '../../projections/core/queries/db.ts';
@@ -30,7 +36,10 @@ interface SlipOrder {
 
 type Parsed = { ok: true; order: SlipOrder } | { ok: false; reply: InReply };
 
-const invalid = (error: string): Parsed => ({ ok: false, reply: { status: 'error', response: { reason: 'invalid order', error } } });
+const invalid = (error: string): Parsed => ({
+  ok: false,
+  reply: { status: 'error', response: { reason: 'invalid order', error } },
+});
 
 /** The order body's fields the costing reads, checked as POST /api/v1/orders checks them. */
 function parseOrder(body: Record<string, unknown>, feed: Feed): Parsed {
@@ -39,7 +48,8 @@ function parseOrder(body: Record<string, unknown>, feed: Feed): Parsed {
   if (action !== 'buy' && action !== 'sell') return invalid('action must be buy or sell');
   if (orderType !== 'limit' && orderType !== 'market') return invalid('order_type must be limit or market');
   const maxPrice = feed.markets.maxPrice(marketId.toLowerCase());
-  if (maxPrice === undefined) return { ok: false, reply: { status: 'error', response: { reason: 'unknown market', market_id: marketId } } };
+  if (maxPrice === undefined)
+    return { ok: false, reply: { status: 'error', response: { reason: 'unknown market', market_id: marketId } } };
   const max = parseMaxPriceCents(maxPrice);
   if (!max.ok) return invalid(messageOf(max.error));
   let priceCents: number | null = null;
@@ -51,7 +61,17 @@ function parseOrder(body: Record<string, unknown>, feed: Feed): Parsed {
   if (orderType === 'limit' && priceCents === null) return invalid('price is required for limit orders');
   const nanos = parseQuantityNanos(quantity);
   if (!nanos.ok) return invalid(messageOf(nanos.error));
-  return { ok: true, order: { market_id: marketId.toLowerCase(), action, order_type: orderType, priceCents, nanos: nanos.value, maxPriceCents: max.value } };
+  return {
+    ok: true,
+    order: {
+      market_id: marketId.toLowerCase(),
+      action,
+      order_type: orderType,
+      priceCents,
+      nanos: nanos.value,
+      maxPriceCents: max.value,
+    },
+  };
 }
 
 function unitsOf(levels: readonly Level[]): LevelUnits[] {
@@ -64,7 +84,12 @@ function unitsOf(levels: readonly Level[]): LevelUnits[] {
   return units;
 }
 
-function slipChannel(name: 'order_slip' | 'betslip', feed: Feed, db: Queryable, readYourWrites: ReadYourWrites): Channel {
+function slipChannel(
+  name: 'order_slip' | 'betslip',
+  feed: Feed,
+  db: Queryable,
+  readYourWrites: ReadYourWrites,
+): Channel {
   const moneyPlaces = name === 'betslip' ? 2 : null;
   return {
     name,

@@ -98,7 +98,12 @@ export class OrderBooks {
   snapshot(marketId: string): BookSnapshot {
     const book = this.books.get(marketId);
     if (!book) return { market_id: marketId, seq: 0, bids: [], offers: [] };
-    return { market_id: marketId, seq: book.seq, bids: sortedDescending(book.bids), offers: sortedDescending(book.offers) };
+    return {
+      market_id: marketId,
+      seq: book.seq,
+      bids: sortedDescending(book.bids),
+      offers: sortedDescending(book.offers),
+    };
   }
 
   /** Offers best first (price ascending) and bids best first (price descending): what a taker walks. */

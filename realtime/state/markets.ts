@@ -50,17 +50,31 @@ interface MarketMoves {
 
 function tickerOf(doc: MarketWire): Ticker {
   return {
-    market_id: doc.market_id, price: doc.price, last_traded_price: doc.last_traded_price,
-    probability: doc.probability, volume24h: doc.volume24h, timestamp: doc.timestamp,
+    market_id: doc.market_id,
+    price: doc.price,
+    last_traded_price: doc.last_traded_price,
+    probability: doc.probability,
+    volume24h: doc.volume24h,
+    timestamp: doc.timestamp,
   };
 }
 
 function updateOf(doc: MarketWire): MarketUpdate {
-  return { market_id: doc.market_id, event_id: doc.event_id, status: doc.status, trading: doc.trading, result: doc.result, settled_at: doc.settled_at };
+  return {
+    market_id: doc.market_id,
+    event_id: doc.event_id,
+    status: doc.status,
+    trading: doc.trading,
+    result: doc.result,
+    settled_at: doc.settled_at,
+  };
 }
 
 const sameTicker = (a: Ticker, b: Ticker) =>
-  a.price === b.price && a.last_traded_price === b.last_traded_price && a.probability === b.probability && a.volume24h === b.volume24h;
+  a.price === b.price &&
+  a.last_traded_price === b.last_traded_price &&
+  a.probability === b.probability &&
+  a.volume24h === b.volume24h;
 const sameUpdate = (a: MarketUpdate, b: MarketUpdate) =>
   a.status === b.status && a.trading === b.trading && a.result === b.result && a.settled_at === b.settled_at;
 
@@ -75,7 +89,13 @@ export class MarketDirectory {
   /** Takes in a Market object (start-up load or announcement); says which public views moved. */
   apply(doc: MarketWire): MarketMoves {
     const before = this.markets.get(doc.market_id);
-    const entry: Entry = { maxPrice: doc.max_price, ticker: tickerOf(doc), update: updateOf(doc), totalVolume: doc.total_volume, volume24h: doc.volume24h };
+    const entry: Entry = {
+      maxPrice: doc.max_price,
+      ticker: tickerOf(doc),
+      update: updateOf(doc),
+      totalVolume: doc.total_volume,
+      volume24h: doc.volume24h,
+    };
     this.markets.set(doc.market_id, entry);
     let siblings = this.marketsOfEvent.get(doc.event_id);
     if (!siblings) {
@@ -86,7 +106,8 @@ export class MarketDirectory {
     const moves: MarketMoves = {};
     if (!before || !sameTicker(before.ticker, entry.ticker)) moves.ticker = entry.ticker;
     if (!before || !sameUpdate(before.update, entry.update)) moves.update = entry.update;
-    if (!before || before.totalVolume !== entry.totalVolume || before.volume24h !== entry.volume24h) moves.event = this.eventVolume(doc.event_id);
+    if (!before || before.totalVolume !== entry.totalVolume || before.volume24h !== entry.volume24h)
+      moves.event = this.eventVolume(doc.event_id);
     return moves;
   }
 

@@ -18,8 +18,15 @@ describe('direct lane for order entry', () => {
 
     // Express routes are not strict about a trailing slash: `/orders/` reaches the same route
     // through express, `/orders` through the lane.
-    const both = async (method: string, path: string, body: unknown, headers?: Record<string, string>): Promise<[Answer, Answer]> =>
-      [await alice.call(method, path, { body, headers }), await alice.call(method, `${path}/`, { body, headers })];
+    const both = async (
+      method: string,
+      path: string,
+      body: unknown,
+      headers?: Record<string, string>,
+    ): Promise<[Answer, Answer]> => [
+      await alice.call(method, path, { body, headers }),
+      await alice.call(method, `${path}/`, { body, headers }),
+    ];
 
     const sameShape = ([lane, viaExpress]: [Answer, Answer]) => {
       expect(lane.status, lane.text).to.equal(viaExpress.status);
@@ -30,21 +37,47 @@ describe('direct lane for order entry', () => {
     };
 
     it('places an order either way, with the same answer', async () => {
-      const body = { action: 'buy', market_id: marketId, order_type: 'limit', price: '0.10', quantity: '1', client_order_id: 'lane' };
+      const body = {
+        action: 'buy',
+        market_id: marketId,
+        order_type: 'limit',
+        price: '0.10',
+        quantity: '1',
+        client_order_id: 'lane',
+      };
       const answers = await both('POST', '/api/v1/orders', body);
       sameShape(answers);
       expect(answers[0].status).to.equal(200);
-      const strip = (order: Record<string, unknown>) => ({ ...order, id: null, inserted_at: null, time: null, seq: null, accepted_at: null });
+      const strip = (order: Record<string, unknown>) => ({
+        ...order,
+        id: null,
+        inserted_at: null,
+        time: null,
+        seq: null,
+        accepted_at: null,
+      });
       expect(strip(answers[0].body.order)).to.deep.equal(strip(answers[1].body.order));
     });
 
     it('refuses alike: validation 400, engine 422, read-only key 403, bad signature 401, malformed JSON 400', async () => {
-      const bad = await both('POST', '/api/v1/orders', { action: 'hold', market_id: marketId, order_type: 'limit', price: '0.10', quantity: '1' });
+      const bad = await both('POST', '/api/v1/orders', {
+        action: 'hold',
+        market_id: marketId,
+        order_type: 'limit',
+        price: '0.10',
+        quantity: '1',
+      });
       sameShape(bad);
       expect(bad[0].status).to.equal(400);
       expect(bad[0].body).to.deep.equal(bad[1].body);
 
-      const refused = await both('POST', '/api/v1/orders', { action: 'buy', market_id: marketId, order_type: 'limit', price: '1.00', quantity: '1' });
+      const refused = await both('POST', '/api/v1/orders', {
+        action: 'buy',
+        market_id: marketId,
+        order_type: 'limit',
+        price: '1.00',
+        quantity: '1',
+      });
       sameShape(refused);
       expect(refused[0].status).to.equal(422);
       expect(refused[0].body).to.deep.equal(refused[1].body);
@@ -69,7 +102,9 @@ describe('direct lane for order entry', () => {
     });
 
     it('replays an Idempotency-Key, and keeps the key bound to its path', async () => {
-      const body = { orders: [{ action: 'buy', market_id: marketId, order_type: 'limit', price: '0.11', quantity: '1' }] };
+      const body = {
+        orders: [{ action: 'buy', market_id: marketId, order_type: 'limit', price: '0.11', quantity: '1' }],
+      };
       const headers = { 'Idempotency-Key': `lane-${Date.now()}` };
       const first = await alice.call('POST', '/api/v1/orders/batched', { body, headers });
       const again = await alice.call('POST', '/api/v1/orders/batched', { body, headers });
@@ -93,15 +128,62 @@ describe('direct lane for order entry', () => {
         seen.push(`${req.method} ${req.originalUrl} ${req.path}`);
         res.status(201).set({ 'X-Lane': 'yes' }).json({ ok: true });
       };
-      const lane = createLane([
-        { method: 'post', path: '/v/things', routerPath: '/things', chain: [answer] },
-        { method: 'post', path: '/v/throws', routerPath: '/throws', chain: [() => { throw new HttpError(418, 'thrown'); }] },
-        { method: 'post', path: '/v/rejects', routerPath: '/rejects', chain: [async () => { throw new HttpError(409, 'rejected'); }] },
-        { method: 'post', path: '/v/passes', routerPath: '/passes', chain: [(_req, _res, next) => next(new HttpError(422, 'passed'))] },
-        { method: 'post', path: '/v/chained', routerPath: '/chained', chain: [(req, _res, next) => { req.body = 'first'; next(); }, (req, res) => res.json({ body: req.body })] },
-        { method: 'post', path: '/v/passes-on', routerPath: '/passes-on', chain: [(_req, _res, next) => next()] },
-        { method: 'post', path: '/v/late', routerPath: '/late', chain: [(_req, res) => { res.json({ sent: true }); throw new Error('after the answer'); }] },
-      ], errorHandler);
+      const lane = createLane(
+        [
+          { method: 'post', path: '/v/things', routerPath: '/things', chain: [answer] },
+          {
+            method: 'post',
+            path: '/v/throws',
+            routerPath: '/throws',
+            chain: [
+              () => {
+                throw new HttpError(418, 'thrown');
+              },
+            ],
+          },
+          {
+            method: 'post',
+            path: '/v/rejects',
+            routerPath: '/rejects',
+            chain: [
+              async () => {
+                throw new HttpError(409, 'rejected');
+              },
+            ],
+          },
+          {
+            method: 'post',
+            path: '/v/passes',
+            routerPath: '/passes',
+            chain: [(_req, _res, next) => next(new HttpError(422, 'passed'))],
+          },
+          {
+            method: 'post',
+            path: '/v/chained',
+            routerPath: '/chained',
+            chain: [
+              (req, _res, next) => {
+                req.body = 'first';
+                next();
+              },
+              (req, res) => res.json({ body: req.body }),
+            ],
+          },
+          { method: 'post', path: '/v/passes-on', routerPath: '/passes-on', chain: [(_req, _res, next) => next()] },
+          {
+            method: 'post',
+            path: '/v/late',
+            routerPath: '/late',
+            chain: [
+              (_req, res) => {
+                res.json({ sent: true });
+                throw new Error('after the answer');
+              },
+            ],
+          },
+        ],
+        errorHandler,
+      );
       server = http.createServer(laneServerOptions, (req, res) => {
         if (!lane(req, res)) res.writeHead(299).end('not the lane');
       });
@@ -113,7 +195,11 @@ describe('direct lane for order entry', () => {
     });
 
     const post = async (path: string) => {
-      const response = await fetch(`${base}${path}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+      const response = await fetch(`${base}${path}`, {
+        method: 'POST',
+        body: '{}',
+        headers: { 'content-type': 'application/json' },
+      });
       return { status: response.status, text: await response.text(), lane: response.headers.get('x-lane') };
     };
 

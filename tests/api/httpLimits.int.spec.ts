@@ -26,9 +26,13 @@ function exchange(port: number, request: string | null, localAddress = '127.0.0.
       text += chunk;
       if (/\r\n\r\n[\s\S]*\}$/.test(text)) socket.end();
     });
-    socket.once('connect', () => { if (request !== null) socket.write(request); });
+    socket.once('connect', () => {
+      if (request !== null) socket.write(request);
+    });
     socket.once('close', () => resolve(text));
-    socket.once('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? resolve(text) : reject(error)));
+    socket.once('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'ECONNRESET' ? resolve(text) : reject(error),
+    );
   });
 }
 
@@ -39,7 +43,9 @@ describe('HTTP connections per address', function () {
   let svc: TestService;
   const held: net.Socket[] = [];
 
-  before(async () => { svc = await startTestService(); });
+  before(async () => {
+    svc = await startTestService();
+  });
   after(async () => {
     for (const socket of held) socket.destroy();
     await svc?.stop();
@@ -47,17 +53,24 @@ describe('HTTP connections per address', function () {
 
   const admin = async (method: string, path: string, body?: unknown) => {
     const answer = await fetch(`${svc.adminUrl}/admin/v1${path}`, {
-      method, headers: { authorization: `Bearer ${svc.adminToken}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+      method,
+      headers: { authorization: `Bearer ${svc.adminToken}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: answer.status, body: await answer.json() };  
+    return { status: answer.status, body: await answer.json() };
   };
 
   it('defaults to 256 per address; the operator changes it (1 to 10,000)', async () => {
     expect((await admin('GET', '/settings')).body.settings.http_limits).to.deep.equal({ connections_per_address: 256 });
     for (const bad of [0, 10_001, 2.5, '4']) {
-      expect((await admin('PATCH', '/settings', { http_limits: { connections_per_address: bad } })).status, String(bad)).to.equal(400);
+      expect(
+        (await admin('PATCH', '/settings', { http_limits: { connections_per_address: bad } })).status,
+        String(bad),
+      ).to.equal(400);
     }
-    expect((await admin('PATCH', '/settings', { http_limits: { connections_per_address: 4 } })).body.settings.http_limits).to.deep.equal({ connections_per_address: 4 });
+    expect(
+      (await admin('PATCH', '/settings', { http_limits: { connections_per_address: 4 } })).body.settings.http_limits,
+    ).to.deep.equal({ connections_per_address: 4 });
   });
 
   it('past the cap a new connection from that address gets 429 and is closed; another address is served; closing one makes room', async () => {

@@ -13,7 +13,14 @@ describe('NUL characters in requests', () => {
     ({ svc, alice, marketId } = fixture);
   });
 
-  const buy = (extra: Record<string, unknown> = {}) => ({ action: 'buy', market_id: marketId, order_type: 'limit', price: '0.20', quantity: '1', ...extra });
+  const buy = (extra: Record<string, unknown> = {}) => ({
+    action: 'buy',
+    market_id: marketId,
+    order_type: 'limit',
+    price: '0.20',
+    quantity: '1',
+    ...extra,
+  });
   const orderCount = async () => (await alice.call('GET', '/api/v1/orders?limit=200')).body.orders.length as number;
 
   it('refuses a NUL in an order field with a 400 naming it, and places nothing', async () => {
@@ -21,7 +28,11 @@ describe('NUL characters in requests', () => {
     const cases: Array<[string, unknown, string]> = [
       ['/api/v1/orders', buy({ client_order_id: 'ref\u0000x' }), 'client_order_id must not contain NUL characters'],
       ['/api/v1/orders', buy({ device_id: '\u0000' }), 'device_id must not contain NUL characters'],
-      ['/api/v1/orders/batched', { orders: [buy(), buy({ client_order_id: 'a\u0000' })] }, 'orders[1].client_order_id must not contain NUL characters'],
+      [
+        '/api/v1/orders/batched',
+        { orders: [buy(), buy({ client_order_id: 'a\u0000' })] },
+        'orders[1].client_order_id must not contain NUL characters',
+      ],
     ];
     for (const [path, body, error] of cases) {
       const answer = await alice.call('POST', path, { body });

@@ -11,7 +11,8 @@ import { startWholeService, type Answer, type Member, type WholeService } from '
 const BURST_SECONDS = 2;
 
 /** Requests a bucket of `perSecond` can have taken in `elapsedMs`: its burst plus what it refilled (and one for rounding). */
-const takenAtMost = (perSecond: number, elapsedMs: number) => perSecond * BURST_SECONDS + Math.ceil((perSecond * elapsedMs) / 1000) + 1;
+const takenAtMost = (perSecond: number, elapsedMs: number) =>
+  perSecond * BURST_SECONDS + Math.ceil((perSecond * elapsedMs) / 1000) + 1;
 
 async function timed(requests: Array<() => Promise<Answer>>): Promise<{ answers: Answer[]; elapsedMs: number }> {
   const started = performance.now();
@@ -40,7 +41,13 @@ describe('request rate limits (/api/v1)', function () {
   after(async () => svc?.stop());
 
   const setLimits = (limits: Record<string, number>) => svc.admin('PATCH', '/settings', { rate_limits: limits });
-  const order = (i: number) => ({ action: 'buy', market_id: marketId, order_type: 'limit', price: (0.01 + (i % 40) / 100).toFixed(2), quantity: '1' });
+  const order = (i: number) => ({
+    action: 'buy',
+    market_id: marketId,
+    order_type: 'limit',
+    price: (0.01 + (i % 40) / 100).toFixed(2),
+    quantity: '1',
+  });
 
   it('defaults to 200 reads and 100 writes per second per account', async () => {
     const { settings } = await svc.admin('GET', '/settings');
@@ -52,9 +59,15 @@ describe('request rate limits (/api/v1)', function () {
     await setLimits({ read_per_second: 200, write_per_second: perSecond });
     const alice: Member = await svc.member();
     const bob: Member = await svc.member();
-    const { answers, elapsedMs } = await timed(Array.from({ length: 30 }, (_, i) => () => (i % 2 === 0
-      ? alice.call('POST', '/api/v1/orders', { body: order(i) })
-      : alice.call('POST', '/api/v1/orders', { key: null, bearer: alice.session, body: order(i) }))));
+    const { answers, elapsedMs } = await timed(
+      Array.from(
+        { length: 30 },
+        (_, i) => () =>
+          i % 2 === 0
+            ? alice.call('POST', '/api/v1/orders', { body: order(i) })
+            : alice.call('POST', '/api/v1/orders', { key: null, bearer: alice.session, body: order(i) }),
+      ),
+    );
     const placed = answers.filter((answer) => answer.status === 200).length;
     const refused = answers.filter((answer) => answer.status === 429);
     expect(placed + refused.length, answers.map((a) => a.status).join(',')).to.equal(30);
@@ -76,7 +89,9 @@ describe('request rate limits (/api/v1)', function () {
     const second = await carol.call('POST', '/api/v1/orders/batched', { body: { orders: legs } });
     // 8 of 10 taken: a second batch of 8 finds 2 (plus what refilled since, well under 6)
     if (performance.now() - started < 1000) expectTooMany(second, perSecond * BURST_SECONDS);
-    const cancel = await carol.call('DELETE', '/api/v1/orders/batched', { body: { orders: first.body.results.map((r: { order: { id: string } }) => ({ order_id: r.order.id })) } });
+    const cancel = await carol.call('DELETE', '/api/v1/orders/batched', {
+      body: { orders: first.body.results.map((r: { order: { id: string } }) => ({ order_id: r.order.id })) },
+    });
     expect([200, 429]).to.include(cancel.status);
   });
 
@@ -84,7 +99,9 @@ describe('request rate limits (/api/v1)', function () {
     const perSecond = 4;
     await setLimits({ read_per_second: perSecond, write_per_second: 100 });
     const dave = await svc.member();
-    const { answers, elapsedMs } = await timed(Array.from({ length: 30 }, () => () => dave.call('GET', '/api/v1/account/balance')));
+    const { answers, elapsedMs } = await timed(
+      Array.from({ length: 30 }, () => () => dave.call('GET', '/api/v1/account/balance')),
+    );
     const answered = answers.filter((answer) => answer.status === 200).length;
     expect(answered).to.be.at.least(1).and.at.most(takenAtMost(perSecond, elapsedMs));
     for (const answer of answers.filter((a) => a.status !== 200)) expectTooMany(answer, perSecond * BURST_SECONDS);
@@ -96,13 +113,24 @@ describe('request rate limits (/api/v1)', function () {
     const { settings } = await svc.admin('GET', '/settings');
     expect(settings.rate_limits).to.deep.equal({ read_per_second: 4, write_per_second: 0 });
     const erin = await svc.member();
-    const { answers } = await timed(Array.from({ length: 40 }, (_, i) => () => erin.call('POST', '/api/v1/orders', { body: order(i) })));
+    const { answers } = await timed(
+      Array.from({ length: 40 }, (_, i) => () => erin.call('POST', '/api/v1/orders', { body: order(i) })),
+    );
     expect(answers.map((answer) => answer.status)).to.deep.equal(Array(40).fill(200));
-    for (const bad of [{ read_per_second: -1 }, { read_per_second: 1.5 }, { write_per_second: 'many' }, { burst: 3 }, 'fast']) {
+    for (const bad of [
+      { read_per_second: -1 },
+      { read_per_second: 1.5 },
+      { write_per_second: 'many' },
+      { burst: 3 },
+      'fast',
+    ]) {
       const answer = await svc.adminRaw('PATCH', '/settings', { rate_limits: bad });
       expect(answer.status, JSON.stringify(bad)).to.equal(400);
     }
-    expect((await svc.admin('GET', '/settings')).settings.rate_limits).to.deep.equal({ read_per_second: 4, write_per_second: 0 });
+    expect((await svc.admin('GET', '/settings')).settings.rate_limits).to.deep.equal({
+      read_per_second: 4,
+      write_per_second: 0,
+    });
     await setLimits({ read_per_second: 200, write_per_second: 100 });
   });
 });
@@ -112,7 +140,9 @@ describe('failed authentications per address (/api/v1)', function () {
   let svc: WholeService;
 
   // the requests come through a trusted proxy that names the client: loopback itself is not counted
-  before(async () => { svc = await startWholeService({ TRUSTED_PROXIES: '127.0.0.1,::1' }); });
+  before(async () => {
+    svc = await startWholeService({ TRUSTED_PROXIES: '127.0.0.1,::1' });
+  });
   after(async () => svc?.stop());
   const from = (address: string) => ({ 'x-forwarded-for': `198.51.100.200, ${address}` });
 
@@ -121,13 +151,18 @@ describe('failed authentications per address (/api/v1)', function () {
     const original = pool.query;
     const lookups = { tokens: 0, keys: 0 };
     pool.query = function (this: unknown, ...args: unknown[]) {
-      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text ?? '';
+      const text = typeof args[0] === 'string' ? args[0] : ((args[0] as { text?: string } | undefined)?.text ?? '');
       if (/FROM oauth_tokens\b[\s\S]*WHERE t?\.?token_hash/.test(text)) lookups.tokens += 1;
       if (/FROM api_keys WHERE key_id/.test(text)) lookups.keys += 1;
       return original.apply(this, args);
     };
     try {
-      const key = { key_id: '5f0c9a52-0000-4000-8000-00000000abcd', private_key: Buffer.alloc(32, 7).toString('base64'), scope: 'read_only' as const, public_key: '' };
+      const key = {
+        key_id: '5f0c9a52-0000-4000-8000-00000000abcd',
+        private_key: Buffer.alloc(32, 7).toString('base64'),
+        scope: 'read_only' as const,
+        public_key: '',
+      };
       for (let i = 0; i < 8; i += 1) {
         expect((await svc.call('GET', '/api/v1/me', { bearer: 'svc_at_never-issued' })).status).to.equal(401);
         expect((await svc.call('GET', '/api/v1/me', { key })).status).to.equal(401);
@@ -141,7 +176,12 @@ describe('failed authentications per address (/api/v1)', function () {
   it('past 20 a second (40 at once) from one address: 429 before the credentials are looked at', async () => {
     const perSecond = 20;
     const attacker = from('203.0.113.7');
-    const { answers, elapsedMs } = await timed(Array.from({ length: 200 }, (_, i) => () => svc.call('GET', '/api/v1/account/balance', { bearer: `svc_at_guess${i}`, headers: attacker })));
+    const { answers, elapsedMs } = await timed(
+      Array.from(
+        { length: 200 },
+        (_, i) => () => svc.call('GET', '/api/v1/account/balance', { bearer: `svc_at_guess${i}`, headers: attacker }),
+      ),
+    );
     const judged = answers.filter((answer) => answer.status === 401).length;
     const limited = answers.filter((answer) => answer.status === 429);
     expect(judged + limited.length).to.equal(200);
@@ -150,11 +190,28 @@ describe('failed authentications per address (/api/v1)', function () {
     for (const answer of limited) expectTooMany(answer, perSecond * BURST_SECONDS);
     // the same /64 is the same client; another address, and this machine itself, are not affected
     const member = await svc.member();
-    expect((await member.call('GET', '/api/v1/account/balance', { headers: from('2001:db8:1:2::1') })).status).to.equal(200);
-    const sameBlock = await timed(Array.from({ length: 200 }, (_, i) => () => svc.call('GET', '/api/v1/me', { bearer: `svc_at_v6guess${i}`, headers: from(`2001:db8:1:2::${(i + 2).toString(16)}`) })));
-    expect(sameBlock.answers.filter((answer) => answer.status === 401).length).to.be.at.most(takenAtMost(perSecond, sameBlock.elapsedMs));
-    expect((await member.call('GET', '/api/v1/account/balance', { headers: from('203.0.113.8') })).status).to.equal(200);
-    const local = await Promise.all(Array.from({ length: 60 }, (_, i) => svc.call('GET', '/api/v1/me', { bearer: `svc_at_local${i}` })));
+    expect((await member.call('GET', '/api/v1/account/balance', { headers: from('2001:db8:1:2::1') })).status).to.equal(
+      200,
+    );
+    const sameBlock = await timed(
+      Array.from(
+        { length: 200 },
+        (_, i) => () =>
+          svc.call('GET', '/api/v1/me', {
+            bearer: `svc_at_v6guess${i}`,
+            headers: from(`2001:db8:1:2::${(i + 2).toString(16)}`),
+          }),
+      ),
+    );
+    expect(sameBlock.answers.filter((answer) => answer.status === 401).length).to.be.at.most(
+      takenAtMost(perSecond, sameBlock.elapsedMs),
+    );
+    expect((await member.call('GET', '/api/v1/account/balance', { headers: from('203.0.113.8') })).status).to.equal(
+      200,
+    );
+    const local = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => svc.call('GET', '/api/v1/me', { bearer: `svc_at_local${i}` })),
+    );
     expect(local.map((answer) => answer.status)).to.deep.equal(Array(60).fill(401));
   });
 });

@@ -21,9 +21,13 @@ describe('e2e: the admin CLI', function () {
 
   async function cli(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
     try {
-      const { stdout, stderr } = await run(process.execPath, [BIN, 'admin', '--url', service.adminUrl, '--token', service.adminToken, ...args], {
-        env: { ...process.env, ADMIN_TOKEN: '', EXCHANGE_URL: '' },
-      });
+      const { stdout, stderr } = await run(
+        process.execPath,
+        [BIN, 'admin', '--url', service.adminUrl, '--token', service.adminToken, ...args],
+        {
+          env: { ...process.env, ADMIN_TOKEN: '', EXCHANGE_URL: '' },
+        },
+      );
       return { stdout, stderr, code: 0 };
     } catch (err) {
       const failed = err as { stdout: string; stderr: string; code: number };
@@ -33,25 +37,53 @@ describe('e2e: the admin CLI', function () {
   const json = async (...args: string[]) => {
     const result = await cli('--json', ...args);
     expect(result.code, result.stderr).to.equal(0);
-    return JSON.parse(result.stdout) as Record<string, any>;  
+    return JSON.parse(result.stdout) as Record<string, any>;
   };
 
   it('drives an account, an event and a market through their lifecycle', async () => {
-    const { account } = await json('accounts', 'create', '--first-name', 'Cli', '--fee-schedule', 'fixed_percent', '--base-fee-percent', '0');
+    const { account } = await json(
+      'accounts',
+      'create',
+      '--first-name',
+      'Cli',
+      '--fee-schedule',
+      'fixed_percent',
+      '--base-fee-percent',
+      '0',
+    );
     expect(account).to.include({ first_name: 'Cli', status: 'active', fee_schedule: 'fixed_percent' });
     const deposited = await json('deposit', account.account_id, '12.34');
     expect(deposited.balance).to.include({ account_balance: '12.34', available_balance: '12.34' });
     const key = await json('keys', 'create', account.account_id, '--scope', 'read_only');
     expect(key.api_key).to.include({ scope: 'read_only' });
 
-    const { event } = await json('events', 'create', '--title', 'Cli v Tests', '--start', '2031-01-01T18:00:00Z', '--sport', 'cricket', '--participant', 'Cli', 'Tests');
+    const { event } = await json(
+      'events',
+      'create',
+      '--title',
+      'Cli v Tests',
+      '--start',
+      '2031-01-01T18:00:00Z',
+      '--sport',
+      'cricket',
+      '--participant',
+      'Cli',
+      'Tests',
+    );
     expect(event.participants).to.deep.equal(['Cli', 'Tests']);
     const { market } = await json('markets', 'create', '--event', event.event_id, '--title', 'Cli to win');
     expect(market).to.include({ status: 'scheduled', max_price: '1.00', trading: false, halted: false });
     expect((await json('markets', 'open', market.market_id)).market.status).to.equal('open');
-    expect((await json('markets', 'halt', market.market_id)).market).to.include({ status: 'suspended', trading: false, halted: true });
+    expect((await json('markets', 'halt', market.market_id)).market).to.include({
+      status: 'suspended',
+      trading: false,
+      halted: true,
+    });
     expect((await json('markets', 'resume', market.market_id)).market.trading).to.equal(true);
-    expect((await json('markets', 'result', market.market_id, 'void')).market).to.include({ status: 'voided', trading: false });
+    expect((await json('markets', 'result', market.market_id, 'void')).market).to.include({
+      status: 'voided',
+      trading: false,
+    });
   });
 
   it('prints a table by default, and errors with the service message and exit code 1', async () => {

@@ -26,7 +26,10 @@ async function cliSettings(env: Record<string, string>): Promise<Record<string, 
 function accepts(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port });
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
   });
 }
@@ -58,7 +61,8 @@ describe('e2e: operator listener and CLI defaults', function () {
     let service: TestService;
     before(async function () {
       // the real default: the CLI must find it with no settings at all
-      if (await accepts('127.0.0.1', 8082)) throw new Error('port 8082 is in use on this machine; this test needs the default admin port free');
+      if (await accepts('127.0.0.1', 8082))
+        throw new Error('port 8082 is in use on this machine; this test needs the default admin port free');
       service = await startTestService({ env: { ADMIN_PORT: '' } });
     });
     after(async () => service?.stop());
@@ -74,7 +78,8 @@ describe('e2e: operator listener and CLI defaults', function () {
       expect((await fetch(`${service.baseUrl}/metrics`)).status).to.equal(404);
       expect((await fetch(`${service.baseUrl}/healthz`)).status).to.equal(200);
       const external = externalAddress();
-      if (external !== undefined) expect(await accepts(external, 8082), `8082 must not answer on ${external}`).to.equal(false);
+      if (external !== undefined)
+        expect(await accepts(external, 8082), `8082 must not answer on ${external}`).to.equal(false);
     });
 
     it('the CLI with no settings at all finds it', async () => {
@@ -85,7 +90,9 @@ describe('e2e: operator listener and CLI defaults', function () {
 
   describe('ADMIN_PORT set', () => {
     let service: TestService;
-    before(async () => { service = await startTestService({ env: { ADMIN_PORT: '0' } }); });
+    before(async () => {
+      service = await startTestService({ env: { ADMIN_PORT: '0' } });
+    });
     after(async () => service?.stop());
 
     it('serves /admin/v1 and /metrics on 127.0.0.1:ADMIN_PORT only', async () => {
@@ -102,7 +109,11 @@ describe('e2e: operator listener and CLI defaults', function () {
     });
 
     it('the CLI goes to the operator listener when ADMIN_PORT is set', async () => {
-      const settings = await cliSettings({ PORT: String(service.service.port), ADMIN_PORT: String(service.service.adminPort), ADMIN_TOKEN: service.adminToken });
+      const settings = await cliSettings({
+        PORT: String(service.service.port),
+        ADMIN_PORT: String(service.service.adminPort),
+        ADMIN_TOKEN: service.adminToken,
+      });
       expect(settings.settings).to.have.property('batch_limit');
     });
   });

@@ -20,8 +20,18 @@ describe('e2e: a DATA_DIR the database cannot enter', function () {
     try {
       let failure: { code: number; stdout: string; stderr: string } | undefined;
       await run(process.execPath, [BIN, 'serve'], {
-        env: { ...process.env, PORT: '0', WS_PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: '', LOG_LEVEL: 'silent', DATABASE_URL: '' },
-      }).catch((error: { code: number; stdout: string; stderr: string }) => { failure = error; });
+        env: {
+          ...process.env,
+          PORT: '0',
+          WS_PORT: '0',
+          DATA_DIR: dataDir,
+          ADMIN_TOKEN: '',
+          LOG_LEVEL: 'silent',
+          DATABASE_URL: '',
+        },
+      }).catch((error: { code: number; stdout: string; stderr: string }) => {
+        failure = error;
+      });
       expect(failure, 'the service should not have started').to.not.equal(undefined);
       expect(failure!.code).to.equal(1);
       const lines = failure!.stderr.trim().split('\n');

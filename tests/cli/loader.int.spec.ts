@@ -15,8 +15,18 @@ const script = `
 
 describe('TypeScript loader of the service', () => {
   it('runs TypeScript with names kept and stack traces on the .ts lines', () => {
-    const output = execFileSync(process.execPath, ['--import', './cli/register.js', '--input-type=module', '-e', script], { encoding: 'utf8' });
-    const result = JSON.parse(output.trim().split('\n').pop()!) as { greet: string; count: number; names: string[]; shout: string; stack: string };
+    const output = execFileSync(
+      process.execPath,
+      ['--import', './cli/register.js', '--input-type=module', '-e', script],
+      { encoding: 'utf8' },
+    );
+    const result = JSON.parse(output.trim().split('\n').pop()!) as {
+      greet: string;
+      count: number;
+      names: string[];
+      shout: string;
+      stack: string;
+    };
     expect(result).to.include({ greet: 'hello ada', count: 1, shout: 'X' });
     expect(result.names).to.deep.equal(['Greeter', 'shout', 'fail']);
     expect(result.stack).to.match(/typed\.ts:17:\d+/);

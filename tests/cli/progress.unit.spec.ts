@@ -5,7 +5,16 @@ import { terminalProgress } from '../../cli/progress.ts';
 
 function stream(isTTY: boolean) {
   const written: string[] = [];
-  return { written, stream: { isTTY, write: (text: string) => { written.push(text); return true; } } as unknown as NodeJS.WriteStream };
+  return {
+    written,
+    stream: {
+      isTTY,
+      write: (text: string) => {
+        written.push(text);
+        return true;
+      },
+    } as unknown as NodeJS.WriteStream,
+  };
 }
 
 describe('terminal progress', () => {
@@ -14,7 +23,9 @@ describe('terminal progress', () => {
     const progress = terminalProgress('replaying the journal', 1000, 'positions', tty.stream);
     progress.update(1000);
     progress.finish();
-    expect(tty.written[0]).to.match(/replaying the journal: 1,000\/1,000 positions \(100%\), [\d,]+ positions\/s, .* left/);
+    expect(tty.written[0]).to.match(
+      /replaying the journal: 1,000\/1,000 positions \(100%\), [\d,]+ positions\/s, .* left/,
+    );
     expect(tty.written.at(-1)).to.equal('\r\x1b[2K');
   });
 

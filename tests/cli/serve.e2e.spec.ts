@@ -11,7 +11,15 @@ const BIN = path.resolve('cli/bin.js');
 
 function startServe(dataDir: string): { child: ChildProcess; port: Promise<number>; exited: Promise<number | null> } {
   const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, ADMIN_TOKEN: 'shutdown-test-token-0123456789abcdef', LOG_LEVEL: 'info', DEMO: '0', TEST_CLOCK: '0' },
+    env: {
+      ...process.env,
+      PORT: '0',
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN: 'shutdown-test-token-0123456789abcdef',
+      LOG_LEVEL: 'info',
+      DEMO: '0',
+      TEST_CLOCK: '0',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -83,7 +83,16 @@ describe('configuration', () => {
 
   it('has the documented defaults', () => {
     const config = loadConfig({});
-    expect(config).to.include({ port: 8080, wsPort: 8081, adminPort: 8082, adminHost: '127.0.0.1', jurisdiction: 'us', testClock: false, demo: false, logLevel: 'info' });
+    expect(config).to.include({
+      port: 8080,
+      wsPort: 8081,
+      adminPort: 8082,
+      adminHost: '127.0.0.1',
+      jurisdiction: 'us',
+      testClock: false,
+      demo: false,
+      logLevel: 'info',
+    });
     expect(config.dataDir).to.match(/data$/);
     expect(config.databaseUrl).to.equal(undefined);
   });

@@ -12,7 +12,10 @@ import { DEMO_STREAM } from '../../commands/demo/seed.ts';
 const BIN = path.resolve('cli/bin.js');
 
 /** Starts `exchange watch …` and hands out its stdout lines, parsed. */
-function watch(args: string[], env: Record<string, string>): { child: ChildProcessWithoutNullStreams; next(): Promise<any>; stderr(): string } {  
+function watch(
+  args: string[],
+  env: Record<string, string>,
+): { child: ChildProcessWithoutNullStreams; next(): Promise<any>; stderr(): string } {
   const child = spawn(process.execPath, [BIN, 'watch', ...args], { env: { ...process.env, ...env } });
   const lines: string[] = [];
   const waiting: Array<(line: string) => void> = [];
@@ -28,7 +31,8 @@ function watch(args: string[], env: Record<string, string>): { child: ChildProce
   return {
     child,
     stderr: () => errors,
-    next: async () => JSON.parse(lines.length > 0 ? lines.shift()! : await new Promise<string>((resolve) => waiting.push(resolve))),
+    next: async () =>
+      JSON.parse(lines.length > 0 ? lines.shift()! : await new Promise<string>((resolve) => waiting.push(resolve))),
   };
 }
 
@@ -46,13 +50,19 @@ describe('e2e: exchange watch, with the demo market makers trading', function ()
   });
 
   it('prints the orderbook snapshot, then deltas as the demo makers keep quoting', async () => {
-    const seeded = (await svc.store.readStream(DEMO_STREAM)).find((mark) => mark.type === 'DemoSeeded')!.data as { quoted_markets: string[] };
+    const seeded = (await svc.store.readStream(DEMO_STREAM)).find((mark) => mark.type === 'DemoSeeded')!.data as {
+      quoted_markets: string[];
+    };
     expect(seeded.quoted_markets.length).to.be.greaterThan(0);
     const marketId = seeded.quoted_markets[0]!;
     const viewer = await svc.member();
-    const run = watch(['orderbook', '--market-id', marketId, '--key-id', viewer.key.key_id, '--private-key', viewer.key.private_key], {
-      EXCHANGE_WS_URL: svc.socketUrl, EXCHANGE_URL: svc.base,
-    });
+    const run = watch(
+      ['orderbook', '--market-id', marketId, '--key-id', viewer.key.key_id, '--private-key', viewer.key.private_key],
+      {
+        EXCHANGE_WS_URL: svc.socketUrl,
+        EXCHANGE_URL: svc.base,
+      },
+    );
     children.push(run.child);
     const snapshot = await run.next();
     expect(snapshot).to.include({ topic: 'orderbook', event: 'snapshot' });
@@ -65,9 +75,12 @@ describe('e2e: exchange watch, with the demo market makers trading', function ()
     expect(delta.payload.seq).to.equal(snapshot.payload.orderbooks[0].seq + 1);
   });
 
-  it('completes a private topic with the key\'s own user id; events needs no key', async () => {
+  it("completes a private topic with the key's own user id; events needs no key", async () => {
     const viewer = await svc.member();
-    const run = watch(['balances', '--key-id', viewer.key.key_id, '--private-key', viewer.key.private_key], { EXCHANGE_WS_URL: svc.socketUrl, EXCHANGE_URL: svc.base });
+    const run = watch(['balances', '--key-id', viewer.key.key_id, '--private-key', viewer.key.private_key], {
+      EXCHANGE_WS_URL: svc.socketUrl,
+      EXCHANGE_URL: svc.base,
+    });
     children.push(run.child);
     const snapshot = await run.next();
     expect(snapshot).to.deep.include({ topic: `balances:${viewer.user_id}`, event: 'snapshot' });

@@ -15,7 +15,15 @@ import { createSigner, generateKeyPair } from '@event-exchange/client';
 import { Admin, startService, type Service } from './support.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 describe('client: in a browser', function () {
   this.timeout(120_000);
@@ -29,11 +37,23 @@ describe('client: in a browser', function () {
       console.warn('    chromium is not installed (apt-get install -y chromium): browser tests skipped');
       this.skip();
     }
-    const bundle = await build({ entryPoints: [path.resolve('client/dist/index.js')], bundle: true, format: 'esm', platform: 'browser', write: false, logLevel: 'silent' });
+    const bundle = await build({
+      entryPoints: [path.resolve('client/dist/index.js')],
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      write: false,
+      logLevel: 'silent',
+    });
     const script = bundle.outputFiles[0]!.text;
     page = http.createServer((req, res) => {
       if (req.url === '/client.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
-      else res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><script type="module">import * as client from "/client.js"; window.exchangeClient = client;</script>');
+      else
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            '<!doctype html><script type="module">import * as client from "/client.js"; window.exchangeClient = client;</script>',
+          );
     });
     await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
     pageUrl = `http://127.0.0.1:${(page.address() as AddressInfo).port}/`;
@@ -55,16 +75,26 @@ describe('client: in a browser', function () {
     const tab = await browser.newPage();
     await tab.goto(pageUrl);
     await tab.waitForFunction(() => 'exchangeClient' in window);
-    const result = await tab.evaluate(async ({ privateKey, baseUrl, wsUrl }) => {
-      const lib = (window as unknown as { exchangeClient: typeof ExchangeClientModule }).exchangeClient;
-      const headers = lib.createSigner('key-1', privateKey).headers('GET', '/api/v1/orders?limit=5', 1_767_225_600_000);
-      const feed = lib.createClient({ baseUrl, wsUrl }).feed();
-      const events = await new Promise<unknown>((resolve, reject) => {
-        feed.channel('events', {}).join().receive('ok', resolve).receive('error', reject).receive('timeout', () => reject(new Error('timeout')));
-      });
-      await feed.close();
-      return { headers, events, hasProcess: typeof (globalThis as { process?: unknown }).process !== 'undefined' };
-    }, { privateKey, baseUrl: service.baseUrl, wsUrl: service.wsUrl });
+    const result = await tab.evaluate(
+      async ({ privateKey, baseUrl, wsUrl }) => {
+        const lib = (window as unknown as { exchangeClient: typeof ExchangeClientModule }).exchangeClient;
+        const headers = lib
+          .createSigner('key-1', privateKey)
+          .headers('GET', '/api/v1/orders?limit=5', 1_767_225_600_000);
+        const feed = lib.createClient({ baseUrl, wsUrl }).feed();
+        const events = await new Promise<unknown>((resolve, reject) => {
+          feed
+            .channel('events', {})
+            .join()
+            .receive('ok', resolve)
+            .receive('error', reject)
+            .receive('timeout', () => reject(new Error('timeout')));
+        });
+        await feed.close();
+        return { headers, events, hasProcess: typeof (globalThis as { process?: unknown }).process !== 'undefined' };
+      },
+      { privateKey, baseUrl: service.baseUrl, wsUrl: service.wsUrl },
+    );
     expect(result.hasProcess).to.equal(false); // so the signature came from @noble/curves
     expect(result.headers).to.deep.equal(inNode);
     expect((result.events as { events: unknown[] }).events).to.be.an('array').that.is.not.empty;

@@ -29,14 +29,23 @@ describe('client: the examples against a live service', function () {
     const maker = await admin.member();
     const taker = await admin.member();
     const env = (member: { keyId: string; privateKey: string }) => ({
-      EXCHANGE_URL: service.baseUrl, EXCHANGE_WS_URL: service.wsUrl, KEY_ID: member.keyId, PRIVATE_KEY: member.privateKey, MARKET_ID: marketId,
+      EXCHANGE_URL: service.baseUrl,
+      EXCHANGE_WS_URL: service.wsUrl,
+      KEY_ID: member.keyId,
+      PRIVATE_KEY: member.privateKey,
+      MARKET_ID: marketId,
     });
 
     const follower = run([path.join(EXAMPLES, 'book-follower.mjs')], env(taker));
     programs.push(follower);
     expect(await follower.next()).to.include({ event: 'snapshot', reason: 'join', levels: 0 });
 
-    const mm = run([path.join(EXAMPLES, 'market-maker.mjs')], { ...env(maker), TICK_MS: '60000', MID_CENTS: '50', SPREAD_CENTS: '4' });
+    const mm = run([path.join(EXAMPLES, 'market-maker.mjs')], {
+      ...env(maker),
+      TICK_MS: '60000',
+      MID_CENTS: '50',
+      SPREAD_CENTS: '4',
+    });
     programs.push(mm);
     const quoted = await mm.next((line) => line.event === 'quoted');
     expect(quoted.offer).to.match(/^0\.\d\d$/);
@@ -45,14 +54,28 @@ describe('client: the examples against a live service', function () {
     expect(seen.best_offer).to.deep.equal([quoted.offer, '10']);
 
     const takerClient = createClient({ baseUrl: service.baseUrl, credentials: apiKey(taker.keyId, taker.privateKey) });
-    const lifted = await takerClient.placeOrder({ market_id: marketId, action: 'buy', order_type: 'limit', price: quoted.offer, quantity: '3' });
+    const lifted = await takerClient.placeOrder({
+      market_id: marketId,
+      action: 'buy',
+      order_type: 'limit',
+      price: quoted.offer,
+      quantity: '3',
+    });
     expect(lifted).to.include({ status: 'filled' });
-    expect(await mm.next((line) => line.event === 'fill')).to.include({ action: 'sell', price: quoted.offer, filled: '3' });
+    expect(await mm.next((line) => line.event === 'fill')).to.include({
+      action: 'sell',
+      price: quoted.offer,
+      filled: '3',
+    });
     expect((await follower.next((line) => line.best_offer?.[1] === '7')).best_offer).to.deep.equal([quoted.offer, '7']);
 
     mm.child.kill('SIGINT');
     expect(await mm.next((line) => line.event === 'stopped')).to.include({ cancelled: 2 });
     expect(await mm.exited).to.equal(0);
-    expect(await follower.next((line) => line.levels === 0)).to.include({ event: 'delta', best_bid: null, best_offer: null });
+    expect(await follower.next((line) => line.levels === 0)).to.include({
+      event: 'delta',
+      best_bid: null,
+      best_offer: null,
+    });
   });
 });

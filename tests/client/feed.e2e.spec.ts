@@ -4,7 +4,16 @@
 // socket open past the service's heartbeat timeout.
 
 import { expect } from 'chai';
-import { apiKey, createClient, FeedJoinError, oauth, session, type BookEvent, type ExchangeClient, type OrderBook } from '@event-exchange/client';
+import {
+  apiKey,
+  createClient,
+  FeedJoinError,
+  oauth,
+  session,
+  type BookEvent,
+  type ExchangeClient,
+  type OrderBook,
+} from '@event-exchange/client';
 import { freePort, testDatabase, type TestDatabase } from '../support/pg.ts';
 import { Admin, eventually, FeedProxy, oauthMemberTokens, startService, type Service } from './support.ts';
 
@@ -30,11 +39,16 @@ describe('client: the feed against a live service', function () {
       admin = new Admin(service.adminUrl, service.svc.adminToken);
       marketId = await admin.market();
       member = await admin.member();
-      client = createClient({ baseUrl: service.baseUrl, wsUrl: service.wsUrl, credentials: apiKey(member.keyId, member.privateKey) });
+      client = createClient({
+        baseUrl: service.baseUrl,
+        wsUrl: service.wsUrl,
+        credentials: apiKey(member.keyId, member.privateKey),
+      });
     });
     after(async () => service?.svc.stop());
 
-    const bid = (price: string, quantity: string) => client.placeOrder({ market_id: marketId, action: 'buy', order_type: 'limit', price, quantity });
+    const bid = (price: string, quantity: string) =>
+      client.placeOrder({ market_id: marketId, action: 'buy', order_type: 'limit', price, quantity });
 
     it('keeps a local book from the snapshot and every delta, with an event per change', async () => {
       await bid('0.40', '5');
@@ -45,7 +59,13 @@ describe('client: the feed against a live service', function () {
       await book.ready();
       expect(sides(book)).to.deep.equal({ bids: { '0.40': '5' }, offers: {} });
       await bid('0.41', '2');
-      await client.placeOrder({ market_id: marketId, action: 'sell', order_type: 'limit', price: '0.60', quantity: '7' });
+      await client.placeOrder({
+        market_id: marketId,
+        action: 'sell',
+        order_type: 'limit',
+        price: '0.60',
+        quantity: '7',
+      });
       await eventually('two deltas', () => events.filter((event) => event.type === 'delta').length === 2);
       expect(sides(book)).to.deep.equal({ bids: { '0.41': '2', '0.40': '5' }, offers: { '0.60': '7' } });
       expect(book.bestBid).to.deep.equal(['0.41', '2']);
@@ -61,7 +81,11 @@ describe('client: the feed against a live service', function () {
     it('a dropped delta (seq gap): the book joins again, replaces itself with the new snapshot, and ends right', async () => {
       const proxy = await new FeedProxy(service.wsUrl).start();
       try {
-        const viaProxy = createClient({ baseUrl: service.baseUrl, wsUrl: proxy.url, credentials: apiKey(member.keyId, member.privateKey) });
+        const viaProxy = createClient({
+          baseUrl: service.baseUrl,
+          wsUrl: proxy.url,
+          credentials: apiKey(member.keyId, member.privateKey),
+        });
         const feed = viaProxy.feed();
         const book = feed.orderBook(marketId);
         const events: BookEvent[] = [];
@@ -105,8 +129,15 @@ describe('client: the feed against a live service', function () {
     });
 
     it('an OAuth token goes on the handshake (x-svc-oauth-token); a session client connects anonymously', async () => {
-      const { clientId, tokens, accountId, userId } = await oauthMemberTokens(service, admin, ['orders.read', 'balance.read']);
-      const viaOAuth = createClient({ baseUrl: service.baseUrl, wsUrl: service.wsUrl, credentials: oauth({ clientId, ...tokens }) });
+      const { clientId, tokens, accountId, userId } = await oauthMemberTokens(service, admin, [
+        'orders.read',
+        'balance.read',
+      ]);
+      const viaOAuth = createClient({
+        baseUrl: service.baseUrl,
+        wsUrl: service.wsUrl,
+        credentials: oauth({ clientId, ...tokens }),
+      });
       const oauthFeed = viaOAuth.feed({ userId }); // without profile.read the token cannot read GET /me
       const balances = oauthFeed.balances()[Symbol.asyncIterator]();
       const first = await balances.next();
@@ -115,9 +146,14 @@ describe('client: the feed against a live service', function () {
       await oauthFeed.close();
 
       const { session: issued } = await admin.ok('POST', `/accounts/${member.accountId}/sessions`, {});
-      const viaSession = createClient({ baseUrl: service.baseUrl, wsUrl: service.wsUrl, credentials: session(issued.token) });
+      const viaSession = createClient({
+        baseUrl: service.baseUrl,
+        wsUrl: service.wsUrl,
+        credentials: session(issued.token),
+      });
       const anonymous = viaSession.feed();
-      const refused = await anonymous.orders()[Symbol.asyncIterator]().next().catch((caught: unknown) => caught);
+      const orders = anonymous.orders()[Symbol.asyncIterator]();
+      const refused = await orders.next().catch((caught: unknown) => caught);
       expect(refused).to.be.instanceOf(FeedJoinError);
       expect(refused).to.include({ reason: 'unauthorized' });
       await anonymous.close();
@@ -136,10 +172,26 @@ describe('client: the feed against a live service', function () {
       const feed = client.feed();
       const orders = feed.orders()[Symbol.asyncIterator]();
       await orders.next(); // the join reply: cancel_on_disconnect is armed for this socket
-      const kept = await client.placeOrder({ market_id: marketId, action: 'buy', order_type: 'limit', price: '0.13', quantity: '1' });
-      const flagged = await client.placeOrder({ market_id: marketId, action: 'buy', order_type: 'limit', price: '0.14', quantity: '1', cancel_on_disconnect: true });
+      const kept = await client.placeOrder({
+        market_id: marketId,
+        action: 'buy',
+        order_type: 'limit',
+        price: '0.13',
+        quantity: '1',
+      });
+      const flagged = await client.placeOrder({
+        market_id: marketId,
+        action: 'buy',
+        order_type: 'limit',
+        price: '0.14',
+        quantity: '1',
+        cancel_on_disconnect: true,
+      });
       await feed.close();
-      await eventually('the flagged order cancelled', async () => (await client.order(flagged.id)).status === 'cancelled');
+      await eventually(
+        'the flagged order cancelled',
+        async () => (await client.order(flagged.id)).status === 'cancelled',
+      );
       expect((await client.order(kept.id)).status).to.equal('open');
       await client.cancelAll();
     });
@@ -186,8 +238,13 @@ describe('client: the feed against a live service', function () {
       const admin = new Admin(service.adminUrl, service.svc.adminToken);
       const marketId = await admin.market();
       const member = await admin.member();
-      const client = createClient({ baseUrl: service.baseUrl, wsUrl: service.wsUrl, credentials: apiKey(member.keyId, member.privateKey) });
-      const bid = (price: string, quantity: string) => client.placeOrder({ market_id: marketId, action: 'buy', order_type: 'limit', price, quantity });
+      const client = createClient({
+        baseUrl: service.baseUrl,
+        wsUrl: service.wsUrl,
+        credentials: apiKey(member.keyId, member.privateKey),
+      });
+      const bid = (price: string, quantity: string) =>
+        client.placeOrder({ market_id: marketId, action: 'buy', order_type: 'limit', price, quantity });
       await bid('0.20', '1');
       const feed = client.feed();
       const book = feed.orderBook(marketId);
@@ -195,7 +252,10 @@ describe('client: the feed against a live service', function () {
       const draining = drain(book, events);
       await book.ready();
       for (let i = 0; i < 3; i += 1) await bid(`0.2${i + 1}`, '1');
-      await eventually('three deltas', () => book.seq !== undefined && events.filter((event) => event.type === 'delta').length === 3);
+      await eventually(
+        'three deltas',
+        () => book.seq !== undefined && events.filter((event) => event.type === 'delta').length === 3,
+      );
       const seqBefore = book.seq!;
 
       await service.svc.stop();

@@ -12,7 +12,10 @@ describe('client: generated OpenAPI types', function () {
 
   it('client/src/generated/openapi.ts is what the generator writes for the current document (else: npm run generate -w client)', async () => {
     const committed = readFileSync(new URL('../../client/src/generated/openapi.ts', import.meta.url), 'utf8');
-    const fresh = (await generate(JSON.parse(JSON.stringify(v1OpenApiDocument()))));
-    expect(committed === fresh, 'client/src/generated/openapi.ts is stale: run `npm run generate -w client` and commit it').to.equal(true);
+    const fresh = await generate(JSON.parse(JSON.stringify(v1OpenApiDocument())));
+    expect(
+      committed === fresh,
+      'client/src/generated/openapi.ts is stale: run `npm run generate -w client` and commit it',
+    ).to.equal(true);
   });
 });

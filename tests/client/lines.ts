@@ -6,7 +6,7 @@ import readline from 'node:readline';
 export interface Program {
   child: ChildProcessWithoutNullStreams;
   /** The next JSON line that matches (earlier lines are skipped). */
-  next(match?: (line: any) => boolean): Promise<any>;  
+  next(match?: (line: any) => boolean): Promise<any>;
   stderr(): string;
   exited: Promise<number | null>;
 }
@@ -27,10 +27,12 @@ export function run(args: string[], env: Record<string, string>, cwd?: string): 
     }
     wake?.();
   });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => {
-    resolve(code);
-    wake?.();
-  }));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      resolve(code);
+      wake?.();
+    }),
+  );
   let done = false;
   void exited.then(() => {
     done = true;

@@ -40,20 +40,50 @@ describe('client: npm pack installs into an empty folder and runs the quick star
   });
 
   it('the tarball installs with its dependencies alone, and the quick start buys, prints fills and follows the book', async () => {
-    const tarball = execFileSync(NPM, ['pack', '--silent', '--pack-destination', folder], { cwd: CLIENT_DIR, encoding: 'utf8' }).trim().split('\n').at(-1)!;
-    writeFileSync(path.join(folder, 'package.json'), JSON.stringify({ name: 'quick-start', private: true, type: 'module' }));
-    execFileSync(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--no-package-lock', path.join(folder, tarball)], { cwd: folder, stdio: 'ignore' });
-    expect(readFileSync(path.join(CLIENT_DIR, 'examples/quickstart.mjs'), 'utf8'), 'client/examples/quickstart.mjs is the README quick start').to.equal(quickStart());
+    const tarball = execFileSync(NPM, ['pack', '--silent', '--pack-destination', folder], {
+      cwd: CLIENT_DIR,
+      encoding: 'utf8',
+    })
+      .trim()
+      .split('\n')
+      .at(-1)!;
+    writeFileSync(
+      path.join(folder, 'package.json'),
+      JSON.stringify({ name: 'quick-start', private: true, type: 'module' }),
+    );
+    execFileSync(
+      NPM,
+      ['install', '--no-audit', '--no-fund', '--prefer-offline', '--no-package-lock', path.join(folder, tarball)],
+      { cwd: folder, stdio: 'ignore' },
+    );
+    expect(
+      readFileSync(path.join(CLIENT_DIR, 'examples/quickstart.mjs'), 'utf8'),
+      'client/examples/quickstart.mjs is the README quick start',
+    ).to.equal(quickStart());
     writeFileSync(path.join(folder, 'quickstart.mjs'), quickStart());
 
-    const seeded = (await service.svc.ctx.store.readStream(DEMO_STREAM)).find((mark) => mark.type === 'DemoSeeded')!.data as { member_account_id: string };
+    const seeded = (await service.svc.ctx.store.readStream(DEMO_STREAM)).find((mark) => mark.type === 'DemoSeeded')!
+      .data as { member_account_id: string };
     const admin = new Admin(service.adminUrl, service.svc.adminToken);
-    const { api_key: key } = await admin.ok('POST', `/accounts/${seeded.member_account_id}/api_keys`, { scope: 'read_write' });
-    program = run(['quickstart.mjs'], { EXCHANGE_URL: service.baseUrl, EXCHANGE_WS_URL: service.wsUrl, KEY_ID: key.key_id, PRIVATE_KEY: key.private_key }, folder);
-    const text = async (match: (line: string) => boolean) => (await program!.next((line) => typeof line.text === 'string' && match(line.text))).text as string;
+    const { api_key: key } = await admin.ok('POST', `/accounts/${seeded.member_account_id}/api_keys`, {
+      scope: 'read_write',
+    });
+    program = run(
+      ['quickstart.mjs'],
+      {
+        EXCHANGE_URL: service.baseUrl,
+        EXCHANGE_WS_URL: service.wsUrl,
+        KEY_ID: key.key_id,
+        PRIVATE_KEY: key.private_key,
+      },
+      folder,
+    );
+    const text = async (match: (line: string) => boolean) =>
+      (await program!.next((line) => typeof line.text === 'string' && match(line.text))).text as string;
     const placed = await text(() => true);
     expect(placed).to.match(/^(filled|open|accepted|partially_cancelled|cancelled) \d+ /);
-    if (placed.startsWith('filled')) expect(await text((line) => line.startsWith('fill '))).to.match(/^fill 0\.\d\d \d+ /);
+    if (placed.startsWith('filled'))
+      expect(await text((line) => line.startsWith('fill '))).to.match(/^fill 0\.\d\d \d+ /);
     expect(await text((line) => line.startsWith('snapshot '))).to.match(/^snapshot \d+ best bid \[/);
   });
 });

@@ -14,15 +14,21 @@ const NOW_MS = 1_767_225_600_000;
 
 function verifierFor(keyId: string, publicKeyBase64: string) {
   const entry: ApiKeyEntry = {
-    key_id: keyId, account_id: 'a1', scope: 'read_write', public_key: publicKeyBase64,
-    keyObject: publicKeyObject(parsePublicKey(publicKeyBase64)), revoked_at_us: null,
+    key_id: keyId,
+    account_id: 'a1',
+    scope: 'read_write',
+    public_key: publicKeyBase64,
+    keyObject: publicKeyObject(parsePublicKey(publicKeyBase64)),
+    revoked_at_us: null,
   };
   const lookup = { keyCached: (id: string) => (id === keyId ? entry : undefined), key: async () => undefined };
   return new SignedKeyVerifier({ nowUs: () => NOW_MS * 1000 }, lookup);
 }
 
 const request = (method: string, pathWithQuery: string, headers: Record<string, string>) => ({
-  method, pathWithQuery, header: (name: string) => Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1],
+  method,
+  pathWithQuery,
+  header: (name: string) => Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1],
 });
 
 describe('client: signing, held against the service verifier', () => {
@@ -39,7 +45,9 @@ describe('client: signing, held against the service verifier', () => {
   ];
 
   it('the signed string is timestamp + METHOD + path with query, as docs/TRADING.md says', () => {
-    expect(signingString('1767225600000', 'get', '/api/v1/orders?status=open&limit=50')).to.equal('1767225600000GET/api/v1/orders?status=open&limit=50');
+    expect(signingString('1767225600000', 'get', '/api/v1/orders?status=open&limit=50')).to.equal(
+      '1767225600000GET/api/v1/orders?status=open&limit=50',
+    );
   });
 
   it('node:crypto and @noble/curves sign identically, and the service verifier accepts both', async () => {
@@ -59,7 +67,11 @@ describe('client: signing, held against the service verifier', () => {
     expect(await verifier.verify(request('POST', '/api/v1/orders?limit=5', headers))).to.equal(null);
     expect(await verifier.verify(request('GET', '/api/v1/orders?limit=6', headers))).to.equal(null);
     expect(await verifier.verify(request('GET', '/api/v1/orders', headers))).to.equal(null);
-    expect(await verifier.verify(request('GET', '/api/v1/orders?limit=5', { ...headers, 'X-SVC-ACCESS-TIMESTAMP': String(NOW_MS + 1) }))).to.equal(null);
+    expect(
+      await verifier.verify(
+        request('GET', '/api/v1/orders?limit=5', { ...headers, 'X-SVC-ACCESS-TIMESTAMP': String(NOW_MS + 1) }),
+      ),
+    ).to.equal(null);
     const stale = { ...createSigner(keyId, privateKey).headers('GET', '/api/v1/orders?limit=5', NOW_MS - 30_001) };
     expect(await verifier.verify(request('GET', '/api/v1/orders?limit=5', stale))).to.equal(null);
     const other = generateKeyPair();
@@ -68,10 +80,18 @@ describe('client: signing, held against the service verifier', () => {
   });
 
   it('a PKCS#8 PEM and the base64 seed are the same key; anything else is refused with what to give', () => {
-    const der = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), Buffer.from(privateKey, 'base64')]);
-    const pem = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }).export({ format: 'pem', type: 'pkcs8' }).toString();
+    const der = Buffer.concat([
+      Buffer.from('302e020100300506032b657004220420', 'hex'),
+      Buffer.from(privateKey, 'base64'),
+    ]);
+    const pem = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' })
+      .export({ format: 'pem', type: 'pkcs8' })
+      .toString();
     expect(Buffer.from(parsePrivateKey(pem)).toString('base64')).to.equal(privateKey);
     expect(publicKeyOf(pem)).to.equal(publicKey);
-    expect(() => parsePrivateKey('c2hvcnQ=')).to.throw(TypeError, 'private key must be the base64 of a 32-byte Ed25519 seed, or a PKCS#8 PEM');
+    expect(() => parsePrivateKey('c2hvcnQ=')).to.throw(
+      TypeError,
+      'private key must be the base64 of a 32-byte Ed25519 seed, or a PKCS#8 PEM',
+    );
   });
 });

@@ -30,19 +30,26 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
 }
 
 export class Admin {
-  constructor(readonly adminUrl: string, readonly token: string) {}
+  constructor(
+    readonly adminUrl: string,
+    readonly token: string,
+  ) {}
 
-  async call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {  
+  async call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
     const response = await fetch(`${this.adminUrl}/admin/v1${path}`, {
       method,
-      headers: { authorization: `Bearer ${this.token}`, 'user-agent': 'client-tests', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${this.token}`,
+        'user-agent': 'client-tests',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : null };
   }
 
-  async ok(method: string, path: string, body?: unknown): Promise<any> {  
+  async ok(method: string, path: string, body?: unknown): Promise<any> {
     const answer = await this.call(method, path, body);
     if (answer.status !== 200) throw new Error(`${method} ${path} → ${answer.status} ${JSON.stringify(answer.body)}`);
     return answer.body;
@@ -51,21 +58,34 @@ export class Admin {
   /** An open market on a fresh event. */
   async market(title = 'Harbour City to win'): Promise<string> {
     const { event } = await this.ok('POST', '/events', {
-      title: `${title} event`, start: new Date(Date.now() + 24 * 3_600_000).toISOString(), sport: 'soccer', competition: 'LEAGUE', participants: ['Harbour City', 'River Town'],
+      title: `${title} event`,
+      start: new Date(Date.now() + 24 * 3_600_000).toISOString(),
+      sport: 'soccer',
+      competition: 'LEAGUE',
+      participants: ['Harbour City', 'River Town'],
     });
     const { market } = await this.ok('POST', '/markets', { event_id: event.event_id, title, status: 'open' });
     return market.market_id as string;
   }
 
   /** An active member without fees, with cash and a read-write API key. */
-  async member(options: { deposit?: string; email?: string; password?: string } = {}): Promise<{ accountId: string; userId: string; keyId: string; privateKey: string }> {
+  async member(
+    options: { deposit?: string; email?: string; password?: string } = {},
+  ): Promise<{ accountId: string; userId: string; keyId: string; privateKey: string }> {
     const { account } = await this.ok('POST', '/accounts', {
-      first_name: 'Ada', fee_schedule: 'fixed_percent', base_fee_percent: 0,
+      first_name: 'Ada',
+      fee_schedule: 'fixed_percent',
+      base_fee_percent: 0,
       ...(options.email ? { email: options.email, password: options.password } : {}),
     });
     await this.ok('POST', `/accounts/${account.account_id}/deposits`, { amount: options.deposit ?? '1000.00' });
     const { api_key } = await this.ok('POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_write' });
-    return { accountId: account.account_id, userId: account.user_id, keyId: api_key.key_id, privateKey: api_key.private_key };
+    return {
+      accountId: account.account_id,
+      userId: account.user_id,
+      keyId: api_key.key_id,
+      privateKey: api_key.private_key,
+    };
   }
 }
 
@@ -76,14 +96,31 @@ const LOGIN_ATTEMPTS_MAX = 5;
  * A member's OAuth tokens for a fresh public (native) app: the code flow with PKCE driven through
  * the login and consent pages by a form browser, then the code exchanged at /oauth/token.
  */
-export async function oauthMemberTokens(service: Service, admin: Admin, scopes: string[]): Promise<{ clientId: string; tokens: OAuthTokens; accountId: string; userId: string }> {
+export async function oauthMemberTokens(
+  service: Service,
+  admin: Admin,
+  scopes: string[],
+): Promise<{ clientId: string; tokens: OAuthTokens; accountId: string; userId: string }> {
   const email = `oauth-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
   const password = 'correct horse battery';
   const member = await admin.member({ email, password });
-  const { client } = await admin.ok('POST', '/oauth/clients', { name: 'Client tests', app_type: 'native', redirect_uris: [OAUTH_REDIRECT], scopes });
+  const { client } = await admin.ok('POST', '/oauth/clients', {
+    name: 'Client tests',
+    app_type: 'native',
+    redirect_uris: [OAUTH_REDIRECT],
+    scopes,
+  });
   const verifier = 'v'.repeat(64);
   const challenge = createHash('sha256').update(verifier).digest('base64url');
-  const query = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: OAUTH_REDIRECT, scope: scopes.join(' '), state: 'state-1', code_challenge: challenge, code_challenge_method: 'S256' });
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: client.client_id,
+    redirect_uri: OAUTH_REDIRECT,
+    scope: scopes.join(' '),
+    state: 'state-1',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  });
   const browser = new FormBrowser(service.baseUrl);
   let page = await browser.visit(`/oauth/authorize?${query}`);
   // the login page finds a new member through a read model: an instant after the account was
@@ -95,11 +132,23 @@ export async function oauthMemberTokens(service: Service, admin: Admin, scopes: 
   if (page.html.includes('Allow')) page = await browser.consent('allow');
   const code = new URL(page.location!).searchParams.get('code')!;
   const response = await fetch(`${service.baseUrl}/oauth/token`, {
-    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'client-tests' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: OAUTH_REDIRECT, client_id: client.client_id, code_verifier: verifier }),
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'client-tests' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: OAUTH_REDIRECT,
+      client_id: client.client_id,
+      code_verifier: verifier,
+    }),
   });
   const body = (await response.json()) as { access_token: string; refresh_token: string };
-  return { clientId: client.client_id, tokens: { accessToken: body.access_token, refreshToken: body.refresh_token }, accountId: member.accountId, userId: member.userId };
+  return {
+    clientId: client.client_id,
+    tokens: { accessToken: body.access_token, refreshToken: body.refresh_token },
+    accountId: member.accountId,
+    userId: member.userId,
+  };
 }
 
 export type HttpFault = 'lose-answer-503' | 'refuse-429' | 'reset-after-forward' | 'refuse-503';
@@ -140,15 +189,33 @@ export class FaultProxy {
     const index = this.faults.findIndex((entry) => entry.match(req));
     const fault = index === -1 ? undefined : this.faults.splice(index, 1)[0]!.fault;
     const forward = fault !== 'refuse-429' && fault !== 'refuse-503';
-    this.seen.push({ method: req.method!, url: req.url!, idempotencyKey: req.headers['idempotency-key'] as string | undefined, forwarded: forward });
+    this.seen.push({
+      method: req.method!,
+      url: req.url!,
+      idempotencyKey: req.headers['idempotency-key'] as string | undefined,
+      forwarded: forward,
+    });
     if (!forward) {
       res.writeHead(fault === 'refuse-429' ? 429 : 503, { 'content-type': 'application/json', 'retry-after': '0' });
-      res.end(JSON.stringify({ error: fault === 'refuse-429' ? 'Too many requests; retry after Retry-After seconds' : 'Service temporarily unavailable; retry shortly' }));
+      res.end(
+        JSON.stringify({
+          error:
+            fault === 'refuse-429'
+              ? 'Too many requests; retry after Retry-After seconds'
+              : 'Service temporarily unavailable; retry shortly',
+        }),
+      );
       return;
     }
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string' && name !== 'host' && name !== 'connection' && name !== 'content-length') headers[name] = value;
-    const answer = await fetch(`${this.upstream}${req.url}`, { method: req.method!, headers, ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}) });
+    for (const [name, value] of Object.entries(req.headers))
+      if (typeof value === 'string' && name !== 'host' && name !== 'connection' && name !== 'content-length')
+        headers[name] = value;
+    const answer = await fetch(`${this.upstream}${req.url}`, {
+      method: req.method!,
+      headers,
+      ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
+    });
     const body = Buffer.from(await answer.arrayBuffer());
     if (fault === 'reset-after-forward') {
       req.socket.destroy();
@@ -161,7 +228,8 @@ export class FaultProxy {
     }
     const out: Record<string, string> = {};
     answer.headers.forEach((value, name) => {
-      if (name !== 'content-length' && name !== 'transfer-encoding' && name !== 'connection' && name !== 'keep-alive') out[name] = value;
+      if (name !== 'content-length' && name !== 'transfer-encoding' && name !== 'connection' && name !== 'keep-alive')
+        out[name] = value;
     });
     res.writeHead(answer.status, out);
     res.end(body);
@@ -187,11 +255,19 @@ export class FeedProxy {
     this.url = `ws://127.0.0.1:${(this.server.address() as AddressInfo).port}/socket`;
     this.server.on('connection', (client, request) => {
       const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(request.headers)) if (typeof value === 'string' && !name.startsWith('sec-websocket') && !['host', 'connection', 'upgrade'].includes(name)) headers[name] = value;
+      for (const [name, value] of Object.entries(request.headers))
+        if (
+          typeof value === 'string' &&
+          !name.startsWith('sec-websocket') &&
+          !['host', 'connection', 'upgrade'].includes(name)
+        )
+          headers[name] = value;
       const upstream = new WebSocket(`${this.upstreamWsUrl.replace(/\/socket$/, '')}${request.url}`, { headers });
       const pending: RawData[] = [];
       upstream.on('open', () => pending.splice(0).forEach((frame) => upstream.send(frame.toString())));
-      client.on('message', (data) => (upstream.readyState === WebSocket.OPEN ? upstream.send(data.toString()) : pending.push(data)));
+      client.on('message', (data) =>
+        upstream.readyState === WebSocket.OPEN ? upstream.send(data.toString()) : pending.push(data),
+      );
       upstream.on('message', (data) => {
         const text = data.toString();
         const index = this.drops.findIndex((match) => match(JSON.parse(text) as unknown[]));
@@ -220,7 +296,11 @@ export class FeedProxy {
 }
 
 /** Waits until `check` holds, polling; fails with `what` after `timeoutMs`. */
-export async function eventually(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+export async function eventually(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 15_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

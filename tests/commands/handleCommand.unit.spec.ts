@@ -6,7 +6,15 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { MemoryEventStore } from '../../eventstore/memory.ts';
 import { WrongExpectedRevision } from '../../eventstore/port.ts';
-import { append, COMMAND_ATTEMPTS_MAX, decideAgain, handleCommand, loadAggregate, refuse, type Aggregate } from '../../commands/handleCommand.ts';
+import {
+  append,
+  COMMAND_ATTEMPTS_MAX,
+  decideAgain,
+  handleCommand,
+  loadAggregate,
+  refuse,
+  type Aggregate,
+} from '../../commands/handleCommand.ts';
 
 /** A counter: Added events carry how much; the state is the sum. */
 const counter: Aggregate<number> = {
@@ -15,13 +23,16 @@ const counter: Aggregate<number> = {
   evolve: (sum, event) => (event.type === 'Added' ? sum + (event.data as { n: number }).n : sum),
 };
 
-const add = (store: MemoryEventStore, n: number) => store.append(counter.stream, [{ id: randomUUID(), type: 'Added', data: { n } }], 'any');
+const add = (store: MemoryEventStore, n: number) =>
+  store.append(counter.stream, [{ id: randomUUID(), type: 'Added', data: { n } }], 'any');
 
 describe('handleCommand', () => {
   it('appends the decided events at the revision read and answers the state after them and their position', async () => {
     const store = new MemoryEventStore();
     await add(store, 2);
-    const result = await handleCommand(store, counter, ({ state }) => append([{ type: 'Added', data: { n: 3 } }], state));
+    const result = await handleCommand(store, counter, ({ state }) =>
+      append([{ type: 'Added', data: { n: 3 } }], state),
+    );
     expect(result.ok).to.equal(true);
     if (!result.ok) return;
     expect(result.value).to.include({ value: 2, state: 5, revision: 1n });
@@ -50,7 +61,9 @@ describe('handleCommand', () => {
       return append([{ type: 'Added', data: { n: 1 } }], undefined);
     });
     let thrown: unknown;
-    await conflicting.catch((err: unknown) => { thrown = err; });
+    await conflicting.catch((err: unknown) => {
+      thrown = err;
+    });
     expect(thrown).to.be.instanceOf(WrongExpectedRevision);
     expect(attempts).to.equal(COMMAND_ATTEMPTS_MAX);
   });
@@ -61,10 +74,15 @@ describe('handleCommand', () => {
     expect(result).to.deep.equal({ ok: false, refusal: { code: 'request_refused' } });
     expect(await store.readStream(counter.stream)).to.have.length(0);
     let attempts = 0;
-    const again = await handleCommand(store, counter, (_loaded, attempt) => {
-      attempts += 1;
-      return attempt < 2 ? decideAgain : append([], 'second');
-    }, { attemptsMax: 2 });
+    const again = await handleCommand(
+      store,
+      counter,
+      (_loaded, attempt) => {
+        attempts += 1;
+        return attempt < 2 ? decideAgain : append([], 'second');
+      },
+      { attemptsMax: 2 },
+    );
     expect(again.ok && again.value.value).to.equal('second');
     expect(attempts).to.equal(2);
   });
@@ -73,10 +91,15 @@ describe('handleCommand', () => {
     const store = new MemoryEventStore();
     await add(store, 4);
     const seen: number[] = [];
-    const result = await handleCommand(store, counter, ({ state }) => {
-      seen.push(state);
-      return append([{ type: 'Added', data: { n: 1 } }], undefined);
-    }, { known: { state: 0, revision: 'no_stream' } }); // stale: the stream has an event
+    const result = await handleCommand(
+      store,
+      counter,
+      ({ state }) => {
+        seen.push(state);
+        return append([{ type: 'Added', data: { n: 1 } }], undefined);
+      },
+      { known: { state: 0, revision: 'no_stream' } },
+    ); // stale: the stream has an event
     expect(seen).to.deep.equal([0, 4]);
     expect(result.ok && result.value.state).to.equal(5);
   });

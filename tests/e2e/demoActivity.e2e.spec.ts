@@ -28,7 +28,8 @@ describe('e2e: demo activity on a market the operator halts', function () {
   it('says once that the market refuses orders, keeps the other market moving, and resumes when it trades again', async () => {
     const seeded = await seedDemoOnce(service.ctx, { baseUrl: service.baseUrl, out: () => undefined });
     const marks = await service.ctx.store.readStream(DEMO_STREAM);
-    const quoted = (marks.find((mark) => mark.type === 'DemoSeeded')?.data as { quoted_markets: string[] }).quoted_markets;
+    const quoted = (marks.find((mark) => mark.type === 'DemoSeeded')?.data as { quoted_markets: string[] })
+      .quoted_markets;
     expect(quoted.length).to.equal(2);
     const [other, halted] = quoted as [string, string]; // the second one is in play, its orders delayed
 
@@ -36,11 +37,17 @@ describe('e2e: demo activity on a market the operator halts', function () {
     const record = (level: string) => (fields: Record<string, unknown> | string, msg?: string) => {
       lines.push(typeof fields === 'string' ? { level, fields: {}, msg: fields } : { level, fields, msg: msg ?? '' });
     };
-    const logger = { info: record('info'), warn: record('warn'), error: record('error'), debug: () => undefined } as unknown as Logger;
+    const logger = {
+      info: record('info'),
+      warn: record('warn'),
+      error: record('error'),
+      debug: () => undefined,
+    } as unknown as Logger;
 
     const client = new ServiceClient(service.baseUrl, service.adminToken, service.adminUrl);
     await client.ok('POST', `/markets/${halted}/status`, { trading: false });
-    const key = (await client.ok('POST', `/accounts/${seeded.member_account_id}/api_keys`, { scope: 'read_only' })).api_key;
+    const key = (await client.ok('POST', `/accounts/${seeded.member_account_id}/api_keys`, { scope: 'read_only' }))
+      .api_key;
     const otherVolume = async () => {
       const answer = await client.signed(key, 'GET', `/markets?market_ids=${other}`);
       return Number((answer.body.markets as Array<{ total_volume: string }>)[0]?.total_volume);
@@ -53,7 +60,10 @@ describe('e2e: demo activity on a market the operator halts', function () {
     expect(refusals, JSON.stringify(lines)).to.have.length(1);
     expect(refusals[0]?.fields.market_id).to.equal(halted);
     expect(refusals[0]?.level).to.equal('info');
-    expect(lines.filter((line) => line.level !== 'info'), JSON.stringify(lines)).to.deep.equal([]);
+    expect(
+      lines.filter((line) => line.level !== 'info'),
+      JSON.stringify(lines),
+    ).to.deep.equal([]);
     expect(await otherVolume()).to.be.greaterThan(volumeBefore);
 
     await client.ok('POST', `/markets/${halted}/status`, { trading: true });

@@ -13,7 +13,16 @@ import { startTestService, type TestService } from '../support/service.ts';
 
 function fakeStream(isTTY: boolean) {
   const written: string[] = [];
-  return { written, stream: { isTTY, write: (text: string) => { written.push(text); return true; } } as unknown as NodeJS.WriteStream };
+  return {
+    written,
+    stream: {
+      isTTY,
+      write: (text: string) => {
+        written.push(text);
+        return true;
+      },
+    } as unknown as NodeJS.WriteStream,
+  };
 }
 
 /** Starts the service with DEMO=1, its banner going to a terminal (kept here). */
@@ -26,7 +35,9 @@ async function startSeeding(progressStream: NodeJS.WriteStream): Promise<{ servi
 describe('e2e: demo seeding progress', function () {
   this.timeout(120_000);
   const services: TestService[] = [];
-  after(async () => { for (const service of services) await service.stop(); });
+  after(async () => {
+    for (const service of services) await service.stop();
+  });
 
   it('the seeder reports each step through its port, done counting up to the total, and finishes before the banner', async () => {
     const service = await startTestService();
@@ -35,7 +46,9 @@ describe('e2e: demo seeding progress', function () {
     let announcedTotal = -1;
     const seeded = await seedDemoOnce(service.ctx, {
       baseUrl: service.baseUrl,
-      out: (text) => { if (text.includes('Demo exchange seeded')) calls.push('banner'); },
+      out: (text) => {
+        if (text.includes('Demo exchange seeded')) calls.push('banner');
+      },
       progress: (total) => {
         announcedTotal = total;
         return { update: (done) => calls.push(`update ${done}`), finish: () => calls.push('finish') };
@@ -54,7 +67,12 @@ describe('e2e: demo seeding progress', function () {
     services.push(service);
     const total = demoSeedSteps().toLocaleString('en-US');
     expect(tty.written.length).to.be.at.least(2);
-    expect(tty.written.some((line) => new RegExp(`seeding demo data: ${total}/${total} steps \\(100%\\), [\\d,]+ steps/s, .* left`).test(line)), tty.written.join('\n')).to.equal(true);
+    expect(
+      tty.written.some((line) =>
+        new RegExp(`seeding demo data: ${total}/${total} steps \\(100%\\), [\\d,]+ steps/s, .* left`).test(line),
+      ),
+      tty.written.join('\n'),
+    ).to.equal(true);
     expect(tty.written.at(-1)).to.equal('\r\x1b[2K');
     expect(banner).to.include('=== Demo exchange seeded ===');
   });
@@ -71,8 +89,20 @@ describe('e2e: demo seeding progress', function () {
   it('DEMO=1 with standard output not a terminal: the banner goes to DATA_DIR/demo-banner.txt (mode 0600), not to the output nor the log', async () => {
     const pipe = fakeStream(false);
     const log: string[] = [];
-    const logger = pino({ level: 'trace' }, { write: (line: string) => { log.push(line); } });
-    const service = await startTestService({ env: { DEMO: '1' }, progressStream: fakeStream(false).stream, bannerStream: pipe.stream, logger });
+    const logger = pino(
+      { level: 'trace' },
+      {
+        write: (line: string) => {
+          log.push(line);
+        },
+      },
+    );
+    const service = await startTestService({
+      env: { DEMO: '1' },
+      progressStream: fakeStream(false).stream,
+      bannerStream: pipe.stream,
+      logger,
+    });
     services.push(service);
     expect(pipe.written).to.deep.equal([]);
     const file = path.join(service.ctx.config.dataDir, 'demo-banner.txt');
@@ -84,7 +114,10 @@ describe('e2e: demo seeding progress', function () {
     const password = /log in as \S+ \/ (\S+?):/.exec(banner)?.[1];
     for (const value of [privateKey, secret, password]) {
       expect(value).to.be.a('string').with.length.greaterThan(8);
-      expect(log.some((line) => line.includes(value!)), `a log line holds ${value}`).to.equal(false);
+      expect(
+        log.some((line) => line.includes(value!)),
+        `a log line holds ${value}`,
+      ).to.equal(false);
     }
     expect(log.some((line) => line.includes('demo-banner.txt'))).to.equal(true);
   });

@@ -27,31 +27,48 @@ describe('e2e: list, deposit, trade, result, withdraw', function () {
     return answer.body.balance as Record<string, unknown>;
   }
 
-  async function expectBalances(key: ApiKeyCredentials, expected: { account_balance: string; available_balance: string }) {
+  async function expectBalances(
+    key: ApiKeyCredentials,
+    expected: { account_balance: string; available_balance: string },
+  ) {
     const actual = await balance(key);
-    expect({ account_balance: actual.account_balance, available_balance: actual.available_balance }).to.deep.equal(expected);
+    expect({ account_balance: actual.account_balance, available_balance: actual.available_balance }).to.deep.equal(
+      expected,
+    );
   }
 
   it('every balance is exact at every step', async () => {
     // the operator lists an event and an open market
-    const event = (await client.ok('POST', '/events', {
-      title: 'Harbour City v River Town', start: new Date(client.nowMs() + 2 * 3_600_000).toISOString(), sport: 'soccer', competition: 'LEAGUE',
-      participants: ['Harbour City', 'River Town'],
-    })).event;
-    const market = (await client.ok('POST', '/markets', { event_id: event.event_id, title: 'Harbour City to win', status: 'open' })).market;
+    const event = (
+      await client.ok('POST', '/events', {
+        title: 'Harbour City v River Town',
+        start: new Date(client.nowMs() + 2 * 3_600_000).toISOString(),
+        sport: 'soccer',
+        competition: 'LEAGUE',
+        participants: ['Harbour City', 'River Town'],
+      })
+    ).event;
+    const market = (
+      await client.ok('POST', '/markets', { event_id: event.event_id, title: 'Harbour City to win', status: 'open' })
+    ).market;
     expect(market).to.include({ max_price: '1.00', status: 'open', trading: true });
 
     // two members, each with a read-write API key
     const noFees = { fee_schedule: 'fixed_percent', base_fee_percent: 0 };
     const alice = (await client.ok('POST', '/accounts', { first_name: 'Alice', ...noFees })).account;
     const bob = (await client.ok('POST', '/accounts', { first_name: 'Bob', ...noFees })).account;
-    const aliceKey: ApiKeyCredentials = (await client.ok('POST', `/accounts/${alice.account_id}/api_keys`, { scope: 'read_write' })).api_key;
-    const bobKey: ApiKeyCredentials = (await client.ok('POST', `/accounts/${bob.account_id}/api_keys`, { scope: 'read_write' })).api_key;
+    const aliceKey: ApiKeyCredentials = (
+      await client.ok('POST', `/accounts/${alice.account_id}/api_keys`, { scope: 'read_write' })
+    ).api_key;
+    const bobKey: ApiKeyCredentials = (
+      await client.ok('POST', `/accounts/${bob.account_id}/api_keys`, { scope: 'read_write' })
+    ).api_key;
     await expectBalances(aliceKey, { account_balance: '0.00', available_balance: '0.00' });
     await expectBalances(bobKey, { account_balance: '0.00', available_balance: '0.00' });
 
     // deposits
-    const aliceDeposit = (await client.ok('POST', `/accounts/${alice.account_id}/deposits`, { amount: '100.00' })).balance;
+    const aliceDeposit = (await client.ok('POST', `/accounts/${alice.account_id}/deposits`, { amount: '100.00' }))
+      .balance;
     expect(aliceDeposit).to.include({ account_balance: '100.00', available_balance: '100.00' });
     const bobDeposit = (await client.ok('POST', `/accounts/${bob.account_id}/deposits`, { amount: '50.00' })).balance;
     expect(bobDeposit).to.include({ account_balance: '50.00', available_balance: '50.00' });
@@ -59,14 +76,26 @@ describe('e2e: list, deposit, trade, result, withdraw', function () {
     await expectBalances(bobKey, { account_balance: '50.00', available_balance: '50.00' });
 
     // Alice bids 10 at 0.60: the order reserves 6.00, cash is untouched
-    const bid = await client.signed(aliceKey, 'POST', '/orders', { market_id: market.market_id, action: 'buy', order_type: 'limit', price: '0.60', quantity: '10' });
+    const bid = await client.signed(aliceKey, 'POST', '/orders', {
+      market_id: market.market_id,
+      action: 'buy',
+      order_type: 'limit',
+      price: '0.60',
+      quantity: '10',
+    });
     expect(bid.status, JSON.stringify(bid.body)).to.equal(200);
     expect(bid.body.order).to.include({ status: 'open', quantity: '10', filled: '0', price: '0.60' });
     await expectBalances(aliceKey, { account_balance: '100.00', available_balance: '94.00' });
     expect((await balance(aliceKey)).buy_order_liability).to.equal('6.00');
 
     // Bob sells 10 at 0.60 into it: one trade of 10 at 0.60
-    const ask = await client.signed(bobKey, 'POST', '/orders', { market_id: market.market_id, action: 'sell', order_type: 'limit', price: '0.60', quantity: '10' });
+    const ask = await client.signed(bobKey, 'POST', '/orders', {
+      market_id: market.market_id,
+      action: 'sell',
+      order_type: 'limit',
+      price: '0.60',
+      quantity: '10',
+    });
     expect(ask.status, JSON.stringify(ask.body)).to.equal(200);
     expect(ask.body.order).to.include({ status: 'filled', filled: '10', avg_price: '0.60' });
     await expectBalances(aliceKey, { account_balance: '100.00', available_balance: '94.00' });
@@ -94,7 +123,12 @@ describe('e2e: list, deposit, trade, result, withdraw', function () {
     const refused = await client.admin('POST', `/accounts/${alice.account_id}/withdrawals`, { amount: '104.01' });
     expect(refused.status).to.equal(422);
     await expectBalances(aliceKey, { account_balance: '104.00', available_balance: '104.00' });
-    const withdrawal = (await client.ok('POST', `/accounts/${alice.account_id}/withdrawals`, { amount: '104.00', method: 'bank_transfer' })).withdrawal;
+    const withdrawal = (
+      await client.ok('POST', `/accounts/${alice.account_id}/withdrawals`, {
+        amount: '104.00',
+        method: 'bank_transfer',
+      })
+    ).withdrawal;
     expect(withdrawal).to.include({ account_id: alice.account_id, type: 'withdrawal', method: 'bank_transfer' });
     await expectBalances(aliceKey, { account_balance: '0.00', available_balance: '0.00' });
     await expectBalances(bobKey, { account_balance: '46.00', available_balance: '46.00' });

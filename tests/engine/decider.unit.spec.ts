@@ -21,7 +21,9 @@ describe('engine stage: decider and batch builder', () => {
   it('decides in order with consecutive sequence numbers; a refused input is answered but not journaled', async () => {
     const decider = new Decider(new Engine(), logger);
     const batch = new Batch();
-    const inputs = [account('a'), deposit('a', '5'), deposit('nobody', '5'), deposit('a', '1')].map((input, i) => pending(input, T0 + i));
+    const inputs = [account('a'), deposit('a', '5'), deposit('nobody', '5'), deposit('a', '1')].map((input, i) =>
+      pending(input, T0 + i),
+    );
     expect(decider.decide(batch, inputs)).to.equal(undefined);
     batch.seal();
     expect(batch.answered.map((item) => item.reply.ok)).to.deep.equal([true, true, false, true]);
@@ -41,7 +43,10 @@ describe('engine stage: decider and batch builder', () => {
   it('names the accounts each journaled step touched (read-your-writes)', () => {
     const decider = new Decider(new Engine(), logger);
     const batch = new Batch();
-    decider.decide(batch, [account('a'), deposit('a', '5')].map((input) => pending(input, T0)));
+    decider.decide(
+      batch,
+      [account('a'), deposit('a', '5')].map((input) => pending(input, T0)),
+    );
     expect(batch.answered.map((item) => [...(item.accounts ?? [])])).to.deep.equal([['a'], ['a']]);
   });
 
@@ -49,7 +54,10 @@ describe('engine stage: decider and batch builder', () => {
     const decider = new Decider(new Engine(), logger);
     const batch = new Batch();
     decider.decide(batch, [pending(account('a'), T0)]);
-    decider.decide(batch, Array.from({ length: STEPS_PER_RECORD }, () => pending(deposit('a', '1'), T0)));
+    decider.decide(
+      batch,
+      Array.from({ length: STEPS_PER_RECORD }, () => pending(deposit('a', '1'), T0)),
+    );
     expect(batch.records).to.have.length(1);
     batch.seal();
     batch.seal(); // sealing an empty record adds nothing
@@ -68,7 +76,9 @@ describe('engine stage: decider and batch builder', () => {
       if (sequenced.input.kind === 'Deposit' && sequenced.input.amount === '2') throw new Error('broken invariant');
       return step(sequenced);
     };
-    const inputs = [account('a'), deposit('a', '2'), deposit('a', '3'), deposit('a', '4')].map((input) => pending(input, T0));
+    const inputs = [account('a'), deposit('a', '2'), deposit('a', '3'), deposit('a', '4')].map((input) =>
+      pending(input, T0),
+    );
     const undecided = decider.decide(batch, inputs);
     expect(undecided?.map((p) => p.input)).to.deep.equal([inputs[2]?.input, inputs[3]?.input]);
     expect(batch.reload).to.equal(true);
@@ -82,7 +92,9 @@ describe('engine stage: decider and batch builder', () => {
     const setup = [account('a'), deposit('a', '100'), sportEvent(), market()].map((input) => pending(input, T0));
     decider.decide(batch, setup);
     batch.takeBookLevels(decider.engine.state, setup);
-    const slice = [place('a', order('o1', 'buy', '0.40', '2')), place('a', order('o2', 'buy', '0.40', '3'))].map((input, i) => pending(input, T0 + 10 + i));
+    const slice = [place('a', order('o1', 'buy', '0.40', '2')), place('a', order('o2', 'buy', '0.40', '3'))].map(
+      (input, i) => pending(input, T0 + 10 + i),
+    );
     decider.decide(batch, slice);
     batch.takeBookLevels(decider.engine.state, slice);
     const levels = [...(batch.bookLevels.get('m')?.values() ?? [])];
@@ -93,7 +105,10 @@ describe('engine stage: decider and batch builder', () => {
   it('finds an unbalanced ledger on the state a batch leaves', () => {
     const decider = new Decider(new Engine(), logger);
     const batch = new Batch();
-    decider.decide(batch, [account('a'), deposit('a', '5')].map((input) => pending(input, T0)));
+    decider.decide(
+      batch,
+      [account('a'), deposit('a', '5')].map((input) => pending(input, T0)),
+    );
     expect(decider.ledgerViolation(batch)).to.equal(undefined);
     post(decider.engine.state, decider.engine.state.accounts.get('a')!, new Big('0.01'));
     expect(decider.ledgerViolation(batch)?.message).to.match(/ledger out of balance/);

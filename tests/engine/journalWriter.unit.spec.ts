@@ -9,7 +9,8 @@ import { JournalWriter } from '../../engine/journalWriter.ts';
 import { MemoryEventStore } from '../../eventstore/memory.ts';
 import { WrongExpectedRevision } from '../../eventstore/port.ts';
 
-const records = (count: number, tag: string) => Array.from({ length: count }, (_, i) => journalRecord(`${tag}-${i}`, JSON.stringify({ steps: [] })));
+const records = (count: number, tag: string) =>
+  Array.from({ length: count }, (_, i) => journalRecord(`${tag}-${i}`, JSON.stringify({ steps: [] })));
 const EMPTY = { revision: undefined, position: -1n, recordId: undefined };
 
 describe('engine stage: journal writer', () => {
@@ -23,7 +24,11 @@ describe('engine stage: journal writer', () => {
     expect(journal.recordId).to.equal('a-2');
     expect((await store.readStream(ENGINE_STREAM)).map((r) => r.id)).to.deep.equal(['a-0', 'a-1', 'a-2']);
     // records of one append have consecutive positions on this store
-    expect([0, 1, 2].map((i) => journal.recordPosition(i, 3))).to.deep.equal([journal.position - 2n, journal.position - 1n, journal.position]);
+    expect([0, 1, 2].map((i) => journal.recordPosition(i, 3))).to.deep.equal([
+      journal.position - 2n,
+      journal.position - 1n,
+      journal.position,
+    ]);
   });
 
   it('issues the next append before the previous one landed; both land in order', async () => {

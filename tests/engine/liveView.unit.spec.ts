@@ -25,7 +25,11 @@ const logger = pino({ level: 'silent' });
 
 function setup() {
   const decider = new Decider(new Engine(), logger);
-  const publisher = new Publisher({ note: () => undefined, lastFor: () => undefined }, logger, () => decider.engine.state);
+  const publisher = new Publisher(
+    { note: () => undefined, lastFor: () => undefined },
+    logger,
+    () => decider.engine.state,
+  );
   const decide = (inputs: Observed[]): Batch => {
     const batch = new Batch();
     decider.decide(batch, inputs);
@@ -33,11 +37,15 @@ function setup() {
     batch.view = publisher.stage(batch, decider.engine.state);
     return batch;
   };
-  const land = (batch: Batch, position: bigint) => publisher.answer(batch, { position, recordPosition: (i, n) => position - BigInt(n - 1 - i), exactPositions: true });
+  const land = (batch: Batch, position: bigint) =>
+    publisher.answer(batch, { position, recordPosition: (i, n) => position - BigInt(n - 1 - i), exactPositions: true });
   return { decider, publisher, decide, land, live: publisher.live };
 }
 
-const newestFirst = (orders: { newestFirst(before: Place | null, visit: (o: LiveOrder) => boolean): void }, before: Place | null = null): string[] => {
+const newestFirst = (
+  orders: { newestFirst(before: Place | null, visit: (o: LiveOrder) => boolean): void },
+  before: Place | null = null,
+): string[] => {
   const ids: string[] = [];
   orders.newestFirst(before, (o) => {
     ids.push(o.id);
@@ -47,22 +55,32 @@ const newestFirst = (orders: { newestFirst(before: Place | null, visit: (o: Live
 };
 
 describe('engine: the published live view', () => {
-  it('shows a batch only once it landed, each new order at its record position and fact index; a reader\'s account never changes', () => {
+  it("shows a batch only once it landed, each new order at its record position and fact index; a reader's account never changes", () => {
     const { decide, land, live } = setup();
     land(decide([account('a'), deposit('a', '100'), sportEvent(), market()].map((input) => pending(input, T0))), 10n);
     const before = live.account('a');
     expect(before?.balance.account_balance).to.equal('100.00');
     expect(before?.orders.size).to.equal(0);
 
-    const batch = decide([place('a', order('o1', 'buy', '0.40', '2')), place('a', order('o2', 'buy', '0.30', '1'))].map((input) => pending(input, T0 + 5)));
+    const batch = decide(
+      [place('a', order('o1', 'buy', '0.40', '2')), place('a', order('o2', 'buy', '0.30', '1'))].map((input) =>
+        pending(input, T0 + 5),
+      ),
+    );
     // decided, not durable: nothing of it shows
     expect(live.order('o1')).to.equal(undefined);
     expect(live.account('a')).to.equal(before);
     const firstStepFacts = batch.answered[0]!.reply.events.length;
     land(batch, 11n);
     expect(live.position).to.equal(11n);
-    expect(live.order('o1')?.key).to.deep.equal([11n, batch.answered[0]!.reply.events.findIndex((e) => e.type === 'OrderAccepted')]);
-    expect(live.order('o2')?.key).to.deep.equal([11n, firstStepFacts + batch.answered[1]!.reply.events.findIndex((e) => e.type === 'OrderAccepted')]);
+    expect(live.order('o1')?.key).to.deep.equal([
+      11n,
+      batch.answered[0]!.reply.events.findIndex((e) => e.type === 'OrderAccepted'),
+    ]);
+    expect(live.order('o2')?.key).to.deep.equal([
+      11n,
+      firstStepFacts + batch.answered[1]!.reply.events.findIndex((e) => e.type === 'OrderAccepted'),
+    ]);
     expect(live.order('o1')?.view).to.include({ id: 'o1', status: 'open', price: '0.40', quantity: '2' });
     expect(Object.isFrozen(live.order('o1')?.view)).to.equal(true);
     const after = live.account('a')!;
@@ -80,7 +98,14 @@ describe('engine: the published live view', () => {
 
   it('a failed batch publishes nothing; a reload republishes the state, its live orders without a place', () => {
     const { decide, land, live, publisher } = setup();
-    land(decide([account('a'), deposit('a', '100'), sportEvent(), market(), place('a', order('o1', 'buy', '0.40', '2'))].map((input) => pending(input, T0))), 20n);
+    land(
+      decide(
+        [account('a'), deposit('a', '100'), sportEvent(), market(), place('a', order('o1', 'buy', '0.40', '2'))].map(
+          (input) => pending(input, T0),
+        ),
+      ),
+      20n,
+    );
     const failed = decide([pending(place('a', order('o2', 'buy', '0.30', '1')), T0 + 1)]);
     publisher.fail(failed, new Error('disk full'));
     expect(live.order('o2')).to.equal(undefined);
@@ -93,11 +118,17 @@ describe('engine: the published live view', () => {
 });
 
 describe('engine: the live view across a restart', () => {
-  it('keeps every live order\'s journal place: from the snapshot written at stop, and from the replayed journal tail', async () => {
+  it("keeps every live order's journal place: from the snapshot written at stop, and from the replayed journal tail", async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'live-view-'));
     const store = new MemoryEventStore();
     let now = T0;
-    const deps = () => ({ store, dataDir, clock: { nowUs: () => (now += 1000) }, logger, writes: { note: () => undefined, lastFor: () => undefined } });
+    const deps = () => ({
+      store,
+      dataDir,
+      clock: { nowUs: () => (now += 1000) },
+      logger,
+      writes: { note: () => undefined, lastFor: () => undefined },
+    });
     const keysOf = (engine: Awaited<ReturnType<typeof startEngine>>) => {
       const out: Array<[string, unknown]> = [];
       engine.live.account('a')!.orders.newestFirst(null, (o) => {
@@ -109,7 +140,13 @@ describe('engine: the live view across a restart', () => {
     try {
       const first = await startEngine(deps());
       for (const input of [account('a'), deposit('a', '100'), sportEvent(), market()]) await first.submit(input);
-      await Promise.all([place('a', order('o1', 'buy', '0.40', '2')), place('a', order('o2', 'buy', '0.30', '1')), place('a', order('o3', 'buy', '0.20', '1'))].map((input) => first.submit(input)));
+      await Promise.all(
+        [
+          place('a', order('o1', 'buy', '0.40', '2')),
+          place('a', order('o2', 'buy', '0.30', '1')),
+          place('a', order('o3', 'buy', '0.20', '1')),
+        ].map((input) => first.submit(input)),
+      );
       const before = keysOf(first);
       expect(before.map(([id]) => id)).to.deep.equal(['o3', 'o2', 'o1']);
       expect(before.every(([, key]) => key !== null)).to.equal(true);
@@ -144,13 +181,19 @@ describe('engine: persistent place tree', () => {
       const count = random() < 0.5 ? 1 : 1 + Math.floor(random() * 30);
       for (let j = 0; j < count; j++, i++) {
         // mostly new places at the newest end, as orders arrive; some anywhere
-        const at: Place = random() < 0.5 ? [BigInt(60 + i), 0] : [BigInt(Math.floor(random() * (60 + i))), Math.floor(random() * 5)];
+        const at: Place =
+          random() < 0.5 ? [BigInt(60 + i), 0] : [BigInt(Math.floor(random() * (60 + i))), Math.floor(random() * 5)];
         const value = random() < 0.6 ? `v${i}` : null;
         edits.push({ place: at, value });
         model = model.filter(([p]) => cmp(p, at) !== 0);
         if (value !== null) model = model.concat([[at, value]]).sort((a, b) => cmp(a[0], b[0]));
       }
-      tree = count === 1 ? (edits[0]!.value === null ? tree.without(edits[0]!.place) : tree.with(edits[0]!.place, edits[0]!.value)) : tree.withChanges(edits);
+      tree =
+        count === 1
+          ? edits[0]!.value === null
+            ? tree.without(edits[0]!.place)
+            : tree.with(edits[0]!.place, edits[0]!.value)
+          : tree.withChanges(edits);
       versions.push({ tree, model });
       expect(tree.size).to.equal(model.length);
     }
@@ -165,7 +208,12 @@ describe('engine: persistent place tree', () => {
         return out;
       };
       expect(values(version.tree, null)).to.deep.equal(version.model.map(([, v]) => v).reverse());
-      expect(values(version.tree, bound)).to.deep.equal(version.model.filter(([p]) => cmp(p, bound) < 0).map(([, v]) => v).reverse());
+      expect(values(version.tree, bound)).to.deep.equal(
+        version.model
+          .filter(([p]) => cmp(p, bound) < 0)
+          .map(([, v]) => v)
+          .reverse(),
+      );
     }
   });
 });

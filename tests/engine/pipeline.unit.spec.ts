@@ -20,7 +20,8 @@ describe('engine process: pipelined appends', () => {
     const store = new MemoryEventStore();
     let now = T0;
     const engine = await startEngine({
-      store, dataDir,
+      store,
+      dataDir,
       clock: { nowUs: () => (now += 1000) },
       logger: pino({ level: 'silent' }),
       writes: { note: () => undefined, lastFor: () => undefined },
@@ -44,10 +45,14 @@ describe('engine process: pipelined appends', () => {
         return realAppend(stream, events, expected);
       };
       const count = BATCH_INPUTS_MAX * 2 + 10;
-      const outcomes = await Promise.all(Array.from({ length: count }, () => engine.submit(deposit('a', '1')).then(
-        (reply) => (reply.ok ? 'ok' : 'refused'),
-        (error: unknown) => String(error),
-      )));
+      const outcomes = await Promise.all(
+        Array.from({ length: count }, () =>
+          engine.submit(deposit('a', '1')).then(
+            (reply) => (reply.ok ? 'ok' : 'refused'),
+            (error: unknown) => String(error),
+          ),
+        ),
+      );
       expect(calls).to.be.greaterThanOrEqual(2);
       // The first append's inputs succeed; the inputs of every append issued behind the failed one
       // fail with its error; inputs still waiting when the failure was seen are decided afresh

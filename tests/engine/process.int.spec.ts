@@ -34,7 +34,10 @@ describe('engine process on postgres', function () {
   const deps = (dir: string) => {
     let now = T0;
     return {
-      store, dataDir: dir, clock: { nowUs: () => (now += 1000) }, logger: pino({ level: 'silent' }),
+      store,
+      dataDir: dir,
+      clock: { nowUs: () => (now += 1000) },
+      logger: pino({ level: 'silent' }),
       writes: { note: () => undefined, lastFor: () => undefined },
     };
   };
@@ -44,7 +47,14 @@ describe('engine process on postgres', function () {
     const secondDir = mkdtempSync(path.join(os.tmpdir(), 'engine-int-'));
     const second = await startEngine(deps(secondDir));
     try {
-      for (const input of [account('a'), account('b'), deposit('a', '100'), deposit('b', '100'), sportEvent(), market()]) {
+      for (const input of [
+        account('a'),
+        account('b'),
+        deposit('a', '100'),
+        deposit('b', '100'),
+        sportEvent(),
+        market(),
+      ]) {
         expect((await engine.submit(input)).ok).to.equal(true);
       }
       const replies = await Promise.all([
@@ -53,14 +63,18 @@ describe('engine process on postgres', function () {
         engine.submit(place('b', order('o3', 'sell', '0.45', '4'))),
       ]);
       const records = await store.readStream(ENGINE_STREAM);
-      expect(records.flatMap((r) => journalStepsOf(r)).map((step) => step.seq)).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      expect(records.flatMap((r) => journalStepsOf(r)).map((step) => step.seq)).to.deep.equal([
+        1, 2, 3, 4, 5, 6, 7, 8, 9,
+      ]);
       for (const reply of replies) {
         const record = records.find((r) => r.position === reply.position)!;
         expect(journalStepsOf(record).map((step) => step.seq)).to.include(reply.seq);
       }
 
       let failure: unknown;
-      await second.submit(account('z')).catch((error) => { failure = error; }); // its state is stale: started before any step
+      await second.submit(account('z')).catch((error) => {
+        failure = error;
+      }); // its state is stale: started before any step
       expect(failure).to.be.instanceOf(WrongExpectedRevision);
 
       const hash = stateHash(engine.engine.state);

@@ -20,7 +20,9 @@ function deps(store: MemoryEventStore, dataDir: string) {
   const noted = new Map<string, bigint>();
   let now = T0;
   return {
-    store, dataDir, noted,
+    store,
+    dataDir,
+    noted,
     clock: { nowUs: () => (now += 1000) },
     logger: pino({ level: 'silent' }),
     writes: { note: (id: string, p: bigint) => noted.set(id, p), lastFor: (id: string) => noted.get(id) },
@@ -30,7 +32,9 @@ function deps(store: MemoryEventStore, dataDir: string) {
 describe('engine process', () => {
   let dataDir: string;
   const running: RunningEngine[] = [];
-  beforeEach(() => { dataDir = mkdtempSync(path.join(os.tmpdir(), 'engine-test-')); });
+  beforeEach(() => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'engine-test-'));
+  });
   afterEach(async () => {
     for (const engine of running.splice(0)) await engine.stop().catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
@@ -40,7 +44,14 @@ describe('engine process', () => {
     const d = deps(store, dataDir);
     const engine = await startEngine(d);
     running.push(engine);
-    for (const input of [account('a'), account('b'), deposit('a', '100'), deposit('b', '100'), sportEvent(), market()]) {
+    for (const input of [
+      account('a'),
+      account('b'),
+      deposit('a', '100'),
+      deposit('b', '100'),
+      sportEvent(),
+      market(),
+    ]) {
       const reply = await engine.submit(input);
       expect(reply.ok, input.kind).to.equal(true);
     }
@@ -81,14 +92,20 @@ describe('engine process', () => {
 
   it('group-commits concurrent submissions and answers each with its own outcome', async () => {
     const { engine, store } = await setup();
-    const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => engine.submit(place(i % 2 ? 'a' : 'b', order(`o${i}`, i % 2 ? 'buy' : 'sell', '0.50', '1')))));
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        engine.submit(place(i % 2 ? 'a' : 'b', order(`o${i}`, i % 2 ? 'buy' : 'sell', '0.50', '1'))),
+      ),
+    );
     expect(replies.every((r) => r.ok)).to.equal(true);
     expect(new Set(replies.map((r) => r.seq)).size).to.equal(50);
     const records = await store.readStream(ENGINE_STREAM);
     const batched = records.slice(6);
     // fewer records than inputs: concurrent submissions share a record
     expect(batched.length).to.be.within(1, 49);
-    expect(batched.flatMap((r) => journalStepsOf(r)).map((step) => step.seq)).to.deep.equal([...replies.map((r) => r.seq)].sort((x, y) => x - y));
+    expect(batched.flatMap((r) => journalStepsOf(r)).map((step) => step.seq)).to.deep.equal(
+      [...replies.map((r) => r.seq)].sort((x, y) => x - y),
+    );
     for (const reply of replies) {
       const record = records.find((r) => r.position === reply.position)!;
       const step = journalStepsOf(record).find((s) => s.seq === reply.seq)!;
@@ -111,19 +128,28 @@ describe('engine process', () => {
     const before = (await store.readStream(ENGINE_STREAM)).length;
     (store as SlowStore).delayMs = 50;
     // 40 batches of 100 crossing legs each, submitted together: far more than one record's worth
-    const replies = await Promise.all(Array.from({ length: 40 }, (_, b) => engine.submit({
-      kind: 'PlaceOrders', account_id: b % 2 ? 'a' : 'b',
-      orders: Array.from({ length: 100 }, (_, i) => order(`batch${b}-${i}`, b % 2 ? 'buy' : 'sell', '0.50', '1')),
-    })));
+    const replies = await Promise.all(
+      Array.from({ length: 40 }, (_, b) =>
+        engine.submit({
+          kind: 'PlaceOrders',
+          account_id: b % 2 ? 'a' : 'b',
+          orders: Array.from({ length: 100 }, (_, i) => order(`batch${b}-${i}`, b % 2 ? 'buy' : 'sell', '0.50', '1')),
+        }),
+      ),
+    );
     expect(replies.every((reply) => reply.ok && reply.legs?.length === 100)).to.equal(true);
     const records = (await store.readStream(ENGINE_STREAM)).slice(before);
     for (const record of records) {
       const steps = journalStepsOf(record);
       const events = steps.reduce((sum, step) => sum + step.events.length, 0);
       // a record closes at the step that reaches the bound: below it before that step
-      expect(events - steps[steps.length - 1]!.events.length, `record at ${record.position}`).to.be.below(RECORD_EVENTS_MAX);
+      expect(events - steps[steps.length - 1]!.events.length, `record at ${record.position}`).to.be.below(
+        RECORD_EVENTS_MAX,
+      );
     }
-    expect(records.flatMap((r) => journalStepsOf(r)).map((s) => s.seq)).to.deep.equal(replies.map((r) => r.seq).sort((x, y) => x - y));
+    expect(records.flatMap((r) => journalStepsOf(r)).map((s) => s.seq)).to.deep.equal(
+      replies.map((r) => r.seq).sort((x, y) => x - y),
+    );
   });
 
   it('recovers the same state from the journal, and from a snapshot plus the tail', async () => {
@@ -161,10 +187,14 @@ describe('engine process', () => {
     try {
       expect((await engine.submit(deposit('a', '1'))).ok).to.equal(true);
       let failure: unknown;
-      await second.submit(deposit('b', '1')).catch((error) => { failure = error; });
+      await second.submit(deposit('b', '1')).catch((error) => {
+        failure = error;
+      });
       expect(failure).to.be.instanceOf(WrongExpectedRevision);
       let stopped: unknown;
-      await second.submit(deposit('b', '1')).catch((error) => { stopped = error; });
+      await second.submit(deposit('b', '1')).catch((error) => {
+        stopped = error;
+      });
       expect(String(stopped)).to.match(/engine stopped/);
     } finally {
       await second.stop();
@@ -180,7 +210,15 @@ describe('replay verification', () => {
     const store = new MemoryEventStore();
     const engine = await startEngine(deps(store, dataDir));
     try {
-      for (const input of [account('a'), account('b'), deposit('a', '100'), deposit('b', '100'), sportEvent(), market()]) await engine.submit(input);
+      for (const input of [
+        account('a'),
+        account('b'),
+        deposit('a', '100'),
+        deposit('b', '100'),
+        sportEvent(),
+        market(),
+      ])
+        await engine.submit(input);
       await engine.submit(place('a', order('o1', 'buy', '0.40', '10')));
       const atSeven = (await store.readStream(ENGINE_STREAM))[6]!;
       await writeSnapshot(dataDir, engine.engine, 6n, atSeven.position, atSeven.id);
@@ -195,7 +233,11 @@ describe('replay verification', () => {
       const fact = facts[facts.length - 1]!; // [type code, ...values]: the step's last FundsReserved
       fact[fact.length - 1] = 'tampered';
       const tampered = new MemoryEventStore();
-      await tampered.append(ENGINE_STREAM, records.map((r) => ({ id: r.id, type: r.type, data: r.data })), 'no_stream');
+      await tampered.append(
+        ENGINE_STREAM,
+        records.map((r) => ({ id: r.id, type: r.type, data: r.data })),
+        'no_stream',
+      );
       const bad = await verifyJournal(tampered, null);
       expect(bad.ok).to.equal(false);
       expect(bad.mismatches[0]!.seq).to.equal(8);
@@ -204,10 +246,19 @@ describe('replay verification', () => {
       const shortened = await store.readStream(ENGINE_STREAM);
       (shortened[7]!.data as { steps: [number, number, unknown, unknown[]][] }).steps[0]![3].pop();
       const short = new MemoryEventStore();
-      await short.append(ENGINE_STREAM, shortened.map((r) => ({ id: r.id, type: r.type, data: r.data })), 'no_stream');
+      await short.append(
+        ENGINE_STREAM,
+        shortened.map((r) => ({ id: r.id, type: r.type, data: r.data })),
+        'no_stream',
+      );
       let failure: unknown;
-      await recover(short, null).catch((error: unknown) => { failure = error; });
-      expect(failure).to.be.instanceOf(Error).with.property('message').that.matches(/^journal step 8 produces \d+ events where \d+ were journaled$/);
+      await recover(short, null).catch((error: unknown) => {
+        failure = error;
+      });
+      expect(failure)
+        .to.be.instanceOf(Error)
+        .with.property('message')
+        .that.matches(/^journal step 8 produces \d+ events where \d+ were journaled$/);
     } finally {
       await engine.stop();
       rmSync(dataDir, { recursive: true, force: true });

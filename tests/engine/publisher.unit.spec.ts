@@ -17,7 +17,11 @@ const logger = pino({ level: 'silent' });
 function setup() {
   const decider = new Decider(new Engine(), logger);
   const noted: Array<[string, bigint]> = [];
-  const publisher = new Publisher({ note: (id, position) => noted.push([id, position]), lastFor: () => undefined }, logger, () => decider.engine.state);
+  const publisher = new Publisher(
+    { note: (id, position) => noted.push([id, position]), lastFor: () => undefined },
+    logger,
+    () => decider.engine.state,
+  );
   const changes: BookChange[] = [];
   publisher.onChange((change) => changes.push(change));
   const decide = (inputs: Observed[]): Batch => {
@@ -31,7 +35,7 @@ function setup() {
 }
 
 describe('engine stage: publisher', () => {
-  it('answers each caller with its record\'s position (refused ones with the head) and notes the accounts touched', () => {
+  it("answers each caller with its record's position (refused ones with the head) and notes the accounts touched", () => {
     const { publisher, noted, decide } = setup();
     const inputs = [account('a'), deposit('nobody', '1')].map((input) => pending(input, T0));
     const batch = decide(inputs);
@@ -41,12 +45,17 @@ describe('engine stage: publisher', () => {
     expect(noted).to.deep.equal([['a', 41n]]);
   });
 
-  it('announces the levels a journaled batch moved, at the batch\'s newest time; nothing for a batch that journaled nothing', () => {
+  it("announces the levels a journaled batch moved, at the batch's newest time; nothing for a batch that journaled nothing", () => {
     const { publisher, changes, decide } = setup();
-    publisher.answer(decide([account('a'), deposit('a', '100'), sportEvent(), market()].map((input) => pending(input, T0))), { position: 1n, recordPosition: () => 1n });
+    publisher.answer(
+      decide([account('a'), deposit('a', '100'), sportEvent(), market()].map((input) => pending(input, T0))),
+      { position: 1n, recordPosition: () => 1n },
+    );
     const orders = [place('a', order('o1', 'buy', '0.40', '2'))].map((input) => pending(input, T0 + 5));
     publisher.answer(decide(orders), { position: 2n, recordPosition: () => 2n });
-    expect(changes).to.deep.equal([{ kind: 'levels', books: [{ market_id: 'm', time_us: T0 + 5, bids: [['0.40', '2']], offers: [] }] }]);
+    expect(changes).to.deep.equal([
+      { kind: 'levels', books: [{ market_id: 'm', time_us: T0 + 5, bids: [['0.40', '2']], offers: [] }] },
+    ]);
     publisher.answer(decide([pending(deposit('nobody', '1'), T0 + 6)]), { position: 2n, recordPosition: () => 2n });
     expect(changes).to.have.length(1);
     expect(publisher.snapshot()).to.deep.equal([{ market_id: 'm', time_us: 0, bids: [['0.40', '2']], offers: [] }]);

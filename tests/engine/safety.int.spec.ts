@@ -26,8 +26,15 @@ describe('engine safety', () => {
       dataDir = mkdtempSync(path.join(os.tmpdir(), 'engine-safety-'));
       store = new MemoryEventStore();
       let now = T0;
-      engine = await startEngine({ store, dataDir, clock: { nowUs: () => (now += 1000) }, logger: pino({ level: 'silent' }), writes: { note: () => undefined, lastFor: () => undefined } });
-      for (const input of [account('a'), account('b'), deposit('a', '100'), sportEvent(), market()]) expect((await engine.submit(input)).ok).to.equal(true);
+      engine = await startEngine({
+        store,
+        dataDir,
+        clock: { nowUs: () => (now += 1000) },
+        logger: pino({ level: 'silent' }),
+        writes: { note: () => undefined, lastFor: () => undefined },
+      });
+      for (const input of [account('a'), account('b'), deposit('a', '100'), sportEvent(), market()])
+        expect((await engine.submit(input)).ok).to.equal(true);
     });
     afterEach(async () => {
       await engine.stop().catch(() => undefined);
@@ -47,12 +54,16 @@ describe('engine safety', () => {
       const alice = engine.engine.state.accounts.get('a')!;
       post(engine.engine.state, alice, new Big('0.01'));
       let refused: unknown;
-      await engine.submit(deposit('b', '5')).catch((error: unknown) => { refused = error; });
+      await engine.submit(deposit('b', '5')).catch((error: unknown) => {
+        refused = error;
+      });
       expect(refused).to.be.instanceOf(EngineStoppedError);
       expect((refused as Error).message).to.match(/ledger out of balance: the accounts sum to 0\.01 instead of 0/);
       expect(await store.readStream(ENGINE_STREAM)).to.have.length(journaled);
       let later: unknown;
-      await engine.submit(deposit('a', '1')).catch((error: unknown) => { later = error; });
+      await engine.submit(deposit('a', '1')).catch((error: unknown) => {
+        later = error;
+      });
       expect(later).to.be.instanceOf(EngineStoppedError);
     });
   });
@@ -60,18 +71,37 @@ describe('engine safety', () => {
   describe('the input queue is bounded', () => {
     let svc: TradingService;
     const QUEUE_MAX = 3;
-    before(async () => { svc = await startTradingService({}, { queueInputsMax: QUEUE_MAX }); });
-    after(async () => { await svc?.stop(); });
+    before(async () => {
+      svc = await startTradingService({}, { queueInputsMax: QUEUE_MAX });
+    });
+    after(async () => {
+      await svc?.stop();
+    });
 
     it('a full queue answers 503 with Retry-After at once; the queued writes go through once the journal moves', async () => {
       const alice = await svc.member();
       const { market_id: marketId } = await svc.market();
       // hold the journal: appends wait until released, so inputs pile up in the queue
       let release!: () => void;
-      const gate = new Promise<void>((resolve) => { release = resolve; });
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
       const append = svc.store.append.bind(svc.store);
-      svc.store.append = (async (...args: Parameters<typeof append>) => { await gate; return append(...args); });
-      const order = (i: number) => alice.call('POST', '/api/v1/orders', { body: { action: 'buy', market_id: marketId, order_type: 'limit', price: '0.10', quantity: '1', client_order_id: `q-${i}` } });
+      svc.store.append = async (...args: Parameters<typeof append>) => {
+        await gate;
+        return append(...args);
+      };
+      const order = (i: number) =>
+        alice.call('POST', '/api/v1/orders', {
+          body: {
+            action: 'buy',
+            market_id: marketId,
+            order_type: 'limit',
+            price: '0.10',
+            quantity: '1',
+            client_order_id: `q-${i}`,
+          },
+        });
       const first = order(0); // decided, its append held at the gate
       await new Promise((resolve) => setTimeout(resolve, 50));
       const queued = Array.from({ length: QUEUE_MAX }, (_, i) => order(i + 1));

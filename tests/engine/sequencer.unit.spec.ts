@@ -37,7 +37,11 @@ describe('engine stage: sequencer', () => {
   });
 
   it('a slice holds at least one input, at most the limit, and no more than DECIDE_SLICE orders of work', () => {
-    const legs = (count: number) => ({ kind: 'PlaceOrders' as const, account_id: 'a', orders: Array.from({ length: count }, (_, i) => order(`o${i}`, 'buy', '0.50', '1')) });
+    const legs = (count: number) => ({
+      kind: 'PlaceOrders' as const,
+      account_id: 'a',
+      orders: Array.from({ length: count }, (_, i) => order(`o${i}`, 'buy', '0.50', '1')),
+    });
     expect(workOf(legs(100))).to.equal(100);
     expect(workOf(legs(0))).to.equal(1);
     expect(workOf(deposit('a', '1'))).to.equal(1);
@@ -55,7 +59,11 @@ describe('engine stage: sequencer', () => {
     const taken = sequencer.takeSlice(3);
     void sequencer.submit(account('d'));
     sequencer.putBack(taken.slice(1));
-    expect(sequencer.takeSlice(10).map((p) => (p.input as { account_id: string }).account_id)).to.deep.equal(['b', 'c', 'd']);
+    expect(sequencer.takeSlice(10).map((p) => (p.input as { account_id: string }).account_id)).to.deep.equal([
+      'b',
+      'c',
+      'd',
+    ]);
   });
 
   it('halted, it refuses every waiting input and every new one with the first reason', async () => {

@@ -18,9 +18,12 @@ describe('engine stage: snapshotter (inline)', () => {
   engine.step({ seq: 1, now_us: T0, input: account('a') });
   const head = { revision: 0n, position: 7n, recordId: 'r0' };
   const logger = pino({ level: 'silent' });
-  const header = () => JSON.parse(readFileSync(snapshotPath(dataDir), 'utf8').split('\n')[0] ?? '') as { seq: number; record_id: string };
+  const header = () =>
+    JSON.parse(readFileSync(snapshotPath(dataDir), 'utf8').split('\n')[0] ?? '') as { seq: number; record_id: string };
 
-  beforeEach(() => { dataDir = mkdtempSync(path.join(os.tmpdir(), 'engine-snapshotter-')); });
+  beforeEach(() => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'engine-snapshotter-'));
+  });
   afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('writes once the threshold is passed and no append is in flight', async () => {

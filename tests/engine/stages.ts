@@ -11,9 +11,15 @@ export interface Observed extends Pending {
 
 export function pending(input: EngineInput, nowUs: number): Observed {
   const observed: Observed = {
-    input, nowUs, outcome: undefined,
-    resolve(reply) { observed.outcome = { reply }; },
-    reject(error) { observed.outcome = { error }; },
+    input,
+    nowUs,
+    outcome: undefined,
+    resolve(reply) {
+      observed.outcome = { reply };
+    },
+    reject(error) {
+      observed.outcome = { error };
+    },
   };
   return observed;
 }

@@ -34,19 +34,16 @@ function collect(store: EventStore, options?: SubscribeOptions) {
   const seen: RecordedEvent[] = [];
   const batches: number[] = [];
   const waiters: Array<{ count: number; resolve: () => void }> = [];
-  const subscription = store.subscribeToAll(
-    async (events) => {
-      seen.push(...events);
-      batches.push(events.length);
-      for (const waiter of [...waiters]) {
-        if (seen.length >= waiter.count) {
-          waiters.splice(waiters.indexOf(waiter), 1);
-          waiter.resolve();
-        }
+  const subscription = store.subscribeToAll(async (events) => {
+    seen.push(...events);
+    batches.push(events.length);
+    for (const waiter of [...waiters]) {
+      if (seen.length >= waiter.count) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
       }
-    },
-    options,
-  );
+    }
+  }, options);
   return {
     seen,
     batches,
@@ -141,10 +138,21 @@ export function eventStoreContract(name: string, create: () => Promise<ContractS
       });
 
       it('an event given with its JSON text already made reads back as that data', async () => {
-        const data = { v: 4, steps: [{ seq: 1, events: [['FundsReserved', 'a', '1.00', null, true]] }], text: 'quote " é' };
+        const data = {
+          v: 4,
+          steps: [{ seq: 1, events: [['FundsReserved', 'a', '1.00', null, true]] }],
+          text: 'quote " é',
+        };
         const json = JSON.stringify(data);
         // data parsed only if a store asks for it (the engine's journal records are made so)
-        const written: NewEvent = { id: randomUUID(), type: 'EngineSteps', json, get data() { return JSON.parse(json) as unknown; } };
+        const written: NewEvent = {
+          id: randomUUID(),
+          type: 'EngineSteps',
+          json,
+          get data() {
+            return JSON.parse(json) as unknown;
+          },
+        };
         await store.append(s('journal'), [written], 'any');
         const [read] = await store.readStream(s('journal'));
         expect(read!.data).to.deep.equal(data);
@@ -157,9 +165,17 @@ export function eventStoreContract(name: string, create: () => Promise<ContractS
         expect(types(await store.readStream(s('s')))).to.deep.equal(['E0', 'E1', 'E2', 'E3']);
         expect(types(await store.readStream(s('s'), { fromRevision: 2n }))).to.deep.equal(['E2', 'E3']);
         expect(types(await store.readStream(s('s'), { maxCount: 2 }))).to.deep.equal(['E0', 'E1']);
-        expect(types(await store.readStream(s('s'), { direction: 'backwards' }))).to.deep.equal(['E3', 'E2', 'E1', 'E0']);
+        expect(types(await store.readStream(s('s'), { direction: 'backwards' }))).to.deep.equal([
+          'E3',
+          'E2',
+          'E1',
+          'E0',
+        ]);
         expect(types(await store.readStream(s('s'), { direction: 'backwards', maxCount: 1 }))).to.deep.equal(['E3']);
-        expect(types(await store.readStream(s('s'), { direction: 'backwards', fromRevision: 1n }))).to.deep.equal(['E1', 'E0']);
+        expect(types(await store.readStream(s('s'), { direction: 'backwards', fromRevision: 1n }))).to.deep.equal([
+          'E1',
+          'E0',
+        ]);
       });
 
       it('reads all strictly after a position, bounded', async () => {
@@ -241,14 +257,20 @@ export function eventStoreContract(name: string, create: () => Promise<ContractS
         const first = await store.append(s('idem'), events, 'no_stream');
         const again = await store.append(s('idem'), events, 'no_stream');
         expect(again).to.deep.equal(first);
-        const concurrently = await Promise.all([store.append(s('idem'), events, 'any'), store.append(s('idem'), events, 0n)]);
+        const concurrently = await Promise.all([
+          store.append(s('idem'), events, 'any'),
+          store.append(s('idem'), events, 0n),
+        ]);
         for (const result of concurrently) expect(result).to.deep.equal(first);
         expect(await store.readStream(s('idem'))).to.have.length(2);
       });
 
       it('a concurrent duplicate of a fresh append is written once', async () => {
         const events = [event('A')];
-        const results = await Promise.all([store.append(s('idem2'), events, 'any'), store.append(s('idem2'), events, 'any')]);
+        const results = await Promise.all([
+          store.append(s('idem2'), events, 'any'),
+          store.append(s('idem2'), events, 'any'),
+        ]);
         expect(results[0]).to.deep.equal(results[1]);
         expect(await store.readStream(s('idem2'))).to.have.length(1);
       });
@@ -298,7 +320,12 @@ export function eventStoreContract(name: string, create: () => Promise<ContractS
         await byType.waitForCount(2);
         await sleep(50);
         await Promise.all([byPrefix.subscription.stop(), byType.subscription.stop()]);
-        expect(byPrefix.seen.map((e) => e.stream)).to.deep.equal([s('order-1'), s('order-1'), s('order-1'), s('order-2')]);
+        expect(byPrefix.seen.map((e) => e.stream)).to.deep.equal([
+          s('order-1'),
+          s('order-1'),
+          s('order-1'),
+          s('order-2'),
+        ]);
         expect(Math.max(...byPrefix.batches)).to.be.at.most(2);
         expect(byType.seen.map((e) => e.stream)).to.deep.equal([s('account-1'), s('order-2')]);
       });
@@ -338,7 +365,11 @@ export function eventStoreContract(name: string, create: () => Promise<ContractS
           Array.from({ length: writers }, async (_, writer) => {
             for (let i = 0; i < appendsPerWriter; i += 1) {
               const size = 1 + ((writer + i) % 3);
-              await store.append(s(`stream-${writer % 7}`), Array.from({ length: size }, () => event()), 'any');
+              await store.append(
+                s(`stream-${writer % 7}`),
+                Array.from({ length: size }, () => event()),
+                'any',
+              );
             }
           }),
         );

@@ -50,7 +50,12 @@ describe('postgres event store: why positions come from the locked counter', () 
       await late.query(`INSERT INTO naive_events (type) VALUES ('Late')`); // takes position 1, not committed
       await db.pool.query(`INSERT INTO naive_events (type) VALUES ('Early')`); // position 2, committed
       const read = async (after: number) =>
-        (await db.pool.query<{ position: string; type: string }>('SELECT position, type FROM naive_events WHERE position > $1 ORDER BY position', [after])).rows;
+        (
+          await db.pool.query<{ position: string; type: string }>(
+            'SELECT position, type FROM naive_events WHERE position > $1 ORDER BY position',
+            [after],
+          )
+        ).rows;
       const first = await read(0);
       const checkpoint = Number(first[first.length - 1]!.position);
       await late.query('COMMIT');
@@ -71,12 +76,15 @@ describe('postgres event store: several writers on one database (as separate pro
     try {
       let expected: bigint | 'no_stream' = 'no_stream';
       for (let round = 0; round < 15; round++) {
-        const outcomes = await Promise.allSettled(stores.map((store, i) =>
-          store.append('race', [{ id: `r${round}-w${i}`, type: 'Raced', data: { round, writer: i } }], expected)));
+        const outcomes = await Promise.allSettled(
+          stores.map((store, i) =>
+            store.append('race', [{ id: `r${round}-w${i}`, type: 'Raced', data: { round, writer: i } }], expected),
+          ),
+        );
         const won = outcomes.filter((o) => o.status === 'fulfilled');
         expect(won, `round ${round}`).to.have.length(1);
         for (const lost of outcomes.filter((o) => o.status === 'rejected')) {
-          expect((lost).reason).to.have.property('name', 'WrongExpectedRevision');
+          expect(lost.reason).to.have.property('name', 'WrongExpectedRevision');
         }
         expected = (won[0] as PromiseFulfilledResult<{ nextRevision: bigint }>).value.nextRevision;
       }
@@ -95,7 +103,10 @@ describe('postgres event store: several writers on one database (as separate pro
     const first = new PostgresEventStore({ pool: db.pool, pollIntervalMs: 5000 });
     const second = new PostgresEventStore({ pool: db.pool, pollIntervalMs: 5000 });
     try {
-      const events = [{ id: 'same-1', type: 'T', data: {} }, { id: 'same-2', type: 'T', data: {} }];
+      const events = [
+        { id: 'same-1', type: 'T', data: {} },
+        { id: 'same-2', type: 'T', data: {} },
+      ];
       const original = await first.append('s', events, 'no_stream');
       const again = await second.append('s', events, 'no_stream');
       expect(again).to.deep.equal(original);

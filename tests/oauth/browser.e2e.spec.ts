@@ -13,7 +13,15 @@ import { startTestService, type TestService } from '../support/service.ts';
 import { adminOk, newClient, newMember } from './support.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 describe('OAuth pages in Chromium', function () {
   this.timeout(120_000);
@@ -34,7 +42,14 @@ describe('OAuth pages in Chromium', function () {
     REDIRECT = `http://127.0.0.1:${(app.address() as AddressInfo).port}/callback`;
     svc = await startTestService();
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
-    clientId = (await newClient(svc, { name: 'Chart App', app_type: 'native', redirect_uris: [REDIRECT], scopes: ['profile.read', 'balance.read'] })).client_id;
+    clientId = (
+      await newClient(svc, {
+        name: 'Chart App',
+        app_type: 'native',
+        redirect_uris: [REDIRECT],
+        scopes: ['profile.read', 'balance.read'],
+      })
+    ).client_id;
   });
   after(async () => {
     await browser?.close();
@@ -45,8 +60,14 @@ describe('OAuth pages in Chromium', function () {
   function authorizeUrl(extra: Record<string, string> = {}) {
     const verifier = randomBytes(32).toString('base64url');
     return `${svc.baseUrl}/oauth/authorize?${new URLSearchParams({
-      response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'profile.read balance.read', state: 'xyz',
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', ...extra,
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      scope: 'profile.read balance.read',
+      state: 'xyz',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+      ...extra,
     }).toString()}`;
   }
 

@@ -11,7 +11,11 @@ import { admin, adminOk, authorizeInBrowser, discover, insecure, newClient, newM
 async function api(svc: TestService, token: string, method: string, path: string, body?: unknown) {
   const res = await fetch(`${svc.baseUrl}/api/v1${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, 'user-agent': 'oauth-tests', ...(body ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      'user-agent': 'oauth-tests',
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    },
     ...(body ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
@@ -29,8 +33,12 @@ describe('OAuth flows with oauth4webapi', function () {
   });
   after(async () => svc?.stop());
 
-  const authorize = (client: oauth.Client, member: { email: string; password: string }, scope: string, extra: Record<string, string> = {}) =>
-    authorizeInBrowser(svc, as, client, member, scope, extra);
+  const authorize = (
+    client: oauth.Client,
+    member: { email: string; password: string },
+    scope: string,
+    extra: Record<string, string> = {},
+  ) => authorizeInBrowser(svc, as, client, member, scope, extra);
 
   it('discovery: the metadata a strict client needs', () => {
     expect(as.token_endpoint).to.equal(`${svc.baseUrl}/oauth/token`);
@@ -39,14 +47,21 @@ describe('OAuth flows with oauth4webapi', function () {
 
   it('code flow with PKCE for a client without a secret; refresh rotates; the token reads /api/v1', async () => {
     const member = await newMember(svc);
-    const registered = await newClient(svc, { app_type: 'native', redirect_uris: [REDIRECT], scopes: ['profile.read', 'balance.read', 'orders.read'] });
+    const registered = await newClient(svc, {
+      app_type: 'native',
+      redirect_uris: [REDIRECT],
+      scopes: ['profile.read', 'balance.read', 'orders.read'],
+    });
     const client: oauth.Client = { client_id: registered.client_id };
     const { callback, verifier, state } = await authorize(client, member, 'profile.read balance.read');
     expect(callback.searchParams.get('code')).to.match(/^svc_code_/);
     expect(callback.searchParams.get('iss')).to.equal(svc.baseUrl);
     const params = oauth.validateAuthResponse(as, client, callback, state);
-    const tokens = await oauth.processAuthorizationCodeResponse(as, client,
-      await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT, verifier, insecure));
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      client,
+      await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT, verifier, insecure),
+    );
     expect(tokens.access_token).to.match(/^svc_at_/);
     expect(tokens.refresh_token).to.match(/^svc_rt_/);
     expect(tokens).to.include({ token_type: 'bearer', expires_in: 3600, scope: 'profile.read balance.read' });
@@ -57,12 +72,21 @@ describe('OAuth flows with oauth4webapi', function () {
     expect((await api(svc, tokens.access_token, 'GET', '/account/balance')).status).to.equal(200);
 
     // a client without a secret introspects its own tokens with client_id alone
-    const introspected = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, oauth.None(), tokens.access_token, insecure));
+    const introspected = await oauth.processIntrospectionResponse(
+      as,
+      client,
+      await oauth.introspectionRequest(as, client, oauth.None(), tokens.access_token, insecure),
+    );
     expect(introspected).to.include({ active: true, client_id: client.client_id, sub: member.user_id });
 
-    const refreshed = await oauth.processRefreshTokenResponse(as, client,
-      await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure));
-    expect(refreshed.refresh_token).to.match(/^svc_rt_/).and.not.equal(tokens.refresh_token);
+    const refreshed = await oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure),
+    );
+    expect(refreshed.refresh_token)
+      .to.match(/^svc_rt_/)
+      .and.not.equal(tokens.refresh_token);
     expect(refreshed).to.include({ token_type: 'bearer', expires_in: 3600, scope: 'profile.read balance.read' });
     expect((await api(svc, refreshed.access_token, 'GET', '/me')).status).to.equal(200);
 
@@ -75,31 +99,68 @@ describe('OAuth flows with oauth4webapi', function () {
 
   it('a client with a secret: client_secret_basic as strict clients encode it; introspect; revoke ends the tokens', async () => {
     const member = await newMember(svc);
-    const registered = await newClient(svc, { app_type: 'web', redirect_uris: [REDIRECT], scopes: ['profile.read', 'market_data'] });
+    const registered = await newClient(svc, {
+      app_type: 'web',
+      redirect_uris: [REDIRECT],
+      scopes: ['profile.read', 'market_data'],
+    });
     const client: oauth.Client = { client_id: registered.client_id };
     const auth = oauth.ClientSecretBasic(registered.client_secret!);
     const { callback, verifier, state } = await authorize(client, member, 'profile.read');
-    const tokens = await oauth.processAuthorizationCodeResponse(as, client,
-      await oauth.authorizationCodeGrantRequest(as, client, auth, oauth.validateAuthResponse(as, client, callback, state), REDIRECT, verifier, insecure));
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      client,
+      await oauth.authorizationCodeGrantRequest(
+        as,
+        client,
+        auth,
+        oauth.validateAuthResponse(as, client, callback, state),
+        REDIRECT,
+        verifier,
+        insecure,
+      ),
+    );
 
-    const active = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, auth, tokens.access_token, insecure));
-    expect(active).to.include({ active: true, client_id: client.client_id, token_type: 'bearer', scope: 'profile.read', sub: member.user_id });
+    const active = await oauth.processIntrospectionResponse(
+      as,
+      client,
+      await oauth.introspectionRequest(as, client, auth, tokens.access_token, insecure),
+    );
+    expect(active).to.include({
+      active: true,
+      client_id: client.client_id,
+      token_type: 'bearer',
+      scope: 'profile.read',
+      sub: member.user_id,
+    });
     expect(active.exp! - active.iat!).to.equal(3600);
 
-    await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, auth, tokens.refresh_token!, insecure));
-    const after = await oauth.processIntrospectionResponse(as, client, await oauth.introspectionRequest(as, client, auth, tokens.access_token, insecure));
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(as, client, auth, tokens.refresh_token!, insecure),
+    );
+    const after = await oauth.processIntrospectionResponse(
+      as,
+      client,
+      await oauth.introspectionRequest(as, client, auth, tokens.access_token, insecure),
+    );
     expect(after).to.deep.equal({ active: false });
     const me = await api(svc, tokens.access_token, 'GET', '/me');
     expect(me.status).to.equal(401);
     expect(me.body.error).to.equal('Missing or invalid OAuth access token');
-    expect(me.headers.get('www-authenticate')).to.equal(`Bearer error="invalid_token", error_description="The access token is unknown, expired or revoked", resource_metadata="${svc.baseUrl}/.well-known/oauth-protected-resource"`);
+    expect(me.headers.get('www-authenticate')).to.equal(
+      `Bearer error="invalid_token", error_description="The access token is unknown, expired or revoked", resource_metadata="${svc.baseUrl}/.well-known/oauth-protected-resource"`,
+    );
   });
 
   it('client_credentials: app scopes only, no refresh token; the app token reads the catalogue and nothing of a member', async () => {
     const registered = await newClient(svc, { app_type: 'server', scopes: ['market_data', 'events', 'profile.read'] });
     const client: oauth.Client = { client_id: registered.client_id };
     const auth = oauth.ClientSecretBasic(registered.client_secret!);
-    const all = await oauth.processClientCredentialsResponse(as, client, await oauth.clientCredentialsGrantRequest(as, client, auth, new URLSearchParams(), insecure));
+    const all = await oauth.processClientCredentialsResponse(
+      as,
+      client,
+      await oauth.clientCredentialsGrantRequest(as, client, auth, new URLSearchParams(), insecure),
+    );
     expect(all).to.include({ token_type: 'bearer', expires_in: 3600, scope: 'market_data events' });
     expect(all).to.not.have.property('refresh_token');
     expect((await api(svc, all.access_token, 'GET', '/markets')).status).to.equal(200);
@@ -117,19 +178,42 @@ describe('OAuth flows with oauth4webapi', function () {
 
   it('scopes on /api/v1: the route → scope table, catalogue for any member token, no scope covers PATCH /me/profile', async () => {
     const member = await newMember(svc);
-    const registered = await newClient(svc, { app_type: 'native', redirect_uris: [REDIRECT], scopes: ['profile.read'] });
+    const registered = await newClient(svc, {
+      app_type: 'native',
+      redirect_uris: [REDIRECT],
+      scopes: ['profile.read'],
+    });
     const client: oauth.Client = { client_id: registered.client_id };
     const { callback, verifier, state } = await authorize(client, member, 'profile.read');
-    const tokens = await oauth.processAuthorizationCodeResponse(as, client,
-      await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), oauth.validateAuthResponse(as, client, callback, state), REDIRECT, verifier, insecure));
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      client,
+      await oauth.authorizationCodeGrantRequest(
+        as,
+        client,
+        oauth.None(),
+        oauth.validateAuthResponse(as, client, callback, state),
+        REDIRECT,
+        verifier,
+        insecure,
+      ),
+    );
     const t = tokens.access_token;
     expect((await api(svc, t, 'GET', '/markets')).status).to.equal(200);
     expect((await api(svc, t, 'GET', '/leaderboard')).status).to.equal(200); // enabled by default
     const table: [string, string, string][] = [
-      ['GET', '/account/balance', 'balance.read'], ['GET', '/fills', 'portfolio.read'], ['GET', '/positions', 'portfolio.read'],
-      ['GET', '/account/market_stats', 'portfolio.read'], ['GET', '/portfolio/loyalty', 'portfolio.read'], ['GET', '/portfolio/fees', 'portfolio.read'],
-      ['GET', '/portfolio/adjustments', 'portfolio.read'], ['GET', '/portfolio/withdrawals', 'transfers.read'], ['GET', '/orders', 'orders.read'],
-      ['GET', '/orders/00000000-0000-4000-8000-000000000000', 'orders.read'], ['POST', '/orders', 'orders.write'], ['POST', '/orders/batched', 'orders.write'],
+      ['GET', '/account/balance', 'balance.read'],
+      ['GET', '/fills', 'portfolio.read'],
+      ['GET', '/positions', 'portfolio.read'],
+      ['GET', '/account/market_stats', 'portfolio.read'],
+      ['GET', '/portfolio/loyalty', 'portfolio.read'],
+      ['GET', '/portfolio/fees', 'portfolio.read'],
+      ['GET', '/portfolio/adjustments', 'portfolio.read'],
+      ['GET', '/portfolio/withdrawals', 'transfers.read'],
+      ['GET', '/orders', 'orders.read'],
+      ['GET', '/orders/00000000-0000-4000-8000-000000000000', 'orders.read'],
+      ['POST', '/orders', 'orders.write'],
+      ['POST', '/orders/batched', 'orders.write'],
       ['DELETE', '/orders/batched', 'orders.write'],
     ];
     for (const [method, path, scope] of table) {

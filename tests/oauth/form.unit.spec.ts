@@ -6,7 +6,32 @@ import { expect } from 'chai';
 import { formPairs } from '../../oauth/router.ts';
 import { seededRandom } from '../../domain/random.ts';
 
-const PIECES = ['a', 'b', '=', '&', '+', '%', '2', 'B', 'F', 'f', '0', '%2', '%zz', '%C3%A9', '%FF', '%E2%82', '%20', 'é', '€', ' ', '\u{1F600}', '%%', 'x', '?'];
+const PIECES = [
+  'a',
+  'b',
+  '=',
+  '&',
+  '+',
+  '%',
+  '2',
+  'B',
+  'F',
+  'f',
+  '0',
+  '%2',
+  '%zz',
+  '%C3%A9',
+  '%FF',
+  '%E2%82',
+  '%20',
+  'é',
+  '€',
+  ' ',
+  '\u{1F600}',
+  '%%',
+  'x',
+  '?',
+];
 
 describe('token endpoint form reader', () => {
   it('reads the same pairs as URLSearchParams on 50,000 random bodies', () => {
@@ -20,7 +45,10 @@ describe('token endpoint form reader', () => {
   });
 
   it('reads the usual token request and refuses more pairs than the limit', () => {
-    expect(formPairs('grant_type=client_credentials&scope=market_data+events', 10)).to.deep.equal([['grant_type', 'client_credentials'], ['scope', 'market_data events']]);
+    expect(formPairs('grant_type=client_credentials&scope=market_data+events', 10)).to.deep.equal([
+      ['grant_type', 'client_credentials'],
+      ['scope', 'market_data events'],
+    ]);
     expect(formPairs('a=1&b=2&c=3', 2)).to.equal(null);
     expect(formPairs('', 2)).to.deep.equal([]);
   });

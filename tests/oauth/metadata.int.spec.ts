@@ -7,25 +7,39 @@ import http from 'node:http';
 import { startTestService, type TestService } from '../support/service.ts';
 
 /** A GET with any Host header (fetch would not let us set it). */
-function get(base: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {  
+function get(base: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
-    http.get(`${base}${path}`, { headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null }));
-    }).on('error', reject);
+    http
+      .get(`${base}${path}`, { headers }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : null }));
+      })
+      .on('error', reject);
   });
 }
 
 const AS = '/.well-known/oauth-authorization-server';
 const PR = '/.well-known/oauth-protected-resource';
-const SCOPES = ['profile.read', 'balance.read', 'portfolio.read', 'orders.read', 'transfers.read', 'orders.write', 'terms.write', 'market_data', 'events'];
+const SCOPES = [
+  'profile.read',
+  'balance.read',
+  'portfolio.read',
+  'orders.read',
+  'transfers.read',
+  'orders.write',
+  'terms.write',
+  'market_data',
+  'events',
+];
 
 describe('OAuth metadata', () => {
   describe('without trusted proxies', () => {
     let svc: TestService;
-    before(async () => { svc = await startTestService(); });
+    before(async () => {
+      svc = await startTestService();
+    });
     after(async () => svc?.stop());
 
     it('authorization server metadata has every field SPEC lists, on the Host it was fetched from', async () => {
@@ -62,16 +76,27 @@ describe('OAuth metadata', () => {
     });
 
     it('ignores forwarded headers from an untrusted peer, and a malformed Host', async () => {
-      const forwarded = await get(svc.baseUrl, AS, { host: 'real.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https' });
+      const forwarded = await get(svc.baseUrl, AS, {
+        host: 'real.example',
+        'x-forwarded-host': 'evil.example',
+        'x-forwarded-proto': 'https',
+      });
       expect(forwarded.body.issuer).to.equal('http://real.example');
       const injected = await get(svc.baseUrl, AS, { host: 'evil.example/path?x=' });
       expect(injected.body.issuer).to.equal('http://localhost');
     });
 
     it('lists registration_endpoint only while dynamic registration is on', async () => {
-      const admin = (body: unknown) => fetch(`${svc.adminUrl}/admin/v1/settings`, { method: 'PATCH', headers: { authorization: `Bearer ${svc.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const admin = (body: unknown) =>
+        fetch(`${svc.adminUrl}/admin/v1/settings`, {
+          method: 'PATCH',
+          headers: { authorization: `Bearer ${svc.adminToken}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
       expect((await admin({ dynamic_registration: true })).status).to.equal(200);
-      expect((await get(svc.baseUrl, AS, { host: 'h.example' })).body.registration_endpoint).to.equal('http://h.example/oauth/register');
+      expect((await get(svc.baseUrl, AS, { host: 'h.example' })).body.registration_endpoint).to.equal(
+        'http://h.example/oauth/register',
+      );
       expect((await admin({ dynamic_registration: false })).status).to.equal(200);
       expect((await get(svc.baseUrl, AS, { host: 'h.example' })).body).to.not.have.property('registration_endpoint');
     });
@@ -79,11 +104,17 @@ describe('OAuth metadata', () => {
 
   describe('behind a trusted proxy', () => {
     let svc: TestService;
-    before(async () => { svc = await startTestService({ env: { TRUSTED_PROXIES: '127.0.0.1,::1' } }); });
+    before(async () => {
+      svc = await startTestService({ env: { TRUSTED_PROXIES: '127.0.0.1,::1' } });
+    });
     after(async () => svc?.stop());
 
     it('builds on X-Forwarded-Proto and X-Forwarded-Host from the proxy', async () => {
-      const { body } = await get(svc.baseUrl, PR, { host: 'internal:8080', 'x-forwarded-host': 'exchange.example', 'x-forwarded-proto': 'https' });
+      const { body } = await get(svc.baseUrl, PR, {
+        host: 'internal:8080',
+        'x-forwarded-host': 'exchange.example',
+        'x-forwarded-proto': 'https',
+      });
       expect(body.resource).to.equal('https://exchange.example');
       expect(body.authorization_servers).to.deep.equal(['https://exchange.example']);
     });

@@ -21,7 +21,8 @@ describe('OAuth tokens on the WebSocket feed', function () {
     await svc?.stop();
   });
 
-  const memberToken = async (member: { email: string; password: string }, scope: string) => (await memberAccessToken(svc, member, scope)).token;
+  const memberToken = async (member: { email: string; password: string }, scope: string) =>
+    (await memberAccessToken(svc, member, scope)).token;
 
   it('a member token joins the channels its scopes cover and gets insufficient_scope on the others', async () => {
     const member = await newMember(svc);

@@ -7,17 +7,26 @@ import * as oauth from 'oauth4webapi';
 import { createHash, randomBytes } from 'node:crypto';
 import type { TestService } from '../support/service.ts';
 
-export async function admin(svc: TestService, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {  
+export async function admin(
+  svc: TestService,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const res = await fetch(`${svc.adminUrl}/admin/v1${path}`, {
     method,
-    headers: { authorization: `Bearer ${svc.adminToken}`, 'content-type': 'application/json', 'user-agent': 'oauth-tests' },
+    headers: {
+      authorization: `Bearer ${svc.adminToken}`,
+      'content-type': 'application/json',
+      'user-agent': 'oauth-tests',
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
-export async function adminOk(svc: TestService, method: string, path: string, body?: unknown): Promise<any> {  
+export async function adminOk(svc: TestService, method: string, path: string, body?: unknown): Promise<any> {
   const answer = await admin(svc, method, path, body);
   expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
   return answer.body;
@@ -25,10 +34,19 @@ export async function adminOk(svc: TestService, method: string, path: string, bo
 
 let members = 0;
 /** An active member with a password and some cash. */
-export async function newMember(svc: TestService, password = 'correct horse battery'): Promise<{ account_id: string; user_id: string; email: string; password: string }> {
+export async function newMember(
+  svc: TestService,
+  password = 'correct horse battery',
+): Promise<{ account_id: string; user_id: string; email: string; password: string }> {
   members += 1;
   const email = `member${members}-${Date.now()}@example.com`;
-  const { account } = await adminOk(svc, 'POST', '/accounts', { first_name: 'Ada', last_name: 'Member', email, password, status: 'active' });
+  const { account } = await adminOk(svc, 'POST', '/accounts', {
+    first_name: 'Ada',
+    last_name: 'Member',
+    email,
+    password,
+    status: 'active',
+  });
   await adminOk(svc, 'POST', `/accounts/${account.account_id}/deposits`, { amount: '100.00' });
   // the login page finds members by email in the read models, which may trail an account just created
   await svc.ctx.projections.waitFor(await svc.ctx.store.headPosition(), 10_000);
@@ -43,12 +61,16 @@ export interface ClientSpec {
   ip_allowlist?: string[];
 }
 
-export async function newClient(svc: TestService, spec: ClientSpec): Promise<{ client_id: string; client_secret?: string }> {
+export async function newClient(
+  svc: TestService,
+  spec: ClientSpec,
+): Promise<{ client_id: string; client_secret?: string }> {
   const { client } = await adminOk(svc, 'POST', '/oauth/clients', { name: spec.name ?? 'Test app', ...spec });
   return client;
 }
 
-const hiddenValue = (html: string, name: string): string | undefined => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1];
+const hiddenValue = (html: string, name: string): string | undefined =>
+  new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1];
 
 /** A browser without JavaScript: cookies and forms. */
 export class FormBrowser {
@@ -65,7 +87,9 @@ export class FormBrowser {
 
   async post(path: string, fields: Record<string, string>): Promise<Response> {
     const res = await fetch(new URL(path, this.base), {
-      method: 'POST', redirect: 'manual', body: new URLSearchParams(fields),
+      method: 'POST',
+      redirect: 'manual',
+      body: new URLSearchParams(fields),
       headers: { ...this.headers(), 'content-type': 'application/x-www-form-urlencoded' },
     });
     this.keepCookie(res);
@@ -87,7 +111,10 @@ export class FormBrowser {
   }
 
   /** Submits a form of the last page and follows same-site redirects. */
-  async submit(path: string, fields: Record<string, string>): Promise<{ status: number; location: string | null; html: string }> {
+  async submit(
+    path: string,
+    fields: Record<string, string>,
+  ): Promise<{ status: number; location: string | null; html: string }> {
     const csrf = hiddenValue(this.lastHtml, 'csrf') ?? '';
     const res = await this.post(path, { csrf, ...fields });
     const location = res.headers.get('location');
@@ -119,7 +146,11 @@ export class FormBrowser {
 }
 
 /** Signs the browser in through the login page (and the two-factor page when `totp` is given). */
-export async function logInThrough(browser: FormBrowser, member: { email: string; password: string }, totp?: () => string) {
+export async function logInThrough(
+  browser: FormBrowser,
+  member: { email: string; password: string },
+  totp?: () => string,
+) {
   let page = await browser.submit('/oauth/login', { email: member.email, password: member.password });
   if (totp) page = await browser.submit('/oauth/login/totp', { code: totp() });
   return page;
@@ -131,20 +162,34 @@ export const REDIRECT = 'http://127.0.0.1:9/callback';
 /** The service's authorization server metadata, as a strict client discovers it. */
 export async function discover(svc: TestService): Promise<oauth.AuthorizationServer> {
   const issuer = new URL(svc.baseUrl);
-  return oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
+  return oauth.processDiscoveryResponse(
+    issuer,
+    await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
+  );
 }
 
 /** Runs authorize → login → consent (Allow) in a form browser; returns the callback URL. */
 export async function authorizeInBrowser(
-  svc: TestService, as: oauth.AuthorizationServer, client: oauth.Client, member: { email: string; password: string }, scope: string,
-  extra: Record<string, string> = {}, browser = new FormBrowser(svc.baseUrl),
+  svc: TestService,
+  as: oauth.AuthorizationServer,
+  client: oauth.Client,
+  member: { email: string; password: string },
+  scope: string,
+  extra: Record<string, string> = {},
+  browser = new FormBrowser(svc.baseUrl),
 ) {
   const verifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
   const url = new URL(as.authorization_endpoint!);
   url.search = new URLSearchParams({
-    response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, scope, state,
-    code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...extra,
+    response_type: 'code',
+    client_id: client.client_id,
+    redirect_uri: REDIRECT,
+    scope,
+    state,
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    ...extra,
   }).toString();
   let page = await browser.visit(url.toString());
   if (page.html.includes('Log in')) page = await logInThrough(browser, member);
@@ -158,25 +203,49 @@ export async function authorizeInBrowser(
  * `scope`); `exchange` presents the same code again (a replay revokes the grant).
  */
 export async function memberAccessToken(
-  svc: TestService, member: { email: string; password: string }, scope: string, redirectUri = 'http://127.0.0.1:9/callback',
+  svc: TestService,
+  member: { email: string; password: string },
+  scope: string,
+  redirectUri = 'http://127.0.0.1:9/callback',
 ): Promise<{ token: string; clientId: string; exchange(): Promise<Response> }> {
   const client = await newClient(svc, { app_type: 'native', redirect_uris: [redirectUri], scopes: scope.split(' ') });
   const verifier = randomBytes(32).toString('base64url');
   const browser = new FormBrowser(svc.baseUrl);
-  await browser.visit(`/oauth/authorize?${new URLSearchParams({
-    response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, scope, state: 's',
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
-  }).toString()}`);
+  await browser.visit(
+    `/oauth/authorize?${new URLSearchParams({
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: redirectUri,
+      scope,
+      state: 's',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    }).toString()}`,
+  );
   const login = await logInThrough(browser, member);
   const consent = await browser.consent('allow');
   if (consent.location === null) {
-    throw new Error(`consent did not redirect: login ${login.status}, consent ${consent.status}: ${consent.html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').slice(0, 300)}`);
+    throw new Error(
+      `consent did not redirect: login ${login.status}, consent ${consent.status}: ${consent.html
+        .replace(/<[^>]*>/g, ' ')
+        .replace(/\s+/g, ' ')
+        .slice(0, 300)}`,
+    );
   }
   const code = new URL(consent.location).searchParams.get('code')!;
-  const fields = { grant_type: 'authorization_code', client_id: client.client_id, code, redirect_uri: redirectUri, code_verifier: verifier };
-  const exchange = () => fetch(`${svc.baseUrl}/oauth/token`, {
-    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'oauth-tests' }, body: new URLSearchParams(fields),
-  });
+  const fields = {
+    grant_type: 'authorization_code',
+    client_id: client.client_id,
+    code,
+    redirect_uri: redirectUri,
+    code_verifier: verifier,
+  };
+  const exchange = () =>
+    fetch(`${svc.baseUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'oauth-tests' },
+      body: new URLSearchParams(fields),
+    });
   const answer = (await (await exchange()).json()) as { access_token: string };
   return { token: answer.access_token, clientId: client.client_id, exchange };
 }

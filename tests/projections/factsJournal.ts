@@ -11,7 +11,13 @@ import { fileURLToPath } from 'node:url';
 import { recover } from '../../engine/recovery.ts';
 import { verifyJournal } from '../../engine/verify.ts';
 import { Engine } from '../../domain/engine/engine.ts';
-import { encodeStep, ENGINE_RECORD_VERSION, engineStepsData, journalStepsOf, newRecordContext } from '../../domain/engine/journal/journal.ts';
+import {
+  encodeStep,
+  ENGINE_RECORD_VERSION,
+  engineStepsData,
+  journalStepsOf,
+  newRecordContext,
+} from '../../domain/engine/journal/journal.ts';
 import { stateHash } from '../../domain/engine/snapshot.ts';
 import { MemoryEventStore } from '../../eventstore/memory.ts';
 import { coreProjector } from '../../projections/core/projector.ts';
@@ -40,7 +46,11 @@ export function describeFactsJournal(fixture: FactsJournalFixture): void {
   async function storeOf(records: readonly FixtureRecord[]): Promise<MemoryEventStore> {
     const store = new MemoryEventStore();
     for (const record of records.map(recordedOf)) {
-      await store.append(record.stream, [{ id: record.id, type: record.type, data: record.data, metadata: record.metadata }], 'any');
+      await store.append(
+        record.stream,
+        [{ id: record.id, type: record.type, data: record.data, metadata: record.metadata }],
+        'any',
+      );
     }
     return store;
   }
@@ -65,10 +75,16 @@ export function describeFactsJournal(fixture: FactsJournalFixture): void {
       expect(journal.records.every((r) => (r.data as { v: number }).v === fixture.version)).to.equal(true);
     });
 
-    it('replays to the state hash recorded when it was written (its facts upcast to today\'s shape: re-run, not compared)', async () => {
+    it("replays to the state hash recorded when it was written (its facts upcast to today's shape: re-run, not compared)", async () => {
       const report = await verifyJournal(await storeOf(journal.records), null);
       expect(report.mismatches).to.deep.equal([]);
-      expect(report).to.include({ ok: true, steps: final.seq, viewSteps: final.seq, finalSeq: final.seq, finalStateHash: final.state_hash });
+      expect(report).to.include({
+        ok: true,
+        steps: final.seq,
+        viewSteps: final.seq,
+        finalSeq: final.seq,
+        finalStateHash: final.state_hash,
+      });
     });
 
     it('is recovered by the engine: every journaled input re-runs, to the same state', async () => {
@@ -81,7 +97,7 @@ export function describeFactsJournal(fixture: FactsJournalFixture): void {
       await expectRecordedReadModels(journal.records);
     });
 
-    it('and the same history journaled in today\'s record version projects to the very same rows, and replays to the same state hash', async () => {
+    it("and the same history journaled in today's record version projects to the very same rows, and replays to the same state hash", async () => {
       const engine = new Engine();
       const records = journal.records.map((record) => {
         const context = newRecordContext();
@@ -94,7 +110,9 @@ export function describeFactsJournal(fixture: FactsJournalFixture): void {
       });
       expect(records.every((r) => (r.data as { v: number }).v === ENGINE_RECORD_VERSION)).to.equal(true);
       if (fixture.smallerToday) {
-        expect(JSON.stringify(records.map((r) => r.data)).length).to.be.below(JSON.stringify(journal.records.map((r) => r.data)).length);
+        expect(JSON.stringify(records.map((r) => r.data)).length).to.be.below(
+          JSON.stringify(journal.records.map((r) => r.data)).length,
+        );
       }
       await expectRecordedReadModels(records);
       const report = await verifyJournal(await storeOf(records), null);

@@ -28,7 +28,8 @@ describe('realtime: back-pressure', function () {
     await svc?.stop();
   });
 
-  const slowCloses = async () => (await svc.service.registry.getSingleMetric('ws_slow_consumer_closes_total')?.get())?.values[0]?.value ?? 0;
+  const slowCloses = async () =>
+    (await svc.service.registry.getSingleMetric('ws_slow_consumer_closes_total')?.get())?.values[0]?.value ?? 0;
 
   it('closes a socket whose send buffer stays above the bound, counts it, and others are served meanwhile', async () => {
     const healthy = await connect(svc.socketUrl, { key: trader.key });
@@ -45,7 +46,9 @@ describe('realtime: back-pressure', function () {
     for (let i = 0; i < FLOOD_FRAMES; i++) stuck.send(`[null,"${i}","phoenix","heartbeat",{}]`);
 
     // while it is stuck, the healthy socket still gets its deltas
-    const placed = await trader.call('POST', '/api/v1/orders', { body: { market_id: marketId, action: 'buy', order_type: 'limit', price: '0.25', quantity: '1' } });
+    const placed = await trader.call('POST', '/api/v1/orders', {
+      body: { market_id: marketId, action: 'buy', order_type: 'limit', price: '0.25', quantity: '1' },
+    });
     expect(placed.status).to.equal(200);
     const delta = await book.next('delta', (d) => d.bids.some(([price]: [string]) => price === '0.25'));
     expect(delta.market_id).to.equal(marketId);

@@ -17,12 +17,20 @@ describe('realtime: cancel_on_disconnect', function () {
 
   const place = async (who: Member, cancelOnDisconnect: boolean, price = '0.30') => {
     const answer = await who.call('POST', '/api/v1/orders', {
-      body: { market_id: marketId, action: 'buy', order_type: 'limit', price, quantity: '1', cancel_on_disconnect: cancelOnDisconnect },
+      body: {
+        market_id: marketId,
+        action: 'buy',
+        order_type: 'limit',
+        price,
+        quantity: '1',
+        cancel_on_disconnect: cancelOnDisconnect,
+      },
     });
     expect(answer.status, answer.text).to.equal(200);
     return answer.body.order;
   };
-  const statusOf = async (who: Member, orderId: string) => (await who.call('GET', `/api/v1/orders/${orderId}`)).body.order.status;
+  const statusOf = async (who: Member, orderId: string) =>
+    (await who.call('GET', `/api/v1/orders/${orderId}`)).body.order.status;
   const cancelsCounted = async () => {
     const metric = await svc.service.registry.getSingleMetric('ws_cancel_on_disconnect_total')?.get();
     return metric?.values.find((v) => v.labels.outcome === 'ok')?.value ?? 0;
@@ -64,7 +72,7 @@ describe('realtime: cancel_on_disconnect', function () {
     expect(order.cancellation_reason).to.be.a('string');
   });
 
-  it('a socket silent past ws_heartbeat_timeout_ms (service clock) is closed and its member\'s orders cancelled', async () => {
+  it("a socket silent past ws_heartbeat_timeout_ms (service clock) is closed and its member's orders cancelled", async () => {
     const bob = await svc.member();
     const guarded = await place(bob, true, '0.31');
     const socket = await connect(svc.socketUrl, { key: bob.key });

@@ -41,10 +41,14 @@ describe('realtime: handshake', function () {
   });
 
   it('a signature over another path (the query string is signed too) is 401', async () => {
-    const answer = await rawHandshake(svc.socketUrl, {
-      key: alice.key,
-      headers: {},
-    }, '/websocket?vsn=2.0.0&extra=1');
+    const answer = await rawHandshake(
+      svc.socketUrl,
+      {
+        key: alice.key,
+        headers: {},
+      },
+      '/websocket?vsn=2.0.0&extra=1',
+    );
     expect(answer.status).to.equal(101); // signed over what was sent: fine
     const { signedHeaders } = await import('../api/v1/harness.ts');
     const wrong = signedHeaders(alice.key, 'GET', '/socket/websocket?vsn=2.0.0', Date.now());

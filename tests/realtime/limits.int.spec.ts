@@ -43,13 +43,20 @@ describe('realtime: limits and protections', function () {
   };
 
   it('websocket_limits: documented defaults, validated like every setting', async () => {
-    expect(defaults).to.deep.equal({ connections_per_address: 200, connections_per_identity: 50, joins_per_second: 10 });
-    const patched = (await svc.admin('PATCH', '/settings', { websocket_limits: { joins_per_second: 20 } })).settings.websocket_limits;
+    expect(defaults).to.deep.equal({
+      connections_per_address: 200,
+      connections_per_identity: 50,
+      joins_per_second: 10,
+    });
+    const patched = (await svc.admin('PATCH', '/settings', { websocket_limits: { joins_per_second: 20 } })).settings
+      .websocket_limits;
     expect(patched).to.deep.equal({ ...defaults, joins_per_second: 20 });
     for (const bad of [{ joins_per_second: 0 }, { connections_per_address: 1.5 }, { sockets: 3 }, 'many']) {
       const answer = await svc.adminRaw('PATCH', '/settings', { websocket_limits: bad });
       expect(answer.status, JSON.stringify(bad)).to.equal(400);
-      expect(answer.body.error).to.be.a('string').and.match(/websocket_limits/);
+      expect(answer.body.error)
+        .to.be.a('string')
+        .and.match(/websocket_limits/);
     }
   });
 
@@ -87,7 +94,8 @@ describe('realtime: limits and protections', function () {
     expect(reasons.slice(0, 10)).to.deep.equal(Array(10).fill('unmatched topic')); // a fresh socket has a second's worth
     const limited = replies.filter((frame) => frame[4].response.reason === 'too many joins');
     expect(limited.length).to.be.greaterThan(0);
-    for (const frame of limited) expect(frame[4].response).to.deep.equal({ reason: 'too many joins', joins_per_second: 10 });
+    for (const frame of limited)
+      expect(frame[4].response).to.deep.equal({ reason: 'too many joins', joins_per_second: 10 });
   });
 
   it('a burst of joins of one private topic reads the snapshot for at most two of them, and the last join is answered', async () => {
@@ -120,7 +128,9 @@ describe('realtime: limits and protections', function () {
     sockets.push(anonymous, member);
     expect(await refusedJoin(anonymous, 'events:abc')).to.deep.equal({ reason: 'unmatched topic' });
     expect(await refusedJoin(anonymous, 'events:')).to.deep.equal({ reason: 'unmatched topic' });
-    expect(await refusedJoin(member, `orderbook:${marketId}`, { market_ids: [marketId] })).to.deep.equal({ reason: 'unmatched topic' });
+    expect(await refusedJoin(member, `orderbook:${marketId}`, { market_ids: [marketId] })).to.deep.equal({
+      reason: 'unmatched topic',
+    });
     expect((await join(anonymous, 'events')).response).to.have.property('events');
   });
 
@@ -135,7 +145,9 @@ describe('realtime: limits and protections', function () {
       // refused (a public topic takes no suffix): nothing to leave
     }
     const seq = book.response.orderbooks[0].seq;
-    const placed = await alice.call('POST', '/api/v1/orders', { body: { market_id: marketId, action: 'buy', order_type: 'limit', price: '0.11', quantity: '1' } });
+    const placed = await alice.call('POST', '/api/v1/orders', {
+      body: { market_id: marketId, action: 'buy', order_type: 'limit', price: '0.11', quantity: '1' },
+    });
     expect(placed.status).to.equal(200);
     const delta = await book.next('delta', (payload) => payload.market_id === marketId && payload.seq > seq);
     expect(delta.bids).to.deep.include(['0.11', '1']);

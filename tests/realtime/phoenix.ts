@@ -22,7 +22,10 @@ export function handshakeHeaders(url: string, credentials: Credentials): Record<
   if (credentials.userAgent !== null) headers['user-agent'] = credentials.userAgent ?? USER_AGENT;
   if (credentials.key) {
     const target = new URL(url);
-    Object.assign(headers, signedHeaders(credentials.key, 'GET', `${target.pathname}${target.search}`, credentials.nowMs?.() ?? Date.now()));
+    Object.assign(
+      headers,
+      signedHeaders(credentials.key, 'GET', `${target.pathname}${target.search}`, credentials.nowMs?.() ?? Date.now()),
+    );
   }
   if (credentials.oauthToken !== undefined) headers['x-svc-oauth-token'] = credentials.oauthToken;
   Object.assign(headers, credentials.headers ?? {});
@@ -44,7 +47,11 @@ export interface Connected {
 }
 
 /** Opens a Phoenix socket and waits until it is connected. */
-export async function connect(socketUrl: string, credentials: Credentials = {}, options: { heartbeatIntervalMs?: number } = {}): Promise<Connected> {
+export async function connect(
+  socketUrl: string,
+  credentials: Credentials = {},
+  options: { heartbeatIntervalMs?: number } = {},
+): Promise<Connected> {
   const socket = new Socket(socketUrl, {
     transport: transportWith(credentials),
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 30_000,
@@ -84,11 +91,11 @@ export async function connectionRefused(socketUrl: string, credentials: Credenti
 
 export interface Joined {
   channel: Channel;
-  response: any;  
+  response: any;
   /** Every push received on the channel since the join was sent, in order. */
-  messages: Array<{ event: string; payload: any }>;  
+  messages: Array<{ event: string; payload: any }>;
   /** Resolves with the first push (already received or next) of `event` matching `match`. */
-  next(event: string, match?: (payload: any) => boolean): Promise<any>;  
+  next(event: string, match?: (payload: any) => boolean): Promise<any>;
   leave(): Promise<void>;
 }
 
@@ -97,8 +104,8 @@ const PUSH_EVENTS = ['update', 'delta', 'ticker', 'trade', 'market', 'volume', '
 /** Joins a topic; rejects with the error reply's response (an Error whose `response` is it). */
 export function join(connected: Connected, topic: string, payload: object = {}): Promise<Joined> {
   const channel = connected.socket.channel(topic, payload);
-  const messages: Array<{ event: string; payload: any }> = [];  
-  const waiters: Array<{ event: string; match: (p: any) => boolean; seen: number; resolve(p: any): void }> = [];  
+  const messages: Array<{ event: string; payload: any }> = [];
+  const waiters: Array<{ event: string; match: (p: any) => boolean; seen: number; resolve(p: any): void }> = [];
   for (const event of PUSH_EVENTS) {
     channel.on(event, (body) => {
       messages.push({ event, payload: body });
@@ -111,7 +118,8 @@ export function join(connected: Connected, topic: string, payload: object = {}):
     });
   }
   return new Promise<Joined>((resolve, reject) => {
-    channel.join()
+    channel
+      .join()
       .receive('ok', (response) => {
         resolve({
           channel,
@@ -120,11 +128,17 @@ export function join(connected: Connected, topic: string, payload: object = {}):
           next(event, match = () => true) {
             const found = messages.find((m) => m.event === event && match(m.payload));
             if (found) return Promise.resolve(found.payload);
-            return new Promise((resolveNext) => waiters.push({ event, match, seen: messages.length, resolve: resolveNext }));
+            return new Promise((resolveNext) =>
+              waiters.push({ event, match, seen: messages.length, resolve: resolveNext }),
+            );
           },
-          leave: () => new Promise<void>((resolveLeave) => {
-            channel.leave().receive('ok', () => resolveLeave()).receive('timeout', () => resolveLeave());
-          }),
+          leave: () =>
+            new Promise<void>((resolveLeave) => {
+              channel
+                .leave()
+                .receive('ok', () => resolveLeave())
+                .receive('timeout', () => resolveLeave());
+            }),
         });
       })
       .receive('error', (response) => {
@@ -136,7 +150,7 @@ export function join(connected: Connected, topic: string, payload: object = {}):
 }
 
 /** The join's error reply (fails the test if the join succeeds). */
-export async function refusedJoin(connected: Connected, topic: string, payload: object = {}): Promise<any> {  
+export async function refusedJoin(connected: Connected, topic: string, payload: object = {}): Promise<any> {
   try {
     await join(connected, topic, payload);
   } catch (error) {
@@ -148,14 +162,20 @@ export async function refusedJoin(connected: Connected, topic: string, payload: 
 }
 
 /** A raw handshake: the HTTP status and headers of a refusal, or 101 when it upgraded. */
-export function rawHandshake(socketUrl: string, credentials: Credentials, path = '/websocket?vsn=2.0.0'): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+export function rawHandshake(
+  socketUrl: string,
+  credentials: Credentials,
+  path = '/websocket?vsn=2.0.0',
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const url = `${socketUrl}${path}`;
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { headers: handshakeHeaders(url, credentials) });
     ws.on('unexpected-response', (_req, res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+      );
     });
     ws.on('open', () => {
       ws.close();

@@ -9,7 +9,7 @@ import { connect, join, refusedJoin, type Connected, type Joined } from './phoen
 const LIVE = 'created,requested,accepted,delayed,open';
 
 /** Waits until `joined` has received `count` updates carrying `key`. */
-async function updates(joined: Joined, key: string, count: number): Promise<any[]> {  
+async function updates(joined: Joined, key: string, count: number): Promise<any[]> {
   for (;;) {
     const found = joined.messages.filter((m) => m.event === 'update' && key in m.payload).map((m) => m.payload[key]);
     if (found.length >= count) return found;
@@ -26,7 +26,9 @@ describe('realtime: private channels', function () {
   let bobSocket: Connected;
 
   const place = async (who: Member, body: Record<string, unknown>) => {
-    const answer = await who.call('POST', '/api/v1/orders', { body: { market_id: marketId, order_type: 'limit', ...body } });
+    const answer = await who.call('POST', '/api/v1/orders', {
+      body: { market_id: marketId, order_type: 'limit', ...body },
+    });
     expect(answer.status, answer.text).to.equal(200);
     return answer.body.order;
   };
@@ -53,22 +55,35 @@ describe('realtime: private channels', function () {
 
     const first = await place(alice, { action: 'buy', price: '0.21', quantity: '2' });
     const second = await place(alice, { action: 'buy', price: '0.22', quantity: '3' });
-    const cancelled = await alice.call('DELETE', '/api/v1/orders/batched', { body: { orders: [{ order_id: first.id }] } });
+    const cancelled = await alice.call('DELETE', '/api/v1/orders/batched', {
+      body: { orders: [{ order_id: first.id }] },
+    });
     expect(cancelled.status).to.equal(200);
     const ours = (list: Array<{ id: string }>) => list.filter((o) => o.id === first.id || o.id === second.id);
-    for (;;) { // (an update the snapshot already reflects may come again: updates are whole objects)
+    for (;;) {
+      // (an update the snapshot already reflects may come again: updates are whole objects)
       if (ours(await updates(orders, 'order', 1)).length >= 3) break;
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     const pushed = await updates(orders, 'order', 1);
     // engine order: first placed, second placed, first cancelled
-    expect(ours(pushed).map((o: any) => [o.id, o.status])).to.deep.equal([[first.id, 'open'], [second.id, 'open'], [first.id, 'cancelled']]);  
+    expect(ours(pushed).map((o: any) => [o.id, o.status])).to.deep.equal([
+      [first.id, 'open'],
+      [second.id, 'open'],
+      [first.id, 'cancelled'],
+    ]);
 
-    const book = new Map<string, any>(orders.response.orders.map((o: { id: string }) => [o.id, o]));  
+    const book = new Map<string, any>(orders.response.orders.map((o: { id: string }) => [o.id, o]));
     for (const order of pushed) book.set(order.id, order);
-    for (const order of pushed) expect((await alice.call('GET', `/api/v1/orders/${order.id}`)).body.order).to.deep.equal(book.get(order.id));
-    const live = [...book.values()].filter((o) => LIVE.split(',').includes(o.status)).map((o) => o.id).sort();
-    expect(live).to.deep.equal((await alice.call('GET', `/api/v1/orders?status=${LIVE}`)).body.orders.map((o: { id: string }) => o.id).sort());
+    for (const order of pushed)
+      expect((await alice.call('GET', `/api/v1/orders/${order.id}`)).body.order).to.deep.equal(book.get(order.id));
+    const live = [...book.values()]
+      .filter((o) => LIVE.split(',').includes(o.status))
+      .map((o) => o.id)
+      .sort();
+    expect(live).to.deep.equal(
+      (await alice.call('GET', `/api/v1/orders?status=${LIVE}`)).body.orders.map((o: { id: string }) => o.id).sort(),
+    );
     await orders.leave();
   });
 
@@ -85,7 +100,11 @@ describe('realtime: private channels', function () {
     const [fill] = await updates(fills, 'fill', 1);
     expect(fill).to.deep.equal((await alice.call('GET', `/api/v1/fills?order_ids=${fill.order_id}`)).body.fills[0]);
     const [position] = await updates(positions, 'position', 1);
-    expect(position).to.deep.equal((await alice.call('GET', '/api/v1/positions')).body.positions.find((p: { market_id: string }) => p.market_id === marketId));
+    expect(position).to.deep.equal(
+      (await alice.call('GET', '/api/v1/positions')).body.positions.find(
+        (p: { market_id: string }) => p.market_id === marketId,
+      ),
+    );
 
     const deltas = await updates(balances, 'balance', 1);
     const merged = { ...balances.response.balance };
@@ -121,8 +140,17 @@ describe('realtime: private channels', function () {
     for (const joined of [account, again]) await joined.leave();
   });
 
-  it('only the socket\'s own member may join; anonymous and unprefixed-header sockets are unauthorized', async () => {
-    for (const name of ['orders', 'fills', 'positions', 'settlements', 'balances', 'account', 'order_slip', 'betslip']) {
+  it("only the socket's own member may join; anonymous and unprefixed-header sockets are unauthorized", async () => {
+    for (const name of [
+      'orders',
+      'fills',
+      'positions',
+      'settlements',
+      'balances',
+      'account',
+      'order_slip',
+      'betslip',
+    ]) {
       expect(await refusedJoin(bobSocket, `${name}:${alice.user_id}`)).to.deep.equal({ reason: 'unauthorized' });
     }
     const anonymous = await connect(svc.socketUrl);
@@ -132,7 +160,9 @@ describe('realtime: private channels', function () {
     const { signedHeaders } = await import('../api/v1/harness.ts');
     const url = `${svc.socketUrl}/websocket?vsn=2.0.0`;
     const prefixed = signedHeaders(alice.key, 'GET', new URL(url).pathname + new URL(url).search, Date.now());
-    const unprefixed = Object.fromEntries(Object.entries(prefixed).map(([name, value]) => [name.replace(/^X-/, ''), value]));
+    const unprefixed = Object.fromEntries(
+      Object.entries(prefixed).map(([name, value]) => [name.replace(/^X-/, ''), value]),
+    );
     const legacy = await connect(svc.socketUrl, { headers: unprefixed });
     expect(await refusedJoin(legacy, `orders:${alice.user_id}`)).to.deep.equal({ reason: 'unauthorized' });
     expect((await join(legacy, 'events')).response).to.have.property('events');

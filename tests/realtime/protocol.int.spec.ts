@@ -50,7 +50,14 @@ describe('realtime: Phoenix Channels V2 protocol', function () {
   });
 
   it('an unknown topic, and every retired name, is refused with reason "unmatched topic"', async () => {
-    for (const topic of ['nonsense', 'active_orders:u', 'active_trades:u', 'active_positions:u', 'active_settlements:u', 'portfolio:u']) {
+    for (const topic of [
+      'nonsense',
+      'active_orders:u',
+      'active_trades:u',
+      'active_positions:u',
+      'active_settlements:u',
+      'portfolio:u',
+    ]) {
       expect(await refusedJoin(anonymous, topic)).to.deep.equal({ reason: 'unmatched topic' });
     }
   });
@@ -67,7 +74,13 @@ describe('realtime: Phoenix Channels V2 protocol', function () {
     expect(await raw.next()).to.deep.equal(['1', '2', 'events', 'phx_reply', { status: 'ok', response: {} }]);
     expect(await raw.next()).to.deep.equal(['1', '1', 'events', 'phx_close', {}]);
     raw.ws.send(JSON.stringify([null, '3', 'events', 'whatever', {}]));
-    expect(await raw.next()).to.deep.equal([null, '3', 'events', 'phx_reply', { status: 'error', response: { reason: 'unmatched topic' } }]);
+    expect(await raw.next()).to.deep.equal([
+      null,
+      '3',
+      'events',
+      'phx_reply',
+      { status: 'error', response: { reason: 'unmatched topic' } },
+    ]);
     raw.ws.close();
   });
 
@@ -80,7 +93,9 @@ describe('realtime: Phoenix Channels V2 protocol', function () {
   it('only /socket/websocket upgrades, and only vsn 2.0.0', async () => {
     expect((await rawHandshake(svc.socketUrl, {}, '/websocket?vsn=2.0.0')).status).to.equal(101);
     expect((await rawHandshake(svc.socketUrl, {}, '/websocket?vsn=1.0.0')).status).to.equal(400);
-    expect((await rawHandshake(svc.socketUrl.replace('/socket', '/elsewhere'), {}, '/websocket?vsn=2.0.0')).status).to.equal(404);
+    expect(
+      (await rawHandshake(svc.socketUrl.replace('/socket', '/elsewhere'), {}, '/websocket?vsn=2.0.0')).status,
+    ).to.equal(404);
   });
 
   it('a handshake without User-Agent is refused with 403 and never upgrades', async () => {

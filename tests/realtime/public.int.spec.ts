@@ -37,7 +37,8 @@ class ClientBook {
 
   /** As the Market object shows levels: price descending, {price, quantity}. */
   view(): { bids: Array<{ price: string; quantity: string }>; offers: Array<{ price: string; quantity: string }> } {
-    const sorted = (m: Map<string, string>) => [...m.entries()].sort((a, b) => Number(b[0]) - Number(a[0])).map(([price, quantity]) => ({ price, quantity }));
+    const sorted = (m: Map<string, string>) =>
+      [...m.entries()].sort((a, b) => Number(b[0]) - Number(a[0])).map(([price, quantity]) => ({ price, quantity }));
     return { bids: sorted(this.bids), offers: sorted(this.offers) };
   }
 }
@@ -58,7 +59,9 @@ describe('realtime: public channels', function () {
     return answer.body.markets[0];
   };
   const place = async (who: Member, body: Record<string, unknown>) => {
-    const answer = await who.call('POST', '/api/v1/orders', { body: { market_id: marketId, order_type: 'limit', ...body } });
+    const answer = await who.call('POST', '/api/v1/orders', {
+      body: { market_id: marketId, order_type: 'limit', ...body },
+    });
     expect(answer.status, answer.text).to.equal(200);
     return answer.body.order;
   };
@@ -67,8 +70,12 @@ describe('realtime: public channels', function () {
     for (let index = from; ; index++) {
       const market = await restMarket();
       const view = book.view();
-      if (JSON.stringify(view.bids) === JSON.stringify(market.bids) && JSON.stringify(view.offers) === JSON.stringify(market.offers)) return index;
-      const delta = await new Promise<any>((resolve) => {  
+      if (
+        JSON.stringify(view.bids) === JSON.stringify(market.bids) &&
+        JSON.stringify(view.offers) === JSON.stringify(market.offers)
+      )
+        return index;
+      const delta = await new Promise<any>((resolve) => {
         const deltas = () => joined.messages.filter((m) => m.event === 'delta' && m.payload.market_id === marketId);
         const poll = () => {
           const list = deltas();
@@ -110,15 +117,22 @@ describe('realtime: public channels', function () {
     const bid = await place(maker, { action: 'buy', price: '0.40', quantity: '3' });
     let seen = await converge(book, joined, 0);
     // a cancel empties the bid level: the delta carries "0"
-    expect((await maker.call('DELETE', '/api/v1/orders/batched', { body: { orders: [{ order_id: bid.id }] } })).status).to.equal(200);
-    const removal = await joined.next('delta', (d) => d.bids.some(([price, quantity]: Level) => price === '0.40' && quantity === '0'));
+    expect(
+      (await maker.call('DELETE', '/api/v1/orders/batched', { body: { orders: [{ order_id: bid.id }] } })).status,
+    ).to.equal(200);
+    const removal = await joined.next('delta', (d) =>
+      d.bids.some(([price, quantity]: Level) => price === '0.40' && quantity === '0'),
+    );
     expect(removal.market_id).to.equal(marketId);
     seen = await converge(book, joined, seen);
     // a taker buy lifts the best offer partly
     await place(taker, { action: 'buy', price: '0.55', quantity: '2' });
     await converge(book, joined, seen);
     expect(book.gaps).to.equal(0);
-    expect(book.view().offers).to.deep.equal([{ price: '0.60', quantity: '10' }, { price: '0.55', quantity: '3' }]);
+    expect(book.view().offers).to.deep.equal([
+      { price: '0.60', quantity: '10' },
+      { price: '0.55', quantity: '3' },
+    ]);
     await joined.leave();
   });
 
@@ -165,7 +179,13 @@ describe('realtime: public channels', function () {
     expect(rest.recent_trades[0]).to.include({ trade_id: trade.trade_id, price: '0.70', quantity: '4' });
 
     const tick = await ticker.next('ticker', (t) => t.last_traded_price === '0.70');
-    expect(tick).to.include({ market_id: marketId, price: rest.price, last_traded_price: rest.last_traded_price, probability: rest.probability, volume24h: rest.volume24h });
+    expect(tick).to.include({
+      market_id: marketId,
+      price: rest.price,
+      last_traded_price: rest.last_traded_price,
+      probability: rest.probability,
+      volume24h: rest.volume24h,
+    });
 
     const volume = await events.next('volume', (v) => v.total_volume === rest.total_volume);
     expect(volume).to.deep.include({ event_id: eventId, total_volume: '4' });
@@ -185,7 +205,10 @@ describe('realtime: public channels', function () {
       expect(await refusedJoin(anonymous, topic, { market_ids: [marketId] })).to.deep.equal({ reason: 'unauthorized' });
     }
     const unknown = '00000000-0000-4000-8000-000000000000';
-    expect(await refusedJoin(takerSocket, 'orderbook', { market_ids: [unknown] })).to.deep.equal({ reason: 'unknown market', market_ids: [unknown] });
+    expect(await refusedJoin(takerSocket, 'orderbook', { market_ids: [unknown] })).to.deep.equal({
+      reason: 'unknown market',
+      market_ids: [unknown],
+    });
     expect((await refusedJoin(takerSocket, 'ticker', {})).reason).to.equal('invalid payload');
     expect((await refusedJoin(takerSocket, 'trades', { market_ids: 'x' })).reason).to.equal('invalid payload');
   });

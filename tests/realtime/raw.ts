@@ -5,7 +5,7 @@
 import WebSocket from 'ws';
 import { handshakeHeaders, type Credentials } from './phoenix.ts';
 
-export type Frame = [string | null, string | null, string, string, any];  
+export type Frame = [string | null, string | null, string, string, any];
 
 export class RawSocket {
   readonly frames: Frame[] = [];
@@ -34,7 +34,9 @@ export class RawSocket {
     const ws = new WebSocket(url, { headers: handshakeHeaders(url, credentials) });
     return new Promise((resolve, reject) => {
       ws.on('open', () => resolve(new RawSocket(ws)));
-      ws.on('unexpected-response', (_req, res) => reject(Object.assign(new Error(`handshake refused: ${res.statusCode}`), { status: res.statusCode })));
+      ws.on('unexpected-response', (_req, res) =>
+        reject(Object.assign(new Error(`handshake refused: ${res.statusCode}`), { status: res.statusCode })),
+      );
       ws.on('error', (error) => reject(error));
     });
   }

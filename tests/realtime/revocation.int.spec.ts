@@ -30,7 +30,12 @@ describe('realtime: revocation reaches open sockets', function () {
 
   before(async () => {
     svc = await startWholeService();
-    oauthSvc = { baseUrl: svc.base, adminUrl: svc.adminUrl, adminToken: svc.adminToken, ctx: svc.service.ctx } as TestService;
+    oauthSvc = {
+      baseUrl: svc.base,
+      adminUrl: svc.adminUrl,
+      adminToken: svc.adminToken,
+      ctx: svc.service.ctx,
+    } as TestService;
   });
   after(async () => {
     for (const socket of sockets) socket.close();
@@ -43,9 +48,10 @@ describe('realtime: revocation reaches open sockets', function () {
     return socket;
   };
 
-  const memberToken = (member: { email: string; password: string }, scope: string) => memberAccessToken(oauthSvc, member, scope);
+  const memberToken = (member: { email: string; password: string }, scope: string) =>
+    memberAccessToken(oauthSvc, member, scope);
 
-  it('an operator deleting the socket\'s API key closes its joins (credential_revoked) and the socket (4004)', async () => {
+  it("an operator deleting the socket's API key closes its joins (credential_revoked) and the socket (4004)", async () => {
     const carol: Member = await svc.member();
     const socket = await open({ key: carol.key });
     const orders = await join(socket, `orders:${carol.user_id}`);
@@ -57,7 +63,9 @@ describe('realtime: revocation reaches open sockets', function () {
     expect(await ordersClosed).to.deep.equal({ reason: 'credential_revoked' });
     expect(await balancesClosed).to.deep.equal({ reason: 'credential_revoked' });
     expect(await socketClosed).to.equal(CLOSE_CREDENTIAL_ENDED);
-    expect(await svc.service.registry.getSingleMetricAsString('ws_credential_closes_total')).to.match(/ws_credential_closes_total\{reason="credential_revoked"\} [1-9]/);
+    expect(await svc.service.registry.getSingleMetricAsString('ws_credential_closes_total')).to.match(
+      /ws_credential_closes_total\{reason="credential_revoked"\} [1-9]/,
+    );
   });
 
   it('a join right after the key is deleted is never answered with data', async () => {
@@ -67,7 +75,10 @@ describe('realtime: revocation reaches open sockets', function () {
     await svc.admin('DELETE', `/api_keys/${dave.key.key_id}`);
     // the join races the notice: either the join is refused, or the socket is already closing
     const outcome = await Promise.race([
-      join(socket, `balances:${dave.user_id}`).then(() => 'joined', (error: { response?: { reason?: string } }) => error.response?.reason ?? 'refused'),
+      join(socket, `balances:${dave.user_id}`).then(
+        () => 'joined',
+        (error: { response?: { reason?: string } }) => error.response?.reason ?? 'refused',
+      ),
       socketClosed.then((code) => `closed ${code}`),
     ]);
     expect(outcome).to.be.oneOf(['credential_revoked', `closed ${CLOSE_CREDENTIAL_ENDED}`]);
@@ -89,7 +100,7 @@ describe('realtime: revocation reaches open sockets', function () {
     expect(await Promise.all(closes)).to.deep.equal([CLOSE_CREDENTIAL_ENDED, CLOSE_CREDENTIAL_ENDED]);
   });
 
-  it('POST /oauth/revoke of the socket\'s access token ends its joins', async () => {
+  it("POST /oauth/revoke of the socket's access token ends its joins", async () => {
     const member = await newMember(oauthSvc);
     const { token, clientId } = await memberToken(member, 'orders.read balance.read');
     const socket = await open({ oauthToken: token });
@@ -97,7 +108,8 @@ describe('realtime: revocation reaches open sockets', function () {
     const ordersClosed = channelClosed(orders);
     const socketClosed = closed(socket);
     const revoked = await fetch(`${svc.base}/oauth/revoke`, {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'revocation-tests' },
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'revocation-tests' },
       body: new URLSearchParams({ token, client_id: clientId }),
     });
     expect(revoked.status).to.equal(200);
@@ -117,7 +129,7 @@ describe('realtime: revocation reaches open sockets', function () {
     expect(await socketClosed).to.equal(CLOSE_CREDENTIAL_ENDED);
   });
 
-  it('the operator suspending the token\'s OAuth client ends the sockets of its tokens', async () => {
+  it("the operator suspending the token's OAuth client ends the sockets of its tokens", async () => {
     const member = await newMember(oauthSvc);
     const { token, clientId } = await memberToken(member, 'orders.read');
     const socket = await open({ oauthToken: token });
@@ -136,12 +148,19 @@ describe('realtime: revocation reaches open sockets', function () {
     const orders = await join(socket, `orders:${frank.user_id}`);
     await svc.admin('DELETE', `/api_keys/${other.key.key_id}`); // someone else's key
     await svc.admin('PATCH', `/accounts/${other.account_id}`, { status: 'suspended' });
-    const placed = await frank.call('POST', '/api/v1/orders', { body: { market_id: (await svc.market()).market_id, action: 'buy', order_type: 'limit', price: '0.10', quantity: '1' } });
+    const placed = await frank.call('POST', '/api/v1/orders', {
+      body: {
+        market_id: (await svc.market()).market_id,
+        action: 'buy',
+        order_type: 'limit',
+        price: '0.10',
+        quantity: '1',
+      },
+    });
     expect(placed.status).to.equal(200);
     const update = await orders.next('update', (payload) => payload.order?.id === placed.body.order.id);
     expect(update.order.status).to.equal('open');
   });
-
 });
 
 // On a service of its own: it moves the service clock an hour on, which would expire every other
@@ -153,7 +172,12 @@ describe('realtime: revocation reaches open sockets, expiry on the service clock
 
   before(async () => {
     svc = await startWholeService();
-    oauthSvc = { baseUrl: svc.base, adminUrl: svc.adminUrl, adminToken: svc.adminToken, ctx: svc.service.ctx } as TestService;
+    oauthSvc = {
+      baseUrl: svc.base,
+      adminUrl: svc.adminUrl,
+      adminToken: svc.adminToken,
+      ctx: svc.service.ctx,
+    } as TestService;
   });
 
   after(async () => {
@@ -161,7 +185,8 @@ describe('realtime: revocation reaches open sockets, expiry on the service clock
   });
 
   const open = (credentials: Parameters<typeof connect>[1]): Promise<Connected> => connect(svc.socketUrl, credentials);
-  const memberToken = (member: { email: string; password: string }, scope: string) => memberAccessToken(oauthSvc, member, scope);
+  const memberToken = (member: { email: string; password: string }, scope: string) =>
+    memberAccessToken(oauthSvc, member, scope);
 
   it('an OAuth token or a member session expiring on the service clock ends its joins (credential_expired)', async () => {
     const member = await newMember(oauthSvc);

@@ -18,7 +18,7 @@ describe('realtime: socket router', function () {
     await svc?.stop();
   });
 
-  it('a leave carrying an earlier join\'s join_ref is ignored; the current join stays', async () => {
+  it("a leave carrying an earlier join's join_ref is ignored; the current join stays", async () => {
     const socket = await RawSocket.open(svc.socketUrl);
     sockets.push(socket);
     socket.send('1', '1', 'events', 'phx_join', {});
@@ -46,7 +46,10 @@ describe('realtime: socket router', function () {
     await socket.sync('4');
     expect(socket.frames.filter((frame) => frame[1] === '3')).to.deep.equal([]);
     socket.send('2', '5', 'events', 'ping', {});
-    expect((await socket.reply('5'))[4]).to.deep.equal({ status: 'error', response: { reason: 'unmatched event', event: 'ping' } });
+    expect((await socket.reply('5'))[4]).to.deep.equal({
+      status: 'error',
+      response: { reason: 'unmatched event', event: 'ping' },
+    });
     socket.send(null, '6', 'events', 'ping', {});
     expect((await socket.reply('6'))[4].response.reason).to.equal('unmatched event');
   });

@@ -6,9 +6,14 @@ import { expect } from 'chai';
 import { startWholeService, type Member, type WholeService } from '../api/v1/harness.ts';
 import { connect, join, type Connected } from './phoenix.ts';
 
-function push(joined: { channel: { push(event: string, payload: object): { receive(status: string, cb: (r: any) => void): any } } }, event: string, payload: object): Promise<{ status: string; response: any }> {  
+function push(
+  joined: { channel: { push(event: string, payload: object): { receive(status: string, cb: (r: any) => void): any } } },
+  event: string,
+  payload: object,
+): Promise<{ status: string; response: any }> {
   return new Promise((resolve) => {
-    joined.channel.push(event, payload)
+    joined.channel
+      .push(event, payload)
       .receive('ok', (response: unknown) => resolve({ status: 'ok', response }))
       .receive('error', (response: unknown) => resolve({ status: 'error', response }));
   });
@@ -22,7 +27,9 @@ describe('realtime: order_slip and betslip', function () {
   let socket: Connected;
 
   const place = async (who: Member, body: Record<string, unknown>) => {
-    const answer = await who.call('POST', '/api/v1/orders', { body: { market_id: marketId, order_type: 'limit', ...body } });
+    const answer = await who.call('POST', '/api/v1/orders', {
+      body: { market_id: marketId, order_type: 'limit', ...body },
+    });
     expect(answer.status, answer.text).to.equal(200);
     return answer.body.order;
   };
@@ -44,11 +51,26 @@ describe('realtime: order_slip and betslip', function () {
 
   it('costs an order from the book: fills by price, average, resting part, risk, fee, funds; nothing placed', async () => {
     const slip = await join(socket, `order_slip:${quoter.user_id}`);
-    const answer = await push(slip, 'quote', { market_id: marketId, action: 'buy', order_type: 'limit', price: '0.45', quantity: '12' });
+    const answer = await push(slip, 'quote', {
+      market_id: marketId,
+      action: 'buy',
+      order_type: 'limit',
+      price: '0.45',
+      quantity: '12',
+    });
     expect(answer.status).to.equal('ok');
     const quote = answer.response.slip;
-    expect(quote).to.include({ market_id: marketId, action: 'buy', order_type: 'limit', price: '0.45', quantity: '12' });
-    expect(quote.fills).to.deep.equal([{ price: '0.40', quantity: '5' }, { price: '0.45', quantity: '7' }]);
+    expect(quote).to.include({
+      market_id: marketId,
+      action: 'buy',
+      order_type: 'limit',
+      price: '0.45',
+      quantity: '12',
+    });
+    expect(quote.fills).to.deep.equal([
+      { price: '0.40', quantity: '5' },
+      { price: '0.45', quantity: '7' },
+    ]);
     expect(quote).to.include({ filled_quantity: '12', resting_quantity: '0', unfilled_quantity: '0' });
     expect(quote.average_price).to.equal('0.4291667'); // (5 x 0.40 + 7 x 0.45) / 12
     expect(quote.risk).to.equal('5.15');
@@ -62,31 +84,58 @@ describe('realtime: order_slip and betslip', function () {
     // the book moves: the slip is costed again and pushed
     await place(maker, { action: 'sell', price: '0.39', quantity: '1' });
     const moved = await slip.next('slip', (s) => s.slip.fills[0].price === '0.39');
-    expect(moved.slip.fills).to.deep.equal([{ price: '0.39', quantity: '1' }, { price: '0.40', quantity: '5' }, { price: '0.45', quantity: '6' }]);
+    expect(moved.slip.fills).to.deep.equal([
+      { price: '0.39', quantity: '1' },
+      { price: '0.40', quantity: '5' },
+      { price: '0.45', quantity: '6' },
+    ]);
 
-    const refused = await push(slip, 'quote', { market_id: marketId, action: 'buy', order_type: 'limit', price: '0.001', quantity: '1' });
-    expect(refused).to.deep.equal({ status: 'error', response: { reason: 'invalid order', error: 'price must be a whole number of cents (at most two decimal places)' } });
+    const refused = await push(slip, 'quote', {
+      market_id: marketId,
+      action: 'buy',
+      order_type: 'limit',
+      price: '0.001',
+      quantity: '1',
+    });
+    expect(refused).to.deep.equal({
+      status: 'error',
+      response: {
+        reason: 'invalid order',
+        error: 'price must be a whole number of cents (at most two decimal places)',
+      },
+    });
     await slip.leave();
   });
 
   it('betslip answers the same with money rounded to two decimals; a market order leaves the rest unfilled', async () => {
     const slip = await join(socket, `betslip:${quoter.user_id}`);
-    const answer = await push(slip, 'quote', { market_id: marketId, action: 'buy', order_type: 'market', quantity: '100' });
+    const answer = await push(slip, 'quote', {
+      market_id: marketId,
+      action: 'buy',
+      order_type: 'market',
+      quantity: '100',
+    });
     const quote = answer.response.slip;
     expect(quote.filled_quantity).to.equal('16');
     expect(quote.unfilled_quantity).to.equal('84');
     expect(quote.resting_quantity).to.equal('0');
     expect(quote.average_price).to.match(/^\d+\.\d{2}$/);
-    for (const field of ['risk', 'potential_fee', 'cost', 'available_balance']) expect(quote[field], field).to.match(/^\d+\.\d{2}$/);
+    for (const field of ['risk', 'potential_fee', 'cost', 'available_balance'])
+      expect(quote[field], field).to.match(/^\d+\.\d{2}$/);
     await slip.leave();
 
     // the engine, given the same order, fills what the slip said at the prices and fees it said
     const order = await place(quoter, { action: 'buy', order_type: 'market', quantity: '100' });
     expect(order.filled).to.equal(quote.filled_quantity);
     const fills = (await quoter.call('GET', `/api/v1/fills?order_ids=${order.id}`)).body.fills;
-    const byPrice = fills.map((f: { price: string; filled: string }) => ({ price: f.price, quantity: f.filled })).sort((a: { price: string }, b: { price: string }) => Number(a.price) - Number(b.price));
+    const byPrice = fills
+      .map((f: { price: string; filled: string }) => ({ price: f.price, quantity: f.filled }))
+      .sort((a: { price: string }, b: { price: string }) => Number(a.price) - Number(b.price));
     expect(byPrice).to.deep.equal(quote.fills);
-    const fees = fills.reduce((sum: number, f: { trade_fee: string }) => sum + Math.round(Number(f.trade_fee) * 100), 0);
+    const fees = fills.reduce(
+      (sum: number, f: { trade_fee: string }) => sum + Math.round(Number(f.trade_fee) * 100),
+      0,
+    );
     expect((fees / 100).toFixed(2)).to.equal(quote.potential_fee);
   });
 });

@@ -12,7 +12,11 @@ export class MiniRunner {
   private after = -1n;
   private readonly listeners = new Set<(changes: ProjectionChange[]) => void>();
   private running: Promise<void> = Promise.resolve();
-  constructor(private readonly db: TestDatabase, private readonly store: MemoryEventStore, private readonly projectors: readonly Projector[]) {}
+  constructor(
+    private readonly db: TestDatabase,
+    private readonly store: MemoryEventStore,
+    private readonly projectors: readonly Projector[],
+  ) {}
 
   async init(): Promise<void> {
     for (const projector of this.projectors) await this.db.pool.query(projector.schemaSql);

@@ -30,7 +30,8 @@ describe('test harness: embedded PostgreSQL', () => {
       const data = { steps: Array.from({ length: 2_000 }, (_, i) => ({ seq: i, text: 'x'.repeat(100) })) };
       await store.append('big', [{ id: '00000000-0000-4000-8000-000000000001', type: 'Big', data }], 'no_stream');
       const { rows } = await db.pool.query<{ compression: string | null; bytes: number }>(
-        `SELECT pg_column_compression(data) AS compression, octet_length(data) AS bytes FROM events WHERE stream = 'big'`);
+        `SELECT pg_column_compression(data) AS compression, octet_length(data) AS bytes FROM events WHERE stream = 'big'`,
+      );
       expect(rows[0]!.compression).to.equal(null);
       expect(rows[0]!.bytes).to.be.greaterThan(200_000);
       const [read] = await store.readStream('big');

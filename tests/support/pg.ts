@@ -16,10 +16,14 @@ const TEST_POOL_SIZE = 8;
 const TEST_POOL_IDLE_TIMEOUT_MS = 2000;
 /** Throwaway cluster: durability settings off for speed, room for every test file's pool. */
 const TEST_SERVER_FLAGS = [
-  '-c', 'fsync=off',
-  '-c', 'synchronous_commit=off',
-  '-c', 'full_page_writes=off',
-  '-c', 'max_connections=600',
+  '-c',
+  'fsync=off',
+  '-c',
+  'synchronous_commit=off',
+  '-c',
+  'full_page_writes=off',
+  '-c',
+  'max_connections=600',
 ];
 
 export interface TestDatabase {
@@ -47,7 +51,9 @@ export async function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }

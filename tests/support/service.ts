@@ -28,8 +28,11 @@ export interface TestService {
  */
 export async function startTestService(
   opts: {
-    env?: Record<string, string>; onListening?: (baseUrl: string) => Promise<void> | void; progressStream?: NodeJS.WriteStream;
-    bannerStream?: NodeJS.WriteStream; logger?: Logger;
+    env?: Record<string, string>;
+    onListening?: (baseUrl: string) => Promise<void> | void;
+    progressStream?: NodeJS.WriteStream;
+    bannerStream?: NodeJS.WriteStream;
+    logger?: Logger;
   } = {},
 ): Promise<TestService> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'exchange-test-service-'));

@@ -3,10 +3,24 @@
 
 import type { EngineEvent } from '../../domain/engine/events.ts';
 import {
-  accountView, balanceView, fillView, ledgerEntryView, marketView, orderView, positionView, sportEventView,
+  accountView,
+  balanceView,
+  fillView,
+  ledgerEntryView,
+  marketView,
+  orderView,
+  positionView,
+  sportEventView,
 } from '../../domain/readModel/render.ts';
 import type {
-  AccountView, BalanceView, FillView, LedgerEntryView, MarketStateView, OrderView, PositionView, SportEventView,
+  AccountView,
+  BalanceView,
+  FillView,
+  LedgerEntryView,
+  MarketStateView,
+  OrderView,
+  PositionView,
+  SportEventView,
 } from '../../domain/views.ts';
 import { emptyStore, FactFold, positionKey, type FoldStore } from '../../projections/facts/fold.ts';
 
@@ -43,7 +57,9 @@ export class FoldedViews {
   }
 
   fills(accountId?: string): FillView[] {
-    return [...this.store.fills.values()].map(({ record }) => fillView(record)).filter((f) => accountId === undefined || f.account_id === accountId);
+    return [...this.store.fills.values()]
+      .map(({ record }) => fillView(record))
+      .filter((f) => accountId === undefined || f.account_id === accountId);
   }
 
   fill(id: string): FillView {
@@ -55,7 +71,9 @@ export class FoldedViews {
   position(accountId: string, marketId: string): PositionView | undefined {
     const stored = this.store.positions.get(positionKey(accountId, marketId));
     const market = this.store.markets.get(marketId)?.record;
-    return stored && market ? positionView(stored.record, market, this.seqOf.get(`position:${positionKey(accountId, marketId)}`) ?? 0) : undefined;
+    return stored && market
+      ? positionView(stored.record, market, this.seqOf.get(`position:${positionKey(accountId, marketId)}`) ?? 0)
+      : undefined;
   }
 
   market(id: string): MarketStateView {

@@ -53,9 +53,16 @@ interface AccountBody {
 const validateCreate = compile<AccountBody>({ type: 'object', properties: accountProperties });
 const validatePatch = compile<AccountBody>({ type: 'object', properties: accountProperties, minProperties: 1 });
 const validateDeposit = compile<{ amount: string }>({
-  type: 'object', required: ['amount'], properties: { amount: { type: 'string', format: 'decimal' } },
+  type: 'object',
+  required: ['amount'],
+  properties: { amount: { type: 'string', format: 'decimal' } },
 });
-const validateWithdrawal = compile<{ amount: string; method?: string | null; reason?: string | null; sub_method?: string | null }>({
+const validateWithdrawal = compile<{
+  amount: string;
+  method?: string | null;
+  reason?: string | null;
+  sub_method?: string | null;
+}>({
   type: 'object',
   required: ['amount'],
   properties: {
@@ -115,7 +122,9 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
     const body = parseBody(validateCreate, req.body);
     const opened = valueOrRefuse(await openAccount(ctx, accountFieldsOf(body), body.password));
     cache.accounts.set(opened.account.account_id, opened.account);
-    res.json({ account: { ...presentAccount(opened.account), balance: opened.balance && renderBalance(opened.balance) } });
+    res.json({
+      account: { ...presentAccount(opened.account), balance: opened.balance && renderBalance(opened.balance) },
+    });
   });
 
   router.get('/accounts/:account_id', async (req, res) => {
@@ -159,9 +168,14 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
     const accountId = accountIdOf(req);
     const body = parseBody(validateWithdrawal, req.body);
     const amount = parseMoney(body.amount, 'positive');
-    const result = valueOrRefuse(await withdraw(ctx, accountId, {
-      amount, method: body.method ?? null, reason: body.reason ?? null, sub_method: body.sub_method ?? null,
-    }));
+    const result = valueOrRefuse(
+      await withdraw(ctx, accountId, {
+        amount,
+        method: body.method ?? null,
+        reason: body.reason ?? null,
+        sub_method: body.sub_method ?? null,
+      }),
+    );
     res.json({ withdrawal: renderLedgerEntry(result.entry), balance: result.balance && renderBalance(result.balance) });
   });
 
@@ -177,7 +191,10 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
     const accountId = accountIdOf(req);
     const body = parseBody(validateApiKey, req.body);
     await requireAccount(accountId);
-    const request: { account_id: string; scope: 'read_only' | 'read_write'; public_key?: string } = { account_id: accountId, scope: body.scope };
+    const request: { account_id: string; scope: 'read_only' | 'read_write'; public_key?: string } = {
+      account_id: accountId,
+      scope: body.scope,
+    };
     if (typeof body.public_key === 'string') request.public_key = body.public_key;
     res.json({ api_key: await issueApiKey(ctx, request) });
   });
@@ -186,7 +203,14 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
     const keyId = String(req.params.key_id);
     if (!isUuid(keyId)) throw httpErrorOf({ code: 'api_key_not_found' });
     const revoked = await revokeApiKey(ctx, keyId.toLowerCase());
-    res.json({ api_key: { ...revoked, revoked: true, revoked_at: usToIso(revoked.revoked_at), revoked_at_us: revoked.revoked_at } });
+    res.json({
+      api_key: {
+        ...revoked,
+        revoked: true,
+        revoked_at: usToIso(revoked.revoked_at),
+        revoked_at_us: revoked.revoked_at,
+      },
+    });
   });
 
   router.post('/accounts/:account_id/sessions', async (req, res) => {
@@ -194,6 +218,8 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
     const body = parseBody(validateSession, req.body);
     await requireAccount(accountId);
     const session = await issueSession(ctx, { account_id: accountId, expires_in_s: body.expires_in ?? null });
-    res.json({ session: { token: session.token, expires_at: usToIso(session.expires_at), expires_at_us: session.expires_at } });
+    res.json({
+      session: { token: session.token, expires_at: usToIso(session.expires_at), expires_at_us: session.expires_at },
+    });
   });
 }

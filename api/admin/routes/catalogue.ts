@@ -6,7 +6,14 @@
 import type { Request, Router } from 'express';
 import { amendFill } from '../../../commands/catalogue/fills.ts';
 import { changeEvent, scheduleEvent, startEvent } from '../../../commands/catalogue/events.ts';
-import { changeMarket, changeMarketStatus, listMarket, resultMarket, type ChangedMarket, type MarketListing } from '../../../commands/catalogue/markets.ts';
+import {
+  changeMarket,
+  changeMarketStatus,
+  listMarket,
+  resultMarket,
+  type ChangedMarket,
+  type MarketListing,
+} from '../../../commands/catalogue/markets.ts';
 import type { MarketChanges, MarketDetails, SportEventChanges } from '../../../domain/engine/inputs.ts';
 import type { MarketResult, MarketStatus, MarketStateView } from '../../../domain/views.ts';
 import { httpErrorOf, valueOrRefuse } from '../../errors.ts';
@@ -27,7 +34,9 @@ const POINTS_COST_MAX = 1_000_000;
 const text = (maxLength = TEXT_LENGTH_MAX) => ({ type: ['string', 'null'], maxLength });
 
 const stringList = (maxItems = LIST_ITEMS_MAX, nullable = false) => ({
-  type: nullable ? ['array', 'null'] : 'array', maxItems, items: { type: 'string', maxLength: TEXT_LENGTH_MAX },
+  type: nullable ? ['array', 'null'] : 'array',
+  maxItems,
+  items: { type: 'string', maxLength: TEXT_LENGTH_MAX },
 });
 
 interface EventBody {
@@ -48,9 +57,15 @@ const EVENT_PROPERTIES = {
   competition: text(),
   participants: stringList(PARTICIPANTS_MAX, true),
 };
-const validateEvent = compile<EventBody>({ type: 'object', required: ['title', 'start'], properties: EVENT_PROPERTIES });
+const validateEvent = compile<EventBody>({
+  type: 'object',
+  required: ['title', 'start'],
+  properties: EVENT_PROPERTIES,
+});
 const validateEventPatch = compile<Partial<EventBody> & { event_fee_percent?: number | null }>({
-  type: 'object', minProperties: 1, properties: { ...EVENT_PROPERTIES, event_fee_percent: FEE_PERCENT_SCHEMA },
+  type: 'object',
+  minProperties: 1,
+  properties: { ...EVENT_PROPERTIES, event_fee_percent: FEE_PERCENT_SCHEMA },
 });
 
 /** POST /markets' body: a listing as the command takes it, the catalogue details beside it. */
@@ -90,7 +105,11 @@ const MARKET_PROPERTIES = {
   settlement_fee_percent: FEE_PERCENT_SCHEMA,
   ...MARKET_DETAIL_PROPERTIES,
 };
-const validateMarket = compile<MarketBody & MarketDetails>({ type: 'object', required: ['event_id', 'title'], properties: MARKET_PROPERTIES });
+const validateMarket = compile<MarketBody & MarketDetails>({
+  type: 'object',
+  required: ['event_id', 'title'],
+  properties: MARKET_PROPERTIES,
+});
 
 type MarketPatchBody = Omit<MarketChanges, 'grouping_id'> & {
   grouping_id?: string | null;
@@ -125,7 +144,9 @@ const validateStatus = compile<{ status?: MarketStatus; trading?: boolean }>({
   },
 });
 const validateResult = compile<{ result: MarketResult }>({
-  type: 'object', required: ['result'], properties: { result: { enum: ['win', 'lose', 'void'] } },
+  type: 'object',
+  required: ['result'],
+  properties: { result: { enum: ['win', 'lose', 'void'] } },
 });
 const validateAmend = compile<{ price?: string; filled?: string }>({
   type: 'object',
@@ -150,12 +171,26 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
     // The spec's market object as members see it (`trading`: accepting orders right now, so
     // false for a scheduled, closed, settled or halted market), plus the operator's own view:
     // `halted` (the halt flag it sets with `trading: false`) and the stored status.
-    if (wire) return { ...wire, halted: !market.trading, accepting_orders: wire.trading, stored_status: market.status, ...settlementFeesOf(market) };
-    return { ...presentMarket(market, await cache.event(market.event_id), ctx.clock.nowUs()), ...settlementFeesOf(market) };
+    if (wire)
+      return {
+        ...wire,
+        halted: !market.trading,
+        accepting_orders: wire.trading,
+        stored_status: market.status,
+        ...settlementFeesOf(market),
+      };
+    return {
+      ...presentMarket(market, await cache.event(market.event_id), ctx.clock.nowUs()),
+      ...settlementFeesOf(market),
+    };
   }
 
   /** A changed market's answer; when the engine changed nothing, the market as it stands. */
-  async function changedMarketAnswer(marketId: string, changed: ChangedMarket, fallback: () => Promise<MarketStateView | null> | MarketStateView | null) {
+  async function changedMarketAnswer(
+    marketId: string,
+    changed: ChangedMarket,
+    fallback: () => Promise<MarketStateView | null> | MarketStateView | null,
+  ) {
     const market = changed.market ?? (await fallback());
     if (!market) throw httpErrorOf({ code: 'market_not_found' });
     return marketAnswer(market, changed.position);
@@ -163,15 +198,17 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
 
   router.post('/events', async (req, res) => {
     const body = parseBody(validateEvent, req.body);
-    const { event } = valueOrRefuse(await scheduleEvent(ctx, {
-      title: body.title,
-      start: dateTimeToUs('start', body.start),
-      short_title: body.short_title ?? null,
-      event_type: body.event_type ?? null,
-      sport: body.sport ?? null,
-      competition: body.competition ?? null,
-      participants: body.participants ?? [],
-    }));
+    const { event } = valueOrRefuse(
+      await scheduleEvent(ctx, {
+        title: body.title,
+        start: dateTimeToUs('start', body.start),
+        short_title: body.short_title ?? null,
+        event_type: body.event_type ?? null,
+        sport: body.sport ?? null,
+        competition: body.competition ?? null,
+        participants: body.participants ?? [],
+      }),
+    );
     cache.events.set(event.event_id, event);
     res.json({ event: presentEvent(event) });
   });
@@ -187,9 +224,12 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
     if (body.sport !== undefined) changes.sport = body.sport;
     if (body.competition !== undefined) changes.competition = body.competition;
     if (body.participants !== undefined) changes.participants = body.participants ?? [];
-    const changed = valueOrRefuse(await changeEvent(ctx, eventId, {
-      changes, ...(body.event_fee_percent !== undefined ? { event_fee_percent: body.event_fee_percent } : {}),
-    }));
+    const changed = valueOrRefuse(
+      await changeEvent(ctx, eventId, {
+        changes,
+        ...(body.event_fee_percent !== undefined ? { event_fee_percent: body.event_fee_percent } : {}),
+      }),
+    );
     // the markets of the event show its fields: answer once the read models have them (bounded)
     await cache.caughtUp(changed.position);
     const event = changed.event ?? (await cache.event(eventId));
@@ -209,13 +249,28 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
 
   router.post('/markets', async (req, res) => {
     const body = parseBody(validateMarket, req.body);
-    const listed = valueOrRefuse(await listMarket(ctx, {
-      event_id: body.event_id.toLowerCase(),
-      title: body.title,
-      ...(body.max_price !== undefined ? { max_price: parseMaxPrice(body.max_price) } : {}),
-      ...optional(body, ['status', 'trading', 'in_play_delay_sec', 'points_cost', 'grouping_id', 'grouping_name', 'symbol', 'question', 'rules', 'short_title', 'featured', 'settlement_fee_percent']),
-      details: detailsOf(body),
-    }));
+    const listed = valueOrRefuse(
+      await listMarket(ctx, {
+        event_id: body.event_id.toLowerCase(),
+        title: body.title,
+        ...(body.max_price !== undefined ? { max_price: parseMaxPrice(body.max_price) } : {}),
+        ...optional(body, [
+          'status',
+          'trading',
+          'in_play_delay_sec',
+          'points_cost',
+          'grouping_id',
+          'grouping_name',
+          'symbol',
+          'question',
+          'rules',
+          'short_title',
+          'featured',
+          'settlement_fee_percent',
+        ]),
+        details: detailsOf(body),
+      }),
+    );
     res.json({ market: await marketAnswer(listed.market, listed.position) });
   });
 
@@ -225,10 +280,26 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
     const changes: Omit<MarketChanges, 'grouping_id'> = detailsOf(body);
     if (body.event_id !== undefined) changes.event_id = body.event_id.toLowerCase();
     if (body.max_price !== undefined) changes.max_price = body.max_price;
-    Object.assign(changes, optional(body, ['title', 'short_title', 'question', 'rules', 'symbol', 'grouping_name', 'featured', 'in_play_delay_sec', 'points_cost']));
-    const changed = valueOrRefuse(await changeMarket(ctx, marketId, {
-      changes, ...optional(body, ['grouping_id', 'status', 'trading', 'archived', 'settlement_fee_percent']),
-    }));
+    Object.assign(
+      changes,
+      optional(body, [
+        'title',
+        'short_title',
+        'question',
+        'rules',
+        'symbol',
+        'grouping_name',
+        'featured',
+        'in_play_delay_sec',
+        'points_cost',
+      ]),
+    );
+    const changed = valueOrRefuse(
+      await changeMarket(ctx, marketId, {
+        changes,
+        ...optional(body, ['grouping_id', 'status', 'trading', 'archived', 'settlement_fee_percent']),
+      }),
+    );
     res.json({ market: await changedMarketAnswer(marketId, changed, () => cache.market(marketId)) });
   });
 
@@ -249,10 +320,12 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
   router.post('/fills/:trade_id/amend', async (req, res) => {
     const tradeId = pathId(req, 'trade_id', 'fill_not_found');
     const body = parseBody(validateAmend, req.body);
-    const amended = valueOrRefuse(await amendFill(ctx, tradeId, {
-      ...(body.price !== undefined ? { price: parsePrice(body.price) } : {}),
-      ...(body.filled !== undefined ? { filled: parseContracts('filled', body.filled) } : {}),
-    }));
+    const amended = valueOrRefuse(
+      await amendFill(ctx, tradeId, {
+        ...(body.price !== undefined ? { price: parsePrice(body.price) } : {}),
+        ...(body.filled !== undefined ? { filled: parseContracts('filled', body.filled) } : {}),
+      }),
+    );
     if (!amended.fill) throw httpErrorOf({ code: 'fill_not_found' });
     res.json({ fill: renderFill(amended.fill), fills: amended.fills.map(renderFill) });
   });

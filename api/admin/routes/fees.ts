@@ -16,13 +16,21 @@ import { compile, isUuid, parseBody } from '../validate.ts';
 const GROUPING_ID_LENGTH_MAX = 500;
 
 /** A percent of net winnings: a number from 0 to 100, or null for none. */
-export const FEE_PERCENT_SCHEMA = { type: ['number', 'null'], minimum: 0, maximum: SETTLEMENT_FEE_PERCENT_MAX } as const;
+export const FEE_PERCENT_SCHEMA = {
+  type: ['number', 'null'],
+  minimum: 0,
+  maximum: SETTLEMENT_FEE_PERCENT_MAX,
+} as const;
 
 const validateGroup = compile<{ group_fee_percent: number | null }>({
-  type: 'object', required: ['group_fee_percent'], properties: { group_fee_percent: FEE_PERCENT_SCHEMA },
+  type: 'object',
+  required: ['group_fee_percent'],
+  properties: { group_fee_percent: FEE_PERCENT_SCHEMA },
 });
 const validateReferral = compile<{ referee_account_id: string }>({
-  type: 'object', required: ['referee_account_id'], properties: { referee_account_id: { type: 'string', format: 'uuid' } },
+  type: 'object',
+  required: ['referee_account_id'],
+  properties: { referee_account_id: { type: 'string', format: 'uuid' } },
 });
 
 /** The settlement-side percents in force for a market, as admin answers show them. */
@@ -46,13 +54,16 @@ export function feeRoutes(router: Router, cache: SnapshotCache): void {
 
   router.put('/market_groups/:grouping_id', async (req, res) => {
     const groupingId = String(req.params.grouping_id);
-    if (groupingId.length > GROUPING_ID_LENGTH_MAX) throw badRequest(`grouping_id must be at most ${GROUPING_ID_LENGTH_MAX} characters`);
+    if (groupingId.length > GROUPING_ID_LENGTH_MAX)
+      throw badRequest(`grouping_id must be at most ${GROUPING_ID_LENGTH_MAX} characters`);
     const body = parseBody(validateGroup, req.body);
     const set = valueOrRefuse(await setSettlementFee(ctx, 'market_group', groupingId, body.group_fee_percent));
     for (const market of set.markets) cache.markets.set(market.market_id, market);
     res.json({
       market_group: {
-        grouping_id: groupingId, group_fee_percent: body.group_fee_percent, market_ids: set.markets.map((m) => m.market_id),
+        grouping_id: groupingId,
+        group_fee_percent: body.group_fee_percent,
+        market_ids: set.markets.map((m) => m.market_id),
       },
     });
   });
@@ -61,6 +72,8 @@ export function feeRoutes(router: Router, cache: SnapshotCache): void {
     const referrerId = accountIdOf(req);
     const body = parseBody(validateReferral, req.body);
     const referral = valueOrRefuse(await recordReferral(ctx, referrerId, body.referee_account_id.toLowerCase()));
-    res.json({ referral: { ...referral, created_at: usToIso(referral.created_at), created_at_us: referral.created_at } });
+    res.json({
+      referral: { ...referral, created_at: usToIso(referral.created_at), created_at_us: referral.created_at },
+    });
   });
 }

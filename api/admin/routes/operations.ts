@@ -23,12 +23,15 @@ const validateClock = compile<{ advance_ms?: number; set?: string }>({
 });
 
 function clientAnswer(result: ClientWithSecret) {
-  return result.client_secret === undefined ? { client: result.client } : { client: { ...result.client, client_secret: result.client_secret } };
+  return result.client_secret === undefined
+    ? { client: result.client }
+    : { client: { ...result.client, client_secret: result.client_secret } };
 }
 
 function bodyObject(body: unknown): Record<string, unknown> {
   const value = body === undefined ? {} : body;
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw badRequest('body must be a JSON object');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw badRequest('body must be a JSON object');
   return value as Record<string, unknown>;
 }
 
@@ -36,7 +39,10 @@ export function operationRoutes(router: Router, cache: SnapshotCache): void {
   const ctx = cache.context;
 
   router.post('/oauth/clients', async (req, res) => {
-    const result = await registerClient(ctx.store, bodyObject(req.body), { nowUs: ctx.clock.nowUs(), registeredBy: 'admin' });
+    const result = await registerClient(ctx.store, bodyObject(req.body), {
+      nowUs: ctx.clock.nowUs(),
+      registeredBy: 'admin',
+    });
     res.json(clientAnswer(result));
   });
 
@@ -76,10 +82,19 @@ export function operationRoutes(router: Router, cache: SnapshotCache): void {
 
   router.post('/clock', async (req, res) => {
     const body = parseBody(validateClock, req.body);
-    valueOrRefuse(await moveClock(
-      { clock: testClock, engine: ctx.engine, onTickFailure: (err) => ctx.logger.warn({ err }, 'clock moved but the engine tick failed') },
-      { ...(body.set !== undefined ? { set_us: dateTimeToUs('set', body.set) } : {}), ...(body.advance_ms !== undefined ? { advance_ms: body.advance_ms } : {}) },
-    ));
+    valueOrRefuse(
+      await moveClock(
+        {
+          clock: testClock,
+          engine: ctx.engine,
+          onTickFailure: (err) => ctx.logger.warn({ err }, 'clock moved but the engine tick failed'),
+        },
+        {
+          ...(body.set !== undefined ? { set_us: dateTimeToUs('set', body.set) } : {}),
+          ...(body.advance_ms !== undefined ? { advance_ms: body.advance_ms } : {}),
+        },
+      ),
+    );
     res.json(now());
   });
 }

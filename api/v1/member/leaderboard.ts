@@ -7,9 +7,21 @@ import { Router } from 'express';
 import type { AppContext } from '../../../commands/context.ts';
 import type { Settings } from '../../../commands/settings/settings.ts';
 import { usToIso } from '../../../domain/clock.ts';
-import { LEADERBOARD_METRICS, LEADERBOARD_ROWS_MAX, denseRank, sportKey, wireValue, type Metric } from '../../../domain/leaderboard/board.ts';
+import {
+  LEADERBOARD_METRICS,
+  LEADERBOARD_ROWS_MAX,
+  denseRank,
+  sportKey,
+  wireValue,
+  type Metric,
+} from '../../../domain/leaderboard/board.ts';
 import { LEADERBOARD_PERIODS, type Period } from '../../../domain/leaderboard/period.ts';
-import { boardKey, currentSnapshot, refreshLeaderboards, snapshotIsStale } from '../../../projections/member/leaderboard/snapshot.ts';
+import {
+  boardKey,
+  currentSnapshot,
+  refreshLeaderboards,
+  snapshotIsStale,
+} from '../../../projections/member/leaderboard/snapshot.ts';
 import { optedInHandles } from '../../../projections/member/queries.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { parseLimit } from '../../pagination.ts';
@@ -20,11 +32,13 @@ const DEFAULT_PERIOD: Period = 'weekly';
 const DEFAULT_CATEGORY = 'all';
 const FALLBACK_METRIC: Metric = 'volume';
 
-const sportIconUrlOf = (sport: string | null) => (sport === null ? null : `/icons/sports/${encodeURIComponent(sport)}.svg`);
+const sportIconUrlOf = (sport: string | null) =>
+  sport === null ? null : `/icons/sports/${encodeURIComponent(sport)}.svg`;
 
 function oneOf<T extends string>(name: string, raw: unknown, allowed: readonly T[], fallback: T): T {
   if (raw === undefined || raw === '') return fallback;
-  if (typeof raw !== 'string' || !(allowed as readonly string[]).includes(raw)) throw badRequest(`${name} must be one of: ${allowed.join(', ')}`);
+  if (typeof raw !== 'string' || !(allowed as readonly string[]).includes(raw))
+    throw badRequest(`${name} must be one of: ${allowed.join(', ')}`);
   return raw as T;
 }
 
@@ -35,7 +49,9 @@ function defaultMetric(settings: Settings, period: Period, category: string): Me
 }
 
 function isShown(settings: Settings, period: Period, category: string, metric: Metric): boolean {
-  const configured = settings.leaderboard_boards.find((b) => b.period === period && b.category === category && b.metric === metric);
+  const configured = settings.leaderboard_boards.find(
+    (b) => b.period === period && b.category === category && b.metric === metric,
+  );
   return configured?.shown ?? true;
 }
 
@@ -48,7 +64,7 @@ export function leaderboardRoutes(ctx: AppContext): Router {
     const rawCategory = req.query.category;
     if (rawCategory !== undefined && typeof rawCategory !== 'string') throw badRequest('category must be a string');
     // a sport name is accepted for its key (`Ice Hockey` → `ice_hockey`)
-    const category = rawCategory === undefined ? DEFAULT_CATEGORY : sportKey(rawCategory) ?? DEFAULT_CATEGORY;
+    const category = rawCategory === undefined ? DEFAULT_CATEGORY : (sportKey(rawCategory) ?? DEFAULT_CATEGORY);
     const metric = oneOf('metric', req.query.metric, LEADERBOARD_METRICS, defaultMetric(settings, period, category));
     const limit = parseLimit(req.query.limit, LEADERBOARD_ROWS_MAX, LEADERBOARD_ROWS_MAX);
     const shown = isShown(settings, period, category, metric);
@@ -73,8 +89,13 @@ export function leaderboardRoutes(ctx: AppContext): Router {
       return;
     }
     const entries = periodSnapshot.boards.get(boardKey(category, metric)) ?? [];
-    const handles = await optedInHandles(ctx.pool, entries.map((e) => e.account_id));
-    const members = entries.filter((e) => handles.has(e.account_id)).map((e) => ({ ...e, handle: handles.get(e.account_id) ?? null }));
+    const handles = await optedInHandles(
+      ctx.pool,
+      entries.map((e) => e.account_id),
+    );
+    const members = entries
+      .filter((e) => handles.has(e.account_id))
+      .map((e) => ({ ...e, handle: handles.get(e.account_id) ?? null }));
     const ranked = denseRank(members, (a, b) => {
       if (a.handle !== b.handle) {
         if (a.handle === null) return 1;

@@ -38,15 +38,21 @@ export function marketStatsRoutes(ctx: AppContext): Router {
     const q = req.query;
     const limit = parseLimit(q.limit);
     const after = marketStatsCursor(q.cursor);
-    const rows = await marketStats(ctx.pool, principal.account_id, {
-      market_ids: uuidList('market_ids', q.market_ids),
-      event_ids: uuidList('event_ids', q.event_ids),
-      exclude_zero_settlements: lenientBoolean(q.exclude_zero_settlements),
-      from_time: int64Param('from_time', q.from_time),
-      to_time: int64Param('to_time', q.to_time),
-      sports: lowercaseList('sports', q.sports),
-      competitions: lowercaseList('competitions', q.competitions),
-    }, limit + 1, after);
+    const rows = await marketStats(
+      ctx.pool,
+      principal.account_id,
+      {
+        market_ids: uuidList('market_ids', q.market_ids),
+        event_ids: uuidList('event_ids', q.event_ids),
+        exclude_zero_settlements: lenientBoolean(q.exclude_zero_settlements),
+        from_time: int64Param('from_time', q.from_time),
+        to_time: int64Param('to_time', q.to_time),
+        sports: lowercaseList('sports', q.sports),
+        competitions: lowercaseList('competitions', q.competitions),
+      },
+      limit + 1,
+      after,
+    );
     const { page, cursor } = pageOf(rows, limit, (row) => [Number(row.inserted_at), row.market_id]);
     res.json({ cursor, market_stats: page.map(renderMarketStats) });
   });

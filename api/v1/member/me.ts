@@ -24,7 +24,8 @@ import { ProfilePatchBody, validateBody } from './schemas.ts';
 /** Bound on waiting for the profile projection after a change before answering. */
 const PROFILE_WRITE_WAIT_MS = 2_000;
 
-export const avatarUrlOf = (handle: string | null) => (handle === null ? null : `/avatars/${encodeURIComponent(handle)}.svg`);
+export const avatarUrlOf = (handle: string | null) =>
+  handle === null ? null : `/avatars/${encodeURIComponent(handle)}.svg`;
 
 interface MeObject {
   account_id: string;
@@ -51,18 +52,25 @@ function stateOfRow(row: ProfileRow | undefined): ProfileState {
   };
 }
 
-function accountOfRow(ctx: AppContext, row: ProfileRow | undefined): { jurisdiction: Jurisdiction; created_at: number } {
+function accountOfRow(
+  ctx: AppContext,
+  row: ProfileRow | undefined,
+): { jurisdiction: Jurisdiction; created_at: number } {
   return {
     jurisdiction: (row?.jurisdiction as Jurisdiction | null) ?? ctx.config.jurisdiction,
     created_at: row?.created_at ? Number(row.created_at) : ctx.clock.nowUs(),
   };
 }
 
-
 /** Whether the profile row has the account's snapshot applied (its consent default is known). */
 const hasAccount = (row: ProfileRow | undefined): row is ProfileRow => !!row && row.created_at !== null;
 
-function meObject(ctx: AppContext, principal: MemberPrincipal, state: ProfileState, { row, account }: MeSources): MeObject {
+function meObject(
+  ctx: AppContext,
+  principal: MemberPrincipal,
+  state: ProfileState,
+  { row, account }: MeSources,
+): MeObject {
   const changeableAt = handleChangeableAtUs(state, ctx.clock.nowUs());
   return {
     account_id: principal.account_id,
@@ -112,13 +120,17 @@ const cacheOf = (ctx: AppContext): MeSourcesCache => {
  */
 export function getMeHandlers(ctx: AppContext): [(req: Request, res: Response) => Promise<void>] {
   const cache = cacheOf(ctx);
-  return [async (req: Request, res: Response) => {
-    const principal = principalOf(req);
-    const sources = await meSourcesOf(ctx, cache, principal.account_id);
-    // the profile stream is the authority when the read model has not caught up with it yet
-    const state = hasAccount(sources.row) ? stateOfRow(sources.row) : (await loadProfile(ctx.store, principal.account_id)).state;
-    res.json({ me: meObject(ctx, principal, state, sources) });
-  }];
+  return [
+    async (req: Request, res: Response) => {
+      const principal = principalOf(req);
+      const sources = await meSourcesOf(ctx, cache, principal.account_id);
+      // the profile stream is the authority when the read model has not caught up with it yet
+      const state = hasAccount(sources.row)
+        ? stateOfRow(sources.row)
+        : (await loadProfile(ctx.store, principal.account_id)).state;
+      res.json({ me: meObject(ctx, principal, state, sources) });
+    },
+  ];
 }
 
 export function meRoutes(ctx: AppContext): Router {

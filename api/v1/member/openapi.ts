@@ -11,36 +11,70 @@ type Schema = Record<string, unknown>;
 
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: Schema) => ({ 'application/json': { schema } });
-const error = (description: string) => ({ description, content: json({ type: 'object', properties: { error: { type: 'string' } }, required: ['error'] }) });
+const error = (description: string) => ({
+  description,
+  content: json({ type: 'object', properties: { error: { type: 'string' } }, required: ['error'] }),
+});
 const ok = (name: string, description = 'OK') => ({ description, content: json(ref(name)) });
 const STANDARD_ERRORS = {
-  401: error('Missing or invalid credentials'), 403: error('Account not active, or outside the token scope'),
-  429: { ...error('Too many requests (the account\'s request rate, or failed authentications from the address); retry after Retry-After seconds'), headers: RATE_LIMIT_HEADERS },
-  503: error('Temporarily unavailable (the database cannot be reached, or the exchange is busy); retry after Retry-After seconds'),
+  401: error('Missing or invalid credentials'),
+  403: error('Account not active, or outside the token scope'),
+  429: {
+    ...error(
+      "Too many requests (the account's request rate, or failed authentications from the address); retry after Retry-After seconds",
+    ),
+    headers: RATE_LIMIT_HEADERS,
+  },
+  503: error(
+    'Temporarily unavailable (the database cannot be reached, or the exchange is busy); retry after Retry-After seconds',
+  ),
 };
 
-const query = (name: string, description: string, schema: Schema = { type: 'string' }) => ({ name, in: 'query', required: false, description, schema });
+const query = (name: string, description: string, schema: Schema = { type: 'string' }) => ({
+  name,
+  in: 'query',
+  required: false,
+  description,
+  schema,
+});
 const LIMIT = query('limit', 'Rows per page; default 100, silently clamped to 200', { type: 'integer' });
 const CURSOR = query('cursor', 'Opaque cursor from the previous page');
 
 function ledgerPath(operationId: string, summary: string, list: string) {
   return {
-    get: { operationId, tags: ['member'], summary, parameters: [LIMIT, CURSOR], responses: { 200: ok(list), 400: error('Invalid parameter'), ...STANDARD_ERRORS } },
+    get: {
+      operationId,
+      tags: ['member'],
+      summary,
+      parameters: [LIMIT, CURSOR],
+      responses: { 200: ok(list), 400: error('Invalid parameter'), ...STANDARD_ERRORS },
+    },
   };
 }
 
 const MEMBER_OPENAPI_PATHS: Record<string, Schema> = {
   '/me': {
-    get: { operationId: 'getMe', tags: ['member'], summary: 'The account identity object', responses: { 200: ok('MeResponse'), ...STANDARD_ERRORS } },
+    get: {
+      operationId: 'getMe',
+      tags: ['member'],
+      summary: 'The account identity object',
+      responses: { 200: ok('MeResponse'), ...STANDARD_ERRORS },
+    },
   },
   '/me/profile': {
     patch: {
       operationId: 'updateProfile',
       tags: ['member'],
       summary: 'Change handle, avatar or leaderboard consent',
-      description: 'At least one key. Bearer sessions may always call it; an API key needs read_write. 422 names the handle rule broken (taken, reserved, blocked, blank, malformed, or inside the 30-day window).',
+      description:
+        'At least one key. Bearer sessions may always call it; an API key needs read_write. 422 names the handle rule broken (taken, reserved, blocked, blank, malformed, or inside the 30-day window).',
       requestBody: { required: true, content: json(ref('ProfilePatchBody')) },
-      responses: { 200: ok('MeResponse'), 400: error('Invalid parameter'), ...STANDARD_ERRORS, 422: error('Handle refused; the error names the rule') },
+      responses: {
+        200: ok('MeResponse'),
+        400: error('Invalid parameter'),
+        ...STANDARD_ERRORS,
+        422: error('Handle refused; the error names the rule'),
+      },
     },
   },
   '/leaderboard': {
@@ -49,12 +83,23 @@ const MEMBER_OPENAPI_PATHS: Record<string, Schema> = {
       tags: ['member'],
       summary: 'Top members for one period, category and metric',
       parameters: [
-        query('period', 'America/New_York calendar periods; default weekly', { type: 'string', enum: [...LEADERBOARD_PERIODS] }),
+        query('period', 'America/New_York calendar periods; default weekly', {
+          type: 'string',
+          enum: [...LEADERBOARD_PERIODS],
+        }),
         query('category', '`all` (default) or a sport key; an unknown key gives an empty board'),
-        query('metric', 'Metric ranked; default is the board the service opens on', { type: 'string', enum: [...LEADERBOARD_METRICS] }),
+        query('metric', 'Metric ranked; default is the board the service opens on', {
+          type: 'string',
+          enum: [...LEADERBOARD_METRICS],
+        }),
         query('limit', 'Default 100, clamped to the members shown per board (at most 100)', { type: 'integer' }),
       ],
-      responses: { 200: ok('Leaderboard'), 400: error('Invalid parameter'), ...STANDARD_ERRORS, 404: error('Leaderboard is not enabled') },
+      responses: {
+        200: ok('Leaderboard'),
+        400: error('Invalid parameter'),
+        ...STANDARD_ERRORS,
+        404: error('Leaderboard is not enabled'),
+      },
     },
   },
   '/account/market_stats': {
@@ -70,37 +115,68 @@ const MEMBER_OPENAPI_PATHS: Record<string, Schema> = {
         query('to_time', 'Inclusive upper bound on last_settled_at, UNIX microseconds', { type: 'integer' }),
         query('sports', 'Comma-separated, case-insensitive'),
         query('competitions', 'Comma-separated, case-insensitive'),
-        LIMIT, CURSOR,
+        LIMIT,
+        CURSOR,
       ],
       responses: { 200: ok('MarketStatsList'), 400: error('Invalid parameter'), ...STANDARD_ERRORS },
     },
   },
-  '/portfolio/loyalty': ledgerPath('listLoyalty', 'Loyalty rollup and referral entries, most recent first', 'LoyaltyList'),
-  '/portfolio/withdrawals': ledgerPath('listWithdrawals', 'Withdrawals with payment method and reason, most recent first', 'WithdrawalList'),
+  '/portfolio/loyalty': ledgerPath(
+    'listLoyalty',
+    'Loyalty rollup and referral entries, most recent first',
+    'LoyaltyList',
+  ),
+  '/portfolio/withdrawals': ledgerPath(
+    'listWithdrawals',
+    'Withdrawals with payment method and reason, most recent first',
+    'WithdrawalList',
+  ),
   '/portfolio/fees': ledgerPath('listFees', 'Fee and fee refund entries, most recent first', 'FeeList'),
   '/portfolio/adjustments': ledgerPath('listAdjustments', 'Manual adjustments, most recent first', 'AdjustmentList'),
 };
 
-const svg = (description: string) => ({ description, content: { 'image/svg+xml': { schema: { type: 'string' } } }, headers: { ETag: { schema: { type: 'string' } }, 'Cache-Control': { schema: { type: 'string' } } } });
+const svg = (description: string) => ({
+  description,
+  content: { 'image/svg+xml': { schema: { type: 'string' } } },
+  headers: { ETag: { schema: { type: 'string' } }, 'Cache-Control': { schema: { type: 'string' } } },
+});
 
 /** Host-root paths (no credentials). */
 const MEMBER_PUBLIC_OPENAPI_PATHS: Record<string, Schema> = {
   '/avatars/{handle}.svg': {
     get: {
-      operationId: 'getAvatar', tags: ['public'], summary: 'A member avatar', security: [],
+      operationId: 'getAvatar',
+      tags: ['public'],
+      summary: 'A member avatar',
+      security: [],
       parameters: [{ name: 'handle', in: 'path', required: true, schema: { type: 'string' } }],
-      responses: { 200: svg('Deterministic SVG of the avatar'), 304: { description: 'Not modified' }, 404: error('Unknown handle') },
+      responses: {
+        200: svg('Deterministic SVG of the avatar'),
+        304: { description: 'Not modified' },
+        404: error('Unknown handle'),
+      },
     },
   },
   '/icons/sports/{sport}.svg': {
     get: {
-      operationId: 'getSportIcon', tags: ['public'], summary: 'A sport icon', security: [],
+      operationId: 'getSportIcon',
+      tags: ['public'],
+      summary: 'A sport icon',
+      security: [],
       parameters: [{ name: 'sport', in: 'path', required: true, schema: { type: 'string' } }],
-      responses: { 200: svg('SVG icon of the sport key'), 304: { description: 'Not modified' }, 404: error('Not a sport key') },
+      responses: {
+        200: svg('SVG icon of the sport key'),
+        304: { description: 'Not modified' },
+        404: error('Not a sport key'),
+      },
     },
   },
 };
 
 const MEMBER_OPENAPI_SCHEMAS: Record<string, Schema> = MEMBER_COMPONENT_SCHEMAS;
 
-export const memberOpenApi = { paths: MEMBER_OPENAPI_PATHS, publicPaths: MEMBER_PUBLIC_OPENAPI_PATHS, schemas: MEMBER_OPENAPI_SCHEMAS };
+export const memberOpenApi = {
+  paths: MEMBER_OPENAPI_PATHS,
+  publicPaths: MEMBER_PUBLIC_OPENAPI_PATHS,
+  schemas: MEMBER_OPENAPI_SCHEMAS,
+};

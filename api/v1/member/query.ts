@@ -15,7 +15,10 @@ function single(name: string, raw: unknown): string | undefined {
 export function uuidList(name: string, raw: unknown): string[] | undefined {
   const text = single(name, raw);
   if (text === undefined || text.trim() === '') return undefined;
-  const ids = text.split(',').map((id) => id.trim()).filter((id) => id !== '');
+  const ids = text
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id !== '');
   if (ids.length > FILTER_IDS_MAX) throw badRequest(`${name} holds at most ${FILTER_IDS_MAX} ids`);
   if (!ids.every((id) => UUID.test(id))) throw badRequest(`${name} must be comma-separated UUIDs`);
   return ids.map((id) => id.toLowerCase());
@@ -25,7 +28,10 @@ export function uuidList(name: string, raw: unknown): string[] | undefined {
 export function lowercaseList(name: string, raw: unknown): string[] | undefined {
   const text = single(name, raw);
   if (text === undefined || text.trim() === '') return undefined;
-  const names = text.split(',').map((v) => v.trim().toLowerCase()).filter((v) => v !== '');
+  const names = text
+    .split(',')
+    .map((v) => v.trim().toLowerCase())
+    .filter((v) => v !== '');
   if (names.length > FILTER_IDS_MAX) throw badRequest(`${name} holds at most ${FILTER_IDS_MAX} values`);
   return names.length > 0 ? names : undefined;
 }

@@ -2,7 +2,12 @@
 // the response objects (published through openapi.ts). Field names follow SPEC.
 
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import { AVATAR_PALETTES, AVATAR_SEED_LENGTH_MAX, AVATAR_SEED_LENGTH_MIN, AVATAR_STYLES } from '../../../domain/avatar/avatar.ts';
+import {
+  AVATAR_PALETTES,
+  AVATAR_SEED_LENGTH_MAX,
+  AVATAR_SEED_LENGTH_MIN,
+  AVATAR_STYLES,
+} from '../../../domain/avatar/avatar.ts';
 import { LEADERBOARD_METRICS } from '../../../domain/leaderboard/board.ts';
 import { LEADERBOARD_PERIODS } from '../../../domain/leaderboard/period.ts';
 import { badRequest } from '../../errors.ts';
@@ -22,7 +27,9 @@ const dateTimeOrNull: Schema = { type: ['string', 'null'], format: 'date-time' }
 const cursor: Schema = { type: ['string', 'null'], description: 'Opaque; null when there are no more pages' };
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const object = (properties: Record<string, Schema>, optional: readonly string[] = []): Schema => ({
-  type: 'object', properties, required: Object.keys(properties).filter((k) => !optional.includes(k)),
+  type: 'object',
+  properties,
+  required: Object.keys(properties).filter((k) => !optional.includes(k)),
 });
 
 const AvatarObject: Schema = {
@@ -43,25 +50,34 @@ export const ProfilePatchBody: Schema = {
   minProperties: 1,
   properties: {
     avatar: AvatarObject,
-    handle: { type: 'string', description: '3 to 24 characters: lowercase letters, digits and inner . or _; case folded' },
+    handle: {
+      type: 'string',
+      description: '3 to 24 characters: lowercase letters, digits and inner . or _; case folded',
+    },
     leaderboard_opt_in: { type: 'boolean' },
   },
 };
 
-const Me: Schema = object({
-  account_id: uuid,
-  avatar_url: strOrNull,
-  first_name: strOrNull,
-  last_name: strOrNull,
-  handle: strOrNull,
-  handle_changeable_at: dateTimeOrNull,
-  key_id: strOrNull,
-  leaderboard_opt_in: { type: 'boolean' },
-  method: { type: 'string', enum: ['api_key', 'bearer'] },
-  scope: { type: ['string', 'null'], enum: ['read_only', 'read_write', null] },
-  user_id: uuid,
-  avatar: { oneOf: [{ ...AvatarObject, additionalProperties: true }, { type: 'null' }], description: 'The chosen avatar; null when none was chosen' },
-}, ['avatar']);
+const Me: Schema = object(
+  {
+    account_id: uuid,
+    avatar_url: strOrNull,
+    first_name: strOrNull,
+    last_name: strOrNull,
+    handle: strOrNull,
+    handle_changeable_at: dateTimeOrNull,
+    key_id: strOrNull,
+    leaderboard_opt_in: { type: 'boolean' },
+    method: { type: 'string', enum: ['api_key', 'bearer'] },
+    scope: { type: ['string', 'null'], enum: ['read_only', 'read_write', null] },
+    user_id: uuid,
+    avatar: {
+      oneOf: [{ ...AvatarObject, additionalProperties: true }, { type: 'null' }],
+      description: 'The chosen avatar; null when none was chosen',
+    },
+  },
+  ['avatar'],
+);
 
 const MeResponse: Schema = object({ me: ref('Me') });
 
@@ -71,7 +87,10 @@ const LeaderboardRow: Schema = object({
   avatar_url: strOrNull,
   top_sport: strOrNull,
   top_sport_icon_url: strOrNull,
-  value: { type: ['string', 'integer', 'number'], description: 'dollar string on money boards, integer on count boards, number 0 to 1 on ratio boards' },
+  value: {
+    type: ['string', 'integer', 'number'],
+    description: 'dollar string on money boards, integer on count boards, number 0 to 1 on ratio boards',
+  },
 });
 
 const Leaderboard: Schema = object({
@@ -101,17 +120,33 @@ const ledgerCommon: Record<string, Schema> = {
 
 const LoyaltyEntry: Schema = object({
   ...ledgerCommon,
-  type: { type: 'string', description: '`rollup` (points credited at a result for the amount risked) or `referral` (the referee first traded: the referrer is credited)' },
+  type: {
+    type: 'string',
+    description:
+      '`rollup` (points credited at a result for the amount risked) or `referral` (the referee first traded: the referrer is credited)',
+  },
   referee_account_id: { ...uuidOrNull, description: 'On a referral entry: the account referred' },
   referrer_account_id: { ...uuidOrNull, description: 'On a referral entry: the account that referred it' },
 });
-const WithdrawalEntry: Schema = object({ ...ledgerCommon, method: strOrNull, reason: strOrNull, sub_method: strOrNull });
+const WithdrawalEntry: Schema = object({
+  ...ledgerCommon,
+  method: strOrNull,
+  reason: strOrNull,
+  sub_method: strOrNull,
+});
 const FeeEntry: Schema = object({
   ...ledgerCommon,
   type: { type: 'string', enum: ['fee', 'fee_refund'] },
-  amount: { ...decimal, description: 'The signed balance effect: a `fee` is never positive (0.00: assessed and came to nothing), a `fee_refund` never negative' },
+  amount: {
+    ...decimal,
+    description:
+      'The signed balance effect: a `fee` is never positive (0.00: assessed and came to nothing), a `fee_refund` never negative',
+  },
   fee_id: { ...uuidOrNull, description: 'A fee: its own id; a refund: the fee it refunds' },
-  settlement_id: { ...uuidOrNull, description: 'The settlement that charged or refunded it (settlement, market group and event fees, voids)' },
+  settlement_id: {
+    ...uuidOrNull,
+    description: 'The settlement that charged or refunded it (settlement, market group and event fees, voids)',
+  },
 });
 const AdjustmentEntry: Schema = object({ ...ledgerCommon, reason: strOrNull });
 
@@ -121,25 +156,83 @@ const FeeList: Schema = object({ cursor, fees: { type: 'array', items: ref('FeeE
 const AdjustmentList: Schema = object({ cursor, adjustments: { type: 'array', items: ref('AdjustmentEntry') } });
 
 const MARKET_STATS_DECIMALS = [
-  'position', 'available_position',
-  'contracts_traded', 'contracts_closed', 'contracts_expired', 'contracts_settled',
-  'buy_contracts_traded', 'buy_contracts_closed', 'buy_contracts_expired', 'buy_contracts_settled',
-  'sell_contracts_traded', 'sell_contracts_closed', 'sell_contracts_expired', 'sell_contracts_settled',
-  'contracts_in_orders', 'contracts_in_buy_orders', 'contracts_in_sell_orders',
-  'cancelled_contracts', 'cancelled_buy_contracts', 'cancelled_sell_contracts',
-  'order_liability', 'buy_order_liability', 'sell_order_liability', 'position_premium_liability', 'total_liability',
-  'max_liability_loss', 'max_liability_win', 'max_risk', 'open_risk', 'original_risk', 'buy_original_risk', 'sell_original_risk',
-  'open_premium', 'average_open_premium', 'closed_premium', 'closed_buy_premium', 'closed_sell_premium',
-  'expired_premium', 'expired_buy_premium', 'expired_sell_premium',
-  'total_fees', 'closed_fees', 'expired_fees', 'max_potential_fee', 'open_potential_fee', 'potential_order_trade_fee', 'pending_close_fee',
-  'closed_gross_pnl', 'closed_net_pnl', 'expired_gross_pnl', 'expired_net_pnl', 'total_settlement_pnl', 'total_net_pnl',
-  'max_potential_profit', 'open_potential_profit', 'pending_close_pnl', 'market_max_price',
+  'position',
+  'available_position',
+  'contracts_traded',
+  'contracts_closed',
+  'contracts_expired',
+  'contracts_settled',
+  'buy_contracts_traded',
+  'buy_contracts_closed',
+  'buy_contracts_expired',
+  'buy_contracts_settled',
+  'sell_contracts_traded',
+  'sell_contracts_closed',
+  'sell_contracts_expired',
+  'sell_contracts_settled',
+  'contracts_in_orders',
+  'contracts_in_buy_orders',
+  'contracts_in_sell_orders',
+  'cancelled_contracts',
+  'cancelled_buy_contracts',
+  'cancelled_sell_contracts',
+  'order_liability',
+  'buy_order_liability',
+  'sell_order_liability',
+  'position_premium_liability',
+  'total_liability',
+  'max_liability_loss',
+  'max_liability_win',
+  'max_risk',
+  'open_risk',
+  'original_risk',
+  'buy_original_risk',
+  'sell_original_risk',
+  'open_premium',
+  'average_open_premium',
+  'closed_premium',
+  'closed_buy_premium',
+  'closed_sell_premium',
+  'expired_premium',
+  'expired_buy_premium',
+  'expired_sell_premium',
+  'total_fees',
+  'closed_fees',
+  'expired_fees',
+  'max_potential_fee',
+  'open_potential_fee',
+  'potential_order_trade_fee',
+  'pending_close_fee',
+  'closed_gross_pnl',
+  'closed_net_pnl',
+  'expired_gross_pnl',
+  'expired_net_pnl',
+  'total_settlement_pnl',
+  'total_net_pnl',
+  'max_potential_profit',
+  'open_potential_profit',
+  'pending_close_pnl',
+  'market_max_price',
 ] as const;
 
 export const MARKET_STATS_COUNTS = [
-  'orders', 'buy_orders', 'sell_orders', 'open_order_count', 'cancelled_orders', 'cancelled_buy_orders', 'cancelled_sell_orders',
-  'rejected_orders', 'rejected_buy_orders', 'rejected_sell_orders', 'trade_count', 'buy_trade_count', 'sell_trade_count',
-  'open_trade_count', 'settlements', 'buy_settlements', 'sell_settlements',
+  'orders',
+  'buy_orders',
+  'sell_orders',
+  'open_order_count',
+  'cancelled_orders',
+  'cancelled_buy_orders',
+  'cancelled_sell_orders',
+  'rejected_orders',
+  'rejected_buy_orders',
+  'rejected_sell_orders',
+  'trade_count',
+  'buy_trade_count',
+  'sell_trade_count',
+  'open_trade_count',
+  'settlements',
+  'buy_settlements',
+  'sell_settlements',
 ] as const;
 
 export const MARKET_STATS_DECIMAL_FIELDS: readonly string[] = MARKET_STATS_DECIMALS;
@@ -166,9 +259,21 @@ const MarketStats: Schema = object({
 const MarketStatsList: Schema = object({ cursor, market_stats: { type: 'array', items: ref('MarketStats') } });
 
 export const MEMBER_COMPONENT_SCHEMAS: Record<string, Schema> = {
-  Me, MeResponse, ProfilePatchBody, Leaderboard, LeaderboardRow,
-  LoyaltyEntry, WithdrawalEntry, FeeEntry, AdjustmentEntry, LoyaltyList, WithdrawalList, FeeList, AdjustmentList,
-  MarketStats, MarketStatsList,
+  Me,
+  MeResponse,
+  ProfilePatchBody,
+  Leaderboard,
+  LeaderboardRow,
+  LoyaltyEntry,
+  WithdrawalEntry,
+  FeeEntry,
+  AdjustmentEntry,
+  LoyaltyList,
+  WithdrawalList,
+  FeeList,
+  AdjustmentList,
+  MarketStats,
+  MarketStatsList,
 };
 
 // ── request validation ───────────────────────────────────────────────────────────────────

@@ -17,7 +17,12 @@ const validateCancel = compile<{ orders: Array<{ order_id: string }>; geo_locati
 export function cancelOrdersRoute(ctx: AppContext) {
   return async (req: Request): Promise<Answer> => {
     const body = check(validateCancel, req.body);
-    const result = await cancelOrders(ctx, principalOf(req), { order_ids: body.orders.map((o) => o.order_id), geo_location: body.geo_location }, { ip_address: requestIpOf(req) });
+    const result = await cancelOrders(
+      ctx,
+      principalOf(req),
+      { order_ids: body.orders.map((o) => o.order_id), geo_location: body.geo_location },
+      { ip_address: requestIpOf(req) },
+    );
     if (!result.ok) throw httpErrorOf(result.refusal);
     const cancellations = result.cancellations.map((entry) => ({
       order_id: entry.order_id,

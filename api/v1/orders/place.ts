@@ -31,7 +31,11 @@ export function placeOrdersRoute(ctx: AppContext) {
     const body = check(validateBatch, req.body);
     const result = await placeOrders(ctx, principalOf(req), body, { ip_address: requestIpOf(req) });
     if (!result.ok) throw httpErrorOf(result.refusal);
-    const results = result.legs.map((leg) => (leg.ok ? { order: renderOrder(leg.order) } : { errors: [{ error: errorTextOf(leg.refusal) }], order_id: leg.order_id }));
+    const results = result.legs.map((leg) =>
+      leg.ok
+        ? { order: renderOrder(leg.order) }
+        : { errors: [{ error: errorTextOf(leg.refusal) }], order_id: leg.order_id },
+    );
     return { status: 200, body: { results } };
   };
 }

@@ -14,10 +14,31 @@ export const NO_SUCH_RECORD = 'No such record on this account';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const listOrdersQuery = querySpec([
-  { name: 'order_ids', kind: 'csv', schema: { type: 'string', format: 'uuid' }, description: 'Comma-separated order UUIDs' },
-  { name: 'client_order_ids', kind: 'csv', verbatim: true, schema: { type: 'string', maxLength: 256 }, description: 'Comma-separated client order ids' },
-  { name: 'market_ids', kind: 'csv', schema: { type: 'string', format: 'uuid' }, description: 'Comma-separated market UUIDs' },
-  { name: 'status', kind: 'csv', schema: { enum: [...ORDER_STATUSES] }, description: 'Comma-separated lowercase order statuses; an unknown value is 400' },
+  {
+    name: 'order_ids',
+    kind: 'csv',
+    schema: { type: 'string', format: 'uuid' },
+    description: 'Comma-separated order UUIDs',
+  },
+  {
+    name: 'client_order_ids',
+    kind: 'csv',
+    verbatim: true,
+    schema: { type: 'string', maxLength: 256 },
+    description: 'Comma-separated client order ids',
+  },
+  {
+    name: 'market_ids',
+    kind: 'csv',
+    schema: { type: 'string', format: 'uuid' },
+    description: 'Comma-separated market UUIDs',
+  },
+  {
+    name: 'status',
+    kind: 'csv',
+    schema: { enum: [...ORDER_STATUSES] },
+    description: 'Comma-separated lowercase order statuses; an unknown value is 400',
+  },
   LIMIT_PARAM,
   CURSOR_PARAM,
 ]);
@@ -26,12 +47,17 @@ export function listOrdersRoute(ctx: AppContext) {
   return async (req: Request): Promise<Answer> => {
     const query = readQuery(req, listOrdersQuery);
     const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
-    const page = await listOrders(ctx, principalOf(req).account_id, {
-      order_ids: lower(csvOf(query.order_ids)),
-      client_order_ids: csvOf(query.client_order_ids),
-      market_ids: lower(csvOf(query.market_ids)),
-      statuses: csvOf(query.status),
-    }, pageParamsOf(query));
+    const page = await listOrders(
+      ctx,
+      principalOf(req).account_id,
+      {
+        order_ids: lower(csvOf(query.order_ids)),
+        client_order_ids: csvOf(query.client_order_ids),
+        market_ids: lower(csvOf(query.market_ids)),
+        statuses: csvOf(query.status),
+      },
+      pageParamsOf(query),
+    );
     return { status: 200, body: { cursor: page.cursor, orders: page.items } };
   };
 }

@@ -31,7 +31,11 @@ export interface FeedOptions {
 /** A join the service refused (`unauthorized`, `unknown market`, `insufficient_scope`, ...). */
 export class FeedJoinError extends Error {
   override readonly name = 'FeedJoinError';
-  constructor(readonly topic: string, readonly reason: string, readonly response: unknown) {
+  constructor(
+    readonly topic: string,
+    readonly reason: string,
+    readonly response: unknown,
+  ) {
     super(`join ${topic} refused: ${reason}`);
   }
 }
@@ -41,11 +45,28 @@ export type Settlement = Record<string, unknown> & { id: string; amount: string;
 export type OrdersEvent = { type: 'snapshot'; orders: Order[] } | { type: 'update'; order: Order };
 export type FillsEvent = { type: 'snapshot'; fills: Fill[] } | { type: 'update'; fill: Fill };
 export type PositionsEvent = { type: 'snapshot'; positions: Position[] } | { type: 'update'; position: Position };
-export type SettlementsEvent = { type: 'snapshot'; settlements: Settlement[] } | { type: 'update'; settlement: Settlement };
-export type BalancesEvent = { type: 'snapshot'; balance: Balance } | { type: 'update'; balance: Partial<Balance> & { account_id: string; user_id: string } };
+export type SettlementsEvent =
+  { type: 'snapshot'; settlements: Settlement[] } | { type: 'update'; settlement: Settlement };
+export type BalancesEvent =
+  | { type: 'snapshot'; balance: Balance }
+  | { type: 'update'; balance: Partial<Balance> & { account_id: string; user_id: string } };
 export type AccountEvent =
-  | { type: 'snapshot'; orders: Order[]; fills: Fill[]; positions: Position[]; settlements: Settlement[]; balance: Balance }
-  | { type: 'update'; order?: Order; fill?: Fill; position?: Position; settlement?: Settlement; balance?: Partial<Balance> };
+  | {
+      type: 'snapshot';
+      orders: Order[];
+      fills: Fill[];
+      positions: Position[];
+      settlements: Settlement[];
+      balance: Balance;
+    }
+  | {
+      type: 'update';
+      order?: Order;
+      fill?: Fill;
+      position?: Position;
+      settlement?: Settlement;
+      balance?: Partial<Balance>;
+    };
 
 export interface MarketDataEvent {
   type: 'snapshot' | 'ticker' | 'trade' | 'market';
@@ -53,24 +74,34 @@ export interface MarketDataEvent {
 }
 
 /** Join refusals that will not pass by themselves (`busy` and `unavailable` do: Phoenix rejoins). */
-const isFinalRefusal = (response: { reason?: string } | undefined) => response?.reason !== 'busy' && response?.reason !== 'unavailable';
+const isFinalRefusal = (response: { reason?: string } | undefined) =>
+  response?.reason !== 'busy' && response?.reason !== 'unavailable';
 
-const isBrowser = () => typeof (globalThis as { window?: unknown }).window !== 'undefined' && typeof globalThis.WebSocket === 'function';
+const isBrowser = () =>
+  typeof (globalThis as { window?: unknown }).window !== 'undefined' && typeof globalThis.WebSocket === 'function';
 
 export class Feed {
   readonly socket: Socket;
   private userIdPromise: Promise<string> | undefined;
   private disconnected = false;
 
-  constructor(private readonly client: ExchangeClient<unknown>, options: FeedOptions = {}) {
+  constructor(
+    private readonly client: ExchangeClient<unknown>,
+    options: FeedOptions = {},
+  ) {
     if (options.userId !== undefined) this.userIdPromise = Promise.resolve(options.userId);
-    const transport = (options.transport ?? (isBrowser() ? 'browser' : 'node')) === 'browser' ? globalThis.WebSocket : this.nodeTransport(options.onHandshakeRefused);
+    const transport =
+      (options.transport ?? (isBrowser() ? 'browser' : 'node')) === 'browser'
+        ? globalThis.WebSocket
+        : this.nodeTransport(options.onHandshakeRefused);
     this.socket = new Socket(client.wsUrl, {
       transport: transport as typeof globalThis.WebSocket,
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? HEARTBEAT_INTERVAL_MS_DEFAULT,
       timeout: options.joinTimeoutMs ?? JOIN_TIMEOUT_MS_DEFAULT,
-      reconnectAfterMs: (tries: number) => RECONNECT_AFTER_MS[tries - 1] ?? RECONNECT_AFTER_MS[RECONNECT_AFTER_MS.length - 1]!,
-      rejoinAfterMs: (tries: number) => RECONNECT_AFTER_MS[tries - 1] ?? RECONNECT_AFTER_MS[RECONNECT_AFTER_MS.length - 1]!,
+      reconnectAfterMs: (tries: number) =>
+        RECONNECT_AFTER_MS[tries - 1] ?? RECONNECT_AFTER_MS[RECONNECT_AFTER_MS.length - 1]!,
+      rejoinAfterMs: (tries: number) =>
+        RECONNECT_AFTER_MS[tries - 1] ?? RECONNECT_AFTER_MS[RECONNECT_AFTER_MS.length - 1]!,
     });
     this.socket.onClose(() => {
       this.disconnected = true;
@@ -84,9 +115,12 @@ export class Feed {
     return class SignedWebSocket extends WebSocket {
       constructor(url: string, protocols?: string | string[]) {
         const target = new URL(url);
-        const headers: Record<string, string> = { 'user-agent': client.options.userAgent ?? 'event-exchange-client/0.1' };
+        const headers: Record<string, string> = {
+          'user-agent': client.options.userAgent ?? 'event-exchange-client/0.1',
+        };
         const credentials = client.options.credentials;
-        if (credentials?.kind === 'apiKey') Object.assign(headers, client.transport.authHeaders('GET', `${target.pathname}${target.search}`));
+        if (credentials?.kind === 'apiKey')
+          Object.assign(headers, client.transport.authHeaders('GET', `${target.pathname}${target.search}`));
         const oauth = client.transport.oauth;
         if (oauth) headers['x-svc-oauth-token'] = oauth.accessToken;
         super(url, protocols, { headers });
@@ -96,7 +130,9 @@ export class Feed {
           if (response.statusCode === 401 && oauth && token) oauth.refresh(token).catch(() => undefined);
           const chunks: Uint8Array[] = [];
           response.on('data', (chunk: Uint8Array) => chunks.push(chunk));
-          response.on('end', () => onHandshakeRefused?.(response.statusCode ?? 0, Buffer.concat(chunks).toString('utf8')));
+          response.on('end', () =>
+            onHandshakeRefused?.(response.statusCode ?? 0, Buffer.concat(chunks).toString('utf8')),
+          );
           this.emit('error', new Error(`handshake refused: ${response.statusCode}`));
           this.terminate();
         });
@@ -131,22 +167,30 @@ export class Feed {
       if (closed) return;
       const channel = this.socket.channel('orderbook', { market_ids: [marketId] });
       current = channel;
-      channel.on('delta', (delta: { market_id: string; seq: number; bids: Level[]; offers: Level[]; time_us: number }) => {
-        if (channel !== current || delta.market_id !== marketId) return;
-        if (!book.applyDelta(delta)) {
-          nextReason = 'gap';
-          join(); // Phoenix leaves the earlier join of the topic; the reply replaces the book
-        }
-      });
-      channel.join()
-        .receive('ok', (reply: { orderbooks: { market_id: string; seq: number; bids: Level[]; offers: Level[] }[] }) => {
-          if (channel !== current) return;
-          const snapshot = reply.orderbooks.find((entry) => entry.market_id === marketId);
-          if (!snapshot) return;
-          const reason = this.disconnected && nextReason === 'join' && book.seq !== undefined ? 'reconnect' : nextReason;
-          nextReason = 'join';
-          book.applySnapshot(snapshot, reason);
-        })
+      channel.on(
+        'delta',
+        (delta: { market_id: string; seq: number; bids: Level[]; offers: Level[]; time_us: number }) => {
+          if (channel !== current || delta.market_id !== marketId) return;
+          if (!book.applyDelta(delta)) {
+            nextReason = 'gap';
+            join(); // Phoenix leaves the earlier join of the topic; the reply replaces the book
+          }
+        },
+      );
+      channel
+        .join()
+        .receive(
+          'ok',
+          (reply: { orderbooks: { market_id: string; seq: number; bids: Level[]; offers: Level[] }[] }) => {
+            if (channel !== current) return;
+            const snapshot = reply.orderbooks.find((entry) => entry.market_id === marketId);
+            if (!snapshot) return;
+            const reason =
+              this.disconnected && nextReason === 'join' && book.seq !== undefined ? 'reconnect' : nextReason;
+            nextReason = 'join';
+            book.applySnapshot(snapshot, reason);
+          },
+        )
         .receive('error', (response: { reason?: string }) => {
           if (channel !== current) return;
           // Phoenix joins again by itself after an error: wait for it when the refusal is passing
@@ -167,14 +211,21 @@ export class Feed {
   }
 
   /** A private or public channel as a typed stream: its snapshot (again after each rejoin), then its pushes. */
-  private subscribe<E, S, U>(topic: string, payload: Record<string, unknown>, events: string[], toSnapshot: (reply: S) => E, toUpdate: (event: string, body: U) => E): EventStream<E> {
+  private subscribe<E, S, U>(
+    topic: string,
+    payload: Record<string, unknown>,
+    events: string[],
+    toSnapshot: (reply: S) => E,
+    toUpdate: (event: string, body: U) => E,
+  ): EventStream<E> {
     const holder: { channel?: Channel } = {};
     const stream = new EventStream<E>(topic, () => holder.channel?.leave());
     const channel = this.socket.channel(topic, payload);
     holder.channel = channel;
     for (const event of events) channel.on(event, (body: unknown) => stream.push(toUpdate(event, body as U)));
     let joined = false;
-    channel.join()
+    channel
+      .join()
       .receive('ok', (reply: unknown) => {
         joined = true;
         stream.push(toSnapshot(reply as S));
@@ -192,7 +243,9 @@ export class Feed {
     const outer = new EventStream<E>(name, () => inner?.close());
     this.userId().then(
       (userId) => {
-        inner = this.subscribe<E, S, U>(`${name}:${userId}`, {}, ['update'], toSnapshot, (_event, body) => toUpdate(body));
+        inner = this.subscribe<E, S, U>(`${name}:${userId}`, {}, ['update'], toSnapshot, (_event, body) =>
+          toUpdate(body),
+        );
         void (async () => {
           try {
             for await (const event of inner) outer.push(event);
@@ -209,32 +262,62 @@ export class Feed {
 
   /** Live orders, then each order as it changes. Holding it arms cancel_on_disconnect for this socket. */
   orders(): EventStream<OrdersEvent> {
-    return this.privateStream<OrdersEvent>('orders', (reply: { orders: Order[] }) => ({ type: 'snapshot', orders: reply.orders }), (body: { order: Order }) => ({ type: 'update', order: body.order }));
+    return this.privateStream<OrdersEvent>(
+      'orders',
+      (reply: { orders: Order[] }) => ({ type: 'snapshot', orders: reply.orders }),
+      (body: { order: Order }) => ({ type: 'update', order: body.order }),
+    );
   }
 
   fills(): EventStream<FillsEvent> {
-    return this.privateStream<FillsEvent>('fills', (reply: { fills: Fill[] }) => ({ type: 'snapshot', fills: reply.fills }), (body: { fill: Fill }) => ({ type: 'update', fill: body.fill }));
+    return this.privateStream<FillsEvent>(
+      'fills',
+      (reply: { fills: Fill[] }) => ({ type: 'snapshot', fills: reply.fills }),
+      (body: { fill: Fill }) => ({ type: 'update', fill: body.fill }),
+    );
   }
 
   positions(): EventStream<PositionsEvent> {
-    return this.privateStream<PositionsEvent>('positions', (reply: { positions: Position[] }) => ({ type: 'snapshot', positions: reply.positions }), (body: { position: Position }) => ({ type: 'update', position: body.position }));
+    return this.privateStream<PositionsEvent>(
+      'positions',
+      (reply: { positions: Position[] }) => ({ type: 'snapshot', positions: reply.positions }),
+      (body: { position: Position }) => ({ type: 'update', position: body.position }),
+    );
   }
 
   settlements(): EventStream<SettlementsEvent> {
-    return this.privateStream<SettlementsEvent>('settlements', (reply: { settlements: Settlement[] }) => ({ type: 'snapshot', settlements: reply.settlements }), (body: { settlement: Settlement }) => ({ type: 'update', settlement: body.settlement }));
+    return this.privateStream<SettlementsEvent>(
+      'settlements',
+      (reply: { settlements: Settlement[] }) => ({ type: 'snapshot', settlements: reply.settlements }),
+      (body: { settlement: Settlement }) => ({ type: 'update', settlement: body.settlement }),
+    );
   }
 
   balances(): EventStream<BalancesEvent> {
-    return this.privateStream<BalancesEvent>('balances', (reply: { balance: Balance }) => ({ type: 'snapshot', balance: reply.balance }), (body: { balance: BalancesEvent['balance'] }) => ({ type: 'update', balance: body.balance }));
+    return this.privateStream<BalancesEvent>(
+      'balances',
+      (reply: { balance: Balance }) => ({ type: 'snapshot', balance: reply.balance }),
+      (body: { balance: BalancesEvent['balance'] }) => ({ type: 'update', balance: body.balance }),
+    );
   }
 
   account(): EventStream<AccountEvent> {
-    return this.privateStream<AccountEvent>('account', (reply: Omit<Extract<AccountEvent, { type: 'snapshot' }>, 'type'>) => ({ type: 'snapshot', ...reply }), (body: Omit<Extract<AccountEvent, { type: 'update' }>, 'type'>) => ({ type: 'update', ...body }));
+    return this.privateStream<AccountEvent>(
+      'account',
+      (reply: Omit<Extract<AccountEvent, { type: 'snapshot' }>, 'type'>) => ({ type: 'snapshot', ...reply }),
+      (body: Omit<Extract<AccountEvent, { type: 'update' }>, 'type'>) => ({ type: 'update', ...body }),
+    );
   }
 
   /** Public market data: `ticker`, `trades` or `market_updates` of some markets. */
   marketData(topic: 'ticker' | 'trades' | 'market_updates', marketIds: string[]): EventStream<MarketDataEvent> {
-    return this.subscribe<MarketDataEvent>(topic, { market_ids: marketIds }, ['ticker', 'trade', 'market'], (reply: Record<string, unknown>) => ({ type: 'snapshot' as const, payload: reply }), (event, body: Record<string, unknown>) => ({ type: event as MarketDataEvent['type'], payload: body }));
+    return this.subscribe<MarketDataEvent>(
+      topic,
+      { market_ids: marketIds },
+      ['ticker', 'trade', 'market'],
+      (reply: Record<string, unknown>) => ({ type: 'snapshot' as const, payload: reply }),
+      (event, body: Record<string, unknown>) => ({ type: event as MarketDataEvent['type'], payload: body }),
+    );
   }
 
   /** Closes the socket (a disconnect: the service cancels this member's cancel_on_disconnect orders). */

@@ -52,7 +52,8 @@ export function compareDecimals(a: string, b: string): number {
 const isZero = (quantity: string) => /^0*(\.0*)?$/.test(quantity);
 
 /** Levels price descending (as the service sends both sides: best bid first, best offer last). */
-const descending = (side: Map<string, string>): Level[] => [...side.entries()].sort(([a], [b]) => compareDecimals(b, a));
+const descending = (side: Map<string, string>): Level[] =>
+  [...side.entries()].sort(([a], [b]) => compareDecimals(b, a));
 
 export class OrderBook implements AsyncIterable<BookEvent> {
   /** The seq the book reflects; undefined until the first snapshot. */
@@ -63,7 +64,11 @@ export class OrderBook implements AsyncIterable<BookEvent> {
   private readonly offerLevels = new Map<string, string>();
   private firstSnapshot: { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void };
 
-  constructor(readonly marketId: string, private readonly stream: EventStream<BookEvent>, private readonly rejoin: () => void) {
+  constructor(
+    readonly marketId: string,
+    private readonly stream: EventStream<BookEvent>,
+    private readonly rejoin: () => void,
+  ) {
     let resolve!: () => void;
     let reject!: (error: unknown) => void;
     const promise = new Promise<void>((res, rej) => {
@@ -114,7 +119,14 @@ export class OrderBook implements AsyncIterable<BookEvent> {
     for (const [price, quantity] of snapshot.bids) this.bidLevels.set(price, quantity);
     for (const [price, quantity] of snapshot.offers) this.offerLevels.set(price, quantity);
     this.firstSnapshot.resolve();
-    this.stream.push({ type: 'snapshot', reason, marketId: this.marketId, seq: snapshot.seq, bids: this.bids, offers: this.offers });
+    this.stream.push({
+      type: 'snapshot',
+      reason,
+      marketId: this.marketId,
+      seq: snapshot.seq,
+      bids: this.bids,
+      offers: this.offers,
+    });
   }
 
   /** @internal a delta; false when it revealed a gap (the caller joins again). */
@@ -130,7 +142,14 @@ export class OrderBook implements AsyncIterable<BookEvent> {
       if (isZero(quantity)) this.offerLevels.delete(price);
       else this.offerLevels.set(price, quantity);
     }
-    this.stream.push({ type: 'delta', marketId: this.marketId, seq: delta.seq, bids: delta.bids, offers: delta.offers, timeUs: delta.time_us });
+    this.stream.push({
+      type: 'delta',
+      marketId: this.marketId,
+      seq: delta.seq,
+      bids: delta.bids,
+      offers: delta.offers,
+      timeUs: delta.time_us,
+    });
     return true;
   }
 

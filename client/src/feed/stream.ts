@@ -9,7 +9,9 @@ export const STREAM_QUEUE_EVENTS_MAX = 10_000;
 export class StreamOverflowError extends Error {
   override readonly name = 'StreamOverflowError';
   constructor(what: string) {
-    super(`${what}: the consumer fell ${STREAM_QUEUE_EVENTS_MAX} events behind (STREAM_QUEUE_EVENTS_MAX); read faster or resubscribe`);
+    super(
+      `${what}: the consumer fell ${STREAM_QUEUE_EVENTS_MAX} events behind (STREAM_QUEUE_EVENTS_MAX); read faster or resubscribe`,
+    );
   }
 }
 
@@ -19,7 +21,10 @@ export class EventStream<T> implements AsyncIterable<T> {
   private failure: unknown;
   private ended = false;
 
-  constructor(private readonly what: string, private readonly cleanup: () => void = () => undefined) {}
+  constructor(
+    private readonly what: string,
+    private readonly cleanup: () => void = () => undefined,
+  ) {}
 
   push(value: T): void {
     if (this.ended || this.failure !== undefined) return;
@@ -62,7 +67,8 @@ export class EventStream<T> implements AsyncIterable<T> {
   next(): Promise<IteratorResult<T>> {
     const value = this.queue.shift();
     if (value !== undefined) return Promise.resolve({ value, done: false });
-    if (this.failure !== undefined) return Promise.reject(this.failure instanceof Error ? this.failure : new Error(String(this.failure)));
+    if (this.failure !== undefined)
+      return Promise.reject(this.failure instanceof Error ? this.failure : new Error(String(this.failure)));
     if (this.ended) return Promise.resolve({ value: undefined, done: true });
     return new Promise((resolve, reject) => {
       this.waiting = { resolve, reject };

@@ -45,7 +45,8 @@ const CHECKS: readonly Check<CodeExchange>[] = [
     name: 'code known',
     async check(state) {
       const code = param(state, 'code');
-      const stored = code.length <= TOKEN_LENGTH_MAX ? await state.token.deps.tokens.findCode(digestOf(code)) : undefined;
+      const stored =
+        code.length <= TOKEN_LENGTH_MAX ? await state.token.deps.tokens.findCode(digestOf(code)) : undefined;
       if (!stored) throw new InvalidGrant('authorization code is invalid');
       state.code = stored;
     },
@@ -62,34 +63,40 @@ const CHECKS: readonly Check<CodeExchange>[] = [
   {
     name: 'code issued to this client',
     check(state) {
-      if (storedCode(state).client_id !== state.token.client.known.client.client_id) throw new InvalidGrant('authorization code is invalid');
+      if (storedCode(state).client_id !== state.token.client.known.client.client_id)
+        throw new InvalidGrant('authorization code is invalid');
     },
   },
   {
     name: 'code not expired',
     check(state) {
-      if (storedCode(state).expires_at_us <= state.token.deps.clock.nowUs()) throw new InvalidGrant('authorization code has expired');
+      if (storedCode(state).expires_at_us <= state.token.deps.clock.nowUs())
+        throw new InvalidGrant('authorization code has expired');
     },
   },
   {
     name: 'the grant it was issued under still live',
     async check(state) {
       const code = storedCode(state);
-      if (!(await grantIsLive(state.token.deps.store, code.account_id, code.client_id, code.grant_id))) throw new InvalidGrant('the member’s authorization this code was issued under is revoked');
+      if (!(await grantIsLive(state.token.deps.store, code.account_id, code.client_id, code.grant_id)))
+        throw new InvalidGrant('the member’s authorization this code was issued under is revoked');
     },
   },
   {
     name: 'code_verifier matches the code_challenge (S256)',
     check(state) {
       const verifier = param(state, 'code_verifier');
-      const ok = CODE_VERIFIER_FORMAT.test(verifier) && createHash('sha256').update(verifier).digest('base64url') === storedCode(state).code_challenge;
+      const ok =
+        CODE_VERIFIER_FORMAT.test(verifier) &&
+        createHash('sha256').update(verifier).digest('base64url') === storedCode(state).code_challenge;
       if (!ok) throw new InvalidGrant('code verifier is invalid');
     },
   },
   {
     name: 'redirect_uri exactly the one of the authorization request',
     check(state) {
-      if (param(state, 'redirect_uri') !== storedCode(state).redirect_uri) throw new InvalidGrant('redirect_uri differs from the one of the authorization request');
+      if (param(state, 'redirect_uri') !== storedCode(state).redirect_uri)
+        throw new InvalidGrant('redirect_uri differs from the one of the authorization request');
     },
   },
 ];

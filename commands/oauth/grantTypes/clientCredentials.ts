@@ -23,7 +23,9 @@ function appScopesOf(known: KnownClient, scope: readonly string[] | undefined): 
   }
   for (const requested of scope) {
     if (!(APP_SCOPES as readonly string[]).includes(requested)) {
-      throw new InvalidScope(`${requested} is not an application scope (client_credentials grants market_data and events only)`);
+      throw new InvalidScope(
+        `${requested} is not an application scope (client_credentials grants market_data and events only)`,
+      );
     }
     if (!allowed.includes(requested)) throw new InvalidScope(`${requested} is not allowed for this client`);
   }
@@ -39,16 +41,30 @@ export const clientCredentials: GrantType = {
     const accessToken = newAccessToken();
     const now = deps.clock.nowUs();
     try {
-      await deps.tokens.saveTokens([{
-        token_hash: digestOf(accessToken), kind: 'access', token_id: randomUUID(), client_id: client.known.client.client_id,
-        account_id: null, grant_id: null, family_id: null, scopes, issued_at_us: now, expires_at_us: now + ACCESS_TOKEN_LIFETIME_US,
-      }]); // committed before the answer
+      await deps.tokens.saveTokens([
+        {
+          token_hash: digestOf(accessToken),
+          kind: 'access',
+          token_id: randomUUID(),
+          client_id: client.known.client.client_id,
+          account_id: null,
+          grant_id: null,
+          family_id: null,
+          scopes,
+          issued_at_us: now,
+          expires_at_us: now + ACCESS_TOKEN_LIFETIME_US,
+        },
+      ]); // committed before the answer
     } catch (error) {
       // the token table could not take it (database unreachable, or too many rows waiting): nothing
       // was issued or consumed, so the client may simply ask again
       deps.onError?.(error, 'token endpoint (client_credentials token not stored)');
       throw new TemporarilyUnavailable('The token could not be stored; retry shortly');
     }
-    return json(200, { access_token: accessToken, token_type: 'bearer', expires_in: ACCESS_TOKEN_LIFETIME_S, scope: scopes.join(' ') }, { Pragma: 'no-cache' });
+    return json(
+      200,
+      { access_token: accessToken, token_type: 'bearer', expires_in: ACCESS_TOKEN_LIFETIME_S, scope: scopes.join(' ') },
+      { Pragma: 'no-cache' },
+    );
   },
 };

@@ -17,8 +17,14 @@ import { revokeGrant } from '../grants.ts';
 import { json, type OAuthAnswer, type OAuthRequest } from '../http.ts';
 import type { StoredCode, StoredToken } from '../tokenStore.ts';
 import {
-  ACCESS_TOKEN_LIFETIME_S, ACCESS_TOKEN_LIFETIME_US, digestOf, newAccessToken, newRefreshToken, REFRESH_TOKEN_LIFETIME_S,
-  REFRESH_TOKEN_LIFETIME_US, TOKEN_LENGTH_MAX,
+  ACCESS_TOKEN_LIFETIME_S,
+  ACCESS_TOKEN_LIFETIME_US,
+  digestOf,
+  newAccessToken,
+  newRefreshToken,
+  REFRESH_TOKEN_LIFETIME_S,
+  REFRESH_TOKEN_LIFETIME_US,
+  TOKEN_LENGTH_MAX,
 } from '../tokens.ts';
 
 const { Request: LibRequest, Response: LibResponse } = OAuth2Server;
@@ -46,14 +52,21 @@ type TokenRow = Omit<StoredToken, 'revoked_at_us' | 'rotated'>;
 /** The grants the library runs (client_credentials is issued by its own module). */
 const LIBRARY_GRANTS = ['authorization_code', 'refresh_token'];
 
-const libClientOf = (known: KnownClient): LibClient =>
-  ({ id: known.client.client_id, grants: LIBRARY_GRANTS, redirectUris: known.client.redirect_uris, known });
+const libClientOf = (known: KnownClient): LibClient => ({
+  id: known.client.client_id,
+  grants: LIBRARY_GRANTS,
+  redirectUris: known.client.redirect_uris,
+  known,
+});
 
 /** A Date for the library's expiry checks (it compares with the wall clock): the service clock's distance, on the wall clock. */
 const libDate = (deps: OAuthDeps, atUs: number): Date => new Date(Date.now() + (atUs - deps.clock.nowUs()) / 1000);
 
 /** A replayed code: its grant is revoked (an event), then everything issued under it. */
-export async function revokeReplayedGrant(deps: OAuthDeps, code: { account_id: string; client_id: string; grant_id: string }): Promise<void> {
+export async function revokeReplayedGrant(
+  deps: OAuthDeps,
+  code: { account_id: string; client_id: string; grant_id: string },
+): Promise<void> {
   await revokeGrant(deps.store, { ...code, reason: 'code_replayed', now_us: deps.clock.nowUs() });
   await deps.tokens.revokeGrantTokens(code.grant_id);
 }
@@ -90,7 +103,12 @@ function modelOf(deps: OAuthDeps) {
         codeChallenge: stored.code_challenge,
         codeChallengeMethod: 'S256',
         client: known ? libClientOf(known) : { id: stored.client_id, grants: [] },
-        user: { account_id: stored.account_id, grant_id: stored.grant_id, family_id: null, consumes: { kind: 'code', code: stored } } satisfies UserRef,
+        user: {
+          account_id: stored.account_id,
+          grant_id: stored.grant_id,
+          family_id: null,
+          consumes: { kind: 'code', code: stored },
+        } satisfies UserRef,
       };
     },
 
@@ -114,7 +132,12 @@ function modelOf(deps: OAuthDeps) {
         refreshTokenExpiresAt: libDate(deps, stored.expires_at_us),
         scope: stored.scopes,
         client: known ? libClientOf(known) : { id: stored.client_id, grants: [] },
-        user: { account_id: stored.account_id, grant_id: stored.grant_id, family_id: stored.family_id, consumes: { kind: 'refresh', token: stored } } satisfies UserRef,
+        user: {
+          account_id: stored.account_id,
+          grant_id: stored.grant_id,
+          family_id: stored.family_id,
+          consumes: { kind: 'refresh', token: stored },
+        } satisfies UserRef,
       };
     },
 
@@ -135,32 +158,55 @@ function modelOf(deps: OAuthDeps) {
       return newRefreshToken();
     },
 
-    async saveToken(token: { accessToken: string; refreshToken?: string; scope?: string[] }, client: LibClient, user: UserRef) {
+    async saveToken(
+      token: { accessToken: string; refreshToken?: string; scope?: string[] },
+      client: LibClient,
+      user: UserRef,
+    ) {
       const now = deps.clock.nowUs();
       const scopes = token.scope ?? [];
       const familyId = token.refreshToken ? (user.family_id ?? randomUUID()) : user.family_id;
-      const rows: TokenRow[] = [{
-        token_hash: digestOf(token.accessToken), kind: 'access', token_id: randomUUID(), client_id: client.id,
-        account_id: user.account_id, grant_id: user.grant_id, family_id: familyId, scopes, issued_at_us: now,
-        expires_at_us: now + ACCESS_TOKEN_LIFETIME_US,
-      }];
+      const rows: TokenRow[] = [
+        {
+          token_hash: digestOf(token.accessToken),
+          kind: 'access',
+          token_id: randomUUID(),
+          client_id: client.id,
+          account_id: user.account_id,
+          grant_id: user.grant_id,
+          family_id: familyId,
+          scopes,
+          issued_at_us: now,
+          expires_at_us: now + ACCESS_TOKEN_LIFETIME_US,
+        },
+      ];
       if (token.refreshToken) {
         rows.push({
-          token_hash: digestOf(token.refreshToken), kind: 'refresh', token_id: randomUUID(), client_id: client.id,
-          account_id: user.account_id, grant_id: user.grant_id, family_id: familyId, scopes, issued_at_us: now,
+          token_hash: digestOf(token.refreshToken),
+          kind: 'refresh',
+          token_id: randomUUID(),
+          client_id: client.id,
+          account_id: user.account_id,
+          grant_id: user.grant_id,
+          family_id: familyId,
+          scopes,
+          issued_at_us: now,
           expires_at_us: now + REFRESH_TOKEN_LIFETIME_US,
         });
       }
       const used = user.consumes;
       let issued: boolean;
       try {
-        issued = used.kind === 'code'
-          ? await deps.tokens.exchangeCode(used.code.code_hash, rows)
-          : await deps.tokens.rotateRefreshToken(used.token.token_hash, rows);
+        issued =
+          used.kind === 'code'
+            ? await deps.tokens.exchangeCode(used.code.code_hash, rows)
+            : await deps.tokens.rotateRefreshToken(used.token.token_hash, rows);
       } catch (error) {
         // nothing was written, so nothing was used: the client retries with the same code or token
         deps.onError?.(error, `token endpoint (${used.kind === 'code' ? 'code exchange' : 'refresh'} not stored)`);
-        throw new TemporarilyUnavailable(`The token could not be stored; retry shortly with the same ${used.kind === 'code' ? 'code' : 'refresh token'}`);
+        throw new TemporarilyUnavailable(
+          `The token could not be stored; retry shortly with the same ${used.kind === 'code' ? 'code' : 'refresh token'}`,
+        );
       }
       if (!issued) {
         // another presentation won (or the grant was revoked meanwhile): this one is a replay
@@ -192,7 +238,10 @@ export function libraryGrants(deps: OAuthDeps) {
     async run(request: OAuthRequest, client: AuthenticatedClient): Promise<OAuthAnswer> {
       // The library sees the client as authenticated: Basic with the decoded id and secret, or the public id.
       // (a content-length tells the library's body check that there is a body: it was parsed already)
-      const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', 'content-length': '1' };
+      const headers: Record<string, string> = {
+        'content-type': 'application/x-www-form-urlencoded',
+        'content-length': '1',
+      };
       const body: Record<string, unknown> = { ...request.body };
       delete body.client_id;
       if (client.withSecret) {
@@ -203,7 +252,11 @@ export function libraryGrants(deps: OAuthDeps) {
       const libResponse = new LibResponse({ headers: {} });
       await server.token(new LibRequest({ method: 'POST', headers, query: {}, body }), libResponse);
       // the stored expiry is exactly the lifetime from now (the library rounds its own clock down)
-      const answer = { ...(libResponse.body as Record<string, unknown>), token_type: 'bearer', expires_in: ACCESS_TOKEN_LIFETIME_S };
+      const answer = {
+        ...(libResponse.body as Record<string, unknown>),
+        token_type: 'bearer',
+        expires_in: ACCESS_TOKEN_LIFETIME_S,
+      };
       return json(200, answer, { Pragma: 'no-cache' });
     },
   };

@@ -15,7 +15,14 @@ import { grantIsLive } from '../grants.ts';
 import { InvalidGrant, InvalidRequest, InvalidScope } from '../errors.ts';
 import type { StoredToken } from '../tokenStore.ts';
 import { digestOf, TOKEN_LENGTH_MAX } from '../tokens.ts';
-import { isVisibleAscii, requestedScopes, runChecks, type Check, type GrantType, type TokenRequest } from './grantType.ts';
+import {
+  isVisibleAscii,
+  requestedScopes,
+  runChecks,
+  type Check,
+  type GrantType,
+  type TokenRequest,
+} from './grantType.ts';
 import { REFRESH_REUSED, revokeReusedFamily, type LibraryGrants } from './library.ts';
 
 interface Refresh {
@@ -40,7 +47,8 @@ const CHECKS: readonly Check<Refresh>[] = [
     name: 'refresh token known',
     async check(state) {
       const text = presented(state);
-      const stored = text.length <= TOKEN_LENGTH_MAX ? await state.token.deps.tokens.findToken(digestOf(text)) : undefined;
+      const stored =
+        text.length <= TOKEN_LENGTH_MAX ? await state.token.deps.tokens.findToken(digestOf(text)) : undefined;
       if (!stored || stored.kind !== 'refresh') throw new InvalidGrant('refresh token is invalid');
       state.stored = stored;
     },
@@ -59,13 +67,15 @@ const CHECKS: readonly Check<Refresh>[] = [
   {
     name: 'issued to this client',
     check(state) {
-      if (storedToken(state).client_id !== state.token.client.known.client.client_id) throw new InvalidGrant('refresh token was issued to another client');
+      if (storedToken(state).client_id !== state.token.client.known.client.client_id)
+        throw new InvalidGrant('refresh token was issued to another client');
     },
   },
   {
     name: 'not expired',
     check(state) {
-      if (storedToken(state).expires_at_us <= state.token.deps.clock.nowUs()) throw new InvalidGrant('refresh token has expired');
+      if (storedToken(state).expires_at_us <= state.token.deps.clock.nowUs())
+        throw new InvalidGrant('refresh token has expired');
     },
   },
   {
@@ -73,14 +83,16 @@ const CHECKS: readonly Check<Refresh>[] = [
     async check(state) {
       const stored = storedToken(state);
       if (stored.account_id === null || stored.grant_id === null) return;
-      if (!(await grantIsLive(state.token.deps.store, stored.account_id, stored.client_id, stored.grant_id))) throw new InvalidGrant('the member’s authorization this refresh token was issued under is revoked');
+      if (!(await grantIsLive(state.token.deps.store, stored.account_id, stored.client_id, stored.grant_id)))
+        throw new InvalidGrant('the member’s authorization this refresh token was issued under is revoked');
     },
   },
   {
     name: 'scope within the token’s',
     check(state) {
       const scopes = requestedScopes(state.token.request.body);
-      if (scopes !== undefined && !scopes.every((scope) => storedToken(state).scopes.includes(scope))) throw new InvalidScope('Unable to add extra scopes');
+      if (scopes !== undefined && !scopes.every((scope) => storedToken(state).scopes.includes(scope)))
+        throw new InvalidScope('Unable to add extra scopes');
     },
   },
 ];

@@ -12,7 +12,14 @@
 import type { LegacyEngineEvent as EngineEvent, LegacyEngineEventType as EngineEventType } from './legacy.ts';
 import type { EngineInput, OrderRequest } from '../inputs.ts';
 import type {
-  AccountView, BalanceView, FillView, LedgerEntryView, MarketBaseView, OrderView, PositionView, SportEventView,
+  AccountView,
+  BalanceView,
+  FillView,
+  LedgerEntryView,
+  MarketBaseView,
+  OrderView,
+  PositionView,
+  SportEventView,
 } from '../../views.ts';
 
 /** The record version written by this encoding (records without `v` are version 1: plain events). */
@@ -20,52 +27,219 @@ export const JOURNAL_VERSION = 2;
 
 /** Compile-time check that a key list names every key of its view (and nothing else). */
 type Exhaustive<T, K extends readonly (keyof T)[]> = Exclude<keyof T, K[number]> extends never ? K : never;
-const keysOf = <T>() => <const K extends readonly (keyof T)[]>(keys: Exhaustive<T, K>): readonly string[] => keys as readonly string[];
+const keysOf =
+  <T>() =>
+  <const K extends readonly (keyof T)[]>(keys: Exhaustive<T, K>): readonly string[] =>
+    keys as readonly string[];
 
 // Canonical key order per view kind (the order the engine builds each view in; see domain/views.ts).
 const ORDER_KEYS = keysOf<OrderView>()([
-  'id', 'account_id', 'market_id', 'action', 'order_type', 'status', 'quantity', 'filled', 'filled_percentage', 'price',
-  'avg_price', 'total_value', 'amount', 'filled_amount', 'client_order_id', 'device_id', 'ip_address', 'expiration',
-  'expiration_time', 'expires_at', 'accepted_at', 'delayed_until', 'inserted_at', 'time', 'placed_pre_start', 'fix_order',
-  'cancellation_reason', 'rejection_reason', 'odds_type', 'odds_value', 'cancel_on_disconnect', 'seq',
+  'id',
+  'account_id',
+  'market_id',
+  'action',
+  'order_type',
+  'status',
+  'quantity',
+  'filled',
+  'filled_percentage',
+  'price',
+  'avg_price',
+  'total_value',
+  'amount',
+  'filled_amount',
+  'client_order_id',
+  'device_id',
+  'ip_address',
+  'expiration',
+  'expiration_time',
+  'expires_at',
+  'accepted_at',
+  'delayed_until',
+  'inserted_at',
+  'time',
+  'placed_pre_start',
+  'fix_order',
+  'cancellation_reason',
+  'rejection_reason',
+  'odds_type',
+  'odds_value',
+  'cancel_on_disconnect',
+  'seq',
 ]);
 // Views as records of versions 2 and 3 hold them: fields added to the views since are not in these lists.
 const FILL_KEYS = keysOf<Omit<FillView, 'fee_entry_id' | 'settlement_fee'>>()([
-  'trade_id', 'order_id', 'account_id', 'market_id', 'event_id', 'client_order_id', 'action', 'status', 'liquidity_action',
-  'price', 'filled', 'traded_contracts', 'original_filled', 'original_price', 'original_premium', 'original_risk',
-  'original_to_win', 'amended', 'last_modified_at', 'last_modified_by_admin_id', 'admin_log', 'closed_contracts',
-  'expired_contracts', 'settled_contracts', 'remaining', 'virtual_remaining', 'closing', 'closed_fee', 'expired_fee',
-  'closed_pnl', 'expired_pnl', 'closed_net_pnl', 'expired_net_pnl', 'gross_pnl', 'pc_premium', 'pc_risk', 'pc_to_win',
-  'remaining_potential_fee', 'remaining_premium', 'remaining_risk', 'remaining_to_win', 'trade_fee', 'unrounded_trade_fee',
-  'total_fee', 'points', 'settlements_count', 'placed_pre_start', 'pre_start', 'device_id', 'ip_address', 'opened_at',
-  'expires_at', 'settled_at', 'inserted_at', 'updated_at', 'time', 'seq',
+  'trade_id',
+  'order_id',
+  'account_id',
+  'market_id',
+  'event_id',
+  'client_order_id',
+  'action',
+  'status',
+  'liquidity_action',
+  'price',
+  'filled',
+  'traded_contracts',
+  'original_filled',
+  'original_price',
+  'original_premium',
+  'original_risk',
+  'original_to_win',
+  'amended',
+  'last_modified_at',
+  'last_modified_by_admin_id',
+  'admin_log',
+  'closed_contracts',
+  'expired_contracts',
+  'settled_contracts',
+  'remaining',
+  'virtual_remaining',
+  'closing',
+  'closed_fee',
+  'expired_fee',
+  'closed_pnl',
+  'expired_pnl',
+  'closed_net_pnl',
+  'expired_net_pnl',
+  'gross_pnl',
+  'pc_premium',
+  'pc_risk',
+  'pc_to_win',
+  'remaining_potential_fee',
+  'remaining_premium',
+  'remaining_risk',
+  'remaining_to_win',
+  'trade_fee',
+  'unrounded_trade_fee',
+  'total_fee',
+  'points',
+  'settlements_count',
+  'placed_pre_start',
+  'pre_start',
+  'device_id',
+  'ip_address',
+  'opened_at',
+  'expires_at',
+  'settled_at',
+  'inserted_at',
+  'updated_at',
+  'time',
+  'seq',
 ]);
 const BALANCE_KEYS = keysOf<BalanceView>()([
-  'account_id', 'user_id', 'account_balance', 'available_balance', 'buy_order_liability', 'sell_order_liability',
-  'position_premium_liability', 'escrow', 'fee_schedule', 'base_fee_percent', 'maker_factor', 'taker_factor', 'loyalty_tier',
-  'points', 'total_adjustments', 'total_deposits', 'total_withdrawals', 'total_fees', 'total_settlement_pnl', 'total_traded',
-  'total_trade_count', 'seq',
+  'account_id',
+  'user_id',
+  'account_balance',
+  'available_balance',
+  'buy_order_liability',
+  'sell_order_liability',
+  'position_premium_liability',
+  'escrow',
+  'fee_schedule',
+  'base_fee_percent',
+  'maker_factor',
+  'taker_factor',
+  'loyalty_tier',
+  'points',
+  'total_adjustments',
+  'total_deposits',
+  'total_withdrawals',
+  'total_fees',
+  'total_settlement_pnl',
+  'total_traded',
+  'total_trade_count',
+  'seq',
 ]);
 const POSITION_KEYS = keysOf<PositionView>()([
-  'account_id', 'market_id', 'event_id', 'position', 'side', 'contracts', 'avg_price', 'premium', 'risk', 'to_win',
-  'realized_pnl', 'fees', 'market_max_price', 'updated_at', 'seq',
+  'account_id',
+  'market_id',
+  'event_id',
+  'position',
+  'side',
+  'contracts',
+  'avg_price',
+  'premium',
+  'risk',
+  'to_win',
+  'realized_pnl',
+  'fees',
+  'market_max_price',
+  'updated_at',
+  'seq',
 ]);
 const LEDGER_ENTRY_KEYS = keysOf<LedgerEntryView>()([
-  'id', 'account_id', 'type', 'amount', 'points', 'event_id', 'market_id', 'fee_id', 'payment_id', 'settlement_id',
-  'fee_source', 'trade_id', 'method', 'reason', 'sub_method', 'referee_account_id', 'referrer_account_id', 'inserted_at',
-  'time', 'seq',
+  'id',
+  'account_id',
+  'type',
+  'amount',
+  'points',
+  'event_id',
+  'market_id',
+  'fee_id',
+  'payment_id',
+  'settlement_id',
+  'fee_source',
+  'trade_id',
+  'method',
+  'reason',
+  'sub_method',
+  'referee_account_id',
+  'referrer_account_id',
+  'inserted_at',
+  'time',
+  'seq',
 ]);
 const ACCOUNT_KEYS = keysOf<AccountView>()([
-  'account_id', 'user_id', 'status', 'first_name', 'last_name', 'email', 'jurisdiction', 'fee_schedule', 'base_fee_percent',
-  'maker_factor', 'taker_factor', 'loyalty_tier', 'created_at', 'updated_at',
+  'account_id',
+  'user_id',
+  'status',
+  'first_name',
+  'last_name',
+  'email',
+  'jurisdiction',
+  'fee_schedule',
+  'base_fee_percent',
+  'maker_factor',
+  'taker_factor',
+  'loyalty_tier',
+  'created_at',
+  'updated_at',
 ]);
 const SPORT_EVENT_KEYS = keysOf<Omit<SportEventView, 'event_fee_percent'>>()([
-  'event_id', 'title', 'short_title', 'event_type', 'sport', 'competition', 'participants', 'start', 'status', 'started_at',
+  'event_id',
+  'title',
+  'short_title',
+  'event_type',
+  'sport',
+  'competition',
+  'participants',
+  'start',
+  'status',
+  'started_at',
 ]);
 const MARKET_KEYS = keysOf<MarketBaseView>()([
-  'market_id', 'event_id', 'title', 'short_title', 'question', 'rules', 'symbol', 'grouping_id', 'grouping_name', 'featured',
-  'status', 'trading', 'max_price', 'in_play_delay_sec', 'points_cost', 'result', 'settled_at', 'last_traded_price',
-  'created_at', 'updated_at', 'seq',
+  'market_id',
+  'event_id',
+  'title',
+  'short_title',
+  'question',
+  'rules',
+  'symbol',
+  'grouping_id',
+  'grouping_name',
+  'featured',
+  'status',
+  'trading',
+  'max_price',
+  'in_play_delay_sec',
+  'points_cost',
+  'result',
+  'settled_at',
+  'last_traded_price',
+  'created_at',
+  'updated_at',
+  'seq',
 ]);
 
 /** Which fields of each event type hold a view, and the key list of that view's kind. */
@@ -115,7 +289,9 @@ function valuesOf(view: Record<string, unknown>, keys: readonly string[]): unkno
 /** The view whose values are `stored`, in the order of `keys`. */
 function viewOf(stored: unknown[], keys: readonly string[], type: string, field: string): Record<string, unknown> {
   if (stored.length !== keys.length) {
-    throw new Error(`engine journal: ${type}.${field} holds ${stored.length} values where ${keys.length} were expected`);
+    throw new Error(
+      `engine journal: ${type}.${field} holds ${stored.length} values where ${keys.length} were expected`,
+    );
   }
   const view: Record<string, unknown> = {};
   for (let i = 0; i < keys.length; i++) view[keys[i]!] = stored[i];
@@ -124,7 +300,8 @@ function viewOf(stored: unknown[], keys: readonly string[], type: string, field:
 
 /** A copy of `event` whose view fields went through `map` (with their kind's key list). */
 function mapViews<From extends { type: string }, To>(
-  event: From, map: (value: unknown, keys: readonly string[], type: string, field: string) => unknown,
+  event: From,
+  map: (value: unknown, keys: readonly string[], type: string, field: string) => unknown,
 ): To {
   const fields = viewFieldsOf(event.type);
   const source = event as unknown as Record<string, unknown>;
@@ -182,7 +359,10 @@ export function newDeltaContext(): DeltaContext {
 }
 
 function encodeViewDelta(
-  view: unknown, keys: readonly string[], context: DeltaContext, read: (view: Record<string, unknown>) => unknown[] = (v) => valuesOf(v, keys),
+  view: unknown,
+  keys: readonly string[],
+  context: DeltaContext,
+  read: (view: Record<string, unknown>) => unknown[] = (v) => valuesOf(v, keys),
 ): unknown {
   if (!hasExactKeys(view, keys)) return view;
   // the values read once; the encoder's context keeps them and the delta compares arrays
@@ -212,13 +392,24 @@ function changedValue(value: unknown, previous: unknown): boolean {
   return value !== previous || (value !== null && typeof value === 'object');
 }
 
-function decodeViewDelta(stored: unknown, keys: readonly string[], context: DeltaContext, type: string, field: string): unknown {
+function decodeViewDelta(
+  stored: unknown,
+  keys: readonly string[],
+  context: DeltaContext,
+  type: string,
+  field: string,
+): unknown {
   let view: Record<string, unknown>;
   if (Array.isArray(stored)) {
     view = viewOf(stored, keys, type, field);
-  } else if (stored !== null && typeof stored === 'object' && Array.isArray((stored as Record<string, unknown>)[DELTA_KEY])) {
+  } else if (
+    stored !== null &&
+    typeof stored === 'object' &&
+    Array.isArray((stored as Record<string, unknown>)[DELTA_KEY])
+  ) {
     const previous = context.get(keys) as Readonly<Record<string, unknown>> | undefined;
-    if (!previous) throw new Error(`engine journal: ${type}.${field} is a delta with no earlier view of its kind in the record`);
+    if (!previous)
+      throw new Error(`engine journal: ${type}.${field} is a delta with no earlier view of its kind in the record`);
     const changes = (stored as Record<string, unknown[]>)[DELTA_KEY]!;
     view = { ...previous };
     for (let i = 0; i + 1 < changes.length; i += 2) {
@@ -237,22 +428,46 @@ function decodeViewDelta(stored: unknown, keys: readonly string[], context: Delt
 
 /** Decodes one step's events; steps of a record must be decoded in order with one context. */
 export function decodeEventsDelta(stored: readonly EncodedEngineEvent[], context: DeltaContext): EngineEvent[] {
-  return stored.map((event) => mapViews<EncodedEngineEvent, EngineEvent>(event, (view, keys, type, field) => decodeViewDelta(view, keys, context, type, field)));
+  return stored.map((event) =>
+    mapViews<EncodedEngineEvent, EngineEvent>(event, (view, keys, type, field) =>
+      decodeViewDelta(view, keys, context, type, field),
+    ),
+  );
 }
 
 // Order requests inside a record's inputs (PlaceOrder, PlaceOrders) take the same delta encoding:
 // an input is otherwise the largest part of a resting order's step.
 const ORDER_REQUEST_KEYS = keysOf<OrderRequest>()([
-  'order_id', 'market_id', 'action', 'order_type', 'price', 'quantity', 'client_order_id', 'device_id', 'ip_address',
-  'expiration', 'expiration_time', 'cancel_on_disconnect',
+  'order_id',
+  'market_id',
+  'action',
+  'order_type',
+  'price',
+  'quantity',
+  'client_order_id',
+  'device_id',
+  'ip_address',
+  'expiration',
+  'expiration_time',
+  'cancel_on_disconnect',
 ]);
 
 /** An order request's values in ORDER_REQUEST_KEYS order, read field by field (a unit test holds it to the list). */
 export function orderRequestValues(view: Record<string, unknown>): unknown[] {
   const o = view as unknown as OrderRequest;
   return [
-    o.order_id, o.market_id, o.action, o.order_type, o.price, o.quantity, o.client_order_id, o.device_id, o.ip_address,
-    o.expiration, o.expiration_time, o.cancel_on_disconnect,
+    o.order_id,
+    o.market_id,
+    o.action,
+    o.order_type,
+    o.price,
+    o.quantity,
+    o.client_order_id,
+    o.device_id,
+    o.ip_address,
+    o.expiration,
+    o.expiration_time,
+    o.cancel_on_disconnect,
   ];
 }
 
@@ -308,19 +523,36 @@ export function decodeOrderRequest(stored: unknown, context: DeltaContext, kind:
 
 /** Encodes a step's input against (and into) the record's delta context. */
 export function encodeInputDelta(input: EngineInput, context: DeltaContext): EngineInput {
-  if (input.kind === 'PlaceOrder') return { ...input, order: encodeViewDelta(input.order, ORDER_REQUEST_KEYS, context, orderRequestValues) as OrderRequest };
+  if (input.kind === 'PlaceOrder')
+    return {
+      ...input,
+      order: encodeViewDelta(input.order, ORDER_REQUEST_KEYS, context, orderRequestValues) as OrderRequest,
+    };
   if (input.kind === 'PlaceOrders') {
-    return { ...input, orders: input.orders.map((order) => encodeViewDelta(order, ORDER_REQUEST_KEYS, context, orderRequestValues) as OrderRequest) };
+    return {
+      ...input,
+      orders: input.orders.map(
+        (order) => encodeViewDelta(order, ORDER_REQUEST_KEYS, context, orderRequestValues) as OrderRequest,
+      ),
+    };
   }
   return input;
 }
 
 export function decodeInputDelta(stored: EngineInput, context: DeltaContext): EngineInput {
   if (stored.kind === 'PlaceOrder') {
-    return { ...stored, order: decodeViewDelta(stored.order, ORDER_REQUEST_KEYS, context, stored.kind, 'order') as OrderRequest };
+    return {
+      ...stored,
+      order: decodeViewDelta(stored.order, ORDER_REQUEST_KEYS, context, stored.kind, 'order') as OrderRequest,
+    };
   }
   if (stored.kind === 'PlaceOrders' && Array.isArray(stored.orders)) {
-    return { ...stored, orders: stored.orders.map((order) => decodeViewDelta(order, ORDER_REQUEST_KEYS, context, stored.kind, 'orders') as OrderRequest) };
+    return {
+      ...stored,
+      orders: stored.orders.map(
+        (order) => decodeViewDelta(order, ORDER_REQUEST_KEYS, context, stored.kind, 'orders') as OrderRequest,
+      ),
+    };
   }
   return stored;
 }

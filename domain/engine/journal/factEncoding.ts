@@ -12,17 +12,43 @@ import type { EngineEvent, EngineEventType } from '../events.ts';
 
 type KeysOf<T> = T extends unknown ? Exclude<keyof T, 'type'> : never;
 /** Compile-time check that a key list names every key of its fact (and nothing else). */
-type Exhaustive<T, K extends readonly string[]> = Exclude<KeysOf<T>, K[number]> extends never ? (Exclude<K[number], KeysOf<T>> extends never ? K : never) : never;
-const keysOf = <T extends EngineEvent>() => <const K extends readonly string[]>(keys: Exhaustive<T, K>): readonly string[] => keys;
+type Exhaustive<T, K extends readonly string[]> =
+  Exclude<KeysOf<T>, K[number]> extends never ? (Exclude<K[number], KeysOf<T>> extends never ? K : never) : never;
+const keysOf =
+  <T extends EngineEvent>() =>
+  <const K extends readonly string[]>(keys: Exhaustive<T, K>): readonly string[] =>
+    keys;
 type Fact<N extends EngineEventType> = Extract<EngineEvent, { type: N }>;
 
 const ACCOUNT_DETAILS = [
-  'account_id', 'status', 'first_name', 'last_name', 'email', 'jurisdiction', 'fee_schedule', 'base_fee_percent', 'maker_factor',
-  'taker_factor', 'created_at',
+  'account_id',
+  'status',
+  'first_name',
+  'last_name',
+  'email',
+  'jurisdiction',
+  'fee_schedule',
+  'base_fee_percent',
+  'maker_factor',
+  'taker_factor',
+  'created_at',
 ] as const;
 const ORDER_TERMS = [
-  'order_id', 'account_id', 'market_id', 'action', 'order_type', 'price', 'quantity', 'expiration', 'expiration_time', 'expires_at',
-  'placed_pre_start', 'client_order_id', 'device_id', 'ip_address', 'cancel_on_disconnect',
+  'order_id',
+  'account_id',
+  'market_id',
+  'action',
+  'order_type',
+  'price',
+  'quantity',
+  'expiration',
+  'expiration_time',
+  'expires_at',
+  'placed_pre_start',
+  'client_order_id',
+  'device_id',
+  'ip_address',
+  'cancel_on_disconnect',
 ] as const;
 
 /** Each fact type's keys after `type`, in the order the engine builds the fact. */
@@ -30,17 +56,67 @@ export const FACT_KEYS: Readonly<Record<EngineEventType, readonly string[]>> = {
   AccountOpened: keysOf<Fact<'AccountOpened'>>()(['user_id', ...ACCOUNT_DETAILS]),
   AccountUpdated: keysOf<Fact<'AccountUpdated'>>()([...ACCOUNT_DETAILS]),
   LoyaltyTierChanged: keysOf<Fact<'LoyaltyTierChanged'>>()(['account_id', 'tier']),
-  SportEventScheduled: keysOf<Fact<'SportEventScheduled'>>()(['event_id', 'title', 'short_title', 'event_type', 'sport', 'competition', 'participants', 'start']),
+  SportEventScheduled: keysOf<Fact<'SportEventScheduled'>>()([
+    'event_id',
+    'title',
+    'short_title',
+    'event_type',
+    'sport',
+    'competition',
+    'participants',
+    'start',
+  ]),
   SportEventStarted: keysOf<Fact<'SportEventStarted'>>()(['event_id']),
-  SportEventUpdated: keysOf<Fact<'SportEventUpdated'>>()(['event_id', 'title', 'short_title', 'event_type', 'sport', 'competition', 'participants', 'start']),
+  SportEventUpdated: keysOf<Fact<'SportEventUpdated'>>()([
+    'event_id',
+    'title',
+    'short_title',
+    'event_type',
+    'sport',
+    'competition',
+    'participants',
+    'start',
+  ]),
   MarketListed: keysOf<Fact<'MarketListed'>>()([
-    'market_id', 'event_id', 'title', 'short_title', 'question', 'rules', 'symbol', 'grouping_id', 'grouping_name', 'featured', 'status',
-    'trading', 'max_price', 'in_play_delay_sec', 'points_cost',
+    'market_id',
+    'event_id',
+    'title',
+    'short_title',
+    'question',
+    'rules',
+    'symbol',
+    'grouping_id',
+    'grouping_name',
+    'featured',
+    'status',
+    'trading',
+    'max_price',
+    'in_play_delay_sec',
+    'points_cost',
   ]),
   MarketUpdated: keysOf<Fact<'MarketUpdated'>>()([
-    'market_id', 'title', 'short_title', 'question', 'rules', 'symbol', 'grouping_name', 'featured', 'in_play_delay_sec', 'points_cost',
-    'description', 'group_title', 'specifier', 'position', 'powered_by', 'filters', 'trading_filters', 'keywords', 'participants',
-    'stat_detail', 'featured_home', 'manual_probability',
+    'market_id',
+    'title',
+    'short_title',
+    'question',
+    'rules',
+    'symbol',
+    'grouping_name',
+    'featured',
+    'in_play_delay_sec',
+    'points_cost',
+    'description',
+    'group_title',
+    'specifier',
+    'position',
+    'powered_by',
+    'filters',
+    'trading_filters',
+    'keywords',
+    'participants',
+    'stat_detail',
+    'featured_home',
+    'manual_probability',
   ]),
   MarketArchived: keysOf<Fact<'MarketArchived'>>()(['market_id']),
   MarketStatusChanged: keysOf<Fact<'MarketStatusChanged'>>()(['market_id', 'status', 'trading']),
@@ -51,24 +127,83 @@ export const FACT_KEYS: Readonly<Record<EngineEventType, readonly string[]>> = {
   OrderReleased: keysOf<Fact<'OrderReleased'>>()(['order_id']),
   OrderCancelled: keysOf<Fact<'OrderCancelled'>>()(['order_id', 'reason', 'status']),
   Traded: keysOf<Fact<'Traded'>>()([
-    'trade_id', 'market_id', 'price', 'quantity', 'taker_side', 'pre_start',
-    'maker_order_id', 'maker_account_id', 'maker_fill_id', 'maker_closing', 'maker_fee', 'maker_points', 'maker_remaining', 'maker_status',
-    'taker_order_id', 'taker_account_id', 'taker_fill_id', 'taker_closing', 'taker_fee', 'taker_points', 'taker_remaining', 'taker_status',
+    'trade_id',
+    'market_id',
+    'price',
+    'quantity',
+    'taker_side',
+    'pre_start',
+    'maker_order_id',
+    'maker_account_id',
+    'maker_fill_id',
+    'maker_closing',
+    'maker_fee',
+    'maker_points',
+    'maker_remaining',
+    'maker_status',
+    'taker_order_id',
+    'taker_account_id',
+    'taker_fill_id',
+    'taker_closing',
+    'taker_fee',
+    'taker_points',
+    'taker_remaining',
+    'taker_status',
   ]),
   LotClosed: keysOf<Fact<'LotClosed'>>()(['fill_id', 'quantity', 'pnl']),
   LotSettled: keysOf<Fact<'LotSettled'>>()(['fill_id', 'quantity', 'pnl']),
   LotResettled: keysOf<Fact<'LotResettled'>>()(['fill_id', 'quantity', 'pnl']),
   FillVoided: keysOf<Fact<'FillVoided'>>()(['fill_id']),
-  FillAmended: keysOf<Fact<'FillAmended'>>()(['fill_id', 'account_id', 'market_id', 'price', 'quantity', 'fee', 'points']),
+  FillAmended: keysOf<Fact<'FillAmended'>>()([
+    'fill_id',
+    'account_id',
+    'market_id',
+    'price',
+    'quantity',
+    'fee',
+    'points',
+  ]),
   Transferred: keysOf<Fact<'Transferred'>>()([
-    'id', 'kind', 'from', 'to', 'amount', 'market_id', 'fill_id', 'settlement_id', 'method', 'reason', 'sub_method',
+    'id',
+    'kind',
+    'from',
+    'to',
+    'amount',
+    'market_id',
+    'fill_id',
+    'settlement_id',
+    'method',
+    'reason',
+    'sub_method',
   ]),
   SettlementFeeBooked: keysOf<Fact<'SettlementFeeBooked'>>()([
-    'id', 'account_id', 'source', 'market_id', 'event_id', 'settlement_id', 'percent', 'net_winnings', 'fee_id', 'shares',
+    'id',
+    'account_id',
+    'source',
+    'market_id',
+    'event_id',
+    'settlement_id',
+    'percent',
+    'net_winnings',
+    'fee_id',
+    'shares',
   ]),
-  PointsCredited: keysOf<Fact<'PointsCredited'>>()(['id', 'account_id', 'market_id', 'settlement_id', 'points', 'amount_risked']),
+  PointsCredited: keysOf<Fact<'PointsCredited'>>()([
+    'id',
+    'account_id',
+    'market_id',
+    'settlement_id',
+    'points',
+    'amount_risked',
+  ]),
   ReferralRecorded: keysOf<Fact<'ReferralRecorded'>>()(['referrer_account_id', 'referee_account_id']),
-  ReferralCredited: keysOf<Fact<'ReferralCredited'>>()(['referrer_entry_id', 'referee_entry_id', 'referrer_account_id', 'referee_account_id', 'points']),
+  ReferralCredited: keysOf<Fact<'ReferralCredited'>>()([
+    'referrer_entry_id',
+    'referee_entry_id',
+    'referrer_account_id',
+    'referee_account_id',
+    'points',
+  ]),
   ReferralPointsSet: keysOf<Fact<'ReferralPointsSet'>>()(['points']),
   FundsReserved: keysOf<Fact<'FundsReserved'>>()(['account_id', 'buy_orders', 'sell_orders', 'positions', 'available']),
 };
@@ -81,9 +216,24 @@ export const FACT_KEYS_V5: Readonly<Record<EngineEventType, readonly string[]>> 
   ...FACT_KEYS,
   OrderCancelled: ['order_id', 'reason'],
   Traded: [
-    'trade_id', 'market_id', 'price', 'quantity', 'taker_side', 'pre_start',
-    'maker_order_id', 'maker_account_id', 'maker_fill_id', 'maker_closing', 'maker_fee', 'maker_points',
-    'taker_order_id', 'taker_account_id', 'taker_fill_id', 'taker_closing', 'taker_fee', 'taker_points',
+    'trade_id',
+    'market_id',
+    'price',
+    'quantity',
+    'taker_side',
+    'pre_start',
+    'maker_order_id',
+    'maker_account_id',
+    'maker_fill_id',
+    'maker_closing',
+    'maker_fee',
+    'maker_points',
+    'taker_order_id',
+    'taker_account_id',
+    'taker_fill_id',
+    'taker_closing',
+    'taker_fee',
+    'taker_points',
   ],
 };
 
@@ -100,8 +250,13 @@ export function newFactContext(): FactContext {
   return new Map();
 }
 
-function keyListOf(type: unknown, lists: Readonly<Record<EngineEventType, readonly string[]>> = FACT_KEYS): readonly string[] | undefined {
-  return typeof type === 'string' && Object.prototype.hasOwnProperty.call(lists, type) ? lists[type as EngineEventType] : undefined;
+function keyListOf(
+  type: unknown,
+  lists: Readonly<Record<EngineEventType, readonly string[]>> = FACT_KEYS,
+): readonly string[] | undefined {
+  return typeof type === 'string' && Object.prototype.hasOwnProperty.call(lists, type)
+    ? lists[type as EngineEventType]
+    : undefined;
 }
 
 /** Whether `fact` has `type` then exactly `keys`, in that order, none of them undefined. */
@@ -127,17 +282,71 @@ type ValuesReader = (fact: EngineEvent) => unknown[];
 const reader = <N extends EngineEventType>(read: (fact: Fact<N>) => unknown[]): ValuesReader => read as ValuesReader;
 export const STORED_VALUES: Readonly<Partial<Record<EngineEventType, ValuesReader>>> = {
   OrderAccepted: reader<'OrderAccepted'>((f) => [
-    f.type, f.status, f.delayed_until, f.order_id, f.account_id, f.market_id, f.action, f.order_type, f.price, f.quantity, f.expiration,
-    f.expiration_time, f.expires_at, f.placed_pre_start, f.client_order_id, f.device_id, f.ip_address, f.cancel_on_disconnect,
+    f.type,
+    f.status,
+    f.delayed_until,
+    f.order_id,
+    f.account_id,
+    f.market_id,
+    f.action,
+    f.order_type,
+    f.price,
+    f.quantity,
+    f.expiration,
+    f.expiration_time,
+    f.expires_at,
+    f.placed_pre_start,
+    f.client_order_id,
+    f.device_id,
+    f.ip_address,
+    f.cancel_on_disconnect,
   ]),
-  FundsReserved: reader<'FundsReserved'>((f) => [f.type, f.account_id, f.buy_orders, f.sell_orders, f.positions, f.available]),
+  FundsReserved: reader<'FundsReserved'>((f) => [
+    f.type,
+    f.account_id,
+    f.buy_orders,
+    f.sell_orders,
+    f.positions,
+    f.available,
+  ]),
   Traded: reader<'Traded'>((f) => [
-    f.type, f.trade_id, f.market_id, f.price, f.quantity, f.taker_side, f.pre_start,
-    f.maker_order_id, f.maker_account_id, f.maker_fill_id, f.maker_closing, f.maker_fee, f.maker_points, f.maker_remaining, f.maker_status,
-    f.taker_order_id, f.taker_account_id, f.taker_fill_id, f.taker_closing, f.taker_fee, f.taker_points, f.taker_remaining, f.taker_status,
+    f.type,
+    f.trade_id,
+    f.market_id,
+    f.price,
+    f.quantity,
+    f.taker_side,
+    f.pre_start,
+    f.maker_order_id,
+    f.maker_account_id,
+    f.maker_fill_id,
+    f.maker_closing,
+    f.maker_fee,
+    f.maker_points,
+    f.maker_remaining,
+    f.maker_status,
+    f.taker_order_id,
+    f.taker_account_id,
+    f.taker_fill_id,
+    f.taker_closing,
+    f.taker_fee,
+    f.taker_points,
+    f.taker_remaining,
+    f.taker_status,
   ]),
   Transferred: reader<'Transferred'>((f) => [
-    f.type, f.id, f.kind, f.from, f.to, f.amount, f.market_id, f.fill_id, f.settlement_id, f.method, f.reason, f.sub_method,
+    f.type,
+    f.id,
+    f.kind,
+    f.from,
+    f.to,
+    f.amount,
+    f.market_id,
+    f.fill_id,
+    f.settlement_id,
+    f.method,
+    f.reason,
+    f.sub_method,
   ]),
   LotClosed: reader<'LotClosed'>((f) => [f.type, f.fill_id, f.quantity, f.pnl]),
   OrderCancelled: reader<'OrderCancelled'>((f) => [f.type, f.order_id, f.reason, f.status]),
@@ -180,15 +389,23 @@ export function decodeFact(stored: StoredFact, context: FactContext): EngineEven
   if (Array.isArray(stored)) {
     const keys = keyListOf(stored[0], FACT_KEYS_V5);
     if (!keys || stored.length !== keys.length + 1) {
-      throw new Error(`engine journal: a ${String(stored[0])} fact holds ${stored.length - 1} values where ${keys?.length ?? '?'} were expected`);
+      throw new Error(
+        `engine journal: a ${String(stored[0])} fact holds ${stored.length - 1} values where ${keys?.length ?? '?'} were expected`,
+      );
     }
     fact = { type: stored[0] };
     for (let i = 0; i < keys.length; i++) fact[keys[i]!] = stored[i + 1];
-  } else if (stored !== null && typeof stored === 'object' && typeof stored['~'] === 'string' && Array.isArray(stored.d)) {
+  } else if (
+    stored !== null &&
+    typeof stored === 'object' &&
+    typeof stored['~'] === 'string' &&
+    Array.isArray(stored.d)
+  ) {
     const type = stored['~'];
     const keys = keyListOf(type, FACT_KEYS_V5);
     const previous = context.get(type) as Readonly<Record<string, unknown>> | undefined;
-    if (!keys || !previous) throw new Error(`engine journal: a ${type} delta with no earlier ${type} fact in the record`);
+    if (!keys || !previous)
+      throw new Error(`engine journal: a ${type} delta with no earlier ${type} fact in the record`);
     fact = { ...previous };
     const changes = stored.d as unknown[];
     for (let i = 0; i + 1 < changes.length; i += 2) {
@@ -227,11 +444,35 @@ export function decodeFacts(stored: readonly StoredFact[], context: FactContext)
 
 /** Each fact type's number in version 5 records. Part of the format: append only, never renumber. */
 export const FACT_CODES: Readonly<Record<EngineEventType, number>> = {
-  AccountOpened: 1, AccountUpdated: 2, LoyaltyTierChanged: 3, SportEventScheduled: 4, SportEventStarted: 5, SportEventUpdated: 6,
-  MarketListed: 7, MarketUpdated: 8, MarketArchived: 9, MarketStatusChanged: 10, SettlementFeeSet: 11, MarketSettled: 12,
-  OrderAccepted: 13, OrderRejected: 14, OrderReleased: 15, OrderCancelled: 16, Traded: 17, LotClosed: 18, LotSettled: 19,
-  LotResettled: 20, FillVoided: 21, FillAmended: 22, Transferred: 23, SettlementFeeBooked: 24, PointsCredited: 25,
-  ReferralRecorded: 26, ReferralCredited: 27, ReferralPointsSet: 28, FundsReserved: 29,
+  AccountOpened: 1,
+  AccountUpdated: 2,
+  LoyaltyTierChanged: 3,
+  SportEventScheduled: 4,
+  SportEventStarted: 5,
+  SportEventUpdated: 6,
+  MarketListed: 7,
+  MarketUpdated: 8,
+  MarketArchived: 9,
+  MarketStatusChanged: 10,
+  SettlementFeeSet: 11,
+  MarketSettled: 12,
+  OrderAccepted: 13,
+  OrderRejected: 14,
+  OrderReleased: 15,
+  OrderCancelled: 16,
+  Traded: 17,
+  LotClosed: 18,
+  LotSettled: 19,
+  LotResettled: 20,
+  FillVoided: 21,
+  FillAmended: 22,
+  Transferred: 23,
+  SettlementFeeBooked: 24,
+  PointsCredited: 25,
+  ReferralRecorded: 26,
+  ReferralCredited: 27,
+  ReferralPointsSet: 28,
+  FundsReserved: 29,
 };
 /** Added to a placement fact's code when it is written against its order's request. */
 export const PLACED = 100;
@@ -242,24 +483,43 @@ const TYPE_OF_CODE: readonly (EngineEventType | undefined)[] = (() => {
   return types;
 })();
 /** Per type code, the key list of record version 6 (what the engine writes) and of version 5. */
-const KEYS_OF_CODE: readonly (readonly string[] | undefined)[] = TYPE_OF_CODE.map((type) => (type ? FACT_KEYS[type] : undefined));
-const KEYS_OF_CODE_V5: readonly (readonly string[] | undefined)[] = TYPE_OF_CODE.map((type) => (type ? FACT_KEYS_V5[type] : undefined));
+const KEYS_OF_CODE: readonly (readonly string[] | undefined)[] = TYPE_OF_CODE.map((type) =>
+  type ? FACT_KEYS[type] : undefined,
+);
+const KEYS_OF_CODE_V5: readonly (readonly string[] | undefined)[] = TYPE_OF_CODE.map((type) =>
+  type ? FACT_KEYS_V5[type] : undefined,
+);
 
 /** An order request's part of a placement fact: where each key's base value comes from. */
 type Source = { from: 'request'; key: string } | { from: 'account' } | { from: 'previous'; fallback: unknown };
 /** What a placement fact is taken to say, where neither its request nor an earlier fact says otherwise. */
 export const PLACEMENT_DEFAULTS: Readonly<Record<string, unknown>> = {
-  status: 'open', delayed_until: null, reason: 'insufficient_funds', expires_at: null, placed_pre_start: false,
+  status: 'open',
+  delayed_until: null,
+  reason: 'insufficient_funds',
+  expires_at: null,
+  placed_pre_start: false,
 };
 const REQUEST_KEYS = new Set([
-  'order_id', 'market_id', 'action', 'order_type', 'price', 'quantity', 'expiration', 'expiration_time', 'client_order_id', 'device_id',
-  'ip_address', 'cancel_on_disconnect',
+  'order_id',
+  'market_id',
+  'action',
+  'order_type',
+  'price',
+  'quantity',
+  'expiration',
+  'expiration_time',
+  'client_order_id',
+  'device_id',
+  'ip_address',
+  'cancel_on_disconnect',
 ]);
 function sourcesOf(type: 'OrderAccepted' | 'OrderRejected'): Source[] {
   return FACT_KEYS[type].map((key): Source => {
     if (key === 'account_id') return { from: 'account' };
     if (REQUEST_KEYS.has(key)) return { from: 'request', key };
-    if (!Object.prototype.hasOwnProperty.call(PLACEMENT_DEFAULTS, key)) throw new Error(`placement fact key ${key} has no base`);
+    if (!Object.prototype.hasOwnProperty.call(PLACEMENT_DEFAULTS, key))
+      throw new Error(`placement fact key ${key} has no base`);
     return { from: 'previous', fallback: PLACEMENT_DEFAULTS[key] };
   });
 }
@@ -278,13 +538,25 @@ export interface PlacingInput {
  * The base values of a placement fact (`[code, ...values]`): its request's terms, the step's
  * account, and for the rest the previous fact of its type (`previous`, values at 1..n) or the defaults.
  */
-function placementBase(code: number, request: Record<string, unknown>, accountId: string, previous: ArrayLike<unknown> | undefined): unknown[] {
+function placementBase(
+  code: number,
+  request: Record<string, unknown>,
+  accountId: string,
+  previous: ArrayLike<unknown> | undefined,
+): unknown[] {
   const sources = PLACEMENT_SOURCES[code]!;
   const base = new Array<unknown>(sources.length + 1);
   base[0] = code;
   for (let i = 0; i < sources.length; i++) {
     const source = sources[i]!;
-    base[i + 1] = source.from === 'request' ? request[source.key] : source.from === 'account' ? accountId : previous ? previous[i + 1] : source.fallback;
+    base[i + 1] =
+      source.from === 'request'
+        ? request[source.key]
+        : source.from === 'account'
+          ? accountId
+          : previous
+            ? previous[i + 1]
+            : source.fallback;
   }
   return base;
 }
@@ -312,9 +584,15 @@ interface TypeSpec {
   placement: Source[] | undefined;
 }
 const SPECS: Readonly<Record<string, TypeSpec>> = Object.fromEntries(
-  (Object.keys(FACT_CODES) as EngineEventType[]).map((type) => [type, {
-    code: FACT_CODES[type], keys: FACT_KEYS[type], read: STORED_VALUES[type], placement: PLACEMENT_SOURCES[FACT_CODES[type]],
-  }]),
+  (Object.keys(FACT_CODES) as EngineEventType[]).map((type) => [
+    type,
+    {
+      code: FACT_CODES[type],
+      keys: FACT_KEYS[type],
+      read: STORED_VALUES[type],
+      placement: PLACEMENT_SOURCES[FACT_CODES[type]],
+    },
+  ]),
 );
 
 /** Indexes (into the values, from 1) that differ from the base: scratch space of the encoder, reused (encoding is synchronous). */
@@ -329,16 +607,35 @@ function noteChanges(stored: unknown[], base: ArrayLike<unknown>): number {
 }
 
 /** A placement fact's base value at `i` (from 1). */
-function placementValueAt(sources: Source[], i: number, request: Record<string, unknown>, accountId: string, previous: unknown[] | undefined): unknown {
+function placementValueAt(
+  sources: Source[],
+  i: number,
+  request: Record<string, unknown>,
+  accountId: string,
+  previous: unknown[] | undefined,
+): unknown {
   const source = sources[i - 1]!;
-  return source.from === 'request' ? request[source.key] : source.from === 'account' ? accountId : previous ? previous[i] : source.fallback;
+  return source.from === 'request'
+    ? request[source.key]
+    : source.from === 'account'
+      ? accountId
+      : previous
+        ? previous[i]
+        : source.fallback;
 }
 
 /** Like noteChanges, against the base of a placement fact (built value by value, not as an array). */
-function notePlacementChanges(stored: unknown[], sources: Source[], request: Record<string, unknown>, accountId: string, previous: unknown[] | undefined): number {
+function notePlacementChanges(
+  stored: unknown[],
+  sources: Source[],
+  request: Record<string, unknown>,
+  accountId: string,
+  previous: unknown[] | undefined,
+): number {
   if (changedAt.length < stored.length) changedAt = new Int32Array(stored.length * 2);
   let changed = 0;
-  for (let i = 1; i < stored.length; i++) if (differs(stored[i], placementValueAt(sources, i, request, accountId, previous))) changedAt[changed++] = i;
+  for (let i = 1; i < stored.length; i++)
+    if (differs(stored[i], placementValueAt(sources, i, request, accountId, previous))) changedAt[changed++] = i;
   return changed;
 }
 
@@ -358,7 +655,11 @@ function pairsOf(stored: unknown[], changed: number, first: number, second: numb
 }
 
 /** Encodes one step's facts into a version 5 record; `cursor` follows the placing input's requests. */
-export function encodeFactsV5(facts: readonly EngineEvent[], placing: PlacingInput | null, context: FactContextV5): StoredFact[] {
+export function encodeFactsV5(
+  facts: readonly EngineEvent[],
+  placing: PlacingInput | null,
+  context: FactContextV5,
+): StoredFact[] {
   const out = new Array<StoredFact>(facts.length);
   let cursor = 0;
   for (let f = 0; f < facts.length; f++) {
@@ -384,7 +685,13 @@ export function encodeFactsV5(facts: readonly EngineEvent[], placing: PlacingInp
       const leg = legOf(placing, record.order_id, cursor);
       if (leg >= 0) {
         cursor = leg + 1;
-        const changed = notePlacementChanges(stored, spec.placement, placing.requests[leg]!, placing.account_id, previous);
+        const changed = notePlacementChanges(
+          stored,
+          spec.placement,
+          placing.requests[leg]!,
+          placing.account_id,
+          previous,
+        );
         if (changed * 2 < keys.length) {
           out[f] = pairsOf(stored, changed, PLACED + code, leg);
           continue;
@@ -403,7 +710,13 @@ export function encodeFactsV5(facts: readonly EngineEvent[], placing: PlacingInp
   return out;
 }
 
-function applyPairs(values: unknown[], stored: readonly unknown[], from: number, keys: readonly string[], type: string): void {
+function applyPairs(
+  values: unknown[],
+  stored: readonly unknown[],
+  from: number,
+  keys: readonly string[],
+  type: string,
+): void {
   for (let i = from; i + 1 < stored.length; i += 2) {
     const index = stored[i];
     if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= keys.length) {
@@ -414,7 +727,12 @@ function applyPairs(values: unknown[], stored: readonly unknown[], from: number,
 }
 
 /** Decodes one step's facts of a version 5 record; steps must be decoded in order with one context. */
-export function decodeFactsV5(stored: readonly StoredFact[], placing: PlacingInput | null, context: FactContextV5, version: 5 | 6 = 6): EngineEvent[] {
+export function decodeFactsV5(
+  stored: readonly StoredFact[],
+  placing: PlacingInput | null,
+  context: FactContextV5,
+  version: 5 | 6 = 6,
+): EngineEvent[] {
   const keysOfCode = version === 6 ? KEYS_OF_CODE : KEYS_OF_CODE_V5;
   const out = new Array<EngineEvent>(stored.length);
   for (let f = 0; f < stored.length; f++) {
@@ -424,16 +742,21 @@ export function decodeFactsV5(stored: readonly StoredFact[], placing: PlacingInp
       continue;
     }
     const head = item[0];
-    if (typeof head !== 'number' || !Number.isInteger(head)) throw new Error(`engine journal: a fact of type code ${String(head)}`);
+    if (typeof head !== 'number' || !Number.isInteger(head))
+      throw new Error(`engine journal: a fact of type code ${String(head)}`);
     const code = head >= PLACED ? head - PLACED : Math.abs(head);
     const type = TYPE_OF_CODE[code];
     const keys = keysOfCode[code];
     if (!type || !keys) throw new Error(`engine journal: fact type code ${head} is not known to this build`);
     let values: unknown[];
     if (head >= PLACED) {
-      if (!PLACEMENT_SOURCES[code]) throw new Error(`engine journal: a ${type} fact cannot be written against an order request`);
+      if (!PLACEMENT_SOURCES[code])
+        throw new Error(`engine journal: a ${type} fact cannot be written against an order request`);
       const request = placing?.requests[item[1] as number];
-      if (!placing || !request) throw new Error(`engine journal: a ${type} fact names order request ${String(item[1])}, which the step's input does not hold`);
+      if (!placing || !request)
+        throw new Error(
+          `engine journal: a ${type} fact names order request ${String(item[1])}, which the step's input does not hold`,
+        );
       values = placementBase(code, request, placing.account_id, context[code]);
       applyPairs(values, item, 2, keys, type);
     } else if (head < 0) {
@@ -443,7 +766,9 @@ export function decodeFactsV5(stored: readonly StoredFact[], placing: PlacingInp
       applyPairs(values, item, 1, keys, type);
     } else {
       if (item.length !== keys.length + 1) {
-        throw new Error(`engine journal: a ${type} fact holds ${item.length - 1} values where ${keys.length} were expected`);
+        throw new Error(
+          `engine journal: a ${type} fact holds ${item.length - 1} values where ${keys.length} were expected`,
+        );
       }
       values = item;
     }

@@ -27,12 +27,29 @@
 import type { EngineEvent } from '../events.ts';
 import type { EngineInput } from '../inputs.ts';
 import {
-  decodeEvents, decodeEventsDelta, decodeInputDelta, decodeOrderRequest, encodeEvents, encodeOrderRequestV5, encodeInputDelta, JOURNAL_VERSION, newDeltaContext,
-  type DeltaContext, type EncodedEngineEvent,
+  decodeEvents,
+  decodeEventsDelta,
+  decodeInputDelta,
+  decodeOrderRequest,
+  encodeEvents,
+  encodeOrderRequestV5,
+  encodeInputDelta,
+  JOURNAL_VERSION,
+  newDeltaContext,
+  type DeltaContext,
+  type EncodedEngineEvent,
 } from './encoding.ts';
 import {
-  decodeFacts, decodeFactsV5, encodeFacts, encodeFactsV5, newFactContext, newFactContextV5, type FactContext, type FactContextV5,
-  type PlacingInput, type StoredFact,
+  decodeFacts,
+  decodeFactsV5,
+  encodeFacts,
+  encodeFactsV5,
+  newFactContext,
+  newFactContextV5,
+  type FactContext,
+  type FactContextV5,
+  type PlacingInput,
+  type StoredFact,
 } from './factEncoding.ts';
 import type { OrderLimits, OrderRequest } from '../inputs.ts';
 import type { LegacyEngineEvent } from './legacy.ts';
@@ -165,7 +182,8 @@ export function newRecordContext(): RecordContext {
 
 /** The order requests an input places (their facts are written against them), or null. */
 function placingOf(input: EngineInput): PlacingInput | null {
-  if (input.kind === 'PlaceOrder') return { account_id: input.account_id, requests: [input.order as unknown as Record<string, unknown>] };
+  if (input.kind === 'PlaceOrder')
+    return { account_id: input.account_id, requests: [input.order as unknown as Record<string, unknown>] };
   if (input.kind === 'PlaceOrders' && Array.isArray(input.orders)) {
     return { account_id: input.account_id, requests: input.orders as unknown as Record<string, unknown>[] };
   }
@@ -193,14 +211,23 @@ function encodeInputV5(input: EngineInput, context: RecordContext): unknown {
   if (input.kind === 'PlaceOrder' || input.kind === 'PlaceOrders') {
     const many = input.kind === 'PlaceOrders';
     const limits = input.limits;
-    if (hasKeys(input, many ? PLACE_ORDERS_KEYS : PLACE_ORDER_KEYS, true) && (limits === undefined || hasKeys(limits, LIMITS_KEYS)) && (!many || Array.isArray(input.orders))) {
-      const orders = many ? input.orders.map((order) => encodeOrderRequestV5(order, context)) : encodeOrderRequestV5(input.order, context);
-      return limits === undefined ? [input.kind, input.account_id, orders] : [input.kind, input.account_id, orders, [limits.live_orders_max, limits.risk_min_cents]];
+    if (
+      hasKeys(input, many ? PLACE_ORDERS_KEYS : PLACE_ORDER_KEYS, true) &&
+      (limits === undefined || hasKeys(limits, LIMITS_KEYS)) &&
+      (!many || Array.isArray(input.orders))
+    ) {
+      const orders = many
+        ? input.orders.map((order) => encodeOrderRequestV5(order, context))
+        : encodeOrderRequestV5(input.order, context);
+      return limits === undefined
+        ? [input.kind, input.account_id, orders]
+        : [input.kind, input.account_id, orders, [limits.live_orders_max, limits.risk_min_cents]];
     }
   }
   // any other input: order requests in it (keys off the usual) against the record's as in version 4
   if (input.kind === 'PlaceOrder') return { ...input, order: encodeOrderRequestV5(input.order, context) };
-  if (input.kind === 'PlaceOrders' && Array.isArray(input.orders)) return { ...input, orders: input.orders.map((order) => encodeOrderRequestV5(order, context)) };
+  if (input.kind === 'PlaceOrders' && Array.isArray(input.orders))
+    return { ...input, orders: input.orders.map((order) => encodeOrderRequestV5(order, context)) };
   return input;
 }
 
@@ -208,19 +235,40 @@ function decodeInputV5(stored: unknown, context: DeltaContext): EngineInput {
   if (!Array.isArray(stored)) return decodeInputDelta(stored as EngineInput, context);
   const [kind, accountId, orders, limits] = stored as [unknown, string, unknown, unknown];
   let input: Record<string, unknown>;
-  if (kind === 'PlaceOrder') input = { kind, account_id: accountId, order: decodeOrderRequest(orders, context, kind, 'order') };
-  else if (kind === 'PlaceOrders' && Array.isArray(orders)) input = { kind, account_id: accountId, orders: orders.map((order) => decodeOrderRequest(order, context, kind, 'orders')) };
+  if (kind === 'PlaceOrder')
+    input = { kind, account_id: accountId, order: decodeOrderRequest(orders, context, kind, 'order') };
+  else if (kind === 'PlaceOrders' && Array.isArray(orders))
+    input = {
+      kind,
+      account_id: accountId,
+      orders: orders.map((order) => decodeOrderRequest(order, context, kind, 'orders')),
+    };
   else throw new Error(`engine journal: an input stored as an array must place orders (${String(kind)})`);
   if (stored.length > 3) {
-    if (!Array.isArray(limits) || limits.length !== 2) throw new Error('engine journal: order limits must be [live_orders_max, risk_min_cents]');
-    input.limits = { live_orders_max: limits[0], risk_min_cents: limits[1] } satisfies Record<keyof OrderLimits, unknown>;
+    if (!Array.isArray(limits) || limits.length !== 2)
+      throw new Error('engine journal: order limits must be [live_orders_max, risk_min_cents]');
+    input.limits = { live_orders_max: limits[0], risk_min_cents: limits[1] } satisfies Record<
+      keyof OrderLimits,
+      unknown
+    >;
   }
   return input as unknown as EngineInput;
 }
 
 /** One step of a batch record as the engine writes it; `context` is the record's (one per record). */
-export function encodeStep(seq: number, nowUs: number, input: EngineInput, events: readonly EngineEvent[], context: RecordContext): EncodedStep {
-  const step: EncodedStep = [seq - context.seq, nowUs - context.nowUs, encodeInputV5(input, context), encodeFactsV5(events, placingOf(input), context.facts)];
+export function encodeStep(
+  seq: number,
+  nowUs: number,
+  input: EngineInput,
+  events: readonly EngineEvent[],
+  context: RecordContext,
+): EncodedStep {
+  const step: EncodedStep = [
+    seq - context.seq,
+    nowUs - context.nowUs,
+    encodeInputV5(input, context),
+    encodeFactsV5(events, placingOf(input), context.facts),
+  ];
   context.seq = seq;
   context.nowUs = nowUs;
   return step;
@@ -242,8 +290,19 @@ export function newRecordContextV4(): RecordContextV4 {
 }
 
 /** One step of a version 4 record (for tools and tests that write old journals). */
-export function encodeStepV4(seq: number, nowUs: number, input: EngineInput, events: readonly EngineEvent[], context: RecordContextV4): EncodedStepV4 {
-  return { seq, now_us: nowUs, input: encodeInputDelta(input, context.inputs), events: encodeFacts(events, context.facts) };
+export function encodeStepV4(
+  seq: number,
+  nowUs: number,
+  input: EngineInput,
+  events: readonly EngineEvent[],
+  context: RecordContextV4,
+): EncodedStepV4 {
+  return {
+    seq,
+    now_us: nowUs,
+    input: encodeInputDelta(input, context.inputs),
+    events: encodeFacts(events, context.facts),
+  };
 }
 
 export function engineStepsDataV4(steps: EncodedStepV4[]): FactsStepsDataV4 {
@@ -251,7 +310,12 @@ export function engineStepsDataV4(steps: EncodedStepV4[]): FactsStepsDataV4 {
 }
 
 /** The payload of a single-step `EngineStep` v2 record (for tools and tests that write old journals). */
-export function engineStepData(seq: number, nowUs: number, input: EngineInput, events: readonly LegacyEngineEvent[]): EngineStepDataV2 {
+export function engineStepData(
+  seq: number,
+  nowUs: number,
+  input: EngineInput,
+  events: readonly LegacyEngineEvent[],
+): EngineStepDataV2 {
   return { v: JOURNAL_VERSION, seq, now_us: nowUs, input, events: encodeEvents(events) };
 }
 
@@ -266,8 +330,14 @@ function legacyStepOf(data: EngineStepData): { events: LegacyEngineEvent[]; vers
 /** The version of an `EngineSteps` record, once it is known to this build. */
 function stepsVersionOf(record: JournalRecord): 3 | 4 | 5 | 6 {
   const data = record.data as { v?: unknown; steps?: unknown };
-  if ((data.v === ENGINE_RECORD_VERSION || data.v === STEPS_AS_ARRAYS_RECORD_VERSION || data.v === FACTS_V4_RECORD_VERSION
-    || data.v === VIEWS_RECORD_VERSION) && Array.isArray(data.steps)) return data.v;
+  if (
+    (data.v === ENGINE_RECORD_VERSION ||
+      data.v === STEPS_AS_ARRAYS_RECORD_VERSION ||
+      data.v === FACTS_V4_RECORD_VERSION ||
+      data.v === VIEWS_RECORD_VERSION) &&
+    Array.isArray(data.steps)
+  )
+    return data.v;
   throw new Error(`engine journal: ${ENGINE_STEPS_TYPE} record version ${String(data.v)} is not known to this build`);
 }
 
@@ -284,14 +354,23 @@ export function journalStepsOf(record: JournalRecord): JournalStep[] {
     const context = newDeltaContext();
     return (record.data as ViewsStepsData).steps.map((step) => {
       const input = decodeInputDelta(step.input, context);
-      return { seq: step.seq, now_us: step.now_us, input, version, ...upcastStep(input, decodeEventsDelta(step.events, context)) };
+      return {
+        seq: step.seq,
+        now_us: step.now_us,
+        input,
+        version,
+        ...upcastStep(input, decodeEventsDelta(step.events, context)),
+      };
     });
   }
   if (version === FACTS_V4_RECORD_VERSION) {
     const context = newRecordContextV4();
     return (record.data as FactsStepsDataV4).steps.map((step) => ({
-      seq: step.seq, now_us: step.now_us, input: decodeInputDelta(step.input, context.inputs),
-      events: decodeFacts(step.events, context.facts).map(completedV5), version,
+      seq: step.seq,
+      now_us: step.now_us,
+      input: decodeInputDelta(step.input, context.inputs),
+      events: decodeFacts(step.events, context.facts).map(completedV5),
+      version,
     }));
   }
   const context = newRecordContext();
@@ -303,7 +382,8 @@ export function journalStepsOf(record: JournalRecord): JournalStep[] {
     context.nowUs += nowUs;
     const input = decodeInputV5(stored, context.inputs);
     const facts = decodeFactsV5(events, placingOf(input), context.facts, version);
-    if (version === STEPS_AS_ARRAYS_RECORD_VERSION) for (let f = 0; f < facts.length; f++) facts[f] = completedV5(facts[f]!);
+    if (version === STEPS_AS_ARRAYS_RECORD_VERSION)
+      for (let f = 0; f < facts.length; f++) facts[f] = completedV5(facts[f]!);
     out[i] = { seq: context.seq, now_us: context.nowUs, input, events: facts, version };
   }
   return out;
@@ -311,7 +391,13 @@ export function journalStepsOf(record: JournalRecord): JournalStep[] {
 
 /** A version 5 or 6 step, checked for its shape. */
 function stepV5(step: unknown): EncodedStep {
-  if (!Array.isArray(step) || step.length !== 4 || typeof step[0] !== 'number' || typeof step[1] !== 'number' || !Array.isArray(step[3])) {
+  if (
+    !Array.isArray(step) ||
+    step.length !== 4 ||
+    typeof step[0] !== 'number' ||
+    typeof step[1] !== 'number' ||
+    !Array.isArray(step[3])
+  ) {
     throw new Error('engine journal: a version 5 step must be [seq, now_us, input, facts]');
   }
   return step as EncodedStep;
@@ -348,13 +434,24 @@ export function journalInputsOf(record: JournalRecord): JournalInput[] {
       const [seq, nowUs, stored, events] = stepV5(step);
       context.seq += seq;
       context.nowUs += nowUs;
-      return { seq: context.seq, now_us: context.nowUs, input: decodeInputV5(stored, context.inputs), eventCount: events.length, version };
+      return {
+        seq: context.seq,
+        now_us: context.nowUs,
+        input: decodeInputV5(stored, context.inputs),
+        eventCount: events.length,
+        version,
+      };
     });
   }
   const context = newDeltaContext();
-  return (record.data as { steps: Array<{ seq: number; now_us: number; input: EngineInput; events: unknown }> }).steps.map((step) => ({
-    seq: step.seq, now_us: step.now_us, input: decodeInputDelta(step.input, context),
-    eventCount: Array.isArray(step.events) ? step.events.length : 0, version,
+  return (
+    record.data as { steps: Array<{ seq: number; now_us: number; input: EngineInput; events: unknown }> }
+  ).steps.map((step) => ({
+    seq: step.seq,
+    now_us: step.now_us,
+    input: decodeInputDelta(step.input, context),
+    eventCount: Array.isArray(step.events) ? step.events.length : 0,
+    version,
   }));
 }
 

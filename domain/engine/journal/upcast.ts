@@ -22,10 +22,30 @@
 // projects to the very rows (and cursors) it did.
 
 import {
-  abs, centsOf, compare, contractsTimesCents, decimalOf, formatNanos, isNegative, isZero, money, nanosOf, plus, ZERO, type Decimal,
+  abs,
+  centsOf,
+  compare,
+  contractsTimesCents,
+  decimalOf,
+  formatNanos,
+  isNegative,
+  isZero,
+  money,
+  nanosOf,
+  plus,
+  ZERO,
+  type Decimal,
 } from '../../money/decimal.ts';
 import type { FillView, LedgerEntryView, OrderView } from '../../views.ts';
-import { cashAccount, poolAccount, type CancellationReason, type EngineEvent, type LedgerAccount, type OrderTerms, type TransferKind } from '../events.ts';
+import {
+  cashAccount,
+  poolAccount,
+  type CancellationReason,
+  type EngineEvent,
+  type LedgerAccount,
+  type OrderTerms,
+  type TransferKind,
+} from '../events.ts';
 import type { EngineInput } from '../inputs.ts';
 import type { LegacyEngineEvent } from './legacy.ts';
 
@@ -41,18 +61,33 @@ type Legacy<T extends LegacyEngineEvent['type']> = Extract<LegacyEngineEvent, { 
 
 function termsOf(order: OrderView): OrderTerms {
   return {
-    order_id: order.id, account_id: order.account_id, market_id: order.market_id, action: order.action, order_type: order.order_type,
-    price: order.price, quantity: order.quantity, expiration: order.expiration, expiration_time: order.expiration_time, expires_at: order.expires_at,
-    placed_pre_start: order.placed_pre_start, client_order_id: order.client_order_id, device_id: order.device_id, ip_address: order.ip_address,
+    order_id: order.id,
+    account_id: order.account_id,
+    market_id: order.market_id,
+    action: order.action,
+    order_type: order.order_type,
+    price: order.price,
+    quantity: order.quantity,
+    expiration: order.expiration,
+    expiration_time: order.expiration_time,
+    expires_at: order.expires_at,
+    placed_pre_start: order.placed_pre_start,
+    client_order_id: order.client_order_id,
+    device_id: order.device_id,
+    ip_address: order.ip_address,
     cancel_on_disconnect: order.cancel_on_disconnect,
   };
 }
 
 const ledgerAccountOf = (entry: LedgerEntryView): LedgerAccount => {
   switch (entry.type) {
-    case 'fee': case 'fee_refund': return 'fees';
-    case 'settlement': return poolAccount(entry.market_id ?? '');
-    default: return 'outside';
+    case 'fee':
+    case 'fee_refund':
+      return 'fees';
+    case 'settlement':
+      return poolAccount(entry.market_id ?? '');
+    default:
+      return 'outside';
   }
 };
 
@@ -63,8 +98,17 @@ function transferOf(entry: LedgerEntryView): EngineEvent {
   const other = ledgerAccountOf(entry);
   const out = isNegative(amount) || (isZero(amount) && entry.type === 'fee');
   return {
-    type: 'Transferred', id: entry.id, kind: entry.type as TransferKind, from: out ? cash : other, to: out ? other : cash, amount: money(abs(amount)),
-    market_id: entry.market_id, fill_id: entry.trade_id, settlement_id: entry.settlement_id, method: entry.method, reason: entry.reason,
+    type: 'Transferred',
+    id: entry.id,
+    kind: entry.type as TransferKind,
+    from: out ? cash : other,
+    to: out ? other : cash,
+    amount: money(abs(amount)),
+    market_id: entry.market_id,
+    fill_id: entry.trade_id,
+    settlement_id: entry.settlement_id,
+    method: entry.method,
+    reason: entry.reason,
     sub_method: entry.sub_method,
   };
 }
@@ -75,8 +119,18 @@ function realisedOf(accountId: string, marketId: string, pnl: Decimal): EngineEv
   const pool = poolAccount(marketId);
   const out = isNegative(pnl);
   return {
-    type: 'Transferred', id: null, kind: 'trade_pnl', from: out ? cash : pool, to: out ? pool : cash, amount: money(abs(pnl)),
-    market_id: marketId, fill_id: null, settlement_id: null, method: null, reason: null, sub_method: null,
+    type: 'Transferred',
+    id: null,
+    kind: 'trade_pnl',
+    from: out ? cash : pool,
+    to: out ? pool : cash,
+    amount: money(abs(pnl)),
+    market_id: marketId,
+    fill_id: null,
+    settlement_id: null,
+    method: null,
+    reason: null,
+    sub_method: null,
   };
 }
 
@@ -89,11 +143,29 @@ function realisedOf(accountId: string, marketId: string, pnl: Decimal): EngineEv
 export function completedV5(fact: EngineEvent): EngineEvent {
   if (fact.type === 'Traded' && (fact as { maker_status?: unknown }).maker_status === undefined) {
     return {
-      type: 'Traded', trade_id: fact.trade_id, market_id: fact.market_id, price: fact.price, quantity: fact.quantity, taker_side: fact.taker_side,
-      pre_start: fact.pre_start, maker_order_id: fact.maker_order_id, maker_account_id: fact.maker_account_id, maker_fill_id: fact.maker_fill_id,
-      maker_closing: fact.maker_closing, maker_fee: fact.maker_fee, maker_points: fact.maker_points, maker_remaining: null, maker_status: null,
-      taker_order_id: fact.taker_order_id, taker_account_id: fact.taker_account_id, taker_fill_id: fact.taker_fill_id,
-      taker_closing: fact.taker_closing, taker_fee: fact.taker_fee, taker_points: fact.taker_points, taker_remaining: null, taker_status: null,
+      type: 'Traded',
+      trade_id: fact.trade_id,
+      market_id: fact.market_id,
+      price: fact.price,
+      quantity: fact.quantity,
+      taker_side: fact.taker_side,
+      pre_start: fact.pre_start,
+      maker_order_id: fact.maker_order_id,
+      maker_account_id: fact.maker_account_id,
+      maker_fill_id: fact.maker_fill_id,
+      maker_closing: fact.maker_closing,
+      maker_fee: fact.maker_fee,
+      maker_points: fact.maker_points,
+      maker_remaining: null,
+      maker_status: null,
+      taker_order_id: fact.taker_order_id,
+      taker_account_id: fact.taker_account_id,
+      taker_fill_id: fact.taker_fill_id,
+      taker_closing: fact.taker_closing,
+      taker_fee: fact.taker_fee,
+      taker_points: fact.taker_points,
+      taker_remaining: null,
+      taker_status: null,
     };
   }
   if (fact.type === 'OrderCancelled' && (fact as { status?: unknown }).status === undefined) {
@@ -106,12 +178,22 @@ const RELEASING_INPUTS: ReadonlySet<string> = new Set(['Tick', 'ChangeMarketStat
 const CANCELLED: ReadonlySet<string> = new Set(['cancelled', 'partially_cancelled']);
 
 /** A lot a step closed: what of it the step closed (`nanos`, consumed as trades take it) and realised (`pnl`). */
-interface LotShare { fillId: string; nanos: number; priceCents: number; pnlAfter: Decimal; whole: boolean; pnl: Decimal }
+interface LotShare {
+  fillId: string;
+  nanos: number;
+  priceCents: number;
+  pnlAfter: Decimal;
+  whole: boolean;
+  pnl: Decimal;
+}
 
 export function upcastStep(input: EngineInput, legacy: readonly LegacyEngineEvent[]): UpcastStep {
   const events: EngineEvent[] = [];
   const indexes: number[] = [];
-  const push = (fact: EngineEvent, index: number) => { events.push(fact); indexes.push(index); };
+  const push = (fact: EngineEvent, index: number) => {
+    events.push(fact);
+    indexes.push(index);
+  };
 
   const trades: Array<{ event: Legacy<'TradeExecuted'>; index: number }> = [];
   const changedFills: Array<{ fill: FillView; index: number }> = [];
@@ -125,21 +207,46 @@ export function upcastStep(input: EngineInput, legacy: readonly LegacyEngineEven
     switch (event.type) {
       case 'AccountOpened': {
         const a = event.account;
-        push({
-          type: 'AccountOpened', user_id: a.user_id, account_id: a.account_id, status: a.status, first_name: a.first_name, last_name: a.last_name,
-          email: a.email, jurisdiction: a.jurisdiction, fee_schedule: a.fee_schedule, base_fee_percent: a.base_fee_percent, maker_factor: a.maker_factor,
-          taker_factor: a.taker_factor, created_at: a.created_at,
-        }, index);
+        push(
+          {
+            type: 'AccountOpened',
+            user_id: a.user_id,
+            account_id: a.account_id,
+            status: a.status,
+            first_name: a.first_name,
+            last_name: a.last_name,
+            email: a.email,
+            jurisdiction: a.jurisdiction,
+            fee_schedule: a.fee_schedule,
+            base_fee_percent: a.base_fee_percent,
+            maker_factor: a.maker_factor,
+            taker_factor: a.taker_factor,
+            created_at: a.created_at,
+          },
+          index,
+        );
         break;
       }
       case 'AccountUpdated': {
         const a = event.account;
         if (input.kind === 'UpdateAccount') {
-          push({
-            type: 'AccountUpdated', account_id: a.account_id, status: a.status, first_name: a.first_name, last_name: a.last_name, email: a.email,
-            jurisdiction: a.jurisdiction, fee_schedule: a.fee_schedule, base_fee_percent: a.base_fee_percent, maker_factor: a.maker_factor,
-            taker_factor: a.taker_factor, created_at: a.created_at,
-          }, index);
+          push(
+            {
+              type: 'AccountUpdated',
+              account_id: a.account_id,
+              status: a.status,
+              first_name: a.first_name,
+              last_name: a.last_name,
+              email: a.email,
+              jurisdiction: a.jurisdiction,
+              fee_schedule: a.fee_schedule,
+              base_fee_percent: a.base_fee_percent,
+              maker_factor: a.maker_factor,
+              taker_factor: a.taker_factor,
+              created_at: a.created_at,
+            },
+            index,
+          );
         } else {
           push({ type: 'LoyaltyTierChanged', account_id: a.account_id, tier: a.loyalty_tier }, index); // a tier reached by points
         }
@@ -148,10 +255,20 @@ export function upcastStep(input: EngineInput, legacy: readonly LegacyEngineEven
       }
       case 'SportEventScheduled': {
         const e = event.event;
-        push({
-          type: 'SportEventScheduled', event_id: e.event_id, title: e.title, short_title: e.short_title, event_type: e.event_type, sport: e.sport,
-          competition: e.competition, participants: [...e.participants], start: e.start,
-        }, index);
+        push(
+          {
+            type: 'SportEventScheduled',
+            event_id: e.event_id,
+            title: e.title,
+            short_title: e.short_title,
+            event_type: e.event_type,
+            sport: e.sport,
+            competition: e.competition,
+            participants: [...e.participants],
+            start: e.start,
+          },
+          index,
+        );
         break;
       }
       case 'SportEventStarted':
@@ -159,26 +276,65 @@ export function upcastStep(input: EngineInput, legacy: readonly LegacyEngineEven
         break;
       case 'MarketListed': {
         const m = event.market;
-        push({
-          type: 'MarketListed', market_id: m.market_id, event_id: m.event_id, title: m.title, short_title: m.short_title, question: m.question,
-          rules: m.rules, symbol: m.symbol, grouping_id: m.grouping_id, grouping_name: m.grouping_name, featured: m.featured, status: m.status,
-          trading: m.trading, max_price: m.max_price, in_play_delay_sec: m.in_play_delay_sec, points_cost: m.points_cost,
-        }, index);
+        push(
+          {
+            type: 'MarketListed',
+            market_id: m.market_id,
+            event_id: m.event_id,
+            title: m.title,
+            short_title: m.short_title,
+            question: m.question,
+            rules: m.rules,
+            symbol: m.symbol,
+            grouping_id: m.grouping_id,
+            grouping_name: m.grouping_name,
+            featured: m.featured,
+            status: m.status,
+            trading: m.trading,
+            max_price: m.max_price,
+            in_play_delay_sec: m.in_play_delay_sec,
+            points_cost: m.points_cost,
+          },
+          index,
+        );
         break;
       }
       case 'MarketChanged':
         if (input.kind === 'ChangeMarketStatus') {
-          push({ type: 'MarketStatusChanged', market_id: event.market.market_id, status: event.market.status, trading: event.market.trading }, index);
+          push(
+            {
+              type: 'MarketStatusChanged',
+              market_id: event.market.market_id,
+              status: event.market.status,
+              trading: event.market.trading,
+            },
+            index,
+          );
         }
         break;
-      case 'OrderPlaced': orders.push({ order: event.order, placed: true, index }); break;
-      case 'OrderChanged': orders.push({ order: event.order, placed: false, index }); break;
-      case 'TradeExecuted': trades.push({ event, index }); break;
-      case 'FillChanged': changedFills.push({ fill: event.fill, index }); break;
-      case 'LedgerEntryRecorded': entries.push({ entry: event.entry, index }); break;
-      case 'BalanceChanged': funds.set(event.balance.account_id, { index, balance: event.balance }); break;
-      case 'MarketSettled': settled.push({ event, index }); break;
-      case 'PositionChanged': break; // positions follow from the fills and transfers
+      case 'OrderPlaced':
+        orders.push({ order: event.order, placed: true, index });
+        break;
+      case 'OrderChanged':
+        orders.push({ order: event.order, placed: false, index });
+        break;
+      case 'TradeExecuted':
+        trades.push({ event, index });
+        break;
+      case 'FillChanged':
+        changedFills.push({ fill: event.fill, index });
+        break;
+      case 'LedgerEntryRecorded':
+        entries.push({ entry: event.entry, index });
+        break;
+      case 'BalanceChanged':
+        funds.set(event.balance.account_id, { index, balance: event.balance });
+        break;
+      case 'MarketSettled':
+        settled.push({ event, index });
+        break;
+      case 'PositionChanged':
+        break; // positions follow from the fills and transfers
       default: {
         const unknown: never = event;
         throw new Error(`engine journal: an event of unknown type ${String((unknown as { type: unknown }).type)}`);
@@ -189,11 +345,18 @@ export function upcastStep(input: EngineInput, legacy: readonly LegacyEngineEven
   // orders as placed: rejected, refused for want of liquidity, or accepted
   for (const { order, placed, index } of orders) {
     if (!placed) continue;
-    if (order.status === 'rejected') push({ type: 'OrderRejected', reason: 'insufficient_funds', ...termsOf(order) }, index);
-    else if (order.status === 'cancelled' && order.cancellation_reason === 'no_liquidity' && order.accepted_at === null) {
+    if (order.status === 'rejected')
+      push({ type: 'OrderRejected', reason: 'insufficient_funds', ...termsOf(order) }, index);
+    else if (
+      order.status === 'cancelled' &&
+      order.cancellation_reason === 'no_liquidity' &&
+      order.accepted_at === null
+    ) {
       push({ type: 'OrderRejected', reason: 'no_liquidity', ...termsOf(order) }, index);
-    } else if (order.status === 'accepted') push({ type: 'OrderAccepted', status: 'accepted', delayed_until: null, ...termsOf(order) }, index);
-    else if (order.status === 'delayed') push({ type: 'OrderAccepted', status: 'delayed', delayed_until: order.delayed_until, ...termsOf(order) }, index);
+    } else if (order.status === 'accepted')
+      push({ type: 'OrderAccepted', status: 'accepted', delayed_until: null, ...termsOf(order) }, index);
+    else if (order.status === 'delayed')
+      push({ type: 'OrderAccepted', status: 'delayed', delayed_until: order.delayed_until, ...termsOf(order) }, index);
     else push({ type: 'OrderAccepted', status: 'open', delayed_until: null, ...termsOf(order) }, index);
   }
   // orders let into matching by a tick or a market opening
@@ -209,19 +372,47 @@ export function upcastStep(input: EngineInput, legacy: readonly LegacyEngineEven
   const feeEntryOf = new Map<string, { entry: LedgerEntryView; index: number }>();
   const created = new Set<string>();
   for (const { event } of trades) for (const fill of [event.provider, event.taker]) created.add(fill.trade_id);
-  for (const item of entries) if (item.entry.type === 'fee' && item.entry.trade_id !== null && created.has(item.entry.trade_id)) feeEntryOf.set(item.entry.trade_id, item);
-  const { queues: lots, shares } = trades.length > 0
-    ? lotQueues(trades.map((t) => t.event), changedFills.map((c) => c.fill), created) : { queues: new Map<string, LotShare[]>(), shares: [] };
+  for (const item of entries)
+    if (item.entry.type === 'fee' && item.entry.trade_id !== null && created.has(item.entry.trade_id))
+      feeEntryOf.set(item.entry.trade_id, item);
+  const { queues: lots, shares } =
+    trades.length > 0
+      ? lotQueues(
+          trades.map((t) => t.event),
+          changedFills.map((c) => c.fill),
+          created,
+        )
+      : { queues: new Map<string, LotShare[]>(), shares: [] };
   for (const { event, index } of trades) {
     const { provider: maker, taker } = event;
-    push({
-      type: 'Traded', trade_id: event.trade_id, market_id: event.market_id, price: event.price, quantity: event.quantity, taker_side: taker.action,
-      pre_start: taker.pre_start,
-      maker_order_id: maker.order_id, maker_account_id: maker.account_id, maker_fill_id: maker.trade_id, maker_closing: maker.closing,
-      maker_fee: maker.unrounded_trade_fee, maker_points: maker.points, maker_remaining: null, maker_status: null,
-      taker_order_id: taker.order_id, taker_account_id: taker.account_id, taker_fill_id: taker.trade_id, taker_closing: taker.closing,
-      taker_fee: taker.unrounded_trade_fee, taker_points: taker.points, taker_remaining: null, taker_status: null,
-    }, index);
+    push(
+      {
+        type: 'Traded',
+        trade_id: event.trade_id,
+        market_id: event.market_id,
+        price: event.price,
+        quantity: event.quantity,
+        taker_side: taker.action,
+        pre_start: taker.pre_start,
+        maker_order_id: maker.order_id,
+        maker_account_id: maker.account_id,
+        maker_fill_id: maker.trade_id,
+        maker_closing: maker.closing,
+        maker_fee: maker.unrounded_trade_fee,
+        maker_points: maker.points,
+        maker_remaining: null,
+        maker_status: null,
+        taker_order_id: taker.order_id,
+        taker_account_id: taker.account_id,
+        taker_fill_id: taker.trade_id,
+        taker_closing: taker.closing,
+        taker_fee: taker.unrounded_trade_fee,
+        taker_points: taker.points,
+        taker_remaining: null,
+        taker_status: null,
+      },
+      index,
+    );
     for (const side of [maker, taker]) {
       let toClose = nanosOf(side.closing);
       let realised = ZERO;
@@ -229,9 +420,15 @@ export function upcastStep(input: EngineInput, legacy: readonly LegacyEngineEven
       const closePrice = centsOf(side.price);
       while (toClose > 0) {
         const lot = queue[0];
-        if (!lot) throw new Error(`engine journal: fill ${side.trade_id} closes ${side.closing} contracts, more than the step's lots hold`);
+        if (!lot)
+          throw new Error(
+            `engine journal: fill ${side.trade_id} closes ${side.closing} contracts, more than the step's lots hold`,
+          );
         const take = Math.min(lot.nanos, toClose);
-        const pnl = contractsTimesCents(take, side.action === 'buy' ? lot.priceCents - closePrice : closePrice - lot.priceCents);
+        const pnl = contractsTimesCents(
+          take,
+          side.action === 'buy' ? lot.priceCents - closePrice : closePrice - lot.priceCents,
+        );
         push({ type: 'LotClosed', fill_id: lot.fillId, quantity: formatNanos(take), pnl: money(pnl) }, index);
         lot.pnl = plus(lot.pnl, pnl);
         realised = plus(realised, pnl);
@@ -245,9 +442,11 @@ export function upcastStep(input: EngineInput, legacy: readonly LegacyEngineEven
     }
   }
   for (const lot of shares) {
-    if (lot.nanos !== 0) throw new Error(`engine journal: lot ${lot.fillId} shows contracts closed that no trade of its step closed`);
+    if (lot.nanos !== 0)
+      throw new Error(`engine journal: lot ${lot.fillId} shows contracts closed that no trade of its step closed`);
     // a lot untouched before the step shows exactly what the step realised on it
-    if (lot.whole && compare(lot.pnl, lot.pnlAfter) !== 0) throw new Error(`engine journal: lot ${lot.fillId} shows a closed PnL its step's trades do not make`);
+    if (lot.whole && compare(lot.pnl, lot.pnlAfter) !== 0)
+      throw new Error(`engine journal: lot ${lot.fillId} shows a closed PnL its step's trades do not make`);
   }
 
   // fills changed without a trade: settled at a result, unwound by a void, amended
@@ -255,12 +454,24 @@ export function upcastStep(input: EngineInput, legacy: readonly LegacyEngineEven
     for (const { fill, index } of changedFills) {
       if (fill.status === 'cancelled') push({ type: 'FillVoided', fill_id: fill.trade_id }, index);
       else if (fill.amended && input.kind === 'AmendFill') {
-        push({
-          type: 'FillAmended', fill_id: fill.trade_id, account_id: fill.account_id, market_id: fill.market_id, price: fill.price, quantity: fill.filled,
-          fee: fill.unrounded_trade_fee, points: fill.points,
-        }, index);
+        push(
+          {
+            type: 'FillAmended',
+            fill_id: fill.trade_id,
+            account_id: fill.account_id,
+            market_id: fill.market_id,
+            price: fill.price,
+            quantity: fill.filled,
+            fee: fill.unrounded_trade_fee,
+            points: fill.points,
+          },
+          index,
+        );
       } else if (nanosOf(fill.expired_contracts) > 0) {
-        push({ type: 'LotSettled', fill_id: fill.trade_id, quantity: fill.expired_contracts, pnl: fill.expired_pnl }, index);
+        push(
+          { type: 'LotSettled', fill_id: fill.trade_id, quantity: fill.expired_contracts, pnl: fill.expired_pnl },
+          index,
+        );
       }
     }
   }
@@ -269,10 +480,18 @@ export function upcastStep(input: EngineInput, legacy: readonly LegacyEngineEven
   for (const { entry, index } of entries) {
     if (entry.type === 'fee' && entry.trade_id !== null && feeEntryOf.get(entry.trade_id)?.entry === entry) continue;
     if (entry.type === 'rollup') {
-      push({
-        type: 'PointsCredited', id: entry.id, account_id: entry.account_id, market_id: entry.market_id ?? '', settlement_id: entry.settlement_id ?? '',
-        points: entry.points, amount_risked: entry.amount,
-      }, index);
+      push(
+        {
+          type: 'PointsCredited',
+          id: entry.id,
+          account_id: entry.account_id,
+          market_id: entry.market_id ?? '',
+          settlement_id: entry.settlement_id ?? '',
+          points: entry.points,
+          amount_risked: entry.amount,
+        },
+        index,
+      );
     } else {
       push(transferOf(entry), index);
     }
@@ -282,14 +501,33 @@ export function upcastStep(input: EngineInput, legacy: readonly LegacyEngineEven
   for (const { order, placed, index } of orders) {
     if (!CANCELLED.has(order.status) || order.cancellation_reason === null) continue;
     if (placed && order.cancellation_reason === 'no_liquidity' && order.accepted_at === null) continue;
-    push({ type: 'OrderCancelled', order_id: order.id, reason: order.cancellation_reason as CancellationReason, status: null }, index);
+    push(
+      {
+        type: 'OrderCancelled',
+        order_id: order.id,
+        reason: order.cancellation_reason as CancellationReason,
+        status: null,
+      },
+      index,
+    );
   }
-  for (const { event, index } of settled) push({ type: 'MarketSettled', market_id: event.market_id, result: event.result, settlement_id: event.settlement_id }, index);
+  for (const { event, index } of settled)
+    push(
+      { type: 'MarketSettled', market_id: event.market_id, result: event.result, settlement_id: event.settlement_id },
+      index,
+    );
   for (const [accountId, { balance, index }] of funds) {
-    push({
-      type: 'FundsReserved', account_id: accountId, buy_orders: balance.buy_order_liability, sell_orders: balance.sell_order_liability,
-      positions: balance.position_premium_liability, available: balance.available_balance,
-    }, index);
+    push(
+      {
+        type: 'FundsReserved',
+        account_id: accountId,
+        buy_orders: balance.buy_order_liability,
+        sell_orders: balance.sell_order_liability,
+        positions: balance.position_premium_liability,
+        available: balance.available_balance,
+      },
+      index,
+    );
   }
   return { events, indexes, width: legacy.length };
 }
@@ -301,7 +539,9 @@ export function upcastStep(input: EngineInput, legacy: readonly LegacyEngineEven
  * contracts leave.
  */
 function lotQueues(
-  trades: ReadonlyArray<Legacy<'TradeExecuted'>>, changed: readonly FillView[], created: ReadonlySet<string>,
+  trades: ReadonlyArray<Legacy<'TradeExecuted'>>,
+  changed: readonly FillView[],
+  created: ReadonlySet<string>,
 ): { queues: Map<string, LotShare[]>; shares: LotShare[] } {
   const closingOf = new Map<string, number>();
   for (const trade of trades) {
@@ -316,8 +556,12 @@ function lotQueues(
     const key = `${fill.account_id}\u0000${fill.market_id}`;
     const queue = queues.get(key) ?? [];
     const share = {
-      fillId: fill.trade_id, nanos: nanosOf(fill.closed_contracts), priceCents: centsOf(fill.price), pnlAfter: decimalOf(fill.closed_pnl),
-      whole: queue.length > 0 || created.has(fill.trade_id), pnl: ZERO,
+      fillId: fill.trade_id,
+      nanos: nanosOf(fill.closed_contracts),
+      priceCents: centsOf(fill.price),
+      pnlAfter: decimalOf(fill.closed_pnl),
+      whole: queue.length > 0 || created.has(fill.trade_id),
+      pnl: ZERO,
     };
     queue.push(share);
     shares.push(share);
@@ -328,7 +572,8 @@ function lotQueues(
     if (!first.whole) {
       const others = queue.slice(1).reduce((sum, lot) => sum + lot.nanos, 0);
       first.nanos = (closingOf.get(key) ?? 0) - others;
-      if (first.nanos <= 0) throw new Error(`engine journal: the closings of a step do not reach its first lot ${first.fillId}`);
+      if (first.nanos <= 0)
+        throw new Error(`engine journal: the closings of a step do not reach its first lot ${first.fillId}`);
     }
   }
   return { queues, shares };

@@ -25,7 +25,10 @@ export class AccountStatusCache {
   private readonly generations = new Map<string, number>();
   readonly live: boolean;
 
-  constructor(private readonly pool: pg.Pool, changes: ChangeSource) {
+  constructor(
+    private readonly pool: pg.Pool,
+    changes: ChangeSource,
+  ) {
     this.live = typeof changes.onChange === 'function';
     changes.onChange?.((announced) => {
       for (const change of announced) {
@@ -35,7 +38,8 @@ export class AccountStatusCache {
         if (!accountId) continue;
         if (this.generations.size >= CACHE_ENTRIES_MAX) this.generations.clear();
         this.generations.set(accountId, (this.generations.get(accountId) ?? 0) + 1);
-        if (doc?.status && doc.user_id) this.remember({ account_id: accountId, user_id: doc.user_id, status: doc.status });
+        if (doc?.status && doc.user_id)
+          this.remember({ account_id: accountId, user_id: doc.user_id, status: doc.status });
         else this.rows.delete(accountId);
       }
     });

@@ -16,7 +16,8 @@ export interface BookLevels {
 export async function listBookLevels(db: Queryable): Promise<BookLevels[]> {
   const result = await db.query<{ market_id: string; side: 'buy' | 'sell'; price: string; quantity: string }>(
     `SELECT market_id, side, price::text AS price, trim_scale(quantity)::text AS quantity
-     FROM core_book_levels WHERE quantity > 0 AND orders > 0 ORDER BY market_id, price DESC`);
+     FROM core_book_levels WHERE quantity > 0 AND orders > 0 ORDER BY market_id, price DESC`,
+  );
   const byMarket = new Map<string, BookLevels>();
   for (const row of result.rows) {
     let book = byMarket.get(row.market_id);

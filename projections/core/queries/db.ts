@@ -65,7 +65,11 @@ export function cursorParts(raw: string | null | undefined, kinds: readonly Part
 }
 
 /** limit+1 rows → the page and the next cursor (null on the last page). */
-export function pageFrom<Row>(rows: Row[], limit: number, keyOf: (row: Row) => ReadonlyArray<string | number>): { page: Row[]; cursor: string | null } {
+export function pageFrom<Row>(
+  rows: Row[],
+  limit: number,
+  keyOf: (row: Row) => ReadonlyArray<string | number>,
+): { page: Row[]; cursor: string | null } {
   return pageOf(rows, limit, keyOf);
 }
 

@@ -11,11 +11,23 @@ interface FillFilters {
   status?: FillStatus;
 }
 
-interface FillPage { cursor: string | null; fills: FillWire[] }
+interface FillPage {
+  cursor: string | null;
+  fills: FillWire[];
+}
 
-interface Row { doc: FillView; key_pos: string; key_idx: number }
+interface Row {
+  doc: FillView;
+  key_pos: string;
+  key_idx: number;
+}
 
-export async function listFills(db: Queryable, accountId: string, filters: FillFilters, page: PageRequest = {}): Promise<FillPage> {
+export async function listFills(
+  db: Queryable,
+  accountId: string,
+  filters: FillFilters,
+  page: PageRequest = {},
+): Promise<FillPage> {
   const limit = limitOf(page);
   const w = new Where();
   w.and(`account_id = ${w.param(accountId)}`);
@@ -33,4 +45,3 @@ export async function listFills(db: Queryable, accountId: string, filters: FillF
   const { page: rows, cursor } = pageFrom(result.rows, limit, (row) => [row.key_pos, row.key_idx]);
   return { cursor, fills: rows.map((row) => renderFill(row.doc)) };
 }
-

@@ -3,8 +3,16 @@
 
 import type { LedgerEntryType, LedgerEntryView } from '../../../domain/views.ts';
 import {
-  renderAdjustmentEntry, renderFeeEntry, renderLedgerEntry, renderLoyaltyEntry, renderWithdrawalEntry,
-  type AdjustmentEntryWire, type FeeEntryWire, type LedgerEntryWire, type LoyaltyEntryWire, type WithdrawalEntryWire,
+  renderAdjustmentEntry,
+  renderFeeEntry,
+  renderLedgerEntry,
+  renderLoyaltyEntry,
+  renderWithdrawalEntry,
+  type AdjustmentEntryWire,
+  type FeeEntryWire,
+  type LedgerEntryWire,
+  type LoyaltyEntryWire,
+  type WithdrawalEntryWire,
 } from '../render.ts';
 import { cursorParts, limitOf, pageFrom, Where, type PageRequest, type Queryable } from './db.ts';
 
@@ -13,10 +21,19 @@ const WITHDRAWAL_ENTRY_TYPES: readonly LedgerEntryType[] = ['withdrawal'];
 const ADJUSTMENT_ENTRY_TYPES: readonly LedgerEntryType[] = ['adjustment'];
 const LOYALTY_ENTRY_TYPES: readonly LedgerEntryType[] = ['rollup', 'referral'];
 
-interface Row { doc: LedgerEntryView; key_pos: string; key_idx: number }
+interface Row {
+  doc: LedgerEntryView;
+  key_pos: string;
+  key_idx: number;
+}
 
 /** The account's entries whose type is in `types` (every type when omitted), as stored views. */
-async function listLedgerEntryViews(db: Queryable, accountId: string, types: readonly LedgerEntryType[] | undefined, page: PageRequest = {}): Promise<{ cursor: string | null; entries: LedgerEntryView[] }> {
+async function listLedgerEntryViews(
+  db: Queryable,
+  accountId: string,
+  types: readonly LedgerEntryType[] | undefined,
+  page: PageRequest = {},
+): Promise<{ cursor: string | null; entries: LedgerEntryView[] }> {
   const limit = limitOf(page);
   const w = new Where();
   w.and(`account_id = ${w.param(accountId)}`);
@@ -32,32 +49,52 @@ async function listLedgerEntryViews(db: Queryable, accountId: string, types: rea
 }
 
 /** Every field of each entry (admin, generic use). */
-export async function listLedgerEntries(db: Queryable, accountId: string, types: readonly LedgerEntryType[] | undefined, page: PageRequest = {}): Promise<{ cursor: string | null; entries: LedgerEntryWire[] }> {
+export async function listLedgerEntries(
+  db: Queryable,
+  accountId: string,
+  types: readonly LedgerEntryType[] | undefined,
+  page: PageRequest = {},
+): Promise<{ cursor: string | null; entries: LedgerEntryWire[] }> {
   const { cursor, entries } = await listLedgerEntryViews(db, accountId, types, page);
   return { cursor, entries: entries.map(renderLedgerEntry) };
 }
 
 /** GET /portfolio/fees: `fee` and `fee_refund` entries. */
-export async function listFees(db: Queryable, accountId: string, page: PageRequest = {}): Promise<{ cursor: string | null; fees: FeeEntryWire[] }> {
+export async function listFees(
+  db: Queryable,
+  accountId: string,
+  page: PageRequest = {},
+): Promise<{ cursor: string | null; fees: FeeEntryWire[] }> {
   const { cursor, entries } = await listLedgerEntryViews(db, accountId, FEE_ENTRY_TYPES, page);
   return { cursor, fees: entries.map(renderFeeEntry) };
 }
 
 /** GET /portfolio/withdrawals. */
-export async function listWithdrawals(db: Queryable, accountId: string, page: PageRequest = {}): Promise<{ cursor: string | null; withdrawals: WithdrawalEntryWire[] }> {
+export async function listWithdrawals(
+  db: Queryable,
+  accountId: string,
+  page: PageRequest = {},
+): Promise<{ cursor: string | null; withdrawals: WithdrawalEntryWire[] }> {
   const { cursor, entries } = await listLedgerEntryViews(db, accountId, WITHDRAWAL_ENTRY_TYPES, page);
   return { cursor, withdrawals: entries.map(renderWithdrawalEntry) };
 }
 
 /** GET /portfolio/adjustments. */
-export async function listAdjustments(db: Queryable, accountId: string, page: PageRequest = {}): Promise<{ cursor: string | null; adjustments: AdjustmentEntryWire[] }> {
+export async function listAdjustments(
+  db: Queryable,
+  accountId: string,
+  page: PageRequest = {},
+): Promise<{ cursor: string | null; adjustments: AdjustmentEntryWire[] }> {
   const { cursor, entries } = await listLedgerEntryViews(db, accountId, ADJUSTMENT_ENTRY_TYPES, page);
   return { cursor, adjustments: entries.map(renderAdjustmentEntry) };
 }
 
 /** GET /portfolio/loyalty: `rollup` and `referral` entries only. */
-export async function listLoyalty(db: Queryable, accountId: string, page: PageRequest = {}): Promise<{ cursor: string | null; loyalty: LoyaltyEntryWire[] }> {
+export async function listLoyalty(
+  db: Queryable,
+  accountId: string,
+  page: PageRequest = {},
+): Promise<{ cursor: string | null; loyalty: LoyaltyEntryWire[] }> {
   const { cursor, entries } = await listLedgerEntryViews(db, accountId, LOYALTY_ENTRY_TYPES, page);
   return { cursor, loyalty: entries.map(renderLoyaltyEntry) };
 }
-

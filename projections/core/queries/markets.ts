@@ -24,13 +24,24 @@ export interface MarketFilters {
   sortBy?: { name: 'event_start'; direction: 'asc' | 'desc' };
 }
 
-interface MarketPage { cursor: string | null; markets: MarketWire[] }
+interface MarketPage {
+  cursor: string | null;
+  markets: MarketWire[];
+}
 
-interface PagedRow extends MarketRow { market_id: string }
+interface PagedRow extends MarketRow {
+  market_id: string;
+}
 
 /** GET /api/v1/markets. `nowUs` is the service clock (it stamps `timestamp` and the 24h window). */
-export async function listMarkets(db: Queryable, filters: MarketFilters, page: PageRequest, nowUs: number): Promise<MarketPage> {
-  if (filters.marketIds !== undefined) return { cursor: null, markets: await getMarketsByIds(db, filters.marketIds, nowUs) };
+export async function listMarkets(
+  db: Queryable,
+  filters: MarketFilters,
+  page: PageRequest,
+  nowUs: number,
+): Promise<MarketPage> {
+  if (filters.marketIds !== undefined)
+    return { cursor: null, markets: await getMarketsByIds(db, filters.marketIds, nowUs) };
 
   const limit = limitOf(page);
   const w = new Where();
@@ -40,7 +51,8 @@ export async function listMarkets(db: Queryable, filters: MarketFilters, page: P
   if (eventIds) w.and(`m.event_id = ANY(${w.param(eventIds)}::text[])`);
   const statuses = listFilter(filters.statuses);
   if (statuses) w.and(`m.status = ANY(${w.param(statuses)}::text[])`);
-  if (filters.trading !== undefined) w.and(`(m.trading AND m.status IN ('open', 'pre_open')) = ${w.param(filters.trading)}::boolean`);
+  if (filters.trading !== undefined)
+    w.and(`(m.trading AND m.status IN ('open', 'pre_open')) = ${w.param(filters.trading)}::boolean`);
   const sports = listFilter(filters.sports);
   if (sports) w.and(`m.sport_lc = ANY(${w.param(sports.map((s) => s.toLowerCase()))}::text[])`);
   const competitions = listFilter(filters.competitions);
@@ -51,32 +63,48 @@ export async function listMarkets(db: Queryable, filters: MarketFilters, page: P
   if (filters.sortBy) {
     const desc = filters.sortBy.direction === 'desc';
     const after = cursorParts(page.cursor, ['int', 'text']);
-    if (after) w.and(`(m.event_start, m.market_id) ${desc ? '<' : '>'} (${w.param(after[0])}::bigint, ${w.param(after[1])}::text)`);
+    if (after)
+      w.and(
+        `(m.event_start, m.market_id) ${desc ? '<' : '>'} (${w.param(after[0])}::bigint, ${w.param(after[1])}::text)`,
+      );
     order = desc ? 'm.event_start DESC, m.market_id DESC' : 'm.event_start ASC, m.market_id ASC';
     keyOf = (row) => [row.key_start, row.market_id];
   } else {
     const after = cursorParts(page.cursor, ['int2', 'int', 'text']);
-    if (after) w.and(`(m.tier, m.event_start, m.market_id) > (${w.param(after[0])}::smallint, ${w.param(after[1])}::bigint, ${w.param(after[2])}::text)`);
+    if (after)
+      w.and(
+        `(m.tier, m.event_start, m.market_id) > (${w.param(after[0])}::smallint, ${w.param(after[1])}::bigint, ${w.param(after[2])}::text)`,
+      );
     order = 'm.tier, m.event_start, m.market_id';
     keyOf = (row) => [row.tier, row.key_start, row.market_id];
   }
   const limitParam = w.param(limit + 1);
-  const result = await db.query<PagedRow>(`
+  const result = await db.query<PagedRow>(
+    `
     SELECT m.market_id, ${MARKET_SELECT}
     FROM (SELECT m.market_id FROM core_markets m ${w.sql()} ORDER BY ${order} LIMIT ${limitParam}) chosen
     JOIN core_markets m ON m.market_id = chosen.market_id ${MARKET_JOINS}
-    ORDER BY ${order}`, w.values);
+    ORDER BY ${order}`,
+    w.values,
+  );
   const { page: rows, cursor } = pageFrom(result.rows, limit, keyOf);
   return { cursor, markets: rows.map((row) => renderMarket(row, nowUs)) };
 }
 
 /** Exactly these markets (unknown ids are left out), in the default order. */
-export async function getMarketsByIds(db: Queryable, marketIds: readonly string[], nowUs: number): Promise<MarketWire[]> {
+export async function getMarketsByIds(
+  db: Queryable,
+  marketIds: readonly string[],
+  nowUs: number,
+): Promise<MarketWire[]> {
   if (marketIds.length === 0) return [];
-  const result = await db.query<MarketRow>(`
+  const result = await db.query<MarketRow>(
+    `
     SELECT ${MARKET_SELECT} FROM core_markets m ${MARKET_JOINS}
     WHERE m.market_id = ANY($2::text[])
-    ORDER BY m.tier, m.event_start, m.market_id`, [nowUs, [...new Set(marketIds)]]);
+    ORDER BY m.tier, m.event_start, m.market_id`,
+    [nowUs, [...new Set(marketIds)]],
+  );
   return result.rows.map((row) => renderMarket(row, nowUs));
 }
 
@@ -86,6 +114,8 @@ export async function getMarket(db: Queryable, marketId: string, nowUs: number):
 
 /** The engine-side facts about a market, without the aggregates (cheap; for validation). */
 export async function getMarketState(db: Queryable, marketId: string): Promise<MarketStateView | null> {
-  const result = await db.query<{ doc: MarketStateView }>('SELECT doc FROM core_markets WHERE market_id = $1', [marketId]);
+  const result = await db.query<{ doc: MarketStateView }>('SELECT doc FROM core_markets WHERE market_id = $1', [
+    marketId,
+  ]);
   return result.rows[0]?.doc ?? null;
 }

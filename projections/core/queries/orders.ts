@@ -12,11 +12,23 @@ interface OrderFilters {
   statuses?: readonly OrderStatus[];
 }
 
-interface OrderPage { cursor: string | null; orders: OrderWire[] }
+interface OrderPage {
+  cursor: string | null;
+  orders: OrderWire[];
+}
 
-interface Row { doc: OrderView; key_pos: string; key_idx: number }
+interface Row {
+  doc: OrderView;
+  key_pos: string;
+  key_idx: number;
+}
 
-export async function listOrders(db: Queryable, accountId: string, filters: OrderFilters, page: PageRequest = {}): Promise<OrderPage> {
+export async function listOrders(
+  db: Queryable,
+  accountId: string,
+  filters: OrderFilters,
+  page: PageRequest = {},
+): Promise<OrderPage> {
   const limit = limitOf(page);
   const w = new Where();
   w.and(`account_id = ${w.param(accountId)}`);
@@ -40,8 +52,10 @@ export async function listOrders(db: Queryable, accountId: string, filters: Orde
 
 /** The account's order, or null when it does not exist or belongs to another account. */
 export async function getOrder(db: Queryable, accountId: string, orderId: string): Promise<OrderWire | null> {
-  const result = await db.query<{ doc: OrderView }>('SELECT doc FROM core_orders WHERE id = $1 AND account_id = $2', [orderId, accountId]);
+  const result = await db.query<{ doc: OrderView }>('SELECT doc FROM core_orders WHERE id = $1 AND account_id = $2', [
+    orderId,
+    accountId,
+  ]);
   const row = result.rows[0];
   return row ? renderOrder(row.doc) : null;
 }
-

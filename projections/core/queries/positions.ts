@@ -6,19 +6,34 @@ import type { PositionView } from '../../../domain/views.ts';
 import { renderPosition, type PositionWire } from '../render.ts';
 import { cursorParts, limitOf, pageFrom, Where, type PageRequest, type Queryable } from './db.ts';
 
-interface PositionPage { cursor: string | null; positions: PositionWire[] }
+interface PositionPage {
+  cursor: string | null;
+  positions: PositionWire[];
+}
 
-interface Row { doc: PositionView; key_contracts: string; key_market: string }
+interface Row {
+  doc: PositionView;
+  key_contracts: string;
+  key_market: string;
+}
 
-export async function listPositions(db: Queryable, accountId: string, page: PageRequest = {}, filters: { marketIds?: readonly string[] } = {}): Promise<PositionPage> {
+export async function listPositions(
+  db: Queryable,
+  accountId: string,
+  page: PageRequest = {},
+  filters: { marketIds?: readonly string[] } = {},
+): Promise<PositionPage> {
   const limit = limitOf(page);
   const w = new Where();
   w.and(`account_id = ${w.param(accountId)}`).and('position <> 0');
-  if (filters.marketIds && filters.marketIds.length > 0) w.and(`market_id = ANY(${w.param(filters.marketIds)}::text[])`);
+  if (filters.marketIds && filters.marketIds.length > 0)
+    w.and(`market_id = ANY(${w.param(filters.marketIds)}::text[])`);
   const after = cursorParts(page.cursor, ['dec', 'text']);
   if (after) {
     const contracts = w.param(after[0]);
-    w.and(`(contracts < ${contracts}::numeric OR (contracts = ${contracts}::numeric AND market_id > ${w.param(after[1])}))`);
+    w.and(
+      `(contracts < ${contracts}::numeric OR (contracts = ${contracts}::numeric AND market_id > ${w.param(after[1])}))`,
+    );
   }
   const result = await db.query<Row>(
     `SELECT doc, contracts::text AS key_contracts, market_id AS key_market FROM core_positions ${w.sql()} ORDER BY contracts DESC, market_id ASC LIMIT ${w.param(limit + 1)}`,
@@ -27,4 +42,3 @@ export async function listPositions(db: Queryable, accountId: string, page: Page
   const { page: rows, cursor } = pageFrom(result.rows, limit, (row) => [row.key_contracts, row.key_market]);
   return { cursor, positions: rows.map((row) => renderPosition(row.doc)) };
 }
-

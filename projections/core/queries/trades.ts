@@ -14,9 +14,22 @@ export interface MarketTradeWire {
   time: string;
 }
 
-interface Row { trade_id: string; market_id: string; price: string; quantity: string; taker_action: string | null; executed_at_text: string; key_pos: string; key_idx: number }
+interface Row {
+  trade_id: string;
+  market_id: string;
+  price: string;
+  quantity: string;
+  taker_action: string | null;
+  executed_at_text: string;
+  key_pos: string;
+  key_idx: number;
+}
 
-export async function listMarketTrades(db: Queryable, marketId: string, page: PageRequest = {}): Promise<{ cursor: string | null; trades: MarketTradeWire[] }> {
+export async function listMarketTrades(
+  db: Queryable,
+  marketId: string,
+  page: PageRequest = {},
+): Promise<{ cursor: string | null; trades: MarketTradeWire[] }> {
   const limit = limitOf(page);
   const w = new Where();
   w.and(`market_id = ${w.param(marketId)}`);
@@ -31,8 +44,13 @@ export async function listMarketTrades(db: Queryable, marketId: string, page: Pa
   return {
     cursor,
     trades: rows.map((row) => ({
-      trade_id: row.trade_id, market_id: row.market_id, price: row.price, quantity: row.quantity,
-      taker_action: row.taker_action, executed_at: Number(row.executed_at_text), time: usToIso(Number(row.executed_at_text)),
+      trade_id: row.trade_id,
+      market_id: row.market_id,
+      price: row.price,
+      quantity: row.quantity,
+      taker_action: row.taker_action,
+      executed_at: Number(row.executed_at_text),
+      time: usToIso(Number(row.executed_at_text)),
     })),
   };
 }

@@ -9,7 +9,17 @@ import type { CoreStore } from '../load.ts';
 import type { FillView, OrderView } from '../../../domain/views.ts';
 import { prepared } from '../../runtime/prepared.ts';
 
-type CoreChangeKind = 'order' | 'fill' | 'balance' | 'position' | 'market' | 'ledger_entry' | 'account' | 'sport_event' | 'trade' | 'market_stats';
+type CoreChangeKind =
+  | 'order'
+  | 'fill'
+  | 'balance'
+  | 'position'
+  | 'market'
+  | 'ledger_entry'
+  | 'account'
+  | 'sport_event'
+  | 'trade'
+  | 'market_stats';
 
 /** A change before the projector adds `user_id` to its keys. */
 export interface CoreChange {
@@ -59,19 +69,28 @@ interface UpsertSpec {
  * document once, as its json input, and builds no record per row from a JSON array of whole
  * rows (json_to_recordset, the dearer way for PostgreSQL). json columns must not be null.
  */
-export async function upsertSnapshots(tx: pg.PoolClient, spec: UpsertSpec, rows: readonly Record<string, unknown>[]): Promise<Array<Record<string, string>>> {
+export async function upsertSnapshots(
+  tx: pg.PoolClient,
+  spec: UpsertSpec,
+  rows: readonly Record<string, unknown>[],
+): Promise<Array<Record<string, string>>> {
   if (rows.length === 0) return [];
   const names = spec.columns.map(([name]) => name);
   const isJson = (type: SqlType) => type === 'json' || type === 'jsonb';
   const values = spec.columns.map(([name, type]) => {
     if (!isJson(type)) return rows.map((row) => row[name] ?? null);
-    return rows.map((row) => {
-      const value = row[name];
-      if (value === null || value === undefined) throw new Error(`${spec.table}.${name}: a json column of a snapshot row is null`);
-      return JSON.stringify(value);
-    }).join('\n');
+    return rows
+      .map((row) => {
+        const value = row[name];
+        if (value === null || value === undefined)
+          throw new Error(`${spec.table}.${name}: a json column of a snapshot row is null`);
+        return JSON.stringify(value);
+      })
+      .join('\n');
   });
-  const sources = spec.columns.map(([, type], i) => (isJson(type) ? `string_to_array($${i + 1}::text, E'\\n')` : `$${i + 1}::${type}[]`));
+  const sources = spec.columns.map(([, type], i) =>
+    isJson(type) ? `string_to_array($${i + 1}::text, E'\\n')` : `$${i + 1}::${type}[]`,
+  );
   const selects = spec.columns.map(([name, type]) => (isJson(type) ? `${name}::${type}` : name));
   const updates = names
     .filter((name) => !spec.key.includes(name) && !(spec.insertOnly ?? []).includes(name))

@@ -9,15 +9,41 @@ export const ledgerSlice: Slice = {
   name: 'ledger',
   async apply(batch: Batch): Promise<void> {
     const entries = batch.fold.entries.map(({ entry, at }) => ({ view: ledgerEntryView(entry, at.nowUs, at.seq), at }));
-    const written = await upsertSnapshots(batch.tx, {
-      table: 'core_ledger_entries',
-      key: ['id'],
-      columns: [['id', 'text'], ['account_id', 'text'], ['type', 'text'], ['seq', 'bigint'], ['ins_pos', 'bigint'], ['ins_idx', 'integer'], ['doc', 'json']],
-      insertOnly: ['ins_pos', 'ins_idx'],
-    }, entries.map(({ view, at }) => ({ id: view.id, account_id: view.account_id, type: view.type, seq: at.seq, ins_pos: at.pos, ins_idx: at.idx, doc: view })));
+    const written = await upsertSnapshots(
+      batch.tx,
+      {
+        table: 'core_ledger_entries',
+        key: ['id'],
+        columns: [
+          ['id', 'text'],
+          ['account_id', 'text'],
+          ['type', 'text'],
+          ['seq', 'bigint'],
+          ['ins_pos', 'bigint'],
+          ['ins_idx', 'integer'],
+          ['doc', 'json'],
+        ],
+        insertOnly: ['ins_pos', 'ins_idx'],
+      },
+      entries.map(({ view, at }) => ({
+        id: view.id,
+        account_id: view.account_id,
+        type: view.type,
+        seq: at.seq,
+        ins_pos: at.pos,
+        ins_idx: at.idx,
+        doc: view,
+      })),
+    );
     const ids = new Set(written.map((row) => row.id));
     for (const { view } of entries) {
-      if (ids.has(view.id)) batch.changes.push({ kind: 'ledger_entry', account_id: view.account_id, ...(view.market_id ? { market_id: view.market_id } : {}), doc: renderLedgerEntry(view) });
+      if (ids.has(view.id))
+        batch.changes.push({
+          kind: 'ledger_entry',
+          account_id: view.account_id,
+          ...(view.market_id ? { market_id: view.market_id } : {}),
+          doc: renderLedgerEntry(view),
+        });
     }
   },
 };

@@ -6,7 +6,17 @@
 // (Feed.useBookSource), not from here.
 // Resting means a limit order in status `open` or `accepted` with contracts remaining.
 
-import { decimalOf, decimalText, isPositive, isZero, minus, negated, plus, ZERO, type Decimal } from '../../../domain/money/decimal.ts';
+import {
+  decimalOf,
+  decimalText,
+  isPositive,
+  isZero,
+  minus,
+  negated,
+  plus,
+  ZERO,
+  type Decimal,
+} from '../../../domain/money/decimal.ts';
 import type { OrderView } from '../../../domain/views.ts';
 import { orderView } from '../../../domain/readModel/render.ts';
 import { renderOrder } from '../render.ts';
@@ -15,7 +25,11 @@ import { prepared } from '../../runtime/prepared.ts';
 
 const RESTING_STATUSES: ReadonlySet<string> = new Set(['open', 'accepted']);
 
-interface Contribution { side: 'buy' | 'sell'; price: string; remaining: Decimal }
+interface Contribution {
+  side: 'buy' | 'sell';
+  price: string;
+  remaining: Decimal;
+}
 
 export function contributionOf(order: OrderView): Contribution | null {
   if (order.order_type !== 'limit' || order.price === null || !RESTING_STATUSES.has(order.status)) return null;
@@ -23,7 +37,13 @@ export function contributionOf(order: OrderView): Contribution | null {
   return isPositive(remaining) ? { side: order.action, price: order.price, remaining } : null;
 }
 
-interface LevelDelta { market_id: string; side: string; price: string; quantity: Decimal; orders: number }
+interface LevelDelta {
+  market_id: string;
+  side: string;
+  price: string;
+  quantity: Decimal;
+  orders: number;
+}
 
 export const ordersSlice: Slice = {
   name: 'orders',
@@ -38,7 +58,10 @@ export const ordersSlice: Slice = {
       deltas.set(key, delta);
     };
 
-    const changed = [...batch.fold.orders.values()].map(({ record, created }) => ({ item: orderView(record), created }));
+    const changed = [...batch.fold.orders.values()].map(({ record, created }) => ({
+      item: orderView(record),
+      created,
+    }));
     for (const { item } of changed) batch.views.orders.set(item.id, item);
     const rows = changed.map(({ item, created }) => {
       const before = batch.store.books.get(item.id);
@@ -64,33 +87,59 @@ export const ordersSlice: Slice = {
       };
     });
 
-    await upsertSnapshots(batch.tx, {
-      table: 'core_orders',
-      key: ['id'],
-      columns: [
-        ['id', 'text'], ['account_id', 'text'], ['market_id', 'text'], ['client_order_id', 'text'], ['status', 'text'],
-        ['book_side', 'text'], ['book_price', 'numeric'], ['book_remaining', 'numeric'],
-        ['seq', 'bigint'], ['ins_pos', 'bigint'], ['ins_idx', 'integer'], ['doc', 'json'],
-      ],
-      insertOnly: ['ins_pos', 'ins_idx'],
-    }, rows);
+    await upsertSnapshots(
+      batch.tx,
+      {
+        table: 'core_orders',
+        key: ['id'],
+        columns: [
+          ['id', 'text'],
+          ['account_id', 'text'],
+          ['market_id', 'text'],
+          ['client_order_id', 'text'],
+          ['status', 'text'],
+          ['book_side', 'text'],
+          ['book_price', 'numeric'],
+          ['book_remaining', 'numeric'],
+          ['seq', 'bigint'],
+          ['ins_pos', 'bigint'],
+          ['ins_idx', 'integer'],
+          ['doc', 'json'],
+        ],
+        insertOnly: ['ins_pos', 'ins_idx'],
+      },
+      rows,
+    );
 
     const moved = [...deltas.values()].filter((d) => !isZero(d.quantity) || d.orders !== 0);
     if (moved.length > 0) {
-      await batch.tx.query(prepared(`
+      await batch.tx.query(
+        prepared(
+          `
         INSERT INTO core_book_levels (market_id, side, price, quantity, orders)
         SELECT market_id, side, price, quantity, orders
         FROM json_to_recordset($1::json) AS x(market_id text, side text, price numeric, quantity numeric, orders integer)
         ON CONFLICT (market_id, side, price) DO UPDATE
         SET quantity = core_book_levels.quantity + excluded.quantity, orders = core_book_levels.orders + excluded.orders`,
-      [JSON.stringify(moved.map((d) => ({ ...d, quantity: decimalText(d.quantity) })))]));
+          [JSON.stringify(moved.map((d) => ({ ...d, quantity: decimalText(d.quantity) })))],
+        ),
+      );
       const marketIds = [...new Set(moved.map((d) => d.market_id))];
-      await batch.tx.query(prepared('DELETE FROM core_book_levels WHERE market_id = ANY($1::text[]) AND (quantity <= 0 OR orders <= 0)', [marketIds]));
+      await batch.tx.query(
+        prepared('DELETE FROM core_book_levels WHERE market_id = ANY($1::text[]) AND (quantity <= 0 OR orders <= 0)', [
+          marketIds,
+        ]),
+      );
       for (const id of marketIds) batch.touchedMarkets.add(id);
     }
 
     for (const { item } of changed) {
-      batch.changes.push({ kind: 'order', account_id: item.account_id, market_id: item.market_id, doc: renderOrder(item) });
+      batch.changes.push({
+        kind: 'order',
+        account_id: item.account_id,
+        market_id: item.market_id,
+        doc: renderOrder(item),
+      });
     }
   },
 };

@@ -14,22 +14,38 @@ export const positionsSlice: Slice = {
       if (!market) throw new Error(`position in market ${record.marketId}, never listed`);
       return positionView(record, market, at.seq);
     });
-    const written = await upsertSnapshots(batch.tx, {
-      table: 'core_positions',
-      key: ['account_id', 'market_id'],
-      columns: [['account_id', 'text'], ['market_id', 'text'], ['position', 'numeric'], ['contracts', 'numeric'], ['seq', 'bigint'], ['doc', 'json']],
-    }, positions.map((view) => ({
-      account_id: view.account_id,
-      market_id: view.market_id,
-      position: view.position,
-      contracts: decimalText(abs(decimalOf(view.position))),
-      seq: view.seq,
-      doc: view,
-    })));
+    const written = await upsertSnapshots(
+      batch.tx,
+      {
+        table: 'core_positions',
+        key: ['account_id', 'market_id'],
+        columns: [
+          ['account_id', 'text'],
+          ['market_id', 'text'],
+          ['position', 'numeric'],
+          ['contracts', 'numeric'],
+          ['seq', 'bigint'],
+          ['doc', 'json'],
+        ],
+      },
+      positions.map((view) => ({
+        account_id: view.account_id,
+        market_id: view.market_id,
+        position: view.position,
+        contracts: decimalText(abs(decimalOf(view.position))),
+        seq: view.seq,
+        doc: view,
+      })),
+    );
     const keys = new Set(written.map((row) => `${row.account_id}|${row.market_id}`));
     for (const view of positions) {
       if (!keys.has(`${view.account_id}|${view.market_id}`)) continue;
-      batch.changes.push({ kind: 'position', account_id: view.account_id, market_id: view.market_id, doc: renderPosition(view) });
+      batch.changes.push({
+        kind: 'position',
+        account_id: view.account_id,
+        market_id: view.market_id,
+        doc: renderPosition(view),
+      });
       batch.touchedMarkets.add(view.market_id);
     }
   },

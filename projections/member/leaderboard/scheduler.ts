@@ -5,13 +5,15 @@
 
 import { currentSnapshot, refreshLeaderboards, snapshotIsStale, type LeaderboardDeps } from './snapshot.ts';
 
-
 /** Snapshot age at which the schedule rebuilds, in service-clock microseconds. */
 const LEADERBOARD_REFRESH_INTERVAL_US = 60 * 1_000_000;
 /** How often the scheduler looks at the clock, in real milliseconds. */
 const CHECK_INTERVAL_MS = 1_000;
 
-export function startLeaderboardScheduler(ctx: LeaderboardDeps, options: { checkIntervalMs?: number } = {}): { stop(): Promise<void> } {
+export function startLeaderboardScheduler(
+  ctx: LeaderboardDeps,
+  options: { checkIntervalMs?: number } = {},
+): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
   let busy = false;
   let stopped = false;
@@ -20,7 +22,10 @@ export function startLeaderboardScheduler(ctx: LeaderboardDeps, options: { check
     if (busy || stopped) return;
     const snapshot = currentSnapshot(ctx);
     const nowUs = ctx.clock.nowUs();
-    const due = snapshot === null || snapshotIsStale(snapshot, nowUs) || nowUs - snapshot.refreshed_at_us >= LEADERBOARD_REFRESH_INTERVAL_US;
+    const due =
+      snapshot === null ||
+      snapshotIsStale(snapshot, nowUs) ||
+      nowUs - snapshot.refreshed_at_us >= LEADERBOARD_REFRESH_INTERVAL_US;
     if (!due) return;
     busy = true;
     running = refreshLeaderboards(ctx)

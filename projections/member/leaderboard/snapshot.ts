@@ -17,8 +17,19 @@ export interface LeaderboardDeps {
   pool: pg.Pool;
 }
 import { usToIso } from '../../../domain/clock.ts';
-import { LEADERBOARD_METRICS, boardValues, type BoardEntry, type Metric, type SettlementFact } from '../../../domain/leaderboard/board.ts';
-import { LEADERBOARD_PERIODS, periodBounds, type Period, type PeriodBounds } from '../../../domain/leaderboard/period.ts';
+import {
+  LEADERBOARD_METRICS,
+  boardValues,
+  type BoardEntry,
+  type Metric,
+  type SettlementFact,
+} from '../../../domain/leaderboard/board.ts';
+import {
+  LEADERBOARD_PERIODS,
+  periodBounds,
+  type Period,
+  type PeriodBounds,
+} from '../../../domain/leaderboard/period.ts';
 import { settlementFacts, volumeFacts } from '../queries.ts';
 
 /** Bound on waiting for projections to catch up before a refresh reads them. */
@@ -64,17 +75,25 @@ async function buildSnapshot(ctx: LeaderboardDeps): Promise<LeaderboardSnapshot>
   const periods = new Map<Period, PeriodSnapshot>();
   for (const period of LEADERBOARD_PERIODS) {
     const bounds = periodBounds(period, nowUs);
-    const [volumeRows, settlementRows] = await Promise.all([volumeFacts(ctx.pool, bounds.start_us, nowUs), settlementFacts(ctx.pool, bounds.start_us, nowUs)]);
+    const [volumeRows, settlementRows] = await Promise.all([
+      volumeFacts(ctx.pool, bounds.start_us, nowUs),
+      settlementFacts(ctx.pool, bounds.start_us, nowUs),
+    ]);
     const volumes = volumeRows.map((r) => ({ account_id: r.account_id, sport: r.sport, volume: r.volume }));
     const settlements: SettlementFact[] = settlementRows.map((r) => ({
-      account_id: r.account_id, market_id: r.market_id, sport: r.sport, settled_at_us: Number(r.settled_at_us),
-      net_pnl: r.net_pnl ?? '0', contracts: r.contracts ?? '0',
+      account_id: r.account_id,
+      market_id: r.market_id,
+      sport: r.sport,
+      settled_at_us: Number(r.settled_at_us),
+      net_pnl: r.net_pnl ?? '0',
+      contracts: r.contracts ?? '0',
     }));
     const categories = new Set<string>(['all']);
     for (const fact of [...volumes, ...settlements]) if (fact.sport) categories.add(fact.sport);
     const boards = new Map<string, BoardEntry[]>();
     for (const category of categories) {
-      for (const metric of LEADERBOARD_METRICS) boards.set(boardKey(category, metric), boardValues(metric, category, volumes, settlements));
+      for (const metric of LEADERBOARD_METRICS)
+        boards.set(boardKey(category, metric), boardValues(metric, category, volumes, settlements));
     }
     periods.set(period, { bounds, boards });
   }

@@ -5,25 +5,74 @@
 // the latest position and the market's max_price. Every field is defined in docs/MEMBER.md.
 
 import {
-  abs, ceilCent, compare, decimalOf, decimalText, integerDecimal, isNegative, isPositive, isZero, minus, negated, plus, quotient, times, ZERO, type Decimal,
+  abs,
+  ceilCent,
+  compare,
+  decimalOf,
+  decimalText,
+  integerDecimal,
+  isNegative,
+  isPositive,
+  isZero,
+  minus,
+  negated,
+  plus,
+  quotient,
+  times,
+  ZERO,
+  type Decimal,
 } from '../../../domain/money/decimal.ts';
 import type { FillView, LedgerEntryView, OrderView, PositionView } from '../../../domain/views.ts';
 import { LIVE_ORDER_STATUSES } from '../../../domain/views.ts';
 
 export const SUM_KEYS = [
   // orders
-  'buy_orders', 'sell_orders', 'open_buy_orders', 'open_sell_orders',
-  'cancelled_buy_orders', 'cancelled_sell_orders', 'rejected_buy_orders', 'rejected_sell_orders',
-  'contracts_in_buy_orders', 'contracts_in_sell_orders', 'cancelled_buy_contracts', 'cancelled_sell_contracts',
-  'buy_order_liability', 'sell_order_liability', 'order_fee_base',
+  'buy_orders',
+  'sell_orders',
+  'open_buy_orders',
+  'open_sell_orders',
+  'cancelled_buy_orders',
+  'cancelled_sell_orders',
+  'rejected_buy_orders',
+  'rejected_sell_orders',
+  'contracts_in_buy_orders',
+  'contracts_in_sell_orders',
+  'cancelled_buy_contracts',
+  'cancelled_sell_contracts',
+  'buy_order_liability',
+  'sell_order_liability',
+  'order_fee_base',
   // fills
-  'buy_trade_count', 'sell_trade_count', 'open_trade_count', 'buy_settlements', 'sell_settlements',
-  'buy_contracts_traded', 'sell_contracts_traded', 'buy_contracts_closed', 'sell_contracts_closed',
-  'buy_contracts_expired', 'sell_contracts_expired', 'buy_contracts_settled', 'sell_contracts_settled',
-  'buy_original_risk', 'sell_original_risk', 'closed_buy_premium', 'closed_sell_premium',
-  'expired_buy_premium', 'expired_sell_premium',
-  'open_risk', 'open_to_win', 'open_premium', 'open_contracts', 'open_potential_fee',
-  'closed_fees', 'expired_fees', 'closed_gross_pnl', 'closed_net_pnl', 'expired_gross_pnl', 'expired_net_pnl',
+  'buy_trade_count',
+  'sell_trade_count',
+  'open_trade_count',
+  'buy_settlements',
+  'sell_settlements',
+  'buy_contracts_traded',
+  'sell_contracts_traded',
+  'buy_contracts_closed',
+  'sell_contracts_closed',
+  'buy_contracts_expired',
+  'sell_contracts_expired',
+  'buy_contracts_settled',
+  'sell_contracts_settled',
+  'buy_original_risk',
+  'sell_original_risk',
+  'closed_buy_premium',
+  'closed_sell_premium',
+  'expired_buy_premium',
+  'expired_sell_premium',
+  'open_risk',
+  'open_to_win',
+  'open_premium',
+  'open_contracts',
+  'open_potential_fee',
+  'closed_fees',
+  'expired_fees',
+  'closed_gross_pnl',
+  'closed_net_pnl',
+  'expired_gross_pnl',
+  'expired_net_pnl',
   // fee ledger entries (signed balance effect)
   'fee_amounts',
 ] as const;
@@ -37,29 +86,77 @@ export type Contribution = Partial<Record<SumKey, Decimal>>;
 export interface MarketStatsValues {
   position: string;
   available_position: string;
-  contracts_traded: string; buy_contracts_traded: string; sell_contracts_traded: string;
-  contracts_closed: string; buy_contracts_closed: string; sell_contracts_closed: string;
-  contracts_expired: string; buy_contracts_expired: string; sell_contracts_expired: string;
-  contracts_settled: string; buy_contracts_settled: string; sell_contracts_settled: string;
-  contracts_in_orders: string; contracts_in_buy_orders: string; contracts_in_sell_orders: string;
-  cancelled_contracts: string; cancelled_buy_contracts: string; cancelled_sell_contracts: string;
-  orders: number; buy_orders: number; sell_orders: number; open_order_count: number;
-  cancelled_orders: number; cancelled_buy_orders: number; cancelled_sell_orders: number;
-  rejected_orders: number; rejected_buy_orders: number; rejected_sell_orders: number;
-  trade_count: number; buy_trade_count: number; sell_trade_count: number; open_trade_count: number;
-  settlements: number; buy_settlements: number; sell_settlements: number;
-  order_liability: string; buy_order_liability: string; sell_order_liability: string;
-  position_premium_liability: string; total_liability: string;
-  max_liability_loss: string; max_liability_win: string; max_risk: string; open_risk: string;
-  original_risk: string; buy_original_risk: string; sell_original_risk: string;
-  open_premium: string; average_open_premium: string;
-  closed_premium: string; closed_buy_premium: string; closed_sell_premium: string;
-  expired_premium: string; expired_buy_premium: string; expired_sell_premium: string;
-  total_fees: string; closed_fees: string; expired_fees: string;
-  max_potential_fee: string; open_potential_fee: string; potential_order_trade_fee: string; pending_close_fee: string;
-  closed_gross_pnl: string; closed_net_pnl: string; expired_gross_pnl: string; expired_net_pnl: string;
-  total_settlement_pnl: string; total_net_pnl: string;
-  max_potential_profit: string; open_potential_profit: string; pending_close_pnl: string;
+  contracts_traded: string;
+  buy_contracts_traded: string;
+  sell_contracts_traded: string;
+  contracts_closed: string;
+  buy_contracts_closed: string;
+  sell_contracts_closed: string;
+  contracts_expired: string;
+  buy_contracts_expired: string;
+  sell_contracts_expired: string;
+  contracts_settled: string;
+  buy_contracts_settled: string;
+  sell_contracts_settled: string;
+  contracts_in_orders: string;
+  contracts_in_buy_orders: string;
+  contracts_in_sell_orders: string;
+  cancelled_contracts: string;
+  cancelled_buy_contracts: string;
+  cancelled_sell_contracts: string;
+  orders: number;
+  buy_orders: number;
+  sell_orders: number;
+  open_order_count: number;
+  cancelled_orders: number;
+  cancelled_buy_orders: number;
+  cancelled_sell_orders: number;
+  rejected_orders: number;
+  rejected_buy_orders: number;
+  rejected_sell_orders: number;
+  trade_count: number;
+  buy_trade_count: number;
+  sell_trade_count: number;
+  open_trade_count: number;
+  settlements: number;
+  buy_settlements: number;
+  sell_settlements: number;
+  order_liability: string;
+  buy_order_liability: string;
+  sell_order_liability: string;
+  position_premium_liability: string;
+  total_liability: string;
+  max_liability_loss: string;
+  max_liability_win: string;
+  max_risk: string;
+  open_risk: string;
+  original_risk: string;
+  buy_original_risk: string;
+  sell_original_risk: string;
+  open_premium: string;
+  average_open_premium: string;
+  closed_premium: string;
+  closed_buy_premium: string;
+  closed_sell_premium: string;
+  expired_premium: string;
+  expired_buy_premium: string;
+  expired_sell_premium: string;
+  total_fees: string;
+  closed_fees: string;
+  expired_fees: string;
+  max_potential_fee: string;
+  open_potential_fee: string;
+  potential_order_trade_fee: string;
+  pending_close_fee: string;
+  closed_gross_pnl: string;
+  closed_net_pnl: string;
+  expired_gross_pnl: string;
+  expired_net_pnl: string;
+  total_settlement_pnl: string;
+  total_net_pnl: string;
+  max_potential_profit: string;
+  open_potential_profit: string;
+  pending_close_pnl: string;
   market_max_price: string;
 }
 
@@ -67,15 +164,20 @@ const ONE = integerDecimal(1);
 const CANCELLED: ReadonlySet<string> = new Set(['cancelled', 'partially_cancelled']);
 const LIVE: ReadonlySet<string> = new Set(LIVE_ORDER_STATUSES);
 
-const big = (value: string | null | undefined) => (value === null || value === undefined || value === '' ? ZERO : decimalOf(value));
+const big = (value: string | null | undefined) =>
+  value === null || value === undefined || value === '' ? ZERO : decimalOf(value);
 const maxOf = (a: Decimal, b: Decimal) => (compare(a, b) > 0 ? a : b);
 const minOf = (a: Decimal, b: Decimal) => (compare(a, b) < 0 ? a : b);
 
 /** What an order's contribution depends on (the fields of its view read here). */
-export type OrderFacts = Pick<OrderView, 'id' | 'account_id' | 'market_id' | 'action' | 'status' | 'price' | 'quantity' | 'filled'>;
+export type OrderFacts = Pick<
+  OrderView,
+  'id' | 'account_id' | 'market_id' | 'action' | 'status' | 'price' | 'quantity' | 'filled'
+>;
 
 /** Contracts of an order still working (quantity − filled). */
-const unfilled = (order: Pick<OrderFacts, 'quantity' | 'filled'>) => maxOf(minus(big(order.quantity), big(order.filled)), ZERO);
+const unfilled = (order: Pick<OrderFacts, 'quantity' | 'filled'>) =>
+  maxOf(minus(big(order.quantity), big(order.filled)), ZERO);
 
 export function orderContribution(order: OrderFacts, maxPriceText: string): Contribution {
   const maxPrice = big(maxPriceText);
@@ -169,7 +271,12 @@ interface DeriveInput {
   orderFeeRate: string;
 }
 
-export function deriveMarketStats({ sums, position: positionView, maxPrice, orderFeeRate }: DeriveInput): MarketStatsValues {
+export function deriveMarketStats({
+  sums,
+  position: positionView,
+  maxPrice,
+  orderFeeRate,
+}: DeriveInput): MarketStatsValues {
   const v = (key: SumKey) => sums.get(key) ?? ZERO;
   const n = (key: SumKey) => Number(decimalText(v(key)));
   const s = (value: Decimal) => decimalText(value);
@@ -177,7 +284,11 @@ export function deriveMarketStats({ sums, position: positionView, maxPrice, orde
 
   const position = big(positionView?.position);
   // contracts reserved by live orders on the closing side (sells against a long, buys against a short)
-  const reserved = isPositive(position) ? v('contracts_in_sell_orders') : isNegative(position) ? v('contracts_in_buy_orders') : ZERO;
+  const reserved = isPositive(position)
+    ? v('contracts_in_sell_orders')
+    : isNegative(position)
+      ? v('contracts_in_buy_orders')
+      : ZERO;
   const availableAbs = maxOf(minus(abs(position), reserved), ZERO);
   const orderLiability = both('buy_order_liability', 'sell_order_liability');
   const openRisk = v('open_risk');
@@ -294,5 +405,13 @@ export function computeMarketStats(input: MarketStatsInput): MarketStatsValues &
     const at = fillSettledAtUs(fill);
     if (at !== null && (lastSettledAt === null || at > lastSettledAt)) lastSettledAt = at;
   }
-  return { ...deriveMarketStats({ sums, position: input.position, maxPrice: input.maxPrice, orderFeeRate: input.orderFeeRate }), last_settled_at: lastSettledAt };
+  return {
+    ...deriveMarketStats({
+      sums,
+      position: input.position,
+      maxPrice: input.maxPrice,
+      orderFeeRate: input.orderFeeRate,
+    }),
+    last_settled_at: lastSettledAt,
+  };
 }

@@ -9,7 +9,11 @@
 import type pg from 'pg';
 import type { EngineEvent } from '../../../domain/engine/events.ts';
 import { stepsOf } from '../../core/engineEvents.ts';
-import { LEADERBOARD_LAUNCH_US, OPT_IN_DEFAULT_BY_JURISDICTION, type ProfileEvent } from '../../../domain/profile/profile.ts';
+import {
+  LEADERBOARD_LAUNCH_US,
+  OPT_IN_DEFAULT_BY_JURISDICTION,
+  type ProfileEvent,
+} from '../../../domain/profile/profile.ts';
 import type { RecordedEvent } from '../../../eventstore/port.ts';
 import type { ProjectionChange, Projector } from '../../projector.ts';
 
@@ -32,7 +36,9 @@ CREATE TABLE IF NOT EXISTS member_profiles (
 CREATE INDEX IF NOT EXISTS member_profiles_handle ON member_profiles (handle);
 `;
 
-const OPTED_IN_BY_DEFAULT = Object.entries(OPT_IN_DEFAULT_BY_JURISDICTION).filter(([, on]) => on).map(([code]) => code);
+const OPTED_IN_BY_DEFAULT = Object.entries(OPT_IN_DEFAULT_BY_JURISDICTION)
+  .filter(([, on]) => on)
+  .map(([code]) => code);
 
 /** Consent after defaults: explicit choice, else the jurisdiction default, false before launch. */
 const EFFECTIVE_SQL = `UPDATE member_profiles SET opt_in_effective = COALESCE(opt_in,
@@ -40,7 +46,11 @@ const EFFECTIVE_SQL = `UPDATE member_profiles SET opt_in_effective = COALESCE(op
        ELSE jurisdiction = ANY($2::text[]) END)
   WHERE account_id = $1`;
 
-async function applyAccount(tx: pg.PoolClient, seq: number, account: { account_id: string; jurisdiction: string; created_at: number }) {
+async function applyAccount(
+  tx: pg.PoolClient,
+  seq: number,
+  account: { account_id: string; jurisdiction: string; created_at: number },
+) {
   await tx.query(
     `INSERT INTO member_profiles (account_id, jurisdiction, created_at, account_seq)
      VALUES ($1, $2, $3, $4)
@@ -55,7 +65,9 @@ async function applyProfileEvent(tx: pg.PoolClient, record: RecordedEvent): Prom
   const event = { type: record.type, ...(record.data as object) } as ProfileEvent;
   const accountId = event.account_id;
   if (typeof accountId !== 'string') return null;
-  await tx.query('INSERT INTO member_profiles (account_id) VALUES ($1) ON CONFLICT (account_id) DO NOTHING', [accountId]);
+  await tx.query('INSERT INTO member_profiles (account_id) VALUES ($1) ON CONFLICT (account_id) DO NOTHING', [
+    accountId,
+  ]);
   const guard = 'WHERE account_id = $1 AND profile_revision < $2';
   const revision = record.revision.toString();
   switch (event.type) {
@@ -67,10 +79,19 @@ async function applyProfileEvent(tx: pg.PoolClient, record: RecordedEvent): Prom
       );
       break;
     case 'AvatarChanged':
-      await tx.query(`UPDATE member_profiles SET avatar = $3::jsonb, profile_revision = $2 ${guard}`, [accountId, revision, JSON.stringify(event.avatar)]);
+      await tx.query(`UPDATE member_profiles SET avatar = $3::jsonb, profile_revision = $2 ${guard}`, [
+        accountId,
+        revision,
+        JSON.stringify(event.avatar),
+      ]);
       break;
     case 'LeaderboardOptInChanged':
-      await tx.query(`UPDATE member_profiles SET opt_in = $3, opt_in_changed_at = $4, profile_revision = $2 ${guard}`, [accountId, revision, event.opt_in, event.at_us]);
+      await tx.query(`UPDATE member_profiles SET opt_in = $3, opt_in_changed_at = $4, profile_revision = $2 ${guard}`, [
+        accountId,
+        revision,
+        event.opt_in,
+        event.at_us,
+      ]);
       break;
     default:
       await tx.query(`UPDATE member_profiles SET profile_revision = $2 ${guard}`, [accountId, revision]);
@@ -78,13 +99,19 @@ async function applyProfileEvent(tx: pg.PoolClient, record: RecordedEvent): Prom
   return accountId;
 }
 
-const isAccountSnapshot = (event: EngineEvent): event is Extract<EngineEvent, { type: 'AccountOpened' | 'AccountUpdated' }> =>
+const isAccountSnapshot = (
+  event: EngineEvent,
+): event is Extract<EngineEvent, { type: 'AccountOpened' | 'AccountUpdated' }> =>
   event.type === 'AccountOpened' || event.type === 'AccountUpdated';
 /** Any change of the account: the row's account step moves with each (a tier change moves nothing else here). */
-const isAccountChange = (event: EngineEvent): boolean => isAccountSnapshot(event) || event.type === 'LoyaltyTierChanged';
+const isAccountChange = (event: EngineEvent): boolean =>
+  isAccountSnapshot(event) || event.type === 'LoyaltyTierChanged';
 
 async function applyAccountStep(tx: pg.PoolClient, seq: number, accountId: string) {
-  await tx.query('UPDATE member_profiles SET account_seq = $2 WHERE account_id = $1 AND account_seq <= $2', [accountId, seq]);
+  await tx.query('UPDATE member_profiles SET account_seq = $2 WHERE account_id = $1 AND account_seq <= $2', [
+    accountId,
+    seq,
+  ]);
 }
 
 export const memberProfilesProjector: Projector = {
@@ -93,7 +120,8 @@ export const memberProfilesProjector: Projector = {
   tables: [MEMBER_PROFILES_TABLE],
   schemaSql: SCHEMA_SQL,
   filter: { streamPrefixes: ['profile-', 'engine'] },
-  wants: (record) => record.stream.startsWith('profile-') || stepsOf(record).some((step) => step.events.some(isAccountChange)),
+  wants: (record) =>
+    record.stream.startsWith('profile-') || stepsOf(record).some((step) => step.events.some(isAccountChange)),
   async handle(tx, events) {
     const touched = new Set<string>();
     for (const record of events) {

@@ -29,11 +29,24 @@ describe('the service clock (TEST_CLOCK=1)', function () {
   }
 
   it('a good_till_time order expires as soon as the clock passes its time', async () => {
-    const event = (await client.ok('POST', '/events', { title: 'Clock v Time', start: new Date(client.nowMs() + 86_400_000).toISOString() })).event;
-    const market = (await client.ok('POST', '/markets', { event_id: event.event_id, title: 'Clock to win', status: 'open' })).market;
+    const event = (
+      await client.ok('POST', '/events', {
+        title: 'Clock v Time',
+        start: new Date(client.nowMs() + 86_400_000).toISOString(),
+      })
+    ).event;
+    const market = (
+      await client.ok('POST', '/markets', { event_id: event.event_id, title: 'Clock to win', status: 'open' })
+    ).market;
     const expirationUs = (client.nowMs() + 60_000) * 1000;
     const placed = await client.signed(key, 'POST', '/orders', {
-      market_id: market.market_id, action: 'buy', order_type: 'limit', price: '0.20', quantity: '5', expiration: 'good_till_time', expiration_time: expirationUs,
+      market_id: market.market_id,
+      action: 'buy',
+      order_type: 'limit',
+      price: '0.20',
+      quantity: '5',
+      expiration: 'good_till_time',
+      expiration_time: expirationUs,
     });
     expect(placed.status, JSON.stringify(placed.body)).to.equal(200);
     expect(placed.body.order.status).to.equal('open');
@@ -44,17 +57,35 @@ describe('the service clock (TEST_CLOCK=1)', function () {
   });
 
   it('an in-play delay is released as soon as the clock passes it', async () => {
-    const event = (await client.ok('POST', '/events', { title: 'Delay v Live', start: new Date(client.nowMs() + 60_000).toISOString() })).event;
-    const market = (await client.ok('POST', '/markets', { event_id: event.event_id, title: 'Delay to win', status: 'open', in_play_delay_sec: 30 })).market;
+    const event = (
+      await client.ok('POST', '/events', {
+        title: 'Delay v Live',
+        start: new Date(client.nowMs() + 60_000).toISOString(),
+      })
+    ).event;
+    const market = (
+      await client.ok('POST', '/markets', {
+        event_id: event.event_id,
+        title: 'Delay to win',
+        status: 'open',
+        in_play_delay_sec: 30,
+      })
+    ).market;
     await client.ok('POST', `/events/${event.event_id}/start`);
-    const placed = await client.signed(key, 'POST', '/orders', { market_id: market.market_id, action: 'buy', order_type: 'limit', price: '0.25', quantity: '4' });
+    const placed = await client.signed(key, 'POST', '/orders', {
+      market_id: market.market_id,
+      action: 'buy',
+      order_type: 'limit',
+      price: '0.25',
+      quantity: '4',
+    });
     expect(placed.status, JSON.stringify(placed.body)).to.equal(200);
     expect(placed.body.order.status).to.equal('delayed');
     await client.ok('POST', '/clock', { advance_ms: 31_000 });
     expect((await order(placed.body.order.id)).status).to.equal('open');
   });
 
-  it('the signature window follows the service clock, not the caller\'s', async () => {
+  it("the signature window follows the service clock, not the caller's", async () => {
     await client.ok('POST', '/clock', { advance_ms: 3_600_000 });
     expect((await client.signed(key, 'GET', '/account/balance')).status).to.equal(200);
     const wallClock = new ServiceClient(service.baseUrl, service.adminToken, service.adminUrl); // signs with the real time

@@ -12,7 +12,15 @@ import { Big } from '../../../domain/money/big.ts';
 import { allProjectors } from '../../../projections/registry.ts';
 import { startWholeService, type Member, type WholeService } from '../v1/harness.ts';
 
-interface FeeEntry { id: string; type: string; amount: string; fee_id: string | null; settlement_id: string | null; market_id: string | null; event_id: string | null }
+interface FeeEntry {
+  id: string;
+  type: string;
+  amount: string;
+  fee_id: string | null;
+  settlement_id: string | null;
+  market_id: string | null;
+  event_id: string | null;
+}
 
 describe('fees from every source, refunds and referrals (HTTP)', function () {
   this.timeout(120_000);
@@ -37,7 +45,10 @@ describe('fees from every source, refunds and referrals (HTTP)', function () {
     const all: FeeEntry[] = [];
     let cursor: string | null = null;
     do {
-      const answer = await who.call('GET', `/api/v1/portfolio/fees?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const answer = await who.call(
+        'GET',
+        `/api/v1/portfolio/fees?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
       expect(answer.status, answer.text).to.equal(200);
       all.push(...answer.body.fees);
       cursor = answer.body.cursor;
@@ -46,7 +57,8 @@ describe('fees from every source, refunds and referrals (HTTP)', function () {
   }
 
   const balance = async (who: Member) => (await who.call('GET', '/api/v1/account/balance')).body.balance;
-  const fills = async (who: Member, marketId: string) => (await who.call('GET', `/api/v1/fills?market_ids=${marketId}`)).body.fills;
+  const fills = async (who: Member, marketId: string) =>
+    (await who.call('GET', `/api/v1/fills?market_ids=${marketId}`)).body.fills;
 
   /** `buyer` buys `quantity` at `price` from `seller`. */
   async function trade(marketId: string, buyer: Member, seller: Member, price: string, quantity = '10'): Promise<void> {
@@ -58,7 +70,8 @@ describe('fees from every source, refunds and referrals (HTTP)', function () {
     expect(buy.body.order.status).to.equal('filled');
   }
 
-  const result = async (marketId: string, outcome: string) => svc.admin('POST', `/markets/${marketId}/result`, { result: outcome });
+  const result = async (marketId: string, outcome: string) =>
+    svc.admin('POST', `/markets/${marketId}/result`, { result: outcome });
 
   /**
    * Every member's cash follows its own totals, trading is zero-sum once markets are settled, and
@@ -72,8 +85,14 @@ describe('fees from every source, refunds and referrals (HTTP)', function () {
     let feeRevenue = new Big(0);
     for (const who of members) {
       const b = await balance(who);
-      const expected = new Big(b.total_deposits).minus(b.total_withdrawals).plus(b.total_adjustments).minus(b.total_fees).plus(b.total_settlement_pnl);
-      expect(b.account_balance, `cash of ${who.account_id}`).to.equal(expected.toFixed(Math.max(2, b.account_balance.split('.')[1]?.length ?? 2)));
+      const expected = new Big(b.total_deposits)
+        .minus(b.total_withdrawals)
+        .plus(b.total_adjustments)
+        .minus(b.total_fees)
+        .plus(b.total_settlement_pnl);
+      expect(b.account_balance, `cash of ${who.account_id}`).to.equal(
+        expected.toFixed(Math.max(2, b.account_balance.split('.')[1]?.length ?? 2)),
+      );
       const entries = await fees(who);
       const paid = entries.reduce((sum, e) => sum.minus(e.amount), new Big(0));
       expect(paid.eq(b.total_fees), `fee entries of ${who.account_id} add up to total_fees`).to.equal(true);
@@ -91,12 +110,23 @@ describe('fees from every source, refunds and referrals (HTTP)', function () {
     const bob = await member();
     const market = await svc.market();
     const patched = await svc.admin('PATCH', `/markets/${market.market_id}`, { settlement_fee_percent: 10 });
-    expect(patched.market).to.include({ market_id: market.market_id, settlement_fee_percent: 10, event_fee_percent: null, group_fee_percent: null });
+    expect(patched.market).to.include({
+      market_id: market.market_id,
+      settlement_fee_percent: 10,
+      event_fee_percent: null,
+      group_fee_percent: null,
+    });
     await trade(market.market_id, alice, bob, '0.40');
 
     // if it won: alice would win 10 x 0.60, bob 10 x 0.40
-    expect((await fills(alice, market.market_id))[0]).to.include({ remaining_to_win: '6.00', remaining_potential_fee: '0.60' });
-    expect((await fills(bob, market.market_id))[0]).to.include({ remaining_to_win: '4.00', remaining_potential_fee: '0.40' });
+    expect((await fills(alice, market.market_id))[0]).to.include({
+      remaining_to_win: '6.00',
+      remaining_potential_fee: '0.60',
+    });
+    expect((await fills(bob, market.market_id))[0]).to.include({
+      remaining_to_win: '4.00',
+      remaining_potential_fee: '0.40',
+    });
     await svc.admin('PATCH', `/markets/${market.market_id}`, { settlement_fee_percent: 20 });
     expect((await fills(alice, market.market_id))[0].remaining_potential_fee).to.equal('1.20');
     await svc.admin('PATCH', `/markets/${market.market_id}`, { settlement_fee_percent: 10 });
@@ -106,7 +136,13 @@ describe('fees from every source, refunds and referrals (HTTP)', function () {
     const tradeFee = aliceFees.find((e) => e.settlement_id === null)!;
     const settlementFee = aliceFees.find((e) => e.settlement_id !== null)!;
     expect(tradeFee).to.include({ type: 'fee', fee_id: tradeFee.id, market_id: market.market_id });
-    expect(settlementFee).to.include({ type: 'fee', amount: '-0.60', fee_id: settlementFee.id, market_id: market.market_id, event_id: market.event_id });
+    expect(settlementFee).to.include({
+      type: 'fee',
+      amount: '-0.60',
+      fee_id: settlementFee.id,
+      market_id: market.market_id,
+      event_id: market.event_id,
+    });
     const bobSettlementFee = (await fees(bob)).find((e) => e.settlement_id !== null)!;
     expect(bobSettlementFee).to.include({ type: 'fee', amount: '0.00', settlement_id: settlementFee.settlement_id });
 
@@ -123,12 +159,16 @@ describe('fees from every source, refunds and referrals (HTTP)', function () {
     const group = `group-${randomUUID()}`;
     const m1 = await svc.market();
     const eventId = m1.event_id;
-    const m2 = (await svc.admin('POST', '/markets', { event_id: eventId, title: 'Second', status: 'open', grouping_id: group })).market;
+    const m2 = (
+      await svc.admin('POST', '/markets', { event_id: eventId, title: 'Second', status: 'open', grouping_id: group })
+    ).market;
     const m3 = await svc.market({ grouping_id: group });
     const event = (await svc.admin('PATCH', `/events/${eventId}`, { event_fee_percent: 5 })).event;
     expect(event).to.include({ event_id: eventId, event_fee_percent: 5 });
-    expect((await svc.admin('PUT', `/market_groups/${group}`, { group_fee_percent: 2 })).market_group)
-      .to.deep.include({ grouping_id: group, group_fee_percent: 2 });
+    expect((await svc.admin('PUT', `/market_groups/${group}`, { group_fee_percent: 2 })).market_group).to.deep.include({
+      grouping_id: group,
+      group_fee_percent: 2,
+    });
 
     await trade(m1.market_id, alice, bob, '0.40'); // alice +6.00 on win
     await trade(m2.market_id, alice, bob, '0.70'); // alice -7.00 on lose
@@ -158,7 +198,8 @@ describe('fees from every source, refunds and referrals (HTTP)', function () {
   it('refunds name the fee they refund: a void, an amendment that lowers a fee, a market resulted again', async () => {
     const alice = await member();
     const bob = await member();
-    const tradeFeeOf = (entries: FeeEntry[], marketId: string) => entries.find((e) => e.type === 'fee' && e.market_id === marketId && e.settlement_id === null)!;
+    const tradeFeeOf = (entries: FeeEntry[], marketId: string) =>
+      entries.find((e) => e.type === 'fee' && e.market_id === marketId && e.settlement_id === null)!;
 
     const voided = await svc.market();
     await trade(voided.market_id, alice, bob, '0.40');
@@ -189,26 +230,45 @@ describe('fees from every source, refunds and referrals (HTTP)', function () {
     expect(refund).to.include({ amount: '0.60', fee_id: charged.id });
     expect(refund.settlement_id).to.not.equal(charged.settlement_id);
     // bob now won 10 x 0.40: 10% of it
-    expect((await fees(bob)).filter((e) => e.market_id === resettled.market_id && e.settlement_id !== null).map((e) => e.amount)).to.deep.equal(['0.00', '-0.40']);
+    expect(
+      (await fees(bob))
+        .filter((e) => e.market_id === resettled.market_id && e.settlement_id !== null)
+        .map((e) => e.amount),
+    ).to.deep.equal(['0.00', '-0.40']);
     expect((await fills(alice, resettled.market_id))[0]).to.include({ expired_pnl: '-4.00' });
     // the same result again is refused; a resulted market is not voided
-    expect((await svc.adminRaw('POST', `/markets/${resettled.market_id}/result`, { result: 'lose' })).status).to.equal(422);
-    expect((await svc.adminRaw('POST', `/markets/${resettled.market_id}/result`, { result: 'void' })).status).to.equal(422);
+    expect((await svc.adminRaw('POST', `/markets/${resettled.market_id}/result`, { result: 'lose' })).status).to.equal(
+      422,
+    );
+    expect((await svc.adminRaw('POST', `/markets/${resettled.market_id}/result`, { result: 'void' })).status).to.equal(
+      422,
+    );
     await expectBalancedLedger();
   });
 
   it('refuses bad fee percents and unknown targets', async () => {
     const market = await svc.market();
-    for (const body of [{ settlement_fee_percent: -1 }, { settlement_fee_percent: 101 }, { settlement_fee_percent: '5' }]) {
+    for (const body of [
+      { settlement_fee_percent: -1 },
+      { settlement_fee_percent: 101 },
+      { settlement_fee_percent: '5' },
+    ]) {
       const answer = await svc.adminRaw('PATCH', `/markets/${market.market_id}`, body);
       expect(answer.status).to.equal(400);
       expect(answer.body.error).to.match(/^settlement_fee_percent must /);
     }
-    expect((await svc.adminRaw('PATCH', `/markets/${randomUUID()}`, { settlement_fee_percent: 1 })).status).to.equal(404);
+    expect((await svc.adminRaw('PATCH', `/markets/${randomUUID()}`, { settlement_fee_percent: 1 })).status).to.equal(
+      404,
+    );
     expect((await svc.adminRaw('PATCH', `/events/${randomUUID()}`, { event_fee_percent: 1 })).status).to.equal(404);
-    expect((await svc.adminRaw('PUT', '/market_groups/g', {})).body).to.deep.equal({ error: 'group_fee_percent is required' });
+    expect((await svc.adminRaw('PUT', '/market_groups/g', {})).body).to.deep.equal({
+      error: 'group_fee_percent is required',
+    });
     expect((await svc.adminRaw('PUT', '/market_groups/g', { group_fee_percent: null })).status).to.equal(200);
-    expect((await svc.adminRaw('PATCH', `/markets/${market.market_id}`, { settlement_fee_percent: null })).body.market.settlement_fee_percent).to.equal(null);
+    expect(
+      (await svc.adminRaw('PATCH', `/markets/${market.market_id}`, { settlement_fee_percent: null })).body.market
+        .settlement_fee_percent,
+    ).to.equal(null);
   });
 
   it('records referrals with clear refusals, and credits the referrer the setting when the referee first trades', async () => {
@@ -219,14 +279,21 @@ describe('fees from every source, refunds and referrals (HTTP)', function () {
 
     expect((await refer(carol.account_id, {})).body).to.deep.equal({ error: 'referee_account_id is required' });
     expect((await refer(carol.account_id, { referee_account_id: 'dave' })).status).to.equal(400);
-    expect((await refer(carol.account_id, { referee_account_id: randomUUID() })).body).to.deep.equal({ error: 'Referee account not found' });
-    expect((await refer(randomUUID(), { referee_account_id: dave.account_id })).body).to.deep.equal({ error: 'Account not found' });
+    expect((await refer(carol.account_id, { referee_account_id: randomUUID() })).body).to.deep.equal({
+      error: 'Referee account not found',
+    });
+    expect((await refer(randomUUID(), { referee_account_id: dave.account_id })).body).to.deep.equal({
+      error: 'Account not found',
+    });
     const self = await refer(carol.account_id, { referee_account_id: carol.account_id });
     expect([self.status, self.body.error]).to.deep.equal([422, 'An account cannot refer itself']);
 
     const recorded = await refer(carol.account_id, { referee_account_id: dave.account_id });
     expect(recorded.status, recorded.text).to.equal(200);
-    expect(recorded.body.referral).to.include({ referrer_account_id: carol.account_id, referee_account_id: dave.account_id });
+    expect(recorded.body.referral).to.include({
+      referrer_account_id: carol.account_id,
+      referee_account_id: dave.account_id,
+    });
     expect(recorded.body.referral.created_at).to.be.a('string');
     const second = await refer(other.account_id, { referee_account_id: dave.account_id });
     expect([second.status, second.body.error]).to.deep.equal([422, 'Referee already has a referrer']);
@@ -236,9 +303,15 @@ describe('fees from every source, refunds and referrals (HTTP)', function () {
     await trade(market.market_id, dave, other, '0.40', '1');
     await trade(market.market_id, dave, other, '0.40', '1'); // a second trade credits nothing more
 
-    const loyalty = async (who: Member) => (await who.call('GET', '/api/v1/portfolio/loyalty')).body.loyalty
-      .filter((e: { type: string }) => e.type === 'referral')
-      .map((e: { points: number; referrer_account_id: string; referee_account_id: string; amount: string }) => [e.points, e.referrer_account_id, e.referee_account_id, e.amount]);
+    const loyalty = async (who: Member) =>
+      (await who.call('GET', '/api/v1/portfolio/loyalty')).body.loyalty
+        .filter((e: { type: string }) => e.type === 'referral')
+        .map((e: { points: number; referrer_account_id: string; referee_account_id: string; amount: string }) => [
+          e.points,
+          e.referrer_account_id,
+          e.referee_account_id,
+          e.amount,
+        ]);
     expect(await loyalty(carol)).to.deep.equal([[250, carol.account_id, dave.account_id, '0.00']]);
     expect(await loyalty(dave)).to.deep.equal([[0, carol.account_id, dave.account_id, '0.00']]);
     expect((await balance(carol)).points).to.equal(250);

@@ -5,10 +5,13 @@ import { signRequest } from '../../../commands/demo/signing.ts';
 
 export interface Answer {
   status: number;
-  body: Record<string, any>;  
+  body: Record<string, any>;
 }
 
-export interface ApiKeyCredentials { key_id: string; private_key: string }
+export interface ApiKeyCredentials {
+  key_id: string;
+  private_key: string;
+}
 
 export const USER_AGENT = 'exchange-tests';
 
@@ -34,13 +37,22 @@ export class ServiceClient {
   private clockOffsetMs = 0;
 
   /** `adminUrl`: the operator listener (the service's own; defaults to `baseUrl` for apps that serve both). */
-  constructor(readonly baseUrl: string, readonly adminToken: string, readonly adminUrl: string = baseUrl) {}
+  constructor(
+    readonly baseUrl: string,
+    readonly adminToken: string,
+    readonly adminUrl: string = baseUrl,
+  ) {}
 
   nowMs(): number {
     return Date.now() + this.clockOffsetMs;
   }
 
-  async admin(method: string, path: string, body?: unknown, headers: Record<string, string> = { authorization: `Bearer ${this.adminToken}` }): Promise<Answer> {
+  async admin(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = { authorization: `Bearer ${this.adminToken}` },
+  ): Promise<Answer> {
     const answer = await send(`${this.adminUrl}/admin/v1${path}`, method, headers, body);
     if (path === '/clock' && answer.status === 200 && typeof answer.body.now_us === 'number') {
       this.clockOffsetMs = Math.floor(answer.body.now_us / 1000) - Date.now();
@@ -51,7 +63,12 @@ export class ServiceClient {
   /** A signed /api/v1 call; `path` is relative to /api/v1 and may carry a query string. */
   signed(key: ApiKeyCredentials, method: string, path: string, body?: unknown): Promise<Answer> {
     const signedRequest = signRequest({
-      baseUrl: this.baseUrl, keyId: key.key_id, privateKeyBase64: key.private_key, method, path: `/api/v1${path}`, nowMs: this.nowMs(),
+      baseUrl: this.baseUrl,
+      keyId: key.key_id,
+      privateKeyBase64: key.private_key,
+      method,
+      path: `/api/v1${path}`,
+      nowMs: this.nowMs(),
     });
     const { 'User-Agent': _agent, 'Content-Type': _type, ...headers } = signedRequest.headers;
     return send(signedRequest.url, method, headers, body);
@@ -66,7 +83,7 @@ export class ServiceClient {
   }
 
   /** Admin call that must succeed; returns the body. */
-  async ok(method: string, path: string, body?: unknown): Promise<Record<string, any>> {  
+  async ok(method: string, path: string, body?: unknown): Promise<Record<string, any>> {
     const answer = await this.admin(method, path, body);
     if (answer.status !== 200) throw new Error(`${method} ${path} → ${answer.status} ${JSON.stringify(answer.body)}`);
     return answer.body;

@@ -30,7 +30,8 @@ class FakeEngine {
   async submit(input: EngineInput): Promise<EngineReply> {
     this.inputs.push(input);
     if (input.kind === 'Tick') return { ok: true, events: [], position: 0n, seq: this.inputs.length };
-    if (input.kind === 'Withdraw') return { ok: false, error: { code: 'insufficient_funds' }, events: [], position: 0n, seq: 0 };
+    if (input.kind === 'Withdraw')
+      return { ok: false, error: { code: 'insufficient_funds' }, events: [], position: 0n, seq: 0 };
     return { ok: false, error: { code: 'account_not_found' }, events: [], position: 0n, seq: 0 };
   }
 }
@@ -42,20 +43,41 @@ async function startAdmin(options: { testClock: boolean }) {
   const logger = pino({ level: 'silent' });
   const engine = new FakeEngine();
   const config: Config = {
-    port: 0, wsPort: 0, adminPort: null, trustedProxies: [], adminToken: TOKEN, dataDir, databaseUrl: undefined, eventstoreUrl: undefined,
-    jurisdiction: 'us', testClock: options.testClock, demo: false, logLevel: 'silent',
+    port: 0,
+    wsPort: 0,
+    adminPort: null,
+    trustedProxies: [],
+    adminToken: TOKEN,
+    dataDir,
+    databaseUrl: undefined,
+    eventstoreUrl: undefined,
+    jurisdiction: 'us',
+    testClock: options.testClock,
+    demo: false,
+    logLevel: 'silent',
   };
   const testClock = options.testClock ? createTestClock() : null;
-  const pool = { query: async () => { throw new Error('no database in this test'); } } as unknown as AppContext['pool'];
+  const pool = {
+    query: async () => {
+      throw new Error('no database in this test');
+    },
+  } as unknown as AppContext['pool'];
   const ctx = {
-    config, logger, clock: testClock ?? systemClock, testClock,
+    config,
+    logger,
+    clock: testClock ?? systemClock,
+    testClock,
     pool,
     ...postgresStores(pool, testClock ?? systemClock),
-    store, engine,
+    store,
+    engine,
     writes: { note: () => undefined, lastFor: () => undefined },
     projections: { waitFor: async () => undefined },
     settings: await loadSettingsStore({ store, logger }),
-    credentials: { resolve: async () => ({ ok: false, refusal: { code: 'unauthorized' } }), resolveToken: async () => ({ ok: false, refusal: { code: 'unauthorized' } }) },
+    credentials: {
+      resolve: async () => ({ ok: false, refusal: { code: 'unauthorized' } }),
+      resolveToken: async () => ({ ok: false, refusal: { code: 'unauthorized' } }),
+    },
   } satisfies AppContext;
   const app = express();
   app.use('/admin/v1', adminRouter(ctx));
@@ -65,11 +87,16 @@ async function startAdmin(options: { testClock: boolean }) {
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/admin/v1`;
   return {
     engine,
-    async call(method: string, route: string, body?: unknown, headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }) {
+    async call(
+      method: string,
+      route: string,
+      body?: unknown,
+      headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` },
+    ) {
       const init: RequestInit = { method, headers: { ...headers, 'content-type': 'application/json' } };
       if (body !== undefined) init.body = typeof body === 'string' ? body : JSON.stringify(body);
       const response = await fetch(`${base}${route}`, init);
-      return { status: response.status, body: (await response.json()) as Record<string, any> };  
+      return { status: response.status, body: (await response.json()) as Record<string, any> };
     },
     async stop() {
       await new Promise((resolve) => server.close(resolve));
@@ -80,7 +107,9 @@ async function startAdmin(options: { testClock: boolean }) {
 
 describe('admin router (fake engine)', () => {
   let admin: Awaited<ReturnType<typeof startAdmin>>;
-  before(async () => { admin = await startAdmin({ testClock: true }); });
+  before(async () => {
+    admin = await startAdmin({ testClock: true });
+  });
   after(async () => admin.stop());
 
   describe('admin token', () => {
@@ -89,7 +118,10 @@ describe('admin router (fake engine)', () => {
       ['a wrong token', { authorization: 'Bearer nope' }],
       ['the token under another scheme', { authorization: `Basic ${TOKEN}` }],
       ['a member session token', { authorization: 'Bearer svc_st_abcdef' }],
-      ['signed API key headers', { 'x-svc-access-key': 'k', 'x-svc-access-timestamp': '1', 'x-svc-access-signature': 'AAAA' }],
+      [
+        'signed API key headers',
+        { 'x-svc-access-key': 'k', 'x-svc-access-timestamp': '1', 'x-svc-access-signature': 'AAAA' },
+      ],
     ];
     for (const [what, headers] of cases) {
       it(`401 Unauthorized with ${what}`, async () => {
@@ -205,13 +237,26 @@ describe('admin router (fake engine)', () => {
   });
 
   it('OAuth clients: a secret for web apps only, patch by id', async () => {
-    const web = await admin.call('POST', '/oauth/clients', { name: 'Web', app_type: 'web', scopes: ['market_data', 'events'], redirect_uris: ['https://w.example.com/cb'] });
+    const web = await admin.call('POST', '/oauth/clients', {
+      name: 'Web',
+      app_type: 'web',
+      scopes: ['market_data', 'events'],
+      redirect_uris: ['https://w.example.com/cb'],
+    });
     expect(web.status).to.equal(200);
     expect(web.body.client.client_id).to.be.a('string');
     expect(web.body.client.client_secret).to.be.a('string');
-    const spa = await admin.call('POST', '/oauth/clients', { name: 'SPA', app_type: 'browser', scopes: ['events'], redirect_uris: ['https://s.example.com/cb'] });
+    const spa = await admin.call('POST', '/oauth/clients', {
+      name: 'SPA',
+      app_type: 'browser',
+      scopes: ['events'],
+      redirect_uris: ['https://s.example.com/cb'],
+    });
     expect(spa.body.client).to.not.have.property('client_secret');
-    const patched = await admin.call('PATCH', `/oauth/clients/${web.body.client.client_id}`, { status: 'suspended', ip_allowlist: ['203.0.113.0/24'] });
+    const patched = await admin.call('PATCH', `/oauth/clients/${web.body.client.client_id}`, {
+      status: 'suspended',
+      ip_allowlist: ['203.0.113.0/24'],
+    });
     expect(patched.status).to.equal(200);
     expect(patched.body.client).to.include({ status: 'suspended', name: 'Web' });
     expect(patched.body.client.ip_allowlist).to.deep.equal(['203.0.113.0/24']);
@@ -221,10 +266,18 @@ describe('admin router (fake engine)', () => {
     const before = await admin.call('GET', '/settings');
     expect(before.status).to.equal(200);
     expect(before.body.settings).to.have.property('batch_limit');
-    const patched = await admin.call('PATCH', '/settings', { batch_limit: 25, geofencing: { enforced: true, allowed_codes: ['US-NJ'] } });
+    const patched = await admin.call('PATCH', '/settings', {
+      batch_limit: 25,
+      geofencing: { enforced: true, allowed_codes: ['US-NJ'] },
+    });
     expect(patched.status).to.equal(200);
     expect(patched.body.settings.batch_limit).to.equal(25);
-    expect(patched.body.settings.geofencing).to.deep.equal({ enforced: true, allowed_codes: ['US-NJ'], accept_network_location: false, blocked_networks: [] });
+    expect(patched.body.settings.geofencing).to.deep.equal({
+      enforced: true,
+      allowed_codes: ['US-NJ'],
+      accept_network_location: false,
+      blocked_networks: [],
+    });
     expect((await admin.call('GET', '/settings')).body.settings).to.deep.equal(patched.body.settings);
   });
 
@@ -237,14 +290,19 @@ describe('admin router (fake engine)', () => {
     expect(advanced.status).to.equal(200);
     expect(advanced.body.now_us - read.body.now_us).to.be.at.least(86_400_000_000);
     const set = await admin.call('POST', '/clock', { set: '2031-05-01T12:00:00Z' });
-    expect(set.body.now_us).to.be.within(Date.parse('2031-05-01T12:00:00Z') * 1000, Date.parse('2031-05-01T12:00:05Z') * 1000);
+    expect(set.body.now_us).to.be.within(
+      Date.parse('2031-05-01T12:00:00Z') * 1000,
+      Date.parse('2031-05-01T12:00:05Z') * 1000,
+    );
     expect(admin.engine.inputs.filter((i) => i.kind === 'Tick').length).to.equal(ticks + 2);
   });
 });
 
 describe('admin router without TEST_CLOCK', () => {
   let admin: Awaited<ReturnType<typeof startAdmin>>;
-  before(async () => { admin = await startAdmin({ testClock: false }); });
+  before(async () => {
+    admin = await startAdmin({ testClock: false });
+  });
   after(async () => admin.stop());
 
   it('the clock routes are 404', async () => {

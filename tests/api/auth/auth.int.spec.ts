@@ -50,24 +50,54 @@ describe('authentication (/api/v1)', () => {
 
     it('a signature over another method or path is refused', async () => {
       const now = svc.ctx.clock.nowUs() / 1000;
-      expectError(await svc.call('GET', BALANCE, { headers: signedHeaders(alice.key, 'POST', BALANCE, now) }), 401, API_KEY_ERROR);
-      expectError(await svc.call('GET', BALANCE, { headers: signedHeaders(alice.key, 'GET', '/api/v1/orders', now) }), 401, API_KEY_ERROR);
+      expectError(
+        await svc.call('GET', BALANCE, { headers: signedHeaders(alice.key, 'POST', BALANCE, now) }),
+        401,
+        API_KEY_ERROR,
+      );
+      expectError(
+        await svc.call('GET', BALANCE, { headers: signedHeaders(alice.key, 'GET', '/api/v1/orders', now) }),
+        401,
+        API_KEY_ERROR,
+      );
     });
 
-    it('a tampered signature, an unknown key id or another key\'s signature is refused', async () => {
+    it("a tampered signature, an unknown key id or another key's signature is refused", async () => {
       const headers = signedHeaders(alice.key, 'GET', BALANCE, svc.ctx.clock.nowUs() / 1000);
       const signature = Buffer.from(headers['X-SVC-ACCESS-SIGNATURE'] as string, 'base64');
       signature[5] = (signature[5] as number) ^ 1;
-      expectError(await svc.call('GET', BALANCE, { headers: { ...headers, 'X-SVC-ACCESS-SIGNATURE': signature.toString('base64') } }), 401, API_KEY_ERROR);
-      expectError(await svc.call('GET', BALANCE, { headers: { ...headers, 'X-SVC-ACCESS-KEY': '00000000-0000-4000-8000-000000000000' } }), 401, API_KEY_ERROR);
+      expectError(
+        await svc.call('GET', BALANCE, {
+          headers: { ...headers, 'X-SVC-ACCESS-SIGNATURE': signature.toString('base64') },
+        }),
+        401,
+        API_KEY_ERROR,
+      );
+      expectError(
+        await svc.call('GET', BALANCE, {
+          headers: { ...headers, 'X-SVC-ACCESS-KEY': '00000000-0000-4000-8000-000000000000' },
+        }),
+        401,
+        API_KEY_ERROR,
+      );
       const other = signedHeaders(alice.readOnlyKey, 'GET', BALANCE, svc.ctx.clock.nowUs() / 1000);
-      expectError(await svc.call('GET', BALANCE, { headers: { ...headers, 'X-SVC-ACCESS-SIGNATURE': other['X-SVC-ACCESS-SIGNATURE'] as string } }), 401, API_KEY_ERROR);
+      expectError(
+        await svc.call('GET', BALANCE, {
+          headers: { ...headers, 'X-SVC-ACCESS-SIGNATURE': other['X-SVC-ACCESS-SIGNATURE'] as string },
+        }),
+        401,
+        API_KEY_ERROR,
+      );
     });
 
     it('any one signing header alone, or two of three, brings the API-key rules (401)', async () => {
       const headers = signedHeaders(alice.key, 'GET', BALANCE, svc.ctx.clock.nowUs() / 1000);
       for (const name of Object.keys(headers)) {
-        expectError(await svc.call('GET', BALANCE, { headers: { [name]: headers[name] as string } }), 401, API_KEY_ERROR);
+        expectError(
+          await svc.call('GET', BALANCE, { headers: { [name]: headers[name] as string } }),
+          401,
+          API_KEY_ERROR,
+        );
         const rest = { ...headers };
         delete rest[name];
         expectError(await svc.call('GET', BALANCE, { headers: rest }), 401, API_KEY_ERROR);
@@ -79,7 +109,9 @@ describe('authentication (/api/v1)', () => {
       expect((await alice.call('GET', BALANCE, { skewMs: -25_000 })).status).to.equal(200);
       expectError(await alice.call('GET', BALANCE, { skewMs: 31_000 }), 401, API_KEY_ERROR);
       expectError(await alice.call('GET', BALANCE, { skewMs: -31_000 }), 401, API_KEY_ERROR);
-      const seconds = svc.call('GET', BALANCE, { headers: signedHeaders(alice.key, 'GET', BALANCE, svc.ctx.clock.nowUs() / 1_000_000) });
+      const seconds = svc.call('GET', BALANCE, {
+        headers: signedHeaders(alice.key, 'GET', BALANCE, svc.ctx.clock.nowUs() / 1_000_000),
+      });
       expectError(await seconds, 401, API_KEY_ERROR);
     });
 
@@ -87,7 +119,11 @@ describe('authentication (/api/v1)', () => {
       const realNow = Date.now();
       await svc.admin('POST', '/clock', { advance_ms: 3_600_000 });
       try {
-        expectError(await svc.call('GET', BALANCE, { headers: signedHeaders(alice.key, 'GET', BALANCE, realNow) }), 401, API_KEY_ERROR);
+        expectError(
+          await svc.call('GET', BALANCE, { headers: signedHeaders(alice.key, 'GET', BALANCE, realNow) }),
+          401,
+          API_KEY_ERROR,
+        );
         expect((await alice.call('GET', BALANCE)).status).to.equal(200);
       } finally {
         await svc.admin('POST', '/clock', { advance_ms: -3_600_000 });
@@ -120,16 +156,22 @@ describe('authentication (/api/v1)', () => {
       expect(await restarted.key('00000000-0000-4000-8000-000000000000')).to.equal(undefined);
     });
 
-    it('a registered public key works with the client\'s own private key; small-order keys are refused', async () => {
+    it("a registered public key works with the client's own private key; small-order keys are refused", async () => {
       const { ed25519 } = await import('@noble/curves/ed25519.js');
       const { secretKey, publicKey } = ed25519.keygen();
-      const registered = await svc.admin('POST', `/accounts/${alice.account_id}/api_keys`, { scope: 'read_only', public_key: Buffer.from(publicKey).toString('base64') });
+      const registered = await svc.admin('POST', `/accounts/${alice.account_id}/api_keys`, {
+        scope: 'read_only',
+        public_key: Buffer.from(publicKey).toString('base64'),
+      });
       expect(registered.api_key).to.not.have.property('private_key');
       const key = { ...registered.api_key, private_key: Buffer.from(secretKey).toString('base64') };
       expect((await svc.call('GET', BALANCE, { key })).status).to.equal(200);
       const identity = Buffer.alloc(32);
       identity[0] = 1;
-      const refused = await svc.adminRaw('POST', `/accounts/${alice.account_id}/api_keys`, { scope: 'read_only', public_key: identity.toString('base64') });
+      const refused = await svc.adminRaw('POST', `/accounts/${alice.account_id}/api_keys`, {
+        scope: 'read_only',
+        public_key: identity.toString('base64'),
+      });
       expect(refused.status).to.equal(400);
     });
   });
@@ -143,13 +185,23 @@ describe('authentication (/api/v1)', () => {
 
     it('is never taken from the query string or the body', async () => {
       expectError(await svc.call('GET', `${BALANCE}?access_token=${alice.session}`), 401, 'Unauthorized');
-      expectError(await svc.call('POST', '/api/v1/orders', { body: { ...order(), access_token: alice.session } }), 401, 'Unauthorized');
+      expectError(
+        await svc.call('POST', '/api/v1/orders', { body: { ...order(), access_token: alice.session } }),
+        401,
+        'Unauthorized',
+      );
     });
 
     it('no credential, an unknown token, another scheme or the admin token is 401 Unauthorized', async () => {
       expectError(await svc.call('GET', BALANCE), 401, 'Unauthorized');
       expectError(await svc.call('GET', BALANCE, { bearer: 'svc_st_nope' }), 401, 'Unauthorized');
-      expectError(await svc.call('GET', BALANCE, { headers: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` } }), 401, 'Unauthorized');
+      expectError(
+        await svc.call('GET', BALANCE, {
+          headers: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` },
+        }),
+        401,
+        'Unauthorized',
+      );
       expectError(await svc.call('GET', BALANCE, { bearer: svc.ctx.config.adminToken as string }), 401, 'Unauthorized');
     });
 

@@ -10,10 +10,16 @@ import { signedHeaders, USER_AGENT, useWholeService, type Member, type WholeServ
 
 const BALANCE = '/api/v1/account/balance';
 
-interface Challenge { scheme: string; parameters: Record<string, string> }
+interface Challenge {
+  scheme: string;
+  parameters: Record<string, string>;
+}
 
 /** The challenges oauth4webapi parses from the answer to `headers` (null: none it could parse). */
-async function challengesOf(url: string, headers: Record<string, string>): Promise<{ status: number; challenges: Challenge[] | null }> {
+async function challengesOf(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; challenges: Challenge[] | null }> {
   let status = 0;
   const customFetch = async (target: string) => {
     const answer = await fetch(target, { headers: { 'user-agent': USER_AGENT, ...headers } });
@@ -22,7 +28,10 @@ async function challengesOf(url: string, headers: Record<string, string>): Promi
   };
   try {
     // the token is only what oauth4webapi would send; customFetch sends `headers` instead
-    await oauth.protectedResourceRequest('unused', 'GET', new URL(url), undefined, null, { [oauth.customFetch]: customFetch, [oauth.allowInsecureRequests]: true });
+    await oauth.protectedResourceRequest('unused', 'GET', new URL(url), undefined, null, {
+      [oauth.customFetch]: customFetch,
+      [oauth.allowInsecureRequests]: true,
+    });
     return { status, challenges: null };
   } catch (error) {
     if (error instanceof oauth.WWWAuthenticateChallengeError) return { status, challenges: error.cause as Challenge[] };
@@ -42,10 +51,18 @@ describe('401 challenges on /api/v1', () => {
     const cases: Array<{ name: string; headers: Record<string, string>; invalidToken: boolean }> = [
       { name: 'no credentials', headers: {}, invalidToken: false },
       { name: 'Bearer garbage', headers: { authorization: 'Bearer garbage' }, invalidToken: true },
-      { name: 'an unknown session token', headers: { authorization: `Bearer svc_st_${randomBytes(32).toString('base64url')}` }, invalidToken: true },
+      {
+        name: 'an unknown session token',
+        headers: { authorization: `Bearer svc_st_${randomBytes(32).toString('base64url')}` },
+        invalidToken: true,
+      },
       { name: 'the admin token', headers: { authorization: `Bearer ${svc.adminToken}` }, invalidToken: true },
       { name: 'an unknown API key id', headers: signedHeaders(unknownKey, 'GET', BALANCE, nowMs), invalidToken: false },
-      { name: "a signature by another key", headers: signedHeaders({ ...unknownKey, key_id: alice.key.key_id }, 'GET', BALANCE, nowMs), invalidToken: false },
+      {
+        name: 'a signature by another key',
+        headers: signedHeaders({ ...unknownKey, key_id: alice.key.key_id }, 'GET', BALANCE, nowMs),
+        invalidToken: false,
+      },
     ];
     const answers = await Promise.all(cases.map((c) => challengesOf(`${svc.base}${BALANCE}`, c.headers)));
     cases.forEach((c, i) => {
@@ -61,7 +78,9 @@ describe('401 challenges on /api/v1', () => {
   });
 
   it('the challenge is a strict RFC 7235 challenge: auth-params of tokens and quoted strings only', async () => {
-    const answer = await fetch(`${svc.base}${BALANCE}`, { headers: { 'user-agent': USER_AGENT, authorization: 'Bearer garbage' } });
+    const answer = await fetch(`${svc.base}${BALANCE}`, {
+      headers: { 'user-agent': USER_AGENT, authorization: 'Bearer garbage' },
+    });
     const header = answer.headers.get('www-authenticate') ?? '';
     const token = "[!#$%&'*+\\-.^_`|~0-9A-Za-z]+";
     const quotedString = '"(?:[^"\\\\]|\\\\.)*"';

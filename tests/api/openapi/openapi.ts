@@ -4,7 +4,7 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv } from '../../../api/v1/validation.ts';
 
-type Json = Record<string, any>;  
+type Json = Record<string, any>;
 
 export class OpenApiChecker {
   private readonly ajv = createAjv();
@@ -15,7 +15,12 @@ export class OpenApiChecker {
     this.ajv.addSchema({ $id: 'openapi.json', components: document.components }, 'openapi.json');
     this.templates = Object.keys(document.paths).map((template) => ({
       template,
-      pattern: new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+').replace(/\{[^}]+\}/g, '[^/]+')}$`),
+      pattern: new RegExp(
+        `^${template
+          .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+          .replace(/\\?\{[^}]+\\?\}/g, '[^/]+')
+          .replace(/\{[^}]+\}/g, '[^/]+')}$`,
+      ),
     }));
   }
 
@@ -49,7 +54,9 @@ export class OpenApiChecker {
       this.compiled.set(key, validate);
     }
     if (!validate(body)) {
-      throw new Error(`${key}: body does not match the OpenAPI schema: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 800)}`);
+      throw new Error(
+        `${key}: body does not match the OpenAPI schema: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 800)}`,
+      );
     }
   }
 }

@@ -12,12 +12,21 @@ import { mountRoutes } from '../../../api/v1/router.ts';
 import type { RouteSpec } from '../../../api/v1/routes.ts';
 
 const legacy: RouteSpec = {
-  method: 'get', path: '/legacy/things', operationId: 'listLegacyThings', summary: 'Test-only deprecated route',
+  method: 'get',
+  path: '/legacy/things',
+  operationId: 'listLegacyThings',
+  summary: 'Test-only deprecated route',
   deprecated: { since: '2026-01-01T00:00:00Z', sunset: '2026-07-01T00:00:00Z', link: 'https://example.com/migrate' },
-  response: 'Error', errors: [401],
+  response: 'Error',
+  errors: [401],
   handler: async () => ({ status: 200, body: { error: 'still here' } }),
 };
-const current: RouteSpec = { ...legacy, path: '/current/things', operationId: 'listCurrentThings', deprecated: undefined };
+const current: RouteSpec = {
+  ...legacy,
+  path: '/current/things',
+  operationId: 'listCurrentThings',
+  deprecated: undefined,
+};
 
 describe('route deprecation', () => {
   let server: Server;
@@ -25,7 +34,9 @@ describe('route deprecation', () => {
   before(async () => {
     const app = express();
     app.use(mountRoutes(Router(), {} as AppContext, [legacy, current]));
-    server = await new Promise<Server>((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
+    server = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
@@ -46,7 +57,9 @@ describe('route deprecation', () => {
   });
 
   it('the OpenAPI document flags exactly the deprecated operation', () => {
-    const doc = buildOpenApiDocument([legacy, current]) as { paths: Record<string, Record<string, { deprecated?: boolean }>> };
+    const doc = buildOpenApiDocument([legacy, current]) as {
+      paths: Record<string, Record<string, { deprecated?: boolean }>>;
+    };
     expect(doc.paths['/api/v1/legacy/things']?.get?.deprecated).to.equal(true);
     expect(doc.paths['/api/v1/current/things']?.get?.deprecated).to.equal(undefined);
   });

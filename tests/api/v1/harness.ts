@@ -43,10 +43,9 @@ export const ADMIN_TOKEN = 'trading-tests-admin-token-0123456789';
 export const USER_AGENT = 'trading-tests/1.0';
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-
 export interface Answer {
   status: number;
-  body: any;  
+  body: any;
   headers: IncomingHttpHeaders;
   text: string;
 }
@@ -73,13 +72,13 @@ export interface CallOptions {
 export interface ServiceClients {
   ctx: AppContext;
   base: string;
-  admin(method: string, route: string, body?: unknown): Promise<any>;  
+  admin(method: string, route: string, body?: unknown): Promise<any>;
   adminRaw(method: string, route: string, body?: unknown): Promise<Answer>;
   call(method: string, pathWithQuery: string, options?: CallOptions): Promise<Answer>;
   /** A funded active account with a read_write key, a read_only key and a session token. */
   member(deposit?: string): Promise<Member>;
   /** An event starting tomorrow and a market on it (open and trading by default). */
-  market(fields?: Record<string, unknown>, eventFields?: Record<string, unknown>): Promise<any>;  
+  market(fields?: Record<string, unknown>, eventFields?: Record<string, unknown>): Promise<any>;
   stop(): Promise<void>;
 }
 
@@ -110,38 +109,61 @@ export interface Member {
   call(method: string, pathWithQuery: string, options?: CallOptions): Promise<Answer>;
 }
 
-export function signedHeaders(key: Pick<ApiKey, 'key_id' | 'private_key'>, method: string, pathWithQuery: string, nowMs: number): Record<string, string> {
-  return { ...createSigner(key.key_id, key.private_key, { implementation: 'noble' }).headers(method, pathWithQuery, nowMs) };
+export function signedHeaders(
+  key: Pick<ApiKey, 'key_id' | 'private_key'>,
+  method: string,
+  pathWithQuery: string,
+  nowMs: number,
+): Record<string, string> {
+  return {
+    ...createSigner(key.key_id, key.private_key, { implementation: 'noble' }).headers(method, pathWithQuery, nowMs),
+  };
 }
 
 /** node:http, so that no header is added behind the test's back (fetch adds a User-Agent). */
-function fetchAnswer(url: string, init: { method: string; headers: Record<string, string>; body?: string }): Promise<Answer> {
+function fetchAnswer(
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: string },
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
     const headers = { ...init.headers };
     if (init.body !== undefined) headers['content-length'] = String(Buffer.byteLength(init.body));
-    const req = http.request({ host: target.hostname, port: target.port, method: init.method, path: url.slice(target.origin.length), headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let body: unknown;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          body = null;
-        }
-        resolve({ status: res.statusCode ?? 0, body, headers: res.headers, text });
-      });
-      res.on('error', reject);
-    });
+    const req = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: init.method,
+        path: url.slice(target.origin.length),
+        headers,
+        agent,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let body: unknown;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            body = null;
+          }
+          resolve({ status: res.statusCode ?? 0, body, headers: res.headers, text });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     if (init.body !== undefined) req.write(init.body);
     req.end();
   });
 }
 
-export async function startTradingService(options: V1Options = {}, engineOptions: Pick<EngineDeps, 'queueInputsMax'> = {}): Promise<TradingService> {
+export async function startTradingService(
+  options: V1Options = {},
+  engineOptions: Pick<EngineDeps, 'queueInputsMax'> = {},
+): Promise<TradingService> {
   const db = await testDatabase();
   const store = new MemoryEventStore();
   const clock = createTestClock();
@@ -160,12 +182,34 @@ export async function startTradingService(options: V1Options = {}, engineOptions
   };
   const engine = await startEngine({ store, clock, logger, writes, dataDir, ...engineOptions });
   const config: Config = {
-    port: 0, wsPort: 0, adminPort: null, trustedProxies: [], adminToken: ADMIN_TOKEN, dataDir, databaseUrl: undefined, eventstoreUrl: undefined,
-    jurisdiction: 'us', testClock: true, demo: false, logLevel: 'silent',
+    port: 0,
+    wsPort: 0,
+    adminPort: null,
+    trustedProxies: [],
+    adminToken: ADMIN_TOKEN,
+    dataDir,
+    databaseUrl: undefined,
+    eventstoreUrl: undefined,
+    jurisdiction: 'us',
+    testClock: true,
+    demo: false,
+    logLevel: 'silent',
   };
   const wiring: Omit<AppContext, 'credentials'> = {
-    config, logger, clock, testClock: clock, pool: db.pool, store, engine, settings, writes, ...postgresStores(db.pool, clock),
-    projections: { waitFor: async () => runner.catchUp(), onChange: (listener: (changes: ProjectionChange[]) => void) => runner.onChange(listener) },
+    config,
+    logger,
+    clock,
+    testClock: clock,
+    pool: db.pool,
+    store,
+    engine,
+    settings,
+    writes,
+    ...postgresStores(db.pool, clock),
+    projections: {
+      waitFor: async () => runner.catchUp(),
+      onChange: (listener: (changes: ProjectionChange[]) => void) => runner.onChange(listener),
+    },
   };
   const ctx: AppContext = withCredentials(wiring);
 
@@ -180,15 +224,22 @@ export async function startTradingService(options: V1Options = {}, engineOptions
   // the order-entry routes through the direct lane, as the service serves them
   const lane = createLane(v1.laneRoutes, errorHandler);
   const server: Server = await new Promise((resolve) => {
-    const s = http.createServer(laneServerOptions, (req, res) => {
-      if (!lane(req, res)) app(req, res);
-    }).listen(0, '127.0.0.1', () => resolve(s));
+    const s = http
+      .createServer(laneServerOptions, (req, res) => {
+        if (!lane(req, res)) app(req, res);
+      })
+      .listen(0, '127.0.0.1', () => resolve(s));
   });
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const clients = clientsOf(ctx, base, ADMIN_TOKEN);
   return {
-    ctx, base, store, db, engine, ...clients,
+    ctx,
+    base,
+    store,
+    db,
+    engine,
+    ...clients,
     async stop() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -205,7 +256,10 @@ export async function startWholeService(env: Record<string, string> = {}): Promi
   const base = started.baseUrl.replace(/\/+$/, '');
   const clients = clientsOf(started.ctx, base, started.adminToken, started.adminUrl);
   return {
-    ctx: started.ctx, base, store: started.ctx.store, ...clients,
+    ctx: started.ctx,
+    base,
+    store: started.ctx.store,
+    ...clients,
     socketUrl: `ws://127.0.0.1:${started.service.wsPort}/socket`,
     service: started.service,
     adminToken: started.adminToken,
@@ -241,11 +295,12 @@ type Clients = Pick<ServiceClients, 'admin' | 'adminRaw' | 'call' | 'member' | '
 /** `adminBase`: where /admin/v1 is served (the service's operator listener; `base` for an app serving both). */
 function clientsOf(ctx: AppContext, base: string, adminToken: string, adminBase = base): Clients {
   const clock = ctx.clock;
-  const adminRaw = (method: string, route: string, body?: unknown) => fetchAnswer(`${adminBase}/admin/v1${route}`, {
-    method,
-    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json', 'user-agent': USER_AGENT },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  const adminRaw = (method: string, route: string, body?: unknown) =>
+    fetchAnswer(`${adminBase}/admin/v1${route}`, {
+      method,
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json', 'user-agent': USER_AGENT },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
   const admin = async (method: string, route: string, body?: unknown) => {
     const answer = await adminRaw(method, route, body);
     if (answer.status !== 200) throw new Error(`admin ${method} ${route}: ${answer.status} ${answer.text}`);
@@ -265,7 +320,8 @@ function clientsOf(ctx: AppContext, base: string, adminToken: string, adminBase 
   const call = (method: string, pathWithQuery: string, opts: CallOptions = {}): Promise<Answer> => {
     const headers: Record<string, string> = {};
     if (opts.userAgent !== null) headers['user-agent'] = opts.userAgent ?? USER_AGENT;
-    if (opts.key) Object.assign(headers, signedHeaders(opts.key, method, pathWithQuery, clock.nowUs() / 1000 + (opts.skewMs ?? 0)));
+    if (opts.key)
+      Object.assign(headers, signedHeaders(opts.key, method, pathWithQuery, clock.nowUs() / 1000 + (opts.skewMs ?? 0)));
     if (opts.bearer !== undefined) headers.authorization = `Bearer ${opts.bearer}`;
     let body: string | undefined;
     if (opts.body !== undefined) {
@@ -280,18 +336,36 @@ function clientsOf(ctx: AppContext, base: string, adminToken: string, adminBase 
     const { account } = await admin('POST', '/accounts', { first_name: 'Test', last_name: 'Trader' });
     if (deposit !== '0') await admin('POST', `/accounts/${account.account_id}/deposits`, { amount: deposit });
     const { api_key: key } = await admin('POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_write' });
-    const { api_key: readOnlyKey } = await admin('POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_only' });
+    const { api_key: readOnlyKey } = await admin('POST', `/accounts/${account.account_id}/api_keys`, {
+      scope: 'read_only',
+    });
     const { session } = await admin('POST', `/accounts/${account.account_id}/sessions`, {});
     return {
-      account_id: account.account_id, user_id: account.user_id, key, readOnlyKey, session: session.token,
-      call: (method, pathWithQuery, opts = {}) => call(method, pathWithQuery, { key: opts.bearer !== undefined ? undefined : key, ...opts }),
+      account_id: account.account_id,
+      user_id: account.user_id,
+      key,
+      readOnlyKey,
+      session: session.token,
+      call: (method, pathWithQuery, opts = {}) =>
+        call(method, pathWithQuery, { key: opts.bearer !== undefined ? undefined : key, ...opts }),
     };
   };
 
   const market = async (fields: Record<string, unknown> = {}, eventFields: Record<string, unknown> = {}) => {
     const start = new Date(clock.nowUs() / 1000 + 86_400_000).toISOString();
-    const { event } = await admin('POST', '/events', { title: 'Lions v Tigers', start, sport: 'Soccer', competition: 'EPL', ...eventFields });
-    const { market: listed } = await admin('POST', '/markets', { event_id: event.event_id, title: 'Lions to win', status: 'open', ...fields });
+    const { event } = await admin('POST', '/events', {
+      title: 'Lions v Tigers',
+      start,
+      sport: 'Soccer',
+      competition: 'EPL',
+      ...eventFields,
+    });
+    const { market: listed } = await admin('POST', '/markets', {
+      event_id: event.event_id,
+      title: 'Lions to win',
+      status: 'open',
+      ...fields,
+    });
     return listed;
   };
 

@@ -15,7 +15,7 @@ import { getOrder, listOrders } from '../../../projections/core/queries/orders.t
 import { listPositions } from '../../../projections/core/queries/positions.ts';
 import { startTradingService, type Member, type TradingService } from './harness.ts';
 
-describe('live state from the engine\'s view (GET /orders, /orders/{id}, /account/balance, /positions)', () => {
+describe("live state from the engine's view (GET /orders, /orders/{id}, /account/balance, /positions)", () => {
   let svc: TradingService;
   let members: Member[];
   let marketIds: string[];
@@ -26,7 +26,11 @@ describe('live state from the engine\'s view (GET /orders, /orders/{id}, /accoun
     svc = await startTradingService();
     members = [];
     for (let i = 0; i < 5; i++) members.push(await svc.member('2000'));
-    marketIds = [(await svc.market()).market_id, (await svc.market()).market_id, (await svc.market({ status: 'pre_open' })).market_id];
+    marketIds = [
+      (await svc.market()).market_id,
+      (await svc.market()).market_id,
+      (await svc.market({ status: 'pre_open' })).market_id,
+    ];
   });
   after(async () => {
     await svc?.stop();
@@ -34,10 +38,12 @@ describe('live state from the engine\'s view (GET /orders, /orders/{id}, /accoun
 
   const caughtUp = () => svc.ctx.projections.waitFor(0n);
 
-  it('a member\'s GET /orders/{id} right after its own POST is answered from the view: the read models have not seen the order', async () => {
+  it("a member's GET /orders/{id} right after its own POST is answered from the view: the read models have not seen the order", async () => {
     const [alice] = members as [Member];
     await caughtUp();
-    const placed = await alice.call('POST', '/api/v1/orders', { body: { action: 'buy', market_id: marketIds[0], order_type: 'limit', price: '0.05', quantity: '1' } });
+    const placed = await alice.call('POST', '/api/v1/orders', {
+      body: { action: 'buy', market_id: marketIds[0], order_type: 'limit', price: '0.05', quantity: '1' },
+    });
     expect(placed.status, placed.text).to.equal(200);
     const read = await alice.call('GET', `/api/v1/orders/${placed.body.order.id}`);
     expect(read.status, read.text).to.equal(200);
@@ -48,7 +54,9 @@ describe('live state from the engine\'s view (GET /orders, /orders/{id}, /accoun
     const positions = await alice.call('GET', '/api/v1/positions');
     expect(positions.status).to.equal(200);
     // nothing waited for the projectors: the read model still lacks the order
-    expect((await svc.db.pool.query('SELECT 1 FROM core_orders WHERE id = $1', [placed.body.order.id])).rowCount).to.equal(0);
+    expect(
+      (await svc.db.pool.query('SELECT 1 FROM core_orders WHERE id = $1', [placed.body.order.id])).rowCount,
+    ).to.equal(0);
     await caughtUp();
     expect(balance.body.balance).to.deep.equal(await getBalance(svc.db.pool, alice.account_id));
     expect(balance.body.balance.buy_order_liability).to.not.equal('0.00');
@@ -69,8 +77,11 @@ describe('live state from the engine\'s view (GET /orders, /orders/{id}, /accoun
       const clientOrderId = random() < 0.3 ? `c-${Math.floor(random() * 40)}` : undefined;
       if (clientOrderId) clientIds.push(clientOrderId);
       return {
-        action: random() < 0.5 ? 'buy' : 'sell', market_id: pick(marketIds), order_type: isMarket ? 'market' : 'limit',
-        price: isMarket ? '1.00' : (0.3 + Math.floor(random() * 30) / 100).toFixed(2), quantity: String(1 + Math.floor(random() * 9)),
+        action: random() < 0.5 ? 'buy' : 'sell',
+        market_id: pick(marketIds),
+        order_type: isMarket ? 'market' : 'limit',
+        price: isMarket ? '1.00' : (0.3 + Math.floor(random() * 30) / 100).toFixed(2),
+        quantity: String(1 + Math.floor(random() * 9)),
         ...(clientOrderId ? { client_order_id: clientOrderId } : {}),
       };
     };
@@ -84,12 +95,20 @@ describe('live state from the engine\'s view (GET /orders, /orders/{id}, /accoun
         const answer = await who.call('POST', '/api/v1/orders', { body: orderBody() });
         note(who, answer.body?.order);
       } else if (roll < 0.7) {
-        const answer = await who.call('POST', '/api/v1/orders/batched', { body: { orders: [orderBody(), orderBody()] } });
+        const answer = await who.call('POST', '/api/v1/orders/batched', {
+          body: { orders: [orderBody(), orderBody()] },
+        });
         for (const result of answer.body?.results ?? []) note(who, result.order);
       } else if (roll < 0.97) {
         const mine = [...placed].filter(([, accountId]) => accountId === who.account_id).map(([id]) => id);
         if (mine.length === 0) return;
-        await who.call('DELETE', '/api/v1/orders/batched', { body: { orders: [{ order_id: pick(mine) }, { order_id: pick(mine) }].filter((o, i, all) => all.findIndex((x) => x.order_id === o.order_id) === i) } });
+        await who.call('DELETE', '/api/v1/orders/batched', {
+          body: {
+            orders: [{ order_id: pick(mine) }, { order_id: pick(mine) }].filter(
+              (o, i, all) => all.findIndex((x) => x.order_id === o.order_id) === i,
+            ),
+          },
+        });
       } else {
         const marketId = pick(marketIds.slice(0, 2));
         await svc.admin('POST', `/markets/${marketId}/status`, { status: step % 2 === 0 ? 'open' : 'closed' });
@@ -136,7 +155,11 @@ describe('live state from the engine\'s view (GET /orders, /orders/{id}, /accoun
         await pagesAlike(accountId, { statuses: ['accepted', 'open', 'delayed'] });
         await pagesAlike(accountId, { statuses: ['accepted'], marketIds: [marketIds[2] as string] });
         await pagesAlike(accountId, { statuses: ['open'], marketIds: [pick(marketIds), pick(marketIds)] });
-        if (clientIds.length > 0) await pagesAlike(accountId, { statuses: ['open', 'accepted'], clientOrderIds: [pick(clientIds), pick(clientIds)] });
+        if (clientIds.length > 0)
+          await pagesAlike(accountId, {
+            statuses: ['open', 'accepted'],
+            clientOrderIds: [pick(clientIds), pick(clientIds)],
+          });
         const someIds = [...placed.keys()].filter(() => random() < 0.3);
         await pagesAlike(accountId, { statuses: ['open'], orderIds: someIds });
 

@@ -60,7 +60,9 @@ describe('markets and portfolio reads (/api/v1)', () => {
   describe('GET /markets', () => {
     it('orders tradeable first, then pre_open, halted, scheduled, closed, settled; soonest event first within a tier', async () => {
       const answer = await get(alice, '/api/v1/markets');
-      expect(idsOf(answer)).to.deep.equal(['openSoon', 'openLater', 'preOpen', 'halted', 'scheduled', 'closed', 'resulted'].map((k) => m[k]!.market_id));
+      expect(idsOf(answer)).to.deep.equal(
+        ['openSoon', 'openLater', 'preOpen', 'halted', 'scheduled', 'closed', 'resulted'].map((k) => m[k]!.market_id),
+      );
     });
 
     it('renders a halted open market as `suspended`, still matched by status=open', async () => {
@@ -71,18 +73,34 @@ describe('markets and portfolio reads (/api/v1)', () => {
     });
 
     it('filters by a status list, trading, event_ids, sports and competitions (case-insensitive)', async () => {
-      expect(idsOf(await get(alice, '/api/v1/markets?status=closed,resulted'))).to.have.members([m.closed!.market_id, m.resulted!.market_id]);
+      expect(idsOf(await get(alice, '/api/v1/markets?status=closed,resulted'))).to.have.members([
+        m.closed!.market_id,
+        m.resulted!.market_id,
+      ]);
       expect(idsOf(await get(alice, '/api/v1/markets?status=open&trading=false'))).to.deep.equal([m.halted!.market_id]);
-      expect(idsOf(await get(alice, '/api/v1/markets?trading=true&status=open'))).to.deep.equal([m.openSoon!.market_id, m.openLater!.market_id]);
-      expect(idsOf(await get(alice, `/api/v1/markets?event_ids=${events.later}`))).to.deep.equal([m.openLater!.market_id, m.closed!.market_id]);
-      expect(idsOf(await get(alice, '/api/v1/markets?sports=basketball'))).to.deep.equal([m.openLater!.market_id, m.closed!.market_id]);
-      expect(idsOf(await get(alice, '/api/v1/markets?competitions=epl,nba&status=scheduled'))).to.deep.equal([m.scheduled!.market_id]);
+      expect(idsOf(await get(alice, '/api/v1/markets?trading=true&status=open'))).to.deep.equal([
+        m.openSoon!.market_id,
+        m.openLater!.market_id,
+      ]);
+      expect(idsOf(await get(alice, `/api/v1/markets?event_ids=${events.later}`))).to.deep.equal([
+        m.openLater!.market_id,
+        m.closed!.market_id,
+      ]);
+      expect(idsOf(await get(alice, '/api/v1/markets?sports=basketball'))).to.deep.equal([
+        m.openLater!.market_id,
+        m.closed!.market_id,
+      ]);
+      expect(idsOf(await get(alice, '/api/v1/markets?competitions=epl,nba&status=scheduled'))).to.deep.equal([
+        m.scheduled!.market_id,
+      ]);
     });
 
     it('sort_by[name]=event_start replaces the tiers; sort_by[direction] asc or desc', async () => {
       const asc = idsOf(await get(alice, '/api/v1/markets?sort_by[name]=event_start&status=open'));
       expect(asc.indexOf(m.openLater!.market_id)).to.equal(2);
-      const desc = idsOf(await get(alice, '/api/v1/markets?sort_by%5Bname%5D=event_start&sort_by%5Bdirection%5D=desc&status=open'));
+      const desc = idsOf(
+        await get(alice, '/api/v1/markets?sort_by%5Bname%5D=event_start&sort_by%5Bdirection%5D=desc&status=open'),
+      );
       expect(desc[0]).to.equal(m.openLater!.market_id);
     });
 
@@ -95,7 +113,18 @@ describe('markets and portfolio reads (/api/v1)', () => {
     });
 
     it('400 for uppercase or unknown statuses, trading other than true/false, unknown sort values', async () => {
-      for (const query of ['status=OPEN', 'status=live', 'trading=on', 'trading=off', 'trading=1', 'trading=TRUE', 'sort_by[name]=title', 'sort_by[direction]=up', 'event_ids=nope', 'market_ids=nope']) {
+      for (const query of [
+        'status=OPEN',
+        'status=live',
+        'trading=on',
+        'trading=off',
+        'trading=1',
+        'trading=TRUE',
+        'sort_by[name]=title',
+        'sort_by[direction]=up',
+        'event_ids=nope',
+        'market_ids=nope',
+      ]) {
         const answer = await get(alice, `/api/v1/markets?${query}`);
         expect(answer.status, query).to.equal(400);
       }
@@ -119,22 +148,49 @@ describe('markets and portfolio reads (/api/v1)', () => {
     let sellId: string;
     before(async () => {
       const market = m.openSoon!.market_id;
-      sellId = (await alice.call('POST', '/api/v1/orders', { body: { action: 'sell', market_id: market, order_type: 'limit', price: '0.40', quantity: '5', client_order_id: 'ask' } })).body.order.id;
-      const buy = await bob.call('POST', '/api/v1/orders', { body: { action: 'buy', market_id: market, order_type: 'limit', price: '0.40', quantity: '3', client_order_id: 'bid' } });
+      sellId = (
+        await alice.call('POST', '/api/v1/orders', {
+          body: {
+            action: 'sell',
+            market_id: market,
+            order_type: 'limit',
+            price: '0.40',
+            quantity: '5',
+            client_order_id: 'ask',
+          },
+        })
+      ).body.order.id;
+      const buy = await bob.call('POST', '/api/v1/orders', {
+        body: {
+          action: 'buy',
+          market_id: market,
+          order_type: 'limit',
+          price: '0.40',
+          quantity: '3',
+          client_order_id: 'bid',
+        },
+      });
       expect(buy.status, buy.text).to.equal(200);
       buyId = buy.body.order.id;
       expect(buy.body.order.filled).to.equal('3');
     });
 
-    it('fills of the account, with the trade\'s price and size', async () => {
+    it("fills of the account, with the trade's price and size", async () => {
       const bobs = await get(bob, '/api/v1/fills');
       expect(bobs.body.fills).to.have.length(1);
-      expect(bobs.body.fills[0]).to.include({ order_id: buyId, account_id: bob.account_id, market_id: m.openSoon!.market_id, price: '0.40', liquidity_action: 'taker', client_order_id: 'bid' });
+      expect(bobs.body.fills[0]).to.include({
+        order_id: buyId,
+        account_id: bob.account_id,
+        market_id: m.openSoon!.market_id,
+        price: '0.40',
+        liquidity_action: 'taker',
+        client_order_id: 'bid',
+      });
       const alices = await get(alice, '/api/v1/fills');
       expect(alices.body.fills[0]).to.include({ order_id: sellId, liquidity_action: 'provider' });
     });
 
-    it('filters fills by order_ids (another account\'s order matches nothing), market_ids and one status', async () => {
+    it("filters fills by order_ids (another account's order matches nothing), market_ids and one status", async () => {
       expect((await get(bob, `/api/v1/fills?order_ids=${buyId}`)).body.fills).to.have.length(1);
       expect((await get(bob, `/api/v1/fills?order_ids=${sellId}`)).body.fills).to.have.length(0);
       expect((await get(bob, `/api/v1/fills?market_ids=${m.openLater!.market_id}`)).body.fills).to.have.length(0);

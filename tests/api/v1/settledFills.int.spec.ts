@@ -12,7 +12,13 @@ describe('settled fills', () => {
 
   it('carry expires_at while the market is open, and null once it has settled', async () => {
     const bob = await svc.member();
-    const order = (action: string) => ({ action, market_id: marketId, order_type: 'limit', price: '0.40', quantity: '2' });
+    const order = (action: string) => ({
+      action,
+      market_id: marketId,
+      order_type: 'limit',
+      price: '0.40',
+      quantity: '2',
+    });
     expect((await alice.call('POST', '/api/v1/orders', { body: order('buy') })).status).to.equal(200);
     expect((await bob.call('POST', '/api/v1/orders', { body: order('sell') })).status).to.equal(200);
     const open = (await alice.call('GET', `/api/v1/fills?market_ids=${marketId}`)).body.fills;
@@ -23,7 +29,9 @@ describe('settled fills', () => {
     await svc.admin('POST', `/markets/${marketId}/result`, { result: 'win' });
     for (const member of [alice, bob]) {
       const fills = (await member.call('GET', `/api/v1/fills?market_ids=${marketId}`)).body.fills;
-      expect(fills.map((f: { status: string; expires_at: unknown }) => [f.status, f.expires_at])).to.deep.equal([['settled', null]]);
+      expect(fills.map((f: { status: string; expires_at: unknown }) => [f.status, f.expires_at])).to.deep.equal([
+        ['settled', null],
+      ]);
     }
   });
 });

@@ -15,7 +15,11 @@ import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import {
-  generateKeyPair, parsePublicKey, publicKeyObject, verifyWithNode, verifyWithNoble,
+  generateKeyPair,
+  parsePublicKey,
+  publicKeyObject,
+  verifyWithNode,
+  verifyWithNoble,
 } from '../../../commands/credentials/ed25519.ts';
 import { DomainError } from '../../../domain/errors.ts';
 
@@ -25,19 +29,40 @@ const P = 2n ** 255n - 19n;
 const toLE = (value: bigint, length = 32): Uint8Array => {
   const out = new Uint8Array(length);
   let v = value;
-  for (let i = 0; i < length; i++) { out[i] = Number(v & 0xffn); v >>= 8n; }
+  for (let i = 0; i < length; i++) {
+    out[i] = Number(v & 0xffn);
+    v >>= 8n;
+  }
   return out;
 };
 const fromLE = (bytes: Uint8Array): bigint => bytes.reduceRight((acc, b) => (acc << 8n) | BigInt(b), 0n);
 const concat = (...parts: Uint8Array[]) => new Uint8Array(Buffer.concat(parts.map((p) => Buffer.from(p))));
 const utf8 = (s: string) => new Uint8Array(Buffer.from(s, 'utf8'));
 
-interface Case { name: string; publicKey: Uint8Array; message: Uint8Array; signature: Uint8Array; expected: boolean }
+interface Case {
+  name: string;
+  publicKey: Uint8Array;
+  message: Uint8Array;
+  signature: Uint8Array;
+  expected: boolean;
+}
 
 /** A signature with a chosen R encoding and nonce r = 0 (R = identity), valid for the key. */
-function identityNonceSignature(seed: Uint8Array, publicKey: Uint8Array, message: Uint8Array, rBytes: Uint8Array): Uint8Array {
+function identityNonceSignature(
+  seed: Uint8Array,
+  publicKey: Uint8Array,
+  message: Uint8Array,
+  rBytes: Uint8Array,
+): Uint8Array {
   const { scalar } = ed25519.utils.getExtendedPublicKey(seed);
-  const k = fromLE(new Uint8Array(createHash('sha512').update(concat(rBytes, publicKey, message)).digest())) % L;
+  const k =
+    fromLE(
+      new Uint8Array(
+        createHash('sha512')
+          .update(concat(rBytes, publicKey, message))
+          .digest(),
+      ),
+    ) % L;
   return concat(rBytes, toLE((k * scalar) % L));
 }
 
@@ -49,30 +74,81 @@ function corpus(): Case[] {
     const signature = ed25519.sign(message, seed);
     cases.push({ name: `valid #${i}`, publicKey, message, signature, expected: true });
 
-    const flippedMessage = message.slice(); flippedMessage[i % message.length]! ^= 0x01;
+    const flippedMessage = message.slice();
+    flippedMessage[i % message.length]! ^= 0x01;
     cases.push({ name: `tampered message #${i}`, publicKey, message: flippedMessage, signature, expected: false });
-    const flippedR = signature.slice(); flippedR[i]! ^= 0x80;
+    const flippedR = signature.slice();
+    flippedR[i]! ^= 0x80;
     cases.push({ name: `tampered R #${i}`, publicKey, message, signature: flippedR, expected: false });
-    const flippedS = signature.slice(); flippedS[32 + i]! ^= 0x01;
+    const flippedS = signature.slice();
+    flippedS[32 + i]! ^= 0x01;
     cases.push({ name: `tampered S #${i}`, publicKey, message, signature: flippedS, expected: false });
 
     // S + L: the same scalar, non-canonically encoded (must be refused: S >= L).
     const s = fromLE(signature.slice(32));
-    cases.push({ name: `non-canonical S (S + L) #${i}`, publicKey, message, signature: concat(signature.slice(0, 32), toLE(s + L)), expected: false });
-    cases.push({ name: `S with the top bit set #${i}`, publicKey, message, signature: concat(signature.slice(0, 32), toLE(s | (1n << 255n))), expected: false });
+    cases.push({
+      name: `non-canonical S (S + L) #${i}`,
+      publicKey,
+      message,
+      signature: concat(signature.slice(0, 32), toLE(s + L)),
+      expected: false,
+    });
+    cases.push({
+      name: `S with the top bit set #${i}`,
+      publicKey,
+      message,
+      signature: concat(signature.slice(0, 32), toLE(s | (1n << 255n))),
+      expected: false,
+    });
 
     // R = identity, canonical encoding (y = 1): a valid signature.
     const canonicalIdentity = toLE(1n);
-    cases.push({ name: `R = identity, canonical #${i}`, publicKey, message, signature: identityNonceSignature(seed, publicKey, message, canonicalIdentity), expected: true });
+    cases.push({
+      name: `R = identity, canonical #${i}`,
+      publicKey,
+      message,
+      signature: identityNonceSignature(seed, publicKey, message, canonicalIdentity),
+      expected: true,
+    });
     // R = identity encoded as y = p + 1 (non-canonical): refused by OpenSSL and RFC 8032.
     const nonCanonicalIdentity = toLE(P + 1n);
-    cases.push({ name: `R = identity, non-canonical y = p + 1 #${i}`, publicKey, message, signature: identityNonceSignature(seed, publicKey, message, nonCanonicalIdentity), expected: false });
+    cases.push({
+      name: `R = identity, non-canonical y = p + 1 #${i}`,
+      publicKey,
+      message,
+      signature: identityNonceSignature(seed, publicKey, message, nonCanonicalIdentity),
+      expected: false,
+    });
 
-    cases.push({ name: `short signature #${i}`, publicKey, message, signature: signature.slice(0, 63), expected: false });
-    cases.push({ name: `long signature #${i}`, publicKey, message, signature: concat(signature, new Uint8Array([0])), expected: false });
-    cases.push({ name: `all-zero signature #${i}`, publicKey, message, signature: new Uint8Array(64), expected: false });
+    cases.push({
+      name: `short signature #${i}`,
+      publicKey,
+      message,
+      signature: signature.slice(0, 63),
+      expected: false,
+    });
+    cases.push({
+      name: `long signature #${i}`,
+      publicKey,
+      message,
+      signature: concat(signature, new Uint8Array([0])),
+      expected: false,
+    });
+    cases.push({
+      name: `all-zero signature #${i}`,
+      publicKey,
+      message,
+      signature: new Uint8Array(64),
+      expected: false,
+    });
     const other = generateKeyPair();
-    cases.push({ name: `another key's signature #${i}`, publicKey: other.publicKey, message, signature, expected: false });
+    cases.push({
+      name: `another key's signature #${i}`,
+      publicKey: other.publicKey,
+      message,
+      signature,
+      expected: false,
+    });
   }
   return cases;
 }
@@ -112,10 +188,12 @@ describe('Ed25519: node:crypto and @noble/curves agree', () => {
       toLE(1n), // identity
       toLE(P - 1n), // (0, -1), order 2
       toLE(0n), // (±sqrt(-1), 0), order 4
-      toLE(0n) .map((b, i) => (i === 31 ? 0x80 : b)), // x sign bit set on y = 0
+      toLE(0n).map((b, i) => (i === 31 ? 0x80 : b)), // x sign bit set on y = 0
     ];
     for (const key of smallOrder) {
-      expect(() => parsePublicKey(Buffer.from(key).toString('base64')), Buffer.from(key).toString('hex')).to.throw(DomainError);
+      expect(() => parsePublicKey(Buffer.from(key).toString('base64')), Buffer.from(key).toString('hex')).to.throw(
+        DomainError,
+      );
     }
     expect(() => parsePublicKey('not base64')).to.throw(DomainError);
     expect(() => parsePublicKey(Buffer.alloc(31).toString('base64'))).to.throw(DomainError);

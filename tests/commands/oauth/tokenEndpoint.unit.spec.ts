@@ -10,15 +10,27 @@ import type { KnownClient } from '../../../commands/oauthClients/directory.ts';
 
 const client: KnownClient = {
   client: {
-    client_id: 'app-1', name: 'App', app_type: 'server', redirect_uris: [], scopes: ['market_data'], ip_allowlist: [], status: 'active',
-    secret_hash: 'unused here', registered_by: 'admin', created_at: 0, updated_at: 0,
+    client_id: 'app-1',
+    name: 'App',
+    app_type: 'server',
+    redirect_uris: [],
+    scopes: ['market_data'],
+    ip_allowlist: [],
+    status: 'active',
+    secret_hash: 'unused here',
+    registered_by: 'admin',
+    created_at: 0,
+    updated_at: 0,
   },
   allowlist: null,
 };
 
 function endpointWith(saveTokens: () => Promise<void>, errors: unknown[]) {
   const deps = {
-    clients: { get: async (id: string) => (id === 'app-1' ? client : null), verifySecret: (_k: KnownClient, secret: string) => secret === 's3cret' },
+    clients: {
+      get: async (id: string) => (id === 'app-1' ? client : null),
+      verifySecret: (_k: KnownClient, secret: string) => secret === 's3cret',
+    },
     tokens: { saveTokens },
     clock: { nowUs: () => 1_700_000_000_000_000 },
     settings: { get: () => ({ oauth_unavailable: false }) },
@@ -29,7 +41,10 @@ function endpointWith(saveTokens: () => Promise<void>, errors: unknown[]) {
 
 const request: OAuthRequest = {
   method: 'POST',
-  headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('app-1:s3cret').toString('base64')}` },
+  headers: {
+    'content-type': 'application/x-www-form-urlencoded',
+    authorization: `Basic ${Buffer.from('app-1:s3cret').toString('base64')}`,
+  },
   body: { grant_type: 'client_credentials' },
   remoteAddress: '127.0.0.1',
   issuer: 'http://localhost',
@@ -48,7 +63,9 @@ describe('token endpoint: client_credentials when the token cannot be stored', (
 
   it('answers the token once its row is stored', async () => {
     let stored = 0;
-    const answer = await endpointWith(async () => { stored += 1; }, []).handle(request);
+    const answer = await endpointWith(async () => {
+      stored += 1;
+    }, []).handle(request);
     expect(answer.status).to.equal(200);
     expect(stored).to.equal(1);
     expect(answer.body).to.include({ token_type: 'bearer', expires_in: 3600, scope: 'market_data' });

@@ -17,12 +17,24 @@ const keyed = (store: MemoryEventStore) => {
 const NOW_US = 1_700_000_000_000_000;
 
 describe('OAuth client registry', () => {
-  for (const [appType, confidential] of [['web', true], ['server', true], ['browser', false], ['native', false]] as const) {
+  for (const [appType, confidential] of [
+    ['web', true],
+    ['server', true],
+    ['browser', false],
+    ['native', false],
+  ] as const) {
     it(`${appType} app ${confidential ? 'gets a secret, stored only as a digest' : 'gets no secret'}`, async () => {
       const store = keyed(new MemoryEventStore());
-      const created = await registerClient(store, {
-        name: 'App', app_type: appType, scopes: ['market_data'], redirect_uris: ['https://app.example.com/cb'],
-      }, { nowUs: NOW_US, registeredBy: 'admin' });
+      const created = await registerClient(
+        store,
+        {
+          name: 'App',
+          app_type: appType,
+          scopes: ['market_data'],
+          redirect_uris: ['https://app.example.com/cb'],
+        },
+        { nowUs: NOW_US, registeredBy: 'admin' },
+      );
       expect(created.client.confidential).to.equal(confidential);
       const stored = await loadClient(store, created.client.client_id);
       expect(stored).to.not.equal(null);
@@ -43,40 +55,81 @@ describe('OAuth client registry', () => {
     ['an unknown app type', { name: 'A', app_type: 'desktop', scopes: ['events'] }],
     ['an unknown scope', { name: 'A', app_type: 'web', scopes: ['admin'] }],
     ['no scopes', { name: 'A', app_type: 'web', scopes: [] }],
-    ['a plain http callback', { name: 'A', app_type: 'web', scopes: ['events'], redirect_uris: ['http://app.example.com/cb'] }],
-    ['a callback with a fragment', { name: 'A', app_type: 'web', scopes: ['events'], redirect_uris: ['https://app.example.com/cb#x'] }],
+    [
+      'a plain http callback',
+      { name: 'A', app_type: 'web', scopes: ['events'], redirect_uris: ['http://app.example.com/cb'] },
+    ],
+    [
+      'a callback with a fragment',
+      { name: 'A', app_type: 'web', scopes: ['events'], redirect_uris: ['https://app.example.com/cb#x'] },
+    ],
     ['a bad CIDR', { name: 'A', app_type: 'server', scopes: ['events'], ip_allowlist: ['300.1.1.1/8'] }],
     ['an unknown status', { name: 'A', app_type: 'server', scopes: ['events'], status: 'paused' }],
   ];
   for (const [what, body] of refused) {
     it(`refuses ${what}`, async () => {
-      const err = await rejection(registerClient(keyed(new MemoryEventStore()), body, { nowUs: NOW_US, registeredBy: 'admin' }));
+      const err = await rejection(
+        registerClient(keyed(new MemoryEventStore()), body, { nowUs: NOW_US, registeredBy: 'admin' }),
+      );
       expect(err).to.be.instanceOf(InvalidInput);
     });
   }
 
   it('accepts loopback http and reverse-domain callbacks for installed apps', async () => {
-    const created = await registerClient(keyed(new MemoryEventStore()), {
-      name: 'Desktop', app_type: 'native', scopes: ['orders.read'],
-      redirect_uris: ['http://127.0.0.1:53682/cb', 'http://localhost/cb', 'http://[::1]:8000/cb', 'com.example.app:/oauth'],
-    }, { nowUs: NOW_US, registeredBy: 'admin' });
+    const created = await registerClient(
+      keyed(new MemoryEventStore()),
+      {
+        name: 'Desktop',
+        app_type: 'native',
+        scopes: ['orders.read'],
+        redirect_uris: [
+          'http://127.0.0.1:53682/cb',
+          'http://localhost/cb',
+          'http://[::1]:8000/cb',
+          'com.example.app:/oauth',
+        ],
+      },
+      { nowUs: NOW_US, registeredBy: 'admin' },
+    );
     expect(created.client.redirect_uris).to.have.length(4);
   });
 
   it('patches fields, keeps the rest, and mints a secret when a client becomes confidential', async () => {
     const store = keyed(new MemoryEventStore());
-    const created = await registerClient(store, { name: 'SPA', app_type: 'browser', scopes: ['events'] }, { nowUs: NOW_US, registeredBy: 'admin' });
-    const suspended = await changeClient(store, created.client.client_id, { status: 'suspended' }, { nowUs: NOW_US + 1 });
+    const created = await registerClient(
+      store,
+      { name: 'SPA', app_type: 'browser', scopes: ['events'] },
+      { nowUs: NOW_US, registeredBy: 'admin' },
+    );
+    const suspended = await changeClient(
+      store,
+      created.client.client_id,
+      { status: 'suspended' },
+      { nowUs: NOW_US + 1 },
+    );
     expect(suspended.client.status).to.equal('suspended');
     expect(suspended.client.name).to.equal('SPA');
     expect(suspended).to.not.have.property('client_secret');
     const web = await changeClient(store, created.client.client_id, { app_type: 'web' }, { nowUs: NOW_US + 2 });
     expect(web.client_secret).to.be.a('string');
-    expect(verifyClientSecret((await loadClient(store, created.client.client_id))!, web.client_secret as string, clientSecretKeyOf(store))).to.equal(true);
+    expect(
+      verifyClientSecret(
+        (await loadClient(store, created.client.client_id))!,
+        web.client_secret as string,
+        clientSecretKeyOf(store),
+      ),
+    ).to.equal(true);
   });
 
   it('an unknown client is refused with oauth_client_not_found', async () => {
-    const err = await rejection(changeClient(keyed(new MemoryEventStore()), '6f1c1d1e-0000-4000-8000-000000000000', { status: 'active' }, { nowUs: NOW_US }));
+    const err = await rejection(
+      changeClient(
+        keyed(new MemoryEventStore()),
+        '6f1c1d1e-0000-4000-8000-000000000000',
+        { status: 'active' },
+        { nowUs: NOW_US },
+      ),
+    );
     expect(err).to.be.instanceOf(DomainError);
     expect((err as DomainError).refusal).to.deep.equal({ code: 'oauth_client_not_found' });
   });
@@ -85,7 +138,11 @@ describe('OAuth client registry', () => {
 describe('OAuth client secrets as keyed digests', () => {
   it('new secrets are HMAC-SHA-256 under the install key; another key does not verify; old plain SHA-256 digests still do', async () => {
     const store = keyed(new MemoryEventStore());
-    const created = await registerClient(store, { name: 'App', app_type: 'server', scopes: ['market_data'] }, { nowUs: NOW_US, registeredBy: 'admin' });
+    const created = await registerClient(
+      store,
+      { name: 'App', app_type: 'server', scopes: ['market_data'] },
+      { nowUs: NOW_US, registeredBy: 'admin' },
+    );
     const stored = (await loadClient(store, created.client.client_id))!;
     expect(stored.secret_hash).to.match(/^hmac-sha256:[A-Za-z0-9_-]{43}$/);
     expect(verifyClientSecret(stored, created.client_secret as string, clientSecretKeyOf(store))).to.equal(true);

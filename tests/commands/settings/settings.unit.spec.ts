@@ -23,7 +23,12 @@ describe('settings store', () => {
       leaderboard_enabled: false,
       batch_limit: 50,
       leaderboard_boards: [{ period: 'weekly', category: 'all', metric: 'profit', shown: true }],
-      geofencing: { enforced: true, allowed_codes: ['US-NY'], accept_network_location: false, blocked_networks: ['10.0.0.0/8'] },
+      geofencing: {
+        enforced: true,
+        allowed_codes: ['US-NY'],
+        accept_network_location: false,
+        blocked_networks: ['10.0.0.0/8'],
+      },
     });
     expect(after.leaderboard_enabled).to.equal(false);
     expect(after.batch_limit).to.equal(50);
@@ -39,7 +44,12 @@ describe('settings store', () => {
     const settings = await loadSettingsStore({ store: new MemoryEventStore(), logger: silent });
     await settings.update({ geofencing: { ...DEFAULT_SETTINGS.geofencing, allowed_codes: ['CA-ON'] } });
     const after = await settings.update({ geofencing: { enforced: true } } as never);
-    expect(after.geofencing).to.deep.equal({ enforced: true, allowed_codes: ['CA-ON'], accept_network_location: false, blocked_networks: [] });
+    expect(after.geofencing).to.deep.equal({
+      enforced: true,
+      allowed_codes: ['CA-ON'],
+      accept_network_location: false,
+      blocked_networks: [],
+    });
   });
 
   const refused: Array<[string, Record<string, unknown>]> = [
@@ -50,13 +60,24 @@ describe('settings store', () => {
     ['limit as string', { registration_limit_per_hour: '10' }],
     ['handles not a list', { reserved_handles: 'admin' }],
     ['empty handle', { blocked_handles: [''] }],
-    ['board with unknown period', { leaderboard_boards: [{ period: 'hourly', category: 'all', metric: 'profit', shown: true }] }],
-    ['board with unknown metric', { leaderboard_boards: [{ period: 'daily', category: 'all', metric: 'luck', shown: true }] }],
+    [
+      'board with unknown period',
+      { leaderboard_boards: [{ period: 'hourly', category: 'all', metric: 'profit', shown: true }] },
+    ],
+    [
+      'board with unknown metric',
+      { leaderboard_boards: [{ period: 'daily', category: 'all', metric: 'luck', shown: true }] },
+    ],
     ['board without shown', { leaderboard_boards: [{ period: 'daily', category: 'all', metric: 'profit' }] }],
-    ['repeated board', { leaderboard_boards: [
-      { period: 'daily', category: 'all', metric: 'profit', shown: true },
-      { period: 'daily', category: 'all', metric: 'profit', shown: false },
-    ] }],
+    [
+      'repeated board',
+      {
+        leaderboard_boards: [
+          { period: 'daily', category: 'all', metric: 'profit', shown: true },
+          { period: 'daily', category: 'all', metric: 'profit', shown: false },
+        ],
+      },
+    ],
     ['geofencing not an object', { geofencing: true }],
     ['geofencing unknown field', { geofencing: { strict: true } }],
     ['geofencing bad CIDR', { geofencing: { blocked_networks: ['10.0.0.0/33'] } }],
@@ -92,8 +113,13 @@ describe('settings store', () => {
 
 describe('settings store: board categories', () => {
   it('folds a sport name to its key, as the leaderboard does', async () => {
-    const settings = await loadSettingsStore({ store: new MemoryEventStore(), logger: { info: () => undefined, warn: () => undefined } });
-    const after = await settings.update({ leaderboard_boards: [{ period: 'daily', category: 'Ice Hockey', metric: 'volume', shown: true }] });
+    const settings = await loadSettingsStore({
+      store: new MemoryEventStore(),
+      logger: { info: () => undefined, warn: () => undefined },
+    });
+    const after = await settings.update({
+      leaderboard_boards: [{ period: 'daily', category: 'Ice Hockey', metric: 'volume', shown: true }],
+    });
     expect(after.leaderboard_boards[0]?.category).to.equal('ice_hockey');
   });
 });

@@ -7,9 +7,14 @@ import { routeScopeOf } from '../../../domain/auth/routeScopes.ts';
 import { base32Decode, base32Encode, hotp, matchTotp } from '../../../domain/auth/totp.ts';
 
 describe('OAuth scopes in the OpenAPI document', () => {
-  const doc = v1OpenApiDocument() as { paths: Record<string, Record<string, { security?: unknown[] }>>; components: { securitySchemes: Record<string, unknown> } };
+  const doc = v1OpenApiDocument() as {
+    paths: Record<string, Record<string, { security?: unknown[] }>>;
+    components: { securitySchemes: Record<string, unknown> };
+  };
   const oauthScopeOf = (path: string, method: string) =>
-    (doc.paths[path]?.[method]?.security ?? []).map((entry) => (entry as { OAuth2?: string[] }).OAuth2).find((s) => s !== undefined);
+    (doc.paths[path]?.[method]?.security ?? [])
+      .map((entry) => (entry as { OAuth2?: string[] }).OAuth2)
+      .find((s) => s !== undefined);
 
   it('each operation names the scope that covers it; PATCH /me/profile none', () => {
     expect(oauthScopeOf('/api/v1/orders', 'post')).to.deep.equal(['orders.write']);
@@ -32,7 +37,13 @@ describe('TOTP (RFC 6238)', () => {
   const secret = Buffer.from('12345678901234567890');
 
   it("RFC 6238's SHA-1 test vectors (last six digits)", () => {
-    const vectors: [number, string][] = [[59, '287082'], [1111111109, '081804'], [1111111111, '050471'], [1234567890, '005924'], [2000000000, '279037']];
+    const vectors: [number, string][] = [
+      [59, '287082'],
+      [1111111109, '081804'],
+      [1111111111, '050471'],
+      [1234567890, '005924'],
+      [2000000000, '279037'],
+    ];
     for (const [seconds, code] of vectors) expect(hotp(secret, Math.floor(seconds / 30))).to.equal(code);
   });
 

@@ -16,8 +16,13 @@ const books: [string, () => OrderBook][] = [
 ];
 
 /** A limit order; each has its own owner unless one is given. */
-const limit = (id: string, side: 'buy' | 'sell', price: number, qty: number, owner = `owner-${id}`): IncomingOrder =>
-  ({ id, ownerId: owner, side, limitCents: price, quantityNanos: qty });
+const limit = (id: string, side: 'buy' | 'sell', price: number, qty: number, owner = `owner-${id}`): IncomingOrder => ({
+  id,
+  ownerId: owner,
+  side,
+  limitCents: price,
+  quantityNanos: qty,
+});
 
 for (const [name, make] of books) {
   describe(`order book: ${name}`, () => {
@@ -38,7 +43,11 @@ for (const [name, make] of books) {
       matchIncoming(book, limit('s2', 'sell', 50, 3));
       matchIncoming(book, limit('s3', 'sell', 50, 3));
       const result = matchIncoming(book, limit('b', 'buy', 60, 7));
-      expect(result.trades.map((t) => [t.makerOrderId, t.priceCents, t.nanos])).to.deep.equal([['s2', 50, 3], ['s3', 50, 3], ['s1', 55, 1]]);
+      expect(result.trades.map((t) => [t.makerOrderId, t.priceCents, t.nanos])).to.deep.equal([
+        ['s2', 50, 3],
+        ['s3', 50, 3],
+        ['s1', 55, 1],
+      ]);
       expect(result.rested).to.equal(false);
       expect(book.get('s1')!.remainingNanos).to.equal(2);
       assertBookInvariants(book);
@@ -57,7 +66,13 @@ for (const [name, make] of books) {
     it('never rests a market order', () => {
       const book = make();
       matchIncoming(book, limit('s1', 'sell', 50, 3));
-      const result = matchIncoming(book, { id: 'm', ownerId: 'taker', side: 'buy', limitCents: null, quantityNanos: 10 });
+      const result = matchIncoming(book, {
+        id: 'm',
+        ownerId: 'taker',
+        side: 'buy',
+        limitCents: null,
+        quantityNanos: 10,
+      });
       expect(result.filledNanos).to.equal(3);
       expect(result.rested).to.equal(false);
       expect(book.size()).to.equal(0);
@@ -70,7 +85,11 @@ for (const [name, make] of books) {
       matchIncoming(book, limit('theirs', 'sell', 50, 2, 'them'));
       matchIncoming(book, limit('mine2', 'sell', 51, 2, 'me'));
       const cancelled: string[] = [];
-      const result = matchIncoming(book, limit('b', 'buy', 51, 3, 'me'), { onCancelled: (resting, selfTrade) => { if (selfTrade) cancelled.push(resting.id); } });
+      const result = matchIncoming(book, limit('b', 'buy', 51, 3, 'me'), {
+        onCancelled: (resting, selfTrade) => {
+          if (selfTrade) cancelled.push(resting.id);
+        },
+      });
       expect(result.trades.map((t) => [t.makerOrderId, t.nanos])).to.deep.equal([['theirs', 2]]);
       expect(result.cancelled).to.deep.equal(['mine', 'mine2']);
       expect(cancelled).to.deep.equal(['mine', 'mine2']);
@@ -79,9 +98,14 @@ for (const [name, make] of books) {
       assertBookInvariants(book);
     });
 
-    it("follows its policy: a resting order it cancels is skipped, a stop leaves the remainder unrested", () => {
+    it('follows its policy: a resting order it cancels is skipped, a stop leaves the remainder unrested', () => {
       const book = make();
-      for (const [id, price] of [['s1', 50], ['s2', 51], ['s3', 52]] as const) matchIncoming(book, limit(id, 'sell', price, 2));
+      for (const [id, price] of [
+        ['s1', 50],
+        ['s2', 51],
+        ['s3', 52],
+      ] as const)
+        matchIncoming(book, limit(id, 'sell', price, 2));
       const traded: string[] = [];
       const result = matchIncoming(book, limit('b', 'buy', 60, 10), {
         beforeTrade: (resting) => (resting.id === 's1' ? 'cancel_resting' : resting.id === 's3' ? 'stop' : 'trade'),
@@ -99,7 +123,14 @@ for (const [name, make] of books) {
       const book = make();
       matchIncoming(book, limit('s1', 'sell', 50, 3));
       matchIncoming(book, limit('s2', 'sell', 55, 3));
-      const result = matchIncoming(book, { id: 'm', ownerId: 'taker', side: 'buy', limitCents: 50, quantityNanos: 5, rests: false });
+      const result = matchIncoming(book, {
+        id: 'm',
+        ownerId: 'taker',
+        side: 'buy',
+        limitCents: 50,
+        quantityNanos: 5,
+        rests: false,
+      });
       expect(result).to.include({ filledNanos: 3, rested: false, stopped: false });
       expect(book.bestPrice('sell')).to.equal(55);
       expect(book.bestPrice('buy')).to.equal(-1);
@@ -143,36 +174,55 @@ for (const [name, make] of books) {
 
 describe('order books agree on random streams', () => {
   const operation = fc.oneof(
-    fc.record({ kind: fc.constant('limit' as const), side: fc.constantFrom('buy' as const, 'sell' as const), price: fc.integer({ min: 1, max: MAX - 1 }), qty: fc.integer({ min: 1, max: 20 }) }),
-    fc.record({ kind: fc.constant('market' as const), side: fc.constantFrom('buy' as const, 'sell' as const), qty: fc.integer({ min: 1, max: 30 }) }),
+    fc.record({
+      kind: fc.constant('limit' as const),
+      side: fc.constantFrom('buy' as const, 'sell' as const),
+      price: fc.integer({ min: 1, max: MAX - 1 }),
+      qty: fc.integer({ min: 1, max: 20 }),
+    }),
+    fc.record({
+      kind: fc.constant('market' as const),
+      side: fc.constantFrom('buy' as const, 'sell' as const),
+      qty: fc.integer({ min: 1, max: 30 }),
+    }),
     fc.record({ kind: fc.constant('cancel' as const), index: fc.nat() }),
   );
   it('same trades, same levels, invariants after every step', () => {
-    fc.assert(fc.property(fc.array(operation, { maxLength: 200 }), (operations) => {
-      const reference = new ReferenceOrderBook(MAX);
-      const fast = new FastOrderBook(MAX);
-      const ids: string[] = [];
-      operations.forEach((op, i) => {
-        const id = `o${i}`;
-        if (op.kind === 'cancel') {
-          const target = ids[op.index % Math.max(ids.length, 1)];
-          if (target) expect(fast.cancel(target)?.id).to.equal(reference.cancel(target)?.id);
-        } else {
-          const owner = i % 3 === 0 ? 'y' : 'x';
-          for (const side of ['buy', 'sell'] as const) expect(fast.priceToFill(side, op.qty, owner)).to.equal(reference.priceToFill(side, op.qty, owner));
-          const incoming: IncomingOrder = { id, ownerId: owner, side: op.side, limitCents: op.kind === 'limit' ? op.price : null, quantityNanos: op.qty };
-          const a = matchIncoming(reference, { ...incoming });
-          const b = matchIncoming(fast, { ...incoming });
-          expect(b).to.deep.equal(a);
-          for (const trade of b.trades) expect(trade.makerOwnerId).to.not.equal(owner); // never a self-trade
-          ids.push(id);
-        }
-        assertBookInvariants(reference);
-        assertBookInvariants(fast);
-        expect(fast.levels('buy')).to.deep.equal(reference.levels('buy'));
-        expect(fast.levels('sell')).to.deep.equal(reference.levels('sell'));
-      });
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.array(operation, { maxLength: 200 }), (operations) => {
+        const reference = new ReferenceOrderBook(MAX);
+        const fast = new FastOrderBook(MAX);
+        const ids: string[] = [];
+        operations.forEach((op, i) => {
+          const id = `o${i}`;
+          if (op.kind === 'cancel') {
+            const target = ids[op.index % Math.max(ids.length, 1)];
+            if (target) expect(fast.cancel(target)?.id).to.equal(reference.cancel(target)?.id);
+          } else {
+            const owner = i % 3 === 0 ? 'y' : 'x';
+            for (const side of ['buy', 'sell'] as const)
+              expect(fast.priceToFill(side, op.qty, owner)).to.equal(reference.priceToFill(side, op.qty, owner));
+            const incoming: IncomingOrder = {
+              id,
+              ownerId: owner,
+              side: op.side,
+              limitCents: op.kind === 'limit' ? op.price : null,
+              quantityNanos: op.qty,
+            };
+            const a = matchIncoming(reference, { ...incoming });
+            const b = matchIncoming(fast, { ...incoming });
+            expect(b).to.deep.equal(a);
+            for (const trade of b.trades) expect(trade.makerOwnerId).to.not.equal(owner); // never a self-trade
+            ids.push(id);
+          }
+          assertBookInvariants(reference);
+          assertBookInvariants(fast);
+          expect(fast.levels('buy')).to.deep.equal(reference.levels('buy'));
+          expect(fast.levels('sell')).to.deep.equal(reference.levels('sell'));
+        });
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 

@@ -6,7 +6,16 @@ import type { EngineInput } from '../../../domain/engine/inputs.ts';
 import { messageOf, type Refusal } from '../../../domain/errors.ts';
 import type { OrderStatus } from '../../../domain/views.ts';
 import {
-  account, cancel, deposit, market, order, place, SECOND, sportEvent, tradingScenario, type Scenario,
+  account,
+  cancel,
+  deposit,
+  market,
+  order,
+  place,
+  SECOND,
+  sportEvent,
+  tradingScenario,
+  type Scenario,
 } from './support.ts';
 
 interface Row {
@@ -15,7 +24,14 @@ interface Row {
   given: EngineInput[];
   when: EngineInput | ((s: Scenario) => EngineInput);
   at?: (s: Scenario) => number;
-  then: { order: string; status: OrderStatus; filled?: string; cancellation_reason?: string | null; rejection_reason?: string | null; check?: (s: Scenario) => void };
+  then: {
+    order: string;
+    status: OrderStatus;
+    filled?: string;
+    cancellation_reason?: string | null;
+    rejection_reason?: string | null;
+    check?: (s: Scenario) => void;
+  };
 }
 
 const rows: Row[] = [
@@ -29,13 +45,23 @@ const rows: Row[] = [
     name: 'a limit order that crosses completely is filled',
     given: [place('b', order('s1', 'sell', '0.40', '10'))],
     when: place('a', order('o1', 'buy', '0.45', '10')),
-    then: { order: 'o1', status: 'filled', filled: '10', check: (s) => expect(s.order('o1').avg_price).to.equal('0.40') },
+    then: {
+      order: 'o1',
+      status: 'filled',
+      filled: '10',
+      check: (s) => expect(s.order('o1').avg_price).to.equal('0.40'),
+    },
   },
   {
     name: 'a partly filled limit order stays open with the rest on the book',
     given: [place('b', order('s1', 'sell', '0.40', '4'))],
     when: place('a', order('o1', 'buy', '0.45', '10')),
-    then: { order: 'o1', status: 'open', filled: '4', check: (s) => expect(s.order('o1').filled_percentage).to.equal(40) },
+    then: {
+      order: 'o1',
+      status: 'open',
+      filled: '4',
+      check: (s) => expect(s.order('o1').filled_percentage).to.equal(40),
+    },
   },
   {
     name: 'a market order on an empty book is cancelled (market orders never rest)',
@@ -53,7 +79,12 @@ const rows: Row[] = [
     name: 'an order the account cannot fund is rejected with its reason',
     given: [],
     when: place('a', order('o1', 'buy', '0.90', '200')),
-    then: { order: 'o1', status: 'rejected', rejection_reason: 'Insufficient funds', check: (s) => expect(s.order('o1').accepted_at).to.equal(null) },
+    then: {
+      order: 'o1',
+      status: 'rejected',
+      rejection_reason: 'Insufficient funds',
+      check: (s) => expect(s.order('o1').accepted_at).to.equal(null),
+    },
   },
   {
     name: 'on a pre_open market a limit order rests accepted',
@@ -68,7 +99,9 @@ const rows: Row[] = [
     given: [place('a', order('o1', 'buy', '0.60', '10')), place('b', order('s1', 'sell', '0.40', '4'))],
     when: { kind: 'ChangeMarketStatus', market_id: 'm', status: 'open' },
     then: {
-      order: 's1', status: 'filled', filled: '4',
+      order: 's1',
+      status: 'filled',
+      filled: '4',
       check: (s) => {
         expect(s.order('o1').status).to.equal('open');
         expect(s.fills('b')[0]!.price).to.equal('0.60'); // the earlier order rests first; the trade is at its price
@@ -92,8 +125,11 @@ const rows: Row[] = [
     given: [place('a', order('s1', 'sell', '0.40', '5'))],
     when: place('a', order('o1', 'buy', '0.45', '10')),
     then: {
-      order: 'o1', status: 'open', filled: '0',
-      check: (s) => expect(s.order('s1')).to.include({ status: 'cancelled', cancellation_reason: 'self_trade_prevented' }),
+      order: 'o1',
+      status: 'open',
+      filled: '0',
+      check: (s) =>
+        expect(s.order('s1')).to.include({ status: 'cancelled', cancellation_reason: 'self_trade_prevented' }),
     },
   },
   {
@@ -101,7 +137,9 @@ const rows: Row[] = [
     given: [place('a', order('own', 'buy', '0.30', '1')), place('b', order('b1', 'buy', '0.20', '1'))],
     when: place('a', order('m1', 'sell', null, '1', { order_type: 'market' })),
     then: {
-      order: 'm1', status: 'filled', filled: '1',
+      order: 'm1',
+      status: 'filled',
+      filled: '1',
       check: (s) => {
         expect(s.order('own')).to.include({ status: 'cancelled', cancellation_reason: 'self_trade_prevented' });
         expect(s.order('b1')).to.include({ status: 'filled', filled: '1' });
@@ -114,7 +152,10 @@ const rows: Row[] = [
     given: [place('a', order('own', 'buy', '0.30', '1'))],
     when: place('a', order('m1', 'sell', null, '1', { order_type: 'market' })),
     then: {
-      order: 'm1', status: 'cancelled', filled: '0', cancellation_reason: 'no_liquidity',
+      order: 'm1',
+      status: 'cancelled',
+      filled: '0',
+      cancellation_reason: 'no_liquidity',
       check: (s) => expect(s.order('own')).to.include({ status: 'open' }),
     },
   },
@@ -127,9 +168,14 @@ const rows: Row[] = [
   {
     name: 'good_till_time orders expire on the first tick at or after their time',
     given: [],
-    when: (s) => place('a', order('o1', 'buy', '0.40', '10', { expiration: 'good_till_time', expiration_time: s.now + 10 * SECOND })),
+    when: (s) =>
+      place(
+        'a',
+        order('o1', 'buy', '0.40', '10', { expiration: 'good_till_time', expiration_time: s.now + 10 * SECOND }),
+      ),
     then: {
-      order: 'o1', status: 'open',
+      order: 'o1',
+      status: 'open',
       check: (s) => {
         s.when({ kind: 'Tick' }, s.now + 5 * SECOND);
         expect(s.order('o1').status).to.equal('open');
@@ -144,7 +190,8 @@ const rows: Row[] = [
     given: [{ kind: 'StartSportEvent', event_id: 'ev' }, place('b', order('s1', 'sell', '0.40', '10'))],
     when: place('a', order('o1', 'buy', '0.40', '10')),
     then: {
-      order: 'o1', status: 'delayed',
+      order: 'o1',
+      status: 'delayed',
       check: (s) => {
         const placedAt = s.now;
         expect(s.order('o1').delayed_until).to.equal(placedAt + 5 * SECOND);
@@ -171,11 +218,16 @@ const rows: Row[] = [
   {
     name: 'delayed orders wait through a halt and go in when trading resumes',
     market: { in_play_delay_sec: 2 },
-    given: [{ kind: 'StartSportEvent', event_id: 'ev' }, place('a', order('o1', 'buy', '0.40', '10')), { kind: 'ChangeMarketStatus', market_id: 'm', trading: false }],
+    given: [
+      { kind: 'StartSportEvent', event_id: 'ev' },
+      place('a', order('o1', 'buy', '0.40', '10')),
+      { kind: 'ChangeMarketStatus', market_id: 'm', trading: false },
+    ],
     when: { kind: 'Tick' },
     at: (s) => s.now + 10 * SECOND,
     then: {
-      order: 'o1', status: 'delayed',
+      order: 'o1',
+      status: 'delayed',
       check: (s) => {
         s.when({ kind: 'ChangeMarketStatus', market_id: 'm', trading: true });
         expect(s.order('o1')).to.include({ status: 'open' });
@@ -189,7 +241,8 @@ const rows: Row[] = [
     given: [place('b', order('s1', 'sell', '0.40', '10')), { kind: 'StartSportEvent', event_id: 'ev' }],
     when: place('a', order('o1', 'buy', null, '4')),
     then: {
-      order: 'o1', status: 'delayed',
+      order: 'o1',
+      status: 'delayed',
       check: (s) => {
         s.when({ kind: 'Tick' }, s.now + 3 * SECOND);
         expect(s.order('o1')).to.include({ status: 'filled', filled: '4' });
@@ -202,7 +255,9 @@ const rows: Row[] = [
     given: [place('a', order('o1', 'buy', '0.60', '10')), place('a', order('o2', 'sell', '0.40', '4'))],
     when: { kind: 'ChangeMarketStatus', market_id: 'm', status: 'open' },
     then: {
-      order: 'o1', status: 'cancelled', cancellation_reason: 'self_trade_prevented',
+      order: 'o1',
+      status: 'cancelled',
+      cancellation_reason: 'self_trade_prevented',
       check: (s) => expect(s.order('o2').status).to.equal('open'),
     },
   },
@@ -225,7 +280,8 @@ describe('order lifecycle', () => {
       const view = s.order(row.then.order);
       expect(view.status).to.equal(row.then.status);
       if (row.then.filled !== undefined) expect(view.filled).to.equal(row.then.filled);
-      if (row.then.cancellation_reason !== undefined) expect(view.cancellation_reason).to.equal(row.then.cancellation_reason);
+      if (row.then.cancellation_reason !== undefined)
+        expect(view.cancellation_reason).to.equal(row.then.cancellation_reason);
       if (row.then.rejection_reason !== undefined) expect(view.rejection_reason).to.equal(row.then.rejection_reason);
       row.then.check?.(s);
     });
@@ -233,25 +289,139 @@ describe('order lifecycle', () => {
 });
 
 describe('refusals create no order and change nothing', () => {
-  const refusals: { name: string; setup?: EngineInput[]; market?: Parameters<typeof tradingScenario>[1]; input: EngineInput; refusal: Refusal; message: string }[] = [
-    { name: 'unknown market', input: place('a', order('o1', 'buy', '0.40', '1', { market_id: 'nope' })), refusal: { code: 'order_market_unknown' }, message: 'Market not found' },
-    { name: 'price at max_price', input: place('a', order('o1', 'buy', '1.00', '1')), refusal: { code: 'price_at_or_above_max', max_price: '1.00' }, message: "price must be less than the market's max_price (1.00)" },
-    { name: 'market order priced at max_price (validated though unused)', input: place('a', order('o1', 'sell', '1.00', '1', { order_type: 'market' })), refusal: { code: 'price_at_or_above_max', max_price: '1.00' }, message: "price must be less than the market's max_price (1.00)" },
-    { name: 'market order priced above max_price', input: place('a', order('o1', 'buy', '5.00', '1', { order_type: 'market' })), refusal: { code: 'price_at_or_above_max', max_price: '1.00' }, message: "price must be less than the market's max_price (1.00)" },
-    { name: 'sub-cent price', input: place('a', order('o1', 'buy', '0.405', '1')), refusal: { code: 'price_sub_cent' }, message: 'price must be a whole number of cents (at most two decimal places)' },
-    { name: 'halted market', setup: [{ kind: 'ChangeMarketStatus', market_id: 'm', trading: false }], input: place('a', order('o1', 'buy', '0.40', '1')), refusal: { code: 'market_not_accepting_orders' }, message: 'Market is not accepting orders' },
-    { name: 'scheduled market', market: { status: 'scheduled' }, input: place('a', order('o1', 'buy', '0.40', '1')), refusal: { code: 'market_not_accepting_orders' }, message: 'Market is not accepting orders' },
-    { name: 'market order before open', market: { status: 'pre_open' }, input: place('a', order('o1', 'buy', null, '1')), refusal: { code: 'market_order_before_open' }, message: 'Market orders are not accepted before the market opens' },
-    { name: 'unknown account', input: place('zz', order('o1', 'buy', '0.40', '1')), refusal: { code: 'order_account_unknown' }, message: 'Account not found' },
-    { name: 'suspended account', setup: [{ kind: 'UpdateAccount', account_id: 'a', fields: { status: 'suspended' } }], input: place('a', order('o1', 'buy', '0.40', '1')), refusal: { code: 'order_account_not_active' }, message: 'Account is not active' },
-    { name: 'duplicate order id', setup: [place('a', order('o1', 'buy', '0.40', '1'))], input: place('a', order('o1', 'buy', '0.40', '1')), refusal: { code: 'order_exists' }, message: 'Order already exists' },
-    { name: 'good_till_start after the start', setup: [{ kind: 'StartSportEvent', event_id: 'ev' }], input: place('a', order('o1', 'buy', '0.40', '1', { expiration: 'good_till_start' })), refusal: { code: 'event_started' }, message: 'Event has already started' },
-    { name: 'cancel of an unknown order', input: cancel('a', 'nope'), refusal: { code: 'order_not_found' }, message: 'Order not found' },
-    { name: "cancel of another account's order", setup: [place('b', order('o1', 'buy', '0.40', '1'))], input: cancel('a', 'o1'), refusal: { code: 'order_not_found' }, message: 'Order not found' },
-    { name: 'cancel of a finished order', setup: [place('a', order('o1', 'buy', '0.40', '1')), cancel('a', 'o1')], input: cancel('a', 'o1'), refusal: { code: 'order_not_cancellable' }, message: 'Order can no longer be cancelled' },
-    { name: 'withdrawal above the available balance', input: { kind: 'Withdraw', account_id: 'a', entry_id: 'w', amount: '100.01', method: null, reason: null, sub_method: null }, refusal: { code: 'insufficient_funds' }, message: 'Insufficient funds' },
-    { name: 'deposit of zero', input: deposit('a', '0'), refusal: { code: 'amount_not_positive' }, message: 'amount must be greater than 0' },
-    { name: 'a market symbol already in use (SPEC: symbols are unique)', setup: [market('m2', { symbol: 'ARS-W' })], input: market('m3', { symbol: 'ARS-W' }), refusal: { code: 'symbol_taken', symbol: 'ARS-W' }, message: 'symbol ARS-W is already used by another market' },
+  const refusals: {
+    name: string;
+    setup?: EngineInput[];
+    market?: Parameters<typeof tradingScenario>[1];
+    input: EngineInput;
+    refusal: Refusal;
+    message: string;
+  }[] = [
+    {
+      name: 'unknown market',
+      input: place('a', order('o1', 'buy', '0.40', '1', { market_id: 'nope' })),
+      refusal: { code: 'order_market_unknown' },
+      message: 'Market not found',
+    },
+    {
+      name: 'price at max_price',
+      input: place('a', order('o1', 'buy', '1.00', '1')),
+      refusal: { code: 'price_at_or_above_max', max_price: '1.00' },
+      message: "price must be less than the market's max_price (1.00)",
+    },
+    {
+      name: 'market order priced at max_price (validated though unused)',
+      input: place('a', order('o1', 'sell', '1.00', '1', { order_type: 'market' })),
+      refusal: { code: 'price_at_or_above_max', max_price: '1.00' },
+      message: "price must be less than the market's max_price (1.00)",
+    },
+    {
+      name: 'market order priced above max_price',
+      input: place('a', order('o1', 'buy', '5.00', '1', { order_type: 'market' })),
+      refusal: { code: 'price_at_or_above_max', max_price: '1.00' },
+      message: "price must be less than the market's max_price (1.00)",
+    },
+    {
+      name: 'sub-cent price',
+      input: place('a', order('o1', 'buy', '0.405', '1')),
+      refusal: { code: 'price_sub_cent' },
+      message: 'price must be a whole number of cents (at most two decimal places)',
+    },
+    {
+      name: 'halted market',
+      setup: [{ kind: 'ChangeMarketStatus', market_id: 'm', trading: false }],
+      input: place('a', order('o1', 'buy', '0.40', '1')),
+      refusal: { code: 'market_not_accepting_orders' },
+      message: 'Market is not accepting orders',
+    },
+    {
+      name: 'scheduled market',
+      market: { status: 'scheduled' },
+      input: place('a', order('o1', 'buy', '0.40', '1')),
+      refusal: { code: 'market_not_accepting_orders' },
+      message: 'Market is not accepting orders',
+    },
+    {
+      name: 'market order before open',
+      market: { status: 'pre_open' },
+      input: place('a', order('o1', 'buy', null, '1')),
+      refusal: { code: 'market_order_before_open' },
+      message: 'Market orders are not accepted before the market opens',
+    },
+    {
+      name: 'unknown account',
+      input: place('zz', order('o1', 'buy', '0.40', '1')),
+      refusal: { code: 'order_account_unknown' },
+      message: 'Account not found',
+    },
+    {
+      name: 'suspended account',
+      setup: [{ kind: 'UpdateAccount', account_id: 'a', fields: { status: 'suspended' } }],
+      input: place('a', order('o1', 'buy', '0.40', '1')),
+      refusal: { code: 'order_account_not_active' },
+      message: 'Account is not active',
+    },
+    {
+      name: 'duplicate order id',
+      setup: [place('a', order('o1', 'buy', '0.40', '1'))],
+      input: place('a', order('o1', 'buy', '0.40', '1')),
+      refusal: { code: 'order_exists' },
+      message: 'Order already exists',
+    },
+    {
+      name: 'good_till_start after the start',
+      setup: [{ kind: 'StartSportEvent', event_id: 'ev' }],
+      input: place('a', order('o1', 'buy', '0.40', '1', { expiration: 'good_till_start' })),
+      refusal: { code: 'event_started' },
+      message: 'Event has already started',
+    },
+    {
+      name: 'cancel of an unknown order',
+      input: cancel('a', 'nope'),
+      refusal: { code: 'order_not_found' },
+      message: 'Order not found',
+    },
+    {
+      name: "cancel of another account's order",
+      setup: [place('b', order('o1', 'buy', '0.40', '1'))],
+      input: cancel('a', 'o1'),
+      refusal: { code: 'order_not_found' },
+      message: 'Order not found',
+    },
+    {
+      name: 'cancel of a finished order',
+      setup: [place('a', order('o1', 'buy', '0.40', '1')), cancel('a', 'o1')],
+      input: cancel('a', 'o1'),
+      refusal: { code: 'order_not_cancellable' },
+      message: 'Order can no longer be cancelled',
+    },
+    {
+      name: 'withdrawal above the available balance',
+      input: {
+        kind: 'Withdraw',
+        account_id: 'a',
+        entry_id: 'w',
+        amount: '100.01',
+        method: null,
+        reason: null,
+        sub_method: null,
+      },
+      refusal: { code: 'insufficient_funds' },
+      message: 'Insufficient funds',
+    },
+    {
+      name: 'deposit of zero',
+      input: deposit('a', '0'),
+      refusal: { code: 'amount_not_positive' },
+      message: 'amount must be greater than 0',
+    },
+    {
+      name: 'a market symbol already in use (SPEC: symbols are unique)',
+      setup: [market('m2', { symbol: 'ARS-W' })],
+      input: market('m3', { symbol: 'ARS-W' }),
+      refusal: { code: 'symbol_taken', symbol: 'ARS-W' },
+      message: 'symbol ARS-W is already used by another market',
+    },
   ];
   for (const row of refusals) {
     it(row.name, () => {
@@ -271,15 +441,26 @@ describe('refusals create no order and change nothing', () => {
 describe('batches', () => {
   it('places each leg on its own: a refused leg does not fail the others', () => {
     const s = tradingScenario();
-    const outcome = s.when({ kind: 'PlaceOrders', account_id: 'a', orders: [order('o1', 'buy', '0.40', '1'), order('o2', 'buy', '1.40', '1'), order('o3', 'sell', '0.60', '1')] });
+    const outcome = s.when({
+      kind: 'PlaceOrders',
+      account_id: 'a',
+      orders: [order('o1', 'buy', '0.40', '1'), order('o2', 'buy', '1.40', '1'), order('o3', 'sell', '0.60', '1')],
+    });
     expect(outcome.ok).to.equal(true);
-    expect(outcome.legs!.map((l) => l.order?.status ?? l.error)).to.deep.equal(['open', { code: 'price_at_or_above_max', max_price: '1.00' }, 'open']);
+    expect(outcome.legs!.map((l) => l.order?.status ?? l.error)).to.deep.equal([
+      'open',
+      { code: 'price_at_or_above_max', max_price: '1.00' },
+      'open',
+    ]);
   });
 
   it('cancels each leg on its own and names unknown ids', () => {
     const s = tradingScenario().given(place('a', order('o1', 'buy', '0.40', '1')));
     const outcome = s.when({ kind: 'CancelOrders', account_id: 'a', order_ids: ['o1', 'nope'] });
-    expect(outcome.legs!.map((l) => l.order?.status ?? l.error)).to.deep.equal(['cancelled', { code: 'order_not_found' }]);
+    expect(outcome.legs!.map((l) => l.order?.status ?? l.error)).to.deep.equal([
+      'cancelled',
+      { code: 'order_not_found' },
+    ]);
   });
 });
 
@@ -292,9 +473,15 @@ describe('markets and events', () => {
 
   it('refuses status changes after a result, the same result again, and a void of a resulted market', () => {
     const s = tradingScenario().given({ kind: 'ResultMarket', market_id: 'm', result: 'win' });
-    expect(s.when({ kind: 'ChangeMarketStatus', market_id: 'm', status: 'open' }).error).to.deep.equal({ code: 'market_settled' });
-    expect(s.when({ kind: 'ResultMarket', market_id: 'm', result: 'win' }).error).to.deep.equal({ code: 'market_settled' });
-    expect(s.when({ kind: 'ResultMarket', market_id: 'm', result: 'void' }).error).to.deep.equal({ code: 'resulted_market_not_voidable' });
+    expect(s.when({ kind: 'ChangeMarketStatus', market_id: 'm', status: 'open' }).error).to.deep.equal({
+      code: 'market_settled',
+    });
+    expect(s.when({ kind: 'ResultMarket', market_id: 'm', result: 'win' }).error).to.deep.equal({
+      code: 'market_settled',
+    });
+    expect(s.when({ kind: 'ResultMarket', market_id: 'm', result: 'void' }).error).to.deep.equal({
+      code: 'resulted_market_not_voidable',
+    });
   });
 
   it('states event start and account changes as facts, and answers the operator with the views', () => {
@@ -303,7 +490,10 @@ describe('markets and events', () => {
     expect(started.events[0]).to.deep.equal({ type: 'SportEventStarted', event_id: 'ev2' });
     expect(started.answer?.sportEvents[0]).to.include({ event_id: 'ev2', status: 'in_progress', started_at: s.now });
     const updated = s.when({ kind: 'UpdateAccount', account_id: 'c', fields: { status: 'suspended' } });
-    expect(updated.events.find((e) => e.type === 'AccountUpdated')).to.include({ account_id: 'c', status: 'suspended' });
+    expect(updated.events.find((e) => e.type === 'AccountUpdated')).to.include({
+      account_id: 'c',
+      status: 'suspended',
+    });
     expect(updated.answer?.accounts[0]).to.include({ account_id: 'c', status: 'suspended', updated_at: s.now });
     expect(s.views.account('c')).to.deep.equal(updated.answer?.accounts[0]);
   });

@@ -16,8 +16,18 @@ describe('engine: NUL characters in inputs', () => {
     }
     const hash = stateHash(engine.state);
     const cases: Array<[Parameters<Engine['step']>[0]['input'], string]> = [
-      [place('a', order('o1', 'buy', '0.40', '1', { client_order_id: 'x\u0000' })), 'order.client_order_id must not contain NUL characters'],
-      [{ kind: 'PlaceOrders', account_id: 'a', orders: [order('o2', 'buy', '0.40', '1'), order('o3', 'buy', '0.40', '1', { device_id: '\u0000' })] }, 'orders[1].device_id must not contain NUL characters'],
+      [
+        place('a', order('o1', 'buy', '0.40', '1', { client_order_id: 'x\u0000' })),
+        'order.client_order_id must not contain NUL characters',
+      ],
+      [
+        {
+          kind: 'PlaceOrders',
+          account_id: 'a',
+          orders: [order('o2', 'buy', '0.40', '1'), order('o3', 'buy', '0.40', '1', { device_id: '\u0000' })],
+        },
+        'orders[1].device_id must not contain NUL characters',
+      ],
       [account('b\u0000'), 'account_id must not contain NUL characters'],
     ];
     for (const [input, message] of cases) {

@@ -23,16 +23,95 @@ const ACCOUNTS = ['a', 'b', 'c'];
 const MARKETS = ['m1', 'm2'];
 
 const command = fc.oneof(
-  { weight: 10, arbitrary: fc.record({ kind: fc.constant('limit' as const), who: fc.constantFrom(...ACCOUNTS), m: fc.constantFrom(...MARKETS), side: fc.constantFrom('buy' as const, 'sell' as const), price: fc.integer({ min: 1, max: 99 }), qty: fc.constantFrom('1', '2', '5', '0.5', '3.333333333', '10', '40') }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('market' as const), who: fc.constantFrom(...ACCOUNTS), m: fc.constantFrom(...MARKETS), side: fc.constantFrom('buy' as const, 'sell' as const), qty: fc.constantFrom('1', '4', '0.7') }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('cancel' as const), who: fc.constantFrom(...ACCOUNTS), index: fc.nat() }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('deposit' as const), who: fc.constantFrom(...ACCOUNTS), amount: fc.constantFrom('1.00', '5.55', '20.00') }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('withdraw' as const), who: fc.constantFrom(...ACCOUNTS), amount: fc.constantFrom('0.01', '1.00', '7.77') }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('adjust' as const), who: fc.constantFrom(...ACCOUNTS), amount: fc.constantFrom('2.50', '-1.25') }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('status' as const), m: fc.constantFrom(...MARKETS), status: fc.constantFrom('open' as const, 'open' as const, 'pre_open' as const, 'closed' as const, 'scheduled' as const, 'cancelled' as const), trading: fc.boolean() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('result' as const), m: fc.constantFrom(...MARKETS), result: fc.constantFrom('win' as const, 'lose' as const, 'void' as const) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('amend' as const), index: fc.nat(), price: fc.integer({ min: 1, max: 99 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('fees' as const), who: fc.constantFrom(...ACCOUNTS), schedule: fc.constantFrom('fixed_percent' as const, 'on_trade' as const, 'loyalty_tier_on_trade' as const) }) },
+  {
+    weight: 10,
+    arbitrary: fc.record({
+      kind: fc.constant('limit' as const),
+      who: fc.constantFrom(...ACCOUNTS),
+      m: fc.constantFrom(...MARKETS),
+      side: fc.constantFrom('buy' as const, 'sell' as const),
+      price: fc.integer({ min: 1, max: 99 }),
+      qty: fc.constantFrom('1', '2', '5', '0.5', '3.333333333', '10', '40'),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('market' as const),
+      who: fc.constantFrom(...ACCOUNTS),
+      m: fc.constantFrom(...MARKETS),
+      side: fc.constantFrom('buy' as const, 'sell' as const),
+      qty: fc.constantFrom('1', '4', '0.7'),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({ kind: fc.constant('cancel' as const), who: fc.constantFrom(...ACCOUNTS), index: fc.nat() }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('deposit' as const),
+      who: fc.constantFrom(...ACCOUNTS),
+      amount: fc.constantFrom('1.00', '5.55', '20.00'),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('withdraw' as const),
+      who: fc.constantFrom(...ACCOUNTS),
+      amount: fc.constantFrom('0.01', '1.00', '7.77'),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('adjust' as const),
+      who: fc.constantFrom(...ACCOUNTS),
+      amount: fc.constantFrom('2.50', '-1.25'),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('status' as const),
+      m: fc.constantFrom(...MARKETS),
+      status: fc.constantFrom(
+        'open' as const,
+        'open' as const,
+        'pre_open' as const,
+        'closed' as const,
+        'scheduled' as const,
+        'cancelled' as const,
+      ),
+      trading: fc.boolean(),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('result' as const),
+      m: fc.constantFrom(...MARKETS),
+      result: fc.constantFrom('win' as const, 'lose' as const, 'void' as const),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('amend' as const),
+      index: fc.nat(),
+      price: fc.integer({ min: 1, max: 99 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('fees' as const),
+      who: fc.constantFrom(...ACCOUNTS),
+      schedule: fc.constantFrom('fixed_percent' as const, 'on_trade' as const, 'loyalty_tier_on_trade' as const),
+    }),
+  },
   { weight: 1, arbitrary: fc.constant({ kind: 'start' as const }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('tick' as const), seconds: fc.integer({ min: 1, max: 20 }) }) },
 );
@@ -48,28 +127,75 @@ function setupInputs(): EngineInput[] {
   ];
 }
 
-function toInput(cmd: Command, i: number, placed: { who: string; id: string }[], fills: string[], now: number): EngineInput {
+function toInput(
+  cmd: Command,
+  i: number,
+  placed: { who: string; id: string }[],
+  fills: string[],
+  now: number,
+): EngineInput {
   switch (cmd.kind) {
-    case 'limit': case 'market': {
+    case 'limit':
+    case 'market': {
       const id = `o${i}`;
       placed.push({ who: cmd.who, id });
-      const expiration = i % 7 === 0 ? { expiration: 'good_till_time' as const, expiration_time: now + 5 * SECOND } : i % 11 === 0 ? { expiration: 'good_till_start' as const } : {};
-      return { kind: 'PlaceOrder', account_id: cmd.who, order: order(id, cmd.side, cmd.kind === 'limit' ? `0.${String(cmd.price).padStart(2, '0')}` : null, cmd.qty, { market_id: cmd.m, ...expiration }) };
+      const expiration =
+        i % 7 === 0
+          ? { expiration: 'good_till_time' as const, expiration_time: now + 5 * SECOND }
+          : i % 11 === 0
+            ? { expiration: 'good_till_start' as const }
+            : {};
+      return {
+        kind: 'PlaceOrder',
+        account_id: cmd.who,
+        order: order(id, cmd.side, cmd.kind === 'limit' ? `0.${String(cmd.price).padStart(2, '0')}` : null, cmd.qty, {
+          market_id: cmd.m,
+          ...expiration,
+        }),
+      };
     }
     case 'cancel': {
       const target = placed[cmd.index % Math.max(placed.length, 1)];
       return { kind: 'CancelOrder', account_id: cmd.who, order_id: target?.id ?? 'none' };
     }
-    case 'deposit': return { kind: 'Deposit', account_id: cmd.who, entry_id: `d${i}`, amount: cmd.amount };
-    case 'withdraw': return { kind: 'Withdraw', account_id: cmd.who, entry_id: `w${i}`, amount: cmd.amount, method: null, reason: null, sub_method: null };
-    case 'adjust': return { kind: 'Adjust', account_id: cmd.who, entry_id: `j${i}`, amount: cmd.amount, reason: null };
-    case 'status': return { kind: 'ChangeMarketStatus', market_id: cmd.m, status: cmd.status, trading: cmd.trading };
-    case 'result': return { kind: 'ResultMarket', market_id: cmd.m, result: cmd.result };
-    case 'amend': return { kind: 'AmendFill', trade_id: fills[cmd.index % Math.max(fills.length, 1)] ?? 'none', price: `0.${String(cmd.price).padStart(2, '0')}` };
-    case 'fees': return { kind: 'UpdateAccount', account_id: cmd.who, fields: { fee_schedule: cmd.schedule, maker_factor: 0.5, taker_factor: 1.5, base_fee_percent: 2 } };
-    case 'start': return { kind: 'StartSportEvent', event_id: 'ev' };
-    case 'tick': return { kind: 'Tick' };
-    default: { const never: never = cmd; throw new Error(String(never)); }
+    case 'deposit':
+      return { kind: 'Deposit', account_id: cmd.who, entry_id: `d${i}`, amount: cmd.amount };
+    case 'withdraw':
+      return {
+        kind: 'Withdraw',
+        account_id: cmd.who,
+        entry_id: `w${i}`,
+        amount: cmd.amount,
+        method: null,
+        reason: null,
+        sub_method: null,
+      };
+    case 'adjust':
+      return { kind: 'Adjust', account_id: cmd.who, entry_id: `j${i}`, amount: cmd.amount, reason: null };
+    case 'status':
+      return { kind: 'ChangeMarketStatus', market_id: cmd.m, status: cmd.status, trading: cmd.trading };
+    case 'result':
+      return { kind: 'ResultMarket', market_id: cmd.m, result: cmd.result };
+    case 'amend':
+      return {
+        kind: 'AmendFill',
+        trade_id: fills[cmd.index % Math.max(fills.length, 1)] ?? 'none',
+        price: `0.${String(cmd.price).padStart(2, '0')}`,
+      };
+    case 'fees':
+      return {
+        kind: 'UpdateAccount',
+        account_id: cmd.who,
+        fields: { fee_schedule: cmd.schedule, maker_factor: 0.5, taker_factor: 1.5, base_fee_percent: 2 },
+      };
+    case 'start':
+      return { kind: 'StartSportEvent', event_id: 'ev' };
+    case 'tick':
+      return { kind: 'Tick' };
+    default: {
+      const never: never = cmd;
+      throw new Error(String(never));
+    }
   }
 }
 
@@ -78,25 +204,33 @@ function checkViews(engine: Engine, views: FoldedViews): void {
   const state = engine.state;
   const withoutSeq = <T extends { seq: number }>(view: T) => ({ ...view, seq: 0 });
   for (const acct of state.accounts.values()) {
-    expect(withoutSeq(views.balance(acct.id)), `balance of ${acct.id}`).to.deep.equal(withoutSeq(balanceView(acct, fundsFiguresOf(acct), 0)));
+    expect(withoutSeq(views.balance(acct.id)), `balance of ${acct.id}`).to.deep.equal(
+      withoutSeq(balanceView(acct, fundsFiguresOf(acct), 0)),
+    );
     for (const exposure of acct.exposures.values()) {
       const folded = views.position(acct.id, exposure.marketId);
-      if (folded) expect(withoutSeq(folded), `position of ${acct.id}`).to.deep.equal(withoutSeq(positionView(exposure, state.markets.get(exposure.marketId)!, 0)));
+      if (folded)
+        expect(withoutSeq(folded), `position of ${acct.id}`).to.deep.equal(
+          withoutSeq(positionView(exposure, state.markets.get(exposure.marketId)!, 0)),
+        );
     }
   }
-  for (const order of state.orders.values()) expect(views.order(order.id), `order ${order.id}`).to.deep.equal(orderView(order));
+  for (const order of state.orders.values())
+    expect(views.order(order.id), `order ${order.id}`).to.deep.equal(orderView(order));
   for (const fill of state.fills.values()) expect(views.fill(fill.id), `fill ${fill.id}`).to.deep.equal(fillView(fill));
-  for (const market of state.markets.values()) expect(views.market(market.id), `market ${market.id}`).to.deep.equal(marketView(market));
+  for (const market of state.markets.values())
+    expect(views.market(market.id), `market ${market.id}`).to.deep.equal(marketView(market));
 }
 
 /** The properties the random histories must keep; each one is its own test, so a failure names it. */
 const PROPERTIES = {
-  conservation: 'money is conserved to the cent: the ledger sums to zero, cash + fees + pools = deposits - withdrawals + adjustments, a settled market keeps no pool',
+  conservation:
+    'money is conserved to the cent: the ledger sums to zero, cash + fees + pools = deposits - withdrawals + adjustments, a settled market keeps no pool',
   available: 'the available balance is never negative (but where a corrected result took winnings back)',
   overfill: 'no order fills beyond its quantity',
   books: 'books never rest crossed (and keep their own invariants)',
   liabilities: 'liabilities kept incrementally equal a recomputation',
-  views: 'the read models folded from the facts show what the engine\'s state does',
+  views: "the read models folded from the facts show what the engine's state does",
   replay: 'replay (also from a snapshot, also of a version 1 snapshot) reproduces the same facts and state hash',
 } as const;
 type Property = keyof typeof PROPERTIES;
@@ -104,7 +238,10 @@ type Property = keyof typeof PROPERTIES;
 /** The first counterexample found for each property: its error and the history that broke it. */
 class Failures {
   readonly first = new Map<Property, { error: unknown; commands: Command[]; step: number }>();
-  constructor(private readonly commands: Command[], private step = -1) {}
+  constructor(
+    private readonly commands: Command[],
+    private step = -1,
+  ) {}
   at(step: number): this {
     this.step = step;
     return this;
@@ -131,14 +268,19 @@ function checkInvariants(engine: Engine, externalNet: Big, resettled: ReadonlySe
     let pools = ZERO;
     for (const value of state.ledger.pools.values()) pools = pools.plus(value);
     for (const acct of state.accounts.values()) cash = cash.plus(acct.cash);
-    expect(cash.plus(state.ledger.feeRevenue).plus(pools).eq(externalNet), 'cash + fees + pools = deposits - withdrawals + adjustments').to.equal(true);
+    expect(
+      cash.plus(state.ledger.feeRevenue).plus(pools).eq(externalNet),
+      'cash + fees + pools = deposits - withdrawals + adjustments',
+    ).to.equal(true);
     for (const m of state.markets.values()) {
-      if (m.status === 'resulted' || m.status === 'voided') expect(state.ledger.pools.has(m.id), `pool of settled market ${m.id}`).to.equal(false);
+      if (m.status === 'resulted' || m.status === 'voided')
+        expect(state.ledger.pools.has(m.id), `pool of settled market ${m.id}`).to.equal(false);
     }
   });
   failures.check('available', () => {
     for (const acct of state.accounts.values()) {
-      if (!resettled.has(acct.id)) expect(acct.cash.minus(acct.liability).gte(0), `available of ${acct.id} never negative`).to.equal(true);
+      if (!resettled.has(acct.id))
+        expect(acct.cash.minus(acct.liability).gte(0), `available of ${acct.id} never negative`).to.equal(true);
     }
   });
   failures.check('liabilities', () => {
@@ -177,18 +319,28 @@ function runHistory(commands: Command[], failures: Failures, seen: Set<string>):
       if (event.type === 'Transferred' && ['deposit', 'withdrawal', 'adjustment'].includes(event.kind)) {
         externalNet = event.to.startsWith('cash:') ? externalNet.plus(event.amount) : externalNet.minus(event.amount);
       }
-      if (event.type === 'FundsReserved') failures.check('available', () => expect(new Big(event.available).gte(0), `available of ${event.account_id} after a reservation`).to.equal(true));
+      if (event.type === 'FundsReserved')
+        failures.check('available', () =>
+          expect(new Big(event.available).gte(0), `available of ${event.account_id} after a reservation`).to.equal(
+            true,
+          ),
+        );
       if (event.type === 'LotResettled') resettled.add(views.fill(event.fill_id).account_id);
       const orderId = 'order_id' in event ? event.order_id : null;
       if (orderId) {
         const view = views.order(orderId);
         seen.add(`order:${view.status}`);
-        failures.check('overfill', () => expect(new Big(view.filled).lte(view.quantity), `filled of ${orderId} within its quantity`).to.equal(true));
+        failures.check('overfill', () =>
+          expect(new Big(view.filled).lte(view.quantity), `filled of ${orderId} within its quantity`).to.equal(true),
+        );
       }
     }
     return outcome;
   };
-  for (const input of setupInputs()) { now += 1000; expect(run(input).ok).to.equal(true); }
+  for (const input of setupInputs()) {
+    now += 1000;
+    expect(run(input).ok).to.equal(true);
+  }
   const placed: { who: string; id: string }[] = [];
   const fills: string[] = [];
   let snapshot: { text: string; v1: string; at: number } | undefined;
@@ -199,7 +351,8 @@ function runHistory(commands: Command[], failures: Failures, seen: Set<string>):
     for (const e of outcome.events) if (e.type === 'Traded') fills.push(e.maker_fill_id);
     checkInvariants(engine, externalNet, resettled, failures);
     failures.check('views', () => checkViews(engine, views));
-    if (i === Math.floor(commands.length / 2)) snapshot = { text: encodeState(engine.state), v1: encodeStateV1(engine.state), at: journal.length };
+    if (i === Math.floor(commands.length / 2))
+      snapshot = { text: encodeState(engine.state), v1: encodeStateV1(engine.state), at: journal.length };
   });
 
   failures.at(commands.length);
@@ -216,7 +369,9 @@ function runHistory(commands: Command[], failures: Failures, seen: Set<string>):
       expect(encodeState(decodeState(snapshot.v1))).to.equal(snapshot.text);
       const resumed = new Engine(decodeState(snapshot.text));
       for (const step of journal.slice(snapshot.at)) {
-        expect(resumed.step({ seq: step.seq, now_us: step.now_us, input: step.input }).events).to.deep.equal(step.events);
+        expect(resumed.step({ seq: step.seq, now_us: step.now_us, input: step.input }).events).to.deep.equal(
+          step.events,
+        );
       }
       expect(stateHash(resumed.state)).to.equal(finalHash);
     }
@@ -231,11 +386,14 @@ describe('engine properties over random command sequences', function () {
 
   before(() => {
     // every history is run once and checked for every property; each property's first counterexample is kept
-    fc.assert(fc.property(fc.array(command, { minLength: 1, maxLength: 200, size: 'max' }), (commands) => {
-      const found = new Failures(commands);
-      runHistory(commands, found, seen);
-      for (const [property, failure] of found.first) if (!failures.has(property)) failures.set(property, failure);
-    }), { numRuns: Number(process.env.ENGINE_PROPERTY_RUNS ?? 300) });
+    fc.assert(
+      fc.property(fc.array(command, { minLength: 1, maxLength: 200, size: 'max' }), (commands) => {
+        const found = new Failures(commands);
+        runHistory(commands, found, seen);
+        for (const [property, failure] of found.first) if (!failures.has(property)) failures.set(property, failure);
+      }),
+      { numRuns: Number(process.env.ENGINE_PROPERTY_RUNS ?? 300) },
+    );
   });
 
   for (const [property, statement] of Object.entries(PROPERTIES) as Array<[Property, string]>) {
@@ -250,8 +408,23 @@ describe('engine properties over random command sequences', function () {
 
   it('the random runs reach every path the properties speak of', () => {
     for (const path of [
-      'Traded', 'LotClosed', 'LotSettled', 'FillVoided', 'MarketSettled', 'FillAmended', 'OrderReleased', 'transfer:fee_refund', 'transfer:settlement',
-      'transfer:trade_pnl', 'PointsCredited', 'LotResettled', 'order:filled', 'order:partially_cancelled', 'order:rejected', 'order:accepted', 'order:delayed',
+      'Traded',
+      'LotClosed',
+      'LotSettled',
+      'FillVoided',
+      'MarketSettled',
+      'FillAmended',
+      'OrderReleased',
+      'transfer:fee_refund',
+      'transfer:settlement',
+      'transfer:trade_pnl',
+      'PointsCredited',
+      'LotResettled',
+      'order:filled',
+      'order:partially_cancelled',
+      'order:rejected',
+      'order:accepted',
+      'order:delayed',
     ]) {
       expect([...seen].sort().join(' '), `random runs reached ${path}`).to.include(path);
     }

@@ -20,30 +20,77 @@ export function deposit(id: string, amount: string): EngineInput {
 }
 
 export function withdraw(id: string, amount: string): EngineInput {
-  return { kind: 'Withdraw', account_id: id, entry_id: `wd-${++entryCounter}`, amount, method: null, reason: null, sub_method: null };
+  return {
+    kind: 'Withdraw',
+    account_id: id,
+    entry_id: `wd-${++entryCounter}`,
+    amount,
+    method: null,
+    reason: null,
+    sub_method: null,
+  };
 }
 
 export function sportEvent(id = 'ev', start = T0 + 3600 * SECOND): EngineInput {
-  return { kind: 'ScheduleSportEvent', event: { event_id: id, title: `Event ${id}`, start, short_title: null, event_type: null, sport: 'soccer', competition: null, participants: [] } };
+  return {
+    kind: 'ScheduleSportEvent',
+    event: {
+      event_id: id,
+      title: `Event ${id}`,
+      start,
+      short_title: null,
+      event_type: null,
+      sport: 'soccer',
+      competition: null,
+      participants: [],
+    },
+  };
 }
 
 export function market(id = 'm', fields: Partial<MarketFields> = {}): EngineInput {
   return {
     kind: 'ListMarket',
     market: {
-      market_id: id, event_id: 'ev', title: `Market ${id}`, max_price: '1.00', status: 'open', trading: true,
-      in_play_delay_sec: 0, points_cost: 0, grouping_id: 'g', grouping_name: null, symbol: null, question: null, rules: null,
-      short_title: null, featured: false, ...fields,
+      market_id: id,
+      event_id: 'ev',
+      title: `Market ${id}`,
+      max_price: '1.00',
+      status: 'open',
+      trading: true,
+      in_play_delay_sec: 0,
+      points_cost: 0,
+      grouping_id: 'g',
+      grouping_name: null,
+      symbol: null,
+      question: null,
+      rules: null,
+      short_title: null,
+      featured: false,
+      ...fields,
     },
   };
 }
 
 export function order(
-  orderId: string, action: 'buy' | 'sell', price: string | null, quantity: string, extra: Partial<OrderRequest> = {},
+  orderId: string,
+  action: 'buy' | 'sell',
+  price: string | null,
+  quantity: string,
+  extra: Partial<OrderRequest> = {},
 ): OrderRequest {
   return {
-    order_id: orderId, market_id: 'm', action, order_type: price === null ? 'market' : 'limit', price, quantity,
-    client_order_id: null, device_id: null, ip_address: null, expiration: null, expiration_time: null, cancel_on_disconnect: false,
+    order_id: orderId,
+    market_id: 'm',
+    action,
+    order_type: price === null ? 'market' : 'limit',
+    price,
+    quantity,
+    client_order_id: null,
+    device_id: null,
+    ip_address: null,
+    expiration: null,
+    expiration_time: null,
+    cancel_on_disconnect: false,
     ...extra,
   };
 }
@@ -107,8 +154,17 @@ export class Scenario {
 }
 
 /** A market with two funded members `a` and `b`. */
-export function tradingScenario(cash = '100.00', marketFields: Partial<MarketFields> = {}, accountFields = {}): Scenario {
+export function tradingScenario(
+  cash = '100.00',
+  marketFields: Partial<MarketFields> = {},
+  accountFields = {},
+): Scenario {
   return new Scenario().given(
-    account('a', accountFields), account('b', accountFields), deposit('a', cash), deposit('b', cash), sportEvent(), market('m', marketFields),
+    account('a', accountFields),
+    account('b', accountFields),
+    deposit('a', cash),
+    deposit('b', cash),
+    sportEvent(),
+    market('m', marketFields),
   );
 }

@@ -19,7 +19,15 @@ describe('engine timers (due-time index)', () => {
       if (roll < 0.6) {
         const id = `o${step}`;
         const expiresAt = s.now + Math.floor(random() * 120) * SECOND + SECOND;
-        const outcome = s.when(place(random() < 0.5 ? 'a' : 'b', order(id, random() < 0.5 ? 'buy' : 'sell', random() < 0.5 ? '0.40' : '0.60', '1', { expiration: 'good_till_time', expiration_time: expiresAt })));
+        const outcome = s.when(
+          place(
+            random() < 0.5 ? 'a' : 'b',
+            order(id, random() < 0.5 ? 'buy' : 'sell', random() < 0.5 ? '0.40' : '0.60', '1', {
+              expiration: 'good_till_time',
+              expiration_time: expiresAt,
+            }),
+          ),
+        );
         if (outcome.ok && s.engine.state.orders.has(id)) {
           expiries.set(id, expiresAt);
           placedOrder.push(id);
@@ -34,10 +42,13 @@ describe('engine timers (due-time index)', () => {
         const due = placedOrder.filter((id) => live.has(id) && expiries.get(id)! <= at);
         if (due.length > 0) expect(anyDue(s.engine.state, at)).to.equal(true);
         const outcome = s.when({ kind: 'Tick' }, at);
-        const expired = outcome.events.flatMap((e) => (e.type === 'OrderCancelled' && e.reason === 'expired' ? [e.order_id] : []));
+        const expired = outcome.events.flatMap((e) =>
+          e.type === 'OrderCancelled' && e.reason === 'expired' ? [e.order_id] : [],
+        );
         expect(expired, `tick at +${(at - start) / SECOND}s`).to.deep.equal(due);
         if (due.length > 0) ticksThatExpired++;
-        for (const id of s.engine.state.orders.keys()) if (expiries.has(id)) expect(expiries.get(id)!).to.be.greaterThan(at);
+        for (const id of s.engine.state.orders.keys())
+          if (expiries.has(id)) expect(expiries.get(id)!).to.be.greaterThan(at);
       }
     }
     expect(ticksThatExpired).to.be.greaterThan(10); // the history exercised the index

@@ -1,7 +1,14 @@
 // Leaderboard period maths (America/New_York days, DST included) and ranking.
 import { Big } from '../../../domain/money/big.ts';
 import { expect } from 'chai';
-import { boardValues, denseRank, sportKey, wireValue, type SettlementFact, type VolumeFact } from '../../../domain/leaderboard/board.ts';
+import {
+  boardValues,
+  denseRank,
+  sportKey,
+  wireValue,
+  type SettlementFact,
+  type VolumeFact,
+} from '../../../domain/leaderboard/board.ts';
 import { periodBounds } from '../../../domain/leaderboard/period.ts';
 
 const us = (iso: string) => Date.parse(iso) * 1000;
@@ -45,15 +52,27 @@ describe('leaderboard metrics and ranks', () => {
     { account_id: 'b', sport: 'soccer', volume: '20' },
     { account_id: 'c', sport: 'soccer', volume: '50' },
   ];
-  const settled = (account_id: string, market_id: string, at: number, net_pnl: string, contracts = '10', sport = 'soccer'): SettlementFact =>
-    ({ account_id, market_id, sport, settled_at_us: at, net_pnl, contracts });
+  const settled = (
+    account_id: string,
+    market_id: string,
+    at: number,
+    net_pnl: string,
+    contracts = '10',
+    sport = 'soccer',
+  ): SettlementFact => ({ account_id, market_id, sport, settled_at_us: at, net_pnl, contracts });
   const settlements: SettlementFact[] = [
-    settled('a', 'm1', 1, '5'), settled('a', 'm2', 2, '7'), settled('a', 'm3', 3, '-2'), settled('a', 'm4', 4, '1'),
-    settled('b', 'm1', 1, '-5'), settled('b', 'm2', 2, '9', '4', 'tennis'),
+    settled('a', 'm1', 1, '5'),
+    settled('a', 'm2', 2, '7'),
+    settled('a', 'm3', 3, '-2'),
+    settled('a', 'm4', 4, '1'),
+    settled('b', 'm1', 1, '-5'),
+    settled('b', 'm2', 2, '9', '4', 'tennis'),
     settled('c', 'm1', 1, '0'),
   ];
   const valueOf = (metric: Parameters<typeof boardValues>[0], account: string, category = 'all') =>
-    boardValues(metric, category, volumes, settlements).find((e) => e.account_id === account)?.value.toString();
+    boardValues(metric, category, volumes, settlements)
+      .find((e) => e.account_id === account)
+      ?.value.toString();
 
   it('computes each metric as defined', () => {
     expect(valueOf('volume', 'a')).to.equal('120');
@@ -70,9 +89,13 @@ describe('leaderboard metrics and ranks', () => {
 
   it('predictions are whole contracts (an integer); a return below 0 is not ranked and a ratio stays within 0 to 1', () => {
     const fractional = [settled('d', 'm1', 1, '3', '2.75'), settled('d', 'm2', 2, '-1', '1.5')];
-    const dVolume: VolumeFact[] = [{ account_id: 'd', sport: 'soccer', volume: '10' }, { account_id: 'e', sport: 'soccer', volume: '10' }];
+    const dVolume: VolumeFact[] = [
+      { account_id: 'd', sport: 'soccer', volume: '10' },
+      { account_id: 'e', sport: 'soccer', volume: '10' },
+    ];
     const losing = [settled('e', 'm1', 1, '-4')];
-    const entries = (metric: Parameters<typeof boardValues>[0]) => boardValues(metric, 'all', dVolume, [...fractional, ...losing]);
+    const entries = (metric: Parameters<typeof boardValues>[0]) =>
+      boardValues(metric, 'all', dVolume, [...fractional, ...losing]);
     const predictions = entries('predictions').find((e) => e.account_id === 'd')!;
     expect(wireValue('predictions', predictions.value)).to.equal(4);
     expect(Number.isInteger(wireValue('predictions', predictions.value))).to.equal(true);
@@ -96,10 +119,20 @@ describe('leaderboard metrics and ranks', () => {
 
   it('ranks densely from 1, ties share a rank', () => {
     const rows = denseRank(
-      [{ id: 'x', value: new Big(5) }, { id: 'y', value: new Big(9) }, { id: 'z', value: new Big(5) }, { id: 'w', value: new Big(1) }],
+      [
+        { id: 'x', value: new Big(5) },
+        { id: 'y', value: new Big(9) },
+        { id: 'z', value: new Big(5) },
+        { id: 'w', value: new Big(1) },
+      ],
       (a, b) => a.id.localeCompare(b.id),
     );
-    expect(rows.map((r) => [r.entry.id, r.rank])).to.deep.equal([['y', 1], ['x', 2], ['z', 2], ['w', 3]]);
+    expect(rows.map((r) => [r.entry.id, r.rank])).to.deep.equal([
+      ['y', 1],
+      ['x', 2],
+      ['z', 2],
+      ['w', 3],
+    ]);
   });
 
   it('renders money as dollar strings, counts as integers, ratios as numbers', () => {

@@ -4,8 +4,20 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import {
-  ceilCent, compareTexts, contractsTimesCents, decimalOf, decimalText, floorCent, formatCents, formatNanos, money, parseMoneyAmount,
-  parsePriceCents, parseQuantityNanos, percentToRate, quotient,
+  ceilCent,
+  compareTexts,
+  contractsTimesCents,
+  decimalOf,
+  decimalText,
+  floorCent,
+  formatCents,
+  formatNanos,
+  money,
+  parseMoneyAmount,
+  parsePriceCents,
+  parseQuantityNanos,
+  percentToRate,
+  quotient,
 } from '../../../domain/money/decimal.ts';
 import { messageOf } from '../../../domain/errors.ts';
 import { feeOf } from '../../../domain/money/fees.ts';
@@ -89,27 +101,38 @@ describe('decimal rules', () => {
   });
 
   it('scaled integers agree with the decimal path', () => {
-    fc.assert(fc.property(fc.integer({ min: 1, max: 99_999 }), fc.integer({ min: 1, max: 1_000_000_000_000_000 }), (cents, nanos) => {
-      const price = formatCents(cents);
-      const quantity = formatNanos(nanos);
-      expect(parsePriceCents(price)).to.deep.equal({ ok: true, value: cents });
-      expect(parseQuantityNanos(quantity)).to.deep.equal({ ok: true, value: nanos });
-      expect(contractsTimesCents(nanos, cents).eq(new Big(quantity).times(price))).to.equal(true);
-    }));
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 99_999 }),
+        fc.integer({ min: 1, max: 1_000_000_000_000_000 }),
+        (cents, nanos) => {
+          const price = formatCents(cents);
+          const quantity = formatNanos(nanos);
+          expect(parsePriceCents(price)).to.deep.equal({ ok: true, value: cents });
+          expect(parseQuantityNanos(quantity)).to.deep.equal({ ok: true, value: nanos });
+          expect(contractsTimesCents(nanos, cents).eq(new Big(quantity).times(price))).to.equal(true);
+        },
+      ),
+    );
   });
 
   it('parses any plain decimal text exactly as big.js rounds it', () => {
-    const text = fc.tuple(fc.stringMatching(/^\d{1,8}$/), fc.stringMatching(/^\d{0,12}$/)).map(([whole, fraction]) => (fraction ? `${whole}.${fraction}` : whole));
-    fc.assert(fc.property(text, (quantity) => {
-      const rounded = new Big(quantity).round(9, Big.roundHalfUp);
-      const parsed = parseQuantityNanos(quantity);
-      if (rounded.lte(0) || rounded.gt(1_000_000)) expect(parsed.ok).to.equal(false);
-      else expect(parsed).to.deep.equal({ ok: true, value: Number(rounded.times(1e9).toFixed(0)) });
-      const price = parsePriceCents(quantity);
-      const cents = new Big(quantity).times(100);
-      if (price.ok) expect(price.value).to.equal(Number(cents.toFixed(0)));
-      else expect(cents.eq(cents.round(0)) && cents.gt(0) && cents.lt(100_000)).to.equal(false);
-    }), { numRuns: 2000 });
+    const text = fc
+      .tuple(fc.stringMatching(/^\d{1,8}$/), fc.stringMatching(/^\d{0,12}$/))
+      .map(([whole, fraction]) => (fraction ? `${whole}.${fraction}` : whole));
+    fc.assert(
+      fc.property(text, (quantity) => {
+        const rounded = new Big(quantity).round(9, Big.roundHalfUp);
+        const parsed = parseQuantityNanos(quantity);
+        if (rounded.lte(0) || rounded.gt(1_000_000)) expect(parsed.ok).to.equal(false);
+        else expect(parsed).to.deep.equal({ ok: true, value: Number(rounded.times(1e9).toFixed(0)) });
+        const price = parsePriceCents(quantity);
+        const cents = new Big(quantity).times(100);
+        if (price.ok) expect(price.value).to.equal(Number(cents.toFixed(0)));
+        else expect(cents.eq(cents.round(0)) && cents.gt(0) && cents.lt(100_000)).to.equal(false);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('divides half up at the places asked, turns percent settings into exact rates, compares texts by value', () => {
@@ -123,12 +146,20 @@ describe('decimal rules', () => {
 
   it('rounds a fee to nine places half up and charges it rounded up to the cent, as plain big.js does', () => {
     const rate = fc.constantFrom('0.02', '0.015', '0.0075', '0.01', '0.024', '0.005');
-    fc.assert(fc.property(rate, fc.integer({ min: 1, max: 5_000_000_000_000 }), fc.integer({ min: 1, max: 50_000 }), (r, nanos, cents) => {
-      const exact = new Big(nanos).times(cents).div(1e11).times(r);
-      const unrounded = exact.round(9, Big.roundHalfUp);
-      const fee = feeOf(decimalOf(r), nanos, cents);
-      expect(fee.unrounded.eq(unrounded)).to.equal(true);
-      expect(fee.rounded.eq(unrounded.round(2, Big.roundUp))).to.equal(true);
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(
+        rate,
+        fc.integer({ min: 1, max: 5_000_000_000_000 }),
+        fc.integer({ min: 1, max: 50_000 }),
+        (r, nanos, cents) => {
+          const exact = new Big(nanos).times(cents).div(1e11).times(r);
+          const unrounded = exact.round(9, Big.roundHalfUp);
+          const fee = feeOf(decimalOf(r), nanos, cents);
+          expect(fee.unrounded.eq(unrounded)).to.equal(true);
+          expect(fee.rounded.eq(unrounded.round(2, Big.roundUp))).to.equal(true);
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });

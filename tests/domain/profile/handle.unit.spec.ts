@@ -1,16 +1,33 @@
 // Handle rules and the profile decider (SPEC: PATCH /api/v1/me/profile), without I/O.
 import { expect } from 'chai';
-import { HANDLE_CHANGE_WINDOW_US, HandleRule, foldHandle, generatedHandle, handleRuleBroken } from '../../../domain/profile/handle.ts';
 import {
-  LEADERBOARD_LAUNCH_US, decideProfile, defaultOptIn, evolveProfile, handleChangeableAtUs, initialProfile,
-  type ProfileState, type UpdateProfile,
+  HANDLE_CHANGE_WINDOW_US,
+  HandleRule,
+  foldHandle,
+  generatedHandle,
+  handleRuleBroken,
+} from '../../../domain/profile/handle.ts';
+import {
+  LEADERBOARD_LAUNCH_US,
+  decideProfile,
+  defaultOptIn,
+  evolveProfile,
+  handleChangeableAtUs,
+  initialProfile,
+  type ProfileState,
+  type UpdateProfile,
 } from '../../../domain/profile/profile.ts';
 import { DomainError } from '../../../domain/errors.ts';
 
 const lists = { reserved_handles: ['admin', 'support'], blocked_handles: ['badword'] };
 const NOW = LEADERBOARD_LAUNCH_US + 400 * 24 * 3600 * 1_000_000;
 const generated = { handle: 'trader_abc123', avatar: { style: 'dots' as const, palette: 'ember' as const, seed: 'g' } };
-const command = (fields: Partial<UpdateProfile>, now_us = NOW): UpdateProfile => ({ account_id: 'a1', now_us, generated, ...fields });
+const command = (fields: Partial<UpdateProfile>, now_us = NOW): UpdateProfile => ({
+  account_id: 'a1',
+  now_us,
+  generated,
+  ...fields,
+});
 const apply = (state: ProfileState, fields: Partial<UpdateProfile>, now_us = NOW) =>
   decideProfile(command(fields, now_us), state, lists).events.reduce(evolveProfile, state);
 
@@ -61,7 +78,10 @@ describe('profile decider', () => {
 
   it('refuses a second change inside 30 days and accepts it at the end of the window', () => {
     const state = apply(initialProfile(), { handle: 'alice' });
-    expect(() => decideProfile(command({ handle: 'bob' }, NOW + 1), state, lists)).to.throw(DomainError, HandleRule.window);
+    expect(() => decideProfile(command({ handle: 'bob' }, NOW + 1), state, lists)).to.throw(
+      DomainError,
+      HandleRule.window,
+    );
     expect(handleChangeableAtUs(state, NOW + 1)).to.equal(NOW + HANDLE_CHANGE_WINDOW_US);
     expect(handleChangeableAtUs(state, NOW + HANDLE_CHANGE_WINDOW_US)).to.equal(null);
     const later = apply(state, { handle: 'bob' }, NOW + HANDLE_CHANGE_WINDOW_US);
@@ -88,14 +108,18 @@ describe('profile decider', () => {
   it('leaving keeps the handle; each consent change is recorded with its time', () => {
     const joined = apply(initialProfile(), { leaderboard_opt_in: true });
     const decision = decideProfile(command({ leaderboard_opt_in: false }, NOW + 5), joined, lists);
-    expect(decision.events).to.deep.equal([{ type: 'LeaderboardOptInChanged', account_id: 'a1', opt_in: false, at_us: NOW + 5 }]);
+    expect(decision.events).to.deep.equal([
+      { type: 'LeaderboardOptInChanged', account_id: 'a1', opt_in: false, at_us: NOW + 5 },
+    ]);
     const left = decision.events.reduce(evolveProfile, joined);
     expect(left.handle).to.equal(generated.handle);
     expect(left.opt_in_changed_at_us).to.equal(NOW + 5);
   });
 
   it('a refused handle applies nothing else of the request', () => {
-    expect(() => decideProfile(command({ handle: 'admin', leaderboard_opt_in: true }), initialProfile(), lists)).to.throw(DomainError, HandleRule.reserved);
+    expect(() =>
+      decideProfile(command({ handle: 'admin', leaderboard_opt_in: true }), initialProfile(), lists),
+    ).to.throw(DomainError, HandleRule.reserved);
   });
 
   it('new accounts start with the jurisdiction default; accounts older than the leaderboard start out', () => {

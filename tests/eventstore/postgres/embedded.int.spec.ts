@@ -6,7 +6,12 @@ import { chmodSync, mkdtempSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { connectionString, EmbeddedPostgresServer, passwordFileOf, storedPasswordOf } from '../../../eventstore/postgres/embedded.ts';
+import {
+  connectionString,
+  EmbeddedPostgresServer,
+  passwordFileOf,
+  storedPasswordOf,
+} from '../../../eventstore/postgres/embedded.ts';
 import { freePort } from '../../support/pg.ts';
 
 async function connects(url: string): Promise<boolean> {

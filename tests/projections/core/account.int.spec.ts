@@ -14,7 +14,16 @@ import { listPositions } from '../../../projections/core/queries/positions.ts';
 import { CORE_TABLES } from '../../../projections/core/schema.ts';
 import type { RecordedEvent } from '../../../eventstore/port.ts';
 import {
-  cancel, deposit, Desk, dumpTables, listMarket, openAccount, place, projectedDatabase, scheduleEvent, type ProjectedDb,
+  cancel,
+  deposit,
+  Desk,
+  dumpTables,
+  listMarket,
+  openAccount,
+  place,
+  projectedDatabase,
+  scheduleEvent,
+  type ProjectedDb,
 } from './fixtures.ts';
 
 describe('core read models: accounts, balances, fills, positions, ledger', () => {
@@ -25,7 +34,10 @@ describe('core read models: accounts, balances, fills, positions, ledger', () =>
   const bob = openAccount();
   const event = scheduleEvent();
   const [m1, m2, m3] = [listMarket(event.event_id), listMarket(event.event_id), listMarket(event.event_id)];
-  const feed = async (...steps: RecordedEvent[]) => { records.push(...steps); return p.project(...steps); };
+  const feed = async (...steps: RecordedEvent[]) => {
+    records.push(...steps);
+    return p.project(...steps);
+  };
   /** Journals one input and projects it. */
   const run = async (input: Parameters<Desk['record']>[0]) => feed(desk.record(input));
 
@@ -55,7 +67,10 @@ describe('core read models: accounts, balances, fills, positions, ledger', () =>
     const client = await p.db.pool.connect();
     try {
       await client.query('BEGIN; SET LOCAL enable_seqscan TO off');
-      const plan = await client.query(`EXPLAIN SELECT account_id FROM core_accounts WHERE lower(doc->>'email') = lower($1)`, ['carol.q@example.com']);
+      const plan = await client.query(
+        `EXPLAIN SELECT account_id FROM core_accounts WHERE lower(doc->>'email') = lower($1)`,
+        ['carol.q@example.com'],
+      );
       expect(plan.rows.map((row) => row['QUERY PLAN']).join('\n')).to.include('core_accounts_email');
     } finally {
       await client.query('ROLLBACK');
@@ -66,18 +81,26 @@ describe('core read models: accounts, balances, fills, positions, ledger', () =>
   it('renders the balance object without internal fields: cash, reservations and what is left', async () => {
     const bid = place(alice.account_id, m1.market_id, 'buy', '0.40', '10');
     await run(bid.input);
-    const wire = await getBalance(p.db.pool, alice.account_id) as unknown as Record<string, unknown>;
+    const wire = (await getBalance(p.db.pool, alice.account_id)) as unknown as Record<string, unknown>;
     expect(wire).to.include({
-      account_id: alice.account_id, user_id: alice.user_id, account_balance: '1000.00', available_balance: '995.96', buy_order_liability: '4.04',
-      total_deposits: '1000.00', loyalty_tier: 'rookie',
+      account_id: alice.account_id,
+      user_id: alice.user_id,
+      account_balance: '1000.00',
+      available_balance: '995.96',
+      buy_order_liability: '4.04',
+      total_deposits: '1000.00',
+      loyalty_tier: 'rookie',
     });
     expect(wire).to.not.have.property('seq');
     expect(await getBalance(p.db.pool, 'nobody')).to.equal(null);
     await run(cancel(alice.account_id, bid.id));
-    expect(await getBalance(p.db.pool, alice.account_id)).to.include({ available_balance: '1000.00', buy_order_liability: '0.00' });
+    expect(await getBalance(p.db.pool, alice.account_id)).to.include({
+      available_balance: '1000.00',
+      buy_order_liability: '0.00',
+    });
   });
 
-  it('lists fills most recent first, filtered by market ids, order ids (another account\'s match nothing) and one status', async () => {
+  it("lists fills most recent first, filtered by market ids, order ids (another account's match nothing) and one status", async () => {
     const bobSell = place(bob.account_id, m1.market_id, 'sell', '0.40', '3');
     const aliceBuy = place(alice.account_id, m1.market_id, 'buy', '0.40', '3');
     await run([bobSell.input, aliceBuy.input]);
@@ -86,7 +109,10 @@ describe('core read models: accounts, balances, fills, positions, ledger', () =>
     await run([place(bob.account_id, m2.market_id, 'sell', '0.45', '2').input, aliceBuy2.input]);
     const [t2] = desk.trades;
     // alice sells the three back: that fill only closes, and closes the first one whole
-    await run([place(bob.account_id, m1.market_id, 'buy', '0.40', '3').input, place(alice.account_id, m1.market_id, 'sell', '0.40', '3').input]);
+    await run([
+      place(bob.account_id, m1.market_id, 'buy', '0.40', '3').input,
+      place(alice.account_id, m1.market_id, 'sell', '0.40', '3').input,
+    ]);
     const [t3] = desk.trades;
 
     const all = await listFills(p.db.pool, alice.account_id, {});
@@ -96,21 +122,37 @@ describe('core read models: accounts, balances, fills, positions, ledger', () =>
     expect(all.fills[0]).to.include({ status: 'settled', closing: '3' });
     expect(all.fills[0]).to.not.have.property('seq');
 
-    expect((await listFills(p.db.pool, alice.account_id, { marketIds: [m2.market_id] })).fills.map((f) => f.trade_id)).to.deep.equal([t2!.taker_fill_id]);
-    expect((await listFills(p.db.pool, alice.account_id, { orderIds: [aliceBuy.id] })).fills.map((f) => f.trade_id)).to.deep.equal([t1!.taker_fill_id]);
+    expect(
+      (await listFills(p.db.pool, alice.account_id, { marketIds: [m2.market_id] })).fills.map((f) => f.trade_id),
+    ).to.deep.equal([t2!.taker_fill_id]);
+    expect(
+      (await listFills(p.db.pool, alice.account_id, { orderIds: [aliceBuy.id] })).fills.map((f) => f.trade_id),
+    ).to.deep.equal([t1!.taker_fill_id]);
     expect((await listFills(p.db.pool, alice.account_id, { orderIds: [bobSell.id] })).fills).to.deep.equal([]);
-    expect((await listFills(p.db.pool, alice.account_id, { status: 'settled' })).fills.map((f) => f.trade_id)).to.deep.equal([t3!.taker_fill_id, t1!.taker_fill_id]);
-    expect((await listFills(p.db.pool, alice.account_id, { status: 'open', orderIds: [aliceBuy.id] })).fills).to.deep.equal([]);
-    expect((await listFills(p.db.pool, bob.account_id, {})).fills.map((f) => f.liquidity_action)).to.deep.equal(['provider', 'provider', 'provider']);
+    expect(
+      (await listFills(p.db.pool, alice.account_id, { status: 'settled' })).fills.map((f) => f.trade_id),
+    ).to.deep.equal([t3!.taker_fill_id, t1!.taker_fill_id]);
+    expect(
+      (await listFills(p.db.pool, alice.account_id, { status: 'open', orderIds: [aliceBuy.id] })).fills,
+    ).to.deep.equal([]);
+    expect((await listFills(p.db.pool, bob.account_id, {})).fills.map((f) => f.liquidity_action)).to.deep.equal([
+      'provider',
+      'provider',
+      'provider',
+    ]);
 
     // paging
     const first = await listFills(p.db.pool, alice.account_id, {}, { limit: 2 });
     const second = await listFills(p.db.pool, alice.account_id, {}, { limit: 2, cursor: first.cursor });
-    expect([...first.fills, ...second.fills].map((f) => f.trade_id)).to.deep.equal([t3!.taker_fill_id, t2!.taker_fill_id, t1!.taker_fill_id]);
+    expect([...first.fills, ...second.fills].map((f) => f.trade_id)).to.deep.equal([
+      t3!.taker_fill_id,
+      t2!.taker_fill_id,
+      t1!.taker_fill_id,
+    ]);
     expect(second.cursor).to.equal(null);
   });
 
-  it('keeps an amended fill\'s original fields and corrects the tape', async () => {
+  it("keeps an amended fill's original fields and corrects the tape", async () => {
     const buy = place(alice.account_id, m3.market_id, 'buy', '0.50', '4');
     await run([place(bob.account_id, m3.market_id, 'sell', '0.50', '4').input, buy.input]);
     const [t] = desk.trades;
@@ -123,15 +165,26 @@ describe('core read models: accounts, balances, fills, positions, ledger', () =>
 
   it('lists open positions only, largest first by contracts held', async () => {
     // alice: flat in m1 (bought and sold three), long 2 in m2, long 4 in m3; now short 7 in m1
-    await run([place(bob.account_id, m1.market_id, 'buy', '0.30', '7').input, place(alice.account_id, m1.market_id, 'sell', '0.30', '7').input]);
+    await run([
+      place(bob.account_id, m1.market_id, 'buy', '0.30', '7').input,
+      place(alice.account_id, m1.market_id, 'sell', '0.30', '7').input,
+    ]);
     const { positions, cursor } = await listPositions(p.db.pool, alice.account_id);
-    expect(positions.map((x) => [x.market_id, x.position])).to.deep.equal([[m1.market_id, '-7'], [m3.market_id, '4'], [m2.market_id, '2']]);
+    expect(positions.map((x) => [x.market_id, x.position])).to.deep.equal([
+      [m1.market_id, '-7'],
+      [m3.market_id, '4'],
+      [m2.market_id, '2'],
+    ]);
     expect(cursor).to.equal(null);
     expect(positions[0]).to.not.have.property('seq');
     expect(positions[0]).to.include({ side: 'short', contracts: '7', premium: '2.10', risk: '4.90', to_win: '2.10' });
     const page1 = await listPositions(p.db.pool, alice.account_id, { limit: 2 });
     const page2 = await listPositions(p.db.pool, alice.account_id, { limit: 2, cursor: page1.cursor });
-    expect([...page1.positions, ...page2.positions].map((x) => x.market_id)).to.deep.equal([m1.market_id, m3.market_id, m2.market_id]);
+    expect([...page1.positions, ...page2.positions].map((x) => x.market_id)).to.deep.equal([
+      m1.market_id,
+      m3.market_id,
+      m2.market_id,
+    ]);
   });
 
   it('splits ledger entries into the portfolio lists, each most recent first with its own fields', async () => {
@@ -140,15 +193,35 @@ describe('core read models: accounts, balances, fills, positions, ledger', () =>
     const m4 = listMarket(event.event_id, { points_cost: 1 });
     const withdrawalId = randomUUID();
     await run([carol.input, dave.input, m4.input, deposit(carol.account_id, '100'), deposit(dave.account_id, '100')]);
-    await run({ kind: 'Withdraw', account_id: carol.account_id, entry_id: withdrawalId, amount: '10', method: 'interac', reason: 'payout', sub_method: 'Send' });
-    await run({ kind: 'Adjust', account_id: carol.account_id, entry_id: randomUUID(), amount: '5', reason: 'goodwill' });
-    await run([place(dave.account_id, m4.market_id, 'sell', '0.40', '10').input, place(carol.account_id, m4.market_id, 'buy', '0.40', '10').input]);
+    await run({
+      kind: 'Withdraw',
+      account_id: carol.account_id,
+      entry_id: withdrawalId,
+      amount: '10',
+      method: 'interac',
+      reason: 'payout',
+      sub_method: 'Send',
+    });
+    await run({
+      kind: 'Adjust',
+      account_id: carol.account_id,
+      entry_id: randomUUID(),
+      amount: '5',
+      reason: 'goodwill',
+    });
+    await run([
+      place(dave.account_id, m4.market_id, 'sell', '0.40', '10').input,
+      place(carol.account_id, m4.market_id, 'buy', '0.40', '10').input,
+    ]);
     const [trade] = desk.trades;
     await run({ kind: 'AmendFill', trade_id: trade!.taker_fill_id, price: '0.30' });
     await run({ kind: 'ResultMarket', market_id: m4.market_id, result: 'lose' });
 
     const fees = await listFees(p.db.pool, carol.account_id);
-    expect(fees.fees.map((e) => [e.type, e.amount])).to.deep.equal([['fee_refund', '0.02'], ['fee', '-0.08']]);
+    expect(fees.fees.map((e) => [e.type, e.amount])).to.deep.equal([
+      ['fee_refund', '0.02'],
+      ['fee', '-0.08'],
+    ]);
     expect(fees.fees[1]).to.include({ market_id: m4.market_id, event_id: event.event_id, fee_id: fees.fees[1]!.id });
     // SPEC: fee entries add no field to the common ones
     for (const entry of fees.fees) expect(entry).to.not.have.any.keys('method', 'fee_source', 'trade_id', 'seq');
@@ -157,14 +230,29 @@ describe('core read models: accounts, balances, fills, positions, ledger', () =>
 
     const withdrawals = await listWithdrawals(p.db.pool, carol.account_id);
     expect(withdrawals.withdrawals).to.have.length(1);
-    expect(withdrawals.withdrawals[0]).to.include({ id: withdrawalId, method: 'interac', reason: 'payout', sub_method: 'Send', payment_id: withdrawalId, amount: '10.00' });
+    expect(withdrawals.withdrawals[0]).to.include({
+      id: withdrawalId,
+      method: 'interac',
+      reason: 'payout',
+      sub_method: 'Send',
+      payment_id: withdrawalId,
+      amount: '10.00',
+    });
 
     const adjustments = await listAdjustments(p.db.pool, carol.account_id);
-    expect(adjustments.adjustments.map((e) => [e.type, e.reason, e.amount])).to.deep.equal([['adjustment', 'goodwill', '5.00']]);
+    expect(adjustments.adjustments.map((e) => [e.type, e.reason, e.amount])).to.deep.equal([
+      ['adjustment', 'goodwill', '5.00'],
+    ]);
 
     const loyalty = await listLoyalty(p.db.pool, carol.account_id, { limit: 1 });
     expect(loyalty.loyalty).to.have.length(1);
-    expect(loyalty.loyalty[0]).to.include({ type: 'rollup', points: 3, amount: '3.00', market_id: m4.market_id, referee_account_id: null });
+    expect(loyalty.loyalty[0]).to.include({
+      type: 'rollup',
+      points: 3,
+      amount: '3.00',
+      market_id: m4.market_id,
+      referee_account_id: null,
+    });
     expect(loyalty.loyalty[0]).to.not.have.property('seq');
     expect(loyalty.cursor).to.equal(null);
   });

@@ -6,7 +6,13 @@
 import { expect } from 'chai';
 import type { PageRequest } from '../../../projections/core/queries/db.ts';
 import { listFills } from '../../../projections/core/queries/fills.ts';
-import { listAdjustments, listFees, listLedgerEntries, listLoyalty, listWithdrawals } from '../../../projections/core/queries/ledger.ts';
+import {
+  listAdjustments,
+  listFees,
+  listLedgerEntries,
+  listLoyalty,
+  listWithdrawals,
+} from '../../../projections/core/queries/ledger.ts';
 import { listMarkets } from '../../../projections/core/queries/markets.ts';
 import { listOrders } from '../../../projections/core/queries/orders.ts';
 import { listPositions } from '../../../projections/core/queries/positions.ts';
@@ -56,8 +62,18 @@ describe('core read models: forged cursors', () => {
 
   it('journal-ordered lists: positions beyond bigint, indexes beyond integer, fractions and exponents are 400', async () => {
     const forged = [
-      forge(['9999999999999999999', 1]), forge([BIGINT_MIN.replace('8', '9'), 1]), forge(['1', 2_147_483_648]), forge(['1', '99999999999']),
-      forge([1.5, 1]), forge([1e300, 1]), forge([2 ** 60, 1]), forge(['1e3', 1]), forge(['1', 'x']), forge([null, 1]), forge(['1']), 'not-a-cursor',
+      forge(['9999999999999999999', 1]),
+      forge([BIGINT_MIN.replace('8', '9'), 1]),
+      forge(['1', 2_147_483_648]),
+      forge(['1', '99999999999']),
+      forge([1.5, 1]),
+      forge([1e300, 1]),
+      forge([2 ** 60, 1]),
+      forge(['1e3', 1]),
+      forge(['1', 'x']),
+      forge([null, 1]),
+      forge(['1']),
+      'not-a-cursor',
     ];
     for (const [name, list] of journalOrdered) {
       for (const cursor of forged) expect(await status(() => list({ cursor })), `${name} ${cursor}`).to.equal(400);
@@ -65,7 +81,11 @@ describe('core read models: forged cursors', () => {
   });
 
   it('journal-ordered lists: the edges of the column ranges are ordinary pages', async () => {
-    const edges = [forge([BIGINT_MAX, 2_147_483_647]), forge([BIGINT_MIN, -2_147_483_648]), forge([Number.MAX_SAFE_INTEGER, 0])];
+    const edges = [
+      forge([BIGINT_MAX, 2_147_483_647]),
+      forge([BIGINT_MIN, -2_147_483_648]),
+      forge([Number.MAX_SAFE_INTEGER, 0]),
+    ];
     for (const [name, list] of journalOrdered) {
       for (const cursor of edges) expect(await status(() => list({ cursor })), `${name} ${cursor}`).to.equal(200);
     }
@@ -78,10 +98,18 @@ describe('core read models: forged cursors', () => {
     expect(await status(() => markets(forge([1, '9999999999999999999', 'x'])))).to.equal(400);
     expect(await status(() => markets(forge([1, 1, 'x\u0000'])))).to.equal(400);
     expect(await status(() => markets(forge([32_767, BIGINT_MAX, 'x'])))).to.equal(200);
-    expect(await status(() => markets(forge(['9999999999999999999', 'x']), { name: 'event_start', direction: 'desc' }))).to.equal(400);
-    expect(await status(() => markets(forge([BIGINT_MAX, 'x']), { name: 'event_start', direction: 'desc' }))).to.equal(200);
+    expect(
+      await status(() => markets(forge(['9999999999999999999', 'x']), { name: 'event_start', direction: 'desc' })),
+    ).to.equal(400);
+    expect(await status(() => markets(forge([BIGINT_MAX, 'x']), { name: 'event_start', direction: 'desc' }))).to.equal(
+      200,
+    );
 
-    expect(await status(() => listPositions(p.db.pool, alice.account_id, { cursor: forge(['1e999', 'x']) }))).to.equal(400);
-    expect(await status(() => listPositions(p.db.pool, alice.account_id, { cursor: forge(['12.5', 'x']) }))).to.equal(200);
+    expect(await status(() => listPositions(p.db.pool, alice.account_id, { cursor: forge(['1e999', 'x']) }))).to.equal(
+      400,
+    );
+    expect(await status(() => listPositions(p.db.pool, alice.account_id, { cursor: forge(['12.5', 'x']) }))).to.equal(
+      200,
+    );
   });
 });

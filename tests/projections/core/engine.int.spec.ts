@@ -26,13 +26,20 @@ describe('core read models fed by the engine', () => {
   function referenceBook(orders: Iterable<OrderView>, marketId: string) {
     const levels = { buy: new Map<string, Big>(), sell: new Map<string, Big>() };
     for (const o of orders) {
-      if (o.market_id !== marketId || o.order_type !== 'limit' || o.price === null || !['open', 'accepted'].includes(o.status)) continue;
+      if (
+        o.market_id !== marketId ||
+        o.order_type !== 'limit' ||
+        o.price === null ||
+        !['open', 'accepted'].includes(o.status)
+      )
+        continue;
       const remaining = new Big(o.quantity).minus(o.filled);
       if (remaining.lte(0)) continue;
       const side = levels[o.action];
       side.set(o.price, (side.get(o.price) ?? new Big(0)).plus(remaining));
     }
-    const render = (entries: Array<[string, Big]>) => entries.map(([price, quantity]) => ({ price, quantity: quantity.toFixed() }));
+    const render = (entries: Array<[string, Big]>) =>
+      entries.map(([price, quantity]) => ({ price, quantity: quantity.toFixed() }));
     const byPriceDesc = (a: [string, Big], b: [string, Big]) => new Big(b[0]).cmp(a[0]);
     return {
       bids: render([...levels.buy.entries()].sort(byPriceDesc).slice(0, BOOK_DEPTH_MAX)),
@@ -51,7 +58,7 @@ describe('core read models fed by the engine', () => {
     expect([...orders.values()].filter((o) => o.status === 'open').length).to.be.greaterThan(10);
   });
 
-  it('shows the journal\'s final state: book levels, balances, orders, positions, volume and open interest', async () => {
+  it("shows the journal's final state: book levels, balances, orders, positions, volume and open interest", async () => {
     const p = await projectedDatabase();
     try {
       // uneven batches, as a subscription would deliver them
@@ -72,7 +79,9 @@ describe('core read models fed by the engine', () => {
         expect(wire?.open_interest).to.equal(longs.reduce((sum, x) => sum.plus(x.position), new Big(0)).toFixed());
       }
       for (const accountId of accountIds) {
-        expect(await getBalance(p.db.pool, accountId)).to.deep.equal(renderBalance(balances.get(accountId) as BalanceView));
+        expect(await getBalance(p.db.pool, accountId)).to.deep.equal(
+          renderBalance(balances.get(accountId) as BalanceView),
+        );
         const mine = [...orders.values()].filter((o) => o.account_id === accountId);
         const listed = await listOrders(p.db.pool, accountId, {}, { limit: 200 });
         expect(listed.orders.map((o) => o.id).sort()).to.deep.equal(mine.map((o) => o.id).sort());

@@ -6,8 +6,19 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { Engine, type StepOutcome } from '../../../domain/engine/engine.ts';
 import type { EngineEvent } from '../../../domain/engine/events.ts';
-import type { AccountFields, EngineInput, MarketFields, OrderRequest, SportEventFields } from '../../../domain/engine/inputs.ts';
-import { encodeStep, ENGINE_STEPS_TYPE, engineStepsData, newRecordContext } from '../../../domain/engine/journal/journal.ts';
+import type {
+  AccountFields,
+  EngineInput,
+  MarketFields,
+  OrderRequest,
+  SportEventFields,
+} from '../../../domain/engine/inputs.ts';
+import {
+  encodeStep,
+  ENGINE_STEPS_TYPE,
+  engineStepsData,
+  newRecordContext,
+} from '../../../domain/engine/journal/journal.ts';
 import type { RecordedEvent } from '../../../eventstore/port.ts';
 import { coreProjector } from '../../../projections/core/projector.ts';
 import type { ProjectionChange, Projector } from '../../../projections/projector.ts';
@@ -39,8 +50,14 @@ export class Desk {
     });
     this.position += 1n;
     return {
-      id: randomUUID(), stream: 'engine', type: ENGINE_STEPS_TYPE, revision: this.position, position: this.position,
-      data: engineStepsData(steps), metadata: {}, recordedAt: new Date(Math.floor(this.nowUs / 1000)),
+      id: randomUUID(),
+      stream: 'engine',
+      type: ENGINE_STEPS_TYPE,
+      revision: this.position,
+      position: this.position,
+      data: engineStepsData(steps),
+      metadata: {},
+      recordedAt: new Date(Math.floor(this.nowUs / 1000)),
     };
   }
 
@@ -55,46 +72,108 @@ export class Desk {
   }
 }
 
-export interface Opened { account_id: string; user_id: string; input: EngineInput }
+export interface Opened {
+  account_id: string;
+  user_id: string;
+  input: EngineInput;
+}
 
 export function openAccount(fields: AccountFields = {}): Opened {
   const account_id = randomUUID();
   const user_id = randomUUID();
-  return { account_id, user_id, input: { kind: 'OpenAccount', account_id, user_id, fields: { first_name: 'Ada', last_name: 'Lovelace', ...fields } } };
+  return {
+    account_id,
+    user_id,
+    input: {
+      kind: 'OpenAccount',
+      account_id,
+      user_id,
+      fields: { first_name: 'Ada', last_name: 'Lovelace', ...fields },
+    },
+  };
 }
 
-export const deposit = (accountId: string, amount: string): EngineInput => ({ kind: 'Deposit', account_id: accountId, entry_id: randomUUID(), amount });
+export const deposit = (accountId: string, amount: string): EngineInput => ({
+  kind: 'Deposit',
+  account_id: accountId,
+  entry_id: randomUUID(),
+  amount,
+});
 
 export function scheduleEvent(over: Partial<SportEventFields> = {}): SportEventFields & { input: EngineInput } {
   const event: SportEventFields = {
-    event_id: randomUUID(), title: 'Lions at Bears', short_title: 'DET @ CHI', event_type: 'game', sport: 'Football', competition: 'NFL',
-    participants: ['Lions', 'Bears'], start: T0 + 48 * HOUR_US, ...over,
+    event_id: randomUUID(),
+    title: 'Lions at Bears',
+    short_title: 'DET @ CHI',
+    event_type: 'game',
+    sport: 'Football',
+    competition: 'NFL',
+    participants: ['Lions', 'Bears'],
+    start: T0 + 48 * HOUR_US,
+    ...over,
   };
   return { ...event, input: { kind: 'ScheduleSportEvent', event } };
 }
 
 export function listMarket(eventId: string, over: Partial<MarketFields> = {}): MarketFields & { input: EngineInput } {
   const market: MarketFields = {
-    market_id: randomUUID(), event_id: eventId, title: 'Lions win', short_title: 'DET', question: 'Will the Lions win?',
-    rules: 'Resolves on the official result.', symbol: null, grouping_id: randomUUID(), grouping_name: 'Moneyline', featured: false,
-    status: 'open', trading: true, max_price: '1.00', in_play_delay_sec: 0, points_cost: 100, ...over,
+    market_id: randomUUID(),
+    event_id: eventId,
+    title: 'Lions win',
+    short_title: 'DET',
+    question: 'Will the Lions win?',
+    rules: 'Resolves on the official result.',
+    symbol: null,
+    grouping_id: randomUUID(),
+    grouping_name: 'Moneyline',
+    featured: false,
+    status: 'open',
+    trading: true,
+    max_price: '1.00',
+    in_play_delay_sec: 0,
+    points_cost: 100,
+    ...over,
   };
   return { ...market, input: { kind: 'ListMarket', market } };
 }
 
-export interface Placed { id: string; input: EngineInput }
+export interface Placed {
+  id: string;
+  input: EngineInput;
+}
 
 /** A limit order (a market order when `price` is null). */
-export function place(accountId: string, marketId: string, action: 'buy' | 'sell', price: string | null, quantity: string, extra: Partial<OrderRequest> = {}): Placed {
+export function place(
+  accountId: string,
+  marketId: string,
+  action: 'buy' | 'sell',
+  price: string | null,
+  quantity: string,
+  extra: Partial<OrderRequest> = {},
+): Placed {
   const order: OrderRequest = {
-    order_id: randomUUID(), market_id: marketId, action, order_type: price === null ? 'market' : 'limit', price, quantity,
-    client_order_id: null, device_id: null, ip_address: '203.0.113.7', expiration: null, expiration_time: null, cancel_on_disconnect: false,
+    order_id: randomUUID(),
+    market_id: marketId,
+    action,
+    order_type: price === null ? 'market' : 'limit',
+    price,
+    quantity,
+    client_order_id: null,
+    device_id: null,
+    ip_address: '203.0.113.7',
+    expiration: null,
+    expiration_time: null,
+    cancel_on_disconnect: false,
     ...extra,
   };
   return { id: order.order_id, input: { kind: 'PlaceOrder', account_id: accountId, order } };
 }
 
-export const cancel = (accountId: string, orderId: string): EngineInput => ({ kind: 'CancelOrder', account_id: accountId, order_id: orderId });
+export const cancel = (accountId: string, orderId: string): EngineInput => ({
+  kind: 'CancelOrder',
+  account_id: accountId,
+  order_id: orderId,
+});
 
 export interface ProjectedDb {
   db: TestDatabase;

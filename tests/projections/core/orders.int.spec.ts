@@ -7,7 +7,16 @@ import { expect } from 'chai';
 import { getOrder, listOrders } from '../../../projections/core/queries/orders.ts';
 import { CORE_TABLES } from '../../../projections/core/schema.ts';
 import {
-  cancel, deposit, Desk, dumpTables, listMarket, openAccount, place, projectedDatabase, scheduleEvent, type ProjectedDb,
+  cancel,
+  deposit,
+  Desk,
+  dumpTables,
+  listMarket,
+  openAccount,
+  place,
+  projectedDatabase,
+  scheduleEvent,
+  type ProjectedDb,
 } from './fixtures.ts';
 
 describe('core read models: orders', () => {
@@ -27,7 +36,7 @@ describe('core read models: orders', () => {
   });
   after(async () => p.db.drop());
 
-  it('lists the account\'s orders most recent first, with the SPEC fields and no internal seq', async () => {
+  it("lists the account's orders most recent first, with the SPEC fields and no internal seq", async () => {
     const first = place(alice.account_id, m1.market_id, 'buy', '0.40', '10', { client_order_id: 'a-1' });
     const second = place(alice.account_id, m2.market_id, 'sell', '0.55', '10', { client_order_id: 'a-2' });
     const bobs = place(bob.account_id, m1.market_id, 'buy', '0.40', '10');
@@ -39,13 +48,47 @@ describe('core read models: orders', () => {
     expect(cursor).to.equal(null);
     const wire = orders[1] as Record<string, unknown>;
     expect(wire).to.not.have.property('seq');
-    for (const field of ['id', 'market_id', 'action', 'order_type', 'status', 'quantity', 'filled', 'filled_percentage', 'price',
-      'avg_price', 'total_value', 'amount', 'filled_amount', 'client_order_id', 'device_id', 'ip_address', 'expiration',
-      'expiration_time', 'expires_at', 'accepted_at', 'delayed_until', 'inserted_at', 'time', 'placed_pre_start', 'fix_order',
-      'cancellation_reason', 'rejection_reason', 'odds_type', 'odds_value']) {
+    for (const field of [
+      'id',
+      'market_id',
+      'action',
+      'order_type',
+      'status',
+      'quantity',
+      'filled',
+      'filled_percentage',
+      'price',
+      'avg_price',
+      'total_value',
+      'amount',
+      'filled_amount',
+      'client_order_id',
+      'device_id',
+      'ip_address',
+      'expiration',
+      'expiration_time',
+      'expires_at',
+      'accepted_at',
+      'delayed_until',
+      'inserted_at',
+      'time',
+      'placed_pre_start',
+      'fix_order',
+      'cancellation_reason',
+      'rejection_reason',
+      'odds_type',
+      'odds_value',
+    ]) {
       expect(wire, field).to.have.property(field);
     }
-    expect(wire).to.include({ quantity: '10', price: '0.40', status: 'open', filled: '0', total_value: '0.00', ip_address: '203.0.113.7' });
+    expect(wire).to.include({
+      quantity: '10',
+      price: '0.40',
+      status: 'open',
+      filled: '0',
+      total_value: '0.00',
+      ip_address: '203.0.113.7',
+    });
     expect(wire.expires_at).to.equal(event.start);
   });
 
@@ -65,14 +108,17 @@ describe('core read models: orders', () => {
     const byClient = await listOrders(p.db.pool, alice.account_id, { clientOrderIds: ['a-1', 'c-1'] });
     expect(byClient.orders.map((o) => o.client_order_id)).to.deep.equal(['c-1', 'a-1']);
 
-    const combined = await listOrders(p.db.pool, alice.account_id, { clientOrderIds: ['a-1', 'c-1'], statuses: ['open'] });
+    const combined = await listOrders(p.db.pool, alice.account_id, {
+      clientOrderIds: ['a-1', 'c-1'],
+      statuses: ['open'],
+    });
     expect(combined.orders.map((o) => o.client_order_id)).to.deep.equal(['a-1']);
 
     const byId = await listOrders(p.db.pool, alice.account_id, { orderIds: [cancelled.id, 'not-a-uuid'] });
     expect(byId.orders.map((o) => o.id)).to.deep.equal([cancelled.id]);
   });
 
-  it('getOrder returns the account\'s own order and null for another account\'s', async () => {
+  it("getOrder returns the account's own order and null for another account's", async () => {
     const mine = place(alice.account_id, m1.market_id, 'buy', '0.20', '1');
     await run(mine.input);
     expect((await getOrder(p.db.pool, alice.account_id, mine.id))?.id).to.equal(mine.id);
@@ -83,7 +129,9 @@ describe('core read models: orders', () => {
   it('pages with a cursor without duplicates or skips while orders are placed between pages', async () => {
     const carol = openAccount();
     await run([carol.input, deposit(carol.account_id, '1000')]);
-    const placed = Array.from({ length: 25 }, (_, i) => place(carol.account_id, m1.market_id, 'buy', '0.10', String(i + 1)));
+    const placed = Array.from({ length: 25 }, (_, i) =>
+      place(carol.account_id, m1.market_id, 'buy', '0.10', String(i + 1)),
+    );
     // a batch of several orders in one record (like POST /orders/batched) and single records
     await run(placed.slice(0, 10).map((o) => o.input));
     for (const o of placed.slice(10)) await run(o.input);
@@ -116,10 +164,17 @@ describe('core read models: orders', () => {
 
   it('applies the same batch twice as once', async () => {
     const resting = place(alice.account_id, m2.market_id, 'buy', '0.33', '10');
-    const batch = [desk.record(resting.input), desk.record(place(bob.account_id, m2.market_id, 'sell', '0.33', '4').input)];
+    const batch = [
+      desk.record(resting.input),
+      desk.record(place(bob.account_id, m2.market_id, 'sell', '0.33', '4').input),
+    ];
     await p.project(...batch);
     const once = await dumpTables(p.db.pool, CORE_TABLES);
-    expect((await getOrder(p.db.pool, alice.account_id, resting.id))).to.include({ filled: '4', status: 'open', filled_percentage: 40 });
+    expect(await getOrder(p.db.pool, alice.account_id, resting.id)).to.include({
+      filled: '4',
+      status: 'open',
+      filled_percentage: 40,
+    });
     await p.project(...batch);
     expect(await dumpTables(p.db.pool, CORE_TABLES)).to.deep.equal(once);
   });
@@ -134,6 +189,11 @@ describe('core read models: orders', () => {
     // inside one record: placed and filled in two steps, the order ends filled
     const o2 = place(alice.account_id, m2.market_id, 'buy', '0.50', '3');
     await run([o2.input, place(bob.account_id, m2.market_id, 'sell', '0.50', '3').input]);
-    expect((await getOrder(p.db.pool, alice.account_id, o2.id))).to.include({ status: 'filled', filled: '3', avg_price: '0.50', total_value: '1.50' });
+    expect(await getOrder(p.db.pool, alice.account_id, o2.id)).to.include({
+      status: 'filled',
+      filled: '3',
+      avg_price: '0.50',
+      total_value: '1.50',
+    });
   });
 });

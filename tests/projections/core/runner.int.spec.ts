@@ -39,7 +39,9 @@ describe('core projector under the projection runner', function () {
   const journal = async (steps: readonly EngineStepData[]): Promise<bigint> => {
     let position = -1n;
     for (let i = 0; i < steps.length; i += 50) {
-      const chunk = steps.slice(i, i + 50).map((data) => ({ id: randomUUID(), type: ENGINE_STEPS_TYPE, data: stepRecordData(data) }));
+      const chunk = steps
+        .slice(i, i + 50)
+        .map((data) => ({ id: randomUUID(), type: ENGINE_STEPS_TYPE, data: stepRecordData(data) }));
       position = (await store.append('engine', chunk, 'any')).position;
     }
     return position;
@@ -65,7 +67,16 @@ describe('core projector under the projection runner', function () {
     expect(market?.market_id).to.equal(session.marketIds[0]);
 
     const kinds = new Set(changes.map((c) => c.kind));
-    expect([...kinds]).to.include.members(['account', 'balance', 'order', 'fill', 'position', 'market', 'ledger_entry', 'sport_event']);
+    expect([...kinds]).to.include.members([
+      'account',
+      'balance',
+      'order',
+      'fill',
+      'position',
+      'market',
+      'ledger_entry',
+      'sport_event',
+    ]);
     const orderChange = changes.find((c) => c.kind === 'order');
     expect(orderChange?.keys).to.have.all.keys('account_id', 'user_id', 'market_id');
 

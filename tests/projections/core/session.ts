@@ -6,7 +6,13 @@
 
 import { randomUUID } from 'node:crypto';
 import { decimalOf, plus, ZERO, type Decimal } from '../../../domain/money/decimal.ts';
-import { encodeStep, ENGINE_STEPS_TYPE, engineStepsData, newRecordContext, type EngineStepsData } from '../../../domain/engine/journal/journal.ts';
+import {
+  encodeStep,
+  ENGINE_STEPS_TYPE,
+  engineStepsData,
+  newRecordContext,
+  type EngineStepsData,
+} from '../../../domain/engine/journal/journal.ts';
 import { FoldedViews } from '../../support/views.ts';
 import type { EngineEvent } from '../../../domain/engine/events.ts';
 import { Engine } from '../../../domain/engine/engine.ts';
@@ -24,7 +30,12 @@ export function uuidFrom(random: () => number): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-export interface EngineStepData { seq: number; now_us: number; input: EngineInput; events: EngineEvent[] }
+export interface EngineStepData {
+  seq: number;
+  now_us: number;
+  input: EngineInput;
+  events: EngineEvent[];
+}
 
 export interface Session {
   steps: EngineStepData[];
@@ -34,7 +45,12 @@ export interface Session {
   nowUs: number;
 }
 
-export function engineSession(options: { seed: number; accounts?: number; markets?: number; inputs?: number }): Session {
+export function engineSession(options: {
+  seed: number;
+  accounts?: number;
+  markets?: number;
+  inputs?: number;
+}): Session {
   const random = seeded(options.seed);
   const engine = new Engine();
   const steps: EngineStepData[] = [];
@@ -56,15 +72,70 @@ export function engineSession(options: { seed: number; accounts?: number; market
     run({ kind: 'OpenAccount', account_id: accountId, user_id: uuidFrom(random), fields: {} });
     run({ kind: 'Deposit', account_id: accountId, entry_id: uuidFrom(random), amount: '1000' });
   }
-  run({ kind: 'ScheduleSportEvent', event: { event_id: eventId, title: 'Lions at Bears', start: T0 + 48 * HOUR_US, short_title: null, event_type: 'game', sport: 'Football', competition: 'NFL', participants: ['Lions', 'Bears'] } });
-  marketIds.forEach((marketId, i) => {
-    run({ kind: 'ListMarket', market: {
-      market_id: marketId, event_id: eventId, title: 'Lions win', max_price: '1.00', status: 'open', trading: true, in_play_delay_sec: 0,
-      points_cost: 100, grouping_id: uuidFrom(random), grouping_name: 'Moneyline', symbol: null, question: null, rules: null, short_title: null, featured: false,
-    }, ...(i === 0 ? { details: { filters: ['nfl', 'moneyline'], keywords: ['lions'], stat_detail: { stat: 'points', line: 2.5 }, featured_home: true } } : {}) });
+  run({
+    kind: 'ScheduleSportEvent',
+    event: {
+      event_id: eventId,
+      title: 'Lions at Bears',
+      start: T0 + 48 * HOUR_US,
+      short_title: null,
+      event_type: 'game',
+      sport: 'Football',
+      competition: 'NFL',
+      participants: ['Lions', 'Bears'],
+    },
   });
-  run({ kind: 'UpdateSportEvent', event_id: eventId, changes: { title: 'Lions at Bears (rescheduled)', participants: ['Detroit Lions', 'Chicago Bears'], start: T0 + 72 * HOUR_US } });
-  run({ kind: 'UpdateMarket', market_id: marketIds[0] as string, changes: { symbol: 'LIONS-BEARS', description: 'Detroit win outright', position: 'home', trading_filters: ['live'] } });
+  marketIds.forEach((marketId, i) => {
+    run({
+      kind: 'ListMarket',
+      market: {
+        market_id: marketId,
+        event_id: eventId,
+        title: 'Lions win',
+        max_price: '1.00',
+        status: 'open',
+        trading: true,
+        in_play_delay_sec: 0,
+        points_cost: 100,
+        grouping_id: uuidFrom(random),
+        grouping_name: 'Moneyline',
+        symbol: null,
+        question: null,
+        rules: null,
+        short_title: null,
+        featured: false,
+      },
+      ...(i === 0
+        ? {
+            details: {
+              filters: ['nfl', 'moneyline'],
+              keywords: ['lions'],
+              stat_detail: { stat: 'points', line: 2.5 },
+              featured_home: true,
+            },
+          }
+        : {}),
+    });
+  });
+  run({
+    kind: 'UpdateSportEvent',
+    event_id: eventId,
+    changes: {
+      title: 'Lions at Bears (rescheduled)',
+      participants: ['Detroit Lions', 'Chicago Bears'],
+      start: T0 + 72 * HOUR_US,
+    },
+  });
+  run({
+    kind: 'UpdateMarket',
+    market_id: marketIds[0] as string,
+    changes: {
+      symbol: 'LIONS-BEARS',
+      description: 'Detroit win outright',
+      position: 'home',
+      trading_filters: ['live'],
+    },
+  });
   const placed: Array<{ orderId: string; accountId: string }> = [];
   for (let i = 0; i < (options.inputs ?? 600); i++) {
     const roll = random();
@@ -73,11 +144,24 @@ export function engineSession(options: { seed: number; accounts?: number; market
       const accountId = pick(accountIds);
       placed.push({ orderId, accountId });
       const isMarket = random() < 0.1;
-      run({ kind: 'PlaceOrder', account_id: accountId, order: {
-        order_id: orderId, market_id: pick(marketIds), action: random() < 0.5 ? 'buy' : 'sell', order_type: isMarket ? 'market' : 'limit',
-        price: isMarket ? null : (0.3 + Math.floor(random() * 40) / 100).toFixed(2), quantity: String(1 + Math.floor(random() * 15)),
-        client_order_id: `c-${i}`, device_id: null, ip_address: null, expiration: null, expiration_time: null, cancel_on_disconnect: false,
-      } });
+      run({
+        kind: 'PlaceOrder',
+        account_id: accountId,
+        order: {
+          order_id: orderId,
+          market_id: pick(marketIds),
+          action: random() < 0.5 ? 'buy' : 'sell',
+          order_type: isMarket ? 'market' : 'limit',
+          price: isMarket ? null : (0.3 + Math.floor(random() * 40) / 100).toFixed(2),
+          quantity: String(1 + Math.floor(random() * 15)),
+          client_order_id: `c-${i}`,
+          device_id: null,
+          ip_address: null,
+          expiration: null,
+          expiration_time: null,
+          cancel_on_disconnect: false,
+        },
+      });
     } else if (roll < 0.95 && placed.length > 0) {
       const { orderId, accountId } = pick(placed);
       run({ kind: 'CancelOrder', account_id: accountId, order_id: orderId });
@@ -85,9 +169,19 @@ export function engineSession(options: { seed: number; accounts?: number; market
       run({ kind: 'ChangeMarketStatus', market_id: pick(marketIds), trading: random() < 0.6 });
     }
   }
-  run({ kind: 'UpdateMarket', market_id: marketIds[0] as string, changes: { keywords: ['lions', 'bears'], manual_probability: true }, trading: true });
+  run({
+    kind: 'UpdateMarket',
+    market_id: marketIds[0] as string,
+    changes: { keywords: ['lions', 'bears'], manual_probability: true },
+    trading: true,
+  });
   run({ kind: 'ResultMarket', market_id: marketIds[marketIds.length - 1] as string, result: 'win' });
-  run({ kind: 'UpdateMarket', market_id: marketIds[marketIds.length - 1] as string, changes: { powered_by: 'Opta' }, archived: true });
+  run({
+    kind: 'UpdateMarket',
+    market_id: marketIds[marketIds.length - 1] as string,
+    changes: { powered_by: 'Opta' },
+    archived: true,
+  });
   return { steps, accountIds, marketIds, nowUs };
 }
 
@@ -99,7 +193,13 @@ export function stepRecordData(step: EngineStepData): EngineStepsData {
 /** The steps as recorded events at positions 0, 1, 2, … (what a subscription would deliver). */
 export function recordsOf(steps: readonly EngineStepData[]): RecordedEvent[] {
   return steps.map((step, i) => ({
-    id: randomUUID(), stream: 'engine', type: ENGINE_STEPS_TYPE, revision: BigInt(i), position: BigInt(i), data: stepRecordData(step), metadata: {},
+    id: randomUUID(),
+    stream: 'engine',
+    type: ENGINE_STEPS_TYPE,
+    revision: BigInt(i),
+    position: BigInt(i),
+    data: stepRecordData(step),
+    metadata: {},
     recordedAt: new Date(0),
   }));
 }
@@ -110,11 +210,14 @@ export function finalSnapshots(steps: readonly EngineStepData[]) {
   const volume = new Map<string, Decimal>();
   for (const step of steps) {
     views.step(step.seq, step.now_us, step.events);
-    for (const event of step.events) if (event.type === 'Traded') volume.set(event.market_id, plus(volume.get(event.market_id) ?? ZERO, decimalOf(event.quantity)));
+    for (const event of step.events)
+      if (event.type === 'Traded')
+        volume.set(event.market_id, plus(volume.get(event.market_id) ?? ZERO, decimalOf(event.quantity)));
   }
   const orders = new Map<string, OrderView>([...views.store.orders.keys()].map((id) => [id, views.order(id)]));
   const balances = new Map<string, BalanceView>([...views.store.accounts.keys()].map((id) => [id, views.balance(id)]));
   const positions = new Map<string, PositionView>();
-  for (const { record } of views.store.positions.values()) positions.set(`${record.accountId}|${record.marketId}`, views.position(record.accountId, record.marketId)!);
+  for (const { record } of views.store.positions.values())
+    positions.set(`${record.accountId}|${record.marketId}`, views.position(record.accountId, record.marketId)!);
   return { orders, balances, positions, volume };
 }

@@ -18,9 +18,41 @@ describe('member projectors', () => {
   let db: TestDatabase;
   const records = marketLife().records;
   const profileRecords: RecordedEvent[] = [
-    { id: 'p1', stream: `profile-${ALICE}`, type: 'HandleChanged', revision: 0n, position: 100n, data: { account_id: ALICE, handle: 'alice', previous_handle: null, generated: false, at_us: T0 + 10 }, metadata: {}, recordedAt: new Date(0) },
-    { id: 'p2', stream: `profile-${ALICE}`, type: 'AvatarChanged', revision: 1n, position: 101n, data: { account_id: ALICE, avatar: { style: 'grid', palette: 'gold', seed: 'x' }, generated: false, at_us: T0 + 10 }, metadata: {}, recordedAt: new Date(0) },
-    { id: 'p3', stream: `profile-${BOB}`, type: 'LeaderboardOptInChanged', revision: 0n, position: 102n, data: { account_id: BOB, opt_in: true, at_us: T0 + 11 }, metadata: {}, recordedAt: new Date(0) },
+    {
+      id: 'p1',
+      stream: `profile-${ALICE}`,
+      type: 'HandleChanged',
+      revision: 0n,
+      position: 100n,
+      data: { account_id: ALICE, handle: 'alice', previous_handle: null, generated: false, at_us: T0 + 10 },
+      metadata: {},
+      recordedAt: new Date(0),
+    },
+    {
+      id: 'p2',
+      stream: `profile-${ALICE}`,
+      type: 'AvatarChanged',
+      revision: 1n,
+      position: 101n,
+      data: {
+        account_id: ALICE,
+        avatar: { style: 'grid', palette: 'gold', seed: 'x' },
+        generated: false,
+        at_us: T0 + 10,
+      },
+      metadata: {},
+      recordedAt: new Date(0),
+    },
+    {
+      id: 'p3',
+      stream: `profile-${BOB}`,
+      type: 'LeaderboardOptInChanged',
+      revision: 0n,
+      position: 102n,
+      data: { account_id: BOB, opt_in: true, at_us: T0 + 11 },
+      metadata: {},
+      recordedAt: new Date(0),
+    },
   ];
 
   before(async () => {
@@ -35,7 +67,9 @@ describe('member projectors', () => {
     for (const projector of [coreProjector(), memberProfilesProjector]) {
       const all = projector === memberProfilesProjector ? [...records, ...profileRecords] : records;
       await project(db.pool, `rebuild_${projector.name}`, projector, all, 1000);
-      expect(await dump(db.pool, `rebuild_${projector.name}`, projector)).to.deep.equal(await dump(db.pool, 'public', projector));
+      expect(await dump(db.pool, `rebuild_${projector.name}`, projector)).to.deep.equal(
+        await dump(db.pool, 'public', projector),
+      );
     }
   });
 
@@ -47,18 +81,41 @@ describe('member projectors', () => {
   });
 
   it('the incrementally kept rows equal a computation from scratch over the stored orders, fills, fee entries and position', async () => {
-    const stats = await db.pool.query('SELECT account_id, market_id, last_settled_at::text, doc FROM core_market_stats');
+    const stats = await db.pool.query(
+      'SELECT account_id, market_id, last_settled_at::text, doc FROM core_market_stats',
+    );
     expect(stats.rows).to.have.length(4);
     for (const row of stats.rows) {
       const values = [row.account_id, row.market_id];
-      const orders = (await db.pool.query('SELECT doc FROM core_orders WHERE account_id = $1 AND market_id = $2', values)).rows.map((r) => r.doc);
-      const fills = (await db.pool.query('SELECT doc FROM core_fills WHERE account_id = $1 AND market_id = $2', values)).rows.map((r) => r.doc);
-      const feeEntries = (await db.pool.query(
-        "SELECT doc FROM core_ledger_entries WHERE account_id = $1 AND doc->>'market_id' = $2 AND type IN ('fee', 'fee_refund')", values)).rows.map((r) => r.doc);
-      const position = (await db.pool.query('SELECT doc FROM core_positions WHERE account_id = $1 AND market_id = $2', values)).rows[0]?.doc ?? null;
-      const balance = (await db.pool.query('SELECT doc FROM core_balances WHERE account_id = $1', [row.account_id])).rows[0]?.doc;
-      expect(orders.length + fills.length + feeEntries.length, `${row.market_id} has what its stats sum`).to.be.greaterThan(0);
-      const { last_settled_at, ...expected } = computeMarketStats({ orders, fills, feeEntries, position, maxPrice: '1.00', orderFeeRate: feeRates(balance).max.toString() });
+      const orders = (
+        await db.pool.query('SELECT doc FROM core_orders WHERE account_id = $1 AND market_id = $2', values)
+      ).rows.map((r) => r.doc);
+      const fills = (
+        await db.pool.query('SELECT doc FROM core_fills WHERE account_id = $1 AND market_id = $2', values)
+      ).rows.map((r) => r.doc);
+      const feeEntries = (
+        await db.pool.query(
+          "SELECT doc FROM core_ledger_entries WHERE account_id = $1 AND doc->>'market_id' = $2 AND type IN ('fee', 'fee_refund')",
+          values,
+        )
+      ).rows.map((r) => r.doc);
+      const position =
+        (await db.pool.query('SELECT doc FROM core_positions WHERE account_id = $1 AND market_id = $2', values)).rows[0]
+          ?.doc ?? null;
+      const balance = (await db.pool.query('SELECT doc FROM core_balances WHERE account_id = $1', [row.account_id]))
+        .rows[0]?.doc;
+      expect(
+        orders.length + fills.length + feeEntries.length,
+        `${row.market_id} has what its stats sum`,
+      ).to.be.greaterThan(0);
+      const { last_settled_at, ...expected } = computeMarketStats({
+        orders,
+        fills,
+        feeEntries,
+        position,
+        maxPrice: '1.00',
+        orderFeeRate: feeRates(balance).max.toString(),
+      });
       expect(row.doc).to.deep.equal(expected);
       expect(row.last_settled_at === null ? null : Number(row.last_settled_at)).to.equal(last_settled_at);
     }
@@ -84,7 +141,8 @@ describe('member projectors', () => {
   });
 
   it('filters market stats by ids, settlements, settlement time, sport and competition', async () => {
-    const ids = async (filter: Parameters<typeof marketStats>[2]) => (await marketStats(db.pool, ALICE, filter, 10, null)).map((r) => r.market_id);
+    const ids = async (filter: Parameters<typeof marketStats>[2]) =>
+      (await marketStats(db.pool, ALICE, filter, 10, null)).map((r) => r.market_id);
     expect(await ids({ market_ids: [MARKET2] })).to.deep.equal([MARKET2]);
     expect(await ids({ event_ids: [EVENT] })).to.have.length(2);
     expect(await ids({ exclude_zero_settlements: true })).to.deep.equal([MARKET]);
@@ -99,7 +157,11 @@ describe('member projectors', () => {
 
   it('the ledger lists come from the core read model', async () => {
     const fees = await listFees(db.pool, ALICE, { limit: 10 });
-    expect(fees.fees.map((e) => [e.type, e.amount])).to.deep.equal([['fee_refund', '0.02'], ['fee', '-0.05'], ['fee', '-0.02']]);
+    expect(fees.fees.map((e) => [e.type, e.amount])).to.deep.equal([
+      ['fee_refund', '0.02'],
+      ['fee', '-0.05'],
+      ['fee', '-0.02'],
+    ]);
     const loyalty = await listLoyalty(db.pool, ALICE, { limit: 1 });
     expect(loyalty.loyalty.map((e) => [e.type, e.points, e.amount])).to.deep.equal([['rollup', 4, '2.00']]);
     expect(loyalty.cursor).to.equal(null);
@@ -111,14 +173,25 @@ describe('member projectors', () => {
     expect(volumes.find((v) => v.account_id === ALICE)).to.deep.include({ sport: 'ice_hockey' });
     expect(Number(volumes.find((v) => v.account_id === ALICE)!.volume)).to.equal(15);
     const settlements = await settlementFacts(db.pool, null, T0 + 10_000_000_000);
-    expect(settlements.map((s) => [s.account_id, s.net_pnl]).sort()).to.deep.equal([[ALICE, '2.98'], [BOB, '-3']]);
+    expect(settlements.map((s) => [s.account_id, s.net_pnl]).sort()).to.deep.equal([
+      [ALICE, '2.98'],
+      [BOB, '-3'],
+    ]);
   });
 
   it('profiles: the account jurisdiction and creation time, consent defaults by jurisdiction, explicit choices win', async () => {
-    const rows = await db.pool.query('SELECT account_id, jurisdiction, created_at, handle, avatar, opt_in, opt_in_effective FROM member_profiles ORDER BY account_id');
+    const rows = await db.pool.query(
+      'SELECT account_id, jurisdiction, created_at, handle, avatar, opt_in, opt_in_effective FROM member_profiles ORDER BY account_id',
+    );
     const alice = rows.rows.find((r) => r.account_id === ALICE);
     const bob = rows.rows.find((r) => r.account_id === BOB);
-    expect(alice).to.deep.include({ jurisdiction: 'us', created_at: String(T0), handle: 'alice', opt_in: null, opt_in_effective: true });
+    expect(alice).to.deep.include({
+      jurisdiction: 'us',
+      created_at: String(T0),
+      handle: 'alice',
+      opt_in: null,
+      opt_in_effective: true,
+    });
     expect(alice.avatar).to.deep.equal({ style: 'grid', palette: 'gold', seed: 'x' });
     expect(bob).to.deep.include({ opt_in: true, opt_in_effective: true });
   });

@@ -20,33 +20,92 @@ const uuid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(1
 /** The user id the member harness gives an account (its principal's). */
 export const userIdOf = (accountId: string): string => accountId.replace(/^0/, '1');
 
-export function openAccount(accountId: string, fields: Extract<EngineInput, { kind: 'OpenAccount' }>['fields'] = {}): EngineInput {
-  return { kind: 'OpenAccount', account_id: accountId, user_id: userIdOf(accountId), fields: { first_name: 'First', last_name: 'Last', created_at: T0, ...fields } };
-}
-
-export function scheduleEvent(eventId: string, over: Partial<Extract<EngineInput, { kind: 'ScheduleSportEvent' }>['event']> = {}): EngineInput {
+export function openAccount(
+  accountId: string,
+  fields: Extract<EngineInput, { kind: 'OpenAccount' }>['fields'] = {},
+): EngineInput {
   return {
-    kind: 'ScheduleSportEvent',
-    event: { event_id: eventId, title: 'Home v Away', short_title: null, event_type: 'match', sport: 'Ice Hockey', competition: 'NHL', participants: [], start: T0 + 3_600_000_000, ...over },
+    kind: 'OpenAccount',
+    account_id: accountId,
+    user_id: userIdOf(accountId),
+    fields: { first_name: 'First', last_name: 'Last', created_at: T0, ...fields },
   };
 }
 
-export function listMarket(marketId: string, eventId: string, over: Partial<Extract<EngineInput, { kind: 'ListMarket' }>['market']> = {}): EngineInput {
+export function scheduleEvent(
+  eventId: string,
+  over: Partial<Extract<EngineInput, { kind: 'ScheduleSportEvent' }>['event']> = {},
+): EngineInput {
   return {
-    kind: 'ListMarket',
-    market: {
-      market_id: marketId, event_id: eventId, title: `Market ${marketId.slice(-2)}`, short_title: null, question: null, rules: null, symbol: null,
-      grouping_id: 'g', grouping_name: null, featured: false, status: 'open', trading: true, max_price: '1.00', in_play_delay_sec: 0, points_cost: 0, ...over,
+    kind: 'ScheduleSportEvent',
+    event: {
+      event_id: eventId,
+      title: 'Home v Away',
+      short_title: null,
+      event_type: 'match',
+      sport: 'Ice Hockey',
+      competition: 'NHL',
+      participants: [],
+      start: T0 + 3_600_000_000,
+      ...over,
     },
   };
 }
 
-export function place(n: number, accountId: string, marketId: string, action: 'buy' | 'sell', price: string, quantity: string, extra: Partial<OrderRequest> = {}): EngineInput {
+export function listMarket(
+  marketId: string,
+  eventId: string,
+  over: Partial<Extract<EngineInput, { kind: 'ListMarket' }>['market']> = {},
+): EngineInput {
   return {
-    kind: 'PlaceOrder', account_id: accountId,
+    kind: 'ListMarket',
+    market: {
+      market_id: marketId,
+      event_id: eventId,
+      title: `Market ${marketId.slice(-2)}`,
+      short_title: null,
+      question: null,
+      rules: null,
+      symbol: null,
+      grouping_id: 'g',
+      grouping_name: null,
+      featured: false,
+      status: 'open',
+      trading: true,
+      max_price: '1.00',
+      in_play_delay_sec: 0,
+      points_cost: 0,
+      ...over,
+    },
+  };
+}
+
+export function place(
+  n: number,
+  accountId: string,
+  marketId: string,
+  action: 'buy' | 'sell',
+  price: string,
+  quantity: string,
+  extra: Partial<OrderRequest> = {},
+): EngineInput {
+  return {
+    kind: 'PlaceOrder',
+    account_id: accountId,
     order: {
-      order_id: uuid(n), market_id: marketId, action, order_type: 'limit', price, quantity, client_order_id: null, device_id: null, ip_address: null,
-      expiration: null, expiration_time: null, cancel_on_disconnect: false, ...extra,
+      order_id: uuid(n),
+      market_id: marketId,
+      action,
+      order_type: 'limit',
+      price,
+      quantity,
+      client_order_id: null,
+      device_id: null,
+      ip_address: null,
+      expiration: null,
+      expiration_time: null,
+      cancel_on_disconnect: false,
+      ...extra,
     },
   };
 }
@@ -60,20 +119,52 @@ export const orderId = uuid;
  */
 export function marketLifeSteps(): Array<{ nowUs: number; inputs: EngineInput[] }> {
   return [
-    { nowUs: T0, inputs: [
-      openAccount(ALICE), openAccount(BOB, { jurisdiction: 'ca', base_fee_percent: 0 }),
-      { kind: 'Deposit', account_id: ALICE, entry_id: uuid(5001), amount: '100' }, { kind: 'Deposit', account_id: BOB, entry_id: uuid(5002), amount: '100' },
-    ] },
-    { nowUs: T0 + 1, inputs: [scheduleEvent(EVENT), listMarket(MARKET, EVENT, { points_cost: 0.5 }), listMarket(MARKET2, EVENT)] },
+    {
+      nowUs: T0,
+      inputs: [
+        openAccount(ALICE),
+        openAccount(BOB, { jurisdiction: 'ca', base_fee_percent: 0 }),
+        { kind: 'Deposit', account_id: ALICE, entry_id: uuid(5001), amount: '100' },
+        { kind: 'Deposit', account_id: BOB, entry_id: uuid(5002), amount: '100' },
+      ],
+    },
+    {
+      nowUs: T0 + 1,
+      inputs: [scheduleEvent(EVENT), listMarket(MARKET, EVENT, { points_cost: 0.5 }), listMarket(MARKET2, EVENT)],
+    },
     { nowUs: T0 + 2, inputs: [place(1, BOB, MARKET, 'sell', '0.40', '5')] },
     { nowUs: T0 + 3, inputs: [place(2, ALICE, MARKET, 'buy', '0.40', '10')] },
-    { nowUs: T0 + 4, inputs: [
-      place(3, ALICE, MARKET2, 'buy', '0.30', '4'), { kind: 'CancelOrder', account_id: ALICE, order_id: uuid(3) }, place(4, ALICE, MARKET2, 'buy', '0.99', '400'),
-    ] },
+    {
+      nowUs: T0 + 4,
+      inputs: [
+        place(3, ALICE, MARKET2, 'buy', '0.30', '4'),
+        { kind: 'CancelOrder', account_id: ALICE, order_id: uuid(3) },
+        place(4, ALICE, MARKET2, 'buy', '0.99', '400'),
+      ],
+    },
     { nowUs: SETTLED_AT, inputs: [{ kind: 'ResultMarket', market_id: MARKET, result: 'win' }] },
-    { nowUs: SETTLED_AT + 1, inputs: [place(5, BOB, MARKET2, 'sell', '0.50', '10'), place(6, ALICE, MARKET2, 'buy', '0.50', '10')] },
-    { nowUs: SETTLED_AT + 2, inputs: [{ kind: 'Withdraw', account_id: ALICE, entry_id: uuid(5005), amount: '10', method: 'interac', reason: 'cash out', sub_method: 'Send' }] },
-    { nowUs: SETTLED_AT + 3, inputs: [{ kind: 'Adjust', account_id: ALICE, entry_id: uuid(5008), amount: '5', reason: 'goodwill' }] },
+    {
+      nowUs: SETTLED_AT + 1,
+      inputs: [place(5, BOB, MARKET2, 'sell', '0.50', '10'), place(6, ALICE, MARKET2, 'buy', '0.50', '10')],
+    },
+    {
+      nowUs: SETTLED_AT + 2,
+      inputs: [
+        {
+          kind: 'Withdraw',
+          account_id: ALICE,
+          entry_id: uuid(5005),
+          amount: '10',
+          method: 'interac',
+          reason: 'cash out',
+          sub_method: 'Send',
+        },
+      ],
+    },
+    {
+      nowUs: SETTLED_AT + 3,
+      inputs: [{ kind: 'Adjust', account_id: ALICE, entry_id: uuid(5008), amount: '5', reason: 'goodwill' }],
+    },
     { nowUs: SETTLED_AT + 4, inputs: [{ kind: 'Deposit', account_id: ALICE, entry_id: uuid(5009), amount: '50' }] },
   ];
 }
@@ -97,26 +188,50 @@ export function marketLife(): { records: RecordedEvent[] } {
   const records: RecordedEvent[] = [];
   for (const { nowUs, inputs } of marketLifeSteps()) {
     records.push(desk.record(inputs, { nowUs }));
-    if (inputs.some((i) => i.kind === 'PlaceOrder' && i.order.order_id === uuid(6))) records.push(desk.record(amendment(desk.facts), { nowUs: nowUs + 1 }));
+    if (inputs.some((i) => i.kind === 'PlaceOrder' && i.order.order_id === uuid(6)))
+      records.push(desk.record(amendment(desk.facts), { nowUs: nowUs + 1 }));
   }
-  records.push(desk.record([
-    { kind: 'UpdateSportEvent', event_id: EVENT, changes: { title: 'Home v Away (renamed)', participants: ['Home', 'Away'] } },
-    { kind: 'UpdateMarket', market_id: MARKET2, changes: { keywords: ['second'], stat_detail: { line: 1.5 }, description: 'The other market' } },
-  ], { nowUs: ARCHIVED_AT - 1 }));
-  records.push(desk.record({ kind: 'UpdateMarket', market_id: MARKET2, changes: {}, archived: true }, { nowUs: ARCHIVED_AT }));
+  records.push(
+    desk.record(
+      [
+        {
+          kind: 'UpdateSportEvent',
+          event_id: EVENT,
+          changes: { title: 'Home v Away (renamed)', participants: ['Home', 'Away'] },
+        },
+        {
+          kind: 'UpdateMarket',
+          market_id: MARKET2,
+          changes: { keywords: ['second'], stat_detail: { line: 1.5 }, description: 'The other market' },
+        },
+      ],
+      { nowUs: ARCHIVED_AT - 1 },
+    ),
+  );
+  records.push(
+    desk.record({ kind: 'UpdateMarket', market_id: MARKET2, changes: {}, archived: true }, { nowUs: ARCHIVED_AT }),
+  );
   return { records };
 }
 
 /** Creates a projector's tables in a schema and feeds it the records in batches, as the runner would. */
-export async function project(pool: pg.Pool, schema: string, projector: Projector, records: readonly RecordedEvent[], batchSize: number): Promise<void> {
+export async function project(
+  pool: pg.Pool,
+  schema: string,
+  projector: Projector,
+  records: readonly RecordedEvent[],
+  batchSize: number,
+): Promise<void> {
   const client = await pool.connect();
   try {
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
     await client.query(`SET search_path TO ${schema}`);
     await client.query(projector.schemaSql);
-    const wanted = records.filter((r) =>
-      (!projector.filter?.streamPrefixes || projector.filter.streamPrefixes.some((p) => r.stream.startsWith(p))) &&
-      (!projector.filter?.eventTypes || projector.filter.eventTypes.includes(r.type)));
+    const wanted = records.filter(
+      (r) =>
+        (!projector.filter?.streamPrefixes || projector.filter.streamPrefixes.some((p) => r.stream.startsWith(p))) &&
+        (!projector.filter?.eventTypes || projector.filter.eventTypes.includes(r.type)),
+    );
     for (let i = 0; i < wanted.length; i += batchSize) {
       await client.query('BEGIN');
       await projector.handle(client, wanted.slice(i, i + batchSize));

@@ -109,12 +109,25 @@ describe('projection runner', function () {
 
   it('applies a delivered batch holding much work in several transactions, cut at record boundaries', async () => {
     const sizes: number[] = [];
-    const sizing = { ...counter(), async handle(tx: pg.PoolClient, events: RecordedEvent[]) {
-      sizes.push(events.length);
-      return counter().handle(tx, events);
-    } };
-    await store.append('count-a', Array.from({ length: 7 }, () => event()), 'any');
-    const head = (await store.append('count-b', Array.from({ length: 3 }, () => event()), 'any')).position;
+    const sizing = {
+      ...counter(),
+      async handle(tx: pg.PoolClient, events: RecordedEvent[]) {
+        sizes.push(events.length);
+        return counter().handle(tx, events);
+      },
+    };
+    await store.append(
+      'count-a',
+      Array.from({ length: 7 }, () => event()),
+      'any',
+    );
+    const head = (
+      await store.append(
+        'count-b',
+        Array.from({ length: 3 }, () => event()),
+        'any',
+      )
+    ).position;
     const running = new ProjectionRunner({ pool: db.pool, store, projectors: [sizing], transactionEventsMax: 3 });
     runners.push(running);
     await running.start();
@@ -138,7 +151,13 @@ describe('projection runner', function () {
         return [];
       },
     };
-    const running = new ProjectionRunner({ pool: db.pool, store, projectors: [counter(), fragile], stallAfterAttempts: 2, stalledRetryMs: 300 });
+    const running = new ProjectionRunner({
+      pool: db.pool,
+      store,
+      projectors: [counter(), fragile],
+      stallAfterAttempts: 2,
+      stalledRetryMs: 300,
+    });
     runners.push(running);
     await running.start();
     await store.append('count-a', [event(), event()], 'any');
@@ -148,10 +167,13 @@ describe('projection runner', function () {
     expect(running.positions().counter).to.equal(later.position);
     expect(await counts(db.pool)).to.deep.equal({ 'count-a': 2, 'count-b': 1 });
     expect(running.positions().fragile! < later.position).to.equal(true);
-    await running.waitFor(later.position, 200).then(() => expect.fail('waitFor resolved'), (error: unknown) => {
-      expect(error).to.be.instanceOf(ProjectionLagTimeout);
-      expect((error as ProjectionLagTimeout).lagging.map((p) => p.name)).to.deep.equal(['fragile']);
-    });
+    await running.waitFor(later.position, 200).then(
+      () => expect.fail('waitFor resolved'),
+      (error: unknown) => {
+        expect(error).to.be.instanceOf(ProjectionLagTimeout);
+        expect((error as ProjectionLagTimeout).lagging.map((p) => p.name)).to.deep.equal(['fragile']);
+      },
+    );
     // once it can, it is caught up at the next delivery after its retry time
     broken = false;
     await sleep(350);
@@ -164,11 +186,29 @@ describe('projection runner', function () {
 
   it('weighs an engine record by the outcome events it holds (cutByWork)', () => {
     const record = (position: number, stepEvents: number[]): RecordedEvent => ({
-      id: `r${position}`, stream: ENGINE_STREAM, type: ENGINE_STEPS_TYPE, revision: BigInt(position), position: BigInt(position),
-      data: { v: 3, steps: stepEvents.map((n, i) => ({ seq: i, now_us: 0, input: { kind: 'Tick' }, events: Array.from({ length: n }, () => ({ type: 'X' })) })) },
-      metadata: {}, recordedAt: new Date(0),
+      id: `r${position}`,
+      stream: ENGINE_STREAM,
+      type: ENGINE_STEPS_TYPE,
+      revision: BigInt(position),
+      position: BigInt(position),
+      data: {
+        v: 3,
+        steps: stepEvents.map((n, i) => ({
+          seq: i,
+          now_us: 0,
+          input: { kind: 'Tick' },
+          events: Array.from({ length: n }, () => ({ type: 'X' })),
+        })),
+      },
+      metadata: {},
+      recordedAt: new Date(0),
     });
-    const other = (position: number): RecordedEvent => ({ ...record(position, []), stream: 'count-x', type: 'Counted', data: {} });
+    const other = (position: number): RecordedEvent => ({
+      ...record(position, []),
+      stream: 'count-x',
+      type: 'Counted',
+      data: {},
+    });
     const events = [record(1, [3, 4]), record(2, [2]), other(3), record(4, [50]), other(5), other(6)];
     const runs = cutByWork(events, 10).map((run) => run.map((e) => Number(e.position)));
     // 7 + 2 + 1 = 10 fit; the 50-event record goes alone (a record is never split); then the rest
@@ -262,11 +302,16 @@ describe('projection runner', function () {
     // what a build that still ran it left: its table and checkpoint
     await db.pool.query('CREATE TABLE retired_extra (x integer)');
     await setCheckpoint(db.pool, 'retired_counter', 1, 0n);
-    const retired = [{ name: 'retired_counter', tables: ['retired_extra'] }, { name: 'counter', tables: ['counts'] }];
+    const retired = [
+      { name: 'retired_counter', tables: ['retired_extra'] },
+      { name: 'counter', tables: ['counts'] },
+    ];
     const upgraded = new ProjectionRunner({ pool: db.pool, store, projectors: [counter()], retired });
     runners.push(upgraded);
     await upgraded.start();
-    const tables = await db.pool.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename IN ('retired_extra', 'counts')");
+    const tables = await db.pool.query<{ name: string }>(
+      "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename IN ('retired_extra', 'counts')",
+    );
     expect(tables.rows.map((r) => r.name)).to.deep.equal(['counts']);
     expect(await readCheckpoint(db.pool, 'retired_counter')).to.equal(undefined);
     expect(await readCheckpoint(db.pool, 'counter')).to.not.equal(undefined);

@@ -37,12 +37,21 @@ describe('member routes end to end (real auth, engine and runner)', () => {
     taker = await svc.member('1000');
     const market = await svc.market({}, { sport: 'Ice Hockey', competition: 'NHL' });
     marketId = market.market_id;
-    const sell = await maker.call('POST', '/api/v1/orders', { body: { action: 'sell', market_id: marketId, order_type: 'limit', price: '0.40', quantity: '10' } });
+    const sell = await maker.call('POST', '/api/v1/orders', {
+      body: { action: 'sell', market_id: marketId, order_type: 'limit', price: '0.40', quantity: '10' },
+    });
     expect(sell.status, sell.text).to.equal(200);
-    const buy = await taker.call('POST', '/api/v1/orders', { body: { action: 'buy', market_id: marketId, order_type: 'limit', price: '0.40', quantity: '6' } });
+    const buy = await taker.call('POST', '/api/v1/orders', {
+      body: { action: 'buy', market_id: marketId, order_type: 'limit', price: '0.40', quantity: '6' },
+    });
     expect(buy.status, buy.text).to.equal(200);
     await svc.admin('POST', `/markets/${marketId}/result`, { result: 'win' });
-    await svc.admin('POST', `/accounts/${taker.account_id}/withdrawals`, { amount: '5', method: 'interac', reason: 'cash out', sub_method: 'Request' });
+    await svc.admin('POST', `/accounts/${taker.account_id}/withdrawals`, {
+      amount: '5',
+      method: 'interac',
+      reason: 'cash out',
+      sub_method: 'Request',
+    });
     await svc.admin('POST', `/accounts/${taker.account_id}/adjustments`, { amount: '-1.50', reason: 'correction' });
     await caughtUp();
   });
@@ -54,7 +63,15 @@ describe('member routes end to end (real auth, engine and runner)', () => {
   it('GET /me: method, scope and key_id follow the credential', async () => {
     const signed = await taker.call('GET', '/api/v1/me');
     expect(signed.status, signed.text).to.equal(200);
-    expect(signed.body.me).to.deep.include({ account_id: taker.account_id, user_id: taker.user_id, method: 'api_key', scope: 'read_write', key_id: taker.key.key_id, first_name: 'Test', last_name: 'Trader' });
+    expect(signed.body.me).to.deep.include({
+      account_id: taker.account_id,
+      user_id: taker.user_id,
+      method: 'api_key',
+      scope: 'read_write',
+      key_id: taker.key.key_id,
+      first_name: 'Test',
+      last_name: 'Trader',
+    });
     const readOnly = await taker.call('GET', '/api/v1/me', { key: taker.readOnlyKey });
     expect(readOnly.body.me).to.deep.include({ scope: 'read_only', key_id: taker.readOnlyKey.key_id });
     const session = await svc.call('GET', '/api/v1/me', { bearer: taker.session });
@@ -62,9 +79,15 @@ describe('member routes end to end (real auth, engine and runner)', () => {
   });
 
   it('PATCH /me/profile: a read_only key is refused with 403, a session may always write', async () => {
-    const refused = await taker.call('PATCH', '/api/v1/me/profile', { key: taker.readOnlyKey, body: { handle: 'taker_one' } });
+    const refused = await taker.call('PATCH', '/api/v1/me/profile', {
+      key: taker.readOnlyKey,
+      body: { handle: 'taker_one' },
+    });
     expect(refused.status).to.equal(403);
-    const session = await svc.call('PATCH', '/api/v1/me/profile', { bearer: taker.session, body: { handle: 'Taker_One' } });
+    const session = await svc.call('PATCH', '/api/v1/me/profile', {
+      bearer: taker.session,
+      body: { handle: 'Taker_One' },
+    });
     expect(session.status, session.text).to.equal(200);
     expect(session.body.me).to.deep.include({ handle: 'taker_one', avatar_url: '/avatars/taker_one.svg' });
     const signed = await maker.call('PATCH', '/api/v1/me/profile', { body: { handle: 'maker_one' } });
@@ -76,18 +99,36 @@ describe('member routes end to end (real auth, engine and runner)', () => {
     const stats = await taker.call('GET', `/api/v1/account/market_stats?market_ids=${marketId}`);
     expect(stats.status, stats.text).to.equal(200);
     const row = stats.body.market_stats[0];
-    const fills = (await taker.call('GET', `/api/v1/fills?market_ids=${marketId}`)).body.fills as Array<Record<string, string>>;
+    const fills = (await taker.call('GET', `/api/v1/fills?market_ids=${marketId}`)).body.fills as Array<
+      Record<string, string>
+    >;
     const fees = (await taker.call('GET', '/api/v1/portfolio/fees')).body.fees as Array<Record<string, string>>;
-    expect(row).to.include({ account_id: taker.account_id, market_id: marketId, sport: 'Ice Hockey', competition: 'NHL', status: 'resulted', trade_count: fills.length, orders: 1, buy_orders: 1 });
+    expect(row).to.include({
+      account_id: taker.account_id,
+      market_id: marketId,
+      sport: 'Ice Hockey',
+      competition: 'NHL',
+      status: 'resulted',
+      trade_count: fills.length,
+      orders: 1,
+      buy_orders: 1,
+    });
     expect(new Big(row.contracts_traded).eq(fills.reduce((s, f) => s.plus(f.filled!), new Big(0)))).to.equal(true);
-    expect(new Big(row.total_fees).eq(fees.filter((f) => f.market_id === marketId).reduce((s, f) => s.minus(f.amount!), new Big(0)))).to.equal(true);
+    expect(
+      new Big(row.total_fees).eq(
+        fees.filter((f) => f.market_id === marketId).reduce((s, f) => s.minus(f.amount!), new Big(0)),
+      ),
+    ).to.equal(true);
     expect(row.settlements).to.be.at.least(1);
     expect(row.last_settled_at).to.be.a('number');
     expect(new Big(row.total_settlement_pnl).gt(0)).to.equal(true); // the buyer won
   });
 
   it('ledgers: fees signed by type, withdrawals with method, adjustments', async () => {
-    const fees = (await taker.call('GET', '/api/v1/portfolio/fees')).body.fees as Array<{ type: string; amount: string }>;
+    const fees = (await taker.call('GET', '/api/v1/portfolio/fees')).body.fees as Array<{
+      type: string;
+      amount: string;
+    }>;
     expect(fees.length).to.be.at.least(1);
     for (const fee of fees) {
       if (fee.type === 'fee') expect(new Big(fee.amount).lte(0)).to.equal(true);
@@ -95,7 +136,12 @@ describe('member routes end to end (real auth, engine and runner)', () => {
       if (fee.type === 'fee_refund') expect(new Big(fee.amount).gte(0)).to.equal(true);
     }
     const withdrawals = (await taker.call('GET', '/api/v1/portfolio/withdrawals')).body.withdrawals;
-    expect(withdrawals[0]).to.include({ type: 'withdrawal', method: 'interac', reason: 'cash out', sub_method: 'Request' });
+    expect(withdrawals[0]).to.include({
+      type: 'withdrawal',
+      method: 'interac',
+      reason: 'cash out',
+      sub_method: 'Request',
+    });
     const adjustments = (await taker.call('GET', '/api/v1/portfolio/adjustments')).body.adjustments;
     expect(adjustments[0]).to.include({ type: 'adjustment' });
     expect(new Big(adjustments[0].amount).eq('-1.5')).to.equal(true);
@@ -108,8 +154,14 @@ describe('member routes end to end (real auth, engine and runner)', () => {
     const board = await taker.call('GET', '/api/v1/leaderboard?period=all&metric=volume');
     expect(board.status, board.text).to.equal(200);
     expect(board.body.refreshed_at).to.equal(refreshed.body.refreshed_at);
-    expect(board.body.leaderboard.map((r: { handle: string; rank: number; value: string }) => [r.handle, r.rank, r.value]).sort())
-      .to.deep.equal([['maker_one', 1, '6.00'], ['taker_one', 1, '6.00']]);
+    expect(
+      board.body.leaderboard
+        .map((r: { handle: string; rank: number; value: string }) => [r.handle, r.rank, r.value])
+        .sort(),
+    ).to.deep.equal([
+      ['maker_one', 1, '6.00'],
+      ['taker_one', 1, '6.00'],
+    ]);
     expect(JSON.stringify(board.body)).to.not.include(taker.account_id);
     const profit = await taker.call('GET', '/api/v1/leaderboard?period=all&metric=profit');
     expect(profit.body.leaderboard[0].handle).to.equal('taker_one');
@@ -118,7 +170,16 @@ describe('member routes end to end (real auth, engine and runner)', () => {
 
   it('the OpenAPI document covers the member routes, and every answer matches its documented schema', async () => {
     const doc = (await taker.call('GET', '/api/v1/openapi.json')).body;
-    for (const path of ['/me', '/me/profile', '/leaderboard', '/account/market_stats', '/portfolio/loyalty', '/portfolio/withdrawals', '/portfolio/fees', '/portfolio/adjustments']) {
+    for (const path of [
+      '/me',
+      '/me/profile',
+      '/leaderboard',
+      '/account/market_stats',
+      '/portfolio/loyalty',
+      '/portfolio/withdrawals',
+      '/portfolio/fees',
+      '/portfolio/adjustments',
+    ]) {
       expect(doc.paths, path).to.have.property(`/api/v1${path}`);
     }
     expect(doc.paths).to.have.property('/avatars/{handle}.svg');

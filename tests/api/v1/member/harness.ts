@@ -49,15 +49,14 @@ function principalFrom(req: Request, _res: Response, next: NextFunction): void {
     method,
     source: who.source ?? (method === 'api_key' ? 'api_key' : 'session'),
     scopes: new Set(who.scopes ?? []),
-    key_scope: method === 'api_key' ? who.key_scope ?? 'read_write' : null,
-    key_id: method === 'api_key' ? who.key_id ?? 'key-1' : null,
+    key_scope: method === 'api_key' ? (who.key_scope ?? 'read_write') : null,
+    key_id: method === 'api_key' ? (who.key_id ?? 'key-1') : null,
     client_id: null,
     token_id: null,
   };
   setPrincipal(req, principal);
   next();
 }
-
 
 export interface MemberService {
   ctx: AppContext;
@@ -69,7 +68,13 @@ export interface MemberService {
    * record (as the engine would), and lets the projectors see it. Answers the facts they produced.
    */
   engineStep(inputs: EngineInput | EngineInput[], nowUs?: number): Promise<EngineEvent[]>;
-  call(method: string, path: string, who: Who | null, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers; text: string }>;  
+  call(
+    method: string,
+    path: string,
+    who: Who | null,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any; headers: Headers; text: string }>;
   stop(): Promise<void>;
 }
 
@@ -84,13 +89,35 @@ export async function startMemberService(options: { jurisdiction?: 'us' | 'ca' }
   await runner.init();
   const writes = new Map<string, bigint>();
   const desk = new Desk();
-  const engine: EngineGateway = { submit: async () => { throw new Error('the member tests do not use the engine'); } };
+  const engine: EngineGateway = {
+    submit: async () => {
+      throw new Error('the member tests do not use the engine');
+    },
+  };
   const config: Config = {
-    port: 0, wsPort: 0, adminPort: null, trustedProxies: [], adminToken: 'admin', dataDir: '', databaseUrl: undefined, eventstoreUrl: undefined,
-    jurisdiction: options.jurisdiction ?? 'us', testClock: true, demo: false, logLevel: 'silent',
+    port: 0,
+    wsPort: 0,
+    adminPort: null,
+    trustedProxies: [],
+    adminToken: 'admin',
+    dataDir: '',
+    databaseUrl: undefined,
+    eventstoreUrl: undefined,
+    jurisdiction: options.jurisdiction ?? 'us',
+    testClock: true,
+    demo: false,
+    logLevel: 'silent',
   };
   const wiring: Omit<AppContext, 'credentials'> = {
-    config, logger, clock, testClock: clock, pool: db.pool, store, engine, settings, ...postgresStores(db.pool, clock),
+    config,
+    logger,
+    clock,
+    testClock: clock,
+    pool: db.pool,
+    store,
+    engine,
+    settings,
+    ...postgresStores(db.pool, clock),
     writes: { note: (account, position) => writes.set(account, position), lastFor: (account) => writes.get(account) },
     projections: { waitFor: async () => runner.catchUp() },
   };
@@ -118,7 +145,10 @@ export async function startMemberService(options: { jurisdiction?: 'us' | 'ca' }
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   return {
-    ctx, db, store, clock,
+    ctx,
+    db,
+    store,
+    clock,
     async engineStep(inputs, nowUs) {
       const record = desk.record(inputs, { nowUs: nowUs ?? clock.nowUs() });
       await store.append('engine', [{ id: record.id, type: record.type, data: record.data }], 'any');
@@ -126,7 +156,14 @@ export async function startMemberService(options: { jurisdiction?: 'us' | 'ca' }
       return desk.facts;
     },
     async call(method, path, who, body, headers = {}) {
-      const init: RequestInit = { method, headers: { ...headers, 'content-type': 'application/json', ...(who ? { 'x-test-principal': JSON.stringify(who) } : {}) } };
+      const init: RequestInit = {
+        method,
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          ...(who ? { 'x-test-principal': JSON.stringify(who) } : {}),
+        },
+      };
       if (body !== undefined) init.body = typeof body === 'string' ? body : JSON.stringify(body);
       const response = await fetch(`${base}${path}`, init);
       const text = await response.text();

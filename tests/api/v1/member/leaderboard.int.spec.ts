@@ -34,29 +34,54 @@ describe('leaderboard over HTTP', () => {
   /** A sells to B: the seller rests, the buyer takes (no fees: every account here pays none). */
   const trade = (seller: string, buyer: string, marketId: string, contracts: string) => {
     order += 2;
-    return [place(500 + order, seller, marketId, 'sell', '0.40', contracts), place(501 + order, buyer, marketId, 'buy', '0.40', contracts)];
+    return [
+      place(500 + order, seller, marketId, 'sell', '0.40', contracts),
+      place(501 + order, buyer, marketId, 'buy', '0.40', contracts),
+    ];
   };
 
   before(async () => {
     svc = await startMemberService();
     svc.clock.set(NOW);
-    await svc.engineStep([A, B, C, D, E, Z].flatMap((accountId) => [
-      openAccount(accountId, { jurisdiction: accountId === C || accountId === Z ? 'ca' : 'us', created_at: LAST_WEEK - 86_400_000_000, base_fee_percent: 0 }),
-      { kind: 'Deposit' as const, account_id: accountId, entry_id: id(0xd00 + Number.parseInt(accountId.slice(-2), 16)), amount: '1000' },
-    ]), LAST_WEEK);
-    await svc.engineStep([
-      scheduleEvent(HOCKEY, { sport: 'Ice Hockey' }),
-      scheduleEvent(SOCCER, { sport: 'Soccer', competition: 'EPL' }),
-      listMarket(M_HOCKEY, HOCKEY),
-      listMarket(M_SOCCER, SOCCER, { max_price: '2.00' }),
-      listMarket(M_OLD, SOCCER),
-    ], LAST_WEEK);
+    await svc.engineStep(
+      [A, B, C, D, E, Z].flatMap((accountId) => [
+        openAccount(accountId, {
+          jurisdiction: accountId === C || accountId === Z ? 'ca' : 'us',
+          created_at: LAST_WEEK - 86_400_000_000,
+          base_fee_percent: 0,
+        }),
+        {
+          kind: 'Deposit' as const,
+          account_id: accountId,
+          entry_id: id(0xd00 + Number.parseInt(accountId.slice(-2), 16)),
+          amount: '1000',
+        },
+      ]),
+      LAST_WEEK,
+    );
+    await svc.engineStep(
+      [
+        scheduleEvent(HOCKEY, { sport: 'Ice Hockey' }),
+        scheduleEvent(SOCCER, { sport: 'Soccer', competition: 'EPL' }),
+        listMarket(M_HOCKEY, HOCKEY),
+        listMarket(M_SOCCER, SOCCER, { max_price: '2.00' }),
+        listMarket(M_OLD, SOCCER),
+      ],
+      LAST_WEEK,
+    );
     // last week (outside weekly, inside monthly): D trades a lot
     await svc.engineStep(trade(Z, D, M_OLD, '100'), LAST_WEEK);
     // yesterday: A buys 10 hockey contracts from B; C buys 3 soccer contracts
     await svc.engineStep([...trade(B, A, M_HOCKEY, '10'), ...trade(Z, C, M_SOCCER, '3')], YESTERDAY);
     // today: E buys 4 soccer contracts (max_price 2 → notional 8), 2 of them from A
-    await svc.engineStep([place(900, A, M_SOCCER, 'sell', '0.40', '2'), place(901, Z, M_SOCCER, 'sell', '0.40', '2'), place(902, E, M_SOCCER, 'buy', '0.40', '4')], NOW - 60_000_000);
+    await svc.engineStep(
+      [
+        place(900, A, M_SOCCER, 'sell', '0.40', '2'),
+        place(901, Z, M_SOCCER, 'sell', '0.40', '2'),
+        place(902, E, M_SOCCER, 'buy', '0.40', '4'),
+      ],
+      NOW - 60_000_000,
+    );
     // the hockey market resolves today: A wins 6, B loses 6
     await svc.engineStep({ kind: 'ResultMarket', market_id: M_HOCKEY, result: 'win' }, NOW - 30_000_000);
     // D leaves the board; A and B choose handles
@@ -69,7 +94,15 @@ describe('leaderboard over HTTP', () => {
   it('before the first snapshot: shown, no rows, refreshed_at and next_reset_at null', async () => {
     const res = await get('');
     expect(res.status).to.equal(200);
-    expect(res.body).to.deep.equal({ period: 'weekly', category: 'all', metric: 'volume', shown: true, refreshed_at: null, next_reset_at: null, leaderboard: [] });
+    expect(res.body).to.deep.equal({
+      period: 'weekly',
+      category: 'all',
+      metric: 'volume',
+      shown: true,
+      refreshed_at: null,
+      next_reset_at: null,
+      leaderboard: [],
+    });
   });
 
   it('refreshLeaderboards builds the snapshot and reports its time', async () => {
@@ -83,9 +116,30 @@ describe('leaderboard over HTTP', () => {
     const res = await get('?period=weekly&metric=volume');
     expect(res.body.next_reset_at).to.equal('2026-11-23T05:00:00.000Z'); // Monday midnight in New York
     expect(res.body.leaderboard).to.deep.equal([
-      { rank: 1, handle: 'alpha', avatar_url: '/avatars/alpha.svg', top_sport: 'ice_hockey', top_sport_icon_url: '/icons/sports/ice_hockey.svg', value: '14.00' },
-      { rank: 2, handle: 'bravo', avatar_url: '/avatars/bravo.svg', top_sport: 'ice_hockey', top_sport_icon_url: '/icons/sports/ice_hockey.svg', value: '10.00' },
-      { rank: 3, handle: res.body.leaderboard[2].handle, avatar_url: res.body.leaderboard[2].avatar_url, top_sport: 'soccer', top_sport_icon_url: '/icons/sports/soccer.svg', value: '8.00' },
+      {
+        rank: 1,
+        handle: 'alpha',
+        avatar_url: '/avatars/alpha.svg',
+        top_sport: 'ice_hockey',
+        top_sport_icon_url: '/icons/sports/ice_hockey.svg',
+        value: '14.00',
+      },
+      {
+        rank: 2,
+        handle: 'bravo',
+        avatar_url: '/avatars/bravo.svg',
+        top_sport: 'ice_hockey',
+        top_sport_icon_url: '/icons/sports/ice_hockey.svg',
+        value: '10.00',
+      },
+      {
+        rank: 3,
+        handle: res.body.leaderboard[2].handle,
+        avatar_url: res.body.leaderboard[2].avatar_url,
+        top_sport: 'soccer',
+        top_sport_icon_url: '/icons/sports/soccer.svg',
+        value: '8.00',
+      },
     ]);
     const text = JSON.stringify(res.body);
     for (const accountId of [A, B, C, D, E]) expect(text).to.not.include(accountId);
@@ -106,19 +160,38 @@ describe('leaderboard over HTTP', () => {
     await svc.call('PATCH', '/api/v1/me/profile', who(C), { leaderboard_opt_in: true });
     // C (3 soccer contracts × 2 = 6) and … profit board: A +6, B −6; markets board: A and B tie at 1
     const markets = await get('?period=weekly&metric=markets');
-    expect(markets.body.leaderboard.map((r: { rank: number; value: number }) => [r.rank, r.value])).to.deep.equal([[1, 1], [1, 1]]);
+    expect(markets.body.leaderboard.map((r: { rank: number; value: number }) => [r.rank, r.value])).to.deep.equal([
+      [1, 1],
+      [1, 1],
+    ]);
     const volume = await get('?period=weekly&metric=volume');
     expect(volume.body.leaderboard.map((r: { rank: number }) => r.rank)).to.deep.equal([1, 2, 3, 4]);
     await svc.call('PATCH', '/api/v1/me/profile', who(C), { leaderboard_opt_in: false });
   });
 
   it('computes profit, win rate, biggest win, return, predictions and streak', async () => {
-    const values = async (metric: string) => (await get(`?period=weekly&metric=${metric}`)).body.leaderboard.map((r: { handle: string; value: unknown }) => [r.handle, r.value]);
-    expect(await values('profit')).to.deep.equal([['alpha', '6.00'], ['bravo', '-6.00']]);
-    expect(await values('win_rate')).to.deep.equal([['alpha', 1], ['bravo', 0]]);
+    const values = async (metric: string) =>
+      (await get(`?period=weekly&metric=${metric}`)).body.leaderboard.map((r: { handle: string; value: unknown }) => [
+        r.handle,
+        r.value,
+      ]);
+    expect(await values('profit')).to.deep.equal([
+      ['alpha', '6.00'],
+      ['bravo', '-6.00'],
+    ]);
+    expect(await values('win_rate')).to.deep.equal([
+      ['alpha', 1],
+      ['bravo', 0],
+    ]);
     expect(await values('biggest_win')).to.deep.equal([['alpha', '6.00']]);
-    expect(await values('predictions')).to.deep.equal([['alpha', 10], ['bravo', 10]]);
-    expect(await values('streak')).to.deep.equal([['alpha', 1], ['bravo', 0]]);
+    expect(await values('predictions')).to.deep.equal([
+      ['alpha', 10],
+      ['bravo', 10],
+    ]);
+    expect(await values('streak')).to.deep.equal([
+      ['alpha', 1],
+      ['bravo', 0],
+    ]);
     const ret = await values('return');
     expect(ret[0]).to.deep.equal(['alpha', Number((6 / 14).toFixed(6))]);
   });
@@ -146,7 +219,12 @@ describe('leaderboard over HTTP', () => {
   });
 
   it('a board hidden in the settings is shown:false with no rows', async () => {
-    await svc.ctx.settings.update({ leaderboard_boards: [{ period: 'weekly', category: 'all', metric: 'profit', shown: false }, { period: 'daily', category: 'all', metric: 'markets', shown: true }] });
+    await svc.ctx.settings.update({
+      leaderboard_boards: [
+        { period: 'weekly', category: 'all', metric: 'profit', shown: false },
+        { period: 'daily', category: 'all', metric: 'markets', shown: true },
+      ],
+    });
     const hidden = await get('?period=weekly&metric=profit');
     expect(hidden.status).to.equal(200);
     expect(hidden.body).to.deep.include({ shown: false, leaderboard: [] });
@@ -158,7 +236,9 @@ describe('leaderboard over HTTP', () => {
 
   it('leaving shows at once; rejoining restores the standing', async () => {
     await svc.call('PATCH', '/api/v1/me/profile', who(B), { leaderboard_opt_in: false });
-    expect((await get('?metric=volume')).body.leaderboard.map((r: { handle: string }) => r.handle)).to.not.include('bravo');
+    expect((await get('?metric=volume')).body.leaderboard.map((r: { handle: string }) => r.handle)).to.not.include(
+      'bravo',
+    );
     await svc.call('PATCH', '/api/v1/me/profile', who(B), { leaderboard_opt_in: true });
     const back = (await get('?metric=volume')).body.leaderboard.find((r: { handle: string }) => r.handle === 'bravo');
     expect(back).to.deep.include({ rank: 2, value: '10.00' });
@@ -188,7 +268,8 @@ describe('leaderboard over HTTP', () => {
     const stale = (await get('')).body.refreshed_at;
     const scheduler = startLeaderboardScheduler(svc.ctx, { checkIntervalMs: 20 });
     const deadline = Date.now() + 5_000;
-    while ((await get('')).body.refreshed_at === stale && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while ((await get('')).body.refreshed_at === stale && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     await scheduler.stop();
     expect((await get('')).body.refreshed_at).to.not.equal(stale);
   });

@@ -16,7 +16,12 @@ describe('member profile over HTTP', () => {
   async function openAccount(fields: AccountFields = {}, userId?: string): Promise<Who> {
     next += 1;
     const accountId = id(next);
-    const input = openAccountInput(accountId, { created_at: svc.clock.nowUs(), first_name: 'Ada', last_name: 'Lovelace', ...fields });
+    const input = openAccountInput(accountId, {
+      created_at: svc.clock.nowUs(),
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      ...fields,
+    });
     await svc.engineStep(userId && input.kind === 'OpenAccount' ? { ...input, user_id: userId } : input);
     return { account_id: accountId };
   }
@@ -34,8 +39,15 @@ describe('member profile over HTTP', () => {
       const res = await svc.call('GET', '/api/v1/me', who);
       expect(res.status).to.equal(200);
       expect(res.body.me).to.deep.include({
-        account_id: who.account_id, first_name: 'Ada', last_name: 'Lovelace', handle: null, avatar_url: null,
-        handle_changeable_at: null, method: 'bearer', scope: null, key_id: null,
+        account_id: who.account_id,
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        handle: null,
+        avatar_url: null,
+        handle_changeable_at: null,
+        method: 'bearer',
+        scope: null,
+        key_id: null,
       });
       expect(res.body.me.user_id).to.be.a('string');
     });
@@ -43,7 +55,11 @@ describe('member profile over HTTP', () => {
     it('identity follows the account: a renamed account shows its new names and its own user id', async () => {
       const userId = id(9_000 + next);
       const who = await openAccount({}, userId);
-      await svc.engineStep({ kind: 'UpdateAccount', account_id: who.account_id, fields: { first_name: 'Augusta', last_name: 'King' } });
+      await svc.engineStep({
+        kind: 'UpdateAccount',
+        account_id: who.account_id,
+        fields: { first_name: 'Augusta', last_name: 'King' },
+      });
       expect(await me(who)).to.deep.include({ first_name: 'Augusta', last_name: 'King', user_id: userId });
     });
 
@@ -84,12 +100,23 @@ describe('member profile over HTTP', () => {
   describe('credentials', () => {
     it('a read_only API key gets 403; a read_write key and a bearer session may change the profile', async () => {
       const who = await openAccount();
-      const readOnly = await patch({ ...who, method: 'api_key', key_scope: 'read_only' }, { leaderboard_opt_in: false });
+      const readOnly = await patch(
+        { ...who, method: 'api_key', key_scope: 'read_only' },
+        { leaderboard_opt_in: false },
+      );
       expect(readOnly.status).to.equal(403);
       expect(readOnly.body.error).to.match(/read-only/);
-      const readWrite = await patch({ ...who, method: 'api_key', key_scope: 'read_write', key_id: 'kw' }, { leaderboard_opt_in: false });
+      const readWrite = await patch(
+        { ...who, method: 'api_key', key_scope: 'read_write', key_id: 'kw' },
+        { leaderboard_opt_in: false },
+      );
       expect(readWrite.status).to.equal(200);
-      expect(readWrite.body.me).to.deep.include({ method: 'api_key', scope: 'read_write', key_id: 'kw', leaderboard_opt_in: false });
+      expect(readWrite.body.me).to.deep.include({
+        method: 'api_key',
+        scope: 'read_write',
+        key_id: 'kw',
+        leaderboard_opt_in: false,
+      });
       const session = await patch(who, { leaderboard_opt_in: true });
       expect(session.status).to.equal(200);
     });
@@ -102,7 +129,10 @@ describe('member profile over HTTP', () => {
       expect(first.status).to.equal(200);
       expect(first.body.me).to.deep.include({ handle: 'grace.hopper', avatar_url: '/avatars/grace.hopper.svg' });
       const changeableAt = Date.parse(first.body.me.handle_changeable_at) * 1000;
-      expect(changeableAt - svc.clock.nowUs()).to.be.within(HANDLE_CHANGE_WINDOW_US - 60_000_000, HANDLE_CHANGE_WINDOW_US);
+      expect(changeableAt - svc.clock.nowUs()).to.be.within(
+        HANDLE_CHANGE_WINDOW_US - 60_000_000,
+        HANDLE_CHANGE_WINDOW_US,
+      );
 
       const again = await patch(who, { handle: 'grace_h' });
       expect(again.status).to.equal(422);
@@ -165,7 +195,9 @@ describe('member profile over HTTP', () => {
       const racers = await Promise.all(Array.from({ length: 8 }, () => openAccount()));
       const results = await Promise.all(racers.map((who) => patch(who, { handle: 'contested' })));
       expect(results.filter((r) => r.status === 200)).to.have.length(1);
-      expect(results.filter((r) => r.status === 422).map((r) => r.body.error)).to.deep.equal(Array(7).fill('Handle is taken'));
+      expect(results.filter((r) => r.status === 422).map((r) => r.body.error)).to.deep.equal(
+        Array(7).fill('Handle is taken'),
+      );
     });
 
     it('a refused handle applies nothing else of the request', async () => {
@@ -197,7 +229,9 @@ describe('member profile over HTTP', () => {
       expect(joined.body.me.handle_changeable_at).to.equal(null); // a generated handle can be replaced at once
       const left = await patch(who, { leaderboard_opt_in: false });
       expect(left.body.me).to.deep.include({ leaderboard_opt_in: false, handle: joined.body.me.handle });
-      const recorded = (await svc.store.readStream(`profile-${who.account_id}`)).filter((e) => e.type === 'LeaderboardOptInChanged');
+      const recorded = (await svc.store.readStream(`profile-${who.account_id}`)).filter(
+        (e) => e.type === 'LeaderboardOptInChanged',
+      );
       expect(recorded.map((e) => (e.data as { opt_in: boolean }).opt_in)).to.deep.equal([true, false]);
       expect(recorded.every((e) => typeof (e.data as { at_us: number }).at_us === 'number')).to.equal(true);
     });

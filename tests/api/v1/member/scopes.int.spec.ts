@@ -35,7 +35,9 @@ describe('member routes and OAuth scopes', () => {
   }
 
   it('no scope covers PATCH /me/profile: 403 without a scope', async () => {
-    const refused = await svc.call('PATCH', '/api/v1/me/profile', oauth(['profile.read', 'orders.write']), { leaderboard_opt_in: true });
+    const refused = await svc.call('PATCH', '/api/v1/me/profile', oauth(['profile.read', 'orders.write']), {
+      leaderboard_opt_in: true,
+    });
     expect(refused.status).to.equal(403);
     expect(refused.body).to.deep.equal({ error: 'insufficient scope for this operation' });
   });

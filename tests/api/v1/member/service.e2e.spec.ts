@@ -11,15 +11,30 @@ import { signedHeaders, type ApiKey } from '../harness.ts';
 
 const USER_AGENT = 'member-tests/1.0';
 
-interface Answer { status: number; body: any; text: string; headers: Headers }  
+interface Answer {
+  status: number;
+  body: any;
+  text: string;
+  headers: Headers;
+}
 
 describe('member routes in the whole service', () => {
   let svc: TestService;
 
-  async function request(method: string, path: string, headers: Record<string, string>, body?: unknown, base = svc.baseUrl): Promise<Answer> {
+  async function request(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: unknown,
+    base = svc.baseUrl,
+  ): Promise<Answer> {
     const response = await fetch(`${base}${path}`, {
       method,
-      headers: { 'user-agent': USER_AGENT, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      headers: {
+        'user-agent': USER_AGENT,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
@@ -32,21 +47,36 @@ describe('member routes in the whole service', () => {
     return { status: response.status, body: parsed, text, headers: response.headers };
   }
   const admin = async (method: string, path: string, body?: unknown) => {
-    const answer = await request(method, `/admin/v1${path}`, { authorization: `Bearer ${svc.adminToken}` }, body, svc.adminUrl);
+    const answer = await request(
+      method,
+      `/admin/v1${path}`,
+      { authorization: `Bearer ${svc.adminToken}` },
+      body,
+      svc.adminUrl,
+    );
     if (answer.status !== 200) throw new Error(`admin ${method} ${path}: ${answer.status} ${answer.text}`);
     return answer.body;
   };
   const signed = (key: ApiKey, method: string, path: string, body?: unknown) =>
     request(method, path, signedHeaders(key, method, path, svc.ctx.clock.nowUs() / 1000), body);
-  const bearer = (token: string, method: string, path: string, body?: unknown) => request(method, path, { authorization: `Bearer ${token}` }, body);
+  const bearer = (token: string, method: string, path: string, body?: unknown) =>
+    request(method, path, { authorization: `Bearer ${token}` }, body);
 
   async function member(fields: Record<string, unknown> = {}) {
     const { account } = await admin('POST', '/accounts', { first_name: 'Mary', last_name: 'Shelley', ...fields });
     await admin('POST', `/accounts/${account.account_id}/deposits`, { amount: '500' });
     const { api_key: key } = await admin('POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_write' });
-    const { api_key: readOnly } = await admin('POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_only' });
+    const { api_key: readOnly } = await admin('POST', `/accounts/${account.account_id}/api_keys`, {
+      scope: 'read_only',
+    });
     const { session } = await admin('POST', `/accounts/${account.account_id}/sessions`, {});
-    return { account_id: account.account_id as string, user_id: account.user_id as string, key: key as ApiKey, readOnly: readOnly as ApiKey, session: session.token as string };
+    return {
+      account_id: account.account_id as string,
+      user_id: account.user_id as string,
+      key: key as ApiKey,
+      readOnly: readOnly as ApiKey,
+      session: session.token as string,
+    };
   }
 
   before(async () => {
@@ -59,14 +89,25 @@ describe('member routes in the whole service', () => {
     const viaKey = await signed(m.key, 'GET', '/api/v1/me');
     expect(viaKey.status, viaKey.text).to.equal(200);
     expect(viaKey.body.me).to.deep.include({
-      account_id: m.account_id, user_id: m.user_id, first_name: 'Mary', last_name: 'Shelley',
-      method: 'api_key', scope: 'read_write', key_id: m.key.key_id, handle: null, avatar_url: null, leaderboard_opt_in: true,
+      account_id: m.account_id,
+      user_id: m.user_id,
+      first_name: 'Mary',
+      last_name: 'Shelley',
+      method: 'api_key',
+      scope: 'read_write',
+      key_id: m.key.key_id,
+      handle: null,
+      avatar_url: null,
+      leaderboard_opt_in: true,
     });
     const viaSession = await bearer(m.session, 'GET', '/api/v1/me');
     expect(viaSession.body.me).to.deep.include({ method: 'bearer', scope: null, key_id: null });
     const refused = await signed(m.readOnly, 'PATCH', '/api/v1/me/profile', { handle: 'mary_s' });
     expect(refused.status).to.equal(403);
-    const changed = await bearer(m.session, 'PATCH', '/api/v1/me/profile', { handle: 'Mary_S', avatar: { style: 'dots', palette: 'grape', seed: 'frank' } });
+    const changed = await bearer(m.session, 'PATCH', '/api/v1/me/profile', {
+      handle: 'Mary_S',
+      avatar: { style: 'dots', palette: 'grape', seed: 'frank' },
+    });
     expect(changed.status, changed.text).to.equal(200);
     expect(changed.body.me).to.deep.include({ handle: 'mary_s', avatar_url: '/avatars/mary_s.svg' });
     expect(changed.body.me.handle_changeable_at).to.be.a('string');
@@ -98,8 +139,12 @@ describe('member routes in the whole service', () => {
   it('reserved and blocked handles follow PATCH /admin/v1/settings', async () => {
     await admin('PATCH', '/settings', { reserved_handles: ['official'], blocked_handles: ['nasty'] });
     const m = await member();
-    expect((await bearer(m.session, 'PATCH', '/api/v1/me/profile', { handle: 'official' })).body.error).to.equal('Handle is reserved');
-    expect((await bearer(m.session, 'PATCH', '/api/v1/me/profile', { handle: 'nasty.one' })).body.error).to.equal('Handle is blocked');
+    expect((await bearer(m.session, 'PATCH', '/api/v1/me/profile', { handle: 'official' })).body.error).to.equal(
+      'Handle is reserved',
+    );
+    expect((await bearer(m.session, 'PATCH', '/api/v1/me/profile', { handle: 'nasty.one' })).body.error).to.equal(
+      'Handle is blocked',
+    );
   });
 
   it('avatars and sport icons are public at the host root', async () => {
@@ -118,25 +163,60 @@ describe('member routes in the whole service', () => {
     await bearer(seller.session, 'PATCH', '/api/v1/me/profile', { handle: 'seller_e2e' });
     await bearer(buyer.session, 'PATCH', '/api/v1/me/profile', { handle: 'buyer_e2e' });
     const start = new Date(svc.ctx.clock.nowUs() / 1000 + 3_600_000).toISOString();
-    const { event } = await admin('POST', '/events', { title: 'Reds v Blues', start, sport: 'Basketball', competition: 'NBA' });
+    const { event } = await admin('POST', '/events', {
+      title: 'Reds v Blues',
+      start,
+      sport: 'Basketball',
+      competition: 'NBA',
+    });
     const { market } = await admin('POST', '/markets', { event_id: event.event_id, title: 'Reds win', status: 'open' });
-    const sell = await signed(seller.key, 'POST', '/api/v1/orders', { action: 'sell', market_id: market.market_id, order_type: 'limit', price: '0.30', quantity: '4' });
+    const sell = await signed(seller.key, 'POST', '/api/v1/orders', {
+      action: 'sell',
+      market_id: market.market_id,
+      order_type: 'limit',
+      price: '0.30',
+      quantity: '4',
+    });
     expect(sell.status, sell.text).to.equal(200);
-    const buy = await signed(buyer.key, 'POST', '/api/v1/orders', { action: 'buy', market_id: market.market_id, order_type: 'limit', price: '0.30', quantity: '4' });
+    const buy = await signed(buyer.key, 'POST', '/api/v1/orders', {
+      action: 'buy',
+      market_id: market.market_id,
+      order_type: 'limit',
+      price: '0.30',
+      quantity: '4',
+    });
     expect(buy.status, buy.text).to.equal(200);
     await admin('POST', `/markets/${market.market_id}/result`, { result: 'lose' });
 
     const { refreshed_at } = await admin('POST', '/leaderboard/refresh');
     const board = await signed(buyer.key, 'GET', '/api/v1/leaderboard?period=daily&category=basketball&metric=profit');
     expect(board.status, board.text).to.equal(200);
-    expect(board.body).to.deep.include({ period: 'daily', category: 'basketball', metric: 'profit', shown: true, refreshed_at });
-    expect(board.body.leaderboard.map((r: { handle: string; rank: number }) => [r.rank, r.handle])).to.deep.equal([[1, 'seller_e2e'], [2, 'buyer_e2e']]);
+    expect(board.body).to.deep.include({
+      period: 'daily',
+      category: 'basketball',
+      metric: 'profit',
+      shown: true,
+      refreshed_at,
+    });
+    expect(board.body.leaderboard.map((r: { handle: string; rank: number }) => [r.rank, r.handle])).to.deep.equal([
+      [1, 'seller_e2e'],
+      [2, 'buyer_e2e'],
+    ]);
     expect(board.body.leaderboard[0].top_sport).to.equal('basketball');
 
-    const stats = await signed(seller.key, 'GET', `/api/v1/account/market_stats?market_ids=${market.market_id}&exclude_zero_settlements=true`);
+    const stats = await signed(
+      seller.key,
+      'GET',
+      `/api/v1/account/market_stats?market_ids=${market.market_id}&exclude_zero_settlements=true`,
+    );
     expect(stats.status, stats.text).to.equal(200);
     expect(stats.body.market_stats).to.have.length(1);
-    expect(stats.body.market_stats[0]).to.include({ sport: 'Basketball', competition: 'NBA', sell_orders: 1, status: 'resulted' });
+    expect(stats.body.market_stats[0]).to.include({
+      sport: 'Basketball',
+      competition: 'NBA',
+      sell_orders: 1,
+      status: 'resulted',
+    });
 
     await admin('PATCH', '/settings', { leaderboard_enabled: false });
     const off = await signed(buyer.key, 'GET', '/api/v1/leaderboard');
@@ -153,17 +233,38 @@ describe('member routes in the whole service', () => {
     const { event } = await admin('POST', '/events', { title: 'A v B', start, sport: 'Tennis' });
     const { market } = await admin('POST', '/markets', { event_id: event.event_id, title: 'A wins', status: 'open' });
     const other = await member();
-    await signed(other.key, 'POST', '/api/v1/orders', { action: 'sell', market_id: market.market_id, order_type: 'limit', price: '0.25', quantity: '8' });
-    const buy = await signed(m.key, 'POST', '/api/v1/orders', { action: 'buy', market_id: market.market_id, order_type: 'limit', price: '0.25', quantity: '8' });
+    await signed(other.key, 'POST', '/api/v1/orders', {
+      action: 'sell',
+      market_id: market.market_id,
+      order_type: 'limit',
+      price: '0.25',
+      quantity: '8',
+    });
+    const buy = await signed(m.key, 'POST', '/api/v1/orders', {
+      action: 'buy',
+      market_id: market.market_id,
+      order_type: 'limit',
+      price: '0.25',
+      quantity: '8',
+    });
     expect(buy.status, buy.text).to.equal(200);
     const balance = (await signed(m.key, 'GET', '/api/v1/account/balance')).body.balance;
     const fees = (await signed(m.key, 'GET', '/api/v1/portfolio/fees')).body.fees as Array<{ amount: string }>;
     const fills = (await signed(m.key, 'GET', '/api/v1/fills')).body.fills as Array<{ original_risk: string }>;
-    expect(balance).to.include({ total_deposits: '500.00', total_withdrawals: '20.00', total_adjustments: '3.00', total_trade_count: fills.length, loyalty_tier: 'rookie' });
+    expect(balance).to.include({
+      total_deposits: '500.00',
+      total_withdrawals: '20.00',
+      total_adjustments: '3.00',
+      total_trade_count: fills.length,
+      loyalty_tier: 'rookie',
+    });
     expect(Number.isInteger(balance.points)).to.equal(true);
     const feeTotal = fees.reduce((sum, f) => sum - Number(f.amount), 0);
     expect(Number(balance.total_fees)).to.be.closeTo(feeTotal, 1e-9);
-    expect(Number(balance.total_traded)).to.be.closeTo(fills.reduce((sum, f) => sum + Number(f.original_risk), 0), 1e-9);
+    expect(Number(balance.total_traded)).to.be.closeTo(
+      fills.reduce((sum, f) => sum + Number(f.original_risk), 0),
+      1e-9,
+    );
     const withdrawals = (await signed(m.key, 'GET', '/api/v1/portfolio/withdrawals')).body.withdrawals;
     expect(withdrawals[0]).to.include({ method: 'card', reason: 'payout' });
   });

@@ -24,8 +24,21 @@ describe('orders (/api/v1)', () => {
     await svc?.stop();
   });
 
-  const limitBuy = (extra: Record<string, unknown> = {}) => ({ action: 'buy', market_id: marketId, order_type: 'limit', price: '0.20', quantity: '2', ...extra });
-  async function send(who: Member, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Answer> {
+  const limitBuy = (extra: Record<string, unknown> = {}) => ({
+    action: 'buy',
+    market_id: marketId,
+    order_type: 'limit',
+    price: '0.20',
+    quantity: '2',
+    ...extra,
+  });
+  async function send(
+    who: Member,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<Answer> {
     const answer = await who.call(method, path, { body, headers });
     openapi.check(method, path, answer.status, answer.body);
     return answer;
@@ -43,10 +56,24 @@ describe('orders (/api/v1)', () => {
 
   describe('POST /orders', () => {
     it('places a limit order and answers the order as the engine left it', async () => {
-      const answer = await send(alice, 'POST', '/api/v1/orders', limitBuy({ client_order_id: 'my ref #1', device_id: 'device-7', price: '0.2100', quantity: '3.0000000004' }));
+      const answer = await send(
+        alice,
+        'POST',
+        '/api/v1/orders',
+        limitBuy({ client_order_id: 'my ref #1', device_id: 'device-7', price: '0.2100', quantity: '3.0000000004' }),
+      );
       expect(answer.status, answer.text).to.equal(200);
       const order = answer.body.order;
-      expect(order).to.include({ market_id: marketId, action: 'buy', order_type: 'limit', status: 'open', price: '0.21', client_order_id: 'my ref #1', device_id: 'device-7', ip_address: '127.0.0.1' });
+      expect(order).to.include({
+        market_id: marketId,
+        action: 'buy',
+        order_type: 'limit',
+        status: 'open',
+        price: '0.21',
+        client_order_id: 'my ref #1',
+        device_id: 'device-7',
+        ip_address: '127.0.0.1',
+      });
       expect(order.quantity).to.equal('3');
       expect(order.filled).to.equal('0');
       expect(order.amount).to.equal(null);
@@ -94,22 +121,36 @@ describe('orders (/api/v1)', () => {
       expect(unknown.status).to.equal(422);
     });
 
-    it("422 for a market order whose (unused) price is at or above max_price, alone or as a batch leg; nothing placed", async () => {
+    it('422 for a market order whose (unused) price is at or above max_price, alone or as a batch leg; nothing placed', async () => {
       const before = await countOrders(alice);
       for (const price of ['1.00', '5.00']) {
-        const answer = await send(alice, 'POST', '/api/v1/orders', limitBuy({ order_type: 'market', action: 'sell', price }));
+        const answer = await send(
+          alice,
+          'POST',
+          '/api/v1/orders',
+          limitBuy({ order_type: 'market', action: 'sell', price }),
+        );
         expect(answer.status, answer.text).to.equal(422);
         expect(answer.body).to.deep.equal({ error: "price must be less than the market's max_price (1.00)" });
       }
-      const batch = await send(alice, 'POST', '/api/v1/orders/batched', { orders: [limitBuy({ order_type: 'market', action: 'sell', price: '1.00' })] });
+      const batch = await send(alice, 'POST', '/api/v1/orders/batched', {
+        orders: [limitBuy({ order_type: 'market', action: 'sell', price: '1.00' })],
+      });
       expect(batch.status, batch.text).to.equal(200);
-      expect(batch.body.results[0].errors).to.deep.equal([{ error: "price must be less than the market's max_price (1.00)" }]);
+      expect(batch.body.results[0].errors).to.deep.equal([
+        { error: "price must be less than the market's max_price (1.00)" },
+      ]);
       expect(await countOrders(alice)).to.equal(before);
     });
 
     it('a good_till_time order keeps its expiration_time', async () => {
       const expiration = svc.ctx.clock.nowUs() + 3_600_000_000;
-      const answer = await send(alice, 'POST', '/api/v1/orders', limitBuy({ expiration: 'good_till_time', expiration_time: expiration }));
+      const answer = await send(
+        alice,
+        'POST',
+        '/api/v1/orders',
+        limitBuy({ expiration: 'good_till_time', expiration_time: expiration }),
+      );
       expect(answer.status, answer.text).to.equal(200);
       expect(answer.body.order).to.include({ expiration: 'good_till_time', expiration_time: expiration });
     });
@@ -118,7 +159,11 @@ describe('orders (/api/v1)', () => {
   describe('POST /orders/batched', () => {
     it('places every leg in request order; a leg refused on its own does not fail the others', async () => {
       const answer = await send(alice, 'POST', '/api/v1/orders/batched', {
-        orders: [limitBuy({ client_order_id: 'leg-0' }), limitBuy({ price: '1.50', client_order_id: 'leg-1' }), limitBuy({ client_order_id: 'leg-2', geo_location: 'ignored' })],
+        orders: [
+          limitBuy({ client_order_id: 'leg-0' }),
+          limitBuy({ price: '1.50', client_order_id: 'leg-1' }),
+          limitBuy({ client_order_id: 'leg-2', geo_location: 'ignored' }),
+        ],
       });
       expect(answer.status, answer.text).to.equal(200);
       const [first, second, third] = answer.body.results;
@@ -130,7 +175,9 @@ describe('orders (/api/v1)', () => {
 
     it('400 and nothing placed for a bad leg anywhere, an empty list, a missing list or too many legs', async () => {
       const before = await countOrders(alice);
-      const bad = await send(alice, 'POST', '/api/v1/orders/batched', { orders: [limitBuy(), limitBuy({ price: 0.3 })] });
+      const bad = await send(alice, 'POST', '/api/v1/orders/batched', {
+        orders: [limitBuy(), limitBuy({ price: 0.3 })],
+      });
       expect(bad.status).to.equal(400);
       expect(bad.body.error).to.match(/^orders\[1\]\.price/);
       expect((await send(alice, 'POST', '/api/v1/orders/batched', { orders: [] })).status).to.equal(400);
@@ -138,9 +185,13 @@ describe('orders (/api/v1)', () => {
       expect((await send(alice, 'POST', '/api/v1/orders/batched', { orders: limitBuy() })).status).to.equal(400);
       await svc.admin('PATCH', '/settings', { batch_limit: 2 });
       try {
-        const over = await send(alice, 'POST', '/api/v1/orders/batched', { orders: [limitBuy(), limitBuy(), limitBuy()] });
+        const over = await send(alice, 'POST', '/api/v1/orders/batched', {
+          orders: [limitBuy(), limitBuy(), limitBuy()],
+        });
         expect(over.status).to.equal(400);
-        expect((await send(alice, 'POST', '/api/v1/orders/batched', { orders: [limitBuy(), limitBuy()] })).status).to.equal(200);
+        expect(
+          (await send(alice, 'POST', '/api/v1/orders/batched', { orders: [limitBuy(), limitBuy()] })).status,
+        ).to.equal(200);
       } finally {
         await svc.admin('PATCH', '/settings', { batch_limit: 100 });
       }
@@ -148,20 +199,26 @@ describe('orders (/api/v1)', () => {
     });
 
     it('accepts the default limit of 100 orders and refuses 101', async () => {
-      const hundred = await send(alice, 'POST', '/api/v1/orders/batched', { orders: Array.from({ length: 100 }, () => limitBuy({ price: '0.01', quantity: '1' })) });
+      const hundred = await send(alice, 'POST', '/api/v1/orders/batched', {
+        orders: Array.from({ length: 100 }, () => limitBuy({ price: '0.01', quantity: '1' })),
+      });
       expect(hundred.status).to.equal(200);
       expect(hundred.body.results).to.have.length(100);
-      const more = await send(alice, 'POST', '/api/v1/orders/batched', { orders: Array.from({ length: 101 }, () => limitBuy({ price: '0.01', quantity: '1' })) });
+      const more = await send(alice, 'POST', '/api/v1/orders/batched', {
+        orders: Array.from({ length: 101 }, () => limitBuy({ price: '0.01', quantity: '1' })),
+      });
       expect(more.status).to.equal(400);
     });
   });
 
   describe('DELETE /orders/batched', () => {
-    it('cancels own orders; unknown ids and other accounts\' orders are `Order not found`', async () => {
+    it("cancels own orders; unknown ids and other accounts' orders are `Order not found`", async () => {
       const mine = (await send(alice, 'POST', '/api/v1/orders', limitBuy())).body.order.id;
       const theirs = (await send(bob, 'POST', '/api/v1/orders', limitBuy())).body.order.id;
       const unknown = randomUUID();
-      const answer = await send(alice, 'DELETE', '/api/v1/orders/batched', { orders: [{ order_id: mine }, { order_id: theirs }, { order_id: unknown }] });
+      const answer = await send(alice, 'DELETE', '/api/v1/orders/batched', {
+        orders: [{ order_id: mine }, { order_id: theirs }, { order_id: unknown }],
+      });
       expect(answer.status, answer.text).to.equal(200);
       expect(answer.body.cancellations).to.deep.equal([
         { order_id: mine, status: 'cancelled' },
@@ -178,7 +235,9 @@ describe('orders (/api/v1)', () => {
       expect(flat.status).to.equal(400);
       expect(flat.body.error).to.equal('orders is required');
       expect((await send(alice, 'DELETE', '/api/v1/orders/batched', { orders: [id] })).status).to.equal(400);
-      expect((await send(alice, 'DELETE', '/api/v1/orders/batched', { orders: [{ order_id: 'x' }] })).status).to.equal(400);
+      expect((await send(alice, 'DELETE', '/api/v1/orders/batched', { orders: [{ order_id: 'x' }] })).status).to.equal(
+        400,
+      );
     });
 
     it('cancelling twice reports why the second time', async () => {
@@ -206,7 +265,7 @@ describe('orders (/api/v1)', () => {
       await carol.call('DELETE', '/api/v1/orders/batched', { body: { orders: [{ order_id: placed[1]!.id }] } });
     });
 
-    it('lists the account\'s orders most recent first', async () => {
+    it("lists the account's orders most recent first", async () => {
       const answer = await send(carol, 'GET', '/api/v1/orders');
       expect(answer.body.cursor).to.equal(null);
       expect(answer.body.orders.map((o: { id: string }) => o.id)).to.deep.equal(placed.map((p) => p.id).reverse());
@@ -231,7 +290,15 @@ describe('orders (/api/v1)', () => {
     });
 
     it('400 for an unknown or uppercase status and for malformed ids or limit', async () => {
-      for (const query of ['status=working', 'status=OPEN', 'status=open,bogus', 'order_ids=abc', 'market_ids=1,2', 'limit=ten', 'cursor=%%%']) {
+      for (const query of [
+        'status=working',
+        'status=OPEN',
+        'status=open,bogus',
+        'order_ids=abc',
+        'market_ids=1,2',
+        'limit=ten',
+        'cursor=%%%',
+      ]) {
         const answer = await send(carol, 'GET', `/api/v1/orders?${query}`);
         expect(answer.status, query).to.equal(400);
       }
@@ -252,11 +319,24 @@ describe('orders (/api/v1)', () => {
 
     it('a forged cursor is at worst 400 `cursor is invalid` on every list, never a 500', async () => {
       const forge = (key: unknown[]) => Buffer.from(JSON.stringify(key)).toString('base64url');
-      const cursors = [forge(['9999999999999999999', 1]), forge([1, 99999999999]), forge(['1', 'x']), forge([9, '9999999999999999999', 'x']), forge(['1e999', 'x']), 'not-a-cursor'];
+      const cursors = [
+        forge(['9999999999999999999', 1]),
+        forge([1, 99999999999]),
+        forge(['1', 'x']),
+        forge([9, '9999999999999999999', 'x']),
+        forge(['1e999', 'x']),
+        'not-a-cursor',
+      ];
       const overflow = await send(carol, 'GET', `/api/v1/orders?cursor=${cursors[0]}`);
       expect(overflow.status).to.equal(400);
       for (const cursor of cursors) {
-        for (const list of ['/api/v1/orders', '/api/v1/fills', '/api/v1/positions', '/api/v1/markets', '/api/v1/markets?sort_by[name]=event_start']) {
+        for (const list of [
+          '/api/v1/orders',
+          '/api/v1/fills',
+          '/api/v1/positions',
+          '/api/v1/markets',
+          '/api/v1/markets?sort_by[name]=event_start',
+        ]) {
           const answer = await send(carol, 'GET', `${list}${list.includes('?') ? '&' : '?'}cursor=${cursor}`);
           expect([200, 400], `${list} ${cursor}`).to.include(answer.status);
           if (answer.status === 400) expect(answer.body.error).to.equal('cursor is invalid');
@@ -264,7 +344,7 @@ describe('orders (/api/v1)', () => {
       }
     });
 
-    it('one order by id; another account\'s order is 404, never 403; a malformed id is 400', async () => {
+    it("one order by id; another account's order is 404, never 403; a malformed id is 400", async () => {
       const own = await send(carol, 'GET', `/api/v1/orders/${placed[0]!.id}`);
       expect(own.body.order.id).to.equal(placed[0]!.id);
       const foreign = await send(alice, 'GET', `/api/v1/orders/${placed[0]!.id}`);

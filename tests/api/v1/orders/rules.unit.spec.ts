@@ -12,7 +12,14 @@ import { check, compile } from '../../../../api/v1/validation.ts';
 import { CancelOrdersBody, PlaceOrderBody, PlaceOrdersBody } from '../../../../api/openapi/schemas.ts';
 
 const MARKET = '7d3c1f4e-8a43-4a4e-9d0c-1f6a2b3c4d5e';
-const limit = (extra: Partial<Record<keyof OrderBody, unknown>> = {}) => ({ action: 'buy', market_id: MARKET, order_type: 'limit', price: '0.42', quantity: '10', ...extra });
+const limit = (extra: Partial<Record<keyof OrderBody, unknown>> = {}) => ({
+  action: 'buy',
+  market_id: MARKET,
+  order_type: 'limit',
+  price: '0.42',
+  quantity: '10',
+  ...extra,
+});
 
 function statusOf(fn: () => unknown): number | 'ok' {
   try {
@@ -65,7 +72,11 @@ describe('order body rules (SPEC POST /orders)', () => {
     ['quantity with twelve decimals', limit({ quantity: '1.123456789999' }), 'ok'],
     ['good_till_time without expiration_time', limit({ expiration: 'good_till_time' }), 400],
     ['good_till_time with expiration_time null', limit({ expiration: 'good_till_time', expiration_time: null }), 400],
-    ['good_till_time with expiration_time', limit({ expiration: 'good_till_time', expiration_time: 1_900_000_000_000_000 }), 'ok'],
+    [
+      'good_till_time with expiration_time',
+      limit({ expiration: 'good_till_time', expiration_time: 1_900_000_000_000_000 }),
+      'ok',
+    ],
     ['expiration_time as a string', limit({ expiration: 'good_till_time', expiration_time: '1900000000000000' }), 400],
     ['unknown expiration', limit({ expiration: 'good_till_cancel' }), 400],
     ['unknown action', limit({ action: 'hold' }), 400],
@@ -84,7 +95,9 @@ describe('order body rules (SPEC POST /orders)', () => {
   }
 
   it('normalizes price to cents, rounds quantity to nine places, keeps client fields', () => {
-    const order = place(limit({ price: '0.4200', quantity: '1.1234567895', client_order_id: 'abc 1', device_id: 'dev' }));
+    const order = place(
+      limit({ price: '0.4200', quantity: '1.1234567895', client_order_id: 'abc 1', device_id: 'dev' }),
+    );
     expect(order.price).to.equal('0.42');
     expect(order.quantity).to.equal('1.12345679');
     expect(order.client_order_id).to.equal('abc 1');
@@ -105,7 +118,9 @@ describe('batch bodies', () => {
   const validateBatch = compile(PlaceOrdersBody);
   const validateCancel = compile(CancelOrdersBody);
   it('names the leg of a malformed order', () => {
-    expect(messageOf(() => check(validateBatch, { orders: [limit(), limit({ quantity: 3 })] }))).to.equal('orders[1].quantity must be a string');
+    expect(messageOf(() => check(validateBatch, { orders: [limit(), limit({ quantity: 3 })] }))).to.equal(
+      'orders[1].quantity must be a string',
+    );
   });
   it('refuses an empty or missing orders list', () => {
     expect(statusOf(() => check(validateBatch, { orders: [] }))).to.equal(400);
@@ -121,14 +136,20 @@ describe('batch bodies', () => {
 
 describe('geofencing rules', () => {
   const on = (patch: Partial<GeofencingSettings> = {}): GeofencingSettings => ({
-    enforced: true, allowed_codes: ['US-NJ'], accept_network_location: false, blocked_networks: ['10.8.0.0/16', '2001:db8::/32'], ...patch,
+    enforced: true,
+    allowed_codes: ['US-NJ'],
+    accept_network_location: false,
+    blocked_networks: ['10.8.0.0/16', '2001:db8::/32'],
+    ...patch,
   });
   it('is off by default: anything passes', () => {
     expect(statusOf(() => checkLocation(DEFAULT_SETTINGS.geofencing, undefined, '1.2.3.4'))).to.equal('ok');
     expect(statusOf(() => checkLocation(DEFAULT_SETTINGS.geofencing, 'nonsense', '1.2.3.4'))).to.equal('ok');
   });
   it('enforced: omission is 422 with the SPEC prefix', () => {
-    expect(messageOf(() => checkLocation(on(), undefined, '1.2.3.4'))).to.match(new RegExp(`^${GEO_REFUSAL_PREFIX.replace(/[()]/g, '\\$&')}`));
+    expect(messageOf(() => checkLocation(on(), undefined, '1.2.3.4'))).to.match(
+      new RegExp(`^${GEO_REFUSAL_PREFIX.replace(/[()]/g, '\\$&')}`),
+    );
     expect(statusOf(() => checkLocation(on(), null, '1.2.3.4'))).to.equal(422);
   });
   it('enforced: an allowed code passes, a bad one is 422 even when the network location is accepted', () => {

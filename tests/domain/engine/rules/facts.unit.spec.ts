@@ -26,13 +26,25 @@ function fillsOf(s: Scenario): string[] {
 
 /** A market where b rests a sell of 10 at 0.40 and a bought 4 of it at 0.45 (a is long 4 at 0.40, b short 4). */
 function traded(): Scenario {
-  return tradingScenario().given(place('b', order('s1', 'sell', '0.40', '10')), place('a', order('b1', 'buy', '0.45', '4')));
+  return tradingScenario().given(
+    place('b', order('s1', 'sell', '0.40', '10')),
+    place('a', order('b1', 'buy', '0.45', '4')),
+  );
 }
 
 describe('engine rules as facts: placement', () => {
   it('given an empty book, when a limit buy arrives, then it is accepted open and rests (nothing trades)', () => {
     thenFacts(tradingScenario().when(place('a', order('b1', 'buy', '0.40', '10'))), [
-      { type: 'OrderAccepted', status: 'open', order_id: 'b1', account_id: 'a', action: 'buy', price: '0.40', quantity: '10', delayed_until: null },
+      {
+        type: 'OrderAccepted',
+        status: 'open',
+        order_id: 'b1',
+        account_id: 'a',
+        action: 'buy',
+        price: '0.40',
+        quantity: '10',
+        delayed_until: null,
+      },
     ]);
   });
 
@@ -43,7 +55,9 @@ describe('engine rules as facts: placement', () => {
   });
 
   it('given an empty book, when a market order arrives, then it is refused for want of liquidity', () => {
-    thenFacts(tradingScenario().when(place('a', order('b1', 'buy', null, '3'))), [{ type: 'OrderRejected', reason: 'no_liquidity', order_id: 'b1' }]);
+    thenFacts(tradingScenario().when(place('a', order('b1', 'buy', null, '3'))), [
+      { type: 'OrderRejected', reason: 'no_liquidity', order_id: 'b1' },
+    ]);
   });
 
   it('given a pre-open market, when a limit order arrives, then it is accepted and waits for the open', () => {
@@ -59,15 +73,25 @@ describe('engine rules as facts: matching', () => {
     thenFacts(s.when(place('a', order('b1', 'buy', '0.45', '4'))), [
       { type: 'OrderAccepted', status: 'open', order_id: 'b1' },
       {
-        type: 'Traded', price: '0.40', quantity: '4', taker_side: 'buy', maker_order_id: 's1', maker_closing: '0', maker_remaining: '6',
-        maker_status: 'open', taker_order_id: 'b1', taker_closing: '0', taker_remaining: '0', taker_status: 'filled',
+        type: 'Traded',
+        price: '0.40',
+        quantity: '4',
+        taker_side: 'buy',
+        maker_order_id: 's1',
+        maker_closing: '0',
+        maker_remaining: '6',
+        maker_status: 'open',
+        taker_order_id: 'b1',
+        taker_closing: '0',
+        taker_remaining: '0',
+        taker_status: 'filled',
       },
       { type: 'Transferred', kind: 'fee', from: 'cash:b', to: 'fees', market_id: 'm' },
       { type: 'Transferred', kind: 'fee', from: 'cash:a', to: 'fees', market_id: 'm' },
     ]);
   });
 
-  it('given a resting sell of its own, when a member\'s crossing buy arrives, then the resting order is cancelled (self-trade prevention)', () => {
+  it("given a resting sell of its own, when a member's crossing buy arrives, then the resting order is cancelled (self-trade prevention)", () => {
     const s = tradingScenario().given(place('a', order('s1', 'sell', '0.40', '2')));
     thenFacts(s.when(place('a', order('b1', 'buy', '0.45', '2'))), [
       { type: 'OrderAccepted', status: 'open', order_id: 'b1' },
@@ -80,7 +104,16 @@ describe('engine rules as facts: matching', () => {
     const [, longFill] = fillsOf(s);
     thenFacts(s.when(place('a', order('s2', 'sell', '0.50', '4'))), [
       { type: 'OrderAccepted', status: 'open', order_id: 's2' },
-      { type: 'Traded', price: '0.55', quantity: '4', maker_order_id: 'b2', maker_closing: '4', taker_order_id: 's2', taker_closing: '4', taker_status: 'filled' },
+      {
+        type: 'Traded',
+        price: '0.55',
+        quantity: '4',
+        maker_order_id: 'b2',
+        maker_closing: '4',
+        taker_order_id: 's2',
+        taker_closing: '4',
+        taker_status: 'filled',
+      },
       { type: 'LotClosed', fill_id: fillsOf(s)[0], quantity: '4', pnl: '-0.60' },
       { type: 'Transferred', kind: 'trade_pnl', from: 'cash:b', to: 'pool:m', amount: '0.60' },
       { type: 'Transferred', kind: 'fee', from: 'cash:b' },
@@ -93,7 +126,9 @@ describe('engine rules as facts: matching', () => {
 
 describe('engine rules as facts: cancel', () => {
   it('given a partly filled resting order, when its member cancels it, then it is partially cancelled', () => {
-    thenFacts(traded().when(cancel('b', 's1')), [{ type: 'OrderCancelled', order_id: 's1', reason: 'cancelled_by_user', status: 'partially_cancelled' }]);
+    thenFacts(traded().when(cancel('b', 's1')), [
+      { type: 'OrderCancelled', order_id: 's1', reason: 'cancelled_by_user', status: 'partially_cancelled' },
+    ]);
   });
 
   it('given a filled order, when its member cancels it, then nothing is stated (refused: it can no longer be cancelled)', () => {
@@ -145,22 +180,40 @@ describe('engine rules as facts: amend and fees', () => {
     ]);
   });
 
-  it('given members on the default schedule, when they trade, then each side\'s fee is stated at nine places and charged up to the cent', () => {
+  it("given members on the default schedule, when they trade, then each side's fee is stated at nine places and charged up to the cent", () => {
     const s = tradingScenario().given(place('b', order('s1', 'sell', '0.40', '10')));
     const [, traded, makerFee, takerFee] = thenFacts(s.when(place('a', order('b1', 'buy', '0.40', '1'))), [
-      { type: 'OrderAccepted' }, { type: 'Traded', maker_fee: '0.004000000', taker_fee: '0.004000000' },
-      { type: 'Transferred', kind: 'fee', amount: '0.01' }, { type: 'Transferred', kind: 'fee', amount: '0.01' },
+      { type: 'OrderAccepted' },
+      { type: 'Traded', maker_fee: '0.004000000', taker_fee: '0.004000000' },
+      { type: 'Transferred', kind: 'fee', amount: '0.01' },
+      { type: 'Transferred', kind: 'fee', amount: '0.01' },
     ]);
     expect(traded).to.include({ maker_remaining: '9', taker_remaining: '0' });
     expect([makerFee, takerFee].map((fact) => (fact as { fill_id: string }).fill_id)).to.deep.equal(fillsOf(s));
   });
 
-  it('given a trade, when the funds it leaves are stated, then each side\'s reservation closes the step', () => {
+  it("given a trade, when the funds it leaves are stated, then each side's reservation closes the step", () => {
     const s = tradingScenario().given(place('b', order('s1', 'sell', '0.40', '10')));
-    const funds = s.when(place('a', order('b1', 'buy', '0.45', '4'))).events.filter((fact) => fact.type === 'FundsReserved');
+    const funds = s
+      .when(place('a', order('b1', 'buy', '0.45', '4')))
+      .events.filter((fact) => fact.type === 'FundsReserved');
     expect(funds).to.deep.equal([
-      { type: 'FundsReserved', account_id: 'a', buy_orders: '0.00', sell_orders: '0.00', positions: '1.60', available: '98.38' },
-      { type: 'FundsReserved', account_id: 'b', buy_orders: '0.00', sell_orders: '3.63', positions: '2.40', available: '93.95' },
+      {
+        type: 'FundsReserved',
+        account_id: 'a',
+        buy_orders: '0.00',
+        sell_orders: '0.00',
+        positions: '1.60',
+        available: '98.38',
+      },
+      {
+        type: 'FundsReserved',
+        account_id: 'b',
+        buy_orders: '0.00',
+        sell_orders: '3.63',
+        positions: '2.40',
+        available: '93.95',
+      },
     ]);
   });
 });
