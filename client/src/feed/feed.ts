@@ -211,7 +211,7 @@ export class Feed {
   }
 
   /** A private or public channel as a typed stream: its snapshot (again after each rejoin), then its pushes. */
-  private subscribe<E, S, U>(
+  private subscribe<E, S = never, U = never>(
     topic: string,
     payload: Record<string, unknown>,
     events: string[],
@@ -238,7 +238,11 @@ export class Feed {
     return stream;
   }
 
-  private privateStream<E, S, U>(name: string, toSnapshot: (reply: S) => E, toUpdate: (body: U) => E): EventStream<E> {
+  private privateStream<E, S = never, U = never>(
+    name: string,
+    toSnapshot: (reply: S) => E,
+    toUpdate: (body: U) => E,
+  ): EventStream<E> {
     let inner: EventStream<E> | undefined;
     const outer = new EventStream<E>(name, () => inner?.close());
     this.userId().then(
