@@ -9,7 +9,7 @@ import { accountsNamedBy, type EngineEvent } from '../domain/engine/events.ts';
 import type { EngineInput } from '../domain/engine/inputs.ts';
 import { assertBalanced } from '../domain/engine/ledger.ts';
 import type { EngineState } from '../domain/engine/state.ts';
-import { assert } from './assert.ts';
+import { assert } from '../domain/assert.ts';
 import type { Batch } from './batch.ts';
 import type { EngineReply } from './gateway.ts';
 import type { Pending } from './sequencer.ts';

@@ -13,7 +13,7 @@
 import type { EngineStepsData } from '../domain/engine/journal/journal.ts';
 import { ENGINE_STREAM } from '../domain/engine/journal/journal.ts';
 import type { AppendResult, EventStore, NewEvent } from '../eventstore/port.ts';
-import { assert, present } from './assert.ts';
+import { assert, present } from '../domain/assert.ts';
 
 /** Where the journal stands: its last revision (undefined: no stream yet), position and record id. */
 export interface JournalHead {

@@ -14,7 +14,7 @@
 
 import type { Logger } from 'pino';
 import { WrongExpectedRevision, type EventStore } from '../eventstore/port.ts';
-import { assert } from './assert.ts';
+import { assert } from '../domain/assert.ts';
 import { Batch, forgetBookLevels } from './batch.ts';
 import type { Decider } from './decider.ts';
 import { EngineStoppedError } from './gateway.ts';

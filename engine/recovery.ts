@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Engine } from '../domain/engine/engine.ts';
 import { decodeState, encodeState, isCurrentSnapshot } from '../domain/engine/snapshot.ts';
 import type { EventStore, RecordedEvent } from '../eventstore/port.ts';
-import { present } from './assert.ts';
+import { present } from '../domain/assert.ts';
 import type { Place } from './gateway.ts';
 import {
   ENGINE_STREAM,

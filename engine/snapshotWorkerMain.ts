@@ -9,7 +9,7 @@ import type { EventStore } from '../eventstore/port.ts';
 import { createPool } from '../eventstore/postgres/pool.ts';
 import { PostgresEventStore } from '../eventstore/postgres.ts';
 import { setOwnThreadPriority } from './threadPriority.ts';
-import { present } from './assert.ts';
+import { present } from '../domain/assert.ts';
 import { recover, writeSnapshot } from './recovery.ts';
 import type { SnapshotWorkerData, SnapshotWorkerReply } from './snapshotter.ts';
 
@@ -63,6 +63,4 @@ const reply = await run(workerData as SnapshotWorkerData).catch((error: unknown)
   ok: false,
   error: error instanceof Error ? (error.stack ?? error.message) : String(error),
 }));
-present(parentPort ?? undefined, 'this module runs only as a worker thread (snapshotter.ts starts it)').postMessage(
-  reply,
-);
+present(parentPort, 'this module runs only as a worker thread (snapshotter.ts starts it)').postMessage(reply);
