@@ -44,7 +44,7 @@ export function registerReplayCommand(program: Command): void {
                 `steps replayed:     ${report.steps}`,
                 ...(report.viewSteps > 0
                   ? [
-                      `of them as views:   ${report.viewSteps} (record versions before facts: re-run, events not compared)`,
+                      `of them older:      ${report.viewSteps} (record versions before today's facts: re-run, events not compared)`,
                     ]
                   : []),
                 `final sequence:     ${report.finalSeq}`,

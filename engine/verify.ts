@@ -15,8 +15,9 @@ import { FACTS_RECORD_VERSION, journalStepsOf } from '../domain/engine/journal/j
 export interface VerifyReport {
   steps: number;
   /**
-   * Steps of record versions before facts (their views were upcast, not emitted by this engine):
-   * re-run and counted in the state hash, but their events are not compared.
+   * Steps of record versions older than this engine's facts (views before facts, and facts of
+   * versions 4 and 5, upcast rather than emitted by this engine): re-run and counted in the state
+   * hash, but their events are not compared.
    */
   viewSteps: number;
   mismatches: { seq: number; reason: string }[];
