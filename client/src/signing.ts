@@ -1,7 +1,7 @@
 // API-key signing, exactly as docs/TRADING.md says: Ed25519 over
 // `timestamp (UNIX ms) + METHOD + path with its query string`, sent as the three X-SVC-ACCESS-*
 // headers. The private key is the base64 of the 32-byte seed the service printed, or a PKCS#8 PEM.
-// In Node the signature comes from node:crypto (about 14x faster than pure JS); elsewhere (a
+// In Node the signature comes from node:crypto (much faster than pure JS); elsewhere (a
 // browser) from @noble/curves. Ed25519 is deterministic: both give the same bytes.
 
 import { ed25519 } from '@noble/curves/ed25519.js';
