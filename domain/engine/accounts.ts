@@ -1,22 +1,50 @@
 // Account inputs: open, update (status, profile, fee schedule), deposit, withdraw, adjust.
 
-import { compare, floorCent, isNegative, minus, negated, parseMoneyAmount, plus, ZERO } from '../money/decimal.ts';
+import { compare, floorCent, isNegative, minus, negated, parseMoneyAmount, plus } from '../money/decimal.ts';
 import type { Refusal } from '../errors.ts';
 import type { StepContext } from './context.ts';
 import type { AccountDetails } from './events.ts';
-import { feeRates, tierFor } from './fees.ts';
-import { refreshLiability, reserve } from './funds.ts';
+import { tierFor } from './fees.ts';
+import { reservedAtRates } from './funds.ts';
 import type { AccountFields, EngineInput } from './inputs.ts';
 import { OUTSIDE, transfer } from './ledger.ts';
 import { CancellationReasons, cancelLive } from './orders.ts';
 import type { AccountState } from './state.ts';
-import { present } from '../assert.ts';
 import { accountDetailsSet, accountTierChanged } from '../evolve/accounts.ts';
+import { accountStateOf } from '../evolve/engineRecords.ts';
 
 type Result = Refusal | null;
 
+type Details = Pick<
+  AccountState,
+  | 'id'
+  | 'status'
+  | 'firstName'
+  | 'lastName'
+  | 'email'
+  | 'jurisdiction'
+  | 'feeSchedule'
+  | 'baseFeePercent'
+  | 'makerFactor'
+  | 'takerFactor'
+  | 'createdAt'
+>;
+
+/** What an account opened without them has of the fields an input may give. */
+const OPENING_DETAILS = {
+  status: 'active',
+  firstName: null,
+  lastName: null,
+  email: null,
+  jurisdiction: 'us',
+  feeSchedule: 'fixed_percent',
+  baseFeePercent: null,
+  makerFactor: null,
+  takerFactor: null,
+} as const satisfies Omit<Details, 'id' | 'createdAt'>;
+
 /** Every detail of the account with the fields an input gives (the account itself is changed by the fact: accountDetailsSet). */
-function detailsWith(account: AccountState, fields: AccountFields): AccountDetails {
+function detailsWith(account: Details, fields: AccountFields): AccountDetails {
   return {
     account_id: account.id,
     status: fields.status !== undefined ? fields.status : account.status,
@@ -32,44 +60,13 @@ function detailsWith(account: AccountState, fields: AccountFields): AccountDetai
   };
 }
 
-export function ratesOf(account: AccountState) {
-  return feeRates({
-    fee_schedule: account.feeSchedule,
-    base_fee_percent: account.baseFeePercent,
-    maker_factor: account.makerFactor,
-    taker_factor: account.takerFactor,
-    loyalty_tier: account.loyaltyTier,
-  });
-}
-
 /**
  * After a fee-rate change: rebuilds every live order's reservation at the new rates. When the
  * higher fee reserves no longer fit the cash, the account's newest live orders are cancelled
  * (`insufficient_funds`) until they do, so the available balance never goes negative.
  */
 export function rereserve(ctx: StepContext, account: AccountState): void {
-  account.rates = ratesOf(account);
-  account.buyOrderLiability = ZERO;
-  account.sellOrderLiability = ZERO;
-  for (const exposure of account.exposures.values()) {
-    exposure.buyExposure = exposure.sellExposure = exposure.buyFeeReserve = exposure.sellFeeReserve = ZERO;
-  }
-  for (const order of ctx.state.orders.values()) {
-    if (order.accountId !== account.id) continue;
-    const market = present(ctx.state.markets.get(order.marketId), "a live order's market is listed");
-    const exposure = present(
-      account.exposures.get(order.marketId),
-      "a live order's account has an exposure in its market",
-    );
-    reserve(account, exposure, order, order.quantityNanos - order.filledNanos, 1, market.maxPriceCents);
-  }
-  for (const exposure of account.exposures.values()) {
-    refreshLiability(
-      account,
-      exposure,
-      present(ctx.state.markets.get(exposure.marketId), "an exposure's market is listed").maxPriceCents,
-    );
-  }
+  reservedAtRates(ctx.state, account);
   ctx.balanceChanged(account);
   if (isNegative(minus(account.cash, account.liability))) {
     const newestFirst = [...ctx.state.orders.values()].filter((order) => order.accountId === account.id).reverse();
@@ -92,40 +89,12 @@ export function retier(ctx: StepContext, account: AccountState): void {
 
 export function openAccount(ctx: StepContext, input: Extract<EngineInput, { kind: 'OpenAccount' }>): Result {
   if (ctx.state.accounts.has(input.account_id)) return { code: 'account_exists' };
-  const account: AccountState = {
-    id: input.account_id,
-    userId: input.user_id,
-    status: 'active',
-    firstName: null,
-    lastName: null,
-    email: null,
-    jurisdiction: 'us',
-    feeSchedule: 'fixed_percent',
-    baseFeePercent: null,
-    makerFactor: null,
-    takerFactor: null,
-    loyaltyTier: 'rookie',
-    points: 0,
-    createdAt: ctx.now,
-    updatedAt: ctx.now,
-    cash: ZERO,
-    totals: { deposits: ZERO, withdrawals: ZERO, adjustments: ZERO, fees: ZERO, settlementPnl: ZERO, traded: ZERO },
-    tradeCount: 0,
-    liability: ZERO,
-    buyOrderLiability: ZERO,
-    sellOrderLiability: ZERO,
-    exposures: new Map(),
-    rates: feeRates({
-      fee_schedule: 'fixed_percent',
-      base_fee_percent: null,
-      maker_factor: null,
-      taker_factor: null,
-      loyalty_tier: 'rookie',
-    }),
+  const opened = {
+    type: 'AccountOpened' as const,
+    user_id: input.user_id,
+    ...detailsWith({ id: input.account_id, ...OPENING_DETAILS, createdAt: ctx.now }, input.fields),
   };
-  const opened = { type: 'AccountOpened' as const, user_id: account.userId, ...detailsWith(account, input.fields) };
-  accountDetailsSet(account, opened, ctx.now);
-  account.rates = ratesOf(account);
+  const account = accountStateOf(opened, ctx.now);
   ctx.state.accounts.set(account.id, account);
   ctx.changedAccounts.add(account);
   ctx.emit(opened);

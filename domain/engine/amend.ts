@@ -30,6 +30,7 @@ import { assert, present } from '../assert.ts';
 import { accountTradeAmended, riskCentsOf } from '../evolve/accounts.ts';
 import { fillAmended } from '../evolve/fills.ts';
 import { positionAmended } from '../evolve/positions.ts';
+import { exposureAmended } from '../evolve/books.ts';
 
 export function amendFill(ctx: StepContext, input: Extract<EngineInput, { kind: 'AmendFill' }>): Refusal | null {
   const state = ctx.state;
@@ -98,8 +99,7 @@ export function amendFill(ctx: StepContext, input: Extract<EngineInput, { kind: 
       });
     }
     accountTradeAmended(account, f.nanos, riskCentsOld, nanos, riskCentsNew);
-    exposure.amountRisked = plus(minus(exposure.amountRisked, riskedOld), riskedNew);
-    exposure.pointsPending += points - f.points;
+    exposureAmended(exposure, riskedOld, riskedNew, f.points, points);
     fillAmended(f, priceCents, nanos, plan.fee.unrounded, plan.fee.rounded, points, ctx.now);
     ctx.fillChanged(f);
     refreshLiability(account, exposure, max);

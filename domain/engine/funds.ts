@@ -30,8 +30,10 @@ import {
   type Decimal,
 } from '../money/decimal.ts';
 import type { FundsFigures } from '../readModel/records.ts';
-import type { AccountState, Exposure, MarketState, OrderState } from './state.ts';
+import type { AccountState, EngineState, Exposure, MarketState, OrderState } from './state.ts';
 import { riskCentsOf } from '../evolve/risk.ts';
+import { ratesOf } from '../evolve/engineRecords.ts';
+import { present } from '../assert.ts';
 
 export function newExposure(accountId: string, marketId: string, now: number): Exposure {
   return {
@@ -545,4 +547,35 @@ export function fundsFiguresOf(account: AccountState): FundsFigures {
   };
   figuresCache.set(account, { cash, liability, buy, sell, figures });
   return figures;
+}
+
+/**
+ * The account's reservations made again at the rates of its schedule and tier (AccountUpdated
+ * changing its fees, LoyaltyTierChanged on a loyalty schedule): every live order of it reserved
+ * anew, every market's liability refreshed. The engine cancels orders after it if the cash no
+ * longer covers them (their OrderCancelled facts release them).
+ */
+export function reservedAtRates(state: EngineState, account: AccountState): void {
+  account.rates = ratesOf(account);
+  account.buyOrderLiability = ZERO;
+  account.sellOrderLiability = ZERO;
+  for (const exposure of account.exposures.values()) {
+    exposure.buyExposure = exposure.sellExposure = exposure.buyFeeReserve = exposure.sellFeeReserve = ZERO;
+  }
+  for (const order of state.orders.values()) {
+    if (order.accountId !== account.id) continue;
+    const market = present(state.markets.get(order.marketId), "a live order's market is listed");
+    const exposure = present(
+      account.exposures.get(order.marketId),
+      "a live order's account has an exposure in its market",
+    );
+    reserve(account, exposure, order, order.quantityNanos - order.filledNanos, 1, market.maxPriceCents);
+  }
+  for (const exposure of account.exposures.values()) {
+    refreshLiability(
+      account,
+      exposure,
+      present(state.markets.get(exposure.marketId), "an exposure's market is listed").maxPriceCents,
+    );
+  }
 }

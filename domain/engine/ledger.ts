@@ -31,6 +31,7 @@ import { cashAccount, poolAccount, type LedgerAccount, type TransferKind } from 
 import type { AccountState, EngineState } from './state.ts';
 import { accountPointsCredited, accountTransferred } from '../evolve/accounts.ts';
 import { movesPosition, positionTransferred } from '../evolve/positions.ts';
+import { ledgerPosted, poolSet } from '../evolve/books.ts';
 
 export type Counterparty = { kind: 'outside' } | { kind: 'fees' } | { kind: 'pool'; marketId: string };
 export const OUTSIDE: Counterparty = { kind: 'outside' };
@@ -58,37 +59,16 @@ function runningSumOf(state: EngineState): { value: Decimal } {
  */
 export function post(state: EngineState, to: AccountState | Counterparty, amount: Decimal): void {
   const sum = runningSumOf(state);
-  const ledger = state.ledger as Mutable<EngineState['ledger']>;
-  if ('id' in to) {
-    (to as Mutable<AccountState>).cash = plus(to.cash, amount);
-  } else {
-    switch (to.kind) {
-      case 'outside':
-        ledger.outside = plus(ledger.outside, amount);
-        break;
-      case 'fees':
-        ledger.feeRevenue = plus(ledger.feeRevenue, amount);
-        break;
-      case 'pool':
-        (ledger.pools as Map<string, Decimal>).set(to.marketId, plus(ledger.pools.get(to.marketId) ?? ZERO, amount));
-        break;
-      default: {
-        const never: never = to;
-        throw new Error(`unknown counterparty ${String(never)}`);
-      }
-    }
-  }
+  if ('id' in to) (to as Mutable<AccountState>).cash = plus(to.cash, amount);
+  else ledgerPosted(state.ledger, to.kind, to.kind === 'pool' ? to.marketId : null, amount);
   sum.value = plus(sum.value, amount);
 }
 
 /** Opens a market's settlement pool at zero, or (`open` false) closes it: what it held leaves the books (it is zero when the market settles). */
 export function setPool(state: EngineState, marketId: string, open: boolean): void {
   const sum = runningSumOf(state);
-  const pools = state.ledger.pools as Map<string, Decimal>;
-  const held = pools.get(marketId);
+  const held = poolSet(state.ledger, marketId, open);
   if (held !== undefined) sum.value = minus(sum.value, held);
-  if (open) pools.set(marketId, ZERO);
-  else pools.delete(marketId);
 }
 
 function ledgerAccountOf(counterparty: Counterparty): LedgerAccount {

@@ -2,7 +2,6 @@
 // (uncrossing accepted orders when a market opens), results (settlement, void) and timers.
 
 import { dueOrderIds, settleWaiting } from './timers.ts';
-import { FastOrderBook } from '../book/fast.ts';
 import type { Refusal } from '../errors.ts';
 import {
   centsToDecimal,
@@ -18,7 +17,6 @@ import {
   ZERO,
 } from '../money/decimal.ts';
 import type { MarketStatus } from '../views.ts';
-import { emptyMarketCatalogue } from '../readModel/records.ts';
 import { retier } from './accounts.ts';
 import type { StepContext } from './context.ts';
 import type { CancellationReason } from './events.ts';
@@ -41,6 +39,8 @@ import {
 import { positionClosedOut } from '../evolve/positions.ts';
 import type { EngineEvent } from './events.ts';
 import { orderReleased } from '../evolve/orders.ts';
+import { marketBooksSettled } from '../evolve/books.ts';
+import { marketStateOf, sportEventStateOf } from '../evolve/engineRecords.ts';
 
 type Result = Refusal | null;
 
@@ -58,32 +58,21 @@ export function scheduleSportEvent(
 ): Result {
   const fields = input.event;
   if (ctx.state.sportEvents.has(fields.event_id)) return { code: 'event_exists' };
-  const event = {
-    id: fields.event_id,
+  const scheduled: Extract<EngineEvent, { type: 'SportEventScheduled' }> = {
+    type: 'SportEventScheduled',
+    event_id: fields.event_id,
     title: fields.title,
-    shortTitle: fields.short_title,
-    eventType: fields.event_type,
+    short_title: fields.short_title,
+    event_type: fields.event_type,
     sport: fields.sport,
     competition: fields.competition,
     participants: [...fields.participants],
     start: fields.start,
-    startedAt: null,
-    marketIds: [],
-    eventFeePercent: null,
   };
+  const event = sportEventStateOf(scheduled);
   ctx.state.sportEvents.set(event.id, event);
   ctx.eventChanged(event);
-  ctx.emit({
-    type: 'SportEventScheduled',
-    event_id: event.id,
-    title: event.title,
-    short_title: event.shortTitle,
-    event_type: event.eventType,
-    sport: event.sport,
-    competition: event.competition,
-    participants: [...event.participants],
-    start: event.start,
-  });
+  ctx.emit(scheduled);
   return null;
 }
 
@@ -113,60 +102,30 @@ export function listMarket(ctx: StepContext, input: Extract<EngineInput, { kind:
   if (!maxPrice.ok) return maxPrice.error;
   if (!LISTABLE.includes(fields.status)) return { code: 'market_status_not_listable' };
   if (fields.symbol !== null && symbolInUse(ctx, fields.symbol)) return { code: 'symbol_taken', symbol: fields.symbol };
-  const market: MarketState = {
-    id: fields.market_id,
-    eventId: fields.event_id,
+  const listed: Extract<EngineEvent, { type: 'MarketListed' }> = {
+    type: 'MarketListed',
+    market_id: fields.market_id,
+    event_id: fields.event_id,
     title: fields.title,
-    shortTitle: fields.short_title,
+    short_title: fields.short_title,
     question: fields.question,
     rules: fields.rules,
     symbol: fields.symbol,
-    groupingId: fields.grouping_id,
-    groupingName: fields.grouping_name,
+    grouping_id: fields.grouping_id,
+    grouping_name: fields.grouping_name,
     featured: fields.featured,
     status: fields.status,
     trading: fields.trading,
-    maxPriceCents: maxPrice.value,
-    maxPrice: centsToDecimal(maxPrice.value),
-    inPlayDelaySec: Math.max(0, Math.floor(fields.in_play_delay_sec)),
-    pointsCost: Math.max(0, fields.points_cost),
-    result: null,
-    settledAt: null,
-    lastTradedCents: null,
-    createdAt: ctx.now,
-    updatedAt: ctx.now,
-    seq: ctx.seq,
-    book: new FastOrderBook(maxPrice.value),
-    liveOrderIds: new Set(),
-    accountIds: new Set(),
-    fillIds: new Set(),
-    ...emptyMarketCatalogue(),
-    settlementFeePercent: null,
-    eventFeePercent: null,
-    groupFeePercent: null,
+    max_price: money(centsToDecimal(maxPrice.value)),
+    in_play_delay_sec: Math.max(0, Math.floor(fields.in_play_delay_sec)),
+    points_cost: Math.max(0, fields.points_cost),
   };
+  const market = marketStateOf(listed, maxPrice.value, ctx.now, ctx.seq);
   ctx.state.markets.set(market.id, market);
   setPool(ctx.state, market.id, true);
   event.marketIds.push(market.id);
   ctx.changedMarkets.add(market);
-  ctx.emit({
-    type: 'MarketListed',
-    market_id: market.id,
-    event_id: market.eventId,
-    title: market.title,
-    short_title: market.shortTitle,
-    question: market.question,
-    rules: market.rules,
-    symbol: market.symbol,
-    grouping_id: market.groupingId,
-    grouping_name: market.groupingName,
-    featured: market.featured,
-    status: market.status,
-    trading: market.trading,
-    max_price: money(market.maxPrice),
-    in_play_delay_sec: market.inPlayDelaySec,
-    points_cost: market.pointsCost,
-  });
+  ctx.emit(listed);
   if (input.details) {
     const draft = { ...market };
     if (applyMarketDetails(draft, input.details)) emitMarketUpdated(ctx, market, draft);
@@ -348,14 +307,7 @@ export function resultMarket(ctx: StepContext, input: Extract<EngineInput, { kin
   else settled = settlePositions(ctx, market, input.result === 'win', settlementId);
   marketSettled(market, input.result, ctx.now);
   assessSettlementFees(ctx, market, settlementId, settled);
-  for (const fillId of market.fillIds) {
-    state.fills.delete(fillId);
-    state.settledFills.set(fillId, market.id);
-  }
-  market.fillIds.clear();
-  for (const accountId of market.accountIds)
-    present(state.accounts.get(accountId), 'an account with an exposure is open').exposures.delete(market.id);
-  market.accountIds.clear();
+  marketBooksSettled(state, market);
   const poolBalance = state.ledger.pools.get(market.id) ?? ZERO;
   if (!isZero(poolBalance)) throw new Error(`market ${market.id} settled with a pool of ${decimalText(poolBalance)}`);
   setPool(state, market.id, false);

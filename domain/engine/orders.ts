@@ -17,7 +17,6 @@ import {
   parsePriceCents,
   parseQuantityNanos,
   plus,
-  plusContractsTimesCents,
   toFixedPlaces,
   ZERO,
   type Decimal,
@@ -46,6 +45,15 @@ import {
   statusAfterFill,
 } from '../evolve/orders.ts';
 import { positionLotClosed, positionTraded } from '../evolve/positions.ts';
+import {
+  exposureTraded,
+  lotOpened,
+  oldestLotClosed,
+  orderFinished,
+  orderLive,
+  orderRejected,
+  orderReleasedFromTimers,
+} from '../evolve/books.ts';
 
 /** Live orders per account, derived from `state.orders` on first use and kept current after (never serialised). */
 const liveCounts = new WeakMap<EngineState, Map<string, number>>();
@@ -202,7 +210,7 @@ function admit(
     // they do not count towards the quantity it can fill.
     const worst = marketOrderLimit(market.book, order.action, order.quantityNanos, accountId);
     if (worst < 0) {
-      state.finishedOrders.set(order.id, accountId);
+      orderRejected(state, order.id, accountId);
       orderPlaced(order, emitted(ctx, rejectedFact(order, 'no_liquidity')), ctx.now);
       return { order };
     }
@@ -211,14 +219,13 @@ function admit(
 
   const funding = liabilityWithOrder(account, account.exposures.get(market.id), order, market.maxPriceCents);
   if (compare(account.cash, funding.total) < 0) {
-    state.finishedOrders.set(order.id, accountId);
+    orderRejected(state, order.id, accountId);
     orderPlaced(order, emitted(ctx, rejectedFact(order, 'insufficient_funds')), ctx.now);
     return { order };
   }
 
-  state.orders.set(order.id, order);
+  orderLive(state, market, order);
   countLive(state, accountId, 1);
-  market.liveOrderIds.add(order.id);
   const marketExposure = exposureOf(account, market, ctx.now);
   applyFunding(account, marketExposure, order, funding); // = reserve + refreshLiability: the same computation was just made
   ctx.balanceChanged(account);
@@ -491,8 +498,7 @@ function applyFill(
 
   const realized = closeLots(ctx, exposure, order.action, closingNanos, priceCents);
   const openingNanos = nanos - closingNanos;
-  if (openingNanos > 0)
-    exposure.lots.push({ fillId: maker ? fact.maker_fill_id : fact.taker_fill_id, nanos: openingNanos, priceCents });
+  lotOpened(exposure, maker ? fact.maker_fill_id : fact.taker_fill_id, openingNanos, priceCents);
   positionTraded(exposure, order.action, nanos, openingNanos, priceCents);
   const eventId = market.eventId;
   if (!isZero(realized)) transfer(ctx, account, realized, pool(market.id), 'trade_pnl', null);
@@ -512,9 +518,7 @@ function applyFill(
   const riskCents = riskCentsOf(order.action, priceCents, maxPriceCents);
   accountTraded(account, nanos, riskCents);
   if (account.tradeCount === 1 && state.referrals.byReferee.size > 0) creditReferral(ctx, account);
-  exposure.amountRisked = plusContractsTimesCents(exposure.amountRisked, nanos, riskCents);
-  const points = maker ? fact.maker_points : fact.taker_points;
-  exposure.pointsPending += points;
+  exposureTraded(exposure, nanos, riskCents, maker ? fact.maker_points : fact.taker_points);
   refreshLiability(account, exposure, maxPriceCents);
   ctx.positionChanged(exposure);
   ctx.balanceChanged(account);
@@ -563,9 +567,8 @@ function closeLots(
     const lotFill = present(ctx.state.fills.get(lot.fillId), "an open lot's fill is not settled");
     ctx.emit({ type: 'LotClosed', fill_id: lot.fillId, quantity: formatNanos(take), pnl: money(pnl) });
     fillLotClosed(lotFill, take, pnl, ctx.now);
-    lot.nanos -= take;
+    oldestLotClosed(exposure, take);
     toClose -= take;
-    if (lot.nanos === 0) exposure.lots.shift();
     ctx.fillChanged(lotFill);
   }
   return realized;
@@ -573,12 +576,8 @@ function closeLots(
 
 /** Takes an order out of the live set (it reached a terminal status). */
 function finish(ctx: StepContext, market: MarketState, order: OrderState): void {
-  const state = ctx.state;
-  state.orders.delete(order.id);
-  countLive(state, order.accountId, -1);
-  market.liveOrderIds.delete(order.id);
-  state.timedOrderIds.delete(order.id);
-  state.finishedOrders.set(order.id, order.accountId);
+  orderFinished(ctx.state, market, order);
+  countLive(ctx.state, order.accountId, -1);
   ctx.orderChanged(order);
 }
 
@@ -633,7 +632,7 @@ export function liveOrderIdsOf(
 
 /** A delayed order whose delay has passed goes to the book (or fills). */
 export function release(ctx: StepContext, market: MarketState, order: OrderState): void {
-  if (order.expiration !== 'good_till_time') ctx.state.timedOrderIds.delete(order.id);
+  orderReleasedFromTimers(ctx.state, order);
   ctx.emit({ type: 'OrderReleased', order_id: order.id });
   orderReleased(order, ctx.now);
   execute(ctx, market, order);

@@ -8,6 +8,7 @@ import { ZERO } from '../money/decimal.ts';
 import { retier } from './accounts.ts';
 import { present } from '../assert.ts';
 import { accountPointsCredited } from '../evolve/accounts.ts';
+import { referralCredited, referralPointsSet, referralRecorded } from '../evolve/books.ts';
 import type { StepContext } from './context.ts';
 import type { EngineInput } from './inputs.ts';
 import type { AccountState } from './state.ts';
@@ -28,7 +29,7 @@ export function recordReferral(ctx: StepContext, input: Extract<EngineInput, { k
   if (books.byReferee.has(referee.id)) return { code: 'referee_already_referred' };
   // the credit is for the first trade: a referee who has traded already would never earn it
   if (referee.tradeCount > 0) return { code: 'referee_already_traded' };
-  books.byReferee.set(referee.id, { referrerId: input.referrer_account_id, createdAt: ctx.now, credited: false });
+  referralRecorded(books, input.referrer_account_id, referee.id, ctx.now);
   ctx.emit({
     type: 'ReferralRecorded',
     referrer_account_id: input.referrer_account_id,
@@ -44,7 +45,7 @@ export function setReferralPoints(
   if (!Number.isSafeInteger(input.points) || input.points < 0 || input.points > REFERRAL_POINTS_MAX) {
     return { code: 'referral_points_invalid', points_max: REFERRAL_POINTS_MAX };
   }
-  ctx.state.referrals.points = input.points;
+  referralPointsSet(ctx.state.referrals, input.points);
   ctx.emit({ type: 'ReferralPointsSet', points: input.points });
   return null;
 }
@@ -54,7 +55,7 @@ export function creditReferral(ctx: StepContext, referee: AccountState): void {
   const books = ctx.state.referrals;
   const referral = books.byReferee.get(referee.id);
   if (!referral || referral.credited) return;
-  referral.credited = true;
+  referralCredited(books, referee.id);
   const referrer = present(ctx.state.accounts.get(referral.referrerId), "a referral's referrer is an account");
   const points = books.points;
   const referrerEntryId = ctx.nextId('ledger');

@@ -34,6 +34,7 @@ import type { FeeScope, SettlementFeeSource } from './events.ts';
 import type { EngineInput } from './inputs.ts';
 import { FEES, pool, setPool, transfer } from './ledger.ts';
 import type { AccountState, ChargedFee, FillPnl, MarketState, SettledAccount } from './state.ts';
+import { groupPercentSet } from '../evolve/books.ts';
 
 /** The largest settlement-side percent (of net winnings). */
 export const SETTLEMENT_FEE_PERCENT_MAX = 100;
@@ -83,8 +84,7 @@ export function setSettlementFee(ctx: StepContext, input: Extract<EngineInput, {
     case 'market_group':
       if (input.scope_id === '') return { code: 'grouping_id_empty' };
       // a group may be priced before its markets are listed: they take the percent when they are
-      if (percent === null) state.settlementFees.groupPercents.delete(input.scope_id);
-      else state.settlementFees.groupPercents.set(input.scope_id, percent);
+      groupPercentSet(state, input.scope_id, percent);
       break;
     default: {
       const never: never = input.scope;
