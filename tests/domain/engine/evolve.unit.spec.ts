@@ -1,15 +1,19 @@
-// One evolve: folding a journal's facts from zero with the domain's evolve (the read models' own
-// fold, projections/facts/fold.ts, which calls domain/evolve/) gives, after every step, the very
-// records the engine holds: the hash of the engine's records (snapshot.ts recordsHashOf) equals
-// the hash of the same records folded from the facts, whatever the history.
+// One evolve: folding a journal's facts from zero with the domain's evolve gives, after every
+// step, what the engine holds: the read models' own fold (projections/facts/fold.ts, which calls
+// domain/evolve/) the very records (the hash of the engine's records, snapshot.ts recordsHashOf,
+// equals the hash of the same records folded from the facts), and the fold of the engine's whole
+// state (domain/evolve/state.ts) the state whose hash the engine reports (snapshot.ts stateHash),
+// whatever the history.
 
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { Engine } from '../../../domain/engine/engine.ts';
+import type { EngineEvent } from '../../../domain/engine/events.ts';
 import type { EngineInput } from '../../../domain/engine/inputs.ts';
-import { recordsHashOf } from '../../../domain/engine/snapshot.ts';
+import { initialState, recordsHashOf, stateHash } from '../../../domain/engine/snapshot.ts';
 import type { EngineState } from '../../../domain/engine/state.ts';
 import { recordsHash } from '../../../domain/evolve/digest.ts';
+import { EngineStateFold, foldedPartOf } from '../../../domain/evolve/state.ts';
 import type { PositionRecord } from '../../../domain/readModel/records.ts';
 import { positionKey } from '../../../projections/facts/fold.ts';
 import { FoldedViews } from '../../support/views.ts';
@@ -42,8 +46,65 @@ const command = fc.oneof(
     }),
   },
   {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('timed' as const),
+      who: fc.constantFrom(...ACCOUNTS),
+      m: fc.constantFrom(...MARKETS),
+      side: fc.constantFrom('buy' as const, 'sell' as const),
+      price,
+      seconds: fc.integer({ min: 1, max: 4 }),
+      gts: fc.boolean(),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('batch' as const),
+      who: fc.constantFrom(...ACCOUNTS),
+      m: fc.constantFrom(...MARKETS),
+      legs: fc.array(fc.record({ side: fc.constantFrom('buy' as const, 'sell' as const), price }), {
+        minLength: 1,
+        maxLength: 4,
+      }),
+    }),
+  },
+  {
     weight: 3,
     arbitrary: fc.record({ kind: fc.constant('cancel' as const), who: fc.constantFrom(...ACCOUNTS), index: fc.nat() }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('schedule' as const),
+      who: fc.constantFrom(...ACCOUNTS),
+      schedule: fc.constantFrom('fixed_percent' as const, 'on_trade' as const, 'loyalty_tier_on_trade' as const),
+      percent: fc.constantFrom(null, 3, 20),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('referral' as const),
+      referrer: fc.constantFrom(...ACCOUNTS),
+      referee: fc.constantFrom(...ACCOUNTS),
+      points: fc.constantFrom(null, 500, 20_000),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('groupFee' as const),
+      percent: fc.constantFrom(null, 5),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('delay' as const),
+      m: fc.constantFrom(...MARKETS),
+      seconds: fc.constantFrom(0, 2),
+    }),
   },
   {
     weight: 2,
@@ -92,7 +153,13 @@ const command = fc.oneof(
 );
 type Command = typeof command extends fc.Arbitrary<infer T> ? T : never;
 
-function inputOf(cmd: Command, i: number, placed: { who: string; id: string }[], fills: string[]): EngineInput {
+function inputOf(
+  cmd: Command,
+  i: number,
+  placed: { who: string; id: string }[],
+  fills: string[],
+  now: number,
+): EngineInput {
   switch (cmd.kind) {
     case 'limit':
     case 'market': {
@@ -104,6 +171,46 @@ function inputOf(cmd: Command, i: number, placed: { who: string; id: string }[],
         order: order(id, cmd.side, cmd.kind === 'limit' ? cmd.price : null, cmd.qty, { market_id: cmd.m }),
       };
     }
+    case 'timed': {
+      const id = `o${i}`;
+      placed.push({ who: cmd.who, id });
+      const expiry = cmd.gts
+        ? { expiration: 'good_till_start' as const }
+        : { expiration: 'good_till_time' as const, expiration_time: now + SECOND + cmd.seconds * SECOND };
+      return {
+        kind: 'PlaceOrder',
+        account_id: cmd.who,
+        order: order(id, cmd.side, cmd.price, '1', { market_id: cmd.m, ...expiry }),
+      };
+    }
+    case 'batch':
+      return {
+        kind: 'PlaceOrders',
+        account_id: cmd.who,
+        orders: cmd.legs.map((leg, j) => {
+          const id = `o${i}-${j}`;
+          placed.push({ who: cmd.who, id });
+          return order(id, leg.side, leg.price, '1', { market_id: cmd.m });
+        }),
+      };
+    case 'schedule':
+      return {
+        kind: 'UpdateAccount',
+        account_id: cmd.who,
+        fields: { fee_schedule: cmd.schedule, base_fee_percent: cmd.percent },
+      };
+    case 'referral':
+      return cmd.points === null
+        ? { kind: 'RecordReferral', referrer_account_id: cmd.referrer, referee_account_id: cmd.referee }
+        : { kind: 'SetReferralPoints', points: cmd.points };
+    case 'groupFee':
+      return { kind: 'SetSettlementFee', scope: 'market_group', scope_id: 'g', percent: cmd.percent };
+    case 'delay':
+      return {
+        kind: 'UpdateMarket',
+        market_id: cmd.m,
+        changes: { in_play_delay_sec: cmd.seconds },
+      } as unknown as EngineInput;
     case 'cancel': {
       const target = placed[cmd.index % Math.max(placed.length, 1)];
       return { kind: 'CancelOrder', account_id: target?.who ?? cmd.who, order_id: target?.id ?? 'none' };
@@ -162,41 +269,70 @@ function foldedHashOf(views: FoldedViews, state: EngineState): string {
   });
 }
 
-describe("one evolve: folding the facts from zero gives the engine's records", function () {
+/**
+ * Runs a random history on a fresh engine; after every journaled step `check` gets the step's
+ * sequence, time, input and facts, and the engine after it.
+ */
+function runHistory(
+  commands: Command[],
+  check: (seq: number, now: number, input: EngineInput, facts: EngineEvent[], engine: Engine) => void,
+): void {
+  const engine = new Engine();
+  let seq = 0;
+  let now = T0;
+  const run = (input: EngineInput) => {
+    now += SECOND;
+    const outcome = engine.step({ seq: seq + 1, now_us: now, input });
+    if (!outcome.ok || outcome.events.length === 0) return outcome;
+    seq++;
+    check(seq, now, input, outcome.events, engine);
+    return outcome;
+  };
+  for (const input of [
+    ...ACCOUNTS.map((id) => account(id)),
+    ...ACCOUNTS.map((id) => deposit(id, '50.00')),
+    sportEvent(),
+    market('m1', { points_cost: 1 }),
+    market('m2', { status: 'pre_open' }),
+  ])
+    run(input);
+  const placed: { who: string; id: string }[] = [];
+  const fills: string[] = [];
+  commands.forEach((cmd, i) => {
+    const outcome = run(inputOf(cmd, i, placed, fills, now));
+    for (const fact of outcome.events) if (fact.type === 'Traded') fills.push(fact.maker_fill_id, fact.taker_fill_id);
+  });
+}
+
+describe("one evolve: folding the facts from zero gives the engine's records and state", function () {
   this.timeout(90_000);
 
   it('after every step, the hash of the folded records is the hash of the records the engine holds', () => {
     fc.assert(
       fc.property(fc.array(command, { minLength: 1, maxLength: 60 }), (commands) => {
-        const engine = new Engine();
         const views = new FoldedViews();
-        let seq = 0;
-        let now = T0;
-        const run = (input: EngineInput) => {
-          now += SECOND;
-          const outcome = engine.step({ seq: seq + 1, now_us: now, input });
-          if (!outcome.ok || outcome.events.length === 0) return outcome;
-          seq++;
-          views.step(seq, now, outcome.events);
+        runHistory(commands, (seq, now, input, facts, engine) => {
+          views.step(seq, now, facts);
           expect(foldedHashOf(views, engine.state), `after step ${seq} (${input.kind})`).to.equal(
             recordsHashOf(engine.state),
           );
-          return outcome;
-        };
-        for (const input of [
-          ...ACCOUNTS.map((id) => account(id)),
-          ...ACCOUNTS.map((id) => deposit(id, '50.00')),
-          sportEvent(),
-          market('m1', { points_cost: 1 }),
-          market('m2', { status: 'pre_open' }),
-        ])
-          run(input);
-        const placed: { who: string; id: string }[] = [];
-        const fills: string[] = [];
-        commands.forEach((cmd, i) => {
-          const outcome = run(inputOf(cmd, i, placed, fills));
-          for (const fact of outcome.events)
-            if (fact.type === 'Traded') fills.push(fact.maker_fill_id, fact.taker_fill_id);
+        });
+      }),
+      { numRuns: Number(process.env.ENGINE_PROPERTY_RUNS ?? 100) },
+    );
+  });
+
+  // what the fold leaves out, and why, is foldedPartOf's (domain/evolve/state.ts): the settlement-fee
+  // books of resulted markets, which the facts state but the fold does not rebuild yet
+  it("after every step, the state folded from zero has the engine's state hash (the settlement-fee books of resulted markets left out)", () => {
+    fc.assert(
+      fc.property(fc.array(command, { minLength: 1, maxLength: 60, size: 'medium' }), (commands) => {
+        const fold = new EngineStateFold(initialState());
+        runHistory(commands, (seq, now, input, facts, engine) => {
+          fold.step(seq, now, facts);
+          expect(stateHash(foldedPartOf(fold.state)), `after step ${seq} (${input.kind})`).to.equal(
+            stateHash(foldedPartOf(engine.state)),
+          );
         });
       }),
       { numRuns: Number(process.env.ENGINE_PROPERTY_RUNS ?? 100) },
