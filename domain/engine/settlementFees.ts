@@ -33,7 +33,7 @@ import type { StepContext } from './context.ts';
 import type { FeeScope, SettlementFeeSource } from './events.ts';
 import type { EngineInput } from './inputs.ts';
 import { FEES, pool, setPool, transfer } from './ledger.ts';
-import type { AccountState, ChargedFee, FillPnl, MarketState, SettledAccount } from './state.ts';
+import type { AccountState, ChargedFee, EngineState, FillPnl, MarketState, SettledAccount } from './state.ts';
 import { groupPercentSet } from '../evolve/books.ts';
 
 /** The largest settlement-side percent (of net winnings). */
@@ -47,7 +47,11 @@ function isSettled(market: MarketState): boolean {
 
 /** The markets a percent set on `scope` applies to, in listing order. */
 function marketsOf(ctx: StepContext, scope: FeeScope, scopeId: string): MarketState[] {
-  const state = ctx.state;
+  return marketsInScope(ctx.state, scope, scopeId);
+}
+
+/** marketsOf on a state (the fold of the engine's state keeps the scope fees' books by it too). */
+export function marketsInScope(state: EngineState, scope: FeeScope, scopeId: string): MarketState[] {
   if (scope === 'market') {
     const market = state.markets.get(scopeId);
     return market ? [market] : [];

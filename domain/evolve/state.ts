@@ -11,16 +11,36 @@
 // - a limit order rests once its matching is over (no fact says so): when the next order is taken
 //   in or released, and at the end of the step, if it is still live with something left;
 // - liabilities are functions of the reservations and positions, refreshed at the end of the step;
-// - a market's result ends its fills and exposures (MarketSettled closes the step's settlement).
-// Left out (not folded; the property test names them): the settlement-fee books of resulted
-// markets (`settlementFees.settled`, `settlementFees.scopeCharges`).
+// - a market's result ends its fills and exposures, and keeps what each account took from it
+//   (MarketSettled closes the step's settlement); the event's and group's fees a result charges are
+//   kept by scope and account as the engine assesses them, with the facts' amounts and shares.
 
 import { marketOrderLimit } from '../book/match.ts';
-import { centsOf, contractsTimesCents, decimalOf, isZero, nanosOf, negated, ZERO } from '../money/decimal.ts';
+import {
+  centsOf,
+  contractsTimesCents,
+  decimalOf,
+  isPositive,
+  isZero,
+  nanosOf,
+  negated,
+  plus,
+  ZERO,
+  type Decimal,
+} from '../money/decimal.ts';
 import { assert, present } from '../assert.ts';
 import { memberOfLedgerAccount, type EngineEvent, type LedgerAccount } from '../engine/events.ts';
 import { exposureOf, refreshLiability, reservedAtRates, reserve } from '../engine/funds.ts';
-import type { AccountState, EngineState, Exposure, MarketState, OrderState } from '../engine/state.ts';
+import type {
+  AccountState,
+  ChargedFee,
+  EngineState,
+  Exposure,
+  MarketState,
+  OrderState,
+  SettledAccount,
+} from '../engine/state.ts';
+import { marketsInScope } from '../engine/settlementFees.ts';
 import { addTimer } from '../engine/timers.ts';
 import {
   accountDetailsSet,
@@ -82,6 +102,12 @@ export class EngineStateFold {
   private matching: OrderState | null = null;
   /** Exposures whose reservations or position changed in the step: their liabilities are refreshed at its end. */
   private readonly changed = new Map<Exposure, AccountState>();
+  /** What the first settlement of the step's market paid each account (its settlement transfers). */
+  private readonly settlementPnls = new Map<string, Decimal>();
+  /** Settlement-side fees stated in the step, by id, until the Transferred fact with their amount. */
+  private readonly feesStated = new Map<string, ChargedFee>();
+  /** The step's event and group fees charged, by source and account: booked when MarketSettled names the market completing their scope. */
+  private readonly scopeFees = new Map<string, ChargedFee>();
 
   constructor(readonly state: EngineState) {}
 
@@ -93,6 +119,9 @@ export class EngineStateFold {
     for (const fact of facts) this.apply(fact);
     this.matchingOver();
     this.refreshLiabilities();
+    this.settlementPnls.clear();
+    this.feesStated.clear();
+    this.scopeFees.clear();
     this.state.seq = seq;
   }
 
@@ -202,8 +231,12 @@ export class EngineStateFold {
       case 'ReferralPointsSet':
         referralPointsSet(state.referrals, e.points);
         return;
-      case 'LotResettled': // a settled fill: only the settlement-fee books (not folded) change
-      case 'SettlementFeeBooked': // fills of settled markets and the settlement-fee books (not folded)
+      case 'LotResettled':
+        this.lotResettled(e);
+        return;
+      case 'SettlementFeeBooked':
+        this.settlementFeeBooked(e);
+        return;
       case 'FundsReserved': // what the reservations folded here show, rounded
         return;
       default: {
@@ -402,6 +435,9 @@ export class EngineStateFold {
         this.changed.set(exposure, account);
       }
     }
+    if (e.kind === 'settlement' && e.market_id !== null) this.settlementTransferred(e.market_id, member, signed);
+    const stated = e.id === null ? undefined : this.feesStated.get(e.id);
+    if (stated) stated.amount = amount;
     if (e.kind === 'fee' && e.id !== null && e.fill_id !== null) {
       // a fill's first fee is its trade fee: what a refund of it names
       const fill = this.state.fills.get(e.fill_id);
@@ -435,6 +471,9 @@ export class EngineStateFold {
     const state = this.state;
     const market = this.market(e.market_id);
     const first = market.status !== 'resulted' && market.status !== 'voided';
+    if (first && e.result !== 'void' && !state.settlementFees.settled.has(market.id)) this.settledBooksOf(market);
+    this.stamp(market, () => marketSettled(market, e.result, this.nowUs));
+    this.scopeFeesBooked(market, first);
     if (first) {
       // every position there was settled or unwound and every order released by the facts before
       for (const accountId of market.accountIds) {
@@ -449,7 +488,112 @@ export class EngineStateFold {
       marketBooksSettled(state, market);
     }
     poolSet(state.ledger, market.id, false);
-    this.stamp(market, () => marketSettled(market, e.result, this.nowUs));
+  }
+
+  /**
+   * A market resulted win or lose: what each account that traded there took from it (long or
+   * short, its lots and fills at the result, the settlement paid, its net winnings), kept for its
+   * fees and a corrected result. Made once the facts of the positions' settlement are folded.
+   */
+  private settledBooksOf(market: MarketState): Map<string, SettledAccount> {
+    const state = this.state;
+    const settled = new Map<string, SettledAccount>();
+    for (const accountId of market.accountIds) {
+      const exposure = exposureIn(this.account(accountId), market.id);
+      if (!isPositive(exposure.amountRisked)) continue;
+      const lots = exposure.lots.map((lot) => ({ fillId: lot.fillId, nanos: lot.nanos, priceCents: lot.priceCents }));
+      const first = lots[0];
+      settled.set(accountId, {
+        long: first !== undefined && state.fills.get(first.fillId)?.action === 'buy',
+        lots,
+        settlementPnl: this.settlementPnls.get(accountId) ?? ZERO,
+        netWinnings: exposure.realizedPnl,
+        fills: [],
+        fee: null,
+      });
+    }
+    for (const fillId of market.fillIds) {
+      const fill = present(state.fills.get(fillId), "a market's fill is unsettled until its result");
+      settled.get(fill.accountId)?.fills.push({ fillId, pnl: plus(fill.closedPnl, fill.expiredPnl) });
+    }
+    state.settlementFees.settled.set(market.id, settled);
+    return settled;
+  }
+
+  /** A settlement transfer: the first result's (kept for the settled books) or a corrected result's difference. */
+  private settlementTransferred(marketId: string, accountId: string, signed: Decimal): void {
+    const books = this.state.settlementFees.settled.get(marketId)?.get(accountId);
+    if (!books) {
+      this.settlementPnls.set(accountId, plus(this.settlementPnls.get(accountId) ?? ZERO, signed));
+      return;
+    }
+    books.settlementPnl = plus(books.settlementPnl, signed);
+    books.netWinnings = plus(books.netWinnings, signed);
+  }
+
+  /** LotResettled: the lot's fill realises `pnl` more; its account's market fee is refunded and charged anew (the facts after). */
+  private lotResettled(e: Fact<'LotResettled'>): void {
+    const marketId = present(this.state.settledFills.get(e.fill_id), 'a lot settled again is of a settled fill');
+    const settled = present(this.state.settlementFees.settled.get(marketId), 'a market settled again has its books');
+    for (const books of settled.values()) {
+      if (!books.lots.some((lot) => lot.fillId === e.fill_id)) continue;
+      const fill = books.fills.find((f) => f.fillId === e.fill_id);
+      if (fill) fill.pnl = plus(fill.pnl, decimalOf(e.pnl));
+      books.fee = null;
+      return;
+    }
+  }
+
+  /** SettlementFeeBooked: a market's fee kept on its settled books; an event's or group's kept for MarketSettled. */
+  private settlementFeeBooked(e: Fact<'SettlementFeeBooked'>): void {
+    const charged: ChargedFee | null =
+      e.fee_id === null ? { id: e.id, amount: ZERO, shares: sharesOf(e.shares) } : null;
+    if (charged) this.feesStated.set(e.id, charged);
+    if (e.source !== 'settlement') {
+      if (charged) this.scopeFees.set(`${e.source}:${e.account_id}`, charged);
+      return;
+    }
+    const marketId = present(e.market_id, "a market's settlement fee names its market");
+    const settled = this.state.settlementFees.settled.get(marketId) ?? this.settledBooksOf(this.market(marketId));
+    const books = present(settled.get(e.account_id), 'a settlement fee is charged to an account settled there');
+    books.fee = charged;
+  }
+
+  /**
+   * After a market's result (`first`) or a corrected one: the event's and the group's fees charged
+   * when it completed them, kept by scope and account (each account's earlier charge given back
+   * first, stated or, at 0.00, not), as the engine assesses them (settlementFees.ts assessScopes):
+   * the fees' amounts and shares are the facts'.
+   */
+  private scopeFeesBooked(market: MarketState, first: boolean): void {
+    const state = this.state;
+    const books = state.settlementFees;
+    // a corrected result charges again only the accounts whose settlement it moved
+    const moved = first ? null : settledAccountsWithLots(books.settled.get(market.id));
+    for (const scope of ['event', 'market_group'] as const) {
+      const scopeId = scope === 'event' ? market.eventId : market.groupingId;
+      const key = `${scope}:${scopeId}`;
+      const percent =
+        scope === 'event'
+          ? (state.sportEvents.get(scopeId)?.eventFeePercent ?? null)
+          : (books.groupPercents.get(scopeId) ?? null);
+      let charges = books.scopeCharges.get(key);
+      if (percent === null && !charges) continue;
+      const markets = marketsInScope(state, scope, scopeId);
+      if (!markets.every((m) => m.status === 'resulted' || m.status === 'voided')) continue;
+      const accounts = new Set<string>();
+      for (const each of markets)
+        for (const accountId of books.settled.get(each.id)?.keys() ?? [])
+          if (!moved || moved.has(accountId)) accounts.add(accountId);
+      for (const accountId of accounts) {
+        charges?.delete(accountId);
+        if (percent === null) continue;
+        const charged = present(this.scopeFees.get(`${scope}:${accountId}`), 'a completed scope charges each account');
+        if (!charges) books.scopeCharges.set(key, (charges = new Map()));
+        charges.set(accountId, charged);
+      }
+      if (charges && charges.size === 0) books.scopeCharges.delete(key);
+    }
   }
 
   /** A fee-rate change: every live order of the account reserved anew (its markets' liabilities with them). */
@@ -512,16 +656,22 @@ function exposureIn(account: AccountState, marketId: string): Exposure {
   return present(account.exposures.get(marketId), "a live order's account has an exposure in its market");
 }
 
+/** The accounts of a market's settled books that held a position at the result. */
+function settledAccountsWithLots(settled: Map<string, SettledAccount> | undefined): Set<string> {
+  const accounts = new Set<string>();
+  for (const [accountId, books] of settled ?? []) if (books.lots.length > 0) accounts.add(accountId);
+  return accounts;
+}
+
+/** A fee's shares as SettlementFeeBooked lists them (`[fill_id, amount, ...]`). */
+function sharesOf(flat: readonly string[]): ChargedFee['shares'] {
+  const shares: ChargedFee['shares'] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) shares.push({ fillId: flat[i]!, amount: decimalOf(flat[i + 1]!) });
+  return shares;
+}
+
 /** The ledger account other than member cash a transfer names. */
 function booksAccountOf(account: LedgerAccount): { account: BooksAccount; marketId: string | null } {
   if (account === 'outside' || account === 'fees') return { account, marketId: null };
   return { account: 'pool', marketId: account.slice('pool:'.length) };
-}
-
-/**
- * The state without what the fold leaves out (above: the settlement-fee books of resulted
- * markets), in the same key order: what a fold of the journal and the engine must agree on.
- */
-export function foldedPartOf(state: EngineState): EngineState {
-  return { ...state, settlementFees: { ...state.settlementFees, settled: new Map(), scopeCharges: new Map() } };
 }
