@@ -15,6 +15,7 @@ import {
   parseMaxPriceCents,
   plus,
   ZERO,
+  type Decimal,
 } from '../money/decimal.ts';
 import type { MarketStatus } from '../views.ts';
 import { retier } from './accounts.ts';
@@ -39,7 +40,7 @@ import {
 import { positionClosedOut } from '../evolve/positions.ts';
 import type { EngineEvent } from './events.ts';
 import { orderReleased } from '../evolve/orders.ts';
-import { marketBooksSettled } from '../evolve/books.ts';
+import { marketBooksSettled, settledAccountsOf } from '../evolve/books.ts';
 import { marketStateOf, sportEventStateOf } from '../evolve/engineRecords.ts';
 
 type Result = Refusal | null;
@@ -340,14 +341,13 @@ function settlePositions(
 ): Map<string, SettledAccount> {
   const state = ctx.state;
   const max = market.maxPriceCents;
-  const settled = new Map<string, SettledAccount>();
+  const settlementPnls = new Map<string, Decimal>();
   for (const accountId of market.accountIds) {
     const account = present(state.accounts.get(accountId), 'an account with an exposure is open');
     const exposure = present(account.exposures.get(market.id), 'an account of a market has an exposure there');
     const long = exposure.positionNanos > 0;
     let pnl = ZERO;
     const hadPosition = exposure.lots.length > 0;
-    const lots = exposure.lots.map((lot) => ({ fillId: lot.fillId, nanos: lot.nanos, priceCents: lot.priceCents }));
     for (const lot of exposure.lots) {
       const perContractCents = win
         ? long
@@ -362,7 +362,7 @@ function settlePositions(
       ctx.emit({ type: 'LotSettled', fill_id: lot.fillId, quantity: formatNanos(lot.nanos), pnl: money(lotPnl) });
       fillLotSettled(fill, lot.nanos, lotPnl, ctx.now);
     }
-    exposure.lots = [];
+    settlementPnls.set(accountId, pnl);
     positionClosedOut(exposure);
     if (hadPosition) {
       transfer(ctx, account, pnl, pool(market.id), 'settlement', {
@@ -392,20 +392,16 @@ function settlePositions(
     }
     refreshLiability(account, exposure, max);
     ctx.balanceChanged(account);
-    if (isPositive(exposure.amountRisked)) {
-      settled.set(accountId, {
-        long,
-        lots,
-        settlementPnl: pnl,
-        netWinnings: exposure.realizedPnl,
-        fills: [],
-        fee: null,
-      });
-    }
   }
+  // what each account took from the market, its lots at the result among it; then the lots end
+  const settled = settledAccountsOf(state, market, settlementPnls);
+  for (const accountId of market.accountIds)
+    present(
+      state.accounts.get(accountId)?.exposures.get(market.id),
+      'an account of a market has an exposure there',
+    ).lots = [];
   for (const fillId of market.fillIds) {
     const fill = present(state.fills.get(fillId), "a market's fill is unsettled until its result");
-    settled.get(fill.accountId)?.fills.push({ fillId, pnl: plus(fill.closedPnl, fill.expiredPnl) });
     if (fill.status === 'open' || fill.expiredNanos > 0) ctx.fillChanged(fill);
     fillResulted(fill, ctx.now);
   }

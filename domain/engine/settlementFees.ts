@@ -34,7 +34,14 @@ import type { FeeScope, SettlementFeeSource } from './events.ts';
 import type { EngineInput } from './inputs.ts';
 import { FEES, pool, setPool, transfer } from './ledger.ts';
 import type { AccountState, ChargedFee, EngineState, FillPnl, MarketState, SettledAccount } from './state.ts';
-import { groupPercentSet } from '../evolve/books.ts';
+import {
+  groupPercentSet,
+  scopeAssessed,
+  scopeCharged,
+  scopeChargeDropped,
+  settledAccountMoved,
+  settledFillResettled,
+} from '../evolve/books.ts';
 
 /** The largest settlement-side percent (of net winnings). */
 export const SETTLEMENT_FEE_PERCENT_MAX = 100;
@@ -283,7 +290,7 @@ function assessScopes(
       scope === 'event'
         ? (ctx.state.sportEvents.get(scopeId)?.eventFeePercent ?? null)
         : (books.groupPercents.get(scopeId) ?? null);
-    let charges = books.scopeCharges.get(key);
+    const charges = books.scopeCharges.get(key);
     if (percent === null && !charges) continue;
     const markets = marketsOf(ctx, scope, scopeId);
     if (!markets.every(isSettled)) continue;
@@ -306,16 +313,15 @@ function assessScopes(
     };
     for (const [accountId, total] of totals) {
       const account = present(ctx.state.accounts.get(accountId), 'a settled account is open');
-      const previous = charges?.get(accountId);
+      const previous = books.scopeCharges.get(key)?.get(accountId);
       if (previous) {
         refund(ctx, account, target, previous);
-        charges!.delete(accountId);
+        scopeChargeDropped(books, key, accountId);
       }
       if (percent === null) continue;
-      if (!charges) books.scopeCharges.set(key, (charges = new Map()));
-      charges.set(accountId, charge(ctx, account, target, percent, total.netWinnings, total.fills));
+      scopeCharged(books, key, accountId, charge(ctx, account, target, percent, total.netWinnings, total.fills));
     }
-    if (charges && charges.size === 0) books.scopeCharges.delete(key);
+    scopeAssessed(books, key);
   }
 }
 
@@ -351,8 +357,7 @@ export function resettle(ctx: StepContext, market: MarketState, win: boolean, se
       const lotPnl = contractsTimesCents(lot.nanos, pnlOf(books.long, lot.priceCents, win));
       const change = minus(lotPnl, contractsTimesCents(lot.nanos, pnlOf(books.long, lot.priceCents, !win)));
       settlementPnl = plus(settlementPnl, lotPnl);
-      const fill = books.fills.find((f) => f.fillId === lot.fillId);
-      if (fill) fill.pnl = plus(fill.pnl, change);
+      settledFillResettled(books, lot.fillId, change);
       ctx.emit({ type: 'LotResettled', fill_id: lot.fillId, quantity: formatNanos(lot.nanos), pnl: money(change) });
     }
     const change = minus(settlementPnl, books.settlementPnl);
@@ -365,8 +370,7 @@ export function resettle(ctx: StepContext, market: MarketState, win: boolean, se
       marketId: market.id,
       settlementId,
     });
-    books.settlementPnl = settlementPnl;
-    books.netWinnings = plus(books.netWinnings, change);
+    settledAccountMoved(books, change); // its settlement is now `settlementPnl`
     if (books.fee) refund(ctx, account, target, books.fee);
     const percent = market.settlementFeePercent;
     books.fee = percent === null ? null : charge(ctx, account, target, percent, books.netWinnings, books.fills);

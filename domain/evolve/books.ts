@@ -1,14 +1,24 @@
 // How facts change the engine's own books: what the engine keeps beside the records (the live
 // and finished orders, the timed orders, the unsettled and settled fills of each market, the
 // ledger's accounts other than member cash, referrals, the group fee percents, each position's
-// open lots, amount risked and pending points). Each is an index
-// of what the facts already say, so each changes here by a small function of the fact; the
-// engine calls these as it states each fact, and the fold of its whole state
+// open lots, amount risked and pending points, the settlement-fee books of resulted markets).
+// Each is an index of what the facts already say, so each changes here by a small function of
+// the fact; the engine calls these as it states each fact, and the fold of its whole state
 // (domain/evolve/state.ts) calls them on the journal's facts: one rule for both. Deterministic,
 // no I/O, never throwing (whether a change is allowed was decided before the fact was stated).
 
-import { minus, plus, plusContractsTimesCents, ZERO, type Decimal } from '../money/decimal.ts';
-import type { EngineState, Exposure, LedgerBooks, MarketState, OrderState, ReferralBooks } from '../engine/state.ts';
+import { isPositive, minus, plus, plusContractsTimesCents, ZERO, type Decimal } from '../money/decimal.ts';
+import type {
+  ChargedFee,
+  EngineState,
+  Exposure,
+  LedgerBooks,
+  MarketState,
+  OrderState,
+  ReferralBooks,
+  SettledAccount,
+  SettlementFeeBooks,
+} from '../engine/state.ts';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -128,4 +138,66 @@ export function exposureAmended(
 ): void {
   exposure.amountRisked = plus(minus(exposure.amountRisked, riskedBefore), risked);
   exposure.pointsPending += points - pointsBefore;
+}
+
+/**
+ * A market resulted win or lose, once its positions are settled (LotSettled, the Transferred
+ * facts of kind settlement, `settlementPnls` by account): what each account that traded there
+ * took from it, kept for its fees and a corrected result. Long or short and the lots are the
+ * position's at the result (its open lots, not yet cleared); net winnings what it realised there.
+ */
+export function settledAccountsOf(
+  state: EngineState,
+  market: MarketState,
+  settlementPnls: ReadonlyMap<string, Decimal>,
+): Map<string, SettledAccount> {
+  const settled = new Map<string, SettledAccount>();
+  for (const accountId of market.accountIds) {
+    const exposure = state.accounts.get(accountId)?.exposures.get(market.id);
+    if (!exposure || !isPositive(exposure.amountRisked)) continue;
+    const lots = exposure.lots.map((lot) => ({ fillId: lot.fillId, nanos: lot.nanos, priceCents: lot.priceCents }));
+    const first = lots[0];
+    settled.set(accountId, {
+      long: first !== undefined && state.fills.get(first.fillId)?.action === 'buy',
+      lots,
+      settlementPnl: settlementPnls.get(accountId) ?? ZERO,
+      netWinnings: exposure.realizedPnl,
+      fills: [],
+      fee: null,
+    });
+  }
+  for (const fillId of market.fillIds) {
+    const fill = state.fills.get(fillId);
+    if (fill) settled.get(fill.accountId)?.fills.push({ fillId, pnl: plus(fill.closedPnl, fill.expiredPnl) });
+  }
+  return settled;
+}
+
+/** LotResettled: the settled fill realises `pnl` more. */
+export function settledFillResettled(books: SettledAccount, fillId: string, pnl: Decimal): void {
+  const fill = books.fills.find((f) => f.fillId === fillId);
+  if (fill) fill.pnl = plus(fill.pnl, pnl);
+}
+
+/** A corrected result's settlement transfer: the account's settlement and net winnings move by `change`. */
+export function settledAccountMoved(books: SettledAccount, change: Decimal): void {
+  books.settlementPnl = plus(books.settlementPnl, change);
+  books.netWinnings = plus(books.netWinnings, change);
+}
+
+/** An event's or group's fee given back (or, at 0.00, dropped): the account's charge leaves its scope's books. */
+export function scopeChargeDropped(books: SettlementFeeBooks, key: string, accountId: string): void {
+  books.scopeCharges.get(key)?.delete(accountId);
+}
+
+/** An event's or group's fee charged: kept by scope and account, for its refund. */
+export function scopeCharged(books: SettlementFeeBooks, key: string, accountId: string, charged: ChargedFee): void {
+  let charges = books.scopeCharges.get(key);
+  if (!charges) books.scopeCharges.set(key, (charges = new Map()));
+  charges.set(accountId, charged);
+}
+
+/** A scope assessed: its books end when no charge is left in them. */
+export function scopeAssessed(books: SettlementFeeBooks, key: string): void {
+  if (books.scopeCharges.get(key)?.size === 0) books.scopeCharges.delete(key);
 }

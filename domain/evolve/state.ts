@@ -20,7 +20,6 @@ import {
   centsOf,
   contractsTimesCents,
   decimalOf,
-  isPositive,
   isZero,
   nanosOf,
   negated,
@@ -67,6 +66,12 @@ import {
   referralCredited,
   referralPointsSet,
   referralRecorded,
+  scopeAssessed,
+  scopeCharged,
+  scopeChargeDropped,
+  settledAccountMoved,
+  settledAccountsOf,
+  settledFillResettled,
   type BooksAccount,
 } from './books.ts';
 import { accountStateOf, marketStateOf, sportEventStateOf } from './engineRecords.ts';
@@ -496,27 +501,8 @@ export class EngineStateFold {
    * fees and a corrected result. Made once the facts of the positions' settlement are folded.
    */
   private settledBooksOf(market: MarketState): Map<string, SettledAccount> {
-    const state = this.state;
-    const settled = new Map<string, SettledAccount>();
-    for (const accountId of market.accountIds) {
-      const exposure = exposureIn(this.account(accountId), market.id);
-      if (!isPositive(exposure.amountRisked)) continue;
-      const lots = exposure.lots.map((lot) => ({ fillId: lot.fillId, nanos: lot.nanos, priceCents: lot.priceCents }));
-      const first = lots[0];
-      settled.set(accountId, {
-        long: first !== undefined && state.fills.get(first.fillId)?.action === 'buy',
-        lots,
-        settlementPnl: this.settlementPnls.get(accountId) ?? ZERO,
-        netWinnings: exposure.realizedPnl,
-        fills: [],
-        fee: null,
-      });
-    }
-    for (const fillId of market.fillIds) {
-      const fill = present(state.fills.get(fillId), "a market's fill is unsettled until its result");
-      settled.get(fill.accountId)?.fills.push({ fillId, pnl: plus(fill.closedPnl, fill.expiredPnl) });
-    }
-    state.settlementFees.settled.set(market.id, settled);
+    const settled = settledAccountsOf(this.state, market, this.settlementPnls);
+    this.state.settlementFees.settled.set(market.id, settled);
     return settled;
   }
 
@@ -527,8 +513,7 @@ export class EngineStateFold {
       this.settlementPnls.set(accountId, plus(this.settlementPnls.get(accountId) ?? ZERO, signed));
       return;
     }
-    books.settlementPnl = plus(books.settlementPnl, signed);
-    books.netWinnings = plus(books.netWinnings, signed);
+    settledAccountMoved(books, signed);
   }
 
   /** LotResettled: the lot's fill realises `pnl` more; its account's market fee is refunded and charged anew (the facts after). */
@@ -537,8 +522,7 @@ export class EngineStateFold {
     const settled = present(this.state.settlementFees.settled.get(marketId), 'a market settled again has its books');
     for (const books of settled.values()) {
       if (!books.lots.some((lot) => lot.fillId === e.fill_id)) continue;
-      const fill = books.fills.find((f) => f.fillId === e.fill_id);
-      if (fill) fill.pnl = plus(fill.pnl, decimalOf(e.pnl));
+      settledFillResettled(books, e.fill_id, decimalOf(e.pnl));
       books.fee = null;
       return;
     }
@@ -577,8 +561,7 @@ export class EngineStateFold {
         scope === 'event'
           ? (state.sportEvents.get(scopeId)?.eventFeePercent ?? null)
           : (books.groupPercents.get(scopeId) ?? null);
-      let charges = books.scopeCharges.get(key);
-      if (percent === null && !charges) continue;
+      if (percent === null && !books.scopeCharges.has(key)) continue;
       const markets = marketsInScope(state, scope, scopeId);
       if (!markets.every((m) => m.status === 'resulted' || m.status === 'voided')) continue;
       const accounts = new Set<string>();
@@ -586,13 +569,12 @@ export class EngineStateFold {
         for (const accountId of books.settled.get(each.id)?.keys() ?? [])
           if (!moved || moved.has(accountId)) accounts.add(accountId);
       for (const accountId of accounts) {
-        charges?.delete(accountId);
+        scopeChargeDropped(books, key, accountId);
         if (percent === null) continue;
         const charged = present(this.scopeFees.get(`${scope}:${accountId}`), 'a completed scope charges each account');
-        if (!charges) books.scopeCharges.set(key, (charges = new Map()));
-        charges.set(accountId, charged);
+        scopeCharged(books, key, accountId, charged);
       }
-      if (charges && charges.size === 0) books.scopeCharges.delete(key);
+      scopeAssessed(books, key);
     }
   }
 
