@@ -50,6 +50,7 @@ export function registerReplayCommand(program: Command): void {
                 `final sequence:     ${report.finalSeq}`,
                 `final state hash:   ${report.finalStateHash}`,
                 `snapshot:           ${report.snapshot ? `seq ${report.snapshot.seq}, hash ${report.snapshot.matches ? 'matches' : 'DIFFERS'}, resumed replay ${report.snapshot.resumedHashMatches ? 'matches' : 'DIFFERS'}` : 'none'}`,
+                `facts folded:       ${report.folded ? (report.folded.matches ? 'final state hash matches' : 'final state hash DIFFERS') : 'not folded (record versions before 4 hold views)'}`,
                 `mismatching steps:  ${report.mismatches.length}`,
                 ...report.mismatches.map((m) => `  seq ${m.seq}: ${m.reason}`),
                 report.ok ? 'verified: every step reproduced its facts' : 'NOT verified',

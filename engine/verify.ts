@@ -1,16 +1,18 @@
 // Replay verification (`exchange replay --verify`): feeds every journaled input into a fresh
 // engine and checks that each step produces exactly the journaled facts (steps of record versions
 // before facts held views: those are re-run, not compared), that the state hash
-// at the snapshot's revision equals the snapshot's own hash, and that replaying from that
-// snapshot reaches the same final state hash as replaying from zero.
+// at the snapshot's revision equals the snapshot's own hash, that replaying from that
+// snapshot reaches the same final state hash as replaying from zero, and that the journal's facts
+// alone, folded from zero with the domain's evolve (domain/evolve/state.ts), give that state too.
 
 import { messageOf } from '../domain/errors.ts';
 import { readFile } from 'node:fs/promises';
 import { Engine } from '../domain/engine/engine.ts';
-import { decodeState, isCurrentSnapshot, stateHash } from '../domain/engine/snapshot.ts';
+import { decodeState, initialState, isCurrentSnapshot, stateHash } from '../domain/engine/snapshot.ts';
+import { EngineStateFold } from '../domain/evolve/state.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import { readJournal, snapshotPath, type SnapshotHeader } from './recovery.ts';
-import { FACTS_RECORD_VERSION, journalStepsOf } from '../domain/engine/journal/journal.ts';
+import { FACTS_RECORD_VERSION, FACTS_V4_RECORD_VERSION, journalStepsOf } from '../domain/engine/journal/journal.ts';
 
 export interface VerifyReport {
   steps: number;
@@ -24,6 +26,11 @@ export interface VerifyReport {
   finalSeq: number;
   finalStateHash: string;
   snapshot: { seq: number; matches: boolean; resumedHashMatches: boolean } | null;
+  /**
+   * The journal's facts folded from zero (no input re-run): whether they give the final state
+   * hash. null when a step's facts were upcast from views (record versions before 4: not folded).
+   */
+  folded: { matches: boolean } | null;
   ok: boolean;
 }
 
@@ -55,6 +62,7 @@ export async function verifyJournal(
   let resumed: Engine | undefined;
   let steps = 0;
   let viewSteps = 0;
+  let fold: EngineStateFold | null = new EngineStateFold(initialState());
   await readJournal(store, 0n, journalStepsOf, (step, record, unreadable) => {
     onProgress?.(record.position);
     if (!step) {
@@ -82,6 +90,15 @@ export async function verifyJournal(
     else if (version < FACTS_RECORD_VERSION) viewSteps++;
     else if (JSON.stringify(outcome.events) !== JSON.stringify(events))
       note(`events differ (${outcome.events.length} replayed, ${events.length} journaled)`);
+    if (fold && version < FACTS_V4_RECORD_VERSION) fold = null;
+    if (fold) {
+      try {
+        fold.step(seq, now_us, events);
+      } catch (error) {
+        note(`facts do not fold: ${String(error)}`);
+        fold = null;
+      }
+    }
     if (resumed) resumed.step({ seq, now_us, input });
     if (snapshotHeader && snapshotBody && seq === snapshotHeader.seq) {
       hashAtSnapshot = stateHash(engine.state);
@@ -97,6 +114,7 @@ export async function verifyJournal(
           resumedHashMatches: resumed !== undefined && stateHash(resumed.state) === finalStateHash,
         }
       : null;
+  const folded = fold ? { matches: stateHash(fold.state) === finalStateHash } : null;
   return {
     steps,
     viewSteps,
@@ -104,6 +122,10 @@ export async function verifyJournal(
     finalSeq: engine.state.seq,
     finalStateHash,
     snapshot,
-    ok: mismatches.length === 0 && (snapshot === null || (snapshot.matches && snapshot.resumedHashMatches)),
+    folded,
+    ok:
+      mismatches.length === 0 &&
+      (snapshot === null || (snapshot.matches && snapshot.resumedHashMatches)) &&
+      (folded === null || folded.matches),
   };
 }

@@ -36,6 +36,37 @@ export interface FactsJournalFixture {
   smallerToday: boolean;
 }
 
+/**
+ * Makes the amount of the first deposit's transfer fact one cent more (the fact only: the input
+ * stays, so a replay of the inputs reaches the same state). Version 4 steps are objects with
+ * `events`, version 5 steps arrays with the facts last; either way the first value equal to the
+ * input's amount in the step's facts is the Transferred fact's.
+ */
+function alterFirstDeposit(records: FixtureRecord[]): boolean {
+  for (const record of records) {
+    for (const step of (record.data as { steps: unknown[] }).steps) {
+      const [input, facts] = Array.isArray(step)
+        ? [step[2] as { kind?: string; amount?: string }, step[3] as unknown[]]
+        : [(step as { input: { kind: string; amount?: string } }).input, (step as { events: unknown[] }).events];
+      if (input.kind !== 'Deposit' || input.amount === undefined) continue;
+      const amount = input.amount;
+      const replaced = (value: unknown): boolean => {
+        if (!Array.isArray(value)) return false;
+        for (let i = 0; i < value.length; i++) {
+          if (value[i] === amount) {
+            value[i] = (Number(amount) + 0.01).toFixed(2);
+            return true;
+          }
+          if (replaced(value[i])) return true;
+        }
+        return false;
+      };
+      return replaced(facts);
+    }
+  }
+  return false;
+}
+
 export function describeFactsJournal(fixture: FactsJournalFixture): void {
   const folder = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', fixture.folder);
   const read = <T>(file: string): T => JSON.parse(readFileSync(path.join(folder, file), 'utf8')) as T;
@@ -86,6 +117,16 @@ export function describeFactsJournal(fixture: FactsJournalFixture): void {
         finalSeq: final.seq,
         finalStateHash: final.state_hash,
       });
+    });
+
+    it('replay --verify folds its facts too: a fact altered in the journal (its version is not compared) is caught', async () => {
+      const records = JSON.parse(JSON.stringify(journal.records)) as FixtureRecord[];
+      expect(alterFirstDeposit(records), 'a deposit to alter').to.equal(true);
+      const report = await verifyJournal(await storeOf(records), null);
+      expect(report.mismatches).to.deep.equal([]);
+      expect(report.folded).to.deep.equal({ matches: false });
+      expect(report).to.include({ ok: false, finalStateHash: final.state_hash });
+      expect((await verifyJournal(await storeOf(journal.records), null)).folded).to.deep.equal({ matches: true });
     });
 
     it('is recovered by the engine: every journaled input re-runs, to the same state', async () => {
