@@ -11,7 +11,7 @@ import { OUTSIDE, transfer } from './ledger.ts';
 import { CancellationReasons, cancelLive } from './orders.ts';
 import type { AccountState } from './state.ts';
 import { accountDetailsSet, accountTierChanged } from '../evolve/accounts.ts';
-import { accountStateOf } from '../evolve/engineRecords.ts';
+import { accountStateOf, OPENING_DETAILS } from '../evolve/engineRecords.ts';
 
 type Result = Refusal | null;
 
@@ -29,19 +29,6 @@ type Details = Pick<
   | 'takerFactor'
   | 'createdAt'
 >;
-
-/** What an account opened without them has of the fields an input may give. */
-const OPENING_DETAILS = {
-  status: 'active',
-  firstName: null,
-  lastName: null,
-  email: null,
-  jurisdiction: 'us',
-  feeSchedule: 'fixed_percent',
-  baseFeePercent: null,
-  makerFactor: null,
-  takerFactor: null,
-} as const satisfies Omit<Details, 'id' | 'createdAt'>;
 
 /** Every detail of the account with the fields an input gives (the account itself is changed by the fact: accountDetailsSet). */
 function detailsWith(account: Details, fields: AccountFields): AccountDetails {

@@ -1,6 +1,8 @@
 // The engine's in-memory state: accounts with balances and per-market exposure, sport events,
 // markets with their books, live orders and unsettled fills, and the internal double-entry
-// ledger. Only the engine's step functions change it; snapshot.ts serializes it.
+// ledger. The engine's step functions change it as they state each fact, through the domain's
+// evolve (domain/evolve/); the same functions fold a journal's facts into it from zero
+// (domain/evolve/state.ts). snapshot.ts serializes it.
 
 import type { OrderBook } from '../book/book.ts';
 import type { Decimal } from '../money/decimal.ts';
@@ -77,7 +79,7 @@ export interface MarketState extends MarketRecord {
 
 /** Internal ledger accounts: member cash lives on AccountState; these are the other sides. */
 export interface LedgerBooks {
-  // changed only by the ledger (ledger.ts `post`, `setPool`), which keeps the books' running sum
+  // changed only through the ledger (ledger.ts `post`, `setPool`, which keep the books' running sum, and the evolve they call)
   readonly outside: Decimal; // the outside world: deposits, withdrawals, adjustments
   readonly feeRevenue: Decimal;
   readonly pools: ReadonlyMap<string, Decimal>; // per-market settlement pool

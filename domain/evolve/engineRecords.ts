@@ -25,20 +25,25 @@ export function ratesOf(account: AccountState): AccountState['rates'] {
   });
 }
 
+/** What an account opened without them has of the details an input may give, in the account's key order. */
+export const OPENING_DETAILS = {
+  status: 'active',
+  firstName: null,
+  lastName: null,
+  email: null,
+  jurisdiction: 'us',
+  feeSchedule: 'fixed_percent',
+  baseFeePercent: null,
+  makerFactor: null,
+  takerFactor: null,
+} as const satisfies Partial<AccountState>;
+
 /** AccountOpened: the account with the fact's details, no cash, no liabilities, its fee rates. */
 export function accountStateOf(fact: Fact<'AccountOpened'>, nowUs: number): AccountState {
   const account: AccountState = {
     id: fact.account_id,
     userId: fact.user_id,
-    status: 'active',
-    firstName: null,
-    lastName: null,
-    email: null,
-    jurisdiction: 'us',
-    feeSchedule: 'fixed_percent',
-    baseFeePercent: null,
-    makerFactor: null,
-    takerFactor: null,
+    ...OPENING_DETAILS,
     loyaltyTier: 'rookie',
     points: 0,
     createdAt: nowUs,

@@ -101,6 +101,29 @@ const command = fc.oneof(
   {
     weight: 1,
     arbitrary: fc.record({
+      kind: fc.constant('cancelAll' as const),
+      who: fc.constantFrom(...ACCOUNTS),
+      m: fc.option(fc.constantFrom(...MARKETS), { nil: null }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('withdraw' as const),
+      who: fc.constantFrom(...ACCOUNTS),
+      amount: fc.constantFrom('1.00', '30.00'),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('archive' as const),
+      m: fc.constantFrom(...MARKETS),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
       kind: fc.constant('delay' as const),
       m: fc.constantFrom(...MARKETS),
       seconds: fc.constantFrom(0, 2),
@@ -188,6 +211,7 @@ function inputOf(
       return {
         kind: 'PlaceOrders',
         account_id: cmd.who,
+        limits: { live_orders_max: 6, risk_min_cents: 1 },
         orders: cmd.legs.map((leg, j) => {
           const id = `o${i}-${j}`;
           placed.push({ who: cmd.who, id });
@@ -206,6 +230,20 @@ function inputOf(
         : { kind: 'SetReferralPoints', points: cmd.points };
     case 'groupFee':
       return { kind: 'SetSettlementFee', scope: 'market_group', scope_id: 'g', percent: cmd.percent };
+    case 'cancelAll':
+      return { kind: 'CancelAccountOrders', account_id: cmd.who, market_id: cmd.m, cancel_on_disconnect_only: false };
+    case 'withdraw':
+      return {
+        kind: 'Withdraw',
+        account_id: cmd.who,
+        entry_id: `w${i}`,
+        amount: cmd.amount,
+        method: null,
+        reason: null,
+        sub_method: null,
+      };
+    case 'archive':
+      return { kind: 'UpdateMarket', market_id: cmd.m, changes: {}, archived: true } as unknown as EngineInput;
     case 'delay':
       return {
         kind: 'UpdateMarket',
