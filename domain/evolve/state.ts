@@ -367,6 +367,9 @@ export class EngineStateFold {
       state.fills.set(fillId, fill);
       market.fillIds.add(fillId);
     }
+    // A filled order leaves the live orders here; the engine takes it out after both sides' facts
+    // (fees, a referral credit), which finish no other order: a referral only raises a tier, and
+    // reserving anew at the lower rates of a higher tier never cancels one.
     for (const order of orders) {
       if (order.status !== 'filled') continue;
       orderFinished(state, market, order);
