@@ -9,7 +9,8 @@ import { usToIso } from '../../../domain/clock.ts';
 import { badRequest, httpErrorOf, valueOrRefuse } from '../../errors.ts';
 import { refreshLeaderboards } from '../../../projections/member/leaderboard/snapshot.ts';
 import type { SnapshotCache } from '../upstream.ts';
-import { compile, dateTimeToUs, isUuid, parseBody } from '../validate.ts';
+import { isUuid } from '../../../domain/uuid.ts';
+import { compile, dateTimeToUs, parseBody } from '../validate.ts';
 
 /** ±100 years: far enough for any test, near enough to stay a valid date. */
 const CLOCK_ADVANCE_MS_MAX = 100 * 366 * 24 * 3600 * 1000;
