@@ -1,15 +1,14 @@
 // The order commands, for every transport (REST, the WebSocket feed, a later FIX gateway): a
 // member and plain input in, a typed result out. Each validates the body's values, checks the
-// location rules, submits one engine input, notes the write for read-your-writes, and answers
-// from the engine's outcome (the order as the engine left it). Refusals are typed; transports map
-// them to their wire form.
+// location rules, submits one engine input, and answers from the engine's outcome (the order as
+// the engine left it). The engine notes the write of every account a step touched for
+// read-your-writes before it answers. Refusals are typed; transports map them to their wire form.
 
 import { randomUUID } from 'node:crypto';
 import type { OrderLimits, OrderRequest } from '../../domain/engine/inputs.ts';
 import type { Refusal } from '../../domain/errors.ts';
 import type { OrderView } from '../../domain/views.ts';
 import type { MemberPrincipal } from '../auth/principal.ts';
-import type { WriteTracker } from '../context.ts';
 import type { EngineGateway } from '../../engine/gateway.ts';
 import type { SettingsStore } from '../settings/settings.ts';
 import { isInvalidField, orderRequestOf, type OrderBody, type RequestOrigin } from './input.ts';
@@ -21,7 +20,6 @@ export type { OrderBody } from './input.ts';
 export interface OrderCommandDeps {
   engine: EngineGateway;
   settings: SettingsStore;
-  writes: WriteTracker;
 }
 
 /**
@@ -81,7 +79,6 @@ export async function placeOrder(
     limits: orderLimitsOf(deps),
   });
   if (!reply.ok) return refuse(reply.error ?? REQUEST_REFUSED);
-  deps.writes.note(member.account_id, reply.position);
   const [leg] = legsOf(reply, [order.order_id]);
   if (!leg?.order) return refuse(leg?.error ?? REQUEST_REFUSED);
   if (leg.order.status === 'rejected')
@@ -113,7 +110,6 @@ export async function placeOrders(
     limits: orderLimitsOf(deps),
   });
   if (!reply.ok) return refuse(reply.error ?? REQUEST_REFUSED);
-  deps.writes.note(member.account_id, reply.position);
   const legs = legsOf(
     reply,
     orders.map((o) => o.order_id),
@@ -142,7 +138,6 @@ export async function cancelOrders(
   const orderIds = body.order_ids.map((id) => id.toLowerCase());
   const reply = await deps.engine.submit({ kind: 'CancelOrders', account_id: member.account_id, order_ids: orderIds });
   if (!reply.ok) return refuse(reply.error ?? REQUEST_REFUSED);
-  deps.writes.note(member.account_id, reply.position);
   const cancellations = legsOf(reply, orderIds).map((leg): CancelOutcome => {
     if (leg.order && leg.order.account_id !== member.account_id)
       return { order_id: leg.order_id, outcome: 'refused', refusal: ORDER_NOT_FOUND };
@@ -160,7 +155,7 @@ export async function cancelOrders(
  * order placed just before is never missed; the step is journaled and replayed like any cancel.
  */
 export async function cancelAllOrders(
-  deps: Pick<OrderCommandDeps, 'engine' | 'writes'>,
+  deps: Pick<OrderCommandDeps, 'engine'>,
   member: Pick<MemberPrincipal, 'account_id'>,
   options: CancelAllOptions,
 ): Promise<{ ok: true; cancelled: OrderView[] } | Refused> {
@@ -171,7 +166,6 @@ export async function cancelAllOrders(
     cancel_on_disconnect_only: options.cancel_on_disconnect_only,
   });
   if (!reply.ok) return refuse(reply.error ?? REQUEST_REFUSED);
-  deps.writes.note(member.account_id, reply.position);
   const cancelled = (reply.legs ?? []).flatMap((leg) => (leg.order ? [leg.order] : []));
   return { ok: true, cancelled };
 }

@@ -56,7 +56,7 @@ describe('order commands (no transport)', () => {
       dataDir,
       clock: { nowUs: () => (now += 1000) },
       logger: pino({ level: 'silent' }),
-      writes: { note: () => undefined, lastFor: () => undefined },
+      writes: { note: (id, position) => written.set(id, position), lastFor: (id) => written.get(id) },
     });
     for (const input of [
       account('a'),
@@ -73,7 +73,6 @@ describe('order commands (no transport)', () => {
     deps = {
       engine,
       settings: { get: () => settings, update: async () => settings },
-      writes: { note: (id, position) => written.set(id, position), lastFor: (id) => written.get(id) },
     };
   });
   afterEach(async () => {
