@@ -1,4 +1,4 @@
-// GET /me and PATCH /me/profile over HTTP: every profile rule of SPEC, and the public avatars.
+// GET /me and PATCH /me/profile over HTTP: every profile rule (docs/MEMBER.md "Profile"), and the public avatars.
 
 import { expect } from 'chai';
 import { HANDLE_CHANGE_WINDOW_US } from '../../../../domain/profile/handle.ts';
