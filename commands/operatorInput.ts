@@ -4,18 +4,13 @@
 
 import type { StepAnswer } from '../domain/engine/engine.ts';
 import type { EngineInput } from '../domain/engine/inputs.ts';
-import { DomainError, type Refusal } from '../domain/errors.ts';
+import type { Refusal } from '../domain/errors.ts';
 import type { EngineGateway, EngineReply } from '../engine/gateway.ts';
+import { accepted, refused, valueOrThrow, type CommandResult } from './result.ts';
 
 export interface EngineCaller {
   engine: EngineGateway;
 }
-
-/** What every operator command answers: its value, or why nothing was done. */
-export type CommandResult<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };
-
-export const accepted = <T>(value: T): CommandResult<T> => ({ ok: true, value });
-export const refused = (refusal: Refusal): { ok: false; refusal: Refusal } => ({ ok: false, refusal });
 
 export type Accepted = { reply: EngineReply; answer: StepAnswer; position: bigint };
 
@@ -26,12 +21,6 @@ export async function submitOperatorInput(caller: EngineCaller, input: EngineInp
   const reply = await caller.engine.submit(input);
   if (!reply.ok) return refused(reply.error ?? REQUEST_REFUSED);
   return accepted({ reply, answer: answerOf(reply), position: reply.position });
-}
-
-/** For callers with nobody to answer (the demo seeder, the CLI's wiring): a refusal is thrown. */
-export function valueOrThrow<T>(result: CommandResult<T>): T {
-  if (!result.ok) throw new DomainError(result.refusal);
-  return result.value;
 }
 
 export async function submitOrThrow(caller: EngineCaller, input: EngineInput): Promise<EngineReply> {

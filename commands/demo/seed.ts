@@ -9,7 +9,8 @@ import type { MarketFields, OrderRequest, SportEventFields } from '../../domain/
 import type { MarketStatus } from '../../domain/views.ts';
 import { WrongExpectedRevision } from '../../eventstore/port.ts';
 import { deposit, openAccount, type OpenedAccount } from '../accounts/accounts.ts';
-import { submitOrThrow, valueOrThrow } from '../operatorInput.ts';
+import { valueOrThrow } from '../result.ts';
+import { submitOrThrow } from '../operatorInput.ts';
 import type { AppContext } from '../context.ts';
 import { issueApiKey } from '../credentials/apiKeys.ts';
 import { registerClient } from '../oauthClients/commands.ts';

@@ -53,7 +53,7 @@ export function operationRoutes(router: Router, cache: SnapshotCache): void {
     const body = bodyObject(req.body);
     if (Object.keys(body).length === 0) throw badRequest('body must contain at least one field');
     const result = await changeClient(ctx.store, clientId.toLowerCase(), body, { nowUs: ctx.clock.nowUs() });
-    res.json(clientAnswer(result));
+    res.json(clientAnswer(valueOrRefuse(result)));
   });
 
   router.get('/settings', (_req, res) => {

@@ -20,7 +20,7 @@ import {
 import { createTestClock, moveClock } from '../../../commands/clock/clock.ts';
 import type { WriteTracker } from '../../../commands/context.ts';
 import { startEngine, type RunningEngine } from '../../../engine/process.ts';
-import { valueOrThrow } from '../../../commands/operatorInput.ts';
+import { valueOrThrow } from '../../../commands/result.ts';
 import { changeSettings } from '../../../commands/settings/change.ts';
 import { loadSettingsStore } from '../../../commands/settings/store.ts';
 import type { SettingsStore } from '../../../commands/settings/settings.ts';
