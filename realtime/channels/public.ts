@@ -22,7 +22,6 @@ const EVENTS_PER_JOIN_MAX = 1_000;
 /** Trades per market in the `trades` join reply (as many as a Market's recent_trades). */
 const TRADES_PER_MARKET_IN_REPLY = 15;
 
-
 /** Public market data is for authenticated sockets; an app token needs `market_data`. */
 function marketDataRefusal(identity: SocketIdentity): JoinOutcome | null {
   if (identity.kind === 'anonymous') return refuse('unauthorized');

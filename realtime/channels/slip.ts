@@ -24,7 +24,6 @@ import type { Level } from '../state/books.ts';
 import { refuse, type Channel, type InReply, type JoinContext } from './channel.ts';
 import { memberFor, type ReadYourWrites } from './private.ts';
 
-
 interface SlipOrder {
   market_id: string;
   action: 'buy' | 'sell';

@@ -10,7 +10,14 @@ describe('isUuid', () => {
   });
 
   it('refuses anything else: braces, missing dashes, other letters, extra text, empty', () => {
-    for (const text of ['{5f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b}', '5f0c1a2b3c4d4e5f8a9b0c1d2e3f4a5b', '5f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5g', '5f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b\n', ' 5f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b', '']) {
+    for (const text of [
+      '{5f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b}',
+      '5f0c1a2b3c4d4e5f8a9b0c1d2e3f4a5b',
+      '5f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5g',
+      '5f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b\n',
+      ' 5f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b',
+      '',
+    ]) {
       expect(isUuid(text), JSON.stringify(text)).to.equal(false);
     }
   });
