@@ -1,4 +1,4 @@
-// DESIGN.md's layer table as rules (run by `npm run lint:layers`, part of `npm test`).
+// docs/ARCHITECTURE.md's layer table ("Layers") as rules (run by `npm run lint:layers`, part of `npm test`).
 // A forbidden import fails the build with the rule's name. What each layer may import:
 //   domain       nothing of ours, and no I/O
 //   eventstore   nothing of ours (it knows no business)

@@ -1,7 +1,7 @@
-// REST's one table from typed refusals to the wire (SPEC "REST API errors"), and the error
+// REST's one table from typed refusals to the wire (docs/ARCHITECTURE.md "Errors as types"), and the error
 // middleware that sends it. Every refusal any layer makes (domain/errors.ts: the engine, money,
 // text, profile and command rules; commands/auth: credentials and access) has exactly one status
-// here; the body is `{"error": "<text>"}` plus the few fields and headers SPEC names. The
+// here; the body is `{"error": "<text>"}` plus the few fields and headers a refusal carries. The
 // transport's own answers (a body or query that does not parse: 400; an unknown path or a read
 // that found nothing: 404) are HttpErrors made with `badRequest` and `notFound`.
 
@@ -181,7 +181,7 @@ function bearerChallenge(context: RefusalContext, invalidToken: boolean): string
     : `Bearer ${metadata}`;
 }
 
-/** The `error` text of a refusal, and what SPEC adds to the body and headers. */
+/** The `error` text of a refusal, and what it adds to the body and headers. */
 function wireOf(
   refusal: RestRefusal,
   context: RefusalContext,

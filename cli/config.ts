@@ -1,4 +1,4 @@
-// Configuration from the environment (DESIGN.md's list). Every variable is checked at start; a
+// Configuration from the environment (docs/RUNNING.md "Configuration" lists every variable). Every variable is checked at start; a
 // bad value stops the service with a message naming the variable and what it accepts.
 
 import { isIP } from 'node:net';

@@ -185,6 +185,6 @@ export function credentialNoticesOf(ctx: AppContext, oauth?: OAuthTokens): Crede
 export function cancelOnDisconnectOf(ctx: AppContext): CancelOnDisconnect {
   return async (member) => {
     const result = await cancelAllOrders(ctx, member, { market_id: null, cancel_on_disconnect_only: true });
-    return { cancelled: result.ok ? result.cancelled.length : 0 };
+    return { cancelled: result.ok ? result.value.length : 0 };
   };
 }

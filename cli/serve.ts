@@ -18,7 +18,7 @@ import type { AppContext, Config } from '../commands/context.ts';
 import { startDemoActivity } from '../commands/demo/activity.ts';
 import { DEMO_HINT, seedDemo } from '../commands/demo/seed.ts';
 import type { EngineGateway } from '../engine/gateway.ts';
-import { startEngine } from '../engine/process.ts';
+import { startEngine, type EngineDeps } from '../engine/process.ts';
 import type { SnapshotSource } from '../engine/snapshotter.ts';
 import { DEFAULT_SETTINGS } from '../commands/settings/settings.ts';
 import { loadSettingsStore } from '../commands/settings/store.ts';
@@ -48,6 +48,7 @@ import { ProjectionWorkerHost, type Projections } from './projectionHost.ts';
 import { oauthHttpOf, oauthParts } from './oauthWiring.ts';
 import { terminalProgress } from './progress.ts';
 import { createLogger } from './logger.ts';
+import { buildService } from './buildService.ts';
 
 const EMBEDDED_DATABASE = 'exchange';
 /** A client has this long to send a request's headers, and its whole request (slow-loris bounds). */
@@ -151,7 +152,7 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-interface StartOptions {
+export interface StartOptions {
   logger?: Logger;
   /** Use this database instead of opening one from the configuration (tests). */
   database?: Database;
@@ -164,6 +165,10 @@ interface StartOptions {
    * owner-only file under DATA_DIR (DEMO_BANNER_FILE). Never to the log.
    */
   bannerStream?: NodeJS.WriteStream;
+  /** The engine's bounds, where a caller sets them (a test fills the input queue). */
+  engine?: Pick<EngineDeps, 'queueInputsMax'>;
+  /** Rebuild the leaderboard snapshots on their schedule (default true; off where a test rebuilds them at times it sets). */
+  leaderboardScheduler?: boolean;
 }
 
 /**
@@ -247,7 +252,15 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const snapshotSource: SnapshotSource = config.eventstoreUrl
       ? { kind: 'esdb', url: config.eventstoreUrl }
       : { kind: 'postgres', connectionString: database.connectionString };
-    const engine = await startEngine({ store, clock, logger, writes, dataDir: config.dataDir, snapshotSource });
+    const engine = await startEngine({
+      store,
+      clock,
+      logger,
+      writes,
+      dataDir: config.dataDir,
+      snapshotSource,
+      ...options.engine,
+    });
     cleanups.push(() => engine.stop());
 
     config.adminToken = await resolveAdminToken(config, logger);
@@ -293,8 +306,10 @@ export async function startService(config: Config, options: StartOptions = {}): 
       if (!api.lane(req, res)) api.app(req, res);
     };
 
-    const leaderboards = startLeaderboardScheduler(ctx);
-    cleanups.push(() => leaderboards.stop());
+    if (options.leaderboardScheduler ?? true) {
+      const leaderboards = startLeaderboardScheduler(ctx);
+      cleanups.push(() => leaderboards.stop());
+    }
     const realtime = await startRealtime({
       port: config.wsPort,
       logger,
@@ -381,7 +396,7 @@ export async function serve(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
   let service: RunningService;
   try {
-    service = await startService(config, { logger });
+    service = await buildService({ config, logger });
   } catch (error) {
     if (error instanceof EmbeddedStartRefused) {
       // the operator's fix is in the message: one line, no stack

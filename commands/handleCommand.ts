@@ -21,7 +21,7 @@ import {
   type ExpectedRevision,
   type RecordedEvent,
 } from '../eventstore/port.ts';
-import { accepted, refused, type CommandResult } from './operatorInput.ts';
+import { accepted, refused, type CommandResult } from './result.ts';
 
 /** Attempts (reads and appends) per command unless it names its own bound. */
 export const COMMAND_ATTEMPTS_MAX = 3;

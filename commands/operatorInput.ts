@@ -1,24 +1,16 @@
 // Submitting an engine input for an operator command (or the demo seeder): a refused input comes
-// back as its typed refusal, an accepted one with the entities it changed, and the write is noted
-// for read-your-writes of every account it touched.
+// back as its typed refusal, an accepted one with the entities it changed. The engine has noted
+// the write for read-your-writes of every account it touched before it answers.
 
-import { accountsNamedBy } from '../domain/engine/events.ts';
 import type { StepAnswer } from '../domain/engine/engine.ts';
 import type { EngineInput } from '../domain/engine/inputs.ts';
-import { DomainError, type Refusal } from '../domain/errors.ts';
-import type { WriteTracker } from './context.ts';
+import type { Refusal } from '../domain/errors.ts';
 import type { EngineGateway, EngineReply } from '../engine/gateway.ts';
+import { accepted, refused, valueOrThrow, type CommandResult } from './result.ts';
 
 export interface EngineCaller {
   engine: EngineGateway;
-  writes: WriteTracker;
 }
-
-/** What every operator command answers: its value, or why nothing was done. */
-export type CommandResult<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };
-
-export const accepted = <T>(value: T): CommandResult<T> => ({ ok: true, value });
-export const refused = (refusal: Refusal): { ok: false; refusal: Refusal } => ({ ok: false, refusal });
 
 export type Accepted = { reply: EngineReply; answer: StepAnswer; position: bigint };
 
@@ -28,14 +20,7 @@ const REQUEST_REFUSED: Refusal = { code: 'request_refused' };
 export async function submitOperatorInput(caller: EngineCaller, input: EngineInput): Promise<CommandResult<Accepted>> {
   const reply = await caller.engine.submit(input);
   if (!reply.ok) return refused(reply.error ?? REQUEST_REFUSED);
-  for (const accountId of accountsNamedBy(reply.events)) caller.writes.note(accountId, reply.position);
   return accepted({ reply, answer: answerOf(reply), position: reply.position });
-}
-
-/** For callers with nobody to answer (the demo seeder, the CLI's wiring): a refusal is thrown. */
-export function valueOrThrow<T>(result: CommandResult<T>): T {
-  if (!result.ok) throw new DomainError(result.refusal);
-  return result.value;
 }
 
 export async function submitOrThrow(caller: EngineCaller, input: EngineInput): Promise<EngineReply> {

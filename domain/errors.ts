@@ -1,7 +1,7 @@
 // Refusals as types. Every rule that can refuse a request has a reason here: a stable code and the
 // data its message needs. Reasons are made in domain/ (the engine, money, text and profile rules)
 // and commands/; each transport maps a code to its wire form in one table of its own (REST:
-// api/refusals.ts). `messageOf` gives SPEC's English text for a reason, the same in every
+// api/errors.ts). `messageOf` gives the documented English text for a reason, the same in every
 // transport. A code names one rule and so has one status everywhere: an order naming an unknown
 // market (the order is refused, 422) and an operator input naming an unknown market (404) are two
 // codes. Nothing matches on the message text.
@@ -93,10 +93,10 @@ export type RuleRefusal =
 /** Why the engine, a domain rule or a command refused: a code and the data its message needs. */
 export type Refusal = InvalidValue | UnknownSubject | RuleRefusal;
 
-/** Every location refusal's text begins so (SPEC `geo_location`). */
+/** Every location refusal's text begins so (docs/TRADING.md "Geofencing"). */
 export const GEO_REFUSAL_PREFIX = 'Placing Order(s) from this IP address';
 
-/** SPEC's text for a reason (the REST `error`, the feed's reply detail, the CLI's message). */
+/** The documented text for a reason (the REST `error`, the feed's reply detail, the CLI's message). */
 export function messageOf(refusal: Refusal): string {
   switch (refusal.code) {
     case 'invalid_input':
@@ -246,7 +246,7 @@ export function messageOf(refusal: Refusal): string {
   }
 }
 
-/** A refusal thrown rather than returned (commands off the hot path); the message is SPEC's text. */
+/** A refusal thrown rather than returned (commands off the hot path); the message is the documented text. */
 export class DomainError extends Error {
   constructor(readonly refusal: Refusal) {
     super(messageOf(refusal));

@@ -4,7 +4,7 @@
 
 const NUL = '\u0000';
 
-/** Objects and arrays inside one another, at most: far above any body SPEC describes. */
+/** Objects and arrays inside one another, at most: far above any body the API takes. */
 export const JSON_NESTING_DEPTH_MAX = 32;
 
 /** A refusal (domain/errors.ts): `orders[1].client_order_id must not contain NUL characters`. */

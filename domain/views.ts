@@ -2,7 +2,7 @@
 // The engine's facts (domain/engine/events.ts) do not carry them: a read model folds the facts
 // into records (domain/readModel/records.ts, with the domain's evolve, domain/evolve/) and renders
 // these views from the records (domain/readModel/render.ts), as the engine renders its answers
-// from its own state. Field names, types and nullability follow SPEC.md: money and quantities are
+// from its own state. Field names, types and nullability are the API's contract (the OpenAPI document): money and quantities are
 // decimal strings, `*_at`/`*_time` int64 fields are UNIX microseconds.
 
 export type Decimal = string;
@@ -27,7 +27,7 @@ export type AccountStatus = 'active' | 'pending' | 'suspended';
 export type FeeSchedule = 'fixed_percent' | 'on_trade' | 'loyalty_tier_on_trade';
 export type Jurisdiction = 'us' | 'ca';
 
-/** SPEC "Order object", every field. */
+/** The Order object, every field. */
 export interface OrderView {
   id: string;
   account_id: string; // not on the wire contract's table but needed by projections; harmless extra
@@ -64,7 +64,7 @@ export interface OrderView {
   seq: number;
 }
 
-/** SPEC "Fill object", every field of the contract (internal fields omitted or null). */
+/** The Fill object, every field of the contract (internal fields omitted or null). */
 export interface FillView {
   trade_id: string;
   order_id: string;
@@ -128,7 +128,7 @@ export interface FillView {
   settlement_fee?: Decimal;
 }
 
-/** SPEC "Balance object". */
+/** The Balance object. */
 export interface BalanceView {
   account_id: string;
   user_id: string;

@@ -1,4 +1,4 @@
-// The WebSocket handshake's credential rules (SPEC "Events" and "Authentication"), in order:
+// The WebSocket handshake's credential rules (docs/REALTIME.md "Connecting", docs/TRADING.md "Credentials"), in order:
 //   1. no User-Agent                                   → 403, no upgrade
 //   2. any X-SVC-ACCESS-* header → the API-key rules, signed over `GET` and the request path with
 //      its query string, same 30-second window as REST  → 401 when they fail, no upgrade

@@ -13,6 +13,7 @@
 import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
 import type uWSTypes from 'uWebSockets.js';
+import { normalizeIp } from '../domain/address.ts';
 import type { Clock } from '../domain/clock.ts';
 import { CredentialHolders, type CredentialEnd } from './credential.ts';
 import { httpRefusalOf, identify, type HandshakeRequest, type IdentityResolver } from './handshake.ts';
@@ -101,20 +102,6 @@ function loadNativeUws(): UWS {
 
 const nowMonotonicMs = () => performance.now();
 
-function normaliseAddress(text: string): string | null {
-  if (text === '') return null;
-  const mapped =
-    /^(?:0{1,4}:){5}ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(text) ??
-    /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(text);
-  if (mapped) {
-    const high = parseInt(mapped[1]!, 16);
-    const low = parseInt(mapped[2]!, 16);
-    return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
-  }
-  const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(text);
-  return dotted ? dotted[1]! : text;
-}
-
 function selectProtocol(offered: string): string {
   const protocols = offered.split(',').map((p) => p.trim());
   return protocols.includes('phoenix') ? 'phoenix' : '';
@@ -177,7 +164,7 @@ export async function startTransport(options: TransportOptions): Promise<Transpo
       const secKey = headers.get('sec-websocket-key') ?? '';
       const protocol = selectProtocol(headers.get('sec-websocket-protocol') ?? '');
       const extensions = headers.get('sec-websocket-extensions') ?? '';
-      const remoteAddress = normaliseAddress(Buffer.from(res.getRemoteAddressAsText()).toString());
+      const remoteAddress = normalizeIp(Buffer.from(res.getRemoteAddressAsText()).toString());
       let aborted = false;
       res.onAborted(() => {
         aborted = true;

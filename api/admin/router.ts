@@ -1,4 +1,4 @@
-// /admin/v1: the operator API (OPERATOR_API.md), behind the admin token. Member credentials are
+// /admin/v1: the operator API (docs/OPERATOR.md), behind the admin token. Member credentials are
 // never accepted here. Errors use the REST error body; unknown paths are 404.
 
 import express, { Router } from 'express';

@@ -25,8 +25,6 @@ const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: false, useDe
 addFormats(ajv);
 ajv.addFormat('decimal', /^-?\d+(\.\d+)?$/);
 
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 function fieldName(error: ErrorObject): string {
   const path = error.instancePath
     .split('/')
@@ -89,11 +87,6 @@ export function parseBody<T>(validate: ValidateFunction<T>, body: unknown): T {
     throw badRequest(first ? describeError(first) : 'body is invalid');
   }
   return value;
-}
-
-/** Path ids are UUIDs: anything else cannot name a record, so it is a 404 like any unknown id. */
-export function isUuid(value: string): boolean {
-  return UUID_PATTERN.test(value);
 }
 
 /** A money amount (`amount`): a decimal string of whole cents, > 0, or signed and non-zero. */

@@ -1,6 +1,6 @@
 // JSON Schemas of the trading API: request bodies (compiled by ajv on the request path) and
 // response objects (published in the OpenAPI document; the tests validate every answer against
-// them). Field names, types and nullability follow SPEC's resource tables.
+// them). Field names, types and nullability are the API's contract: clients rely on them exactly.
 
 type Schema = Record<string, unknown>;
 
@@ -251,7 +251,7 @@ const Market: Schema = object({
   bids: { type: 'array' },
   offers: { type: 'array' },
   recent_trades: { type: 'array', maxItems: 15 },
-  // SPEC shows no element shapes for these: lists of strings, as the operator sets them
+  // no element shapes are promised for these: lists of strings, as the operator sets them
   participants: {
     type: 'array',
     items: str,

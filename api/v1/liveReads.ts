@@ -1,21 +1,25 @@
-// Reads answered from the engine's live view (engine/gateway.ts LiveView) instead of the read
-// models: a live order by id, the live orders of a list whose status filter names only live
-// statuses, the balance, the open positions. Each answers exactly what the read model would
-// (same fields, same order, same cursors: keys made and read by the same pagination code), and
-// only once the view has passed the member's last write; when it cannot (no view, a status
-// that may have ended, an order it does not hold, a live order whose journal place it does not
-// know) the caller reads the read models, after the bounded read-your-writes wait.
+// The reads of live state: a live order by id, a list of orders whose status filter names only
+// live statuses, the balance, the open positions. Each is answered from the engine's live view
+// (engine/gateway.ts LiveView) when it can, exactly as the read model would (same fields, same
+// order, same cursors: keys made and read by the same pagination code), and only once the view
+// has passed the member's last write; when it cannot (no view, a status that may have ended, an
+// order it does not hold, a live order whose journal place it does not know) from the read
+// models, after the bounded read-your-writes wait.
 //
 // The authentication of these routes therefore does not wait for the projectors
 // (`readsWaitInHandler`): the handler waits when it goes to PostgreSQL.
 
-import { liveViewFor } from '../../commands/readYourWrites.ts';
+import { liveViewFor, readYourWrites } from '../../commands/readYourWrites.ts';
 import type { AppContext } from '../../commands/context.ts';
 import { compareTexts } from '../../domain/money/decimal.ts';
-import { LIVE_ORDER_STATUSES, type OrderStatus } from '../../domain/views.ts';
+import { UUID_PATTERN_SOURCE } from '../../domain/uuid.ts';
+import { LIVE_ORDER_STATUSES } from '../../domain/views.ts';
 import { comparePlaces, type LiveOrder, type LivePosition } from '../../engine/gateway.ts';
 import { pageOf } from '../../projections/pagination.ts';
+import { getBalance } from '../../projections/core/queries/accounts.ts';
 import { cursorParts, limitOf, listFilter, type PageRequest } from '../../projections/core/queries/db.ts';
+import { getOrder, listOrders, type OrderFilters } from '../../projections/core/queries/orders.ts';
+import { listPositions } from '../../projections/core/queries/positions.ts';
 import {
   renderBalance,
   renderOrder,
@@ -26,9 +30,8 @@ import {
 } from '../../projections/core/render.ts';
 
 const LIVE: ReadonlySet<string> = new Set(LIVE_ORDER_STATUSES);
-const UUID_SEGMENT = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
 /** The routes whose handlers may answer from the live view, spelled exactly as the router serves them (query aside). */
-const LIVE_READ_PATHS = new RegExp(`^/api/v1/(?:orders|orders/${UUID_SEGMENT}|account/balance|positions)$`);
+const LIVE_READ_PATHS = new RegExp(`^/api/v1/(?:orders|orders/${UUID_PATTERN_SOURCE}|account/balance|positions)$`);
 
 /**
  * Whether a read's handler does its own read-your-writes wait (it may answer from the live view
@@ -48,13 +51,6 @@ export function liveOrderOf(
 ): OrderWire | undefined {
   const order = liveViewFor(ctx, accountId)?.order(orderId);
   return order && order.accountId === accountId ? renderOrder(order.view) : undefined;
-}
-
-interface OrderFilters {
-  orderIds?: readonly string[];
-  clientOrderIds?: readonly string[];
-  marketIds?: readonly string[];
-  statuses?: readonly OrderStatus[];
 }
 
 /**
@@ -132,4 +128,45 @@ export function livePositionsOf(
   }
   const { page: shown, cursor } = pageOf(rows, limit, (position) => [position.contracts, position.view.market_id]);
   return { cursor, positions: shown.map((position) => renderPosition(position.view)) };
+}
+
+/** GET /orders/{order_id}: the live view's order, else the read model's (undefined: not this account's). */
+export async function readOrder(ctx: AppContext, accountId: string, orderId: string): Promise<OrderWire | undefined> {
+  const live = liveOrderOf(ctx, accountId, orderId);
+  if (live) return live;
+  await readYourWrites(ctx, accountId);
+  return (await getOrder(ctx.pool, accountId, orderId)) ?? undefined;
+}
+
+/** GET /orders: from the live view when it can answer, else from the read model. */
+export async function readOrders(
+  ctx: AppContext,
+  accountId: string,
+  filters: OrderFilters,
+  page: PageRequest,
+): Promise<{ cursor: string | null; orders: OrderWire[] }> {
+  const live = liveOrdersOf(ctx, accountId, filters, page);
+  if (live) return live;
+  await readYourWrites(ctx, accountId);
+  return listOrders(ctx.pool, accountId, filters, page);
+}
+
+/** GET /positions: from the live view when it can answer, else from the read model. */
+export async function readPositions(
+  ctx: AppContext,
+  accountId: string,
+  page: PageRequest,
+): Promise<{ cursor: string | null; positions: PositionWire[] }> {
+  const live = livePositionsOf(ctx, accountId, page);
+  if (live) return live;
+  await readYourWrites(ctx, accountId);
+  return listPositions(ctx.pool, accountId, page);
+}
+
+/** GET /account/balance: the live view's, else the read model's (undefined: no such account). */
+export async function readBalance(ctx: AppContext, accountId: string): Promise<BalanceWire | undefined> {
+  const live = liveBalanceOf(ctx, accountId);
+  if (live) return live;
+  await readYourWrites(ctx, accountId);
+  return (await getBalance(ctx.pool, accountId)) ?? undefined;
 }

@@ -9,7 +9,7 @@ import type { MarketStatus } from '../../domain/views.ts';
 import { MARKET_STATUSES } from '../openapi/schemas.ts';
 import type { Answer } from './idempotency.ts';
 import { CURSOR_PARAM, csvOf, LIMIT_PARAM, pageParamsOf, querySpec, readQuery, stringOf } from './query.ts';
-import { listMarkets } from './reads.ts';
+import { listMarkets } from '../../projections/core/queries/markets.ts';
 
 const MARKET_IDS_PARAM = {
   name: 'market_ids',
@@ -73,17 +73,18 @@ export function listMarketsRoute(ctx: AppContext) {
     const onlyIds = csvOf(readQuery(req, marketIdsOnly).market_ids);
     if (onlyIds) {
       const page = await listMarkets(
-        ctx,
+        ctx.pool,
         { marketIds: onlyIds.map((id) => id.toLowerCase()) },
-        { limit: 200, cursor: undefined },
+        {},
+        ctx.clock.nowUs(),
       );
-      return { status: 200, body: { cursor: null, markets: page.items } };
+      return { status: 200, body: { cursor: null, markets: page.markets } };
     }
     const query = readQuery(req, listMarketsQuery);
     const trading = stringOf(query.trading);
     const sortName = stringOf(query['sort_by[name]']);
     const page = await listMarkets(
-      ctx,
+      ctx.pool,
       {
         eventIds: csvOf(query.event_ids)?.map((id) => id.toLowerCase()),
         statuses: csvOf(query.status) as MarketStatus[] | undefined,
@@ -96,7 +97,8 @@ export function listMarketsRoute(ctx: AppContext) {
             : undefined,
       },
       pageParamsOf(query),
+      ctx.clock.nowUs(),
     );
-    return { status: 200, body: { cursor: page.cursor, markets: page.items } };
+    return { status: 200, body: { cursor: page.cursor, markets: page.markets } };
   };
 }

@@ -9,7 +9,9 @@ import { FILL_STATUSES } from '../openapi/schemas.ts';
 import type { Answer } from './idempotency.ts';
 import { NO_SUCH_RECORD } from './orders/read.ts';
 import { CURSOR_PARAM, csvOf, LIMIT_PARAM, pageParamsOf, querySpec, readQuery, stringOf } from './query.ts';
-import { getBalance, listFills, listPositions } from './reads.ts';
+import type { FillStatus } from '../../domain/views.ts';
+import { listFills } from '../../projections/core/queries/fills.ts';
+import { readBalance, readPositions } from './liveReads.ts';
 
 export const listFillsQuery = querySpec([
   {
@@ -41,30 +43,30 @@ export function listFillsRoute(ctx: AppContext) {
     const query = readQuery(req, listFillsQuery);
     const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
     const page = await listFills(
-      ctx,
+      ctx.pool,
       principalOf(req).account_id,
       {
-        market_ids: lower(csvOf(query.market_ids)),
-        order_ids: lower(csvOf(query.order_ids)),
-        status: stringOf(query.status),
+        marketIds: lower(csvOf(query.market_ids)),
+        orderIds: lower(csvOf(query.order_ids)),
+        status: stringOf(query.status) as FillStatus | undefined,
       },
       pageParamsOf(query),
     );
-    return { status: 200, body: { cursor: page.cursor, fills: page.items } };
+    return { status: 200, body: { cursor: page.cursor, fills: page.fills } };
   };
 }
 
 export function listPositionsRoute(ctx: AppContext) {
   return async (req: Request): Promise<Answer> => {
     const query = readQuery(req, listPositionsQuery);
-    const page = await listPositions(ctx, principalOf(req).account_id, pageParamsOf(query));
-    return { status: 200, body: { cursor: page.cursor, positions: page.items } };
+    const page = await readPositions(ctx, principalOf(req).account_id, pageParamsOf(query));
+    return { status: 200, body: { cursor: page.cursor, positions: page.positions } };
   };
 }
 
 export function balanceRoute(ctx: AppContext) {
   return async (req: Request): Promise<Answer> => {
-    const balance = await getBalance(ctx, principalOf(req).account_id);
+    const balance = await readBalance(ctx, principalOf(req).account_id);
     if (!balance) throw notFound(NO_SUCH_RECORD);
     return { status: 200, body: { balance } };
   };

@@ -1,4 +1,4 @@
-// `exchange admin …`: the operator CLI over /admin/v1 (OPERATOR_API.md). Every command prints
+// `exchange admin …`: the operator CLI over /admin/v1 (docs/OPERATOR.md). Every command prints
 // a readable table, or the raw JSON answer with --json; failures go to stderr with exit code 1.
 
 import { defaultServiceUrl } from '../config.ts';

@@ -1,4 +1,4 @@
-// Typed errors: an answer the service refused (status, SPEC's `error` text, `scope`,
+// Typed errors: an answer the service refused (status, the service's `error` text, `scope`,
 // `Retry-After`), a refused OAuth refresh, and a request that never got an answer.
 
 export interface ErrorBody {
@@ -13,7 +13,7 @@ export class ExchangeError extends Error {
   override readonly name = 'ExchangeError';
   constructor(
     readonly status: number,
-    /** SPEC's `error` text, e.g. `Missing or invalid API key credentials`. */
+    /** The service's `error` text, e.g. `Missing or invalid API key credentials`. */
     readonly error: string,
     readonly details: {
       method: string;

@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import type { AccountFields } from '../../domain/engine/inputs.ts';
 import type { AccountView, BalanceView, LedgerEntryView } from '../../domain/views.ts';
 import type { AppContext } from '../context.ts';
-import { accepted, submitOperatorInput, type Accepted, type CommandResult } from '../operatorInput.ts';
+import { accepted, type CommandResult } from '../result.ts';
+import { submitOperatorInput, type Accepted } from '../operatorInput.ts';
 import { setPassword } from './password.ts';
 
 type Ctx = Pick<AppContext, 'engine' | 'writes' | 'store' | 'clock'>;

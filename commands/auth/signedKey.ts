@@ -1,4 +1,4 @@
-// Signed API key credentials (SPEC Authentication 1):
+// Signed API key credentials (docs/TRADING.md "Signing a request"):
 // - headers X-SVC-ACCESS-KEY (key id), X-SVC-ACCESS-TIMESTAMP (UNIX ms), X-SVC-ACCESS-SIGNATURE
 //   (base64 Ed25519 over timestamp + METHOD + path including the query string);
 // - all three present, the timestamp within 30 s of the service clock, the key known and not

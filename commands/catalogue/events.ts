@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { SportEventChanges, SportEventFields } from '../../domain/engine/inputs.ts';
 import type { SportEventView } from '../../domain/views.ts';
-import { accepted, submitOperatorInput, type CommandResult, type EngineCaller } from '../operatorInput.ts';
+import { accepted, type CommandResult } from '../result.ts';
+import { submitOperatorInput, type EngineCaller } from '../operatorInput.ts';
 
 type SportEventListing = Omit<SportEventFields, 'event_id'>;
 

@@ -5,7 +5,8 @@
 import type { FeeScope } from '../../domain/engine/events.ts';
 import type { StepAnswer } from '../../domain/engine/engine.ts';
 import type { MarketStateView, SportEventView } from '../../domain/views.ts';
-import { accepted, submitOperatorInput, type CommandResult, type EngineCaller } from '../operatorInput.ts';
+import { accepted, type CommandResult } from '../result.ts';
+import { submitOperatorInput, type EngineCaller } from '../operatorInput.ts';
 
 interface FeeSet {
   /** The markets the percent now applies to, as the engine left them. */

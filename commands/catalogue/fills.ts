@@ -3,7 +3,8 @@
 
 import type { EngineInput } from '../../domain/engine/inputs.ts';
 import type { FillView } from '../../domain/views.ts';
-import { accepted, refused, submitOperatorInput, type CommandResult, type EngineCaller } from '../operatorInput.ts';
+import { accepted, refused, type CommandResult } from '../result.ts';
+import { submitOperatorInput, type EngineCaller } from '../operatorInput.ts';
 
 interface FillAmendment {
   /** Whole cents, > 0 (below the market's max_price is the engine's rule). */

@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { EngineInput, MarketChanges, MarketDetails, MarketFields } from '../../domain/engine/inputs.ts';
 import type { Refusal } from '../../domain/errors.ts';
 import type { MarketResult, MarketStateView, MarketStatus } from '../../domain/views.ts';
-import { accepted, refused, submitOperatorInput, type CommandResult, type EngineCaller } from '../operatorInput.ts';
+import { accepted, refused, type CommandResult } from '../result.ts';
+import { submitOperatorInput, type EngineCaller } from '../operatorInput.ts';
 
 const DEFAULT_MAX_PRICE = '1.00';
 /** A market's stat line: any JSON, at most this many characters once serialised. */

@@ -5,7 +5,7 @@
 import { isServiceTimeMs, type Clock } from '../../domain/clock.ts';
 import type { ControllableClock } from '../context.ts';
 import type { EngineGateway } from '../../engine/gateway.ts';
-import { accepted, refused, type CommandResult } from '../operatorInput.ts';
+import { accepted, refused, type CommandResult } from '../result.ts';
 
 export const systemClock: Clock = {
   nowUs: () => Date.now() * 1000,

@@ -6,10 +6,12 @@
 
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { MarketFields, OrderRequest, SportEventFields } from '../../domain/engine/inputs.ts';
+import { APP_SCOPES, MEMBER_SCOPES } from '../../domain/auth/scopes.ts';
 import type { MarketStatus } from '../../domain/views.ts';
 import { WrongExpectedRevision } from '../../eventstore/port.ts';
 import { deposit, openAccount, type OpenedAccount } from '../accounts/accounts.ts';
-import { submitOrThrow, valueOrThrow } from '../operatorInput.ts';
+import { valueOrThrow } from '../result.ts';
+import { submitOrThrow } from '../operatorInput.ts';
 import type { AppContext } from '../context.ts';
 import { issueApiKey } from '../credentials/apiKeys.ts';
 import { registerClient } from '../oauthClients/commands.ts';
@@ -22,16 +24,8 @@ export const DEMO_HINT =
 const HOUR_US = 3_600_000_000;
 const DEMO_EMAIL = 'demo@example.com';
 const DEMO_REDIRECT_URI = 'http://127.0.0.1:8976/callback';
-const DEMO_CLIENT_SCOPES = [
-  'profile.read',
-  'balance.read',
-  'portfolio.read',
-  'orders.read',
-  'transfers.read',
-  'orders.write',
-  'market_data',
-  'events',
-];
+/** Every scope but accepting terms for the member. */
+const DEMO_CLIENT_SCOPES = [...MEMBER_SCOPES.filter((scope) => scope !== 'terms.write'), ...APP_SCOPES];
 
 /** The demo OAuth client (a web app allowed from this machine, so orders.write counts) and a ready authorize URL. */
 async function seedDemoOAuthClient(ctx: AppContext, baseUrl: string) {

@@ -1,4 +1,4 @@
-// GET /oauth/authorize without a transport: one visible pipeline of checks, in SPEC's order.
+// GET /oauth/authorize without a transport: one visible pipeline of checks, in order.
 // An unknown or suspended client, or a redirect_uri that is not exactly a registered one, is never
 // redirected (error page, HTTP 400: redirecting would make the server an open redirector). Every
 // other problem goes back to the redirect_uri as `error`, with `state` and `iss` (RFC 9207).
@@ -52,7 +52,7 @@ const errorRedirect = (
   location: redirectWith(redirectUri, { error, error_description: description, state }, issuer),
 });
 
-/** Narrowing (SPEC "Scopes"): the requested scopes the client may hold. */
+/** Narrowing (docs/OAUTH.md): the requested scopes the client may hold. */
 function narrowScopes(requested: readonly string[], client: OAuthClient): string[] {
   const writeAllowed = client.ip_allowlist.length > 0;
   return requested.filter(

@@ -3,7 +3,7 @@
 // never issued on a grant a concurrent revocation ended: appends carry the expected revision
 // (commands/handleCommand.ts: a concurrent change is decided again on a fresh read).
 
-import { valueOrThrow } from '../operatorInput.ts';
+import { valueOrThrow } from '../result.ts';
 import { append, handleCommand, loadAggregate, type Aggregate } from '../handleCommand.ts';
 import {
   evolveGrant,

@@ -1,6 +1,6 @@
 // POST /oauth/register (RFC 7591), only while the operator setting `dynamic_registration` is on
 // (404 otherwise). The request's metadata becomes a client of the registry (commands/oauthClients,
-// `registered_by: dynamic`). Choices SPEC leaves open:
+// `registered_by: dynamic`). Our choices:
 //   token_endpoint_auth_method  `client_secret_basic` (default) or `none`
 //   grant_types                 default [authorization_code, refresh_token]; `client_credentials`
 //                               only with a secret and then no callbacks are needed

@@ -4,7 +4,7 @@
 // passed, and client_credentials); every refusal is a typed OAuth error (errors.ts), turned into
 // its answer here, once.
 //
-// Library gaps closed (see ENVIRONMENT.md): PKCE is required at authorize (authorize.ts) and
+// Library gaps closed (@node-oauth/oauth2-server 5.x; tests/oauth/ shows each): PKCE is required at authorize (authorize.ts) and
 // verified before anything is consumed (the library would consume the code first); a secret in the
 // form body is refused before the library sees it; a confidential client is never accepted on a
 // verifier alone (library.ts getClient); Basic credentials are form-decoded (clientAuth.ts);

@@ -11,7 +11,7 @@ const REFRESH_TOKEN_PREFIX = 'svc_rt_';
 
 const CODE_LIFETIME_S = 60;
 export const ACCESS_TOKEN_LIFETIME_S = 3600;
-/** Not fixed by SPEC: a refresh token unused for 30 days expires (rotation gives a fresh one each use). */
+/** Our choice (docs/OAUTH.md): a refresh token unused for 30 days expires (rotation gives a fresh one each use). */
 export const REFRESH_TOKEN_LIFETIME_S = 30 * 24 * 60 * 60;
 export const CODE_LIFETIME_US = CODE_LIFETIME_S * MICROS_PER_SECOND;
 export const ACCESS_TOKEN_LIFETIME_US = ACCESS_TOKEN_LIFETIME_S * MICROS_PER_SECOND;

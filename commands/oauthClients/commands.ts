@@ -4,7 +4,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { EventStore } from '../../eventstore/port.ts';
-import { valueOrThrow } from '../operatorInput.ts';
+import { accepted, type CommandResult } from '../result.ts';
 import { append, handleCommand, loadAggregate, refuse, type Aggregate } from '../handleCommand.ts';
 import {
   clientSecretKeyOf,
@@ -76,7 +76,7 @@ export async function changeClient(
   clientId: string,
   raw: unknown,
   options: { nowUs: number },
-): Promise<ClientWithSecret> {
+): Promise<CommandResult<ClientWithSecret>> {
   const patch = validateClientFields(raw, []);
   const result = await handleCommand(store, clientOf(clientId), ({ state: client }) => {
     if (client === null) return refuse({ code: 'oauth_client_not_found' });
@@ -97,7 +97,7 @@ export async function changeClient(
     );
   });
   clientChanged(store, clientId);
-  return valueOrThrow(result).value;
+  return result.ok ? accepted(result.value.value) : result;
 }
 
 /** The clients of `store` as the authorization server reads them (cached; changes above refresh it). */

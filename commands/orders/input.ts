@@ -1,5 +1,5 @@
-// An order body (shape already checked by the transport) → the engine's OrderRequest, with SPEC's
-// value rules:
+// An order body (shape already checked by the transport) → the engine's OrderRequest, with the API's
+// value rules (docs/TRADING.md "Orders"):
 // - price: > 0 and whole cents; required for `limit`; validated whenever present, even on a
 //   `market` order; `null` is the same as omission. Below `max_price` is the engine's rule (422),
 //   for a market order's price too.
@@ -29,7 +29,7 @@ export interface RequestOrigin {
   ip_address: string | null;
 }
 
-/** A body value SPEC refuses with 400; `field` carries the batch leg's prefix (`orders[3].price`). */
+/** A body value refused with 400; `field` carries the batch leg's prefix (`orders[3].price`). */
 type InvalidOrderField = Extract<Refusal, { code: 'invalid_order_field' }>;
 
 /** `prefix` names the leg in batch errors, e.g. `orders[3].`. */

@@ -1,4 +1,4 @@
-// Geofencing of order placement and cancellation (SPEC `geo_location`), configured by the
+// Geofencing of order placement and cancellation (docs/TRADING.md "Geofencing"), configured by the
 // operator settings `geofencing` {enforced, allowed_codes, accept_network_location, blocked_networks}:
 // - not enforced: `geo_location` is ignored;
 // - enforced and a code sent: it must be one of allowed_codes (a bad code is refused even where

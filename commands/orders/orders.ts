@@ -1,36 +1,33 @@
 // The order commands, for every transport (REST, the WebSocket feed, a later FIX gateway): a
 // member and plain input in, a typed result out. Each validates the body's values, checks the
-// location rules, submits one engine input, notes the write for read-your-writes, and answers
-// from the engine's outcome (the order as the engine left it). Refusals are typed; transports map
-// them to their wire form.
+// location rules, submits one engine input, and answers from the engine's outcome (the order as
+// the engine left it). The engine notes the write of every account a step touched for
+// read-your-writes before it answers. Refusals are typed; transports map them to their wire form.
 
 import { randomUUID } from 'node:crypto';
 import type { OrderLimits, OrderRequest } from '../../domain/engine/inputs.ts';
 import type { Refusal } from '../../domain/errors.ts';
 import type { OrderView } from '../../domain/views.ts';
 import type { MemberPrincipal } from '../auth/principal.ts';
-import type { WriteTracker } from '../context.ts';
 import type { EngineGateway } from '../../engine/gateway.ts';
 import type { SettingsStore } from '../settings/settings.ts';
 import { isInvalidField, orderRequestOf, type OrderBody, type RequestOrigin } from './input.ts';
 import { legsOf } from './legs.ts';
 import { checkLocation } from './location.ts';
+import { accepted, refused, type CommandResult } from '../result.ts';
 
 export type { OrderBody } from './input.ts';
 
 export interface OrderCommandDeps {
   engine: EngineGateway;
   settings: SettingsStore;
-  writes: WriteTracker;
 }
 
-/**
- * Why an order command was refused as a whole (nothing was placed or cancelled): a field value
- * (invalid_order_field), the batch size, the location check, the engine's refusal of the input
- * (e.g. price at or above max_price, unknown market) or of the order it made (order_rejected).
- */
-type Refused = { ok: false; refusal: Refusal };
-const refuse = (refusal: Refusal): Refused => ({ ok: false, refusal });
+// Each command answers a CommandResult. Refused as a whole (nothing was placed or cancelled): a
+// field value (invalid_order_field), the batch size, the location check, the engine's refusal of
+// the input (e.g. price at or above max_price, unknown market) or of the order it made
+// (order_rejected). A batch's legs and a cancel's entries carry their own outcomes.
+
 /** The engine answered without saying why (it always says; this is the fallback). */
 const REQUEST_REFUSED: Refusal = { code: 'request_refused' };
 const ORDER_NOT_FOUND: Refusal = { code: 'order_not_found' };
@@ -59,9 +56,9 @@ interface CancelAllOptions {
   cancel_on_disconnect_only: boolean;
 }
 
-function batchLimitRefusal(deps: OrderCommandDeps, count: number): Refused | null {
+function batchLimitRefusal(deps: OrderCommandDeps, count: number): { ok: false; refusal: Refusal } | null {
   const limit = deps.settings.get().batch_limit;
-  return count > limit ? refuse({ code: 'batch_too_large', limit }) : null;
+  return count > limit ? refused({ code: 'batch_too_large', limit }) : null;
 }
 
 export async function placeOrder(
@@ -69,24 +66,23 @@ export async function placeOrder(
   member: MemberPrincipal,
   body: OrderBody,
   origin: RequestOrigin,
-): Promise<{ ok: true; order: OrderView } | Refused> {
+): Promise<CommandResult<OrderView>> {
   const order = orderRequestOf(body, randomUUID(), origin);
-  if (isInvalidField(order)) return refuse(order);
+  if (isInvalidField(order)) return refused(order);
   const location = checkLocation(deps.settings.get().geofencing, body.geo_location, origin.ip_address);
-  if (location) return refuse(location);
+  if (location) return refused(location);
   const reply = await deps.engine.submit({
     kind: 'PlaceOrder',
     account_id: member.account_id,
     order,
     limits: orderLimitsOf(deps),
   });
-  if (!reply.ok) return refuse(reply.error ?? REQUEST_REFUSED);
-  deps.writes.note(member.account_id, reply.position);
+  if (!reply.ok) return refused(reply.error ?? REQUEST_REFUSED);
   const [leg] = legsOf(reply, [order.order_id]);
-  if (!leg?.order) return refuse(leg?.error ?? REQUEST_REFUSED);
+  if (!leg?.order) return refused(leg?.error ?? REQUEST_REFUSED);
   if (leg.order.status === 'rejected')
-    return refuse({ code: 'order_rejected', reason: leg.order.rejection_reason ?? ORDER_REJECTED_DEFAULT });
-  return { ok: true, order: leg.order };
+    return refused({ code: 'order_rejected', reason: leg.order.rejection_reason ?? ORDER_REJECTED_DEFAULT });
+  return accepted(leg.order);
 }
 
 /** A batch: every leg is validated first (any bad leg refuses the whole batch); one location check; one engine input. */
@@ -95,25 +91,24 @@ export async function placeOrders(
   member: MemberPrincipal,
   body: { orders: OrderBody[]; geo_location?: string | null },
   origin: RequestOrigin,
-): Promise<{ ok: true; legs: PlacedLeg[] } | Refused> {
+): Promise<CommandResult<PlacedLeg[]>> {
   const tooLarge = batchLimitRefusal(deps, body.orders.length);
   if (tooLarge) return tooLarge;
   const orders: OrderRequest[] = [];
   for (const [i, leg] of body.orders.entries()) {
     const order = orderRequestOf(leg, randomUUID(), origin, `orders[${i}].`);
-    if (isInvalidField(order)) return refuse(order);
+    if (isInvalidField(order)) return refused(order);
     orders.push(order);
   }
   const location = checkLocation(deps.settings.get().geofencing, body.geo_location, origin.ip_address);
-  if (location) return refuse(location);
+  if (location) return refused(location);
   const reply = await deps.engine.submit({
     kind: 'PlaceOrders',
     account_id: member.account_id,
     orders,
     limits: orderLimitsOf(deps),
   });
-  if (!reply.ok) return refuse(reply.error ?? REQUEST_REFUSED);
-  deps.writes.note(member.account_id, reply.position);
+  if (!reply.ok) return refused(reply.error ?? REQUEST_REFUSED);
   const legs = legsOf(
     reply,
     orders.map((o) => o.order_id),
@@ -125,7 +120,7 @@ export async function placeOrders(
         : leg.error;
     return { ok: false, order_id: leg.order_id, refusal };
   });
-  return { ok: true, legs };
+  return accepted(legs);
 }
 
 /** Cancels the listed orders (one is a list of one); another member's order is not found. */
@@ -134,15 +129,14 @@ export async function cancelOrders(
   member: MemberPrincipal,
   body: { order_ids: string[]; geo_location?: string | null },
   origin: RequestOrigin,
-): Promise<{ ok: true; cancellations: CancelOutcome[] } | Refused> {
+): Promise<CommandResult<CancelOutcome[]>> {
   const tooLarge = batchLimitRefusal(deps, body.order_ids.length);
   if (tooLarge) return tooLarge;
   const location = checkLocation(deps.settings.get().geofencing, body.geo_location, origin.ip_address);
-  if (location) return refuse(location);
+  if (location) return refused(location);
   const orderIds = body.order_ids.map((id) => id.toLowerCase());
   const reply = await deps.engine.submit({ kind: 'CancelOrders', account_id: member.account_id, order_ids: orderIds });
-  if (!reply.ok) return refuse(reply.error ?? REQUEST_REFUSED);
-  deps.writes.note(member.account_id, reply.position);
+  if (!reply.ok) return refused(reply.error ?? REQUEST_REFUSED);
   const cancellations = legsOf(reply, orderIds).map((leg): CancelOutcome => {
     if (leg.order && leg.order.account_id !== member.account_id)
       return { order_id: leg.order_id, outcome: 'refused', refusal: ORDER_NOT_FOUND };
@@ -151,7 +145,7 @@ export async function cancelOrders(
       ? { order_id: leg.order_id, outcome: 'cancelled', status: leg.order.status }
       : { order_id: leg.order_id, outcome: 'refused', refusal: ORDER_NOT_FOUND };
   });
-  return { ok: true, cancellations };
+  return accepted(cancellations);
 }
 
 /**
@@ -160,18 +154,17 @@ export async function cancelOrders(
  * order placed just before is never missed; the step is journaled and replayed like any cancel.
  */
 export async function cancelAllOrders(
-  deps: Pick<OrderCommandDeps, 'engine' | 'writes'>,
+  deps: Pick<OrderCommandDeps, 'engine'>,
   member: Pick<MemberPrincipal, 'account_id'>,
   options: CancelAllOptions,
-): Promise<{ ok: true; cancelled: OrderView[] } | Refused> {
+): Promise<CommandResult<OrderView[]>> {
   const reply = await deps.engine.submit({
     kind: 'CancelAccountOrders',
     account_id: member.account_id,
     market_id: options.market_id === null ? null : options.market_id.toLowerCase(),
     cancel_on_disconnect_only: options.cancel_on_disconnect_only,
   });
-  if (!reply.ok) return refuse(reply.error ?? REQUEST_REFUSED);
-  deps.writes.note(member.account_id, reply.position);
+  if (!reply.ok) return refused(reply.error ?? REQUEST_REFUSED);
   const cancelled = (reply.legs ?? []).flatMap((leg) => (leg.order ? [leg.order] : []));
-  return { ok: true, cancelled };
+  return accepted(cancelled);
 }

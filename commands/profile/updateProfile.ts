@@ -28,7 +28,7 @@ import {
   type RecordedEvent,
 } from '../../eventstore/port.ts';
 import type { AppContext } from '../context.ts';
-import { valueOrThrow } from '../operatorInput.ts';
+import { accepted, refused, type CommandResult } from '../result.ts';
 import { append, decideAgain, handleCommand, loadAggregate, refuse, type Aggregate } from '../handleCommand.ts';
 
 /** Bound on optimistic retries (a concurrent change of the same profile, or a generated handle that was taken). */
@@ -116,8 +116,12 @@ interface ProfileUpdated {
   position: bigint | null;
 }
 
-/** Applies the patch or throws a DomainError naming the broken rule (nothing is applied then). */
-export async function updateProfile(ctx: AppContext, accountId: string, patch: ProfilePatch): Promise<ProfileUpdated> {
+/** Applies the patch, or refuses naming the broken rule (nothing is applied then). */
+export async function updateProfile(
+  ctx: AppContext,
+  accountId: string,
+  patch: ProfilePatch,
+): Promise<CommandResult<ProfileUpdated>> {
   const settings = ctx.settings.get();
   const lists: HandleLists = { reserved_handles: settings.reserved_handles, blocked_handles: settings.blocked_handles };
   let release: string | null = null;
@@ -129,11 +133,18 @@ export async function updateProfile(ctx: AppContext, accountId: string, patch: P
       profileOf(accountId),
       async ({ state }, attempt) => {
         nowUs = ctx.clock.nowUs();
-        const decision = decideProfile(
-          { account_id: accountId, ...patch, now_us: nowUs, generated: generated(lists) },
-          state,
-          lists,
-        );
+        let decision: ReturnType<typeof decideProfile>;
+        try {
+          decision = decideProfile(
+            { account_id: accountId, ...patch, now_us: nowUs, generated: generated(lists) },
+            state,
+            lists,
+          );
+        } catch (err) {
+          // the domain's decider throws the rule a patch breaks: the command answers it
+          if (err instanceof DomainError) return refuse(err.refusal);
+          throw err;
+        }
         release = decision.release;
         if (decision.events.length === 0) return append([], undefined);
         const claimIsGenerated = decision.claim !== null && decision.claim !== patch.handle?.toLowerCase();
@@ -154,12 +165,13 @@ export async function updateProfile(ctx: AppContext, accountId: string, patch: P
       { attemptsMax: ATTEMPTS_MAX },
     );
   } catch (err) {
-    if (err instanceof WrongExpectedRevision) throw new DomainError({ code: 'profile_changed_concurrently' });
+    if (err instanceof WrongExpectedRevision) return refused({ code: 'profile_changed_concurrently' });
     throw err;
   }
-  const { state, position } = valueOrThrow(result);
-  if (position === null) return { state, position: null };
+  if (!result.ok) return result;
+  const { state, position } = result.value;
+  if (position === null) return accepted({ state, position: null });
   if (release !== null) await releaseHandle(ctx.store, release, accountId, nowUs);
   ctx.writes.note(accountId, position);
-  return { state, position };
+  return accepted({ state, position });
 }

@@ -3,7 +3,8 @@
 // the value is journaled with it), then the settings document changes.
 
 import { DomainError } from '../../domain/errors.ts';
-import { accepted, refused, submitOperatorInput, type CommandResult, type EngineCaller } from '../operatorInput.ts';
+import { accepted, refused, type CommandResult } from '../result.ts';
+import { submitOperatorInput, type EngineCaller } from '../operatorInput.ts';
 import type { Settings, SettingsStore } from './settings.ts';
 import { validateSettingsPatch } from './validate.ts';
 

@@ -5,7 +5,7 @@
 
 import type { Logger } from 'pino';
 import type { EventStore, RecordedEvent } from '../../eventstore/port.ts';
-import { valueOrThrow } from '../operatorInput.ts';
+import { valueOrThrow } from '../result.ts';
 import { append, handleCommand, loadAggregate, type Aggregate } from '../handleCommand.ts';
 import { DEFAULT_SETTINGS, type Settings, type SettingsStore } from './settings.ts';
 import { validateSettingsPatch } from './validate.ts';

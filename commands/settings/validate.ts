@@ -3,20 +3,9 @@
 
 import { InvalidInput } from '../../domain/errors.ts';
 import { REFERRAL_POINTS_MAX } from '../../domain/engine/referrals.ts';
-import { sportKey } from '../../domain/leaderboard/board.ts';
+import { LEADERBOARD_METRICS, sportKey } from '../../domain/leaderboard/board.ts';
+import { LEADERBOARD_PERIODS } from '../../domain/leaderboard/period.ts';
 import type { GeofencingSettings, LeaderboardBoardSetting, Settings } from './settings.ts';
-
-const LEADERBOARD_PERIODS = ['daily', 'weekly', 'monthly', 'yearly', 'all'] as const;
-const LEADERBOARD_METRICS = [
-  'volume',
-  'profit',
-  'predictions',
-  'markets',
-  'win_rate',
-  'biggest_win',
-  'return',
-  'streak',
-] as const;
 
 /** Bounds that keep one settings document small and sane. */
 const REGISTRATION_LIMIT_PER_HOUR_MAX = 1_000_000;

@@ -1,4 +1,4 @@
-// Which OAuth scope covers which /api/v1 route (SPEC "Scopes" leaves it to us; docs/OAUTH.md and
+// Which OAuth scope covers which /api/v1 route (our choice; docs/OAUTH.md and
 // the OpenAPI document's `security` state the same table). Member sessions and API keys are not
 // judged here: they act with every scope their credential kind allows.
 

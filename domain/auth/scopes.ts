@@ -1,4 +1,4 @@
-// OAuth scopes (SPEC "Scopes"): what a member may grant an application, and what an application
+// OAuth scopes (docs/OAUTH.md): what a member may grant an application, and what an application
 // may hold on its own (catalogue data). Member sessions and API keys act with every scope.
 
 export const MEMBER_SCOPES = [

@@ -63,8 +63,8 @@ export interface MarketFields {
 }
 
 /**
- * The catalogue fields a market may be listed or changed with beyond MarketFields (SPEC "Market
- * object"): texts, lists of strings, the stat line (any JSON), display flags. `participants`
+ * The catalogue fields a market may be listed or changed with beyond MarketFields (the Market object's
+ * catalogue fields): texts, lists of strings, the stat line (any JSON), display flags. `participants`
  * null means the event's.
  */
 export interface MarketDetails {

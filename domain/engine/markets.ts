@@ -223,7 +223,7 @@ export function updateMarket(ctx: StepContext, input: Extract<EngineInput, { kin
   return null;
 }
 
-/** SPEC: a market's `symbol` is unique (markets are few: a scan). */
+/** A market's `symbol` is unique (docs/OPERATOR.md) (markets are few: a scan). */
 function symbolInUse(ctx: StepContext, symbol: string): boolean {
   for (const market of ctx.state.markets.values()) if (market.symbol === symbol) return true;
   return false;

@@ -132,7 +132,7 @@ export function decideOrder(
     if (!price.ok) return refuse(price.error);
     priceCents = price.value;
   } else if (request.price !== null && request.price !== undefined) {
-    // unused by a market order, but validated whenever present (SPEC), max_price included
+    // unused by a market order, but validated whenever present (docs/TRADING.md "Orders"), max_price included
     const price = parsePriceCents(request.price, market.maxPriceCents);
     if (!price.ok) return refuse(price.error);
   }

@@ -160,7 +160,7 @@ export function boardValues(
       for (const [account, volume] of volumeByAccount) if (isPositive(volume)) push(account, volume);
       break;
     case 'return':
-      // a ratio board's values lie within 0 to 1 (SPEC): a member whose return is below 0 is not ranked here
+      // a ratio board's values lie within 0 to 1 (docs/MEMBER.md "Leaderboard"): a member whose return is below 0 is not ranked here
       for (const [account, volume] of volumeByAccount) {
         if (!isPositive(volume)) continue;
         const ratio = quotient(profitOf(account), volume, RATIO_PLACES);

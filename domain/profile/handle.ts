@@ -1,4 +1,4 @@
-// Handle rules (SPEC: PATCH /api/v1/me/profile). Pure: the lists of reserved and blocked handles
+// Handle rules (PATCH /api/v1/me/profile, docs/MEMBER.md "Profile"). Pure: the lists of reserved and blocked handles
 // arrive from the operator settings, availability is checked by the reservation stream.
 //
 // Rules, in the order they are checked (the first that fails names the 422):

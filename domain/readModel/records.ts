@@ -197,7 +197,7 @@ export interface MarketRecord extends MarketCatalogueRecord {
 }
 
 /**
- * What the operator describes a market with beyond what trading needs (SPEC "Market object"):
+ * What the operator describes a market with beyond what trading needs (the Market object's catalogue fields):
  * texts, lists of strings, the stat line (any JSON), display flags, and when it was archived.
  * A market's own `participants` replace its event's when set (null: the event's).
  */

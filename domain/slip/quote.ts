@@ -3,7 +3,7 @@
 //   fills at once   levels taken best first while the price is acceptable (a limit order: at or
 //                   better than its price; a market order: any, or up to its price when given)
 //   resting         a limit order's remainder rests at its price; a market order's is dropped
-//   risk            per contract: the price on a buy, max_price - price on a sell (DESIGN.md);
+//   risk            per contract: the price on a buy, max_price - price on a sell (docs/ENGINE.md "Funds");
 //                   fills at their own prices, the resting remainder at the limit price
 //   potential fee   the taker rate on what fills at once, the maker rate on the resting part
 //                   (each level priced as one trade, rounded up to the cent as the engine does;

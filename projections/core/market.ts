@@ -1,5 +1,5 @@
-// The SPEC Market object: the engine's MarketStateView joined with its sport event, the book's
-// aggregated price levels, the trade tape and open interest. Decisions where SPEC is silent:
+// The Market object (the OpenAPI document's Market schema): the engine's MarketStateView joined with its sport event, the book's
+// aggregated price levels, the trade tape and open interest. Decisions the schema leaves open:
 //
 // - `status` renders `suspended` when `trading` is false on an `open`/`pre_open` market
 //   (filters still match the stored status).

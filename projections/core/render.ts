@@ -1,12 +1,12 @@
-// Wire rendering of the core views: the objects exactly as SPEC's tables list them, in that
-// order. Views carry a few internal fields; these renderers are the one place that drops them,
+// Wire rendering of the core views: the objects exactly as the OpenAPI document lists them
+// (api/openapi/schemas.ts), in that order. Views carry a few internal fields; these renderers are the one place that drops them,
 // so a REST read, a write's answer (render the engine's OrderView with renderOrder) and a
 // realtime delta are the same object.
 //
-// Dropped: `seq` everywhere (the engine's version counter). Kept as harmless extras (SPEC's
-// versioning lets clients ignore unknown fields): `account_id` on orders, `cancel_on_disconnect`
+// Dropped: `seq` everywhere (the engine's version counter). Kept as harmless extras (clients
+// ignore unknown fields: docs/TRADING.md "Contract and versioning"): `account_id` on orders, `cancel_on_disconnect`
 // on orders (the caller's own flag, echoed), `event_id` on fills. Ledger list entries carry
-// exactly SPEC's fields (fee entries add none); `renderLedgerEntry` (admin) keeps every field.
+// exactly the documented fields (fee entries add none); `renderLedgerEntry` (admin) keeps every field.
 
 import type {
   AccountView,
@@ -115,7 +115,7 @@ export function renderFill(f: FillView): FillWire {
     device_id: f.device_id,
     ip_address: f.ip_address,
     opened_at: f.opened_at,
-    expires_at: f.status === 'settled' ? null : f.expires_at, // SPEC: expiry "if the market has not settled"
+    expires_at: f.status === 'settled' ? null : f.expires_at, // the expiry only while the market has not settled
     settled_at: f.settled_at,
     inserted_at: f.inserted_at,
     updated_at: f.updated_at,
@@ -203,7 +203,7 @@ export function renderSportEvent(e: SportEventView): SportEventWire {
   };
 }
 
-// ── Ledger entries: SPEC's common fields, plus each list's own additions ───────────────────
+// ── Ledger entries: the common fields, plus each list's own additions ──────────────────────
 
 export interface LedgerEntryCommonWire {
   id: string;
@@ -228,7 +228,7 @@ export interface WithdrawalEntryWire extends LedgerEntryCommonWire {
   reason: string | null;
   sub_method: string | null;
 }
-/** SPEC: fee entries add no field to the common ones. */
+/** Fee entries add no field to the common ones (docs/MEMBER.md "Ledgers"). */
 export type FeeEntryWire = LedgerEntryCommonWire;
 export interface AdjustmentEntryWire extends LedgerEntryCommonWire {
   reason: string | null;
@@ -237,7 +237,7 @@ export interface AdjustmentEntryWire extends LedgerEntryCommonWire {
 export type LedgerEntryWire = Omit<LedgerEntryView, 'seq'>;
 
 /**
- * SPEC: `amount` is the monetary value the entry was calculated from; only fee entries are the
+ * `amount` is the monetary value the entry was calculated from (docs/MEMBER.md "Ledgers"); only fee entries are the
  * signed balance effect. The engine records every entry signed (a withdrawal takes cash out, so
  * its amount is negative there); on the wire a withdrawal shows the amount withdrawn.
  */

@@ -95,7 +95,7 @@ export function marketStatsCursor(raw: unknown): MarketStatsCursor | null {
 }
 
 /**
- * The live index (SPEC's market stats "live-index" fields are null when the market is no longer
+ * The live index (the market stats "live-index" fields, docs/MEMBER.md, are null when the market is no longer
  * held there): every listed market until it is archived, what GET /markets lists by default.
  */
 const IN_LIVE_INDEX = "(m.market_id IS NOT NULL AND m.doc->>'archived_at' IS NULL)";

@@ -17,7 +17,7 @@ import type { Feed, PrivateChannelName } from '../feed.ts';
 import { memberHasScope, type MemberIdentity } from '../identity.ts';
 import { refuse, type Channel, type JoinContext, type JoinOutcome } from './channel.ts';
 
-/** The live order statuses (SPEC "Order statuses"): what the `orders` snapshot lists. */
+/** The live order statuses (docs/ENGINE.md "Statuses and transitions"): what the `orders` snapshot lists. */
 const LIVE_ORDER_STATUSES: readonly OrderStatus[] = ['created', 'requested', 'accepted', 'delayed', 'open'];
 /** Live orders in one snapshot (the engine's default cap of live orders per account). */
 const ORDERS_IN_SNAPSHOT_MAX = 10_000;

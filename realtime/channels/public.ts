@@ -8,6 +8,7 @@
 //   market_updates  reply {markets: [{market_id, status, trading, …}]}     push `market`
 //   events          reply {events: [{event_id, total_volume, volume24h}]}  push `volume`
 
+import { isUuid } from '../../domain/uuid.ts';
 import type { Queryable } from '../../projections/core/queries/db.ts';
 import { listMarketTrades, type MarketTradeWire } from '../../projections/core/queries/trades.ts';
 import { feedTopic, type Feed } from '../feed.ts';
@@ -20,8 +21,6 @@ const MARKETS_PER_JOIN_MAX = 1_000;
 const EVENTS_PER_JOIN_MAX = 1_000;
 /** Trades per market in the `trades` join reply (as many as a Market's recent_trades). */
 const TRADES_PER_MARKET_IN_REPLY = 15;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Public market data is for authenticated sockets; an app token needs `market_data`. */
 function marketDataRefusal(identity: SocketIdentity): JoinOutcome | null {
@@ -47,7 +46,7 @@ function idList(
   if (value.length > max) return refuse('invalid payload', { detail: `${field} may name at most ${max} ids` });
   const ids: string[] = [];
   for (const id of value) {
-    if (typeof id !== 'string' || !UUID.test(id))
+    if (typeof id !== 'string' || !isUuid(id))
       return refuse('invalid payload', { detail: `${field} must hold UUID strings` });
     ids.push(id.toLowerCase());
   }

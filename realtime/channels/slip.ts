@@ -6,6 +6,7 @@
 // `slip` whenever that market's book moves and the costing changes. Nothing is placed.
 // `betslip` is the older name: the same answer with money rounded to two decimals.
 
+import { isUuid } from '../../domain/uuid.ts';
 import { messageOf } from '../../domain/errors.ts';
 import { feeRates, type FeeTerms } from '../../domain/engine/fees.ts';
 import {
@@ -22,8 +23,6 @@ import type { Feed } from '../feed.ts';
 import type { Level } from '../state/books.ts';
 import { refuse, type Channel, type InReply, type JoinContext } from './channel.ts';
 import { memberFor, type ReadYourWrites } from './private.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface SlipOrder {
   market_id: string;
@@ -44,7 +43,7 @@ const invalid = (error: string): Parsed => ({
 /** The order body's fields the costing reads, checked as POST /api/v1/orders checks them. */
 function parseOrder(body: Record<string, unknown>, feed: Feed): Parsed {
   const { market_id: marketId, action, order_type: orderType, price, quantity } = body;
-  if (typeof marketId !== 'string' || !UUID.test(marketId)) return invalid('market_id must be a market UUID');
+  if (typeof marketId !== 'string' || !isUuid(marketId)) return invalid('market_id must be a market UUID');
   if (action !== 'buy' && action !== 'sell') return invalid('action must be buy or sell');
   if (orderType !== 'limit' && orderType !== 'market') return invalid('order_type must be limit or market');
   const maxPrice = feed.markets.maxPrice(marketId.toLowerCase());

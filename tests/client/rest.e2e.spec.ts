@@ -229,7 +229,7 @@ describe('client: REST against a live service', function () {
     await client.cancelOrder(order.id);
   });
 
-  it('typed errors carry status and SPEC error text; 422 for a refused order, 404 for an unknown order, 401 for a revoked key', async () => {
+  it('typed errors carry status and the documented error text; 422 for a refused order, 404 for an unknown order, 401 for a revoked key', async () => {
     const unknownMarket = await aliceClient
       .placeOrder({
         market_id: '00000000-0000-4000-8000-000000000000',

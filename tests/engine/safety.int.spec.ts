@@ -14,7 +14,7 @@ import { post } from '../../domain/engine/ledger.ts';
 import { Big } from '../../domain/money/big.ts';
 import { MemoryEventStore } from '../../eventstore/memory.ts';
 import { account, deposit, market, sportEvent, T0 } from '../domain/engine/support.ts';
-import { startTradingService, type TradingService } from '../api/v1/harness.ts';
+import { startWholeService, type WholeService } from '../api/v1/harness.ts';
 
 describe('engine safety', () => {
   describe('the ledger is asserted after every batch', () => {
@@ -69,10 +69,10 @@ describe('engine safety', () => {
   });
 
   describe('the input queue is bounded', () => {
-    let svc: TradingService;
+    let svc: WholeService;
     const QUEUE_MAX = 3;
     before(async () => {
-      svc = await startTradingService({}, { queueInputsMax: QUEUE_MAX });
+      svc = await startWholeService({}, { engine: { queueInputsMax: QUEUE_MAX } });
     });
     after(async () => {
       await svc?.stop();

@@ -1,4 +1,4 @@
-// Every row of SPEC's authorize, token and registration error tables, and the attacks: code
+// Every authorize, token and registration error answer (docs/OAUTH.md), and the attacks: code
 // replay, refresh reuse, PKCE downgrade or mismatch, redirect_uri mismatch at token time, another
 // client's code, a secret in the form body, an open redirect through an unregistered redirect_uri,
 // and an IP allowlist bypass through X-Forwarded-For. Also fuzzed form bodies: never a 500.

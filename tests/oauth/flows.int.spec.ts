@@ -1,7 +1,7 @@
 // The OAuth flows driven by a strict real client, oauth4webapi, unmodified: discovery, the code
 // flow with PKCE (a client without a secret, and one with a secret over client_secret_basic),
 // refresh with rotation, revocation, introspection, client_credentials; then the tokens on
-// /api/v1 with SPEC's 401 and 403 rows.
+// /api/v1 with the 401 and 403 answers.
 
 import { expect } from 'chai';
 import * as oauth from 'oauth4webapi';

@@ -1,5 +1,5 @@
-// OAuth metadata (SPEC "OAuth and metadata endpoints"; RFC 8414, RFC 9728, RFC 9207): every field
-// SPEC lists, built on the host the document is fetched from; forwarded headers only from a
+// OAuth metadata (docs/OAUTH.md; RFC 8414, RFC 9728, RFC 9207): every field
+// the service publishes, built on the host the document is fetched from; forwarded headers only from a
 // trusted proxy; registration_endpoint only while dynamic registration is on.
 
 import { expect } from 'chai';
@@ -42,7 +42,7 @@ describe('OAuth metadata', () => {
     });
     after(async () => svc?.stop());
 
-    it('authorization server metadata has every field SPEC lists, on the Host it was fetched from', async () => {
+    it('authorization server metadata has every field it publishes, on the Host it was fetched from', async () => {
       const { status, body } = await get(svc.baseUrl, AS, { host: 'exchange.example:8443' });
       expect(status).to.equal(200);
       const base = 'http://exchange.example:8443';

@@ -1,5 +1,5 @@
 // OAuth access tokens on the WebSocket feed: the handshake header x-svc-oauth-token yields the
-// member (or the app) and the channels' scope rules apply (SPEC "Events"; issue of the feed).
+// member (or the app) and the channels' scope rules apply (docs/REALTIME.md "Who may join").
 
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/service.ts';

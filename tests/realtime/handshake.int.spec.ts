@@ -1,4 +1,4 @@
-// Handshake refusals (SPEC "Events", "Authentication"): answered over HTTP before any upgrade,
+// Handshake refusals (docs/REALTIME.md "Connecting", docs/TRADING.md "Credentials"): answered over HTTP before any upgrade,
 // so the Phoenix client never opens; the status, headers and body are read with a raw handshake.
 
 import { expect } from 'chai';

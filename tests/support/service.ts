@@ -1,13 +1,16 @@
-// Boots the WHOLE service in-process (cli/serve.ts, the composition root) on a free port against
-// a fresh test database, with the test clock on and a known admin token. HTTP tests use it.
+// Boots the WHOLE service in-process (cli/buildService.ts, the composition root, as `exchange
+// serve` does) on a free port against a fresh test database, with the test clock on and a known
+// admin token. Every test harness of the service starts it here; none replaces a part of it
+// (authentication is always the real credential check).
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import type { AppContext } from '../../commands/context.ts';
+import { buildService, type ServiceOverrides } from '../../cli/buildService.ts';
 import { loadConfig } from '../../cli/config.ts';
-import { startService, type RunningService } from '../../cli/serve.ts';
+import type { RunningService } from '../../cli/serve.ts';
 import { testDatabase } from './pg.ts';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghij';
@@ -22,19 +25,19 @@ export interface TestService {
   stop(): Promise<void>;
 }
 
+/** What a test may set: the configuration variables, and the parts buildService lets a caller set. */
+export type TestServiceOptions = {
+  env?: Record<string, string>;
+  onListening?: (baseUrl: string) => Promise<void> | void;
+  logger?: Logger;
+} & Pick<ServiceOverrides, 'progressStream' | 'bannerStream' | 'engine' | 'leaderboardScheduler'>;
+
 /**
  * `env` overrides the defaults (PORT=0, WS_PORT=0, ADMIN_PORT=0, TEST_CLOCK=1, ADMIN_TOKEN, LOG_LEVEL=silent, a temp
- * DATA_DIR, DATABASE_URL of a fresh database), e.g. { JURISDICTION: 'ca' } or { DEMO: '1' }.
+ * DATA_DIR, DATABASE_URL of a fresh database), e.g. { JURISDICTION: 'ca' } or { DEMO: '1' };
+ * `engine` (its bounds) and `leaderboardScheduler` are handed to buildService.
  */
-export async function startTestService(
-  opts: {
-    env?: Record<string, string>;
-    onListening?: (baseUrl: string) => Promise<void> | void;
-    progressStream?: NodeJS.WriteStream;
-    bannerStream?: NodeJS.WriteStream;
-    logger?: Logger;
-  } = {},
-): Promise<TestService> {
+export async function startTestService(opts: TestServiceOptions = {}): Promise<TestService> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'exchange-test-service-'));
   const db = opts.env?.DATABASE_URL ? undefined : await testDatabase();
   const config = loadConfig({
@@ -51,10 +54,13 @@ export async function startTestService(
   const logger = opts.logger ?? pino({ level: config.logLevel });
   let service: RunningService;
   try {
-    service = await startService(config, {
+    service = await buildService({
+      config,
       logger,
       ...(opts.progressStream ? { progressStream: opts.progressStream } : {}),
       ...(opts.bannerStream ? { bannerStream: opts.bannerStream } : {}),
+      ...(opts.engine ? { engine: opts.engine } : {}),
+      ...(opts.leaderboardScheduler === undefined ? {} : { leaderboardScheduler: opts.leaderboardScheduler }),
       ...(opts.onListening ? { onListening: (port: number) => opts.onListening!(`http://127.0.0.1:${port}`) } : {}),
       ...(db ? { database: { pool: db.pool, connectionString: db.connectionString, close: async () => {} } } : {}),
     });

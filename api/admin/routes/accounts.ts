@@ -14,7 +14,8 @@ import { enableTotp } from '../../../commands/oauth/totp.ts';
 import { grantsOf } from '../../../projections/oauth/grants.ts';
 import { presentAccount } from '../present.ts';
 import type { SnapshotCache } from '../upstream.ts';
-import { compile, dateTimeToUs, isUuid, parseBody, parseMoney } from '../validate.ts';
+import { isUuid } from '../../../domain/uuid.ts';
+import { compile, dateTimeToUs, parseBody, parseMoney } from '../validate.ts';
 
 const NAME_LENGTH_MAX = 200;
 /** The grants list is a projection: wait (bounded) until it has caught up with the store. */

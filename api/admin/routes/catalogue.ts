@@ -21,7 +21,8 @@ import { renderFill } from '../../../projections/core/render.ts';
 import { presentEvent, presentMarket } from '../present.ts';
 import { FEE_PERCENT_SCHEMA, settlementFeesOf } from './fees.ts';
 import type { SnapshotCache } from '../upstream.ts';
-import { compile, dateTimeToUs, isUuid, parseBody, parseContracts, parseMaxPrice, parsePrice } from '../validate.ts';
+import { isUuid } from '../../../domain/uuid.ts';
+import { compile, dateTimeToUs, parseBody, parseContracts, parseMaxPrice, parsePrice } from '../validate.ts';
 
 const TEXT_LENGTH_MAX = 500;
 const LONG_TEXT_LENGTH_MAX = 20_000;
@@ -70,7 +71,7 @@ const validateEventPatch = compile<Partial<EventBody> & { event_fee_percent?: nu
 
 /** POST /markets' body: a listing as the command takes it, the catalogue details beside it. */
 type MarketBody = Omit<MarketListing, 'details'>;
-/** The catalogue fields POST and PATCH /markets take beyond the listing's (SPEC "Market object"). */
+/** The catalogue fields POST and PATCH /markets take beyond the listing's (the Market object's catalogue fields, docs/OPERATOR.md). */
 const MARKET_DETAIL_PROPERTIES = {
   description: text(LONG_TEXT_LENGTH_MAX),
   group_title: text(),

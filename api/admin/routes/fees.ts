@@ -11,7 +11,8 @@ import { SETTLEMENT_FEE_PERCENT_MAX } from '../../../domain/engine/settlementFee
 import type { MarketStateView } from '../../../domain/views.ts';
 import { badRequest, httpErrorOf, valueOrRefuse } from '../../errors.ts';
 import type { SnapshotCache } from '../upstream.ts';
-import { compile, isUuid, parseBody } from '../validate.ts';
+import { isUuid } from '../../../domain/uuid.ts';
+import { compile, parseBody } from '../validate.ts';
 
 const GROUPING_ID_LENGTH_MAX = 500;
 

@@ -9,7 +9,8 @@ import { usToIso } from '../../../domain/clock.ts';
 import { badRequest, httpErrorOf, valueOrRefuse } from '../../errors.ts';
 import { refreshLeaderboards } from '../../../projections/member/leaderboard/snapshot.ts';
 import type { SnapshotCache } from '../upstream.ts';
-import { compile, dateTimeToUs, isUuid, parseBody } from '../validate.ts';
+import { isUuid } from '../../../domain/uuid.ts';
+import { compile, dateTimeToUs, parseBody } from '../validate.ts';
 
 /** ±100 years: far enough for any test, near enough to stay a valid date. */
 const CLOCK_ADVANCE_MS_MAX = 100 * 366 * 24 * 3600 * 1000;
@@ -52,7 +53,7 @@ export function operationRoutes(router: Router, cache: SnapshotCache): void {
     const body = bodyObject(req.body);
     if (Object.keys(body).length === 0) throw badRequest('body must contain at least one field');
     const result = await changeClient(ctx.store, clientId.toLowerCase(), body, { nowUs: ctx.clock.nowUs() });
-    res.json(clientAnswer(result));
+    res.json(clientAnswer(valueOrRefuse(result)));
   });
 
   router.get('/settings', (_req, res) => {

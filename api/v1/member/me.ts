@@ -18,7 +18,7 @@ import { MeSourcesCache, type MeSources } from '../../../projections/member/meSo
 import type { ProfileRow } from '../../../projections/member/queries.ts';
 import { principalOf, type MemberPrincipal } from '../../auth/principal.ts';
 import { profileWriteRefusal } from '../../../commands/auth/access.ts';
-import { httpErrorOf } from '../../errors.ts';
+import { httpErrorOf, valueOrRefuse } from '../../errors.ts';
 import { ProfilePatchBody, validateBody } from './schemas.ts';
 
 /** Bound on waiting for the profile projection after a change before answering. */
@@ -142,7 +142,7 @@ export function meRoutes(ctx: AppContext): Router {
   router.patch('/me/profile', requireProfileWrite, async (req, res) => {
     const principal = principalOf(req);
     const patch = validateBody<ProfilePatch>(ProfilePatchBody, req.body);
-    const { state, position } = await updateProfile(ctx, principal.account_id, patch);
+    const { state, position } = valueOrRefuse(await updateProfile(ctx, principal.account_id, patch));
     // read-your-writes for everything after this answer (GET /me, avatars, leaderboard rows)
     if (position !== null) await ctx.projections.waitFor(position, PROFILE_WRITE_WAIT_MS).catch(() => undefined);
     res.json({ me: meObject(ctx, principal, state, await meSourcesOf(ctx, cache, principal.account_id)) });

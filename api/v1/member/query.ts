@@ -1,7 +1,7 @@
 // Query-string parsing shared by the member list routes (400 on malformed values).
+import { isUuid } from '../../../domain/uuid.ts';
 import { badRequest } from '../../errors.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Bound on ids in one comma-separated filter. */
 const FILTER_IDS_MAX = 200;
 
@@ -20,7 +20,7 @@ export function uuidList(name: string, raw: unknown): string[] | undefined {
     .map((id) => id.trim())
     .filter((id) => id !== '');
   if (ids.length > FILTER_IDS_MAX) throw badRequest(`${name} holds at most ${FILTER_IDS_MAX} ids`);
-  if (!ids.every((id) => UUID.test(id))) throw badRequest(`${name} must be comma-separated UUIDs`);
+  if (!ids.every(isUuid)) throw badRequest(`${name} must be comma-separated UUIDs`);
   return ids.map((id) => id.toLowerCase());
 }
 
@@ -46,7 +46,7 @@ export function int64Param(name: string, raw: unknown): number | undefined {
   return value;
 }
 
-/** `true` / `false`; any other value is silently ignored (undefined), as SPEC asks for exclude_zero_settlements. */
+/** `true` / `false`; any other value is silently ignored (undefined), as docs/MEMBER.md says of exclude_zero_settlements. */
 export function lenientBoolean(raw: unknown): boolean | undefined {
   if (raw === 'true') return true;
   if (raw === 'false') return false;

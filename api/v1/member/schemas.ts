@@ -1,5 +1,5 @@
 // JSON Schemas of the member routes: the PATCH /me/profile body (ajv on the request path) and
-// the response objects (published through openapi.ts). Field names follow SPEC.
+// the response objects (published through openapi.ts). Field names are the API's contract (docs/MEMBER.md).
 
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import {

@@ -10,7 +10,7 @@ import { CancelOrdersBody } from '../../openapi/schemas.ts';
 import type { Answer } from '../idempotency.ts';
 import { check, compile } from '../validation.ts';
 import { requestIpOf } from './place.ts';
-import { errorTextOf, httpErrorOf } from '../../errors.ts';
+import { errorTextOf, valueOrRefuse } from '../../errors.ts';
 
 const validateCancel = compile<{ orders: Array<{ order_id: string }>; geo_location?: string | null }>(CancelOrdersBody);
 
@@ -23,8 +23,7 @@ export function cancelOrdersRoute(ctx: AppContext) {
       { order_ids: body.orders.map((o) => o.order_id), geo_location: body.geo_location },
       { ip_address: requestIpOf(req) },
     );
-    if (!result.ok) throw httpErrorOf(result.refusal);
-    const cancellations = result.cancellations.map((entry) => ({
+    const cancellations = valueOrRefuse(result).map((entry) => ({
       order_id: entry.order_id,
       status: entry.outcome === 'cancelled' ? entry.status : errorTextOf(entry.refusal),
     }));

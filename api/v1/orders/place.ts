@@ -10,7 +10,7 @@ import { principalOf } from '../../auth/principal.ts';
 import { PlaceOrderBody, PlaceOrdersBody } from '../../openapi/schemas.ts';
 import type { Answer } from '../idempotency.ts';
 import { check, compile } from '../validation.ts';
-import { errorTextOf, httpErrorOf } from '../../errors.ts';
+import { errorTextOf, valueOrRefuse } from '../../errors.ts';
 
 const validateOrder = compile<OrderBody>(PlaceOrderBody);
 const validateBatch = compile<{ orders: OrderBody[]; geo_location?: string | null }>(PlaceOrdersBody);
@@ -20,18 +20,16 @@ export const requestIpOf = (req: Request): string | null => normalizeIp(req.ip ?
 export function placeOrderRoute(ctx: AppContext) {
   return async (req: Request): Promise<Answer> => {
     const body = check(validateOrder, req.body);
-    const result = await placeOrder(ctx, principalOf(req), body, { ip_address: requestIpOf(req) });
-    if (!result.ok) throw httpErrorOf(result.refusal);
-    return { status: 200, body: { order: renderOrder(result.order) } };
+    const order = valueOrRefuse(await placeOrder(ctx, principalOf(req), body, { ip_address: requestIpOf(req) }));
+    return { status: 200, body: { order: renderOrder(order) } };
   };
 }
 
 export function placeOrdersRoute(ctx: AppContext) {
   return async (req: Request): Promise<Answer> => {
     const body = check(validateBatch, req.body);
-    const result = await placeOrders(ctx, principalOf(req), body, { ip_address: requestIpOf(req) });
-    if (!result.ok) throw httpErrorOf(result.refusal);
-    const results = result.legs.map((leg) =>
+    const legs = valueOrRefuse(await placeOrders(ctx, principalOf(req), body, { ip_address: requestIpOf(req) }));
+    const results = legs.map((leg) =>
       leg.ok
         ? { order: renderOrder(leg.order) }
         : { errors: [{ error: errorTextOf(leg.refusal) }], order_id: leg.order_id },

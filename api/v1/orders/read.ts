@@ -1,6 +1,7 @@
 // GET /orders (most recent first; filters order_ids, client_order_ids, market_ids, status) and
 // GET /orders/{order_id} (another account's order is 404, never 403).
 
+import { isUuid } from '../../../domain/uuid.ts';
 import type { Request } from 'express';
 import type { AppContext } from '../../../commands/context.ts';
 import { principalOf } from '../../auth/principal.ts';
@@ -8,10 +9,10 @@ import { badRequest, notFound } from '../../errors.ts';
 import { ORDER_STATUSES } from '../../openapi/schemas.ts';
 import type { Answer } from '../idempotency.ts';
 import { CURSOR_PARAM, csvOf, LIMIT_PARAM, pageParamsOf, querySpec, readQuery } from '../query.ts';
-import { getOrder, listOrders } from '../reads.ts';
+import type { OrderStatus } from '../../../domain/views.ts';
+import { readOrder, readOrders } from '../liveReads.ts';
 
 export const NO_SUCH_RECORD = 'No such record on this account';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const listOrdersQuery = querySpec([
   {
@@ -47,18 +48,18 @@ export function listOrdersRoute(ctx: AppContext) {
   return async (req: Request): Promise<Answer> => {
     const query = readQuery(req, listOrdersQuery);
     const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
-    const page = await listOrders(
+    const page = await readOrders(
       ctx,
       principalOf(req).account_id,
       {
-        order_ids: lower(csvOf(query.order_ids)),
-        client_order_ids: csvOf(query.client_order_ids),
-        market_ids: lower(csvOf(query.market_ids)),
-        statuses: csvOf(query.status),
+        orderIds: lower(csvOf(query.order_ids)),
+        clientOrderIds: csvOf(query.client_order_ids),
+        marketIds: lower(csvOf(query.market_ids)),
+        statuses: csvOf(query.status) as OrderStatus[] | undefined,
       },
       pageParamsOf(query),
     );
-    return { status: 200, body: { cursor: page.cursor, orders: page.items } };
+    return { status: 200, body: { cursor: page.cursor, orders: page.orders } };
   };
 }
 
@@ -66,8 +67,8 @@ export function getOrderRoute(ctx: AppContext) {
   return async (req: Request): Promise<Answer> => {
     const orderId = String(req.params.order_id ?? '');
     if (orderId === 'batched') throw notFound('Not found');
-    if (!UUID.test(orderId)) throw badRequest('order_id must be a UUID');
-    const order = await getOrder(ctx, principalOf(req).account_id, orderId.toLowerCase());
+    if (!isUuid(orderId)) throw badRequest('order_id must be a UUID');
+    const order = await readOrder(ctx, principalOf(req).account_id, orderId.toLowerCase());
     if (!order) throw notFound(NO_SUCH_RECORD);
     return { status: 200, body: { order } };
   };

@@ -1,4 +1,4 @@
-// GET /markets and single-market reads: the SPEC Market object (see ../market.ts for how each
+// GET /markets and single-market reads: the Market object (see ../market.ts for how each
 // field is derived). Filters apply to STORED status (`status=open` matches a market rendered
 // `suspended`). Default ordering: tier (open & trading, pre_open & trading, open/pre_open
 // halted, scheduled, closed/cancelled, resulted/voided), then soonest event, then market_id.

@@ -5,7 +5,7 @@ import type { OrderStatus, OrderView } from '../../../domain/views.ts';
 import { renderOrder, type OrderWire } from '../render.ts';
 import { cursorParts, limitOf, listFilter, pageFrom, Where, type PageRequest, type Queryable } from './db.ts';
 
-interface OrderFilters {
+export interface OrderFilters {
   orderIds?: readonly string[];
   clientOrderIds?: readonly string[];
   marketIds?: readonly string[];

@@ -1,4 +1,4 @@
-// The operator API over HTTP against the whole service (OPERATOR_API.md): every route, the
+// The operator API over HTTP against the whole service (docs/OPERATOR.md): every route, the
 // admin-token rules in both directions, each validation class, and the test clock.
 
 import { expect } from 'chai';

@@ -1,5 +1,5 @@
-// The market catalogue over HTTP against the whole service (OPERATOR_API.md "Catalogue and
-// market lifecycle", SPEC "Market object" and "Account market stats object"): the operator's
+// The market catalogue over HTTP against the whole service (docs/OPERATOR.md "Answers",
+// the Market object and the account market stats object): the operator's
 // catalogue fields on POST and PATCH /admin/v1/markets rendered as set by GET /api/v1/markets,
 // changes to events, symbol uniqueness, clear 400s, archiving (out of the default list, still
 // by market_ids, archived_at and null live-index fields on every account's market stats), and

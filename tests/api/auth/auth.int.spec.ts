@@ -1,4 +1,4 @@
-// SPEC Authentication and the 401/403 rows of its Errors table, over HTTP: signed API keys,
+// Authentication (docs/TRADING.md "Credentials") and its 401/403 answers, over HTTP: signed API keys,
 // bearer session tokens, the User-Agent requirement, key scopes and account status.
 
 import { expect } from 'chai';

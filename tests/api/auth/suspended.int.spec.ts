@@ -1,4 +1,4 @@
-// SPEC: an account that is not active gets 403 on API calls, writes as reads, also right after
+// An account that is not active gets 403 on API calls, writes as reads, also right after
 // the operator changed its status (the answer to PATCH /admin/v1/accounts/{id} means the change
 // is in force on /api/v1). Real HTTP, the calls sent together the moment the change is answered.
 

@@ -1,45 +1,19 @@
 // Test harnesses of the trading API over real HTTP, clients signing with @noble/curves exactly
 // as the README shows, setup through the admin API, every JSON answer under /api/v1 validated
-// against the OpenAPI document the service publishes. Two ways to run the service:
-// - startWholeService(): the whole service in-process (tests/support/service.ts: composition
-//   root, PostgreSQL event store, engine, projection runner, fresh database). The trading
-//   tests use it.
-// - startTradingService(): the real /api/v1 and /admin/v1 routers, the real engine process and
-//   the core and credentials projectors fed by a small in-test runner on every waitFor, over
-//   the memory event store (other suites add their own projectors to it).
+// against the OpenAPI document the service publishes. startWholeService() runs the whole service
+// in-process (tests/support/service.ts: the composition root's buildService, PostgreSQL event
+// store, engine, projection worker, real authentication, a fresh database).
 
-import { withCredentials } from '../../../cli/credentials.ts';
-import { mkdtempSync, rmSync } from 'node:fs';
-import http, { type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import express from 'express';
-import { pino } from 'pino';
-import { adminRouter } from '../../../api/admin/router.ts';
-import { errorHandler, notFound } from '../../../api/errors.ts';
+import http, { type IncomingHttpHeaders } from 'node:http';
 import { buildOpenApiDocument, memberFragment } from '../../../api/openapi/document.ts';
-import { createLane, laneServerOptions } from '../../../api/directLane.ts';
-import { v1Api, type V1Options } from '../../../api/v1/router.ts';
 import { tradingRoutes } from '../../../api/v1/routes.ts';
-import { createTestClock } from '../../../commands/clock/clock.ts';
-import type { AppContext, Config } from '../../../commands/context.ts';
+import type { AppContext } from '../../../commands/context.ts';
 import { createSigner } from '@event-exchange/client';
-import { credentialsProjector } from '../../../projections/credentials/projector.ts';
-import { startEngine, type EngineDeps, type RunningEngine } from '../../../engine/process.ts';
-import { loadSettingsStore } from '../../../commands/settings/store.ts';
-import { MemoryEventStore } from '../../../eventstore/memory.ts';
-import { coreProjector } from '../../../projections/core/projector.ts';
-import type { ProjectionChange } from '../../../projections/projector.ts';
-import { MiniRunner } from '../../support/miniRunner.ts';
-import { testDatabase, type TestDatabase } from '../../support/pg.ts';
-import { startTestService } from '../../support/service.ts';
+import { startTestService, type TestServiceOptions } from '../../support/service.ts';
 import type { RunningService } from '../../../cli/serve.ts';
 import type { EventStore } from '../../../eventstore/port.ts';
 import { OpenApiChecker } from '../openapi/openapi.ts';
-import { postgresStores } from '../../../cli/stores/index.ts';
 
-export const ADMIN_TOKEN = 'trading-tests-admin-token-0123456789';
 export const USER_AGENT = 'trading-tests/1.0';
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
@@ -80,13 +54,6 @@ export interface ServiceClients {
   /** An event starting tomorrow and a market on it (open and trading by default). */
   market(fields?: Record<string, unknown>, eventFields?: Record<string, unknown>): Promise<any>;
   stop(): Promise<void>;
-}
-
-/** The in-test composition: its memory store, database and engine are exposed. */
-export interface TradingService extends ServiceClients {
-  store: MemoryEventStore;
-  db: TestDatabase;
-  engine: RunningEngine;
 }
 
 /** The whole service: its event store is the service's own. */
@@ -160,99 +127,12 @@ function fetchAnswer(
   });
 }
 
-export async function startTradingService(
-  options: V1Options = {},
-  engineOptions: Pick<EngineDeps, 'queueInputsMax'> = {},
-): Promise<TradingService> {
-  const db = await testDatabase();
-  const store = new MemoryEventStore();
-  const clock = createTestClock();
-  const logger = pino({ level: 'silent' });
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'trading-tests-'));
-  const settings = await loadSettingsStore({ store, logger });
-  const runner = new MiniRunner(db, store, [coreProjector(), credentialsProjector]);
-  await runner.init();
-  const lastWrites = new Map<string, bigint>();
-  const writes = {
-    note: (account: string, position: bigint) => {
-      const before = lastWrites.get(account);
-      if (before === undefined || position > before) lastWrites.set(account, position);
-    },
-    lastFor: (account: string) => lastWrites.get(account),
-  };
-  const engine = await startEngine({ store, clock, logger, writes, dataDir, ...engineOptions });
-  const config: Config = {
-    port: 0,
-    wsPort: 0,
-    adminPort: null,
-    trustedProxies: [],
-    adminToken: ADMIN_TOKEN,
-    dataDir,
-    databaseUrl: undefined,
-    eventstoreUrl: undefined,
-    jurisdiction: 'us',
-    testClock: true,
-    demo: false,
-    logLevel: 'silent',
-  };
-  const wiring: Omit<AppContext, 'credentials'> = {
-    config,
-    logger,
-    clock,
-    testClock: clock,
-    pool: db.pool,
-    store,
-    engine,
-    settings,
-    writes,
-    ...postgresStores(db.pool, clock),
-    projections: {
-      waitFor: async () => runner.catchUp(),
-      onChange: (listener: (changes: ProjectionChange[]) => void) => runner.onChange(listener),
-    },
-  };
-  const ctx: AppContext = withCredentials(wiring);
-
-  const app = express();
-  const v1 = v1Api(ctx, options);
-  app.use('/admin/v1', adminRouter(ctx));
-  app.use('/api/v1', v1.router);
-  app.use(() => {
-    throw notFound('Not found');
-  });
-  app.use(errorHandler);
-  // the order-entry routes through the direct lane, as the service serves them
-  const lane = createLane(v1.laneRoutes, errorHandler);
-  const server: Server = await new Promise((resolve) => {
-    const s = http
-      .createServer(laneServerOptions, (req, res) => {
-        if (!lane(req, res)) app(req, res);
-      })
-      .listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
-  const clients = clientsOf(ctx, base, ADMIN_TOKEN);
-  return {
-    ctx,
-    base,
-    store,
-    db,
-    engine,
-    ...clients,
-    async stop() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-      await engine.stop();
-      await db.drop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** The whole service, started in-process by the foundation's test support. */
-export async function startWholeService(env: Record<string, string> = {}): Promise<WholeService> {
-  const started = await startTestService({ env });
+/** The whole service, started in-process by the test support (`overrides` go to buildService). */
+export async function startWholeService(
+  env: Record<string, string> = {},
+  overrides: Omit<TestServiceOptions, 'env'> = {},
+): Promise<WholeService> {
+  const started = await startTestService({ ...overrides, env });
   const base = started.baseUrl.replace(/\/+$/, '');
   const clients = clientsOf(started.ctx, base, started.adminToken, started.adminUrl);
   return {

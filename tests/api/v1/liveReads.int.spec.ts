@@ -13,17 +13,17 @@ import { LIVE_ORDER_STATUSES } from '../../../domain/views.ts';
 import { getBalance } from '../../../projections/core/queries/accounts.ts';
 import { getOrder, listOrders } from '../../../projections/core/queries/orders.ts';
 import { listPositions } from '../../../projections/core/queries/positions.ts';
-import { startTradingService, type Member, type TradingService } from './harness.ts';
+import { startWholeService, type Answer, type Member, type WholeService } from './harness.ts';
 
 describe("live state from the engine's view (GET /orders, /orders/{id}, /account/balance, /positions)", () => {
-  let svc: TradingService;
+  let svc: WholeService;
   let members: Member[];
   let marketIds: string[];
   const random = seededRandom(20261127);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
 
   before(async () => {
-    svc = await startTradingService();
+    svc = await startWholeService();
     members = [];
     for (let i = 0; i < 5; i++) members.push(await svc.member('2000'));
     marketIds = [
@@ -36,29 +36,40 @@ describe("live state from the engine's view (GET /orders, /orders/{id}, /account
     await svc?.stop();
   });
 
-  const caughtUp = () => svc.ctx.projections.waitFor(0n);
+  const caughtUp = async () => svc.ctx.projections.waitFor(await svc.store.headPosition(), 30_000);
 
   it("a member's GET /orders/{id} right after its own POST is answered from the view: the read models have not seen the order", async () => {
     const [alice] = members as [Member];
     await caughtUp();
-    const placed = await alice.call('POST', '/api/v1/orders', {
-      body: { action: 'buy', market_id: marketIds[0], order_type: 'limit', price: '0.05', quantity: '1' },
-    });
-    expect(placed.status, placed.text).to.equal(200);
-    const read = await alice.call('GET', `/api/v1/orders/${placed.body.order.id}`);
-    expect(read.status, read.text).to.equal(200);
-    expect(read.body.order).to.deep.equal(placed.body.order);
-    const balance = await alice.call('GET', '/api/v1/account/balance');
-    const open = await alice.call('GET', '/api/v1/orders?status=open');
-    expect(open.body.orders.map((o: { id: string }) => o.id)).to.include(placed.body.order.id);
-    const positions = await alice.call('GET', '/api/v1/positions');
-    expect(positions.status).to.equal(200);
-    // nothing waited for the projectors: the read model still lacks the order
-    expect(
-      (await svc.db.pool.query('SELECT 1 FROM core_orders WHERE id = $1', [placed.body.order.id])).rowCount,
-    ).to.equal(0);
+    // the projectors are held back: they cannot write the orders read model until the lock goes
+    const holder = await svc.ctx.pool.connect();
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE core_orders IN EXCLUSIVE MODE');
+    let placed: Answer;
+    let balance: Answer;
+    try {
+      placed = await alice.call('POST', '/api/v1/orders', {
+        body: { action: 'buy', market_id: marketIds[0], order_type: 'limit', price: '0.05', quantity: '1' },
+      });
+      expect(placed.status, placed.text).to.equal(200);
+      const read = await alice.call('GET', `/api/v1/orders/${placed.body.order.id}`);
+      expect(read.status, read.text).to.equal(200);
+      expect(read.body.order).to.deep.equal(placed.body.order);
+      balance = await alice.call('GET', '/api/v1/account/balance');
+      const open = await alice.call('GET', '/api/v1/orders?status=open');
+      expect(open.body.orders.map((o: { id: string }) => o.id)).to.include(placed.body.order.id);
+      const positions = await alice.call('GET', '/api/v1/positions');
+      expect(positions.status).to.equal(200);
+      // nothing waited for the projectors: the read model still lacks the order
+      expect(
+        (await svc.ctx.pool.query('SELECT 1 FROM core_orders WHERE id = $1', [placed.body.order.id])).rowCount,
+      ).to.equal(0);
+    } finally {
+      await holder.query('COMMIT');
+      holder.release();
+    }
     await caughtUp();
-    expect(balance.body.balance).to.deep.equal(await getBalance(svc.db.pool, alice.account_id));
+    expect(balance.body.balance).to.deep.equal(await getBalance(svc.ctx.pool, alice.account_id));
     expect(balance.body.balance.buy_order_liability).to.not.equal('0.00');
     // a read the view cannot answer (every status) waits for the read models, as before
     const all = await alice.call('GET', '/api/v1/orders');
@@ -121,7 +132,7 @@ describe("live state from the engine's view (GET /orders, /orders/{id}, /account
       for (let guard = 0; guard < 500; guard++) {
         const live = liveOrdersOf(svc.ctx, accountId, filters, { limit, cursor });
         expect(live, 'the view answers a live-only list').to.not.equal(undefined);
-        const stored = await listOrders(svc.db.pool, accountId, filters, { limit, cursor });
+        const stored = await listOrders(svc.ctx.pool, accountId, filters, { limit, cursor });
         expect(live).to.deep.equal(stored);
         compared.pages++;
         cursor = stored.cursor;
@@ -138,7 +149,7 @@ describe("live state from the engine's view (GET /orders, /orders/{id}, /account
         const accountId = who.account_id;
         // every order: the view holds it exactly when the read model shows it live, and alike
         for (const [orderId, owner] of placed) {
-          const stored = await getOrder(svc.db.pool, accountId, orderId);
+          const stored = await getOrder(svc.ctx.pool, accountId, orderId);
           const live = liveOrderOf(svc.ctx, accountId, orderId);
           if (owner !== accountId) {
             expect(live).to.equal(undefined);
@@ -163,12 +174,12 @@ describe("live state from the engine's view (GET /orders, /orders/{id}, /account
         const someIds = [...placed.keys()].filter(() => random() < 0.3);
         await pagesAlike(accountId, { statuses: ['open'], orderIds: someIds });
 
-        expect(liveBalanceOf(svc.ctx, accountId)).to.deep.equal(await getBalance(svc.db.pool, accountId));
+        expect(liveBalanceOf(svc.ctx, accountId)).to.deep.equal(await getBalance(svc.ctx.pool, accountId));
         const limit = 1 + Math.floor(random() * 2);
         let cursor: string | null = null;
         do {
           const live = livePositionsOf(svc.ctx, accountId, { limit, cursor });
-          const stored = await listPositions(svc.db.pool, accountId, { limit, cursor });
+          const stored = await listPositions(svc.ctx.pool, accountId, { limit, cursor });
           expect(live).to.deep.equal(stored);
           compared.positions += stored.positions.length;
           cursor = stored.cursor;

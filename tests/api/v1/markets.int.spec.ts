@@ -1,4 +1,4 @@
-// SPEC GET /markets (filters, tiered default order, sort_by, market_ids, suspended rendering),
+// GET /markets (filters, tiered default order, sort_by, market_ids, suspended rendering),
 // GET /fills, GET /positions and GET /account/balance over HTTP, checked against the OpenAPI
 // document.
 

@@ -1,5 +1,5 @@
-// A fill's `expires_at` is the market's expiry only while the market has not settled (SPEC:
-// "Expiry if the market has not settled"): once settled it is null.
+// A fill's `expires_at` is the market's expiry only while the market has not settled
+// (docs/ENGINE.md "Fills and positions"): once settled it is null.
 
 import { expect } from 'chai';
 import { useWholeService, type Member, type WholeService } from './harness.ts';

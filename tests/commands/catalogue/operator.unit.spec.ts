@@ -20,7 +20,7 @@ import {
 import { createTestClock, moveClock } from '../../../commands/clock/clock.ts';
 import type { WriteTracker } from '../../../commands/context.ts';
 import { startEngine, type RunningEngine } from '../../../engine/process.ts';
-import { valueOrThrow } from '../../../commands/operatorInput.ts';
+import { valueOrThrow } from '../../../commands/result.ts';
 import { changeSettings } from '../../../commands/settings/change.ts';
 import { loadSettingsStore } from '../../../commands/settings/store.ts';
 import type { SettingsStore } from '../../../commands/settings/settings.ts';
@@ -187,11 +187,11 @@ describe('operator commands (no transport)', () => {
   });
 
   it('changes settings, telling the engine the referral points first; a bad value changes nothing', async () => {
-    const changed = await changeSettings({ engine, writes, settings }, { referral_points: 7, batch_limit: 5 });
+    const changed = await changeSettings({ engine, settings }, { referral_points: 7, batch_limit: 5 });
     expect(changed.ok && [changed.value.referral_points, changed.value.batch_limit]).to.deep.equal([7, 5]);
     const journal = await store.readAll();
     expect(journal.some((record) => JSON.stringify(record.data).includes('"SetReferralPoints"'))).to.equal(true);
-    expect(await changeSettings({ engine, writes, settings }, { batch_limit: 0, referral_points: 9 })).to.deep.include({
+    expect(await changeSettings({ engine, settings }, { batch_limit: 0, referral_points: 9 })).to.deep.include({
       ok: false,
     });
     expect(settings.get()).to.include({ referral_points: 7, batch_limit: 5 });

@@ -7,7 +7,8 @@ import { MemoryEventStore } from '../../../eventstore/memory.ts';
 import { changeClient, loadClient, registerClient } from '../../../commands/oauthClients/commands.ts';
 import { clientSecretKeyOf, useClientSecretKey, verifyClientSecret } from '../../../commands/oauthClients/client.ts';
 import { randomBytes } from 'node:crypto';
-import { DomainError, InvalidInput } from '../../../domain/errors.ts';
+import { InvalidInput } from '../../../domain/errors.ts';
+import { valueOrThrow } from '../../../commands/result.ts';
 
 const keyed = (store: MemoryEventStore) => {
   useClientSecretKey(store, randomBytes(32));
@@ -101,16 +102,15 @@ describe('OAuth client registry', () => {
       { name: 'SPA', app_type: 'browser', scopes: ['events'] },
       { nowUs: NOW_US, registeredBy: 'admin' },
     );
-    const suspended = await changeClient(
-      store,
-      created.client.client_id,
-      { status: 'suspended' },
-      { nowUs: NOW_US + 1 },
+    const suspended = valueOrThrow(
+      await changeClient(store, created.client.client_id, { status: 'suspended' }, { nowUs: NOW_US + 1 }),
     );
     expect(suspended.client.status).to.equal('suspended');
     expect(suspended.client.name).to.equal('SPA');
     expect(suspended).to.not.have.property('client_secret');
-    const web = await changeClient(store, created.client.client_id, { app_type: 'web' }, { nowUs: NOW_US + 2 });
+    const web = valueOrThrow(
+      await changeClient(store, created.client.client_id, { app_type: 'web' }, { nowUs: NOW_US + 2 }),
+    );
     expect(web.client_secret).to.be.a('string');
     expect(
       verifyClientSecret(
@@ -122,16 +122,13 @@ describe('OAuth client registry', () => {
   });
 
   it('an unknown client is refused with oauth_client_not_found', async () => {
-    const err = await rejection(
-      changeClient(
-        keyed(new MemoryEventStore()),
-        '6f1c1d1e-0000-4000-8000-000000000000',
-        { status: 'active' },
-        { nowUs: NOW_US },
-      ),
+    const result = await changeClient(
+      keyed(new MemoryEventStore()),
+      '6f1c1d1e-0000-4000-8000-000000000000',
+      { status: 'active' },
+      { nowUs: NOW_US },
     );
-    expect(err).to.be.instanceOf(DomainError);
-    expect((err as DomainError).refusal).to.deep.equal({ code: 'oauth_client_not_found' });
+    expect(result).to.deep.equal({ ok: false, refusal: { code: 'oauth_client_not_found' } });
   });
 });
 

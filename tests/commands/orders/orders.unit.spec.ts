@@ -56,7 +56,7 @@ describe('order commands (no transport)', () => {
       dataDir,
       clock: { nowUs: () => (now += 1000) },
       logger: pino({ level: 'silent' }),
-      writes: { note: () => undefined, lastFor: () => undefined },
+      writes: { note: (id, position) => written.set(id, position), lastFor: (id) => written.get(id) },
     });
     for (const input of [
       account('a'),
@@ -73,7 +73,6 @@ describe('order commands (no transport)', () => {
     deps = {
       engine,
       settings: { get: () => settings, update: async () => settings },
-      writes: { note: (id, position) => written.set(id, position), lastFor: (id) => written.get(id) },
     };
   });
   afterEach(async () => {
@@ -90,7 +89,7 @@ describe('order commands (no transport)', () => {
     );
     expect(result.ok).to.equal(true);
     if (!result.ok) return;
-    expect(result.order).to.include({
+    expect(result.value).to.include({
       account_id: 'a',
       status: 'open',
       price: '0.42',
@@ -152,8 +151,8 @@ describe('order commands (no transport)', () => {
     );
     expect(batch.ok).to.equal(true);
     if (!batch.ok) return;
-    expect(batch.legs[0]).to.deep.include({ ok: true });
-    expect(batch.legs[1]).to.deep.include({
+    expect(batch.value[0]).to.deep.include({ ok: true });
+    expect(batch.value[1]).to.deep.include({
       ok: false,
       refusal: { code: 'order_rejected', reason: 'Insufficient funds' },
     });
@@ -185,14 +184,14 @@ describe('order commands (no transport)', () => {
     const result = await cancelOrders(
       deps,
       member('a'),
-      { order_ids: [mine.order.id, theirs.order.id, unknown] },
+      { order_ids: [mine.value.id, theirs.value.id, unknown] },
       origin,
     );
     expect(result).to.deep.equal({
       ok: true,
-      cancellations: [
-        { order_id: mine.order.id, outcome: 'cancelled', status: 'cancelled' },
-        { order_id: theirs.order.id, outcome: 'refused', refusal: { code: 'order_not_found' } },
+      value: [
+        { order_id: mine.value.id, outcome: 'cancelled', status: 'cancelled' },
+        { order_id: theirs.value.id, outcome: 'refused', refusal: { code: 'order_not_found' } },
         { order_id: unknown, outcome: 'refused', refusal: { code: 'order_not_found' } },
       ],
     });
@@ -214,11 +213,11 @@ describe('order commands (no transport)', () => {
     );
     if (!guarded.ok || !plain.ok || !other.ok) throw new Error('setup');
     const result = await cancelAllOrders(deps, member('a'), { market_id: null, cancel_on_disconnect_only: true });
-    expect(result.ok && result.cancelled.map((o) => [o.id, o.status])).to.deep.equal([[guarded.order.id, 'cancelled']]);
+    expect(result.ok && result.value.map((o) => [o.id, o.status])).to.deep.equal([[guarded.value.id, 'cancelled']]);
     const everything = await cancelAllOrders(deps, member('a'), { market_id: 'm', cancel_on_disconnect_only: false });
-    expect(everything.ok && everything.cancelled.map((o) => o.id)).to.deep.equal([plain.order.id]);
+    expect(everything.ok && everything.value.map((o) => o.id)).to.deep.equal([plain.value.id]);
     const again = await cancelAllOrders(deps, member('a'), { market_id: null, cancel_on_disconnect_only: false });
-    expect(again.ok && again.cancelled).to.deep.equal([]);
+    expect(again.ok && again.value).to.deep.equal([]);
     expect(
       await cancelAllOrders(deps, member('nobody'), { market_id: null, cancel_on_disconnect_only: false }),
     ).to.deep.equal({ ok: false, refusal: { code: 'account_not_found' } });

@@ -416,7 +416,7 @@ describe('refusals create no order and change nothing', () => {
       message: 'amount must be greater than 0',
     },
     {
-      name: 'a market symbol already in use (SPEC: symbols are unique)',
+      name: 'a market symbol already in use (symbols are unique)',
       setup: [market('m2', { symbol: 'ARS-W' })],
       input: market('m3', { symbol: 'ARS-W' }),
       refusal: { code: 'symbol_taken', symbol: 'ARS-W' },

@@ -1,4 +1,4 @@
-// Handle rules and the profile decider (SPEC: PATCH /api/v1/me/profile), without I/O.
+// Handle rules and the profile decider (PATCH /api/v1/me/profile, docs/MEMBER.md "Profile"), without I/O.
 import { expect } from 'chai';
 import {
   HANDLE_CHANGE_WINDOW_US,

@@ -223,7 +223,7 @@ describe('core read models: accounts, balances, fills, positions, ledger', () =>
       ['fee', '-0.08'],
     ]);
     expect(fees.fees[1]).to.include({ market_id: m4.market_id, event_id: event.event_id, fee_id: fees.fees[1]!.id });
-    // SPEC: fee entries add no field to the common ones
+    // fee entries add no field to the common ones
     for (const entry of fees.fees) expect(entry).to.not.have.any.keys('method', 'fee_source', 'trade_id', 'seq');
     // a fill without a fee still has its fee entry
     expect((await listFees(p.db.pool, dave.account_id)).fees.map((e) => e.amount)).to.deep.equal(['0.00']);

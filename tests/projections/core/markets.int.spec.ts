@@ -1,4 +1,4 @@
-// Markets read model against SPEC's GET /markets: tiered default ordering, `suspended`
+// Markets read model against GET /markets: tiered default ordering, `suspended`
 // rendering while filters match the stored status, every filter, market_ids overriding the
 // rest, sort_by event_start, stable keyset paging, and the Market object's derived fields
 // (book levels, recent trades, volumes, 24h change, open interest, probability, home_category).
@@ -193,7 +193,7 @@ describe('core read models: markets', () => {
     });
     after(async () => p.db.drop());
 
-    it('carries every SPEC field with the event fields joined in and constants where nothing feeds them', async () => {
+    it('carries every documented field with the event fields joined in and constants where nothing feeds them', async () => {
       const wire = (await getMarket(p.db.pool, m.market_id, NOW)) as unknown as Record<string, unknown>;
       for (const field of [
         'market_id',

@@ -36,7 +36,7 @@ describe('core read models: orders', () => {
   });
   after(async () => p.db.drop());
 
-  it("lists the account's orders most recent first, with the SPEC fields and no internal seq", async () => {
+  it("lists the account's orders most recent first, with the documented fields and no internal seq", async () => {
     const first = place(alice.account_id, m1.market_id, 'buy', '0.40', '10', { client_order_id: 'a-1' });
     const second = place(alice.account_id, m2.market_id, 'sell', '0.55', '10', { client_order_id: 'a-2' });
     const bobs = place(bob.account_id, m1.market_id, 'buy', '0.40', '10');

@@ -1,20 +1,19 @@
-// The member routes inside the real service pieces: real authentication (signed keys, sessions),
-// the real engine, admin routes for setup, and the member projectors under the real projection
-// runner. Ends with a rebuild of every member projector from zero through the runner, which must
-// find the read models identical to the live ones.
+// The member routes inside the whole service: real authentication (signed keys, sessions), the
+// real engine, admin routes for setup, and the member projectors under the service's projection
+// runner. Ends with a rebuild of every member projector from zero through that runner, which
+// must find the read models identical to the live ones.
 
 import { expect } from 'chai';
 import { Big } from '../../../../domain/money/big.ts';
 import { MEMBER_PROJECTORS } from '../../../../projections/member/index.ts';
-import { ProjectionRunner } from '../../../../projections/runner.ts';
-import { startTradingService, type Member, type TradingService } from '../harness.ts';
+import { startWholeService, type Member, type WholeService } from '../harness.ts';
 import { OpenApiChecker } from '../../openapi/openapi.ts';
 
-async function dumpTables(svc: TradingService): Promise<Record<string, string[]>> {
+async function dumpTables(svc: WholeService): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
   for (const projector of MEMBER_PROJECTORS) {
     for (const table of projector.tables) {
-      const rows = await svc.db.pool.query(`SELECT to_jsonb(t) AS row FROM public.${table} t`);
+      const rows = await svc.ctx.pool.query<{ row: unknown }>(`SELECT to_jsonb(t) AS row FROM public.${table} t`);
       out[table] = rows.rows.map((r) => JSON.stringify(r.row)).sort();
     }
   }
@@ -22,17 +21,14 @@ async function dumpTables(svc: TradingService): Promise<Record<string, string[]>
 }
 
 describe('member routes end to end (real auth, engine and runner)', () => {
-  let svc: TradingService;
-  let runner: ProjectionRunner;
+  let svc: WholeService;
   let maker: Member;
   let taker: Member;
   let marketId: string;
-  const caughtUp = async () => runner.waitFor(await svc.store.headPosition(), 10_000);
+  const caughtUp = async () => svc.service.runner.waitFor(await svc.store.headPosition(), 10_000);
 
   before(async () => {
-    svc = await startTradingService();
-    runner = new ProjectionRunner({ pool: svc.db.pool, store: svc.store, projectors: [...MEMBER_PROJECTORS] });
-    await runner.start();
+    svc = await startWholeService();
     maker = await svc.member('1000');
     taker = await svc.member('1000');
     const market = await svc.market({}, { sport: 'Ice Hockey', competition: 'NHL' });
@@ -56,7 +52,6 @@ describe('member routes end to end (real auth, engine and runner)', () => {
     await caughtUp();
   });
   after(async () => {
-    await runner?.stop();
     await svc?.stop();
   });
 
@@ -207,7 +202,7 @@ describe('member routes end to end (real auth, engine and runner)', () => {
     await caughtUp();
     const live = await dumpTables(svc);
     expect(live.member_profiles).to.have.length.greaterThan(0);
-    for (const projector of MEMBER_PROJECTORS) await runner.rebuild(projector.name);
+    for (const projector of MEMBER_PROJECTORS) await svc.service.runner.rebuild(projector.name);
     expect(await dumpTables(svc)).to.deep.equal(live);
   });
 });

@@ -1,71 +1,38 @@
-// The member routers in isolation over HTTP: real routes, schemas, commands and projectors,
-// the memory event store, a fresh PostgreSQL database, the controllable clock and the settings
-// store. Authentication is stood in for by a header naming the principal (`x-test-principal`:
-// JSON of account_id, method, key_scope, key_id, source) because these tests are about the
-// member rules, not the credential checks; a mini runner feeds every projector on waitFor.
+// The member routes over real HTTP in the whole service (startWholeService: the composition
+// root's buildService), with real authentication: a request's `Who` names the account and the
+// kind of credential, and the harness presents a real one, issued through the credential
+// commands (a session token, or a request signed with an API key of the scope asked). The
+// history the tests need at given times (accounts, markets, trades, results) is made by the
+// tests' own engine (Desk), journaled as engine records in the service's event store, and
+// awaited through the service's projection worker.
 
-import { withCredentials } from '../../../../cli/credentials.ts';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import express, { type NextFunction, type Request, type Response } from 'express';
-import { pino } from 'pino';
-import { setPrincipal, type Principal } from '../../../../api/auth/principal.ts';
-import { errorHandler, notFound } from '../../../../api/errors.ts';
-import { publicRouter } from '../../../../api/public/router.ts';
-import { memberRouter } from '../../../../api/v1/member/router.ts';
-import { requireRouteScope } from '../../../../api/auth/guards.ts';
-import { createTestClock } from '../../../../commands/clock/clock.ts';
-import type { AppContext, Config } from '../../../../commands/context.ts';
-import type { EngineGateway } from '../../../../engine/gateway.ts';
-import { loadSettingsStore } from '../../../../commands/settings/store.ts';
+import type { AppContext, ControllableClock } from '../../../../commands/context.ts';
+import { issueApiKey } from '../../../../commands/credentials/apiKeys.ts';
+import { issueSession } from '../../../../commands/credentials/sessions.ts';
 import type { EngineEvent } from '../../../../domain/engine/events.ts';
 import type { EngineInput } from '../../../../domain/engine/inputs.ts';
+import type { EventStore } from '../../../../eventstore/port.ts';
 import { Desk } from '../../../projections/core/fixtures.ts';
-import { MemoryEventStore } from '../../../../eventstore/memory.ts';
-import { coreProjector } from '../../../../projections/core/projector.ts';
-import { MEMBER_PROJECTORS } from '../../../../projections/member/index.ts';
-import { MiniRunner } from '../../../support/miniRunner.ts';
-import { testDatabase, type TestDatabase } from '../../../support/pg.ts';
-import { postgresStores } from '../../../../cli/stores/index.ts';
+import { signedHeaders, startWholeService, type ApiKey } from '../harness.ts';
 
 export interface Who {
   account_id: string;
+  /** A session token (bearer, the default) or a request signed with an API key. */
   method?: 'api_key' | 'bearer';
-  key_scope?: 'read_only' | 'read_write' | null;
-  key_id?: string | null;
-  source?: 'api_key' | 'session' | 'oauth';
-  scopes?: string[];
+  key_scope?: 'read_only' | 'read_write';
 }
 
-function principalFrom(req: Request, _res: Response, next: NextFunction): void {
-  const raw = req.headers['x-test-principal'];
-  if (typeof raw !== 'string') throw new Error('test request without x-test-principal');
-  const who = JSON.parse(raw) as Who;
-  const method = who.method ?? 'bearer';
-  const principal: Principal = {
-    kind: 'member',
-    account_id: who.account_id,
-    user_id: who.account_id.replace(/^0/, '1'),
-    method,
-    source: who.source ?? (method === 'api_key' ? 'api_key' : 'session'),
-    scopes: new Set(who.scopes ?? []),
-    key_scope: method === 'api_key' ? (who.key_scope ?? 'read_write') : null,
-    key_id: method === 'api_key' ? (who.key_id ?? 'key-1') : null,
-    client_id: null,
-    token_id: null,
-  };
-  setPrincipal(req, principal);
-  next();
-}
+/** How long the harness waits for the service's read models to pass a journaled record. */
+const READ_MODELS_WAIT_MS = 30_000;
 
 export interface MemberService {
   ctx: AppContext;
-  db: TestDatabase;
-  store: MemoryEventStore;
-  clock: ReturnType<typeof createTestClock>;
+  store: EventStore;
+  clock: ControllableClock;
   /**
-   * Runs inputs through an engine of its own (every one must be accepted), journals them as one
-   * record (as the engine would), and lets the projectors see it. Answers the facts they produced.
+   * Runs inputs through an engine of the test's own (every one must be accepted), journals them
+   * as one record in the service's event store (as the engine would), and waits until the
+   * service's read models have it. Answers the facts the inputs produced.
    */
   engineStep(inputs: EngineInput | EngineInput[], nowUs?: number): Promise<EngineEvent[]>;
   call(
@@ -75,97 +42,60 @@ export interface MemberService {
     body?: unknown,
     headers?: Record<string, string>,
   ): Promise<{ status: number; body: any; headers: Headers; text: string }>;
+  /** The id of the API key a `Who` with method api_key signs with (issued on first use). */
+  keyIdOf(who: Who): Promise<string>;
   stop(): Promise<void>;
 }
 
 export async function startMemberService(options: { jurisdiction?: 'us' | 'ca' } = {}): Promise<MemberService> {
-  const db = await testDatabase();
-  const store = new MemoryEventStore();
-  const clock = createTestClock();
-  const logger = pino({ level: 'silent' });
-  const settings = await loadSettingsStore({ store, logger });
-  // the core read models too: the ledger lists read them
-  const runner = new MiniRunner(db, store, [coreProjector(), ...MEMBER_PROJECTORS]);
-  await runner.init();
-  const writes = new Map<string, bigint>();
+  // the tests rebuild the leaderboards themselves, at the times they choose
+  const whole = await startWholeService(options.jurisdiction ? { JURISDICTION: options.jurisdiction } : {}, {
+    leaderboardScheduler: false,
+  });
+  const { ctx } = whole;
+  const clock = ctx.testClock;
+  if (!clock) throw new Error('the member tests need the test clock');
   const desk = new Desk();
-  const engine: EngineGateway = {
-    submit: async () => {
-      throw new Error('the member tests do not use the engine');
-    },
-  };
-  const config: Config = {
-    port: 0,
-    wsPort: 0,
-    adminPort: null,
-    trustedProxies: [],
-    adminToken: 'admin',
-    dataDir: '',
-    databaseUrl: undefined,
-    eventstoreUrl: undefined,
-    jurisdiction: options.jurisdiction ?? 'us',
-    testClock: true,
-    demo: false,
-    logLevel: 'silent',
-  };
-  const wiring: Omit<AppContext, 'credentials'> = {
-    config,
-    logger,
-    clock,
-    testClock: clock,
-    pool: db.pool,
-    store,
-    engine,
-    settings,
-    ...postgresStores(db.pool, clock),
-    writes: { note: (account, position) => writes.set(account, position), lastFor: (account) => writes.get(account) },
-    projections: { waitFor: async () => runner.catchUp() },
-  };
-  const ctx: AppContext = withCredentials(wiring);
+  const keys = new Map<string, Promise<ApiKey>>();
 
-  const app = express();
-  app.use(publicRouter(ctx));
-  const v1 = express.Router();
-  v1.use(principalFrom);
-  v1.use(async (req, _res, next) => {
-    await runner.catchUp(); // read-your-writes, as the auth middleware does
-    next();
-  });
-  v1.use(requireRouteScope()); // the route → scope guard, as the v1 router runs it
-  v1.use(express.json());
-  v1.use(memberRouter(ctx));
-  v1.use(() => {
-    throw notFound('Not found');
-  });
-  app.use('/api/v1', v1);
-  app.use(errorHandler);
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  /** One key per account and scope. */
+  const keyOf = (who: Who): Promise<ApiKey> => {
+    const scope = who.key_scope ?? 'read_write';
+    const label = `${who.account_id} ${scope}`;
+    let key = keys.get(label);
+    if (!key) {
+      key = issueApiKey(ctx, { account_id: who.account_id, scope }) as Promise<ApiKey>;
+      keys.set(label, key);
+    }
+    return key;
+  };
+
+  /** A session is issued for every request: tests move the service clock past a session's lifetime. */
+  const credentialHeaders = async (who: Who, method: string, path: string): Promise<Record<string, string>> => {
+    if (who.method === 'api_key') return signedHeaders(await keyOf(who), method, path, clock.nowUs() / 1000);
+    const { token } = await issueSession(ctx, { account_id: who.account_id });
+    return { authorization: `Bearer ${token}` };
+  };
 
   return {
     ctx,
-    db,
-    store,
+    store: ctx.store,
     clock,
     async engineStep(inputs, nowUs) {
       const record = desk.record(inputs, { nowUs: nowUs ?? clock.nowUs() });
-      await store.append('engine', [{ id: record.id, type: record.type, data: record.data }], 'any');
-      await runner.catchUp();
+      const { position } = await ctx.store.append(
+        'engine',
+        [{ id: record.id, type: record.type, data: record.data }],
+        'any',
+      );
+      await whole.service.runner.waitFor(position, READ_MODELS_WAIT_MS);
       return desk.facts;
     },
     async call(method, path, who, body, headers = {}) {
-      const init: RequestInit = {
-        method,
-        headers: {
-          ...headers,
-          'content-type': 'application/json',
-          ...(who ? { 'x-test-principal': JSON.stringify(who) } : {}),
-        },
-      };
+      const credentials = who ? await credentialHeaders(who, method, path) : {};
+      const init: RequestInit = { method, headers: { ...headers, 'content-type': 'application/json', ...credentials } };
       if (body !== undefined) init.body = typeof body === 'string' ? body : JSON.stringify(body);
-      const response = await fetch(`${base}${path}`, init);
+      const response = await fetch(`${whole.base}${path}`, init);
       const text = await response.text();
       let parsed: unknown;
       try {
@@ -175,9 +105,9 @@ export async function startMemberService(options: { jurisdiction?: 'us' | 'ca' }
       }
       return { status: response.status, body: parsed, headers: response.headers, text };
     },
-    async stop() {
-      await new Promise((resolve) => server.close(resolve));
-      await db.drop();
+    async keyIdOf(who) {
+      return (await keyOf(who)).key_id;
     },
+    stop: () => whole.stop(),
   };
 }

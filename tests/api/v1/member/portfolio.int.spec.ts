@@ -47,7 +47,7 @@ describe('market stats and ledgers over HTTP', () => {
   after(async () => svc?.stop());
 
   describe('GET /account/market_stats', () => {
-    it('answers every field of the SPEC table, numbers as decimal strings and counts as integers', async () => {
+    it('answers every documented field, numbers as decimal strings and counts as integers', async () => {
       const res = await get('/account/market_stats');
       expect(res.status).to.equal(200);
       expect(res.body.cursor).to.equal(null);

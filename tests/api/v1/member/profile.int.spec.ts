@@ -1,4 +1,4 @@
-// GET /me and PATCH /me/profile over HTTP: every profile rule of SPEC, and the public avatars.
+// GET /me and PATCH /me/profile over HTTP: every profile rule (docs/MEMBER.md "Profile"), and the public avatars.
 
 import { expect } from 'chai';
 import { HANDLE_CHANGE_WINDOW_US } from '../../../../domain/profile/handle.ts';
@@ -65,8 +65,9 @@ describe('member profile over HTTP', () => {
 
     it('an API key request shows the key id and scope', async () => {
       const who = await openAccount();
-      const got = await me({ ...who, method: 'api_key', key_scope: 'read_only', key_id: 'key-ro' });
-      expect(got).to.deep.include({ method: 'api_key', scope: 'read_only', key_id: 'key-ro' });
+      const readOnly: Who = { ...who, method: 'api_key', key_scope: 'read_only' };
+      const got = await me(readOnly);
+      expect(got).to.deep.include({ method: 'api_key', scope: 'read_only', key_id: await svc.keyIdOf(readOnly) });
     });
   });
 
@@ -106,15 +107,13 @@ describe('member profile over HTTP', () => {
       );
       expect(readOnly.status).to.equal(403);
       expect(readOnly.body.error).to.match(/read-only/);
-      const readWrite = await patch(
-        { ...who, method: 'api_key', key_scope: 'read_write', key_id: 'kw' },
-        { leaderboard_opt_in: false },
-      );
+      const writer: Who = { ...who, method: 'api_key', key_scope: 'read_write' };
+      const readWrite = await patch(writer, { leaderboard_opt_in: false });
       expect(readWrite.status).to.equal(200);
       expect(readWrite.body.me).to.deep.include({
         method: 'api_key',
         scope: 'read_write',
-        key_id: 'kw',
+        key_id: await svc.keyIdOf(writer),
         leaderboard_opt_in: false,
       });
       const session = await patch(who, { leaderboard_opt_in: true });

@@ -1,4 +1,4 @@
-// SPEC POST /orders, POST /orders/batched, DELETE /orders/batched, GET /orders and
+// POST /orders, POST /orders/batched, DELETE /orders/batched, GET /orders and
 // GET /orders/{order_id} over HTTP; every answer is checked against the OpenAPI document.
 
 import { randomUUID } from 'node:crypto';

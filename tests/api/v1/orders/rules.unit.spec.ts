@@ -1,4 +1,4 @@
-// SPEC's value rules of the order bodies and the geofencing settings, without HTTP (refusals as REST maps them).
+// The value rules of the order bodies and the geofencing settings, without HTTP (refusals as REST maps them).
 
 import { expect } from 'chai';
 import { DEFAULT_SETTINGS, type GeofencingSettings } from '../../../../commands/settings/settings.ts';
@@ -51,7 +51,7 @@ function checkLocation(settings: Geo, geoLocation: string | null | undefined, ip
   if (refusal) throw httpErrorOf(refusal);
 }
 
-describe('order body rules (SPEC POST /orders)', () => {
+describe('order body rules (POST /orders)', () => {
   const cases: Array<[string, unknown, number | 'ok']> = [
     ['a limit order with a decimal string price', limit(), 'ok'],
     ['price 0.4200 equals 0.42', limit({ price: '0.4200' }), 'ok'],
@@ -146,7 +146,7 @@ describe('geofencing rules', () => {
     expect(statusOf(() => checkLocation(DEFAULT_SETTINGS.geofencing, undefined, '1.2.3.4'))).to.equal('ok');
     expect(statusOf(() => checkLocation(DEFAULT_SETTINGS.geofencing, 'nonsense', '1.2.3.4'))).to.equal('ok');
   });
-  it('enforced: omission is 422 with the SPEC prefix', () => {
+  it('enforced: omission is 422 with the documented prefix', () => {
     expect(messageOf(() => checkLocation(on(), undefined, '1.2.3.4'))).to.match(
       new RegExp(`^${GEO_REFUSAL_PREFIX.replace(/[()]/g, '\\$&')}`),
     );
