@@ -245,7 +245,9 @@ async function startService(): Promise<{
       const writer = await cluster.writer();
       const follower = cluster.nodes.find((node) => node !== writer)!;
       benchPostgresUrl = cluster.databaseUrl;
-      standalonePostgresPid = Number(readFileSync(path.join(cluster.postgres.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      standalonePostgresPid = Number(
+        readFileSync(path.join(cluster.postgres.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0],
+      );
       return {
         baseUrl: writer.baseUrl,
         adminUrl: writer.adminUrl,
@@ -765,7 +767,10 @@ async function main(): Promise<void> {
             follower_single_p50_ms: round(percentile(followerRun.result.latenciesMs, 50)),
             follower_single_p99_ms: round(percentile(followerRun.result.latenciesMs, 99)),
             follower_single_failures: followerRun.result.failures,
-            follower_vs_writer_single: round(followerRun.result.elapsedMs > 0 ? single.elapsedMs / followerRun.result.elapsedMs : 0, 3),
+            follower_vs_writer_single: round(
+              followerRun.result.elapsedMs > 0 ? single.elapsedMs / followerRun.result.elapsedMs : 0,
+              3,
+            ),
             follower_single_follower_cpu_us_per_order: followerRun.serviceUs,
             follower_single_writer_cpu_us_per_order: followerRun.writerUs,
             follower_single_postgres_cpu_us_per_order: followerRun.postgresUs,

@@ -129,8 +129,7 @@ async function main(): Promise<void> {
     try {
       await sleep(STEADY_MS);
       for (let i = 0; i < KILLS + FREEZES; i++) {
-        const failover =
-          i < KILLS ? await killWriter(cluster, load, restartsMs) : await freezeWriter(cluster, load);
+        const failover = i < KILLS ? await killWriter(cluster, load, restartsMs) : await freezeWriter(cluster, load);
         failovers.push(failover);
         console.log(
           `${failover.kind} ${failover.node}: ${failover.newWriter} writes; first order acknowledged ${failover.gapMs === null ? 'never' : `${round(failover.gapMs)} ms`} after the signal`,

@@ -319,8 +319,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       for (;;) {
         const answers = await Promise.all(among.map((node) => (node.running ? node.readyz() : notRunning())));
         const writers = among.filter((_, i) => answers[i]!.status === 200 && answers[i]!.role === 'writer');
-        if (writers.length > 1)
-          throw new Error(`two writers at once: ${writers.map((node) => node.name).join(', ')}`);
+        if (writers.length > 1) throw new Error(`two writers at once: ${writers.map((node) => node.name).join(', ')}`);
         if (writers.length === 1) return writers[0]!;
         if (Date.now() > deadline)
           throw new Error(
@@ -345,6 +344,11 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   return cluster;
 }
 
-const notRunning = async (): Promise<Readiness> => ({ status: 0, role: undefined, position: undefined, body: undefined });
+const notRunning = async (): Promise<Readiness> => ({
+  status: 0,
+  role: undefined,
+  position: undefined,
+  body: undefined,
+});
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -79,7 +79,12 @@ export interface Trader {
 }
 
 /** An active account, funded with `deposit` dollars, with a `read_write` API key, through `node`. */
-export async function openTrader(cluster: Cluster, node: ClusterNode, deposit: string, name = 'Trader'): Promise<Trader> {
+export async function openTrader(
+  cluster: Cluster,
+  node: ClusterNode,
+  deposit: string,
+  name = 'Trader',
+): Promise<Trader> {
   const { account } = await admin(cluster, node, 'POST', '/accounts', { first_name: name, last_name: 'Cluster' });
   await admin(cluster, node, 'POST', `/accounts/${account.account_id}/deposits`, { amount: deposit });
   const { api_key: key } = await admin(cluster, node, 'POST', `/accounts/${account.account_id}/api_keys`, {
