@@ -456,7 +456,7 @@ export class ReadinessWatch {
       const pid = pids[i];
       if (answer.status !== 200 || pid === undefined || node.pid !== pid) return;
       if (answer.role === 'writer') writers.push(node.name);
-      if (answer.position === undefined || !/^\d+$/.test(answer.position)) return;
+      if (answer.position === undefined || !/^-?\d+$/.test(answer.position)) return;
       const position = BigInt(answer.position);
       const before = this.last.get(node.name);
       if (before && before.pid === pid && position < before.position)
