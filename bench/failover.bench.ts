@@ -1,8 +1,8 @@
 // Failover benchmark: three nodes (`cli/bin.js serve`, as `npm start`) on one standalone
 // PostgreSQL with its durable defaults (tests/support/cluster.ts), a steady load of signed
-// single orders spread over all three (the client package, `@event-exchange/client`, one
-// Idempotency-Key per order, retried on the next node after a 503 or no answer:
-// tests/support/clusterLoad.ts), and under that load: kill -9 of the current writer, again and
+// single orders spread over all three (the client package, `@event-exchange/client`; a fixed
+// rate of new orders whatever the ones in flight do, each with one Idempotency-Key, retried on
+// the next node after a 503 or no answer: tests/support/clusterLoad.ts), and under that load: kill -9 of the current writer, again and
 // again (each killed node started again and waited for before the next kill), then one writer
 // frozen with SIGSTOP past its lease and thawed. Measures, per kill or freeze, the gap from the
 // signal to the first acknowledged order sent after it; then reads every order back and checks
@@ -20,8 +20,8 @@
 // Targets: failover_gap_ms_max <= 2000, acked_lost 0, duplicates 0, cash_conserved true.
 //
 // Environment: BENCH_FAILOVER_KILLS (default 5), BENCH_FAILOVER_FREEZES (default 1),
-// BENCH_FAILOVER_WORKERS (orders in flight, default 8), BENCH_FAILOVER_PAUSE_MS (pause between one
-// worker's orders, default 5), BENCH_FAILOVER_STEADY_MS (load between two failovers, default 3000),
+// BENCH_FAILOVER_ORDERS_PER_S (new orders started per second, default 200; at most
+// LOAD_IN_FLIGHT_MAX in flight), BENCH_FAILOVER_STEADY_MS (load between two failovers, default 3000),
 // BENCH_FAILOVER_FROZEN_EXTRA_MS (how long a frozen writer stays frozen after it was replaced,
 // default 2000).
 
@@ -44,8 +44,7 @@ import {
 const NODES = 3;
 const KILLS = Number(process.env.BENCH_FAILOVER_KILLS ?? 5);
 const FREEZES = Number(process.env.BENCH_FAILOVER_FREEZES ?? 1);
-const WORKERS = Number(process.env.BENCH_FAILOVER_WORKERS ?? 8);
-const PAUSE_MS = Number(process.env.BENCH_FAILOVER_PAUSE_MS ?? 5);
+const ORDERS_PER_S = Number(process.env.BENCH_FAILOVER_ORDERS_PER_S ?? 200);
 const STEADY_MS = Number(process.env.BENCH_FAILOVER_STEADY_MS ?? 3_000);
 const FROZEN_EXTRA_MS = Number(process.env.BENCH_FAILOVER_FROZEN_EXTRA_MS ?? 2_000);
 /** Traders sharing the load (even ones buy, odd ones sell, around 0.50: most orders trade). */
@@ -121,7 +120,7 @@ async function main(): Promise<void> {
     await untilCaughtUp(cluster);
 
     watch = new ReadinessWatch(cluster);
-    const load = new OrderLoad({ cluster, traders, marketId, workers: WORKERS, pauseMs: PAUSE_MS, label: 'failover' });
+    const load = new OrderLoad({ cluster, traders, marketId, ratePerS: ORDERS_PER_S, label: 'failover' });
     const startedAt = performance.now();
     load.start();
     const failovers: Failover[] = [];
@@ -171,6 +170,8 @@ async function main(): Promise<void> {
       placed_unacknowledged: orders.placedUnacknowledged,
       cash_conserved: cash.conserved,
       readyz_problems: readyzProblems.length,
+      load_orders_per_s: ORDERS_PER_S,
+      starts_skipped: load.skipped,
       restart_ready_ms_p50: round(
         percentile(
           [...restartsMs].sort((a, b) => a - b),

@@ -13,12 +13,18 @@ import { compare, decimalOf, decimalText, plus, ZERO, type Decimal } from '../..
 import type { Cluster, ClusterNode } from './cluster.ts';
 
 export const USER_AGENT = 'cluster-harness/1';
-/** An attempt with no answer after this long counts as unanswered (a frozen node answers nothing). */
-export const ATTEMPT_TIMEOUT_MS = 5_000;
+/**
+ * An attempt with no answer after this long counts as unanswered (a frozen node answers nothing);
+ * above the service's own waits (a forwarded write's 10 s, an Idempotency-Key in flight's 30 s),
+ * so what the service answers at the end of them is seen.
+ */
+export const ATTEMPT_TIMEOUT_MS = 35_000;
+/** An operator's call, or a read of the checks, with no answer after this long fails. */
+export const READ_TIMEOUT_MS = 60_000;
 /** Between two attempts of one logical order (after a 503 or no answer). */
 export const RETRY_PAUSE_MS = 50;
 /** A logical order still unanswered this long after its first attempt is reported and given up. */
-export const ORDER_GIVE_UP_MS = 60_000;
+export const ORDER_GIVE_UP_MS = 90_000;
 /** Page size of the order listings read back (SPEC's maximum). */
 const PAGE_SIZE = 200;
 
@@ -43,7 +49,7 @@ export async function adminCall(
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS * 6),
+    signal: AbortSignal.timeout(READ_TIMEOUT_MS),
   });
   const text = await answer.text();
   let parsed: unknown = text;
@@ -171,15 +177,18 @@ export interface OrderLoadOptions {
   cluster: Cluster;
   traders: Trader[];
   marketId: string;
-  /** Logical orders in flight at once (each retried until answered). */
-  workers: number;
-  /** Pause between one worker's logical orders (0: back to back). */
-  pauseMs?: number;
+  /** New logical orders started per second, whatever happens to the ones in flight (an open loop). */
+  ratePerS: number;
+  /** Logical orders in flight at most; a start that would pass it is skipped (and counted). */
+  inFlightMax?: number;
   /** The order of logical order `i` for trader `trader`. */
   orderOf?: (i: number, trader: number) => OrderInput;
   /** A prefix for client_order_ids, so loads of one run never share one. */
   label: string;
 }
+
+/** The default bound of OrderLoadOptions.inFlightMax, in logical orders. */
+export const LOAD_IN_FLIGHT_MAX = 200;
 
 /**
  * Crossing limit orders around 0.50: even traders buy, odd traders sell, at 0.48..0.52, one
@@ -196,28 +205,32 @@ export function crossingOrder(marketId: string): (i: number, trader: number) => 
 }
 
 /**
- * Orders placed continuously by `workers` concurrent loops, each logical order sent to the nodes
- * in turn (the next node after each unanswered attempt or 503), with its one Idempotency-Key,
- * until it is answered 200 or with an answer the contract forbids.
+ * A steady load: `ratePerS` logical orders started every second (an open loop: an order stuck in
+ * a failover never holds back the next ones), each sent to the nodes in turn (logical order i
+ * starts at node i; the next node after each unanswered attempt or 503) with its one
+ * Idempotency-Key, until it is answered 200 or with an answer the contract forbids.
  */
 export class OrderLoad {
   readonly orders: LogicalOrder[] = [];
+  /** Starts skipped because LOAD_IN_FLIGHT_MAX orders were in flight. */
+  skipped = 0;
   private running = false;
-  private loops: Promise<void>[] = [];
-  private next = 0;
+  private ticker: Promise<void> = Promise.resolve();
+  private readonly inFlight = new Set<Promise<void>>();
   private readonly clients = new Map<string, ExchangeClient>();
 
   constructor(private readonly options: OrderLoadOptions) {}
 
   start(): void {
     this.running = true;
-    this.loops = Array.from({ length: this.options.workers }, (_, worker) => this.loop(worker));
+    this.ticker = this.tick();
   }
 
   /** Stops starting logical orders and waits until every one in flight is answered or given up. */
   async stop(): Promise<void> {
     this.running = false;
-    await Promise.all(this.loops);
+    await this.ticker;
+    await Promise.all(this.inFlight);
   }
 
   private clientOf(node: ClusterNode, trader: number): ExchangeClient {
@@ -230,12 +243,20 @@ export class OrderLoad {
     return client;
   }
 
-  private async loop(worker: number): Promise<void> {
-    const { traders, marketId, pauseMs = 0, label } = this.options;
+  private async tick(): Promise<void> {
+    const { traders, marketId, label, ratePerS, inFlightMax = LOAD_IN_FLIGHT_MAX } = this.options;
     const orderOf = this.options.orderOf ?? crossingOrder(marketId);
-    let turn = worker;
-    while (this.running) {
-      const i = this.next++;
+    const intervalMs = 1000 / ratePerS;
+    const startedAt = performance.now();
+    for (let i = 0; this.running; i++) {
+      const dueAt = startedAt + i * intervalMs;
+      const wait = dueAt - performance.now();
+      if (wait > 0) await sleep(wait);
+      if (!this.running) return;
+      if (this.inFlight.size >= inFlightMax) {
+        this.skipped += 1;
+        continue;
+      }
       const trader = i % traders.length;
       const clientOrderId = `${label}-${i}`;
       const order: LogicalOrder = {
@@ -249,27 +270,27 @@ export class OrderLoad {
         abandoned: false,
       };
       this.orders.push(order);
-      turn = await this.place(order, turn);
-      if (pauseMs > 0) await sleep(pauseMs);
+      const placing = this.place(order, i).finally(() => this.inFlight.delete(placing));
+      this.inFlight.add(placing);
     }
   }
 
-  /** Sends `order` until it is answered; returns the node turn to use next. */
-  private async place(order: LogicalOrder, turn: number): Promise<number> {
+  /** Sends `order` until it is answered, starting at node `turn`. */
+  private async place(order: LogicalOrder, turn: number): Promise<void> {
     const nodes = this.options.cluster.nodes;
     const firstAt = performance.now();
     for (;;) {
       const node = nodes[turn % nodes.length]!;
       const attempt = await this.attempt(node, order);
       order.attempts.push(attempt);
-      if (attempt.status === 200) return turn;
+      if (attempt.status === 200) return;
       if (attempt.status !== 0 && !(attempt.status === 503 && attempt.retryAfter !== undefined)) {
         order.violation = `${node.name} answered ${attempt.status}${attempt.status === 503 ? ' without Retry-After' : ''}: ${attempt.error}`;
-        return turn;
+        return;
       }
       if (performance.now() - firstAt > ORDER_GIVE_UP_MS) {
         order.abandoned = true;
-        return turn;
+        return;
       }
       turn += 1;
       await sleep(RETRY_PAUSE_MS);
@@ -303,7 +324,9 @@ export class OrderLoad {
   problems(): string[] {
     return this.orders.flatMap((order) => [
       ...(order.violation ? [`${order.clientOrderId}: ${order.violation}`] : []),
-      ...(order.abandoned ? [`${order.clientOrderId}: unanswered for ${ORDER_GIVE_UP_MS} ms`] : []),
+      ...(order.abandoned
+        ? [`${order.clientOrderId}: unanswered for ${ORDER_GIVE_UP_MS} ms (${describeAttempts(order.attempts)})`]
+        : []),
     ]);
   }
 
@@ -329,10 +352,21 @@ export class OrderLoad {
   }
 }
 
+/** The first attempts of an order, one phrase each: node, answer, time it took. */
+function describeAttempts(attempts: Attempt[]): string {
+  const first = attempts
+    .slice(0, 6)
+    .map(
+      (attempt) =>
+        `${attempt.node} ${attempt.status === 0 ? `no answer (${attempt.error})` : attempt.status} after ${Math.round(attempt.answeredAt - attempt.sentAt)} ms`,
+    );
+  return `${attempts.length} attempts: ${first.join('; ')}${attempts.length > first.length ? '; …' : ''}`;
+}
+
 /** Every order of `trader` (every status), read through `node`, page after page. */
 export async function allOrders(node: ClusterNode, trader: Trader): Promise<Order[]> {
   const orders: Order[] = [];
-  for await (const order of memberClient(node, trader, ATTEMPT_TIMEOUT_MS * 6).orders({ limit: PAGE_SIZE }))
+  for await (const order of memberClient(node, trader, READ_TIMEOUT_MS).orders({ limit: PAGE_SIZE }))
     orders.push(order);
   return orders;
 }
@@ -384,7 +418,7 @@ export async function auditCash(node: ClusterNode, traders: Trader[]): Promise<C
   let totalDeposits: Decimal = ZERO;
   let deposited: Decimal = ZERO;
   for (const trader of traders) {
-    const balance = await memberClient(node, trader, ATTEMPT_TIMEOUT_MS * 6).balance();
+    const balance = await memberClient(node, trader, READ_TIMEOUT_MS).balance();
     balancesPlusFees = plus(balancesPlusFees, plus(decimalOf(balance.account_balance), decimalOf(balance.total_fees)));
     totalDeposits = plus(totalDeposits, decimalOf(balance.total_deposits));
     deposited = plus(deposited, decimalOf(trader.deposited));
