@@ -2,9 +2,10 @@
 // PostgreSQL with its durable defaults (tests/support/cluster.ts), a steady load of signed
 // single orders spread over all three (the client package, `@event-exchange/client`; a fixed
 // rate of new orders whatever the ones in flight do, each with one Idempotency-Key, retried on
-// the next node after a 503 or no answer: tests/support/clusterLoad.ts), and under that load: kill -9 of the current writer, again and
-// again (each killed node started again and waited for before the next kill), then one writer
-// frozen with SIGSTOP past its lease and thawed. Measures, per kill or freeze, the gap from the
+// the next node after a 503 or no answer: tests/support/clusterLoad.ts), and under that load:
+// kill -9 of the current writer, again and again (each killed node started again and waited for
+// before the next kill), then one writer frozen with SIGSTOP past its lease and thawed, then one
+// SIGTERM of the writer (a clean hand-over). Measures, per kill, freeze or hand-over, the gap from the
 // signal to the first acknowledged order sent after it; then reads every order back and checks
 // that none acknowledged is lost or doubled, settles the market and checks that cash is conserved
 // to the cent (members' balances plus the fees they paid equal what was deposited).
@@ -16,10 +17,13 @@
 // timed out: the killed or frozen node), contract_violations (any other answer, or an order
 // unanswered after its retries), acked_lost, duplicates, placed_unacknowledged (journaled orders
 // whose answer was lost: allowed), cash_conserved, readyz_problems (a position that went down on
-// a node, two writers in one round), restart_ready_ms_p50 (a killed node's start to its /readyz 200).
+// a node, two writers in one round), restart_ready_ms_p50 (a killed node's start to its /readyz 200),
+// handovers and handover_gaps_ms (SIGTERM of the writer: it drains and hands over; the same gap,
+// reported apart from the kills' and the freeze's).
 // Targets: failover_gap_ms_max <= 2000, acked_lost 0, duplicates 0, cash_conserved true.
 //
 // Environment: BENCH_FAILOVER_KILLS (default 5), BENCH_FAILOVER_FREEZES (default 1),
+// BENCH_FAILOVER_HANDOVERS (SIGTERM of the writer after the freezes, default 1),
 // BENCH_FAILOVER_ORDERS_PER_S (new orders started per second, default 200; at most
 // LOAD_IN_FLIGHT_MAX in flight), BENCH_FAILOVER_STEADY_MS (load between two failovers, default 3000),
 // BENCH_FAILOVER_FROZEN_EXTRA_MS (how long a frozen writer stays frozen after it was replaced,
@@ -44,6 +48,7 @@ import {
 const NODES = 3;
 const KILLS = Number(process.env.BENCH_FAILOVER_KILLS ?? 5);
 const FREEZES = Number(process.env.BENCH_FAILOVER_FREEZES ?? 1);
+const HANDOVERS = Number(process.env.BENCH_FAILOVER_HANDOVERS ?? 1);
 const ORDERS_PER_S = Number(process.env.BENCH_FAILOVER_ORDERS_PER_S ?? 200);
 const STEADY_MS = Number(process.env.BENCH_FAILOVER_STEADY_MS ?? 3_000);
 const FROZEN_EXTRA_MS = Number(process.env.BENCH_FAILOVER_FROZEN_EXTRA_MS ?? 2_000);
@@ -58,7 +63,7 @@ const GAP_TARGET_MS = 2_000;
 const round = (x: number, places = 0) => Number(x.toFixed(places));
 
 interface Failover {
-  kind: 'kill' | 'freeze';
+  kind: 'kill' | 'freeze' | 'handover';
   node: string;
   /** Signal to the first acknowledged order sent after it; null when none came within RECOVERY_WAIT_MS. */
   gapMs: number | null;
@@ -86,6 +91,19 @@ async function killWriter(cluster: Cluster, load: OrderLoad, restartsMs: number[
   await writer.restart();
   restartsMs.push(performance.now() - restartAt);
   return { kind: 'kill', node: writer.name, gapMs, newWriter: newWriter.name };
+}
+
+/** SIGTERM of the writer: it drains and hands over; started again once it has exited. */
+async function stopWriter(cluster: Cluster, load: OrderLoad): Promise<Failover> {
+  const writer = await cluster.writer();
+  const stoppedAt = performance.now();
+  const exiting = writer.terminate();
+  const gapMs = await gapOf(load, stoppedAt);
+  const newWriter = await cluster.writer({ among: others(cluster, writer), timeoutMs: RECOVERY_WAIT_MS });
+  const code = await exiting;
+  if (code !== 0) console.error(`${writer.name} exited with ${code} after SIGTERM`);
+  await writer.restart();
+  return { kind: 'handover', node: writer.name, gapMs, newWriter: newWriter.name };
 }
 
 async function freezeWriter(cluster: Cluster, load: OrderLoad): Promise<Failover> {
@@ -127,8 +145,13 @@ async function main(): Promise<void> {
     const restartsMs: number[] = [];
     try {
       await sleep(STEADY_MS);
-      for (let i = 0; i < KILLS + FREEZES; i++) {
-        const failover = i < KILLS ? await killWriter(cluster, load, restartsMs) : await freezeWriter(cluster, load);
+      for (let i = 0; i < KILLS + FREEZES + HANDOVERS; i++) {
+        const failover =
+          i < KILLS
+            ? await killWriter(cluster, load, restartsMs)
+            : i < KILLS + FREEZES
+              ? await freezeWriter(cluster, load)
+              : await stopWriter(cluster, load);
         failovers.push(failover);
         console.log(
           `${failover.kind} ${failover.node}: ${failover.newWriter} writes; first order acknowledged ${failover.gapMs === null ? 'never' : `${round(failover.gapMs)} ms`} after the signal`,
@@ -149,14 +172,23 @@ async function main(): Promise<void> {
     await untilCaughtUp(cluster, RECOVERY_WAIT_MS);
     const cash = await auditCash(writer, traders);
 
-    const gaps = failovers.map((failover) => failover.gapMs ?? Number.POSITIVE_INFINITY).sort((a, b) => a - b);
+    // the contract's figures: kills and freezes; a SIGTERM hand-over is reported on its own
+    const gaps = failovers
+      .filter((failover) => failover.kind !== 'handover')
+      .map((failover) => failover.gapMs ?? Number.POSITIVE_INFINITY)
+      .sort((a, b) => a - b);
+    const handovers = failovers.filter((failover) => failover.kind === 'handover');
     const acked = load.acked().length;
     const attempts = load.orders.flatMap((order) => order.attempts);
     const problems = load.problems();
     const result = {
       failover_gap_ms_p50: Number.isFinite(percentile(gaps, 50)) ? round(percentile(gaps, 50)) : null,
       failover_gap_ms_max: Number.isFinite(gaps.at(-1) ?? 0) ? round(gaps.at(-1) ?? 0) : null,
-      failover_gaps_ms: failovers.map((failover) => (failover.gapMs === null ? null : round(failover.gapMs))),
+      failover_gaps_ms: failovers
+        .filter((failover) => failover.kind !== 'handover')
+        .map((failover) => (failover.gapMs === null ? null : round(failover.gapMs))),
+      handovers: handovers.length,
+      handover_gaps_ms: handovers.map((failover) => (failover.gapMs === null ? null : round(failover.gapMs))),
       kills: failovers.filter((failover) => failover.kind === 'kill').length,
       freezes: failovers.filter((failover) => failover.kind === 'freeze').length,
       orders_sent: load.orders.length,
