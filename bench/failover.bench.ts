@@ -182,8 +182,9 @@ async function main(): Promise<void> {
     const attempts = load.orders.flatMap((order) => order.attempts);
     const problems = load.problems();
     const result = {
-      failover_gap_ms_p50: Number.isFinite(percentile(gaps, 50)) ? round(percentile(gaps, 50)) : null,
-      failover_gap_ms_max: Number.isFinite(gaps.at(-1) ?? 0) ? round(gaps.at(-1) ?? 0) : null,
+      failover_gap_ms_p50:
+        gaps.length > 0 && Number.isFinite(percentile(gaps, 50)) ? round(percentile(gaps, 50)) : null,
+      failover_gap_ms_max: gaps.length > 0 && Number.isFinite(gaps.at(-1)!) ? round(gaps.at(-1)!) : null,
       failover_gaps_ms: failovers
         .filter((failover) => failover.kind !== 'handover')
         .map((failover) => (failover.gapMs === null ? null : round(failover.gapMs))),

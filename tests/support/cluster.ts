@@ -109,6 +109,7 @@ export class ClusterNode {
   private spawned: SpawnedService | undefined;
   private exited: Promise<void> = Promise.resolve();
   private frozen = false;
+  private seenReady = false;
 
   constructor(
     readonly name: string,
@@ -135,6 +136,14 @@ export class ClusterNode {
     return this.running && this.frozen;
   }
 
+  /**
+   * Started by the harness and not yet seen ready: a load balancer that checks `/readyz` would
+   * not send it traffic yet (a killed or frozen node it has not noticed, it would).
+   */
+  get starting(): boolean {
+    return this.running && !this.seenReady;
+  }
+
   /** The last lines the node printed (its log at LOG_LEVEL, warn by default). */
   logTail(): string {
     return this.spawned?.logTail() ?? '';
@@ -152,6 +161,7 @@ export class ClusterNode {
     });
     this.spawned = spawned;
     this.frozen = false;
+    this.seenReady = false;
     this.exited = new Promise((resolve) => spawned.child.once('exit', () => resolve()));
     live.add(this);
   }
@@ -185,7 +195,10 @@ export class ClusterNode {
     for (;;) {
       if (!this.running) throw new Error(`${this.name} exited before it was ready:\n${this.logTail()}`);
       const readiness = await this.readyz();
-      if (readiness.status === 200) return readiness;
+      if (readiness.status === 200) {
+        this.seenReady = true;
+        return readiness;
+      }
       if (Date.now() > deadline)
         throw new Error(`${this.name} was not ready within ${timeoutMs} ms:\n${this.logTail()}`);
       await sleep(READYZ_POLL_MS);

@@ -208,7 +208,9 @@ export function crossingOrder(marketId: string): (i: number, trader: number) => 
  * A steady load: `ratePerS` logical orders started every second (an open loop: an order stuck in
  * a failover never holds back the next ones), each sent to the nodes in turn (logical order i
  * starts at node i; the next node after each unanswered attempt or 503) with its one
- * Idempotency-Key, until it is answered 200 or with an answer the contract forbids.
+ * Idempotency-Key, until it is answered 200 or with an answer the contract forbids. A node the
+ * harness is starting is left out until it is ready (a killed or frozen one is not: the load
+ * learns of it as a client would, by getting no answer).
  */
 export class OrderLoad {
   readonly orders: LogicalOrder[] = [];
@@ -281,6 +283,12 @@ export class OrderLoad {
     const firstAt = performance.now();
     for (;;) {
       const node = nodes[turn % nodes.length]!;
+      if (node.starting) {
+        // not in rotation until it is ready, as behind a load balancer checking /readyz
+        turn += 1;
+        if (nodes.every((each) => each.starting)) await sleep(RETRY_PAUSE_MS);
+        continue;
+      }
       const attempt = await this.attempt(node, order);
       order.attempts.push(attempt);
       if (attempt.status === 200) return;
