@@ -200,6 +200,7 @@ async function main(): Promise<void> {
       contract_violations: problems.length,
       acked_lost: orders.lost.length,
       duplicates: orders.duplicates.length,
+      listed_twice: orders.listedTwice.length,
       placed_unacknowledged: orders.placedUnacknowledged,
       cash_conserved: cash.conserved,
       readyz_problems: readyzProblems.length,

@@ -311,6 +311,7 @@ describe('three nodes on one PostgreSQL (issue 28: the contract from outside)', 
       const audit = await auditOrders(node, traders.slice(0, 4), sent);
       expect(audit.lost, `lost, read through ${node.name}`).to.deep.equal([]);
       expect(audit.duplicates, `doubled, read through ${node.name}`).to.deep.equal([]);
+      expect(audit.listedTwice, `listed twice, read through ${node.name}`).to.deep.equal([]);
     }
   });
 

@@ -382,8 +382,10 @@ export async function allOrders(node: ClusterNode, trader: Trader): Promise<Orde
 export interface OrderAudit {
   /** Acknowledged orders not found (or found under another id). */
   lost: string[];
-  /** client_order_ids found more than once. */
+  /** client_order_ids placed more than once (under different order ids). */
   duplicates: string[];
+  /** Orders a listing gave more than once (the same id on two pages): a paging fault, not a double placement. */
+  listedTwice: string[];
   /** Logical orders never acknowledged but found placed (an attempt journaled whose answer was lost). */
   placedUnacknowledged: number;
 }
@@ -391,8 +393,15 @@ export interface OrderAudit {
 /** Reads back every trader's orders through `node` and holds them against what the loads sent. */
 export async function auditOrders(node: ClusterNode, traders: Trader[], sent: LogicalOrder[]): Promise<OrderAudit> {
   const found = new Map<string, string[]>();
+  const seen = new Set<string>();
+  const listedTwice: string[] = [];
   for (const trader of traders) {
     for (const order of await allOrders(node, trader)) {
+      if (seen.has(order.id)) {
+        listedTwice.push(`${order.client_order_id} (${order.id})`);
+        continue;
+      }
+      seen.add(order.id);
       if (order.client_order_id === null || order.client_order_id === undefined) continue;
       found.set(order.client_order_id, [...(found.get(order.client_order_id) ?? []), order.id]);
     }
@@ -404,8 +413,15 @@ export async function auditOrders(node: ClusterNode, traders: Trader[], sent: Lo
     if (order.acked && !ids.includes(order.acked.orderId)) lost.push(`${order.clientOrderId} (${order.acked.orderId})`);
     if (!order.acked && ids.length > 0) placedUnacknowledged += 1;
   }
-  const duplicates = [...found].filter(([, ids]) => ids.length > 1).map(([id, ids]) => `${id} x${ids.length}`);
-  return { lost, duplicates, placedUnacknowledged };
+  const sentById = new Map(sent.map((order) => [order.clientOrderId, order]));
+  const duplicates = [...found]
+    .filter(([, ids]) => ids.length > 1)
+    .map(([id, ids]) => {
+      const order = sentById.get(id);
+      const acked = order?.acked ? `acked ${order.acked.orderId} through ${order.acked.node}` : 'not acked';
+      return `${id} placed ${ids.length} times (${ids.join(', ')}; ${acked}; ${order ? describeAttempts(order.attempts) : ''})`;
+    });
+  return { lost, duplicates, listedTwice, placedUnacknowledged };
 }
 
 export interface CashAudit {
@@ -493,6 +509,7 @@ export class ReadinessWatch {
     const pids = nodes.map((node) => node.pid);
     const answers = await Promise.all(nodes.map((node) => node.readyz()));
     const writers: string[] = [];
+    const roundAt = new Date().toISOString();
     answers.forEach((answer, i) => {
       const node = nodes[i]!;
       const pid = pids[i];
@@ -505,7 +522,10 @@ export class ReadinessWatch {
         this.problems.push(`${node.name} (pid ${pid}): position ${before.position} then ${position}`);
       this.last.set(node.name, { pid, position });
     });
-    if (writers.length > 1) this.problems.push(`two writers in one round: ${writers.join(', ')}`);
+    if (writers.length > 1)
+      this.problems.push(
+        `two writers in one round at ${roundAt}: ${answers.map((answer, i) => `${nodes[i]!.name} ${JSON.stringify(answer.body)}`).join('; ')}`,
+      );
     this.samples += 1;
   }
 
