@@ -24,7 +24,11 @@
 // service instead of starting one; then ADMIN_TOKEN is required), BENCH_PROJECTION_LAG_SAMPLE_EVERY
 // (default 40; 0 runs the single orders without the lag reader, whose reads add to the service's
 // CPU per order: use it to compare with a build whose bench had no reader),
-// BENCH_READ_YOUR_WRITE_SAMPLES (default 2000; 0 skips the read-your-writes pairs).
+// BENCH_READ_YOUR_WRITE_SAMPLES (default 2000; 0 skips the read-your-writes pairs),
+// BENCH_NODES (default 1; 2 or more starts that many nodes on a standalone PostgreSQL,
+// tests/support/cluster.ts, runs everything above against the writer, and after the writer's
+// single orders places as many through a follower, whose requests it forwards to the writer: the
+// `follower_single_*` figures, beside the writer's of the same run, are the cost of forwarding).
 
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -36,6 +40,7 @@ import pg from 'pg';
 import { embeddedConnectionString, livePortOf } from '../eventstore/postgres/embedded.ts';
 import { LoadClient } from './support/loadClient.ts';
 import { startNodeFlags, startReference } from './support/childService.ts';
+import { startCluster, type ClusterNode } from '../tests/support/cluster.ts';
 import { createSigner, type RequestSigner } from '@event-exchange/client';
 
 const SINGLE_ORDERS = Number(process.env.BENCH_SINGLE_ORDERS ?? 20_000);
@@ -49,6 +54,8 @@ const LIVE_ORDERS_ALLOWED = 1_000_000;
 /** Per-account request limits for the bench's account (settings `rate_limits`): far above any rate it reaches. */
 const BENCH_RATE_LIMIT_PER_SECOND = 1_000_000;
 const STARTUP_TIMEOUT_MS = 120_000;
+/** Nodes of the service: 1 is the service alone on its embedded PostgreSQL. */
+const NODES = Number(process.env.BENCH_NODES ?? 1);
 
 interface Answer {
   status: number;
@@ -134,6 +141,16 @@ function cpuTicks(pid: number): { own: number; ownSystem: number; descendants: n
   return { own: own.total, ownSystem: own.system, descendants };
 }
 
+/** With BENCH_NODES: the standalone PostgreSQL's server process (its backends are its descendants). */
+let standalonePostgresPid: number | undefined;
+
+/** CPU ticks of the standalone PostgreSQL (0 when the service runs its own, embedded, as its descendant). */
+function standalonePostgresTicks(): number {
+  if (standalonePostgresPid === undefined) return 0;
+  const ticks = cpuTicks(standalonePostgresPid);
+  return ticks.own + ticks.descendants;
+}
+
 /** The unit of /proc's CPU times (0 when it cannot be read). */
 function clockTicksPerSecond(): number {
   try {
@@ -158,9 +175,12 @@ async function serviceSettled(pid: number | undefined): Promise<void> {
   const deadline = performance.now() + SETTLE_WAIT_MS_MAX;
   while (performance.now() < deadline) {
     const before = cpuTicks(pid);
+    const postgresBefore = standalonePostgresTicks();
     await new Promise((resolve) => setTimeout(resolve, SETTLE_WINDOW_MS));
     const after = cpuTicks(pid);
-    const busySeconds = (after.own - before.own + after.descendants - before.descendants) / ticksPerSecond;
+    const postgresTicks = standalonePostgresTicks() - postgresBefore;
+    const busySeconds =
+      (after.own - before.own + after.descendants - before.descendants + postgresTicks) / ticksPerSecond;
     if (busySeconds < SETTLED_CPU_SHARE * (SETTLE_WINDOW_MS / 1000)) return;
   }
 }
@@ -197,14 +217,16 @@ async function measureServiceCpu<T>(
   if (pid === undefined || !(ticksPerSecond > 0) || process.platform !== 'linux')
     return { result: await run(), serviceUs: null, serviceSystemUs: null, postgresUs: null };
   const before = cpuTicks(pid);
+  const postgresBefore = standalonePostgresTicks();
   const result = await run();
   const after = cpuTicks(pid);
+  const postgresTicks = standalonePostgresTicks() - postgresBefore;
   const perOrder = (ticks: number) => round(((ticks / ticksPerSecond) * 1e6) / orders, 0);
   return {
     result,
     serviceUs: perOrder(after.own - before.own),
     serviceSystemUs: perOrder(after.ownSystem - before.ownSystem),
-    postgresUs: perOrder(after.descendants - before.descendants),
+    postgresUs: perOrder(after.descendants - before.descendants + postgresTicks),
   };
 }
 
@@ -214,7 +236,31 @@ async function startService(): Promise<{
   adminToken: string;
   pid: number | undefined;
   stop: () => Promise<void>;
+  /** With BENCH_NODES: a follower (the service above is the writer). */
+  follower?: ClusterNode;
 }> {
+  if (NODES > 1) {
+    const cluster = await startCluster({ nodes: NODES, durable: true, stderr: 'inherit' });
+    try {
+      const writer = await cluster.writer();
+      const follower = cluster.nodes.find((node) => node !== writer)!;
+      benchPostgresUrl = cluster.databaseUrl;
+      standalonePostgresPid = Number(
+        readFileSync(path.join(cluster.postgres.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0],
+      );
+      return {
+        baseUrl: writer.baseUrl,
+        adminUrl: writer.adminUrl,
+        adminToken: cluster.adminToken,
+        pid: writer.pid,
+        stop: () => cluster.stop(),
+        follower,
+      };
+    } catch (error) {
+      await cluster.stop();
+      throw error;
+    }
+  }
   if (process.env.BENCH_URL) {
     const adminToken = process.env.ADMIN_TOKEN;
     if (!adminToken) throw new Error('BENCH_URL needs ADMIN_TOKEN');
@@ -408,6 +454,8 @@ async function readModelsCaughtUp(baseUrl: URL, signer: Signer, orderId: string)
 
 /** The service's DATA_DIR when the bench started it (the raw-insert reference uses its PostgreSQL). */
 let benchDataDir: string | undefined;
+/** With BENCH_NODES: the nodes' standalone PostgreSQL, for the raw-insert reference. */
+let benchPostgresUrl: string | undefined;
 
 /** The express hello-world reference (bench/support/hello.mjs) with the service's node flags. */
 async function startHello(): Promise<{ baseUrl: URL; stop: () => Promise<void> }> {
@@ -421,14 +469,15 @@ async function startHello(): Promise<{ baseUrl: URL; stop: () => Promise<void> }
  * order" costs on this machine. Null when the service is not the bench's own (BENCH_URL).
  */
 async function rawInsertRowsPerS(): Promise<number | null> {
-  if (!benchDataDir) return null;
-  const clusterDir = path.join(benchDataDir, 'postgres');
-  const port = livePortOf(clusterDir);
-  if (port === undefined) return null;
-  const pool = new pg.Pool({
-    connectionString: embeddedConnectionString(clusterDir, port, 'exchange'),
-    max: BATCH_CONCURRENCY,
-  });
+  let connectionString = benchPostgresUrl;
+  if (connectionString === undefined) {
+    if (!benchDataDir) return null;
+    const clusterDir = path.join(benchDataDir, 'postgres');
+    const port = livePortOf(clusterDir);
+    if (port === undefined) return null;
+    connectionString = embeddedConnectionString(clusterDir, port, 'exchange');
+  }
+  const pool = new pg.Pool({ connectionString, max: BATCH_CONCURRENCY });
   try {
     await pool.query(
       'CREATE TABLE IF NOT EXISTS bench_raw_orders (id uuid PRIMARY KEY, account_id uuid NOT NULL, market_id uuid NOT NULL, side text NOT NULL, price numeric NOT NULL, quantity numeric NOT NULL, created_at timestamptz NOT NULL DEFAULT now())',
@@ -496,6 +545,41 @@ async function readYourWriteMs(baseUrl: URL, signer: Signer, marketId: string, f
     reader.close();
   }
   return timesMs.sort((a, b) => a - b);
+}
+
+/**
+ * BENCH_NODES: SINGLE_ORDERS single orders through `follower` at the same concurrency as the
+ * writer's (after a warm-up through it, on a settled service), with the follower's CPU per order,
+ * the writer's and PostgreSQL's.
+ */
+async function followerSingles(
+  follower: ClusterNode,
+  writerPid: number | undefined,
+  nextOrder: () => Record<string, unknown>,
+  signer: Signer,
+): Promise<ServiceCpu<Awaited<ReturnType<typeof runPool>>> & { writerUs: number | null }> {
+  let shown = 0;
+  const placeThroughFollower = async (): Promise<number> => {
+    const body = JSON.stringify(nextOrder());
+    const answer = await request(
+      follower.baseUrl,
+      'POST',
+      '/api/v1/orders',
+      signer.headers('POST', '/api/v1/orders'),
+      body,
+    );
+    if (answer.status !== 200 && shown++ < 5) console.error(`follower single: ${answer.status} ${answer.body}`);
+    return answer.status;
+  };
+  await serviceSettled(writerPid);
+  await runPool(WARMUP_ORDERS, CONCURRENCY, placeThroughFollower);
+  let followerRun: ServiceCpu<Awaited<ReturnType<typeof runPool>>> | undefined;
+  const writerRun = await measureServiceCpu(writerPid, SINGLE_ORDERS, async () => {
+    followerRun = await measureServiceCpu(follower.pid, SINGLE_ORDERS, () =>
+      runPool(SINGLE_ORDERS, CONCURRENCY, placeThroughFollower),
+    );
+  });
+  return { ...followerRun!, writerUs: writerRun.serviceUs };
 }
 
 async function main(): Promise<void> {
@@ -600,6 +684,10 @@ async function main(): Promise<void> {
     reader.close();
     lagsMs.sort((a, b) => a - b);
     const single = singleRun.result;
+    // BENCH_NODES: as many single orders again, through a follower (it forwards them to the writer)
+    const followerRun = service.follower
+      ? await followerSingles(service.follower, service.pid, () => orderBody(marketId, sequence++), signer)
+      : undefined;
     await runPool(20, BATCH_CONCURRENCY, placeBatch);
     const batchedRun = await measureCpu(service.pid, BATCHES * BATCH_SIZE, () =>
       runPool(BATCHES, BATCH_CONCURRENCY, placeBatch),
@@ -672,6 +760,22 @@ async function main(): Promise<void> {
       read_your_write_samples: rywMs.length,
       read_your_write_p50_ms: rywMs.length > 0 ? round(percentile(rywMs, 50), 3) : null,
       read_your_write_p99_ms: rywMs.length > 0 ? round(percentile(rywMs, 99), 3) : null,
+      ...(followerRun
+        ? {
+            nodes: NODES,
+            follower_single_orders_per_s: round(SINGLE_ORDERS / (followerRun.result.elapsedMs / 1000), 0),
+            follower_single_p50_ms: round(percentile(followerRun.result.latenciesMs, 50)),
+            follower_single_p99_ms: round(percentile(followerRun.result.latenciesMs, 99)),
+            follower_single_failures: followerRun.result.failures,
+            follower_vs_writer_single: round(
+              followerRun.result.elapsedMs > 0 ? single.elapsedMs / followerRun.result.elapsedMs : 0,
+              3,
+            ),
+            follower_single_follower_cpu_us_per_order: followerRun.serviceUs,
+            follower_single_writer_cpu_us_per_order: followerRun.writerUs,
+            follower_single_postgres_cpu_us_per_order: followerRun.postgresUs,
+          }
+        : {}),
     };
     console.log(
       `single POST /orders: ${result.single_orders_per_s} orders/s, p50 ${result.single_p50_ms} ms, p99 ${result.single_p99_ms} ms (${CONCURRENCY} connections, ${single.failures} non-200)`,
@@ -690,6 +794,11 @@ async function main(): Promise<void> {
     console.log(
       `read-your-writes (GET /orders/{id} right after its POST, another connection): p50 ${result.read_your_write_p50_ms} ms, p99 ${result.read_your_write_p99_ms} ms (${rywMs.length} pairs)`,
     );
+    if (followerRun) {
+      console.log(
+        `single POST /orders through a follower (forwarded to the writer): ${result.follower_single_orders_per_s} orders/s, p50 ${result.follower_single_p50_ms} ms, p99 ${result.follower_single_p99_ms} ms (${followerRun.result.failures} non-200), ${result.follower_vs_writer_single}x the writer's ${result.single_orders_per_s}; CPU per order: follower ${result.follower_single_follower_cpu_us_per_order} µs + writer ${result.follower_single_writer_cpu_us_per_order} µs + PostgreSQL ${result.follower_single_postgres_cpu_us_per_order} µs`,
+      );
+    }
     console.log(JSON.stringify(result));
   } finally {
     for (const client of clients.values()) client.close();

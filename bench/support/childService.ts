@@ -1,6 +1,7 @@
 // Starts the service as a child process for a benchmark (`npm start`'s node flags, embedded
 // PostgreSQL under a temporary DATA_DIR, free ports), waits until /healthz answers, and stops it
-// with SIGTERM (the service then stops its PostgreSQL; SIGKILL would orphan it).
+// with SIGTERM (the service then stops its PostgreSQL; SIGKILL would orphan it). Its pieces
+// (spawnService, untilAnswering, stopProcess) also start the nodes of tests/support/cluster.ts.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -42,61 +43,119 @@ export function startNodeFlags(): string[] {
   return words.slice(words.indexOf('node') + 1, words.indexOf('cli/bin.js')).filter((word) => word.startsWith('--'));
 }
 
-export async function startChildService(env: Record<string, string> = {}): Promise<ChildService> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'exchange-bench-'));
-  chmodSync(dataDir, 0o755); // embedded PostgreSQL runs as the postgres user when we are root
-  const port = await freePort();
-  const wsPort = await freePort();
-  const adminPort = await freePort();
-  const adminToken = randomBytes(24).toString('hex');
+/** The three listeners of one service process. */
+export interface ServicePorts {
+  port: number;
+  wsPort: number;
+  adminPort: number;
+}
+
+export async function freePorts(): Promise<ServicePorts> {
+  return { port: await freePort(), wsPort: await freePort(), adminPort: await freePort() };
+}
+
+/** A service process as spawned: the child, and the tail of what it printed (for error messages). */
+export interface SpawnedService {
+  child: ChildProcess;
+  logTail(): string;
+}
+
+/** What one service process is started with; `env` goes over the defaults (e.g. DATABASE_URL). */
+export interface ServiceSettings {
+  ports: ServicePorts;
+  dataDir: string;
+  adminToken: string;
+  env?: Record<string, string>;
+  /** The service's standard error: passed through (the default) or kept with its output's tail. */
+  stderr?: 'inherit' | 'pipe';
+}
+
+const LOG_TAIL_CHARS = 4_000;
+
+/** Spawns `cli/bin.js serve` with `npm start`'s node flags, its own ports and DATA_DIR. */
+export function spawnService(settings: ServiceSettings): SpawnedService {
   // BENCH_SERVICE_FLAGS: extra node flags for the service alone (e.g. --cpu-prof --cpu-prof-dir=prof)
   const extraFlags = (process.env.BENCH_SERVICE_FLAGS ?? '').split(/\s+/).filter((flag) => flag.startsWith('--'));
   const child: ChildProcess = spawn(process.execPath, [...startNodeFlags(), ...extraFlags, 'cli/bin.js', 'serve'], {
     env: {
       ...process.env,
-      PORT: String(port),
-      WS_PORT: String(wsPort),
-      ADMIN_PORT: String(adminPort),
-      DATA_DIR: dataDir,
-      ADMIN_TOKEN: adminToken,
+      PORT: String(settings.ports.port),
+      WS_PORT: String(settings.ports.wsPort),
+      ADMIN_PORT: String(settings.ports.adminPort),
+      DATA_DIR: settings.dataDir,
+      ADMIN_TOKEN: settings.adminToken,
       LOG_LEVEL: 'warn',
       DEMO: '0',
       TEST_CLOCK: '0',
-      ...env,
+      ...settings.env,
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', settings.stderr ?? 'inherit'],
   });
   let logTail = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    logTail = (logTail + chunk.toString('utf8')).slice(-4_000);
-  });
-  const baseUrl = new URL(`http://127.0.0.1:${port}`);
+  const keep = (chunk: Buffer) => {
+    logTail = (logTail + chunk.toString('utf8')).slice(-LOG_TAIL_CHARS);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  return { child, logTail: () => logTail };
+}
+
+/** Polls `probe` on the service until it answers 200; fails with the output's tail if it exits first. */
+export async function untilAnswering(
+  baseUrl: URL,
+  service: SpawnedService,
+  probe = '/healthz',
+  timeoutMs = STARTUP_TIMEOUT_MS,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { child } = service;
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`service exited with ${child.exitCode ?? child.signalCode}:\n${service.logTail()}`);
+    const answered = await fetch(new URL(probe, baseUrl)).then(
+      (answer) => answer.status === 200,
+      () => false,
+    );
+    if (answered) return;
+    if (Date.now() > deadline) throw new Error(`service did not answer ${probe}:\n${service.logTail()}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** SIGTERM (the service stops cleanly, its embedded PostgreSQL with it), SIGKILL after STOP_TIMEOUT_MS. */
+export async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, STOP_TIMEOUT_MS))]);
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+export async function startChildService(env: Record<string, string> = {}): Promise<ChildService> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'exchange-bench-'));
+  chmodSync(dataDir, 0o755); // embedded PostgreSQL runs as the postgres user when we are root
+  const ports = await freePorts();
+  const adminToken = randomBytes(24).toString('hex');
+  const service = spawnService({ ports, dataDir, adminToken, env });
+  const baseUrl = new URL(`http://127.0.0.1:${ports.port}`);
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, STOP_TIMEOUT_MS))]);
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    }
+    await stopProcess(service.child);
     rmSync(dataDir, { recursive: true, force: true });
   };
-  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
   try {
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${logTail}`);
-      const healthy = await fetch(new URL('/healthz', baseUrl)).then(
-        (answer) => answer.status === 200,
-        () => false,
-      );
-      if (healthy) break;
-      if (Date.now() > deadline) throw new Error('service did not become healthy');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await untilAnswering(baseUrl, service);
   } catch (error) {
     await stop();
     throw error;
   }
-  return { baseUrl, adminUrl: new URL(`http://127.0.0.1:${adminPort}`), wsPort, adminToken, pid: child.pid, stop };
+  return {
+    baseUrl,
+    adminUrl: new URL(`http://127.0.0.1:${ports.adminPort}`),
+    wsPort: ports.wsPort,
+    adminToken,
+    pid: service.child.pid,
+    stop,
+  };
 }
 
 /**
