@@ -18,8 +18,7 @@ type CoreChangeKind =
   | 'ledger_entry'
   | 'account'
   | 'sport_event'
-  | 'trade'
-  | 'market_stats';
+  | 'trade';
 
 /** A change before the projector adds `user_id` to its keys. */
 export interface CoreChange {
