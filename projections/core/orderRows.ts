@@ -32,9 +32,19 @@ const DOC_FIELDS = [
 ] as const satisfies ReadonlyArray<keyof OrderViewFields>;
 
 type DocField = (typeof DOC_FIELDS)[number];
+/** The fields of `doc` that are never null. */
+type AlwaysSet =
+  | 'action'
+  | 'order_type'
+  | 'quantity'
+  | 'filled'
+  | 'total_value'
+  | 'inserted_at'
+  | 'placed_pre_start'
+  | 'cancel_on_disconnect';
 
 /** What `doc` holds: the record's fields that are not columns, those that are null left out. */
-export type OrderDoc = Partial<Pick<OrderViewFields, DocField>>;
+export type OrderDoc = Pick<OrderViewFields, AlwaysSet> & Partial<Pick<OrderViewFields, Exclude<DocField, AlwaysSet>>>;
 
 /** The columns an order's view is rendered from besides `doc` (seq as a number or, read from a bigint column, its text). */
 export interface OrderColumns {
@@ -53,7 +63,7 @@ export function orderDocOf(view: OrderView): OrderDoc {
     const value = view[field];
     if (value !== null) doc[field] = value;
   }
-  return doc as OrderDoc;
+  return doc as unknown as OrderDoc;
 }
 
 /** The order's fields, from its row's columns and `doc`. */
@@ -66,12 +76,12 @@ export function orderFieldsOf(row: OrderColumns & { doc: OrderDoc }): OrderViewF
     client_order_id: row.client_order_id,
     status: row.status,
     seq: Number(row.seq),
-    action: doc.action!,
-    order_type: doc.order_type!,
-    quantity: doc.quantity!,
-    filled: doc.filled!,
+    action: doc.action,
+    order_type: doc.order_type,
+    quantity: doc.quantity,
+    filled: doc.filled,
     price: doc.price ?? null,
-    total_value: doc.total_value!,
+    total_value: doc.total_value,
     device_id: doc.device_id ?? null,
     ip_address: doc.ip_address ?? null,
     expiration: doc.expiration ?? null,
@@ -79,11 +89,11 @@ export function orderFieldsOf(row: OrderColumns & { doc: OrderDoc }): OrderViewF
     expires_at: doc.expires_at ?? null,
     accepted_at: doc.accepted_at ?? null,
     delayed_until: doc.delayed_until ?? null,
-    inserted_at: doc.inserted_at!,
-    placed_pre_start: doc.placed_pre_start!,
+    inserted_at: doc.inserted_at,
+    placed_pre_start: doc.placed_pre_start,
     cancellation_reason: doc.cancellation_reason ?? null,
     rejection_reason: doc.rejection_reason ?? null,
-    cancel_on_disconnect: doc.cancel_on_disconnect!,
+    cancel_on_disconnect: doc.cancel_on_disconnect,
   };
 }
 

@@ -1,7 +1,7 @@
 // GET /orders and GET /orders/{id}: the account's orders, most recent first (the order in which
 // the engine placed them, i.e. journal position then position inside the step), keyset paged.
 
-import type { OrderStatus, OrderView } from '../../../domain/views.ts';
+import type { OrderStatus } from '../../../domain/views.ts';
 import { ORDER_ROW_COLUMNS, orderViewOfRow, type OrderColumns, type OrderDoc } from '../orderRows.ts';
 import { renderOrder, type OrderWire } from '../render.ts';
 import { cursorParts, limitOf, listFilter, pageFrom, Where, type PageRequest, type Queryable } from './db.ts';
