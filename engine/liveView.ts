@@ -54,7 +54,8 @@ type StagedAccount = Omit<LiveAccount, 'orders' | 'unkeyedOrders'>;
 
 /** What one batch changed of the view, taken when it was decided; applied once it is durable. */
 export interface ViewDelta {
-  orders: Map<string, StagedOrder>;
+  /** Each changed order once. */
+  orders: StagedOrder[];
   accounts: Map<string, StagedAccount>;
 }
 
@@ -166,8 +167,11 @@ function stageAccount(state: EngineState, accountId: string): StagedAccount | un
  * step) and the accounts they touched.
  */
 export function stage(batch: Batch, state: EngineState): ViewDelta {
-  const created = new Map<string, { record: number; index: number }>();
-  const orderIds = new Set<string>();
+  // each order the facts name, once, with where the batch accepted it (null: accepted earlier)
+  const named = new Map<string, { record: number; index: number } | null>();
+  const name = (orderId: string) => {
+    if (!named.has(orderId)) named.set(orderId, null);
+  };
   const accountIds = new Set<string>();
   for (const item of batch.answered) {
     if (item.record === null) continue;
@@ -176,15 +180,15 @@ export function stage(batch: Batch, state: EngineState): ViewDelta {
       const event = events[i]!; // i < events.length
       switch (event.type) {
         case 'OrderAccepted':
-          created.set(event.order_id, { record: item.record, index: item.base + i });
-          orderIds.add(event.order_id);
+          named.set(event.order_id, { record: item.record, index: item.base + i });
           break;
         case 'OrderReleased':
         case 'OrderCancelled':
-          orderIds.add(event.order_id);
+          name(event.order_id);
           break;
         case 'Traded':
-          orderIds.add(event.maker_order_id).add(event.taker_order_id);
+          name(event.maker_order_id);
+          name(event.taker_order_id);
           break;
         default:
           break;
@@ -192,10 +196,10 @@ export function stage(batch: Batch, state: EngineState): ViewDelta {
     }
     if (item.accounts) for (const accountId of item.accounts) accountIds.add(accountId);
   }
-  const delta: ViewDelta = { orders: new Map(), accounts: new Map() };
-  for (const id of orderIds) {
+  const delta: ViewDelta = { orders: [], accounts: new Map() };
+  for (const [id, created] of named) {
     const order = state.orders.get(id);
-    delta.orders.set(id, { id, record: order ? { ...order } : null, created: created.get(id) ?? null });
+    delta.orders.push({ id, record: order ? { ...order } : null, created });
   }
   for (const accountId of accountIds) {
     const staged = stageAccount(state, accountId);
@@ -273,22 +277,21 @@ export class PublishedView implements LiveView {
    * records (null when the store does not tell each record's: new orders then have no key).
    */
   apply(delta: ViewDelta, recordPositions: readonly bigint[] | null, position: bigint): void {
-    const changedOrders = new Map<
-      string,
-      Array<{ before: PublishedOrder | undefined; after: PublishedOrder | null }>
-    >();
-    const changesOf = (accountId: string) => {
-      let changes = changedOrders.get(accountId);
-      if (!changes) changedOrders.set(accountId, (changes = []));
-      return changes;
+    const edited = new Map<string, OrderEdits>();
+    const editsOf = (accountId: string): OrderEdits => {
+      let edits = edited.get(accountId);
+      if (!edits) edited.set(accountId, (edits = { changes: [], unkeyed: 0 }));
+      return edits;
     };
-    for (const staged of delta.orders.values()) {
+    for (const staged of delta.orders) {
       // an order the batch accepted was not published before it (order ids are never reused)
       const before = staged.created ? undefined : this.orders.get(staged.id);
       if (staged.record === null) {
         if (!before) continue; // accepted and ended within the batch
         this.orders.delete(staged.id);
-        changesOf(before.accountId).push({ before, after: null });
+        const edits = editsOf(before.accountId);
+        edits.changes.push({ place: before.place, value: null });
+        if (before.key === null) edits.unkeyed--;
         continue;
       }
       let key = before ? before.key : null;
@@ -299,46 +302,42 @@ export class PublishedView implements LiveView {
       const place = before ? before.place : (key ?? this.unkeyedPlace());
       const published = new PublishedOrder(staged.id, staged.record.accountId, key, place, staged.record);
       this.orders.set(staged.id, published);
-      changesOf(published.accountId).push({ before, after: published });
+      const edits = editsOf(published.accountId);
+      edits.changes.push({ place, value: published });
+      if (!before && key === null) edits.unkeyed++;
     }
     for (const [accountId, staged] of delta.accounts) {
       const before = this.accounts.get(accountId);
-      const changes = changedOrders.get(accountId);
-      changedOrders.delete(accountId);
+      const edits = edited.get(accountId);
+      edited.delete(accountId);
       this.accounts.set(
         accountId,
-        accountWith(staged, before?.orders ?? PlaceTree.empty<LiveOrder>(), before?.unkeyedOrders ?? 0, changes),
+        accountWith(staged, before?.orders ?? PlaceTree.empty<LiveOrder>(), before?.unkeyedOrders ?? 0, edits),
       );
     }
     // orders of accounts whose balance the batch did not restate
-    for (const [accountId, changes] of changedOrders) {
+    for (const [accountId, edits] of edited) {
       const before = this.accounts.get(accountId);
       if (!before) continue;
-      this.accounts.set(accountId, accountWith(before.staged, before.orders, before.unkeyedOrders, changes));
+      this.accounts.set(accountId, accountWith(before.staged, before.orders, before.unkeyedOrders, edits));
     }
     if (position > this.at) this.at = position;
   }
 }
 
-/** An account as staged, with its live orders and `changes` applied to them (after null: ended). */
+/** A batch's changes to one account's live orders: the tree edits, and how many unkeyed orders it adds (less those it ends). */
+interface OrderEdits {
+  changes: Array<PlaceChange<LiveOrder>>;
+  unkeyed: number;
+}
+
+/** An account as staged, with its live orders and the batch's `edits` applied to them. */
 function accountWith(
   staged: StagedAccount,
   orders: PlaceTree<LiveOrder>,
   unkeyedOrders: number,
-  changes: ReadonlyArray<{ before: PublishedOrder | undefined; after: PublishedOrder | null }> | undefined,
+  edits: OrderEdits | undefined,
 ): PublishedAccount {
-  if (!changes) return new PublishedAccount(staged, orders, unkeyedOrders);
-  const edits: Array<PlaceChange<LiveOrder>> = [];
-  let unkeyed = unkeyedOrders;
-  for (const { before, after } of changes) {
-    if (after === null) {
-      if (!before) continue;
-      edits.push({ place: before.place, value: null });
-      if (before.key === null) unkeyed--;
-      continue;
-    }
-    edits.push({ place: after.place, value: after });
-    if (!before && after.key === null) unkeyed++;
-  }
-  return new PublishedAccount(staged, orders.withChanges(edits), unkeyed);
+  if (!edits) return new PublishedAccount(staged, orders, unkeyedOrders);
+  return new PublishedAccount(staged, orders.withChanges(edits.changes), unkeyedOrders + edits.unkeyed);
 }
