@@ -16,11 +16,11 @@
 // copies O(log n) of it).
 
 import { balanceView, orderView, positionView } from '../domain/readModel/render.ts';
-import type { OrderRecord } from '../domain/readModel/records.ts';
+import type { MarketRecord, OrderRecord, PositionRecord } from '../domain/readModel/records.ts';
 import { fundsFiguresOf } from '../domain/engine/funds.ts';
-import type { EngineState } from '../domain/engine/state.ts';
+import type { AccountState, EngineState } from '../domain/engine/state.ts';
 import { abs, decimalOf, decimalText } from '../domain/money/decimal.ts';
-import type { OrderView } from '../domain/views.ts';
+import type { AccountStatus, BalanceView, OrderView, PositionView } from '../domain/views.ts';
 import type { Batch } from './batch.ts';
 import type { LiveAccount, LiveOrder, LivePosition, LiveView } from './gateway.ts';
 import { PlaceTree, type Place, type PlaceChange } from './orderTree.ts';
@@ -52,43 +52,112 @@ interface StagedOrder {
 
 type StagedAccount = Omit<LiveAccount, 'orders' | 'unkeyedOrders'>;
 
-/** What one batch changed of the view, rendered when it was decided; applied once it is durable. */
+/** What one batch changed of the view, taken when it was decided; applied once it is durable. */
 export interface ViewDelta {
-  orders: Map<string, StagedOrder>;
+  /** Each changed order once. */
+  orders: StagedOrder[];
   accounts: Map<string, StagedAccount>;
 }
 
-const byContractsThenMarket = (a: LivePosition, b: LivePosition): number =>
-  b.contractsNanos - a.contractsNanos ||
-  (a.view.market_id < b.view.market_id ? -1 : a.view.market_id > b.view.market_id ? 1 : 0);
+type PositionMarket = Pick<MarketRecord, 'eventId' | 'maxPriceCents' | 'maxPrice'>;
 
-/** An account's balance and open positions as the state holds them now. */
+/**
+ * A published open position: its sort key taken when staged, its view rendered on first read
+ * from a copy of the exposure's fields (its amounts are immutable values, so the copy is the
+ * position as staged).
+ */
+class PublishedPosition implements LivePosition {
+  readonly contractsNanos: number;
+  private rendered: Readonly<PositionView> | undefined;
+  private contractsText: string | undefined;
+
+  constructor(
+    readonly marketId: string,
+    private readonly exposure: Readonly<PositionRecord>,
+    private readonly market: Readonly<PositionMarket>,
+    private readonly seq: number,
+  ) {
+    this.contractsNanos = Math.abs(exposure.positionNanos);
+  }
+
+  get view(): Readonly<PositionView> {
+    return (this.rendered ??= Object.freeze(positionView(this.exposure, this.market, this.seq)));
+  }
+
+  /** The read model's `contracts` column: |position| as decimal text (projections/core/slices/positions.ts). */
+  get contracts(): string {
+    return (this.contractsText ??= decimalText(abs(decimalOf(this.view.position))));
+  }
+}
+
+/** An account's balance and open positions as staged; the balance rendered on first read from a copy of the account's fields. */
+class StagedAccountState implements StagedAccount {
+  private rendered: Readonly<BalanceView> | undefined;
+
+  constructor(
+    readonly id: string,
+    readonly userId: string,
+    readonly status: AccountStatus,
+    /** The account's fields as staged (its totals copied too: they change in place). */
+    private readonly record: Readonly<AccountState>,
+    private readonly seq: number,
+    readonly positions: readonly LivePosition[],
+  ) {}
+
+  get balance(): Readonly<BalanceView> {
+    return (this.rendered ??= Object.freeze(balanceView(this.record, fundsFiguresOf(this.record), this.seq)));
+  }
+}
+
+/** A published account: its balance and positions as staged, and its live orders. */
+class PublishedAccount implements LiveAccount {
+  constructor(
+    readonly staged: StagedAccount,
+    readonly orders: PlaceTree<LiveOrder>,
+    readonly unkeyedOrders: number,
+  ) {}
+
+  get id(): string {
+    return this.staged.id;
+  }
+
+  get userId(): string {
+    return this.staged.userId;
+  }
+
+  get status(): AccountStatus {
+    return this.staged.status;
+  }
+
+  get balance(): Readonly<BalanceView> {
+    return this.staged.balance;
+  }
+
+  get positions(): readonly LivePosition[] {
+    return this.staged.positions;
+  }
+}
+
+const byContractsThenMarket = (a: PublishedPosition, b: PublishedPosition): number =>
+  b.contractsNanos - a.contractsNanos || (a.marketId < b.marketId ? -1 : a.marketId > b.marketId ? 1 : 0);
+
+/** An account's balance and open positions as the state holds them now (copied; rendered when first read). */
 function stageAccount(state: EngineState, accountId: string): StagedAccount | undefined {
   const account = state.accounts.get(accountId);
   if (!account) return undefined;
-  const positions: LivePosition[] = [];
+  const positions: PublishedPosition[] = [];
   for (const exposure of account.exposures.values()) {
     if (exposure.positionNanos === 0) continue;
     const market = state.markets.get(exposure.marketId);
     if (!market) continue;
-    const view = Object.freeze(positionView(exposure, market, state.seq));
-    // the read model's `contracts` column: |position| as decimal text (projections/core/slices/positions.ts)
+    const { eventId, maxPriceCents, maxPrice } = market;
     positions.push(
-      Object.freeze({
-        view,
-        contracts: decimalText(abs(decimalOf(view.position))),
-        contractsNanos: Math.abs(exposure.positionNanos),
-      }),
+      new PublishedPosition(exposure.marketId, { ...exposure }, { eventId, maxPriceCents, maxPrice }, state.seq),
     );
   }
   positions.sort(byContractsThenMarket);
-  return {
-    id: account.id,
-    userId: account.userId,
-    status: account.status,
-    balance: Object.freeze(balanceView(account, fundsFiguresOf(account), state.seq)),
-    positions: Object.freeze(positions),
-  };
+  const record = { ...account, totals: { ...account.totals } };
+  return new StagedAccountState(account.id, account.userId, account.status, record, state.seq, positions);
 }
 
 /**
@@ -98,8 +167,11 @@ function stageAccount(state: EngineState, accountId: string): StagedAccount | un
  * step) and the accounts they touched.
  */
 export function stage(batch: Batch, state: EngineState): ViewDelta {
-  const created = new Map<string, { record: number; index: number }>();
-  const orderIds = new Set<string>();
+  // each order the facts name, once, with where the batch accepted it (null: accepted earlier)
+  const named = new Map<string, { record: number; index: number } | null>();
+  const name = (orderId: string) => {
+    if (!named.has(orderId)) named.set(orderId, null);
+  };
   const accountIds = new Set<string>();
   for (const item of batch.answered) {
     if (item.record === null) continue;
@@ -108,15 +180,15 @@ export function stage(batch: Batch, state: EngineState): ViewDelta {
       const event = events[i]!; // i < events.length
       switch (event.type) {
         case 'OrderAccepted':
-          created.set(event.order_id, { record: item.record, index: item.base + i });
-          orderIds.add(event.order_id);
+          named.set(event.order_id, { record: item.record, index: item.base + i });
           break;
         case 'OrderReleased':
         case 'OrderCancelled':
-          orderIds.add(event.order_id);
+          name(event.order_id);
           break;
         case 'Traded':
-          orderIds.add(event.maker_order_id).add(event.taker_order_id);
+          name(event.maker_order_id);
+          name(event.taker_order_id);
           break;
         default:
           break;
@@ -124,10 +196,10 @@ export function stage(batch: Batch, state: EngineState): ViewDelta {
     }
     if (item.accounts) for (const accountId of item.accounts) accountIds.add(accountId);
   }
-  const delta: ViewDelta = { orders: new Map(), accounts: new Map() };
-  for (const id of orderIds) {
+  const delta: ViewDelta = { orders: [], accounts: new Map() };
+  for (const [id, created] of named) {
     const order = state.orders.get(id);
-    delta.orders.set(id, { id, record: order ? Object.freeze({ ...order }) : null, created: created.get(id) ?? null });
+    delta.orders.push({ id, record: order ? { ...order } : null, created });
   }
   for (const accountId of accountIds) {
     const staged = stageAccount(state, accountId);
@@ -139,7 +211,7 @@ export function stage(batch: Batch, state: EngineState): ViewDelta {
 /** The published view: changed only by `apply` and `reset`, on the engine's thread, between reads. */
 export class PublishedView implements LiveView {
   private at: bigint;
-  private readonly accounts = new Map<string, LiveAccount>();
+  private readonly accounts = new Map<string, PublishedAccount>();
   private readonly orders = new Map<string, PublishedOrder>();
   /** Places handed to orders without a key: below every key (record positions are >= 0), in the order they came. */
   private unkeyedPlaces = 0;
@@ -178,13 +250,7 @@ export class PublishedView implements LiveView {
     for (const order of state.orders.values()) {
       const key = places?.get(order.id) ?? null;
       if (key === null) unkeyedOf.set(order.accountId, (unkeyedOf.get(order.accountId) ?? 0) + 1);
-      const published = new PublishedOrder(
-        order.id,
-        order.accountId,
-        key,
-        key ?? this.unkeyedPlace(),
-        Object.freeze({ ...order }),
-      );
+      const published = new PublishedOrder(order.id, order.accountId, key, key ?? this.unkeyedPlace(), { ...order });
       this.orders.set(order.id, published);
       let list = ordersOf.get(order.accountId);
       if (!list) ordersOf.set(order.accountId, (list = []));
@@ -194,7 +260,7 @@ export class PublishedView implements LiveView {
       const staged = stageAccount(state, accountId);
       if (!staged) continue;
       const orders = PlaceTree.empty<LiveOrder>().withChanges(ordersOf.get(accountId) ?? []);
-      this.accounts.set(accountId, Object.freeze({ ...staged, orders, unkeyedOrders: unkeyedOf.get(accountId) ?? 0 }));
+      this.accounts.set(accountId, new PublishedAccount(staged, orders, unkeyedOf.get(accountId) ?? 0));
     }
     this.at = position;
   }
@@ -211,21 +277,21 @@ export class PublishedView implements LiveView {
    * records (null when the store does not tell each record's: new orders then have no key).
    */
   apply(delta: ViewDelta, recordPositions: readonly bigint[] | null, position: bigint): void {
-    const changedOrders = new Map<
-      string,
-      Array<{ before: PublishedOrder | undefined; after: PublishedOrder | null }>
-    >();
-    const changesOf = (accountId: string) => {
-      let changes = changedOrders.get(accountId);
-      if (!changes) changedOrders.set(accountId, (changes = []));
-      return changes;
+    const edited = new Map<string, OrderEdits>();
+    const editsOf = (accountId: string): OrderEdits => {
+      let edits = edited.get(accountId);
+      if (!edits) edited.set(accountId, (edits = { changes: [], unkeyed: 0 }));
+      return edits;
     };
-    for (const staged of delta.orders.values()) {
-      const before = this.orders.get(staged.id);
+    for (const staged of delta.orders) {
+      // an order the batch accepted was not published before it (order ids are never reused)
+      const before = staged.created ? undefined : this.orders.get(staged.id);
       if (staged.record === null) {
         if (!before) continue; // accepted and ended within the batch
         this.orders.delete(staged.id);
-        changesOf(before.accountId).push({ before, after: null });
+        const edits = editsOf(before.accountId);
+        edits.changes.push({ place: before.place, value: null });
+        if (before.key === null) edits.unkeyed--;
         continue;
       }
       let key = before ? before.key : null;
@@ -236,52 +302,42 @@ export class PublishedView implements LiveView {
       const place = before ? before.place : (key ?? this.unkeyedPlace());
       const published = new PublishedOrder(staged.id, staged.record.accountId, key, place, staged.record);
       this.orders.set(staged.id, published);
-      changesOf(published.accountId).push({ before, after: published });
+      const edits = editsOf(published.accountId);
+      edits.changes.push({ place, value: published });
+      if (!before && key === null) edits.unkeyed++;
     }
     for (const [accountId, staged] of delta.accounts) {
       const before = this.accounts.get(accountId);
-      const changes = changedOrders.get(accountId);
-      changedOrders.delete(accountId);
-      const orders = (before?.orders as PlaceTree<LiveOrder> | undefined) ?? PlaceTree.empty<LiveOrder>();
+      const edits = edited.get(accountId);
+      edited.delete(accountId);
       this.accounts.set(
         accountId,
-        Object.freeze({ ...staged, ...ordersWith(orders, before?.unkeyedOrders ?? 0, changes) }),
+        accountWith(staged, before?.orders ?? PlaceTree.empty<LiveOrder>(), before?.unkeyedOrders ?? 0, edits),
       );
     }
     // orders of accounts whose balance the batch did not restate
-    for (const [accountId, changes] of changedOrders) {
+    for (const [accountId, edits] of edited) {
       const before = this.accounts.get(accountId);
       if (!before) continue;
-      this.accounts.set(
-        accountId,
-        Object.freeze({
-          ...before,
-          ...ordersWith(before.orders as PlaceTree<LiveOrder>, before.unkeyedOrders, changes),
-        }),
-      );
+      this.accounts.set(accountId, accountWith(before.staged, before.orders, before.unkeyedOrders, edits));
     }
     if (position > this.at) this.at = position;
   }
 }
 
-/** An account's live orders with `changes` applied (after null: ended). */
-function ordersWith(
+/** A batch's changes to one account's live orders: the tree edits, and how many unkeyed orders it adds (less those it ends). */
+interface OrderEdits {
+  changes: Array<PlaceChange<LiveOrder>>;
+  unkeyed: number;
+}
+
+/** An account as staged, with its live orders and the batch's `edits` applied to them. */
+function accountWith(
+  staged: StagedAccount,
   orders: PlaceTree<LiveOrder>,
   unkeyedOrders: number,
-  changes: ReadonlyArray<{ before: PublishedOrder | undefined; after: PublishedOrder | null }> | undefined,
-): { orders: PlaceTree<LiveOrder>; unkeyedOrders: number } {
-  if (!changes) return { orders, unkeyedOrders };
-  const edits: Array<PlaceChange<LiveOrder>> = [];
-  let unkeyed = unkeyedOrders;
-  for (const { before, after } of changes) {
-    if (after === null) {
-      if (!before) continue;
-      edits.push({ place: before.place, value: null });
-      if (before.key === null) unkeyed--;
-      continue;
-    }
-    edits.push({ place: after.place, value: after });
-    if (!before && after.key === null) unkeyed++;
-  }
-  return { orders: orders.withChanges(edits), unkeyedOrders: unkeyed };
+  edits: OrderEdits | undefined,
+): PublishedAccount {
+  if (!edits) return new PublishedAccount(staged, orders, unkeyedOrders);
+  return new PublishedAccount(staged, orders.withChanges(edits.changes), unkeyedOrders + edits.unkeyed);
 }

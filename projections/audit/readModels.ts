@@ -12,6 +12,7 @@ import type pg from 'pg';
 import { abs, compare, decimalOf, decimalText, formatNanos } from '../../domain/money/decimal.ts';
 import { balanceView, fillView, ledgerEntryView, orderView, positionView } from '../../domain/readModel/render.ts';
 import type { OrderView } from '../../domain/views.ts';
+import { orderDocOf } from '../core/orderRows.ts';
 import { contributionOf } from '../core/slices/orders.ts';
 import { positionKey } from '../facts/fold.ts';
 import type { JournalAudit } from './journal.ts';
@@ -123,7 +124,7 @@ function tablesOf(audit: JournalAudit): TableSpec[] {
             ins_pos: inserted?.pos ?? null,
             ins_idx: inserted === undefined ? null : String(inserted.idx),
           },
-          doc: { ...doc },
+          doc: { ...orderDocOf(doc) },
         };
       },
     },

@@ -24,6 +24,8 @@ import {
   sportEventRecordOf,
 } from '../facts/records.ts';
 import { prepared } from '../runtime/prepared.ts';
+import { orderView } from '../../domain/readModel/render.ts';
+import { ORDER_ROW_COLUMNS, orderFieldsOf, type OrderColumns, type OrderDoc } from './orderRows.ts';
 
 /** What an order row contributes to its market's book (null unless it rests). */
 export interface BookShare {
@@ -44,16 +46,18 @@ export async function loadCore(tx: pg.PoolClient, named: Named, entryIds: readon
   const store: CoreStore = { ...emptyStore(), books: new Map(), orderDocs: new Map(), fillDocs: new Map() };
   const ids = (set: Set<string>) => [...set];
   if (named.orders.size > 0) {
-    const rows = await tx.query<BookShare & { doc: OrderView; seq: string }>(
+    const rows = await tx.query<BookShare & OrderColumns & { doc: OrderDoc; seq: string }>(
       prepared(
-        'SELECT doc, seq::text, market_id, book_side, book_price::text, book_remaining::text FROM core_orders WHERE id = ANY($1::text[]) FOR UPDATE',
+        `SELECT ${ORDER_ROW_COLUMNS}, o.book_side, o.book_price::text, o.book_remaining::text FROM core_orders o WHERE o.id = ANY($1::text[]) FOR UPDATE`,
         [ids(named.orders)],
       ),
     );
     for (const row of rows.rows) {
-      store.orders.set(row.doc.id, { record: orderRecordOf(row.doc), seq: Number(row.seq) });
-      store.orderDocs.set(row.doc.id, row.doc);
-      store.books.set(row.doc.id, {
+      const record = orderRecordOf(orderFieldsOf(row));
+      // the view as stored, rendered before the fold changes the record
+      store.orderDocs.set(row.id, orderView(record));
+      store.orders.set(row.id, { record, seq: Number(row.seq) });
+      store.books.set(row.id, {
         market_id: row.market_id,
         book_side: row.book_side,
         book_price: row.book_price,

@@ -26,7 +26,7 @@ import { marketStatsSlice } from './slices/marketStats.ts';
 
 const CORE_PROJECTOR_NAME = 'core';
 /** Bump when the schema or the handling changes: the runner then rebuilds from zero. */
-const CORE_PROJECTOR_VERSION = 5;
+const CORE_PROJECTOR_VERSION = 6;
 
 const SLICES: readonly Slice[] = [
   accountsSlice,

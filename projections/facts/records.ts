@@ -30,7 +30,36 @@ export interface AccountBalance extends AccountRecord {
   funds: FundsFigures;
 }
 
-export function orderRecordOf(view: OrderView): OrderRecord {
+/** The fields of an order's view its record is read from (the others are derived or constant). */
+export type OrderViewFields = Pick<
+  OrderView,
+  | 'id'
+  | 'account_id'
+  | 'market_id'
+  | 'action'
+  | 'order_type'
+  | 'status'
+  | 'quantity'
+  | 'filled'
+  | 'price'
+  | 'total_value'
+  | 'client_order_id'
+  | 'device_id'
+  | 'ip_address'
+  | 'expiration'
+  | 'expiration_time'
+  | 'expires_at'
+  | 'accepted_at'
+  | 'delayed_until'
+  | 'inserted_at'
+  | 'placed_pre_start'
+  | 'cancellation_reason'
+  | 'rejection_reason'
+  | 'cancel_on_disconnect'
+  | 'seq'
+>;
+
+export function orderRecordOf(view: OrderViewFields): OrderRecord {
   return {
     id: view.id,
     accountId: view.account_id,

@@ -2,6 +2,7 @@
 // by the build that wrote that version) replays, recovers and projects as it did
 // (tests/projections/factsJournal.ts says how).
 
+import { asCoreVersion6 } from '../fixtures/journal-v3/replay.ts';
 import { describeFactsJournal } from './factsJournal.ts';
 
-describeFactsJournal({ version: 5, folder: 'journal-v5', smallerToday: false });
+describeFactsJournal({ version: 5, folder: 'journal-v5', asToday: asCoreVersion6, smallerToday: false });

@@ -1,7 +1,8 @@
 // GET /orders and GET /orders/{id}: the account's orders, most recent first (the order in which
 // the engine placed them, i.e. journal position then position inside the step), keyset paged.
 
-import type { OrderStatus, OrderView } from '../../../domain/views.ts';
+import type { OrderStatus } from '../../../domain/views.ts';
+import { ORDER_ROW_COLUMNS, orderViewOfRow, type OrderColumns, type OrderDoc } from '../orderRows.ts';
 import { renderOrder, type OrderWire } from '../render.ts';
 import { cursorParts, limitOf, listFilter, pageFrom, Where, type PageRequest, type Queryable } from './db.ts';
 
@@ -17,8 +18,8 @@ interface OrderPage {
   orders: OrderWire[];
 }
 
-interface Row {
-  doc: OrderView;
+interface Row extends OrderColumns {
+  doc: OrderDoc;
   key_pos: string;
   key_idx: number;
 }
@@ -43,19 +44,19 @@ export async function listOrders(
   const after = cursorParts(page.cursor, ['int', 'int4']);
   if (after) w.and(`(ins_pos, ins_idx) < (${w.param(after[0])}::bigint, ${w.param(after[1])}::integer)`);
   const result = await db.query<Row>(
-    `SELECT doc, ins_pos::text AS key_pos, ins_idx AS key_idx FROM core_orders ${w.sql()} ORDER BY ins_pos DESC, ins_idx DESC LIMIT ${w.param(limit + 1)}`,
+    `SELECT ${ORDER_ROW_COLUMNS}, o.ins_pos::text AS key_pos, o.ins_idx AS key_idx FROM core_orders o ${w.sql()} ORDER BY o.ins_pos DESC, o.ins_idx DESC LIMIT ${w.param(limit + 1)}`,
     w.values,
   );
   const { page: rows, cursor } = pageFrom(result.rows, limit, (row) => [row.key_pos, row.key_idx]);
-  return { cursor, orders: rows.map((row) => renderOrder(row.doc)) };
+  return { cursor, orders: rows.map((row) => renderOrder(orderViewOfRow(row))) };
 }
 
 /** The account's order, or null when it does not exist or belongs to another account. */
 export async function getOrder(db: Queryable, accountId: string, orderId: string): Promise<OrderWire | null> {
-  const result = await db.query<{ doc: OrderView }>('SELECT doc FROM core_orders WHERE id = $1 AND account_id = $2', [
-    orderId,
-    accountId,
-  ]);
+  const result = await db.query<OrderColumns & { doc: OrderDoc }>(
+    `SELECT ${ORDER_ROW_COLUMNS} FROM core_orders o WHERE o.id = $1 AND o.account_id = $2`,
+    [orderId, accountId],
+  );
   const row = result.rows[0];
-  return row ? renderOrder(row.doc) : null;
+  return row ? renderOrder(orderViewOfRow(row)) : null;
 }

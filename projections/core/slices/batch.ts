@@ -10,16 +10,7 @@ import type { FillView, OrderView } from '../../../domain/views.ts';
 import { prepared } from '../../runtime/prepared.ts';
 
 type CoreChangeKind =
-  | 'order'
-  | 'fill'
-  | 'balance'
-  | 'position'
-  | 'market'
-  | 'ledger_entry'
-  | 'account'
-  | 'sport_event'
-  | 'trade'
-  | 'market_stats';
+  'order' | 'fill' | 'balance' | 'position' | 'market' | 'ledger_entry' | 'account' | 'sport_event' | 'trade';
 
 /** A change before the projector adds `user_id` to its keys. */
 export interface CoreChange {

@@ -195,12 +195,6 @@ export const marketStatsSlice: Slice = {
         sums: storedOf(sums),
         doc,
       });
-      batch.changes.push({
-        kind: 'market_stats',
-        account_id: pair.account_id,
-        market_id: pair.market_id,
-        doc: undefined,
-      });
     }
     await batch.tx.query(
       prepared(

@@ -20,6 +20,7 @@ import {
 import type { OrderView } from '../../../domain/views.ts';
 import { orderView } from '../../../domain/readModel/render.ts';
 import { renderOrder } from '../render.ts';
+import { orderDocOf } from '../orderRows.ts';
 import { upsertSnapshots, type Batch, type Slice } from './batch.ts';
 import { prepared } from '../../runtime/prepared.ts';
 
@@ -83,7 +84,7 @@ export const ordersSlice: Slice = {
         // where the order first appeared (only a new row takes these)
         ins_pos: created?.pos ?? '0',
         ins_idx: created?.idx ?? 0,
-        doc: item,
+        doc: orderDocOf(item),
       };
     });
 

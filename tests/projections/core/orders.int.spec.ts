@@ -196,4 +196,33 @@ describe('core read models: orders', () => {
       total_value: '1.50',
     });
   });
+  it("keeps each of an order's fields once in its row: the doc holds nothing a column holds, nothing the view derives, no null; read back, the view is the one announced", async () => {
+    const o = place(alice.account_id, m1.market_id, 'sell', '0.61', '5', { client_order_id: 'narrow-1' });
+    const changes = [
+      ...(await run(o.input)),
+      ...(await run(place(bob.account_id, m1.market_id, 'buy', '0.61', '2').input)),
+    ];
+    const announced = changes.filter((c) => c.kind === 'order' && (c.doc as { id: string }).id === o.id).pop();
+    const row = (
+      await p.db.pool.query<{ doc: Record<string, unknown> }>('SELECT doc FROM core_orders WHERE id = $1', [o.id])
+    ).rows[0];
+    const doc = row?.doc ?? {};
+    for (const field of ['id', 'account_id', 'market_id', 'client_order_id', 'status', 'seq'])
+      expect(doc, `column ${field}`).to.not.have.property(field);
+    for (const field of [
+      'filled_percentage',
+      'avg_price',
+      'time',
+      'amount',
+      'filled_amount',
+      'odds_type',
+      'odds_value',
+      'fix_order',
+    ])
+      expect(doc, `derived ${field}`).to.not.have.property(field);
+    expect(Object.values(doc)).to.not.include(null);
+    expect(doc).to.include({ action: 'sell', quantity: '5', filled: '2', price: '0.61', total_value: '1.22' });
+    expect(announced?.doc).to.not.equal(undefined);
+    expect(await getOrder(p.db.pool, alice.account_id, o.id)).to.deep.equal(announced?.doc);
+  });
 });

@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { memberProfilesProjector } from '../../../projections/member/profiles/projector.ts';
 import { marketStats, settlementFacts, volumeFacts } from '../../../projections/member/queries.ts';
 import { coreProjector } from '../../../projections/core/projector.ts';
+import { ORDER_ROW_COLUMNS, orderViewOfRow } from '../../../projections/core/orderRows.ts';
 import { listFees, listLoyalty } from '../../../projections/core/queries/ledger.ts';
 import { testDatabase, type TestDatabase } from '../../support/pg.ts';
 import { ALICE, ARCHIVED_AT, BOB, EVENT, MARKET, MARKET2, T0, dump, marketLife, project } from './fixtures.ts';
@@ -88,8 +89,11 @@ describe('member projectors', () => {
     for (const row of stats.rows) {
       const values = [row.account_id, row.market_id];
       const orders = (
-        await db.pool.query('SELECT doc FROM core_orders WHERE account_id = $1 AND market_id = $2', values)
-      ).rows.map((r) => r.doc);
+        await db.pool.query(
+          `SELECT ${ORDER_ROW_COLUMNS} FROM core_orders o WHERE o.account_id = $1 AND o.market_id = $2`,
+          values,
+        )
+      ).rows.map(orderViewOfRow);
       const fills = (
         await db.pool.query('SELECT doc FROM core_fills WHERE account_id = $1 AND market_id = $2', values)
       ).rows.map((r) => r.doc);
