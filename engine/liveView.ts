@@ -56,6 +56,8 @@ type StagedAccount = Omit<LiveAccount, 'orders' | 'unkeyedOrders'>;
 export interface ViewDelta {
   orders: Map<string, StagedOrder>;
   accounts: Map<string, StagedAccount>;
+  /** The engine seq of the state it was taken from (the batch's last step). */
+  seq: number;
 }
 
 const byContractsThenMarket = (a: LivePosition, b: LivePosition): number =>
@@ -124,7 +126,7 @@ export function stage(batch: Batch, state: EngineState): ViewDelta {
     }
     if (item.accounts) for (const accountId of item.accounts) accountIds.add(accountId);
   }
-  const delta: ViewDelta = { orders: new Map(), accounts: new Map() };
+  const delta: ViewDelta = { orders: new Map(), accounts: new Map(), seq: state.seq };
   for (const id of orderIds) {
     const order = state.orders.get(id);
     delta.orders.set(id, { id, record: order ? Object.freeze({ ...order }) : null, created: created.get(id) ?? null });
@@ -139,6 +141,7 @@ export function stage(batch: Batch, state: EngineState): ViewDelta {
 /** The published view: changed only by `apply` and `reset`, on the engine's thread, between reads. */
 export class PublishedView implements LiveView {
   private at: bigint;
+  private atSeq = 0;
   private readonly accounts = new Map<string, LiveAccount>();
   private readonly orders = new Map<string, PublishedOrder>();
   /** Places handed to orders without a key: below every key (record positions are >= 0), in the order they came. */
@@ -151,6 +154,10 @@ export class PublishedView implements LiveView {
 
   get position(): bigint {
     return this.at;
+  }
+
+  get seq(): number {
+    return this.atSeq;
   }
 
   account(accountId: string): LiveAccount | undefined {
@@ -197,6 +204,7 @@ export class PublishedView implements LiveView {
       this.accounts.set(accountId, Object.freeze({ ...staged, orders, unkeyedOrders: unkeyedOf.get(accountId) ?? 0 }));
     }
     this.at = position;
+    this.atSeq = state.seq;
   }
 
   /** The journal places of the live orders that have one (what a snapshot keeps). */
@@ -261,6 +269,7 @@ export class PublishedView implements LiveView {
       );
     }
     if (position > this.at) this.at = position;
+    if (delta.seq > this.atSeq) this.atSeq = delta.seq;
   }
 }
 
