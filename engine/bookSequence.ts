@@ -52,6 +52,12 @@ export class BookSequence {
   }
 }
 
+/** Forgets what the books marked without counting it (a state decoded from a snapshot marks every level it rebuilds). */
+export function forgetBookLevels(state: EngineState): void {
+  for (const market of state.markets.values())
+    if (market.book instanceof FastOrderBook) market.book.takeChangedLevels();
+}
+
 function changeOf(marketId: string, seq: number, timeUs: number, levels: readonly ChangedLevel[]): BookLevelsChange {
   const change: BookLevelsChange = { market_id: marketId, seq, time_us: timeUs, bids: [], offers: [] };
   for (const level of levels) (level.side === 'buy' ? change.bids : change.offers).push(levelText(level));

@@ -9,7 +9,7 @@ import { decodeState, encodeState, isCurrentSnapshot } from '../domain/engine/sn
 import type { EventStore, RecordedEvent } from '../eventstore/port.ts';
 import { present } from '../domain/assert.ts';
 import type { Place } from './gateway.ts';
-import { BookSequence } from './bookSequence.ts';
+import { BookSequence, forgetBookLevels } from './bookSequence.ts';
 import {
   ENGINE_STREAM,
   FACTS_RECORD_VERSION,
@@ -178,6 +178,7 @@ export async function recover(store: EventStore, dataDir: string | null): Promis
       record.id === snapshot.header.record_id
     ) {
       engine = new Engine(decodeState(snapshot.body));
+      forgetBookLevels(engine.state); // the levels it rebuilt are the snapshot's, counted in its seqs
       for (const [id, at, index] of snapshot.header.places ?? []) places.set(id, [BigInt(at), index]);
       bookSequence = new BookSequence(snapshot.header.book_seqs);
       revision = at;
