@@ -259,7 +259,13 @@ export class Feed {
         return;
       case 'balance': {
         this.balances.note(doc);
-        this.publishPrivate(change.keys.user_id ?? (doc.user_id as string | undefined), 'balances', 'balance', doc, change.seq);
+        this.publishPrivate(
+          change.keys.user_id ?? (doc.user_id as string | undefined),
+          'balances',
+          'balance',
+          doc,
+          change.seq,
+        );
         return;
       }
       default:

@@ -135,10 +135,11 @@ function liveSnapshot(name: PrivateChannelName, account: LiveAccount): Record<st
   }
   if (name === 'positions' || name === 'account') {
     // GET /positions' default page: its rows and cursor
-    const { page, cursor } = pageOf(account.positions.slice(0, POSITIONS_IN_SNAPSHOT + 1), POSITIONS_IN_SNAPSHOT, (p) => [
-      p.contracts,
-      p.view.market_id,
-    ]);
+    const { page, cursor } = pageOf(
+      account.positions.slice(0, POSITIONS_IN_SNAPSHOT + 1),
+      POSITIONS_IN_SNAPSHOT,
+      (p) => [p.contracts, p.view.market_id],
+    );
     const positions = page.map((position) => renderPosition(position.view));
     if (name === 'positions') {
       out.cursor = cursor;
@@ -215,7 +216,13 @@ function privateChannel(
           const parts = liveSnapshot(name, view.account(accountId) ?? live.account);
           subscriber.showed(LIVE_PARTS[name], view.seq, (parts.balance as Record<string, unknown> | undefined) ?? null);
           return name === 'account'
-            ? { orders: parts.orders, fills: read.fills, positions: parts.positions, settlements: read.settlements, balance: parts.balance }
+            ? {
+                orders: parts.orders,
+                fills: read.fills,
+                positions: parts.positions,
+                settlements: read.settlements,
+                balance: parts.balance,
+              }
             : parts;
         },
         afterReply: () => subscriber.start(),

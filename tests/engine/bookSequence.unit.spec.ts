@@ -58,7 +58,8 @@ describe('engine: the book seq is a function of the journal', () => {
       running.push(engine);
       engine.books.onChange((change) => {
         if (change.kind !== 'levels') return;
-        for (const book of change.books) published.set(book.market_id, [...(published.get(book.market_id) ?? []), book.seq]);
+        for (const book of change.books)
+          published.set(book.market_id, [...(published.get(book.market_id) ?? []), book.seq]);
       });
       return engine;
     };

@@ -169,7 +169,16 @@ describe('engine process', () => {
     // A snapshot at seq 7 (market m's book moved by one record) plus the one-step tail gives the same state.
     const bookSeqs = new Map([['m', 1]]);
     const snapshotAtSeven = (recordId: string) =>
-      writeSnapshot(dataDir, new Engine(decodeState(snapshotState)), 6n, atSeven.position, recordId, undefined, undefined, bookSeqs);
+      writeSnapshot(
+        dataDir,
+        new Engine(decodeState(snapshotState)),
+        6n,
+        atSeven.position,
+        recordId,
+        undefined,
+        undefined,
+        bookSeqs,
+      );
     await snapshotAtSeven(atSeven.id);
     const recovered = await recover(store, dataDir);
     expect(recovered).to.include({ fromSnapshot: true, replayedSteps: 1 });

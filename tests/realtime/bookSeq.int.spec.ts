@@ -49,7 +49,9 @@ describe('realtime: the order book seq is the same on every node', function () {
       // concurrent orders: several in one group commit
       await Promise.all(
         marketIds.flatMap((marketId) =>
-          [1, 2, 3].map((k) => place(taker, { market_id: marketId, action: 'buy', price: `0.${10 + k}`, quantity: '1' })),
+          [1, 2, 3].map((k) =>
+            place(taker, { market_id: marketId, action: 'buy', price: `0.${10 + k}`, quantity: '1' }),
+          ),
         ),
       );
     };

@@ -161,7 +161,9 @@ describe('realtime: private channels', function () {
       await blocker.query('BEGIN');
       await blocker.query('LOCK TABLE core_orders IN EXCLUSIVE MODE');
       const later = await placeOn({ price: '0.11', quantity: '2' });
-      const cancelled = await carol.call('DELETE', '/api/v1/orders/batched', { body: { orders: [{ order_id: early.id }] } });
+      const cancelled = await carol.call('DELETE', '/api/v1/orders/batched', {
+        body: { orders: [{ order_id: early.id }] },
+      });
       expect(cancelled.status).to.equal(200);
 
       const orders = await join(socket, `orders:${carol.user_id}`);
@@ -187,7 +189,9 @@ describe('realtime: private channels', function () {
       for (const joined of [orders, account]) {
         const update = await joined.next('update', (payload) => payload.order?.id === last.id);
         expect(update.order.status).to.equal('open');
-        const sent = joined.messages.filter((m) => m.event === 'update' && m.payload.order).map((m) => m.payload.order.id);
+        const sent = joined.messages
+          .filter((m) => m.event === 'update' && m.payload.order)
+          .map((m) => m.payload.order.id);
         expect(sent).to.deep.equal([last.id]);
       }
       // the balance moved by the last order alone: its update is the first, against the snapshot
