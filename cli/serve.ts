@@ -44,6 +44,7 @@ import { freePortOn } from './ports.ts';
 import { cancelOnDisconnectOf, credentialNoticesOf, identityResolverOf } from './realtimeWiring.ts';
 import { metadataRouter } from '../oauth/metadata.ts';
 import { readYourWrites, withCredentials } from './credentials.ts';
+import { liveViewFor } from '../commands/readYourWrites.ts';
 import { ProjectionWorkerHost, type Projections } from './projectionHost.ts';
 import { oauthHttpOf, oauthParts } from './oauthWiring.ts';
 import { terminalProgress } from './progress.ts';
@@ -323,6 +324,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       heartbeatTimeoutMs: () => settings.get().ws_heartbeat_timeout_ms,
       limits: () => settings.get().websocket_limits,
       readYourWrites: (accountId: string) => readYourWrites(ctx, accountId),
+      liveView: (accountId: string) => liveViewFor(ctx, accountId),
       cancelOnDisconnect: cancelOnDisconnectOf(ctx),
     });
     cleanups.push(() => realtime.stop());

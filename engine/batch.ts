@@ -2,12 +2,11 @@
 // adds each decided input to it; steps that changed state are encoded into journal records (at
 // most STEPS_PER_RECORD steps or about RECORD_EVENTS_MAX outcome events each, serialised once
 // when the record closes), and every input gets its answer, sent once the batch is durable. It
-// also gathers the book levels the batch moved, and what it changed of the live view, for the publisher.
+// also gathers the book levels each record moved (counted by the book sequence as the record
+// closes), and what it changed of the live view, for the publisher.
 
 import { randomUUID } from 'node:crypto';
 import type { EngineEvent } from '../domain/engine/events.ts';
-import type { EngineState } from '../domain/engine/state.ts';
-import { FastOrderBook, type ChangedLevel } from '../domain/book/fast.ts';
 import {
   ENGINE_STEPS_TYPE,
   encodeStep,
@@ -18,7 +17,7 @@ import {
   type RecordContext,
 } from '../domain/engine/journal/journal.ts';
 import type { NewEvent } from '../eventstore/port.ts';
-import type { EngineReply } from './gateway.ts';
+import type { BookLevelsChange, EngineReply } from './gateway.ts';
 import type { ViewDelta } from './liveView.ts';
 import type { Pending } from './sequencer.ts';
 
@@ -59,16 +58,19 @@ export function journalRecord(id: string, json: string): NewEvent<EngineStepsDat
   };
 }
 
-/** The key of a level in a batch's moved levels: one per side and price. */
-const levelKey = (level: ChangedLevel): number => (level.side === 'buy' ? level.priceCents : -1 - level.priceCents);
+/** What a batch asks of the books when it closes a record (the decider's book sequence on its state). */
+export interface RecordBooks {
+  /** Counts the record's moves and adds each moved market's levels, with its new seq, to `changes`. */
+  afterRecord(timeUs: number, changes: BookLevelsChange[]): void;
+}
 
 export class Batch {
   /** Closed journal records, in journal order. */
   readonly records: NewEvent<EngineStepsData>[] = [];
   /** Every input decided into the batch, in sequence order. */
   readonly answered: Answered[] = [];
-  /** Book levels the batch moved: market → level key → the level as the batch leaves it. */
-  readonly bookLevels = new Map<string, Map<number, ChangedLevel>>();
+  /** Book levels each record moved, record after record: one change per market and record, with its seq. */
+  readonly bookChanges: BookLevelsChange[] = [];
   /** Steps journaled (inputs that changed state). */
   journaledSteps = 0;
   /** Engine time of the newest input decided (UNIX µs). */
@@ -80,6 +82,11 @@ export class Batch {
   private steps: EncodedStep[] = [];
   private stepEvents = 0;
   private context: RecordContext = newRecordContext();
+  /** Engine time of the newest step of the record being filled. */
+  private recordNowUs = 0;
+
+  /** `books`: without it (tests of other stages) no book levels are gathered. */
+  constructor(private readonly books?: RecordBooks) {}
 
   /** Inputs it can still take. */
   get room(): number {
@@ -102,17 +109,26 @@ export class Batch {
     this.answered.push({ pending, reply, record: this.records.length, accounts, base: this.stepEvents });
     this.journaledSteps++;
     this.stepEvents += events.length;
+    if (pending.nowUs > this.recordNowUs) this.recordNowUs = pending.nowUs;
+    if (pending.nowUs > this.lastNowUs) this.lastNowUs = pending.nowUs;
     if (this.steps.length >= STEPS_PER_RECORD || this.stepEvents >= RECORD_EVENTS_MAX) this.seal();
   }
 
   /** Adds an input that changed nothing (refused, or nothing to do): answered once the batch is durable. */
   addAnswer(pending: Pending, reply: EngineReply): void {
     this.answered.push({ pending, reply, record: null, accounts: null, base: 0 });
+    if (pending.nowUs > this.lastNowUs) this.lastNowUs = pending.nowUs;
   }
 
-  /** Closes the record being filled (if it holds steps). */
-  seal(): void {
+  /**
+   * Closes the record being filled (if it holds steps), and takes the book levels its steps
+   * moved. `books` false: the state is not what the record's steps left (a step threw after
+   * them; the state is reloaded from the journal, which counts the record's moves itself).
+   */
+  seal(books = true): void {
     if (this.steps.length === 0) return;
+    if (books) this.books?.afterRecord(this.recordNowUs, this.bookChanges);
+    this.recordNowUs = 0;
     // The id is not derived from seq: a second engine's record must not pass as a re-append. The
     // record is serialised now, once: its encoded steps are garbage from here on instead of living
     // until the append lands (what a young-generation collection copies meanwhile is what it costs).
@@ -122,22 +138,6 @@ export class Batch {
     this.context = newRecordContext();
   }
 
-  /** Takes the levels the books marked while deciding `slice` into the batch (each book is drained), and its newest time. */
-  takeBookLevels(state: EngineState, slice: readonly Pending[]): void {
-    for (const market of state.markets.values()) {
-      if (!(market.book instanceof FastOrderBook)) continue;
-      const levels = market.book.takeChangedLevels();
-      if (levels.length === 0) continue;
-      let moved = this.bookLevels.get(market.id);
-      if (!moved) {
-        moved = new Map();
-        this.bookLevels.set(market.id, moved);
-      }
-      for (const level of levels) moved.set(levelKey(level), level);
-    }
-    for (const pending of slice) if (pending.nowUs > this.lastNowUs) this.lastNowUs = pending.nowUs;
-  }
-
   /** Markets settled by a step of the batch (their pools must be zero). */
   settledMarkets(): string[] {
     const settled: string[] = [];
@@ -145,10 +145,4 @@ export class Batch {
       for (const event of item.reply.events) if (event.type === 'MarketSettled') settled.push(event.market_id);
     return settled;
   }
-}
-
-/** Forgets what the books marked (after recovery: the state is what the journal holds). */
-export function forgetBookLevels(state: EngineState): void {
-  for (const market of state.markets.values())
-    if (market.book instanceof FastOrderBook) market.book.takeChangedLevels();
 }

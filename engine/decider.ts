@@ -10,7 +10,8 @@ import type { EngineInput } from '../domain/engine/inputs.ts';
 import { assertBalanced } from '../domain/engine/ledger.ts';
 import type { EngineState } from '../domain/engine/state.ts';
 import { assert } from '../domain/assert.ts';
-import type { Batch } from './batch.ts';
+import type { Batch, RecordBooks } from './batch.ts';
+import { BookSequence } from './bookSequence.ts';
 import type { EngineReply } from './gateway.ts';
 import type { Pending } from './sequencer.ts';
 
@@ -34,10 +35,17 @@ export function accountsOf(input: EngineInput, events: readonly EngineEvent[], s
 const STEP_TAKES_ITS_SEQ = 'a step with outcome events leaves the state at the sequence number it was given';
 
 export class Decider {
+  /** What a batch counts when it closes a record: the moves of the decided state's books. */
+  readonly books: RecordBooks = {
+    afterRecord: (timeUs, changes) => this.bookSequence.afterRecord(this.engine.state, timeUs, changes),
+  };
+
   constructor(
     /** The live engine; replaced when the state is reloaded from the journal. */
     public engine: Engine,
     private readonly logger: Logger,
+    /** Each market's book seq as the decided state stands; replaced with the engine. */
+    public bookSequence: BookSequence = new BookSequence(),
   ) {}
 
   /**

@@ -122,6 +122,12 @@ export interface LiveOrders {
 export interface LiveView {
   /** Journal position of the last step the view holds (every step up to it is in, none after). */
   readonly position: bigint;
+  /**
+   * Engine sequence number of that step: every order, balance and position in the view reflects
+   * the steps up to it, so a change of one of them stamped with this seq or an earlier one (as the
+   * read models' change announcements are) is already in the view.
+   */
+  readonly seq: number;
   account(accountId: string): LiveAccount | undefined;
   order(orderId: string): LiveOrder | undefined;
 }
@@ -129,6 +135,11 @@ export interface LiveView {
 /** A market's book levels whose totals moved, as absolute totals (quantity "0": the level emptied). */
 export interface BookLevelsChange {
   market_id: string;
+  /**
+   * The market's book seq after this change: journal records that moved its book (engine/bookSequence.ts),
+   * the same on every node; +1 from the market's previous change.
+   */
+  seq: number;
   /** Engine time of the newest step behind these totals (UNIX µs). */
   time_us: number;
   /** [price, quantity] decimal strings. */
@@ -138,8 +149,9 @@ export interface BookLevelsChange {
 
 /**
  * The order books as the engine holds them, for the public feed: levels moved by journaled steps
- * are announced once their append has landed (never before: nothing not durable is shown), and
- * `reset` after the engine reloaded its state (a subscriber then reads `snapshot()` again).
+ * are announced once their append has landed (never before: nothing not durable is shown), one
+ * change per market and journal record, and `reset` after the engine reloaded its state (a
+ * subscriber then reads `snapshot()` again: every market's levels and seq).
  */
 export interface BookSource {
   snapshot(): BookLevelsChange[];

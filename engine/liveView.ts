@@ -57,6 +57,8 @@ export interface ViewDelta {
   /** Each changed order once. */
   orders: StagedOrder[];
   accounts: Map<string, StagedAccount>;
+  /** The engine seq of the state it was taken from (the batch's last step). */
+  seq: number;
 }
 
 type PositionMarket = Pick<MarketRecord, 'eventId' | 'maxPriceCents' | 'maxPrice'>;
@@ -196,7 +198,7 @@ export function stage(batch: Batch, state: EngineState): ViewDelta {
     }
     if (item.accounts) for (const accountId of item.accounts) accountIds.add(accountId);
   }
-  const delta: ViewDelta = { orders: [], accounts: new Map() };
+  const delta: ViewDelta = { orders: [], accounts: new Map(), seq: state.seq };
   for (const [id, created] of named) {
     const order = state.orders.get(id);
     delta.orders.push({ id, record: order ? { ...order } : null, created });
@@ -211,6 +213,7 @@ export function stage(batch: Batch, state: EngineState): ViewDelta {
 /** The published view: changed only by `apply` and `reset`, on the engine's thread, between reads. */
 export class PublishedView implements LiveView {
   private at: bigint;
+  private atSeq = 0;
   private readonly accounts = new Map<string, PublishedAccount>();
   private readonly orders = new Map<string, PublishedOrder>();
   /** Places handed to orders without a key: below every key (record positions are >= 0), in the order they came. */
@@ -223,6 +226,10 @@ export class PublishedView implements LiveView {
 
   get position(): bigint {
     return this.at;
+  }
+
+  get seq(): number {
+    return this.atSeq;
   }
 
   account(accountId: string): LiveAccount | undefined {
@@ -263,6 +270,7 @@ export class PublishedView implements LiveView {
       this.accounts.set(accountId, new PublishedAccount(staged, orders, unkeyedOf.get(accountId) ?? 0));
     }
     this.at = position;
+    this.atSeq = state.seq;
   }
 
   /** The journal places of the live orders that have one (what a snapshot keeps). */
@@ -322,6 +330,7 @@ export class PublishedView implements LiveView {
       this.accounts.set(accountId, accountWith(before.staged, before.orders, before.unkeyedOrders, edits));
     }
     if (position > this.at) this.at = position;
+    if (delta.seq > this.atSeq) this.atSeq = delta.seq;
   }
 }
 

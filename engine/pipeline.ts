@@ -15,7 +15,7 @@
 import type { Logger } from 'pino';
 import { WrongExpectedRevision, type EventStore } from '../eventstore/port.ts';
 import { assert } from '../domain/assert.ts';
-import { Batch, forgetBookLevels } from './batch.ts';
+import { Batch } from './batch.ts';
 import type { Decider } from './decider.ts';
 import { EngineStoppedError } from './gateway.ts';
 import type { IssuedAppend, JournalWriter } from './journalWriter.ts';
@@ -99,16 +99,16 @@ export class Pipeline {
    */
   private async build(): Promise<Batch> {
     const { sequencer, decider } = this.stages;
-    const batch = new Batch();
+    const batch = new Batch(decider.books);
     for (;;) {
       const slice = sequencer.takeSlice(batch.room);
       const undecided = decider.decide(batch, slice);
       if (undecided) sequencer.putBack(undecided);
-      else batch.takeBookLevels(decider.engine.state, slice);
       if (batch.reload || sequencer.stopped || this.landed || sequencer.length === 0 || batch.full) break;
       await yieldToIo();
     }
-    batch.seal();
+    // after a step threw, the state is not the record's: its book moves are counted by the reload
+    batch.seal(!batch.reload);
     // the state as this batch leaves it, before the next is decided (a half-changed state is reloaded instead)
     if (!batch.reload) batch.view = this.stages.publisher.stage(batch, decider.engine.state);
     return batch;
@@ -186,8 +186,8 @@ export class Pipeline {
   private async reload(): Promise<void> {
     const recovered = await recover(this.store, this.dataDir);
     this.stages.decider.engine = recovered.engine;
+    this.stages.decider.bookSequence = recovered.bookSequence;
     this.stages.journal.reset(recovered);
-    forgetBookLevels(recovered.engine.state);
-    this.stages.publisher.reset(recovered.position, recovered.places);
+    this.stages.publisher.reset(recovered.position, recovered.places, recovered.bookSequence.entries());
   }
 }

@@ -12,7 +12,6 @@ import type { Clock } from '../domain/clock.ts';
 import type { Engine } from '../domain/engine/engine.ts';
 import { anyDue } from '../domain/engine/timers.ts';
 import type { EventStore } from '../eventstore/port.ts';
-import { forgetBookLevels } from './batch.ts';
 import { Decider } from './decider.ts';
 import {
   EngineStoppedError,
@@ -66,12 +65,18 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
     { seq: recovered.engine.state.seq, replayed: recovered.replayedSteps, fromSnapshot: recovered.fromSnapshot },
     'engine recovered',
   );
-  forgetBookLevels(recovered.engine.state);
 
-  const decider = new Decider(recovered.engine, logger);
+  const decider = new Decider(recovered.engine, logger, recovered.bookSequence);
   const sequencer = new Sequencer(clock, () => pipeline.kick(), deps.queueInputsMax ?? ENGINE_QUEUE_INPUTS_MAX);
   const journal = new JournalWriter(store, recovered);
-  const publisher = new Publisher(writes, logger, () => decider.engine.state, recovered.position, recovered.places);
+  const publisher = new Publisher(
+    writes,
+    logger,
+    () => decider.engine.state,
+    recovered.position,
+    recovered.places,
+    recovered.bookSequence.entries(),
+  );
   const snapshotter = new Snapshotter(
     {
       dataDir,
@@ -79,6 +84,7 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
       source: deps.snapshotSource,
       everySteps: deps.snapshotEverySteps ?? SNAPSHOT_EVERY_STEPS,
       places: () => publisher.places(),
+      bookSeqs: () => decider.bookSequence.entries(),
     },
     recovered.replayedSteps,
   );

@@ -3,29 +3,26 @@
 // with its outcome and the journal position holding it, notes every account it touched
 // (read-your-writes: the view has passed the position before it is noted), and announces the
 // book levels the batch moved to the public feed (never before the append landed: nothing not
-// durable is shown). After a reload from the journal the view is rebuilt from the state and the
-// feed is told to read the books afresh. It is also the feed's view of the books (BookSource).
+// durable is shown; one change per market and journal record, with the market's book seq). After a
+// reload from the journal the view is rebuilt from the state and the feed is told to read the
+// books afresh. It is also the feed's view of the books (BookSource).
 
 import type { Logger } from 'pino';
 import type { EngineState } from '../domain/engine/state.ts';
 import { FastOrderBook } from '../domain/book/fast.ts';
-import { formatCents, formatNanos } from '../domain/money/decimal.ts';
 import type { Batch } from './batch.ts';
+import { levelText } from './bookSequence.ts';
 import type { JournalWriter } from './journalWriter.ts';
 import type { BookLevelsChange, BookSource, LiveView, Place, WriteTracker } from './gateway.ts';
 import { PublishedView, stage, type ViewDelta } from './liveView.ts';
 
 export type BookChange = { kind: 'levels'; books: BookLevelsChange[] } | { kind: 'reset' };
 
-/** A level as the feed shows it: [price, quantity] decimal strings. */
-const levelText = (level: { priceCents: number; totalNanos: number }): [string, string] => [
-  formatCents(level.priceCents),
-  formatNanos(level.totalNanos),
-];
-
 export class Publisher implements BookSource {
   private readonly listeners = new Set<(change: BookChange) => void>();
   private readonly view: PublishedView;
+  /** Each market's book seq as published (the last durable record that moved it). */
+  private bookSeqs: Map<string, number>;
 
   constructor(
     private readonly writes: WriteTracker,
@@ -36,8 +33,11 @@ export class Publisher implements BookSource {
     position = -1n,
     /** The journal places of live orders recovery knows. */
     places?: ReadonlyMap<string, Place>,
+    /** Each market's book seq as recovery left it. */
+    bookSeqs?: ReadonlyMap<string, number>,
   ) {
     this.view = new PublishedView(state(), position, places);
+    this.bookSeqs = new Map(bookSeqs);
   }
 
   /** The journal places of the live orders the view knows (for a snapshot). */
@@ -83,8 +83,13 @@ export class Publisher implements BookSource {
   }
 
   /** The state was reloaded from the journal (at `position`): the view is rebuilt, every subscriber reads snapshot() again. */
-  reset(position: bigint = this.view.position, places?: ReadonlyMap<string, Place>): void {
+  reset(
+    position: bigint = this.view.position,
+    places?: ReadonlyMap<string, Place>,
+    bookSeqs: ReadonlyMap<string, number> = this.bookSeqs,
+  ): void {
     this.view.reset(this.state(), position, places);
+    this.bookSeqs = new Map(bookSeqs);
     this.tell({ kind: 'reset' });
   }
 
@@ -94,6 +99,7 @@ export class Publisher implements BookSource {
       if (!(market.book instanceof FastOrderBook)) continue;
       out.push({
         market_id: market.id,
+        seq: this.bookSeqs.get(market.id) ?? 0,
         time_us: 0,
         bids: market.book.levels('buy').map(levelText),
         offers: market.book.levels('sell').map(levelText),
@@ -108,14 +114,10 @@ export class Publisher implements BookSource {
   }
 
   private publishLevels(batch: Batch): void {
-    if (batch.bookLevels.size === 0 || this.listeners.size === 0) return;
-    const books: BookLevelsChange[] = [];
-    for (const [marketId, levels] of batch.bookLevels) {
-      const change: BookLevelsChange = { market_id: marketId, time_us: batch.lastNowUs, bids: [], offers: [] };
-      for (const level of levels.values()) (level.side === 'buy' ? change.bids : change.offers).push(levelText(level));
-      books.push(change);
-    }
-    this.tell({ kind: 'levels', books });
+    const books: BookLevelsChange[] = batch.bookChanges;
+    if (books.length === 0) return;
+    for (const change of books) this.bookSeqs.set(change.market_id, change.seq);
+    if (this.listeners.size > 0) this.tell({ kind: 'levels', books });
   }
 
   private tell(change: BookChange): void {

@@ -9,6 +9,7 @@ import { decodeState, encodeState, isCurrentSnapshot } from '../domain/engine/sn
 import type { EventStore, RecordedEvent } from '../eventstore/port.ts';
 import { present } from '../domain/assert.ts';
 import type { Place } from './gateway.ts';
+import { BookSequence, forgetBookLevels } from './bookSequence.ts';
 import {
   ENGINE_STREAM,
   FACTS_RECORD_VERSION,
@@ -37,6 +38,12 @@ export interface SnapshotHeader {
   position: string;
   record_id: string;
   places?: Array<[string, string, number]>;
+  /**
+   * Each market's book seq ([market id, seq], engine/bookSequence.ts; markets whose book never
+   * moved are left out). Absent in older snapshots: recovery then replays the journal from the
+   * start, the only way to count them.
+   */
+  book_seqs?: Array<[string, number]>;
 }
 
 export interface Recovered {
@@ -50,6 +57,8 @@ export interface Recovered {
   fromSnapshot: boolean;
   /** Journal places of live orders, where known: from the snapshot and the replayed tail (for the live view). */
   places: Map<string, Place>;
+  /** Each market's book seq as the recovered state stands. */
+  bookSequence: BookSequence;
 }
 
 export function snapshotPath(dataDir: string): string {
@@ -73,6 +82,8 @@ export async function writeSnapshot(
   recordId: string,
   temporary = snapshotTemporaryPath(dataDir),
   places?: ReadonlyMap<string, Place>,
+  /** Each market's book seq for this state (without it the snapshot is one recovery replays past). */
+  bookSeqs?: ReadonlyMap<string, number>,
 ): Promise<void> {
   const file = snapshotPath(dataDir);
   await mkdir(path.dirname(file), { recursive: true });
@@ -89,6 +100,7 @@ export async function writeSnapshot(
       if (place) header.places.push([id, String(place[0]), place[1]]);
     }
   }
+  if (bookSeqs) header.book_seqs = [...bookSeqs];
   const text = `${JSON.stringify(header)}\n${encodeState(engine.state)}`;
   try {
     await writeFile(temporary, text, { mode: 0o600 });
@@ -151,9 +163,11 @@ export async function recover(store: EventStore, dataDir: string | null): Promis
   let recordId: string | undefined;
   let fromSnapshot = false;
   const places = new Map<string, Place>();
+  let bookSequence = new BookSequence();
   const snapshot = dataDir ? await readSnapshot(dataDir) : undefined;
-  // a snapshot of an earlier state version lacks what the journal taught it since: replay it all
-  if (snapshot && isCurrentSnapshot(snapshot.body)) {
+  // a snapshot of an earlier state version lacks what the journal taught it since, one without
+  // the book seqs cannot tell them: replay it all
+  if (snapshot && isCurrentSnapshot(snapshot.body) && snapshot.header.book_seqs) {
     const at = BigInt(snapshot.header.revision);
     const [record] = await store.readStream(ENGINE_STREAM, { fromRevision: at, maxCount: 1 });
     if (
@@ -164,7 +178,9 @@ export async function recover(store: EventStore, dataDir: string | null): Promis
       record.id === snapshot.header.record_id
     ) {
       engine = new Engine(decodeState(snapshot.body));
+      forgetBookLevels(engine.state); // the levels it rebuilt are the snapshot's, counted in its seqs
       for (const [id, at, index] of snapshot.header.places ?? []) places.set(id, [BigInt(at), index]);
+      bookSequence = new BookSequence(snapshot.header.book_seqs);
       revision = at;
       position = record.position;
       recordId = record.id;
@@ -173,6 +189,7 @@ export async function recover(store: EventStore, dataDir: string | null): Promis
   }
   let replayedSteps = 0;
   let base = 0; // facts of the record's earlier steps
+  let recordNowUs = 0; // newest step of the record being replayed
   if (revision !== undefined || (await streamExists(store))) {
     await readJournal(
       store,
@@ -181,8 +198,13 @@ export async function recover(store: EventStore, dataDir: string | null): Promis
       (step, record, unreadable) => {
         if (!step)
           throw new Error(`journal record at revision ${record.revision} is unreadable: ${String(unreadable)}`);
+        if (record.id !== recordId) {
+          bookSequence.afterRecord(engine.state, recordNowUs); // the record before this one is whole
+          base = 0;
+          recordNowUs = 0;
+        }
         const outcome = replayStep(engine, step);
-        if (record.id !== recordId) base = 0;
+        if (step.now_us > recordNowUs) recordNowUs = step.now_us;
         // a step of an older record version counts its old events: its orders' places stay unknown
         if (step.version >= FACTS_RECORD_VERSION) {
           outcome.events.forEach((event, i) => {
@@ -197,8 +219,9 @@ export async function recover(store: EventStore, dataDir: string | null): Promis
       },
     );
   }
+  bookSequence.afterRecord(engine.state, recordNowUs); // the last record replayed
   for (const id of places.keys()) if (!engine.state.orders.has(id)) places.delete(id);
-  return { engine, revision, position, recordId, replayedSteps, fromSnapshot, places };
+  return { engine, revision, position, recordId, replayedSteps, fromSnapshot, places, bookSequence };
 }
 
 /** Re-runs one journaled step; throws when it does not fit (the journal and the engine disagree). */

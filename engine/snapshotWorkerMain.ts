@@ -52,6 +52,7 @@ async function run(data: SnapshotWorkerData): Promise<SnapshotWorkerReply> {
       recovered.recordId,
       data.temporaryFile,
       recovered.places,
+      recovered.bookSequence.entries(),
     );
     return { ok: true, written: true, seq: recovered.engine.state.seq, replayedSteps: recovered.replayedSteps };
   } finally {

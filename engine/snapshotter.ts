@@ -74,6 +74,8 @@ export interface SnapshotterDeps {
   everySteps?: number;
   /** The journal places of the live orders the live view knows (kept in a snapshot written here). */
   places?: () => ReadonlyMap<string, Place>;
+  /** Each market's book seq as the state stands (kept in a snapshot written here). */
+  bookSeqs?: () => ReadonlyMap<string, number>;
 }
 
 export class Snapshotter {
@@ -134,6 +136,7 @@ export class Snapshotter {
       head.recordId,
       undefined,
       this.deps.places?.(),
+      this.deps.bookSeqs?.(),
     ).catch((error) => this.deps.logger.warn({ err: error }, 'engine snapshot failed'));
   }
 

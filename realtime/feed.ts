@@ -2,8 +2,9 @@
 // order; rows as REST renders them) become frames on feed topics. Public data also moves the
 // in-memory state the public channels answer joins from (books, markets). Feed topics:
 //   orderbook/{market_id}  ticker/{market_id}  trades/{market_id}  market_updates/{market_id}
-//   events/*  events/{event_id}                 — public
-//   orders:{user_id} … account:{user_id}         — private (the Phoenix topic itself)
+//   events/*  events/{event_id}                 — public, one frame for every subscriber
+//   orders:{user_id} … account:{user_id}         — private (the Phoenix topic itself), sent to
+//                                                  each join on its own (privateTopics.ts)
 
 import type { Logger } from 'pino';
 import type { MarketWire } from '../projections/core/market.ts';
@@ -13,6 +14,7 @@ import { encodeBroadcast } from './protocol.ts';
 import type { BookChange, Level, OrderBooks } from './state/books.ts';
 import type { BookSource } from '../engine/gateway.ts';
 import type { MarketDirectory } from './state/markets.ts';
+import { PrivateTopics, type PrivateKind } from './privateTopics.ts';
 
 export const feedTopic = {
   orderbook: (marketId: string) => `orderbook/${marketId}`,
@@ -38,11 +40,8 @@ const CHANGES_QUEUED_AT_START_MAX = 100_000;
 
 type BookListener = () => void;
 
-/**
- * The last balance sent to each account's subscribers, so a balance update carries only the
- * fields that changed. An entry lives while a join of `balances` or `account` holds it.
- */
-class BalanceDeltas {
+/** The newest balance announced of each account a slip holds (what it costs quotes against). */
+class LatestBalances {
   private readonly entries = new Map<string, { doc: Record<string, unknown> | null; holders: number }>();
 
   retain(accountId: string): void {
@@ -69,23 +68,10 @@ class BalanceDeltas {
     if (entry && entry.doc === null && doc) entry.doc = doc;
   }
 
-  /** The update to send (account_id, user_id and what changed), or null when nothing changed or nobody holds it. */
-  delta(doc: Record<string, unknown>): Record<string, unknown> | null {
-    const accountId = doc.account_id as string;
-    const entry = this.entries.get(accountId);
-    if (!entry) return null;
-    const before = entry.doc;
-    entry.doc = doc;
-    const changed: Record<string, unknown> = { account_id: doc.account_id, user_id: doc.user_id };
-    let any = false;
-    for (const [key, value] of Object.entries(doc)) {
-      if (key === 'account_id' || key === 'user_id') continue;
-      if (before === null || JSON.stringify(before[key]) !== JSON.stringify(value)) {
-        changed[key] = value;
-        any = true;
-      }
-    }
-    return any ? changed : null;
+  /** An announced balance: kept when a slip holds the account. */
+  note(doc: Record<string, unknown>): void {
+    const entry = this.entries.get(doc.account_id as string);
+    if (entry) entry.doc = doc;
   }
 }
 
@@ -99,7 +85,9 @@ interface FeedLoader {
 }
 
 export class Feed {
-  readonly balances = new BalanceDeltas();
+  readonly balances = new LatestBalances();
+  /** The joins of private topics, each sent its own updates (privateTopics.ts). */
+  readonly privateTopics = new PrivateTopics();
   private readonly bookListeners = new Map<string, Set<BookListener>>();
   private unsubscribe: (() => void) | undefined;
   /** Set when the books come from the engine (journaled steps) rather than the projector. */
@@ -177,7 +165,10 @@ export class Feed {
     this.notifyBookListeners(moved);
   }
 
-  /** After the engine reloaded its state: each market's difference from what the feed holds, as one delta. */
+  /**
+   * After the engine reloaded its state: each market's difference from what the feed holds, as one
+   * delta with the reloaded seq (a client that holds an older seq than its predecessor resyncs).
+   */
   private resetBooks(snapshot: readonly BookChange[]): void {
     const changes: BookChange[] = [];
     for (const next of snapshot) {
@@ -190,8 +181,9 @@ export class Feed {
       };
       const bids = diff(held.bids, next.bids);
       const offers = diff(held.offers, next.offers);
-      if (bids.length > 0 || offers.length > 0)
-        changes.push({ market_id: next.market_id, time_us: next.time_us, bids, offers });
+      const seqMoved = next.seq !== undefined && next.seq !== held.seq;
+      if (bids.length > 0 || offers.length > 0 || seqMoved)
+        changes.push({ market_id: next.market_id, seq: next.seq, time_us: next.time_us, bids, offers });
     }
     if (changes.length > 0) this.applyBooks(changes);
   }
@@ -253,22 +245,27 @@ export class Feed {
         this.publishPublic(feedTopic.trades(doc.market_id as string), 'trades', 'trade', doc);
         return;
       case 'order':
-        this.publishPrivate(change.keys.user_id, 'orders', { order: doc });
+        this.publishPrivate(change.keys.user_id, 'orders', 'order', doc, change.seq);
         return;
       case 'fill':
-        this.publishPrivate(change.keys.user_id, 'fills', { fill: doc });
+        this.publishPrivate(change.keys.user_id, 'fills', 'fill', doc, change.seq);
         return;
       case 'position':
-        this.publishPrivate(change.keys.user_id, 'positions', { position: doc });
+        this.publishPrivate(change.keys.user_id, 'positions', 'position', doc, change.seq);
         return;
       case 'ledger_entry':
-        if (doc.type === 'settlement') this.publishPrivate(change.keys.user_id, 'settlements', { settlement: doc });
+        if (doc.type === 'settlement')
+          this.publishPrivate(change.keys.user_id, 'settlements', 'settlement', doc, change.seq);
         return;
       case 'balance': {
-        const userId = change.keys.user_id ?? (doc.user_id as string | undefined);
-        if (!userId) return;
-        const delta = this.balances.delta(doc); // null unless a join holds the account
-        if (delta) this.publishPrivate(userId, 'balances', { balance: delta });
+        this.balances.note(doc);
+        this.publishPrivate(
+          change.keys.user_id ?? (doc.user_id as string | undefined),
+          'balances',
+          'balance',
+          doc,
+          change.seq,
+        );
         return;
       }
       default:
@@ -283,11 +280,13 @@ export class Feed {
   private publishPrivate(
     userId: string | undefined,
     channel: keyof typeof PRIVATE_UPDATE_KEYS,
-    payload: unknown,
+    kind: PrivateKind,
+    doc: Record<string, unknown>,
+    seq: number | undefined,
   ): void {
     if (!userId) return;
-    for (const topic of [`${channel}:${userId}`, `account:${userId}`]) {
-      if (this.hub.wants(topic)) this.hub.publish(topic, encodeBroadcast(topic, 'update', payload));
-    }
+    const update = seq === undefined ? { kind, doc } : { kind, doc, seq };
+    this.privateTopics.publish(`${channel}:${userId}`, update);
+    this.privateTopics.publish(`account:${userId}`, update);
   }
 }

@@ -11,7 +11,7 @@ import { listBookLevels, listMarketIds } from '../projections/core/queries/book.
 import { getMarketsByIds } from '../projections/core/queries/markets.ts';
 import type { MarketWire } from '../projections/core/market.ts';
 import type { Channel } from './channels/channel.ts';
-import { privateChannels } from './channels/private.ts';
+import { privateChannels, type LiveViewFor } from './channels/private.ts';
 import {
   eventsChannel,
   marketUpdatesChannel,
@@ -52,6 +52,8 @@ interface RealtimeDeps {
   credentialNotices?: CredentialNotices;
   /** Resolves once the read models have passed the account's last write (bounded wait). */
   readYourWrites?(accountId: string): Promise<void>;
+  /** The engine's live view when it has passed the account's last write: private snapshots' live parts come from it. */
+  liveView?: LiveViewFor;
 }
 
 export interface Realtime {
@@ -90,7 +92,7 @@ export async function startRealtime(deps: RealtimeDeps): Promise<Realtime> {
     tradesChannel(feed, deps.db),
     marketUpdatesChannel(feed),
     eventsChannel(feed),
-    ...privateChannels(feed, deps.db, readYourWrites),
+    ...privateChannels(feed, deps.db, readYourWrites, deps.liveView),
     ...slipChannels(feed, deps.db, readYourWrites),
   ];
   let server: RealtimeServer;

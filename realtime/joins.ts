@@ -192,7 +192,7 @@ export class JoinLifecycle {
     }
     this.hub.release(join, join.heldTopics);
     join.heldTopics = [];
-    if (!outcome.ok || join.overflowed) {
+    if (!outcome.ok || join.overflowed || outcome.overflowed?.()) {
       socket.joins.delete(topic);
       if (outcome.ok) outcome.session?.leave?.();
       const refusal = outcome.ok
@@ -217,6 +217,7 @@ export class JoinLifecycle {
     join.topics = outcome.topics;
     join.session = outcome.session;
     join.joined = true;
+    if (outcome.afterReply) ws.cork(() => outcome.afterReply?.());
     this.lifecycle?.joined?.(socket, name);
   }
 

@@ -9,4 +9,9 @@ export interface ProjectionChange {
   keys: Record<string, string>;
   /** The new row as the REST API would render it, when cheap to give. */
   doc?: unknown;
+  /**
+   * The engine sequence number the row reflects (its last change), where the row has one (orders,
+   * balances, positions): a subscriber holding a newer state of the row skips an older change.
+   */
+  seq?: number;
 }

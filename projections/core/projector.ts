@@ -98,7 +98,14 @@ export function coreProjector(): Projector {
           if (userId) keys.user_id = userId;
         }
         if (change.market_id) keys.market_id = change.market_id;
-        return { projector: CORE_PROJECTOR_NAME, kind: change.kind, keys, doc: change.doc };
+        const announced: ProjectionChange = {
+          projector: CORE_PROJECTOR_NAME,
+          kind: change.kind,
+          keys,
+          doc: change.doc,
+        };
+        if (change.seq !== undefined) announced.seq = change.seq;
+        return announced;
       });
     },
   };

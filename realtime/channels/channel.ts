@@ -54,6 +54,10 @@ export type JoinOutcome =
       topics: readonly string[];
       /** The join reply's `response`, computed right before subscribing. */
       response(): unknown;
+      /** Right after the reply (and the held frames) went out: a channel that sends to this join alone starts here. */
+      afterReply?(): void;
+      /** Whether the channel's own hold overflowed while the snapshot was read (the join is then refused `busy`). */
+      overflowed?(): boolean;
       session?: JoinSession;
     };
 

@@ -1,12 +1,19 @@
 // Private channels `orders`, `fills`, `positions`, `settlements`, `balances` and `account` (all
 // five on one topic), each suffixed with the socket's own member's user id. Another user id, an
 // anonymous socket or an application token is `unauthorized`; an OAuth token without the
-// channel's scopes is `insufficient_scope`. The join reply is the snapshot, read with the query
-// functions the REST routes use; then every change arrives as `update` with one key naming the
-// object, exactly as REST renders it (a balance update: account_id, user_id and the changed
-// fields only).
+// channel's scopes is `insufficient_scope`. The join reply is the snapshot: live orders,
+// positions and the balance from the engine's live view (as REST reads them, with the same
+// renderers and order), fills and settlements with the query functions the REST routes use
+// (and the live parts too when the view cannot answer for the account); then every change
+// arrives as `update` with one key naming the object, exactly as REST renders it (a balance
+// update: account_id, user_id and the changed fields only), skipping the changes the snapshot
+// already showed (privateTopics.ts).
 
 import type { OrderStatus } from '../../domain/views.ts';
+import type { LiveAccount, LiveView } from '../../engine/gateway.ts';
+import { pageOf } from '../../projections/pagination.ts';
+import { renderBalance, renderOrder, renderPosition } from '../../projections/core/render.ts';
+import type { PrivateKind, PrivateSubscriber } from '../privateTopics.ts';
 import { getBalance } from '../../projections/core/queries/accounts.ts';
 import type { Queryable } from '../../projections/core/queries/db.ts';
 import { listFills } from '../../projections/core/queries/fills.ts';
@@ -102,41 +109,137 @@ async function snapshotOf(
 }
 
 export type ReadYourWrites = (accountId: string) => Promise<void>;
+/** The engine's live view when it has passed the account's last write (else undefined: read the read models). */
+export type LiveViewFor = (accountId: string) => LiveView | undefined;
 
-function privateChannel(name: PrivateChannelName, feed: Feed, db: Queryable, readYourWrites: ReadYourWrites): Channel {
-  const carriesBalance = name === 'balances' || name === 'account';
+/** The snapshot parts the live view holds, and the update kinds they stand for. */
+const LIVE_PARTS: Record<PrivateChannelName, readonly PrivateKind[]> = {
+  orders: ['order'],
+  fills: [],
+  positions: ['position'],
+  settlements: [],
+  balances: ['balance'],
+  account: ['order', 'position', 'balance'],
+};
+
+/** The live parts of a snapshot from the view's account, as the read-model queries would answer them. */
+function liveSnapshot(name: PrivateChannelName, account: LiveAccount): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (name === 'orders' || name === 'account') {
+    const orders: unknown[] = [];
+    account.orders.newestFirst(null, (order) => {
+      orders.push(renderOrder(order.view));
+      return orders.length < ORDERS_IN_SNAPSHOT_MAX;
+    });
+    out.orders = orders;
+  }
+  if (name === 'positions' || name === 'account') {
+    // GET /positions' default page: its rows and cursor
+    const { page, cursor } = pageOf(
+      account.positions.slice(0, POSITIONS_IN_SNAPSHOT + 1),
+      POSITIONS_IN_SNAPSHOT,
+      (p) => [p.contracts, p.view.market_id],
+    );
+    const positions = page.map((position) => renderPosition(position.view));
+    if (name === 'positions') {
+      out.cursor = cursor;
+      out.positions = positions;
+    } else out.positions = positions;
+  }
+  if (name === 'balances' || name === 'account') out.balance = renderBalance(account.balance);
+  return out;
+}
+
+/** The live view and its account, when the view can answer this channel's live parts for it. */
+function liveAccountOf(
+  liveView: LiveViewFor | undefined,
+  name: PrivateChannelName,
+  accountId: string,
+): { view: LiveView; account: LiveAccount } | undefined {
+  if (LIVE_PARTS[name].length === 0) return undefined;
+  const view = liveView?.(accountId);
+  const account = view?.account(accountId);
+  // an order whose journal place is unknown cannot be ordered as the read model orders it
+  if (!view || !account || (account.unkeyedOrders > 0 && LIVE_PARTS[name].includes('order'))) return undefined;
+  return { view, account };
+}
+
+function privateChannel(
+  name: PrivateChannelName,
+  feed: Feed,
+  db: Queryable,
+  readYourWrites: ReadYourWrites,
+  liveView?: LiveViewFor,
+): Channel {
   return {
     name,
     suffixed: true,
     async join(ctx) {
       const member = memberFor(ctx, CHANNEL_SCOPES[name]);
       if ('ok' in member) return member;
-      // what the member just did through REST is in the snapshot; holding starts once the read
-      // models are there (fewer updates the snapshot already shows)
-      await readYourWrites(member.account_id);
-      ctx.hold([ctx.topic]);
-      if (carriesBalance) feed.balances.retain(member.account_id);
-      let snapshot: Record<string, unknown>;
+      const accountId = member.account_id;
+      const live = liveAccountOf(liveView, name, accountId);
+      const needsReadModels = !live || name === 'account';
+      // what the member just did through REST is in the snapshot: the live view has passed it,
+      // the read models are waited for (holding starts once they are there: fewer updates the
+      // snapshot already shows)
+      if (needsReadModels) await readYourWrites(accountId);
+      if (!ctx.current()) return refuse('abandoned');
+      const subscriber: PrivateSubscriber = feed.privateTopics.subscribe(ctx.topic, (payload) =>
+        ctx.push('update', payload),
+      );
+      let read: Record<string, unknown> = {};
       try {
-        snapshot = await snapshotOf(name, db, member.account_id, ctx.current);
+        if (!live) read = await snapshotOf(name, db, accountId, ctx.current);
+        else if (name === 'account') {
+          const [fills, settlements] = await Promise.all([
+            readers.fills(db, accountId),
+            readers.settlements(db, accountId),
+          ]);
+          read = { ...fills, ...settlements };
+        }
       } catch (error) {
-        if (carriesBalance) feed.balances.release(member.account_id);
+        subscriber.close();
         if (error instanceof Abandoned) return refuse('abandoned');
         throw error;
       }
-      if (carriesBalance) feed.balances.seed(member.account_id, snapshot.balance as Record<string, unknown> | null);
       return {
         ok: true,
-        topics: [ctx.topic],
-        response: () => snapshot,
-        session: carriesBalance ? { leave: () => feed.balances.release(member.account_id) } : undefined,
+        topics: [],
+        response: () => {
+          if (!live) {
+            subscriber.showed([], null, (read.balance as Record<string, unknown> | undefined) ?? null);
+            return read;
+          }
+          // the live parts as the view stands at this moment: their changes up to its seq are skipped
+          const { view } = live;
+          const parts = liveSnapshot(name, view.account(accountId) ?? live.account);
+          subscriber.showed(LIVE_PARTS[name], view.seq, (parts.balance as Record<string, unknown> | undefined) ?? null);
+          return name === 'account'
+            ? {
+                orders: parts.orders,
+                fills: read.fills,
+                positions: parts.positions,
+                settlements: read.settlements,
+                balance: parts.balance,
+              }
+            : parts;
+        },
+        afterReply: () => subscriber.start(),
+        overflowed: () => subscriber.overflowed,
+        session: { leave: () => subscriber.close() },
       };
     },
   };
 }
 
-export function privateChannels(feed: Feed, db: Queryable, readYourWrites: ReadYourWrites): Channel[] {
+export function privateChannels(
+  feed: Feed,
+  db: Queryable,
+  readYourWrites: ReadYourWrites,
+  liveView?: LiveViewFor,
+): Channel[] {
   return (['orders', 'fills', 'positions', 'settlements', 'balances', 'account'] as const).map((name) =>
-    privateChannel(name, feed, db, readYourWrites),
+    privateChannel(name, feed, db, readYourWrites, liveView),
   );
 }

@@ -1,8 +1,10 @@
-// Every market's order book as the core projector keeps it (aggregated price levels at full
-// depth), held in memory and moved by the projector's `book` announcements in journal order.
-// Each market carries a sequence number: +1 per delta, so a client holding the snapshot of seq N
-// applies deltas N+1, N+2, … and knows it missed one when a number is skipped. The numbers start
-// again at 0 when the service starts (a reconnecting client rejoins and gets a fresh snapshot).
+// Every market's order book (aggregated price levels at full depth), held in memory and moved by
+// the engine's journaled level changes in journal order (or, without the engine, by the core
+// projector's announcements). Each market carries a sequence number: +1 per delta, so a client
+// holding the snapshot of seq N applies deltas N+1, N+2, … and knows it missed one when a number
+// is skipped. From the engine the number is the engine's book seq (engine/bookSequence.ts: journal
+// records that moved the book), the same on every node and across restarts; without it the
+// numbers are counted here and start again at 0 when the service starts.
 // Levels carry absolute totals, so applying a change twice leaves the book as once: the start-up
 // load may overlap announcements without harm.
 
@@ -14,6 +16,8 @@ export type Level = [price: string, quantity: string];
 /** What the projector announces for one market and batch (kind `book`). */
 export interface BookChange {
   market_id: string;
+  /** The book's seq after the change, when the source numbers it (the engine); else the last + 1. */
+  seq?: number;
   time_us: number;
   bids: Level[];
   offers: Level[];
@@ -65,13 +69,19 @@ export class OrderBooks {
     return book;
   }
 
-  /** The start-up load: replaces the levels of the markets given (sequence numbers untouched). */
-  load(books: readonly BookLevels[]): void {
+  /** The start-up load: replaces the levels of the markets given (and their seq, when given). */
+  load(books: ReadonlyArray<BookLevels & { seq?: number }>): void {
     for (const loaded of books) {
       const book = this.bookOf(loaded.market_id);
       book.bids = new Map(loaded.bids);
       book.offers = new Map(loaded.offers);
+      if (loaded.seq !== undefined) book.seq = loaded.seq;
     }
+  }
+
+  /** The market's seq now (0 for a book never moved). */
+  seqOf(marketId: string): number {
+    return this.books.get(marketId)?.seq ?? 0;
   }
 
   /** Applies one announced change; returns the delta to publish (levels as sent, quantity "0" removes). */
@@ -85,7 +95,7 @@ export class OrderBooks {
       if (isZero(quantity)) book.offers.delete(price);
       else book.offers.set(price, quantity);
     }
-    book.seq += 1;
+    book.seq = change.seq ?? book.seq + 1;
     return {
       market_id: change.market_id,
       seq: book.seq,

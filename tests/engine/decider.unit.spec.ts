@@ -86,20 +86,26 @@ describe('engine stage: decider and batch builder', () => {
     expect(batch.answered).to.have.length(1);
   });
 
-  it('gathers the book levels a slice moved, as the batch leaves them, and the newest input time', () => {
+  it("gathers the book levels each journal record moved, as the record leaves them, with the market's seq", () => {
     const decider = new Decider(new Engine(), logger);
-    const batch = new Batch();
+    const batch = new Batch(decider.books);
     const setup = [account('a'), deposit('a', '100'), sportEvent(), market()].map((input) => pending(input, T0));
     decider.decide(batch, setup);
-    batch.takeBookLevels(decider.engine.state, setup);
+    batch.seal(); // a record that moved no book
     const slice = [place('a', order('o1', 'buy', '0.40', '2')), place('a', order('o2', 'buy', '0.40', '3'))].map(
       (input, i) => pending(input, T0 + 10 + i),
     );
     decider.decide(batch, slice);
-    batch.takeBookLevels(decider.engine.state, slice);
-    const levels = [...(batch.bookLevels.get('m')?.values() ?? [])];
-    expect(levels.map((level) => [level.side, level.priceCents])).to.deep.equal([['buy', 40]]);
-    expect(batch.lastNowUs).to.equal(T0 + 11);
+    batch.seal();
+    decider.decide(batch, [pending(place('a', order('o3', 'buy', '0.41', '1')), T0 + 20)]);
+    batch.seal();
+    expect(batch.records).to.have.length(3);
+    expect(batch.bookChanges).to.deep.equal([
+      { market_id: 'm', seq: 1, time_us: T0 + 11, bids: [['0.40', '5']], offers: [] },
+      { market_id: 'm', seq: 2, time_us: T0 + 20, bids: [['0.41', '1']], offers: [] },
+    ]);
+    expect(batch.lastNowUs).to.equal(T0 + 20);
+    expect(decider.bookSequence.seqOf('m')).to.equal(2);
   });
 
   it('finds an unbalanced ledger on the state a batch leaves', () => {

@@ -166,14 +166,31 @@ describe('engine process', () => {
     expect(stateHash(fromJournal.engine.state)).to.equal(hash);
     await fromJournal.stop();
 
-    // A snapshot at seq 7 plus the one-step tail gives the same state.
-    await writeSnapshot(dataDir, new Engine(decodeState(snapshotState)), 6n, atSeven.position, atSeven.id);
+    // A snapshot at seq 7 (market m's book moved by one record) plus the one-step tail gives the same state.
+    const bookSeqs = new Map([['m', 1]]);
+    const snapshotAtSeven = (recordId: string) =>
+      writeSnapshot(
+        dataDir,
+        new Engine(decodeState(snapshotState)),
+        6n,
+        atSeven.position,
+        recordId,
+        undefined,
+        undefined,
+        bookSeqs,
+      );
+    await snapshotAtSeven(atSeven.id);
     const recovered = await recover(store, dataDir);
     expect(recovered).to.include({ fromSnapshot: true, replayedSteps: 1 });
     expect(stateHash(recovered.engine.state)).to.equal(hash);
+    expect([...recovered.bookSequence.entries()]).to.deep.equal([['m', 2]]);
+
+    // A snapshot without the book seqs (written before they were kept) is replayed past.
+    await writeSnapshot(dataDir, new Engine(decodeState(snapshotState)), 6n, atSeven.position, atSeven.id);
+    expect(await recover(store, dataDir)).to.include({ fromSnapshot: false, replayedSteps: 8 });
 
     // A snapshot of another journal (same seq, other record) is ignored.
-    await writeSnapshot(dataDir, new Engine(decodeState(snapshotState)), 6n, atSeven.position, 'another-journal');
+    await snapshotAtSeven('another-journal');
     const ignored = await recover(store, dataDir);
     expect(ignored).to.include({ fromSnapshot: false, replayedSteps: 8 });
     expect(stateHash(ignored.engine.state)).to.equal(hash);

@@ -25,9 +25,8 @@ function setup() {
   const changes: BookChange[] = [];
   publisher.onChange((change) => changes.push(change));
   const decide = (inputs: Observed[]): Batch => {
-    const batch = new Batch();
+    const batch = new Batch(decider.books);
     decider.decide(batch, inputs);
-    batch.takeBookLevels(decider.engine.state, inputs);
     batch.seal();
     return batch;
   };
@@ -45,7 +44,7 @@ describe('engine stage: publisher', () => {
     expect(noted).to.deep.equal([['a', 41n]]);
   });
 
-  it("announces the levels a journaled batch moved, at the batch's newest time; nothing for a batch that journaled nothing", () => {
+  it("announces the levels each journaled record moved, with the market's seq, at the record's newest time; nothing for a batch that journaled nothing", () => {
     const { publisher, changes, decide } = setup();
     publisher.answer(
       decide([account('a'), deposit('a', '100'), sportEvent(), market()].map((input) => pending(input, T0))),
@@ -54,11 +53,13 @@ describe('engine stage: publisher', () => {
     const orders = [place('a', order('o1', 'buy', '0.40', '2'))].map((input) => pending(input, T0 + 5));
     publisher.answer(decide(orders), { position: 2n, recordPosition: () => 2n });
     expect(changes).to.deep.equal([
-      { kind: 'levels', books: [{ market_id: 'm', time_us: T0 + 5, bids: [['0.40', '2']], offers: [] }] },
+      { kind: 'levels', books: [{ market_id: 'm', seq: 1, time_us: T0 + 5, bids: [['0.40', '2']], offers: [] }] },
     ]);
     publisher.answer(decide([pending(deposit('nobody', '1'), T0 + 6)]), { position: 2n, recordPosition: () => 2n });
     expect(changes).to.have.length(1);
-    expect(publisher.snapshot()).to.deep.equal([{ market_id: 'm', time_us: 0, bids: [['0.40', '2']], offers: [] }]);
+    expect(publisher.snapshot()).to.deep.equal([
+      { market_id: 'm', seq: 1, time_us: 0, bids: [['0.40', '2']], offers: [] },
+    ]);
   });
 
   it('refuses every caller of a failed batch; a throwing listener does not stop the others', () => {

@@ -140,6 +140,72 @@ describe('realtime: private channels', function () {
     for (const joined of [account, again]) await joined.leave();
   });
 
+  it("snapshots come from the engine's live view while the read models lag; no update at or behind a snapshot follows it", async function () {
+    this.timeout(60_000);
+    const carol = await svc.member();
+    const market = (await svc.market()).market_id;
+    const placeOn = (body: Record<string, unknown>) => place(carol, { market_id: market, action: 'buy', ...body });
+    const socket = await connect(svc.socketUrl, { key: carol.key });
+    const early = await placeOn({ price: '0.10', quantity: '1' });
+    await svc.service.runner.waitFor(svc.service.ctx.writes.lastFor(carol.account_id)!, 10_000);
+    // the read models stop here: the core projector waits on this lock until it is released
+    const blocker = await svc.service.ctx.pool.connect();
+    let released = false;
+    const release = async () => {
+      if (released) return;
+      released = true;
+      await blocker.query('COMMIT');
+      blocker.release();
+    };
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE core_orders IN EXCLUSIVE MODE');
+      const later = await placeOn({ price: '0.11', quantity: '2' });
+      const cancelled = await carol.call('DELETE', '/api/v1/orders/batched', {
+        body: { orders: [{ order_id: early.id }] },
+      });
+      expect(cancelled.status).to.equal(200);
+
+      const orders = await join(socket, `orders:${carol.user_id}`);
+      const balances = await join(socket, `balances:${carol.user_id}`);
+      const positions = await join(socket, `positions:${carol.user_id}`);
+      const account = await join(socket, `account:${carol.user_id}`);
+      // what the engine holds now, not what the read models last saw
+      expect(orders.response.orders.map((o: { id: string; status: string }) => [o.id, o.status])).to.deep.equal([
+        [later.id, 'open'],
+      ]);
+      expect(account.response.orders).to.deep.equal(orders.response.orders);
+      const balance = (await carol.call('GET', '/api/v1/account/balance')).body.balance;
+      expect(balances.response).to.deep.equal({ balance });
+      expect(account.response.balance).to.deep.equal(balance);
+      expect(positions.response).to.deep.equal((await carol.call('GET', '/api/v1/positions')).body);
+      expect(
+        (await svc.service.ctx.pool.query('SELECT status FROM core_orders WHERE id = $1', [early.id])).rows,
+      ).to.deep.equal([{ status: 'open' }]);
+
+      // the read models catch up and announce both orders and the balance: the snapshots showed them already
+      await release();
+      const last = await placeOn({ price: '0.12', quantity: '1' });
+      for (const joined of [orders, account]) {
+        const update = await joined.next('update', (payload) => payload.order?.id === last.id);
+        expect(update.order.status).to.equal('open');
+        const sent = joined.messages
+          .filter((m) => m.event === 'update' && m.payload.order)
+          .map((m) => m.payload.order.id);
+        expect(sent).to.deep.equal([last.id]);
+      }
+      // the balance moved by the last order alone: its update is the first, against the snapshot
+      const [delta] = await updates(balances, 'balance', 1);
+      expect({ ...balances.response.balance, ...delta }).to.deep.equal(
+        (await carol.call('GET', '/api/v1/account/balance')).body.balance,
+      );
+      for (const joined of [orders, balances, positions, account]) await joined.leave();
+    } finally {
+      await release();
+      socket.close();
+    }
+  });
+
   it("only the socket's own member may join; anonymous and unprefixed-header sockets are unauthorized", async () => {
     for (const name of [
       'orders',

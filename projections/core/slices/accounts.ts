@@ -59,7 +59,7 @@ export const accountsSlice: Slice = {
     const balanceWritten = new Set(writtenBalances.map((row) => row.account_id));
     for (const view of balances) {
       if (balanceWritten.has(view.account_id))
-        batch.changes.push({ kind: 'balance', account_id: view.account_id, doc: renderBalance(view) });
+        batch.changes.push({ kind: 'balance', account_id: view.account_id, doc: renderBalance(view), seq: view.seq });
     }
   },
 };

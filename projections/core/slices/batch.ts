@@ -18,6 +18,8 @@ export interface CoreChange {
   account_id?: string;
   market_id?: string;
   doc: unknown;
+  /** The engine seq the row reflects (orders, balances, positions). */
+  seq?: number;
 }
 
 export interface Batch {

@@ -140,6 +140,7 @@ export const ordersSlice: Slice = {
         account_id: item.account_id,
         market_id: item.market_id,
         doc: renderOrder(item),
+        seq: item.seq,
       });
     }
   },

@@ -45,6 +45,7 @@ export const positionsSlice: Slice = {
         account_id: view.account_id,
         market_id: view.market_id,
         doc: renderPosition(view),
+        seq: view.seq,
       });
       batch.touchedMarkets.add(view.market_id);
     }
