@@ -52,7 +52,6 @@ interface OAuthServerParts {
 export async function oauthParts(base: Omit<AppContext, 'credentials'>): Promise<OAuthServerParts> {
   useClientSecretKey(base.store, clientSecretKey(base.config.dataDir));
   const tokens = new PostgresOAuthStore(base.pool, () => base.clock.nowUs());
-  await tokens.ensureSchema();
   const deps: OAuthDeps = {
     store: base.store,
     tokens,

@@ -166,10 +166,12 @@ export class ProjectionRunner {
     }
     for (const state of this.states.values()) {
       const { projector } = state;
-      const checkpoint = await readCheckpoint(pool, projector.name);
+      // a projector without a checkpoint gets its tables, unless another node made them meanwhile
+      const checkpoint =
+        (await readCheckpoint(pool, projector.name)) ??
+        ((await createProjectorTables(pool, projector)) ? undefined : await readCheckpoint(pool, projector.name));
       if (!checkpoint) {
-        this.logger.info({ projector: projector.name }, 'creating projector tables');
-        await createProjectorTables(pool, projector);
+        this.logger.info({ projector: projector.name }, 'created projector tables');
         state.position = -1n;
       } else if (checkpoint.version !== projector.version) {
         this.logger.info(

@@ -16,19 +16,8 @@ const IDEMPOTENCY_PURGE_INTERVAL_MS = 60_000;
 const WAIT_STEP_MS = 10;
 const WAIT_TOTAL_MS = 30_000;
 
-const IDEMPOTENCY_SCHEMA_SQL = `
-CREATE TABLE IF NOT EXISTS api_idempotency_keys (
-  account_id text NOT NULL,
-  idem_key text NOT NULL,
-  created_at_us bigint NOT NULL,
-  fingerprint text NOT NULL,
-  status integer,
-  body jsonb,
-  PRIMARY KEY (account_id, idem_key)
-)`;
 
 export class PostgresIdempotencyKeys implements IdempotencyKeys {
-  private schemaReady: Promise<void> | null = null;
   private lastPurgeMs = 0;
 
   constructor(
@@ -36,23 +25,11 @@ export class PostgresIdempotencyKeys implements IdempotencyKeys {
     private readonly clock: Clock,
   ) {}
 
-  private ensureSchema(): Promise<void> {
-    this.schemaReady ??= this.pool.query(IDEMPOTENCY_SCHEMA_SQL).then(
-      () => undefined,
-      (err: unknown) => {
-        this.schemaReady = null;
-        throw err;
-      },
-    );
-    return this.schemaReady;
-  }
-
   /**
    * Claims (account, key) for this request, or returns the first request's answer. Waits while
    * another request holding the same key is still running (bounded; then `busy`).
    */
   async claim(accountId: string, key: string, fingerprint: string): Promise<Claim> {
-    await this.ensureSchema();
     if (Date.now() - this.lastPurgeMs >= IDEMPOTENCY_PURGE_INTERVAL_MS) {
       this.lastPurgeMs = Date.now();
       this.purgeExpired().catch(() => undefined); // best effort: a later claim tries again
@@ -83,7 +60,6 @@ export class PostgresIdempotencyKeys implements IdempotencyKeys {
 
   /** Deletes the keys past their retention (24 hours on the service clock); returns how many. */
   async purgeExpired(): Promise<number> {
-    await this.ensureSchema();
     const result = await this.pool.query('DELETE FROM api_idempotency_keys WHERE created_at_us < $1', [
       this.clock.nowUs() - IDEMPOTENCY_TTL_US,
     ]);

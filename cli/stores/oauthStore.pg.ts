@@ -1,4 +1,5 @@
-// Authorization codes and tokens, as digests only, in the service's PostgreSQL: each is written
+// Authorization codes and tokens, as digests only, in the service's PostgreSQL (tables made by the
+// migration 0011_service_stores.sql): each is written
 // (committed) before it is answered, so a code or token a client holds survives a restart.
 // Single use and rotation are atomic: the code (or refresh token) is marked used in the same
 // statement that writes the tokens issued for it, so two racing presentations cannot both win, and
@@ -14,41 +15,6 @@
 
 import type pg from 'pg';
 import type { OAuthStore, StoredCode, StoredToken, TokenKind } from '../../commands/oauth/tokenStore.ts';
-
-const OAUTH_SCHEMA_SQL = `
-CREATE TABLE IF NOT EXISTS oauth_codes (
-  code_hash text PRIMARY KEY,
-  client_id text NOT NULL,
-  account_id text NOT NULL,
-  grant_id text NOT NULL,
-  redirect_uri text NOT NULL,
-  scopes text[] NOT NULL,
-  code_challenge text NOT NULL,
-  issued_at_us bigint NOT NULL,
-  expires_at_us bigint NOT NULL,
-  consumed_at_us bigint
-);
-CREATE TABLE IF NOT EXISTS oauth_tokens (
-  token_hash text PRIMARY KEY,
-  kind text NOT NULL,
-  token_id text NOT NULL,
-  client_id text NOT NULL,
-  account_id text,
-  grant_id text,
-  family_id text,
-  scopes text[] NOT NULL,
-  issued_at_us bigint NOT NULL,
-  expires_at_us bigint NOT NULL,
-  revoked_at_us bigint,
-  rotated boolean NOT NULL DEFAULT false
-);
-CREATE TABLE IF NOT EXISTS oauth_revoked_grants (
-  grant_id text PRIMARY KEY,
-  revoked_at_us bigint NOT NULL
-);
-CREATE INDEX IF NOT EXISTS oauth_tokens_grant ON oauth_tokens (grant_id) WHERE grant_id IS NOT NULL;
-CREATE INDEX IF NOT EXISTS oauth_tokens_family ON oauth_tokens (family_id) WHERE family_id IS NOT NULL;
-`;
 
 /** Live access tokens held in memory once presented; the oldest is dropped first past the bound. */
 const ACCESS_TOKENS_CACHED_MAX = 100_000;
@@ -101,7 +67,6 @@ function tokenOf(row: Record<string, unknown>): StoredToken {
 }
 
 export class PostgresOAuthStore implements OAuthStore {
-  private schemaReady: Promise<void> | null = null;
   private readonly accessCache = new Map<string, StoredToken>();
   /** Counts revocations: a lookup that a revocation overtook does not cache what it read. */
   private revocations = 0;
@@ -117,19 +82,7 @@ export class PostgresOAuthStore implements OAuthStore {
     private readonly nowUs: () => number,
   ) {}
 
-  ensureSchema(): Promise<void> {
-    this.schemaReady ??= this.pool.query(OAUTH_SCHEMA_SQL).then(
-      () => undefined,
-      (err: unknown) => {
-        this.schemaReady = null;
-        throw err;
-      },
-    );
-    return this.schemaReady;
-  }
-
   async saveCode(code: Omit<StoredCode, 'consumed_at_us'>): Promise<void> {
-    await this.ensureSchema();
     await this.pool.query(
       `INSERT INTO oauth_codes (code_hash, client_id, account_id, grant_id, redirect_uri, scopes, code_challenge, issued_at_us, expires_at_us)
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)`,
@@ -149,7 +102,6 @@ export class PostgresOAuthStore implements OAuthStore {
   }
 
   async findCode(codeHash: string): Promise<StoredCode | undefined> {
-    await this.ensureSchema();
     const { rows } = await this.pool.query('SELECT * FROM oauth_codes WHERE code_hash = $1', [codeHash]);
     return rows[0] ? codeOf(rows[0]) : undefined;
   }
@@ -177,7 +129,6 @@ export class PostgresOAuthStore implements OAuthStore {
   private async flushTokens(): Promise<void> {
     this.writing = true;
     try {
-      await this.ensureSchema().catch(() => undefined);
       while (this.pendingRows.length > 0) {
         const waiters = this.takeWaiters(TOKEN_ROWS_PER_STATEMENT_MAX);
         const rows = this.pendingRows.splice(0, waiters.rows);
@@ -234,7 +185,6 @@ export class PostgresOAuthStore implements OAuthStore {
       return undefined;
     }
     const revocationsBefore = this.revocations;
-    await this.ensureSchema();
     const { rows } = await this.pool.query({
       name: 'oauth_access_token_live',
       text: `SELECT t.*, g.grant_id IS NOT NULL AS grant_revoked FROM oauth_tokens t
@@ -250,7 +200,6 @@ export class PostgresOAuthStore implements OAuthStore {
   }
 
   async findToken(tokenHash: string): Promise<StoredToken | undefined> {
-    await this.ensureSchema();
     const { rows } = await this.pool.query('SELECT * FROM oauth_tokens WHERE token_hash = $1', [tokenHash]);
     return rows[0] ? tokenOf(rows[0]) : undefined;
   }
@@ -263,7 +212,6 @@ export class PostgresOAuthStore implements OAuthStore {
     codeHash: string,
     tokens: readonly Omit<StoredToken, 'revoked_at_us' | 'rotated'>[],
   ): Promise<boolean> {
-    await this.ensureSchema();
     const { rowCount } = await this.pool.query(
       `WITH used AS (
          UPDATE oauth_codes c SET consumed_at_us = $2
@@ -284,7 +232,6 @@ export class PostgresOAuthStore implements OAuthStore {
     tokenHash: string,
     tokens: readonly Omit<StoredToken, 'revoked_at_us' | 'rotated'>[],
   ): Promise<boolean> {
-    await this.ensureSchema();
     const { rowCount } = await this.pool.query(
       `WITH used AS (
          UPDATE oauth_tokens r SET revoked_at_us = $2, rotated = true
@@ -308,7 +255,6 @@ export class PostgresOAuthStore implements OAuthStore {
 
   /** The grant is revoked: recorded first (nothing more is issued under it), then every token of it is revoked. */
   async revokeGrantTokens(grantId: string): Promise<void> {
-    await this.ensureSchema();
     await this.pool.query(
       'INSERT INTO oauth_revoked_grants (grant_id, revoked_at_us) VALUES ($1, $2) ON CONFLICT DO NOTHING',
       [grantId, this.nowUs()],
@@ -329,7 +275,6 @@ export class PostgresOAuthStore implements OAuthStore {
 
   private async revokeWhere(condition: string, params: unknown[]): Promise<void> {
     this.revocations += 1;
-    await this.ensureSchema();
     const at = this.nowUs();
     const { rows } = await this.pool.query(
       `UPDATE oauth_tokens SET revoked_at_us = COALESCE(revoked_at_us, $${params.length + 1}) WHERE ${condition} RETURNING token_hash, token_id`,
