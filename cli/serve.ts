@@ -48,6 +48,7 @@ import { ProjectionWorkerHost, type Projections } from './projectionHost.ts';
 import { oauthHttpOf, oauthParts } from './oauthWiring.ts';
 import { terminalProgress } from './progress.ts';
 import { createLogger } from './logger.ts';
+import { followSharedState } from './sharedState.ts';
 
 const EMBEDDED_DATABASE = 'exchange';
 /** A client has this long to send a request's headers, and its whole request (slow-loris bounds). */
@@ -267,6 +268,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
     };
     const oauth = await oauthParts(base);
     const ctx: AppContext = withCredentials(base, [oauth.tokenResolver]);
+    const shared = followSharedState(ctx, oauth, database.connectionString);
+    cleanups.push(() => shared.stop());
     const oauthHttp = oauthHttpOf(ctx, oauth);
     const api = createApi(ctx, {
       registry,

@@ -11,10 +11,20 @@
 //
 // Access tokens are read on every bearer request: live ones are cached in process (bounded by
 // ACCESS_TOKENS_CACHED_MAX) and every revocation goes through this store, which drops them from
-// the cache in the same step (one process serves the API).
+// the cache in the same step. With several nodes, a revocation also NOTIFYs the ids it ended in
+// its transaction (REVOCATION_CHANNEL); every other node's store listens (`followRevocations`),
+// drops them from its cache and tells its listeners (its WebSocket feed), and forgets its whole
+// cache whenever its listening connection is made again (a notice may have been missed).
 
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { OAuthStore, StoredCode, StoredToken, TokenKind } from '../../commands/oauth/tokenStore.ts';
+import { listen, type Listening } from '../../eventstore/postgres/listen.ts';
+
+/** NOTIFY channel of revocations: `{"from": node, "tokens": [[token_hash, token_id], ...]}`. */
+const REVOCATION_CHANNEL = 'exchange_oauth_revoked';
+/** Tokens named per notification (a NOTIFY payload holds under 8,000 bytes; a token takes about 110). */
+const REVOKED_TOKENS_PER_NOTICE_MAX = 50;
 
 /** Live access tokens held in memory once presented; the oldest is dropped first past the bound. */
 const ACCESS_TOKENS_CACHED_MAX = 100_000;
@@ -76,6 +86,8 @@ export class PostgresOAuthStore implements OAuthStore {
   private readonly pendingSizes: number[] = [];
   private writing = false;
   private readonly revokedListeners = new Set<(tokenIds: readonly string[]) => void>();
+  /** This store as the sender of revocation notices (it ignores its own). */
+  private readonly nodeId = randomUUID();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -276,13 +288,57 @@ export class PostgresOAuthStore implements OAuthStore {
   private async revokeWhere(condition: string, params: unknown[]): Promise<void> {
     this.revocations += 1;
     const at = this.nowUs();
-    const { rows } = await this.pool.query(
-      `UPDATE oauth_tokens SET revoked_at_us = COALESCE(revoked_at_us, $${params.length + 1}) WHERE ${condition} RETURNING token_hash, token_id`,
-      [...params, at],
-    );
-    for (const row of rows) this.accessCache.delete(row.token_hash as string);
-    if (rows.length === 0) return;
-    const ids = rows.map((row) => row.token_id as string);
+    const tx = await this.pool.connect();
+    let rows: Array<{ token_hash: string; token_id: string }> = [];
+    try {
+      await tx.query('BEGIN');
+      ({ rows } = await tx.query<{ token_hash: string; token_id: string }>(
+        `UPDATE oauth_tokens SET revoked_at_us = COALESCE(revoked_at_us, $${params.length + 1}) WHERE ${condition} RETURNING token_hash, token_id`,
+        [...params, at],
+      ));
+      // the other nodes hear of it if and only if it commits
+      for (let i = 0; i < rows.length; i += REVOKED_TOKENS_PER_NOTICE_MAX) {
+        const tokens = rows.slice(i, i + REVOKED_TOKENS_PER_NOTICE_MAX).map((row) => [row.token_hash, row.token_id]);
+        await tx.query('SELECT pg_notify($1, $2)', [REVOCATION_CHANNEL, JSON.stringify({ from: this.nodeId, tokens })]);
+      }
+      await tx.query('COMMIT');
+    } catch (error) {
+      await tx.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      tx.release();
+    }
+    this.revoked(rows.map((row) => [row.token_hash, row.token_id]));
+  }
+
+  /**
+   * Listens for the revocations other nodes make (their stores NOTIFY them): each is dropped
+   * from this cache and told to this store's listeners. Returns the stop.
+   */
+  followRevocations(connectionString: string, onError?: (error: unknown) => void): Listening {
+    return listen({
+      connectionString,
+      channel: REVOCATION_CHANNEL,
+      onNotify: (payload) => {
+        const notice = JSON.parse(payload) as { from: string; tokens: Array<[string, string]> };
+        if (notice.from === this.nodeId) return;
+        this.revocations += 1;
+        this.revoked(notice.tokens);
+      },
+      // a revocation made while this node was not listening was not heard: forget every cached token
+      onConnect: () => {
+        this.revocations += 1;
+        this.accessCache.clear();
+      },
+      ...(onError ? { onError } : {}),
+    });
+  }
+
+  /** Revoked tokens as [token_hash, token_id]: out of the cache, then told to the listeners. */
+  private revoked(tokens: ReadonlyArray<readonly [string, string]>): void {
+    for (const [hash] of tokens) this.accessCache.delete(hash);
+    if (tokens.length === 0) return;
+    const ids = tokens.map(([, id]) => id);
     for (const listener of this.revokedListeners) {
       try {
         listener(ids);

@@ -1,0 +1,15 @@
+// Keys the whole installation shares (table service_keys): every node reads the same one.
+
+import type pg from 'pg';
+
+/** The key stored under `name`; when there is none yet, `offer` is stored (the first offer wins). */
+export async function sharedServiceKey(pool: pg.Pool, name: string, offer: string): Promise<string> {
+  const { rows } = await pool.query<{ value: string }>(
+    `WITH offered AS (INSERT INTO service_keys (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING value)
+     SELECT value FROM offered UNION ALL SELECT value FROM service_keys WHERE name = $1`,
+    [name, offer],
+  );
+  const value = rows[0]?.value;
+  if (value === undefined) throw new Error(`service key ${name} could not be read`);
+  return value;
+}
