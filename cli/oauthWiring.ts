@@ -13,6 +13,7 @@ import { accessTokenResolver } from '../commands/oauth/accessTokens.ts';
 import type { OAuthDeps } from '../commands/oauth/deps.ts';
 import { LoginLimiter } from '../commands/oauth/login.ts';
 import { RegistrationLimiter } from '../commands/oauth/register.ts';
+import { PostgresBrowserSessions } from './stores/browserSessions.pg.ts';
 import { PostgresOAuthStore } from './stores/oauthStore.pg.ts';
 import { sharedServiceKey } from './stores/serviceKeys.pg.ts';
 import type { TokenResolver } from '../commands/auth/credentials.ts';
@@ -93,6 +94,8 @@ export function oauthHttpOf(ctx: AppContext, parts: OAuthServerParts) {
     signUps: new SignUpLimiter(),
     trustedProxies: ctx.config.trustedProxies,
     log: ctx.logger,
+    // in PostgreSQL: a browser whose requests reach different nodes keeps its session
+    sessions: new PostgresBrowserSessions(ctx.pool),
     async openMember(member) {
       const opened = await openAccount(
         ctx,
