@@ -4,6 +4,13 @@
 // IDEMPOTENCY_TTL_US (24 hours on the service clock); after that the key may be used afresh.
 // Answers of 500 or worse are not stored (the claim is released), so a retry after a crash is
 // judged again. The composition root wires the PostgreSQL adapter (cli/stores/idempotencyKeys.pg.ts).
+//
+// Across a failover: a claim names the node holding it, which keeps it alive while its request
+// runs; a claim whose holder stopped (killed, frozen, cut off) is taken over by the next request
+// with the same key and body, as `takenOver`, with the claim's `seed`. The order ids of a claimed
+// request are made from that seed, so the request taken over places the very same orders: if the
+// first attempt's orders were journaled, the engine refuses them again as existing (never twice)
+// and the retry answers them as they are; if they were not, they are placed now (once).
 
 import { MICROS_PER_SECOND } from '../../domain/clock.ts';
 
@@ -17,7 +24,14 @@ export interface StoredAnswer {
 }
 
 export type Claim =
-  | { kind: 'claimed'; createdAtUs: number }
+  | {
+      kind: 'claimed';
+      createdAtUs: number;
+      /** What the claimed request's order ids are made from (the same after a takeover). */
+      seed: string;
+      /** The claim was another node's, which stopped before answering: its request may have been journaled. */
+      takenOver: boolean;
+    }
   | { kind: 'replay'; answer: StoredAnswer; fingerprint: string }
   | { kind: 'busy' };
 

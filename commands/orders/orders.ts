@@ -69,8 +69,9 @@ export async function placeOrder(
   member: MemberPrincipal,
   body: OrderBody,
   origin: RequestOrigin,
+  orderIdOf: (leg: number) => string = () => randomUUID(),
 ): Promise<{ ok: true; order: OrderView } | Refused> {
-  const order = orderRequestOf(body, randomUUID(), origin);
+  const order = orderRequestOf(body, orderIdOf(0), origin);
   if (isInvalidField(order)) return refuse(order);
   const location = checkLocation(deps.settings.get().geofencing, body.geo_location, origin.ip_address);
   if (location) return refuse(location);
@@ -95,12 +96,13 @@ export async function placeOrders(
   member: MemberPrincipal,
   body: { orders: OrderBody[]; geo_location?: string | null },
   origin: RequestOrigin,
+  orderIdOf: (leg: number) => string = () => randomUUID(),
 ): Promise<{ ok: true; legs: PlacedLeg[] } | Refused> {
   const tooLarge = batchLimitRefusal(deps, body.orders.length);
   if (tooLarge) return tooLarge;
   const orders: OrderRequest[] = [];
   for (const [i, leg] of body.orders.entries()) {
-    const order = orderRequestOf(leg, randomUUID(), origin, `orders[${i}].`);
+    const order = orderRequestOf(leg, orderIdOf(i), origin, `orders[${i}].`);
     if (isInvalidField(order)) return refuse(order);
     orders.push(order);
   }
