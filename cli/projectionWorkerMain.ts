@@ -149,14 +149,21 @@ async function stepDown(): Promise<void> {
   const current = runner;
   runner = undefined;
   logger.warn({ worker: workerId }, 'projection lease lost: another node runs the projections now');
-  await current?.stop();
-  const { rows } = await pool.query<{ seq: string | null }>(
-    'SELECT min(seq)::text AS seq FROM public.projection_relay WHERE writer <> $1 AND seq > $2',
-    [workerId, cursorAtLease.toString()],
-  );
-  cursor = rows[0]?.seq ? BigInt(rows[0].seq) - 1n : await relayHead(pool);
-  leaseholder = false;
-  wake();
+  try {
+    await current?.stop();
+    const { rows } = await pool.query<{ seq: string | null }>(
+      'SELECT min(seq)::text AS seq FROM public.projection_relay WHERE writer <> $1 AND seq > $2',
+      [workerId, cursorAtLease.toString()],
+    );
+    cursor = rows[0]?.seq ? BigInt(rows[0].seq) - 1n : await relayHead(pool);
+  } catch (error) {
+    // read on from where this node was when it took the lease (its own rows are skipped)
+    logger.warn({ err: error }, 'could not find where the new leaseholder began relaying');
+    cursor = cursorAtLease;
+  } finally {
+    leaseholder = false;
+    wake();
+  }
 }
 
 let lastRenewedAt = 0;
@@ -272,7 +279,7 @@ const relayListener = listen({
 const poll = setInterval(() => wake(), RELAY_POLL_MS);
 let ticking: Promise<void> = Promise.resolve();
 const lease = setInterval(() => {
-  ticking = ticking.then(tick, tick);
+  ticking = ticking.then(tick).catch((error: unknown) => logger.error({ err: error }, 'projection lease step failed'));
 }, LEASE_RENEW_MS);
 
 port.on('message', (request: HostRequest) => {
