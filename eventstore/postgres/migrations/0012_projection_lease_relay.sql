@@ -25,3 +25,5 @@ CREATE UNLOGGED TABLE projection_relay (
   body       text NOT NULL,
   created_at timestamptz NOT NULL DEFAULT now()
 );
+-- written once and read once: not worth compressing on the projection's commit
+ALTER TABLE projection_relay ALTER COLUMN body SET STORAGE EXTERNAL;
