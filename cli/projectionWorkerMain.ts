@@ -23,7 +23,18 @@ import { allProjectors, RETIRED_PROJECTORS } from '../projections/registry.ts';
 import { ProjectionRunner, projectionStatus } from '../projections/runner.ts';
 import { readAllCheckpoints } from '../projections/runtime/checkpoints.ts';
 import { rebuildProjector } from '../projections/runtime/rebuild.ts';
-import { RELAY_CHANNEL, readRelay, relayHead, releaseLease, takeLease, trimRelay } from '../projections/runtime/relay.ts';
+import {
+  forgetReader,
+  markReader,
+  RELAY_CHANNEL,
+  readersWaiting,
+  readRelay,
+  relayHead,
+  relayingSince,
+  releaseLease,
+  takeLease,
+  trimRelay,
+} from '../projections/runtime/relay.ts';
 import type { HostRequest, LogLevel, WorkerData, WorkerMessage } from './projectionHost.ts';
 
 if (!parentPort)
@@ -89,6 +100,8 @@ const RELAY_POLL_MS = 500;
 const RELAY_ROWS_PER_READ = 200;
 /** How often a node waiting at start for the leaseholder to prepare the read models says so. */
 const WAITING_LOG_MS = 10_000;
+/** The leaseholder relays while a node without the lease said it reads the relay within this long. */
+const RELAY_READER_SEEN_MS = 30_000;
 
 /** This node's identity as a leaseholder and a relay writer (kept by the host across worker restarts). */
 const workerId = data.nodeId;
@@ -105,6 +118,17 @@ let cursor = 0n;
 let cursorAtLease = 0n;
 let reading: Promise<void> | undefined;
 let readAgain = false;
+/** Whether this leaseholder's runner relays (another node reads the relay), and since when (ms). */
+let relaying = false;
+let relayingOnAt = 0;
+
+/** As leaseholder: relay while another node reads the relay (a lone node writes no relay rows). */
+async function decideRelaying(): Promise<void> {
+  // when it cannot be known, relaying is the safe side
+  const waiting = await readersWaiting(pool, workerId, RELAY_READER_SEEN_MS).catch(() => true);
+  if (waiting && !relaying) relayingOnAt = Date.now();
+  relaying = waiting;
+}
 
 function announce(changes: ProjectionChange[], positions: Map<string, bigint>): void {
   if (changes.length > 0) post({ type: 'changes', changes });
@@ -115,6 +139,7 @@ function announce(changes: ProjectionChange[], positions: Map<string, bigint>): 
 async function becomeLeaseholder(): Promise<void> {
   leaseholder = true;
   cursorAtLease = cursor;
+  await decideRelaying();
   const next = new ProjectionRunner({
     pool,
     store,
@@ -122,7 +147,7 @@ async function becomeLeaseholder(): Promise<void> {
     retired: RETIRED_PROJECTORS,
     logger,
     dispatchIntervalMs: data.dispatchIntervalMs,
-    relayAs: workerId,
+    relay: { writer: workerId, enabled: () => relaying },
   });
   next.onChange((changes) => post({ type: 'changes', changes }));
   next.onProgress((positions) => post({ type: 'progress', positions }));
@@ -171,8 +196,12 @@ let lastTrimAt = 0;
 async function tick(): Promise<void> {
   let holds: boolean;
   try {
-    holds = await takeLease(pool, workerId, LEASE_TTL_MS);
+    if (leaseholder) await decideRelaying();
+    // the row says the holder relays once it has for a whole renewal (a transaction begun before is committed)
+    const relayingForAWhile = leaseholder && relaying && Date.now() - relayingOnAt >= LEASE_RENEW_MS;
+    holds = await takeLease(pool, workerId, LEASE_TTL_MS, relayingForAWhile);
     lastRenewedAt = Date.now();
+    if (!holds) await markReader(pool, workerId);
   } catch (error) {
     logger.warn({ err: error }, 'could not renew the projection lease; trying again');
     // unconfirmed: keep running until the lease would have run out
@@ -240,14 +269,17 @@ function markStarted(): void {
 }
 
 /**
- * A node without the lease at start is ready once the leaseholder has prepared every
- * projector's tables at this build's version (read from their checkpoints), which may take a
- * rebuild; it then tells the host where the read models are and follows the relay.
+ * A node without the lease at start is ready once the leaseholder relays (it has seen this node
+ * as a reader) and has prepared every projector's tables at this build's version (read from
+ * their checkpoints), which may take a rebuild; it then tells the host where the read models
+ * are and follows the relay from its head.
  */
 async function waitForReadModels(): Promise<void> {
   let lastLogAt = Date.now();
+  await markReader(pool, workerId);
   while (!started && !stopping) {
-    if (!leaseholder) {
+    if (!leaseholder && (await relayingSince(pool)) !== undefined) {
+      cursor = await relayHead(pool);
       const checkpoints = new Map((await readAllCheckpoints(pool)).map((row) => [row.name, row]));
       const missing = projectors.filter((p) => checkpoints.get(p.name)?.version !== p.version).map((p) => p.name);
       if (missing.length === 0) {
@@ -263,6 +295,9 @@ async function waitForReadModels(): Promise<void> {
         lastLogAt = Date.now();
         logger.info({ missing }, 'waiting for the node holding the projection lease to prepare the read models');
       }
+    } else if (!leaseholder && Date.now() - lastLogAt >= WAITING_LOG_MS) {
+      lastLogAt = Date.now();
+      logger.info({}, 'waiting for the node holding the projection lease to relay its changes');
     }
     await new Promise((resolve) => setTimeout(resolve, RELAY_POLL_MS));
   }
@@ -323,6 +358,7 @@ async function closeAll(): Promise<void> {
   await runner?.stop();
   // hand the lease over at once: another node takes it at its next try
   if (leaseholder) await releaseLease(pool, workerId).catch(() => undefined);
+  else await forgetReader(pool, workerId).catch(() => undefined);
   await reading;
   await store.close();
   await pool.end();
@@ -335,7 +371,6 @@ try {
     if (!started) throw new Error('the projection runner did not start (see the log line before)');
   } else {
     logger.info({ worker: workerId }, 'another node holds the projection lease: following its relay');
-    cursor = await relayHead(pool);
     await waitForReadModels();
   }
 } catch (error) {

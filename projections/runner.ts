@@ -65,10 +65,10 @@ interface ProjectionRunnerOptions {
   /** How long a projector set aside waits before it is tried again (default 30 s). */
   stalledRetryMs?: number;
   /**
-   * Relay what is announced to the other nodes, as this writer: every projection transaction
-   * also writes its changes and positions to the relay table (runtime/relay.ts).
+   * Relay what is announced to the other nodes, as `writer`, while `enabled()`: every projection
+   * transaction then also writes its changes and positions to the relay table (runtime/relay.ts).
    */
-  relayAs?: string;
+  relay?: { writer: string; enabled(): boolean };
 }
 
 const STALL_AFTER_ATTEMPTS_DEFAULT = 6;
@@ -353,9 +353,10 @@ export class ProjectionRunner {
     if (changes.length > 0) this.emit(changes);
   }
 
-  /** The relay row's statement, when this runner relays (`relayAs`). */
+  /** The relay row's statement, when this runner relays (`relay`). */
   private relayed(positions: ReadonlyMap<string, bigint>, changes: readonly ProjectionChange[]): string | undefined {
-    return this.options.relayAs === undefined ? undefined : relayStatement(this.options.relayAs, positions, changes);
+    const relay = this.options.relay;
+    return relay?.enabled() ? relayStatement(relay.writer, positions, changes) : undefined;
   }
 
   private emit(changes: ProjectionChange[]): void {

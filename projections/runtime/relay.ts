@@ -83,26 +83,63 @@ export async function trimRelay(db: Queryable, retentionMs: number): Promise<voi
 /**
  * Takes or renews the projection lease for `holder` for `ttlMs` (the database's clock, so the
  * nodes' clocks do not matter): true when `holder` holds it now. The row is taken when it is
- * free, expired, or already `holder`'s.
+ * free, expired, or already `holder`'s. `relaying`: the holder relays (and has for a while): the
+ * row says since when, for the readers waiting to start.
  */
-export async function takeLease(db: Queryable, holder: string, ttlMs: number): Promise<boolean> {
+export async function takeLease(db: Queryable, holder: string, ttlMs: number, relaying = false): Promise<boolean> {
   const { rows } = await db.query<{ holder: string }>(
-    `INSERT INTO public.projection_lease AS l (name, holder, epoch, expires_at)
-     VALUES ($1, $2, 1, now() + make_interval(secs => $3))
+    `INSERT INTO public.projection_lease AS l (name, holder, epoch, expires_at, relaying_since)
+     VALUES ($1, $2, 1, now() + make_interval(secs => $3), CASE WHEN $4::boolean THEN now() END)
      ON CONFLICT (name) DO UPDATE SET
        epoch = CASE WHEN l.holder = EXCLUDED.holder THEN l.epoch ELSE l.epoch + 1 END,
+       relaying_since = CASE WHEN NOT $4::boolean THEN NULL
+         WHEN l.holder = EXCLUDED.holder THEN COALESCE(l.relaying_since, now()) ELSE now() END,
        holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
      WHERE l.holder = EXCLUDED.holder OR l.expires_at < now()
      RETURNING holder`,
-    [LEASE_NAME, holder, ttlMs / 1000],
+    [LEASE_NAME, holder, ttlMs / 1000, relaying],
   );
   return rows[0]?.holder === holder;
 }
 
 /** Gives the lease up at once (a node stopping cleanly): another node takes it at its next try. */
 export async function releaseLease(db: Queryable, holder: string): Promise<void> {
-  await db.query('UPDATE public.projection_lease SET expires_at = now() - interval \'1 second\' WHERE name = $1 AND holder = $2', [
-    LEASE_NAME,
-    holder,
-  ]);
+  await db.query(
+    "UPDATE public.projection_lease SET expires_at = now() - interval '1 second' WHERE name = $1 AND holder = $2",
+    [LEASE_NAME, holder],
+  );
+}
+
+/** Since when the current, unexpired leaseholder relays (undefined: it does not, or there is none). */
+export async function relayingSince(db: Queryable): Promise<Date | undefined> {
+  const { rows } = await db.query<{ relaying_since: Date | null }>(
+    'SELECT relaying_since FROM public.projection_lease WHERE name = $1 AND expires_at >= now()',
+    [LEASE_NAME],
+  );
+  return rows[0]?.relaying_since ?? undefined;
+}
+
+/** `node` reads the relay (said every second by each node without the lease). */
+export async function markReader(db: Queryable, node: string): Promise<void> {
+  await db.query(
+    `INSERT INTO public.projection_relay_readers (node, seen_at) VALUES ($1, now())
+     ON CONFLICT (node) DO UPDATE SET seen_at = now()`,
+    [node],
+  );
+}
+
+/** `node` stops reading the relay (a node stopping cleanly). */
+export async function forgetReader(db: Queryable, node: string): Promise<void> {
+  await db.query('DELETE FROM public.projection_relay_readers WHERE node = $1', [node]);
+}
+
+/** Whether a node other than `holder` said it reads the relay within `withinMs` (stale readers are forgotten). */
+export async function readersWaiting(db: Queryable, holder: string, withinMs: number): Promise<boolean> {
+  const { rows } = await db.query<{ waiting: boolean }>(
+    `WITH gone AS (DELETE FROM public.projection_relay_readers WHERE seen_at < now() - interval '1 hour')
+     SELECT EXISTS (SELECT 1 FROM public.projection_relay_readers
+       WHERE node <> $1 AND seen_at >= now() - make_interval(secs => $2)) AS waiting`,
+    [holder, withinMs / 1000],
+  );
+  return rows[0]?.waiting === true;
 }

@@ -2,12 +2,21 @@
 --
 -- The projection lease: the node whose holder id is here, until expires_at (the database's
 -- clock), runs the projection runner; it renews the row every second, and another node takes
--- the row once it has expired.
+-- the row once it has expired. relaying_since: since when the holder relays (below), null while
+-- no other node reads the relay.
 CREATE TABLE projection_lease (
-  name       text PRIMARY KEY,
-  holder     text NOT NULL,
-  epoch      bigint NOT NULL,
-  expires_at timestamptz NOT NULL
+  name           text PRIMARY KEY,
+  holder         text NOT NULL,
+  epoch          bigint NOT NULL,
+  expires_at     timestamptz NOT NULL,
+  relaying_since timestamptz
+);
+
+-- Nodes reading the relay, each seen every second: the leaseholder relays while one was seen
+-- lately (a lone node writes no relay rows).
+CREATE TABLE projection_relay_readers (
+  node    text PRIMARY KEY,
+  seen_at timestamptz NOT NULL
 );
 
 -- The relay: what the runner announced (changes and positions), one row per projection
