@@ -76,13 +76,13 @@ export class PostgresBrowserSessions implements BrowserSessionStore {
     if (!id) return undefined;
     const { rows } = await this.pool.query<{ account_id: string | null; doc: string }>(
       `UPDATE oauth_browser_sessions SET last_seen_ms = GREATEST(last_seen_ms, $2)
-       WHERE id_hash = $1 AND last_seen_ms >= $2 - $3 RETURNING account_id, doc`,
+       WHERE id_hash = $1 AND last_seen_ms >= $2::bigint - $3::bigint RETURNING account_id, doc`,
       [digestOf(id), nowMs, BROWSER_SESSION_IDLE_MS],
     );
     const row = rows[0];
     if (!row) {
       // idle past the bound (or unknown): it is gone
-      await this.pool.query('DELETE FROM oauth_browser_sessions WHERE id_hash = $1 AND last_seen_ms < $2 - $3', [
+      await this.pool.query('DELETE FROM oauth_browser_sessions WHERE id_hash = $1 AND last_seen_ms < $2::bigint - $3::bigint', [
         digestOf(id),
         nowMs,
         BROWSER_SESSION_IDLE_MS,
