@@ -160,6 +160,7 @@ describe('two nodes on one database: what each keeps in memory follows the other
     const { access_token: token } = (await exchanged.json()) as { access_token: string };
     const me = await bearerGet(a, token, '/me');
     expect(me.status).to.equal(200);
-    expect(((await me.json()) as { account_id?: string; user_id?: string }).user_id).to.equal(member.user_id);
+    const body = (await me.json()) as { user_id?: string; me?: { user_id?: string } };
+    expect(body.user_id ?? body.me?.user_id).to.equal(member.user_id);
   });
 });
