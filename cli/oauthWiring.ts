@@ -51,7 +51,11 @@ function localClientSecretKey(dataDir: string): Buffer | undefined {
 async function clientSecretKey(base: Omit<AppContext, 'credentials'>): Promise<Buffer> {
   const local = localClientSecretKey(base.config.dataDir);
   const key = Buffer.from(
-    await sharedServiceKey(base.pool, CLIENT_SECRET_KEY_NAME, (local ?? randomBytes(CLIENT_SECRET_KEY_BYTES)).toString('hex')),
+    await sharedServiceKey(
+      base.pool,
+      CLIENT_SECRET_KEY_NAME,
+      (local ?? randomBytes(CLIENT_SECRET_KEY_BYTES)).toString('hex'),
+    ),
     'hex',
   );
   if (local && !local.equals(key))

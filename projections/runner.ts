@@ -342,7 +342,12 @@ export class ProjectionRunner {
       const fresh = events.filter((event) => event.position > done);
       if (fresh.length > 0) changes = (await projector.handle(tx, fresh)) ?? [];
       if (done > reached) reached = done;
-      await commitProjectorBatch(tx, projector.name, reached, this.relayed(new Map([[projector.name, reached]]), changes));
+      await commitProjectorBatch(
+        tx,
+        projector.name,
+        reached,
+        this.relayed(new Map([[projector.name, reached]]), changes),
+      );
     } catch (error) {
       await tx.query('ROLLBACK').catch(() => undefined);
       throw error;

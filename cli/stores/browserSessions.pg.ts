@@ -47,7 +47,10 @@ function docOf(session: BrowserSession): string {
     loggedInFor: session.loggedInFor,
     flash: session.flash,
     // the client as the consent screen showed it, without its secret's digest
-    pending: [...session.pending].map(([id, request]) => [id, { ...request, client: { ...request.client, secret_hash: null } }]),
+    pending: [...session.pending].map(([id, request]) => [
+      id,
+      { ...request, client: { ...request.client, secret_hash: null } },
+    ]),
   };
   return JSON.stringify(doc);
 }
@@ -82,11 +85,10 @@ export class PostgresBrowserSessions implements BrowserSessionStore {
     const row = rows[0];
     if (!row) {
       // idle past the bound (or unknown): it is gone
-      await this.pool.query('DELETE FROM oauth_browser_sessions WHERE id_hash = $1 AND last_seen_ms < $2::bigint - $3::bigint', [
-        digestOf(id),
-        nowMs,
-        BROWSER_SESSION_IDLE_MS,
-      ]);
+      await this.pool.query(
+        'DELETE FROM oauth_browser_sessions WHERE id_hash = $1 AND last_seen_ms < $2::bigint - $3::bigint',
+        [digestOf(id), nowMs, BROWSER_SESSION_IDLE_MS],
+      );
       return undefined;
     }
     const doc = JSON.parse(row.doc) as SessionDoc;

@@ -25,7 +25,6 @@ const CLAIM_HOLD_MS = 3_000;
 /** How often a node pushes its open claims' hold forward. */
 const CLAIM_RENEW_MS = 1_000;
 
-
 export class PostgresIdempotencyKeys implements IdempotencyKeys {
   private lastPurgeMs = 0;
   /** This node as the holder of claims. */
@@ -47,14 +46,17 @@ export class PostgresIdempotencyKeys implements IdempotencyKeys {
   private holding(delta: 1 | -1): void {
     this.open += delta;
     if (this.open > 0 && !this.renewal) {
-      this.renewal = setInterval(() => {
-        this.pool
-          .query(
-            'UPDATE api_idempotency_keys SET held_until = now() + make_interval(secs => $2) WHERE holder = $1 AND status IS NULL',
-            [this.holder, this.holdMs / 1000],
-          )
-          .catch(() => undefined); // the next renewal tries again; past the hold the claim may be taken over
-      }, Math.min(CLAIM_RENEW_MS, this.holdMs / 3));
+      this.renewal = setInterval(
+        () => {
+          this.pool
+            .query(
+              'UPDATE api_idempotency_keys SET held_until = now() + make_interval(secs => $2) WHERE holder = $1 AND status IS NULL',
+              [this.holder, this.holdMs / 1000],
+            )
+            .catch(() => undefined); // the next renewal tries again; past the hold the claim may be taken over
+        },
+        Math.min(CLAIM_RENEW_MS, this.holdMs / 3),
+      );
       this.renewal.unref();
     } else if (this.open === 0 && this.renewal) {
       clearInterval(this.renewal);

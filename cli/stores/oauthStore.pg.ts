@@ -289,7 +289,7 @@ export class PostgresOAuthStore implements OAuthStore {
     this.revocations += 1;
     const at = this.nowUs();
     const tx = await this.pool.connect();
-    let rows: Array<{ token_hash: string; token_id: string }> = [];
+    let rows: Array<{ token_hash: string; token_id: string }>;
     try {
       await tx.query('BEGIN');
       ({ rows } = await tx.query<{ token_hash: string; token_id: string }>(

@@ -73,7 +73,12 @@ export async function beginProjectorBatch(tx: Queryable, name: string): Promise<
  * Moves the checkpoint forward only, and COMMIT, in one round trip (COMMIT does not run if the
  * update fails). `also`: one more statement committed with them (the relay row, runtime/relay.ts).
  */
-export async function commitProjectorBatch(tx: Queryable, name: string, position: bigint, also?: string): Promise<void> {
+export async function commitProjectorBatch(
+  tx: Queryable,
+  name: string,
+  position: bigint,
+  also?: string,
+): Promise<void> {
   await tx.query(
     `UPDATE public.projection_checkpoints SET position = GREATEST(position, ${BigInt(position).toString()}::bigint), updated_at = now() ` +
       `WHERE name = ${literal(name)}; ${also ? `${also}; ` : ''}COMMIT`,

@@ -67,7 +67,9 @@ describe('two nodes on one database: what each keeps in memory follows the other
       body: 'grant_type=client_credentials',
     });
   const bearerGet = (node: TestService, token: string, path: string) =>
-    fetch(`${node.baseUrl}/api/v1${path}`, { headers: { authorization: `Bearer ${token}`, 'user-agent': 'nodes-tests' } });
+    fetch(`${node.baseUrl}/api/v1${path}`, {
+      headers: { authorization: `Bearer ${token}`, 'user-agent': 'nodes-tests' },
+    });
 
   it('settings changed through one node are the other node’s settings', async () => {
     const before = b.ctx.settings.get().batch_limit;
@@ -81,14 +83,20 @@ describe('two nodes on one database: what each keeps in memory follows the other
 
   it('an API key issued through one node signs at once on the other; revoked through the first, it stops working there', async () => {
     const member = await newMember(a);
-    const { api_key: key } = await adminOk(a, 'POST', `/accounts/${member.account_id}/api_keys`, { scope: 'read_only' });
+    const { api_key: key } = await adminOk(a, 'POST', `/accounts/${member.account_id}/api_keys`, {
+      scope: 'read_only',
+    });
     const me = () =>
       fetch(`${b.baseUrl}/api/v1/me`, {
         headers: { ...signedHeaders(key, 'GET', '/api/v1/me', Date.now()), 'user-agent': 'nodes-tests' },
       });
     expect((await me()).status).to.equal(200);
     await adminOk(a, 'DELETE', `/api_keys/${key.key_id}`);
-    await eventually(async () => (await me()).status, (status) => status === 401, 'the revoked key on the other node');
+    await eventually(
+      async () => (await me()).status,
+      (status) => status === 401,
+      'the revoked key on the other node',
+    );
   });
 
   it('an OAuth client registered through one node authenticates at the other; a token revoked through the first is refused at the other; a client suspended through the first is refused at the other', async () => {

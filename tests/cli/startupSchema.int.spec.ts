@@ -81,7 +81,11 @@ describe('start-up schema work from several nodes at once', function () {
       const checkpoints = await check.query<{ name: string; position: string }>(
         'SELECT name, position FROM projection_checkpoints ORDER BY name',
       );
-      expect(checkpoints.rows.map((row) => row.name)).to.deep.equal(allProjectors().map((p) => p.name).sort());
+      expect(checkpoints.rows.map((row) => row.name)).to.deep.equal(
+        allProjectors()
+          .map((p) => p.name)
+          .sort(),
+      );
       const schemas = await check.query(`SELECT 1 FROM information_schema.schemata WHERE schema_name LIKE 'rebuild_%'`);
       expect(schemas.rowCount).to.equal(0);
     } finally {

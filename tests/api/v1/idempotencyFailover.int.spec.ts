@@ -25,7 +25,12 @@ describe('Idempotency-Key across a failover', function () {
     client_order_id: clientOrderId,
   });
   const ordersNamed = async (clientOrderId: string) =>
-    ((await alice.call('GET', '/api/v1/orders?limit=200')).body.orders as Array<{ id: string; client_order_id: string }>)
+    (
+      (await alice.call('GET', '/api/v1/orders?limit=200')).body.orders as Array<{
+        id: string;
+        client_order_id: string;
+      }>
+    )
       .filter((o) => o.client_order_id === clientOrderId)
       .map((o) => o.id);
 
@@ -115,10 +120,20 @@ describe('Idempotency-Key across a failover', function () {
     if (taken.kind !== 'claimed' || claim.kind !== 'claimed') return;
     expect(taken.takenOver).to.equal(true);
     expect(taken.seed).to.equal(claim.seed);
-    await other.complete(alice.account_id, 'failover-frozen', taken.createdAtUs, { status: 200, body: { by: 'other' } });
-    await frozen.complete(alice.account_id, 'failover-frozen', claim.createdAtUs, { status: 200, body: { by: 'frozen' } });
+    await other.complete(alice.account_id, 'failover-frozen', taken.createdAtUs, {
+      status: 200,
+      body: { by: 'other' },
+    });
+    await frozen.complete(alice.account_id, 'failover-frozen', claim.createdAtUs, {
+      status: 200,
+      body: { by: 'frozen' },
+    });
     await frozen.release(alice.account_id, 'failover-frozen', claim.createdAtUs);
     const replay = await other.claim(alice.account_id, 'failover-frozen', 'fingerprint');
-    expect(replay).to.deep.equal({ kind: 'replay', answer: { status: 200, body: { by: 'other' } }, fingerprint: 'fingerprint' });
+    expect(replay).to.deep.equal({
+      kind: 'replay',
+      answer: { status: 200, body: { by: 'other' } },
+      fingerprint: 'fingerprint',
+    });
   });
 });
