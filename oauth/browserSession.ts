@@ -67,6 +67,21 @@ export interface BrowserSession {
 export const newSessionId = () => randomBytes(32).toString('base64url');
 const newId = newSessionId;
 
+/** A new anonymous session, seen at `nowMs` (a store keeps it). */
+export function anonymousSession(nowMs: number): BrowserSession {
+  return {
+    id: newId(),
+    csrf: newId(),
+    account_id: null,
+    totp_account_id: null,
+    resume: null,
+    loggedInFor: null,
+    flash: null,
+    pending: new Map(),
+    lastSeenMs: nowMs,
+  };
+}
+
 /** The session id the cookie header names, if any. */
 export function sessionIdOf(cookieHeader: string | undefined): string | undefined {
   return cookieValue(cookieHeader, SESSION_COOKIE);
@@ -154,17 +169,7 @@ export class BrowserSessions implements BrowserSessionStore {
 
   /** A new anonymous session. */
   async create(nowMs: number): Promise<BrowserSession> {
-    const session: BrowserSession = {
-      id: newId(),
-      csrf: newId(),
-      account_id: null,
-      totp_account_id: null,
-      resume: null,
-      loggedInFor: null,
-      flash: null,
-      pending: new Map(),
-      lastSeenMs: nowMs,
-    };
+    const session = anonymousSession(nowMs);
     this.anonymous.add(session);
     return session;
   }

@@ -11,9 +11,11 @@
 
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
+import { inTransaction } from '../../projections/runtime/transaction.ts';
 import type { AuthorizationRequest } from '../../commands/oauth/authorize.ts';
 import {
   ANONYMOUS_SESSIONS_MAX,
+  anonymousSession,
   BROWSER_SESSION_IDLE_MS,
   newSessionId,
   sessionIdOf,
@@ -106,17 +108,7 @@ export class PostgresBrowserSessions implements BrowserSessionStore {
   }
 
   async create(nowMs: number): Promise<BrowserSession> {
-    const session: BrowserSession = {
-      id: newSessionId(),
-      csrf: newSessionId(),
-      account_id: null,
-      totp_account_id: null,
-      resume: null,
-      loggedInFor: null,
-      flash: null,
-      pending: new Map(),
-      lastSeenMs: nowMs,
-    };
+    const session = anonymousSession(nowMs);
     await this.pool.query(
       'INSERT INTO oauth_browser_sessions (id_hash, account_id, last_seen_ms, doc) VALUES ($1, NULL, $2, $3)',
       [digestOf(session.id), nowMs, docOf(session)],
@@ -137,9 +129,7 @@ export class PostgresBrowserSessions implements BrowserSessionStore {
     session.csrf = newSessionId();
     session.account_id = accountId;
     session.totp_account_id = null;
-    const tx = await this.pool.connect();
-    try {
-      await tx.query('BEGIN');
+    await inTransaction(this.pool, async (tx) => {
       await tx.query('DELETE FROM oauth_browser_sessions WHERE id_hash = $1', [before]);
       // sign-in order by the database's clock: the account's oldest sign-ins go first
       await tx.query(
@@ -157,13 +147,7 @@ export class PostgresBrowserSessions implements BrowserSessionStore {
            SELECT id_hash FROM oauth_browser_sessions WHERE account_id IS NOT NULL ORDER BY last_seen_ms DESC, id_hash OFFSET $1)`,
         [this.signedInMax],
       );
-      await tx.query('COMMIT');
-    } catch (error) {
-      await tx.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      tx.release();
-    }
+    });
   }
 
   async signOut(session: BrowserSession): Promise<void> {

@@ -20,6 +20,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { OAuthStore, StoredCode, StoredToken, TokenKind } from '../../commands/oauth/tokenStore.ts';
 import { listen, type Listening } from '../../eventstore/postgres/listen.ts';
+import { inTransaction } from '../../projections/runtime/transaction.ts';
 
 /** NOTIFY channel of revocations: `{"from": node, "tokens": [[token_hash, token_id], ...]}`. */
 const REVOCATION_CHANNEL = 'exchange_oauth_revoked';
@@ -288,26 +289,18 @@ export class PostgresOAuthStore implements OAuthStore {
   private async revokeWhere(condition: string, params: unknown[]): Promise<void> {
     this.revocations += 1;
     const at = this.nowUs();
-    const tx = await this.pool.connect();
-    let rows: Array<{ token_hash: string; token_id: string }>;
-    try {
-      await tx.query('BEGIN');
-      ({ rows } = await tx.query<{ token_hash: string; token_id: string }>(
+    const rows = await inTransaction(this.pool, async (tx) => {
+      const { rows: ended } = await tx.query<{ token_hash: string; token_id: string }>(
         `UPDATE oauth_tokens SET revoked_at_us = COALESCE(revoked_at_us, $${params.length + 1}) WHERE ${condition} RETURNING token_hash, token_id`,
         [...params, at],
-      ));
+      );
       // the other nodes hear of it if and only if it commits
-      for (let i = 0; i < rows.length; i += REVOKED_TOKENS_PER_NOTICE_MAX) {
-        const tokens = rows.slice(i, i + REVOKED_TOKENS_PER_NOTICE_MAX).map((row) => [row.token_hash, row.token_id]);
+      for (let i = 0; i < ended.length; i += REVOKED_TOKENS_PER_NOTICE_MAX) {
+        const tokens = ended.slice(i, i + REVOKED_TOKENS_PER_NOTICE_MAX).map((row) => [row.token_hash, row.token_id]);
         await tx.query('SELECT pg_notify($1, $2)', [REVOCATION_CHANNEL, JSON.stringify({ from: this.nodeId, tokens })]);
       }
-      await tx.query('COMMIT');
-    } catch (error) {
-      await tx.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      tx.release();
-    }
+      return ended;
+    });
     this.revoked(rows.map((row) => [row.token_hash, row.token_id]));
   }
 
