@@ -43,12 +43,12 @@ import { limitConnectionsPerAddress } from './httpLimits.ts';
 import { freePortOn } from './ports.ts';
 import { cancelOnDisconnectOf, credentialNoticesOf, identityResolverOf } from './realtimeWiring.ts';
 import { metadataRouter } from '../oauth/metadata.ts';
+import { followSharedState } from './sharedState.ts';
 import { readYourWrites, withCredentials } from './credentials.ts';
 import { ProjectionWorkerHost, type Projections } from './projectionHost.ts';
 import { oauthHttpOf, oauthParts } from './oauthWiring.ts';
 import { terminalProgress } from './progress.ts';
 import { createLogger } from './logger.ts';
-import { followSharedState } from './sharedState.ts';
 
 const EMBEDDED_DATABASE = 'exchange';
 /** A client has this long to send a request's headers, and its whole request (slow-loris bounds). */
