@@ -3,8 +3,9 @@
 // and wait for the winner's answer. An unanswered claim records its holder (this store, one per
 // node) and holds until `held_until` (the database's clock), which the holder pushes forward
 // every CLAIM_RENEW_MS while it has claims open; once CLAIM_HOLD_MS pass without that, a request
-// with the same key and body takes the claim over (keeping its seed). The holder's late answer
-// or release then changes nothing (both name the claim they hold).
+// with the same key and body takes the claim over (keeping its seed), as it does a claim released
+// after a 5xx (whose request may have been journaled by a writer that died before answering). The
+// holder's late answer or release then changes nothing (both name the claim they hold).
 
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
@@ -78,16 +79,19 @@ export class PostgresIdempotencyKeys implements IdempotencyKeys {
       const nowUs = this.clock.nowUs();
       const seed = randomUUID();
       // a new key, a key past its retention (used afresh: a new seed), or an unanswered claim
-      // whose holder stopped renewing it, for the same request (taken over: its seed is kept)
+      // released or whose holder stopped renewing it: taken over by the same request (its seed is
+      // kept: the first attempt may have been journaled), afresh by another body once released
       const inserted = await this.pool.query<{ seed: string }>(
         `INSERT INTO api_idempotency_keys AS k (account_id, idem_key, created_at_us, fingerprint, holder, held_until, seed)
          VALUES ($1, $2, $3, $4, $6, now() + make_interval(secs => $7), $8)
          ON CONFLICT (account_id, idem_key) DO UPDATE
            SET created_at_us = EXCLUDED.created_at_us, fingerprint = EXCLUDED.fingerprint, status = NULL, body = NULL,
                holder = EXCLUDED.holder, held_until = EXCLUDED.held_until,
-               seed = CASE WHEN k.created_at_us <= $5 OR k.seed IS NULL THEN EXCLUDED.seed ELSE k.seed END
+               seed = CASE WHEN k.created_at_us <= $5 OR k.seed IS NULL OR k.fingerprint <> EXCLUDED.fingerprint
+                 THEN EXCLUDED.seed ELSE k.seed END
            WHERE k.created_at_us <= $5
-              OR (k.status IS NULL AND k.fingerprint = EXCLUDED.fingerprint AND COALESCE(k.held_until, '-infinity') < now())
+              OR (k.status IS NULL AND COALESCE(k.held_until, '-infinity') < now()
+                  AND (k.fingerprint = EXCLUDED.fingerprint OR k.holder IS NULL))
          RETURNING k.seed`,
         [accountId, key, nowUs, fingerprint, nowUs - IDEMPOTENCY_TTL_US, this.holder, this.holdMs / 1000, seed],
       );
@@ -128,10 +132,16 @@ export class PostgresIdempotencyKeys implements IdempotencyKeys {
     }
   }
 
+  /**
+   * The claim is given up unanswered (a 5xx: the engine could not answer, or its answer was lost
+   * with the writer that journaled it), but its seed is kept: the retry places the same order ids,
+   * so an order the first attempt had journaled is answered, not placed again.
+   */
   async release(accountId: string, key: string, createdAtUs: number): Promise<void> {
     try {
       await this.pool.query(
-        'DELETE FROM api_idempotency_keys WHERE account_id = $1 AND idem_key = $2 AND created_at_us = $3 AND status IS NULL AND holder = $4',
+        `UPDATE api_idempotency_keys SET holder = NULL, held_until = NULL
+         WHERE account_id = $1 AND idem_key = $2 AND created_at_us = $3 AND status IS NULL AND holder = $4`,
         [accountId, key, createdAtUs, this.holder],
       );
     } finally {

@@ -73,6 +73,22 @@ describe('Idempotency-Key across a failover', function () {
     expect(await ordersNamed('failover-batch-b')).to.have.length(1);
   });
 
+  it('a 5xx released the claim after the order was journaled (the writer died before answering the follower): the retry answers that order', async () => {
+    const headers = { 'Idempotency-Key': 'failover-released' };
+    const first = await alice.call('POST', '/api/v1/orders', { body: order('failover-released'), headers });
+    expect(first.status).to.equal(200);
+    // as the follower leaves it when its answer was a 503: released, unanswered, its seed kept
+    await svc.ctx.pool.query(
+      `UPDATE api_idempotency_keys SET status = NULL, body = NULL, holder = NULL, held_until = NULL
+       WHERE account_id = $1 AND idem_key = 'failover-released'`,
+      [alice.account_id],
+    );
+    const retry = await alice.call('POST', '/api/v1/orders', { body: order('failover-released'), headers });
+    expect(retry.status, retry.text).to.equal(200);
+    expect(retry.body.order.id).to.equal(first.body.order.id);
+    expect(await ordersNamed('failover-released')).to.deep.equal([first.body.order.id]);
+  });
+
   it('the first attempt was never journaled: the retry places the order, once', async () => {
     // the claim as a node leaves it when it stopped before its order reached the engine: the
     // request's fingerprint (the same body) and a seed, no answer
