@@ -3,7 +3,7 @@
 // (an engine input, then a wait until the read models know the account so its first login works).
 
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from '../commands/context.ts';
 import { useClientSecretKey } from '../commands/oauthClients/client.ts';
@@ -13,7 +13,9 @@ import { accessTokenResolver } from '../commands/oauth/accessTokens.ts';
 import type { OAuthDeps } from '../commands/oauth/deps.ts';
 import { LoginLimiter } from '../commands/oauth/login.ts';
 import { RegistrationLimiter } from '../commands/oauth/register.ts';
+import { PostgresBrowserSessions } from './stores/browserSessions.pg.ts';
 import { PostgresOAuthStore } from './stores/oauthStore.pg.ts';
+import { sharedServiceKey } from './stores/serviceKeys.pg.ts';
 import type { TokenResolver } from '../commands/auth/credentials.ts';
 import { clientsOf } from '../commands/oauthClients/commands.ts';
 import { oauthRouter } from '../oauth/router.ts';
@@ -21,12 +23,17 @@ import { AccountStatusCache } from '../projections/core/queries/accountStatus.ts
 import { accountsByEmailQuery } from '../projections/core/queries/accountsByEmail.ts';
 
 const SIGN_UP_VISIBLE_WAIT_MS = 5_000;
-/** The install's key for client-secret digests, beside the data (owner-only). */
+/**
+ * The installation's key for client-secret digests, shared by every node through PostgreSQL
+ * (table service_keys). Installs made before it was shared kept it in this file under DATA_DIR:
+ * such a node offers its file's key, so the key its clients were registered under is kept.
+ */
 const CLIENT_SECRET_KEY_FILE = 'oauth-client-secret.key';
+const CLIENT_SECRET_KEY_NAME = 'oauth_client_secret';
 const CLIENT_SECRET_KEY_BYTES = 32;
 
-/** Reads the key, or makes one (0600) on the first start. */
-function clientSecretKey(dataDir: string): Buffer {
+/** The key a data directory made before the key was shared, if any. */
+function localClientSecretKey(dataDir: string): Buffer | undefined {
   const file = path.join(dataDir, CLIENT_SECRET_KEY_FILE);
   try {
     const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
@@ -36,23 +43,40 @@ function clientSecretKey(dataDir: string): Buffer {
     );
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    return undefined;
   }
-  const key = randomBytes(CLIENT_SECRET_KEY_BYTES);
-  mkdirSync(dataDir, { recursive: true });
-  writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+}
+
+/** The shared key: the one stored, or this node's (its file's, else a new one) when none is. */
+async function clientSecretKey(base: Omit<AppContext, 'credentials'>): Promise<Buffer> {
+  const local = localClientSecretKey(base.config.dataDir);
+  const key = Buffer.from(
+    await sharedServiceKey(
+      base.pool,
+      CLIENT_SECRET_KEY_NAME,
+      (local ?? randomBytes(CLIENT_SECRET_KEY_BYTES)).toString('hex'),
+    ),
+    'hex',
+  );
+  if (local && !local.equals(key))
+    base.logger.warn(
+      { file: path.join(base.config.dataDir, CLIENT_SECRET_KEY_FILE) },
+      "this node's OAuth client-secret key file differs from the one the database holds, which is used: secrets of clients registered under the file's key do not verify (rotate them)",
+    );
   return key;
 }
 
 interface OAuthServerParts {
   deps: OAuthDeps;
   tokenResolver: TokenResolver;
+  /** The token store (deps.tokens) as itself: it also follows other nodes' revocations (cli/sharedState.ts). */
+  tokens: PostgresOAuthStore;
 }
 
 /** The OAuth pieces that exist before the credential resolver (it takes the access-token resolver). */
 export async function oauthParts(base: Omit<AppContext, 'credentials'>): Promise<OAuthServerParts> {
-  useClientSecretKey(base.store, clientSecretKey(base.config.dataDir));
+  useClientSecretKey(base.store, await clientSecretKey(base));
   const tokens = new PostgresOAuthStore(base.pool, () => base.clock.nowUs());
-  await tokens.ensureSchema();
   const deps: OAuthDeps = {
     store: base.store,
     tokens,
@@ -62,7 +86,7 @@ export async function oauthParts(base: Omit<AppContext, 'credentials'>): Promise
     accounts: new AccountStatusCache(base.pool, base.projections),
     onError: (err, where) => base.logger.error({ err, where }, 'oauth command failed'),
   };
-  return { deps, tokenResolver: accessTokenResolver(deps) };
+  return { deps, tokenResolver: accessTokenResolver(deps), tokens };
 }
 
 export function oauthHttpOf(ctx: AppContext, parts: OAuthServerParts) {
@@ -74,6 +98,8 @@ export function oauthHttpOf(ctx: AppContext, parts: OAuthServerParts) {
     signUps: new SignUpLimiter(),
     trustedProxies: ctx.config.trustedProxies,
     log: ctx.logger,
+    // in PostgreSQL: a browser whose requests reach different nodes keeps its session
+    sessions: new PostgresBrowserSessions(ctx.pool),
     async openMember(member) {
       const opened = await openAccount(
         ctx,

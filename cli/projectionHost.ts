@@ -4,11 +4,13 @@
 // wait for its event loop between every round trip, behind the HTTP work; in a thread of their
 // own they do not, and the main thread keeps its CPU for requests.
 //
-// The worker reports, in order, each change the runner announces and each position it reaches;
+// The worker reports, in order, each change the read models announce and each position they
+// reach (its own runner's, or with several nodes the leaseholder's, read from the relay);
 // the host settles its waiters on those positions, exactly as the runner would in-process. If
 // the worker dies, the host logs it and starts another after a pause: the runner resumes from
 // its checkpoints (projecting is idempotent), waiters keep waiting (bounded by their timeouts).
 
+import { randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -44,6 +46,8 @@ const STOP_TIMEOUT_MS = 10_000;
 export type LogLevel = 'info' | 'warn' | 'error';
 
 export interface WorkerData {
+  /** This node as the projection lease's holder and the relay's writer (cli/projectionWorkerMain.ts). */
+  nodeId: string;
   connectionString: string;
   eventstoreUrl: string | undefined;
   poolSize: number;
@@ -124,6 +128,8 @@ export class ProjectionWorkerHost implements Projections {
   private urgent = false;
   private lastWaitAt = 0;
   private urgencyTimer: NodeJS.Timeout | undefined;
+  /** One per host: a worker started again after a failure holds the projection lease as the same node. */
+  private readonly nodeId = randomUUID();
 
   constructor(private readonly options: HostOptions) {
     if (options.registry) registerLagGauge(options.registry, options.store, () => this.known);
@@ -136,6 +142,7 @@ export class ProjectionWorkerHost implements Projections {
 
   private spawn(): Promise<void> {
     const data: WorkerData = {
+      nodeId: this.nodeId,
       connectionString: this.options.connectionString,
       eventstoreUrl: this.options.eventstoreUrl,
       poolSize: this.options.poolSize ?? WORKER_POOL_SIZE_DEFAULT,

@@ -43,6 +43,7 @@ import { limitConnectionsPerAddress } from './httpLimits.ts';
 import { freePortOn } from './ports.ts';
 import { cancelOnDisconnectOf, credentialNoticesOf, identityResolverOf } from './realtimeWiring.ts';
 import { metadataRouter } from '../oauth/metadata.ts';
+import { followSharedState } from './sharedState.ts';
 import { readYourWrites, withCredentials } from './credentials.ts';
 import { liveViewFor } from '../commands/readYourWrites.ts';
 import { ProjectionWorkerHost, type Projections } from './projectionHost.ts';
@@ -281,6 +282,8 @@ export async function startService(config: Config, options: StartOptions = {}): 
     };
     const oauth = await oauthParts(base);
     const ctx: AppContext = withCredentials(base, [oauth.tokenResolver]);
+    const shared = followSharedState(ctx, oauth, database.connectionString);
+    cleanups.push(() => shared.stop());
     const oauthHttp = oauthHttpOf(ctx, oauth);
     const api = createApi(ctx, {
       registry,

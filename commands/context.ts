@@ -42,6 +42,8 @@ export interface ProjectionWaiter {
   waitFor(position: bigint, timeoutMs?: number): Promise<void>;
   /** What projectors changed, announced after each commit (the runner implements it). Returns the unsubscribe. */
   onChange?(listener: (changes: ProjectionChange[]) => void): () => void;
+  /** The position each projector has reached, as far as this process knows. */
+  positions?(): Record<string, bigint>;
 }
 
 /** The controllable clock exists only with TEST_CLOCK=1. */

@@ -23,7 +23,14 @@ import { register, type RegistrationLimiter } from '../commands/oauth/register.t
 import { introspect, revoke } from '../commands/oauth/revokeIntrospect.ts';
 import { createTokenEndpoint } from '../commands/oauth/tokenEndpoint.ts';
 import { normalizeIp } from '../domain/address.ts';
-import { BrowserSessions, csrfMatches, sessionCookie, type BrowserSession } from './browserSession.ts';
+import {
+  addPending,
+  BrowserSessions,
+  csrfMatches,
+  sessionCookie,
+  type BrowserSession,
+  type BrowserSessionStore,
+} from './browserSession.ts';
 import { originRequestOf } from './metadata.ts';
 import { consentPage, errorPage, loginPage, registerPage, signedInPage, totpPage } from './pages.ts';
 
@@ -40,6 +47,8 @@ interface OAuthWiring {
   openMember(member: NewMember): Promise<'opened' | 'refused'>;
   trustedProxies: string[];
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  /** Where browser sessions are kept (default: in this process's memory). */
+  sessions?: BrowserSessionStore;
 }
 
 type Handler = (req: Request, res: Response) => Promise<void>;
@@ -149,7 +158,17 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
   const { deps } = wiring;
   const router = Router();
   const proxies = trustedProxies(wiring.trustedProxies);
-  const sessions = new BrowserSessions();
+  const sessions = wiring.sessions ?? new BrowserSessions();
+  /**
+   * Per page request: the session it found or made, saved before the answer goes out (the
+   * browser's next request may reach another node), and the answer held until then.
+   */
+  const sessionsOfRequests = new WeakMap<Response, BrowserSession>();
+  const heldAnswers = new WeakMap<Response, (() => void) | null>();
+  const answer = (res: Response, send: () => void) => {
+    if (heldAnswers.has(res)) heldAnswers.set(res, send);
+    else send();
+  };
   const tokenEndpoint = createTokenEndpoint(deps);
   const form = express.urlencoded({ extended: false, limit: FORM_LIMIT, parameterLimit: FORM_PARAMETERS_MAX });
   const jsonBody = express.json({ limit: FORM_LIMIT, strict: true });
@@ -197,30 +216,40 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
       'Referrer-Policy': 'no-referrer',
     });
   const html = (res: Response, status: number, body: string) => {
-    pageHeaders(res).status(status).send(body);
+    answer(res, () => pageHeaders(res).status(status).send(body));
   };
   const redirect = (res: Response, location: string, status = 303) => {
-    res.set('Cache-Control', 'no-store').redirect(status, location);
+    answer(res, () => res.set('Cache-Control', 'no-store').redirect(status, location));
   };
   /** The service clock in milliseconds (session idleness and every limiter's window follow it). */
   const nowMs = () => Math.floor(deps.clock.nowUs() / 1000);
   /** The browser's session, made (and its cookie set) when it has none. */
-  const sessionOf = (req: Request, res: Response): BrowserSession => {
+  const sessionOf = async (req: Request, res: Response): Promise<BrowserSession> => {
+    const held = sessionsOfRequests.get(res);
+    if (held) return held;
     const now = nowMs();
-    let session = sessions.find(req.headers.cookie, now);
+    let session = await sessions.find(req.headers.cookie, now);
     if (!session) {
-      session = sessions.create(now);
+      session = await sessions.create(now);
       res.append('Set-Cookie', sessionCookie(session, secure(req)));
     }
+    sessionsOfRequests.set(res, session);
     return session;
   };
   /** A page handler: an unexpected failure is an error page, never a stack. */
   const pageRoute =
     (handle: Handler): Handler =>
     async (req, res) => {
+      heldAnswers.set(res, null);
       try {
         await handle(req, res);
+        const session = sessionsOfRequests.get(res);
+        if (session) await sessions.save(session);
+        const send = heldAnswers.get(res);
+        heldAnswers.delete(res);
+        send?.();
       } catch (err) {
+        heldAnswers.delete(res);
         wiring.log.error({ err, path: req.path }, 'oauth page failed');
         if (!res.headersSent) html(res, 500, errorPage('Something went wrong on our side. Please try again.'));
       }
@@ -240,8 +269,8 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
     }
     redirect(res, `/oauth/authorize?${query}`);
   };
-  const signIn = (req: Request, res: Response, session: BrowserSession, accountId: string) => {
-    sessions.signIn(session, accountId);
+  const signIn = async (req: Request, res: Response, session: BrowserSession, accountId: string) => {
+    await sessions.signIn(session, accountId);
     res.append('Set-Cookie', sessionCookie(session, secure(req)));
   };
 
@@ -253,7 +282,7 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
       if (validation.kind === 'error_page') return html(res, 400, errorPage(validation.message));
       if (validation.kind === 'redirect') return redirect(res, validation.location, 302);
       const request = validation.request;
-      const session = sessionOf(req, res);
+      const session = await sessionOf(req, res);
       const queryAt = req.originalUrl.indexOf('?');
       const query = queryAt >= 0 ? req.originalUrl.slice(queryAt + 1) : '';
       // prompt=login is satisfied by a login made for this very request (once)
@@ -263,10 +292,10 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
       if (decision.kind === 'redirect') return redirect(res, decision.location, 302);
       if (decision.kind === 'login') {
         session.resume = query;
-        if (request.prompt === 'login' && session.account_id !== null) sessions.signOut(session);
+        if (request.prompt === 'login' && session.account_id !== null) await sessions.signOut(session);
         return redirect(res, '/oauth/login', 302);
       }
-      const requestId = sessions.addPending(session, request);
+      const requestId = addPending(session, request);
       html(res, 200, consentPage(session.csrf, requestId, request.client.name, request.scopes));
     }),
   );
@@ -274,7 +303,7 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
   router.get(
     '/oauth/login',
     pageRoute(async (req, res) => {
-      const session = sessionOf(req, res);
+      const session = await sessionOf(req, res);
       const flash = session.flash;
       session.flash = null;
       html(res, 200, loginPage(session.csrf, flash ? { note: flash.note, email: flash.email } : {}));
@@ -285,7 +314,7 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
     '/oauth/login',
     form,
     pageRoute(async (req, res) => {
-      const session = sessionOf(req, res);
+      const session = await sessionOf(req, res);
       if (!csrfMatches(session, formField(req, 'csrf')))
         return html(res, 403, loginPage(session.csrf, { error: 'The form expired. Please try again.' }));
       const email = formField(req, 'email').trim();
@@ -321,7 +350,7 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
         session.totp_account_id = result.account_id;
         return redirect(res, '/oauth/login/totp');
       }
-      signIn(req, res, session, result.account_id);
+      await signIn(req, res, session, result.account_id);
       await resume(req, res, session);
     }),
   );
@@ -329,7 +358,7 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
   router.get(
     '/oauth/login/totp',
     pageRoute(async (req, res) => {
-      const session = sessionOf(req, res);
+      const session = await sessionOf(req, res);
       if (session.totp_account_id === null) return redirect(res, '/oauth/login');
       html(res, 200, totpPage(session.csrf));
     }),
@@ -339,7 +368,7 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
     '/oauth/login/totp',
     form,
     pageRoute(async (req, res) => {
-      const session = sessionOf(req, res);
+      const session = await sessionOf(req, res);
       const accountId = session.totp_account_id;
       if (accountId === null) return redirect(res, '/oauth/login');
       if (!csrfMatches(session, formField(req, 'csrf')))
@@ -363,7 +392,7 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
         await sleep(result.delay_ms);
         return html(res, 401, totpPage(session.csrf, 'That code is not valid. Enter the current code from your app.'));
       }
-      signIn(req, res, session, accountId);
+      await signIn(req, res, session, accountId);
       await resume(req, res, session);
     }),
   );
@@ -371,7 +400,7 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
   router.get(
     '/player/register',
     pageRoute(async (req, res) => {
-      html(res, 200, registerPage(sessionOf(req, res).csrf));
+      html(res, 200, registerPage((await sessionOf(req, res)).csrf));
     }),
   );
 
@@ -379,7 +408,7 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
     '/player/register',
     form,
     pageRoute(async (req, res) => {
-      const session = sessionOf(req, res);
+      const session = await sessionOf(req, res);
       const values = {
         first_name: formField(req, 'first_name').trim(),
         last_name: formField(req, 'last_name').trim(),
@@ -414,7 +443,7 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
     '/oauth/consent',
     form,
     pageRoute(async (req, res) => {
-      const session = sessionOf(req, res);
+      const session = await sessionOf(req, res);
       if (!csrfMatches(session, formField(req, 'csrf')))
         return html(res, 403, errorPage('The form expired. Start again from the application.'));
       const requestId = formField(req, 'request');

@@ -4,6 +4,7 @@ import { MEMBER_PROJECTORS } from './member/index.ts';
 import { coreProjector } from './core/projector.ts';
 import { credentialsProjector } from './credentials/projector.ts';
 import { grantsProjector } from './oauth/grants.ts';
+import { announcementsProjector } from './shared/announcements.ts';
 
 /**
  * Projectors no longer run, with the tables they kept: on start the runner drops those tables
@@ -27,5 +28,5 @@ export const RETIRED_PROJECTORS: ReadonlyArray<Pick<Projector, 'name' | 'tables'
 ];
 
 export function allProjectors(): Projector[] {
-  return [coreProjector(), ...MEMBER_PROJECTORS, credentialsProjector, grantsProjector];
+  return [coreProjector(), ...MEMBER_PROJECTORS, credentialsProjector, grantsProjector, announcementsProjector];
 }

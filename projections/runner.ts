@@ -27,6 +27,7 @@ import {
   readCheckpoint,
 } from './runtime/checkpoints.ts';
 import { createProjectorTables, dropRetiredProjector, rebuildProjector } from './runtime/rebuild.ts';
+import { relayStatement } from './runtime/relay.ts';
 import { PositionWaiters, slowestOf } from './runtime/waiters.ts';
 
 const BATCH_EVENTS_MAX_DEFAULT = 500;
@@ -63,6 +64,11 @@ interface ProjectionRunnerOptions {
   stallAfterAttempts?: number;
   /** How long a projector set aside waits before it is tried again (default 30 s). */
   stalledRetryMs?: number;
+  /**
+   * Relay what is announced to the other nodes, as `writer`, while `enabled()`: every projection
+   * transaction then also writes its changes and positions to the relay table (runtime/relay.ts).
+   */
+  relay?: { writer: string; enabled(): boolean };
 }
 
 const STALL_AFTER_ATTEMPTS_DEFAULT = 6;
@@ -166,10 +172,12 @@ export class ProjectionRunner {
     }
     for (const state of this.states.values()) {
       const { projector } = state;
-      const checkpoint = await readCheckpoint(pool, projector.name);
+      // a projector without a checkpoint gets its tables, unless another node made them meanwhile
+      const checkpoint =
+        (await readCheckpoint(pool, projector.name)) ??
+        ((await createProjectorTables(pool, projector)) ? undefined : await readCheckpoint(pool, projector.name));
       if (!checkpoint) {
-        this.logger.info({ projector: projector.name }, 'creating projector tables');
-        await createProjectorTables(pool, projector);
+        this.logger.info({ projector: projector.name }, 'created projector tables');
         state.position = -1n;
       } else if (checkpoint.version !== projector.version) {
         this.logger.info(
@@ -234,10 +242,12 @@ export class ProjectionRunner {
   /** Projectors with nothing to handle up to `position`: no lock, one shared statement. */
   private async advanceIdle(states: ProjectorState[], position: bigint): Promise<void> {
     try {
+      const names = states.map((state) => state.projector.name);
       await advanceIdleCheckpoints(
         this.options.pool,
-        states.map((state) => state.projector.name),
+        names,
         position,
+        this.relayed(new Map(names.map((name) => [name, position])), []),
       );
     } catch (error) {
       // Only the stored checkpoint lags; a restart reads these irrelevant events again.
@@ -332,7 +342,12 @@ export class ProjectionRunner {
       const fresh = events.filter((event) => event.position > done);
       if (fresh.length > 0) changes = (await projector.handle(tx, fresh)) ?? [];
       if (done > reached) reached = done;
-      await commitProjectorBatch(tx, projector.name, reached);
+      await commitProjectorBatch(
+        tx,
+        projector.name,
+        reached,
+        this.relayed(new Map([[projector.name, reached]]), changes),
+      );
     } catch (error) {
       await tx.query('ROLLBACK').catch(() => undefined);
       throw error;
@@ -341,6 +356,12 @@ export class ProjectionRunner {
     }
     if (reached > state.position) state.position = reached;
     if (changes.length > 0) this.emit(changes);
+  }
+
+  /** The relay row's statement, when this runner relays (`relay`). */
+  private relayed(positions: ReadonlyMap<string, bigint>, changes: readonly ProjectionChange[]): string | undefined {
+    const relay = this.options.relay;
+    return relay?.enabled() ? relayStatement(relay.writer, positions, changes) : undefined;
   }
 
   private emit(changes: ProjectionChange[]): void {

@@ -20,6 +20,31 @@ type AnswerHandler = (req: Request) => Promise<Answer>;
 const IDEMPOTENCY_HEADER = 'idempotency-key';
 const KEY_FORMAT = /^[\x21-\x7e]+$/;
 
+/** The claim a request runs under (set while its handler runs). */
+const claims = new WeakMap<Request, { seed: string; takenOver: boolean }>();
+
+/**
+ * The order ids of a request made under an Idempotency-Key claim: the n-th leg's id is made from
+ * the claim's seed (a UUID of the v4 form), so the request taken over after its first node
+ * stopped places the same orders (commands/idempotency/keys.ts). Undefined without a claim.
+ */
+export function claimedOrderIds(req: Request): ((leg: number) => string) | undefined {
+  const claim = claims.get(req);
+  if (!claim) return undefined;
+  return (leg) => {
+    const bytes = createHash('sha256').update(`${claim.seed}:${leg}`, 'utf8').digest().subarray(0, 16);
+    bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+    bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+    const hex = bytes.toString('hex');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  };
+}
+
+/** Whether the request took over a claim whose first holder stopped before answering. */
+export function tookOverClaim(req: Request): boolean {
+  return claims.get(req)?.takenOver === true;
+}
+
 /**
  * A refusal as the answer a client receives (stored under the key); a transient failure (503: the
  * engine or the store cannot serve now) or a bug stays an exception, so a retry is decided anew.
@@ -72,6 +97,7 @@ export function idempotentWrite(ctx: AppContext, handler: AnswerHandler): Reques
       return;
     }
     let answer: Answer;
+    claims.set(req, { seed: claim.seed, takenOver: claim.takenOver });
     try {
       answer = await handler(req);
     } catch (err) {

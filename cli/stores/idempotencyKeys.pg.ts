@@ -1,7 +1,13 @@
 // The PostgreSQL adapter of the idempotency keys of order writes (the port and its rules:
 // commands/idempotency/keys.ts). A claim is one INSERT; concurrent duplicates lose the insert race
-// and wait for the winner's answer.
+// and wait for the winner's answer. An unanswered claim records its holder (this store, one per
+// node) and holds until `held_until` (the database's clock), which the holder pushes forward
+// every CLAIM_RENEW_MS while it has claims open; once CLAIM_HOLD_MS pass without that, a request
+// with the same key and body takes the claim over (keeping its seed), as it does a claim released
+// after a 5xx (whose request may have been journaled by a writer that died before answering). The
+// holder's late answer or release then changes nothing (both name the claim they hold).
 
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Clock } from '../../domain/clock.ts';
 import {
@@ -15,36 +21,48 @@ import {
 const IDEMPOTENCY_PURGE_INTERVAL_MS = 60_000;
 const WAIT_STEP_MS = 10;
 const WAIT_TOTAL_MS = 30_000;
-
-const IDEMPOTENCY_SCHEMA_SQL = `
-CREATE TABLE IF NOT EXISTS api_idempotency_keys (
-  account_id text NOT NULL,
-  idem_key text NOT NULL,
-  created_at_us bigint NOT NULL,
-  fingerprint text NOT NULL,
-  status integer,
-  body jsonb,
-  PRIMARY KEY (account_id, idem_key)
-)`;
+/** An unanswered claim not renewed for this long is taken over by the next request with its key. */
+const CLAIM_HOLD_MS = 3_000;
+/** How often a node pushes its open claims' hold forward. */
+const CLAIM_RENEW_MS = 1_000;
 
 export class PostgresIdempotencyKeys implements IdempotencyKeys {
-  private schemaReady: Promise<void> | null = null;
   private lastPurgeMs = 0;
+  /** This node as the holder of claims. */
+  private readonly holder = randomUUID();
+  /** Claims this node holds and has not answered or released. */
+  private open = 0;
+  private renewal: NodeJS.Timeout | undefined;
+  private readonly holdMs: number;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly clock: Clock,
-  ) {}
+    options: { holdMs?: number } = {},
+  ) {
+    this.holdMs = options.holdMs ?? CLAIM_HOLD_MS;
+  }
 
-  private ensureSchema(): Promise<void> {
-    this.schemaReady ??= this.pool.query(IDEMPOTENCY_SCHEMA_SQL).then(
-      () => undefined,
-      (err: unknown) => {
-        this.schemaReady = null;
-        throw err;
-      },
-    );
-    return this.schemaReady;
+  /** While claims are open, their hold is pushed forward (one statement for all of them). */
+  private holding(delta: 1 | -1): void {
+    this.open += delta;
+    if (this.open > 0 && !this.renewal) {
+      this.renewal = setInterval(
+        () => {
+          this.pool
+            .query(
+              'UPDATE api_idempotency_keys SET held_until = now() + make_interval(secs => $2) WHERE holder = $1 AND status IS NULL',
+              [this.holder, this.holdMs / 1000],
+            )
+            .catch(() => undefined); // the next renewal tries again; past the hold the claim may be taken over
+        },
+        Math.min(CLAIM_RENEW_MS, this.holdMs / 3),
+      );
+      this.renewal.unref();
+    } else if (this.open === 0 && this.renewal) {
+      clearInterval(this.renewal);
+      this.renewal = undefined;
+    }
   }
 
   /**
@@ -52,7 +70,6 @@ export class PostgresIdempotencyKeys implements IdempotencyKeys {
    * another request holding the same key is still running (bounded; then `busy`).
    */
   async claim(accountId: string, key: string, fingerprint: string): Promise<Claim> {
-    await this.ensureSchema();
     if (Date.now() - this.lastPurgeMs >= IDEMPOTENCY_PURGE_INTERVAL_MS) {
       this.lastPurgeMs = Date.now();
       this.purgeExpired().catch(() => undefined); // best effort: a later claim tries again
@@ -60,15 +77,29 @@ export class PostgresIdempotencyKeys implements IdempotencyKeys {
     const deadline = Date.now() + WAIT_TOTAL_MS;
     for (;;) {
       const nowUs = this.clock.nowUs();
-      const inserted = await this.pool.query(
-        `INSERT INTO api_idempotency_keys (account_id, idem_key, created_at_us, fingerprint) VALUES ($1, $2, $3, $4)
+      const seed = randomUUID();
+      // a new key, a key past its retention (used afresh: a new seed), or an unanswered claim
+      // released or whose holder stopped renewing it: taken over by the same request (its seed is
+      // kept: the first attempt may have been journaled), afresh by another body once released
+      const inserted = await this.pool.query<{ seed: string }>(
+        `INSERT INTO api_idempotency_keys AS k (account_id, idem_key, created_at_us, fingerprint, holder, held_until, seed)
+         VALUES ($1, $2, $3, $4, $6, now() + make_interval(secs => $7), $8)
          ON CONFLICT (account_id, idem_key) DO UPDATE
-           SET created_at_us = EXCLUDED.created_at_us, fingerprint = EXCLUDED.fingerprint, status = NULL, body = NULL
-           WHERE api_idempotency_keys.created_at_us <= $5
-         RETURNING created_at_us`,
-        [accountId, key, nowUs, fingerprint, nowUs - IDEMPOTENCY_TTL_US],
+           SET created_at_us = EXCLUDED.created_at_us, fingerprint = EXCLUDED.fingerprint, status = NULL, body = NULL,
+               holder = EXCLUDED.holder, held_until = EXCLUDED.held_until,
+               seed = CASE WHEN k.created_at_us <= $5 OR k.seed IS NULL OR k.fingerprint <> EXCLUDED.fingerprint
+                 THEN EXCLUDED.seed ELSE k.seed END
+           WHERE k.created_at_us <= $5
+              OR (k.status IS NULL AND COALESCE(k.held_until, '-infinity') < now()
+                  AND (k.fingerprint = EXCLUDED.fingerprint OR k.holder IS NULL))
+         RETURNING k.seed`,
+        [accountId, key, nowUs, fingerprint, nowUs - IDEMPOTENCY_TTL_US, this.holder, this.holdMs / 1000, seed],
       );
-      if (inserted.rowCount === 1) return { kind: 'claimed', createdAtUs: nowUs };
+      const claimed = inserted.rows[0];
+      if (claimed) {
+        this.holding(1);
+        return { kind: 'claimed', createdAtUs: nowUs, seed: claimed.seed, takenOver: claimed.seed !== seed };
+      }
       const existing = await this.pool.query<{ status: number | null; body: unknown; fingerprint: string }>(
         'SELECT status, body, fingerprint FROM api_idempotency_keys WHERE account_id = $1 AND idem_key = $2',
         [accountId, key],
@@ -83,7 +114,6 @@ export class PostgresIdempotencyKeys implements IdempotencyKeys {
 
   /** Deletes the keys past their retention (24 hours on the service clock); returns how many. */
   async purgeExpired(): Promise<number> {
-    await this.ensureSchema();
     const result = await this.pool.query('DELETE FROM api_idempotency_keys WHERE created_at_us < $1', [
       this.clock.nowUs() - IDEMPOTENCY_TTL_US,
     ]);
@@ -91,16 +121,31 @@ export class PostgresIdempotencyKeys implements IdempotencyKeys {
   }
 
   async complete(accountId: string, key: string, createdAtUs: number, answer: StoredAnswer): Promise<void> {
-    await this.pool.query(
-      'UPDATE api_idempotency_keys SET status = $4, body = $5 WHERE account_id = $1 AND idem_key = $2 AND created_at_us = $3',
-      [accountId, key, createdAtUs, answer.status, JSON.stringify(answer.body)],
-    );
+    try {
+      await this.pool.query(
+        `UPDATE api_idempotency_keys SET status = $4, body = $5, holder = NULL, held_until = NULL
+         WHERE account_id = $1 AND idem_key = $2 AND created_at_us = $3 AND holder = $6`,
+        [accountId, key, createdAtUs, answer.status, JSON.stringify(answer.body), this.holder],
+      );
+    } finally {
+      this.holding(-1);
+    }
   }
 
+  /**
+   * The claim is given up unanswered (a 5xx: the engine could not answer, or its answer was lost
+   * with the writer that journaled it), but its seed is kept: the retry places the same order ids,
+   * so an order the first attempt had journaled is answered, not placed again.
+   */
   async release(accountId: string, key: string, createdAtUs: number): Promise<void> {
-    await this.pool.query(
-      'DELETE FROM api_idempotency_keys WHERE account_id = $1 AND idem_key = $2 AND created_at_us = $3 AND status IS NULL',
-      [accountId, key, createdAtUs],
-    );
+    try {
+      await this.pool.query(
+        `UPDATE api_idempotency_keys SET holder = NULL, held_until = NULL
+         WHERE account_id = $1 AND idem_key = $2 AND created_at_us = $3 AND status IS NULL AND holder = $4`,
+        [accountId, key, createdAtUs, this.holder],
+      );
+    } finally {
+      this.holding(-1);
+    }
   }
 }

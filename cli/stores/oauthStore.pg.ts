@@ -1,4 +1,5 @@
-// Authorization codes and tokens, as digests only, in the service's PostgreSQL: each is written
+// Authorization codes and tokens, as digests only, in the service's PostgreSQL (tables made by the
+// migration 0011_service_stores.sql): each is written
 // (committed) before it is answered, so a code or token a client holds survives a restart.
 // Single use and rotation are atomic: the code (or refresh token) is marked used in the same
 // statement that writes the tokens issued for it, so two racing presentations cannot both win, and
@@ -10,45 +11,21 @@
 //
 // Access tokens are read on every bearer request: live ones are cached in process (bounded by
 // ACCESS_TOKENS_CACHED_MAX) and every revocation goes through this store, which drops them from
-// the cache in the same step (one process serves the API).
+// the cache in the same step. With several nodes, a revocation also NOTIFYs the ids it ended in
+// its transaction (REVOCATION_CHANNEL); every other node's store listens (`followRevocations`),
+// drops them from its cache and tells its listeners (its WebSocket feed), and forgets its whole
+// cache whenever its listening connection is made again (a notice may have been missed).
 
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { OAuthStore, StoredCode, StoredToken, TokenKind } from '../../commands/oauth/tokenStore.ts';
+import { listen, type Listening } from '../../eventstore/postgres/listen.ts';
+import { inTransaction } from '../../projections/runtime/transaction.ts';
 
-const OAUTH_SCHEMA_SQL = `
-CREATE TABLE IF NOT EXISTS oauth_codes (
-  code_hash text PRIMARY KEY,
-  client_id text NOT NULL,
-  account_id text NOT NULL,
-  grant_id text NOT NULL,
-  redirect_uri text NOT NULL,
-  scopes text[] NOT NULL,
-  code_challenge text NOT NULL,
-  issued_at_us bigint NOT NULL,
-  expires_at_us bigint NOT NULL,
-  consumed_at_us bigint
-);
-CREATE TABLE IF NOT EXISTS oauth_tokens (
-  token_hash text PRIMARY KEY,
-  kind text NOT NULL,
-  token_id text NOT NULL,
-  client_id text NOT NULL,
-  account_id text,
-  grant_id text,
-  family_id text,
-  scopes text[] NOT NULL,
-  issued_at_us bigint NOT NULL,
-  expires_at_us bigint NOT NULL,
-  revoked_at_us bigint,
-  rotated boolean NOT NULL DEFAULT false
-);
-CREATE TABLE IF NOT EXISTS oauth_revoked_grants (
-  grant_id text PRIMARY KEY,
-  revoked_at_us bigint NOT NULL
-);
-CREATE INDEX IF NOT EXISTS oauth_tokens_grant ON oauth_tokens (grant_id) WHERE grant_id IS NOT NULL;
-CREATE INDEX IF NOT EXISTS oauth_tokens_family ON oauth_tokens (family_id) WHERE family_id IS NOT NULL;
-`;
+/** NOTIFY channel of revocations: `{"from": node, "tokens": [[token_hash, token_id], ...]}`. */
+const REVOCATION_CHANNEL = 'exchange_oauth_revoked';
+/** Tokens named per notification (a NOTIFY payload holds under 8,000 bytes; a token takes about 110). */
+const REVOKED_TOKENS_PER_NOTICE_MAX = 50;
 
 /** Live access tokens held in memory once presented; the oldest is dropped first past the bound. */
 const ACCESS_TOKENS_CACHED_MAX = 100_000;
@@ -101,7 +78,6 @@ function tokenOf(row: Record<string, unknown>): StoredToken {
 }
 
 export class PostgresOAuthStore implements OAuthStore {
-  private schemaReady: Promise<void> | null = null;
   private readonly accessCache = new Map<string, StoredToken>();
   /** Counts revocations: a lookup that a revocation overtook does not cache what it read. */
   private revocations = 0;
@@ -111,25 +87,15 @@ export class PostgresOAuthStore implements OAuthStore {
   private readonly pendingSizes: number[] = [];
   private writing = false;
   private readonly revokedListeners = new Set<(tokenIds: readonly string[]) => void>();
+  /** This store as the sender of revocation notices (it ignores its own). */
+  private readonly nodeId = randomUUID();
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly nowUs: () => number,
   ) {}
 
-  ensureSchema(): Promise<void> {
-    this.schemaReady ??= this.pool.query(OAUTH_SCHEMA_SQL).then(
-      () => undefined,
-      (err: unknown) => {
-        this.schemaReady = null;
-        throw err;
-      },
-    );
-    return this.schemaReady;
-  }
-
   async saveCode(code: Omit<StoredCode, 'consumed_at_us'>): Promise<void> {
-    await this.ensureSchema();
     await this.pool.query(
       `INSERT INTO oauth_codes (code_hash, client_id, account_id, grant_id, redirect_uri, scopes, code_challenge, issued_at_us, expires_at_us)
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)`,
@@ -149,7 +115,6 @@ export class PostgresOAuthStore implements OAuthStore {
   }
 
   async findCode(codeHash: string): Promise<StoredCode | undefined> {
-    await this.ensureSchema();
     const { rows } = await this.pool.query('SELECT * FROM oauth_codes WHERE code_hash = $1', [codeHash]);
     return rows[0] ? codeOf(rows[0]) : undefined;
   }
@@ -177,7 +142,6 @@ export class PostgresOAuthStore implements OAuthStore {
   private async flushTokens(): Promise<void> {
     this.writing = true;
     try {
-      await this.ensureSchema().catch(() => undefined);
       while (this.pendingRows.length > 0) {
         const waiters = this.takeWaiters(TOKEN_ROWS_PER_STATEMENT_MAX);
         const rows = this.pendingRows.splice(0, waiters.rows);
@@ -234,7 +198,6 @@ export class PostgresOAuthStore implements OAuthStore {
       return undefined;
     }
     const revocationsBefore = this.revocations;
-    await this.ensureSchema();
     const { rows } = await this.pool.query({
       name: 'oauth_access_token_live',
       text: `SELECT t.*, g.grant_id IS NOT NULL AS grant_revoked FROM oauth_tokens t
@@ -250,7 +213,6 @@ export class PostgresOAuthStore implements OAuthStore {
   }
 
   async findToken(tokenHash: string): Promise<StoredToken | undefined> {
-    await this.ensureSchema();
     const { rows } = await this.pool.query('SELECT * FROM oauth_tokens WHERE token_hash = $1', [tokenHash]);
     return rows[0] ? tokenOf(rows[0]) : undefined;
   }
@@ -263,7 +225,6 @@ export class PostgresOAuthStore implements OAuthStore {
     codeHash: string,
     tokens: readonly Omit<StoredToken, 'revoked_at_us' | 'rotated'>[],
   ): Promise<boolean> {
-    await this.ensureSchema();
     const { rowCount } = await this.pool.query(
       `WITH used AS (
          UPDATE oauth_codes c SET consumed_at_us = $2
@@ -284,7 +245,6 @@ export class PostgresOAuthStore implements OAuthStore {
     tokenHash: string,
     tokens: readonly Omit<StoredToken, 'revoked_at_us' | 'rotated'>[],
   ): Promise<boolean> {
-    await this.ensureSchema();
     const { rowCount } = await this.pool.query(
       `WITH used AS (
          UPDATE oauth_tokens r SET revoked_at_us = $2, rotated = true
@@ -308,7 +268,6 @@ export class PostgresOAuthStore implements OAuthStore {
 
   /** The grant is revoked: recorded first (nothing more is issued under it), then every token of it is revoked. */
   async revokeGrantTokens(grantId: string): Promise<void> {
-    await this.ensureSchema();
     await this.pool.query(
       'INSERT INTO oauth_revoked_grants (grant_id, revoked_at_us) VALUES ($1, $2) ON CONFLICT DO NOTHING',
       [grantId, this.nowUs()],
@@ -329,15 +288,50 @@ export class PostgresOAuthStore implements OAuthStore {
 
   private async revokeWhere(condition: string, params: unknown[]): Promise<void> {
     this.revocations += 1;
-    await this.ensureSchema();
     const at = this.nowUs();
-    const { rows } = await this.pool.query(
-      `UPDATE oauth_tokens SET revoked_at_us = COALESCE(revoked_at_us, $${params.length + 1}) WHERE ${condition} RETURNING token_hash, token_id`,
-      [...params, at],
-    );
-    for (const row of rows) this.accessCache.delete(row.token_hash as string);
-    if (rows.length === 0) return;
-    const ids = rows.map((row) => row.token_id as string);
+    const rows = await inTransaction(this.pool, async (tx) => {
+      const { rows: ended } = await tx.query<{ token_hash: string; token_id: string }>(
+        `UPDATE oauth_tokens SET revoked_at_us = COALESCE(revoked_at_us, $${params.length + 1}) WHERE ${condition} RETURNING token_hash, token_id`,
+        [...params, at],
+      );
+      // the other nodes hear of it if and only if it commits
+      for (let i = 0; i < ended.length; i += REVOKED_TOKENS_PER_NOTICE_MAX) {
+        const tokens = ended.slice(i, i + REVOKED_TOKENS_PER_NOTICE_MAX).map((row) => [row.token_hash, row.token_id]);
+        await tx.query('SELECT pg_notify($1, $2)', [REVOCATION_CHANNEL, JSON.stringify({ from: this.nodeId, tokens })]);
+      }
+      return ended;
+    });
+    this.revoked(rows.map((row) => [row.token_hash, row.token_id]));
+  }
+
+  /**
+   * Listens for the revocations other nodes make (their stores NOTIFY them): each is dropped
+   * from this cache and told to this store's listeners. Returns the stop.
+   */
+  followRevocations(connectionString: string, onError?: (error: unknown) => void): Listening {
+    return listen({
+      connectionString,
+      channel: REVOCATION_CHANNEL,
+      onNotify: (payload) => {
+        const notice = JSON.parse(payload) as { from: string; tokens: Array<[string, string]> };
+        if (notice.from === this.nodeId) return;
+        this.revocations += 1;
+        this.revoked(notice.tokens);
+      },
+      // a revocation made while this node was not listening was not heard: forget every cached token
+      onConnect: () => {
+        this.revocations += 1;
+        this.accessCache.clear();
+      },
+      ...(onError ? { onError } : {}),
+    });
+  }
+
+  /** Revoked tokens as [token_hash, token_id]: out of the cache, then told to the listeners. */
+  private revoked(tokens: ReadonlyArray<readonly [string, string]>): void {
+    for (const [hash] of tokens) this.accessCache.delete(hash);
+    if (tokens.length === 0) return;
+    const ids = tokens.map(([, id]) => id);
     for (const listener of this.revokedListeners) {
       try {
         listener(ids);

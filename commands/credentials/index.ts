@@ -29,9 +29,16 @@ export interface SessionEntry {
 
 const LOAD_WAIT_MS = 15_000;
 /**
+ * A credential the read model does not hold is looked up again once the read models have passed
+ * the journal's head, waiting at most this long: one issued a moment ago through another node is
+ * then found, not remembered as unknown.
+ */
+const MISS_CATCH_UP_WAIT_MS = 2_000;
+/**
  * Unknown key ids and session tokens are remembered briefly, so guessing costs a map lookup, not
  * a query queued on the database pool behind order writes. Issuing a key or a session forgets
- * its entry at once; the short life covers credentials issued by another process.
+ * its entry at once, on this node and (through the credentials projector's announcement) on
+ * every other; the short life covers what an announcement could miss.
  */
 const UNKNOWN_CREDENTIALS_CACHED_MAX = 50_000;
 const UNKNOWN_CREDENTIAL_TTL_MS = 10_000;
@@ -138,7 +145,9 @@ export class CredentialIndex {
     const again = this.keys.get(keyId);
     if (again) return again;
     if (this.unknownKeys.has(keyId)) return undefined;
-    const row = await this.ctx.credentialRows.key(keyId);
+    const row =
+      (await this.ctx.credentialRows.key(keyId)) ??
+      ((await this.caughtUp()) ? await this.ctx.credentialRows.key(keyId) : undefined);
     if (!row) {
       this.unknownKeys.add(keyId);
       return undefined;
@@ -157,12 +166,40 @@ export class CredentialIndex {
     const again = this.sessionsByHash.get(tokenHash);
     if (again) return again;
     if (this.unknownSessions.has(tokenHash)) return undefined;
-    const row = await this.ctx.credentialRows.sessionByHash(tokenHash);
+    const row =
+      (await this.ctx.credentialRows.sessionByHash(tokenHash)) ??
+      ((await this.caughtUp()) ? await this.ctx.credentialRows.sessionByHash(tokenHash) : undefined);
     if (!row) {
       this.unknownSessions.add(tokenHash);
       return undefined;
     }
     return this.addSession(sessionIssued(row), row.revoked_at_us);
+  }
+
+  /**
+   * Waits (bounded) until the read models have passed the journal's head; false when they were
+   * there already (asking again would find the same) or did not get there in time.
+   */
+  private async caughtUp(): Promise<boolean> {
+    const head = await this.ctx.store.headPosition();
+    const positions = Object.values(this.ctx.projections.positions?.() ?? {});
+    if (positions.length > 0 && positions.every((position) => position >= head)) return false;
+    try {
+      await this.ctx.projections.waitFor(head, MISS_CATCH_UP_WAIT_MS);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Another node issued this key (announced by the credentials projector): a miss remembered here is wrong now. */
+  keyIssuedElsewhere(keyId: string): void {
+    this.unknownKeys.forget(keyId);
+  }
+
+  /** Another node issued a session with this token digest: likewise. */
+  sessionIssuedElsewhere(tokenHash: string): void {
+    this.unknownSessions.forget(tokenHash);
   }
 
   private async load(): Promise<void> {

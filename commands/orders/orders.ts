@@ -66,8 +66,9 @@ export async function placeOrder(
   member: MemberPrincipal,
   body: OrderBody,
   origin: RequestOrigin,
+  orderIdOf: (leg: number) => string = () => randomUUID(),
 ): Promise<CommandResult<OrderView>> {
-  const order = orderRequestOf(body, randomUUID(), origin);
+  const order = orderRequestOf(body, orderIdOf(0), origin);
   if (isInvalidField(order)) return refused(order);
   const location = checkLocation(deps.settings.get().geofencing, body.geo_location, origin.ip_address);
   if (location) return refused(location);
@@ -91,12 +92,13 @@ export async function placeOrders(
   member: MemberPrincipal,
   body: { orders: OrderBody[]; geo_location?: string | null },
   origin: RequestOrigin,
+  orderIdOf: (leg: number) => string = () => randomUUID(),
 ): Promise<CommandResult<PlacedLeg[]>> {
   const tooLarge = batchLimitRefusal(deps, body.orders.length);
   if (tooLarge) return tooLarge;
   const orders: OrderRequest[] = [];
   for (const [i, leg] of body.orders.entries()) {
-    const order = orderRequestOf(leg, randomUUID(), origin, `orders[${i}].`);
+    const order = orderRequestOf(leg, orderIdOf(i), origin, `orders[${i}].`);
     if (isInvalidField(order)) return refused(order);
     orders.push(order);
   }

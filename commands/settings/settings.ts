@@ -94,4 +94,9 @@ export interface SettingsStore {
   get(): Settings;
   /** Validates and applies a partial change; appends a SettingsChanged event; returns the result. */
   update(patch: Partial<Settings>): Promise<Settings>;
+  /**
+   * A SettingsChanged journaled at `revision` of the stream (by any node, this one included):
+   * the held copy takes it when it is newer. How another node's change reaches this one.
+   */
+  observe?(settings: Settings, revision: bigint): void;
 }

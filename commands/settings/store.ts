@@ -1,7 +1,8 @@
 // The settings aggregate: one stream `settings` of SettingsChanged events, each carrying the patch
 // and the whole document after it. Loaded once at start; kept in memory; every change validated,
 // then appended with the expected revision (commands/handleCommand.ts: a concurrent writer makes us
-// reload and re-apply).
+// reload and re-apply). A change made by another node reaches the copy held here through
+// `observe` (the composition root feeds it the announcements of every SettingsChanged).
 
 import type { Logger } from 'pino';
 import type { EventStore, RecordedEvent } from '../../eventstore/port.ts';
@@ -77,6 +78,10 @@ export async function loadSettingsStore(deps: {
 
   return {
     get: () => state.settings,
+    observe(settings: Settings, revision: bigint): void {
+      if (state.revision !== null && revision <= state.revision) return;
+      state = { settings: cloneSettings({ ...DEFAULT_SETTINGS, ...settings }), revision };
+    },
     update(patch: Partial<Settings>): Promise<Settings> {
       const run = queue.then(() => apply(patch));
       queue = run.catch(() => undefined);

@@ -1,5 +1,8 @@
 // Versioned migrations: files `migrations/NNNN_name.sql`, applied once each in order, recorded in
 // `schema_migrations`, under an advisory lock so two processes starting together do not race.
+// Every other schema statement the service runs (the projectors' tables, made and dropped at
+// start) takes the same lock for its transaction (`lockSchema`): nodes started at the same moment
+// never run two schema changes at once.
 
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -10,6 +13,14 @@ const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '
 /** Arbitrary constant key of the migration advisory lock. */
 const MIGRATION_LOCK_KEY = 7_201_001;
 const FILE_PATTERN = /^(\d{4})_[a-z0-9_]+\.sql$/;
+
+/**
+ * Takes the schema lock (the one migrations run under) until the end of the transaction `tx` is
+ * in: a schema change outside the migrations calls it first.
+ */
+export async function lockSchema(tx: Pick<pg.PoolClient, 'query'>): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+}
 
 export interface Migration {
   version: number;

@@ -1,7 +1,9 @@
 // Read model of credentials: the tables the in-process credential index is loaded from at start.
 // Source of truth stays the event store (streams apikey-* and session-*). A revoked key or
 // session is announced after the commit (kinds `api_key_revoked`, `session_revoked`), so holders
-// of long-lived connections made with it (the WebSocket feed) can end them.
+// of long-lived connections made with it (the WebSocket feed) can end them, and every node's
+// credential index follows it; so is an issued one (`api_key_issued`, `session_issued`), so a
+// node that had found no such credential a moment before asks again.
 
 import type { ProjectionChange, Projector } from '../projector.ts';
 import { API_KEY_STREAM_PREFIX, isCredentialEvent, SESSION_STREAM_PREFIX } from '../../domain/credentials/events.ts';
@@ -43,6 +45,7 @@ export const credentialsProjector: Projector = {
              ON CONFLICT (key_id) DO NOTHING`,
             [d.key_id, d.account_id, d.scope, d.public_key, d.issued_at_us],
           );
+          changes.push({ projector: 'credentials', kind: 'api_key_issued', keys: { key_id: d.key_id } });
           break;
         }
         case 'ApiKeyRevoked':
@@ -50,7 +53,11 @@ export const credentialsProjector: Projector = {
             event.data.key_id,
             event.data.revoked_at_us,
           ]);
-          changes.push({ projector: 'credentials', kind: 'api_key_revoked', keys: { key_id: event.data.key_id } });
+          changes.push({
+            projector: 'credentials',
+            kind: 'api_key_revoked',
+            keys: { key_id: event.data.key_id, revoked_at_us: String(event.data.revoked_at_us) },
+          });
           break;
         case 'SessionIssued': {
           const d = event.data;
@@ -59,6 +66,7 @@ export const credentialsProjector: Projector = {
              ON CONFLICT (session_id) DO NOTHING`,
             [d.session_id, d.account_id, d.token_hash, d.issued_at_us, d.expires_at_us],
           );
+          changes.push({ projector: 'credentials', kind: 'session_issued', keys: { token_hash: d.token_hash } });
           break;
         }
         case 'SessionRevoked':
@@ -69,7 +77,7 @@ export const credentialsProjector: Projector = {
           changes.push({
             projector: 'credentials',
             kind: 'session_revoked',
-            keys: { session_id: event.data.session_id },
+            keys: { session_id: event.data.session_id, revoked_at_us: String(event.data.revoked_at_us) },
           });
           break;
         default: {

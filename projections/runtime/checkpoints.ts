@@ -69,11 +69,19 @@ export async function beginProjectorBatch(tx: Queryable, name: string): Promise<
   return row ? BigInt(row.position) : -1n;
 }
 
-/** Moves the checkpoint forward only, and COMMIT, in one round trip (COMMIT does not run if the update fails). */
-export async function commitProjectorBatch(tx: Queryable, name: string, position: bigint): Promise<void> {
+/**
+ * Moves the checkpoint forward only, and COMMIT, in one round trip (COMMIT does not run if the
+ * update fails). `also`: one more statement committed with them (the relay row, runtime/relay.ts).
+ */
+export async function commitProjectorBatch(
+  tx: Queryable,
+  name: string,
+  position: bigint,
+  also?: string,
+): Promise<void> {
   await tx.query(
     `UPDATE public.projection_checkpoints SET position = GREATEST(position, ${BigInt(position).toString()}::bigint), updated_at = now() ` +
-      `WHERE name = ${literal(name)}; COMMIT`,
+      `WHERE name = ${literal(name)}; ${also ? `${also}; ` : ''}COMMIT`,
   );
 }
 
@@ -82,11 +90,16 @@ export async function commitProjectorBatch(tx: Queryable, name: string, position
  * projector lock: GREATEST makes it commute with a concurrent batch or rebuild swap, and a
  * checkpoint left behind only makes a restart skip the same irrelevant events again.
  */
-export async function advanceIdleCheckpoints(db: Queryable, names: readonly string[], position: bigint): Promise<void> {
+export async function advanceIdleCheckpoints(
+  db: Queryable,
+  names: readonly string[],
+  position: bigint,
+  also?: string,
+): Promise<void> {
   await db.query(
     'BEGIN; SET LOCAL synchronous_commit TO off; ' +
       `UPDATE public.projection_checkpoints SET position = GREATEST(position, ${BigInt(position).toString()}::bigint), updated_at = now() ` +
-      `WHERE name IN (${names.map(literal).join(', ')}); COMMIT`,
+      `WHERE name IN (${names.map(literal).join(', ')}); ${also ? `${also}; ` : ''}COMMIT`,
   );
 }
 

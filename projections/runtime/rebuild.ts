@@ -6,23 +6,31 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { EventStore, RecordedEvent } from '../../eventstore/port.ts';
+import { lockSchema } from '../../eventstore/postgres/migrate.ts';
 import { matchesFilter } from '../../eventstore/subscription.ts';
 import type { Projector } from '../projector.ts';
-import { lockProjector, setCheckpoint, useSchema } from './checkpoints.ts';
+import { lockProjector, readCheckpoint, setCheckpoint, useSchema } from './checkpoints.ts';
 import { inTransaction } from './transaction.ts';
 
 const REBUILD_BATCH_EVENTS = 1000;
 
 const quote = (identifier: string) => `"${identifier.replaceAll('"', '""')}"`;
 
-/** Creates the projector's tables in `public` (dropping leftovers) and a checkpoint before any event. */
-export async function createProjectorTables(pool: pg.Pool, projector: Projector): Promise<void> {
-  await inTransaction(pool, async (tx) => {
+/**
+ * Creates the projector's tables in `public` (dropping leftovers) and a checkpoint before any
+ * event, under the schema lock; nothing when another process made them meanwhile (its checkpoint
+ * is there): false then.
+ */
+export async function createProjectorTables(pool: pg.Pool, projector: Projector): Promise<boolean> {
+  return inTransaction(pool, async (tx) => {
+    await lockSchema(tx);
     await lockProjector(tx, projector.name);
+    if (await readCheckpoint(tx, projector.name)) return false;
     for (const table of projector.tables) await tx.query(`DROP TABLE IF EXISTS public.${quote(table)} CASCADE`);
     await useSchema(tx, 'public');
     await tx.query(projector.schemaSql);
     await setCheckpoint(tx, projector.name, projector.version, -1n);
+    return true;
   });
 }
 
@@ -32,6 +40,7 @@ export async function dropRetiredProjector(
   retired: Pick<Projector, 'name' | 'tables'>,
 ): Promise<boolean> {
   return inTransaction(pool, async (tx) => {
+    await lockSchema(tx);
     await lockProjector(tx, retired.name);
     const deleted = await tx.query('DELETE FROM public.projection_checkpoints WHERE name = $1', [retired.name]);
     if (deleted.rowCount === 0) return false;
@@ -63,9 +72,13 @@ export async function rebuildProjector(
   const scratch = `rebuild_${projector.name.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${randomBytes(4).toString('hex')}`;
   let position = -1n;
   let eventCount = 0;
-  await pool.query(`CREATE SCHEMA ${quote(scratch)}`);
+  await inTransaction(pool, async (tx) => {
+    await lockSchema(tx);
+    await tx.query(`CREATE SCHEMA ${quote(scratch)}`);
+  });
   try {
     await inTransaction(pool, async (tx) => {
+      await lockSchema(tx);
       await useSchema(tx, scratch);
       await tx.query(projector.schemaSql);
     });
@@ -84,6 +97,7 @@ export async function rebuildProjector(
     }
     // Swap: under the projector's lock, apply what arrived since, then move the tables in.
     await inTransaction(pool, async (tx) => {
+      await lockSchema(tx);
       await lockProjector(tx, projector.name);
       await useSchema(tx, scratch);
       for (;;) {
