@@ -24,8 +24,9 @@ import {
 import { JournalWriter } from './journalWriter.ts';
 import { Pipeline } from './pipeline.ts';
 import { Publisher } from './publisher.ts';
-import { recover } from './recovery.ts';
+import { recover, type Recovered } from './recovery.ts';
 import { ENGINE_QUEUE_INPUTS_MAX, Sequencer } from './sequencer.ts';
+import { GatedSequencer } from './writerGate.ts';
 import { SNAPSHOT_EVERY_STEPS, Snapshotter, type SnapshotSource } from './snapshotter.ts';
 
 export const TICK_INTERVAL_MS = 250;
@@ -45,10 +46,27 @@ export interface EngineDeps {
   snapshotEverySteps?: number;
   /** Bound of the input queue (default ENGINE_QUEUE_INPUTS_MAX). */
   queueInputsMax?: number;
+  /** The state to start from (a follower's replica, at the journal's head) instead of recovering it. */
+  recovered?: Recovered;
+  /** The publisher to publish through (a node's, which its replica published through before). */
+  publisher?: Publisher;
+  /**
+   * Asked before each slice of inputs is decided: false (the writer lease may have ended) stops
+   * the engine before it decides anything more (several nodes: cli/nodes/).
+   */
+  mayDecide?: () => boolean;
 }
 
 export interface RunningEngine extends EngineGateway {
-  stop(): Promise<void>;
+  /**
+   * Decides what is queued, journals and answers it, stops; `beforeSnapshot` runs once nothing
+   * more can be decided, before the state is written as the snapshot (a writer hands over there).
+   */
+  stop(options?: { beforeSnapshot?: () => Promise<void> }): Promise<void>;
+  /** Stops deciding at once: every input waiting and every new one is refused with `reason`. */
+  halt(reason: string): void;
+  /** Why the engine stopped deciding (undefined while it runs). */
+  readonly stopped: string | undefined;
   /** The books' journaled level changes, for the public feed. */
   readonly books: BookSource;
   /** The live engine (read-only use: tests, diagnostics). */
@@ -61,7 +79,7 @@ export { EngineBusyError, EngineStoppedError } from './gateway.ts';
 
 export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
   const { store, clock, logger, writes, dataDir } = deps;
-  const recovered = await recover(store, dataDir);
+  const recovered = deps.recovered ?? (await recover(store, dataDir));
   logger.info(
     { seq: recovered.engine.state.seq, replayed: recovered.replayedSteps, fromSnapshot: recovered.fromSnapshot },
     'engine recovered',
@@ -69,9 +87,13 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
   forgetBookLevels(recovered.engine.state);
 
   const decider = new Decider(recovered.engine, logger);
-  const sequencer = new Sequencer(clock, () => pipeline.kick(), deps.queueInputsMax ?? ENGINE_QUEUE_INPUTS_MAX);
+  const queueInputsMax = deps.queueInputsMax ?? ENGINE_QUEUE_INPUTS_MAX;
+  const sequencer = deps.mayDecide
+    ? new GatedSequencer(clock, () => pipeline.kick(), queueInputsMax, deps.mayDecide)
+    : new Sequencer(clock, () => pipeline.kick(), queueInputsMax);
   const journal = new JournalWriter(store, recovered);
-  const publisher = new Publisher(writes, logger, () => decider.engine.state, recovered.position, recovered.places);
+  const publisher =
+    deps.publisher ?? new Publisher(writes, logger, () => decider.engine.state, recovered.position, recovered.places);
   const snapshotter = new Snapshotter(
     {
       dataDir,
@@ -95,11 +117,18 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
       snapshot: () => publisher.snapshot(),
       onChange: (listener) => publisher.onChange(listener),
     },
-    async stop() {
+    get stopped() {
+      return sequencer.stopped;
+    },
+    halt(reason) {
+      sequencer.halt(new EngineStoppedError(reason));
+    },
+    async stop(options = {}) {
       clearInterval(ticker);
       await pipeline.idle();
       const clean = sequencer.stopped === undefined;
       sequencer.halt(new EngineStoppedError(sequencer.stopped ?? 'stopped'));
+      await options.beforeSnapshot?.();
       await snapshotter.stop(decider.engine, journal, clean);
     },
   };
