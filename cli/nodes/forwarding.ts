@@ -34,6 +34,9 @@ export const FORWARD_TIMEOUT_MS = 10_000;
 /** Connecting to the writer may take this long, in milliseconds, before the input is answered 503. */
 export const FORWARD_CONNECT_TIMEOUT_MS = 2_000;
 const SECRET_LABEL = 'exchange node forwarding v1';
+/** Why a forwarded write fails when the writer refuses this node's secret. */
+export const FORWARDING_REFUSED =
+  "the writer refused this node's forwarding secret: every node must be started with the same ADMIN_TOKEN";
 
 /** The forwarding secret: HMAC-SHA256 of a fixed label under ADMIN_TOKEN, hex. */
 export function forwardingSecret(adminToken: string): string {
@@ -204,6 +207,7 @@ export class ForwardingClient {
     if (status === 503 && body.error === 'engine_busy') throw new EngineBusyError(body.queue_inputs_max ?? 0);
     if (status === 503) throw new EngineStoppedError(body.reason ?? 'the writer is not accepting writes');
     if (status === 500) throw new Error(body.message ?? 'the writer failed');
+    if (status === 401) throw new EngineStoppedError(FORWARDING_REFUSED);
     throw new EngineStoppedError(`the writer answered ${status}${body.error ? ` (${body.error})` : ''}`);
   }
 

@@ -41,7 +41,13 @@ import { Replica } from '../../engine/replica.ts';
 import type { SnapshotSource } from '../../engine/snapshotter.ts';
 import type { EventStore } from '../../eventstore/port.ts';
 import { READ_YOUR_WRITES_WAIT_MS } from '../../commands/readYourWrites.ts';
-import { ForwardingClient, NotTheWriter, startForwardingServer, type ForwardingServer } from './forwarding.ts';
+import {
+  FORWARDING_REFUSED,
+  ForwardingClient,
+  NotTheWriter,
+  startForwardingServer,
+  type ForwardingServer,
+} from './forwarding.ts';
 import {
   LEASE_MS,
   LEASE_POLL_MS,
@@ -117,7 +123,7 @@ export async function startNode(deps: NodeDeps): Promise<RunningNode> {
   let stateOf = () => recovered.engine.state;
   const publisher = new Publisher(deps.writes, log, () => stateOf(), recovered.position, recovered.places);
 
-  let role: 'follower' | 'becoming' | 'writer' = 'follower';
+  let role = 'follower' as 'follower' | 'becoming' | 'writer';
   let writer: RunningEngine | undefined;
   let replica: Replica | undefined;
   let becoming: Promise<void> | undefined;
@@ -245,6 +251,7 @@ export async function startNode(deps: NodeDeps): Promise<RunningNode> {
     try {
       reply = await client.submit(url, input);
     } catch (error) {
+      if (error instanceof EngineStoppedError && error.reason === FORWARDING_REFUSED) log.error(FORWARDING_REFUSED);
       if (!(error instanceof NotTheWriter)) throw error;
       writerUrl = undefined;
       if (again) throw new EngineStoppedError('the writer moved to another node');
@@ -409,8 +416,9 @@ export async function startNode(deps: NodeDeps): Promise<RunningNode> {
       if (role !== 'follower') return;
       const following = replica;
       if (!following) return;
-      const head = await journalHead();
-      await following.waitFor(head.position, READ_YOUR_WRITES_WAIT_MS);
+      // the database unreachable: the read goes on (the read models answer 503 meanwhile)
+      const head = await journalHead().catch(() => undefined);
+      if (head) await following.waitFor(head.position, READ_YOUR_WRITES_WAIT_MS);
     },
     stop() {
       stopped ??= (async () => {
