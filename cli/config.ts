@@ -123,7 +123,10 @@ function nodeUrlOf(env: Env): string | undefined {
   if (raw === undefined) return undefined;
   const parsed = new URL(raw);
   if (parsed.port === '' || parsed.pathname !== '/' || parsed.search !== '' || parsed.username !== '') {
-    throw new ConfigError('NODE_URL', `must be http://host:port with nothing after the port, e.g. http://10.0.0.5:8083 (got "${raw}")`);
+    throw new ConfigError(
+      'NODE_URL',
+      `must be http://host:port with nothing after the port, e.g. http://10.0.0.5:8083 (got "${raw}")`,
+    );
   }
   return raw.replace(/\/+$/, '');
 }

@@ -83,15 +83,12 @@ export class Replica implements JournalHead {
 
   /** Follows the journal from where the state stands: every record after it, then each as it lands. */
   start(): void {
-    this.subscription = this.deps.store.subscribeToAll(
-      (events) => this.enqueue(() => this.apply(events)),
-      {
-        after: this.position,
-        filter: { streamPrefixes: [ENGINE_STREAM], eventTypes: [...ENGINE_RECORD_TYPES] },
-        batchSizeMax: REPLICA_RECORDS_PER_APPLY_MAX,
-        onError: (error) => this.fail(error),
-      },
-    );
+    this.subscription = this.deps.store.subscribeToAll((events) => this.enqueue(() => this.apply(events)), {
+      after: this.position,
+      filter: { streamPrefixes: [ENGINE_STREAM], eventTypes: [...ENGINE_RECORD_TYPES] },
+      batchSizeMax: REPLICA_RECORDS_PER_APPLY_MAX,
+      onError: (error) => this.fail(error),
+    });
   }
 
   /** Resolves true once the state has passed `position`, false after `timeoutMs` (or when the replica stopped). */

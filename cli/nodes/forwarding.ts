@@ -20,11 +20,7 @@ import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { EngineInput } from '../../domain/engine/inputs.ts';
-import {
-  EngineBusyError,
-  EngineStoppedError,
-  type EngineReply,
-} from '../../engine/gateway.ts';
+import { EngineBusyError, EngineStoppedError, type EngineReply } from '../../engine/gateway.ts';
 
 export const FORWARD_PATH = '/engine/v1/submit';
 /** A forwarded input's body, at most, in bytes (an order batch's JSON is well under it). */
@@ -216,8 +212,7 @@ export class ForwardingClient {
   }
 
   private sessionFor(url: string): http2.ClientHttp2Session {
-    if (this.session && this.sessionUrl === url && !this.session.closed && !this.session.destroyed)
-      return this.session;
+    if (this.session && this.sessionUrl === url && !this.session.closed && !this.session.destroyed) return this.session;
     if (this.session) this.drop(this.session);
     const session = http2.connect(url);
     const connectTimer = setTimeout(() => {

@@ -48,14 +48,7 @@ import {
   startForwardingServer,
   type ForwardingServer,
 } from './forwarding.ts';
-import {
-  LEASE_MS,
-  LEASE_POLL_MS,
-  LEASE_RENEW_MS,
-  WriterLease,
-  readWriterLease,
-  type HeldLease,
-} from './lease.ts';
+import { LEASE_MS, LEASE_POLL_MS, LEASE_RENEW_MS, WriterLease, readWriterLease, type HeldLease } from './lease.ts';
 
 /** Each node refreshes its registry row this often, in milliseconds. */
 export const NODE_HEARTBEAT_MS = 1_000;
@@ -276,7 +269,9 @@ export async function startNode(deps: NodeDeps): Promise<RunningNode> {
         [ENGINE_STREAM],
       );
       const row = result.rows[0];
-      return row ? { position: BigInt(row.position), revision: BigInt(row.revision) } : { position: -1n, revision: -1n };
+      return row
+        ? { position: BigInt(row.position), revision: BigInt(row.revision) }
+        : { position: -1n, revision: -1n };
     }
     const [last] = await store.readStream(ENGINE_STREAM, { direction: 'backwards', fromRevision: 'end', maxCount: 1 });
     return last ? { position: last.position, revision: last.revision } : { position: -1n, revision: -1n };
@@ -339,7 +334,12 @@ export async function startNode(deps: NodeDeps): Promise<RunningNode> {
   // the registry row and the lag gauge
   const startedAt = new Date();
   const heartbeat = async (): Promise<void> => {
-    const row: NodeRow = { node_id: nodeId, url, role: role === 'writer' ? 'writer' : 'follower', position: String(position()) };
+    const row: NodeRow = {
+      node_id: nodeId,
+      url,
+      role: role === 'writer' ? 'writer' : 'follower',
+      position: String(position()),
+    };
     const head = await journalHead();
     const own = role === 'writer' ? head.revision : (replica?.revision ?? -1n);
     lagRecords = Math.max(0, Number(head.revision - own));

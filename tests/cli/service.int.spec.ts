@@ -26,7 +26,7 @@ describe('service process', function () {
     await service?.stop();
   });
 
-  it('answers the health probes once ready, readiness with the node\'s role and journal position', async () => {
+  it("answers the health probes once ready, readiness with the node's role and journal position", async () => {
     const live = await fetch(`${service.baseUrl}/livez`);
     expect(live.status).to.equal(200);
     expect(await live.json()).to.deep.equal({ status: 'ok' });

@@ -41,7 +41,7 @@ async function startNode(databaseUrl: string, dataDir: string): Promise<Node> {
   let output = '';
   let adminPort = 0;
   const port = await new Promise<number>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       for (const line of output.split('\n')) {
         if (line.includes('"adminPort"')) adminPort = Number(JSON.parse(line).adminPort);
@@ -64,7 +64,8 @@ async function admin(node: Node, method: string, route: string, body?: unknown):
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const answer = (await response.json()) as unknown;
-  if (response.status !== 200) throw new Error(`admin ${method} ${route}: ${response.status} ${JSON.stringify(answer)}`);
+  if (response.status !== 200)
+    throw new Error(`admin ${method} ${route}: ${response.status} ${JSON.stringify(answer)}`);
   return answer;
 }
 
@@ -101,15 +102,34 @@ describe('nodes as processes: kill -9 of the writer', function () {
       scope: 'read_write',
     });
     const start = new Date(Date.now() + 86_400_000).toISOString();
-    const { event } = await admin(writer, 'POST', '/events', { title: 'A v B', start, sport: 'Soccer', competition: 'EPL' });
-    const { market } = await admin(writer, 'POST', '/markets', { event_id: event.event_id, title: 'A to win', status: 'open' });
+    const { event } = await admin(writer, 'POST', '/events', {
+      title: 'A v B',
+      start,
+      sport: 'Soccer',
+      competition: 'EPL',
+    });
+    const { market } = await admin(writer, 'POST', '/markets', {
+      event_id: event.event_id,
+      title: 'A to win',
+      status: 'open',
+    });
     const signer = createSigner(key.key_id, key.private_key, { implementation: 'noble' });
     const placeOrder = async (node: Node) => {
       const route = '/api/v1/orders';
       const response = await fetch(`http://127.0.0.1:${node.port}${route}`, {
         method: 'POST',
-        headers: { ...signer.headers('POST', route, Date.now()), 'content-type': 'application/json', 'user-agent': USER_AGENT },
-        body: JSON.stringify({ market_id: market.market_id, action: 'buy', order_type: 'limit', price: '0.10', quantity: '1' }),
+        headers: {
+          ...signer.headers('POST', route, Date.now()),
+          'content-type': 'application/json',
+          'user-agent': USER_AGENT,
+        },
+        body: JSON.stringify({
+          market_id: market.market_id,
+          action: 'buy',
+          order_type: 'limit',
+          price: '0.10',
+          quantity: '1',
+        }),
       });
       return { status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.text() };
     };
@@ -127,7 +147,9 @@ describe('nodes as processes: kill -9 of the writer', function () {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const gapMs = Math.round(performance.now() - killedAt);
-    console.log(`      takeover after kill -9: first order accepted ${gapMs} ms after the kill (${gap.length} answered 503 meanwhile)`);
+    console.log(
+      `      takeover after kill -9: first order accepted ${gapMs} ms after the kill (${gap.length} answered 503 meanwhile)`,
+    );
     expect((await readiness(follower)).role).to.equal('writer');
   });
 });

@@ -48,7 +48,13 @@ describe('writer lease', function () {
   });
 
   const leaseFor = (nodeId: string): WriterLease => {
-    const lease = new WriterLease(database.connectionString, nodeId, `http://127.0.0.1:1/${nodeId}`, silent, SHORT_LEASE_MS);
+    const lease = new WriterLease(
+      database.connectionString,
+      nodeId,
+      `http://127.0.0.1:1/${nodeId}`,
+      silent,
+      SHORT_LEASE_MS,
+    );
     leases.push(lease);
     return lease;
   };
@@ -89,7 +95,11 @@ describe('writer lease', function () {
 
     // the deposed holder's release changes nothing of the new lease
     await first.release();
-    expect(await readWriterLease(database.pool)).to.deep.include({ nodeId: 'second', epoch: takeover.epoch, valid: true });
+    expect(await readWriterLease(database.pool)).to.deep.include({
+      nodeId: 'second',
+      epoch: takeover.epoch,
+      valid: true,
+    });
     await second.release();
     expect(await readWriterLease(database.pool)).to.deep.include({ nodeId: 'second', valid: false });
   });

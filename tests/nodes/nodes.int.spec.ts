@@ -52,8 +52,14 @@ describe('several nodes on one database', function () {
 
   before(async () => {
     database = await testDatabase();
-    writer = await startWholeService({ DATABASE_URL: database.connectionString, LOG_LEVEL: process.env.NODES_LOG ?? 'silent' });
-    follower = await startWholeService({ DATABASE_URL: database.connectionString, LOG_LEVEL: process.env.NODES_LOG ?? 'silent' });
+    writer = await startWholeService({
+      DATABASE_URL: database.connectionString,
+      LOG_LEVEL: process.env.NODES_LOG ?? 'silent',
+    });
+    follower = await startWholeService({
+      DATABASE_URL: database.connectionString,
+      LOG_LEVEL: process.env.NODES_LOG ?? 'silent',
+    });
     marketId = (await writer.market()).market_id;
     alice = await writer.member('1000');
     bob = await writer.member('1000');
@@ -109,7 +115,7 @@ describe('several nodes on one database', function () {
     expect(balance.body.balance.account_balance).to.match(/^1010(\.0+)?$/);
   });
 
-  it('reads a member\'s own writes through either node at once', async () => {
+  it("reads a member's own writes through either node at once", async () => {
     for (const [writeNode, readNode] of [
       [follower, follower],
       [writer, follower],
@@ -132,7 +138,9 @@ describe('several nodes on one database', function () {
       const node = i % 2 === 0 ? writer : follower;
       const member = i % 3 === 0 ? alice : bob;
       const action = i % 4 < 2 ? 'buy' : 'sell';
-      writes.push(through(node, member, 'POST', '/api/v1/orders', order(action === 'buy' ? '0.45' : '0.44', '1', action)));
+      writes.push(
+        through(node, member, 'POST', '/api/v1/orders', order(action === 'buy' ? '0.45' : '0.44', '1', action)),
+      );
     }
     for (const answer of await Promise.all(writes)) expect(answer.status).to.equal(200);
     const head = writer.service.node.position();
