@@ -5,6 +5,9 @@
 // each node's role and position; a stopped writer hands the role over to the follower.
 
 import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { stateHash } from '../../domain/engine/snapshot.ts';
 import { startWholeService, type Answer, type Member, type WholeService } from '../api/v1/harness.ts';
 import { testDatabase, type TestDatabase } from '../support/pg.ts';
@@ -87,6 +90,39 @@ describe('several nodes on one database', function () {
     expect(second).to.include({ status: 'ok', role: 'follower' });
     expect(first.position).to.match(/^\d+$/);
     await until(async () => BigInt((await readiness(follower)).position) >= BigInt(first.position));
+  });
+
+  it('lists both nodes in the registry (`exchange nodes`) and reports each role and the lag on /metrics', async () => {
+    await until(async () => {
+      const { stdout } = await promisify(execFile)(process.execPath, [path.resolve('cli/bin.js'), 'nodes', '--json'], {
+        env: { ...process.env, DATABASE_URL: database.connectionString, LOG_LEVEL: 'silent' },
+      });
+      const listed = stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { node_id: string; role: string; lag: string; lease: boolean });
+      const byId = new Map(listed.map((node) => [node.node_id, node]));
+      const first = byId.get(writer.service.node.nodeId);
+      const second = byId.get(follower.service.node.nodeId);
+      return (
+        listed.length === 2 &&
+        first?.role === 'writer' &&
+        first.lease &&
+        first.lag === '0' &&
+        second?.role === 'follower' &&
+        !second.lease &&
+        /^\d+$/.test(second.lag)
+      );
+    });
+    const metrics = async (node: WholeService) => (await fetch(`${node.adminUrl}/metrics`)).text();
+    const writerMetrics = await metrics(writer);
+    expect(writerMetrics).to.include('exchange_node_role{role="writer"} 1');
+    expect(writerMetrics).to.include('exchange_node_role{role="follower"} 0');
+    expect(writerMetrics).to.include('exchange_replication_lag_records 0');
+    const followerMetrics = await metrics(follower);
+    expect(followerMetrics).to.include('exchange_node_role{role="writer"} 0');
+    expect(followerMetrics).to.include('exchange_node_role{role="follower"} 1');
+    expect(followerMetrics).to.match(/^exchange_replication_lag_records \d+$/m);
   });
 
   it('forwards writes through the follower and answers them as the writer does: an order, a refusal, an admin write', async () => {
