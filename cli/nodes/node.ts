@@ -117,6 +117,8 @@ export async function startNode(deps: NodeDeps): Promise<RunningNode> {
   const publisher = new Publisher(deps.writes, log, () => stateOf(), recovered.position, recovered.places);
 
   let role = 'follower' as 'follower' | 'becoming' | 'writer';
+  /** Read anew each time (the role changes across awaits). */
+  const isWriter = (): boolean => role === 'writer';
   let writer: RunningEngine | undefined;
   let replica: Replica | undefined;
   let becoming: Promise<void> | undefined;
@@ -252,7 +254,9 @@ export async function startNode(deps: NodeDeps): Promise<RunningNode> {
     }
     // read-your-writes through this node: answer once the replica holds the write
     const following = replica;
-    const applied = following ? await following.waitFor(reply.position, FORWARDED_WRITE_REPLICA_WAIT_MS) : true;
+    const applied = following
+      ? await following.waitFor(reply.position, FORWARDED_WRITE_REPLICA_WAIT_MS)
+      : role === 'writer' && position() >= reply.position;
     if (!applied) {
       const accounts = accountsNamedBy(reply.events);
       if ('account_id' in input) accounts.add(input.account_id);
@@ -413,12 +417,20 @@ export async function startNode(deps: NodeDeps): Promise<RunningNode> {
       return forward(input);
     },
     async sync() {
-      if (role !== 'follower') return;
-      const following = replica;
-      if (!following) return;
+      if (role === 'writer') return;
       // the database unreachable: the read goes on (the read models answer 503 meanwhile)
       const head = await journalHead().catch(() => undefined);
-      if (head) await following.waitFor(head.position, READ_YOUR_WRITES_WAIT_MS);
+      if (!head) return;
+      const deadline = performance.now() + READ_YOUR_WRITES_WAIT_MS;
+      // a replica being rebuilt, or a node taking the writer role over, has no state to read yet: wait for it (bounded)
+      while (!isWriter() && performance.now() < deadline) {
+        const following = replica;
+        if (following && following.failure === undefined) {
+          await following.waitFor(head.position, deadline - performance.now());
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS / 4));
+      }
     },
     stop() {
       stopped ??= (async () => {
