@@ -54,6 +54,8 @@ export class Replica implements JournalHead {
   private queue: Promise<void> = Promise.resolve();
   private readonly waiters = new Set<{ position: bigint; resolve: (reached: boolean) => void }>();
   private failed: unknown;
+  /** Set by `finish`: the subscription's deliveries are ignored from then on. */
+  private finishing = false;
 
   constructor(
     recovered: Recovered,
@@ -83,12 +85,15 @@ export class Replica implements JournalHead {
 
   /** Follows the journal from where the state stands: every record after it, then each as it lands. */
   start(): void {
-    this.subscription = this.deps.store.subscribeToAll((events) => this.enqueue(() => this.apply(events)), {
-      after: this.position,
-      filter: { streamPrefixes: [ENGINE_STREAM], eventTypes: [...ENGINE_RECORD_TYPES] },
-      batchSizeMax: REPLICA_RECORDS_PER_APPLY_MAX,
-      onError: (error) => this.fail(error),
-    });
+    this.subscription = this.deps.store.subscribeToAll(
+      (events) => (this.finishing ? undefined : this.enqueue(() => this.apply(events))),
+      {
+        after: this.position,
+        filter: { streamPrefixes: [ENGINE_STREAM], eventTypes: [...ENGINE_RECORD_TYPES] },
+        batchSizeMax: REPLICA_RECORDS_PER_APPLY_MAX,
+        onError: (error) => this.fail(error),
+      },
+    );
   }
 
   /** Resolves true once the state has passed `position`, false after `timeoutMs` (or when the replica stopped). */
@@ -115,8 +120,12 @@ export class Replica implements JournalHead {
    * then hands the state over: it is the writer's from here on.
    */
   async finish(): Promise<Recovered> {
-    await this.subscription?.stop();
+    // what the subscription delivers from now on is ignored (the tail is read here), so its
+    // in-flight read is not waited for: a take-over never waits for a large chunk it does not need
+    this.finishing = true;
+    const following = this.subscription;
     this.subscription = undefined;
+    void following?.stop().catch(() => undefined);
     await this.enqueue(async () => {
       for (;;) {
         const page = await this.deps.store.readStream(ENGINE_STREAM, {

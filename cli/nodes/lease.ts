@@ -15,8 +15,8 @@ import type { Logger } from 'pino';
 export const LEASE_MS = 1_000;
 /** The writer renews its lease this often, in milliseconds (several tries fit in one LEASE_MS). */
 export const LEASE_RENEW_MS = 200;
-/** A node without the lease looks for an ended one this often, in milliseconds. */
-export const LEASE_POLL_MS = 100;
+/** A node without the lease looks for an ended one this often, in milliseconds (a read while a writer holds it). */
+export const LEASE_POLL_MS = 50;
 /** A lease statement that has not answered in this long is abandoned (the connection is replaced), in milliseconds. */
 const LEASE_STATEMENT_TIMEOUT_MS = 500;
 
@@ -88,6 +88,9 @@ export class WriterLease {
    * lease as it stands after the attempt (ours when taken).
    */
   async tryAcquire(): Promise<WriterLeaseRow | undefined> {
+    // a valid lease is only read (a poll writes nothing while a writer holds it)
+    const current = await readWriterLease(this);
+    if (current?.valid) return current;
     const started = performance.now();
     const result = await this.query<LeaseRowText>(
       `INSERT INTO writer_lease AS l (singleton, node_id, url, epoch, expires_at)
