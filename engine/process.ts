@@ -51,8 +51,8 @@ export interface EngineDeps {
   /** The publisher to publish through (a node's, which its replica published through before). */
   publisher?: Publisher;
   /**
-   * Asked before each slice of inputs is decided: false (the writer lease may have ended) stops
-   * the engine before it decides anything more (several nodes: cli/nodes/).
+   * Asked before each slice of inputs is decided: while false (the writer lease may have ended)
+   * nothing more is decided, inputs stay queued until `wake` or `halt` (several nodes: cli/nodes/).
    */
   mayDecide?: () => boolean;
 }
@@ -65,6 +65,8 @@ export interface RunningEngine extends EngineGateway {
   stop(options?: { beforeSnapshot?: () => Promise<void> }): Promise<void>;
   /** Stops deciding at once: every input waiting and every new one is refused with `reason`. */
   halt(reason: string): void;
+  /** Resumes deciding what waits (after `mayDecide` answered false and may answer true again). */
+  wake(): void;
   /** Why the engine stopped deciding (undefined while it runs). */
   readonly stopped: string | undefined;
   /** The books' journaled level changes, for the public feed. */
@@ -122,6 +124,9 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
     },
     halt(reason) {
       sequencer.halt(new EngineStoppedError(reason));
+    },
+    wake() {
+      pipeline.kick();
     },
     async stop(options = {}) {
       clearInterval(ticker);

@@ -83,6 +83,12 @@ export class WriterLease {
     return { nodeId: this.nodeId, epoch: this.epoch };
   }
 
+  /** How long ago this node's own deadline passed, in milliseconds (0 while it may decide, or holds nothing). */
+  overdueMs(): number {
+    if (this.epoch === undefined) return 0;
+    return Math.max(0, performance.now() - this.deadline);
+  }
+
   /**
    * Takes the lease if it has ended (or was never taken): at most one node succeeds. Answers the
    * lease as it stands after the attempt (ours when taken).
@@ -112,14 +118,17 @@ export class WriterLease {
     return readWriterLease(this);
   }
 
-  /** Extends the lease this node holds; false when it no longer holds it (ended, or taken by another). */
+  /**
+   * Extends the lease this node holds; false when another node took it since. A lease that ended
+   * but that nobody took is still this node's (its epoch unchanged: nobody else decided meanwhile).
+   */
   async renew(): Promise<boolean> {
     const epoch = this.epoch;
     if (epoch === undefined) return false;
     const started = performance.now();
     const result = await this.query(
       `UPDATE writer_lease SET expires_at = now() + $3 * interval '1 millisecond'
-        WHERE node_id = $1 AND epoch = $2 AND expires_at > now()`,
+        WHERE node_id = $1 AND epoch = $2`,
       [this.nodeId, String(epoch), this.leaseMs],
     );
     if (result.rowCount === 1 && this.epoch === epoch) {

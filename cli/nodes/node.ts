@@ -39,6 +39,7 @@ import { Publisher } from '../../engine/publisher.ts';
 import { recover, type Recovered } from '../../engine/recovery.ts';
 import { Replica } from '../../engine/replica.ts';
 import type { SnapshotSource } from '../../engine/snapshotter.ts';
+import { WRITER_LEASE_ENDED } from '../../engine/writerGate.ts';
 import type { EventStore } from '../../eventstore/port.ts';
 import { READ_YOUR_WRITES_WAIT_MS } from '../../commands/readYourWrites.ts';
 import {
@@ -229,8 +230,8 @@ export async function startNode(deps: NodeDeps): Promise<RunningNode> {
     if (role === 'becoming' && becoming) {
       await Promise.race([becoming, new Promise((resolve) => setTimeout(resolve, BECOMING_WRITER_WAIT_MS).unref())]);
     }
-    if (draining) throw new NotTheWriter();
-    if (role !== 'writer' || !writer || !lease.held()) throw new NotTheWriter();
+    // a writer whose renewal is late queues the input: its gate decides it once the lease is renewed
+    if (draining || role !== 'writer' || !writer) throw new NotTheWriter();
     return writer.submit(input);
   };
 
@@ -308,8 +309,9 @@ export async function startNode(deps: NodeDeps): Promise<RunningNode> {
     try {
       if (role === 'writer' || role === 'becoming') {
         const renewed = await lease.renew();
-        if (!renewed) void transition(() => demote('the writer lease ended or another node took it'));
-        else if (writer?.stopped !== undefined) {
+        if (!renewed) void transition(() => demote(WRITER_LEASE_ENDED));
+        else if (writer?.stopped === undefined) writer?.wake();
+        else {
           const why = writer.stopped;
           void transition(() => demote(`the engine stopped: ${why}`));
         }
@@ -321,7 +323,9 @@ export async function startNode(deps: NodeDeps): Promise<RunningNode> {
       leaseFailures = 0;
     } catch (error) {
       if (leaseFailures++ % 50 === 0) log.warn({ err: error }, 'writer lease statement failed; retrying');
-      if (role === 'writer' && !lease.held()) void transition(() => demote('the writer lease could not be renewed'));
+      // the gate already decides nothing; past another lease length without a renewal, the queued inputs are refused
+      if (role === 'writer' && lease.overdueMs() > (deps.leaseMs ?? LEASE_MS))
+        void transition(() => demote('the writer lease could not be renewed'));
     }
   };
   const scheduleLease = (): void => {

@@ -104,7 +104,7 @@ describe('writer lease', function () {
     expect(await readWriterLease(database.pool)).to.deep.include({ nodeId: 'second', valid: false });
   });
 
-  it('a writer past its lease decides nothing; a deposed writer that still decides is fenced and answers nothing it did not journal', async () => {
+  it('a writer past its lease decides nothing (refused once deposed); a deposed writer that still decides is fenced and answers nothing it did not journal', async () => {
     const oldLease = leaseFor('old-writer');
     await eventually(async () => ((await oldLease.tryAcquire())?.nodeId === 'old-writer' ? true : undefined));
     const gated = await startEngine({ ...engineDeps(), mayDecide: () => oldLease.held() !== undefined });
@@ -121,8 +121,19 @@ describe('writer lease', function () {
         expect((await newWriter.submit(deposit('a', '100'))).ok).to.equal(true);
         const journaled = await store.readStream(ENGINE_STREAM);
 
-        let gatedRefusal: unknown;
-        await gated.submit(account('b')).catch((error: unknown) => (gatedRefusal = error));
+        // the old writer, past its lease, decides nothing: the input waits undecided until its node
+        // learns the lease is another's (its renewal refused) and halts it: refused, never answered
+        const waiting = gated.submit(account('b')).then(
+          () => 'answered',
+          (error: unknown) => error,
+        );
+        await new Promise((resolve) => setTimeout(resolve, 3 * SHORT_LEASE_MS));
+        expect((await store.readStream(ENGINE_STREAM)).map((record) => record.id)).to.deep.equal(
+          journaled.map((record) => record.id),
+        );
+        expect(await oldLease.renew()).to.equal(false);
+        gated.halt(WRITER_LEASE_ENDED);
+        const gatedRefusal = await waiting;
         expect(gatedRefusal).to.be.instanceOf(EngineStoppedError);
         expect((gatedRefusal as EngineStoppedError).reason).to.equal(WRITER_LEASE_ENDED);
 
