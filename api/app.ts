@@ -32,6 +32,8 @@ interface AppOptions {
   registry: Registry;
   /** Readiness: /healthz and /readyz answer 503 until it returns true. */
   isReady: () => boolean;
+  /** This node's role and journal position, added to the probes' body once ready (several nodes). */
+  node?: () => { role: 'writer' | 'follower'; position: string };
   /**
    * Serve /admin/v1 and /metrics from a separate app (`Api.adminApp`, for a listener of its own
    * on loopback) instead of the public one, which then answers them 404.
@@ -144,7 +146,7 @@ export function createApi(ctx: AppContext, options: AppOptions): Api {
     res.json({ status: 'ok' });
   });
   const readiness = (_req: Request, res: Response) => {
-    if (options.isReady()) res.json({ status: 'ok' });
+    if (options.isReady()) res.json({ status: 'ok', ...options.node?.() });
     else res.status(503).json({ status: 'starting' });
   };
   app.get('/healthz', readiness);

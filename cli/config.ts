@@ -114,6 +114,23 @@ function trustedProxiesOf(env: Env): string[] {
   return entries;
 }
 
+/**
+ * NODE_URL: where other nodes reach this one to forward writes (HTTP/2 without TLS, on the URL's
+ * port, every interface); unset: a free port on 127.0.0.1, which suits nodes on one host.
+ */
+function nodeUrlOf(env: Env): string | undefined {
+  const raw = url(env, 'NODE_URL', ['http:']);
+  if (raw === undefined) return undefined;
+  const parsed = new URL(raw);
+  if (parsed.port === '' || parsed.pathname !== '/' || parsed.search !== '' || parsed.username !== '') {
+    throw new ConfigError(
+      'NODE_URL',
+      `must be http://host:port with nothing after the port, e.g. http://10.0.0.5:8083 (got "${raw}")`,
+    );
+  }
+  return raw.replace(/\/+$/, '');
+}
+
 /** The operator API's bearer token guards money movements: a guessable one is refused at start. */
 const ADMIN_TOKEN_LENGTH_MIN = 32;
 
@@ -160,5 +177,6 @@ export function loadConfig(env: Env = process.env): Config {
     testClock: flag(env, 'TEST_CLOCK'),
     demo: flag(env, 'DEMO'),
     logLevel,
+    nodeUrl: nodeUrlOf(env),
   };
 }

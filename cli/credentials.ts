@@ -49,10 +49,12 @@ function buildCredentialResolver(ctx: AppContext, tokenResolvers: readonly Token
     accounts,
     tokenResolvers: [sessionTokenResolver(ctx), ...tokenResolvers],
     // reads wait for the read models, but those whose handler may answer from the live view (it waits itself when it cannot)
-    beforeAccountCheck: (accountId, request) =>
-      request.method === 'GET' && !readsWaitInHandler(request.method, request.pathWithQuery)
-        ? readYourWrites(ctx, accountId)
-        : Promise.resolve(),
+    // a follower's reads first wait for its replica to pass every write acknowledged (on any node) before them
+    beforeAccountCheck: async (accountId, request) => {
+      if (request.method !== 'GET') return;
+      await ctx.engine.sync?.();
+      if (!readsWaitInHandler(request.method, request.pathWithQuery)) await readYourWrites(ctx, accountId);
+    },
     onPortFailure: (err) => ctx.logger.warn({ err }, 'credential check could not reach its store'),
   });
 }

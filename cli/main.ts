@@ -11,6 +11,7 @@ import { projectionStatus } from '../projections/runner.ts';
 import { rebuildProjector } from '../projections/runtime/rebuild.ts';
 import { registerAdminCommands } from './admin/index.ts';
 import { registerAuditCommand } from './audit.ts';
+import { registerNodesCommand } from './nodes/command.ts';
 import { registerReplayCommand } from './replay.ts';
 import { serve } from './serve.ts';
 import { configOrExit, withStore } from './storeCommand.ts';
@@ -156,6 +157,7 @@ export function buildProgram(): Command {
   registerReplayCommand(program);
   registerAuditCommand(program);
   registerWatchCommand(program);
+  registerNodesCommand(program);
   return program;
 }
 

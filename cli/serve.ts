@@ -18,7 +18,7 @@ import type { AppContext, Config } from '../commands/context.ts';
 import { startDemoActivity } from '../commands/demo/activity.ts';
 import { DEMO_HINT, seedDemo } from '../commands/demo/seed.ts';
 import type { EngineGateway } from '../engine/gateway.ts';
-import { startEngine, type EngineDeps } from '../engine/process.ts';
+import type { EngineDeps } from '../engine/process.ts';
 import type { SnapshotSource } from '../engine/snapshotter.ts';
 import { DEFAULT_SETTINGS } from '../commands/settings/settings.ts';
 import { loadSettingsStore } from '../commands/settings/store.ts';
@@ -51,6 +51,7 @@ import { oauthHttpOf, oauthParts } from './oauthWiring.ts';
 import { terminalProgress } from './progress.ts';
 import { createLogger } from './logger.ts';
 import { buildService } from './buildService.ts';
+import { startNode, type RunningNode } from './nodes/node.ts';
 
 const EMBEDDED_DATABASE = 'exchange';
 /** A client has this long to send a request's headers, and its whole request (slow-loris bounds). */
@@ -151,6 +152,8 @@ export interface RunningService {
   adminPort: number;
   /** http://host:adminPort as this machine reaches it. */
   adminUrl: string;
+  /** This node: its role (writer or follower), journal position, id and writer lease. */
+  node: RunningNode;
   stop(): Promise<void>;
 }
 
@@ -192,6 +195,7 @@ function liveWhileConnected(engine: EngineGateway, pool: pg.Pool): EngineGateway
     get live() {
       return connected ? engine.live : undefined;
     },
+    ...(engine.sync ? { sync: engine.sync.bind(engine) } : {}),
   };
 }
 
@@ -254,18 +258,23 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const snapshotSource: SnapshotSource = config.eventstoreUrl
       ? { kind: 'esdb', url: config.eventstoreUrl }
       : { kind: 'postgres', connectionString: database.connectionString };
-    const engine = await startEngine({
+    config.adminToken = await resolveAdminToken(config, logger);
+    // the engine: this node's replica of it, and the writer's pipeline while this node holds the lease
+    const engine = await startNode({
+      nodeUrl: config.nodeUrl,
+      adminToken: config.adminToken,
+      pool: database.pool,
+      connectionString: database.connectionString,
       store,
       clock,
       logger,
       writes,
       dataDir: config.dataDir,
       snapshotSource,
+      registry,
       ...options.engine,
     });
     cleanups.push(() => engine.stop());
-
-    config.adminToken = await resolveAdminToken(config, logger);
 
     const base: Omit<AppContext, 'credentials'> = {
       config,
@@ -288,6 +297,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
     const api = createApi(ctx, {
       registry,
       isReady: () => ready,
+      node: () => ({ role: engine.role(), position: String(engine.position()) }),
       separateAdmin: true,
       routers: [metadataRouter(ctx), oauthHttp.router],
       laneRoutes: oauthHttp.laneRoutes,
@@ -321,12 +331,15 @@ export async function startService(config: Config, options: StartOptions = {}): 
       registry,
       db: database.pool,
       changes: runner,
-      books: engine.books,
+      books: engine.publisher,
       resolver: identityResolverOf(ctx, oauth.deps),
       credentialNotices: credentialNoticesOf(ctx, oauth.deps),
       heartbeatTimeoutMs: () => settings.get().ws_heartbeat_timeout_ms,
       limits: () => settings.get().websocket_limits,
-      readYourWrites: (accountId: string) => readYourWrites(ctx, accountId),
+      readYourWrites: async (accountId: string) => {
+        await ctx.engine.sync?.();
+        await readYourWrites(ctx, accountId);
+      },
       liveView: (accountId: string) => liveViewFor(ctx, accountId),
       cancelOnDisconnect: cancelOnDisconnectOf(ctx),
     });
@@ -358,6 +371,7 @@ export async function startService(config: Config, options: StartOptions = {}): 
       wsPort: realtime.port,
       adminPort,
       adminUrl: `http://${reachableHost(adminHost)}:${adminPort}`,
+      node: engine,
       stop() {
         stopping ??= (async () => {
           ready = false;

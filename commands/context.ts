@@ -32,6 +32,8 @@ export interface Config {
   testClock: boolean;
   demo: boolean;
   logLevel: string;
+  /** NODE_URL: the address other nodes forward writes to (default: a free port on 127.0.0.1). */
+  nodeUrl?: string;
 }
 
 /** Tracks each account's last write, so its reads can wait for projections to pass it (the engine notes them). */

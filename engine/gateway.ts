@@ -61,6 +61,11 @@ export interface EngineGateway {
   submit(input: EngineInput): Promise<EngineReply>;
   /** The live state as of the last durable step (absent: every read goes to the read models). */
   readonly live?: LiveView;
+  /**
+   * Resolves once this node's state (its live view, the accounts' last writes it noted) has passed
+   * every write acknowledged before the call, on any node (bounded wait); absent or at once on the writer.
+   */
+  sync?(): Promise<void>;
 }
 
 /**

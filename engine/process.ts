@@ -23,8 +23,9 @@ import {
 import { JournalWriter } from './journalWriter.ts';
 import { Pipeline } from './pipeline.ts';
 import { Publisher } from './publisher.ts';
-import { recover } from './recovery.ts';
+import { recover, type Recovered } from './recovery.ts';
 import { ENGINE_QUEUE_INPUTS_MAX, Sequencer } from './sequencer.ts';
+import { GatedSequencer } from './writerGate.ts';
 import { SNAPSHOT_EVERY_STEPS, Snapshotter, type SnapshotSource } from './snapshotter.ts';
 
 export const TICK_INTERVAL_MS = 250;
@@ -44,10 +45,29 @@ export interface EngineDeps {
   snapshotEverySteps?: number;
   /** Bound of the input queue (default ENGINE_QUEUE_INPUTS_MAX). */
   queueInputsMax?: number;
+  /** The state to start from (a follower's replica, at the journal's head) instead of recovering it. */
+  recovered?: Recovered;
+  /** The publisher to publish through (a node's, which its replica published through before). */
+  publisher?: Publisher;
+  /**
+   * Asked before each slice of inputs is decided: while false (the writer lease may have ended)
+   * nothing more is decided, inputs stay queued until `wake` or `halt` (several nodes: cli/nodes/).
+   */
+  mayDecide?: () => boolean;
 }
 
 export interface RunningEngine extends EngineGateway {
-  stop(): Promise<void>;
+  /**
+   * Decides what is queued, journals and answers it, stops; `beforeSnapshot` runs once nothing
+   * more can be decided, before the state is written as the snapshot (a writer hands over there).
+   */
+  stop(options?: { beforeSnapshot?: () => Promise<void> }): Promise<void>;
+  /** Stops deciding at once: every input waiting and every new one is refused with `reason`. */
+  halt(reason: string): void;
+  /** Resumes deciding what waits (after `mayDecide` answered false and may answer true again). */
+  wake(): void;
+  /** Why the engine stopped deciding (undefined while it runs). */
+  readonly stopped: string | undefined;
   /** The books' journaled level changes, for the public feed. */
   readonly books: BookSource;
   /** The live engine (read-only use: tests, diagnostics). */
@@ -60,23 +80,28 @@ export { EngineBusyError, EngineStoppedError } from './gateway.ts';
 
 export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
   const { store, clock, logger, writes, dataDir } = deps;
-  const recovered = await recover(store, dataDir);
+  const recovered = deps.recovered ?? (await recover(store, dataDir));
   logger.info(
     { seq: recovered.engine.state.seq, replayed: recovered.replayedSteps, fromSnapshot: recovered.fromSnapshot },
     'engine recovered',
   );
 
   const decider = new Decider(recovered.engine, logger, recovered.bookSequence);
-  const sequencer = new Sequencer(clock, () => pipeline.kick(), deps.queueInputsMax ?? ENGINE_QUEUE_INPUTS_MAX);
+  const queueInputsMax = deps.queueInputsMax ?? ENGINE_QUEUE_INPUTS_MAX;
+  const sequencer = deps.mayDecide
+    ? new GatedSequencer(clock, () => pipeline.kick(), queueInputsMax, deps.mayDecide)
+    : new Sequencer(clock, () => pipeline.kick(), queueInputsMax);
   const journal = new JournalWriter(store, recovered);
-  const publisher = new Publisher(
-    writes,
-    logger,
-    () => decider.engine.state,
-    recovered.position,
-    recovered.places,
-    recovered.bookSequence.entries(),
-  );
+  const publisher =
+    deps.publisher ??
+    new Publisher(
+      writes,
+      logger,
+      () => decider.engine.state,
+      recovered.position,
+      recovered.places,
+      recovered.bookSequence.entries(),
+    );
   const snapshotter = new Snapshotter(
     {
       dataDir,
@@ -101,11 +126,21 @@ export async function startEngine(deps: EngineDeps): Promise<RunningEngine> {
       snapshot: () => publisher.snapshot(),
       onChange: (listener) => publisher.onChange(listener),
     },
-    async stop() {
+    get stopped() {
+      return sequencer.stopped;
+    },
+    halt(reason) {
+      sequencer.halt(new EngineStoppedError(reason));
+    },
+    wake() {
+      pipeline.kick();
+    },
+    async stop(options = {}) {
       clearInterval(ticker);
       await pipeline.idle();
       const clean = sequencer.stopped === undefined;
       sequencer.halt(new EngineStoppedError(sequencer.stopped ?? 'stopped'));
+      await options.beforeSnapshot?.();
       await snapshotter.stop(decider.engine, journal, clean);
     },
   };

@@ -225,7 +225,7 @@ export async function recover(store: EventStore, dataDir: string | null): Promis
 }
 
 /** Re-runs one journaled step; throws when it does not fit (the journal and the engine disagree). */
-function replayStep(engine: Engine, step: JournalInput): ReturnType<Engine['step']> {
+export function replayStep(engine: Engine, step: JournalInput): ReturnType<Engine['step']> {
   const { seq, now_us, input } = step;
   if (seq !== engine.nextSeq) throw new Error(`journal step ${seq} found where ${engine.nextSeq} was expected`);
   const outcome = engine.step({ seq, now_us, input });

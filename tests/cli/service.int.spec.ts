@@ -26,11 +26,17 @@ describe('service process', function () {
     await service?.stop();
   });
 
-  it('answers the health probes once ready', async () => {
-    for (const probe of ['/healthz', '/readyz', '/livez']) {
+  it("answers the health probes once ready, readiness with the node's role and journal position", async () => {
+    const live = await fetch(`${service.baseUrl}/livez`);
+    expect(live.status).to.equal(200);
+    expect(await live.json()).to.deep.equal({ status: 'ok' });
+    for (const probe of ['/healthz', '/readyz']) {
       const response = await fetch(`${service.baseUrl}${probe}`);
       expect(response.status, probe).to.equal(200);
-      expect(await response.json()).to.deep.equal({ status: 'ok' });
+      const body = (await response.json()) as { status: string; role: string; position: string };
+      expect(body.status, probe).to.equal('ok');
+      expect(body.role, probe).to.equal('writer'); // a lone node takes the writer lease at once
+      expect(body.position, probe).to.match(/^-?\d+$/);
     }
   });
 
