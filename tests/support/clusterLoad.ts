@@ -294,6 +294,8 @@ export class OrderLoad {
       if (attempt.status === 200) return;
       if (attempt.status !== 0 && !(attempt.status === 503 && attempt.retryAfter !== undefined)) {
         order.violation = `${node.name} answered ${attempt.status}${attempt.status === 503 ? ' without Retry-After' : ''}: ${attempt.error}`;
+        // a server error names its cause in the node's log: keep the errors logged around it
+        if (attempt.status >= 500) order.violation += `\n${errorLinesOf(node.logTail())}`;
         return;
       }
       if (performance.now() - firstAt > ORDER_GIVE_UP_MS) {
@@ -542,3 +544,12 @@ export function percentile(sorted: number[], p: number): number {
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The error lines of a node's log tail (pino level 50 and above), the last few. */
+function errorLinesOf(log: string): string {
+  return log
+    .split('\n')
+    .filter((line) => /"level":(50|60)/.test(line))
+    .slice(-3)
+    .join('\n');
+}
