@@ -26,6 +26,14 @@ import type { Snapshotter } from './snapshotter.ts';
 
 export const FENCED = 'another engine wrote to the journal (fenced)';
 
+/**
+ * What the callers of a batch that was not journaled are told: a fenced append (another writer
+ * owns the journal) is the engine stopped (nothing was journaled: the write may be retried on the
+ * writer, 503), any other failure as it is.
+ */
+const callerErrorOf = (error: unknown): unknown =>
+  error instanceof WrongExpectedRevision ? new EngineStoppedError(FENCED) : error;
+
 export interface Stages {
   sequencer: Sequencer;
   decider: Decider;
@@ -152,7 +160,7 @@ export class Pipeline {
     const earlier = journal.failure;
     if (earlier !== undefined) {
       if (append && journal.pipelined) await append().catch(() => undefined); // settled before any reload reads the journal
-      publisher.fail(batch, earlier);
+      publisher.fail(batch, callerErrorOf(earlier));
       return;
     }
     if (append) {
@@ -166,7 +174,7 @@ export class Pipeline {
   }
 
   private appendFailed(batch: Batch, error: unknown): void {
-    this.stages.publisher.fail(batch, error);
+    this.stages.publisher.fail(batch, callerErrorOf(error));
     if (error instanceof WrongExpectedRevision) {
       this.logger.fatal({ err: error }, 'engine fenced: another writer owns the journal; stopping');
       this.stages.sequencer.halt(new EngineStoppedError(FENCED));

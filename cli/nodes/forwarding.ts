@@ -21,6 +21,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { EngineInput } from '../../domain/engine/inputs.ts';
 import { EngineBusyError, EngineStoppedError, type EngineReply } from '../../engine/gateway.ts';
+import { httpErrorOfThrown } from '../../api/errors.ts';
 
 export const FORWARD_PATH = '/engine/v1/submit';
 /** A forwarded input's body, at most, in bytes (an order batch's JSON is well under it). */
@@ -117,6 +118,9 @@ export async function startForwardingServer(options: {
           else if (error instanceof EngineBusyError)
             answer(503, { error: 'engine_busy', queue_inputs_max: error.queueInputsMax });
           else if (error instanceof EngineStoppedError) answer(503, { error: 'engine_stopped', reason: error.reason });
+          // the writer's own REST answer to a store it cannot reach is 503: the follower answers the same
+          else if (httpErrorOfThrown(error)?.status === 503)
+            answer(503, { error: 'engine_stopped', reason: `the writer's store failed (${String(error)})` });
           else {
             options.logger.error({ err: error }, 'forwarded engine input failed');
             answer(500, { error: 'engine_failed', message: error instanceof Error ? error.message : String(error) });

@@ -1,6 +1,8 @@
 // The engine process on the postgres event store: journaling, fencing of a second engine, and
 // recovery plus replay verification against a real database.
 
+import { EngineStoppedError } from '../../engine/gateway.ts';
+import { FENCED } from '../../engine/pipeline.ts';
 import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -11,7 +13,6 @@ import { startEngine } from '../../engine/process.ts';
 import { verifyJournal } from '../../engine/verify.ts';
 import { stateHash } from '../../domain/engine/snapshot.ts';
 import { PostgresEventStore } from '../../eventstore/postgres.ts';
-import { WrongExpectedRevision } from '../../eventstore/port.ts';
 import { testDatabase, type TestDatabase } from '../support/pg.ts';
 import { account, deposit, market, order, place, sportEvent, T0 } from '../domain/engine/support.ts';
 
@@ -75,7 +76,8 @@ describe('engine process on postgres', function () {
       await second.submit(account('z')).catch((error) => {
         failure = error;
       }); // its state is stale: started before any step
-      expect(failure).to.be.instanceOf(WrongExpectedRevision);
+      expect(failure).to.be.instanceOf(EngineStoppedError); // fenced: nothing journaled
+      expect((failure as EngineStoppedError).reason).to.equal(FENCED);
 
       const hash = stateHash(engine.engine.state);
       await engine.stop();

@@ -13,7 +13,8 @@ import { JOURNAL_READ_PAGE_SIZE, recover, writeSnapshot } from '../../engine/rec
 import { Engine } from '../../domain/engine/engine.ts';
 import { decodeState, encodeState, stateHash } from '../../domain/engine/snapshot.ts';
 import { MemoryEventStore } from '../../eventstore/memory.ts';
-import { WrongExpectedRevision } from '../../eventstore/port.ts';
+import { EngineStoppedError } from '../../engine/gateway.ts';
+import { FENCED } from '../../engine/pipeline.ts';
 import { account, deposit, market, order, place, sportEvent, T0 } from '../domain/engine/support.ts';
 
 function deps(store: MemoryEventStore, dataDir: string) {
@@ -196,7 +197,7 @@ describe('engine process', () => {
     expect(stateHash(ignored.engine.state)).to.equal(hash);
   });
 
-  it('fences a second engine: its append fails with WrongExpectedRevision and it stops', async () => {
+  it('fences a second engine: its append fails at the expected revision, its caller is told the engine stopped (nothing journaled), and it stops', async () => {
     const { engine, store } = await setup();
     const secondDir = mkdtempSync(path.join(os.tmpdir(), 'engine-test-'));
     const second = await startEngine(deps(store, secondDir));
@@ -207,7 +208,8 @@ describe('engine process', () => {
       await second.submit(deposit('b', '1')).catch((error) => {
         failure = error;
       });
-      expect(failure).to.be.instanceOf(WrongExpectedRevision);
+      expect(failure).to.be.instanceOf(EngineStoppedError);
+      expect((failure as EngineStoppedError).reason).to.equal(FENCED);
       let stopped: unknown;
       await second.submit(deposit('b', '1')).catch((error) => {
         stopped = error;

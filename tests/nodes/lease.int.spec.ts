@@ -3,6 +3,7 @@
 // nothing, and a deposed writer that still decides (paused past its lease, unaware) has its
 // append fenced by the journal's expected revision and answers nothing it did not journal.
 
+import { FENCED } from '../../engine/pipeline.ts';
 import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -13,7 +14,6 @@ import { EngineStoppedError } from '../../engine/gateway.ts';
 import { startEngine } from '../../engine/process.ts';
 import { WRITER_LEASE_ENDED } from '../../engine/writerGate.ts';
 import { PostgresEventStore } from '../../eventstore/postgres.ts';
-import { WrongExpectedRevision } from '../../eventstore/port.ts';
 import { WriterLease, readWriterLease } from '../../cli/nodes/lease.ts';
 import { testDatabase, type TestDatabase } from '../support/pg.ts';
 import { account, deposit, T0 } from '../domain/engine/support.ts';
@@ -139,7 +139,8 @@ describe('writer lease', function () {
 
         let fenced: unknown;
         await unaware.submit(account('c')).catch((error: unknown) => (fenced = error));
-        expect(fenced).to.be.instanceOf(WrongExpectedRevision);
+        expect(fenced).to.be.instanceOf(EngineStoppedError); // fenced at the expected revision: nothing journaled
+        expect((fenced as EngineStoppedError).reason).to.equal(FENCED);
 
         // nothing of either deposed writer reached the journal: only the two steps the lease holders journaled
         const after = await store.readStream(ENGINE_STREAM);
