@@ -127,6 +127,12 @@ export async function startNode(deps: NodeDeps): Promise<RunningNode> {
   let role = 'follower' as 'follower' | 'becoming' | 'writer';
   /** Read anew each time (the role changes across awaits). */
   const isWriter = (): boolean => role === 'writer';
+  /**
+   * The role this node reports (readyz, registry, metrics): the writer only while its own lease
+   * deadline holds, so a writer thawed past its lease never says "writer" beside the node that
+   * took over, even before its next renewal tells it.
+   */
+  const reportedRole = (): NodeRole => (role === 'writer' && lease.held() !== undefined ? 'writer' : 'follower');
   let writer: RunningEngine | undefined;
   let replica: Replica | undefined;
   let becoming: Promise<void> | undefined;
@@ -352,7 +358,7 @@ export async function startNode(deps: NodeDeps): Promise<RunningNode> {
     const row: NodeRow = {
       node_id: nodeId,
       url,
-      role: role === 'writer' ? 'writer' : 'follower',
+      role: reportedRole(),
       position: String(position()),
     };
     const head = await journalHead();
@@ -381,8 +387,9 @@ export async function startNode(deps: NodeDeps): Promise<RunningNode> {
       labelNames: ['role'],
       registers: [deps.registry],
       collect() {
-        this.set({ role: 'writer' }, role === 'writer' ? 1 : 0);
-        this.set({ role: 'follower' }, role === 'writer' ? 0 : 1);
+        const reported = reportedRole();
+        this.set({ role: 'writer' }, reported === 'writer' ? 1 : 0);
+        this.set({ role: 'follower' }, reported === 'writer' ? 0 : 1);
       },
     });
     new Gauge({
@@ -412,7 +419,7 @@ export async function startNode(deps: NodeDeps): Promise<RunningNode> {
     get live() {
       return publisher.live;
     },
-    role: () => (role === 'writer' ? 'writer' : 'follower'),
+    role: reportedRole,
     position,
     heldLease: () => (role === 'writer' ? lease.held() : undefined),
     engine: () => writer?.engine ?? replica?.engine ?? recovered.engine,
