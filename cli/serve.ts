@@ -388,6 +388,9 @@ export async function startService(config: Config, options: StartOptions = {}): 
   }
 }
 
+/** What a request to a node still starting is told to wait before it retries, in seconds. */
+const STARTING_RETRY_AFTER_S = '1';
+
 /** Until the app is built: probes say "starting", everything else 503. */
 function bootApp(isReady: () => boolean): http.RequestListener {
   const app = express();
@@ -395,7 +398,11 @@ function bootApp(isReady: () => boolean): http.RequestListener {
     res.json({ status: 'ok' });
   });
   app.use((_req, res) => {
-    res.status(503).json(isReady() ? { status: 'ok' } : { error: 'Service starting' });
+    // a node starting (or started again after a crash) is a gap like a failover's: retry shortly
+    res
+      .status(503)
+      .set('Retry-After', STARTING_RETRY_AFTER_S)
+      .json(isReady() ? { status: 'ok' } : { error: 'Service starting' });
   });
   return app;
 }
