@@ -79,6 +79,29 @@ export function orderCancelled(order: OrderRecord, status: 'cancelled' | 'partia
   order.cancellationReason = reason;
 }
 
+/**
+ * One side of a Traded fact applied to its order, as the fact states it: what is left and the
+ * status; a fact of a record before version 6 leaves both null (upcast.ts completedV5), and they
+ * follow from the order and the fill.
+ */
+export function orderTradedAs(
+  order: OrderRecord,
+  fact: Extract<EngineEvent, { type: 'Traded' }>,
+  maker: boolean,
+  nanos: number,
+  priceCents: number,
+): void {
+  const remainingText = maker ? fact.maker_remaining : fact.taker_remaining;
+  const remaining = remainingText === null ? order.quantityNanos - order.filledNanos - nanos : nanosOf(remainingText);
+  orderTraded(
+    order,
+    nanos,
+    priceCents,
+    remaining,
+    (maker ? fact.maker_status : fact.taker_status) ?? statusAfterFill(remaining),
+  );
+}
+
 /** One side of a Traded fact: `nanos` at `priceCents`, leaving `remainingNanos` and `status`. */
 export function orderTraded(
   order: OrderRecord,

@@ -87,7 +87,7 @@ import {
   sportEventStarted,
   sportEventUpdated,
 } from './markets.ts';
-import { cancelledStatus, orderCancelled, orderPlaced, orderReleased, orderTraded, statusAfterFill } from './orders.ts';
+import { cancelledStatus, orderCancelled, orderPlaced, orderReleased, orderTradedAs } from './orders.ts';
 import {
   movesPosition,
   positionAmended,
@@ -324,17 +324,7 @@ export class EngineStateFold {
       const account = this.account(order.accountId);
       const exposure = exposureIn(account, market.id);
       reserve(account, exposure, order, nanos, -1, max);
-      // a fact of a record before version 6 leaves what is left of the order to the fold (upcast.ts completedV5)
-      const remainingText = maker ? e.maker_remaining : e.taker_remaining;
-      const remaining =
-        remainingText === null ? order.quantityNanos - order.filledNanos - nanos : nanosOf(remainingText);
-      orderTraded(
-        order,
-        nanos,
-        priceCents,
-        remaining,
-        (maker ? e.maker_status : e.taker_status) ?? statusAfterFill(remaining),
-      );
+      orderTradedAs(order, e, maker, nanos, priceCents);
       order.seq = this.seq;
       orders.push(order);
       const closingNanos = nanosOf(maker ? e.maker_closing : e.taker_closing);

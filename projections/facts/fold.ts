@@ -59,8 +59,7 @@ import {
   orderPlaced,
   orderRecordOf,
   orderReleased,
-  orderTraded,
-  statusAfterFill,
+  orderTradedAs,
 } from '../../domain/evolve/orders.ts';
 import {
   movesPosition,
@@ -483,17 +482,7 @@ export class FactFold {
       const action: 'buy' | 'sell' = maker === (e.taker_side === 'buy') ? 'sell' : 'buy';
       const order = this.order(orderId, fact);
       if (order) {
-        // a fact of a record before version 6 leaves the order's remaining to the fold (upcast.ts completedV5)
-        const remainingText = maker ? e.maker_remaining : e.taker_remaining;
-        const remaining =
-          remainingText === null ? order.quantityNanos - order.filledNanos - nanos : nanosOf(remainingText);
-        orderTraded(
-          order,
-          nanos,
-          priceCents,
-          remaining,
-          (maker ? e.maker_status : e.taker_status) ?? statusAfterFill(remaining),
-        );
+        orderTradedAs(order, e, maker, nanos, priceCents);
         this.touchOrder(order, fact);
       }
       const closingNanos = nanosOf(maker ? e.maker_closing : e.taker_closing);
