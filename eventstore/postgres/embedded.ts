@@ -21,6 +21,12 @@ const LEGACY_PASSWORD = 'password';
 export const PASSWORD_FILE = 'postgres-password';
 const PASSWORD_BYTES = 24;
 const LOG_LINES_KEPT_MAX = 50;
+/**
+ * Longest path of the server's Unix-domain socket (`<cluster dir>/.s.PGSQL.<port>`): the kernel's
+ * limit for a socket address is 107 bytes on Linux, 103 on macOS. A cluster deeper than this is
+ * reached over TCP on 127.0.0.1 only.
+ */
+const SOCKET_PATH_BYTES_MAX = 100;
 
 /**
  * The package installs an exit hook (SIGINT/SIGTERM/SIGHUP/exit...) when first loaded, which
@@ -107,13 +113,37 @@ export function storedPasswordOf(dataDir: string): string | undefined {
   }
 }
 
-export function connectionString(port: number, database: string, password: string): string {
-  return `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+/**
+ * The cluster's own directory holds its Unix-domain socket when the path is short enough (and the
+ * platform has them): a local client then skips the TCP loopback, whose per-message cost (the
+ * kernel runs the receive side in the sender's system call) the projection worker and the
+ * journal writer pay on every statement (docs/BENCHMARKS.md, "Single orders: where the CPU goes").
+ */
+export function socketDirectoryOf(dataDir: string, port: number): string | undefined {
+  if (process.platform === 'win32') return undefined;
+  const directory = path.resolve(dataDir);
+  return Buffer.byteLength(path.join(directory, `.s.PGSQL.${port}`)) <= SOCKET_PATH_BYTES_MAX ? directory : undefined;
 }
 
-/** The connection string of a running embedded cluster (e.g. one the service started), read from its password file. */
+/** Over the socket in `socketDirectory` when given, else TCP on 127.0.0.1. */
+export function connectionString(port: number, database: string, password: string, socketDirectory?: string): string {
+  const host = socketDirectory === undefined ? '127.0.0.1' : encodeURIComponent(socketDirectory);
+  return `postgres://${USER}:${encodeURIComponent(password)}@${host}:${port}/${encodeURIComponent(database)}`;
+}
+
+/**
+ * The connection string of a running embedded cluster (e.g. one the service started), read from its
+ * password file: over its Unix-domain socket when the server made one, else TCP.
+ */
 export function embeddedConnectionString(dataDir: string, port: number, database: string): string {
-  return connectionString(port, database, storedPasswordOf(dataDir) ?? LEGACY_PASSWORD);
+  const socketDirectory = socketDirectoryOf(dataDir, port);
+  const listening = socketDirectory !== undefined && existsSync(path.join(socketDirectory, `.s.PGSQL.${port}`));
+  return connectionString(
+    port,
+    database,
+    storedPasswordOf(dataDir) ?? LEGACY_PASSWORD,
+    listening ? socketDirectory : undefined,
+  );
 }
 
 async function writePasswordFile(dataDir: string, password: string): Promise<void> {
@@ -178,7 +208,12 @@ export class EmbeddedPostgresServer {
       user: USER,
       password,
       persistent: true,
-      postgresFlags: this.options.postgresFlags ?? [],
+      // its socket in the cluster's directory (or none): never a shared one such as /tmp
+      postgresFlags: [
+        '-c',
+        `unix_socket_directories=${socketDirectoryOf(this.options.dataDir, this.options.port) ?? ''}`,
+        ...(this.options.postgresFlags ?? []),
+      ],
       createPostgresUser: isRoot(),
       onLog: (message: string) => this.log(message),
       onError: (error: unknown) => this.log(String(error)),
@@ -195,10 +230,18 @@ export class EmbeddedPostgresServer {
     }
   }
 
-  /** Valid once started (the password is known then). */
-  connectionString(database = 'postgres'): string {
+  /**
+   * Valid once started (the password is known then). Over the cluster's Unix-domain socket when it
+   * has one, unless `transport` is 'tcp' (a stand-in for a server on another host).
+   */
+  connectionString(database = 'postgres', transport: 'socket' | 'tcp' = 'socket'): string {
     if (this.password === undefined) throw new Error('embedded PostgreSQL: connection string asked before start()');
-    return connectionString(this.options.port, database, this.password);
+    return connectionString(
+      this.options.port,
+      database,
+      this.password,
+      transport === 'tcp' ? undefined : socketDirectoryOf(this.options.dataDir, this.options.port),
+    );
   }
 
   /** Initialises the cluster if needed, stops a leftover server, starts postgres. */

@@ -85,7 +85,8 @@ export async function startStandalonePostgres(options: { durable?: boolean } = {
     throw error;
   }
   return {
-    databaseUrl: server.connectionString(DATABASE),
+    // over TCP, as nodes reach a server of their own on another host
+    databaseUrl: server.connectionString(DATABASE, 'tcp'),
     dataDir,
     async stop() {
       await server.stop();

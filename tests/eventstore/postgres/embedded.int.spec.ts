@@ -8,8 +8,10 @@ import path from 'node:path';
 import pg from 'pg';
 import {
   connectionString,
+  embeddedConnectionString,
   EmbeddedPostgresServer,
   passwordFileOf,
+  socketDirectoryOf,
   storedPasswordOf,
 } from '../../../eventstore/postgres/embedded.ts';
 import { freePort } from '../../support/pg.ts';
@@ -72,5 +74,53 @@ describe('embedded PostgreSQL password', function () {
     expect(statSync(passwordFileOf(dataDir)).mode & 0o777).to.equal(0o600);
     expect(await connects(server.connectionString('postgres'))).to.equal(true);
     expect(await connects(connectionString(port, 'postgres', 'password'))).to.equal(false);
+  });
+});
+
+describe('embedded PostgreSQL socket', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let server: EmbeddedPostgresServer | undefined;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'exchange-embedded-sock-'));
+    chmodSync(dir, 0o755); // the server runs as the postgres user when we are root
+  });
+  afterEach(async () => {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The server's address as the session sees it: null over a Unix-domain socket. */
+  async function serverAddress(url: string): Promise<string | null> {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      return (await client.query<{ address: string | null }>('SELECT inet_server_addr()::text AS address')).rows[0]!
+        .address;
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('local clients reach the cluster over its own Unix-domain socket; TCP on 127.0.0.1 still answers', async () => {
+    const dataDir = path.join(dir, 'postgres');
+    const port = await freePort();
+    server = new EmbeddedPostgresServer({ dataDir, port });
+    await server.start();
+    expect(socketDirectoryOf(dataDir, port)).to.equal(path.resolve(dataDir));
+    expect(await serverAddress(server.connectionString('postgres'))).to.equal(null);
+    // a command attaching to the running cluster (e.g. `exchange audit`) takes the socket too
+    expect(await serverAddress(embeddedConnectionString(dataDir, port, 'postgres'))).to.equal(null);
+    expect(await serverAddress(server.connectionString('postgres', 'tcp'))).to.equal('127.0.0.1/32');
+  });
+
+  it('a cluster too deep for a socket address is reached over TCP alone', async () => {
+    const deep = path.join(dir, 'd'.repeat(90), 'postgres');
+    expect(socketDirectoryOf(deep, 5432)).to.equal(undefined);
+    const port = await freePort();
+    server = new EmbeddedPostgresServer({ dataDir: deep, port });
+    await server.start();
+    expect(await serverAddress(server.connectionString('postgres'))).to.equal('127.0.0.1/32');
+    expect(await serverAddress(embeddedConnectionString(deep, port, 'postgres'))).to.equal('127.0.0.1/32');
   });
 });
