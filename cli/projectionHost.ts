@@ -31,6 +31,14 @@ const WORKER_POOL_SIZE_DEFAULT = 10;
  */
 const DISPATCH_INTERVAL_MS_DEFAULT = 20;
 /**
+ * The same pause under a high flow (ProjectionRunner's dispatchIntervalMaxMs, reached at
+ * DISPATCH_FLOW_HIGH_PER_S outcome events per second, about 2,000 single orders/s): the read
+ * models then take the orders in batches about five times larger, each paying the batch's fixed
+ * statements once (docs/BENCHMARKS.md, "Projection batches under a high flow").
+ */
+const DISPATCH_INTERVAL_MAX_MS_DEFAULT = 100;
+const DISPATCH_FLOW_HIGH_PER_S = 6_000;
+/**
  * The worker's priority while no read waits for it: below normal (nice 10), so on a busy
  * machine the request path and the WebSocket feed come first (bench:ws); back to normal while a
  * read waits (bench:api's projection lag). Measured both ways in docs/BENCHMARKS.md.
@@ -52,6 +60,8 @@ export interface WorkerData {
   eventstoreUrl: string | undefined;
   poolSize: number;
   dispatchIntervalMs: number;
+  dispatchIntervalMaxMs: number;
+  dispatchFlowHighPerS: number;
   /** The worker's CPU priority while nobody waits for the read models (os.setPriority's scale). */
   idlePriority: number;
 }
@@ -98,6 +108,7 @@ interface HostOptions {
   registry?: Registry;
   poolSize?: number;
   dispatchIntervalMs?: number;
+  dispatchIntervalMaxMs?: number;
 }
 
 interface Pending {
@@ -147,6 +158,11 @@ export class ProjectionWorkerHost implements Projections {
       eventstoreUrl: this.options.eventstoreUrl,
       poolSize: this.options.poolSize ?? WORKER_POOL_SIZE_DEFAULT,
       dispatchIntervalMs: this.options.dispatchIntervalMs ?? DISPATCH_INTERVAL_MS_DEFAULT,
+      dispatchIntervalMaxMs: Math.max(
+        this.options.dispatchIntervalMs ?? DISPATCH_INTERVAL_MS_DEFAULT,
+        this.options.dispatchIntervalMaxMs ?? DISPATCH_INTERVAL_MAX_MS_DEFAULT,
+      ),
+      dispatchFlowHighPerS: DISPATCH_FLOW_HIGH_PER_S,
       idlePriority: IDLE_PRIORITY_DEFAULT,
     };
     const worker = new Worker(WORKER_URL, { workerData: data });

@@ -147,6 +147,8 @@ async function becomeLeaseholder(): Promise<void> {
     retired: RETIRED_PROJECTORS,
     logger,
     dispatchIntervalMs: data.dispatchIntervalMs,
+    dispatchIntervalMaxMs: data.dispatchIntervalMaxMs,
+    dispatchFlowHighPerS: data.dispatchFlowHighPerS,
     relay: { writer: workerId, enabled: () => relaying },
   });
   next.onChange((changes) => post({ type: 'changes', changes }));

@@ -60,6 +60,16 @@ interface ProjectionRunnerOptions {
    * is fast enough to keep up in many small ones, at the price of up to this much more lag.
    */
   dispatchIntervalMs?: number;
+  /**
+   * The same pause when the flow is high (default: `dispatchIntervalMs`, no growth): between the
+   * two, the pause grows in proportion to the flow of the last batch (outcome events per second
+   * since the previous batch began) up to `dispatchFlowHighPerS`, so a high flow goes in fewer,
+   * larger transactions (each pays its fixed statements once) and a low flow waits no longer than
+   * `dispatchIntervalMs`. Projection lag grows by at most the difference.
+   */
+  dispatchIntervalMaxMs?: number;
+  /** Outcome events per second at which the pause reaches `dispatchIntervalMaxMs` (default 6,000). */
+  dispatchFlowHighPerS?: number;
   /** Failed attempts at one batch after which a projector is set aside (default 6: about 3 s of backoff). */
   stallAfterAttempts?: number;
   /** How long a projector set aside waits before it is tried again (default 30 s). */
@@ -72,6 +82,7 @@ interface ProjectionRunnerOptions {
 }
 
 const STALL_AFTER_ATTEMPTS_DEFAULT = 6;
+const DISPATCH_FLOW_HIGH_PER_S_DEFAULT = 6_000;
 const STALLED_RETRY_MS_DEFAULT = 30_000;
 
 /** Default bound of a projection transaction's work, in outcome events. */
@@ -94,6 +105,22 @@ export function cutByWork(events: RecordedEvent[], max: number): RecordedEvent[]
   }
   if (run.length > 0) runs.push(run);
   return runs;
+}
+
+/**
+ * The pause from the start of one delivered batch to the next: `minMs` while the flow is low,
+ * growing in proportion to the flow (`work` outcome events over the `sinceLastMs` since the batch
+ * before began) to `maxMs` at `flowHighPerS` and above.
+ */
+export function dispatchIntervalFor(
+  bounds: { minMs: number; maxMs: number; flowHighPerS: number },
+  work: number,
+  sinceLastMs: number,
+): number {
+  if (bounds.maxMs <= bounds.minMs) return bounds.minMs;
+  const flowPerS = (work * 1000) / Math.max(sinceLastMs, bounds.minMs, 1);
+  const share = Math.min(1, flowPerS / bounds.flowHighPerS);
+  return bounds.minMs + (bounds.maxMs - bounds.minMs) * share;
 }
 
 interface ProjectorState {
@@ -132,6 +159,10 @@ export class ProjectionRunner {
   private readonly batchSizeMax: number;
   private readonly transactionEventsMax: number;
   private readonly dispatchIntervalMs: number;
+  private readonly dispatchIntervalMaxMs: number;
+  private readonly dispatchFlowHighPerS: number;
+  /** When the previous delivered batch began (ms since the epoch; 0 before the first). */
+  private lastDispatchAt = 0;
   private readonly stallAfterAttempts: number;
   private readonly stalledRetryMs: number;
   readonly registry: Registry;
@@ -141,6 +172,8 @@ export class ProjectionRunner {
     this.batchSizeMax = options.batchSizeMax ?? BATCH_EVENTS_MAX_DEFAULT;
     this.transactionEventsMax = Math.max(1, options.transactionEventsMax ?? TRANSACTION_EVENTS_MAX_DEFAULT);
     this.dispatchIntervalMs = Math.max(0, options.dispatchIntervalMs ?? 0);
+    this.dispatchIntervalMaxMs = Math.max(this.dispatchIntervalMs, options.dispatchIntervalMaxMs ?? 0);
+    this.dispatchFlowHighPerS = Math.max(1, options.dispatchFlowHighPerS ?? DISPATCH_FLOW_HIGH_PER_S_DEFAULT);
     this.stallAfterAttempts = Math.max(1, options.stallAfterAttempts ?? STALL_AFTER_ATTEMPTS_DEFAULT);
     this.stalledRetryMs = Math.max(0, options.stalledRetryMs ?? STALLED_RETRY_MS_DEFAULT);
     const names = new Set<string>();
@@ -207,8 +240,17 @@ export class ProjectionRunner {
   /** A delivered batch, in runs of bounded work (see `transactionEventsMax`), one after the other. */
   private async dispatch(events: RecordedEvent[]): Promise<void> {
     const started = Date.now();
-    for (const run of cutByWork(events, this.transactionEventsMax)) await this.dispatchRun(run);
-    const pauseMs = started + this.dispatchIntervalMs - Date.now();
+    const runs = cutByWork(events, this.transactionEventsMax);
+    for (const run of runs) await this.dispatchRun(run);
+    let work = 0;
+    for (const event of events) work += outcomeCountOf(event);
+    const intervalMs = dispatchIntervalFor(
+      { minMs: this.dispatchIntervalMs, maxMs: this.dispatchIntervalMaxMs, flowHighPerS: this.dispatchFlowHighPerS },
+      work,
+      this.lastDispatchAt === 0 ? Number.POSITIVE_INFINITY : started - this.lastDispatchAt,
+    );
+    this.lastDispatchAt = started;
+    const pauseMs = started + intervalMs - Date.now();
     if (pauseMs > 0 && !this.stopped) await new Promise((resolve) => setTimeout(resolve, pauseMs));
   }
 

@@ -7,7 +7,7 @@ import type pg from 'pg';
 import { PostgresEventStore } from '../../../eventstore/postgres.ts';
 import type { NewEvent, RecordedEvent } from '../../../eventstore/port.ts';
 import type { ProjectionChange, Projector } from '../../../projections/projector.ts';
-import { cutByWork, ProjectionRunner } from '../../../projections/runner.ts';
+import { cutByWork, dispatchIntervalFor, ProjectionRunner } from '../../../projections/runner.ts';
 import { ProjectionLagTimeout } from '../../../projections/runtime/waiters.ts';
 import { ENGINE_STEPS_TYPE, ENGINE_STREAM } from '../../../domain/engine/journal/journal.ts';
 import { readCheckpoint, setCheckpoint } from '../../../projections/runtime/checkpoints.ts';
@@ -214,6 +214,22 @@ describe('projection runner', function () {
     // 7 + 2 + 1 = 10 fit; the 50-event record goes alone (a record is never split); then the rest
     expect(runs).to.deep.equal([[1, 2, 3], [4], [5, 6]]);
     expect(cutByWork([], 10)).to.deep.equal([]);
+  });
+
+  it('pauses longer between batches as the flow rises, within its bounds (dispatchIntervalFor)', () => {
+    const bounds = { minMs: 20, maxMs: 100, flowHighPerS: 6_000 };
+    // a low flow, or the first batch after a quiet spell: the shortest pause
+    expect(dispatchIntervalFor(bounds, 3, 1000)).to.be.closeTo(20, 0.1);
+    expect(dispatchIntervalFor(bounds, 600, Number.POSITIVE_INFINITY)).to.equal(20);
+    // half the high flow (3,000 events/s): half way
+    expect(dispatchIntervalFor(bounds, 60, 20)).to.equal(60);
+    // at and above the high flow: the longest pause, never more
+    expect(dispatchIntervalFor(bounds, 600, 100)).to.equal(100);
+    expect(dispatchIntervalFor(bounds, 60_000, 100)).to.equal(100);
+    // a batch begun sooner than the shortest pause counts over the shortest pause
+    expect(dispatchIntervalFor(bounds, 60, 1)).to.equal(60);
+    // no growth configured: always the shortest
+    expect(dispatchIntervalFor({ minMs: 20, maxMs: 20, flowHighPerS: 6_000 }, 60_000, 20)).to.equal(20);
   });
 
   it('applies each event once even when two runners process the same log', async () => {
