@@ -122,6 +122,7 @@ export function storedPasswordOf(dataDir: string): string | undefined {
 export function socketDirectoryOf(dataDir: string, port: number): string | undefined {
   if (process.platform === 'win32') return undefined;
   const directory = path.resolve(dataDir);
+  if (/[,"\\]/.test(directory)) return undefined; // the server's setting is a comma-separated list
   return Buffer.byteLength(path.join(directory, `.s.PGSQL.${port}`)) <= SOCKET_PATH_BYTES_MAX ? directory : undefined;
 }
 

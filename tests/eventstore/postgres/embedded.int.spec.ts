@@ -117,6 +117,8 @@ describe('embedded PostgreSQL socket', function () {
   it('a cluster too deep for a socket address is reached over TCP alone', async () => {
     const deep = path.join(dir, 'd'.repeat(90), 'postgres');
     expect(socketDirectoryOf(deep, 5432)).to.equal(undefined);
+    // nor one whose path the server's comma-separated setting would split
+    expect(socketDirectoryOf(path.join(dir, 'a,b', 'postgres'), 5432)).to.equal(undefined);
     const port = await freePort();
     server = new EmbeddedPostgresServer({ dataDir: deep, port });
     await server.start();
