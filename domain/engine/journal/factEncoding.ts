@@ -8,7 +8,9 @@
 // The key lists are part of the record format: a changed fact shape is a new record version (a
 // new fact type is not: records written before it never hold it).
 
+import { present } from '../../assert.ts';
 import type { EngineEvent, EngineEventType } from '../events.ts';
+import { assignInKeyOrder, valuesInKeyOrder } from './keyOrder.ts';
 
 type KeysOf<T> = T extends unknown ? Exclude<keyof T, 'type'> : never;
 /** Compile-time check that a key list names every key of its fact (and nothing else). */
@@ -359,9 +361,8 @@ export function encodeFact(fact: EngineEvent, context: FactContext): StoredFact 
   // The values in key-list order, read once; the encoder's context keeps them (the previous fact
   // of the type as it was written), and the delta compares arrays.
   // (no longer written by the engine: read generically, by version 4's key lists)
-  const stored = new Array<unknown>(keys.length + 1);
+  const stored = valuesInKeyOrder(record, keys, 1);
   stored[0] = fact.type;
-  for (let i = 0; i < keys.length; i++) stored[i + 1] = record[keys[i]!];
   const previous = context.get(fact.type) as unknown[] | undefined;
   context.set(fact.type, stored);
   if (previous) {
@@ -394,7 +395,7 @@ export function decodeFact(stored: StoredFact, context: FactContext): EngineEven
       );
     }
     fact = { type: stored[0] };
-    for (let i = 0; i < keys.length; i++) fact[keys[i]!] = stored[i + 1];
+    assignInKeyOrder(fact, keys, stored, 1);
   } else if (
     stored !== null &&
     typeof stored === 'object' &&
@@ -413,7 +414,7 @@ export function decodeFact(stored: StoredFact, context: FactContext): EngineEven
       if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= keys.length) {
         throw new Error(`engine journal: ${type} delta index ${String(index)} is out of range`);
       }
-      fact[keys[index]!] = changes[i + 1];
+      fact[present(keys[index], 'index was checked in range above')] = changes[i + 1];
     }
   } else {
     return stored as unknown as EngineEvent;
@@ -424,7 +425,7 @@ export function decodeFact(stored: StoredFact, context: FactContext): EngineEven
 
 export function encodeFacts(facts: readonly EngineEvent[], context: FactContext): StoredFact[] {
   const stored = new Array<StoredFact>(facts.length);
-  for (let i = 0; i < facts.length; i++) stored[i] = encodeFact(facts[i]!, context);
+  for (let i = 0; i < facts.length; i++) stored[i] = encodeFact(present(facts[i], 'i < facts.length'), context);
   return stored;
 }
 
@@ -540,24 +541,14 @@ export interface PlacingInput {
  */
 function placementBase(
   code: number,
+  sources: Source[],
   request: Record<string, unknown>,
   accountId: string,
   previous: ArrayLike<unknown> | undefined,
 ): unknown[] {
-  const sources = PLACEMENT_SOURCES[code]!;
   const base = new Array<unknown>(sources.length + 1);
   base[0] = code;
-  for (let i = 0; i < sources.length; i++) {
-    const source = sources[i]!;
-    base[i + 1] =
-      source.from === 'request'
-        ? request[source.key]
-        : source.from === 'account'
-          ? accountId
-          : previous
-            ? previous[i + 1]
-            : source.fallback;
-  }
+  for (let i = 1; i <= sources.length; i++) base[i] = placementValueAt(sources, i, request, accountId, previous);
   return base;
 }
 
@@ -571,8 +562,9 @@ export function newFactContextV5(): FactContextV5 {
 /** Where in `placing` the request of `orderId` is, looked for from `from` on (placement facts follow the input's order). */
 function legOf(placing: PlacingInput, orderId: unknown, from: number): number {
   const { requests } = placing;
-  for (let i = from; i < requests.length; i++) if (requests[i]!.order_id === orderId) return i;
-  for (let i = 0; i < from && i < requests.length; i++) if (requests[i]!.order_id === orderId) return i;
+  const orderIdAt = (i: number): unknown => present(requests[i], 'i < requests.length').order_id;
+  for (let i = from; i < requests.length; i++) if (orderIdAt(i) === orderId) return i;
+  for (let i = 0; i < from && i < requests.length; i++) if (orderIdAt(i) === orderId) return i;
   return -1;
 }
 
@@ -612,9 +604,9 @@ function placementValueAt(
   i: number,
   request: Record<string, unknown>,
   accountId: string,
-  previous: unknown[] | undefined,
+  previous: ArrayLike<unknown> | undefined,
 ): unknown {
-  const source = sources[i - 1]!;
+  const source = present(sources[i - 1], 'a placement fact has a source for each of its values');
   return source.from === 'request'
     ? request[source.key]
     : source.from === 'account'
@@ -647,7 +639,7 @@ function pairsOf(stored: unknown[], changed: number, first: number, second: numb
   if (second !== undefined) out[1] = second;
   let at = head;
   for (let c = 0; c < changed; c++) {
-    const i = changedAt[c]!;
+    const i = present(changedAt[c], 'c < changed, the count noted in changedAt');
     out[at++] = i - 1;
     out[at++] = stored[i];
   }
@@ -663,7 +655,7 @@ export function encodeFactsV5(
   const out = new Array<StoredFact>(facts.length);
   let cursor = 0;
   for (let f = 0; f < facts.length; f++) {
-    const fact = facts[f]!;
+    const fact = present(facts[f], 'f < facts.length');
     const record = fact as unknown as Record<string, unknown>;
     const spec = SPECS[fact.type];
     if (spec === undefined || !hasExactKeys(record, spec.keys)) {
@@ -675,8 +667,7 @@ export function encodeFactsV5(
     if (spec.read !== undefined) {
       stored = spec.read(fact);
     } else {
-      stored = new Array<unknown>(keys.length + 1);
-      for (let i = 0; i < keys.length; i++) stored[i + 1] = record[keys[i]!];
+      stored = valuesInKeyOrder(record, keys, 1);
     }
     stored[0] = code;
     const previous = context[code];
@@ -688,7 +679,7 @@ export function encodeFactsV5(
         const changed = notePlacementChanges(
           stored,
           spec.placement,
-          placing.requests[leg]!,
+          present(placing.requests[leg], 'legOf found the request at leg'),
           placing.account_id,
           previous,
         );
@@ -736,7 +727,7 @@ export function decodeFactsV5(
   const keysOfCode = version === 6 ? KEYS_OF_CODE : KEYS_OF_CODE_V5;
   const out = new Array<EngineEvent>(stored.length);
   for (let f = 0; f < stored.length; f++) {
-    const item = stored[f]!;
+    const item = present(stored[f], 'f < stored.length');
     if (!Array.isArray(item)) {
       out[f] = item as unknown as EngineEvent;
       continue;
@@ -750,14 +741,14 @@ export function decodeFactsV5(
     if (!type || !keys) throw new Error(`engine journal: fact type code ${head} is not known to this build`);
     let values: unknown[];
     if (head >= PLACED) {
-      if (!PLACEMENT_SOURCES[code])
-        throw new Error(`engine journal: a ${type} fact cannot be written against an order request`);
+      const sources = PLACEMENT_SOURCES[code];
+      if (!sources) throw new Error(`engine journal: a ${type} fact cannot be written against an order request`);
       const request = placing?.requests[item[1] as number];
       if (!placing || !request)
         throw new Error(
           `engine journal: a ${type} fact names order request ${String(item[1])}, which the step's input does not hold`,
         );
-      values = placementBase(code, request, placing.account_id, context[code]);
+      values = placementBase(code, sources, request, placing.account_id, context[code]);
       applyPairs(values, item, 2, keys, type);
     } else if (head < 0) {
       const previous = context[code];
@@ -774,7 +765,7 @@ export function decodeFactsV5(
     }
     context[code] = values;
     const fact: Record<string, unknown> = { type };
-    for (let i = 0; i < keys.length; i++) fact[keys[i]!] = values[i + 1];
+    assignInKeyOrder(fact, keys, values, 1);
     out[f] = fact as unknown as EngineEvent;
   }
   return out;

@@ -36,6 +36,7 @@ import {
   ZERO,
   type Decimal,
 } from '../../money/decimal.ts';
+import { present } from '../../assert.ts';
 import type { FillView, LedgerEntryView, OrderView } from '../../views.ts';
 import {
   cashAccount,
@@ -568,7 +569,7 @@ function lotQueues(
     queues.set(key, queue);
   }
   for (const [key, queue] of queues) {
-    const first = queue[0]!;
+    const first = present(queue[0], 'a queue is made with its first share');
     if (!first.whole) {
       const others = queue.slice(1).reduce((sum, lot) => sum + lot.nanos, 0);
       first.nanos = (closingOf.get(key) ?? 0) - others;
