@@ -239,8 +239,8 @@ export interface SportEventView {
 /** The engine's own part of a market (catalogue and state); projections add book and trade stats. */
 export interface MarketStateView extends MarketBaseView, MarketCatalogueView, MarketFeeView {}
 
-/** A market's listing and state, as journal records of versions 1 to 3 carried it. */
-export interface MarketBaseView {
+/** What a market is listed with (the MarketListed fact states it). */
+export interface MarketListing {
   market_id: string;
   event_id: string;
   title: string;
@@ -256,6 +256,10 @@ export interface MarketBaseView {
   max_price: Decimal;
   in_play_delay_sec: number;
   points_cost: number;
+}
+
+/** A market's listing and state, as journal records of versions 1 to 3 carried it. */
+export interface MarketBaseView extends MarketListing {
   result: MarketResult | null;
   settled_at: Micros | null;
   last_traded_price: Decimal | null;

@@ -2,7 +2,7 @@
 // engine's markets and events extend them; both the engine and the read models' fold call these
 // (see orders.ts).
 
-import { centsOf, decimalOf } from '../money/decimal.ts';
+import { centsOf, decimalOf, type Decimal } from '../money/decimal.ts';
 import { emptyMarketCatalogue, type MarketRecord, type SportEventRecord } from '../readModel/records.ts';
 import type { EngineEvent, FeeScope } from '../engine/events.ts';
 import type { MarketResult, MarketStatus } from '../views.ts';
@@ -43,7 +43,18 @@ export function sportEventUpdated(event: SportEventRecord, fact: Fact<'SportEven
   event.start = fact.start;
 }
 
-export function marketRecordOf(fact: Fact<'MarketListed'>, nowUs: number, seq: number): MarketRecord {
+/**
+ * What MarketListed makes of a market before its book, catalogue and fee percents: the listing,
+ * unresulted, made at `nowUs` (`maxPrice` is `maxPriceCents` as a decimal). Spread first, so the
+ * keys stand in the same order in every record made with it.
+ */
+export function marketListedFields(
+  fact: Fact<'MarketListed'>,
+  maxPriceCents: number,
+  maxPrice: Decimal,
+  nowUs: number,
+  seq: number,
+) {
   return {
     id: fact.market_id,
     eventId: fact.event_id,
@@ -57,8 +68,8 @@ export function marketRecordOf(fact: Fact<'MarketListed'>, nowUs: number, seq: n
     featured: fact.featured,
     status: fact.status,
     trading: fact.trading,
-    maxPriceCents: centsOf(fact.max_price),
-    maxPrice: decimalOf(fact.max_price),
+    maxPriceCents,
+    maxPrice,
     inPlayDelaySec: fact.in_play_delay_sec,
     pointsCost: fact.points_cost,
     result: null,
@@ -67,6 +78,12 @@ export function marketRecordOf(fact: Fact<'MarketListed'>, nowUs: number, seq: n
     createdAt: nowUs,
     updatedAt: nowUs,
     seq,
+  } satisfies Partial<MarketRecord>;
+}
+
+export function marketRecordOf(fact: Fact<'MarketListed'>, nowUs: number, seq: number): MarketRecord {
+  return {
+    ...marketListedFields(fact, centsOf(fact.max_price), decimalOf(fact.max_price), nowUs, seq),
     ...emptyMarketCatalogue(),
     settlementFeePercent: null,
     eventFeePercent: null,

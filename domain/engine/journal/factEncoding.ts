@@ -210,33 +210,24 @@ export const FACT_KEYS: Readonly<Record<EngineEventType, readonly string[]>> = {
   FundsReserved: keysOf<Fact<'FundsReserved'>>()(['account_id', 'buy_orders', 'sell_orders', 'positions', 'available']),
 };
 
+/** The keys version 6 added to OrderCancelled and Traded: what the cancel or the trade leaves of each order. */
+const STATED_SINCE_V6: ReadonlySet<string> = new Set([
+  'status',
+  'maker_remaining',
+  'maker_status',
+  'taker_remaining',
+  'taker_status',
+]);
+const statedBeforeV6 = (keys: readonly string[]): readonly string[] => keys.filter((key) => !STATED_SINCE_V6.has(key));
+
 /**
  * The key lists of record versions 4 and 5, where they differ from today's: an order's remaining
  * and status after a trade or a cancel were not stated (upcast.ts `completedV5` adds them as null).
  */
 export const FACT_KEYS_V5: Readonly<Record<EngineEventType, readonly string[]>> = {
   ...FACT_KEYS,
-  OrderCancelled: ['order_id', 'reason'],
-  Traded: [
-    'trade_id',
-    'market_id',
-    'price',
-    'quantity',
-    'taker_side',
-    'pre_start',
-    'maker_order_id',
-    'maker_account_id',
-    'maker_fill_id',
-    'maker_closing',
-    'maker_fee',
-    'maker_points',
-    'taker_order_id',
-    'taker_account_id',
-    'taker_fill_id',
-    'taker_closing',
-    'taker_fee',
-    'taker_points',
-  ],
+  OrderCancelled: statedBeforeV6(FACT_KEYS.OrderCancelled),
+  Traded: statedBeforeV6(FACT_KEYS.Traded),
 };
 
 /** A fact as stored: `[type, ...values]`, a delta, or (keys off its type's list) the fact itself. */
