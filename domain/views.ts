@@ -203,9 +203,9 @@ export interface LedgerEntryView {
   seq: number;
 }
 
-export interface AccountView {
+/** An account's details as the operator sets them (the AccountOpened and AccountUpdated facts state them). */
+export interface AccountDetails {
   account_id: string;
-  user_id: string;
   status: AccountStatus;
   first_name: string | null;
   last_name: string | null;
@@ -215,8 +215,12 @@ export interface AccountView {
   base_fee_percent: number | null;
   maker_factor: number | null;
   taker_factor: number | null;
-  loyalty_tier: string;
   created_at: Micros;
+}
+
+export interface AccountView extends AccountDetails {
+  user_id: string;
+  loyalty_tier: string;
   updated_at: Micros;
 }
 

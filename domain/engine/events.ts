@@ -7,15 +7,7 @@
 // stores each as an array of values in its key order (journal/encoding.ts). Changing a fact's
 // shape means a new journal record version, and an upcaster for the old one (journal/upcast.ts).
 
-import type {
-  AccountStatus,
-  FeeSchedule,
-  Jurisdiction,
-  MarketCatalogueView,
-  MarketListing,
-  MarketResult,
-  MarketStatus,
-} from '../views.ts';
+import type { AccountDetails, MarketCatalogueView, MarketListing, MarketResult, MarketStatus } from '../views.ts';
 
 /** A ledger account: a member's cash, the exchange's fee revenue, a market's settlement pool, the outside world. */
 export type LedgerAccount = `cash:${string}` | `pool:${string}` | 'fees' | 'outside';
@@ -68,19 +60,7 @@ export interface OrderTerms {
   cancel_on_disconnect: boolean;
 }
 
-export interface AccountDetails {
-  account_id: string;
-  status: AccountStatus;
-  first_name: string | null;
-  last_name: string | null;
-  email: string | null;
-  jurisdiction: Jurisdiction;
-  fee_schedule: FeeSchedule;
-  base_fee_percent: number | null;
-  maker_factor: number | null;
-  taker_factor: number | null;
-  created_at: number;
-}
+export type { AccountDetails } from '../views.ts';
 
 /** A sport event's details as the operator sets them (scheduled, or updated). */
 export interface SportEventDetails {

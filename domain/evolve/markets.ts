@@ -9,7 +9,8 @@ import type { MarketResult, MarketStatus } from '../views.ts';
 
 type Fact<T extends EngineEvent['type']> = Extract<EngineEvent, { type: T }>;
 
-export function sportEventRecordOf(fact: Fact<'SportEventScheduled'>): SportEventRecord {
+/** What SportEventScheduled makes of an event: its details, not started. Spread first (the keys' order is kept). */
+export function sportEventScheduledFields(fact: Fact<'SportEventScheduled'>) {
   return {
     id: fact.event_id,
     title: fact.title,
@@ -20,8 +21,11 @@ export function sportEventRecordOf(fact: Fact<'SportEventScheduled'>): SportEven
     participants: [...fact.participants],
     start: fact.start,
     startedAt: null,
-    eventFeePercent: null,
-  };
+  } satisfies Partial<SportEventRecord>;
+}
+
+export function sportEventRecordOf(fact: Fact<'SportEventScheduled'>): SportEventRecord {
+  return { ...sportEventScheduledFields(fact), eventFeePercent: null };
 }
 
 export function sportEventStarted(event: SportEventRecord, nowUs: number): void {

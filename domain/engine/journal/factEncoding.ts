@@ -35,6 +35,16 @@ const ACCOUNT_DETAILS = [
   'taker_factor',
   'created_at',
 ] as const;
+const SPORT_EVENT_DETAILS = [
+  'event_id',
+  'title',
+  'short_title',
+  'event_type',
+  'sport',
+  'competition',
+  'participants',
+  'start',
+] as const;
 const ORDER_TERMS = [
   'order_id',
   'account_id',
@@ -58,27 +68,9 @@ export const FACT_KEYS: Readonly<Record<EngineEventType, readonly string[]>> = {
   AccountOpened: keysOf<Fact<'AccountOpened'>>()(['user_id', ...ACCOUNT_DETAILS]),
   AccountUpdated: keysOf<Fact<'AccountUpdated'>>()([...ACCOUNT_DETAILS]),
   LoyaltyTierChanged: keysOf<Fact<'LoyaltyTierChanged'>>()(['account_id', 'tier']),
-  SportEventScheduled: keysOf<Fact<'SportEventScheduled'>>()([
-    'event_id',
-    'title',
-    'short_title',
-    'event_type',
-    'sport',
-    'competition',
-    'participants',
-    'start',
-  ]),
+  SportEventScheduled: keysOf<Fact<'SportEventScheduled'>>()([...SPORT_EVENT_DETAILS]),
   SportEventStarted: keysOf<Fact<'SportEventStarted'>>()(['event_id']),
-  SportEventUpdated: keysOf<Fact<'SportEventUpdated'>>()([
-    'event_id',
-    'title',
-    'short_title',
-    'event_type',
-    'sport',
-    'competition',
-    'participants',
-    'start',
-  ]),
+  SportEventUpdated: keysOf<Fact<'SportEventUpdated'>>()([...SPORT_EVENT_DETAILS]),
   MarketListed: keysOf<Fact<'MarketListed'>>()([
     'market_id',
     'event_id',
