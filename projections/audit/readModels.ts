@@ -20,7 +20,7 @@ import { LEDGER_ENTRIES_TABLE } from '../core/slices/ledger.ts';
 import { contributionOf, ORDERS_TABLE } from '../core/slices/orders.ts';
 import { POSITIONS_TABLE } from '../core/slices/positions.ts';
 import { positionKey } from '../facts/fold.ts';
-import type { JournalAudit } from './journal.ts';
+import type { Inserted, JournalAudit } from './journal.ts';
 
 /** Rows read per query while comparing a table. */
 export const AUDIT_PAGE_ROWS = 1000;
@@ -45,6 +45,11 @@ interface TableSpec {
 function comparedColumnsOf(spec: UpsertSpec): Pick<TableSpec, 'table' | 'key' | 'columns'> {
   const { table, key, columns } = spec;
   return { table, key, columns: columns.filter(([name, kind]) => kind !== 'json' && !key.includes(name)) };
+}
+
+/** Where a row was first inserted (its ins_pos and ins_idx columns; null when the fold never saw it inserted). */
+function placeColumnsOf(inserted: Inserted | undefined): Record<string, string | null> {
+  return { ins_pos: inserted?.pos ?? null, ins_idx: inserted === undefined ? null : String(inserted.idx) };
 }
 
 /** What an order contributes to its market's book, as the orders slice stores it beside the order. */
@@ -106,8 +111,7 @@ function tablesOf(audit: JournalAudit): TableSpec[] {
             status: doc.status,
             ...bookColumnsOf(doc),
             seq: String(doc.seq),
-            ins_pos: inserted?.pos ?? null,
-            ins_idx: inserted === undefined ? null : String(inserted.idx),
+            ...placeColumnsOf(inserted),
           },
           doc: { ...orderDocOf(doc) },
         };
@@ -130,8 +134,7 @@ function tablesOf(audit: JournalAudit): TableSpec[] {
             tape_trade_id: inserted?.tradeId ?? null,
             inserted_at: String(doc.inserted_at),
             seq: String(doc.seq),
-            ins_pos: inserted?.pos ?? null,
-            ins_idx: inserted === undefined ? null : String(inserted.idx),
+            ...placeColumnsOf(inserted),
           },
           doc: { ...doc },
         };
