@@ -224,7 +224,8 @@ export interface AccountView extends AccountDetails {
   updated_at: Micros;
 }
 
-export interface SportEventView {
+/** A sport event's details as the operator sets them (the SportEventScheduled and SportEventUpdated facts state them). */
+export interface SportEventDetails {
   event_id: string;
   title: string;
   short_title: string | null;
@@ -233,6 +234,9 @@ export interface SportEventView {
   competition: string | null;
   participants: string[];
   start: Micros;
+}
+
+export interface SportEventView extends SportEventDetails {
   /** `scheduled` until started, then `in_progress`. */
   status: 'scheduled' | 'in_progress';
   started_at: Micros | null;

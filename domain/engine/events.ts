@@ -7,7 +7,14 @@
 // stores each as an array of values in its key order (journal/encoding.ts). Changing a fact's
 // shape means a new journal record version, and an upcaster for the old one (journal/upcast.ts).
 
-import type { AccountDetails, MarketCatalogueView, MarketListing, MarketResult, MarketStatus } from '../views.ts';
+import type {
+  AccountDetails,
+  MarketCatalogueView,
+  MarketListing,
+  MarketResult,
+  MarketStatus,
+  SportEventDetails,
+} from '../views.ts';
 
 /** A ledger account: a member's cash, the exchange's fee revenue, a market's settlement pool, the outside world. */
 export type LedgerAccount = `cash:${string}` | `pool:${string}` | 'fees' | 'outside';
@@ -60,19 +67,7 @@ export interface OrderTerms {
   cancel_on_disconnect: boolean;
 }
 
-export type { AccountDetails } from '../views.ts';
-
-/** A sport event's details as the operator sets them (scheduled, or updated). */
-export interface SportEventDetails {
-  event_id: string;
-  title: string;
-  short_title: string | null;
-  event_type: string | null;
-  sport: string | null;
-  competition: string | null;
-  participants: string[];
-  start: number;
-}
+export type { AccountDetails, SportEventDetails } from '../views.ts';
 
 export type EngineEvent =
   // accounts

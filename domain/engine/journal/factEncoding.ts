@@ -484,20 +484,10 @@ export const PLACEMENT_DEFAULTS: Readonly<Record<string, unknown>> = {
   expires_at: null,
   placed_pre_start: false,
 };
-const REQUEST_KEYS = new Set([
-  'order_id',
-  'market_id',
-  'action',
-  'order_type',
-  'price',
-  'quantity',
-  'expiration',
-  'expiration_time',
-  'client_order_id',
-  'device_id',
-  'ip_address',
-  'cancel_on_disconnect',
-]);
+/** The order terms a placement fact takes from its request: all but the step's account and those with a default. */
+const REQUEST_KEYS: ReadonlySet<string> = new Set(
+  ORDER_TERMS.filter((key) => key !== 'account_id' && !Object.prototype.hasOwnProperty.call(PLACEMENT_DEFAULTS, key)),
+);
 function sourcesOf(type: 'OrderAccepted' | 'OrderRejected'): Source[] {
   return FACT_KEYS[type].map((key): Source => {
     if (key === 'account_id') return { from: 'account' };
