@@ -15,6 +15,12 @@ export function assert(condition: boolean, reason: string): asserts condition {
   if (!condition) throw new AssertionFailed(reason);
 }
 
+/** `value`, asserted not undefined (null is a value here), e.g. an index the code knows is in range. */
+export function defined<T>(value: T | undefined, reason: string): T {
+  if (value === undefined) throw new AssertionFailed(reason);
+  return value;
+}
+
 /** `value`, asserted present (the reason says why it must be). */
 export function present<T>(value: T | undefined | null, reason: string): T {
   if (value === undefined || value === null) throw new AssertionFailed(reason);

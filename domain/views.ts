@@ -203,9 +203,9 @@ export interface LedgerEntryView {
   seq: number;
 }
 
-export interface AccountView {
+/** An account's details as the operator sets them (the AccountOpened and AccountUpdated facts state them). */
+export interface AccountDetails {
   account_id: string;
-  user_id: string;
   status: AccountStatus;
   first_name: string | null;
   last_name: string | null;
@@ -215,12 +215,17 @@ export interface AccountView {
   base_fee_percent: number | null;
   maker_factor: number | null;
   taker_factor: number | null;
-  loyalty_tier: string;
   created_at: Micros;
+}
+
+export interface AccountView extends AccountDetails {
+  user_id: string;
+  loyalty_tier: string;
   updated_at: Micros;
 }
 
-export interface SportEventView {
+/** A sport event's details as the operator sets them (the SportEventScheduled and SportEventUpdated facts state them). */
+export interface SportEventDetails {
   event_id: string;
   title: string;
   short_title: string | null;
@@ -229,6 +234,9 @@ export interface SportEventView {
   competition: string | null;
   participants: string[];
   start: Micros;
+}
+
+export interface SportEventView extends SportEventDetails {
   /** `scheduled` until started, then `in_progress`. */
   status: 'scheduled' | 'in_progress';
   started_at: Micros | null;
@@ -239,8 +247,8 @@ export interface SportEventView {
 /** The engine's own part of a market (catalogue and state); projections add book and trade stats. */
 export interface MarketStateView extends MarketBaseView, MarketCatalogueView, MarketFeeView {}
 
-/** A market's listing and state, as journal records of versions 1 to 3 carried it. */
-export interface MarketBaseView {
+/** What a market is listed with (the MarketListed fact states it). */
+export interface MarketListing {
   market_id: string;
   event_id: string;
   title: string;
@@ -256,6 +264,10 @@ export interface MarketBaseView {
   max_price: Decimal;
   in_play_delay_sec: number;
   points_cost: number;
+}
+
+/** A market's listing and state, as journal records of versions 1 to 3 carried it. */
+export interface MarketBaseView extends MarketListing {
   result: MarketResult | null;
   settled_at: Micros | null;
   last_traded_price: Decimal | null;

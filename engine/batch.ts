@@ -6,6 +6,7 @@
 // closes), and what it changed of the live view, for the publisher.
 
 import { randomUUID } from 'node:crypto';
+import { assert } from '../domain/assert.ts';
 import type { EngineEvent } from '../domain/engine/events.ts';
 import {
   ENGINE_STEPS_TYPE,
@@ -80,6 +81,8 @@ export class Batch {
   /** What the batch changed of the live view, taken when it was decided; published once it is durable. */
   view: ViewDelta | undefined;
   private steps: EncodedStep[] = [];
+  /** The seq of the last step added (-1: none yet). */
+  private lastSeq = -1;
   private stepEvents = 0;
   private context: RecordContext = newRecordContext();
   /** Engine time of the newest step of the record being filled. */
@@ -105,6 +108,10 @@ export class Batch {
     events: readonly EngineEvent[],
     accounts: Set<string>,
   ): void {
+    // preconditions: a journaled step states something, and the steps of a batch are one run of seqs
+    assert(events.length > 0, 'a journaled step has facts');
+    assert(this.lastSeq < 0 || seq === this.lastSeq + 1, 'the journaled steps of a batch take consecutive seqs');
+    this.lastSeq = seq;
     this.steps.push(encodeStep(seq, pending.nowUs, pending.input, events, this.context));
     this.answered.push({ pending, reply, record: this.records.length, accounts, base: this.stepEvents });
     this.journaledSteps++;

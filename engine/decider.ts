@@ -9,7 +9,7 @@ import { accountsNamedBy, type EngineEvent } from '../domain/engine/events.ts';
 import type { EngineInput } from '../domain/engine/inputs.ts';
 import { assertBalanced } from '../domain/engine/ledger.ts';
 import type { EngineState } from '../domain/engine/state.ts';
-import { assert } from '../domain/assert.ts';
+import { assert, present } from '../domain/assert.ts';
 import type { Batch, RecordBooks } from './batch.ts';
 import { BookSequence } from './bookSequence.ts';
 import type { EngineReply } from './gateway.ts';
@@ -56,7 +56,7 @@ export class Decider {
   decide(batch: Batch, slice: readonly Pending[]): Pending[] | undefined {
     const engine = this.engine;
     for (let index = 0; index < slice.length; index++) {
-      const pending = slice[index] as Pending; // index < slice.length
+      const pending = present(slice[index], 'index < slice.length');
       const seq = engine.nextSeq;
       let outcome: ReturnType<Engine['step']>;
       try {

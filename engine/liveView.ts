@@ -15,6 +15,7 @@
 // publishes a new one (an account's live orders are a persistent tree, orderTree.ts: a change
 // copies O(log n) of it).
 
+import { present } from '../domain/assert.ts';
 import { balanceView, orderView, positionView } from '../domain/readModel/render.ts';
 import type { MarketRecord, OrderRecord, PositionRecord } from '../domain/readModel/records.ts';
 import { fundsFiguresOf } from '../domain/engine/funds.ts';
@@ -179,7 +180,7 @@ export function stage(batch: Batch, state: EngineState): ViewDelta {
     if (item.record === null) continue;
     const events = item.reply.events;
     for (let i = 0; i < events.length; i++) {
-      const event = events[i]!; // i < events.length
+      const event = present(events[i], 'i < events.length');
       switch (event.type) {
         case 'OrderAccepted':
           named.set(event.order_id, { record: item.record, index: item.base + i });

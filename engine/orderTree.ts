@@ -6,6 +6,7 @@
 // by its later steps (no reader has seen them yet), so a batch of new orders, all at the newest
 // end, copies the path once rather than once per order.
 
+import { present } from '../domain/assert.ts';
 import { comparePlaces, type Place } from './gateway.ts';
 
 export type { Place } from './gateway.ts';
@@ -38,14 +39,14 @@ function measured<V>(node: Node<V>): Node<V> {
 
 /** Rotations and rebalancing of a node this edit owns. */
 function rotateRight<V>(node: Node<V>, edit: Edit): Node<V> {
-  const left = own(node.left!, edit); // a left-heavy node has a left child
+  const left = own(present(node.left, 'a left-heavy node has a left child'), edit);
   node.left = left.right;
   left.right = measured(node);
   return measured(left);
 }
 
 function rotateLeft<V>(node: Node<V>, edit: Edit): Node<V> {
-  const right = own(node.right!, edit); // a right-heavy node has a right child
+  const right = own(present(node.right, 'a right-heavy node has a right child'), edit);
   node.right = right.left;
   right.left = measured(node);
   return measured(right);
@@ -54,12 +55,12 @@ function rotateLeft<V>(node: Node<V>, edit: Edit): Node<V> {
 function rebalanced<V>(node: Node<V>, edit: Edit): Node<V> {
   const lean = heightOf(node.left) - heightOf(node.right);
   if (lean > 1) {
-    const left = node.left!; // lean > 1: the left side is not empty
+    const left = present(node.left, 'lean > 1: the left side is not empty');
     if (heightOf(left.left) < heightOf(left.right)) node.left = rotateLeft(own(left, edit), edit);
     return rotateRight(node, edit);
   }
   if (lean < -1) {
-    const right = node.right!; // lean < -1: the right side is not empty
+    const right = present(node.right, 'lean < -1: the right side is not empty');
     if (heightOf(right.right) < heightOf(right.left)) node.right = rotateRight(own(right, edit), edit);
     return rotateLeft(node, edit);
   }
@@ -81,8 +82,8 @@ function put<V>(node: Node<V> | null, place: Place, value: V, edit: Edit): Node<
 
 function withoutFirst<V>(node: Node<V>, edit: Edit): { first: Node<V>; rest: Node<V> | null } {
   if (node.left === null) return { first: node, rest: node.right };
+  const { first, rest } = withoutFirst(node.left, edit);
   const mine = own(node, edit);
-  const { first, rest } = withoutFirst(mine.left!, edit); // checked above
   mine.left = rest;
   return { first, rest: rebalanced(mine, edit) };
 }

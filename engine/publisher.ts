@@ -8,6 +8,7 @@
 // books afresh. It is also the feed's view of the books (BookSource).
 
 import type { Logger } from 'pino';
+import { defined } from '../domain/assert.ts';
 import type { EngineState } from '../domain/engine/state.ts';
 import { FastOrderBook } from '../domain/book/fast.ts';
 import type { Batch } from './batch.ts';
@@ -69,7 +70,10 @@ export class Publisher implements BookSource {
     if (records.length > 0 && batch.view)
       this.view.apply(batch.view, journal.exactPositions === false ? null : recordPositions, journal.position);
     for (const item of answered) {
-      const position = item.record === null ? journal.position : (recordPositions[item.record] as bigint); // record < records.length
+      const position =
+        item.record === null
+          ? journal.position
+          : defined(recordPositions[item.record], 'an answered step names a record of its batch');
       if (item.accounts) for (const accountId of item.accounts) this.writes.note(accountId, position);
       item.reply.position = position;
       item.pending.resolve(item.reply);

@@ -9,6 +9,7 @@
 // state over to a writer's pipeline.
 
 import type { Logger } from 'pino';
+import { defined } from '../domain/assert.ts';
 import type { Engine } from '../domain/engine/engine.ts';
 import {
   ENGINE_RECORD_TYPES,
@@ -223,7 +224,7 @@ export class Replica implements JournalHead {
     batch.view = publisher.stage(batch, this.engine.state);
     publisher.answer(batch, {
       position: this.position,
-      recordPosition: (index: number) => positions[index] as bigint, // index < positions.length
+      recordPosition: (index: number) => defined(positions[index], 'the publisher asks only for records of the batch'),
       exactPositions: true,
     });
     for (const waiter of [...this.waiters]) if (this.position >= waiter.position) waiter.resolve(true);

@@ -3,6 +3,7 @@
 // The batch builder takes inputs from its head in slices of bounded work; a stopped engine (shut
 // down, fenced, or a broken invariant) refuses every input waiting and every new one.
 
+import { present } from '../domain/assert.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { EngineInput } from '../domain/engine/inputs.ts';
 import { EngineBusyError, EngineStoppedError, type EngineReply } from './gateway.ts';
@@ -38,7 +39,7 @@ export function sliceLength(queue: readonly Pending[], limit: number): number {
   let work = 0;
   let count = 0;
   while (count < queue.length && count < limit) {
-    work += workOf((queue[count] as Pending).input); // count < queue.length
+    work += workOf(present(queue[count], 'count < queue.length').input);
     if (count > 0 && work > DECIDE_SLICE) break;
     count++;
   }

@@ -57,57 +57,61 @@ export function amendFill(ctx: StepContext, input: Extract<EngineInput, { kind: 
     if (!quantity.ok) return quantity.error;
     nanos = quantity.value;
   }
-  const max = market.maxPriceCents;
-
   // Judge both sides before changing anything.
   const plans = pair.map((f) => planOf(ctx, market, f, priceCents, nanos));
   if (plans.some((p) => !p.fundable)) return { code: 'insufficient_funds' };
 
-  for (const plan of plans) {
-    const { f, account, exposure, lot } = plan;
-    const riskCentsOld = riskCentsOf(f.action, f.priceCents, max);
-    const riskCentsNew = riskCentsOf(f.action, priceCents, max);
-    const riskedOld = contractsTimesCents(f.nanos, riskCentsOld);
-    const riskedNew = contractsTimesCents(nanos, riskCentsNew);
-    const points = pointsFor(riskedNew, market.pointsCost);
-    ctx.emit({
-      type: 'FillAmended',
-      fill_id: f.id,
-      account_id: account.id,
-      market_id: market.id,
-      price: formatCents(priceCents),
-      quantity: formatNanos(nanos),
-      fee: toFixedPlaces(plan.fee.unrounded, FEE_DECIMAL_PLACES),
-      points,
-    });
-    positionAmended(exposure, f.action, lot.nanos, lot.priceCents, nanos, priceCents);
-    assert(exposure.positionNanos === plan.positionNanos, 'an amendment moves the position as judged');
-    lot.nanos = nanos;
-    lot.priceCents = priceCents;
-    if (!isZero(plan.feeDelta)) {
-      const charge = isPositive(plan.feeDelta);
-      transfer(ctx, account, negated(plan.feeDelta), FEES, charge ? 'fee' : 'fee_refund', {
-        id: ctx.nextId('ledger'),
-        accountId: account.id,
-        type: charge ? 'fee' : 'fee_refund',
-        amount: negated(plan.feeDelta),
-        eventId: market.eventId,
-        marketId: market.id,
-        feeSource: 'trade',
-        tradeId: f.id,
-        ...(charge ? {} : { feeId: f.feeEntryId ?? null }),
-      });
-    }
-    accountTradeAmended(account, f.nanos, riskCentsOld, nanos, riskCentsNew);
-    exposureAmended(exposure, riskedOld, riskedNew, f.points, points);
-    fillAmended(f, priceCents, nanos, plan.fee.unrounded, plan.fee.rounded, points, ctx.now);
-    ctx.fillChanged(f);
-    refreshLiability(account, exposure, max);
-    ctx.positionChanged(exposure);
-    ctx.balanceChanged(account);
-  }
+  for (const plan of plans) amended(ctx, market, plan, priceCents, nanos);
   return null;
 }
+
+/** One fill of the trade amended as `plan` judged it: the fact, its position and lot, the fee moved, the account's totals. */
+function amended(ctx: StepContext, market: MarketState, plan: AmendPlan, priceCents: number, nanos: number): void {
+  const max = market.maxPriceCents;
+  const { f, account, exposure, lot } = plan;
+  const riskCentsOld = riskCentsOf(f.action, f.priceCents, max);
+  const riskCentsNew = riskCentsOf(f.action, priceCents, max);
+  const riskedOld = contractsTimesCents(f.nanos, riskCentsOld);
+  const riskedNew = contractsTimesCents(nanos, riskCentsNew);
+  const points = pointsFor(riskedNew, market.pointsCost);
+  ctx.emit({
+    type: 'FillAmended',
+    fill_id: f.id,
+    account_id: account.id,
+    market_id: market.id,
+    price: formatCents(priceCents),
+    quantity: formatNanos(nanos),
+    fee: toFixedPlaces(plan.fee.unrounded, FEE_DECIMAL_PLACES),
+    points,
+  });
+  positionAmended(exposure, f.action, lot.nanos, lot.priceCents, nanos, priceCents);
+  assert(exposure.positionNanos === plan.positionNanos, 'an amendment moves the position as judged');
+  lot.nanos = nanos;
+  lot.priceCents = priceCents;
+  if (!isZero(plan.feeDelta)) {
+    const charge = isPositive(plan.feeDelta);
+    transfer(ctx, account, negated(plan.feeDelta), FEES, charge ? 'fee' : 'fee_refund', {
+      id: ctx.nextId('ledger'),
+      accountId: account.id,
+      type: charge ? 'fee' : 'fee_refund',
+      amount: negated(plan.feeDelta),
+      eventId: market.eventId,
+      marketId: market.id,
+      feeSource: 'trade',
+      tradeId: f.id,
+      ...(charge ? {} : { feeId: f.feeEntryId ?? null }),
+    });
+  }
+  accountTradeAmended(account, f.nanos, riskCentsOld, nanos, riskCentsNew);
+  exposureAmended(exposure, riskedOld, riskedNew, f.points, points);
+  fillAmended(f, priceCents, nanos, plan.fee.unrounded, plan.fee.rounded, points, ctx.now);
+  ctx.fillChanged(f);
+  refreshLiability(account, exposure, max);
+  ctx.positionChanged(exposure);
+  ctx.balanceChanged(account);
+}
+
+type AmendPlan = ReturnType<typeof planOf>;
 
 /** What amending one fill of the trade to `nanos` at `priceCents` would do to its account, and whether the account can fund it. */
 function planOf(ctx: StepContext, market: MarketState, f: FillState, priceCents: number, nanos: number) {

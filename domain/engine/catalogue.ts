@@ -8,6 +8,7 @@ import type { MarketDetails } from './inputs.ts';
 import type { MarketState } from './state.ts';
 import type { EngineEvent } from './events.ts';
 import { marketUpdated } from '../evolve/markets.ts';
+import { catalogueViewOf } from '../readModel/render.ts';
 
 /** Sets the details given on `market` (a draft: the market itself changes by its fact); whether that changed any. */
 export function applyMarketDetails(market: MarketState, d: MarketDetails): boolean {
@@ -71,18 +72,7 @@ export function emitMarketUpdated(ctx: StepContext, market: MarketState, m: Mark
     featured: m.featured,
     in_play_delay_sec: m.inPlayDelaySec,
     points_cost: m.pointsCost,
-    description: m.description,
-    group_title: m.groupTitle,
-    specifier: m.specifier,
-    position: m.positionLabel,
-    powered_by: m.poweredBy,
-    filters: [...m.filters],
-    trading_filters: [...m.tradingFilters],
-    keywords: [...m.keywords],
-    participants: m.participants === null ? null : [...m.participants],
-    stat_detail: m.statDetail,
-    featured_home: m.featuredHome,
-    manual_probability: m.manualProbability,
+    ...catalogueViewOf(m),
   };
   ctx.emit(fact);
   marketUpdated(market, fact);

@@ -111,7 +111,8 @@ export class Engine {
 
   /**
    * Decides one sequenced input. Pre: its `seq` comes after the state's. Post: a refused input
-   * changed nothing; an accepted one leaves the books it traded on uncrossed. (That the ledger sums
+   * changed nothing; an accepted one changed something only if it states a fact (the state moves
+   * only through facts), and leaves the books it traded on uncrossed. (That the ledger sums
    * to zero is asserted by the engine process after every batch, before anything is journaled:
    * ledger.ts assertBalanced, which stops the engine rather than rebuild it.)
    */
@@ -132,8 +133,10 @@ export class Engine {
       if (ctx.touchedAnything) throw new AssertionFailed(`input ${input.kind} refused after changing state`);
       return { ok: false, error, events: [] };
     }
+    const touched = ctx.touchedAnything;
     const events = factsOf(ctx);
     if (events.length > 0) this.state.seq = sequenced.seq;
+    assert(events.length > 0 || !touched, 'an accepted step that states no fact changed nothing');
     assertStepDone(ctx);
     if (outcomes) return { ok: true, events, legs: legResultsOf(outcomes) };
     if (ANSWERED_WITH_ENTITIES.has(input.kind)) return { ok: true, events, answer: operatorAnswerOf(ctx, events) };
@@ -215,9 +218,7 @@ export class Engine {
 
 /** The postcondition of an accepted step: no market the step traded on rests crossed. */
 function assertStepDone(ctx: StepContext): void {
-  const markets = ctx.changedMarkets.items;
-  for (let i = 0; i < markets.length; i++) {
-    const book = markets[i]!.book;
+  for (const { book } of ctx.changedMarkets.items) {
     const bid = book.bestPrice('buy');
     const offer = book.bestPrice('sell');
     assert(bid < 0 || offer < 0 || bid < offer, 'no book rests crossed after a step');

@@ -7,7 +7,14 @@
 // stores each as an array of values in its key order (journal/encoding.ts). Changing a fact's
 // shape means a new journal record version, and an upcaster for the old one (journal/upcast.ts).
 
-import type { AccountStatus, FeeSchedule, Jurisdiction, MarketResult, MarketStatus } from '../views.ts';
+import type {
+  AccountDetails,
+  MarketCatalogueView,
+  MarketListing,
+  MarketResult,
+  MarketStatus,
+  SportEventDetails,
+} from '../views.ts';
 
 /** A ledger account: a member's cash, the exchange's fee revenue, a market's settlement pool, the outside world. */
 export type LedgerAccount = `cash:${string}` | `pool:${string}` | 'fees' | 'outside';
@@ -60,19 +67,7 @@ export interface OrderTerms {
   cancel_on_disconnect: boolean;
 }
 
-export interface AccountDetails {
-  account_id: string;
-  status: AccountStatus;
-  first_name: string | null;
-  last_name: string | null;
-  email: string | null;
-  jurisdiction: Jurisdiction;
-  fee_schedule: FeeSchedule;
-  base_fee_percent: number | null;
-  maker_factor: number | null;
-  taker_factor: number | null;
-  created_at: number;
-}
+export type { AccountDetails, SportEventDetails } from '../views.ts';
 
 export type EngineEvent =
   // accounts
@@ -81,53 +76,16 @@ export type EngineEvent =
   | ({ type: 'AccountUpdated' } & AccountDetails)
   | { type: 'LoyaltyTierChanged'; account_id: string; tier: string }
   // catalogue
-  | {
-      type: 'SportEventScheduled';
-      event_id: string;
-      title: string;
-      short_title: string | null;
-      event_type: string | null;
-      sport: string | null;
-      competition: string | null;
-      participants: string[];
-      start: number;
-    }
+  | ({ type: 'SportEventScheduled' } & SportEventDetails)
   | { type: 'SportEventStarted'; event_id: string }
   /** The event's details after an operator's change (every field, changed or not). */
-  | {
-      type: 'SportEventUpdated';
-      event_id: string;
-      title: string;
-      short_title: string | null;
-      event_type: string | null;
-      sport: string | null;
-      competition: string | null;
-      participants: string[];
-      start: number;
-    }
-  | {
-      type: 'MarketListed';
-      market_id: string;
-      event_id: string;
-      title: string;
-      short_title: string | null;
-      question: string | null;
-      rules: string | null;
-      symbol: string | null;
-      grouping_id: string;
-      grouping_name: string | null;
-      featured: boolean;
-      status: MarketStatus;
-      trading: boolean;
-      max_price: string;
-      in_play_delay_sec: number;
-      points_cost: number;
-    }
+  | ({ type: 'SportEventUpdated' } & SportEventDetails)
+  | ({ type: 'MarketListed' } & MarketListing)
   /**
    * The market's catalogue after an operator's change or a listing with more than MarketListed
    * holds (every field, changed or not; `participants` null: the event's).
    */
-  | {
+  | ({
       type: 'MarketUpdated';
       market_id: string;
       title: string;
@@ -139,19 +97,7 @@ export type EngineEvent =
       featured: boolean;
       in_play_delay_sec: number;
       points_cost: number;
-      description: string | null;
-      group_title: string | null;
-      specifier: string | null;
-      position: string | null;
-      powered_by: string | null;
-      filters: string[];
-      trading_filters: string[];
-      keywords: string[];
-      participants: string[] | null;
-      stat_detail: unknown;
-      featured_home: boolean;
-      manual_probability: boolean;
-    }
+    } & Omit<MarketCatalogueView, 'archived_at'>)
   /** Archived: out of the default market list and the live index (the fact's time is `archived_at`). Final. */
   | { type: 'MarketArchived'; market_id: string }
   | { type: 'MarketStatusChanged'; market_id: string; status: MarketStatus; trading: boolean }

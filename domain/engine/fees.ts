@@ -23,9 +23,12 @@ export interface LoyaltyTier {
   feePercent: number;
 }
 
+/** The tier every account starts at (and the one an unknown tier name stands for). */
+const FIRST_TIER: LoyaltyTier = { tier: 'rookie', minPoints: 0, feePercent: 2 };
+
 /** Tiers by credited points, lowest first; every account starts at `rookie`. */
 export const LOYALTY_TIERS: readonly LoyaltyTier[] = [
-  { tier: 'rookie', minPoints: 0, feePercent: 2 },
+  FIRST_TIER,
   { tier: 'pro', minPoints: 1_000, feePercent: 1.5 },
   { tier: 'elite', minPoints: 10_000, feePercent: 1 },
   { tier: 'legend', minPoints: 100_000, feePercent: 0.5 },
@@ -37,7 +40,7 @@ export const DEFAULT_MAKER_FACTOR = 0.5;
 export const DEFAULT_TAKER_FACTOR = 1;
 
 export function tierFor(points: number): LoyaltyTier {
-  let found = LOYALTY_TIERS[0]!;
+  let found = FIRST_TIER;
   for (const tier of LOYALTY_TIERS) if (points >= tier.minPoints) found = tier;
   return found;
 }
@@ -68,7 +71,7 @@ export function feeRates(terms: FeeTerms): FeeRates {
     const basePercent =
       terms.fee_schedule === 'on_trade'
         ? ON_TRADE_BASE_FEE_PERCENT
-        : (LOYALTY_TIERS.find((t) => t.tier === terms.loyalty_tier) ?? LOYALTY_TIERS[0]!).feePercent;
+        : (LOYALTY_TIERS.find((t) => t.tier === terms.loyalty_tier) ?? FIRST_TIER).feePercent;
     const base = percent(basePercent);
     maker = times(base, numberToDecimal(nonNegative(terms.maker_factor ?? DEFAULT_MAKER_FACTOR)));
     taker = times(base, numberToDecimal(nonNegative(terms.taker_factor ?? DEFAULT_TAKER_FACTOR)));

@@ -396,6 +396,25 @@ function fundingOnDecimals(
   return { total, marketLiability: market, sideExposure, sideFeeReserve, sideOrderLiability };
 }
 
+/** The finest decimal place of the account's and the exposure's amounts that fundingOnIntegers reads (a power of ten). */
+function amountsExponent(account: AccountState, exposure: Exposure | undefined): number {
+  const ofAccount = Math.min(
+    lastExponent(account.liability),
+    lastExponent(account.buyOrderLiability),
+    lastExponent(account.sellOrderLiability),
+  );
+  if (!exposure) return Math.min(ofAccount, 0);
+  return Math.min(
+    ofAccount,
+    lastExponent(exposure.buyExposure),
+    lastExponent(exposure.sellExposure),
+    lastExponent(exposure.buyFeeReserve),
+    lastExponent(exposure.sellFeeReserve),
+    lastExponent(exposure.openPremium),
+    lastExponent(exposure.liability),
+  );
+}
+
 /**
  * fundingOnDecimals on exact integers (money/decimal.ts, "exact fixed point"): the same formulas,
  * with every amount read as a count of one common power of ten and only the five results built
@@ -427,19 +446,7 @@ function fundingOnIntegers(
     quantityExponent - 2 + rateExponent,
     quantityExponent - 2,
     positionExponent - 2,
-    lastExponent(account.liability),
-    lastExponent(account.buyOrderLiability),
-    lastExponent(account.sellOrderLiability),
-    exposure
-      ? Math.min(
-          lastExponent(exposure.buyExposure),
-          lastExponent(exposure.sellExposure),
-          lastExponent(exposure.buyFeeReserve),
-          lastExponent(exposure.sellFeeReserve),
-          lastExponent(exposure.openPremium),
-          lastExponent(exposure.liability),
-        )
-      : 0,
+    amountsExponent(account, exposure),
   );
   const amount = scaledProduct(quantity * riskCents, quantityExponent - 2 - e);
   const fee = charged ? scaledProduct(quantity * basisCents * rateInteger, quantityExponent - 2 + rateExponent - e) : 0;

@@ -27,7 +27,7 @@ import type { EngineInput } from './inputs.ts';
 import { creditPoints, FEES, pool, setPool, transfer } from './ledger.ts';
 import { CancellationReasons, cancelLive, execute, release } from './orders.ts';
 import { assessSettlementFees, canResettle, inheritSettlementFees, resettle } from './settlementFees.ts';
-import type { MarketState, SettledAccount } from './state.ts';
+import type { MarketState, SettledAccount, Exposure } from './state.ts';
 import { present } from '../assert.ts';
 import { fillLotSettled, fillResulted, fillVoided } from '../evolve/fills.ts';
 import {
@@ -345,23 +345,8 @@ function settlePositions(
   for (const accountId of market.accountIds) {
     const account = present(state.accounts.get(accountId), 'an account with an exposure is open');
     const exposure = present(account.exposures.get(market.id), 'an account of a market has an exposure there');
-    const long = exposure.positionNanos > 0;
-    let pnl = ZERO;
     const hadPosition = exposure.lots.length > 0;
-    for (const lot of exposure.lots) {
-      const perContractCents = win
-        ? long
-          ? max - lot.priceCents
-          : lot.priceCents - max
-        : long
-          ? -lot.priceCents
-          : lot.priceCents;
-      const lotPnl = contractsTimesCents(lot.nanos, perContractCents);
-      pnl = plus(pnl, lotPnl);
-      const fill = present(state.fills.get(lot.fillId), "an open lot's fill is not settled");
-      ctx.emit({ type: 'LotSettled', fill_id: lot.fillId, quantity: formatNanos(lot.nanos), pnl: money(lotPnl) });
-      fillLotSettled(fill, lot.nanos, lotPnl, ctx.now);
-    }
+    const pnl = lotsSettled(ctx, exposure, max, win);
     settlementPnls.set(accountId, pnl);
     positionClosedOut(exposure);
     if (hadPosition) {
@@ -406,6 +391,27 @@ function settlePositions(
     fillResulted(fill, ctx.now);
   }
   return settled;
+}
+
+/** Each lot of `exposure` settled at the result (a LotSettled fact, its fill); answers their PnL. */
+function lotsSettled(ctx: StepContext, exposure: Exposure, max: number, win: boolean): Decimal {
+  const long = exposure.positionNanos > 0;
+  let pnl = ZERO;
+  for (const lot of exposure.lots) {
+    const perContractCents = win
+      ? long
+        ? max - lot.priceCents
+        : lot.priceCents - max
+      : long
+        ? -lot.priceCents
+        : lot.priceCents;
+    const lotPnl = contractsTimesCents(lot.nanos, perContractCents);
+    pnl = plus(pnl, lotPnl);
+    const fill = present(ctx.state.fills.get(lot.fillId), "an open lot's fill is not settled");
+    ctx.emit({ type: 'LotSettled', fill_id: lot.fillId, quantity: formatNanos(lot.nanos), pnl: money(lotPnl) });
+    fillLotSettled(fill, lot.nanos, lotPnl, ctx.now);
+  }
+  return pnl;
 }
 
 /** void: realised PnL in the market is reversed and every trade fee refunded; fills are cancelled. */

@@ -30,7 +30,7 @@ import type { CancellationReason, EngineEvent } from './events.ts';
 import type { OrderLimits, OrderRequest } from './inputs.ts';
 import { FEES, pool, transfer } from './ledger.ts';
 import { addTimer } from './timers.ts';
-import type { AccountState, EngineState, Exposure, MarketState, OrderState } from './state.ts';
+import type { AccountState, EngineState, Exposure, MarketState, OrderState, SportEventState } from './state.ts';
 import { assert, present } from '../assert.ts';
 import { accountTraded, riskCentsOf } from '../evolve/accounts.ts';
 import { fillLotClosed, fillOfTrade } from '../evolve/fills.ts';
@@ -125,17 +125,8 @@ export function decideOrder(
     return refuse({ code: 'market_not_accepting_orders' });
   if (request.order_type === 'market' && market.status === 'pre_open')
     return refuse({ code: 'market_order_before_open' });
-  let priceCents: number | null = null;
-  if (request.order_type === 'limit') {
-    if (request.price === null || request.price === undefined) return refuse({ code: 'price_required' });
-    const price = parsePriceCents(request.price, market.maxPriceCents);
-    if (!price.ok) return refuse(price.error);
-    priceCents = price.value;
-  } else if (request.price !== null && request.price !== undefined) {
-    // unused by a market order, but validated whenever present (docs/TRADING.md "Orders"), max_price included
-    const price = parsePriceCents(request.price, market.maxPriceCents);
-    if (!price.ok) return refuse(price.error);
-  }
+  const priceCents = requestPriceCents(request, market.maxPriceCents);
+  if (priceCents !== null && typeof priceCents === 'object') return refuse(priceCents);
   const quantity = parseQuantityNanos(request.quantity);
   if (!quantity.ok) return refuse(quantity.error);
   const event = state.sportEvents.get(market.eventId);
@@ -147,25 +138,67 @@ export function decideOrder(
     if (request.expiration_time <= ctx.now) return refuse({ code: 'expiration_time_past' });
   }
   if (limits) {
-    if ((liveCountsOf(state).get(accountId) ?? 0) >= limits.live_orders_max)
-      return refuse({ code: 'too_many_live_orders', live_orders_max: limits.live_orders_max });
-    // a market order risks at the worst price it may reach now (no liquidity: it is cancelled, risking nothing)
-    const riskPriceCents = priceCents ?? marketOrderLimit(market.book, request.action, quantity.value, accountId);
-    if (riskPriceCents >= 0) {
-      const riskPerContract = riskCentsOf(request.action, riskPriceCents, market.maxPriceCents);
-      if (!risksAtLeast(quantity.value, riskPerContract, limits.risk_min_cents))
-        return refuse({ code: 'order_risk_too_small', risk_min: formatCents(limits.risk_min_cents) });
-    }
+    const refusal = limitsRefusal(state, accountId, market, request.action, priceCents, quantity.value, limits);
+    if (refusal) return refuse(refusal);
   }
+  const order = orderOf(ctx, accountId, request, market.id, priceCents, quantity.value, event, started);
+  ctx.orderChanged(order);
+  return admit(ctx, account, market, order, started);
+}
 
-  const order: OrderState = {
+/**
+ * A limit order's price in cents, null for a market order, or why the price is refused (a
+ * market order's price is unused but validated whenever present, docs/TRADING.md "Orders",
+ * max_price included).
+ */
+function requestPriceCents(request: OrderRequest, maxPriceCents: number): number | null | Refusal {
+  const text = request.price;
+  if (text === null || text === undefined) return request.order_type === 'limit' ? { code: 'price_required' } : null;
+  const price = parsePriceCents(text, maxPriceCents);
+  if (!price.ok) return price.error;
+  return request.order_type === 'limit' ? price.value : null;
+}
+
+/** Why an order is refused under the limits its input carries (live orders per account, the minimum risk), or null. */
+function limitsRefusal(
+  state: EngineState,
+  accountId: string,
+  market: MarketState,
+  action: OrderRequest['action'],
+  priceCents: number | null,
+  quantityNanos: number,
+  limits: OrderLimits,
+): Refusal | null {
+  if ((liveCountsOf(state).get(accountId) ?? 0) >= limits.live_orders_max)
+    return { code: 'too_many_live_orders', live_orders_max: limits.live_orders_max };
+  // a market order risks at the worst price it may reach now (no liquidity: it is cancelled, risking nothing)
+  const riskPriceCents = priceCents ?? marketOrderLimit(market.book, action, quantityNanos, accountId);
+  if (riskPriceCents < 0) return null;
+  const riskPerContract = riskCentsOf(action, riskPriceCents, market.maxPriceCents);
+  if (!risksAtLeast(quantityNanos, riskPerContract, limits.risk_min_cents))
+    return { code: 'order_risk_too_small', risk_min: formatCents(limits.risk_min_cents) };
+  return null;
+}
+
+/** The order a valid request makes, as it is before it is taken in (status `created`). */
+function orderOf(
+  ctx: StepContext,
+  accountId: string,
+  request: OrderRequest,
+  marketId: string,
+  priceCents: number | null,
+  quantityNanos: number,
+  event: SportEventState | undefined,
+  started: boolean,
+): OrderState {
+  return {
     id: request.order_id,
     accountId,
-    marketId: market.id,
+    marketId,
     action: request.action,
     orderType: request.order_type,
     status: 'created',
-    quantityNanos: quantity.value,
+    quantityNanos,
     filledNanos: 0,
     priceCents,
     reserveCents: priceCents ?? 0,
@@ -186,8 +219,6 @@ export function decideOrder(
     arrivalSeq: ctx.seq,
     seq: ctx.seq,
   };
-  ctx.orderChanged(order);
-  return admit(ctx, account, market, order, started);
 }
 
 /**

@@ -180,7 +180,10 @@ function charge(
   const charged: ChargedFee = {
     id: ctx.nextId('ledger'),
     amount: fee,
-    shares: winners.map((fill, i) => ({ fillId: fill.fillId, amount: amounts[i]! })),
+    shares: winners.map((fill, i) => ({
+      fillId: fill.fillId,
+      amount: present(amounts[i], 'shareOut gives one amount per weight'),
+    })),
   };
   ctx.emit({
     type: 'SettlementFeeBooked',
@@ -308,7 +311,7 @@ function assessScopes(
     const target: FeeTarget = {
       source: scope === 'event' ? 'event' : 'market_group',
       marketId: null,
-      eventId: eventIds.size === 1 ? [...eventIds][0]! : null,
+      eventId: eventIds.size === 1 ? present([...eventIds][0], 'a set of one has a first') : null,
       settlementId,
     };
     for (const [accountId, total] of totals) {

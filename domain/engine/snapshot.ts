@@ -8,6 +8,7 @@ import { decimalOf, decimalText, isDecimal, ZERO } from '../money/decimal.ts';
 import { emptyMarketCatalogue } from '../readModel/records.ts';
 import { DEFAULT_REFERRAL_POINTS } from './referrals.ts';
 import type { EngineState, MarketState } from './state.ts';
+import { defined, present } from '../assert.ts';
 import { recordsHash } from '../evolve/digest.ts';
 import type { PositionRecord } from '../readModel/records.ts';
 
@@ -64,7 +65,7 @@ function decode(value: Encoded): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map(decode);
   if ('$d' in value) return decimalOf(value.$d as string);
-  if ('$m' in value) return new Map((value.$m as Encoded[][]).map(([k, v]) => [decode(k!), decode(v!)]));
+  if ('$m' in value) return new Map((value.$m as [Encoded, Encoded][]).map(([k, v]) => [decode(k), decode(v)]));
   if ('$s' in value) return new Set((value.$s as Encoded[]).map(decode));
   if ('$book' in value) {
     const book = new FastOrderBook(value.$book as number);
@@ -125,7 +126,7 @@ class StateEncoder {
   private shapeOf(value: object): Shape {
     const recent = this.recent;
     for (let i = 0; i < recent.length; i++) {
-      const shape = recent[i]!;
+      const shape = present(recent[i], 'i < recent.length');
       if (hasKeys(value, shape.keys)) {
         if (i > 0) {
           recent.splice(i, 1);
@@ -183,7 +184,8 @@ class StateEncoder {
       const keys = shape.keys;
       const tuple: Encoded[] = new Array(keys.length + 1);
       tuple[0] = shape.index;
-      for (let i = 0; i < keys.length; i++) tuple[i + 1] = this.encode((value as Record<string, unknown>)[keys[i]!]);
+      let at = 1;
+      for (const key of keys) tuple[at++] = this.encode((value as Record<string, unknown>)[key]);
       return tuple;
     }
     throw new Error(`cannot encode ${type}`);
@@ -197,7 +199,8 @@ function decodeV2(value: Encoded, shapes: readonly string[][]): unknown {
     if (!keys || keys.length !== value.length - 1)
       throw new Error(`snapshot: a tuple of ${value.length - 1} values names shape ${String(value[0])}`);
     const out: Record<string, unknown> = {};
-    for (let i = 0; i < keys.length; i++) out[keys[i]!] = decodeV2(value[i + 1]!, shapes);
+    let at = 1;
+    for (const key of keys) out[key] = decodeV2(defined(value[at++], 'a tuple holds one value per key'), shapes);
     return out;
   }
   if ('d' in value) return decimalOf(value.d as string);
@@ -205,7 +208,8 @@ function decodeV2(value: Encoded, shapes: readonly string[][]): unknown {
   if ('m' in value) {
     const flat = value.m as Encoded[];
     const map = new Map<unknown, unknown>();
-    for (let i = 0; i + 1 < flat.length; i += 2) map.set(decodeV2(flat[i]!, shapes), decodeV2(flat[i + 1]!, shapes));
+    const at = (i: number): unknown => decodeV2(defined(flat[i], 'i < flat.length'), shapes);
+    for (let i = 0; i + 1 < flat.length; i += 2) map.set(at(i), at(i + 1));
     return map;
   }
   if ('s' in value) return new Set((value.s as Encoded[]).map((item) => decodeV2(item, shapes)));

@@ -4,6 +4,7 @@
 // min-heap, so a timer tick touches only the orders that are due, not every timed order.
 // Due orders are acted on in the set's order, exactly as a scan of the whole set would.
 
+import { present } from '../assert.ts';
 import type { EngineState, OrderState } from './state.ts';
 
 interface DueEntry {
@@ -37,8 +38,9 @@ function push(heap: DueEntry[], entry: DueEntry): void {
   let i = heap.length - 1;
   while (i > 0) {
     const parent = (i - 1) >> 1;
-    if (heap[parent]!.dueUs <= entry.dueUs) break;
-    heap[i] = heap[parent]!;
+    const above = present(heap[parent], 'a heap slot above a filled one is filled');
+    if (above.dueUs <= entry.dueUs) break;
+    heap[i] = above;
     i = parent;
   }
   heap[i] = entry;
@@ -52,10 +54,15 @@ function pop(heap: DueEntry[]): DueEntry | undefined {
   for (;;) {
     const left = 2 * i + 1;
     if (left >= heap.length) break;
-    const right = left + 1;
-    const child = right < heap.length && heap[right]!.dueUs < heap[left]!.dueUs ? right : left;
-    if (heap[child]!.dueUs >= last.dueUs) break;
-    heap[i] = heap[child]!;
+    let child = left;
+    let below = present(heap[left], 'a slot below heap.length is filled');
+    const right = left + 1 < heap.length ? heap[left + 1] : undefined;
+    if (right !== undefined && right.dueUs < below.dueUs) {
+      child = left + 1;
+      below = right;
+    }
+    if (below.dueUs >= last.dueUs) break;
+    heap[i] = below;
     i = child;
   }
   heap[i] = last;
@@ -98,13 +105,14 @@ export function dueOrderIds(state: EngineState, nowUs: number): string[] {
     if (state.timedOrderIds.has(id)) due.add(id);
     else index.waiting.delete(id);
   }
-  while (index.heap.length > 0 && index.heap[0]!.dueUs <= nowUs) {
-    const { id } = pop(index.heap)!;
-    if (state.timedOrderIds.has(id)) due.add(id);
+  for (let top = index.heap[0]; top !== undefined && top.dueUs <= nowUs; top = index.heap[0]) {
+    pop(index.heap);
+    if (state.timedOrderIds.has(top.id)) due.add(top.id);
   }
   const ranks = index.ranks;
   for (const id of due) if (!ranks.has(id)) ranks.set(id, index.nextRank++);
-  return [...due].sort((a, b) => ranks.get(a)! - ranks.get(b)!);
+  const rankOf = (id: string): number => present(ranks.get(id), 'every due order was given a rank above');
+  return [...due].sort((a, b) => rankOf(a) - rankOf(b));
 }
 
 /** After a tick: delayed orders that are due but still delayed wait for their market; the rest leave the waiting list. */
@@ -122,6 +130,10 @@ export function anyDue(state: EngineState, nowUs: number): boolean {
   if (state.timedOrderIds.size === 0) return false;
   const index = indexOf(state);
   if (index.waiting.size > 0) return true;
-  while (index.heap.length > 0 && !state.timedOrderIds.has(index.heap[0]!.id)) pop(index.heap); // orders no longer timed
-  return index.heap.length > 0 && index.heap[0]!.dueUs <= nowUs;
+  let top = index.heap[0];
+  while (top !== undefined && !state.timedOrderIds.has(top.id)) {
+    pop(index.heap); // an order no longer timed
+    top = index.heap[0];
+  }
+  return top !== undefined && top.dueUs <= nowUs;
 }

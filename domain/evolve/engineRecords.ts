@@ -11,6 +11,7 @@ import type { EngineEvent } from '../engine/events.ts';
 import { feeRates } from '../engine/fees.ts';
 import type { AccountState, MarketState, SportEventState } from '../engine/state.ts';
 import { accountDetailsSet } from './accounts.ts';
+import { marketListedFields, sportEventScheduledFields } from './markets.ts';
 
 type Fact<T extends EngineEvent['type']> = Extract<EngineEvent, { type: T }>;
 
@@ -70,19 +71,7 @@ export function accountStateOf(fact: Fact<'AccountOpened'>, nowUs: number): Acco
 
 /** SportEventScheduled: the event, not started, with no markets yet. */
 export function sportEventStateOf(fact: Fact<'SportEventScheduled'>): SportEventState {
-  return {
-    id: fact.event_id,
-    title: fact.title,
-    shortTitle: fact.short_title,
-    eventType: fact.event_type,
-    sport: fact.sport,
-    competition: fact.competition,
-    participants: [...fact.participants],
-    start: fact.start,
-    startedAt: null,
-    marketIds: [],
-    eventFeePercent: null,
-  };
+  return { ...sportEventScheduledFields(fact), marketIds: [], eventFeePercent: null };
 }
 
 /** MarketListed (`maxPriceCents`: its max_price in cents): the market with an empty book, an empty catalogue, no fee percents. */
@@ -93,28 +82,7 @@ export function marketStateOf(
   seq: number,
 ): MarketState {
   return {
-    id: fact.market_id,
-    eventId: fact.event_id,
-    title: fact.title,
-    shortTitle: fact.short_title,
-    question: fact.question,
-    rules: fact.rules,
-    symbol: fact.symbol,
-    groupingId: fact.grouping_id,
-    groupingName: fact.grouping_name,
-    featured: fact.featured,
-    status: fact.status,
-    trading: fact.trading,
-    maxPriceCents,
-    maxPrice: centsToDecimal(maxPriceCents),
-    inPlayDelaySec: fact.in_play_delay_sec,
-    pointsCost: fact.points_cost,
-    result: null,
-    settledAt: null,
-    lastTradedCents: null,
-    createdAt: nowUs,
-    updatedAt: nowUs,
-    seq,
+    ...marketListedFields(fact, maxPriceCents, centsToDecimal(maxPriceCents), nowUs, seq),
     book: new FastOrderBook(maxPriceCents),
     liveOrderIds: new Set(),
     accountIds: new Set(),

@@ -2,14 +2,15 @@
 // engine's markets and events extend them; both the engine and the read models' fold call these
 // (see orders.ts).
 
-import { centsOf, decimalOf } from '../money/decimal.ts';
+import { centsOf, decimalOf, type Decimal } from '../money/decimal.ts';
 import { emptyMarketCatalogue, type MarketRecord, type SportEventRecord } from '../readModel/records.ts';
 import type { EngineEvent, FeeScope } from '../engine/events.ts';
 import type { MarketResult, MarketStatus } from '../views.ts';
 
 type Fact<T extends EngineEvent['type']> = Extract<EngineEvent, { type: T }>;
 
-export function sportEventRecordOf(fact: Fact<'SportEventScheduled'>): SportEventRecord {
+/** What SportEventScheduled makes of an event: its details, not started. Spread first (the keys' order is kept). */
+export function sportEventScheduledFields(fact: Fact<'SportEventScheduled'>) {
   return {
     id: fact.event_id,
     title: fact.title,
@@ -20,8 +21,11 @@ export function sportEventRecordOf(fact: Fact<'SportEventScheduled'>): SportEven
     participants: [...fact.participants],
     start: fact.start,
     startedAt: null,
-    eventFeePercent: null,
-  };
+  } satisfies Partial<SportEventRecord>;
+}
+
+export function sportEventRecordOf(fact: Fact<'SportEventScheduled'>): SportEventRecord {
+  return { ...sportEventScheduledFields(fact), eventFeePercent: null };
 }
 
 export function sportEventStarted(event: SportEventRecord, nowUs: number): void {
@@ -43,7 +47,18 @@ export function sportEventUpdated(event: SportEventRecord, fact: Fact<'SportEven
   event.start = fact.start;
 }
 
-export function marketRecordOf(fact: Fact<'MarketListed'>, nowUs: number, seq: number): MarketRecord {
+/**
+ * What MarketListed makes of a market before its book, catalogue and fee percents: the listing,
+ * unresulted, made at `nowUs` (`maxPrice` is `maxPriceCents` as a decimal). Spread first, so the
+ * keys stand in the same order in every record made with it.
+ */
+export function marketListedFields(
+  fact: Fact<'MarketListed'>,
+  maxPriceCents: number,
+  maxPrice: Decimal,
+  nowUs: number,
+  seq: number,
+) {
   return {
     id: fact.market_id,
     eventId: fact.event_id,
@@ -57,8 +72,8 @@ export function marketRecordOf(fact: Fact<'MarketListed'>, nowUs: number, seq: n
     featured: fact.featured,
     status: fact.status,
     trading: fact.trading,
-    maxPriceCents: centsOf(fact.max_price),
-    maxPrice: decimalOf(fact.max_price),
+    maxPriceCents,
+    maxPrice,
     inPlayDelaySec: fact.in_play_delay_sec,
     pointsCost: fact.points_cost,
     result: null,
@@ -67,6 +82,12 @@ export function marketRecordOf(fact: Fact<'MarketListed'>, nowUs: number, seq: n
     createdAt: nowUs,
     updatedAt: nowUs,
     seq,
+  } satisfies Partial<MarketRecord>;
+}
+
+export function marketRecordOf(fact: Fact<'MarketListed'>, nowUs: number, seq: number): MarketRecord {
+  return {
+    ...marketListedFields(fact, centsOf(fact.max_price), decimalOf(fact.max_price), nowUs, seq),
     ...emptyMarketCatalogue(),
     settlementFeePercent: null,
     eventFeePercent: null,

@@ -641,7 +641,12 @@ function settledAccountsWithLots(settled: Map<string, SettledAccount> | undefine
 /** A fee's shares as SettlementFeeBooked lists them (`[fill_id, amount, ...]`). */
 function sharesOf(flat: readonly string[]): ChargedFee['shares'] {
   const shares: ChargedFee['shares'] = [];
-  for (let i = 0; i + 1 < flat.length; i += 2) shares.push({ fillId: flat[i]!, amount: decimalOf(flat[i + 1]!) });
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const fillId = flat[i];
+    const amount = flat[i + 1];
+    assert(fillId !== undefined && amount !== undefined, 'i + 1 < flat.length');
+    shares.push({ fillId, amount: decimalOf(amount) });
+  }
   return shares;
 }
 

@@ -148,13 +148,23 @@ export function boardValues(
   const settledByAccount = new Map<string, SettlementFact[]>();
   for (const fact of settlementFacts)
     settledByAccount.set(fact.account_id, [...(settledByAccount.get(fact.account_id) ?? []), fact]);
+  return metricValues(metric, volumeByAccount, settledByAccount).map(([account_id, value]) => ({
+    account_id,
+    value,
+    top_sport: topOf(account_id),
+  }));
+}
+
+/** Each ranked account's value of `metric`, from its volume and its settled markets in the board's category. */
+function metricValues(
+  metric: Metric,
+  volumeByAccount: ReadonlyMap<string, Decimal>,
+  settledByAccount: ReadonlyMap<string, SettlementFact[]>,
+): Array<[string, Decimal]> {
   const profitOf = (account: string) =>
     (settledByAccount.get(account) ?? []).reduce((sum, f) => plus(sum, decimalOf(f.net_pnl)), ZERO);
-
-  const entries: BoardEntry[] = [];
-  const push = (account_id: string, value: Decimal) =>
-    entries.push({ account_id, value, top_sport: topOf(account_id) });
-
+  const entries: Array<[string, Decimal]> = [];
+  const push = (account: string, value: Decimal) => entries.push([account, value]);
   switch (metric) {
     case 'volume':
       for (const [account, volume] of volumeByAccount) if (isPositive(volume)) push(account, volume);

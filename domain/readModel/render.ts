@@ -29,6 +29,7 @@ import type {
   BalanceView,
   FillView,
   LedgerEntryView,
+  MarketCatalogueView,
   MarketStateView,
   OrderView,
   PositionView,
@@ -36,6 +37,7 @@ import type {
 } from '../views.ts';
 import type {
   AccountRecord,
+  MarketCatalogueRecord,
   FillRecord,
   FundsFigures,
   LedgerEntryRecord,
@@ -289,6 +291,24 @@ export function positionView(
   };
 }
 
+/** The operator's catalogue fields of a market as the wire and the MarketUpdated fact state them (lists copied). */
+export function catalogueViewOf(market: MarketCatalogueRecord): Omit<MarketCatalogueView, 'archived_at'> {
+  return {
+    description: market.description,
+    group_title: market.groupTitle,
+    specifier: market.specifier,
+    position: market.positionLabel,
+    powered_by: market.poweredBy,
+    filters: [...market.filters],
+    trading_filters: [...market.tradingFilters],
+    keywords: [...market.keywords],
+    participants: market.participants === null ? null : [...market.participants],
+    stat_detail: market.statDetail,
+    featured_home: market.featuredHome,
+    manual_probability: market.manualProbability,
+  };
+}
+
 export function marketView(market: MarketRecord): MarketStateView {
   return {
     market_id: market.id,
@@ -312,18 +332,7 @@ export function marketView(market: MarketRecord): MarketStateView {
     created_at: market.createdAt,
     updated_at: market.updatedAt,
     seq: market.seq,
-    description: market.description,
-    group_title: market.groupTitle,
-    specifier: market.specifier,
-    position: market.positionLabel,
-    powered_by: market.poweredBy,
-    filters: [...market.filters],
-    trading_filters: [...market.tradingFilters],
-    keywords: [...market.keywords],
-    participants: market.participants === null ? null : [...market.participants],
-    stat_detail: market.statDetail,
-    featured_home: market.featuredHome,
-    manual_probability: market.manualProbability,
+    ...catalogueViewOf(market),
     archived_at: market.archivedAt,
     settlement_fee_percent: market.settlementFeePercent ?? null,
     event_fee_percent: market.eventFeePercent ?? null,

@@ -13,14 +13,17 @@ import { abs, compare, decimalOf, decimalText, formatNanos } from '../../domain/
 import { balanceView, fillView, ledgerEntryView, orderView, positionView } from '../../domain/readModel/render.ts';
 import type { OrderView } from '../../domain/views.ts';
 import { orderDocOf } from '../core/orderRows.ts';
-import { contributionOf } from '../core/slices/orders.ts';
+import { BALANCES_TABLE } from '../core/slices/accounts.ts';
+import type { SqlType, UpsertSpec } from '../core/slices/batch.ts';
+import { FILLS_TABLE } from '../core/slices/fills.ts';
+import { LEDGER_ENTRIES_TABLE } from '../core/slices/ledger.ts';
+import { contributionOf, ORDERS_TABLE } from '../core/slices/orders.ts';
+import { POSITIONS_TABLE } from '../core/slices/positions.ts';
 import { positionKey } from '../facts/fold.ts';
-import type { JournalAudit } from './journal.ts';
+import type { Inserted, JournalAudit } from './journal.ts';
 
 /** Rows read per query while comparing a table. */
 export const AUDIT_PAGE_ROWS = 1000;
-
-type ColumnKind = 'text' | 'numeric' | 'bigint' | 'integer';
 
 /** A row as the projector would write it: its plain columns (as text, or null) and its document. */
 interface ExpectedRow {
@@ -31,11 +34,22 @@ interface ExpectedRow {
 interface TableSpec {
   table: string;
   key: readonly string[];
-  columns: ReadonlyArray<readonly [string, ColumnKind]>;
+  columns: ReadonlyArray<readonly [string, SqlType]>;
   /** The fold's row for a key (the key columns' values in order), or undefined when the fold has no such entity. */
   expected(key: readonly string[]): ExpectedRow | undefined;
   /** Every key the fold has a row for. */
   keys(): Iterable<readonly string[]>;
+}
+
+/** A projector's table as the audit compares it: its key, and the plain columns beside the key and the document. */
+function comparedColumnsOf(spec: UpsertSpec): Pick<TableSpec, 'table' | 'key' | 'columns'> {
+  const { table, key, columns } = spec;
+  return { table, key, columns: columns.filter(([name, kind]) => kind !== 'json' && !key.includes(name)) };
+}
+
+/** Where a row was first inserted (its ins_pos and ins_idx columns; null when the fold never saw it inserted). */
+function placeColumnsOf(inserted: Inserted | undefined): Record<string, string | null> {
+  return { ins_pos: inserted?.pos ?? null, ins_idx: inserted === undefined ? null : String(inserted.idx) };
 }
 
 /** What an order contributes to its market's book, as the orders slice stores it beside the order. */
@@ -55,12 +69,7 @@ function tablesOf(audit: JournalAudit): TableSpec[] {
   };
   return [
     {
-      table: 'core_balances',
-      key: ['account_id'],
-      columns: [
-        ['user_id', 'text'],
-        ['seq', 'bigint'],
-      ],
+      ...comparedColumnsOf(BALANCES_TABLE),
       keys: () => [...store.accounts.keys()].map((id) => [id]),
       expected([id]) {
         const stored = store.accounts.get(id!);
@@ -70,13 +79,7 @@ function tablesOf(audit: JournalAudit): TableSpec[] {
       },
     },
     {
-      table: 'core_positions',
-      key: ['account_id', 'market_id'],
-      columns: [
-        ['position', 'numeric'],
-        ['contracts', 'numeric'],
-        ['seq', 'bigint'],
-      ],
+      ...comparedColumnsOf(POSITIONS_TABLE),
       keys: () => [...store.positions.values()].map(({ record }) => [record.accountId, record.marketId]),
       expected([accountId, marketId]) {
         const stored = store.positions.get(positionKey(accountId!, marketId!));
@@ -93,20 +96,7 @@ function tablesOf(audit: JournalAudit): TableSpec[] {
       },
     },
     {
-      table: 'core_orders',
-      key: ['id'],
-      columns: [
-        ['account_id', 'text'],
-        ['market_id', 'text'],
-        ['client_order_id', 'text'],
-        ['status', 'text'],
-        ['book_side', 'text'],
-        ['book_price', 'numeric'],
-        ['book_remaining', 'numeric'],
-        ['seq', 'bigint'],
-        ['ins_pos', 'bigint'],
-        ['ins_idx', 'integer'],
-      ],
+      ...comparedColumnsOf(ORDERS_TABLE),
       keys: () => [...store.orders.keys()].map((id) => [id]),
       expected([id]) {
         const stored = store.orders.get(id!);
@@ -121,27 +111,14 @@ function tablesOf(audit: JournalAudit): TableSpec[] {
             status: doc.status,
             ...bookColumnsOf(doc),
             seq: String(doc.seq),
-            ins_pos: inserted?.pos ?? null,
-            ins_idx: inserted === undefined ? null : String(inserted.idx),
+            ...placeColumnsOf(inserted),
           },
           doc: { ...orderDocOf(doc) },
         };
       },
     },
     {
-      table: 'core_fills',
-      key: ['trade_id', 'liquidity_action'],
-      columns: [
-        ['account_id', 'text'],
-        ['market_id', 'text'],
-        ['order_id', 'text'],
-        ['status', 'text'],
-        ['tape_trade_id', 'text'],
-        ['inserted_at', 'bigint'],
-        ['seq', 'bigint'],
-        ['ins_pos', 'bigint'],
-        ['ins_idx', 'integer'],
-      ],
+      ...comparedColumnsOf(FILLS_TABLE),
       keys: () => [...store.fills.values()].map(({ record }) => [record.id, record.liquidity]),
       expected([id, liquidity]) {
         const stored = store.fills.get(id!);
@@ -157,23 +134,14 @@ function tablesOf(audit: JournalAudit): TableSpec[] {
             tape_trade_id: inserted?.tradeId ?? null,
             inserted_at: String(doc.inserted_at),
             seq: String(doc.seq),
-            ins_pos: inserted?.pos ?? null,
-            ins_idx: inserted === undefined ? null : String(inserted.idx),
+            ...placeColumnsOf(inserted),
           },
           doc: { ...doc },
         };
       },
     },
     {
-      table: 'core_ledger_entries',
-      key: ['id'],
-      columns: [
-        ['account_id', 'text'],
-        ['type', 'text'],
-        ['seq', 'bigint'],
-        ['ins_pos', 'bigint'],
-        ['ins_idx', 'integer'],
-      ],
+      ...comparedColumnsOf(LEDGER_ENTRIES_TABLE),
       keys: () => [...audit.entries.keys()].map((id) => [id]),
       expected([id]) {
         const recorded = audit.entries.get(id!);
@@ -194,7 +162,7 @@ function tablesOf(audit: JournalAudit): TableSpec[] {
   ];
 }
 
-function sameColumn(kind: ColumnKind, expected: string | null, found: string | null): boolean {
+function sameColumn(kind: SqlType, expected: string | null, found: string | null): boolean {
   if (expected === null || found === null) return expected === found;
   return kind === 'numeric' ? compare(decimalOf(expected), decimalOf(found)) === 0 : expected === found;
 }

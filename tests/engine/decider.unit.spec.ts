@@ -4,6 +4,7 @@
 // is checked on the state a batch leaves.
 
 import { expect } from 'chai';
+import { AssertionFailed } from '../../domain/assert.ts';
 import pino from 'pino';
 import { Engine } from '../../domain/engine/engine.ts';
 import { ENGINE_STEPS_TYPE, ENGINE_STREAM, journalStepsOf } from '../../domain/engine/journal/journal.ts';
@@ -118,5 +119,21 @@ describe('engine stage: decider and batch builder', () => {
     expect(decider.ledgerViolation(batch)).to.equal(undefined);
     post(decider.engine.state, decider.engine.state.accounts.get('a')!, new Big('0.01'));
     expect(decider.ledgerViolation(batch)?.message).to.match(/ledger out of balance/);
+  });
+  it('takes into a batch only steps with facts, in one run of seqs (preconditions)', () => {
+    const engine = new Engine();
+    const batch = new Batch();
+    const first = pending(account('a'), T0);
+    const opened = engine.step({ seq: 1, now_us: T0, input: first.input });
+    const reply = { ok: true, events: opened.events, position: 0n, seq: 1 };
+    batch.addStep(first, 1, reply, opened.events, new Set(['a']));
+    expect(() => batch.addStep(pending(deposit('a', '1'), T0), 3, reply, opened.events, new Set(['a'])))
+      .to.throw(AssertionFailed)
+      .with.property('message')
+      .that.contains('consecutive seqs');
+    expect(() => batch.addStep(pending(deposit('a', '1'), T0), 2, reply, [], new Set(['a']))).to.throw(
+      AssertionFailed,
+      'a journaled step has facts',
+    );
   });
 });

@@ -3,6 +3,7 @@
 // expected revision, and a failure kept until the head is reset from the journal.
 
 import { expect } from 'chai';
+import { AssertionFailed } from '../../domain/assert.ts';
 import { ENGINE_STREAM } from '../../domain/engine/journal/journal.ts';
 import { journalRecord } from '../../engine/batch.ts';
 import { JournalWriter } from '../../engine/journalWriter.ts';
@@ -71,5 +72,10 @@ describe('engine stage: journal writer', () => {
     expect(await journal.land(batch, async () => ({ nextRevision: 0n, position: 5n }))).to.equal(false);
     expect(String(journal.failure)).to.match(/an append moves the stream by exactly its records/);
     expect(journal.revision).to.equal(undefined);
+  });
+  it('lands only a batch with records (precondition)', async () => {
+    const journal = new JournalWriter(new MemoryEventStore(), EMPTY);
+    const error = await journal.land([], () => Promise.reject(new Error('not called'))).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(AssertionFailed);
   });
 });

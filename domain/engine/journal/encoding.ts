@@ -11,6 +11,8 @@
 
 import type { LegacyEngineEvent as EngineEvent, LegacyEngineEventType as EngineEventType } from './legacy.ts';
 import type { EngineInput, OrderRequest } from '../inputs.ts';
+import { present } from '../../assert.ts';
+import { assignInKeyOrder, valuesInKeyOrder } from './keyOrder.ts';
 import type {
   AccountView,
   BalanceView,
@@ -279,13 +281,6 @@ function hasExactKeys(view: unknown, keys: readonly string[]): view is Record<st
   return i === keys.length;
 }
 
-/** The values of a view that has exactly `keys`, in their order. */
-function valuesOf(view: Record<string, unknown>, keys: readonly string[]): unknown[] {
-  const values = new Array<unknown>(keys.length);
-  for (let i = 0; i < keys.length; i++) values[i] = view[keys[i]!];
-  return values;
-}
-
 /** The view whose values are `stored`, in the order of `keys`. */
 function viewOf(stored: unknown[], keys: readonly string[], type: string, field: string): Record<string, unknown> {
   if (stored.length !== keys.length) {
@@ -294,7 +289,7 @@ function viewOf(stored: unknown[], keys: readonly string[], type: string, field:
     );
   }
   const view: Record<string, unknown> = {};
-  for (let i = 0; i < keys.length; i++) view[keys[i]!] = stored[i];
+  assignInKeyOrder(view, keys, stored, 0);
   return view;
 }
 
@@ -315,7 +310,7 @@ function mapViews<From extends { type: string }, To>(
 
 /** The view as an array of values, or the view itself when its keys are not exactly `keys`. */
 function encodeView(view: unknown, keys: readonly string[]): unknown {
-  return hasExactKeys(view, keys) ? valuesOf(view, keys) : view;
+  return hasExactKeys(view, keys) ? valuesInKeyOrder(view, keys, 0) : view;
 }
 
 function decodeView(stored: unknown, keys: readonly string[], type: string, field: string): unknown {
@@ -362,7 +357,7 @@ function encodeViewDelta(
   view: unknown,
   keys: readonly string[],
   context: DeltaContext,
-  read: (view: Record<string, unknown>) => unknown[] = (v) => valuesOf(v, keys),
+  read: (view: Record<string, unknown>) => unknown[] = (v) => valuesInKeyOrder(v, keys, 0),
 ): unknown {
   if (!hasExactKeys(view, keys)) return view;
   // the values read once; the encoder's context keeps them and the delta compares arrays
@@ -410,14 +405,14 @@ function decodeViewDelta(
     const previous = context.get(keys) as Readonly<Record<string, unknown>> | undefined;
     if (!previous)
       throw new Error(`engine journal: ${type}.${field} is a delta with no earlier view of its kind in the record`);
-    const changes = (stored as Record<string, unknown[]>)[DELTA_KEY]!;
+    const changes = present((stored as Record<string, unknown[]>)[DELTA_KEY], 'checked an array above');
     view = { ...previous };
     for (let i = 0; i + 1 < changes.length; i += 2) {
       const index = changes[i];
       if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= keys.length) {
         throw new Error(`engine journal: ${type}.${field} delta index ${String(index)} is out of range`);
       }
-      view[keys[index]!] = changes[i + 1];
+      view[present(keys[index], 'index was checked in range above')] = changes[i + 1];
     }
   } else {
     return stored;
@@ -507,9 +502,9 @@ export function encodeOrderRequestV5(order: OrderRequest, context: { request: Or
       const changes = new Array<unknown>(changed * 2);
       const values = order as unknown as Record<string, unknown>;
       for (let c = 0; c < changed; c++) {
-        const index = requestChanged[c]!;
+        const index = present(requestChanged[c], 'c < changed, the count noted in requestChanged');
         changes[c * 2] = index;
-        changes[c * 2 + 1] = values[ORDER_REQUEST_KEYS[index]!];
+        changes[c * 2 + 1] = values[present(ORDER_REQUEST_KEYS[index], 'requestChanges notes indexes of the key list')];
       }
       return { [DELTA_KEY]: changes };
     }

@@ -8,7 +8,9 @@
 // The key lists are part of the record format: a changed fact shape is a new record version (a
 // new fact type is not: records written before it never hold it).
 
+import { present } from '../../assert.ts';
 import type { EngineEvent, EngineEventType } from '../events.ts';
+import { assignInKeyOrder, valuesInKeyOrder } from './keyOrder.ts';
 
 type KeysOf<T> = T extends unknown ? Exclude<keyof T, 'type'> : never;
 /** Compile-time check that a key list names every key of its fact (and nothing else). */
@@ -33,6 +35,16 @@ const ACCOUNT_DETAILS = [
   'taker_factor',
   'created_at',
 ] as const;
+const SPORT_EVENT_DETAILS = [
+  'event_id',
+  'title',
+  'short_title',
+  'event_type',
+  'sport',
+  'competition',
+  'participants',
+  'start',
+] as const;
 const ORDER_TERMS = [
   'order_id',
   'account_id',
@@ -56,27 +68,9 @@ export const FACT_KEYS: Readonly<Record<EngineEventType, readonly string[]>> = {
   AccountOpened: keysOf<Fact<'AccountOpened'>>()(['user_id', ...ACCOUNT_DETAILS]),
   AccountUpdated: keysOf<Fact<'AccountUpdated'>>()([...ACCOUNT_DETAILS]),
   LoyaltyTierChanged: keysOf<Fact<'LoyaltyTierChanged'>>()(['account_id', 'tier']),
-  SportEventScheduled: keysOf<Fact<'SportEventScheduled'>>()([
-    'event_id',
-    'title',
-    'short_title',
-    'event_type',
-    'sport',
-    'competition',
-    'participants',
-    'start',
-  ]),
+  SportEventScheduled: keysOf<Fact<'SportEventScheduled'>>()([...SPORT_EVENT_DETAILS]),
   SportEventStarted: keysOf<Fact<'SportEventStarted'>>()(['event_id']),
-  SportEventUpdated: keysOf<Fact<'SportEventUpdated'>>()([
-    'event_id',
-    'title',
-    'short_title',
-    'event_type',
-    'sport',
-    'competition',
-    'participants',
-    'start',
-  ]),
+  SportEventUpdated: keysOf<Fact<'SportEventUpdated'>>()([...SPORT_EVENT_DETAILS]),
   MarketListed: keysOf<Fact<'MarketListed'>>()([
     'market_id',
     'event_id',
@@ -208,33 +202,24 @@ export const FACT_KEYS: Readonly<Record<EngineEventType, readonly string[]>> = {
   FundsReserved: keysOf<Fact<'FundsReserved'>>()(['account_id', 'buy_orders', 'sell_orders', 'positions', 'available']),
 };
 
+/** The keys version 6 added to OrderCancelled and Traded: what the cancel or the trade leaves of each order. */
+const STATED_SINCE_V6: ReadonlySet<string> = new Set([
+  'status',
+  'maker_remaining',
+  'maker_status',
+  'taker_remaining',
+  'taker_status',
+]);
+const statedBeforeV6 = (keys: readonly string[]): readonly string[] => keys.filter((key) => !STATED_SINCE_V6.has(key));
+
 /**
  * The key lists of record versions 4 and 5, where they differ from today's: an order's remaining
  * and status after a trade or a cancel were not stated (upcast.ts `completedV5` adds them as null).
  */
 export const FACT_KEYS_V5: Readonly<Record<EngineEventType, readonly string[]>> = {
   ...FACT_KEYS,
-  OrderCancelled: ['order_id', 'reason'],
-  Traded: [
-    'trade_id',
-    'market_id',
-    'price',
-    'quantity',
-    'taker_side',
-    'pre_start',
-    'maker_order_id',
-    'maker_account_id',
-    'maker_fill_id',
-    'maker_closing',
-    'maker_fee',
-    'maker_points',
-    'taker_order_id',
-    'taker_account_id',
-    'taker_fill_id',
-    'taker_closing',
-    'taker_fee',
-    'taker_points',
-  ],
+  OrderCancelled: statedBeforeV6(FACT_KEYS.OrderCancelled),
+  Traded: statedBeforeV6(FACT_KEYS.Traded),
 };
 
 /** A fact as stored: `[type, ...values]`, a delta, or (keys off its type's list) the fact itself. */
@@ -359,9 +344,8 @@ export function encodeFact(fact: EngineEvent, context: FactContext): StoredFact 
   // The values in key-list order, read once; the encoder's context keeps them (the previous fact
   // of the type as it was written), and the delta compares arrays.
   // (no longer written by the engine: read generically, by version 4's key lists)
-  const stored = new Array<unknown>(keys.length + 1);
+  const stored = valuesInKeyOrder(record, keys, 1);
   stored[0] = fact.type;
-  for (let i = 0; i < keys.length; i++) stored[i + 1] = record[keys[i]!];
   const previous = context.get(fact.type) as unknown[] | undefined;
   context.set(fact.type, stored);
   if (previous) {
@@ -394,7 +378,7 @@ export function decodeFact(stored: StoredFact, context: FactContext): EngineEven
       );
     }
     fact = { type: stored[0] };
-    for (let i = 0; i < keys.length; i++) fact[keys[i]!] = stored[i + 1];
+    assignInKeyOrder(fact, keys, stored, 1);
   } else if (
     stored !== null &&
     typeof stored === 'object' &&
@@ -413,7 +397,7 @@ export function decodeFact(stored: StoredFact, context: FactContext): EngineEven
       if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= keys.length) {
         throw new Error(`engine journal: ${type} delta index ${String(index)} is out of range`);
       }
-      fact[keys[index]!] = changes[i + 1];
+      fact[present(keys[index], 'index was checked in range above')] = changes[i + 1];
     }
   } else {
     return stored as unknown as EngineEvent;
@@ -424,7 +408,7 @@ export function decodeFact(stored: StoredFact, context: FactContext): EngineEven
 
 export function encodeFacts(facts: readonly EngineEvent[], context: FactContext): StoredFact[] {
   const stored = new Array<StoredFact>(facts.length);
-  for (let i = 0; i < facts.length; i++) stored[i] = encodeFact(facts[i]!, context);
+  for (let i = 0; i < facts.length; i++) stored[i] = encodeFact(present(facts[i], 'i < facts.length'), context);
   return stored;
 }
 
@@ -500,20 +484,10 @@ export const PLACEMENT_DEFAULTS: Readonly<Record<string, unknown>> = {
   expires_at: null,
   placed_pre_start: false,
 };
-const REQUEST_KEYS = new Set([
-  'order_id',
-  'market_id',
-  'action',
-  'order_type',
-  'price',
-  'quantity',
-  'expiration',
-  'expiration_time',
-  'client_order_id',
-  'device_id',
-  'ip_address',
-  'cancel_on_disconnect',
-]);
+/** The order terms a placement fact takes from its request: all but the step's account and those with a default. */
+const REQUEST_KEYS: ReadonlySet<string> = new Set(
+  ORDER_TERMS.filter((key) => key !== 'account_id' && !Object.prototype.hasOwnProperty.call(PLACEMENT_DEFAULTS, key)),
+);
 function sourcesOf(type: 'OrderAccepted' | 'OrderRejected'): Source[] {
   return FACT_KEYS[type].map((key): Source => {
     if (key === 'account_id') return { from: 'account' };
@@ -540,24 +514,14 @@ export interface PlacingInput {
  */
 function placementBase(
   code: number,
+  sources: Source[],
   request: Record<string, unknown>,
   accountId: string,
   previous: ArrayLike<unknown> | undefined,
 ): unknown[] {
-  const sources = PLACEMENT_SOURCES[code]!;
   const base = new Array<unknown>(sources.length + 1);
   base[0] = code;
-  for (let i = 0; i < sources.length; i++) {
-    const source = sources[i]!;
-    base[i + 1] =
-      source.from === 'request'
-        ? request[source.key]
-        : source.from === 'account'
-          ? accountId
-          : previous
-            ? previous[i + 1]
-            : source.fallback;
-  }
+  for (let i = 1; i <= sources.length; i++) base[i] = placementValueAt(sources, i, request, accountId, previous);
   return base;
 }
 
@@ -571,8 +535,9 @@ export function newFactContextV5(): FactContextV5 {
 /** Where in `placing` the request of `orderId` is, looked for from `from` on (placement facts follow the input's order). */
 function legOf(placing: PlacingInput, orderId: unknown, from: number): number {
   const { requests } = placing;
-  for (let i = from; i < requests.length; i++) if (requests[i]!.order_id === orderId) return i;
-  for (let i = 0; i < from && i < requests.length; i++) if (requests[i]!.order_id === orderId) return i;
+  const orderIdAt = (i: number): unknown => present(requests[i], 'i < requests.length').order_id;
+  for (let i = from; i < requests.length; i++) if (orderIdAt(i) === orderId) return i;
+  for (let i = 0; i < from && i < requests.length; i++) if (orderIdAt(i) === orderId) return i;
   return -1;
 }
 
@@ -612,9 +577,9 @@ function placementValueAt(
   i: number,
   request: Record<string, unknown>,
   accountId: string,
-  previous: unknown[] | undefined,
+  previous: ArrayLike<unknown> | undefined,
 ): unknown {
-  const source = sources[i - 1]!;
+  const source = present(sources[i - 1], 'a placement fact has a source for each of its values');
   return source.from === 'request'
     ? request[source.key]
     : source.from === 'account'
@@ -647,7 +612,7 @@ function pairsOf(stored: unknown[], changed: number, first: number, second: numb
   if (second !== undefined) out[1] = second;
   let at = head;
   for (let c = 0; c < changed; c++) {
-    const i = changedAt[c]!;
+    const i = present(changedAt[c], 'c < changed, the count noted in changedAt');
     out[at++] = i - 1;
     out[at++] = stored[i];
   }
@@ -663,7 +628,7 @@ export function encodeFactsV5(
   const out = new Array<StoredFact>(facts.length);
   let cursor = 0;
   for (let f = 0; f < facts.length; f++) {
-    const fact = facts[f]!;
+    const fact = present(facts[f], 'f < facts.length');
     const record = fact as unknown as Record<string, unknown>;
     const spec = SPECS[fact.type];
     if (spec === undefined || !hasExactKeys(record, spec.keys)) {
@@ -675,8 +640,7 @@ export function encodeFactsV5(
     if (spec.read !== undefined) {
       stored = spec.read(fact);
     } else {
-      stored = new Array<unknown>(keys.length + 1);
-      for (let i = 0; i < keys.length; i++) stored[i + 1] = record[keys[i]!];
+      stored = valuesInKeyOrder(record, keys, 1);
     }
     stored[0] = code;
     const previous = context[code];
@@ -688,7 +652,7 @@ export function encodeFactsV5(
         const changed = notePlacementChanges(
           stored,
           spec.placement,
-          placing.requests[leg]!,
+          present(placing.requests[leg], 'legOf found the request at leg'),
           placing.account_id,
           previous,
         );
@@ -736,7 +700,7 @@ export function decodeFactsV5(
   const keysOfCode = version === 6 ? KEYS_OF_CODE : KEYS_OF_CODE_V5;
   const out = new Array<EngineEvent>(stored.length);
   for (let f = 0; f < stored.length; f++) {
-    const item = stored[f]!;
+    const item = present(stored[f], 'f < stored.length');
     if (!Array.isArray(item)) {
       out[f] = item as unknown as EngineEvent;
       continue;
@@ -750,14 +714,14 @@ export function decodeFactsV5(
     if (!type || !keys) throw new Error(`engine journal: fact type code ${head} is not known to this build`);
     let values: unknown[];
     if (head >= PLACED) {
-      if (!PLACEMENT_SOURCES[code])
-        throw new Error(`engine journal: a ${type} fact cannot be written against an order request`);
+      const sources = PLACEMENT_SOURCES[code];
+      if (!sources) throw new Error(`engine journal: a ${type} fact cannot be written against an order request`);
       const request = placing?.requests[item[1] as number];
       if (!placing || !request)
         throw new Error(
           `engine journal: a ${type} fact names order request ${String(item[1])}, which the step's input does not hold`,
         );
-      values = placementBase(code, request, placing.account_id, context[code]);
+      values = placementBase(code, sources, request, placing.account_id, context[code]);
       applyPairs(values, item, 2, keys, type);
     } else if (head < 0) {
       const previous = context[code];
@@ -774,7 +738,7 @@ export function decodeFactsV5(
     }
     context[code] = values;
     const fact: Record<string, unknown> = { type };
-    for (let i = 0; i < keys.length; i++) fact[keys[i]!] = values[i + 1];
+    assignInKeyOrder(fact, keys, values, 1);
     out[f] = fact as unknown as EngineEvent;
   }
   return out;

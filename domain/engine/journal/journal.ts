@@ -24,6 +24,7 @@
 //   into the facts the engine would state (upcast.ts). A `JournalStep` says which version it was
 //   read from: only steps of the current version hold exactly what today's engine emits.
 
+import { present } from '../../assert.ts';
 import type { EngineEvent } from '../events.ts';
 import type { EngineInput } from '../inputs.ts';
 import {
@@ -382,8 +383,7 @@ export function journalStepsOf(record: JournalRecord): JournalStep[] {
     context.nowUs += nowUs;
     const input = decodeInputV5(stored, context.inputs);
     const facts = decodeFactsV5(events, placingOf(input), context.facts, version);
-    if (version === STEPS_AS_ARRAYS_RECORD_VERSION)
-      for (let f = 0; f < facts.length; f++) facts[f] = completedV5(facts[f]!);
+    if (version === STEPS_AS_ARRAYS_RECORD_VERSION) facts.forEach((fact, f) => (facts[f] = completedV5(fact)));
     out[i] = { seq: context.seq, now_us: context.nowUs, input, events: facts, version };
   }
   return out;
@@ -484,13 +484,13 @@ export function lastSeqOf(record: JournalRecord<EngineRecordData>): number {
     return steps.length > 0 ? seq : -1;
   }
   const steps = (record.data as { steps: Array<{ seq: number }> }).steps;
-  return steps.length > 0 ? steps[steps.length - 1]!.seq : -1;
+  return steps.at(-1)?.seq ?? -1;
 }
 
 /** All engine facts inside a record, in order; empty for any record that is not the engine's. */
 export function engineEventsOf(record: JournalRecord): EngineEvent[] {
   const steps = journalStepsOf(record);
-  if (steps.length === 1) return steps[0]!.events;
+  if (steps.length === 1) return present(steps[0], 'a record of one step has a first').events;
   const out: EngineEvent[] = [];
   for (const step of steps) for (const event of step.events) out.push(event);
   return out;

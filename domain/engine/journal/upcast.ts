@@ -36,10 +36,12 @@ import {
   ZERO,
   type Decimal,
 } from '../../money/decimal.ts';
+import { present } from '../../assert.ts';
 import type { FillView, LedgerEntryView, OrderView } from '../../views.ts';
 import {
   cashAccount,
   poolAccount,
+  type AccountDetails,
   type CancellationReason,
   type EngineEvent,
   type LedgerAccount,
@@ -187,151 +189,140 @@ interface LotShare {
   pnl: Decimal;
 }
 
+/** The facts an old step becomes, each with the index of the old event it comes from. */
+class Upcast {
+  readonly events: EngineEvent[] = [];
+  readonly indexes: number[] = [];
+
+  push(fact: EngineEvent, index: number): void {
+    this.events.push(fact);
+    this.indexes.push(index);
+  }
+}
+
+/** What of an old step's events the facts after its lifecycle facts are made from. */
+interface Gathered {
+  trades: Array<{ event: Legacy<'TradeExecuted'>; index: number }>;
+  changedFills: Array<{ fill: FillView; index: number }>;
+  entries: Array<{ entry: LedgerEntryView; index: number }>;
+  orders: Array<{ order: OrderView; placed: boolean; index: number }>;
+  funds: Map<string, { index: number; balance: Legacy<'BalanceChanged'>['balance'] }>;
+  settled: Array<{ event: Legacy<'MarketSettled'>; index: number }>;
+}
+
 export function upcastStep(input: EngineInput, legacy: readonly LegacyEngineEvent[]): UpcastStep {
-  const events: EngineEvent[] = [];
-  const indexes: number[] = [];
-  const push = (fact: EngineEvent, index: number) => {
-    events.push(fact);
-    indexes.push(index);
+  const out = new Upcast();
+  const step = gather(input, legacy, out);
+  pushPlacements(input, step.orders, out);
+  const feeEntryOf = pushTrades(step, out);
+  pushFillChanges(input, step.changedFills, out);
+  pushEntries(step.entries, feeEntryOf, out);
+  pushClosings(step, out);
+  return { events: out.events, indexes: out.indexes, width: legacy.length };
+}
+
+/** An account's details as the account's facts state them. */
+function accountDetailsOf(a: Legacy<'AccountOpened'>['account']): AccountDetails {
+  return {
+    account_id: a.account_id,
+    status: a.status,
+    first_name: a.first_name,
+    last_name: a.last_name,
+    email: a.email,
+    jurisdiction: a.jurisdiction,
+    fee_schedule: a.fee_schedule,
+    base_fee_percent: a.base_fee_percent,
+    maker_factor: a.maker_factor,
+    taker_factor: a.taker_factor,
+    created_at: a.created_at,
   };
+}
 
-  const trades: Array<{ event: Legacy<'TradeExecuted'>; index: number }> = [];
-  const changedFills: Array<{ fill: FillView; index: number }> = [];
-  const entries: Array<{ entry: LedgerEntryView; index: number }> = [];
-  const orders: Array<{ order: OrderView; placed: boolean; index: number }> = [];
-  const funds = new Map<string, { index: number; balance: Legacy<'BalanceChanged'>['balance'] }>();
-  const settled: Array<{ event: Legacy<'MarketSettled'>; index: number }> = [];
+function sportEventScheduledOf(e: Legacy<'SportEventScheduled'>['event']): EngineEvent {
+  return {
+    type: 'SportEventScheduled',
+    event_id: e.event_id,
+    title: e.title,
+    short_title: e.short_title,
+    event_type: e.event_type,
+    sport: e.sport,
+    competition: e.competition,
+    participants: [...e.participants],
+    start: e.start,
+  };
+}
 
-  // lifecycle first, and what the others need gathered
+function marketListedOf(m: Legacy<'MarketListed'>['market']): EngineEvent {
+  return {
+    type: 'MarketListed',
+    market_id: m.market_id,
+    event_id: m.event_id,
+    title: m.title,
+    short_title: m.short_title,
+    question: m.question,
+    rules: m.rules,
+    symbol: m.symbol,
+    grouping_id: m.grouping_id,
+    grouping_name: m.grouping_name,
+    featured: m.featured,
+    status: m.status,
+    trading: m.trading,
+    max_price: m.max_price,
+    in_play_delay_sec: m.in_play_delay_sec,
+    points_cost: m.points_cost,
+  };
+}
+
+/** The lifecycle facts of an old step (pushed), and what the rest are made from (gathered). */
+function gather(input: EngineInput, legacy: readonly LegacyEngineEvent[], out: Upcast): Gathered {
+  const step: Gathered = { trades: [], changedFills: [], entries: [], orders: [], funds: new Map(), settled: [] };
   legacy.forEach((event, index) => {
     switch (event.type) {
-      case 'AccountOpened': {
-        const a = event.account;
-        push(
-          {
-            type: 'AccountOpened',
-            user_id: a.user_id,
-            account_id: a.account_id,
-            status: a.status,
-            first_name: a.first_name,
-            last_name: a.last_name,
-            email: a.email,
-            jurisdiction: a.jurisdiction,
-            fee_schedule: a.fee_schedule,
-            base_fee_percent: a.base_fee_percent,
-            maker_factor: a.maker_factor,
-            taker_factor: a.taker_factor,
-            created_at: a.created_at,
-          },
-          index,
-        );
+      case 'AccountOpened':
+        out.push({ type: 'AccountOpened', user_id: event.account.user_id, ...accountDetailsOf(event.account) }, index);
         break;
-      }
       case 'AccountUpdated': {
         const a = event.account;
-        if (input.kind === 'UpdateAccount') {
-          push(
-            {
-              type: 'AccountUpdated',
-              account_id: a.account_id,
-              status: a.status,
-              first_name: a.first_name,
-              last_name: a.last_name,
-              email: a.email,
-              jurisdiction: a.jurisdiction,
-              fee_schedule: a.fee_schedule,
-              base_fee_percent: a.base_fee_percent,
-              maker_factor: a.maker_factor,
-              taker_factor: a.taker_factor,
-              created_at: a.created_at,
-            },
-            index,
-          );
-        } else {
-          push({ type: 'LoyaltyTierChanged', account_id: a.account_id, tier: a.loyalty_tier }, index); // a tier reached by points
-        }
-        funds.set(event.balance.account_id, { index, balance: event.balance });
+        if (input.kind === 'UpdateAccount') out.push({ type: 'AccountUpdated', ...accountDetailsOf(a) }, index);
+        else out.push({ type: 'LoyaltyTierChanged', account_id: a.account_id, tier: a.loyalty_tier }, index); // a tier reached by points
+        step.funds.set(event.balance.account_id, { index, balance: event.balance });
         break;
       }
-      case 'SportEventScheduled': {
-        const e = event.event;
-        push(
-          {
-            type: 'SportEventScheduled',
-            event_id: e.event_id,
-            title: e.title,
-            short_title: e.short_title,
-            event_type: e.event_type,
-            sport: e.sport,
-            competition: e.competition,
-            participants: [...e.participants],
-            start: e.start,
-          },
-          index,
-        );
+      case 'SportEventScheduled':
+        out.push(sportEventScheduledOf(event.event), index);
         break;
-      }
       case 'SportEventStarted':
-        push({ type: 'SportEventStarted', event_id: event.event.event_id }, index);
+        out.push({ type: 'SportEventStarted', event_id: event.event.event_id }, index);
         break;
-      case 'MarketListed': {
-        const m = event.market;
-        push(
-          {
-            type: 'MarketListed',
-            market_id: m.market_id,
-            event_id: m.event_id,
-            title: m.title,
-            short_title: m.short_title,
-            question: m.question,
-            rules: m.rules,
-            symbol: m.symbol,
-            grouping_id: m.grouping_id,
-            grouping_name: m.grouping_name,
-            featured: m.featured,
-            status: m.status,
-            trading: m.trading,
-            max_price: m.max_price,
-            in_play_delay_sec: m.in_play_delay_sec,
-            points_cost: m.points_cost,
-          },
-          index,
-        );
+      case 'MarketListed':
+        out.push(marketListedOf(event.market), index);
+        break;
+      case 'MarketChanged': {
+        const { market_id, status, trading } = event.market;
+        if (input.kind === 'ChangeMarketStatus')
+          out.push({ type: 'MarketStatusChanged', market_id, status, trading }, index);
         break;
       }
-      case 'MarketChanged':
-        if (input.kind === 'ChangeMarketStatus') {
-          push(
-            {
-              type: 'MarketStatusChanged',
-              market_id: event.market.market_id,
-              status: event.market.status,
-              trading: event.market.trading,
-            },
-            index,
-          );
-        }
-        break;
       case 'OrderPlaced':
-        orders.push({ order: event.order, placed: true, index });
+        step.orders.push({ order: event.order, placed: true, index });
         break;
       case 'OrderChanged':
-        orders.push({ order: event.order, placed: false, index });
+        step.orders.push({ order: event.order, placed: false, index });
         break;
       case 'TradeExecuted':
-        trades.push({ event, index });
+        step.trades.push({ event, index });
         break;
       case 'FillChanged':
-        changedFills.push({ fill: event.fill, index });
+        step.changedFills.push({ fill: event.fill, index });
         break;
       case 'LedgerEntryRecorded':
-        entries.push({ entry: event.entry, index });
+        step.entries.push({ entry: event.entry, index });
         break;
       case 'BalanceChanged':
-        funds.set(event.balance.account_id, { index, balance: event.balance });
+        step.funds.set(event.balance.account_id, { index, balance: event.balance });
         break;
       case 'MarketSettled':
-        settled.push({ event, index });
+        step.settled.push({ event, index });
         break;
       case 'PositionChanged':
         break; // positions follow from the fills and transfers
@@ -341,34 +332,74 @@ export function upcastStep(input: EngineInput, legacy: readonly LegacyEngineEven
       }
     }
   });
+  return step;
+}
 
-  // orders as placed: rejected, refused for want of liquidity, or accepted
+/** Orders as placed (rejected, refused for want of liquidity, or accepted), then those a tick or a market opening let into matching. */
+function pushPlacements(input: EngineInput, orders: Gathered['orders'], out: Upcast): void {
   for (const { order, placed, index } of orders) {
     if (!placed) continue;
     if (order.status === 'rejected')
-      push({ type: 'OrderRejected', reason: 'insufficient_funds', ...termsOf(order) }, index);
+      out.push({ type: 'OrderRejected', reason: 'insufficient_funds', ...termsOf(order) }, index);
     else if (
       order.status === 'cancelled' &&
       order.cancellation_reason === 'no_liquidity' &&
       order.accepted_at === null
     ) {
-      push({ type: 'OrderRejected', reason: 'no_liquidity', ...termsOf(order) }, index);
+      out.push({ type: 'OrderRejected', reason: 'no_liquidity', ...termsOf(order) }, index);
     } else if (order.status === 'accepted')
-      push({ type: 'OrderAccepted', status: 'accepted', delayed_until: null, ...termsOf(order) }, index);
+      out.push({ type: 'OrderAccepted', status: 'accepted', delayed_until: null, ...termsOf(order) }, index);
     else if (order.status === 'delayed')
-      push({ type: 'OrderAccepted', status: 'delayed', delayed_until: order.delayed_until, ...termsOf(order) }, index);
-    else push({ type: 'OrderAccepted', status: 'open', delayed_until: null, ...termsOf(order) }, index);
+      out.push(
+        { type: 'OrderAccepted', status: 'delayed', delayed_until: order.delayed_until, ...termsOf(order) },
+        index,
+      );
+    else out.push({ type: 'OrderAccepted', status: 'open', delayed_until: null, ...termsOf(order) }, index);
   }
-  // orders let into matching by a tick or a market opening
-  if (RELEASING_INPUTS.has(input.kind)) {
-    for (const { order, placed, index } of orders) {
-      if (!placed && order.accepted_at !== null && order.status !== 'accepted' && order.status !== 'delayed') {
-        push({ type: 'OrderReleased', order_id: order.id }, index);
-      }
+  if (!RELEASING_INPUTS.has(input.kind)) return;
+  for (const { order, placed, index } of orders) {
+    if (!placed && order.accepted_at !== null && order.status !== 'accepted' && order.status !== 'delayed') {
+      out.push({ type: 'OrderReleased', order_id: order.id }, index);
     }
   }
+}
 
-  // trades, with the lots they closed, the PnL that realised and each side's fee
+/** A trade of an old record as a Traded fact (what it left of each order is not stated: null). */
+function tradedOf(event: Legacy<'TradeExecuted'>): EngineEvent {
+  const { provider: maker, taker } = event;
+  return {
+    type: 'Traded',
+    trade_id: event.trade_id,
+    market_id: event.market_id,
+    price: event.price,
+    quantity: event.quantity,
+    taker_side: taker.action,
+    pre_start: taker.pre_start,
+    maker_order_id: maker.order_id,
+    maker_account_id: maker.account_id,
+    maker_fill_id: maker.trade_id,
+    maker_closing: maker.closing,
+    maker_fee: maker.unrounded_trade_fee,
+    maker_points: maker.points,
+    maker_remaining: null,
+    maker_status: null,
+    taker_order_id: taker.order_id,
+    taker_account_id: taker.account_id,
+    taker_fill_id: taker.trade_id,
+    taker_closing: taker.closing,
+    taker_fee: taker.unrounded_trade_fee,
+    taker_points: taker.points,
+    taker_remaining: null,
+    taker_status: null,
+  };
+}
+
+/**
+ * Trades, with the lots they closed, the PnL that realised and each side's fee. Answers the fee
+ * entries stated with their trades (by fill id), which the other entries then skip.
+ */
+function pushTrades(step: Gathered, out: Upcast): Map<string, { entry: LedgerEntryView; index: number }> {
+  const { trades, changedFills, entries } = step;
   const feeEntryOf = new Map<string, { entry: LedgerEntryView; index: number }>();
   const created = new Set<string>();
   for (const { event } of trades) for (const fill of [event.provider, event.taker]) created.add(fill.trade_id);
@@ -384,61 +415,12 @@ export function upcastStep(input: EngineInput, legacy: readonly LegacyEngineEven
         )
       : { queues: new Map<string, LotShare[]>(), shares: [] };
   for (const { event, index } of trades) {
-    const { provider: maker, taker } = event;
-    push(
-      {
-        type: 'Traded',
-        trade_id: event.trade_id,
-        market_id: event.market_id,
-        price: event.price,
-        quantity: event.quantity,
-        taker_side: taker.action,
-        pre_start: taker.pre_start,
-        maker_order_id: maker.order_id,
-        maker_account_id: maker.account_id,
-        maker_fill_id: maker.trade_id,
-        maker_closing: maker.closing,
-        maker_fee: maker.unrounded_trade_fee,
-        maker_points: maker.points,
-        maker_remaining: null,
-        maker_status: null,
-        taker_order_id: taker.order_id,
-        taker_account_id: taker.account_id,
-        taker_fill_id: taker.trade_id,
-        taker_closing: taker.closing,
-        taker_fee: taker.unrounded_trade_fee,
-        taker_points: taker.points,
-        taker_remaining: null,
-        taker_status: null,
-      },
-      index,
-    );
-    for (const side of [maker, taker]) {
-      let toClose = nanosOf(side.closing);
-      let realised = ZERO;
-      const queue = lots.get(`${side.account_id}\u0000${side.market_id}`) ?? [];
-      const closePrice = centsOf(side.price);
-      while (toClose > 0) {
-        const lot = queue[0];
-        if (!lot)
-          throw new Error(
-            `engine journal: fill ${side.trade_id} closes ${side.closing} contracts, more than the step's lots hold`,
-          );
-        const take = Math.min(lot.nanos, toClose);
-        const pnl = contractsTimesCents(
-          take,
-          side.action === 'buy' ? lot.priceCents - closePrice : closePrice - lot.priceCents,
-        );
-        push({ type: 'LotClosed', fill_id: lot.fillId, quantity: formatNanos(take), pnl: money(pnl) }, index);
-        lot.pnl = plus(lot.pnl, pnl);
-        realised = plus(realised, pnl);
-        lot.nanos -= take;
-        toClose -= take;
-        if (lot.nanos === 0) queue.shift();
-      }
-      if (!isZero(realised)) push(realisedOf(side.account_id, side.market_id, realised), index);
+    out.push(tradedOf(event), index);
+    for (const side of [event.provider, event.taker]) {
+      const realised = pushLotsClosed(side, lots.get(`${side.account_id}\u0000${side.market_id}`) ?? [], index, out);
+      if (!isZero(realised)) out.push(realisedOf(side.account_id, side.market_id, realised), index);
       const fee = feeEntryOf.get(side.trade_id);
-      if (fee) push(transferOf(fee.entry), fee.index);
+      if (fee) out.push(transferOf(fee.entry), fee.index);
     }
   }
   for (const lot of shares) {
@@ -448,39 +430,73 @@ export function upcastStep(input: EngineInput, legacy: readonly LegacyEngineEven
     if (lot.whole && compare(lot.pnl, lot.pnlAfter) !== 0)
       throw new Error(`engine journal: lot ${lot.fillId} shows a closed PnL its step's trades do not make`);
   }
+  return feeEntryOf;
+}
 
-  // fills changed without a trade: settled at a result, unwound by a void, amended
-  if (input.kind === 'ResultMarket' || input.kind === 'AmendFill') {
-    for (const { fill, index } of changedFills) {
-      if (fill.status === 'cancelled') push({ type: 'FillVoided', fill_id: fill.trade_id }, index);
-      else if (fill.amended && input.kind === 'AmendFill') {
-        push(
-          {
-            type: 'FillAmended',
-            fill_id: fill.trade_id,
-            account_id: fill.account_id,
-            market_id: fill.market_id,
-            price: fill.price,
-            quantity: fill.filled,
-            fee: fill.unrounded_trade_fee,
-            points: fill.points,
-          },
-          index,
-        );
-      } else if (nanosOf(fill.expired_contracts) > 0) {
-        push(
-          { type: 'LotSettled', fill_id: fill.trade_id, quantity: fill.expired_contracts, pnl: fill.expired_pnl },
-          index,
-        );
-      }
+/** The lots one side of a trade closed, first in first out, as LotClosed facts; answers the PnL realised. */
+function pushLotsClosed(side: FillView, queue: LotShare[], index: number, out: Upcast): Decimal {
+  let toClose = nanosOf(side.closing);
+  let realised = ZERO;
+  const closePrice = centsOf(side.price);
+  while (toClose > 0) {
+    const lot = queue[0];
+    if (!lot)
+      throw new Error(
+        `engine journal: fill ${side.trade_id} closes ${side.closing} contracts, more than the step's lots hold`,
+      );
+    const take = Math.min(lot.nanos, toClose);
+    const pnl = contractsTimesCents(
+      take,
+      side.action === 'buy' ? lot.priceCents - closePrice : closePrice - lot.priceCents,
+    );
+    out.push({ type: 'LotClosed', fill_id: lot.fillId, quantity: formatNanos(take), pnl: money(pnl) }, index);
+    lot.pnl = plus(lot.pnl, pnl);
+    realised = plus(realised, pnl);
+    lot.nanos -= take;
+    toClose -= take;
+    if (lot.nanos === 0) queue.shift();
+  }
+  return realised;
+}
+
+/** Fills changed without a trade: settled at a result, unwound by a void, amended. */
+function pushFillChanges(input: EngineInput, changedFills: Gathered['changedFills'], out: Upcast): void {
+  if (input.kind !== 'ResultMarket' && input.kind !== 'AmendFill') return;
+  for (const { fill, index } of changedFills) {
+    if (fill.status === 'cancelled') out.push({ type: 'FillVoided', fill_id: fill.trade_id }, index);
+    else if (fill.amended && input.kind === 'AmendFill') {
+      out.push(
+        {
+          type: 'FillAmended',
+          fill_id: fill.trade_id,
+          account_id: fill.account_id,
+          market_id: fill.market_id,
+          price: fill.price,
+          quantity: fill.filled,
+          fee: fill.unrounded_trade_fee,
+          points: fill.points,
+        },
+        index,
+      );
+    } else if (nanosOf(fill.expired_contracts) > 0) {
+      out.push(
+        { type: 'LotSettled', fill_id: fill.trade_id, quantity: fill.expired_contracts, pnl: fill.expired_pnl },
+        index,
+      );
     }
   }
+}
 
-  // every other ledger entry, in the order it was recorded
+/** Every ledger entry not stated with its trade, in the order it was recorded. */
+function pushEntries(
+  entries: Gathered['entries'],
+  feeEntryOf: ReadonlyMap<string, { entry: LedgerEntryView }>,
+  out: Upcast,
+): void {
   for (const { entry, index } of entries) {
     if (entry.type === 'fee' && entry.trade_id !== null && feeEntryOf.get(entry.trade_id)?.entry === entry) continue;
     if (entry.type === 'rollup') {
-      push(
+      out.push(
         {
           type: 'PointsCredited',
           id: entry.id,
@@ -493,15 +509,17 @@ export function upcastStep(input: EngineInput, legacy: readonly LegacyEngineEven
         index,
       );
     } else {
-      push(transferOf(entry), index);
+      out.push(transferOf(entry), index);
     }
   }
+}
 
-  // orders that ended cancelled in this step (after their trades)
-  for (const { order, placed, index } of orders) {
+/** Orders that ended cancelled in the step (after their trades), markets settled, and what each account's funds then reserve. */
+function pushClosings(step: Gathered, out: Upcast): void {
+  for (const { order, placed, index } of step.orders) {
     if (!CANCELLED.has(order.status) || order.cancellation_reason === null) continue;
     if (placed && order.cancellation_reason === 'no_liquidity' && order.accepted_at === null) continue;
-    push(
+    out.push(
       {
         type: 'OrderCancelled',
         order_id: order.id,
@@ -511,13 +529,13 @@ export function upcastStep(input: EngineInput, legacy: readonly LegacyEngineEven
       index,
     );
   }
-  for (const { event, index } of settled)
-    push(
+  for (const { event, index } of step.settled)
+    out.push(
       { type: 'MarketSettled', market_id: event.market_id, result: event.result, settlement_id: event.settlement_id },
       index,
     );
-  for (const [accountId, { balance, index }] of funds) {
-    push(
+  for (const [accountId, { balance, index }] of step.funds) {
+    out.push(
       {
         type: 'FundsReserved',
         account_id: accountId,
@@ -529,7 +547,6 @@ export function upcastStep(input: EngineInput, legacy: readonly LegacyEngineEven
       index,
     );
   }
-  return { events, indexes, width: legacy.length };
 }
 
 /**
@@ -568,7 +585,7 @@ function lotQueues(
     queues.set(key, queue);
   }
   for (const [key, queue] of queues) {
-    const first = queue[0]!;
+    const first = present(queue[0], 'a queue is made with its first share');
     if (!first.whole) {
       const others = queue.slice(1).reduce((sum, lot) => sum + lot.nanos, 0);
       first.nanos = (closingOf.get(key) ?? 0) - others;

@@ -73,6 +73,35 @@ export function pageFrom<Row>(
   return pageOf(rows, limit, keyOf);
 }
 
+/** A row read with its journal place as its page key. */
+export interface PlacedRow {
+  key_pos: string;
+  key_idx: number;
+}
+
+/**
+ * The rows of `from` that `w` matches, most recent first (journal order: ins_pos, ins_idx
+ * descending; `alias` qualifies those two columns), one page of them keyset-paged after
+ * `page.cursor`, with `columns` selected beside the page key.
+ */
+export async function pageByJournalPlace<Row extends PlacedRow>(
+  db: Queryable,
+  columns: string,
+  from: string,
+  w: Where,
+  page: PageRequest,
+  alias = '',
+): Promise<{ page: Row[]; cursor: string | null }> {
+  const limit = limitOf(page);
+  const after = cursorParts(page.cursor, ['int', 'int4']);
+  if (after) w.and(`(ins_pos, ins_idx) < (${w.param(after[0])}::bigint, ${w.param(after[1])}::integer)`);
+  const result = await db.query<Row>(
+    `SELECT ${columns}, ${alias}ins_pos::text AS key_pos, ${alias}ins_idx AS key_idx FROM ${from} ${w.sql()} ORDER BY ${alias}ins_pos DESC, ${alias}ins_idx DESC LIMIT ${w.param(limit + 1)}`,
+    w.values,
+  );
+  return pageFrom(result.rows, limit, (row) => [row.key_pos, row.key_idx]);
+}
+
 /** Builds a WHERE clause of AND-ed conditions with numbered parameters. */
 export class Where {
   readonly values: unknown[] = [];

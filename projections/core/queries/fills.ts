@@ -3,7 +3,7 @@
 
 import type { FillStatus, FillView } from '../../../domain/views.ts';
 import { renderFill, type FillWire } from '../render.ts';
-import { cursorParts, limitOf, listFilter, pageFrom, Where, type PageRequest, type Queryable } from './db.ts';
+import { listFilter, pageByJournalPlace, Where, type PageRequest, type PlacedRow, type Queryable } from './db.ts';
 
 interface FillFilters {
   marketIds?: readonly string[];
@@ -16,10 +16,8 @@ interface FillPage {
   fills: FillWire[];
 }
 
-interface Row {
+interface Row extends PlacedRow {
   doc: FillView;
-  key_pos: string;
-  key_idx: number;
 }
 
 export async function listFills(
@@ -28,7 +26,6 @@ export async function listFills(
   filters: FillFilters,
   page: PageRequest = {},
 ): Promise<FillPage> {
-  const limit = limitOf(page);
   const w = new Where();
   w.and(`account_id = ${w.param(accountId)}`);
   const marketIds = listFilter(filters.marketIds);
@@ -36,12 +33,6 @@ export async function listFills(
   const orderIds = listFilter(filters.orderIds);
   if (orderIds) w.and(`order_id = ANY(${w.param(orderIds)}::text[])`);
   if (filters.status !== undefined) w.and(`status = ${w.param(filters.status)}`);
-  const after = cursorParts(page.cursor, ['int', 'int4']);
-  if (after) w.and(`(ins_pos, ins_idx) < (${w.param(after[0])}::bigint, ${w.param(after[1])}::integer)`);
-  const result = await db.query<Row>(
-    `SELECT doc, ins_pos::text AS key_pos, ins_idx AS key_idx FROM core_fills ${w.sql()} ORDER BY ins_pos DESC, ins_idx DESC LIMIT ${w.param(limit + 1)}`,
-    w.values,
-  );
-  const { page: rows, cursor } = pageFrom(result.rows, limit, (row) => [row.key_pos, row.key_idx]);
+  const { page: rows, cursor } = await pageByJournalPlace<Row>(db, 'doc', 'core_fills', w, page);
   return { cursor, fills: rows.map((row) => renderFill(row.doc)) };
 }

@@ -8,23 +8,17 @@ import {
   renderLedgerEntry,
   renderLoyaltyEntry,
   renderWithdrawalEntry,
-  type AdjustmentEntryWire,
-  type FeeEntryWire,
   type LedgerEntryWire,
-  type LoyaltyEntryWire,
-  type WithdrawalEntryWire,
 } from '../render.ts';
-import { cursorParts, limitOf, pageFrom, Where, type PageRequest, type Queryable } from './db.ts';
+import { pageByJournalPlace, Where, type PageRequest, type PlacedRow, type Queryable } from './db.ts';
 
 const FEE_ENTRY_TYPES: readonly LedgerEntryType[] = ['fee', 'fee_refund'];
 const WITHDRAWAL_ENTRY_TYPES: readonly LedgerEntryType[] = ['withdrawal'];
 const ADJUSTMENT_ENTRY_TYPES: readonly LedgerEntryType[] = ['adjustment'];
 const LOYALTY_ENTRY_TYPES: readonly LedgerEntryType[] = ['rollup', 'referral'];
 
-interface Row {
+interface Row extends PlacedRow {
   doc: LedgerEntryView;
-  key_pos: string;
-  key_idx: number;
 }
 
 /** The account's entries whose type is in `types` (every type when omitted), as stored views. */
@@ -34,17 +28,10 @@ async function listLedgerEntryViews(
   types: readonly LedgerEntryType[] | undefined,
   page: PageRequest = {},
 ): Promise<{ cursor: string | null; entries: LedgerEntryView[] }> {
-  const limit = limitOf(page);
   const w = new Where();
   w.and(`account_id = ${w.param(accountId)}`);
   if (types && types.length > 0) w.and(`type = ANY(${w.param(types)}::text[])`);
-  const after = cursorParts(page.cursor, ['int', 'int4']);
-  if (after) w.and(`(ins_pos, ins_idx) < (${w.param(after[0])}::bigint, ${w.param(after[1])}::integer)`);
-  const result = await db.query<Row>(
-    `SELECT doc, ins_pos::text AS key_pos, ins_idx AS key_idx FROM core_ledger_entries ${w.sql()} ORDER BY ins_pos DESC, ins_idx DESC LIMIT ${w.param(limit + 1)}`,
-    w.values,
-  );
-  const { page: rows, cursor } = pageFrom(result.rows, limit, (row) => [row.key_pos, row.key_idx]);
+  const { page: rows, cursor } = await pageByJournalPlace<Row>(db, 'doc', 'core_ledger_entries', w, page);
   return { cursor, entries: rows.map((row) => row.doc) };
 }
 
@@ -59,42 +46,26 @@ export async function listLedgerEntries(
   return { cursor, entries: entries.map(renderLedgerEntry) };
 }
 
-/** GET /portfolio/fees: `fee` and `fee_refund` entries. */
-export async function listFees(
-  db: Queryable,
-  accountId: string,
-  page: PageRequest = {},
-): Promise<{ cursor: string | null; fees: FeeEntryWire[] }> {
-  const { cursor, entries } = await listLedgerEntryViews(db, accountId, FEE_ENTRY_TYPES, page);
-  return { cursor, fees: entries.map(renderFeeEntry) };
+/** A portfolio list: the account's entries of `types`, each rendered by `render`, under `key`. */
+function portfolioList<K extends string, W>(
+  key: K,
+  types: readonly LedgerEntryType[],
+  render: (entry: LedgerEntryView) => W,
+): (db: Queryable, accountId: string, page?: PageRequest) => Promise<{ cursor: string | null } & Record<K, W[]>> {
+  return async (db, accountId, page = {}) => {
+    const { cursor, entries } = await listLedgerEntryViews(db, accountId, types, page);
+    return { cursor, [key]: entries.map(render) } as { cursor: string | null } & Record<K, W[]>;
+  };
 }
+
+/** GET /portfolio/fees: `fee` and `fee_refund` entries. */
+export const listFees = portfolioList('fees', FEE_ENTRY_TYPES, renderFeeEntry);
 
 /** GET /portfolio/withdrawals. */
-export async function listWithdrawals(
-  db: Queryable,
-  accountId: string,
-  page: PageRequest = {},
-): Promise<{ cursor: string | null; withdrawals: WithdrawalEntryWire[] }> {
-  const { cursor, entries } = await listLedgerEntryViews(db, accountId, WITHDRAWAL_ENTRY_TYPES, page);
-  return { cursor, withdrawals: entries.map(renderWithdrawalEntry) };
-}
+export const listWithdrawals = portfolioList('withdrawals', WITHDRAWAL_ENTRY_TYPES, renderWithdrawalEntry);
 
 /** GET /portfolio/adjustments. */
-export async function listAdjustments(
-  db: Queryable,
-  accountId: string,
-  page: PageRequest = {},
-): Promise<{ cursor: string | null; adjustments: AdjustmentEntryWire[] }> {
-  const { cursor, entries } = await listLedgerEntryViews(db, accountId, ADJUSTMENT_ENTRY_TYPES, page);
-  return { cursor, adjustments: entries.map(renderAdjustmentEntry) };
-}
+export const listAdjustments = portfolioList('adjustments', ADJUSTMENT_ENTRY_TYPES, renderAdjustmentEntry);
 
 /** GET /portfolio/loyalty: `rollup` and `referral` entries only. */
-export async function listLoyalty(
-  db: Queryable,
-  accountId: string,
-  page: PageRequest = {},
-): Promise<{ cursor: string | null; loyalty: LoyaltyEntryWire[] }> {
-  const { cursor, entries } = await listLedgerEntryViews(db, accountId, LOYALTY_ENTRY_TYPES, page);
-  return { cursor, loyalty: entries.map(renderLoyaltyEntry) };
-}
+export const listLoyalty = portfolioList('loyalty', LOYALTY_ENTRY_TYPES, renderLoyaltyEntry);

@@ -4,7 +4,7 @@
 import type { OrderStatus } from '../../../domain/views.ts';
 import { ORDER_ROW_COLUMNS, orderViewOfRow, type OrderColumns, type OrderDoc } from '../orderRows.ts';
 import { renderOrder, type OrderWire } from '../render.ts';
-import { cursorParts, limitOf, listFilter, pageFrom, Where, type PageRequest, type Queryable } from './db.ts';
+import { listFilter, pageByJournalPlace, Where, type PageRequest, type PlacedRow, type Queryable } from './db.ts';
 
 export interface OrderFilters {
   orderIds?: readonly string[];
@@ -18,10 +18,8 @@ interface OrderPage {
   orders: OrderWire[];
 }
 
-interface Row extends OrderColumns {
+interface Row extends OrderColumns, PlacedRow {
   doc: OrderDoc;
-  key_pos: string;
-  key_idx: number;
 }
 
 export async function listOrders(
@@ -30,7 +28,6 @@ export async function listOrders(
   filters: OrderFilters,
   page: PageRequest = {},
 ): Promise<OrderPage> {
-  const limit = limitOf(page);
   const w = new Where();
   w.and(`account_id = ${w.param(accountId)}`);
   const orderIds = listFilter(filters.orderIds);
@@ -41,13 +38,7 @@ export async function listOrders(
   if (marketIds) w.and(`market_id = ANY(${w.param(marketIds)}::text[])`);
   const statuses = listFilter(filters.statuses);
   if (statuses) w.and(`status = ANY(${w.param(statuses)}::text[])`);
-  const after = cursorParts(page.cursor, ['int', 'int4']);
-  if (after) w.and(`(ins_pos, ins_idx) < (${w.param(after[0])}::bigint, ${w.param(after[1])}::integer)`);
-  const result = await db.query<Row>(
-    `SELECT ${ORDER_ROW_COLUMNS}, o.ins_pos::text AS key_pos, o.ins_idx AS key_idx FROM core_orders o ${w.sql()} ORDER BY o.ins_pos DESC, o.ins_idx DESC LIMIT ${w.param(limit + 1)}`,
-    w.values,
-  );
-  const { page: rows, cursor } = pageFrom(result.rows, limit, (row) => [row.key_pos, row.key_idx]);
+  const { page: rows, cursor } = await pageByJournalPlace<Row>(db, ORDER_ROW_COLUMNS, 'core_orders o', w, page, 'o.');
   return { cursor, orders: rows.map((row) => renderOrder(orderViewOfRow(row))) };
 }
 

@@ -3,7 +3,19 @@
 
 import { accountView, balanceView } from '../../../domain/readModel/render.ts';
 import { renderAccount, renderBalance } from '../render.ts';
-import { upsertSnapshots, type Batch, type Slice } from './batch.ts';
+import { upsertSnapshots, type Batch, type Slice, type UpsertSpec } from './batch.ts';
+
+/** core_balances: one row per account, its balance as REST shows it. */
+export const BALANCES_TABLE: UpsertSpec = {
+  table: 'core_balances',
+  key: ['account_id'],
+  columns: [
+    ['account_id', 'text'],
+    ['user_id', 'text'],
+    ['seq', 'bigint'],
+    ['doc', 'json'],
+  ],
+};
 
 export const accountsSlice: Slice = {
   name: 'accounts',
@@ -44,16 +56,7 @@ export const accountsSlice: Slice = {
     );
     const writtenBalances = await upsertSnapshots(
       batch.tx,
-      {
-        table: 'core_balances',
-        key: ['account_id'],
-        columns: [
-          ['account_id', 'text'],
-          ['user_id', 'text'],
-          ['seq', 'bigint'],
-          ['doc', 'json'],
-        ],
-      },
+      BALANCES_TABLE,
       balances.map((view) => ({ account_id: view.account_id, user_id: view.user_id, seq: view.seq, doc: view })),
     );
     const balanceWritten = new Set(writtenBalances.map((row) => row.account_id));

@@ -40,9 +40,9 @@ export interface Slice {
   apply(batch: Batch): Promise<void>;
 }
 
-type SqlType = 'text' | 'bigint' | 'integer' | 'numeric' | 'boolean' | 'smallint' | 'json' | 'jsonb';
+export type SqlType = 'text' | 'bigint' | 'integer' | 'numeric' | 'boolean' | 'smallint' | 'json' | 'jsonb';
 
-interface UpsertSpec {
+export interface UpsertSpec {
   table: string;
   /** Conflict target. */
   key: readonly string[];

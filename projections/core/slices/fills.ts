@@ -8,7 +8,7 @@ import { decimalOf, decimalText, isZero, minus, plus, ZERO, type Decimal } from 
 import { usToIso } from '../../../domain/clock.ts';
 import { fillView } from '../../../domain/readModel/render.ts';
 import { renderFill } from '../render.ts';
-import { upsertSnapshots, type Batch, type Slice } from './batch.ts';
+import { upsertSnapshots, type Batch, type Slice, type UpsertSpec } from './batch.ts';
 
 interface TapeRow {
   trade_id: string;
@@ -20,6 +20,27 @@ interface TapeRow {
   ins_pos: string;
   ins_idx: number;
 }
+
+/** core_fills: one row per side of a trade, keeping where it was first inserted. */
+export const FILLS_TABLE: UpsertSpec = {
+  table: 'core_fills',
+  key: ['trade_id', 'liquidity_action'],
+  columns: [
+    ['trade_id', 'text'],
+    ['liquidity_action', 'text'],
+    ['account_id', 'text'],
+    ['market_id', 'text'],
+    ['order_id', 'text'],
+    ['status', 'text'],
+    ['tape_trade_id', 'text'],
+    ['inserted_at', 'bigint'],
+    ['seq', 'bigint'],
+    ['ins_pos', 'bigint'],
+    ['ins_idx', 'integer'],
+    ['doc', 'json'],
+  ],
+  insertOnly: ['tape_trade_id', 'inserted_at', 'ins_pos', 'ins_idx'],
+};
 
 export const fillsSlice: Slice = {
   name: 'fills',
@@ -56,25 +77,7 @@ export const fillsSlice: Slice = {
     for (const { item } of changed) batch.views.fills.set(item.trade_id, item);
     const written = await upsertSnapshots(
       batch.tx,
-      {
-        table: 'core_fills',
-        key: ['trade_id', 'liquidity_action'],
-        columns: [
-          ['trade_id', 'text'],
-          ['liquidity_action', 'text'],
-          ['account_id', 'text'],
-          ['market_id', 'text'],
-          ['order_id', 'text'],
-          ['status', 'text'],
-          ['tape_trade_id', 'text'],
-          ['inserted_at', 'bigint'],
-          ['seq', 'bigint'],
-          ['ins_pos', 'bigint'],
-          ['ins_idx', 'integer'],
-          ['doc', 'json'],
-        ],
-        insertOnly: ['tape_trade_id', 'inserted_at', 'ins_pos', 'ins_idx'],
-      },
+      FILLS_TABLE,
       changed.map(({ item, created }) => ({
         trade_id: item.trade_id,
         liquidity_action: item.liquidity_action,

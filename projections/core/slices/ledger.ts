@@ -3,7 +3,23 @@
 
 import { ledgerEntryView } from '../../../domain/readModel/render.ts';
 import { renderLedgerEntry } from '../render.ts';
-import { upsertSnapshots, type Batch, type Slice } from './batch.ts';
+import { upsertSnapshots, type Batch, type Slice, type UpsertSpec } from './batch.ts';
+
+/** core_ledger_entries: one row per ledger entry, keeping where it was first inserted. */
+export const LEDGER_ENTRIES_TABLE: UpsertSpec = {
+  table: 'core_ledger_entries',
+  key: ['id'],
+  columns: [
+    ['id', 'text'],
+    ['account_id', 'text'],
+    ['type', 'text'],
+    ['seq', 'bigint'],
+    ['ins_pos', 'bigint'],
+    ['ins_idx', 'integer'],
+    ['doc', 'json'],
+  ],
+  insertOnly: ['ins_pos', 'ins_idx'],
+};
 
 export const ledgerSlice: Slice = {
   name: 'ledger',
@@ -11,20 +27,7 @@ export const ledgerSlice: Slice = {
     const entries = batch.fold.entries.map(({ entry, at }) => ({ view: ledgerEntryView(entry, at.nowUs, at.seq), at }));
     const written = await upsertSnapshots(
       batch.tx,
-      {
-        table: 'core_ledger_entries',
-        key: ['id'],
-        columns: [
-          ['id', 'text'],
-          ['account_id', 'text'],
-          ['type', 'text'],
-          ['seq', 'bigint'],
-          ['ins_pos', 'bigint'],
-          ['ins_idx', 'integer'],
-          ['doc', 'json'],
-        ],
-        insertOnly: ['ins_pos', 'ins_idx'],
-      },
+      LEDGER_ENTRIES_TABLE,
       entries.map(({ view, at }) => ({
         id: view.id,
         account_id: view.account_id,

@@ -21,7 +21,7 @@ import type { OrderView } from '../../../domain/views.ts';
 import { orderView } from '../../../domain/readModel/render.ts';
 import { renderOrder } from '../render.ts';
 import { orderDocOf } from '../orderRows.ts';
-import { upsertSnapshots, type Batch, type Slice } from './batch.ts';
+import { upsertSnapshots, type Batch, type Slice, type UpsertSpec } from './batch.ts';
 import { prepared } from '../../runtime/prepared.ts';
 
 const RESTING_STATUSES: ReadonlySet<string> = new Set(['open', 'accepted']);
@@ -45,6 +45,27 @@ interface LevelDelta {
   quantity: Decimal;
   orders: number;
 }
+
+/** core_orders: one row per order, with what it contributes to its market's book. */
+export const ORDERS_TABLE: UpsertSpec = {
+  table: 'core_orders',
+  key: ['id'],
+  columns: [
+    ['id', 'text'],
+    ['account_id', 'text'],
+    ['market_id', 'text'],
+    ['client_order_id', 'text'],
+    ['status', 'text'],
+    ['book_side', 'text'],
+    ['book_price', 'numeric'],
+    ['book_remaining', 'numeric'],
+    ['seq', 'bigint'],
+    ['ins_pos', 'bigint'],
+    ['ins_idx', 'integer'],
+    ['doc', 'json'],
+  ],
+  insertOnly: ['ins_pos', 'ins_idx'],
+};
 
 export const ordersSlice: Slice = {
   name: 'orders',
@@ -88,29 +109,7 @@ export const ordersSlice: Slice = {
       };
     });
 
-    await upsertSnapshots(
-      batch.tx,
-      {
-        table: 'core_orders',
-        key: ['id'],
-        columns: [
-          ['id', 'text'],
-          ['account_id', 'text'],
-          ['market_id', 'text'],
-          ['client_order_id', 'text'],
-          ['status', 'text'],
-          ['book_side', 'text'],
-          ['book_price', 'numeric'],
-          ['book_remaining', 'numeric'],
-          ['seq', 'bigint'],
-          ['ins_pos', 'bigint'],
-          ['ins_idx', 'integer'],
-          ['doc', 'json'],
-        ],
-        insertOnly: ['ins_pos', 'ins_idx'],
-      },
-      rows,
-    );
+    await upsertSnapshots(batch.tx, ORDERS_TABLE, rows);
 
     const moved = [...deltas.values()].filter((d) => !isZero(d.quantity) || d.orders !== 0);
     if (moved.length > 0) {

@@ -4,7 +4,21 @@
 import { abs, decimalOf, decimalText } from '../../../domain/money/decimal.ts';
 import { positionView } from '../../../domain/readModel/render.ts';
 import { renderPosition } from '../render.ts';
-import { upsertSnapshots, type Batch, type Slice } from './batch.ts';
+import { upsertSnapshots, type Batch, type Slice, type UpsertSpec } from './batch.ts';
+
+/** core_positions: one row per account and market. */
+export const POSITIONS_TABLE: UpsertSpec = {
+  table: 'core_positions',
+  key: ['account_id', 'market_id'],
+  columns: [
+    ['account_id', 'text'],
+    ['market_id', 'text'],
+    ['position', 'numeric'],
+    ['contracts', 'numeric'],
+    ['seq', 'bigint'],
+    ['doc', 'json'],
+  ],
+};
 
 export const positionsSlice: Slice = {
   name: 'positions',
@@ -16,18 +30,7 @@ export const positionsSlice: Slice = {
     });
     const written = await upsertSnapshots(
       batch.tx,
-      {
-        table: 'core_positions',
-        key: ['account_id', 'market_id'],
-        columns: [
-          ['account_id', 'text'],
-          ['market_id', 'text'],
-          ['position', 'numeric'],
-          ['contracts', 'numeric'],
-          ['seq', 'bigint'],
-          ['doc', 'json'],
-        ],
-      },
+      POSITIONS_TABLE,
       positions.map((view) => ({
         account_id: view.account_id,
         market_id: view.market_id,
