@@ -148,26 +148,35 @@ export async function startWholeService(
   };
 }
 
-/** What `useWholeService` hands a suite: the service, one funded member, one open market. */
-export interface WholeServiceFixture {
+/**
+ * What `useWholeService` hands a suite: the service, its funded members by name, one open market,
+ * and the OpenAPI document the service publishes. The fields are set once the suite's `before` has run.
+ */
+export type WholeServiceSuite<Name extends string> = {
   svc: WholeService;
-  alice: Member;
   marketId: string;
-}
+  openapi: OpenApiChecker;
+} & Record<Name, Member>;
 
 /**
- * Mocha hooks for a suite over the whole service: started (with one funded member and one open
- * market, handed to `ready`) before the suite's tests, stopped after them.
+ * Mocha hooks for a suite over the whole service: started (with a funded member for each of
+ * `members`, in that order, and one open market) before the suite's tests, stopped after them.
  */
-export function useWholeService(ready: (fixture: WholeServiceFixture) => void): void {
-  let svc: WholeService | undefined;
+export function useWholeService<Name extends string = 'alice'>(
+  members: readonly Name[] = ['alice' as Name],
+): WholeServiceSuite<Name> {
+  const suite = {} as WholeServiceSuite<Name>;
   before(async () => {
-    svc = await startWholeService();
-    ready({ svc, alice: await svc.member(), marketId: (await svc.market()).market_id });
+    suite.svc = await startWholeService();
+    for (const name of members) (suite as Record<Name, Member>)[name] = await suite.svc.member();
+    suite.marketId = (await suite.svc.market()).market_id;
+    const first = (suite as Record<Name, Member>)[members[0]!];
+    suite.openapi = new OpenApiChecker((await first.call('GET', '/api/v1/openapi.json')).body);
   });
   after(async () => {
-    await svc?.stop();
+    await suite.svc?.stop();
   });
+  return suite;
 }
 
 type Clients = Pick<ServiceClients, 'admin' | 'adminRaw' | 'call' | 'member' | 'market'>;
