@@ -32,14 +32,13 @@
 
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { embeddedConnectionString, livePortOf } from '../eventstore/postgres/embedded.ts';
 import { LoadClient } from './support/loadClient.ts';
-import { startNodeFlags, startReference } from './support/childService.ts';
+import { freePort, startNodeFlags, startReference } from './support/childService.ts';
 import { startCluster, type ClusterNode } from '../tests/support/cluster.ts';
 import { createSigner, type RequestSigner } from '@event-exchange/client';
 
@@ -88,19 +87,6 @@ async function request(
     },
     body,
   );
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 /** utime + stime (clock ticks) of a process, and stime alone, from /proc/<pid>/stat; 0 when it is gone. */

@@ -9,8 +9,7 @@ import { buildOpenApiDocument, memberFragment } from '../../../api/openapi/docum
 import { tradingRoutes } from '../../../api/v1/routes.ts';
 import type { AppContext } from '../../../commands/context.ts';
 import { createSigner } from '@event-exchange/client';
-import { startTestService, type TestServiceOptions } from '../../support/service.ts';
-import type { RunningService } from '../../../cli/serve.ts';
+import { startTestService, type TestService, type TestServiceOptions } from '../../support/service.ts';
 import type { EventStore } from '../../../eventstore/port.ts';
 import { OpenApiChecker } from '../openapi/openapi.ts';
 
@@ -56,15 +55,11 @@ export interface ServiceClients {
   stop(): Promise<void>;
 }
 
-/** The whole service: its event store is the service's own. */
-export interface WholeService extends ServiceClients {
+/** The whole service: its event store is the service's own; it serves where a TestService is asked for. */
+export interface WholeService extends ServiceClients, TestService {
   store: EventStore;
   /** The WebSocket feed's endpoint, e.g. ws://127.0.0.1:PORT/socket (Phoenix appends /websocket). */
   socketUrl: string;
-  service: RunningService;
-  adminToken: string;
-  /** The operator listener (/admin/v1, /metrics). */
-  adminUrl: string;
 }
 
 export interface Member {
@@ -137,6 +132,7 @@ export async function startWholeService(
   const clients = clientsOf(started.ctx, base, started.adminToken, started.adminUrl);
   return {
     ctx: started.ctx,
+    baseUrl: started.baseUrl,
     base,
     store: started.ctx.store,
     ...clients,
@@ -160,18 +156,19 @@ export type WholeServiceSuite<Name extends string> = {
 
 /**
  * Mocha hooks for a suite over the whole service: started (with a funded member for each of
- * `members`, in that order, and one open market) before the suite's tests, stopped after them.
+ * `members`, in that order, and one open market unless `market` is false) before the suite's
+ * tests, stopped after them.
  */
 export function useWholeService<Name extends string = 'alice'>(
   members: readonly Name[] = ['alice' as Name],
+  { market = true }: { market?: boolean } = {},
 ): WholeServiceSuite<Name> {
   const suite = {} as WholeServiceSuite<Name>;
   before(async () => {
     suite.svc = await startWholeService();
     for (const name of members) (suite as Record<Name, Member>)[name] = await suite.svc.member();
-    suite.marketId = (await suite.svc.market()).market_id;
-    const first = (suite as Record<Name, Member>)[members[0]!];
-    suite.openapi = new OpenApiChecker((await first.call('GET', '/api/v1/openapi.json')).body);
+    if (market) suite.marketId = (await suite.svc.market()).market_id;
+    suite.openapi = new OpenApiChecker((await suite.svc.call('GET', '/api/v1/openapi.json')).body);
   });
   after(async () => {
     await suite.svc?.stop();
