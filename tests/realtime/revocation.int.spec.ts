@@ -87,46 +87,48 @@ describe('realtime: revocation reaches open sockets', function () {
     expect(await Promise.all(closes)).to.deep.equal([CLOSE_CREDENTIAL_ENDED, CLOSE_CREDENTIAL_ENDED]);
   });
 
-  it("POST /oauth/revoke of the socket's access token ends its joins", async () => {
-    const member = await newMember(suite.svc);
-    const { token, clientId } = await memberToken(member, 'orders.read balance.read');
-    const socket = await open({ oauthToken: token });
-    const orders = await join(socket, `orders:${member.user_id}`);
-    const ordersClosed = channelClosed(orders);
-    const socketClosed = closed(socket);
-    const revoked = await fetch(`${suite.svc.base}/oauth/revoke`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'revocation-tests' },
-      body: new URLSearchParams({ token, client_id: clientId }),
+  /** Three ways an OAuth credential is revoked; each ends the joins and the socket made on its token. */
+  const revocations: Array<[string, string, (issued: Awaited<ReturnType<typeof memberToken>>) => Promise<void>]> = [
+    [
+      "POST /oauth/revoke of the socket's access token ends its joins",
+      'orders.read balance.read',
+      async ({ token, clientId }) => {
+        const revoked = await fetch(`${suite.svc.base}/oauth/revoke`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'revocation-tests' },
+          body: new URLSearchParams({ token, client_id: clientId }),
+        });
+        expect(revoked.status).to.equal(200);
+      },
+    ],
+    [
+      'a grant revoked (its code presented twice) ends the sockets of its tokens',
+      'orders.read',
+      async ({ exchange }) => {
+        expect((await exchange()).status).to.equal(400); // the replay revokes the grant and its tokens
+      },
+    ],
+    [
+      "the operator suspending the token's OAuth client ends the sockets of its tokens",
+      'orders.read',
+      async ({ clientId }) => {
+        await suite.svc.admin('PATCH', `/oauth/clients/${clientId}`, { status: 'suspended' });
+      },
+    ],
+  ];
+  for (const [name, scope, revoke] of revocations) {
+    it(name, async () => {
+      const member = await newMember(suite.svc);
+      const issued = await memberToken(member, scope);
+      const socket = await open({ oauthToken: issued.token });
+      const orders = await join(socket, `orders:${member.user_id}`);
+      const ordersClosed = channelClosed(orders);
+      const socketClosed = closed(socket);
+      await revoke(issued);
+      expect(await ordersClosed).to.deep.equal({ reason: 'credential_revoked' });
+      expect(await socketClosed).to.equal(CLOSE_CREDENTIAL_ENDED);
     });
-    expect(revoked.status).to.equal(200);
-    expect(await ordersClosed).to.deep.equal({ reason: 'credential_revoked' });
-    expect(await socketClosed).to.equal(CLOSE_CREDENTIAL_ENDED);
-  });
-
-  it('a grant revoked (its code presented twice) ends the sockets of its tokens', async () => {
-    const member = await newMember(suite.svc);
-    const { token, exchange } = await memberToken(member, 'orders.read');
-    const socket = await open({ oauthToken: token });
-    const orders = await join(socket, `orders:${member.user_id}`);
-    const ordersClosed = channelClosed(orders);
-    const socketClosed = closed(socket);
-    expect((await exchange()).status).to.equal(400); // the replay revokes the grant and its tokens
-    expect(await ordersClosed).to.deep.equal({ reason: 'credential_revoked' });
-    expect(await socketClosed).to.equal(CLOSE_CREDENTIAL_ENDED);
-  });
-
-  it("the operator suspending the token's OAuth client ends the sockets of its tokens", async () => {
-    const member = await newMember(suite.svc);
-    const { token, clientId } = await memberToken(member, 'orders.read');
-    const socket = await open({ oauthToken: token });
-    const orders = await join(socket, `orders:${member.user_id}`);
-    const ordersClosed = channelClosed(orders);
-    const socketClosed = closed(socket);
-    await suite.svc.admin('PATCH', `/oauth/clients/${clientId}`, { status: 'suspended' });
-    expect(await ordersClosed).to.deep.equal({ reason: 'credential_revoked' });
-    expect(await socketClosed).to.equal(CLOSE_CREDENTIAL_ENDED);
-  });
+  }
 
   it('a socket whose credential is still live keeps its joins', async () => {
     const frank = await suite.svc.member();
