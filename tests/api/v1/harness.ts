@@ -5,6 +5,7 @@
 // store, engine, projection worker, real authentication, a fresh database).
 
 import http, { type IncomingHttpHeaders } from 'node:http';
+import { expect } from 'chai';
 import { buildOpenApiDocument, memberFragment } from '../../../api/openapi/document.ts';
 import { tradingRoutes } from '../../../api/v1/routes.ts';
 import type { AppContext } from '../../../commands/context.ts';
@@ -156,17 +157,17 @@ export type WholeServiceSuite<Name extends string> = {
 
 /**
  * Mocha hooks for a suite over the whole service: started (with a funded member for each of
- * `members`, in that order, and one open market unless `market` is false) before the suite's
- * tests, stopped after them.
+ * `members`, in that order, each with its `deposits` entry or the default, and one open market
+ * unless `market` is false) before the suite's tests, stopped after them.
  */
 export function useWholeService<Name extends string = 'alice'>(
   members: readonly Name[] = ['alice' as Name],
-  { market = true }: { market?: boolean } = {},
+  { market = true, deposits = {} }: { market?: boolean; deposits?: Partial<Record<Name, string>> } = {},
 ): WholeServiceSuite<Name> {
   const suite = {} as WholeServiceSuite<Name>;
   before(async () => {
     suite.svc = await startWholeService();
-    for (const name of members) (suite as Record<Name, Member>)[name] = await suite.svc.member();
+    for (const name of members) (suite as Record<Name, Member>)[name] = await suite.svc.member(deposits[name]);
     if (market) suite.marketId = (await suite.svc.market()).market_id;
     suite.openapi = new OpenApiChecker((await suite.svc.call('GET', '/api/v1/openapi.json')).body);
   });
@@ -174,6 +175,16 @@ export function useWholeService<Name extends string = 'alice'>(
     await suite.svc?.stop();
   });
   return suite;
+}
+
+/**
+ * Places a limit order for `who` (`order`: market_id, action, price, quantity and any other field)
+ * and returns it; fails the test with the answer's text unless it is accepted.
+ */
+export async function placeLimit(who: Member, order: Record<string, unknown>): Promise<any> {
+  const answer = await who.call('POST', '/api/v1/orders', { body: { order_type: 'limit', ...order } });
+  expect(answer.status, answer.text).to.equal(200);
+  return answer.body.order;
 }
 
 type Clients = Pick<ServiceClients, 'admin' | 'adminRaw' | 'call' | 'member' | 'market'>;
