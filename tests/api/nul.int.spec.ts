@@ -3,19 +3,12 @@
 // (a journaled NUL used to stop every projection transaction that wrote it).
 
 import { expect } from 'chai';
-import { useWholeService } from './v1/harness.ts';
+import { limitBuyOfOne, useWholeService } from './v1/harness.ts';
 
 describe('NUL characters in requests', () => {
   const suite = useWholeService();
 
-  const buy = (extra: Record<string, unknown> = {}) => ({
-    action: 'buy',
-    market_id: suite.marketId,
-    order_type: 'limit',
-    price: '0.20',
-    quantity: '1',
-    ...extra,
-  });
+  const buy = (extra: Record<string, unknown> = {}) => limitBuyOfOne(suite.marketId, '0.20', extra);
   const orderCount = async () =>
     (await suite.alice.call('GET', '/api/v1/orders?limit=200')).body.orders.length as number;
 

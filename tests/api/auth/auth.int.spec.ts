@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { CredentialIndex } from '../../../commands/credentials/index.ts';
 import { hashToken } from '../../../commands/credentials/sessions.ts';
-import { signedHeaders, useWholeService } from '../v1/harness.ts';
+import { limitBuyOfOne, signedHeaders, useWholeService } from '../v1/harness.ts';
 
 const API_KEY_ERROR = 'Missing or invalid API key credentials';
 const BALANCE = '/api/v1/account/balance';
@@ -12,7 +12,7 @@ const BALANCE = '/api/v1/account/balance';
 describe('authentication (/api/v1)', () => {
   const suite = useWholeService();
 
-  const order = () => ({ action: 'buy', market_id: suite.marketId, order_type: 'limit', price: '0.10', quantity: '1' });
+  const order = () => limitBuyOfOne(suite.marketId, '0.10');
   const expectError = (answer: { status: number; body: unknown }, status: number, error?: string) => {
     expect(answer.status, JSON.stringify(answer.body)).to.equal(status);
     if (error !== undefined) expect(answer.body).to.deep.include({ error });

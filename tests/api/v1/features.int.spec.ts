@@ -2,20 +2,13 @@
 // OpenAPI document itself.
 
 import { expect } from 'chai';
-import { useWholeService, type Answer, type Member } from './harness.ts';
+import { limitBuyOfOne, useWholeService, type Answer, type Member } from './harness.ts';
 import { OpenApiChecker } from '../openapi/openapi.ts';
 
 describe('order writes: idempotency and geofencing', () => {
   const suite = useWholeService();
 
-  const order = (extra: Record<string, unknown> = {}) => ({
-    action: 'buy',
-    market_id: suite.marketId,
-    order_type: 'limit',
-    price: '0.15',
-    quantity: '1',
-    ...extra,
-  });
+  const order = (extra: Record<string, unknown> = {}) => limitBuyOfOne(suite.marketId, '0.15', extra);
   const ordersOf = async (who: Member) =>
     (await who.call('GET', '/api/v1/orders?limit=200')).body.orders as Array<{
       id: string;

@@ -177,6 +177,15 @@ export function useWholeService<Name extends string = 'alice'>(
   return suite;
 }
 
+/** The body of a limit buy of one contract on `marketId` at `price`, with `extra` fields over it. */
+export function limitBuyOfOne(
+  marketId: string,
+  price: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return { action: 'buy', market_id: marketId, order_type: 'limit', price, quantity: '1', ...extra };
+}
+
 /**
  * Places a limit order for `who` (`order`: market_id, action, price, quantity and any other field)
  * and returns it; fails the test with the answer's text unless it is accepted.
