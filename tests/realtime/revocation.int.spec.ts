@@ -23,15 +23,11 @@ function channelClosed(joined: Joined): Promise<{ reason?: string }> {
 
 describe('realtime: revocation reaches open sockets', function () {
   this.timeout(60_000);
-  const sockets: Connected[] = [];
-  after(() => {
-    for (const socket of sockets) socket.close();
-  });
   const suite = useWholeService([], { market: false });
 
   const open = async (credentials: Parameters<typeof connect>[1]) => {
     const socket = await connect(suite.svc.socketUrl, credentials);
-    sockets.push(socket);
+    suite.sockets.push(socket);
     return socket;
   };
 

@@ -153,6 +153,8 @@ export type WholeServiceSuite<Name extends string> = {
   svc: WholeService;
   marketId: string;
   openapi: OpenApiChecker;
+  /** Sockets the suite opens: closed after its tests, before the service stops. */
+  sockets: Array<{ close(): void }>;
 } & Record<Name, Member>;
 
 /**
@@ -164,7 +166,7 @@ export function useWholeService<Name extends string = 'alice'>(
   members: readonly Name[] = ['alice' as Name],
   { market = true, deposits = {} }: { market?: boolean; deposits?: Partial<Record<Name, string>> } = {},
 ): WholeServiceSuite<Name> {
-  const suite = {} as WholeServiceSuite<Name>;
+  const suite = { sockets: [] as Array<{ close(): void }> } as WholeServiceSuite<Name>;
   before(async () => {
     suite.svc = await startWholeService();
     for (const name of members) (suite as Record<Name, Member>)[name] = await suite.svc.member(deposits[name]);
@@ -172,6 +174,7 @@ export function useWholeService<Name extends string = 'alice'>(
     suite.openapi = new OpenApiChecker((await suite.svc.call('GET', '/api/v1/openapi.json')).body);
   });
   after(async () => {
+    for (const socket of suite.sockets.splice(0)) socket.close();
     await suite.svc?.stop();
   });
   return suite;
