@@ -32,14 +32,14 @@
 
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { embeddedConnectionString, livePortOf } from '../eventstore/postgres/embedded.ts';
 import { LoadClient } from './support/loadClient.ts';
-import { startNodeFlags, startReference } from './support/childService.ts';
+import { percentile, round, runPool } from './support/pool.ts';
+import { freePort, startNodeFlags, startReference } from './support/childService.ts';
 import { startCluster, type ClusterNode } from '../tests/support/cluster.ts';
 import { createSigner, type RequestSigner } from '@event-exchange/client';
 
@@ -88,19 +88,6 @@ async function request(
     },
     body,
   );
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 /** utime + stime (clock ticks) of a process, and stime alone, from /proc/<pid>/stat; 0 when it is gone. */
@@ -372,13 +359,6 @@ class Signer {
   }
 }
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
-}
-
-const round = (x: number, places = 2) => Number(x.toFixed(places));
-
 /** Resting orders that never cross: buys at 0.01..0.45, sells at 0.55..0.99. */
 function orderBody(marketId: string, i: number): Record<string, unknown> {
   const buy = i % 2 === 0;
@@ -391,30 +371,6 @@ function orderBody(marketId: string, i: number): Record<string, unknown> {
     quantity: '1',
     client_order_id: `b${i}`,
   };
-}
-
-async function runPool(
-  total: number,
-  concurrency: number,
-  one: (i: number) => Promise<number>,
-): Promise<{ latenciesMs: number[]; elapsedMs: number; failures: number }> {
-  const latenciesMs: number[] = [];
-  let next = 0;
-  let failures = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      for (;;) {
-        const i = next++;
-        if (i >= total) return;
-        const t0 = performance.now();
-        const status = await one(i);
-        latenciesMs.push(performance.now() - t0);
-        if (status !== 200) failures++;
-      }
-    }),
-  );
-  return { latenciesMs: latenciesMs.sort((a, b) => a - b), elapsedMs: performance.now() - started, failures };
 }
 
 /** The id of the last order placed in a `POST /orders/batched` answer (`{results: [{order}|{errors}]}`). */

@@ -9,6 +9,7 @@ import { encodeStep, engineStepsData, newRecordContext, type EncodedStep } from 
 import { RECORD_EVENTS_MAX, STEPS_PER_RECORD } from '../engine/batch.ts';
 import { Engine } from '../domain/engine/engine.ts';
 import { seededRandom } from '../domain/random.ts';
+import { market, order, place } from '../tests/domain/engine/support.ts';
 import type { EngineInput } from '../domain/engine/inputs.ts';
 
 const ORDERS = Number(process.env.BENCH_DECIDER_ORDERS ?? 200_000);
@@ -37,26 +38,7 @@ export function benchInputs(
         participants: [],
       },
     },
-    {
-      kind: 'ListMarket',
-      market: {
-        market_id: 'm',
-        event_id: 'ev',
-        title: 'Bench',
-        max_price: '1.00',
-        status: 'open',
-        trading: true,
-        in_play_delay_sec: 0,
-        points_cost: 1,
-        grouping_id: 'g',
-        grouping_name: null,
-        symbol: null,
-        question: null,
-        rules: null,
-        short_title: null,
-        featured: false,
-      },
-    },
+    market('m', { title: 'Bench', points_cost: 1 }),
     ...accounts.flatMap((id): EngineInput[] => [
       { kind: 'OpenAccount', account_id: id, user_id: `u-${id}`, fields: {} },
       { kind: 'Deposit', account_id: id, entry_id: `dep-${id}`, amount: '1000000.00' },
@@ -68,24 +50,9 @@ export function benchInputs(
     const aggressive = random() < 0.1;
     const offset = 1 + Math.floor(random() * 20);
     const price = side === 'buy' ? (aggressive ? 50 + offset : 50 - offset) : aggressive ? 50 - offset : 50 + offset;
-    return {
-      kind: 'PlaceOrder',
-      account_id: accounts[Math.floor(random() * accounts.length)]!,
-      order: {
-        order_id: `bench-${i}`,
-        market_id: 'm',
-        action: side,
-        order_type: 'limit',
-        price: `0.${String(Math.min(99, Math.max(1, price))).padStart(2, '0')}`,
-        quantity: String(1 + Math.floor(random() * 10)),
-        client_order_id: null,
-        device_id: null,
-        ip_address: null,
-        expiration: null,
-        expiration_time: null,
-        cancel_on_disconnect: false,
-      },
-    };
+    const accountId = accounts[Math.floor(random() * accounts.length)]!;
+    const cents = String(Math.min(99, Math.max(1, price))).padStart(2, '0');
+    return place(accountId, order(`bench-${i}`, side, `0.${cents}`, String(1 + Math.floor(random() * 10))));
   });
   return { setup, orders: stream };
 }

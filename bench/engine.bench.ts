@@ -24,8 +24,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { OrderBook as ReferenceLibraryBook, Side } from 'nodejs-order-book';
 import { performance as nodePerformance } from 'node:perf_hooks';
-import pino from 'pino';
-import { startEngine, type RunningEngine } from '../engine/process.ts';
+import type { RunningEngine } from '../engine/process.ts';
+import { startBenchEngine } from './support/engine.ts';
 import { startSnapshotJob } from '../engine/snapshotter.ts';
 import { encodeState } from '../domain/engine/snapshot.ts';
 import type { EngineInput } from '../domain/engine/inputs.ts';
@@ -272,16 +272,8 @@ async function benchJournaled(
   console.log(`PostgreSQL fsync=${database.settings.fsync} synchronous_commit=${database.settings.synchronousCommit}`);
   const store = new PostgresEventStore({ pool: database.pool, connectionString: database.connectionString });
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'engine-bench-'));
-  let nowUs = 1_800_000_000_000_000;
-  const engine = await startEngine({
-    store,
-    dataDir,
-    clock: { nowUs: () => (nowUs += 1) },
-    logger: pino({ level: 'warn' }),
-    writes: { note: () => undefined, lastFor: () => undefined },
-    // No periodic snapshot inside the timed runs; one is measured on its own at the end.
-    snapshotEverySteps: Number.POSITIVE_INFINITY,
-  });
+  // No periodic snapshot inside the timed runs; one is measured on its own at the end.
+  const engine = await startBenchEngine(store, dataDir);
   try {
     // the same funded accounts and order stream as the decider-only bench (bench/decider.bench.ts)
     const { setup, orders: inputs } = benchInputs(warmUp + orders + lightOrders + batchedOrders, SEED + 1);

@@ -15,12 +15,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
-import pino from 'pino';
 import type { EngineInput } from '../domain/engine/inputs.ts';
-import { startEngine, type RunningEngine } from '../engine/process.ts';
+import type { RunningEngine } from '../engine/process.ts';
+import { startBenchEngine } from './support/engine.ts';
 import { MemoryEventStore } from '../eventstore/memory.ts';
 import type { AppendResult } from '../eventstore/port.ts';
-import { BENCH_START_US, benchInputs } from './decider.bench.ts';
+import { benchInputs } from './decider.bench.ts';
 
 const ORDERS = Number(process.env.BENCH_CPU_ORDERS ?? 60_000);
 const PROFILE = process.env.BENCH_CPU_PROFILE;
@@ -71,15 +71,7 @@ async function profiled<T>(name: string, run: () => Promise<T>): Promise<T> {
 }
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'engine-cpu-bench-'));
-let nowUs = BENCH_START_US;
-const engine = await startEngine({
-  store: discardingStore(),
-  dataDir,
-  clock: { nowUs: () => (nowUs += 1) },
-  logger: pino({ level: 'warn' }),
-  writes: { note: () => undefined, lastFor: () => undefined },
-  snapshotEverySteps: Number.POSITIVE_INFINITY,
-});
+const engine = await startBenchEngine(discardingStore(), dataDir);
 try {
   const { setup, orders } = benchInputs(WARM_UP_ORDERS + 2 * ORDERS, SEED);
   await Promise.all(setup.map((input) => engine.submit(input)));

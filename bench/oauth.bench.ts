@@ -12,6 +12,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { startChildService, startReference } from './support/childService.ts';
 import { LoadClient } from './support/loadClient.ts';
 import { FormBrowser, logInThrough } from '../tests/oauth/support.ts';
+import { percentile, round, runPool } from './support/pool.ts';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const REQUESTS = Number(process.env.BENCH_OAUTH_REQUESTS ?? 10_000);
@@ -23,10 +24,6 @@ const REDIRECT = 'http://127.0.0.1:8976/callback';
 /** BENCH_OAUTH_PHASES=token,bearer (for profiling one path); the ratios need all four. */
 const PHASES = new Set((process.env.BENCH_OAUTH_PHASES ?? 'token,bearer,oidc,hello').split(','));
 
-const round = (x: number, places = 2) => Number(x.toFixed(places));
-const percentile = (sorted: number[], p: number) =>
-  sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number);
-
 /** Drives `total` requests over CONNECTIONS connections; requests/s and latency percentiles (non-200s counted). */
 async function drive(
   url: URL,
@@ -37,24 +34,8 @@ async function drive(
   total = REQUESTS,
 ) {
   const client = new LoadClient(url.hostname, Number(url.port), CONNECTIONS);
-  const run = async (count: number) => {
-    const latencies: number[] = [];
-    let failures = 0;
-    let next = 0;
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: CONNECTIONS }, async () => {
-        while (next < count) {
-          next += 1;
-          const t0 = performance.now();
-          const answer = await client.request(method, path, headers, body);
-          latencies.push(performance.now() - t0);
-          if (answer.status !== 200) failures += 1;
-        }
-      }),
-    );
-    return { latencies: latencies.sort((a, b) => a - b), elapsedMs: performance.now() - started, failures };
-  };
+  const run = (count: number) =>
+    runPool(count, CONNECTIONS, async () => (await client.request(method, path, headers, body)).status);
   await run(WARMUP);
   const measured = await run(total);
   client.close();
@@ -62,8 +43,8 @@ async function drive(
     throw new Error(`${method} ${url.origin}${path}: ${measured.failures} answers were not 200`);
   return {
     perS: round((total / measured.elapsedMs) * 1000, 0),
-    p50: round(percentile(measured.latencies, 50)),
-    p99: round(percentile(measured.latencies, 99)),
+    p50: round(percentile(measured.latenciesMs, 50)),
+    p99: round(percentile(measured.latenciesMs, 99)),
   };
 }
 

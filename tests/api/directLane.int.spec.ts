@@ -6,15 +6,11 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { createLane, laneServerOptions, type LaneHandler } from '../../api/directLane.ts';
 import { errorHandler, HttpError } from '../../api/errors.ts';
-import { useWholeService, type Answer, type Member } from './v1/harness.ts';
+import { useWholeService, type Answer } from './v1/harness.ts';
 
 describe('direct lane for order entry', () => {
   describe('over the whole service', () => {
-    let alice: Member;
-    let marketId: string;
-    useWholeService((fixture) => {
-      ({ alice, marketId } = fixture);
-    });
+    const suite = useWholeService();
 
     // Express routes are not strict about a trailing slash: `/orders/` reaches the same route
     // through express, `/orders` through the lane.
@@ -24,8 +20,8 @@ describe('direct lane for order entry', () => {
       body: unknown,
       headers?: Record<string, string>,
     ): Promise<[Answer, Answer]> => [
-      await alice.call(method, path, { body, headers }),
-      await alice.call(method, `${path}/`, { body, headers }),
+      await suite.alice.call(method, path, { body, headers }),
+      await suite.alice.call(method, `${path}/`, { body, headers }),
     ];
 
     const sameShape = ([lane, viaExpress]: [Answer, Answer]) => {
@@ -39,7 +35,7 @@ describe('direct lane for order entry', () => {
     it('places an order either way, with the same answer', async () => {
       const body = {
         action: 'buy',
-        market_id: marketId,
+        market_id: suite.marketId,
         order_type: 'limit',
         price: '0.10',
         quantity: '1',
@@ -62,7 +58,7 @@ describe('direct lane for order entry', () => {
     it('refuses alike: validation 400, engine 422, read-only key 403, bad signature 401, malformed JSON 400', async () => {
       const bad = await both('POST', '/api/v1/orders', {
         action: 'hold',
-        market_id: marketId,
+        market_id: suite.marketId,
         order_type: 'limit',
         price: '0.10',
         quantity: '1',
@@ -73,7 +69,7 @@ describe('direct lane for order entry', () => {
 
       const refused = await both('POST', '/api/v1/orders', {
         action: 'buy',
-        market_id: marketId,
+        market_id: suite.marketId,
         order_type: 'limit',
         price: '1.00',
         quantity: '1',
@@ -83,16 +79,16 @@ describe('direct lane for order entry', () => {
       expect(refused[0].body).to.deep.equal(refused[1].body);
 
       const readOnly = [
-        await alice.call('POST', '/api/v1/orders', { body: {}, key: alice.readOnlyKey }),
-        await alice.call('POST', '/api/v1/orders/', { body: {}, key: alice.readOnlyKey }),
+        await suite.alice.call('POST', '/api/v1/orders', { body: {}, key: suite.alice.readOnlyKey }),
+        await suite.alice.call('POST', '/api/v1/orders/', { body: {}, key: suite.alice.readOnlyKey }),
       ] as [Answer, Answer];
       sameShape(readOnly);
       expect(readOnly[0].status).to.equal(403);
       expect(readOnly[0].body).to.deep.equal(readOnly[1].body);
 
       const unsigned = [
-        await alice.call('DELETE', '/api/v1/orders/batched', { body: { orders: [] }, key: null }),
-        await alice.call('DELETE', '/api/v1/orders/batched/', { body: { orders: [] }, key: null }),
+        await suite.alice.call('DELETE', '/api/v1/orders/batched', { body: { orders: [] }, key: null }),
+        await suite.alice.call('DELETE', '/api/v1/orders/batched/', { body: { orders: [] }, key: null }),
       ] as [Answer, Answer];
       expect(unsigned[0].status).to.equal(401);
       expect(unsigned[0].body).to.deep.equal(unsigned[1].body);
@@ -103,16 +99,16 @@ describe('direct lane for order entry', () => {
 
     it('replays an Idempotency-Key, and keeps the key bound to its path', async () => {
       const body = {
-        orders: [{ action: 'buy', market_id: marketId, order_type: 'limit', price: '0.11', quantity: '1' }],
+        orders: [{ action: 'buy', market_id: suite.marketId, order_type: 'limit', price: '0.11', quantity: '1' }],
       };
       const headers = { 'Idempotency-Key': `lane-${Date.now()}` };
-      const first = await alice.call('POST', '/api/v1/orders/batched', { body, headers });
-      const again = await alice.call('POST', '/api/v1/orders/batched', { body, headers });
+      const first = await suite.alice.call('POST', '/api/v1/orders/batched', { body, headers });
+      const again = await suite.alice.call('POST', '/api/v1/orders/batched', { body, headers });
       expect(first.status).to.equal(200);
       expect(again.headers['idempotent-replayed']).to.equal('true');
       expect(again.body).to.deep.equal(first.body);
       // the fingerprint is the method and the path as sent, through either path
-      const elsewhere = await alice.call('POST', '/api/v1/orders/batched/', { body, headers });
+      const elsewhere = await suite.alice.call('POST', '/api/v1/orders/batched/', { body, headers });
       expect(elsewhere.status).to.equal(422);
       expect(elsewhere.body.error).to.equal('Idempotency-Key was already used for a different request');
     });

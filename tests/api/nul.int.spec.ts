@@ -3,25 +3,14 @@
 // (a journaled NUL used to stop every projection transaction that wrote it).
 
 import { expect } from 'chai';
-import { useWholeService, type Member, type WholeService } from './v1/harness.ts';
+import { limitBuyOfOne, useWholeService } from './v1/harness.ts';
 
 describe('NUL characters in requests', () => {
-  let svc: WholeService;
-  let alice: Member;
-  let marketId: string;
-  useWholeService((fixture) => {
-    ({ svc, alice, marketId } = fixture);
-  });
+  const suite = useWholeService();
 
-  const buy = (extra: Record<string, unknown> = {}) => ({
-    action: 'buy',
-    market_id: marketId,
-    order_type: 'limit',
-    price: '0.20',
-    quantity: '1',
-    ...extra,
-  });
-  const orderCount = async () => (await alice.call('GET', '/api/v1/orders?limit=200')).body.orders.length as number;
+  const buy = (extra: Record<string, unknown> = {}) => limitBuyOfOne(suite.marketId, '0.20', extra);
+  const orderCount = async () =>
+    (await suite.alice.call('GET', '/api/v1/orders?limit=200')).body.orders.length as number;
 
   it('refuses a NUL in an order field with a 400 naming it, and places nothing', async () => {
     const before = await orderCount();
@@ -35,7 +24,7 @@ describe('NUL characters in requests', () => {
       ],
     ];
     for (const [path, body, error] of cases) {
-      const answer = await alice.call('POST', path, { body });
+      const answer = await suite.alice.call('POST', path, { body });
       expect(answer.status, answer.text).to.equal(400);
       expect(answer.body).to.deep.equal({ error });
     }
@@ -50,24 +39,24 @@ describe('NUL characters in requests', () => {
       ['/api/v1/account/market_stats?sports=%00', 'sports must not contain NUL characters'],
       ['/api/v1/orders/%00', 'path must not contain NUL characters'],
     ] as const) {
-      const answer = await alice.call('GET', path);
+      const answer = await suite.alice.call('GET', path);
       expect(answer.status, `${path}: ${answer.text}`).to.equal(400);
       expect(answer.body).to.deep.equal({ error });
     }
   });
 
   it('refuses a NUL in an operator request', async () => {
-    const created = await svc.adminRaw('POST', '/accounts', { first_name: 'Nul\u0000', last_name: 'Trader' });
+    const created = await suite.svc.adminRaw('POST', '/accounts', { first_name: 'Nul\u0000', last_name: 'Trader' });
     expect(created.status, created.text).to.equal(400);
     expect(created.body).to.deep.equal({ error: 'first_name must not contain NUL characters' });
-    const listed = await svc.adminRaw('GET', '/accounts?cursor=%00');
+    const listed = await suite.svc.adminRaw('GET', '/accounts?cursor=%00');
     expect(listed.status, listed.text).to.equal(400);
   });
 
   it('keeps the read models working: an order placed afterwards is readable at once', async () => {
-    const placed = await alice.call('POST', '/api/v1/orders', { body: buy({ client_order_id: 'after' }) });
+    const placed = await suite.alice.call('POST', '/api/v1/orders', { body: buy({ client_order_id: 'after' }) });
     expect(placed.status, placed.text).to.equal(200);
-    const fetched = await alice.call('GET', `/api/v1/orders/${placed.body.order.id}`);
+    const fetched = await suite.alice.call('GET', `/api/v1/orders/${placed.body.order.id}`);
     expect(fetched.status, fetched.text).to.equal(200);
     expect(fetched.body.order.client_order_id).to.equal('after');
   });

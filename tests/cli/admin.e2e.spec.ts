@@ -5,25 +5,20 @@ import { expect } from 'chai';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useTestService } from '../support/service.ts';
 
 const run = promisify(execFile);
 const BIN = path.resolve('cli/bin.js');
 
 describe('e2e: the admin CLI', function () {
   this.timeout(180_000);
-  let service: TestService;
-
-  before(async () => {
-    service = await startTestService();
-  });
-  after(async () => service?.stop());
+  const suite = useTestService();
 
   async function cli(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
     try {
       const { stdout, stderr } = await run(
         process.execPath,
-        [BIN, 'admin', '--url', service.adminUrl, '--token', service.adminToken, ...args],
+        [BIN, 'admin', '--url', suite.service.adminUrl, '--token', suite.service.adminToken, ...args],
         {
           env: { ...process.env, ADMIN_TOKEN: '', EXCHANGE_URL: '' },
         },

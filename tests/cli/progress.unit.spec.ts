@@ -2,24 +2,11 @@
 
 import { expect } from 'chai';
 import { terminalProgress } from '../../cli/progress.ts';
-
-function stream(isTTY: boolean) {
-  const written: string[] = [];
-  return {
-    written,
-    stream: {
-      isTTY,
-      write: (text: string) => {
-        written.push(text);
-        return true;
-      },
-    } as unknown as NodeJS.WriteStream,
-  };
-}
+import { capturedStream } from '../support/streams.ts';
 
 describe('terminal progress', () => {
   it('on a terminal: what is done of the total, the rate and the time left, then a cleared line', () => {
-    const tty = stream(true);
+    const tty = capturedStream(true);
     const progress = terminalProgress('replaying the journal', 1000, 'positions', tty.stream);
     progress.update(1000);
     progress.finish();
@@ -30,7 +17,7 @@ describe('terminal progress', () => {
   });
 
   it('in a pipe: nothing at all', () => {
-    const pipe = stream(false);
+    const pipe = capturedStream(false);
     const progress = terminalProgress('rebuilding core', 10, 'positions', pipe.stream);
     progress.update(5);
     progress.finish();

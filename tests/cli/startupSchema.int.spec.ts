@@ -9,7 +9,7 @@ import { migrate } from '../../eventstore/postgres/migrate.ts';
 import { createPool } from '../../eventstore/postgres/pool.ts';
 import { allProjectors, RETIRED_PROJECTORS } from '../../projections/registry.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
-import { testServer } from '../support/pg.ts';
+import { runOnServer, testServer } from '../support/pg.ts';
 
 const NODES = 8;
 
@@ -58,13 +58,7 @@ describe('start-up schema work from several nodes at once', function () {
   it(`${NODES} nodes preparing one fresh database at the same moment all succeed, and every table is there once`, async () => {
     const server = await testServer();
     const name = `race_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-    const admin = new pg.Client({ connectionString: server.connectionString('postgres') });
-    await admin.connect();
-    try {
-      await admin.query(`CREATE DATABASE ${name}`);
-    } finally {
-      await admin.end();
-    }
+    await runOnServer(server, `CREATE DATABASE ${name}`);
     const connectionString = server.connectionString(name);
     expect(await race(connectionString)).to.deep.equal([]);
 

@@ -5,25 +5,14 @@
 
 import type * as ExchangeClientModule from '@event-exchange/client';
 import { expect } from 'chai';
-import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { createSigner, generateKeyPair } from '@event-exchange/client';
 import { Admin, startService, type Service } from './support.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import { launchChromium, skipWithoutChromium } from '../support/chromium.ts';
 
 describe('client: in a browser', function () {
   this.timeout(120_000);
@@ -33,10 +22,7 @@ describe('client: in a browser', function () {
   let pageUrl = '';
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) {
-      console.warn('    chromium is not installed (apt-get install -y chromium): browser tests skipped');
-      this.skip();
-    }
+    skipWithoutChromium(this);
     const bundle = await build({
       entryPoints: [path.resolve('client/dist/index.js')],
       bundle: true,
@@ -58,7 +44,7 @@ describe('client: in a browser', function () {
     await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
     pageUrl = `http://127.0.0.1:${(page.address() as AddressInfo).port}/`;
     service = await startService();
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

@@ -10,24 +10,11 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { demoSeedSteps, seedDemoOnce } from '../../commands/demo/seed.ts';
 import { startTestService, type TestService } from '../support/service.ts';
-
-function fakeStream(isTTY: boolean) {
-  const written: string[] = [];
-  return {
-    written,
-    stream: {
-      isTTY,
-      write: (text: string) => {
-        written.push(text);
-        return true;
-      },
-    } as unknown as NodeJS.WriteStream,
-  };
-}
+import { capturedStream } from '../support/streams.ts';
 
 /** Starts the service with DEMO=1, its banner going to a terminal (kept here). */
 async function startSeeding(progressStream: NodeJS.WriteStream): Promise<{ service: TestService; banner: string }> {
-  const terminal = fakeStream(true);
+  const terminal = capturedStream(true);
   const service = await startTestService({ env: { DEMO: '1' }, progressStream, bannerStream: terminal.stream });
   return { service, banner: terminal.written.join('') };
 }
@@ -62,7 +49,7 @@ describe('e2e: demo seeding progress', function () {
   });
 
   it('DEMO=1 on a terminal: a progress line with steps done, rate and time left, cleared before the banner', async () => {
-    const tty = fakeStream(true);
+    const tty = capturedStream(true);
     const { service, banner } = await startSeeding(tty.stream);
     services.push(service);
     const total = demoSeedSteps().toLocaleString('en-US');
@@ -78,7 +65,7 @@ describe('e2e: demo seeding progress', function () {
   });
 
   it('DEMO=1 in a pipe: no progress at all, the banner as before', async () => {
-    const pipe = fakeStream(false);
+    const pipe = capturedStream(false);
     const { service, banner } = await startSeeding(pipe.stream);
     services.push(service);
     expect(pipe.written).to.deep.equal([]);
@@ -87,7 +74,7 @@ describe('e2e: demo seeding progress', function () {
   });
 
   it('DEMO=1 with standard output not a terminal: the banner goes to DATA_DIR/demo-banner.txt (mode 0600), not to the output nor the log', async () => {
-    const pipe = fakeStream(false);
+    const pipe = capturedStream(false);
     const log: string[] = [];
     const logger = pino(
       { level: 'trace' },
@@ -99,7 +86,7 @@ describe('e2e: demo seeding progress', function () {
     );
     const service = await startTestService({
       env: { DEMO: '1' },
-      progressStream: fakeStream(false).stream,
+      progressStream: capturedStream(false).stream,
       bannerStream: pipe.stream,
       logger,
     });

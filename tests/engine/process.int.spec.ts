@@ -14,7 +14,7 @@ import { verifyJournal } from '../../engine/verify.ts';
 import { stateHash } from '../../domain/engine/snapshot.ts';
 import { PostgresEventStore } from '../../eventstore/postgres.ts';
 import { testDatabase, type TestDatabase } from '../support/pg.ts';
-import { account, deposit, market, order, place, sportEvent, T0 } from '../domain/engine/support.ts';
+import { account, order, place, T0, twoFundedAccountsAndAMarket } from '../domain/engine/support.ts';
 
 describe('engine process on postgres', function () {
   this.timeout(120_000);
@@ -48,14 +48,7 @@ describe('engine process on postgres', function () {
     const secondDir = mkdtempSync(path.join(os.tmpdir(), 'engine-int-'));
     const second = await startEngine(deps(secondDir));
     try {
-      for (const input of [
-        account('a'),
-        account('b'),
-        deposit('a', '100'),
-        deposit('b', '100'),
-        sportEvent(),
-        market(),
-      ]) {
+      for (const input of twoFundedAccountsAndAMarket()) {
         expect((await engine.submit(input)).ok).to.equal(true);
       }
       const replies = await Promise.all([

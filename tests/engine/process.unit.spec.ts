@@ -15,7 +15,7 @@ import { decodeState, encodeState, stateHash } from '../../domain/engine/snapsho
 import { MemoryEventStore } from '../../eventstore/memory.ts';
 import { EngineStoppedError } from '../../engine/gateway.ts';
 import { FENCED } from '../../engine/pipeline.ts';
-import { account, deposit, market, order, place, sportEvent, T0 } from '../domain/engine/support.ts';
+import { deposit, order, place, T0, twoFundedAccountsAndAMarket } from '../domain/engine/support.ts';
 
 function deps(store: MemoryEventStore, dataDir: string) {
   const noted = new Map<string, bigint>();
@@ -45,14 +45,7 @@ describe('engine process', () => {
     const d = deps(store, dataDir);
     const engine = await startEngine(d);
     running.push(engine);
-    for (const input of [
-      account('a'),
-      account('b'),
-      deposit('a', '100'),
-      deposit('b', '100'),
-      sportEvent(),
-      market(),
-    ]) {
+    for (const input of twoFundedAccountsAndAMarket()) {
       const reply = await engine.submit(input);
       expect(reply.ok, input.kind).to.equal(true);
     }
@@ -229,15 +222,7 @@ describe('replay verification', () => {
     const store = new MemoryEventStore();
     const engine = await startEngine(deps(store, dataDir));
     try {
-      for (const input of [
-        account('a'),
-        account('b'),
-        deposit('a', '100'),
-        deposit('b', '100'),
-        sportEvent(),
-        market(),
-      ])
-        await engine.submit(input);
+      for (const input of twoFundedAccountsAndAMarket()) await engine.submit(input);
       await engine.submit(place('a', order('o1', 'buy', '0.40', '10')));
       const atSeven = (await store.readStream(ENGINE_STREAM))[6]!;
       await writeSnapshot(dataDir, engine.engine, 6n, atSeven.position, atSeven.id);

@@ -3,25 +3,14 @@
 // buttons as a person would. The app's redirect_uri is a plain page served by the test.
 
 import { expect } from 'chai';
-import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHash, randomBytes } from 'node:crypto';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { base32Decode, hotp, totpStepAt } from '../../domain/auth/totp.ts';
 import { startTestService, type TestService } from '../support/service.ts';
 import { adminOk, newClient, newMember } from './support.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import { launchChromium, skipWithoutChromium } from '../support/chromium.ts';
 
 describe('OAuth pages in Chromium', function () {
   this.timeout(120_000);
@@ -32,16 +21,13 @@ describe('OAuth pages in Chromium', function () {
   let REDIRECT = '';
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) {
-      console.warn('    chromium is not installed (apt-get install -y chromium): browser tests skipped');
-      this.skip();
-    }
+    skipWithoutChromium(this);
     // the app's callback: a plain page
     app = http.createServer((_req, res) => res.end('back in the app'));
     await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
     REDIRECT = `http://127.0.0.1:${(app.address() as AddressInfo).port}/callback`;
     svc = await startTestService();
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+    browser = await launchChromium();
     clientId = (
       await newClient(svc, {
         name: 'Chart App',

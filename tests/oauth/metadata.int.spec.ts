@@ -4,7 +4,7 @@
 
 import { expect } from 'chai';
 import http from 'node:http';
-import { startTestService, type TestService } from '../support/service.ts';
+import { useTestService } from '../support/service.ts';
 
 /** A GET with any Host header (fetch would not let us set it). */
 function get(base: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
@@ -36,14 +36,10 @@ const SCOPES = [
 
 describe('OAuth metadata', () => {
   describe('without trusted proxies', () => {
-    let svc: TestService;
-    before(async () => {
-      svc = await startTestService();
-    });
-    after(async () => svc?.stop());
+    const suite = useTestService();
 
     it('authorization server metadata has every field it publishes, on the Host it was fetched from', async () => {
-      const { status, body } = await get(svc.baseUrl, AS, { host: 'exchange.example:8443' });
+      const { status, body } = await get(suite.service.baseUrl, AS, { host: 'exchange.example:8443' });
       expect(status).to.equal(200);
       const base = 'http://exchange.example:8443';
       expect(body).to.deep.include({
@@ -63,7 +59,7 @@ describe('OAuth metadata', () => {
     });
 
     it('protected resource metadata: resource is the base URL, one authorization server on the same host', async () => {
-      const { status, body } = await get(svc.baseUrl, PR, { host: 'api.exchange.example' });
+      const { status, body } = await get(suite.service.baseUrl, PR, { host: 'api.exchange.example' });
       expect(status).to.equal(200);
       expect(body).to.deep.equal({
         resource: 'http://api.exchange.example',
@@ -76,41 +72,39 @@ describe('OAuth metadata', () => {
     });
 
     it('ignores forwarded headers from an untrusted peer, and a malformed Host', async () => {
-      const forwarded = await get(svc.baseUrl, AS, {
+      const forwarded = await get(suite.service.baseUrl, AS, {
         host: 'real.example',
         'x-forwarded-host': 'evil.example',
         'x-forwarded-proto': 'https',
       });
       expect(forwarded.body.issuer).to.equal('http://real.example');
-      const injected = await get(svc.baseUrl, AS, { host: 'evil.example/path?x=' });
+      const injected = await get(suite.service.baseUrl, AS, { host: 'evil.example/path?x=' });
       expect(injected.body.issuer).to.equal('http://localhost');
     });
 
     it('lists registration_endpoint only while dynamic registration is on', async () => {
       const admin = (body: unknown) =>
-        fetch(`${svc.adminUrl}/admin/v1/settings`, {
+        fetch(`${suite.service.adminUrl}/admin/v1/settings`, {
           method: 'PATCH',
-          headers: { authorization: `Bearer ${svc.adminToken}`, 'content-type': 'application/json' },
+          headers: { authorization: `Bearer ${suite.service.adminToken}`, 'content-type': 'application/json' },
           body: JSON.stringify(body),
         });
       expect((await admin({ dynamic_registration: true })).status).to.equal(200);
-      expect((await get(svc.baseUrl, AS, { host: 'h.example' })).body.registration_endpoint).to.equal(
+      expect((await get(suite.service.baseUrl, AS, { host: 'h.example' })).body.registration_endpoint).to.equal(
         'http://h.example/oauth/register',
       );
       expect((await admin({ dynamic_registration: false })).status).to.equal(200);
-      expect((await get(svc.baseUrl, AS, { host: 'h.example' })).body).to.not.have.property('registration_endpoint');
+      expect((await get(suite.service.baseUrl, AS, { host: 'h.example' })).body).to.not.have.property(
+        'registration_endpoint',
+      );
     });
   });
 
   describe('behind a trusted proxy', () => {
-    let svc: TestService;
-    before(async () => {
-      svc = await startTestService({ env: { TRUSTED_PROXIES: '127.0.0.1,::1' } });
-    });
-    after(async () => svc?.stop());
+    const suite = useTestService({ env: { TRUSTED_PROXIES: '127.0.0.1,::1' } });
 
     it('builds on X-Forwarded-Proto and X-Forwarded-Host from the proxy', async () => {
-      const { body } = await get(svc.baseUrl, PR, {
+      const { body } = await get(suite.service.baseUrl, PR, {
         host: 'internal:8080',
         'x-forwarded-host': 'exchange.example',
         'x-forwarded-proto': 'https',

@@ -5,17 +5,18 @@
 import { expect } from 'chai';
 import http from 'node:http';
 import * as oauth from 'oauth4webapi';
-import { startTestService, type TestService } from '../support/service.ts';
+import type { TestService } from '../support/service.ts';
 import {
   adminOk,
   authorizeInBrowser,
-  discover,
   FormBrowser,
   insecure,
   logInThrough,
   newClient,
   newMember,
   REDIRECT,
+  memberWithNativeClient,
+  useOAuthService,
 } from './support.ts';
 const hiddenValue = (html: string, name: string): string =>
   new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? '';
@@ -100,14 +101,7 @@ const tally = (statuses: number[]) =>
 
 describe('OAuth limits and protections', function () {
   this.timeout(120_000);
-  let svc: TestService;
-  let as: oauth.AuthorizationServer;
-
-  before(async () => {
-    svc = await startTestService();
-    as = await discover(svc);
-  });
-  after(async () => svc?.stop());
+  const suite = useOAuthService();
 
   /** authorize → (login) → (consent) in `browser`; the callback's parameters and the verifier. */
   async function codeFor(
@@ -116,15 +110,23 @@ describe('OAuth limits and protections', function () {
     browser: FormBrowser,
     scope = 'profile.read',
   ) {
-    const { callback, state, verifier } = await authorizeInBrowser(svc, as, client, member, scope, {}, browser);
-    return { params: oauth.validateAuthResponse(as, client, callback, state), verifier };
+    const { callback, state, verifier } = await authorizeInBrowser(
+      suite.svc,
+      suite.as,
+      client,
+      member,
+      scope,
+      {},
+      browser,
+    );
+    return { params: oauth.validateAuthResponse(suite.as, client, callback, state), verifier };
   }
 
   const exchange = async (client: oauth.Client, params: URLSearchParams, verifier: string, redirect = REDIRECT) =>
     oauth.processAuthorizationCodeResponse(
-      as,
+      suite.as,
       client,
-      await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirect, verifier, insecure),
+      await oauth.authorizationCodeGrantRequest(suite.as, client, oauth.None(), params, redirect, verifier, insecure),
     );
 
   /** The OAuth error a refused call raised (oauth4webapi throws ResponseBodyError). */
@@ -146,12 +148,12 @@ describe('OAuth limits and protections', function () {
 
   describe('attempt limits under concurrency', () => {
     it('25 concurrent wrong passwords from one address: at most 5 are judged (401), the rest are refused (429)', async () => {
-      const member = await newMember(svc);
-      const form = await loginFormFrom(svc, '127.0.0.11');
+      const member = await newMember(suite.svc);
+      const form = await loginFormFrom(suite.svc, '127.0.0.11');
       const answers = await Promise.all(
         Array.from({ length: 25 }, () =>
           postFrom(
-            svc,
+            suite.svc,
             '127.0.0.11',
             '/oauth/login',
             { csrf: form.csrf, email: member.email, password: 'wrong password' },
@@ -165,9 +167,9 @@ describe('OAuth limits and protections', function () {
     });
 
     it('25 concurrent wrong two-factor codes on one login: at most 5 are judged, the rest are refused (429)', async () => {
-      const member = await newMember(svc);
-      await adminOk(svc, 'POST', `/accounts/${member.account_id}/totp`);
-      const browser = new FormBrowser(svc.baseUrl);
+      const member = await newMember(suite.svc);
+      await adminOk(suite.svc, 'POST', `/accounts/${member.account_id}/totp`);
+      const browser = new FormBrowser(suite.svc.baseUrl);
       await browser.visit('/oauth/login');
       const page = await logInThrough(browser, member);
       expect(page.html).to.include('Verify');
@@ -183,12 +185,12 @@ describe('OAuth limits and protections', function () {
     });
 
     it('wrong passwords from other addresses do not lock the owner out: the owner logs in from their own address', async () => {
-      const member = await newMember(svc);
+      const member = await newMember(suite.svc);
       for (const address of ['127.0.0.21', '127.0.0.22']) {
-        const form = await loginFormFrom(svc, address);
+        const form = await loginFormFrom(suite.svc, address);
         for (let i = 0; i < 6; i += 1) {
           const answer = await postFrom(
-            svc,
+            suite.svc,
             address,
             '/oauth/login',
             { csrf: form.csrf, email: member.email, password: 'guess' },
@@ -197,9 +199,9 @@ describe('OAuth limits and protections', function () {
           expect(answer.status).to.be.oneOf([401, 429]);
         }
       }
-      const owner = await loginFormFrom(svc, '127.0.0.23');
+      const owner = await loginFormFrom(suite.svc, '127.0.0.23');
       const answer = await postFrom(
-        svc,
+        suite.svc,
         '127.0.0.23',
         '/oauth/login',
         { csrf: owner.csrf, email: member.email, password: member.password },
@@ -210,11 +212,11 @@ describe('OAuth limits and protections', function () {
     });
 
     it('login limits follow the service clock: past the window (POST /admin/v1/clock) the address may try again', async () => {
-      const member = await newMember(svc);
-      const form = await loginFormFrom(svc, '127.0.0.31');
+      const member = await newMember(suite.svc);
+      const form = await loginFormFrom(suite.svc, '127.0.0.31');
       for (let i = 0; i < 5; i += 1)
         await postFrom(
-          svc,
+          suite.svc,
           '127.0.0.31',
           '/oauth/login',
           { csrf: form.csrf, email: member.email, password: 'guess' },
@@ -223,7 +225,7 @@ describe('OAuth limits and protections', function () {
       expect(
         (
           await postFrom(
-            svc,
+            suite.svc,
             '127.0.0.31',
             '/oauth/login',
             { csrf: form.csrf, email: member.email, password: member.password },
@@ -231,9 +233,9 @@ describe('OAuth limits and protections', function () {
           )
         ).status,
       ).to.equal(429);
-      await adminOk(svc, 'POST', '/clock', { advance_ms: 15 * 60_000 + 1_000 });
+      await adminOk(suite.svc, 'POST', '/clock', { advance_ms: 15 * 60_000 + 1_000 });
       const again = await postFrom(
-        svc,
+        suite.svc,
         '127.0.0.31',
         '/oauth/login',
         { csrf: form.csrf, email: member.email, password: member.password },
@@ -245,14 +247,8 @@ describe('OAuth limits and protections', function () {
 
   describe('grants and single use', () => {
     it('a revoked grant revokes everything under it: a second code of the grant no longer exchanges after a replay', async () => {
-      const member = await newMember(svc);
-      const registered = await newClient(svc, {
-        app_type: 'native',
-        redirect_uris: [REDIRECT],
-        scopes: ['profile.read'],
-      });
-      const client: oauth.Client = { client_id: registered.client_id };
-      const browser = new FormBrowser(svc.baseUrl);
+      const { member, client } = await memberWithNativeClient(suite.svc, ['profile.read']);
+      const browser = new FormBrowser(suite.svc.baseUrl);
       const first = await codeFor(client, member, browser);
       const second = await codeFor(client, member, browser); // silent: the grant covers it
       const tokens = await exchange(client, first.params, first.verifier);
@@ -270,46 +266,39 @@ describe('OAuth limits and protections', function () {
     });
 
     it('a token issued while its grant was being revoked is refused: 401 on /api/v1, invalid_grant on refresh', async () => {
-      const member = await newMember(svc);
-      const registered = await newClient(svc, {
-        app_type: 'native',
-        redirect_uris: [REDIRECT],
-        scopes: ['profile.read'],
-      });
-      const client: oauth.Client = { client_id: registered.client_id };
-      const { params, verifier } = await codeFor(client, member, new FormBrowser(svc.baseUrl));
+      const { member, client } = await memberWithNativeClient(suite.svc, ['profile.read']);
+      const { params, verifier } = await codeFor(client, member, new FormBrowser(suite.svc.baseUrl));
       const tokens = await exchange(client, params, verifier);
       // a revocation racing the exchange: the grant is recorded revoked, the new token rows were not yet revoked
-      const { rows } = await svc.ctx.pool.query('SELECT grant_id FROM oauth_tokens WHERE client_id = $1 LIMIT 1', [
-        client.client_id,
-      ]);
-      await svc.ctx.pool.query('INSERT INTO oauth_revoked_grants (grant_id, revoked_at_us) VALUES ($1, 0)', [
+      const { rows } = await suite.svc.ctx.pool.query(
+        'SELECT grant_id FROM oauth_tokens WHERE client_id = $1 LIMIT 1',
+        [client.client_id],
+      );
+      await suite.svc.ctx.pool.query('INSERT INTO oauth_revoked_grants (grant_id, revoked_at_us) VALUES ($1, 0)', [
         rows[0].grant_id,
       ]);
-      const me = await fetch(`${svc.baseUrl}/api/v1/me`, {
+      const me = await fetch(`${suite.svc.baseUrl}/api/v1/me`, {
         headers: { authorization: `Bearer ${tokens.access_token}`, 'user-agent': 't' },
       });
       expect(me.status).to.equal(401);
       expect(
         await refusal(async () =>
           oauth.processRefreshTokenResponse(
-            as,
+            suite.as,
             client,
-            await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure),
+            await oauth.refreshTokenGrantRequest(suite.as, client, oauth.None(), tokens.refresh_token!, insecure),
           ),
         ),
       ).to.deep.equal({ status: 400, error: 'invalid_grant' });
     });
 
     it('only success consumes a code: a wrong code_verifier or redirect_uri leaves it usable, and the rightful exchange then works once', async () => {
-      const member = await newMember(svc);
-      const registered = await newClient(svc, {
-        app_type: 'native',
-        redirect_uris: [REDIRECT, 'http://127.0.0.1:9/other'],
-        scopes: ['profile.read'],
-      });
-      const client: oauth.Client = { client_id: registered.client_id };
-      const { params, verifier } = await codeFor(client, member, new FormBrowser(svc.baseUrl));
+      const { member, client } = await memberWithNativeClient(
+        suite.svc,
+        ['profile.read'],
+        [REDIRECT, 'http://127.0.0.1:9/other'],
+      );
+      const { params, verifier } = await codeFor(client, member, new FormBrowser(suite.svc.baseUrl));
       expect(await refusal(() => exchange(client, params, oauth.generateRandomCodeVerifier()))).to.deep.equal({
         status: 400,
         error: 'invalid_grant',
@@ -320,7 +309,7 @@ describe('OAuth limits and protections', function () {
       });
       const tokens = await exchange(client, params, verifier);
       expect(tokens.access_token).to.match(/^svc_at_/);
-      const me = await fetch(`${svc.baseUrl}/api/v1/me`, {
+      const me = await fetch(`${suite.svc.baseUrl}/api/v1/me`, {
         headers: { authorization: `Bearer ${tokens.access_token}`, 'user-agent': 't' },
       });
       expect(me.status).to.equal(200);
@@ -332,14 +321,8 @@ describe('OAuth limits and protections', function () {
     });
 
     it('ten concurrent exchanges of one code: exactly one succeeds, and the replays revoke the grant', async () => {
-      const member = await newMember(svc);
-      const registered = await newClient(svc, {
-        app_type: 'native',
-        redirect_uris: [REDIRECT],
-        scopes: ['profile.read'],
-      });
-      const client: oauth.Client = { client_id: registered.client_id };
-      const { params, verifier } = await codeFor(client, member, new FormBrowser(svc.baseUrl));
+      const { member, client } = await memberWithNativeClient(suite.svc, ['profile.read']);
+      const { params, verifier } = await codeFor(client, member, new FormBrowser(suite.svc.baseUrl));
       const outcomes = await Promise.all(
         Array.from({ length: 10 }, () =>
           exchange(client, params, verifier).then(
@@ -352,27 +335,21 @@ describe('OAuth limits and protections', function () {
       expect(won).to.have.length(1);
       for (const lost of outcomes.filter((o) => !o.ok))
         expect(lost.refusal).to.deep.equal({ status: 400, error: 'invalid_grant' });
-      const me = await fetch(`${svc.baseUrl}/api/v1/me`, {
+      const me = await fetch(`${suite.svc.baseUrl}/api/v1/me`, {
         headers: { authorization: `Bearer ${won[0]!.ok ? won[0]!.tokens.access_token : ''}`, 'user-agent': 't' },
       });
       expect(me.status).to.equal(401);
     });
 
     it('only success consumes a refresh token: a refresh refused for too much scope leaves it usable (no reuse, no revoked family)', async () => {
-      const member = await newMember(svc);
-      const registered = await newClient(svc, {
-        app_type: 'native',
-        redirect_uris: [REDIRECT],
-        scopes: ['profile.read', 'balance.read'],
-      });
-      const client: oauth.Client = { client_id: registered.client_id };
-      const { params, verifier } = await codeFor(client, member, new FormBrowser(svc.baseUrl));
+      const { member, client } = await memberWithNativeClient(suite.svc, ['profile.read', 'balance.read']);
+      const { params, verifier } = await codeFor(client, member, new FormBrowser(suite.svc.baseUrl));
       const tokens = await exchange(client, params, verifier);
       const wider = await refusal(async () =>
         oauth.processRefreshTokenResponse(
-          as,
+          suite.as,
           client,
-          await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, {
+          await oauth.refreshTokenGrantRequest(suite.as, client, oauth.None(), tokens.refresh_token!, {
             ...insecure,
             additionalParameters: { scope: 'profile.read balance.read' },
           }),
@@ -380,27 +357,21 @@ describe('OAuth limits and protections', function () {
       );
       expect(wider).to.deep.equal({ status: 400, error: 'invalid_scope' });
       const refreshed = await oauth.processRefreshTokenResponse(
-        as,
+        suite.as,
         client,
-        await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure),
+        await oauth.refreshTokenGrantRequest(suite.as, client, oauth.None(), tokens.refresh_token!, insecure),
       );
       expect(refreshed.refresh_token).to.match(/^svc_rt_/);
-      const me = await fetch(`${svc.baseUrl}/api/v1/me`, {
+      const me = await fetch(`${suite.svc.baseUrl}/api/v1/me`, {
         headers: { authorization: `Bearer ${tokens.access_token}`, 'user-agent': 't' },
       });
       expect(me.status).to.equal(200);
     });
 
     it('a token row that cannot be saved consumes nothing: 503, and the retry of the same code or refresh token succeeds', async () => {
-      const member = await newMember(svc);
-      const registered = await newClient(svc, {
-        app_type: 'native',
-        redirect_uris: [REDIRECT],
-        scopes: ['profile.read'],
-      });
-      const client: oauth.Client = { client_id: registered.client_id };
-      const { params, verifier } = await codeFor(client, member, new FormBrowser(svc.baseUrl));
-      const pool = svc.ctx.pool;
+      const { member, client } = await memberWithNativeClient(suite.svc, ['profile.read']);
+      const { params, verifier } = await codeFor(client, member, new FormBrowser(suite.svc.baseUrl));
+      const pool = suite.svc.ctx.pool;
       const breakWrites = () =>
         pool.query(`
         CREATE OR REPLACE FUNCTION oauth_tokens_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk full'; END $$;
@@ -420,9 +391,9 @@ describe('OAuth limits and protections', function () {
       try {
         const failed = await refusal(async () =>
           oauth.processRefreshTokenResponse(
-            as,
+            suite.as,
             client,
-            await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure),
+            await oauth.refreshTokenGrantRequest(suite.as, client, oauth.None(), tokens.refresh_token!, insecure),
           ),
         );
         expect(failed).to.deep.equal({ status: 503, error: 'temporarily_unavailable' });
@@ -430,9 +401,9 @@ describe('OAuth limits and protections', function () {
         await mendWrites();
       }
       const refreshed = await oauth.processRefreshTokenResponse(
-        as,
+        suite.as,
         client,
-        await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure),
+        await oauth.refreshTokenGrantRequest(suite.as, client, oauth.None(), tokens.refresh_token!, insecure),
       );
       expect(refreshed.access_token).to.match(/^svc_at_/);
     });
@@ -440,14 +411,14 @@ describe('OAuth limits and protections', function () {
 
   describe('protocol details', () => {
     it('a client secret of the right length with a multibyte character: 401 invalid_client, never 500', async () => {
-      const registered = await newClient(svc, { app_type: 'server', scopes: ['market_data'] });
+      const registered = await newClient(suite.svc, { app_type: 'server', scopes: ['market_data'] });
       const client: oauth.Client = { client_id: registered.client_id };
       const secret = registered.client_secret!;
       const ok = await oauth.processClientCredentialsResponse(
-        as,
+        suite.as,
         client,
         await oauth.clientCredentialsGrantRequest(
-          as,
+          suite.as,
           client,
           oauth.ClientSecretBasic(secret),
           new URLSearchParams(),
@@ -459,10 +430,10 @@ describe('OAuth limits and protections', function () {
       expect(multibyte.length).to.equal(secret.length);
       const refused = await refusal(async () =>
         oauth.processClientCredentialsResponse(
-          as,
+          suite.as,
           client,
           await oauth.clientCredentialsGrantRequest(
-            as,
+            suite.as,
             client,
             oauth.ClientSecretBasic(multibyte),
             new URLSearchParams(),
@@ -474,17 +445,11 @@ describe('OAuth limits and protections', function () {
     });
 
     it('prompt=login: the signed-in member logs in again, then the authorization completes', async () => {
-      const member = await newMember(svc);
-      const registered = await newClient(svc, {
-        app_type: 'native',
-        redirect_uris: [REDIRECT],
-        scopes: ['profile.read'],
-      });
-      const client: oauth.Client = { client_id: registered.client_id };
-      const browser = new FormBrowser(svc.baseUrl);
+      const { member, client } = await memberWithNativeClient(suite.svc, ['profile.read']);
+      const browser = new FormBrowser(suite.svc.baseUrl);
       await codeFor(client, member, browser); // signed in, grant given
       const verifier = oauth.generateRandomCodeVerifier();
-      const url = new URL(as.authorization_endpoint!);
+      const url = new URL(suite.as.authorization_endpoint!);
       url.search = new URLSearchParams({
         response_type: 'code',
         client_id: client.client_id,
@@ -499,7 +464,7 @@ describe('OAuth limits and protections', function () {
       expect(page.html).to.include('Log in');
       const after = await logInThrough(browser, member);
       expect(after.location, after.html.slice(0, 300)).to.be.a('string');
-      const params = oauth.validateAuthResponse(as, client, new URL(after.location!), 'p');
+      const params = oauth.validateAuthResponse(suite.as, client, new URL(after.location!), 'p');
       expect((await exchange(client, params, verifier)).access_token).to.match(/^svc_at_/);
     });
   });
@@ -514,13 +479,13 @@ describe('OAuth limits and protections', function () {
 
     it('five concurrent sign-ups with one email open one account', async () => {
       const email = `race-${Date.now()}@example.com`;
-      const browsers = [0, 1, 2, 3, 4].map(() => new FormBrowser(svc.baseUrl));
+      const browsers = [0, 1, 2, 3, 4].map(() => new FormBrowser(suite.svc.baseUrl));
       await Promise.all(browsers.map((b) => b.visit('/player/register')));
       const answers = await Promise.all(browsers.map((b) => b.submit('/player/register', signUpFields(email))));
       const created = answers.filter((a) => a.html.includes('Your account is created'));
       expect(created, JSON.stringify(answers.map((a) => a.status))).to.have.length(1);
       expect(answers.filter((a) => a.status === 409)).to.have.length(4);
-      const accounts = await svc.ctx.pool.query(
+      const accounts = await suite.svc.ctx.pool.query(
         "SELECT count(*)::int AS n FROM core_accounts WHERE lower(doc->>'email') = lower($1)",
         [email],
       );
@@ -530,11 +495,11 @@ describe('OAuth limits and protections', function () {
     it('sign-up is limited per address: the sixth within the hour from one address is 429', async () => {
       const statuses: number[] = [];
       for (let i = 0; i < 6; i += 1) {
-        const form = await loginFormFrom(svc, '127.0.0.41');
+        const form = await loginFormFrom(suite.svc, '127.0.0.41');
         statuses.push(
           (
             await postFrom(
-              svc,
+              suite.svc,
               '127.0.0.41',
               '/player/register',
               { csrf: form.csrf, ...signUpFields(`limit-${i}-${Date.now()}@example.com`) },
@@ -551,19 +516,19 @@ describe('OAuth limits and protections', function () {
   describe('registration', () => {
     it('the hourly registration limit follows the service clock (POST /admin/v1/clock past the hour reopens it)', async () => {
       const reg = () =>
-        fetch(`${svc.baseUrl}/oauth/register`, {
+        fetch(`${suite.svc.baseUrl}/oauth/register`, {
           method: 'POST',
           body: JSON.stringify({ redirect_uris: ['https://app.example/cb'] }),
           headers: { 'content-type': 'application/json' },
         }).then((res) => res.status);
-      await adminOk(svc, 'PATCH', '/settings', { dynamic_registration: true, registration_limit_per_hour: 1 });
+      await adminOk(suite.svc, 'PATCH', '/settings', { dynamic_registration: true, registration_limit_per_hour: 1 });
       try {
         expect(await reg()).to.equal(201);
         expect(await reg()).to.equal(429);
-        await adminOk(svc, 'POST', '/clock', { advance_ms: 3_600_000 + 1_000 });
+        await adminOk(suite.svc, 'POST', '/clock', { advance_ms: 3_600_000 + 1_000 });
         expect(await reg()).to.equal(201);
       } finally {
-        await adminOk(svc, 'PATCH', '/settings', { dynamic_registration: false });
+        await adminOk(suite.svc, 'PATCH', '/settings', { dynamic_registration: false });
       }
     });
   });

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import * as oauth from 'oauth4webapi';
 import { createHash, randomBytes } from 'node:crypto';
-import type { TestService } from '../support/service.ts';
+import { startTestService, type TestService } from '../support/service.ts';
 
 export async function admin(
   svc: TestService,
@@ -67,6 +67,17 @@ export async function newClient(
 ): Promise<{ client_id: string; client_secret?: string }> {
   const { client } = await adminOk(svc, 'POST', '/oauth/clients', { name: spec.name ?? 'Test app', ...spec });
   return client;
+}
+
+/** A new member, and a native client (public, PKCE) registered for `scopes` and `redirectUris`. */
+export async function memberWithNativeClient(
+  svc: TestService,
+  scopes: string[],
+  redirectUris = [REDIRECT],
+): Promise<{ member: Awaited<ReturnType<typeof newMember>>; client: { client_id: string } }> {
+  const member = await newMember(svc);
+  const registered = await newClient(svc, { app_type: 'native', redirect_uris: redirectUris, scopes });
+  return { member, client: { client_id: registered.client_id } };
 }
 
 const hiddenValue = (html: string, name: string): string | undefined =>
@@ -248,4 +259,21 @@ export async function memberAccessToken(
     });
   const answer = (await (await exchange()).json()) as { access_token: string };
   return { token: answer.access_token, clientId: client.client_id, exchange };
+}
+
+/** What `useOAuthService` hands a suite: the service and its authorization server as discovered; set once `before` has run. */
+export interface OAuthSuite {
+  svc: TestService;
+  as: oauth.AuthorizationServer;
+}
+
+/** Mocha hooks: a service started and its OAuth metadata discovered before the suite's tests, stopped after them. */
+export function useOAuthService(): OAuthSuite {
+  const suite = {} as OAuthSuite;
+  before(async () => {
+    suite.svc = await startTestService();
+    suite.as = await discover(suite.svc);
+  });
+  after(async () => suite.svc?.stop());
+  return suite;
 }

@@ -3,7 +3,7 @@
 
 import { expect } from 'chai';
 import WebSocket from 'ws';
-import { startWholeService, USER_AGENT, type Member, type WholeService } from '../api/v1/harness.ts';
+import { useWholeService, USER_AGENT } from '../api/v1/harness.ts';
 import { connect, join } from './phoenix.ts';
 
 /** Heartbeat replies the stuck socket provokes: ~60 bytes each, well past kernel buffers and the bound. */
@@ -15,29 +15,21 @@ async function until(check: () => Promise<boolean> | boolean): Promise<void> {
 
 describe('realtime: back-pressure', function () {
   this.timeout(60_000);
-  let svc: WholeService;
-  let trader: Member;
-  let marketId: string;
 
-  before(async () => {
-    svc = await startWholeService();
-    trader = await svc.member();
-    marketId = (await svc.market()).market_id;
-  });
-  after(async () => {
-    await svc?.stop();
-  });
+  const suite = useWholeService(['trader']);
 
   const slowCloses = async () =>
-    (await svc.service.registry.getSingleMetric('ws_slow_consumer_closes_total')?.get())?.values[0]?.value ?? 0;
+    (await suite.svc.service.registry.getSingleMetric('ws_slow_consumer_closes_total')?.get())?.values[0]?.value ?? 0;
 
   it('closes a socket whose send buffer stays above the bound, counts it, and others are served meanwhile', async () => {
-    const healthy = await connect(svc.socketUrl, { key: trader.key });
-    const book = await join(healthy, 'orderbook', { market_ids: [marketId] });
+    const healthy = await connect(suite.svc.socketUrl, { key: suite.trader.key });
+    const book = await join(healthy, 'orderbook', { market_ids: [suite.marketId] });
     const before = await slowCloses();
-    const open = svc.service.realtime.server.connections();
+    const open = suite.svc.service.realtime.server.connections();
 
-    const stuck = new WebSocket(`${svc.socketUrl}/websocket?vsn=2.0.0`, { headers: { 'user-agent': USER_AGENT } });
+    const stuck = new WebSocket(`${suite.svc.socketUrl}/websocket?vsn=2.0.0`, {
+      headers: { 'user-agent': USER_AGENT },
+    });
     await new Promise((resolve, reject) => {
       stuck.on('open', resolve);
       stuck.on('error', reject);
@@ -46,15 +38,15 @@ describe('realtime: back-pressure', function () {
     for (let i = 0; i < FLOOD_FRAMES; i++) stuck.send(`[null,"${i}","phoenix","heartbeat",{}]`);
 
     // while it is stuck, the healthy socket still gets its deltas
-    const placed = await trader.call('POST', '/api/v1/orders', {
-      body: { market_id: marketId, action: 'buy', order_type: 'limit', price: '0.25', quantity: '1' },
+    const placed = await suite.trader.call('POST', '/api/v1/orders', {
+      body: { market_id: suite.marketId, action: 'buy', order_type: 'limit', price: '0.25', quantity: '1' },
     });
     expect(placed.status).to.equal(200);
     const delta = await book.next('delta', (d) => d.bids.some(([price]: [string]) => price === '0.25'));
-    expect(delta.market_id).to.equal(marketId);
+    expect(delta.market_id).to.equal(suite.marketId);
 
     await until(async () => (await slowCloses()) === before + 1);
-    await until(() => svc.service.realtime.server.connections() === open);
+    await until(() => suite.svc.service.realtime.server.connections() === open);
     stuck.terminate();
     healthy.close();
   });

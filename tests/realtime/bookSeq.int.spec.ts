@@ -6,7 +6,7 @@
 // Phoenix client.
 
 import { expect } from 'chai';
-import { startWholeService, type Member, type WholeService } from '../api/v1/harness.ts';
+import { startWholeService, type Member, type WholeService, placeLimit } from '../api/v1/harness.ts';
 import { connect, join } from './phoenix.ts';
 
 type Book = { market_id: string; seq: number; bids: Array<[string, string]>; offers: Array<[string, string]> };
@@ -36,21 +36,17 @@ describe('realtime: the order book seq is the same on every node', function () {
     const maker = await first.member();
     const taker = await first.member();
     const marketIds = [(await first.market()).market_id, (await first.market()).market_id];
-    const place = async (who: Member, body: Record<string, unknown>) => {
-      const answer = await who.call('POST', '/api/v1/orders', { body: { order_type: 'limit', ...body } });
-      expect(answer.status, answer.text).to.equal(200);
-    };
     const trade = async (round: number) => {
       for (const [i, marketId] of marketIds.entries()) {
-        await place(maker, { market_id: marketId, action: 'sell', price: `0.${50 + round + i}`, quantity: '3' });
-        await place(maker, { market_id: marketId, action: 'buy', price: `0.${30 - round - i}`, quantity: '2' });
-        await place(taker, { market_id: marketId, action: 'buy', price: `0.${50 + round + i}`, quantity: '1' });
+        await placeLimit(maker, { market_id: marketId, action: 'sell', price: `0.${50 + round + i}`, quantity: '3' });
+        await placeLimit(maker, { market_id: marketId, action: 'buy', price: `0.${30 - round - i}`, quantity: '2' });
+        await placeLimit(taker, { market_id: marketId, action: 'buy', price: `0.${50 + round + i}`, quantity: '1' });
       }
       // concurrent orders: several in one group commit
       await Promise.all(
         marketIds.flatMap((marketId) =>
           [1, 2, 3].map((k) =>
-            place(taker, { market_id: marketId, action: 'buy', price: `0.${10 + k}`, quantity: '1' }),
+            placeLimit(taker, { market_id: marketId, action: 'buy', price: `0.${10 + k}`, quantity: '1' }),
           ),
         ),
       );

@@ -4,7 +4,7 @@
 // what REST then reads; who may join.
 
 import { expect } from 'chai';
-import { startWholeService, type Member, type WholeService } from '../api/v1/harness.ts';
+import { startWholeService, type Member, type WholeService, placeLimit } from '../api/v1/harness.ts';
 import { connect, join, refusedJoin, type Connected, type Joined } from './phoenix.ts';
 
 type Level = [string, string];
@@ -58,13 +58,7 @@ describe('realtime: public channels', function () {
     expect(answer.status).to.equal(200);
     return answer.body.markets[0];
   };
-  const place = async (who: Member, body: Record<string, unknown>) => {
-    const answer = await who.call('POST', '/api/v1/orders', {
-      body: { market_id: marketId, order_type: 'limit', ...body },
-    });
-    expect(answer.status, answer.text).to.equal(200);
-    return answer.body.order;
-  };
+  const place = (who: Member, body: Record<string, unknown>) => placeLimit(who, { market_id: marketId, ...body });
   /** Applies deltas as they arrive until the book equals REST's Market levels. */
   const converge = async (book: ClientBook, joined: Joined, from: number) => {
     for (let index = from; ; index++) {

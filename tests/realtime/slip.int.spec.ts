@@ -3,7 +3,7 @@
 // ever placed.
 
 import { expect } from 'chai';
-import { startWholeService, type Member, type WholeService } from '../api/v1/harness.ts';
+import { useWholeService, type Member, placeLimit } from '../api/v1/harness.ts';
 import { connect, join, type Connected } from './phoenix.ts';
 
 function push(
@@ -20,39 +20,23 @@ function push(
 }
 
 describe('realtime: order_slip and betslip', function () {
-  let svc: WholeService;
-  let maker: Member;
-  let quoter: Member;
-  let marketId: string;
   let socket: Connected;
+  after(() => socket?.close());
+  const suite = useWholeService(['maker', 'quoter'], { deposits: { quoter: '100' } });
 
-  const place = async (who: Member, body: Record<string, unknown>) => {
-    const answer = await who.call('POST', '/api/v1/orders', {
-      body: { market_id: marketId, order_type: 'limit', ...body },
-    });
-    expect(answer.status, answer.text).to.equal(200);
-    return answer.body.order;
-  };
+  const place = (who: Member, body: Record<string, unknown>) => placeLimit(who, { market_id: suite.marketId, ...body });
 
   before(async () => {
-    svc = await startWholeService();
-    maker = await svc.member();
-    quoter = await svc.member('100');
-    marketId = (await svc.market()).market_id;
-    await place(maker, { action: 'sell', price: '0.40', quantity: '5' });
-    await place(maker, { action: 'sell', price: '0.45', quantity: '10' });
-    await maker.call('GET', '/api/v1/orders'); // returns once the read models (and so the feed) have the book
-    socket = await connect(svc.socketUrl, { key: quoter.readOnlyKey });
-  });
-  after(async () => {
-    socket?.close();
-    await svc?.stop();
+    await place(suite.maker, { action: 'sell', price: '0.40', quantity: '5' });
+    await place(suite.maker, { action: 'sell', price: '0.45', quantity: '10' });
+    await suite.maker.call('GET', '/api/v1/orders'); // returns once the read models (and so the feed) have the book
+    socket = await connect(suite.svc.socketUrl, { key: suite.quoter.readOnlyKey });
   });
 
   it('costs an order from the book: fills by price, average, resting part, risk, fee, funds; nothing placed', async () => {
-    const slip = await join(socket, `order_slip:${quoter.user_id}`);
+    const slip = await join(socket, `order_slip:${suite.quoter.user_id}`);
     const answer = await push(slip, 'quote', {
-      market_id: marketId,
+      market_id: suite.marketId,
       action: 'buy',
       order_type: 'limit',
       price: '0.45',
@@ -61,7 +45,7 @@ describe('realtime: order_slip and betslip', function () {
     expect(answer.status).to.equal('ok');
     const quote = answer.response.slip;
     expect(quote).to.include({
-      market_id: marketId,
+      market_id: suite.marketId,
       action: 'buy',
       order_type: 'limit',
       price: '0.45',
@@ -79,10 +63,10 @@ describe('realtime: order_slip and betslip', function () {
     expect(quote.potential_fee).to.equal('0.06');
     expect(quote.available_balance).to.equal('100.00');
     expect(quote.sufficient_funds).to.equal(true);
-    expect((await quoter.call('GET', '/api/v1/orders')).body.orders).to.deep.equal([]);
+    expect((await suite.quoter.call('GET', '/api/v1/orders')).body.orders).to.deep.equal([]);
 
     // the book moves: the slip is costed again and pushed
-    await place(maker, { action: 'sell', price: '0.39', quantity: '1' });
+    await place(suite.maker, { action: 'sell', price: '0.39', quantity: '1' });
     const moved = await slip.next('slip', (s) => s.slip.fills[0].price === '0.39');
     expect(moved.slip.fills).to.deep.equal([
       { price: '0.39', quantity: '1' },
@@ -91,7 +75,7 @@ describe('realtime: order_slip and betslip', function () {
     ]);
 
     const refused = await push(slip, 'quote', {
-      market_id: marketId,
+      market_id: suite.marketId,
       action: 'buy',
       order_type: 'limit',
       price: '0.001',
@@ -108,9 +92,9 @@ describe('realtime: order_slip and betslip', function () {
   });
 
   it('betslip answers the same with money rounded to two decimals; a market order leaves the rest unfilled', async () => {
-    const slip = await join(socket, `betslip:${quoter.user_id}`);
+    const slip = await join(socket, `betslip:${suite.quoter.user_id}`);
     const answer = await push(slip, 'quote', {
-      market_id: marketId,
+      market_id: suite.marketId,
       action: 'buy',
       order_type: 'market',
       quantity: '100',
@@ -125,9 +109,9 @@ describe('realtime: order_slip and betslip', function () {
     await slip.leave();
 
     // the engine, given the same order, fills what the slip said at the prices and fees it said
-    const order = await place(quoter, { action: 'buy', order_type: 'market', quantity: '100' });
+    const order = await place(suite.quoter, { action: 'buy', order_type: 'market', quantity: '100' });
     expect(order.filled).to.equal(quote.filled_quantity);
-    const fills = (await quoter.call('GET', `/api/v1/fills?order_ids=${order.id}`)).body.fills;
+    const fills = (await suite.quoter.call('GET', `/api/v1/fills?order_ids=${order.id}`)).body.fills;
     const byPrice = fills
       .map((f: { price: string; filled: string }) => ({ price: f.price, quantity: f.filled }))
       .sort((a: { price: string }, b: { price: string }) => Number(a.price) - Number(b.price));

@@ -12,8 +12,8 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { EmbeddedPostgresServer } from '../../eventstore/postgres/embedded.ts';
+import { runOnServer } from './pg.ts';
 import {
   freePort,
   freePorts,
@@ -72,13 +72,7 @@ export async function startStandalonePostgres(options: { durable?: boolean } = {
   });
   try {
     await server.start();
-    const admin = new pg.Client({ connectionString: server.connectionString('postgres') });
-    await admin.connect();
-    try {
-      await admin.query(`CREATE DATABASE ${DATABASE}`);
-    } finally {
-      await admin.end();
-    }
+    await runOnServer(server, `CREATE DATABASE ${DATABASE}`);
   } catch (error) {
     await server.stop().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });

@@ -68,13 +68,7 @@ async function startHarness(): Promise<Harness> {
   });
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   await server.start();
-  const admin = new pg.Client({ connectionString: server.connectionString('postgres') });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
-  } finally {
-    await admin.end();
-  }
+  await runOnServer(server, `CREATE DATABASE ${TEMPLATE_DATABASE}`);
   const templatePool = createPool({ connectionString: server.connectionString(TEMPLATE_DATABASE), max: 1 });
   try {
     await migrate(templatePool);
@@ -94,6 +88,20 @@ export async function testServer(): Promise<EmbeddedPostgresServer> {
   return (await started()).server;
 }
 
+/** Runs one statement (CREATE or DROP DATABASE) in `server`'s `postgres` database, on a connection of its own. */
+export async function runOnServer(
+  server: Pick<EmbeddedPostgresServer, 'connectionString'>,
+  statement: string,
+): Promise<void> {
+  const admin = new pg.Client({ connectionString: server.connectionString('postgres') });
+  await admin.connect();
+  try {
+    await admin.query(statement);
+  } finally {
+    await admin.end();
+  }
+}
+
 /** A fresh database with every migration applied, its own pool and connection string. */
 export async function testDatabase(): Promise<TestDatabase> {
   const { server, pools } = await started();
@@ -101,13 +109,7 @@ export async function testDatabase(): Promise<TestDatabase> {
   const name = `test_${process.pid}_${databaseCount}_${Math.random().toString(36).slice(2, 8)}`;
   // CREATE DATABASE copies the template; one at a time so no copy finds it busy.
   const created = createChain.then(async () => {
-    const admin = new pg.Client({ connectionString: server.connectionString('postgres') });
-    await admin.connect();
-    try {
-      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DATABASE}`);
-    } finally {
-      await admin.end();
-    }
+    await runOnServer(server, `CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DATABASE}`);
   });
   createChain = created.catch(() => undefined);
   await created;
@@ -121,13 +123,7 @@ export async function testDatabase(): Promise<TestDatabase> {
     async drop() {
       if (!pools.delete(pool)) return;
       await pool.end();
-      const admin = new pg.Client({ connectionString: server.connectionString('postgres') });
-      await admin.connect();
-      try {
-        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await admin.end();
-      }
+      await runOnServer(server, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
   };
 }

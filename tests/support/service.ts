@@ -82,3 +82,16 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     },
   };
 }
+
+/**
+ * Mocha hooks for a suite over the whole service: started (as startTestService does with `opts`)
+ * before the suite's tests, stopped after them; `service` is set once `before` has run.
+ */
+export function useTestService(opts: TestServiceOptions = {}): { service: TestService } {
+  const suite = {} as { service: TestService };
+  before(async () => {
+    suite.service = await startTestService(opts);
+  });
+  after(async () => suite.service?.stop());
+  return suite;
+}

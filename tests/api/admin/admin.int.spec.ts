@@ -2,44 +2,41 @@
 // admin-token rules in both directions, each validation class, and the test clock.
 
 import { expect } from 'chai';
-import { startTestService, type TestService } from '../../support/service.ts';
-import { ServiceClient, type ApiKeyCredentials } from './http.ts';
+import { useServiceClient, type ApiKeyCredentials } from './http.ts';
 
 const UNKNOWN_ID = '0b5f2a8e-1111-4222-8333-444455556666';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 describe('admin API over HTTP', function () {
   this.timeout(60_000);
-  let service: TestService;
-  let client: ServiceClient;
-
-  before(async () => {
-    service = await startTestService();
-    client = new ServiceClient(service.baseUrl, service.adminToken, service.adminUrl);
-  });
-  after(async () => service?.stop());
+  const suite = useServiceClient();
 
   async function newAccount(body: Record<string, unknown> = {}) {
-    return (await client.ok('POST', '/accounts', body)).account as Record<string, any>;
+    return (await suite.client.ok('POST', '/accounts', body)).account as Record<string, any>;
   }
   async function newKey(accountId: string, scope = 'read_write'): Promise<ApiKeyCredentials> {
-    return (await client.ok('POST', `/accounts/${accountId}/api_keys`, { scope })).api_key;
+    return (await suite.client.ok('POST', `/accounts/${accountId}/api_keys`, { scope })).api_key;
   }
   async function balanceOf(key: ApiKeyCredentials) {
-    const answer = await client.signed(key, 'GET', '/account/balance');
+    const answer = await suite.client.signed(key, 'GET', '/account/balance');
     expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
     return answer.body.balance as Record<string, any>;
   }
   async function openMarket(extra: Record<string, unknown> = {}) {
     const event = (
-      await client.ok('POST', '/events', {
+      await suite.client.ok('POST', '/events', {
         title: 'Home v Away',
         start: new Date(Date.now() + 86_400_000).toISOString(),
         sport: 'soccer',
       })
     ).event;
     return (
-      await client.ok('POST', '/markets', { event_id: event.event_id, title: 'Home to win', status: 'open', ...extra })
+      await suite.client.ok('POST', '/markets', {
+        event_id: event.event_id,
+        title: 'Home to win',
+        status: 'open',
+        ...extra,
+      })
     ).market;
   }
 
@@ -48,9 +45,9 @@ describe('admin API over HTTP', function () {
       for (const headers of <Array<Record<string, string>>>[
         {},
         { authorization: 'Bearer wrong' },
-        { authorization: `Basic ${service.adminToken}` },
+        { authorization: `Basic ${suite.service.adminToken}` },
       ]) {
-        expect(await client.admin('GET', '/settings', undefined, headers)).to.deep.equal({
+        expect(await suite.client.admin('GET', '/settings', undefined, headers)).to.deep.equal({
           status: 401,
           body: { error: 'Unauthorized' },
         });
@@ -60,11 +57,11 @@ describe('admin API over HTTP', function () {
     it('member credentials are refused on /admin/v1', async () => {
       const account = await newAccount();
       const key = await newKey(account.account_id);
-      const session = (await client.ok('POST', `/accounts/${account.account_id}/sessions`, {})).session;
+      const session = (await suite.client.ok('POST', `/accounts/${account.account_id}/sessions`, {})).session;
       expect(
-        await client.admin('GET', '/settings', undefined, { authorization: `Bearer ${session.token}` }),
+        await suite.client.admin('GET', '/settings', undefined, { authorization: `Bearer ${session.token}` }),
       ).to.deep.equal({ status: 401, body: { error: 'Unauthorized' } });
-      const signedAdmin = await client.admin('GET', '/settings', undefined, {
+      const signedAdmin = await suite.client.admin('GET', '/settings', undefined, {
         'x-svc-access-key': key.key_id,
         'x-svc-access-timestamp': String(Date.now()),
         'x-svc-access-signature': 'AAAA',
@@ -73,7 +70,7 @@ describe('admin API over HTTP', function () {
     });
 
     it('the admin token is refused on /api/v1', async () => {
-      const answer = await client.bearer(service.adminToken, 'GET', '/account/balance');
+      const answer = await suite.client.bearer(suite.service.adminToken, 'GET', '/account/balance');
       expect(answer.status).to.equal(401);
     });
   });
@@ -101,7 +98,7 @@ describe('admin API over HTTP', function () {
       expect(created.created_at_us).to.equal(Date.parse('2020-01-01T00:00:00Z') * 1000);
       expect(created).to.not.have.property('password');
 
-      const read = await client.ok('GET', `/accounts/${created.account_id}`);
+      const read = await suite.client.ok('GET', `/accounts/${created.account_id}`);
       expect(read.account).to.include({
         account_id: created.account_id,
         user_id: created.user_id,
@@ -109,27 +106,27 @@ describe('admin API over HTTP', function () {
         fee_schedule: 'on_trade',
       });
 
-      const patched = await client.ok('PATCH', `/accounts/${created.account_id}`, {
+      const patched = await suite.client.ok('PATCH', `/accounts/${created.account_id}`, {
         status: 'suspended',
         last_name: 'King',
       });
       expect(patched.account).to.include({ status: 'suspended', last_name: 'King', first_name: 'Ada' });
-      expect((await client.ok('GET', `/accounts/${created.account_id}`)).account.status).to.equal('suspended');
+      expect((await suite.client.ok('GET', `/accounts/${created.account_id}`)).account.status).to.equal('suspended');
     });
 
     it('a suspended account gets 403 on /api/v1, and works again once active', async () => {
       const account = await newAccount();
       const key = await newKey(account.account_id);
-      await client.ok('PATCH', `/accounts/${account.account_id}`, { status: 'suspended' });
-      expect((await client.signed(key, 'GET', '/account/balance')).status).to.equal(403);
-      await client.ok('PATCH', `/accounts/${account.account_id}`, { status: 'active' });
-      expect((await client.signed(key, 'GET', '/account/balance')).status).to.equal(200);
+      await suite.client.ok('PATCH', `/accounts/${account.account_id}`, { status: 'suspended' });
+      expect((await suite.client.signed(key, 'GET', '/account/balance')).status).to.equal(403);
+      await suite.client.ok('PATCH', `/accounts/${account.account_id}`, { status: 'active' });
+      expect((await suite.client.signed(key, 'GET', '/account/balance')).status).to.equal(200);
     });
 
     it('deposits, withdrawals and adjustments move the balance to the cent', async () => {
       const account = await newAccount();
       const key = await newKey(account.account_id);
-      const deposited = await client.ok('POST', `/accounts/${account.account_id}/deposits`, { amount: '25.00' });
+      const deposited = await suite.client.ok('POST', `/accounts/${account.account_id}/deposits`, { amount: '25.00' });
       expect(deposited.balance).to.include({
         account_id: account.account_id,
         account_balance: '25.00',
@@ -140,8 +137,9 @@ describe('admin API over HTTP', function () {
         expect(deposited.balance.base_fee_percent).to.be.a('number');
       else expect(deposited.balance).to.include.keys('maker_factor', 'taker_factor');
       const onTrade = await newAccount({ fee_schedule: 'on_trade' });
-      const onTradeBalance = (await client.ok('POST', `/accounts/${onTrade.account_id}/deposits`, { amount: '1.00' }))
-        .balance;
+      const onTradeBalance = (
+        await suite.client.ok('POST', `/accounts/${onTrade.account_id}/deposits`, { amount: '1.00' })
+      ).balance;
       expect(onTradeBalance).to.include({
         fee_schedule: 'on_trade',
         base_fee_percent: null,
@@ -149,7 +147,7 @@ describe('admin API over HTTP', function () {
         taker_factor: 1,
       });
 
-      const withdrawn = await client.ok('POST', `/accounts/${account.account_id}/withdrawals`, {
+      const withdrawn = await suite.client.ok('POST', `/accounts/${account.account_id}/withdrawals`, {
         amount: '5.10',
         method: 'interac',
         reason: 'cash out',
@@ -166,17 +164,19 @@ describe('admin API over HTTP', function () {
       expect(withdrawn.withdrawal.id).to.be.a('string');
       expect(await balanceOf(key)).to.include({ account_balance: '19.90', available_balance: '19.90' });
 
-      const tooMuch = await client.admin('POST', `/accounts/${account.account_id}/withdrawals`, { amount: '19.91' });
+      const tooMuch = await suite.client.admin('POST', `/accounts/${account.account_id}/withdrawals`, {
+        amount: '19.91',
+      });
       expect(tooMuch.status).to.equal(422);
       expect(tooMuch.body.error).to.be.a('string');
       expect(await balanceOf(key)).to.include({ account_balance: '19.90', available_balance: '19.90' });
 
-      const credit = await client.ok('POST', `/accounts/${account.account_id}/adjustments`, {
+      const credit = await suite.client.ok('POST', `/accounts/${account.account_id}/adjustments`, {
         amount: '2.35',
         reason: 'promotion',
       });
       expect(credit.adjustment).to.include({ account_id: account.account_id, type: 'adjustment' });
-      await client.ok('POST', `/accounts/${account.account_id}/adjustments`, { amount: '-0.25' });
+      await suite.client.ok('POST', `/accounts/${account.account_id}/adjustments`, { amount: '-0.25' });
       expect(await balanceOf(key)).to.include({ account_balance: '22.00', available_balance: '22.00' });
     });
 
@@ -190,28 +190,30 @@ describe('admin API over HTTP', function () {
         [`/accounts/${account.account_id}/adjustments`, { amount: '0' }],
         [`/accounts/${account.account_id}/api_keys`, { scope: 'everything' }],
       ] as const) {
-        expect((await client.admin('POST', path, body)).status, `${path} ${JSON.stringify(body)}`).to.equal(400);
+        expect((await suite.client.admin('POST', path, body)).status, `${path} ${JSON.stringify(body)}`).to.equal(400);
       }
-      expect((await client.admin('GET', `/accounts/${UNKNOWN_ID}`)).status).to.equal(404);
-      expect((await client.admin('POST', `/accounts/${UNKNOWN_ID}/deposits`, { amount: '1.00' })).status).to.equal(404);
-      expect((await client.admin('POST', `/accounts/${UNKNOWN_ID}/sessions`, {})).status).to.equal(404);
+      expect((await suite.client.admin('GET', `/accounts/${UNKNOWN_ID}`)).status).to.equal(404);
+      expect(
+        (await suite.client.admin('POST', `/accounts/${UNKNOWN_ID}/deposits`, { amount: '1.00' })).status,
+      ).to.equal(404);
+      expect((await suite.client.admin('POST', `/accounts/${UNKNOWN_ID}/sessions`, {})).status).to.equal(404);
     });
   });
 
   describe('API keys and sessions', () => {
     it('a generated key pair returns its private key once; the key signs; revoking stops it at once', async () => {
       const account = await newAccount();
-      const issued = (await client.ok('POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_only' }))
+      const issued = (await suite.client.ok('POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_only' }))
         .api_key;
       expect(issued).to.include({ scope: 'read_only' });
       expect(Buffer.from(issued.private_key, 'base64')).to.have.length(32);
       expect(Buffer.from(issued.public_key, 'base64')).to.have.length(32);
-      expect((await client.signed(issued, 'GET', '/account/balance')).status).to.equal(200);
+      expect((await suite.client.signed(issued, 'GET', '/account/balance')).status).to.equal(200);
 
-      const revoked = await client.ok('DELETE', `/api_keys/${issued.key_id}`);
+      const revoked = await suite.client.ok('DELETE', `/api_keys/${issued.key_id}`);
       expect(revoked.api_key.key_id).to.equal(issued.key_id);
-      expect((await client.signed(issued, 'GET', '/account/balance')).status).to.equal(401);
-      expect((await client.admin('DELETE', `/api_keys/${UNKNOWN_ID}`)).status).to.equal(404);
+      expect((await suite.client.signed(issued, 'GET', '/account/balance')).status).to.equal(401);
+      expect((await suite.client.admin('DELETE', `/api_keys/${UNKNOWN_ID}`)).status).to.equal(404);
     });
 
     it('a key registered with its own public key answers without a private key', async () => {
@@ -219,7 +221,7 @@ describe('admin API over HTTP', function () {
       const { ed25519 } = await import('@noble/curves/ed25519.js');
       const { secretKey, publicKey } = ed25519.keygen();
       const issued = (
-        await client.ok('POST', `/accounts/${account.account_id}/api_keys`, {
+        await suite.client.ok('POST', `/accounts/${account.account_id}/api_keys`, {
           scope: 'read_write',
           public_key: Buffer.from(publicKey).toString('base64'),
         })
@@ -227,8 +229,8 @@ describe('admin API over HTTP', function () {
       expect(issued).to.not.have.property('private_key');
       expect(issued.public_key).to.equal(Buffer.from(publicKey).toString('base64'));
       const key = { key_id: issued.key_id, private_key: Buffer.from(secretKey).toString('base64') };
-      expect((await client.signed(key, 'GET', '/account/balance')).status).to.equal(200);
-      const bad = await client.admin('POST', `/accounts/${account.account_id}/api_keys`, {
+      expect((await suite.client.signed(key, 'GET', '/account/balance')).status).to.equal(200);
+      const bad = await suite.client.admin('POST', `/accounts/${account.account_id}/api_keys`, {
         scope: 'read_write',
         public_key: 'bm90IGEga2V5',
       });
@@ -237,15 +239,15 @@ describe('admin API over HTTP', function () {
 
     it('a session token acts as the member until it expires on the service clock', async () => {
       const account = await newAccount();
-      const session = (await client.ok('POST', `/accounts/${account.account_id}/sessions`, { expires_in: 120 }))
+      const session = (await suite.client.ok('POST', `/accounts/${account.account_id}/sessions`, { expires_in: 120 }))
         .session;
       expect(session.token).to.be.a('string');
       expect(session.expires_at).to.match(ISO);
-      const me = await client.bearer(session.token, 'GET', '/me');
+      const me = await suite.client.bearer(session.token, 'GET', '/me');
       expect(me.status).to.equal(200);
       expect(me.body.me).to.include({ account_id: account.account_id, method: 'bearer' });
-      await client.ok('POST', '/clock', { advance_ms: 121_000 });
-      expect((await client.bearer(session.token, 'GET', '/me')).status).to.equal(401);
+      await suite.client.ok('POST', '/clock', { advance_ms: 121_000 });
+      expect((await suite.client.bearer(session.token, 'GET', '/me')).status).to.equal(401);
     });
   });
 
@@ -253,7 +255,7 @@ describe('admin API over HTTP', function () {
     it('events: create and start', async () => {
       const start = new Date(Date.now() + 3_600_000).toISOString();
       const created = (
-        await client.ok('POST', '/events', {
+        await suite.client.ok('POST', '/events', {
           title: 'Lions v Tigers',
           start,
           short_title: 'LIO v TIG',
@@ -265,17 +267,21 @@ describe('admin API over HTTP', function () {
       expect(created.event_id).to.match(/^[0-9a-f-]{36}$/);
       expect(created).to.include({ title: 'Lions v Tigers', sport: 'rugby', status: 'scheduled' });
       expect(Date.parse(created.start)).to.equal(Date.parse(start));
-      const started = (await client.ok('POST', `/events/${created.event_id}/start`)).event;
+      const started = (await suite.client.ok('POST', `/events/${created.event_id}/start`)).event;
       expect(started).to.include({ event_id: created.event_id, status: 'in_progress' });
-      expect((await client.admin('POST', `/events/${UNKNOWN_ID}/start`)).status).to.equal(404);
-      expect((await client.admin('POST', '/events', { title: 'No start' })).status).to.equal(400);
+      expect((await suite.client.admin('POST', `/events/${UNKNOWN_ID}/start`)).status).to.equal(404);
+      expect((await suite.client.admin('POST', '/events', { title: 'No start' })).status).to.equal(400);
     });
 
     it('markets: defaults, status changes, halt and resume, result', async () => {
       const event = (
-        await client.ok('POST', '/events', { title: 'A v B', start: new Date(Date.now() + 3_600_000).toISOString() })
+        await suite.client.ok('POST', '/events', {
+          title: 'A v B',
+          start: new Date(Date.now() + 3_600_000).toISOString(),
+        })
       ).event;
-      const market = (await client.ok('POST', '/markets', { event_id: event.event_id, title: 'A to win' })).market;
+      const market = (await suite.client.ok('POST', '/markets', { event_id: event.event_id, title: 'A to win' }))
+        .market;
       // the spec's market object: a scheduled market does not accept orders yet; not halted
       expect(market).to.include({
         event_id: event.event_id,
@@ -288,48 +294,52 @@ describe('admin API over HTTP', function () {
       expect(market.market_id).to.match(/^[0-9a-f-]{36}$/);
 
       const path = `/markets/${market.market_id}/status`;
-      expect((await client.ok('POST', path, { status: 'pre_open' })).market).to.include({
+      expect((await suite.client.ok('POST', path, { status: 'pre_open' })).market).to.include({
         status: 'pre_open',
         trading: true,
       });
-      expect((await client.ok('POST', path, { status: 'open' })).market).to.include({
+      expect((await suite.client.ok('POST', path, { status: 'open' })).market).to.include({
         status: 'open',
         trading: true,
         halted: false,
       });
-      expect((await client.ok('POST', path, { trading: false })).market).to.include({
+      expect((await suite.client.ok('POST', path, { trading: false })).market).to.include({
         status: 'suspended',
         trading: false,
         halted: true,
       });
-      expect((await client.ok('POST', path, { trading: true })).market).to.include({
+      expect((await suite.client.ok('POST', path, { trading: true })).market).to.include({
         status: 'open',
         trading: true,
         halted: false,
       });
-      expect((await client.ok('POST', path, { status: 'closed' })).market).to.include({
+      expect((await suite.client.ok('POST', path, { status: 'closed' })).market).to.include({
         status: 'closed',
         trading: false,
       });
-      expect((await client.ok('POST', `/markets/${market.market_id}/result`, { result: 'lose' })).market).to.include({
+      expect(
+        (await suite.client.ok('POST', `/markets/${market.market_id}/result`, { result: 'lose' })).market,
+      ).to.include({
         status: 'resulted',
         result: 'lose',
         trading: false,
       });
       // the same result again is refused; the other one corrects it (positions settled again)
-      expect((await client.admin('POST', `/markets/${market.market_id}/result`, { result: 'lose' })).status).to.equal(
-        422,
-      );
-      expect((await client.ok('POST', `/markets/${market.market_id}/result`, { result: 'win' })).market).to.include({
+      expect(
+        (await suite.client.admin('POST', `/markets/${market.market_id}/result`, { result: 'lose' })).status,
+      ).to.equal(422);
+      expect(
+        (await suite.client.ok('POST', `/markets/${market.market_id}/result`, { result: 'win' })).market,
+      ).to.include({
         status: 'resulted',
         result: 'win',
       });
-      expect((await client.admin('POST', `/markets/${market.market_id}/result`, { result: 'void' })).status).to.equal(
-        422,
-      );
+      expect(
+        (await suite.client.admin('POST', `/markets/${market.market_id}/result`, { result: 'void' })).status,
+      ).to.equal(422);
 
       const custom = (
-        await client.ok('POST', '/markets', {
+        await suite.client.ok('POST', '/markets', {
           event_id: event.event_id,
           title: 'Big',
           max_price: '10.00',
@@ -350,18 +360,27 @@ describe('admin API over HTTP', function () {
 
       const symbol = `SYM-${Date.now()}`;
       expect(
-        (await client.ok('POST', '/markets', { event_id: event.event_id, title: 'With symbol', symbol })).market.symbol,
+        (await suite.client.ok('POST', '/markets', { event_id: event.event_id, title: 'With symbol', symbol })).market
+          .symbol,
       ).to.equal(symbol);
-      const taken = await client.admin('POST', '/markets', { event_id: event.event_id, title: 'Same symbol', symbol });
+      const taken = await suite.client.admin('POST', '/markets', {
+        event_id: event.event_id,
+        title: 'Same symbol',
+        symbol,
+      });
       expect(taken.status).to.equal(422);
       expect(taken.body).to.deep.equal({ error: `symbol ${symbol} is already used by another market` });
 
-      expect((await client.admin('POST', '/markets', { event_id: UNKNOWN_ID, title: 'Orphan' })).status).to.equal(404);
-      expect((await client.admin('POST', `/markets/${UNKNOWN_ID}/status`, { status: 'open' })).status).to.equal(404);
-      expect((await client.admin('POST', `/markets/${market.market_id}/status`, {})).status).to.equal(400);
-      expect((await client.admin('POST', `/markets/${market.market_id}/result`, { result: 'draw' })).status).to.equal(
-        400,
+      expect((await suite.client.admin('POST', '/markets', { event_id: UNKNOWN_ID, title: 'Orphan' })).status).to.equal(
+        404,
       );
+      expect((await suite.client.admin('POST', `/markets/${UNKNOWN_ID}/status`, { status: 'open' })).status).to.equal(
+        404,
+      );
+      expect((await suite.client.admin('POST', `/markets/${market.market_id}/status`, {})).status).to.equal(400);
+      expect(
+        (await suite.client.admin('POST', `/markets/${market.market_id}/result`, { result: 'draw' })).status,
+      ).to.equal(400);
     });
 
     it('fills: amend keeps the original price and marks the fill amended', async () => {
@@ -371,26 +390,30 @@ describe('admin API over HTTP', function () {
         await newAccount({ fee_schedule: 'fixed_percent', base_fee_percent: 0 }),
       ];
       for (const account of [buyer, seller])
-        await client.ok('POST', `/accounts/${account.account_id}/deposits`, { amount: '100.00' });
+        await suite.client.ok('POST', `/accounts/${account.account_id}/deposits`, { amount: '100.00' });
       const [buyerKey, sellerKey] = [await newKey(buyer.account_id), await newKey(seller.account_id)];
       const order = { market_id: market.market_id, order_type: 'limit', price: '0.40', quantity: '10' };
-      expect((await client.signed(buyerKey, 'POST', '/orders', { ...order, action: 'buy' })).status).to.equal(200);
-      expect((await client.signed(sellerKey, 'POST', '/orders', { ...order, action: 'sell' })).status).to.equal(200);
-      const fills = await client.signed(buyerKey, 'GET', '/fills');
+      expect((await suite.client.signed(buyerKey, 'POST', '/orders', { ...order, action: 'buy' })).status).to.equal(
+        200,
+      );
+      expect((await suite.client.signed(sellerKey, 'POST', '/orders', { ...order, action: 'sell' })).status).to.equal(
+        200,
+      );
+      const fills = await suite.client.signed(buyerKey, 'GET', '/fills');
       const fill = fills.body.fills[0];
       expect(fill).to.include({ price: '0.40', amended: false });
 
-      const amended = (await client.ok('POST', `/fills/${fill.trade_id}/amend`, { price: '0.35' })).fill;
+      const amended = (await suite.client.ok('POST', `/fills/${fill.trade_id}/amend`, { price: '0.35' })).fill;
       expect(amended).to.include({ trade_id: fill.trade_id, price: '0.35', original_price: '0.40', amended: true });
-      expect((await client.admin('POST', `/fills/${UNKNOWN_ID}/amend`, { price: '0.30' })).status).to.equal(404);
-      expect((await client.admin('POST', `/fills/${fill.trade_id}/amend`, {})).status).to.equal(400);
+      expect((await suite.client.admin('POST', `/fills/${UNKNOWN_ID}/amend`, { price: '0.30' })).status).to.equal(404);
+      expect((await suite.client.admin('POST', `/fills/${fill.trade_id}/amend`, {})).status).to.equal(400);
     });
   });
 
   describe('OAuth clients, settings, leaderboard', () => {
     it('clients: a secret only for web and server apps; patch', async () => {
       const web = (
-        await client.ok('POST', '/oauth/clients', {
+        await suite.client.ok('POST', '/oauth/clients', {
           name: 'Web',
           app_type: 'web',
           redirect_uris: ['https://w.example.com/cb'],
@@ -400,7 +423,7 @@ describe('admin API over HTTP', function () {
       expect(web.client_id).to.be.a('string');
       expect(web.client_secret).to.be.a('string');
       const server = (
-        await client.ok('POST', '/oauth/clients', {
+        await suite.client.ok('POST', '/oauth/clients', {
           name: 'Srv',
           app_type: 'server',
           scopes: ['market_data'],
@@ -409,7 +432,7 @@ describe('admin API over HTTP', function () {
       ).client;
       expect(server.client_secret).to.be.a('string');
       const native = (
-        await client.ok('POST', '/oauth/clients', {
+        await suite.client.ok('POST', '/oauth/clients', {
           name: 'App',
           app_type: 'native',
           redirect_uris: ['com.example.app:/cb'],
@@ -417,16 +440,19 @@ describe('admin API over HTTP', function () {
         })
       ).client;
       expect(native).to.not.have.property('client_secret');
-      const patched = (await client.ok('PATCH', `/oauth/clients/${web.client_id}`, { status: 'suspended' })).client;
+      const patched = (await suite.client.ok('PATCH', `/oauth/clients/${web.client_id}`, { status: 'suspended' }))
+        .client;
       expect(patched).to.include({ client_id: web.client_id, status: 'suspended', name: 'Web' });
-      expect((await client.admin('PATCH', `/oauth/clients/${UNKNOWN_ID}`, { status: 'active' })).status).to.equal(404);
+      expect((await suite.client.admin('PATCH', `/oauth/clients/${UNKNOWN_ID}`, { status: 'active' })).status).to.equal(
+        404,
+      );
       expect(
-        (await client.admin('POST', '/oauth/clients', { name: 'X', app_type: 'web', scopes: ['root'] })).status,
+        (await suite.client.admin('POST', '/oauth/clients', { name: 'X', app_type: 'web', scopes: ['root'] })).status,
       ).to.equal(400);
     });
 
     it('settings: read, change, and the change takes effect', async () => {
-      const settings = (await client.ok('GET', '/settings')).settings;
+      const settings = (await suite.client.ok('GET', '/settings')).settings;
       expect(settings).to.include.keys(
         'dynamic_registration',
         'registration_limit_per_hour',
@@ -440,56 +466,52 @@ describe('admin API over HTTP', function () {
       );
       const account = await newAccount();
       const key = await newKey(account.account_id);
-      const off = (await client.ok('PATCH', '/settings', { leaderboard_enabled: false })).settings;
+      const off = (await suite.client.ok('PATCH', '/settings', { leaderboard_enabled: false })).settings;
       expect(off.leaderboard_enabled).to.equal(false);
-      const board = await client.signed(key, 'GET', '/leaderboard');
+      const board = await suite.client.signed(key, 'GET', '/leaderboard');
       expect(board).to.deep.equal({ status: 404, body: { error: 'Leaderboard is not enabled' } });
-      await client.ok('PATCH', '/settings', {
+      await suite.client.ok('PATCH', '/settings', {
         leaderboard_enabled: true,
         leaderboard_boards: [{ period: 'weekly', category: 'all', metric: 'volume', shown: true }],
       });
-      expect((await client.ok('GET', '/settings')).settings.leaderboard_boards).to.deep.equal([
+      expect((await suite.client.ok('GET', '/settings')).settings.leaderboard_boards).to.deep.equal([
         { period: 'weekly', category: 'all', metric: 'volume', shown: true },
       ]);
-      expect((await client.admin('PATCH', '/settings', { batch_limit: '100' })).status).to.equal(400);
-      expect((await client.admin('PATCH', '/settings', { geofencing: { enforced: 'yes' } })).status).to.equal(400);
+      expect((await suite.client.admin('PATCH', '/settings', { batch_limit: '100' })).status).to.equal(400);
+      expect((await suite.client.admin('PATCH', '/settings', { geofencing: { enforced: 'yes' } })).status).to.equal(
+        400,
+      );
     });
 
     it('leaderboard refresh answers the snapshot time', async () => {
-      const refreshed = await client.ok('POST', '/leaderboard/refresh');
+      const refreshed = await suite.client.ok('POST', '/leaderboard/refresh');
       expect(refreshed.refreshed_at).to.match(ISO);
     });
   });
 
   describe('the clock (TEST_CLOCK=1)', () => {
     it('reads, advances and sets', async () => {
-      const now = await client.ok('GET', '/clock');
+      const now = await suite.client.ok('GET', '/clock');
       expect(now.now).to.match(ISO);
       expect(now.now_us).to.be.a('number');
-      const advanced = await client.ok('POST', '/clock', { advance_ms: 3_600_000 });
+      const advanced = await suite.client.ok('POST', '/clock', { advance_ms: 3_600_000 });
       expect(advanced.now_us - now.now_us).to.be.at.least(3_600_000_000);
-      const set = await client.ok('POST', '/clock', { set: '2035-06-01T00:00:00Z' });
+      const set = await suite.client.ok('POST', '/clock', { set: '2035-06-01T00:00:00Z' });
       expect(set.now_us).to.be.within(
         Date.parse('2035-06-01T00:00:00Z') * 1000,
         Date.parse('2035-06-01T00:00:10Z') * 1000,
       );
-      expect((await client.admin('POST', '/clock', {})).status).to.equal(400);
+      expect((await suite.client.admin('POST', '/clock', {})).status).to.equal(400);
     });
   });
 });
 
 describe('admin API without TEST_CLOCK', function () {
   this.timeout(60_000);
-  let service: TestService;
-  let client: ServiceClient;
-  before(async () => {
-    service = await startTestService({ env: { TEST_CLOCK: '0' } });
-    client = new ServiceClient(service.baseUrl, service.adminToken, service.adminUrl);
-  });
-  after(async () => service?.stop());
+  const suite = useServiceClient({ env: { TEST_CLOCK: '0' } });
 
   it('the clock routes are 404', async () => {
-    expect((await client.admin('GET', '/clock')).status).to.equal(404);
-    expect((await client.admin('POST', '/clock', { advance_ms: 1000 })).status).to.equal(404);
+    expect((await suite.client.admin('GET', '/clock')).status).to.equal(404);
+    expect((await suite.client.admin('POST', '/clock', { advance_ms: 1000 })).status).to.equal(404);
   });
 });

@@ -8,9 +8,8 @@
 import { expect } from 'chai';
 import { CORE_TABLES } from '../../../projections/core/schema.ts';
 import { MEMBER_PROJECTORS } from '../../../projections/member/index.ts';
-import { startTestService, type TestService } from '../../support/service.ts';
 import { OpenApiChecker } from '../openapi/openapi.ts';
-import { ServiceClient, type ApiKeyCredentials } from './http.ts';
+import { useServiceClient, type ApiKeyCredentials } from './http.ts';
 
 type Json = Record<string, any>;
 
@@ -19,24 +18,21 @@ const IN_A_DAY = () => new Date(Date.now() + 86_400_000).toISOString();
 
 describe('market catalogue and archiving over HTTP', function () {
   this.timeout(120_000);
-  let service: TestService;
-  let client: ServiceClient;
+  const suite = useServiceClient();
   let reader: ApiKeyCredentials;
   let checker: OpenApiChecker;
 
   before(async () => {
-    service = await startTestService();
-    client = new ServiceClient(service.baseUrl, service.adminToken, service.adminUrl);
-    await client.ok('GET', '/clock'); // learn the service time for signing
-    const account = (await client.ok('POST', '/accounts', {})).account;
-    reader = (await client.ok('POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_only' })).api_key;
-    checker = new OpenApiChecker((await client.raw('GET', '/api/v1/openapi.json', {})).body);
+    await suite.client.ok('GET', '/clock'); // learn the service time for signing
+    const account = (await suite.client.ok('POST', '/accounts', {})).account;
+    reader = (await suite.client.ok('POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_only' }))
+      .api_key;
+    checker = new OpenApiChecker((await suite.client.raw('GET', '/api/v1/openapi.json', {})).body);
   });
-  after(async () => service?.stop());
 
   async function newEvent(body: Json = {}): Promise<Json> {
     return (
-      await client.ok('POST', '/events', {
+      await suite.client.ok('POST', '/events', {
         title: 'Home v Away',
         start: IN_A_DAY(),
         sport: 'Soccer',
@@ -48,13 +44,14 @@ describe('market catalogue and archiving over HTTP', function () {
   }
   async function newMarket(body: Json = {}): Promise<Json> {
     const eventId = body.event_id ?? (await newEvent()).event_id;
-    return (await client.ok('POST', '/markets', { title: 'Home to win', status: 'open', ...body, event_id: eventId }))
-      .market;
+    return (
+      await suite.client.ok('POST', '/markets', { title: 'Home to win', status: 'open', ...body, event_id: eventId })
+    ).market;
   }
   /** The market as GET /api/v1/markets?market_ids= shows it to a member (checked against the OpenAPI document). */
   async function listed(marketId: string): Promise<Json> {
     const path = `/markets?market_ids=${marketId}`;
-    const answer = await client.signed(reader, 'GET', path);
+    const answer = await suite.client.signed(reader, 'GET', path);
     expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
     checker.check('GET', `/api/v1${path}`, answer.status, answer.body);
     expect(answer.body.markets).to.have.length(1);
@@ -62,13 +59,13 @@ describe('market catalogue and archiving over HTTP', function () {
   }
   async function defaultList(query = ''): Promise<string[]> {
     const path = `/markets?limit=200${query}`;
-    const answer = await client.signed(reader, 'GET', path);
+    const answer = await suite.client.signed(reader, 'GET', path);
     expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
     checker.check('GET', `/api/v1${path}`, answer.status, answer.body);
     return answer.body.markets.map((m: Json) => m.market_id);
   }
   async function caughtUp(): Promise<void> {
-    await service.service.runner.waitFor(await service.ctx.store.headPosition(), 10_000);
+    await suite.service.service.runner.waitFor(await suite.service.ctx.store.headPosition(), 10_000);
   }
 
   const CATALOGUE = {
@@ -131,7 +128,7 @@ describe('market catalogue and archiving over HTTP', function () {
     it("PATCH /markets/{id} changes the fields given and leaves the rest; null clears a text, participants null goes back to the event's", async () => {
       const market = await newMarket(CATALOGUE);
       const patched = (
-        await client.ok('PATCH', `/markets/${market.market_id}`, {
+        await suite.client.ok('PATCH', `/markets/${market.market_id}`, {
           keywords: ['cup'],
           description: null,
           stat_detail: null,
@@ -172,7 +169,7 @@ describe('market catalogue and archiving over HTTP', function () {
       });
 
       const again = (
-        await client.ok('PATCH', `/markets/${market.market_id}`, {
+        await suite.client.ok('PATCH', `/markets/${market.market_id}`, {
           stat_detail: [1, 'two', { three: 3 }],
           specifier: null,
           filters: [],
@@ -185,7 +182,10 @@ describe('market catalogue and archiving over HTTP', function () {
         keywords: ['cup'],
       });
       // the very same values again change nothing and still answer the market
-      const same = await client.admin('PATCH', `/markets/${market.market_id}`, { filters: [], keywords: ['cup'] });
+      const same = await suite.client.admin('PATCH', `/markets/${market.market_id}`, {
+        filters: [],
+        keywords: ['cup'],
+      });
       expect(same.status).to.equal(200);
       expect(same.body.market).to.deep.include({ market_id: market.market_id, keywords: ['cup'], title: 'Home win' });
     });
@@ -193,23 +193,26 @@ describe('market catalogue and archiving over HTTP', function () {
     it("PATCH /markets/{id} with status or trading follows the status route's rules", async () => {
       const market = await newMarket({ status: 'scheduled' });
       const path = `/markets/${market.market_id}`;
-      expect((await client.ok('PATCH', path, { status: 'open', keywords: ['live'] })).market).to.deep.include({
+      expect((await suite.client.ok('PATCH', path, { status: 'open', keywords: ['live'] })).market).to.deep.include({
         status: 'open',
         trading: true,
         keywords: ['live'],
       });
-      expect((await client.ok('PATCH', path, { trading: false })).market).to.include({
+      expect((await suite.client.ok('PATCH', path, { trading: false })).market).to.include({
         status: 'suspended',
         trading: false,
         halted: true,
       });
-      expect((await client.ok('PATCH', path, { trading: true })).market).to.include({ status: 'open', trading: true });
-      await client.ok('POST', `${path}/result`, { result: 'win' });
-      const settled = await client.admin('PATCH', path, { status: 'open', keywords: ['never'] });
+      expect((await suite.client.ok('PATCH', path, { trading: true })).market).to.include({
+        status: 'open',
+        trading: true,
+      });
+      await suite.client.ok('POST', `${path}/result`, { result: 'win' });
+      const settled = await suite.client.admin('PATCH', path, { status: 'open', keywords: ['never'] });
       expect(settled).to.deep.equal({ status: 422, body: { error: 'Market is already settled' } });
       expect((await listed(market.market_id)).keywords).to.deep.equal(['live']); // a refused change changes nothing
       // catalogue fields of a settled market may still change; powered_by names the resulting provider
-      expect((await client.ok('PATCH', path, { powered_by: 'Sportradar' })).market).to.include({
+      expect((await suite.client.ok('PATCH', path, { powered_by: 'Sportradar' })).market).to.include({
         status: 'resulted',
         powered_by: 'Sportradar',
       });
@@ -220,20 +223,23 @@ describe('market catalogue and archiving over HTTP', function () {
       const [x, y] = [`X-${stamp}`, `Y-${stamp}`];
       const a = await newMarket({ symbol: x });
       const b = await newMarket({ symbol: y });
-      const taken = await client.admin('PATCH', `/markets/${b.market_id}`, { symbol: x });
+      const taken = await suite.client.admin('PATCH', `/markets/${b.market_id}`, { symbol: x });
       expect(taken).to.deep.equal({ status: 422, body: { error: `symbol ${x} is already used by another market` } });
       expect((await listed(b.market_id)).symbol).to.equal(y);
-      expect((await client.ok('PATCH', `/markets/${a.market_id}`, { symbol: x })).market.symbol).to.equal(x); // its own symbol again
-      expect((await client.ok('PATCH', `/markets/${a.market_id}`, { symbol: `Z-${stamp}` })).market.symbol).to.equal(
-        `Z-${stamp}`,
-      );
-      expect((await client.ok('PATCH', `/markets/${b.market_id}`, { symbol: x })).market.symbol).to.equal(x);
+      expect((await suite.client.ok('PATCH', `/markets/${a.market_id}`, { symbol: x })).market.symbol).to.equal(x); // its own symbol again
       expect(
-        (await client.admin('POST', '/markets', { event_id: a.event_id, title: 'Clash', symbol: x })).status,
+        (await suite.client.ok('PATCH', `/markets/${a.market_id}`, { symbol: `Z-${stamp}` })).market.symbol,
+      ).to.equal(`Z-${stamp}`);
+      expect((await suite.client.ok('PATCH', `/markets/${b.market_id}`, { symbol: x })).market.symbol).to.equal(x);
+      expect(
+        (await suite.client.admin('POST', '/markets', { event_id: a.event_id, title: 'Clash', symbol: x })).status,
       ).to.equal(422);
-      expect((await client.ok('PATCH', `/markets/${b.market_id}`, { symbol: null })).market.symbol).to.equal(null);
+      expect((await suite.client.ok('PATCH', `/markets/${b.market_id}`, { symbol: null })).market.symbol).to.equal(
+        null,
+      );
       expect(
-        (await client.ok('POST', '/markets', { event_id: a.event_id, title: 'Now free', symbol: x })).market.symbol,
+        (await suite.client.ok('POST', '/markets', { event_id: a.event_id, title: 'Now free', symbol: x })).market
+          .symbol,
       ).to.equal(x);
     });
 
@@ -261,7 +267,7 @@ describe('market catalogue and archiving over HTTP', function () {
         [{ grouping_id: null }, "grouping_id cannot be changed: it is fixed for the market's life"],
       ];
       for (const [body, error] of cases) {
-        expect(await client.admin('PATCH', path, body), JSON.stringify(body).slice(0, 80)).to.deep.equal({
+        expect(await suite.client.admin('PATCH', path, body), JSON.stringify(body).slice(0, 80)).to.deep.equal({
           status: 400,
           body: { error },
         });
@@ -269,7 +275,7 @@ describe('market catalogue and archiving over HTTP', function () {
       // the market's own fixed values may be sent back unchanged
       expect(
         (
-          await client.admin('PATCH', path, {
+          await suite.client.admin('PATCH', path, {
             event_id: market.event_id,
             max_price: '1.00',
             grouping_id: market.grouping_id,
@@ -278,10 +284,10 @@ describe('market catalogue and archiving over HTTP', function () {
         ).status,
       ).to.equal(200);
       expect(
-        (await client.admin('POST', '/markets', { event_id: market.event_id, title: 'Bad', filters: [1] })).body,
+        (await suite.client.admin('POST', '/markets', { event_id: market.event_id, title: 'Bad', filters: [1] })).body,
       ).to.deep.equal({ error: 'filters[0] must be a string' });
-      expect((await client.admin('PATCH', `/markets/${UNKNOWN_ID}`, { keywords: [] })).status).to.equal(404);
-      expect((await client.admin('PATCH', '/markets/not-a-uuid', { keywords: [] })).status).to.equal(404);
+      expect((await suite.client.admin('PATCH', `/markets/${UNKNOWN_ID}`, { keywords: [] })).status).to.equal(404);
+      expect((await suite.client.admin('PATCH', '/markets/not-a-uuid', { keywords: [] })).status).to.equal(404);
       expect((await listed(market.market_id)).keywords).to.deep.equal(['kept']);
     });
   });
@@ -294,7 +300,7 @@ describe('market catalogue and archiving over HTTP', function () {
       const start = new Date(Date.now() + 3 * 86_400_000).toISOString();
       const sport = `Futsal-${Date.now()}`;
       const patched = (
-        await client.ok('PATCH', `/events/${event.event_id}`, {
+        await suite.client.ok('PATCH', `/events/${event.event_id}`, {
           title: 'Home v Away (rescheduled)',
           short_title: 'HOM v AWA',
           event_type: 'match',
@@ -327,7 +333,7 @@ describe('market catalogue and archiving over HTTP', function () {
       expect((await defaultList(`&sports=${sport}`)).sort()).to.deep.equal([market.market_id, own.market_id].sort());
 
       // only the fields given change
-      expect((await client.ok('PATCH', `/events/${event.event_id}`, { competition: null })).event).to.include({
+      expect((await suite.client.ok('PATCH', `/events/${event.event_id}`, { competition: null })).event).to.include({
         title: 'Home v Away (rescheduled)',
         sport,
         competition: null,
@@ -344,12 +350,12 @@ describe('market catalogue and archiving over HTTP', function () {
         [{ participants: ['ok', 1] }, 'participants[1] must be a string'],
         [{ sport: false }, 'sport must be a string or null'],
       ] as Array<[Json, string]>) {
-        expect(await client.admin('PATCH', path, body), JSON.stringify(body)).to.deep.equal({
+        expect(await suite.client.admin('PATCH', path, body), JSON.stringify(body)).to.deep.equal({
           status: 400,
           body: { error },
         });
       }
-      expect((await client.admin('PATCH', `/events/${UNKNOWN_ID}`, { title: 'Nobody' })).status).to.equal(404);
+      expect((await suite.client.admin('PATCH', `/events/${UNKNOWN_ID}`, { title: 'Nobody' })).status).to.equal(404);
     });
   });
 
@@ -360,12 +366,14 @@ describe('market catalogue and archiving over HTTP', function () {
       const other = await newMarket({ event_id: event.event_id, title: 'Habs win' });
       const members: Array<{ account_id: string; key: ApiKeyCredentials }> = [];
       for (let i = 0; i < 3; i++) {
-        const account = (await client.ok('POST', '/accounts', { fee_schedule: 'fixed_percent', base_fee_percent: 0 }))
-          .account;
-        await client.ok('POST', `/accounts/${account.account_id}/deposits`, { amount: '100.00' });
+        const account = (
+          await suite.client.ok('POST', '/accounts', { fee_schedule: 'fixed_percent', base_fee_percent: 0 })
+        ).account;
+        await suite.client.ok('POST', `/accounts/${account.account_id}/deposits`, { amount: '100.00' });
         members.push({
           account_id: account.account_id,
-          key: (await client.ok('POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_write' })).api_key,
+          key: (await suite.client.ok('POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_write' }))
+            .api_key,
         });
       }
       const [maker, taker, late] = members as [(typeof members)[0], (typeof members)[0], (typeof members)[0]];
@@ -377,18 +385,18 @@ describe('market catalogue and archiving over HTTP', function () {
         quantity,
       });
       expect(
-        (await client.signed(maker.key, 'POST', '/orders', order(market.market_id, 'sell', '10'))).status,
+        (await suite.client.signed(maker.key, 'POST', '/orders', order(market.market_id, 'sell', '10'))).status,
       ).to.equal(200);
-      expect((await client.signed(taker.key, 'POST', '/orders', order(market.market_id, 'buy', '6'))).status).to.equal(
-        200,
-      );
-      expect((await client.signed(taker.key, 'POST', '/orders', order(other.market_id, 'buy', '1'))).status).to.equal(
-        200,
-      );
+      expect(
+        (await suite.client.signed(taker.key, 'POST', '/orders', order(market.market_id, 'buy', '6'))).status,
+      ).to.equal(200);
+      expect(
+        (await suite.client.signed(taker.key, 'POST', '/orders', order(other.market_id, 'buy', '1'))).status,
+      ).to.equal(200);
 
       const statsOf = async (who: { key: ApiKeyCredentials }, marketId: string): Promise<Json | undefined> => {
         const path = `/account/market_stats?market_ids=${marketId}`;
-        const answer = await client.signed(who.key, 'GET', path);
+        const answer = await suite.client.signed(who.key, 'GET', path);
         expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
         checker.check('GET', `/api/v1${path}`, answer.status, answer.body);
         return answer.body.market_stats[0];
@@ -404,9 +412,9 @@ describe('market catalogue and archiving over HTTP', function () {
       }
       expect(await defaultList()).to.include.members([market.market_id, other.market_id]);
 
-      const before = (await client.ok('GET', '/clock')).now_us;
-      const archived = (await client.ok('PATCH', `/markets/${market.market_id}`, { archived: true })).market;
-      const after = (await client.ok('GET', '/clock')).now_us;
+      const before = (await suite.client.ok('GET', '/clock')).now_us;
+      const archived = (await suite.client.ok('PATCH', `/markets/${market.market_id}`, { archived: true })).market;
+      const after = (await suite.client.ok('GET', '/clock')).now_us;
       expect(archived).to.include({ market_id: market.market_id, archived: true });
 
       const listedNow = await defaultList();
@@ -452,9 +460,9 @@ describe('market catalogue and archiving over HTTP', function () {
       });
 
       // from then on: an account that first acts in the market afterwards gets the same
-      expect((await client.signed(late.key, 'POST', '/orders', order(market.market_id, 'buy', '1'))).status).to.equal(
-        200,
-      );
+      expect(
+        (await suite.client.signed(late.key, 'POST', '/orders', order(market.market_id, 'buy', '1'))).status,
+      ).to.equal(200);
       expect(await statsOf(late, market.market_id)).to.include({
         archived_at: archivedAt,
         status: null,
@@ -463,29 +471,29 @@ describe('market catalogue and archiving over HTTP', function () {
         orders: 1,
       });
       // and after more changes to the market
-      await client.ok('PATCH', `/markets/${market.market_id}`, { title: 'Leafs win (old)', status: 'closed' });
+      await suite.client.ok('PATCH', `/markets/${market.market_id}`, { title: 'Leafs win (old)', status: 'closed' });
       expect(await statsOf(maker, market.market_id)).to.include({ archived_at: archivedAt, status: null, title: null });
 
       // archiving is final; archiving again changes nothing
-      expect(await client.admin('PATCH', `/markets/${market.market_id}`, { archived: false })).to.deep.equal({
+      expect(await suite.client.admin('PATCH', `/markets/${market.market_id}`, { archived: false })).to.deep.equal({
         status: 422,
         body: { error: 'Market is archived; archiving cannot be undone' },
       });
-      expect((await client.ok('PATCH', `/markets/${market.market_id}`, { archived: true })).market.archived).to.equal(
-        true,
-      );
+      expect(
+        (await suite.client.ok('PATCH', `/markets/${market.market_id}`, { archived: true })).market.archived,
+      ).to.equal(true);
       expect((await statsOf(taker, market.market_id))!.archived_at).to.equal(archivedAt);
       // archived: false on a market never archived is no change
-      expect((await client.ok('PATCH', `/markets/${other.market_id}`, { archived: false })).market.archived).to.equal(
-        false,
-      );
+      expect(
+        (await suite.client.ok('PATCH', `/markets/${other.market_id}`, { archived: false })).market.archived,
+      ).to.equal(false);
     });
 
     it('a settled market archived with its catalogue change in one PATCH', async () => {
       const market = await newMarket();
-      await client.ok('POST', `/markets/${market.market_id}/result`, { result: 'void' });
+      await suite.client.ok('POST', `/markets/${market.market_id}/result`, { result: 'void' });
       const archived = (
-        await client.ok('PATCH', `/markets/${market.market_id}`, { archived: true, powered_by: 'Operator desk' })
+        await suite.client.ok('PATCH', `/markets/${market.market_id}`, { archived: true, powered_by: 'Operator desk' })
       ).market;
       expect(archived).to.include({ archived: true, status: 'voided', powered_by: 'Operator desk' });
       expect(await defaultList('&status=voided')).to.not.include(market.market_id);
@@ -498,7 +506,7 @@ describe('market catalogue and archiving over HTTP', function () {
       const dump = async (tables: readonly string[]) => {
         const out: Record<string, string[]> = {};
         for (const table of tables) {
-          const rows = await service.ctx.pool.query(`SELECT to_jsonb(t) AS row FROM public.${table} t`);
+          const rows = await suite.service.ctx.pool.query(`SELECT to_jsonb(t) AS row FROM public.${table} t`);
           out[table] = rows.rows.map((r) => JSON.stringify(r.row)).sort();
         }
         return out;
@@ -506,8 +514,8 @@ describe('market catalogue and archiving over HTTP', function () {
       const tables = [...CORE_TABLES, ...MEMBER_PROJECTORS.flatMap((p) => p.tables)];
       const live = await dump(tables);
       expect(live.core_markets!.some((row) => JSON.parse(row).archived === true)).to.equal(true);
-      await service.service.runner.rebuild('core');
-      for (const projector of MEMBER_PROJECTORS) await service.service.runner.rebuild(projector.name);
+      await suite.service.service.runner.rebuild('core');
+      for (const projector of MEMBER_PROJECTORS) await suite.service.service.runner.rebuild(projector.name);
       expect(await dump(tables)).to.deep.equal(live);
     });
   });

@@ -3,43 +3,38 @@
 // the signature window follows it.
 
 import { expect } from 'chai';
-import { startTestService, type TestService } from '../../support/service.ts';
-import { ServiceClient, type ApiKeyCredentials } from './http.ts';
+import { ServiceClient, useServiceClient, type ApiKeyCredentials } from './http.ts';
 
 describe('the service clock (TEST_CLOCK=1)', function () {
   this.timeout(60_000);
-  let service: TestService;
-  let client: ServiceClient;
+  const suite = useServiceClient();
   let key: ApiKeyCredentials;
 
   before(async () => {
-    service = await startTestService();
-    client = new ServiceClient(service.baseUrl, service.adminToken, service.adminUrl);
-    await client.ok('GET', '/clock'); // learn the service time for signing
-    const account = (await client.ok('POST', '/accounts', {})).account;
-    await client.ok('POST', `/accounts/${account.account_id}/deposits`, { amount: '100.00' });
-    key = (await client.ok('POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_write' })).api_key;
+    await suite.client.ok('GET', '/clock'); // learn the service time for signing
+    const account = (await suite.client.ok('POST', '/accounts', {})).account;
+    await suite.client.ok('POST', `/accounts/${account.account_id}/deposits`, { amount: '100.00' });
+    key = (await suite.client.ok('POST', `/accounts/${account.account_id}/api_keys`, { scope: 'read_write' })).api_key;
   });
-  after(async () => service?.stop());
 
   async function order(orderId: string) {
-    const answer = await client.signed(key, 'GET', `/orders/${orderId}`);
+    const answer = await suite.client.signed(key, 'GET', `/orders/${orderId}`);
     expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
     return answer.body.order as Record<string, unknown>;
   }
 
   it('a good_till_time order expires as soon as the clock passes its time', async () => {
     const event = (
-      await client.ok('POST', '/events', {
+      await suite.client.ok('POST', '/events', {
         title: 'Clock v Time',
-        start: new Date(client.nowMs() + 86_400_000).toISOString(),
+        start: new Date(suite.client.nowMs() + 86_400_000).toISOString(),
       })
     ).event;
     const market = (
-      await client.ok('POST', '/markets', { event_id: event.event_id, title: 'Clock to win', status: 'open' })
+      await suite.client.ok('POST', '/markets', { event_id: event.event_id, title: 'Clock to win', status: 'open' })
     ).market;
-    const expirationUs = (client.nowMs() + 60_000) * 1000;
-    const placed = await client.signed(key, 'POST', '/orders', {
+    const expirationUs = (suite.client.nowMs() + 60_000) * 1000;
+    const placed = await suite.client.signed(key, 'POST', '/orders', {
       market_id: market.market_id,
       action: 'buy',
       order_type: 'limit',
@@ -50,29 +45,29 @@ describe('the service clock (TEST_CLOCK=1)', function () {
     });
     expect(placed.status, JSON.stringify(placed.body)).to.equal(200);
     expect(placed.body.order.status).to.equal('open');
-    await client.ok('POST', '/clock', { advance_ms: 61_000 });
+    await suite.client.ok('POST', '/clock', { advance_ms: 61_000 });
     expect((await order(placed.body.order.id)).status).to.equal('cancelled');
-    const balance = (await client.signed(key, 'GET', '/account/balance')).body.balance;
+    const balance = (await suite.client.signed(key, 'GET', '/account/balance')).body.balance;
     expect(balance).to.include({ available_balance: '100.00', buy_order_liability: '0.00' });
   });
 
   it('an in-play delay is released as soon as the clock passes it', async () => {
     const event = (
-      await client.ok('POST', '/events', {
+      await suite.client.ok('POST', '/events', {
         title: 'Delay v Live',
-        start: new Date(client.nowMs() + 60_000).toISOString(),
+        start: new Date(suite.client.nowMs() + 60_000).toISOString(),
       })
     ).event;
     const market = (
-      await client.ok('POST', '/markets', {
+      await suite.client.ok('POST', '/markets', {
         event_id: event.event_id,
         title: 'Delay to win',
         status: 'open',
         in_play_delay_sec: 30,
       })
     ).market;
-    await client.ok('POST', `/events/${event.event_id}/start`);
-    const placed = await client.signed(key, 'POST', '/orders', {
+    await suite.client.ok('POST', `/events/${event.event_id}/start`);
+    const placed = await suite.client.signed(key, 'POST', '/orders', {
       market_id: market.market_id,
       action: 'buy',
       order_type: 'limit',
@@ -81,14 +76,14 @@ describe('the service clock (TEST_CLOCK=1)', function () {
     });
     expect(placed.status, JSON.stringify(placed.body)).to.equal(200);
     expect(placed.body.order.status).to.equal('delayed');
-    await client.ok('POST', '/clock', { advance_ms: 31_000 });
+    await suite.client.ok('POST', '/clock', { advance_ms: 31_000 });
     expect((await order(placed.body.order.id)).status).to.equal('open');
   });
 
   it("the signature window follows the service clock, not the caller's", async () => {
-    await client.ok('POST', '/clock', { advance_ms: 3_600_000 });
-    expect((await client.signed(key, 'GET', '/account/balance')).status).to.equal(200);
-    const wallClock = new ServiceClient(service.baseUrl, service.adminToken, service.adminUrl); // signs with the real time
+    await suite.client.ok('POST', '/clock', { advance_ms: 3_600_000 });
+    expect((await suite.client.signed(key, 'GET', '/account/balance')).status).to.equal(200);
+    const wallClock = new ServiceClient(suite.service.baseUrl, suite.service.adminToken, suite.service.adminUrl); // signs with the real time
     expect((await wallClock.signed(key, 'GET', '/account/balance')).status).to.equal(401);
   });
 });

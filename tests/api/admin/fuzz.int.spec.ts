@@ -3,8 +3,7 @@
 
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { startTestService, type TestService } from '../../support/service.ts';
-import { ServiceClient } from './http.ts';
+import { useServiceClient } from './http.ts';
 
 const RUNS_PER_ROUTE = 25;
 
@@ -47,21 +46,20 @@ function bodyOf(fields: string[]) {
 
 describe('admin API: random input never gets a 500', function () {
   this.timeout(300_000);
-  let service: TestService;
-  let client: ServiceClient;
+  const suite = useServiceClient();
   const ids: Record<string, string> = {};
 
   before(async () => {
-    service = await startTestService();
-    client = new ServiceClient(service.baseUrl, service.adminToken, service.adminUrl);
-    const account = (await client.ok('POST', '/accounts', {})).account;
-    await client.ok('POST', `/accounts/${account.account_id}/deposits`, { amount: '50.00' });
-    const event = (await client.ok('POST', '/events', { title: 'Fuzz v Tests', start: '2031-01-01T00:00:00Z' })).event;
+    const account = (await suite.client.ok('POST', '/accounts', {})).account;
+    await suite.client.ok('POST', `/accounts/${account.account_id}/deposits`, { amount: '50.00' });
+    const event = (await suite.client.ok('POST', '/events', { title: 'Fuzz v Tests', start: '2031-01-01T00:00:00Z' }))
+      .event;
     const market = (
-      await client.ok('POST', '/markets', { event_id: event.event_id, title: 'Fuzz to win', status: 'open' })
+      await suite.client.ok('POST', '/markets', { event_id: event.event_id, title: 'Fuzz to win', status: 'open' })
     ).market;
-    const client1 = (await client.ok('POST', '/oauth/clients', { name: 'Fuzz', app_type: 'web', scopes: ['events'] }))
-      .client;
+    const client1 = (
+      await suite.client.ok('POST', '/oauth/clients', { name: 'Fuzz', app_type: 'web', scopes: ['events'] })
+    ).client;
     Object.assign(ids, {
       account: account.account_id,
       event: event.event_id,
@@ -69,7 +67,6 @@ describe('admin API: random input never gets a 500', function () {
       client: client1.client_id,
     });
   });
-  after(async () => service?.stop());
 
   const routes: Array<[string, (id: string) => string, string, string[]]> = [
     [
@@ -157,7 +154,7 @@ describe('admin API: random input never gets a 500', function () {
                 : idChoice === 'unknown'
                   ? '0b5f2a8e-1111-4222-8333-444455556666'
                   : 'x%20y';
-            const answer = await client.admin(method, pathOf(id), body);
+            const answer = await suite.client.admin(method, pathOf(id), body);
             expect(
               [200, 400, 404, 422],
               `${method} ${pathOf(id)} ${JSON.stringify(body)} → ${answer.status} ${JSON.stringify(answer.body)}`,
@@ -171,8 +168,8 @@ describe('admin API: random input never gets a 500', function () {
   }
 
   it('the settings stay valid after all that', async () => {
-    const settings = (await client.ok('GET', '/settings')).settings;
+    const settings = (await suite.client.ok('GET', '/settings')).settings;
     expect(settings.batch_limit).to.be.a('number');
-    await client.ok('PATCH', '/settings', { batch_limit: 100, leaderboard_enabled: true });
+    await suite.client.ok('PATCH', '/settings', { batch_limit: 100, leaderboard_enabled: true });
   });
 });

@@ -2,6 +2,7 @@
 // signed with an API key (Ed25519 over timestamp + METHOD + path) or with a session bearer token.
 
 import { signRequest } from '../../../commands/demo/signing.ts';
+import { startTestService, type TestService, type TestServiceOptions } from '../../support/service.ts';
 
 export interface Answer {
   status: number;
@@ -88,4 +89,24 @@ export class ServiceClient {
     if (answer.status !== 200) throw new Error(`${method} ${path} → ${answer.status} ${JSON.stringify(answer.body)}`);
     return answer.body;
   }
+}
+
+/** What `useServiceClient` hands a suite: the service and an operator client on it; set once the suite's `before` has run. */
+export interface ServiceClientSuite {
+  service: TestService;
+  client: ServiceClient;
+}
+
+/**
+ * Mocha hooks for a suite over the whole service (`options` as for startTestService): started, with
+ * a client on it, before the suite's tests, stopped after them.
+ */
+export function useServiceClient(options: TestServiceOptions = {}): ServiceClientSuite {
+  const suite = {} as ServiceClientSuite;
+  before(async () => {
+    suite.service = await startTestService(options);
+    suite.client = new ServiceClient(suite.service.baseUrl, suite.service.adminToken, suite.service.adminUrl);
+  });
+  after(async () => suite.service?.stop());
+  return suite;
 }

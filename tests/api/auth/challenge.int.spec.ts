@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { randomBytes, randomUUID } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
-import { signedHeaders, USER_AGENT, useWholeService, type Member, type WholeService } from '../v1/harness.ts';
+import { signedHeaders, USER_AGENT, useWholeService } from '../v1/harness.ts';
 
 const BALANCE = '/api/v1/account/balance';
 
@@ -40,13 +40,11 @@ async function challengesOf(
 }
 
 describe('401 challenges on /api/v1', () => {
-  let svc: WholeService;
-  let alice: Member;
-  useWholeService((fixture) => ({ svc, alice } = fixture));
+  const suite = useWholeService();
 
   it('no credentials, Bearer garbage, an unknown session, an unknown or forged API key, an admin token: each 401 has a parseable Bearer challenge', async () => {
-    const metadata = `${svc.base}/.well-known/oauth-protected-resource`;
-    const nowMs = svc.ctx.clock.nowUs() / 1000;
+    const metadata = `${suite.svc.base}/.well-known/oauth-protected-resource`;
+    const nowMs = suite.svc.ctx.clock.nowUs() / 1000;
     const unknownKey = { key_id: randomUUID(), private_key: randomBytes(32).toString('base64') };
     const cases: Array<{ name: string; headers: Record<string, string>; invalidToken: boolean }> = [
       { name: 'no credentials', headers: {}, invalidToken: false },
@@ -56,15 +54,15 @@ describe('401 challenges on /api/v1', () => {
         headers: { authorization: `Bearer svc_st_${randomBytes(32).toString('base64url')}` },
         invalidToken: true,
       },
-      { name: 'the admin token', headers: { authorization: `Bearer ${svc.adminToken}` }, invalidToken: true },
+      { name: 'the admin token', headers: { authorization: `Bearer ${suite.svc.adminToken}` }, invalidToken: true },
       { name: 'an unknown API key id', headers: signedHeaders(unknownKey, 'GET', BALANCE, nowMs), invalidToken: false },
       {
         name: 'a signature by another key',
-        headers: signedHeaders({ ...unknownKey, key_id: alice.key.key_id }, 'GET', BALANCE, nowMs),
+        headers: signedHeaders({ ...unknownKey, key_id: suite.alice.key.key_id }, 'GET', BALANCE, nowMs),
         invalidToken: false,
       },
     ];
-    const answers = await Promise.all(cases.map((c) => challengesOf(`${svc.base}${BALANCE}`, c.headers)));
+    const answers = await Promise.all(cases.map((c) => challengesOf(`${suite.svc.base}${BALANCE}`, c.headers)));
     cases.forEach((c, i) => {
       const { status, challenges } = answers[i]!;
       expect(status, c.name).to.equal(401);
@@ -78,7 +76,7 @@ describe('401 challenges on /api/v1', () => {
   });
 
   it('the challenge is a strict RFC 7235 challenge: auth-params of tokens and quoted strings only', async () => {
-    const answer = await fetch(`${svc.base}${BALANCE}`, {
+    const answer = await fetch(`${suite.svc.base}${BALANCE}`, {
       headers: { 'user-agent': USER_AGENT, authorization: 'Bearer garbage' },
     });
     const header = answer.headers.get('www-authenticate') ?? '';
@@ -86,6 +84,6 @@ describe('401 challenges on /api/v1', () => {
     const quotedString = '"(?:[^"\\\\]|\\\\.)*"';
     const param = `${token}\\s*=\\s*(?:${token}|${quotedString})`;
     expect(header).to.match(new RegExp(`^Bearer (${param})(\\s*,\\s*${param})*$`));
-    expect(header).to.include(`resource_metadata="${svc.base}/.well-known/oauth-protected-resource"`);
+    expect(header).to.include(`resource_metadata="${suite.svc.base}/.well-known/oauth-protected-resource"`);
   });
 });

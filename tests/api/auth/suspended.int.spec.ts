@@ -3,25 +3,29 @@
 // is in force on /api/v1). Real HTTP, the calls sent together the moment the change is answered.
 
 import { expect } from 'chai';
-import { USER_AGENT, useWholeService, type Member, type WholeService } from '../v1/harness.ts';
+import { USER_AGENT, useWholeService, type Member } from '../v1/harness.ts';
 
 const ROUNDS = 10;
 
 describe('an account suspended a moment ago', () => {
-  let svc: WholeService;
-  let marketId: string;
-  useWholeService((fixture) => ({ svc, marketId } = fixture));
+  const suite = useWholeService();
 
-  const order = (price = '0.10') => ({ action: 'buy', market_id: marketId, order_type: 'limit', price, quantity: '1' });
+  const order = (price = '0.10') => ({
+    action: 'buy',
+    market_id: suite.marketId,
+    order_type: 'limit',
+    price,
+    quantity: '1',
+  });
 
   it('gets 403 naming its status on every /api/v1 call, writes as reads, with a key or a session', async () => {
     for (let round = 0; round < ROUNDS; round += 1) {
-      const member: Member = await svc.member();
+      const member: Member = await suite.svc.member();
       const resting = await member.call('POST', '/api/v1/orders', { body: order() });
       expect(resting.status, resting.text).to.equal(200);
       const orderId: string = resting.body.order.id;
 
-      await svc.admin('PATCH', `/accounts/${member.account_id}`, { status: 'suspended' });
+      await suite.svc.admin('PATCH', `/accounts/${member.account_id}`, { status: 'suspended' });
       const answers = await Promise.all([
         member.call('POST', '/api/v1/orders', { body: order('0.11') }),
         member.call('POST', '/api/v1/orders/batched', { body: { orders: [order('0.12'), order('0.13')] } }),
@@ -36,7 +40,7 @@ describe('an account suspended a moment ago', () => {
         expect(answer.body).to.deep.equal({ error: 'Account is suspended' });
       }
       // nothing was placed or cancelled
-      await svc.admin('PATCH', `/accounts/${member.account_id}`, { status: 'active' });
+      await suite.svc.admin('PATCH', `/accounts/${member.account_id}`, { status: 'active' });
       const after = await member.call('GET', `/api/v1/orders/${orderId}`);
       expect(after.status, after.text).to.equal(200);
       expect(after.body.order.status).to.equal('open');

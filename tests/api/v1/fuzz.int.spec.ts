@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { RecordedEvent } from '../../../eventstore/port.ts';
 import { seededRandom } from '../../../domain/random.ts';
-import { signedHeaders, startWholeService, type Member, type WholeService } from './harness.ts';
+import { signedHeaders, useWholeService } from './harness.ts';
 
 const ITERATIONS = 600;
 const SEED = 0x5eed_1234;
@@ -36,23 +36,15 @@ const HEADER_UNSAFE = /[\u0000-\u001f\u007f-\uffff]/;
 
 describe('fuzzing /api/v1', function () {
   this.timeout(300_000);
-  let svc: WholeService;
-  let alice: Member;
-  let marketId: string;
+  const suite = useWholeService();
   let knownOrderId: string;
 
   before(async () => {
-    svc = await startWholeService();
-    alice = await svc.member();
-    marketId = (await svc.market()).market_id;
     knownOrderId = (
-      await alice.call('POST', '/api/v1/orders', {
-        body: { action: 'buy', market_id: marketId, order_type: 'limit', price: '0.10', quantity: '1' },
+      await suite.alice.call('POST', '/api/v1/orders', {
+        body: { action: 'buy', market_id: suite.marketId, order_type: 'limit', price: '0.10', quantity: '1' },
       })
     ).body.order.id;
-  });
-  after(async () => {
-    await svc?.stop();
   });
 
   it(`${ITERATIONS} random requests: no 5xx, JSON errors, refused requests change nothing`, async () => {
@@ -82,7 +74,7 @@ describe('fuzzing /api/v1', function () {
       "'; DROP TABLE core_orders;--",
       'a'.repeat(600),
       randomUUID(),
-      marketId,
+      suite.marketId,
       knownOrderId,
     ];
     const anyValue = (depth = 0): unknown => {
@@ -112,7 +104,7 @@ describe('fuzzing /api/v1', function () {
     };
     const validOrder = () => ({
       action: 'buy',
-      market_id: marketId,
+      market_id: suite.marketId,
       order_type: 'limit',
       price: '0.05',
       quantity: '1',
@@ -217,7 +209,7 @@ describe('fuzzing /api/v1', function () {
     let count = 0;
     const stateCount = async () => {
       for (;;) {
-        const records = await svc.ctx.store.readAll(
+        const records = await suite.svc.ctx.store.readAll(
           lastPosition === undefined ? { maxCount: 1000 } : { after: lastPosition, maxCount: 1000 },
         );
         if (records.length === 0) return count;
@@ -234,9 +226,12 @@ describe('fuzzing /api/v1', function () {
       // 0-3 signed read_write, 4 signed read_only, 5 tampered signing headers, 6 bearer variants,
       // 7 unprefixed headers, 8 no credential
       const credential = r.int(9);
-      const nowMs = svc.ctx.clock.nowUs() / 1000;
+      const nowMs = suite.svc.ctx.clock.nowUs() / 1000;
       if (credential <= 5)
-        Object.assign(headers, signedHeaders(credential === 4 ? alice.readOnlyKey : alice.key, method, path, nowMs));
+        Object.assign(
+          headers,
+          signedHeaders(credential === 4 ? suite.alice.readOnlyKey : suite.alice.key, method, path, nowMs),
+        );
       if (credential === 5) {
         const name = r.pick(['X-SVC-ACCESS-KEY', 'X-SVC-ACCESS-TIMESTAMP', 'X-SVC-ACCESS-SIGNATURE']);
         if (r.chance(0.3)) delete headers[name];
@@ -247,16 +242,16 @@ describe('fuzzing /api/v1', function () {
       }
       if (credential === 6)
         headers.authorization = r.pick([
-          `Bearer ${alice.session}`,
+          `Bearer ${suite.alice.session}`,
           'Bearer',
           'Bearer svc_st_x',
           'Basic abc',
-          `bearer   ${alice.session}`,
+          `bearer   ${suite.alice.session}`,
           'Bearer a b',
         ]);
       if (credential === 7)
         Object.assign(headers, {
-          'SVC-ACCESS-KEY': alice.key.key_id,
+          'SVC-ACCESS-KEY': suite.alice.key.key_id,
           'SVC-ACCESS-TIMESTAMP': String(nowMs),
           'SVC-ACCESS-SIGNATURE': 'AAAA',
         });
@@ -266,7 +261,11 @@ describe('fuzzing /api/v1', function () {
         const made = r.pick(bodies)();
         body = typeof made === 'string' ? made : JSON.stringify(made);
       }
-      const answer = await svc.call(method, path, { headers, body, userAgent: r.chance(0.05) ? null : undefined });
+      const answer = await suite.svc.call(method, path, {
+        headers,
+        body,
+        userAgent: r.chance(0.05) ? null : undefined,
+      });
       seen.set(answer.status, (seen.get(answer.status) ?? 0) + 1);
       const context = `#${i} ${method} ${path} ${JSON.stringify(headers).slice(0, 200)} ${String(body).slice(0, 200)} → ${answer.status} ${answer.text.slice(0, 200)}`;
       expect(answer.status, context).to.be.below(500);
@@ -284,13 +283,13 @@ describe('fuzzing /api/v1', function () {
       expect(seen.get(status) ?? 0, `no ${status} in ${JSON.stringify([...seen])}`).to.be.above(0);
     // and whatever was accepted, the read models still work: every projector has reached the
     // journal's head, and an order placed now is readable at once
-    const head = await svc.ctx.store.headPosition();
-    await svc.ctx.projections.waitFor(head, 10_000);
-    const placed = await alice.call('POST', '/api/v1/orders', {
-      body: { action: 'buy', market_id: marketId, order_type: 'limit', price: '0.11', quantity: '1' },
+    const head = await suite.svc.ctx.store.headPosition();
+    await suite.svc.ctx.projections.waitFor(head, 10_000);
+    const placed = await suite.alice.call('POST', '/api/v1/orders', {
+      body: { action: 'buy', market_id: suite.marketId, order_type: 'limit', price: '0.11', quantity: '1' },
     });
     expect(placed.status, placed.text).to.equal(200);
-    const read = await alice.call('GET', `/api/v1/orders/${placed.body.order.id}`);
+    const read = await suite.alice.call('GET', `/api/v1/orders/${placed.body.order.id}`);
     expect(read.status, read.text).to.equal(200);
   });
 });

@@ -5,12 +5,12 @@
 // store, engine, projection worker, real authentication, a fresh database).
 
 import http, { type IncomingHttpHeaders } from 'node:http';
+import { expect } from 'chai';
 import { buildOpenApiDocument, memberFragment } from '../../../api/openapi/document.ts';
 import { tradingRoutes } from '../../../api/v1/routes.ts';
 import type { AppContext } from '../../../commands/context.ts';
 import { createSigner } from '@event-exchange/client';
-import { startTestService, type TestServiceOptions } from '../../support/service.ts';
-import type { RunningService } from '../../../cli/serve.ts';
+import { startTestService, type TestService, type TestServiceOptions } from '../../support/service.ts';
 import type { EventStore } from '../../../eventstore/port.ts';
 import { OpenApiChecker } from '../openapi/openapi.ts';
 
@@ -56,15 +56,11 @@ export interface ServiceClients {
   stop(): Promise<void>;
 }
 
-/** The whole service: its event store is the service's own. */
-export interface WholeService extends ServiceClients {
+/** The whole service: its event store is the service's own; it serves where a TestService is asked for. */
+export interface WholeService extends ServiceClients, TestService {
   store: EventStore;
   /** The WebSocket feed's endpoint, e.g. ws://127.0.0.1:PORT/socket (Phoenix appends /websocket). */
   socketUrl: string;
-  service: RunningService;
-  adminToken: string;
-  /** The operator listener (/admin/v1, /metrics). */
-  adminUrl: string;
 }
 
 export interface Member {
@@ -137,6 +133,7 @@ export async function startWholeService(
   const clients = clientsOf(started.ctx, base, started.adminToken, started.adminUrl);
   return {
     ctx: started.ctx,
+    baseUrl: started.baseUrl,
     base,
     store: started.ctx.store,
     ...clients,
@@ -148,26 +145,58 @@ export async function startWholeService(
   };
 }
 
-/** What `useWholeService` hands a suite: the service, one funded member, one open market. */
-export interface WholeServiceFixture {
+/**
+ * What `useWholeService` hands a suite: the service, its funded members by name, one open market,
+ * and the OpenAPI document the service publishes. The fields are set once the suite's `before` has run.
+ */
+export type WholeServiceSuite<Name extends string> = {
   svc: WholeService;
-  alice: Member;
   marketId: string;
+  openapi: OpenApiChecker;
+  /** Sockets the suite opens: closed after its tests, before the service stops. */
+  sockets: Array<{ close(): void }>;
+} & Record<Name, Member>;
+
+/**
+ * Mocha hooks for a suite over the whole service: started (with a funded member for each of
+ * `members`, in that order, each with its `deposits` entry or the default, and one open market
+ * unless `market` is false) before the suite's tests, stopped after them.
+ */
+export function useWholeService<Name extends string = 'alice'>(
+  members: readonly Name[] = ['alice' as Name],
+  { market = true, deposits = {} }: { market?: boolean; deposits?: Partial<Record<Name, string>> } = {},
+): WholeServiceSuite<Name> {
+  const suite = { sockets: [] as Array<{ close(): void }> } as WholeServiceSuite<Name>;
+  before(async () => {
+    suite.svc = await startWholeService();
+    for (const name of members) (suite as Record<Name, Member>)[name] = await suite.svc.member(deposits[name]);
+    if (market) suite.marketId = (await suite.svc.market()).market_id;
+    suite.openapi = new OpenApiChecker((await suite.svc.call('GET', '/api/v1/openapi.json')).body);
+  });
+  after(async () => {
+    for (const socket of suite.sockets.splice(0)) socket.close();
+    await suite.svc?.stop();
+  });
+  return suite;
+}
+
+/** The body of a limit buy of one contract on `marketId` at `price`, with `extra` fields over it. */
+export function limitBuyOfOne(
+  marketId: string,
+  price: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return { action: 'buy', market_id: marketId, order_type: 'limit', price, quantity: '1', ...extra };
 }
 
 /**
- * Mocha hooks for a suite over the whole service: started (with one funded member and one open
- * market, handed to `ready`) before the suite's tests, stopped after them.
+ * Places a limit order for `who` (`order`: market_id, action, price, quantity and any other field)
+ * and returns it; fails the test with the answer's text unless it is accepted.
  */
-export function useWholeService(ready: (fixture: WholeServiceFixture) => void): void {
-  let svc: WholeService | undefined;
-  before(async () => {
-    svc = await startWholeService();
-    ready({ svc, alice: await svc.member(), marketId: (await svc.market()).market_id });
-  });
-  after(async () => {
-    await svc?.stop();
-  });
+export async function placeLimit(who: Member, order: Record<string, unknown>): Promise<any> {
+  const answer = await who.call('POST', '/api/v1/orders', { body: { order_type: 'limit', ...order } });
+  expect(answer.status, answer.text).to.equal(200);
+  return answer.body.order;
 }
 
 type Clients = Pick<ServiceClients, 'admin' | 'adminRaw' | 'call' | 'member' | 'market'>;

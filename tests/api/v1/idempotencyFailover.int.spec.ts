@@ -5,20 +5,15 @@
 
 import { expect } from 'chai';
 import { PostgresIdempotencyKeys } from '../../../cli/stores/idempotencyKeys.pg.ts';
-import { useWholeService, type Member, type WholeService } from './harness.ts';
+import { useWholeService } from './harness.ts';
 
 describe('Idempotency-Key across a failover', function () {
   this.timeout(60_000);
-  let svc: WholeService;
-  let alice: Member;
-  let marketId: string;
-  useWholeService((fixture) => {
-    ({ svc, alice, marketId } = fixture);
-  });
+  const suite = useWholeService();
 
   const order = (clientOrderId: string) => ({
     action: 'buy',
-    market_id: marketId,
+    market_id: suite.marketId,
     order_type: 'limit',
     price: '0.11',
     quantity: '1',
@@ -26,7 +21,7 @@ describe('Idempotency-Key across a failover', function () {
   });
   const ordersNamed = async (clientOrderId: string) =>
     (
-      (await alice.call('GET', '/api/v1/orders?limit=200')).body.orders as Array<{
+      (await suite.alice.call('GET', '/api/v1/orders?limit=200')).body.orders as Array<{
         id: string;
         client_order_id: string;
       }>
@@ -36,25 +31,25 @@ describe('Idempotency-Key across a failover', function () {
 
   /** The key's row as a node that died before answering leaves it (its hold over unless `heldForMs`). */
   async function abandon(key: string, heldForMs = -1000): Promise<void> {
-    const { rowCount } = await svc.ctx.pool.query(
+    const { rowCount } = await suite.svc.ctx.pool.query(
       `UPDATE api_idempotency_keys SET status = NULL, body = NULL, holder = 'a node that stopped',
          held_until = now() + make_interval(secs => $2) WHERE account_id = $1 AND idem_key = $3`,
-      [alice.account_id, heldForMs / 1000, key],
+      [suite.alice.account_id, heldForMs / 1000, key],
     );
     expect(rowCount).to.equal(1);
   }
 
   it('the first attempt was journaled and its node died before answering: the retry answers that order, placing nothing', async () => {
     const headers = { 'Idempotency-Key': 'failover-journaled' };
-    const first = await alice.call('POST', '/api/v1/orders', { body: order('failover-journaled'), headers });
+    const first = await suite.alice.call('POST', '/api/v1/orders', { body: order('failover-journaled'), headers });
     expect(first.status).to.equal(200);
     await abandon('failover-journaled');
-    const retry = await alice.call('POST', '/api/v1/orders', { body: order('failover-journaled'), headers });
+    const retry = await suite.alice.call('POST', '/api/v1/orders', { body: order('failover-journaled'), headers });
     expect(retry.status, retry.text).to.equal(200);
     expect(retry.body.order.id).to.equal(first.body.order.id);
     expect(await ordersNamed('failover-journaled')).to.deep.equal([first.body.order.id]);
     // and that answer is the key's from now on
-    const again = await alice.call('POST', '/api/v1/orders', { body: order('failover-journaled'), headers });
+    const again = await suite.alice.call('POST', '/api/v1/orders', { body: order('failover-journaled'), headers });
     expect(again.headers['idempotent-replayed']).to.equal('true');
     expect(again.body).to.deep.equal(retry.body);
   });
@@ -62,10 +57,10 @@ describe('Idempotency-Key across a failover', function () {
   it('the same for a batch: every leg the first attempt journaled is answered as that order', async () => {
     const headers = { 'Idempotency-Key': 'failover-batch' };
     const body = { orders: [order('failover-batch-a'), order('failover-batch-b')] };
-    const first = await alice.call('POST', '/api/v1/orders/batched', { body, headers });
+    const first = await suite.alice.call('POST', '/api/v1/orders/batched', { body, headers });
     expect(first.status).to.equal(200);
     await abandon('failover-batch');
-    const retry = await alice.call('POST', '/api/v1/orders/batched', { body, headers });
+    const retry = await suite.alice.call('POST', '/api/v1/orders/batched', { body, headers });
     expect(retry.status, retry.text).to.equal(200);
     const ids = (answer: typeof retry) => answer.body.results.map((leg: { order: { id: string } }) => leg.order.id);
     expect(ids(retry)).to.deep.equal(ids(first));
@@ -75,15 +70,15 @@ describe('Idempotency-Key across a failover', function () {
 
   it('a 5xx released the claim after the order was journaled (the writer died before answering the follower): the retry answers that order', async () => {
     const headers = { 'Idempotency-Key': 'failover-released' };
-    const first = await alice.call('POST', '/api/v1/orders', { body: order('failover-released'), headers });
+    const first = await suite.alice.call('POST', '/api/v1/orders', { body: order('failover-released'), headers });
     expect(first.status).to.equal(200);
     // as the follower leaves it when its answer was a 503: released, unanswered, its seed kept
-    await svc.ctx.pool.query(
+    await suite.svc.ctx.pool.query(
       `UPDATE api_idempotency_keys SET status = NULL, body = NULL, holder = NULL, held_until = NULL
        WHERE account_id = $1 AND idem_key = 'failover-released'`,
-      [alice.account_id],
+      [suite.alice.account_id],
     );
-    const retry = await alice.call('POST', '/api/v1/orders', { body: order('failover-released'), headers });
+    const retry = await suite.alice.call('POST', '/api/v1/orders', { body: order('failover-released'), headers });
     expect(retry.status, retry.text).to.equal(200);
     expect(retry.body.order.id).to.equal(first.body.order.id);
     expect(await ordersNamed('failover-released')).to.deep.equal([first.body.order.id]);
@@ -92,60 +87,60 @@ describe('Idempotency-Key across a failover', function () {
   it('the first attempt was never journaled: the retry places the order, once', async () => {
     // the claim as a node leaves it when it stopped before its order reached the engine: the
     // request's fingerprint (the same body) and a seed, no answer
-    const seen = await alice.call('POST', '/api/v1/orders', {
+    const seen = await suite.alice.call('POST', '/api/v1/orders', {
       body: order('failover-lost'),
       headers: { 'Idempotency-Key': 'failover-template' },
     });
     expect(seen.status).to.equal(200);
-    await svc.ctx.pool.query(
+    await suite.svc.ctx.pool.query(
       `INSERT INTO api_idempotency_keys (account_id, idem_key, created_at_us, fingerprint, holder, held_until, seed)
        SELECT account_id, 'failover-lost', created_at_us, fingerprint, 'a node that stopped', now() - interval '1 second', 'a seed never used'
        FROM api_idempotency_keys WHERE account_id = $1 AND idem_key = 'failover-template'`,
-      [alice.account_id],
+      [suite.alice.account_id],
     );
     const headers = { 'Idempotency-Key': 'failover-lost' };
-    const retry = await alice.call('POST', '/api/v1/orders', { body: order('failover-lost'), headers });
+    const retry = await suite.alice.call('POST', '/api/v1/orders', { body: order('failover-lost'), headers });
     expect(retry.status, retry.text).to.equal(200);
     expect(retry.body.order.id).to.not.equal(seen.body.order.id);
     // the template's order and this one: the retry placed exactly one
     expect((await ordersNamed('failover-lost')).sort()).to.deep.equal([seen.body.order.id, retry.body.order.id].sort());
-    const again = await alice.call('POST', '/api/v1/orders', { body: order('failover-lost'), headers });
+    const again = await suite.alice.call('POST', '/api/v1/orders', { body: order('failover-lost'), headers });
     expect(again.body).to.deep.equal(retry.body);
     expect(await ordersNamed('failover-lost')).to.have.length(2);
   });
 
   it('while the holder keeps its claim a retry waits for it, then takes it over when the hold runs out', async () => {
     const headers = { 'Idempotency-Key': 'failover-held' };
-    const first = await alice.call('POST', '/api/v1/orders', { body: order('failover-held'), headers });
+    const first = await suite.alice.call('POST', '/api/v1/orders', { body: order('failover-held'), headers });
     await abandon('failover-held', 1_500);
-    const retry = await alice.call('POST', '/api/v1/orders', { body: order('failover-held'), headers });
+    const retry = await suite.alice.call('POST', '/api/v1/orders', { body: order('failover-held'), headers });
     expect(retry.status, retry.text).to.equal(200);
     expect(retry.body.order.id).to.equal(first.body.order.id);
     expect(await ordersNamed('failover-held')).to.have.length(1);
   });
 
   it("a holder that wakes after its claim was taken over cannot answer the key: the new holder's answer stays", async () => {
-    const frozen = new PostgresIdempotencyKeys(svc.ctx.pool, svc.ctx.clock, { holdMs: 300 });
-    const other = new PostgresIdempotencyKeys(svc.ctx.pool, svc.ctx.clock, { holdMs: 300 });
-    const claim = await frozen.claim(alice.account_id, 'failover-frozen', 'fingerprint');
+    const frozen = new PostgresIdempotencyKeys(suite.svc.ctx.pool, suite.svc.ctx.clock, { holdMs: 300 });
+    const other = new PostgresIdempotencyKeys(suite.svc.ctx.pool, suite.svc.ctx.clock, { holdMs: 300 });
+    const claim = await frozen.claim(suite.alice.account_id, 'failover-frozen', 'fingerprint');
     expect(claim.kind).to.equal('claimed');
     // frozen: it stops renewing its claim
     clearInterval((frozen as unknown as { renewal: NodeJS.Timeout }).renewal);
-    const taken = await other.claim(alice.account_id, 'failover-frozen', 'fingerprint');
+    const taken = await other.claim(suite.alice.account_id, 'failover-frozen', 'fingerprint');
     expect(taken.kind).to.equal('claimed');
     if (taken.kind !== 'claimed' || claim.kind !== 'claimed') return;
     expect(taken.takenOver).to.equal(true);
     expect(taken.seed).to.equal(claim.seed);
-    await other.complete(alice.account_id, 'failover-frozen', taken.createdAtUs, {
+    await other.complete(suite.alice.account_id, 'failover-frozen', taken.createdAtUs, {
       status: 200,
       body: { by: 'other' },
     });
-    await frozen.complete(alice.account_id, 'failover-frozen', claim.createdAtUs, {
+    await frozen.complete(suite.alice.account_id, 'failover-frozen', claim.createdAtUs, {
       status: 200,
       body: { by: 'frozen' },
     });
-    await frozen.release(alice.account_id, 'failover-frozen', claim.createdAtUs);
-    const replay = await other.claim(alice.account_id, 'failover-frozen', 'fingerprint');
+    await frozen.release(suite.alice.account_id, 'failover-frozen', claim.createdAtUs);
+    const replay = await other.claim(suite.alice.account_id, 'failover-frozen', 'fingerprint');
     expect(replay).to.deep.equal({
       kind: 'replay',
       answer: { status: 200, body: { by: 'other' } },

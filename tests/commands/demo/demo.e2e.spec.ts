@@ -4,24 +4,19 @@
 
 import { expect } from 'chai';
 import { seedDemoOnce } from '../../../commands/demo/seed.ts';
-import { startTestService, type TestService } from '../../support/service.ts';
+import { useTestService } from '../../support/service.ts';
 import { ServiceClient } from '../../api/admin/http.ts';
 import { FormBrowser, logInThrough } from '../../oauth/support.ts';
 
 describe('e2e: demo seeding', function () {
   this.timeout(120_000);
-  let service: TestService;
-
-  before(async () => {
-    service = await startTestService();
-  });
-  after(async () => service?.stop());
+  const suite = useTestService();
 
   it('seeds a live-looking exchange once, and prints a signed request that works', async () => {
     let printed = '';
     // everything the service logs meanwhile (the JSON log), to check the private key is not in it
     const logged: string[] = [];
-    const logger = service.ctx.logger;
+    const logger = suite.service.ctx.logger;
     const levels = ['info', 'warn', 'error', 'debug'] as const;
     const originals = levels.map((level) => logger[level]);
     for (const level of levels)
@@ -30,8 +25,8 @@ describe('e2e: demo seeding', function () {
       };
     let seeded;
     try {
-      seeded = await seedDemoOnce(service.ctx, {
-        baseUrl: service.baseUrl,
+      seeded = await seedDemoOnce(suite.service.ctx, {
+        baseUrl: suite.service.baseUrl,
         out: (text) => {
           printed += text;
         },
@@ -62,7 +57,7 @@ describe('e2e: demo seeding', function () {
     );
 
     // the market list looks alive
-    const client = new ServiceClient(service.baseUrl, service.adminToken, service.adminUrl);
+    const client = new ServiceClient(suite.service.baseUrl, suite.service.adminToken, suite.service.adminUrl);
     const key = { key_id: seeded.key_id as string, private_key: privateKey as string };
     const answer = await client.signed(key, 'GET', '/markets');
     expect(answer.status).to.equal(200);
@@ -105,7 +100,7 @@ describe('e2e: demo seeding', function () {
       .split('\n')
       .map((line) => line.trim())
       .find((line) => line.includes('/oauth/authorize?')) as string;
-    const browser = new FormBrowser(service.baseUrl);
+    const browser = new FormBrowser(suite.service.baseUrl);
     await browser.visit(authorizeUrl);
     await logInThrough(browser, { email: login[1], password: login[2] });
     const callback = new URL((await browser.consent('allow')).location as string);
@@ -124,7 +119,7 @@ describe('e2e: demo seeding', function () {
     expect(exchanged.status).to.equal(200);
 
     // first start only
-    const again = await seedDemoOnce(service.ctx, { baseUrl: service.baseUrl, out: () => undefined });
+    const again = await seedDemoOnce(suite.service.ctx, { baseUrl: suite.service.baseUrl, out: () => undefined });
     expect(again.seeded).to.equal(false);
   });
 });

@@ -17,7 +17,7 @@ import {
 } from '../../../commands/orders/orders.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../../../commands/settings/settings.ts';
 import { MemoryEventStore } from '../../../eventstore/memory.ts';
-import { account, deposit, market, sportEvent, T0 } from '../../domain/engine/support.ts';
+import { T0, twoFundedAccountsAndAMarket } from '../../domain/engine/support.ts';
 
 const member = (accountId: string): MemberPrincipal => ({
   kind: 'member',
@@ -58,14 +58,7 @@ describe('order commands (no transport)', () => {
       logger: pino({ level: 'silent' }),
       writes: { note: (id, position) => written.set(id, position), lastFor: (id) => written.get(id) },
     });
-    for (const input of [
-      account('a'),
-      account('b'),
-      deposit('a', '100'),
-      deposit('b', '100'),
-      sportEvent(),
-      market(),
-    ]) {
+    for (const input of twoFundedAccountsAndAMarket()) {
       expect((await engine.submit(input)).ok, input.kind).to.equal(true);
     }
     settings = structuredClone(DEFAULT_SETTINGS);

@@ -168,3 +168,8 @@ export function tradingScenario(
     market('m', marketFields),
   );
 }
+
+/** The usual start of an engine run: accounts a and b with 100 each, the sport event `ev` and market `m`. */
+export function twoFundedAccountsAndAMarket(): EngineInput[] {
+  return [account('a'), account('b'), deposit('a', '100'), deposit('b', '100'), sportEvent(), market()];
+}

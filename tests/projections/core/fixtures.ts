@@ -23,6 +23,7 @@ import type { RecordedEvent } from '../../../eventstore/port.ts';
 import { coreProjector } from '../../../projections/core/projector.ts';
 import type { ProjectionChange, Projector } from '../../../projections/projector.ts';
 import { testDatabase, type TestDatabase } from '../../support/pg.ts';
+import { order, place as placeInput } from '../../domain/engine/support.ts';
 
 export const T0 = 1_767_225_600_000_000; // 2026-01-01T00:00:00Z in µs
 export const HOUR_US = 3_600_000_000;
@@ -151,22 +152,12 @@ export function place(
   quantity: string,
   extra: Partial<OrderRequest> = {},
 ): Placed {
-  const order: OrderRequest = {
-    order_id: randomUUID(),
+  const request = order(randomUUID(), action, price, quantity, {
     market_id: marketId,
-    action,
-    order_type: price === null ? 'market' : 'limit',
-    price,
-    quantity,
-    client_order_id: null,
-    device_id: null,
     ip_address: '203.0.113.7',
-    expiration: null,
-    expiration_time: null,
-    cancel_on_disconnect: false,
     ...extra,
-  };
-  return { id: order.order_id, input: { kind: 'PlaceOrder', account_id: accountId, order } };
+  });
+  return { id: request.order_id, input: placeInput(accountId, request) };
 }
 
 export const cancel = (accountId: string, orderId: string): EngineInput => ({

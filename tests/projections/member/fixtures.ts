@@ -7,6 +7,7 @@ import type { EngineInput, OrderRequest } from '../../../domain/engine/inputs.ts
 import type { RecordedEvent } from '../../../eventstore/port.ts';
 import type { Projector } from '../../../projections/projector.ts';
 import { Desk } from '../core/fixtures.ts';
+import { market, order, place as placeInput } from '../../domain/engine/support.ts';
 
 export const ALICE = '00000000-0000-4000-8000-00000000000a';
 export const BOB = '00000000-0000-4000-8000-00000000000b';
@@ -57,27 +58,7 @@ export function listMarket(
   eventId: string,
   over: Partial<Extract<EngineInput, { kind: 'ListMarket' }>['market']> = {},
 ): EngineInput {
-  return {
-    kind: 'ListMarket',
-    market: {
-      market_id: marketId,
-      event_id: eventId,
-      title: `Market ${marketId.slice(-2)}`,
-      short_title: null,
-      question: null,
-      rules: null,
-      symbol: null,
-      grouping_id: 'g',
-      grouping_name: null,
-      featured: false,
-      status: 'open',
-      trading: true,
-      max_price: '1.00',
-      in_play_delay_sec: 0,
-      points_cost: 0,
-      ...over,
-    },
-  };
+  return market(marketId, { event_id: eventId, title: `Market ${marketId.slice(-2)}`, ...over });
 }
 
 export function place(
@@ -89,25 +70,7 @@ export function place(
   quantity: string,
   extra: Partial<OrderRequest> = {},
 ): EngineInput {
-  return {
-    kind: 'PlaceOrder',
-    account_id: accountId,
-    order: {
-      order_id: uuid(n),
-      market_id: marketId,
-      action,
-      order_type: 'limit',
-      price,
-      quantity,
-      client_order_id: null,
-      device_id: null,
-      ip_address: null,
-      expiration: null,
-      expiration_time: null,
-      cancel_on_disconnect: false,
-      ...extra,
-    },
-  };
+  return placeInput(accountId, order(uuid(n), action, price, quantity, { market_id: marketId, ...extra }));
 }
 
 export const orderId = uuid;

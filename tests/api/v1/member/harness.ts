@@ -14,6 +14,7 @@ import type { EngineInput } from '../../../../domain/engine/inputs.ts';
 import type { EventStore } from '../../../../eventstore/port.ts';
 import { Desk } from '../../../projections/core/fixtures.ts';
 import { signedHeaders, startWholeService, type ApiKey } from '../harness.ts';
+import { answerOf } from '../../../support/answer.ts';
 
 export interface Who {
   account_id: string;
@@ -95,15 +96,7 @@ export async function startMemberService(options: { jurisdiction?: 'us' | 'ca' }
       const credentials = who ? await credentialHeaders(who, method, path) : {};
       const init: RequestInit = { method, headers: { ...headers, 'content-type': 'application/json', ...credentials } };
       if (body !== undefined) init.body = typeof body === 'string' ? body : JSON.stringify(body);
-      const response = await fetch(`${whole.base}${path}`, init);
-      const text = await response.text();
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = null;
-      }
-      return { status: response.status, body: parsed, headers: response.headers, text };
+      return answerOf(await fetch(`${whole.base}${path}`, init));
     },
     async keyIdOf(who) {
       return (await keyOf(who)).key_id;

@@ -8,15 +8,9 @@ import { MEMBER_PROJECTORS } from '../../../../projections/member/index.ts';
 import { coreProjector } from '../../../../projections/core/projector.ts';
 import { startTestService, type TestService } from '../../../support/service.ts';
 import { signedHeaders, type ApiKey } from '../harness.ts';
+import { answerOf, type FetchedAnswer } from '../../../support/answer.ts';
 
 const USER_AGENT = 'member-tests/1.0';
-
-interface Answer {
-  status: number;
-  body: any;
-  text: string;
-  headers: Headers;
-}
 
 describe('member routes in the whole service', () => {
   let svc: TestService;
@@ -27,7 +21,7 @@ describe('member routes in the whole service', () => {
     headers: Record<string, string>,
     body?: unknown,
     base = svc.baseUrl,
-  ): Promise<Answer> {
+  ): Promise<FetchedAnswer> {
     const response = await fetch(`${base}${path}`, {
       method,
       headers: {
@@ -37,14 +31,7 @@ describe('member routes in the whole service', () => {
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    const text = await response.text();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = null;
-    }
-    return { status: response.status, body: parsed, text, headers: response.headers };
+    return answerOf(response);
   }
   const admin = async (method: string, path: string, body?: unknown) => {
     const answer = await request(

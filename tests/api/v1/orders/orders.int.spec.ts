@@ -3,30 +3,14 @@
 
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { startWholeService, type Answer, type Member, type WholeService } from '../harness.ts';
-import { OpenApiChecker } from '../../openapi/openapi.ts';
+import { useWholeService, type Answer, type Member } from '../harness.ts';
 
 describe('orders (/api/v1)', () => {
-  let svc: WholeService;
-  let alice: Member;
-  let bob: Member;
-  let marketId: string;
-  let openapi: OpenApiChecker;
-
-  before(async () => {
-    svc = await startWholeService();
-    alice = await svc.member();
-    bob = await svc.member();
-    marketId = (await svc.market()).market_id;
-    openapi = new OpenApiChecker((await alice.call('GET', '/api/v1/openapi.json')).body);
-  });
-  after(async () => {
-    await svc?.stop();
-  });
+  const suite = useWholeService(['alice', 'bob']);
 
   const limitBuy = (extra: Record<string, unknown> = {}) => ({
     action: 'buy',
-    market_id: marketId,
+    market_id: suite.marketId,
     order_type: 'limit',
     price: '0.20',
     quantity: '2',
@@ -40,7 +24,7 @@ describe('orders (/api/v1)', () => {
     headers?: Record<string, string>,
   ): Promise<Answer> {
     const answer = await who.call(method, path, { body, headers });
-    openapi.check(method, path, answer.status, answer.body);
+    suite.openapi.check(method, path, answer.status, answer.body);
     return answer;
   }
   const countOrders = async (who: Member) => {
@@ -57,7 +41,7 @@ describe('orders (/api/v1)', () => {
   describe('POST /orders', () => {
     it('places a limit order and answers the order as the engine left it', async () => {
       const answer = await send(
-        alice,
+        suite.alice,
         'POST',
         '/api/v1/orders',
         limitBuy({ client_order_id: 'my ref #1', device_id: 'device-7', price: '0.2100', quantity: '3.0000000004' }),
@@ -65,7 +49,7 @@ describe('orders (/api/v1)', () => {
       expect(answer.status, answer.text).to.equal(200);
       const order = answer.body.order;
       expect(order).to.include({
-        market_id: marketId,
+        market_id: suite.marketId,
         action: 'buy',
         order_type: 'limit',
         status: 'open',
@@ -79,7 +63,7 @@ describe('orders (/api/v1)', () => {
       expect(order.amount).to.equal(null);
       expect(order.odds_type).to.equal(null);
       expect(order.inserted_at).to.be.a('number');
-      const fetched = await send(alice, 'GET', `/api/v1/orders/${order.id}`);
+      const fetched = await send(suite.alice, 'GET', `/api/v1/orders/${order.id}`);
       expect(fetched.body.order.id).to.equal(order.id);
     });
 
@@ -96,36 +80,36 @@ describe('orders (/api/v1)', () => {
     ];
     for (const [what, body, error] of malformed) {
       it(`400 for ${what}, and nothing is placed`, async () => {
-        const before = await countOrders(alice);
-        const answer = await send(alice, 'POST', '/api/v1/orders', JSON.parse(JSON.stringify(body())));
+        const before = await countOrders(suite.alice);
+        const answer = await send(suite.alice, 'POST', '/api/v1/orders', JSON.parse(JSON.stringify(body())));
         expect(answer.status, answer.text).to.equal(400);
         expect(answer.body.error).to.match(error);
-        expect(await countOrders(alice)).to.equal(before);
+        expect(await countOrders(suite.alice)).to.equal(before);
       });
     }
 
     it('400 for malformed JSON and for a body that is not an object', async () => {
-      expect((await alice.call('POST', '/api/v1/orders', { body: '{"action":' })).status).to.equal(400);
-      expect((await alice.call('POST', '/api/v1/orders', { body: '[1,2]' })).status).to.equal(400);
+      expect((await suite.alice.call('POST', '/api/v1/orders', { body: '{"action":' })).status).to.equal(400);
+      expect((await suite.alice.call('POST', '/api/v1/orders', { body: '[1,2]' })).status).to.equal(400);
     });
 
     it('422 when the engine refuses: price at or above max_price, insufficient funds, unknown market', async () => {
-      const atMax = await send(alice, 'POST', '/api/v1/orders', limitBuy({ price: '1.00' }));
+      const atMax = await send(suite.alice, 'POST', '/api/v1/orders', limitBuy({ price: '1.00' }));
       expect(atMax.status).to.equal(422);
       expect(atMax.body.error).to.be.a('string').and.not.equal('');
-      const broke = await svc.member('0');
+      const broke = await suite.svc.member('0');
       const poor = await broke.call('POST', '/api/v1/orders', { body: limitBuy({ quantity: '1000' }) });
       expect(poor.status).to.equal(422);
       expect(poor.body.error).to.be.a('string');
-      const unknown = await send(alice, 'POST', '/api/v1/orders', limitBuy({ market_id: randomUUID() }));
+      const unknown = await send(suite.alice, 'POST', '/api/v1/orders', limitBuy({ market_id: randomUUID() }));
       expect(unknown.status).to.equal(422);
     });
 
     it('422 for a market order whose (unused) price is at or above max_price, alone or as a batch leg; nothing placed', async () => {
-      const before = await countOrders(alice);
+      const before = await countOrders(suite.alice);
       for (const price of ['1.00', '5.00']) {
         const answer = await send(
-          alice,
+          suite.alice,
           'POST',
           '/api/v1/orders',
           limitBuy({ order_type: 'market', action: 'sell', price }),
@@ -133,20 +117,20 @@ describe('orders (/api/v1)', () => {
         expect(answer.status, answer.text).to.equal(422);
         expect(answer.body).to.deep.equal({ error: "price must be less than the market's max_price (1.00)" });
       }
-      const batch = await send(alice, 'POST', '/api/v1/orders/batched', {
+      const batch = await send(suite.alice, 'POST', '/api/v1/orders/batched', {
         orders: [limitBuy({ order_type: 'market', action: 'sell', price: '1.00' })],
       });
       expect(batch.status, batch.text).to.equal(200);
       expect(batch.body.results[0].errors).to.deep.equal([
         { error: "price must be less than the market's max_price (1.00)" },
       ]);
-      expect(await countOrders(alice)).to.equal(before);
+      expect(await countOrders(suite.alice)).to.equal(before);
     });
 
     it('a good_till_time order keeps its expiration_time', async () => {
-      const expiration = svc.ctx.clock.nowUs() + 3_600_000_000;
+      const expiration = suite.svc.ctx.clock.nowUs() + 3_600_000_000;
       const answer = await send(
-        alice,
+        suite.alice,
         'POST',
         '/api/v1/orders',
         limitBuy({ expiration: 'good_till_time', expiration_time: expiration }),
@@ -158,7 +142,7 @@ describe('orders (/api/v1)', () => {
 
   describe('POST /orders/batched', () => {
     it('places every leg in request order; a leg refused on its own does not fail the others', async () => {
-      const answer = await send(alice, 'POST', '/api/v1/orders/batched', {
+      const answer = await send(suite.alice, 'POST', '/api/v1/orders/batched', {
         orders: [
           limitBuy({ client_order_id: 'leg-0' }),
           limitBuy({ price: '1.50', client_order_id: 'leg-1' }),
@@ -174,37 +158,37 @@ describe('orders (/api/v1)', () => {
     });
 
     it('400 and nothing placed for a bad leg anywhere, an empty list, a missing list or too many legs', async () => {
-      const before = await countOrders(alice);
-      const bad = await send(alice, 'POST', '/api/v1/orders/batched', {
+      const before = await countOrders(suite.alice);
+      const bad = await send(suite.alice, 'POST', '/api/v1/orders/batched', {
         orders: [limitBuy(), limitBuy({ price: 0.3 })],
       });
       expect(bad.status).to.equal(400);
       expect(bad.body.error).to.match(/^orders\[1\]\.price/);
-      expect((await send(alice, 'POST', '/api/v1/orders/batched', { orders: [] })).status).to.equal(400);
-      expect((await send(alice, 'POST', '/api/v1/orders/batched', {})).status).to.equal(400);
-      expect((await send(alice, 'POST', '/api/v1/orders/batched', { orders: limitBuy() })).status).to.equal(400);
-      await svc.admin('PATCH', '/settings', { batch_limit: 2 });
+      expect((await send(suite.alice, 'POST', '/api/v1/orders/batched', { orders: [] })).status).to.equal(400);
+      expect((await send(suite.alice, 'POST', '/api/v1/orders/batched', {})).status).to.equal(400);
+      expect((await send(suite.alice, 'POST', '/api/v1/orders/batched', { orders: limitBuy() })).status).to.equal(400);
+      await suite.svc.admin('PATCH', '/settings', { batch_limit: 2 });
       try {
-        const over = await send(alice, 'POST', '/api/v1/orders/batched', {
+        const over = await send(suite.alice, 'POST', '/api/v1/orders/batched', {
           orders: [limitBuy(), limitBuy(), limitBuy()],
         });
         expect(over.status).to.equal(400);
         expect(
-          (await send(alice, 'POST', '/api/v1/orders/batched', { orders: [limitBuy(), limitBuy()] })).status,
+          (await send(suite.alice, 'POST', '/api/v1/orders/batched', { orders: [limitBuy(), limitBuy()] })).status,
         ).to.equal(200);
       } finally {
-        await svc.admin('PATCH', '/settings', { batch_limit: 100 });
+        await suite.svc.admin('PATCH', '/settings', { batch_limit: 100 });
       }
-      expect(await countOrders(alice)).to.equal(before + 2);
+      expect(await countOrders(suite.alice)).to.equal(before + 2);
     });
 
     it('accepts the default limit of 100 orders and refuses 101', async () => {
-      const hundred = await send(alice, 'POST', '/api/v1/orders/batched', {
+      const hundred = await send(suite.alice, 'POST', '/api/v1/orders/batched', {
         orders: Array.from({ length: 100 }, () => limitBuy({ price: '0.01', quantity: '1' })),
       });
       expect(hundred.status).to.equal(200);
       expect(hundred.body.results).to.have.length(100);
-      const more = await send(alice, 'POST', '/api/v1/orders/batched', {
+      const more = await send(suite.alice, 'POST', '/api/v1/orders/batched', {
         orders: Array.from({ length: 101 }, () => limitBuy({ price: '0.01', quantity: '1' })),
       });
       expect(more.status).to.equal(400);
@@ -213,10 +197,10 @@ describe('orders (/api/v1)', () => {
 
   describe('DELETE /orders/batched', () => {
     it("cancels own orders; unknown ids and other accounts' orders are `Order not found`", async () => {
-      const mine = (await send(alice, 'POST', '/api/v1/orders', limitBuy())).body.order.id;
-      const theirs = (await send(bob, 'POST', '/api/v1/orders', limitBuy())).body.order.id;
+      const mine = (await send(suite.alice, 'POST', '/api/v1/orders', limitBuy())).body.order.id;
+      const theirs = (await send(suite.bob, 'POST', '/api/v1/orders', limitBuy())).body.order.id;
       const unknown = randomUUID();
-      const answer = await send(alice, 'DELETE', '/api/v1/orders/batched', {
+      const answer = await send(suite.alice, 'DELETE', '/api/v1/orders/batched', {
         orders: [{ order_id: mine }, { order_id: theirs }, { order_id: unknown }],
       });
       expect(answer.status, answer.text).to.equal(200);
@@ -225,25 +209,25 @@ describe('orders (/api/v1)', () => {
         { order_id: theirs, status: 'Order not found' },
         { order_id: unknown, status: 'Order not found' },
       ]);
-      expect((await bob.call('GET', `/api/v1/orders/${theirs}`)).body.order.status).to.equal('open');
-      expect((await alice.call('GET', `/api/v1/orders/${mine}`)).body.order.status).to.equal('cancelled');
+      expect((await suite.bob.call('GET', `/api/v1/orders/${theirs}`)).body.order.status).to.equal('open');
+      expect((await suite.alice.call('GET', `/api/v1/orders/${mine}`)).body.order.status).to.equal('cancelled');
     });
 
     it('a flat order_ids list is 400 `orders is required`; bare id strings are 400', async () => {
       const id = randomUUID();
-      const flat = await send(alice, 'DELETE', '/api/v1/orders/batched', { order_ids: [id] });
+      const flat = await send(suite.alice, 'DELETE', '/api/v1/orders/batched', { order_ids: [id] });
       expect(flat.status).to.equal(400);
       expect(flat.body.error).to.equal('orders is required');
-      expect((await send(alice, 'DELETE', '/api/v1/orders/batched', { orders: [id] })).status).to.equal(400);
-      expect((await send(alice, 'DELETE', '/api/v1/orders/batched', { orders: [{ order_id: 'x' }] })).status).to.equal(
-        400,
-      );
+      expect((await send(suite.alice, 'DELETE', '/api/v1/orders/batched', { orders: [id] })).status).to.equal(400);
+      expect(
+        (await send(suite.alice, 'DELETE', '/api/v1/orders/batched', { orders: [{ order_id: 'x' }] })).status,
+      ).to.equal(400);
     });
 
     it('cancelling twice reports why the second time', async () => {
-      const id = (await send(alice, 'POST', '/api/v1/orders', limitBuy())).body.order.id;
-      await send(alice, 'DELETE', '/api/v1/orders/batched', { orders: [{ order_id: id }] });
-      const again = await send(alice, 'DELETE', '/api/v1/orders/batched', { orders: [{ order_id: id }] });
+      const id = (await send(suite.alice, 'POST', '/api/v1/orders', limitBuy())).body.order.id;
+      await send(suite.alice, 'DELETE', '/api/v1/orders/batched', { orders: [{ order_id: id }] });
+      const again = await send(suite.alice, 'DELETE', '/api/v1/orders/batched', { orders: [{ order_id: id }] });
       expect(again.status).to.equal(200);
       expect(again.body.cancellations[0].order_id).to.equal(id);
       expect(again.body.cancellations[0].status).to.be.a('string');
@@ -255,10 +239,10 @@ describe('orders (/api/v1)', () => {
     let otherMarket: string;
     const placed: Array<{ id: string; client_order_id: string }> = [];
     before(async () => {
-      carol = await svc.member();
-      otherMarket = (await svc.market({ title: 'Other market' })).market_id;
+      carol = await suite.svc.member();
+      otherMarket = (await suite.svc.market({ title: 'Other market' })).market_id;
       for (let i = 0; i < 7; i++) {
-        const body = limitBuy({ client_order_id: `c${i}`, market_id: i % 2 === 0 ? marketId : otherMarket });
+        const body = limitBuy({ client_order_id: `c${i}`, market_id: i % 2 === 0 ? suite.marketId : otherMarket });
         const order = (await carol.call('POST', '/api/v1/orders', { body })).body.order;
         placed.push({ id: order.id, client_order_id: order.client_order_id });
       }
@@ -347,11 +331,11 @@ describe('orders (/api/v1)', () => {
     it("one order by id; another account's order is 404, never 403; a malformed id is 400", async () => {
       const own = await send(carol, 'GET', `/api/v1/orders/${placed[0]!.id}`);
       expect(own.body.order.id).to.equal(placed[0]!.id);
-      const foreign = await send(alice, 'GET', `/api/v1/orders/${placed[0]!.id}`);
+      const foreign = await send(suite.alice, 'GET', `/api/v1/orders/${placed[0]!.id}`);
       expect(foreign.status).to.equal(404);
       expect(foreign.body.error).to.equal('No such record on this account');
-      expect((await send(alice, 'GET', `/api/v1/orders/${randomUUID()}`)).status).to.equal(404);
-      expect((await send(alice, 'GET', '/api/v1/orders/not-a-uuid')).status).to.equal(400);
+      expect((await send(suite.alice, 'GET', `/api/v1/orders/${randomUUID()}`)).status).to.equal(404);
+      expect((await send(suite.alice, 'GET', '/api/v1/orders/not-a-uuid')).status).to.equal(400);
     });
   });
 });
