@@ -1,5 +1,5 @@
 // Property tests over random command sequences: money is conserved to the cent, the available
-// balance is never negative (but where a corrected result took winnings back), no order fills beyond its quantity, books never rest crossed,
+// balance is never negative (but where a corrected result or a void took winnings back), no order fills beyond its quantity, books never rest crossed,
 // liabilities kept incrementally equal a recomputation, the read models folded from the facts
 // show what the engine's state does, and replay (also from a snapshot) reproduces the same facts
 // and state hash.
@@ -226,7 +226,7 @@ function checkViews(engine: Engine, views: FoldedViews): void {
 const PROPERTIES = {
   conservation:
     'money is conserved to the cent: the ledger sums to zero, cash + fees + pools = deposits - withdrawals + adjustments, a settled market keeps no pool',
-  available: 'the available balance is never negative (but where a corrected result took winnings back)',
+  available: 'the available balance is never negative (but where a corrected result or a void took winnings back)',
   overfill: 'no order fills beyond its quantity',
   books: 'books never rest crossed (and keep their own invariants)',
   liabilities: 'liabilities kept incrementally equal a recomputation',
@@ -257,8 +257,9 @@ class Failures {
 }
 
 /**
- * `resettled`: accounts a corrected result (a market resulted again) took winnings back from: the
- * clawback is charged in full, so their cash may end below what their positions reserve (a debt).
+ * `resettled`: accounts a corrected result (a market resulted again) or a void (which reverses what
+ * closing trades realised) took winnings back from: the clawback is charged in full, so their cash
+ * may end below what their positions and live orders reserve (a debt; docs/ENGINE.md).
  */
 function checkInvariants(engine: Engine, externalNet: Big, resettled: ReadonlySet<string>, failures: Failures): void {
   const state = engine.state;
@@ -326,6 +327,15 @@ function runHistory(commands: Command[], failures: Failures, seen: Set<string>):
           ),
         );
       if (event.type === 'LotResettled') resettled.add(views.fill(event.fill_id).account_id);
+      // a void reverses what closing trades realised: winnings taken back from cash, as a corrected result does
+      if (
+        input.kind === 'ResultMarket' &&
+        input.result === 'void' &&
+        event.type === 'Transferred' &&
+        event.kind === 'settlement' &&
+        event.from.startsWith('cash:')
+      )
+        resettled.add(event.from.slice('cash:'.length));
       const orderId = 'order_id' in event ? event.order_id : null;
       if (orderId) {
         const view = views.order(orderId);
