@@ -4,8 +4,9 @@
 // spread over every node that survives kills and freezes, and the checks the failover contract
 // asks of it (docs/ARCHITECTURE.md "Several nodes"): the failover gap (from a kill to the first
 // acknowledged order sent after it), answers in the gap (200, or 503 with Retry-After: never
-// another 5xx, never a 4xx for a valid order), no acknowledged order lost or doubled (each logical order is one client_order_id and one
-// Idempotency-Key, retried on the next node until it is answered), and cash conserved.
+// another 5xx, never a 4xx for a valid order), no acknowledged order lost or doubled (each
+// logical order is one client_order_id and one Idempotency-Key, retried on the next node until it
+// is answered), and cash conserved.
 
 import { randomUUID } from 'node:crypto';
 import { apiKey, ExchangeClient, ExchangeError, type Order, type OrderInput } from '@event-exchange/client';
