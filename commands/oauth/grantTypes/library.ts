@@ -14,6 +14,7 @@ import type { AuthenticatedClient } from '../clientAuth.ts';
 import type { OAuthDeps } from '../deps.ts';
 import { InvalidGrant, TemporarilyUnavailable } from '../errors.ts';
 import { revokeGrant } from '../grants.ts';
+import { valueOrThrow } from '../../result.ts';
 import { json, type OAuthAnswer, type OAuthRequest } from '../http.ts';
 import type { StoredCode, StoredToken } from '../tokenStore.ts';
 import {
@@ -67,7 +68,7 @@ export async function revokeReplayedGrant(
   deps: OAuthDeps,
   code: { account_id: string; client_id: string; grant_id: string },
 ): Promise<void> {
-  await revokeGrant(deps.store, { ...code, reason: 'code_replayed', now_us: deps.clock.nowUs() });
+  valueOrThrow(await revokeGrant(deps.store, { ...code, reason: 'code_replayed', now_us: deps.clock.nowUs() }));
   await deps.tokens.revokeGrantTokens(code.grant_id);
 }
 
