@@ -197,13 +197,13 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
       scope: body.scope,
     };
     if (typeof body.public_key === 'string') request.public_key = body.public_key;
-    res.json({ api_key: await issueApiKey(ctx, request) });
+    res.json({ api_key: valueOrRefuse(await issueApiKey(ctx, request)) });
   });
 
   router.delete('/api_keys/:key_id', async (req, res) => {
     const keyId = String(req.params.key_id);
     if (!isUuid(keyId)) throw httpErrorOf({ code: 'api_key_not_found' });
-    const revoked = await revokeApiKey(ctx, keyId.toLowerCase());
+    const revoked = valueOrRefuse(await revokeApiKey(ctx, keyId.toLowerCase()));
     res.json({
       api_key: {
         ...revoked,
@@ -218,7 +218,9 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
     const accountId = accountIdOf(req);
     const body = parseBody(validateSession, req.body);
     await requireAccount(accountId);
-    const session = await issueSession(ctx, { account_id: accountId, expires_in_s: body.expires_in ?? null });
+    const session = valueOrRefuse(
+      await issueSession(ctx, { account_id: accountId, expires_in_s: body.expires_in ?? null }),
+    );
     res.json({
       session: { token: session.token, expires_at: usToIso(session.expires_at), expires_at_us: session.expires_at },
     });

@@ -44,7 +44,7 @@ export function operationRoutes(router: Router, cache: SnapshotCache): void {
       nowUs: ctx.clock.nowUs(),
       registeredBy: 'admin',
     });
-    res.json(clientAnswer(result));
+    res.json(clientAnswer(valueOrRefuse(result)));
   });
 
   router.patch('/oauth/clients/:client_id', async (req, res) => {
