@@ -146,7 +146,9 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
   router.post('/accounts/:account_id/totp', async (req, res) => {
     const accountId = accountIdOf(req);
     const account = await requireAccount(accountId);
-    const totp = await enableTotp(ctx.store, accountId, account.email ?? account.account_id, ctx.clock.nowUs());
+    const totp = valueOrRefuse(
+      await enableTotp(ctx.store, accountId, account.email ?? account.account_id, ctx.clock.nowUs()),
+    );
     res.json({ totp });
   });
 
