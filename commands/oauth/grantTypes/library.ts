@@ -167,34 +167,20 @@ function modelOf(deps: OAuthDeps) {
       const now = deps.clock.nowUs();
       const scopes = token.scope ?? [];
       const familyId = token.refreshToken ? (user.family_id ?? randomUUID()) : user.family_id;
-      const rows: TokenRow[] = [
-        {
-          token_hash: digestOf(token.accessToken),
-          kind: 'access',
-          token_id: randomUUID(),
-          client_id: client.id,
-          account_id: user.account_id,
-          grant_id: user.grant_id,
-          family_id: familyId,
-          scopes,
-          issued_at_us: now,
-          expires_at_us: now + ACCESS_TOKEN_LIFETIME_US,
-        },
-      ];
-      if (token.refreshToken) {
-        rows.push({
-          token_hash: digestOf(token.refreshToken),
-          kind: 'refresh',
-          token_id: randomUUID(),
-          client_id: client.id,
-          account_id: user.account_id,
-          grant_id: user.grant_id,
-          family_id: familyId,
-          scopes,
-          issued_at_us: now,
-          expires_at_us: now + REFRESH_TOKEN_LIFETIME_US,
-        });
-      }
+      const rowOf = (secret: string, kind: TokenRow['kind'], lifetimeUs: number): TokenRow => ({
+        token_hash: digestOf(secret),
+        kind,
+        token_id: randomUUID(),
+        client_id: client.id,
+        account_id: user.account_id,
+        grant_id: user.grant_id,
+        family_id: familyId,
+        scopes,
+        issued_at_us: now,
+        expires_at_us: now + lifetimeUs,
+      });
+      const rows = [rowOf(token.accessToken, 'access', ACCESS_TOKEN_LIFETIME_US)];
+      if (token.refreshToken) rows.push(rowOf(token.refreshToken, 'refresh', REFRESH_TOKEN_LIFETIME_US));
       const used = user.consumes;
       let issued: boolean;
       try {
