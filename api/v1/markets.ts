@@ -8,25 +8,28 @@ import type { AppContext } from '../../commands/context.ts';
 import type { MarketStatus } from '../../domain/views.ts';
 import { MARKET_STATUSES } from '../openapi/schemas.ts';
 import type { Answer } from './idempotency.ts';
-import { CURSOR_PARAM, csvOf, LIMIT_PARAM, pageParamsOf, querySpec, readQuery, stringOf } from './query.ts';
+import {
+  CURSOR_PARAM,
+  csvOf,
+  LIMIT_PARAM,
+  pageParamsOf,
+  querySpec,
+  readQuery,
+  stringOf,
+  uuidListParam,
+  uuidsOf,
+} from './query.ts';
 import { listMarkets } from '../../projections/core/queries/markets.ts';
 
-const MARKET_IDS_PARAM = {
-  name: 'market_ids',
-  kind: 'csv' as const,
-  schema: { type: 'string', format: 'uuid' },
-  description: 'Comma-separated market UUIDs; returns exactly these, unpaginated, ignoring every other parameter',
-};
+const MARKET_IDS_PARAM = uuidListParam(
+  'market_ids',
+  'Comma-separated market UUIDs; returns exactly these, unpaginated, ignoring every other parameter',
+);
 const marketIdsOnly = querySpec([MARKET_IDS_PARAM]);
 
 export const listMarketsQuery = querySpec([
   MARKET_IDS_PARAM,
-  {
-    name: 'event_ids',
-    kind: 'csv',
-    schema: { type: 'string', format: 'uuid' },
-    description: 'Comma-separated event UUIDs',
-  },
+  uuidListParam('event_ids', 'Comma-separated event UUIDs'),
   {
     name: 'status',
     kind: 'csv',
@@ -86,7 +89,7 @@ export function listMarketsRoute(ctx: AppContext) {
     const page = await listMarkets(
       ctx.pool,
       {
-        eventIds: csvOf(query.event_ids)?.map((id) => id.toLowerCase()),
+        eventIds: uuidsOf(query.event_ids),
         statuses: csvOf(query.status) as MarketStatus[] | undefined,
         trading: trading === undefined ? undefined : trading === 'true',
         sports: csvOf(query.sports),
