@@ -257,6 +257,9 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
         if (!res.headersSent) html(res, 500, errorPage('Something went wrong on our side. Please try again.'));
       }
     };
+  /** A page route in the browser's session (found, or begun, before `handle` runs). */
+  const sessionPage = (handle: (req: Request, res: Response, session: BrowserSession) => Promise<void>): Handler =>
+    pageRoute(async (req, res) => handle(req, res, await sessionOf(req, res)));
   const formField = (req: Request, name: string): string => {
     const value = (req.body as Record<string, unknown> | undefined)?.[name];
     return typeof value === 'string' ? value : '';
@@ -305,8 +308,7 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
 
   router.get(
     '/oauth/login',
-    pageRoute(async (req, res) => {
-      const session = await sessionOf(req, res);
+    sessionPage(async (req, res, session) => {
       const flash = session.flash;
       session.flash = null;
       html(res, 200, loginPage(session.csrf, flash ? { note: flash.note, email: flash.email } : {}));
@@ -316,8 +318,7 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
   router.post(
     '/oauth/login',
     form,
-    pageRoute(async (req, res) => {
-      const session = await sessionOf(req, res);
+    sessionPage(async (req, res, session) => {
       if (!csrfMatches(session, formField(req, 'csrf')))
         return html(res, 403, loginPage(session.csrf, { error: 'The form expired. Please try again.' }));
       const email = formField(req, 'email').trim();
@@ -361,8 +362,7 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
 
   router.get(
     '/oauth/login/totp',
-    pageRoute(async (req, res) => {
-      const session = await sessionOf(req, res);
+    sessionPage(async (req, res, session) => {
       if (session.totp_account_id === null) return redirect(res, '/oauth/login');
       html(res, 200, totpPage(session.csrf));
     }),
@@ -371,8 +371,7 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
   router.post(
     '/oauth/login/totp',
     form,
-    pageRoute(async (req, res) => {
-      const session = await sessionOf(req, res);
+    sessionPage(async (req, res, session) => {
       const accountId = session.totp_account_id;
       if (accountId === null) return redirect(res, '/oauth/login');
       if (!csrfMatches(session, formField(req, 'csrf')))
@@ -403,16 +402,15 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
 
   router.get(
     '/player/register',
-    pageRoute(async (req, res) => {
-      html(res, 200, registerPage((await sessionOf(req, res)).csrf));
+    sessionPage(async (_req, res, session) => {
+      html(res, 200, registerPage(session.csrf));
     }),
   );
 
   router.post(
     '/player/register',
     form,
-    pageRoute(async (req, res) => {
-      const session = await sessionOf(req, res);
+    sessionPage(async (req, res, session) => {
       const values = {
         first_name: formField(req, 'first_name').trim(),
         last_name: formField(req, 'last_name').trim(),
@@ -447,8 +445,7 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
   router.post(
     '/oauth/consent',
     form,
-    pageRoute(async (req, res) => {
-      const session = await sessionOf(req, res);
+    sessionPage(async (req, res, session) => {
       if (!csrfMatches(session, formField(req, 'csrf')))
         return html(res, 403, errorPage('The form expired. Start again from the application.'));
       const requestId = formField(req, 'request');
