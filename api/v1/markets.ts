@@ -9,10 +9,9 @@ import type { MarketStatus } from '../../domain/views.ts';
 import { MARKET_STATUSES } from '../openapi/schemas.ts';
 import type { Answer } from './idempotency.ts';
 import {
-  CURSOR_PARAM,
   csvOf,
-  LIMIT_PARAM,
   pageParamsOf,
+  pagedQuerySpec,
   querySpec,
   readQuery,
   stringOf,
@@ -27,7 +26,7 @@ const MARKET_IDS_PARAM = uuidListParam(
 );
 const marketIdsOnly = querySpec([MARKET_IDS_PARAM]);
 
-export const listMarketsQuery = querySpec([
+export const listMarketsQuery = pagedQuerySpec([
   MARKET_IDS_PARAM,
   uuidListParam('event_ids', 'Comma-separated event UUIDs'),
   {
@@ -67,8 +66,6 @@ export const listMarketsQuery = querySpec([
     schema: { enum: ['asc', 'desc'] },
     description: '`asc` (default) or `desc`; meaningful only with sort_by[name]',
   },
-  LIMIT_PARAM,
-  CURSOR_PARAM,
 ]);
 
 export function listMarketsRoute(ctx: AppContext) {

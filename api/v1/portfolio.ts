@@ -8,21 +8,12 @@ import { notFound } from '../errors.ts';
 import { FILL_STATUSES } from '../openapi/schemas.ts';
 import type { Answer } from './idempotency.ts';
 import { NO_SUCH_RECORD } from './orders/read.ts';
-import {
-  CURSOR_PARAM,
-  LIMIT_PARAM,
-  pageParamsOf,
-  querySpec,
-  readQuery,
-  stringOf,
-  uuidListParam,
-  uuidsOf,
-} from './query.ts';
+import { pageParamsOf, pagedQuerySpec, readQuery, stringOf, uuidListParam, uuidsOf } from './query.ts';
 import type { FillStatus } from '../../domain/views.ts';
 import { listFills } from '../../projections/core/queries/fills.ts';
 import { readBalance, readPositions } from './liveReads.ts';
 
-export const listFillsQuery = querySpec([
+export const listFillsQuery = pagedQuerySpec([
   uuidListParam('market_ids', 'Comma-separated market UUIDs'),
   uuidListParam('order_ids', "Comma-separated order UUIDs; another account's order matches nothing"),
   {
@@ -31,11 +22,9 @@ export const listFillsQuery = querySpec([
     schema: { enum: [...FILL_STATUSES] },
     description: 'A single fill status, not a list',
   },
-  LIMIT_PARAM,
-  CURSOR_PARAM,
 ]);
 
-export const listPositionsQuery = querySpec([LIMIT_PARAM, CURSOR_PARAM]);
+export const listPositionsQuery = pagedQuerySpec([]);
 
 export function listFillsRoute(ctx: AppContext) {
   return async (req: Request): Promise<Answer> => {

@@ -59,6 +59,9 @@ export function querySpec(params: QueryParam[]): QuerySpec {
   return { params, validate: compile({ type: 'object', properties }) };
 }
 
+/** A paged list's query: its filters, then `limit` and `cursor`. */
+export const pagedQuerySpec = (filters: QueryParam[]): QuerySpec => querySpec([...filters, LIMIT_PARAM, CURSOR_PARAM]);
+
 /** The raw query string of a request, parsed (`+` as space, percent-decoding). */
 function searchParamsOf(req: Request): URLSearchParams {
   const at = req.originalUrl.indexOf('?');

@@ -8,22 +8,13 @@ import { principalOf } from '../../auth/principal.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { ORDER_STATUSES } from '../../openapi/schemas.ts';
 import type { Answer } from '../idempotency.ts';
-import {
-  CURSOR_PARAM,
-  csvOf,
-  LIMIT_PARAM,
-  pageParamsOf,
-  querySpec,
-  readQuery,
-  uuidListParam,
-  uuidsOf,
-} from '../query.ts';
+import { csvOf, pageParamsOf, pagedQuerySpec, readQuery, uuidListParam, uuidsOf } from '../query.ts';
 import type { OrderStatus } from '../../../domain/views.ts';
 import { readOrder, readOrders } from '../liveReads.ts';
 
 export const NO_SUCH_RECORD = 'No such record on this account';
 
-export const listOrdersQuery = querySpec([
+export const listOrdersQuery = pagedQuerySpec([
   uuidListParam('order_ids', 'Comma-separated order UUIDs'),
   {
     name: 'client_order_ids',
@@ -39,8 +30,6 @@ export const listOrdersQuery = querySpec([
     schema: { enum: [...ORDER_STATUSES] },
     description: 'Comma-separated lowercase order statuses; an unknown value is 400',
   },
-  LIMIT_PARAM,
-  CURSOR_PARAM,
 ]);
 
 export function listOrdersRoute(ctx: AppContext) {
