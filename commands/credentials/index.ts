@@ -7,7 +7,7 @@ import type { KeyObject } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { publicKeyObject } from './ed25519.ts';
 import type { ApiKeyIssued, ApiKeyScope, SessionIssued } from '../../domain/credentials/events.ts';
-import type { SessionRow } from './rows.ts';
+import type { ApiKeyRow, SessionRow } from './rows.ts';
 
 export interface ApiKeyEntry {
   key_id: string;
@@ -137,6 +137,12 @@ export class CredentialIndex {
     if (entry && entry.revoked_at_us === null) entry.revoked_at_us = revokedAtUs;
   }
 
+  // how a row is read and held (made once, not on every lookup)
+  private readonly readKey = (keyId: string) => this.ctx.credentialRows.key(keyId);
+  private readonly keyOfRow = (row: ApiKeyRow) => this.addKey(row, row.revoked_at_us);
+  private readonly readSession = (tokenHash: string) => this.ctx.credentialRows.sessionByHash(tokenHash);
+  private readonly sessionOfRow = (row: SessionRow) => this.addSession(sessionIssued(row), row.revoked_at_us);
+
   /**
    * A credential from memory; else, once the index is loaded, from the table (asked again after the
    * read models pass the journal's head); a miss is remembered briefly.
@@ -164,13 +170,7 @@ export class CredentialIndex {
 
   /** Cached key (revoked ones included: callers check). Falls back to the table on a miss. */
   key(keyId: string): Promise<ApiKeyEntry | undefined> {
-    return this.lookup(
-      keyId,
-      this.keys,
-      this.unknownKeys,
-      (id) => this.ctx.credentialRows.key(id),
-      (row) => this.addKey(row, row.revoked_at_us),
-    );
+    return this.lookup(keyId, this.keys, this.unknownKeys, this.readKey, this.keyOfRow);
   }
 
   keyCached(keyId: string): ApiKeyEntry | undefined {
@@ -178,13 +178,7 @@ export class CredentialIndex {
   }
 
   sessionByHash(tokenHash: string): Promise<SessionEntry | undefined> {
-    return this.lookup(
-      tokenHash,
-      this.sessionsByHash,
-      this.unknownSessions,
-      (hash) => this.ctx.credentialRows.sessionByHash(hash),
-      (row) => this.addSession(sessionIssued(row), row.revoked_at_us),
-    );
+    return this.lookup(tokenHash, this.sessionsByHash, this.unknownSessions, this.readSession, this.sessionOfRow);
   }
 
   /**
