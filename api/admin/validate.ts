@@ -17,6 +17,9 @@ import {
   round9,
 } from '../../domain/money/decimal.ts';
 import { isServiceTimeMs } from '../../domain/clock.ts';
+import type { Request } from 'express';
+import type { UnknownSubject } from '../../domain/errors.ts';
+import { isUuid } from '../../domain/uuid.ts';
 import { badRequest, httpErrorOf } from '../errors.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -71,6 +74,13 @@ function describeError(error: ErrorObject): string {
     default:
       return `${field} ${error.message ?? 'is invalid'}`;
   }
+}
+
+/** The path's id, lowercased; one that is not a UUID names nothing (404 with `unknown`'s code, as an unknown one). */
+export function pathId(req: Request, name: string, unknown: UnknownSubject['code']): string {
+  const id = String(req.params[name]);
+  if (!isUuid(id)) throw httpErrorOf({ code: unknown });
+  return id.toLowerCase();
 }
 
 export function compile<T>(schema: JSONSchemaType<T> | Record<string, unknown>): ValidateFunction<T> {

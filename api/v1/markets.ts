@@ -8,25 +8,27 @@ import type { AppContext } from '../../commands/context.ts';
 import type { MarketStatus } from '../../domain/views.ts';
 import { MARKET_STATUSES } from '../openapi/schemas.ts';
 import type { Answer } from './idempotency.ts';
-import { CURSOR_PARAM, csvOf, LIMIT_PARAM, pageParamsOf, querySpec, readQuery, stringOf } from './query.ts';
+import {
+  csvOf,
+  pageParamsOf,
+  pagedQuerySpec,
+  querySpec,
+  readQuery,
+  stringOf,
+  uuidListParam,
+  uuidsOf,
+} from './query.ts';
 import { listMarkets } from '../../projections/core/queries/markets.ts';
 
-const MARKET_IDS_PARAM = {
-  name: 'market_ids',
-  kind: 'csv' as const,
-  schema: { type: 'string', format: 'uuid' },
-  description: 'Comma-separated market UUIDs; returns exactly these, unpaginated, ignoring every other parameter',
-};
+const MARKET_IDS_PARAM = uuidListParam(
+  'market_ids',
+  'Comma-separated market UUIDs; returns exactly these, unpaginated, ignoring every other parameter',
+);
 const marketIdsOnly = querySpec([MARKET_IDS_PARAM]);
 
-export const listMarketsQuery = querySpec([
+export const listMarketsQuery = pagedQuerySpec([
   MARKET_IDS_PARAM,
-  {
-    name: 'event_ids',
-    kind: 'csv',
-    schema: { type: 'string', format: 'uuid' },
-    description: 'Comma-separated event UUIDs',
-  },
+  uuidListParam('event_ids', 'Comma-separated event UUIDs'),
   {
     name: 'status',
     kind: 'csv',
@@ -64,8 +66,6 @@ export const listMarketsQuery = querySpec([
     schema: { enum: ['asc', 'desc'] },
     description: '`asc` (default) or `desc`; meaningful only with sort_by[name]',
   },
-  LIMIT_PARAM,
-  CURSOR_PARAM,
 ]);
 
 export function listMarketsRoute(ctx: AppContext) {
@@ -86,7 +86,7 @@ export function listMarketsRoute(ctx: AppContext) {
     const page = await listMarkets(
       ctx.pool,
       {
-        eventIds: csvOf(query.event_ids)?.map((id) => id.toLowerCase()),
+        eventIds: uuidsOf(query.event_ids),
         statuses: csvOf(query.status) as MarketStatus[] | undefined,
         trading: trading === undefined ? undefined : trading === 'true',
         sports: csvOf(query.sports),

@@ -8,46 +8,33 @@ import { notFound } from '../errors.ts';
 import { FILL_STATUSES } from '../openapi/schemas.ts';
 import type { Answer } from './idempotency.ts';
 import { NO_SUCH_RECORD } from './orders/read.ts';
-import { CURSOR_PARAM, csvOf, LIMIT_PARAM, pageParamsOf, querySpec, readQuery, stringOf } from './query.ts';
+import { pageParamsOf, pagedQuerySpec, readQuery, stringOf, uuidListParam, uuidsOf } from './query.ts';
 import type { FillStatus } from '../../domain/views.ts';
 import { listFills } from '../../projections/core/queries/fills.ts';
 import { readBalance, readPositions } from './liveReads.ts';
 
-export const listFillsQuery = querySpec([
-  {
-    name: 'market_ids',
-    kind: 'csv',
-    schema: { type: 'string', format: 'uuid' },
-    description: 'Comma-separated market UUIDs',
-  },
-  {
-    name: 'order_ids',
-    kind: 'csv',
-    schema: { type: 'string', format: 'uuid' },
-    description: "Comma-separated order UUIDs; another account's order matches nothing",
-  },
+export const listFillsQuery = pagedQuerySpec([
+  uuidListParam('market_ids', 'Comma-separated market UUIDs'),
+  uuidListParam('order_ids', "Comma-separated order UUIDs; another account's order matches nothing"),
   {
     name: 'status',
     kind: 'string',
     schema: { enum: [...FILL_STATUSES] },
     description: 'A single fill status, not a list',
   },
-  LIMIT_PARAM,
-  CURSOR_PARAM,
 ]);
 
-export const listPositionsQuery = querySpec([LIMIT_PARAM, CURSOR_PARAM]);
+export const listPositionsQuery = pagedQuerySpec([]);
 
 export function listFillsRoute(ctx: AppContext) {
   return async (req: Request): Promise<Answer> => {
     const query = readQuery(req, listFillsQuery);
-    const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
     const page = await listFills(
       ctx.pool,
       principalOf(req).account_id,
       {
-        marketIds: lower(csvOf(query.market_ids)),
-        orderIds: lower(csvOf(query.order_ids)),
+        marketIds: uuidsOf(query.market_ids),
+        orderIds: uuidsOf(query.order_ids),
         status: stringOf(query.status) as FillStatus | undefined,
       },
       pageParamsOf(query),

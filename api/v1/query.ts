@@ -35,6 +35,14 @@ export const LIMIT_PARAM: QueryParam = {
   published: { type: 'integer' },
   description: 'Rows per page; default 100, silently clamped to 200',
 };
+/** A comma-separated list of UUIDs (read with uuidsOf). */
+export const uuidListParam = (name: string, description: string): QueryParam => ({
+  name,
+  kind: 'csv',
+  schema: { type: 'string', format: 'uuid' },
+  description,
+});
+
 export const CURSOR_PARAM: QueryParam = {
   name: 'cursor',
   kind: 'string',
@@ -50,6 +58,9 @@ export function querySpec(params: QueryParam[]): QuerySpec {
   }
   return { params, validate: compile({ type: 'object', properties }) };
 }
+
+/** A paged list's query: its filters, then `limit` and `cursor`. */
+export const pagedQuerySpec = (filters: QueryParam[]): QuerySpec => querySpec([...filters, LIMIT_PARAM, CURSOR_PARAM]);
 
 /** The raw query string of a request, parsed (`+` as space, percent-decoding). */
 function searchParamsOf(req: Request): URLSearchParams {
@@ -96,5 +107,8 @@ export function pageParamsOf(query: Record<string, string | string[] | undefined
 
 export const csvOf = (value: string | string[] | undefined): string[] | undefined =>
   Array.isArray(value) ? value : undefined;
+/** A UUID list's ids, lowercased (undefined when not given). */
+export const uuidsOf = (value: string | string[] | undefined): string[] | undefined =>
+  csvOf(value)?.map((id) => id.toLowerCase());
 export const stringOf = (value: string | string[] | undefined): string | undefined =>
   typeof value === 'string' ? value : undefined;

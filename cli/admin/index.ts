@@ -49,6 +49,18 @@ function bodyOf(options: Record<string, unknown>, names: Record<string, string>)
   return body;
 }
 
+/** The action of a command whose argument is one id: `method` on `path` (its `:id` the id), the options in `fields` as the body. */
+function onId(method: string, path: string, fields?: Record<string, string>) {
+  return (id: string, options: Answer, cmd: Command): Promise<void> =>
+    execute(cmd, (c) =>
+      c.request(
+        method,
+        path.replace(':id', () => encodeURIComponent(id)),
+        fields && bodyOf(options, fields),
+      ),
+    );
+}
+
 const ACCOUNT_FIELDS = {
   firstName: 'first_name',
   lastName: 'last_name',
@@ -151,35 +163,23 @@ export function registerAdminCommands(program: Command): void {
     (options: Answer, cmd: Command) =>
       execute(cmd, (c) => c.request('POST', '/accounts', bodyOf(options, ACCOUNT_FIELDS))),
   );
-  accounts
-    .command('get')
-    .description('show an account')
-    .argument('<account_id>')
-    .action((id: string, _o: Answer, cmd: Command) =>
-      execute(cmd, (c) => c.request('GET', `/accounts/${encodeURIComponent(id)}`)),
-    );
+  accounts.command('get').description('show an account').argument('<account_id>').action(onId('GET', '/accounts/:id'));
   withAccountOptions(
     accounts
       .command('update')
       .description('change an account (status, fees, names, password)')
       .argument('<account_id>'),
-  ).action((id: string, options: Answer, cmd: Command) =>
-    execute(cmd, (c) => c.request('PATCH', `/accounts/${encodeURIComponent(id)}`, bodyOf(options, ACCOUNT_FIELDS))),
-  );
+  ).action(onId('PATCH', '/accounts/:id', ACCOUNT_FIELDS));
   accounts
     .command('totp')
     .description('turn two-factor login on (prints the base32 secret and otpauth:// URL once)')
     .argument('<account_id>')
-    .action((id: string, _o: Answer, cmd: Command) =>
-      execute(cmd, (c) => c.request('POST', `/accounts/${encodeURIComponent(id)}/totp`)),
-    );
+    .action(onId('POST', '/accounts/:id/totp'));
   accounts
     .command('grants')
     .description("list the member's OAuth grants, revoked ones included")
     .argument('<account_id>')
-    .action((id: string, _o: Answer, cmd: Command) =>
-      execute(cmd, (c) => c.request('GET', `/accounts/${encodeURIComponent(id)}/grants`)),
-    );
+    .action(onId('GET', '/accounts/:id/grants'));
 
   admin
     .command('deposit')
@@ -228,22 +228,12 @@ export function registerAdminCommands(program: Command): void {
     .argument('<account_id>')
     .addOption(new Option('--scope <scope>', 'key scope').choices(['read_only', 'read_write']).default('read_write'))
     .option('--public-key <base64>', 'your own Ed25519 public key (base64 of 32 bytes)')
-    .action((id: string, options: Answer, cmd: Command) =>
-      execute(cmd, (c) =>
-        c.request(
-          'POST',
-          `/accounts/${encodeURIComponent(id)}/api_keys`,
-          bodyOf(options, { scope: 'scope', publicKey: 'public_key' }),
-        ),
-      ),
-    );
+    .action(onId('POST', '/accounts/:id/api_keys', { scope: 'scope', publicKey: 'public_key' }));
   keys
     .command('revoke')
     .description('revoke an API key (stops working at once)')
     .argument('<key_id>')
-    .action((id: string, _o: Answer, cmd: Command) =>
-      execute(cmd, (c) => c.request('DELETE', `/api_keys/${encodeURIComponent(id)}`)),
-    );
+    .action(onId('DELETE', '/api_keys/:id'));
   admin
     .command('sessions')
     .description('member sessions')
@@ -251,11 +241,7 @@ export function registerAdminCommands(program: Command): void {
     .description('issue a member session bearer token')
     .argument('<account_id>')
     .option('--expires-in <seconds>', 'lifetime in seconds', integer('--expires-in'))
-    .action((id: string, options: Answer, cmd: Command) =>
-      execute(cmd, (c) =>
-        c.request('POST', `/accounts/${encodeURIComponent(id)}/sessions`, bodyOf(options, { expiresIn: 'expires_in' })),
-      ),
-    );
+    .action(onId('POST', '/accounts/:id/sessions', { expiresIn: 'expires_in' }));
 
   // events
   const events = admin.command('events').description('sports events');
@@ -290,9 +276,7 @@ export function registerAdminCommands(program: Command): void {
     .command('start')
     .description('mark an event in progress (good_till_start orders cancelled, in-play delays apply)')
     .argument('<event_id>')
-    .action((id: string, _o: Answer, cmd: Command) =>
-      execute(cmd, (c) => c.request('POST', `/events/${encodeURIComponent(id)}/start`)),
-    );
+    .action(onId('POST', '/events/:id/start'));
 
   // markets
   const markets = admin.command('markets').description('markets and their lifecycle');
@@ -373,15 +357,7 @@ export function registerAdminCommands(program: Command): void {
       new Option('--status <status>', 'status').choices(['scheduled', 'pre_open', 'open', 'closed', 'cancelled']),
     )
     .option('--trading <bool>', 'true or false', bool('--trading'))
-    .action((id: string, options: Answer, cmd: Command) =>
-      execute(cmd, (c) =>
-        c.request(
-          'POST',
-          `/markets/${encodeURIComponent(id)}/status`,
-          bodyOf(options, { status: 'status', trading: 'trading' }),
-        ),
-      ),
-    );
+    .action(onId('POST', '/markets/:id/status', { status: 'status', trading: 'trading' }));
   markets
     .command('result')
     .description('result the market and settle every position')
@@ -400,15 +376,7 @@ export function registerAdminCommands(program: Command): void {
     .argument('<trade_id>')
     .option('--price <dollars>', 'new price')
     .option('--filled <contracts>', 'new contract count')
-    .action((id: string, options: Answer, cmd: Command) =>
-      execute(cmd, (c) =>
-        c.request(
-          'POST',
-          `/fills/${encodeURIComponent(id)}/amend`,
-          bodyOf(options, { price: 'price', filled: 'filled' }),
-        ),
-      ),
-    );
+    .action(onId('POST', '/fills/:id/amend', { price: 'price', filled: 'filled' }));
 
   // OAuth clients
   const clients = admin.command('oauth-clients').alias('clients').description('OAuth clients');
@@ -421,9 +389,7 @@ export function registerAdminCommands(program: Command): void {
   withClientOptions(
     clients.command('update').description('change an OAuth client').argument('<client_id>'),
     false,
-  ).action((id: string, options: Answer, cmd: Command) =>
-    execute(cmd, (c) => c.request('PATCH', `/oauth/clients/${encodeURIComponent(id)}`, bodyOf(options, CLIENT_FIELDS))),
-  );
+  ).action(onId('PATCH', '/oauth/clients/:id', CLIENT_FIELDS));
 
   // settings
   const settings = admin.command('settings').description('operator settings');

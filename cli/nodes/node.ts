@@ -19,27 +19,17 @@
 
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
-import type { Clock } from '../../domain/clock.ts';
 import type { Engine } from '../../domain/engine/engine.ts';
 import { accountsNamedBy } from '../../domain/engine/events.ts';
 import type { EngineInput } from '../../domain/engine/inputs.ts';
 import { ENGINE_STREAM } from '../../domain/engine/journal/journal.ts';
-import {
-  EngineStoppedError,
-  type EngineGateway,
-  type EngineReply,
-  type LiveView,
-  type WriteTracker,
-} from '../../engine/gateway.ts';
-import { startEngine, type RunningEngine } from '../../engine/process.ts';
+import { EngineStoppedError, type EngineGateway, type EngineReply, type LiveView } from '../../engine/gateway.ts';
+import { startEngine, type EngineDeps, type RunningEngine } from '../../engine/process.ts';
 import { Publisher } from '../../engine/publisher.ts';
 import { recover, type Recovered } from '../../engine/recovery.ts';
 import { Replica } from '../../engine/replica.ts';
-import type { SnapshotSource } from '../../engine/snapshotter.ts';
 import { WRITER_LEASE_ENDED } from '../../engine/writerGate.ts';
-import type { EventStore } from '../../eventstore/port.ts';
 import { READ_YOUR_WRITES_WAIT_MS } from '../../commands/readYourWrites.ts';
 import {
   FORWARDING_REFUSED,
@@ -63,19 +53,17 @@ const BECOMING_WRITER_WAIT_MS = 5_000;
 
 export type NodeRole = 'writer' | 'follower';
 
-export interface NodeDeps {
+/** What a node needs: what its engine needs when it writes, and how to reach the others and the database. */
+export interface NodeDeps extends Pick<
+  EngineDeps,
+  'store' | 'clock' | 'logger' | 'writes' | 'dataDir' | 'snapshotSource'
+> {
   /** NODE_URL: the address other nodes forward writes to (default http://127.0.0.1:<free port>). */
   nodeUrl: string | undefined;
   /** The shared ADMIN_TOKEN: the forwarding listener's secret is derived from it. */
   adminToken: string;
   pool: pg.Pool;
   connectionString: string;
-  store: EventStore;
-  clock: Clock;
-  logger: Logger;
-  writes: WriteTracker;
-  dataDir: string;
-  snapshotSource?: SnapshotSource;
   registry?: Registry;
   /** Lease length (tests shorten it); default LEASE_MS. */
   leaseMs?: number;

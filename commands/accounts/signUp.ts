@@ -14,6 +14,7 @@
 import { hash, randomUUID } from 'node:crypto';
 import { WrongExpectedRevision, type EventStore, type ExpectedRevision } from '../../eventstore/port.ts';
 import { BoundedWindows } from '../oauth/windows.ts';
+import { accepted, refused, type CommandResult } from '../result.ts';
 import { PASSWORD_LENGTH_MAX } from './password.ts';
 
 const HOUR_MS = 3_600_000;
@@ -54,11 +55,9 @@ interface SignUpDeps {
   openMember(member: NewMember): Promise<'opened' | 'refused'>;
 }
 
-export type SignUpResult =
-  | { ok: true; email: string }
-  | { ok: false; reason: 'invalid'; message: string }
-  | { ok: false; reason: 'email_taken' }
-  | { ok: false; reason: 'limited'; retry_after_ms: number };
+/** Why a sign-up was refused: the form's rules (the text says which), the email, or the address's limit (with `retryAfterMs`). */
+export type SignUpRefusal =
+  { code: 'invalid_input'; message: string } | { code: 'email_taken' } | { code: 'sign_up_limited' };
 
 const emailStream = (email: string) => `account-email-${hash('sha256', email.toLowerCase(), 'base64url')}`;
 
@@ -97,14 +96,14 @@ export async function signUp(
   member: NewMember,
   address: string,
   nowUs: number,
-): Promise<SignUpResult> {
+): Promise<CommandResult<{ email: string }, SignUpRefusal>> {
   const problem = problemOf(member);
-  if (problem !== null) return { ok: false, reason: 'invalid', message: problem };
+  if (problem !== null) return refused({ code: 'invalid_input', message: problem });
   const wait = deps.limiter.reserve(address, Math.floor(nowUs / 1000));
-  if (wait > 0) return { ok: false, reason: 'limited', retry_after_ms: wait };
-  if ((await deps.accountsByEmail(member.email)).length > 0) return { ok: false, reason: 'email_taken' };
+  if (wait > 0) return refused({ code: 'sign_up_limited' }, { retryAfterMs: wait });
+  if ((await deps.accountsByEmail(member.email)).length > 0) return refused({ code: 'email_taken' });
   const claimId = randomUUID();
-  if (!(await claimEmail(deps.store, member.email, claimId, nowUs))) return { ok: false, reason: 'email_taken' };
+  if (!(await claimEmail(deps.store, member.email, claimId, nowUs))) return refused({ code: 'email_taken' });
   if ((await deps.openMember(member)) === 'refused') {
     // no account was opened: the email is free again (a throw above keeps the claim: the account may exist)
     await deps.store.append(
@@ -114,5 +113,5 @@ export async function signUp(
     );
     throw new Error('the engine refused to open the account');
   }
-  return { ok: true, email: member.email };
+  return accepted({ email: member.email });
 }

@@ -3,7 +3,7 @@
 // the append has committed, so a revoked key fails on the very next request.
 
 import { randomUUID } from 'node:crypto';
-import { DomainError, InvalidInput } from '../../domain/errors.ts';
+import { accepted, judged, refused, type CommandResult } from '../result.ts';
 import type { AppContext } from '../context.ts';
 import { generateKeyPair, parsePublicKey } from './ed25519.ts';
 import {
@@ -21,7 +21,7 @@ interface IssueApiKeyInput {
   public_key?: string | null;
 }
 
-interface IssuedApiKey {
+export interface IssuedApiKey {
   key_id: string;
   scope: ApiKeyScope;
   public_key: string;
@@ -52,17 +52,21 @@ function evolve(state: ApiKeyState, event: { type: string; data: unknown }): Api
   }
 }
 
-export async function issueApiKey(ctx: AppContext, input: IssueApiKeyInput): Promise<IssuedApiKey> {
+export async function issueApiKey(ctx: AppContext, input: IssueApiKeyInput): Promise<CommandResult<IssuedApiKey>> {
   if (!(API_KEY_SCOPES as readonly string[]).includes(input.scope))
-    throw new InvalidInput('scope must be read_only or read_write');
-  if (typeof input.account_id !== 'string' || input.account_id === '') throw new InvalidInput('account_id is required');
+    return refused({ code: 'invalid_input', message: 'scope must be read_only or read_write' });
+  if (typeof input.account_id !== 'string' || input.account_id === '')
+    return refused({ code: 'invalid_input', message: 'account_id is required' });
   let publicKey: Uint8Array;
   let seed: Uint8Array | undefined;
   if (input.public_key === undefined || input.public_key === null) {
     ({ seed, publicKey } = generateKeyPair());
   } else {
-    if (typeof input.public_key !== 'string') throw new InvalidInput('public_key must be a string');
-    publicKey = parsePublicKey(input.public_key);
+    if (typeof input.public_key !== 'string')
+      return refused({ code: 'invalid_input', message: 'public_key must be a string' });
+    const parsed = judged(() => parsePublicKey(input.public_key as string));
+    if (!parsed.ok) return parsed;
+    publicKey = parsed.value;
   }
   const issued: ApiKeyIssued = {
     key_id: randomUUID(),
@@ -79,16 +83,16 @@ export async function issueApiKey(ctx: AppContext, input: IssueApiKeyInput): Pro
   credentialIndexOf(ctx).addKey(issued);
   const answer: IssuedApiKey = { key_id: issued.key_id, scope: issued.scope, public_key: issued.public_key };
   if (seed) answer.private_key = Buffer.from(seed).toString('base64');
-  return answer;
+  return accepted(answer);
 }
 
 /** Revokes a key (idempotent: revoking twice answers the first revocation). Unknown id: api_key_not_found. */
-export async function revokeApiKey(ctx: AppContext, keyId: string): Promise<RevokedApiKey> {
+export async function revokeApiKey(ctx: AppContext, keyId: string): Promise<CommandResult<RevokedApiKey>> {
   const stream = apiKeyStream(keyId);
   const events = await ctx.store.readStream(stream); // a missing stream is []; a failing store is an error, not "no such key"
   const state = events.reduce(evolve, { issued: null, revoked_at_us: null } as ApiKeyState);
   const last = events[events.length - 1];
-  if (!state.issued || !last) throw new DomainError({ code: 'api_key_not_found' });
+  if (!state.issued || !last) return refused({ code: 'api_key_not_found' });
   let revokedAtUs = state.revoked_at_us;
   if (revokedAtUs === null) {
     revokedAtUs = ctx.clock.nowUs();
@@ -98,5 +102,10 @@ export async function revokeApiKey(ctx: AppContext, keyId: string): Promise<Revo
   const index = credentialIndexOf(ctx);
   index.addKey(state.issued, revokedAtUs);
   index.revokeKey(keyId, revokedAtUs);
-  return { key_id: keyId, scope: state.issued.scope, public_key: state.issued.public_key, revoked_at: revokedAtUs };
+  return accepted({
+    key_id: keyId,
+    scope: state.issued.scope,
+    public_key: state.issued.public_key,
+    revoked_at: revokedAtUs,
+  });
 }

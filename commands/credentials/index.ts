@@ -7,7 +7,7 @@ import type { KeyObject } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { publicKeyObject } from './ed25519.ts';
 import type { ApiKeyIssued, ApiKeyScope, SessionIssued } from '../../domain/credentials/events.ts';
-import type { SessionRow } from './rows.ts';
+import type { ApiKeyRow, SessionRow } from './rows.ts';
 
 export interface ApiKeyEntry {
   key_id: string;
@@ -137,43 +137,48 @@ export class CredentialIndex {
     if (entry && entry.revoked_at_us === null) entry.revoked_at_us = revokedAtUs;
   }
 
-  /** Cached key (revoked ones included: callers check). Falls back to the table on a miss. */
-  async key(keyId: string): Promise<ApiKeyEntry | undefined> {
-    const cached = this.keys.get(keyId);
-    if (cached) return cached;
+  // how a row is read and held (made once, not on every lookup)
+  private readonly readKey = (keyId: string) => this.ctx.credentialRows.key(keyId);
+  private readonly keyOfRow = (row: ApiKeyRow) => this.addKey(row, row.revoked_at_us);
+  private readonly readSession = (tokenHash: string) => this.ctx.credentialRows.sessionByHash(tokenHash);
+  private readonly sessionOfRow = (row: SessionRow) => this.addSession(sessionIssued(row), row.revoked_at_us);
+
+  /**
+   * A credential from memory; else, once the index is loaded, from the table (asked again after the
+   * read models pass the journal's head); a miss is remembered briefly.
+   */
+  private async lookup<E, R>(
+    id: string,
+    cached: Map<string, E>,
+    unknown: MissCache,
+    read: (id: string) => Promise<R | undefined>,
+    add: (row: R) => E,
+  ): Promise<E | undefined> {
+    const held = cached.get(id);
+    if (held) return held;
     await this.ready();
-    const again = this.keys.get(keyId);
+    const again = cached.get(id);
     if (again) return again;
-    if (this.unknownKeys.has(keyId)) return undefined;
-    const row =
-      (await this.ctx.credentialRows.key(keyId)) ??
-      ((await this.caughtUp()) ? await this.ctx.credentialRows.key(keyId) : undefined);
+    if (unknown.has(id)) return undefined;
+    const row = (await read(id)) ?? ((await this.caughtUp()) ? await read(id) : undefined);
     if (!row) {
-      this.unknownKeys.add(keyId);
+      unknown.add(id);
       return undefined;
     }
-    return this.addKey(row, row.revoked_at_us);
+    return add(row);
+  }
+
+  /** Cached key (revoked ones included: callers check). Falls back to the table on a miss. */
+  key(keyId: string): Promise<ApiKeyEntry | undefined> {
+    return this.lookup(keyId, this.keys, this.unknownKeys, this.readKey, this.keyOfRow);
   }
 
   keyCached(keyId: string): ApiKeyEntry | undefined {
     return this.keys.get(keyId);
   }
 
-  async sessionByHash(tokenHash: string): Promise<SessionEntry | undefined> {
-    const cached = this.sessionsByHash.get(tokenHash);
-    if (cached) return cached;
-    await this.ready();
-    const again = this.sessionsByHash.get(tokenHash);
-    if (again) return again;
-    if (this.unknownSessions.has(tokenHash)) return undefined;
-    const row =
-      (await this.ctx.credentialRows.sessionByHash(tokenHash)) ??
-      ((await this.caughtUp()) ? await this.ctx.credentialRows.sessionByHash(tokenHash) : undefined);
-    if (!row) {
-      this.unknownSessions.add(tokenHash);
-      return undefined;
-    }
-    return this.addSession(sessionIssued(row), row.revoked_at_us);
+  sessionByHash(tokenHash: string): Promise<SessionEntry | undefined> {
+    return this.lookup(tokenHash, this.sessionsByHash, this.unknownSessions, this.readSession, this.sessionOfRow);
   }
 
   /**

@@ -2,11 +2,11 @@
 // only its SHA-256 is recorded (stream `session-{session_id}`), with an expiry on ctx.clock.
 
 import { hash, randomBytes, randomUUID } from 'node:crypto';
-import { InvalidInput } from '../../domain/errors.ts';
 import { MICROS_PER_SECOND } from '../../domain/clock.ts';
 import { SESSION_SCOPES } from '../../domain/auth/scopes.ts';
 import type { TokenResolver } from '../auth/credentials.ts';
 import type { AppContext } from '../context.ts';
+import { accepted, refused, type CommandResult } from '../result.ts';
 import { sessionStream, type SessionIssued } from '../../domain/credentials/events.ts';
 import { credentialIndexOf, type SessionEntry } from './index.ts';
 
@@ -28,12 +28,15 @@ export function hashToken(token: string): string {
   return hash('sha256', token, 'hex');
 }
 
-export async function issueSession(ctx: AppContext, input: IssueSessionInput): Promise<IssuedSession> {
-  if (typeof input.account_id !== 'string' || input.account_id === '') throw new InvalidInput('account_id is required');
+export async function issueSession(ctx: AppContext, input: IssueSessionInput): Promise<CommandResult<IssuedSession>> {
+  if (typeof input.account_id !== 'string' || input.account_id === '')
+    return refused({ code: 'invalid_input', message: 'account_id is required' });
   const lifetimeS = input.expires_in_s ?? SESSION_LIFETIME_DEFAULT_S;
-  if (!Number.isInteger(lifetimeS) || lifetimeS < 1 || lifetimeS > SESSION_LIFETIME_MAX_S) {
-    throw new InvalidInput(`expires_in must be an integer between 1 and ${SESSION_LIFETIME_MAX_S}`);
-  }
+  if (!Number.isInteger(lifetimeS) || lifetimeS < 1 || lifetimeS > SESSION_LIFETIME_MAX_S)
+    return refused({
+      code: 'invalid_input',
+      message: `expires_in must be an integer between 1 and ${SESSION_LIFETIME_MAX_S}`,
+    });
   const token = SESSION_TOKEN_PREFIX + randomBytes(32).toString('base64url');
   const nowUs = ctx.clock.nowUs();
   const issued: SessionIssued = {
@@ -49,7 +52,7 @@ export async function issueSession(ctx: AppContext, input: IssueSessionInput): P
     'no_stream',
   );
   credentialIndexOf(ctx).addSession(issued);
-  return { token, expires_at: issued.expires_at_us };
+  return accepted({ token, expires_at: issued.expires_at_us });
 }
 
 /** The live session a bearer token names, or undefined (unknown, revoked or expired). */

@@ -21,6 +21,7 @@ import {
 import { formatCents } from '../../domain/money/decimal.ts';
 import { issueApiKey, revokeApiKey } from '../credentials/apiKeys.ts';
 import type { AppContext } from '../context.ts';
+import { valueOrThrow } from '../result.ts';
 import { DEMO_STREAM } from './seed.ts';
 
 const DEMO_TICK_MS = 1_500;
@@ -61,11 +62,9 @@ async function makerClient(
   accountId: string,
 ): Promise<{ keyId: string; client: ExchangeClient }> {
   const pair = generateKeyPair();
-  const { key_id: keyId } = await issueApiKey(ctx, {
-    account_id: accountId,
-    scope: 'read_write',
-    public_key: pair.publicKey,
-  });
+  const { key_id: keyId } = valueOrThrow(
+    await issueApiKey(ctx, { account_id: accountId, scope: 'read_write', public_key: pair.publicKey }),
+  );
   return {
     keyId,
     client: createClient({ baseUrl, credentials: apiKey(keyId, pair.privateKey), userAgent: MAKER_USER_AGENT }),
@@ -168,9 +167,11 @@ export async function startDemoActivity(
       clearInterval(timer);
       await running;
       for (const keyId of keyIds) {
-        await revokeApiKey(ctx, keyId).catch((error: unknown) =>
-          ctx.logger.debug({ err: error, key_id: keyId }, 'demo activity: revoking a maker key failed'),
-        );
+        await revokeApiKey(ctx, keyId)
+          .then(valueOrThrow)
+          .catch((error: unknown) =>
+            ctx.logger.debug({ err: error, key_id: keyId }, 'demo activity: revoking a maker key failed'),
+          );
       }
     },
   };

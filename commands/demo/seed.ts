@@ -13,7 +13,7 @@ import { deposit, openAccount, type OpenedAccount } from '../accounts/accounts.t
 import { valueOrThrow } from '../result.ts';
 import { submitOrThrow } from '../operatorInput.ts';
 import type { AppContext } from '../context.ts';
-import { issueApiKey } from '../credentials/apiKeys.ts';
+import { issueApiKey, type IssuedApiKey } from '../credentials/apiKeys.ts';
 import { registerClient } from '../oauthClients/commands.ts';
 import { signRequest } from './signing.ts';
 
@@ -29,16 +29,18 @@ const DEMO_CLIENT_SCOPES = [...MEMBER_SCOPES.filter((scope) => scope !== 'terms.
 
 /** The demo OAuth client (a web app allowed from this machine, so orders.write counts) and a ready authorize URL. */
 async function seedDemoOAuthClient(ctx: AppContext, baseUrl: string) {
-  const registered = await registerClient(
-    ctx.store,
-    {
-      name: 'Demo app',
-      app_type: 'web',
-      redirect_uris: [DEMO_REDIRECT_URI],
-      scopes: DEMO_CLIENT_SCOPES,
-      ip_allowlist: ['127.0.0.1/32', '::1/128'],
-    },
-    { nowUs: ctx.clock.nowUs(), registeredBy: 'admin' },
+  const registered = valueOrThrow(
+    await registerClient(
+      ctx.store,
+      {
+        name: 'Demo app',
+        app_type: 'web',
+        redirect_uris: [DEMO_REDIRECT_URI],
+        scopes: DEMO_CLIENT_SCOPES,
+        ip_allowlist: ['127.0.0.1/32', '::1/128'],
+      },
+      { nowUs: ctx.clock.nowUs(), registeredBy: 'admin' },
+    ),
   );
   const verifier = randomBytes(32).toString('base64url');
   const params = new URLSearchParams({
@@ -281,7 +283,7 @@ export async function seedDemoOnce(ctx: AppContext, options: DemoOptions = {}): 
 type Step = <T>(work: Promise<T>) => Promise<T>;
 interface Seeded {
   member: OpenedAccount;
-  key: Awaited<ReturnType<typeof issueApiKey>>;
+  key: IssuedApiKey;
   demoPassword: string;
   marketsListed: number;
   tradesMade: number;
@@ -401,7 +403,9 @@ async function seedAll(ctx: AppContext, options: DemoOptions, step: Step): Promi
     await step(openAccount(ctx, { first_name: 'Demo', last_name: 'Trader', email: DEMO_EMAIL }, demoPassword)),
   );
   valueOrThrow(await step(deposit(ctx, member.account.account_id, DEMO_MEMBER_FUNDS)));
-  const key = await step(issueApiKey(ctx, { account_id: member.account.account_id, scope: 'read_write' }));
+  const key = valueOrThrow(
+    await step(issueApiKey(ctx, { account_id: member.account.account_id, scope: 'read_write' })),
+  );
   await ctx.store.append(
     DEMO_STREAM,
     [

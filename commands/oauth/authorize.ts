@@ -12,6 +12,7 @@ import type { OAuthDeps } from './deps.ts';
 import { activeGrant, covers, consent } from './grants.ts';
 import { single } from './http.ts';
 import { CODE_LIFETIME_US, digestOf, newCode } from './tokens.ts';
+import { valueOrThrow } from '../result.ts';
 
 /** base64url of a SHA-256 digest: 43 characters. */
 const CODE_CHALLENGE_FORMAT = /^[A-Za-z0-9_-]{43}$/;
@@ -180,12 +181,14 @@ export async function allow(
   issuer: string,
 ): Promise<string> {
   try {
-    const grant = await consent(deps.store, {
-      account_id: accountId,
-      client_id: request.client.client_id,
-      scopes: request.scopes,
-      now_us: deps.clock.nowUs(),
-    });
+    const grant = valueOrThrow(
+      await consent(deps.store, {
+        account_id: accountId,
+        client_id: request.client.client_id,
+        scopes: request.scopes,
+        now_us: deps.clock.nowUs(),
+      }),
+    );
     return await issueCode(request, accountId, grant.grant_id, deps, issuer);
   } catch (error) {
     deps.onError?.(error, 'consent');

@@ -23,11 +23,15 @@ export class OAuthProblem extends Error {
   }
 }
 
-export class InvalidRequest extends OAuthProblem {
-  constructor(description: string) {
-    super(400, 'invalid_request', description);
-  }
-}
+/** A 400 that says no more than its code and description (RFC 6749 §5.2, RFC 7591 §3.2.2). */
+const badRequest = (code: string) =>
+  class extends OAuthProblem {
+    constructor(description: string) {
+      super(400, code, description);
+    }
+  };
+
+export class InvalidRequest extends badRequest('invalid_request') {}
 
 /** 401 with the Basic challenge (RFC 6749 §5.2). */
 export class InvalidClient extends OAuthProblem {
@@ -36,23 +40,11 @@ export class InvalidClient extends OAuthProblem {
   }
 }
 
-export class InvalidGrant extends OAuthProblem {
-  constructor(description: string) {
-    super(400, 'invalid_grant', description);
-  }
-}
+export class InvalidGrant extends badRequest('invalid_grant') {}
 
-export class InvalidScope extends OAuthProblem {
-  constructor(description: string) {
-    super(400, 'invalid_scope', description);
-  }
-}
+export class InvalidScope extends badRequest('invalid_scope') {}
 
-export class UnsupportedGrantType extends OAuthProblem {
-  constructor(description: string) {
-    super(400, 'unsupported_grant_type', description);
-  }
-}
+export class UnsupportedGrantType extends badRequest('unsupported_grant_type') {}
 
 export class IpNotAllowed extends OAuthProblem {
   constructor() {
@@ -68,17 +60,9 @@ export class TemporarilyUnavailable extends OAuthProblem {
 }
 
 /** RFC 7591 §3.2.2. */
-export class InvalidClientMetadata extends OAuthProblem {
-  constructor(description: string) {
-    super(400, 'invalid_client_metadata', description);
-  }
-}
+export class InvalidClientMetadata extends badRequest('invalid_client_metadata') {}
 
-export class InvalidRedirectUri extends OAuthProblem {
-  constructor(description: string) {
-    super(400, 'invalid_redirect_uri', description);
-  }
-}
+export class InvalidRedirectUri extends badRequest('invalid_redirect_uri') {}
 
 export class RateLimited extends OAuthProblem {
   constructor(description: string, retryAfterS: number) {

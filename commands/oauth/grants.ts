@@ -3,7 +3,7 @@
 // never issued on a grant a concurrent revocation ended: appends carry the expected revision
 // (commands/handleCommand.ts: a concurrent change is decided again on a fresh read).
 
-import { valueOrThrow } from '../result.ts';
+import { accepted, type CommandResult } from '../result.ts';
 import { append, handleCommand, loadAggregate, type Aggregate } from '../handleCommand.ts';
 import {
   evolveGrant,
@@ -41,11 +41,11 @@ export async function grantIsLive(
 export const covers = (grant: Grant | null, scopes: readonly string[]): boolean =>
   grant !== null && grant.revoked_at_us === null && scopes.every((scope) => grant.scopes.includes(scope));
 
-/** The member allowed `scopes`: a new grant, or the live one widened. Returns the grant as it now is. */
+/** The member allowed `scopes`: a new grant, or the live one widened. Answers the grant as it now is. */
 export async function consent(
   store: EventStore,
   input: { account_id: string; client_id: string; scopes: readonly string[]; now_us: number },
-): Promise<Grant> {
+): Promise<CommandResult<Grant>> {
   const result = await handleCommand(store, grantOf(input.account_id, input.client_id), ({ state: grant }) => {
     const live = grant && grant.revoked_at_us === null ? grant : null;
     const current = live?.scopes ?? [];
@@ -61,14 +61,14 @@ export async function consent(
     };
     return append([{ type: 'OAuthGrantConsented', data }], undefined);
   });
-  return valueOrThrow(result).state as Grant;
+  return result.ok ? accepted(result.value.state as Grant) : result;
 }
 
-/** Ends the grant `grantId` if it is still the live one; returns whether it did. */
+/** Ends the grant `grantId` if it is still the live one; answers whether it did. */
 export async function revokeGrant(
   store: EventStore,
   input: { account_id: string; client_id: string; grant_id: string; reason: GrantRevocationReason; now_us: number },
-): Promise<boolean> {
+): Promise<CommandResult<boolean>> {
   const result = await handleCommand(store, grantOf(input.account_id, input.client_id), ({ state: grant }) => {
     if (!grant || grant.grant_id !== input.grant_id || grant.revoked_at_us !== null) return append([], false);
     const data: OAuthGrantRevoked = {
@@ -80,5 +80,5 @@ export async function revokeGrant(
     };
     return append([{ type: 'OAuthGrantRevoked', data }], true);
   });
-  return valueOrThrow(result).value;
+  return result.ok ? accepted(result.value.value) : result;
 }

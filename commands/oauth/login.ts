@@ -13,6 +13,7 @@
 import type { EventStore } from '../../eventstore/port.ts';
 import { verifyPassword } from '../accounts/password.ts';
 import type { AccountStatusReader } from '../auth/credentials.ts';
+import { accepted, refused, type CommandResult, type Refused } from '../result.ts';
 import { acceptTotpCode, totpEnabled } from './totp.ts';
 import { BoundedWindows, reserveAll, type Reservation } from './windows.ts';
 
@@ -93,15 +94,11 @@ export class LoginLimiter {
   }
 }
 
-export type LoginResult =
-  | { ok: true; account_id: string; needs_totp: boolean }
-  | {
-      ok: false;
-      reason: 'invalid' | 'limited' | 'inactive';
-      delay_ms: number;
-      retry_after_ms?: number;
-      status?: string;
-    };
+/** Why a login step was refused (the login pages' own refusals; a wrong password's answer is held `delayMs`, a limit's caller told `retryAfterMs`). */
+export type LoginRefusal =
+  { code: 'login_invalid' } | { code: 'login_limited' } | { code: 'account_inactive'; status: string };
+
+export type TotpRefusal = { code: 'totp_invalid' } | { code: 'totp_limited' };
 
 interface LoginDeps {
   store: EventStore;
@@ -117,15 +114,12 @@ export async function logIn(
   password: string,
   address: string,
   nowMs: number,
-): Promise<LoginResult> {
+): Promise<CommandResult<{ account_id: string; needs_totp: boolean }, LoginRefusal>> {
   const keys = loginKeysOf(email, address);
   const reservation = deps.limiter.reservePassword(keys, nowMs);
-  if (!reservation.ok) return { ok: false, reason: 'limited', delay_ms: 0, retry_after_ms: reservation.retry_after_ms };
-  const failed = (): LoginResult => ({
-    ok: false,
-    reason: 'invalid',
-    delay_ms: deps.limiter.passwordBadDelayMs(keys, nowMs),
-  });
+  if (!reservation.ok) return refused({ code: 'login_limited' }, { retryAfterMs: reservation.retry_after_ms });
+  const failed = (): Refused<LoginRefusal> =>
+    refused({ code: 'login_invalid' }, { delayMs: deps.limiter.passwordBadDelayMs(keys, nowMs) });
   if (
     email.length === 0 ||
     email.length > EMAIL_LENGTH_MAX ||
@@ -139,16 +133,11 @@ export async function logIn(
     deps.limiter.passwordGood(keys, nowMs);
     const account = await deps.accounts.statusOf(accountId);
     if (!account || account.status !== 'active')
-      return { ok: false, reason: 'inactive', delay_ms: 0, status: account?.status ?? 'unknown' };
-    return { ok: true, account_id: accountId, needs_totp: await totpEnabled(deps.store, accountId) };
+      return refused({ code: 'account_inactive', status: account?.status ?? 'unknown' });
+    return accepted({ account_id: accountId, needs_totp: await totpEnabled(deps.store, accountId) });
   }
   return failed();
 }
-
-export type TotpResult =
-  | { ok: true }
-  | { ok: false; reason: 'limited'; retry_after_ms: number }
-  | { ok: false; reason: 'invalid'; delay_ms: number };
 
 /** The two-factor step of a login whose password was right, at `nowUs` on the service clock. */
 export async function logInTotp(
@@ -156,12 +145,12 @@ export async function logInTotp(
   accountId: string,
   code: string,
   nowUs: number,
-): Promise<TotpResult> {
+): Promise<CommandResult<void, TotpRefusal>> {
   const nowMs = Math.floor(nowUs / 1000);
   const reservation = deps.limiter.reserveTotp(accountId, nowMs);
-  if (!reservation.ok) return { ok: false, reason: 'limited', retry_after_ms: reservation.retry_after_ms };
+  if (!reservation.ok) return refused({ code: 'totp_limited' }, { retryAfterMs: reservation.retry_after_ms });
   if (!(await acceptTotpCode(deps.store, accountId, code, nowUs)))
-    return { ok: false, reason: 'invalid', delay_ms: deps.limiter.totpBadDelayMs(accountId, nowMs) };
+    return refused({ code: 'totp_invalid' }, { delayMs: deps.limiter.totpBadDelayMs(accountId, nowMs) });
   deps.limiter.totpGood(accountId);
-  return { ok: true };
+  return accepted(undefined);
 }

@@ -11,11 +11,11 @@
 // Each address may register `registration_limit_per_hour` clients per hour (429 with Retry-After).
 
 import { ALL_SCOPES, WRITE_SCOPES } from '../../domain/auth/scopes.ts';
-import { InvalidInput } from '../../domain/errors.ts';
+import { messageOf } from '../../domain/errors.ts';
 import { normalizeIp } from '../../domain/address.ts';
 import type { AppType } from '../oauthClients/client.ts';
 import { registerClient } from '../oauthClients/commands.ts';
-import { ClientFieldError, redirectUriProblem } from '../oauthClients/validate.ts';
+import { redirectUriProblem } from '../oauthClients/validate.ts';
 import type { OAuthDeps } from './deps.ts';
 import { InvalidClientMetadata, InvalidRedirectUri, RateLimited } from './errors.ts';
 import { json, type OAuthAnswer, type OAuthRequest } from './http.ts';
@@ -139,22 +139,18 @@ export async function register(
   const waitS = limiter.take(address, settings.registration_limit_per_hour, Math.floor(deps.clock.nowUs() / 1000));
   if (waitS > 0) throw new RateLimited('Too many registrations from this address this hour', waitS);
 
-  let registered;
-  try {
-    registered = await registerClient(
-      deps.store,
-      { name, app_type: appType, redirect_uris: redirectUris, scopes },
-      { nowUs: deps.clock.nowUs(), registeredBy: 'dynamic' },
-    );
-  } catch (err) {
-    if (err instanceof ClientFieldError)
-      throw err.field === 'redirect_uris'
-        ? new InvalidRedirectUri(err.message)
-        : new InvalidClientMetadata(err.message);
-    if (err instanceof InvalidInput) throw new InvalidClientMetadata(err.message);
-    throw err;
+  const registered = await registerClient(
+    deps.store,
+    { name, app_type: appType, redirect_uris: redirectUris, scopes },
+    { nowUs: deps.clock.nowUs(), registeredBy: 'dynamic' },
+  );
+  if (!registered.ok) {
+    const { refusal } = registered;
+    throw refusal.code === 'invalid_input' && refusal.field === 'redirect_uris'
+      ? new InvalidRedirectUri(refusal.message)
+      : new InvalidClientMetadata(messageOf(refusal));
   }
-  const { client, client_secret: secret } = registered;
+  const { client, client_secret: secret } = registered.value;
   return json(201, {
     client_id: client.client_id,
     ...(secret !== undefined ? { client_secret: secret, client_secret_expires_at: 0 } : {}),

@@ -8,6 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { EventStore } from '../../eventstore/port.ts';
 import { base32Decode, base32Encode, matchTotp, otpauthUrl, TOTP_SECRET_BYTES } from '../../domain/auth/totp.ts';
 import { evolveTotp, totpStream, type TotpCodeUsed, type TotpEnabled } from '../../domain/oauth/events.ts';
+import { accepted, type CommandResult } from '../result.ts';
 import { append, handleCommand, loadAggregate, type Aggregate } from '../handleCommand.ts';
 
 const TOTP_ISSUER = 'Exchange';
@@ -30,11 +31,11 @@ export async function enableTotp(
   accountId: string,
   label: string,
   nowUs: number,
-): Promise<{ secret: string; otpauth_url: string }> {
+): Promise<CommandResult<{ secret: string; otpauth_url: string }>> {
   const secret = base32Encode(randomBytes(TOTP_SECRET_BYTES));
   const data: TotpEnabled = { account_id: accountId, secret, at_us: nowUs };
   await store.append(totpStream(accountId), [{ id: randomUUID(), type: 'TotpEnabled', data }], 'any');
-  return { secret, otpauth_url: otpauthUrl(TOTP_ISSUER, label, secret) };
+  return accepted({ secret, otpauth_url: otpauthUrl(TOTP_ISSUER, label, secret) });
 }
 
 /** Checks a code and records its step; false for a wrong, stale or already used code. */

@@ -4,7 +4,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { EventStore } from '../../eventstore/port.ts';
-import { accepted, type CommandResult } from '../result.ts';
+import { accepted, judged, type CommandResult } from '../result.ts';
 import { append, handleCommand, loadAggregate, refuse, type Aggregate } from '../handleCommand.ts';
 import {
   clientSecretKeyOf,
@@ -38,14 +38,19 @@ export async function loadClient(store: EventStore, clientId: string): Promise<O
   return (await loadAggregate(store, clientOf(clientId))).state;
 }
 
-/** Registers a client from raw fields (validated here). */
+/** Registers a client from raw fields (validated here: a field's rule refuses with `invalid_input` naming the field). */
 export async function registerClient(
   store: EventStore,
   raw: unknown,
   options: { nowUs: number; registeredBy: 'admin' | 'dynamic'; clientId?: string },
-): Promise<ClientWithSecret> {
-  const fields = validateClientFields(raw, ['name', 'app_type', 'scopes']) as Partial<ClientFields> &
-    Pick<ClientFields, 'name' | 'app_type' | 'scopes'>;
+): Promise<CommandResult<ClientWithSecret>> {
+  const checked = judged(
+    () =>
+      validateClientFields(raw, ['name', 'app_type', 'scopes']) as Partial<ClientFields> &
+        Pick<ClientFields, 'name' | 'app_type' | 'scopes'>,
+  );
+  if (!checked.ok) return checked;
+  const fields = checked.value;
   const clientId = options.clientId ?? randomUUID();
   const secret = isConfidential(fields.app_type) ? newClientSecret() : undefined;
   const client: OAuthClient = {
@@ -67,7 +72,9 @@ export async function registerClient(
     'no_stream',
   );
   clientChanged(store, clientId);
-  return secret === undefined ? { client: viewOf(client) } : { client: viewOf(client), client_secret: secret };
+  return accepted(
+    secret === undefined ? { client: viewOf(client) } : { client: viewOf(client), client_secret: secret },
+  );
 }
 
 /** Applies a partial change; unknown client is oauth_client_not_found. Becoming confidential mints a secret. */
@@ -77,7 +84,9 @@ export async function changeClient(
   raw: unknown,
   options: { nowUs: number },
 ): Promise<CommandResult<ClientWithSecret>> {
-  const patch = validateClientFields(raw, []);
+  const checked = judged(() => validateClientFields(raw, []));
+  if (!checked.ok) return checked;
+  const patch = checked.value;
   const result = await handleCommand(store, clientOf(clientId), ({ state: client }) => {
     if (client === null) return refuse({ code: 'oauth_client_not_found' });
     const next: OAuthClient = { ...client, ...patch, updated_at: options.nowUs };

@@ -15,7 +15,7 @@ export class ClientFieldError extends InvalidInput {
     readonly field: keyof ClientFields,
     message: string,
   ) {
-    super(message);
+    super(message, field);
   }
 }
 

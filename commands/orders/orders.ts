@@ -5,11 +5,11 @@
 // read-your-writes before it answers. Refusals are typed; transports map them to their wire form.
 
 import { randomUUID } from 'node:crypto';
-import type { OrderLimits, OrderRequest } from '../../domain/engine/inputs.ts';
+import type { EngineInput, OrderLimits, OrderRequest } from '../../domain/engine/inputs.ts';
 import type { Refusal } from '../../domain/errors.ts';
 import type { OrderView } from '../../domain/views.ts';
 import type { MemberPrincipal } from '../auth/principal.ts';
-import type { EngineGateway } from '../../engine/gateway.ts';
+import type { EngineGateway, EngineReply } from '../../engine/gateway.ts';
 import type { SettingsStore } from '../settings/settings.ts';
 import { isInvalidField, orderRequestOf, type OrderBody, type RequestOrigin } from './input.ts';
 import { legsOf } from './legs.ts';
@@ -41,6 +41,22 @@ function orderLimitsOf(deps: OrderCommandDeps): OrderLimits {
   return { live_orders_max: deps.settings.get().max_live_orders_per_account, risk_min_cents: ORDER_RISK_MIN_CENTS };
 }
 
+/** The engine's reply, or its refusal of the input. */
+const replyOf = (reply: EngineReply): CommandResult<EngineReply> =>
+  reply.ok ? accepted(reply) : refused(reply.error ?? REQUEST_REFUSED);
+
+/** The location rules, then the engine input: the engine's reply, or the refusal. */
+async function submitFrom(
+  deps: OrderCommandDeps,
+  geoLocation: string | null | undefined,
+  origin: RequestOrigin,
+  input: EngineInput,
+): Promise<CommandResult<EngineReply>> {
+  const location = checkLocation(deps.settings.get().geofencing, geoLocation, origin.ip_address);
+  if (location) return refused(location);
+  return replyOf(await deps.engine.submit(input));
+}
+
 /** One leg of a batch: the order, or why that order alone was not placed. */
 type PlacedLeg = { ok: true; order: OrderView } | { ok: false; order_id: string; refusal: Refusal };
 
@@ -70,16 +86,14 @@ export async function placeOrder(
 ): Promise<CommandResult<OrderView>> {
   const order = orderRequestOf(body, orderIdOf(0), origin);
   if (isInvalidField(order)) return refused(order);
-  const location = checkLocation(deps.settings.get().geofencing, body.geo_location, origin.ip_address);
-  if (location) return refused(location);
-  const reply = await deps.engine.submit({
+  const submitted = await submitFrom(deps, body.geo_location, origin, {
     kind: 'PlaceOrder',
     account_id: member.account_id,
     order,
     limits: orderLimitsOf(deps),
   });
-  if (!reply.ok) return refused(reply.error ?? REQUEST_REFUSED);
-  const [leg] = legsOf(reply, [order.order_id]);
+  if (!submitted.ok) return submitted;
+  const [leg] = legsOf(submitted.value, [order.order_id]);
   if (!leg?.order) return refused(leg?.error ?? REQUEST_REFUSED);
   if (leg.order.status === 'rejected')
     return refused({ code: 'order_rejected', reason: leg.order.rejection_reason ?? ORDER_REJECTED_DEFAULT });
@@ -102,17 +116,15 @@ export async function placeOrders(
     if (isInvalidField(order)) return refused(order);
     orders.push(order);
   }
-  const location = checkLocation(deps.settings.get().geofencing, body.geo_location, origin.ip_address);
-  if (location) return refused(location);
-  const reply = await deps.engine.submit({
+  const submitted = await submitFrom(deps, body.geo_location, origin, {
     kind: 'PlaceOrders',
     account_id: member.account_id,
     orders,
     limits: orderLimitsOf(deps),
   });
-  if (!reply.ok) return refused(reply.error ?? REQUEST_REFUSED);
+  if (!submitted.ok) return submitted;
   const legs = legsOf(
-    reply,
+    submitted.value,
     orders.map((o) => o.order_id),
   ).map((leg): PlacedLeg => {
     if (leg.order && leg.order.status !== 'rejected') return { ok: true, order: leg.order };
@@ -134,12 +146,14 @@ export async function cancelOrders(
 ): Promise<CommandResult<CancelOutcome[]>> {
   const tooLarge = batchLimitRefusal(deps, body.order_ids.length);
   if (tooLarge) return tooLarge;
-  const location = checkLocation(deps.settings.get().geofencing, body.geo_location, origin.ip_address);
-  if (location) return refused(location);
   const orderIds = body.order_ids.map((id) => id.toLowerCase());
-  const reply = await deps.engine.submit({ kind: 'CancelOrders', account_id: member.account_id, order_ids: orderIds });
-  if (!reply.ok) return refused(reply.error ?? REQUEST_REFUSED);
-  const cancellations = legsOf(reply, orderIds).map((leg): CancelOutcome => {
+  const submitted = await submitFrom(deps, body.geo_location, origin, {
+    kind: 'CancelOrders',
+    account_id: member.account_id,
+    order_ids: orderIds,
+  });
+  if (!submitted.ok) return submitted;
+  const cancellations = legsOf(submitted.value, orderIds).map((leg): CancelOutcome => {
     if (leg.order && leg.order.account_id !== member.account_id)
       return { order_id: leg.order_id, outcome: 'refused', refusal: ORDER_NOT_FOUND };
     if (leg.error) return { order_id: leg.order_id, outcome: 'refused', refusal: leg.error };
@@ -160,13 +174,15 @@ export async function cancelAllOrders(
   member: Pick<MemberPrincipal, 'account_id'>,
   options: CancelAllOptions,
 ): Promise<CommandResult<OrderView[]>> {
-  const reply = await deps.engine.submit({
-    kind: 'CancelAccountOrders',
-    account_id: member.account_id,
-    market_id: options.market_id === null ? null : options.market_id.toLowerCase(),
-    cancel_on_disconnect_only: options.cancel_on_disconnect_only,
-  });
-  if (!reply.ok) return refused(reply.error ?? REQUEST_REFUSED);
-  const cancelled = (reply.legs ?? []).flatMap((leg) => (leg.order ? [leg.order] : []));
+  const submitted = replyOf(
+    await deps.engine.submit({
+      kind: 'CancelAccountOrders',
+      account_id: member.account_id,
+      market_id: options.market_id === null ? null : options.market_id.toLowerCase(),
+      cancel_on_disconnect_only: options.cancel_on_disconnect_only,
+    }),
+  );
+  if (!submitted.ok) return submitted;
+  const cancelled = (submitted.value.legs ?? []).flatMap((leg) => (leg.order ? [leg.order] : []));
   return accepted(cancelled);
 }

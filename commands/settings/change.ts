@@ -2,8 +2,7 @@
 // (validate.ts), the engine is told the referral points in force first (it credits referrals, and
 // the value is journaled with it), then the settings document changes.
 
-import { DomainError } from '../../domain/errors.ts';
-import { accepted, refused, type CommandResult } from '../result.ts';
+import { judged, type CommandResult } from '../result.ts';
 import { submitOperatorInput, type EngineCaller } from '../operatorInput.ts';
 import type { Settings, SettingsStore } from './settings.ts';
 import { validateSettingsPatch } from './validate.ts';
@@ -16,16 +15,12 @@ export async function changeSettings(
   deps: SettingsDeps,
   patch: Record<string, unknown>,
 ): Promise<CommandResult<Settings>> {
-  let valid: Partial<Settings>;
-  try {
-    valid = validateSettingsPatch(patch, deps.settings.get());
-  } catch (err) {
-    if (err instanceof DomainError) return refused(err.refusal);
-    throw err;
-  }
+  const checked = judged(() => validateSettingsPatch(patch, deps.settings.get()));
+  if (!checked.ok) return checked;
+  const valid = checked.value;
   if (valid.referral_points !== undefined) {
     const told = await submitOperatorInput(deps, { kind: 'SetReferralPoints', points: valid.referral_points });
     if (!told.ok) return told;
   }
-  return accepted(await deps.settings.update(valid));
+  return deps.settings.update(valid);
 }

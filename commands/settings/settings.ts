@@ -1,6 +1,7 @@
 // Operator settings: one document, changed through PATCH /admin/v1/settings, read by routes.
 
 import { DEFAULT_REFERRAL_POINTS } from '../../domain/engine/referrals.ts';
+import type { CommandResult } from '../result.ts';
 
 export type LeaderboardPeriod = 'daily' | 'weekly' | 'monthly' | 'yearly' | 'all';
 export type LeaderboardMetric =
@@ -93,7 +94,7 @@ export interface SettingsStore {
   /** The current settings (kept in memory, always up to date in this process). */
   get(): Settings;
   /** Validates and applies a partial change; appends a SettingsChanged event; returns the result. */
-  update(patch: Partial<Settings>): Promise<Settings>;
+  update(patch: Partial<Settings>): Promise<CommandResult<Settings>>;
   /**
    * A SettingsChanged journaled at `revision` of the stream (by any node, this one included):
    * the held copy takes it when it is newer. How another node's change reaches this one.

@@ -6,8 +6,8 @@
 
 import type { Logger } from 'pino';
 import type { EventStore, RecordedEvent } from '../../eventstore/port.ts';
-import { valueOrThrow } from '../result.ts';
-import { append, handleCommand, loadAggregate, type Aggregate } from '../handleCommand.ts';
+import { accepted, judged, type CommandResult } from '../result.ts';
+import { append, handleCommand, loadAggregate, refuse, type Aggregate } from '../handleCommand.ts';
 import { DEFAULT_SETTINGS, type Settings, type SettingsStore } from './settings.ts';
 import { validateSettingsPatch } from './validate.ts';
 
@@ -55,7 +55,7 @@ export async function loadSettingsStore(deps: {
   // one change at a time inside this process; other writers are caught by the expected revision
   let queue: Promise<unknown> = Promise.resolve();
 
-  async function apply(patch: Partial<Settings>): Promise<Settings> {
+  async function apply(patch: Partial<Settings>): Promise<CommandResult<Settings>> {
     // the state held in memory is decided on first; after a concurrent change, a fresh read
     const known = { state, revision: state.revision === null ? ('no_stream' as const) : state.revision };
     const result = await handleCommand(
@@ -63,17 +63,19 @@ export async function loadSettingsStore(deps: {
       SETTINGS_AGGREGATE,
       (loaded, attempt) => {
         if (attempt > 1) logger.warn({ attempt }, 'settings changed concurrently; reloading');
-        const normalized = validateSettingsPatch(patch, loaded.state.settings);
+        const checked = judged(() => validateSettingsPatch(patch, loaded.state.settings));
+        if (!checked.ok) return refuse(checked.refusal);
+        const normalized = checked.value;
         if (Object.keys(normalized).length === 0) return append([], normalized);
         const data: SettingsChangedData = { patch: normalized, settings: { ...loaded.state.settings, ...normalized } };
         return append([{ type: SETTINGS_CHANGED, data }], normalized);
       },
       { attemptsMax: APPEND_ATTEMPTS_MAX, known },
     );
-    const handled = valueOrThrow(result);
-    state = handled.state;
-    if (handled.position !== null) logger.info({ changed: Object.keys(handled.value) }, 'settings changed');
-    return cloneSettings(state.settings);
+    if (!result.ok) return result;
+    state = result.value.state;
+    if (result.value.position !== null) logger.info({ changed: Object.keys(result.value.value) }, 'settings changed');
+    return accepted(cloneSettings(state.settings));
   }
 
   return {
@@ -82,7 +84,7 @@ export async function loadSettingsStore(deps: {
       if (state.revision !== null && revision <= state.revision) return;
       state = { settings: cloneSettings({ ...DEFAULT_SETTINGS, ...settings }), revision };
     },
-    update(patch: Partial<Settings>): Promise<Settings> {
+    update(patch: Partial<Settings>): Promise<CommandResult<Settings>> {
       const run = queue.then(() => apply(patch));
       queue = run.catch(() => undefined);
       return run;

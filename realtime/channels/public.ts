@@ -64,51 +64,33 @@ function marketsOf(ctx: JoinContext, feed: Feed): string[] | JoinOutcome {
   return ids;
 }
 
-export function orderbookChannel(feed: Feed): Channel {
+/** A channel joined with market ids: a topic for each market, and the reply `{[key]: each market's snapshot}`. */
+function marketsChannel(
+  feed: Feed,
+  name: string,
+  topicOf: (marketId: string) => string,
+  key: string,
+  snapshotOf: (marketId: string) => unknown,
+): Channel {
   return {
-    name: 'orderbook',
+    name,
     join(ctx) {
       const ids = marketsOf(ctx, feed);
       if (!Array.isArray(ids)) return ids;
-      // snapshot taken at the moment of subscribing: the next delta of each market is seq + 1
-      return {
-        ok: true,
-        topics: ids.map(feedTopic.orderbook),
-        response: () => ({ orderbooks: ids.map((id) => feed.books.snapshot(id)) }),
-      };
+      return { ok: true, topics: ids.map(topicOf), response: () => ({ [key]: ids.map(snapshotOf) }) };
     },
   };
 }
 
-export function tickerChannel(feed: Feed): Channel {
-  return {
-    name: 'ticker',
-    join(ctx) {
-      const ids = marketsOf(ctx, feed);
-      if (!Array.isArray(ids)) return ids;
-      return {
-        ok: true,
-        topics: ids.map(feedTopic.ticker),
-        response: () => ({ tickers: ids.map((id) => feed.markets.ticker(id)) }),
-      };
-    },
-  };
-}
+// the book's snapshot is taken at the moment of subscribing: the next delta of each market is seq + 1
+export const orderbookChannel = (feed: Feed): Channel =>
+  marketsChannel(feed, 'orderbook', feedTopic.orderbook, 'orderbooks', (id) => feed.books.snapshot(id));
 
-export function marketUpdatesChannel(feed: Feed): Channel {
-  return {
-    name: 'market_updates',
-    join(ctx) {
-      const ids = marketsOf(ctx, feed);
-      if (!Array.isArray(ids)) return ids;
-      return {
-        ok: true,
-        topics: ids.map(feedTopic.marketUpdates),
-        response: () => ({ markets: ids.map((id) => feed.markets.update(id)) }),
-      };
-    },
-  };
-}
+export const tickerChannel = (feed: Feed): Channel =>
+  marketsChannel(feed, 'ticker', feedTopic.ticker, 'tickers', (id) => feed.markets.ticker(id));
+
+export const marketUpdatesChannel = (feed: Feed): Channel =>
+  marketsChannel(feed, 'market_updates', feedTopic.marketUpdates, 'markets', (id) => feed.markets.update(id));
 
 export function tradesChannel(feed: Feed, db: Queryable): Channel {
   return {

@@ -6,26 +6,16 @@
 import { decimalOf, decimalText, plus, ZERO } from '../../domain/money/decimal.ts';
 import type { MarketWire } from '../../projections/core/market.ts';
 
-/** `ticker` payload: the market's price, last traded price, probability and 24-hour volume. */
-interface Ticker {
-  market_id: string;
-  price: string | null;
-  last_traded_price: string | null;
-  probability: number | null;
-  volume24h: string;
-  /** When the figures were rendered (date-time). */
-  timestamp: string;
-}
+/** What moves `ticker`: the market's price, last traded price, probability and 24-hour volume. */
+const TICKER_MOVES = ['price', 'last_traded_price', 'probability', 'volume24h'] as const;
+/** What moves `market_updates`: status and trading (as on the Market object), and the result once known. */
+const UPDATE_MOVES = ['status', 'trading', 'result', 'settled_at'] as const;
 
-/** `market_updates` payload: status and trading (as on the Market object), and the result once known. */
-interface MarketUpdate {
-  market_id: string;
-  event_id: string;
-  status: string;
-  trading: boolean;
-  result: string | null;
-  settled_at: number | null;
-}
+/** `ticker` payload: the market, what moves it, and when the figures were rendered (date-time). */
+type Ticker = Pick<MarketWire, 'market_id' | (typeof TICKER_MOVES)[number] | 'timestamp'>;
+
+/** `market_updates` payload: the market, its event, and what moves it. */
+type MarketUpdate = Pick<MarketWire, 'market_id' | 'event_id' | (typeof UPDATE_MOVES)[number]>;
 
 /** `events` payload: contracts traded across every market of the event. */
 interface EventVolume {
@@ -48,35 +38,23 @@ interface MarketMoves {
   event?: EventVolume;
 }
 
-function tickerOf(doc: MarketWire): Ticker {
-  return {
-    market_id: doc.market_id,
-    price: doc.price,
-    last_traded_price: doc.last_traded_price,
-    probability: doc.probability,
-    volume24h: doc.volume24h,
-    timestamp: doc.timestamp,
-  };
+/** The named fields of a Market object, in the order named (the order they are sent in). */
+function fieldsOf<K extends keyof MarketWire>(doc: MarketWire, keys: readonly K[]): Pick<MarketWire, K> {
+  const out = {} as Pick<MarketWire, K>;
+  for (const key of keys) out[key] = doc[key];
+  return out;
 }
 
-function updateOf(doc: MarketWire): MarketUpdate {
-  return {
-    market_id: doc.market_id,
-    event_id: doc.event_id,
-    status: doc.status,
-    trading: doc.trading,
-    result: doc.result,
-    settled_at: doc.settled_at,
-  };
-}
+const tickerOf = (doc: MarketWire): Ticker => fieldsOf(doc, ['market_id', ...TICKER_MOVES, 'timestamp']);
+const updateOf = (doc: MarketWire): MarketUpdate => fieldsOf(doc, ['market_id', 'event_id', ...UPDATE_MOVES]);
 
-const sameTicker = (a: Ticker, b: Ticker) =>
-  a.price === b.price &&
-  a.last_traded_price === b.last_traded_price &&
-  a.probability === b.probability &&
-  a.volume24h === b.volume24h;
-const sameUpdate = (a: MarketUpdate, b: MarketUpdate) =>
-  a.status === b.status && a.trading === b.trading && a.result === b.result && a.settled_at === b.settled_at;
+/** Whether two payloads agree on every field that moves them. */
+const sameIn =
+  <T>(moves: readonly (keyof T)[]) =>
+  (a: T, b: T): boolean =>
+    moves.every((key) => a[key] === b[key]);
+const sameTicker = sameIn<Ticker>(TICKER_MOVES);
+const sameUpdate = sameIn<MarketUpdate>(UPDATE_MOVES);
 
 export class MarketDirectory {
   private readonly markets = new Map<string, Entry>();

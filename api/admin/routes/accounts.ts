@@ -14,8 +14,7 @@ import { enableTotp } from '../../../commands/oauth/totp.ts';
 import { grantsOf } from '../../../projections/oauth/grants.ts';
 import { presentAccount } from '../present.ts';
 import type { SnapshotCache } from '../upstream.ts';
-import { isUuid } from '../../../domain/uuid.ts';
-import { compile, dateTimeToUs, parseBody, parseMoney } from '../validate.ts';
+import { compile, dateTimeToUs, parseBody, parseMoney, pathId } from '../validate.ts';
 
 const NAME_LENGTH_MAX = 200;
 /** The grants list is a projection: wait (bounded) until it has caught up with the store. */
@@ -103,12 +102,7 @@ function accountFieldsOf(body: AccountBody): AccountFields {
   return fields;
 }
 
-/** The path's account id, or 404 when it cannot name an account. */
-function accountIdOf(req: Request): string {
-  const id = String(req.params.account_id);
-  if (!isUuid(id)) throw httpErrorOf({ code: 'account_not_found' });
-  return id.toLowerCase();
-}
+const accountIdOf = (req: Request): string => pathId(req, 'account_id', 'account_not_found');
 
 export function accountRoutes(router: Router, cache: SnapshotCache): void {
   const ctx = cache.context;
@@ -146,7 +140,9 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
   router.post('/accounts/:account_id/totp', async (req, res) => {
     const accountId = accountIdOf(req);
     const account = await requireAccount(accountId);
-    const totp = await enableTotp(ctx.store, accountId, account.email ?? account.account_id, ctx.clock.nowUs());
+    const totp = valueOrRefuse(
+      await enableTotp(ctx.store, accountId, account.email ?? account.account_id, ctx.clock.nowUs()),
+    );
     res.json({ totp });
   });
 
@@ -197,13 +193,11 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
       scope: body.scope,
     };
     if (typeof body.public_key === 'string') request.public_key = body.public_key;
-    res.json({ api_key: await issueApiKey(ctx, request) });
+    res.json({ api_key: valueOrRefuse(await issueApiKey(ctx, request)) });
   });
 
   router.delete('/api_keys/:key_id', async (req, res) => {
-    const keyId = String(req.params.key_id);
-    if (!isUuid(keyId)) throw httpErrorOf({ code: 'api_key_not_found' });
-    const revoked = await revokeApiKey(ctx, keyId.toLowerCase());
+    const revoked = valueOrRefuse(await revokeApiKey(ctx, pathId(req, 'key_id', 'api_key_not_found')));
     res.json({
       api_key: {
         ...revoked,
@@ -218,7 +212,9 @@ export function accountRoutes(router: Router, cache: SnapshotCache): void {
     const accountId = accountIdOf(req);
     const body = parseBody(validateSession, req.body);
     await requireAccount(accountId);
-    const session = await issueSession(ctx, { account_id: accountId, expires_in_s: body.expires_in ?? null });
+    const session = valueOrRefuse(
+      await issueSession(ctx, { account_id: accountId, expires_in_s: body.expires_in ?? null }),
+    );
     res.json({
       session: { token: session.token, expires_at: usToIso(session.expires_at), expires_at_us: session.expires_at },
     });

@@ -3,7 +3,7 @@
 // is parse (schema, path id, values) → command (commands/catalogue) → render: the engine's view of
 // what changed, or the read model's once it has caught up.
 
-import type { Request, Router } from 'express';
+import type { Router } from 'express';
 import { amendFill } from '../../../commands/catalogue/fills.ts';
 import { changeEvent, scheduleEvent, startEvent } from '../../../commands/catalogue/events.ts';
 import {
@@ -21,8 +21,7 @@ import { renderFill } from '../../../projections/core/render.ts';
 import { presentEvent, presentMarket } from '../present.ts';
 import { FEE_PERCENT_SCHEMA, settlementFeesOf } from './fees.ts';
 import type { SnapshotCache } from '../upstream.ts';
-import { isUuid } from '../../../domain/uuid.ts';
-import { compile, dateTimeToUs, parseBody, parseContracts, parseMaxPrice, parsePrice } from '../validate.ts';
+import { compile, dateTimeToUs, parseBody, parseContracts, parseMaxPrice, parsePrice, pathId } from '../validate.ts';
 
 const TEXT_LENGTH_MAX = 500;
 const LONG_TEXT_LENGTH_MAX = 20_000;
@@ -153,15 +152,6 @@ const validateAmend = compile<{ price?: string; filled?: string }>({
   type: 'object',
   properties: { price: { type: 'string', format: 'decimal' }, filled: { type: 'string', format: 'decimal' } },
 });
-
-type PathSubject = 'event_not_found' | 'market_not_found' | 'fill_not_found';
-
-/** The path's id; one that is not a UUID names nothing (404, as an unknown one). */
-function pathId(req: Request, name: string, notFoundCode: PathSubject): string {
-  const id = String(req.params[name]);
-  if (!isUuid(id)) throw httpErrorOf({ code: notFoundCode });
-  return id.toLowerCase();
-}
 
 export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
   const ctx = cache.context;

@@ -9,10 +9,9 @@ import { recordReferral, setSettlementFee } from '../../../commands/catalogue/fe
 import { usToIso } from '../../../domain/clock.ts';
 import { SETTLEMENT_FEE_PERCENT_MAX } from '../../../domain/engine/settlementFees.ts';
 import type { MarketStateView } from '../../../domain/views.ts';
-import { badRequest, httpErrorOf, valueOrRefuse } from '../../errors.ts';
+import { badRequest, valueOrRefuse } from '../../errors.ts';
 import type { SnapshotCache } from '../upstream.ts';
-import { isUuid } from '../../../domain/uuid.ts';
-import { compile, parseBody } from '../validate.ts';
+import { compile, parseBody, pathId } from '../validate.ts';
 
 const GROUPING_ID_LENGTH_MAX = 500;
 
@@ -43,12 +42,7 @@ export function settlementFeesOf(market: MarketStateView): Record<string, number
   };
 }
 
-/** The path's account id; one that is not a UUID names nothing (404, as an unknown one). */
-function accountIdOf(req: Request): string {
-  const id = String(req.params.account_id);
-  if (!isUuid(id)) throw httpErrorOf({ code: 'account_not_found' });
-  return id.toLowerCase();
-}
+const accountIdOf = (req: Request): string => pathId(req, 'account_id', 'account_not_found');
 
 export function feeRoutes(router: Router, cache: SnapshotCache): void {
   const ctx = cache.context;

@@ -6,11 +6,10 @@ import { moveClock } from '../../../commands/clock/clock.ts';
 import { changeClient, registerClient, type ClientWithSecret } from '../../../commands/oauthClients/commands.ts';
 import { changeSettings } from '../../../commands/settings/change.ts';
 import { usToIso } from '../../../domain/clock.ts';
-import { badRequest, httpErrorOf, valueOrRefuse } from '../../errors.ts';
+import { badRequest, valueOrRefuse } from '../../errors.ts';
 import { refreshLeaderboards } from '../../../projections/member/leaderboard/snapshot.ts';
 import type { SnapshotCache } from '../upstream.ts';
-import { isUuid } from '../../../domain/uuid.ts';
-import { compile, dateTimeToUs, parseBody } from '../validate.ts';
+import { compile, dateTimeToUs, parseBody, pathId } from '../validate.ts';
 
 /** ±100 years: far enough for any test, near enough to stay a valid date. */
 const CLOCK_ADVANCE_MS_MAX = 100 * 366 * 24 * 3600 * 1000;
@@ -44,15 +43,14 @@ export function operationRoutes(router: Router, cache: SnapshotCache): void {
       nowUs: ctx.clock.nowUs(),
       registeredBy: 'admin',
     });
-    res.json(clientAnswer(result));
+    res.json(clientAnswer(valueOrRefuse(result)));
   });
 
   router.patch('/oauth/clients/:client_id', async (req, res) => {
-    const clientId = String(req.params.client_id);
-    if (!isUuid(clientId)) throw httpErrorOf({ code: 'oauth_client_not_found' });
+    const clientId = pathId(req, 'client_id', 'oauth_client_not_found');
     const body = bodyObject(req.body);
     if (Object.keys(body).length === 0) throw badRequest('body must contain at least one field');
-    const result = await changeClient(ctx.store, clientId.toLowerCase(), body, { nowUs: ctx.clock.nowUs() });
+    const result = await changeClient(ctx.store, clientId, body, { nowUs: ctx.clock.nowUs() });
     res.json(clientAnswer(valueOrRefuse(result)));
   });
 

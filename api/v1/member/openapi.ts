@@ -135,42 +135,42 @@ const MEMBER_OPENAPI_PATHS: Record<string, Schema> = {
   '/portfolio/adjustments': ledgerPath('listAdjustments', 'Manual adjustments, most recent first', 'AdjustmentList'),
 };
 
-const svg = (description: string) => ({
-  description,
-  content: { 'image/svg+xml': { schema: { type: 'string' } } },
-  headers: { ETag: { schema: { type: 'string' } }, 'Cache-Control': { schema: { type: 'string' } } },
+/** A public SVG image named by one path parameter: 200 with the image (ETag, Cache-Control), 304, or 404. */
+const svgPath = (operationId: string, summary: string, param: string, image: string, unknown: string): Schema => ({
+  get: {
+    operationId,
+    tags: ['public'],
+    summary,
+    security: [],
+    parameters: [{ name: param, in: 'path', required: true, schema: { type: 'string' } }],
+    responses: {
+      200: {
+        description: image,
+        content: { 'image/svg+xml': { schema: { type: 'string' } } },
+        headers: { ETag: { schema: { type: 'string' } }, 'Cache-Control': { schema: { type: 'string' } } },
+      },
+      304: { description: 'Not modified' },
+      404: error(unknown),
+    },
+  },
 });
 
 /** Host-root paths (no credentials). */
 const MEMBER_PUBLIC_OPENAPI_PATHS: Record<string, Schema> = {
-  '/avatars/{handle}.svg': {
-    get: {
-      operationId: 'getAvatar',
-      tags: ['public'],
-      summary: 'A member avatar',
-      security: [],
-      parameters: [{ name: 'handle', in: 'path', required: true, schema: { type: 'string' } }],
-      responses: {
-        200: svg('Deterministic SVG of the avatar'),
-        304: { description: 'Not modified' },
-        404: error('Unknown handle'),
-      },
-    },
-  },
-  '/icons/sports/{sport}.svg': {
-    get: {
-      operationId: 'getSportIcon',
-      tags: ['public'],
-      summary: 'A sport icon',
-      security: [],
-      parameters: [{ name: 'sport', in: 'path', required: true, schema: { type: 'string' } }],
-      responses: {
-        200: svg('SVG icon of the sport key'),
-        304: { description: 'Not modified' },
-        404: error('Not a sport key'),
-      },
-    },
-  },
+  '/avatars/{handle}.svg': svgPath(
+    'getAvatar',
+    'A member avatar',
+    'handle',
+    'Deterministic SVG of the avatar',
+    'Unknown handle',
+  ),
+  '/icons/sports/{sport}.svg': svgPath(
+    'getSportIcon',
+    'A sport icon',
+    'sport',
+    'SVG icon of the sport key',
+    'Not a sport key',
+  ),
 };
 
 const MEMBER_OPENAPI_SCHEMAS: Record<string, Schema> = MEMBER_COMPONENT_SCHEMAS;

@@ -8,19 +8,14 @@ import { principalOf } from '../../auth/principal.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { ORDER_STATUSES } from '../../openapi/schemas.ts';
 import type { Answer } from '../idempotency.ts';
-import { CURSOR_PARAM, csvOf, LIMIT_PARAM, pageParamsOf, querySpec, readQuery } from '../query.ts';
+import { csvOf, pageParamsOf, pagedQuerySpec, readQuery, uuidListParam, uuidsOf } from '../query.ts';
 import type { OrderStatus } from '../../../domain/views.ts';
 import { readOrder, readOrders } from '../liveReads.ts';
 
 export const NO_SUCH_RECORD = 'No such record on this account';
 
-export const listOrdersQuery = querySpec([
-  {
-    name: 'order_ids',
-    kind: 'csv',
-    schema: { type: 'string', format: 'uuid' },
-    description: 'Comma-separated order UUIDs',
-  },
+export const listOrdersQuery = pagedQuerySpec([
+  uuidListParam('order_ids', 'Comma-separated order UUIDs'),
   {
     name: 'client_order_ids',
     kind: 'csv',
@@ -28,33 +23,25 @@ export const listOrdersQuery = querySpec([
     schema: { type: 'string', maxLength: 256 },
     description: 'Comma-separated client order ids',
   },
-  {
-    name: 'market_ids',
-    kind: 'csv',
-    schema: { type: 'string', format: 'uuid' },
-    description: 'Comma-separated market UUIDs',
-  },
+  uuidListParam('market_ids', 'Comma-separated market UUIDs'),
   {
     name: 'status',
     kind: 'csv',
     schema: { enum: [...ORDER_STATUSES] },
     description: 'Comma-separated lowercase order statuses; an unknown value is 400',
   },
-  LIMIT_PARAM,
-  CURSOR_PARAM,
 ]);
 
 export function listOrdersRoute(ctx: AppContext) {
   return async (req: Request): Promise<Answer> => {
     const query = readQuery(req, listOrdersQuery);
-    const lower = (ids: string[] | undefined) => ids?.map((id) => id.toLowerCase());
     const page = await readOrders(
       ctx,
       principalOf(req).account_id,
       {
-        orderIds: lower(csvOf(query.order_ids)),
+        orderIds: uuidsOf(query.order_ids),
         clientOrderIds: csvOf(query.client_order_ids),
-        marketIds: lower(csvOf(query.market_ids)),
+        marketIds: uuidsOf(query.market_ids),
         statuses: csvOf(query.status) as OrderStatus[] | undefined,
       },
       pageParamsOf(query),

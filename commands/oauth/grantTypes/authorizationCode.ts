@@ -13,11 +13,10 @@
 // statement that writes the tokens.
 
 import { createHash } from 'node:crypto';
-import { grantIsLive } from '../grants.ts';
 import { InvalidGrant, InvalidRequest } from '../errors.ts';
 import type { StoredCode } from '../tokenStore.ts';
 import { digestOf, TOKEN_LENGTH_MAX } from '../tokens.ts';
-import { isVisibleAscii, runChecks, type Check, type GrantType, type TokenRequest } from './grantType.ts';
+import { isVisibleAscii, issuedChecks, runChecks, type Check, type GrantType, type TokenRequest } from './grantType.ts';
 import { CODE_REPLAYED, revokeReplayedGrant, type LibraryGrants } from './library.ts';
 
 /** RFC 7636 §4.1: 43 to 128 unreserved characters. */
@@ -60,28 +59,11 @@ const CHECKS: readonly Check<CodeExchange>[] = [
       throw new InvalidGrant(CODE_REPLAYED);
     },
   },
-  {
-    name: 'code issued to this client',
-    check(state) {
-      if (storedCode(state).client_id !== state.token.client.known.client.client_id)
-        throw new InvalidGrant('authorization code is invalid');
-    },
-  },
-  {
-    name: 'code not expired',
-    check(state) {
-      if (storedCode(state).expires_at_us <= state.token.deps.clock.nowUs())
-        throw new InvalidGrant('authorization code has expired');
-    },
-  },
-  {
-    name: 'the grant it was issued under still live',
-    async check(state) {
-      const code = storedCode(state);
-      if (!(await grantIsLive(state.token.deps.store, code.account_id, code.client_id, code.grant_id)))
-        throw new InvalidGrant('the member’s authorization this code was issued under is revoked');
-    },
-  },
+  ...issuedChecks<CodeExchange>(storedCode, {
+    otherClient: 'authorization code is invalid',
+    expired: 'authorization code has expired',
+    grantRevoked: 'the member’s authorization this code was issued under is revoked',
+  }),
   {
     name: 'code_verifier matches the code_challenge (S256)',
     check(state) {

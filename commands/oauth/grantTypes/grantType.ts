@@ -5,7 +5,8 @@
 
 import type { AuthenticatedClient } from '../clientAuth.ts';
 import type { OAuthDeps } from '../deps.ts';
-import { InvalidScope } from '../errors.ts';
+import { InvalidGrant, InvalidScope } from '../errors.ts';
+import { grantIsLive } from '../grants.ts';
 import type { OAuthAnswer, OAuthRequest } from '../http.ts';
 
 export interface TokenRequest {
@@ -35,6 +36,48 @@ export async function runChecks<S>(checks: readonly Check<S>[], state: S): Promi
     const outcome = check(state);
     if (outcome instanceof Promise) await outcome;
   }
+}
+
+/** What a code and a refresh token both carry: the client it was issued to, until when, and under which grant (none for an app's token). */
+interface Issued {
+  client_id: string;
+  expires_at_us: number;
+  account_id: string | null;
+  grant_id: string | null;
+}
+
+/**
+ * The checks a code exchange and a refresh share, each refusing with `invalid_grant` and its text:
+ * issued to this client, not expired, and the member's grant it was issued under still live.
+ */
+export function issuedChecks<S extends { token: TokenRequest }>(
+  issuedOf: (state: S) => Issued,
+  texts: { otherClient: string; expired: string; grantRevoked: string },
+): Check<S>[] {
+  return [
+    {
+      name: 'issued to this client',
+      check(state) {
+        if (issuedOf(state).client_id !== state.token.client.known.client.client_id)
+          throw new InvalidGrant(texts.otherClient);
+      },
+    },
+    {
+      name: 'not expired',
+      check(state) {
+        if (issuedOf(state).expires_at_us <= state.token.deps.clock.nowUs()) throw new InvalidGrant(texts.expired);
+      },
+    },
+    {
+      name: 'the grant it was issued under still live',
+      async check(state) {
+        const { account_id: accountId, client_id: clientId, grant_id: grantId } = issuedOf(state);
+        if (accountId === null || grantId === null) return;
+        if (!(await grantIsLive(state.token.deps.store, accountId, clientId, grantId)))
+          throw new InvalidGrant(texts.grantRevoked);
+      },
+    },
+  ];
 }
 
 /** RFC 6749 §3.3 scope text, as the protocol library reads it: trimmed, printable ASCII without `"` or `\\`, split on white space. */

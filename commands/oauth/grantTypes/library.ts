@@ -14,6 +14,7 @@ import type { AuthenticatedClient } from '../clientAuth.ts';
 import type { OAuthDeps } from '../deps.ts';
 import { InvalidGrant, TemporarilyUnavailable } from '../errors.ts';
 import { revokeGrant } from '../grants.ts';
+import { valueOrThrow } from '../../result.ts';
 import { json, type OAuthAnswer, type OAuthRequest } from '../http.ts';
 import type { StoredCode, StoredToken } from '../tokenStore.ts';
 import {
@@ -67,7 +68,7 @@ export async function revokeReplayedGrant(
   deps: OAuthDeps,
   code: { account_id: string; client_id: string; grant_id: string },
 ): Promise<void> {
-  await revokeGrant(deps.store, { ...code, reason: 'code_replayed', now_us: deps.clock.nowUs() });
+  valueOrThrow(await revokeGrant(deps.store, { ...code, reason: 'code_replayed', now_us: deps.clock.nowUs() }));
   await deps.tokens.revokeGrantTokens(code.grant_id);
 }
 
@@ -166,34 +167,20 @@ function modelOf(deps: OAuthDeps) {
       const now = deps.clock.nowUs();
       const scopes = token.scope ?? [];
       const familyId = token.refreshToken ? (user.family_id ?? randomUUID()) : user.family_id;
-      const rows: TokenRow[] = [
-        {
-          token_hash: digestOf(token.accessToken),
-          kind: 'access',
-          token_id: randomUUID(),
-          client_id: client.id,
-          account_id: user.account_id,
-          grant_id: user.grant_id,
-          family_id: familyId,
-          scopes,
-          issued_at_us: now,
-          expires_at_us: now + ACCESS_TOKEN_LIFETIME_US,
-        },
-      ];
-      if (token.refreshToken) {
-        rows.push({
-          token_hash: digestOf(token.refreshToken),
-          kind: 'refresh',
-          token_id: randomUUID(),
-          client_id: client.id,
-          account_id: user.account_id,
-          grant_id: user.grant_id,
-          family_id: familyId,
-          scopes,
-          issued_at_us: now,
-          expires_at_us: now + REFRESH_TOKEN_LIFETIME_US,
-        });
-      }
+      const rowOf = (secret: string, kind: TokenRow['kind'], lifetimeUs: number): TokenRow => ({
+        token_hash: digestOf(secret),
+        kind,
+        token_id: randomUUID(),
+        client_id: client.id,
+        account_id: user.account_id,
+        grant_id: user.grant_id,
+        family_id: familyId,
+        scopes,
+        issued_at_us: now,
+        expires_at_us: now + lifetimeUs,
+      });
+      const rows = [rowOf(token.accessToken, 'access', ACCESS_TOKEN_LIFETIME_US)];
+      if (token.refreshToken) rows.push(rowOf(token.refreshToken, 'refresh', REFRESH_TOKEN_LIFETIME_US));
       const used = user.consumes;
       let issued: boolean;
       try {

@@ -11,12 +11,12 @@
 // then the protocol library runs the grant (library.ts), which marks the token used in the same
 // statement that writes its successors.
 
-import { grantIsLive } from '../grants.ts';
 import { InvalidGrant, InvalidRequest, InvalidScope } from '../errors.ts';
 import type { StoredToken } from '../tokenStore.ts';
 import { digestOf, TOKEN_LENGTH_MAX } from '../tokens.ts';
 import {
   isVisibleAscii,
+  issuedChecks,
   requestedScopes,
   runChecks,
   type Check,
@@ -64,29 +64,11 @@ const CHECKS: readonly Check<Refresh>[] = [
       if (stored.revoked_at_us !== null) throw new InvalidGrant('refresh token is invalid');
     },
   },
-  {
-    name: 'issued to this client',
-    check(state) {
-      if (storedToken(state).client_id !== state.token.client.known.client.client_id)
-        throw new InvalidGrant('refresh token was issued to another client');
-    },
-  },
-  {
-    name: 'not expired',
-    check(state) {
-      if (storedToken(state).expires_at_us <= state.token.deps.clock.nowUs())
-        throw new InvalidGrant('refresh token has expired');
-    },
-  },
-  {
-    name: 'the grant it was issued under still live',
-    async check(state) {
-      const stored = storedToken(state);
-      if (stored.account_id === null || stored.grant_id === null) return;
-      if (!(await grantIsLive(state.token.deps.store, stored.account_id, stored.client_id, stored.grant_id)))
-        throw new InvalidGrant('the member’s authorization this refresh token was issued under is revoked');
-    },
-  },
+  ...issuedChecks<Refresh>(storedToken, {
+    otherClient: 'refresh token was issued to another client',
+    expired: 'refresh token has expired',
+    grantRevoked: 'the member’s authorization this refresh token was issued under is revoked',
+  }),
   {
     name: 'scope within the token’s',
     check(state) {

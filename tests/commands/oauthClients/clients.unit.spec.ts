@@ -2,12 +2,10 @@
 // changes by patch; unknown clients.
 
 import { expect } from 'chai';
-import { rejection } from '../../support/rejection.ts';
 import { MemoryEventStore } from '../../../eventstore/memory.ts';
 import { changeClient, loadClient, registerClient } from '../../../commands/oauthClients/commands.ts';
 import { clientSecretKeyOf, useClientSecretKey, verifyClientSecret } from '../../../commands/oauthClients/client.ts';
 import { randomBytes } from 'node:crypto';
-import { InvalidInput } from '../../../domain/errors.ts';
 import { valueOrThrow } from '../../../commands/result.ts';
 
 const keyed = (store: MemoryEventStore) => {
@@ -26,15 +24,17 @@ describe('OAuth client registry', () => {
   ] as const) {
     it(`${appType} app ${confidential ? 'gets a secret, stored only as a digest' : 'gets no secret'}`, async () => {
       const store = keyed(new MemoryEventStore());
-      const created = await registerClient(
-        store,
-        {
-          name: 'App',
-          app_type: appType,
-          scopes: ['market_data'],
-          redirect_uris: ['https://app.example.com/cb'],
-        },
-        { nowUs: NOW_US, registeredBy: 'admin' },
+      const created = valueOrThrow(
+        await registerClient(
+          store,
+          {
+            name: 'App',
+            app_type: appType,
+            scopes: ['market_data'],
+            redirect_uris: ['https://app.example.com/cb'],
+          },
+          { nowUs: NOW_US, registeredBy: 'admin' },
+        ),
       );
       expect(created.client.confidential).to.equal(confidential);
       const stored = await loadClient(store, created.client.client_id);
@@ -69,38 +69,43 @@ describe('OAuth client registry', () => {
   ];
   for (const [what, body] of refused) {
     it(`refuses ${what}`, async () => {
-      const err = await rejection(
-        registerClient(keyed(new MemoryEventStore()), body, { nowUs: NOW_US, registeredBy: 'admin' }),
-      );
-      expect(err).to.be.instanceOf(InvalidInput);
+      const result = await registerClient(keyed(new MemoryEventStore()), body, {
+        nowUs: NOW_US,
+        registeredBy: 'admin',
+      });
+      expect(result.ok ? null : result.refusal.code).to.equal('invalid_input');
     });
   }
 
   it('accepts loopback http and reverse-domain callbacks for installed apps', async () => {
-    const created = await registerClient(
-      keyed(new MemoryEventStore()),
-      {
-        name: 'Desktop',
-        app_type: 'native',
-        scopes: ['orders.read'],
-        redirect_uris: [
-          'http://127.0.0.1:53682/cb',
-          'http://localhost/cb',
-          'http://[::1]:8000/cb',
-          'com.example.app:/oauth',
-        ],
-      },
-      { nowUs: NOW_US, registeredBy: 'admin' },
+    const created = valueOrThrow(
+      await registerClient(
+        keyed(new MemoryEventStore()),
+        {
+          name: 'Desktop',
+          app_type: 'native',
+          scopes: ['orders.read'],
+          redirect_uris: [
+            'http://127.0.0.1:53682/cb',
+            'http://localhost/cb',
+            'http://[::1]:8000/cb',
+            'com.example.app:/oauth',
+          ],
+        },
+        { nowUs: NOW_US, registeredBy: 'admin' },
+      ),
     );
     expect(created.client.redirect_uris).to.have.length(4);
   });
 
   it('patches fields, keeps the rest, and mints a secret when a client becomes confidential', async () => {
     const store = keyed(new MemoryEventStore());
-    const created = await registerClient(
-      store,
-      { name: 'SPA', app_type: 'browser', scopes: ['events'] },
-      { nowUs: NOW_US, registeredBy: 'admin' },
+    const created = valueOrThrow(
+      await registerClient(
+        store,
+        { name: 'SPA', app_type: 'browser', scopes: ['events'] },
+        { nowUs: NOW_US, registeredBy: 'admin' },
+      ),
     );
     const suspended = valueOrThrow(
       await changeClient(store, created.client.client_id, { status: 'suspended' }, { nowUs: NOW_US + 1 }),
@@ -135,10 +140,12 @@ describe('OAuth client registry', () => {
 describe('OAuth client secrets as keyed digests', () => {
   it('new secrets are HMAC-SHA-256 under the install key; another key does not verify; old plain SHA-256 digests still do', async () => {
     const store = keyed(new MemoryEventStore());
-    const created = await registerClient(
-      store,
-      { name: 'App', app_type: 'server', scopes: ['market_data'] },
-      { nowUs: NOW_US, registeredBy: 'admin' },
+    const created = valueOrThrow(
+      await registerClient(
+        store,
+        { name: 'App', app_type: 'server', scopes: ['market_data'] },
+        { nowUs: NOW_US, registeredBy: 'admin' },
+      ),
     );
     const stored = (await loadClient(store, created.client.client_id))!;
     expect(stored.secret_hash).to.match(/^hmac-sha256:[A-Za-z0-9_-]{43}$/);

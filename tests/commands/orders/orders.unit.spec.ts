@@ -65,7 +65,7 @@ describe('order commands (no transport)', () => {
     written.clear();
     deps = {
       engine,
-      settings: { get: () => settings, update: async () => settings },
+      settings: { get: () => settings, update: async () => ({ ok: true, value: settings }) },
     };
   });
   afterEach(async () => {

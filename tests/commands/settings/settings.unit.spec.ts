@@ -2,11 +2,10 @@
 // persistence as SettingsChanged events on stream `settings`, and reload after a restart.
 
 import { expect } from 'chai';
-import { rejection } from '../../support/rejection.ts';
+import { valueOrThrow } from '../../../commands/result.ts';
 import { MemoryEventStore } from '../../../eventstore/memory.ts';
 import { loadSettingsStore, SETTINGS_STREAM } from '../../../commands/settings/store.ts';
 import { DEFAULT_SETTINGS } from '../../../commands/settings/settings.ts';
-import { InvalidInput } from '../../../domain/errors.ts';
 
 const silent = { info: () => undefined, warn: () => undefined };
 
@@ -19,17 +18,19 @@ describe('settings store', () => {
   it('applies a patch, records it on the settings stream and survives a reload', async () => {
     const store = new MemoryEventStore();
     const settings = await loadSettingsStore({ store, logger: silent });
-    const after = await settings.update({
-      leaderboard_enabled: false,
-      batch_limit: 50,
-      leaderboard_boards: [{ period: 'weekly', category: 'all', metric: 'profit', shown: true }],
-      geofencing: {
-        enforced: true,
-        allowed_codes: ['US-NY'],
-        accept_network_location: false,
-        blocked_networks: ['10.0.0.0/8'],
-      },
-    });
+    const after = valueOrThrow(
+      await settings.update({
+        leaderboard_enabled: false,
+        batch_limit: 50,
+        leaderboard_boards: [{ period: 'weekly', category: 'all', metric: 'profit', shown: true }],
+        geofencing: {
+          enforced: true,
+          allowed_codes: ['US-NY'],
+          accept_network_location: false,
+          blocked_networks: ['10.0.0.0/8'],
+        },
+      }),
+    );
     expect(after.leaderboard_enabled).to.equal(false);
     expect(after.batch_limit).to.equal(50);
     expect(after.geofencing.enforced).to.equal(true);
@@ -43,7 +44,7 @@ describe('settings store', () => {
   it('keeps unsent geofencing fields when a part of the object is patched', async () => {
     const settings = await loadSettingsStore({ store: new MemoryEventStore(), logger: silent });
     await settings.update({ geofencing: { ...DEFAULT_SETTINGS.geofencing, allowed_codes: ['CA-ON'] } });
-    const after = await settings.update({ geofencing: { enforced: true } } as never);
+    const after = valueOrThrow(await settings.update({ geofencing: { enforced: true } } as never));
     expect(after.geofencing).to.deep.equal({
       enforced: true,
       allowed_codes: ['CA-ON'],
@@ -87,8 +88,8 @@ describe('settings store', () => {
     it(`refuses ${name} as invalid input and changes nothing`, async () => {
       const store = new MemoryEventStore();
       const settings = await loadSettingsStore({ store, logger: silent });
-      const err = await rejection(settings.update(patch));
-      expect(err).to.be.instanceOf(InvalidInput);
+      const result = await settings.update(patch);
+      expect(result.ok ? null : result.refusal.code).to.equal('invalid_input');
       expect(settings.get()).to.deep.equal(DEFAULT_SETTINGS);
       expect(await store.readStream(SETTINGS_STREAM)).to.have.length(0);
     });
@@ -96,7 +97,7 @@ describe('settings store', () => {
 
   it('normalizes handle lists to lowercase without duplicates', async () => {
     const settings = await loadSettingsStore({ store: new MemoryEventStore(), logger: silent });
-    const after = await settings.update({ reserved_handles: ['Admin', 'admin', 'Staff'] });
+    const after = valueOrThrow(await settings.update({ reserved_handles: ['Admin', 'admin', 'Staff'] }));
     expect(after.reserved_handles).to.deep.equal(['admin', 'staff']);
   });
 
@@ -105,7 +106,7 @@ describe('settings store', () => {
     const first = await loadSettingsStore({ store, logger: silent });
     const second = await loadSettingsStore({ store, logger: silent });
     await first.update({ batch_limit: 10 });
-    const after = await second.update({ leaderboard_enabled: false });
+    const after = valueOrThrow(await second.update({ leaderboard_enabled: false }));
     expect(after.batch_limit).to.equal(10);
     expect(after.leaderboard_enabled).to.equal(false);
   });
@@ -117,9 +118,11 @@ describe('settings store: board categories', () => {
       store: new MemoryEventStore(),
       logger: { info: () => undefined, warn: () => undefined },
     });
-    const after = await settings.update({
-      leaderboard_boards: [{ period: 'daily', category: 'Ice Hockey', metric: 'volume', shown: true }],
-    });
+    const after = valueOrThrow(
+      await settings.update({
+        leaderboard_boards: [{ period: 'daily', category: 'Ice Hockey', metric: 'volume', shown: true }],
+      }),
+    );
     expect(after.leaderboard_boards[0]?.category).to.equal('ice_hockey');
   });
 });

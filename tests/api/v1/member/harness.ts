@@ -15,6 +15,7 @@ import type { EventStore } from '../../../../eventstore/port.ts';
 import { Desk } from '../../../projections/core/fixtures.ts';
 import { signedHeaders, startWholeService, type ApiKey } from '../harness.ts';
 import { answerOf } from '../../../support/answer.ts';
+import { valueOrThrow } from '../../../../commands/result.ts';
 
 export interface Who {
   account_id: string;
@@ -65,7 +66,7 @@ export async function startMemberService(options: { jurisdiction?: 'us' | 'ca' }
     const label = `${who.account_id} ${scope}`;
     let key = keys.get(label);
     if (!key) {
-      key = issueApiKey(ctx, { account_id: who.account_id, scope }) as Promise<ApiKey>;
+      key = issueApiKey(ctx, { account_id: who.account_id, scope }).then(valueOrThrow) as Promise<ApiKey>;
       keys.set(label, key);
     }
     return key;
@@ -74,7 +75,7 @@ export async function startMemberService(options: { jurisdiction?: 'us' | 'ca' }
   /** A session is issued for every request: tests move the service clock past a session's lifetime. */
   const credentialHeaders = async (who: Who, method: string, path: string): Promise<Record<string, string>> => {
     if (who.method === 'api_key') return signedHeaders(await keyOf(who), method, path, clock.nowUs() / 1000);
-    const { token } = await issueSession(ctx, { account_id: who.account_id });
+    const { token } = valueOrThrow(await issueSession(ctx, { account_id: who.account_id }));
     return { authorization: `Bearer ${token}` };
   };
 
