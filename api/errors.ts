@@ -278,8 +278,10 @@ const UNAVAILABLE_SQLSTATE = /^(08|57P|53)/;
 
 /** Whether `err` says the store could not be reached or could not serve, rather than anything about the data. */
 function isInfrastructureFailure(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
+  const { code, syscall } = (err ?? {}) as { code?: unknown; syscall?: unknown };
   if (typeof code !== 'string') return false;
+  // a Unix-domain socket whose server is gone is a missing file to connect(2)
+  if (code === 'ENOENT') return syscall === 'connect';
   return NETWORK_ERROR_CODES.has(code) || (code.length === 5 && UNAVAILABLE_SQLSTATE.test(code));
 }
 

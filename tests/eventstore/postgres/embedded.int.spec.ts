@@ -1,5 +1,6 @@
 // The embedded PostgreSQL's superuser password: random per install, kept owner-only beside the
 // cluster, never the old fixed one; a cluster made with the fixed one gets a random one at start.
+// Local clients reach it over its own Unix-domain socket when the path allows one.
 
 import { expect } from 'chai';
 import { chmodSync, mkdtempSync, rmSync, statSync, unlinkSync } from 'node:fs';
@@ -28,7 +29,19 @@ async function connects(url: string): Promise<boolean> {
   }
 }
 
-describe('embedded PostgreSQL password', function () {
+/** The server's address as the session sees it: null over a Unix-domain socket. */
+async function serverAddress(url: string): Promise<string | null> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<{ address: string | null }>('SELECT inet_server_addr()::text AS address')).rows[0]!
+      .address;
+  } finally {
+    await client.end();
+  }
+}
+
+describe('embedded PostgreSQL: password and socket', function () {
   this.timeout(60_000);
   let dir: string;
   let server: EmbeddedPostgresServer | undefined;
@@ -75,32 +88,6 @@ describe('embedded PostgreSQL password', function () {
     expect(await connects(server.connectionString('postgres'))).to.equal(true);
     expect(await connects(connectionString(port, 'postgres', 'password'))).to.equal(false);
   });
-});
-
-describe('embedded PostgreSQL socket', function () {
-  this.timeout(60_000);
-  let dir: string;
-  let server: EmbeddedPostgresServer | undefined;
-  beforeEach(() => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'exchange-embedded-sock-'));
-    chmodSync(dir, 0o755); // the server runs as the postgres user when we are root
-  });
-  afterEach(async () => {
-    await server?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  /** The server's address as the session sees it: null over a Unix-domain socket. */
-  async function serverAddress(url: string): Promise<string | null> {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      return (await client.query<{ address: string | null }>('SELECT inet_server_addr()::text AS address')).rows[0]!
-        .address;
-    } finally {
-      await client.end();
-    }
-  }
 
   it('local clients reach the cluster over its own Unix-domain socket; TCP on 127.0.0.1 still answers', async () => {
     const dataDir = path.join(dir, 'postgres');
