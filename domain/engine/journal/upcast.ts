@@ -41,7 +41,6 @@ import type { FillView, LedgerEntryView, OrderView } from '../../views.ts';
 import {
   cashAccount,
   poolAccount,
-  type AccountDetails,
   type CancellationReason,
   type EngineEvent,
   type LedgerAccount,
@@ -50,6 +49,7 @@ import {
 } from '../events.ts';
 import type { EngineInput } from '../inputs.ts';
 import type { LegacyEngineEvent } from './legacy.ts';
+import { FACT_KEYS } from './factEncoding.ts';
 
 export interface UpcastStep {
   events: EngineEvent[];
@@ -221,56 +221,16 @@ export function upcastStep(input: EngineInput, legacy: readonly LegacyEngineEven
   return { events: out.events, indexes: out.indexes, width: legacy.length };
 }
 
-/** An account's details as the account's facts state them. */
-function accountDetailsOf(a: Legacy<'AccountOpened'>['account']): AccountDetails {
-  return {
-    account_id: a.account_id,
-    status: a.status,
-    first_name: a.first_name,
-    last_name: a.last_name,
-    email: a.email,
-    jurisdiction: a.jurisdiction,
-    fee_schedule: a.fee_schedule,
-    base_fee_percent: a.base_fee_percent,
-    maker_factor: a.maker_factor,
-    taker_factor: a.taker_factor,
-    created_at: a.created_at,
-  };
-}
+type ViewFactType = 'AccountOpened' | 'AccountUpdated' | 'SportEventScheduled' | 'MarketListed';
 
-function sportEventScheduledOf(e: Legacy<'SportEventScheduled'>['event']): EngineEvent {
-  return {
-    type: 'SportEventScheduled',
-    event_id: e.event_id,
-    title: e.title,
-    short_title: e.short_title,
-    event_type: e.event_type,
-    sport: e.sport,
-    competition: e.competition,
-    participants: [...e.participants],
-    start: e.start,
-  };
-}
-
-function marketListedOf(m: Legacy<'MarketListed'>['market']): EngineEvent {
-  return {
-    type: 'MarketListed',
-    market_id: m.market_id,
-    event_id: m.event_id,
-    title: m.title,
-    short_title: m.short_title,
-    question: m.question,
-    rules: m.rules,
-    symbol: m.symbol,
-    grouping_id: m.grouping_id,
-    grouping_name: m.grouping_name,
-    featured: m.featured,
-    status: m.status,
-    trading: m.trading,
-    max_price: m.max_price,
-    in_play_delay_sec: m.in_play_delay_sec,
-    points_cost: m.points_cost,
-  };
+/**
+ * A lifecycle fact of today's shape whose fields an old record's view holds under the same names:
+ * taken by the fact's own key list (FACT_KEYS, the journal's), in its order.
+ */
+function factFromView<N extends ViewFactType>(type: N, view: object): Extract<EngineEvent, { type: N }> {
+  const fact: Record<string, unknown> = { type };
+  for (const key of FACT_KEYS[type]) fact[key] = (view as Record<string, unknown>)[key];
+  return fact as Extract<EngineEvent, { type: N }>;
 }
 
 /** The lifecycle facts of an old step (pushed), and what the rest are made from (gathered). */
@@ -279,23 +239,23 @@ function gather(input: EngineInput, legacy: readonly LegacyEngineEvent[], out: U
   legacy.forEach((event, index) => {
     switch (event.type) {
       case 'AccountOpened':
-        out.push({ type: 'AccountOpened', user_id: event.account.user_id, ...accountDetailsOf(event.account) }, index);
+        out.push(factFromView('AccountOpened', event.account), index);
         break;
       case 'AccountUpdated': {
         const a = event.account;
-        if (input.kind === 'UpdateAccount') out.push({ type: 'AccountUpdated', ...accountDetailsOf(a) }, index);
+        if (input.kind === 'UpdateAccount') out.push(factFromView('AccountUpdated', a), index);
         else out.push({ type: 'LoyaltyTierChanged', account_id: a.account_id, tier: a.loyalty_tier }, index); // a tier reached by points
         step.funds.set(event.balance.account_id, { index, balance: event.balance });
         break;
       }
       case 'SportEventScheduled':
-        out.push(sportEventScheduledOf(event.event), index);
+        out.push(factFromView('SportEventScheduled', event.event), index);
         break;
       case 'SportEventStarted':
         out.push({ type: 'SportEventStarted', event_id: event.event.event_id }, index);
         break;
       case 'MarketListed':
-        out.push(marketListedOf(event.market), index);
+        out.push(factFromView('MarketListed', event.market), index);
         break;
       case 'MarketChanged': {
         const { market_id, status, trading } = event.market;
