@@ -90,21 +90,28 @@ const TRANSACTION_EVENTS_MAX_DEFAULT = 2_000;
 
 /** `events` cut, in order and at record boundaries, into runs of at most `max` outcome events (at least one record each). */
 export function cutByWork(events: RecordedEvent[], max: number): RecordedEvent[][] {
+  return weighedRuns(events, max).runs;
+}
+
+/** cutByWork's runs, and the outcome events of them all (what the dispatch pause is judged by). */
+function weighedRuns(events: RecordedEvent[], max: number): { runs: RecordedEvent[][]; work: number } {
   const runs: RecordedEvent[][] = [];
   let run: RecordedEvent[] = [];
+  let runWork = 0;
   let work = 0;
   for (const event of events) {
     const weight = outcomeCountOf(event);
-    if (run.length > 0 && work + weight > max) {
+    if (run.length > 0 && runWork + weight > max) {
       runs.push(run);
       run = [];
-      work = 0;
+      runWork = 0;
     }
     run.push(event);
+    runWork += weight;
     work += weight;
   }
   if (run.length > 0) runs.push(run);
-  return runs;
+  return { runs, work };
 }
 
 /**
@@ -240,10 +247,8 @@ export class ProjectionRunner {
   /** A delivered batch, in runs of bounded work (see `transactionEventsMax`), one after the other. */
   private async dispatch(events: RecordedEvent[]): Promise<void> {
     const started = Date.now();
-    const runs = cutByWork(events, this.transactionEventsMax);
+    const { runs, work } = weighedRuns(events, this.transactionEventsMax);
     for (const run of runs) await this.dispatchRun(run);
-    let work = 0;
-    for (const event of events) work += outcomeCountOf(event);
     const intervalMs = dispatchIntervalFor(
       { minMs: this.dispatchIntervalMs, maxMs: this.dispatchIntervalMaxMs, flowHighPerS: this.dispatchFlowHighPerS },
       work,
