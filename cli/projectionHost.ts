@@ -158,10 +158,7 @@ export class ProjectionWorkerHost implements Projections {
       eventstoreUrl: this.options.eventstoreUrl,
       poolSize: this.options.poolSize ?? WORKER_POOL_SIZE_DEFAULT,
       dispatchIntervalMs: this.options.dispatchIntervalMs ?? DISPATCH_INTERVAL_MS_DEFAULT,
-      dispatchIntervalMaxMs: Math.max(
-        this.options.dispatchIntervalMs ?? DISPATCH_INTERVAL_MS_DEFAULT,
-        this.options.dispatchIntervalMaxMs ?? DISPATCH_INTERVAL_MAX_MS_DEFAULT,
-      ),
+      dispatchIntervalMaxMs: this.options.dispatchIntervalMaxMs ?? DISPATCH_INTERVAL_MAX_MS_DEFAULT, // never below the shortest: the runner keeps it so
       dispatchFlowHighPerS: DISPATCH_FLOW_HIGH_PER_S,
       idlePriority: IDLE_PRIORITY_DEFAULT,
     };
