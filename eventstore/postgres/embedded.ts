@@ -117,7 +117,8 @@ export function storedPasswordOf(dataDir: string): string | undefined {
  * The cluster's own directory holds its Unix-domain socket when the path is short enough (and the
  * platform has them): a local client then skips the TCP loopback, whose per-message cost (the
  * kernel runs the receive side in the sender's system call) the projection worker and the
- * journal writer pay on every statement (docs/BENCHMARKS.md, "Single orders: where the CPU goes").
+ * journal writer pay on every statement (docs/BENCHMARKS.md, "Projection batches under a high
+ * flow, and the embedded server's socket").
  */
 export function socketDirectoryOf(dataDir: string, port: number): string | undefined {
   if (process.platform === 'win32') return undefined;
