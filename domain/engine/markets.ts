@@ -27,7 +27,7 @@ import type { EngineInput } from './inputs.ts';
 import { creditPoints, FEES, pool, setPool, transfer } from './ledger.ts';
 import { CancellationReasons, cancelLive, execute, release } from './orders.ts';
 import { assessSettlementFees, canResettle, inheritSettlementFees, resettle } from './settlementFees.ts';
-import type { MarketState, SettledAccount, Exposure } from './state.ts';
+import type { AccountState, MarketState, SettledAccount, Exposure } from './state.ts';
 import { present } from '../assert.ts';
 import { fillLotSettled, fillResulted, fillVoided } from '../evolve/fills.ts';
 import {
@@ -329,6 +329,25 @@ function resultAgain(ctx: StepContext, market: MarketState, result: 'win' | 'los
   return null;
 }
 
+/** Moves `amount` between the market's pool and the account, as its settlement ledger entry. */
+function settlementTransfer(
+  ctx: StepContext,
+  account: AccountState,
+  market: MarketState,
+  amount: Decimal,
+  settlementId: string,
+): void {
+  transfer(ctx, account, amount, pool(market.id), 'settlement', {
+    id: ctx.nextId('ledger'),
+    accountId: account.id,
+    type: 'settlement',
+    amount,
+    eventId: market.eventId,
+    marketId: market.id,
+    settlementId,
+  });
+}
+
 /**
  * win: every long contract is paid max_price; lose: nothing. Points are credited (rollup). Returns
  * what each account that traded in the market took from it (for fees and a later re-settlement).
@@ -350,15 +369,7 @@ function settlePositions(
     settlementPnls.set(accountId, pnl);
     positionClosedOut(exposure);
     if (hadPosition) {
-      transfer(ctx, account, pnl, pool(market.id), 'settlement', {
-        id: ctx.nextId('ledger'),
-        accountId,
-        type: 'settlement',
-        amount: pnl,
-        eventId: market.eventId,
-        marketId: market.id,
-        settlementId,
-      });
+      settlementTransfer(ctx, account, market, pnl, settlementId);
       ctx.positionChanged(exposure);
     }
     if (exposure.pointsPending > 0) {
@@ -447,15 +458,7 @@ function voidPositions(ctx: StepContext, market: MarketState, settlementId: stri
     // only fills realise PnL: an account that never traded here has nothing to reverse
     const reversal = negated(exposure.realizedPnl);
     if (traded) {
-      transfer(ctx, account, reversal, pool(market.id), 'settlement', {
-        id: ctx.nextId('ledger'),
-        accountId,
-        type: 'settlement',
-        amount: reversal,
-        eventId: market.eventId,
-        marketId: market.id,
-        settlementId,
-      });
+      settlementTransfer(ctx, account, market, reversal, settlementId);
       ctx.positionChanged(exposure);
     }
     exposure.lots = [];

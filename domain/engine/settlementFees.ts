@@ -127,27 +127,21 @@ function applyPercent(ctx: StepContext, market: MarketState, scope: FeeScope, pe
 /** A market just listed takes its event's and its group's percents, each stated for it. */
 export function inheritSettlementFees(ctx: StepContext, market: MarketState): void {
   const eventPercent = ctx.state.sportEvents.get(market.eventId)?.eventFeePercent ?? null;
-  if (eventPercent !== null) {
-    ctx.emit({
-      type: 'SettlementFeeSet',
-      scope: 'event',
-      scope_id: market.eventId,
-      percent: eventPercent,
-      market_ids: [market.id],
-    });
-    marketFeePercentSet(market, 'event', eventPercent);
-  }
+  if (eventPercent !== null) inheritPercent(ctx, market, 'event', market.eventId, eventPercent);
   const groupPercent = ctx.state.settlementFees.groupPercents.get(market.groupingId);
-  if (groupPercent !== undefined) {
-    ctx.emit({
-      type: 'SettlementFeeSet',
-      scope: 'market_group',
-      scope_id: market.groupingId,
-      percent: groupPercent,
-      market_ids: [market.id],
-    });
-    marketFeePercentSet(market, 'market_group', groupPercent);
-  }
+  if (groupPercent !== undefined) inheritPercent(ctx, market, 'market_group', market.groupingId, groupPercent);
+}
+
+/** States the percent of `scope` for the listed market alone, and sets the market's copy of it. */
+function inheritPercent(
+  ctx: StepContext,
+  market: MarketState,
+  scope: FeeScope,
+  scopeId: string,
+  percent: number,
+): void {
+  ctx.emit({ type: 'SettlementFeeSet', scope, scope_id: scopeId, percent, market_ids: [market.id] });
+  marketFeePercentSet(market, scope, percent);
 }
 
 // ── charging and refunding ────────────────────────────────────────────────────────────────────

@@ -13,10 +13,19 @@
 // statement that writes the tokens.
 
 import { createHash } from 'node:crypto';
-import { InvalidGrant, InvalidRequest } from '../errors.ts';
+import { InvalidGrant } from '../errors.ts';
+import { present } from '../../../domain/assert.ts';
 import type { StoredCode } from '../tokenStore.ts';
-import { digestOf, TOKEN_LENGTH_MAX } from '../tokens.ts';
-import { isVisibleAscii, issuedChecks, runChecks, type Check, type GrantType, type TokenRequest } from './grantType.ts';
+import {
+  findPresented,
+  issuedChecks,
+  paramOf,
+  runChecks,
+  visibleAsciiCheck,
+  type Check,
+  type GrantType,
+  type TokenRequest,
+} from './grantType.ts';
 import { CODE_REPLAYED, revokeReplayedGrant, type LibraryGrants } from './library.ts';
 
 /** RFC 7636 §4.1: 43 to 128 unreserved characters. */
@@ -27,25 +36,16 @@ interface CodeExchange {
   code?: StoredCode;
 }
 
-const param = (state: CodeExchange, name: string): string => state.token.request.body[name] as string;
-const storedCode = (state: CodeExchange): StoredCode => {
-  if (!state.code) throw new Error('the code is looked up before it is checked');
-  return state.code;
-};
+const param = (state: CodeExchange, name: string): string => paramOf(state.token, name);
+const storedCode = (state: CodeExchange): StoredCode =>
+  present(state.code, 'the code is looked up before it is checked');
 
 const CHECKS: readonly Check<CodeExchange>[] = [
-  {
-    name: 'code made of visible ASCII',
-    check(state) {
-      if (!isVisibleAscii(param(state, 'code'))) throw new InvalidRequest('Invalid parameter: `code`');
-    },
-  },
+  visibleAsciiCheck('code'),
   {
     name: 'code known',
     async check(state) {
-      const code = param(state, 'code');
-      const stored =
-        code.length <= TOKEN_LENGTH_MAX ? await state.token.deps.tokens.findCode(digestOf(code)) : undefined;
+      const stored = await findPresented(param(state, 'code'), (digest) => state.token.deps.tokens.findCode(digest));
       if (!stored) throw new InvalidGrant('authorization code is invalid');
       state.code = stored;
     },

@@ -5,9 +5,10 @@
 
 import type { AuthenticatedClient } from '../clientAuth.ts';
 import type { OAuthDeps } from '../deps.ts';
-import { InvalidGrant, InvalidScope } from '../errors.ts';
+import { InvalidGrant, InvalidRequest, InvalidScope } from '../errors.ts';
 import { grantIsLive } from '../grants.ts';
 import type { OAuthAnswer, OAuthRequest } from '../http.ts';
+import { digestOf, TOKEN_LENGTH_MAX } from '../tokens.ts';
 
 export interface TokenRequest {
   request: OAuthRequest;
@@ -94,4 +95,24 @@ export function requestedScopes(body: Record<string, unknown>): string[] | undef
 
 /** RFC 6749 VSCHAR: what a code or refresh token may be made of. */
 const VISIBLE_ASCII = /^[\u0020-\u007E]+$/;
-export const isVisibleAscii = (text: string): boolean => VISIBLE_ASCII.test(text);
+
+/** A body parameter of the token request (the endpoint has checked that each required one is given once). */
+export const paramOf = (token: TokenRequest, name: string): string => token.request.body[name] as string;
+
+/** The first check of a code exchange and a refresh: what body parameter `name` presents is made of visible ASCII (else invalid_request). */
+export function visibleAsciiCheck<S extends { token: TokenRequest }>(name: string): Check<S> {
+  return {
+    name: `${name} made of visible ASCII`,
+    check(state) {
+      if (!VISIBLE_ASCII.test(paramOf(state.token, name))) throw new InvalidRequest(`Invalid parameter: \`${name}\``);
+    },
+  };
+}
+
+/** What the store holds for a presented code or token, found by its digest; none when it is longer than any the server issues. */
+export async function findPresented<T>(
+  text: string,
+  find: (digest: string) => Promise<T | undefined>,
+): Promise<T | undefined> {
+  return text.length <= TOKEN_LENGTH_MAX ? find(digestOf(text)) : undefined;
+}

@@ -11,17 +11,19 @@
 // then the protocol library runs the grant (library.ts), which marks the token used in the same
 // statement that writes its successors.
 
-import { InvalidGrant, InvalidRequest, InvalidScope } from '../errors.ts';
+import { present } from '../../../domain/assert.ts';
+import { InvalidGrant, InvalidScope } from '../errors.ts';
 import type { StoredToken } from '../tokenStore.ts';
-import { digestOf, TOKEN_LENGTH_MAX } from '../tokens.ts';
 import {
-  isVisibleAscii,
+  findPresented,
   issuedChecks,
+  paramOf,
   requestedScopes,
   runChecks,
   type Check,
   type GrantType,
   type TokenRequest,
+  visibleAsciiCheck,
 } from './grantType.ts';
 import { REFRESH_REUSED, revokeReusedFamily, type LibraryGrants } from './library.ts';
 
@@ -30,25 +32,16 @@ interface Refresh {
   stored?: StoredToken;
 }
 
-const presented = (state: Refresh): string => state.token.request.body.refresh_token as string;
-const storedToken = (state: Refresh): StoredToken => {
-  if (!state.stored) throw new Error('the refresh token is looked up before it is checked');
-  return state.stored;
-};
+const storedToken = (state: Refresh): StoredToken =>
+  present(state.stored, 'the refresh token is looked up before it is checked');
 
 const CHECKS: readonly Check<Refresh>[] = [
-  {
-    name: 'refresh_token made of visible ASCII',
-    check(state) {
-      if (!isVisibleAscii(presented(state))) throw new InvalidRequest('Invalid parameter: `refresh_token`');
-    },
-  },
+  visibleAsciiCheck('refresh_token'),
   {
     name: 'refresh token known',
     async check(state) {
-      const text = presented(state);
-      const stored =
-        text.length <= TOKEN_LENGTH_MAX ? await state.token.deps.tokens.findToken(digestOf(text)) : undefined;
+      const text = paramOf(state.token, 'refresh_token');
+      const stored = await findPresented(text, (digest) => state.token.deps.tokens.findToken(digest));
       if (!stored || stored.kind !== 'refresh') throw new InvalidGrant('refresh token is invalid');
       state.stored = stored;
     },
