@@ -5,8 +5,77 @@
 // credential index follows it; so is an issued one (`api_key_issued`, `session_issued`), so a
 // node that had found no such credential a moment before asks again.
 
+import type pg from 'pg';
 import type { ProjectionChange, Projector } from '../projector.ts';
-import { API_KEY_STREAM_PREFIX, isCredentialEvent, SESSION_STREAM_PREFIX } from '../../domain/credentials/events.ts';
+import {
+  API_KEY_STREAM_PREFIX,
+  isCredentialEvent,
+  SESSION_STREAM_PREFIX,
+  type ApiKeyIssued,
+  type SessionIssued,
+} from '../../domain/credentials/events.ts';
+
+/** A credential's table: its key, the columns an issue writes (its event's fields of the same names), and its announcements. */
+interface CredentialTable<Issued> {
+  table: string;
+  key: keyof Issued & string;
+  columns: readonly (keyof Issued & string)[];
+  issuedKind: string;
+  /** What an issue is announced by: what a node had looked the credential up by. */
+  announcedBy: keyof Issued & string;
+  revokedKind: string;
+}
+
+const API_KEYS: CredentialTable<ApiKeyIssued> = {
+  table: 'api_keys',
+  key: 'key_id',
+  columns: ['key_id', 'account_id', 'scope', 'public_key', 'issued_at_us'],
+  issuedKind: 'api_key_issued',
+  announcedBy: 'key_id',
+  revokedKind: 'api_key_revoked',
+};
+
+const SESSIONS: CredentialTable<SessionIssued> = {
+  table: 'member_sessions',
+  key: 'session_id',
+  columns: ['session_id', 'account_id', 'token_hash', 'issued_at_us', 'expires_at_us'],
+  issuedKind: 'session_issued',
+  announcedBy: 'token_hash',
+  revokedKind: 'session_revoked',
+};
+
+/** Inserts an issued credential's row (a replayed issue changes nothing). */
+async function issued<I>(tx: pg.PoolClient, spec: CredentialTable<I>, data: I): Promise<ProjectionChange> {
+  const places = spec.columns.map((_, i) => `$${i + 1}`);
+  await tx.query(
+    `INSERT INTO ${spec.table} (${spec.columns.join(', ')}) VALUES (${places.join(',')})
+     ON CONFLICT (${spec.key}) DO NOTHING`,
+    spec.columns.map((column) => data[column]),
+  );
+  return {
+    projector: 'credentials',
+    kind: spec.issuedKind,
+    keys: { [spec.announcedBy]: String(data[spec.announcedBy]) },
+  };
+}
+
+/** Marks a credential revoked, keeping the first revocation's time. */
+async function revoked<I>(
+  tx: pg.PoolClient,
+  spec: CredentialTable<I>,
+  id: string,
+  revokedAtUs: number,
+): Promise<ProjectionChange> {
+  await tx.query(`UPDATE ${spec.table} SET revoked_at_us = COALESCE(revoked_at_us, $2) WHERE ${spec.key} = $1`, [
+    id,
+    revokedAtUs,
+  ]);
+  return {
+    projector: 'credentials',
+    kind: spec.revokedKind,
+    keys: { [spec.key]: id, revoked_at_us: String(revokedAtUs) },
+  };
+}
 
 export const credentialsProjector: Projector = {
   name: 'credentials',
@@ -38,47 +107,17 @@ export const credentialsProjector: Projector = {
       const event = { type: recorded.type, data: recorded.data };
       if (!isCredentialEvent(event)) continue;
       switch (event.type) {
-        case 'ApiKeyIssued': {
-          const d = event.data;
-          await tx.query(
-            `INSERT INTO api_keys (key_id, account_id, scope, public_key, issued_at_us) VALUES ($1,$2,$3,$4,$5)
-             ON CONFLICT (key_id) DO NOTHING`,
-            [d.key_id, d.account_id, d.scope, d.public_key, d.issued_at_us],
-          );
-          changes.push({ projector: 'credentials', kind: 'api_key_issued', keys: { key_id: d.key_id } });
+        case 'ApiKeyIssued':
+          changes.push(await issued(tx, API_KEYS, event.data));
           break;
-        }
         case 'ApiKeyRevoked':
-          await tx.query('UPDATE api_keys SET revoked_at_us = COALESCE(revoked_at_us, $2) WHERE key_id = $1', [
-            event.data.key_id,
-            event.data.revoked_at_us,
-          ]);
-          changes.push({
-            projector: 'credentials',
-            kind: 'api_key_revoked',
-            keys: { key_id: event.data.key_id, revoked_at_us: String(event.data.revoked_at_us) },
-          });
+          changes.push(await revoked(tx, API_KEYS, event.data.key_id, event.data.revoked_at_us));
           break;
-        case 'SessionIssued': {
-          const d = event.data;
-          await tx.query(
-            `INSERT INTO member_sessions (session_id, account_id, token_hash, issued_at_us, expires_at_us) VALUES ($1,$2,$3,$4,$5)
-             ON CONFLICT (session_id) DO NOTHING`,
-            [d.session_id, d.account_id, d.token_hash, d.issued_at_us, d.expires_at_us],
-          );
-          changes.push({ projector: 'credentials', kind: 'session_issued', keys: { token_hash: d.token_hash } });
+        case 'SessionIssued':
+          changes.push(await issued(tx, SESSIONS, event.data));
           break;
-        }
         case 'SessionRevoked':
-          await tx.query(
-            'UPDATE member_sessions SET revoked_at_us = COALESCE(revoked_at_us, $2) WHERE session_id = $1',
-            [event.data.session_id, event.data.revoked_at_us],
-          );
-          changes.push({
-            projector: 'credentials',
-            kind: 'session_revoked',
-            keys: { session_id: event.data.session_id, revoked_at_us: String(event.data.revoked_at_us) },
-          });
+          changes.push(await revoked(tx, SESSIONS, event.data.session_id, event.data.revoked_at_us));
           break;
         default: {
           const never: never = event;
