@@ -3,19 +3,28 @@
 
 import { accountView, balanceView } from '../../../domain/readModel/render.ts';
 import { renderAccount, renderBalance } from '../render.ts';
-import { upsertSnapshots, type Batch, type Slice, type UpsertSpec } from './batch.ts';
+import { snapshotTable, upsertSnapshots, type Batch, type Slice } from './batch.ts';
 
 /** core_balances: one row per account, its balance as REST shows it. */
-export const BALANCES_TABLE: UpsertSpec = {
+export const BALANCES_TABLE = snapshotTable({
   table: 'core_balances',
   key: ['account_id'],
   columns: [
     ['account_id', 'text'],
     ['user_id', 'text'],
-    ['seq', 'bigint'],
-    ['doc', 'json'],
   ],
-};
+});
+
+/** core_accounts: one row per account. */
+const ACCOUNTS_TABLE = snapshotTable({
+  table: 'core_accounts',
+  key: ['account_id'],
+  columns: [
+    ['account_id', 'text'],
+    ['user_id', 'text'],
+    ['status', 'text'],
+  ],
+});
 
 export const accountsSlice: Slice = {
   name: 'accounts',
@@ -26,17 +35,7 @@ export const accountsSlice: Slice = {
     }));
     const writtenAccounts = await upsertSnapshots(
       batch.tx,
-      {
-        table: 'core_accounts',
-        key: ['account_id'],
-        columns: [
-          ['account_id', 'text'],
-          ['user_id', 'text'],
-          ['status', 'text'],
-          ['seq', 'bigint'],
-          ['doc', 'json'],
-        ],
-      },
+      ACCOUNTS_TABLE,
       accounts.map(({ view, seq }) => ({
         account_id: view.account_id,
         user_id: view.user_id,

@@ -51,6 +51,34 @@ export interface UpsertSpec {
   insertOnly?: readonly string[];
 }
 
+/** Where a row was first inserted (journal position, index in it): written on insert only, so a row keeps its place in a list. */
+const PLACE_COLUMNS: ReadonlyArray<readonly [string, SqlType]> = [
+  ['ins_pos', 'bigint'],
+  ['ins_idx', 'integer'],
+];
+
+/**
+ * A table of snapshot rows as every slice keeps one: its own columns (the key's first), then the
+ * engine `seq` the row reflects (upsertSnapshots never lets an older one replace it), where the row
+ * was first inserted when `placed`, and the document. `insertOnly` names own columns written on
+ * insert only (the place columns are, too).
+ */
+export function snapshotTable(table: {
+  table: string;
+  key: readonly string[];
+  columns: ReadonlyArray<readonly [string, SqlType]>;
+  placed?: boolean;
+  insertOnly?: readonly string[];
+}): UpsertSpec {
+  const place = table.placed ? PLACE_COLUMNS : [];
+  return {
+    table: table.table,
+    key: table.key,
+    columns: [...table.columns, ['seq', 'bigint'], ...place, ['doc', 'json']],
+    insertOnly: [...(table.insertOnly ?? []), ...place.map(([name]) => name)],
+  };
+}
+
 /**
  * Upserts snapshot rows in one statement; a stored row is replaced only when the incoming
  * `seq` is >= its own, so a replayed batch changes nothing and an older snapshot never wins.

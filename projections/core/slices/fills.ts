@@ -8,7 +8,7 @@ import { decimalOf, decimalText, isZero, minus, plus, ZERO, type Decimal } from 
 import { usToIso } from '../../../domain/clock.ts';
 import { fillView } from '../../../domain/readModel/render.ts';
 import { renderFill } from '../render.ts';
-import { upsertSnapshots, type Batch, type Slice, type UpsertSpec } from './batch.ts';
+import { snapshotTable, upsertSnapshots, type Batch, type Slice } from './batch.ts';
 
 interface TapeRow {
   trade_id: string;
@@ -22,7 +22,7 @@ interface TapeRow {
 }
 
 /** core_fills: one row per side of a trade, keeping where it was first inserted. */
-export const FILLS_TABLE: UpsertSpec = {
+export const FILLS_TABLE = snapshotTable({
   table: 'core_fills',
   key: ['trade_id', 'liquidity_action'],
   columns: [
@@ -34,13 +34,10 @@ export const FILLS_TABLE: UpsertSpec = {
     ['status', 'text'],
     ['tape_trade_id', 'text'],
     ['inserted_at', 'bigint'],
-    ['seq', 'bigint'],
-    ['ins_pos', 'bigint'],
-    ['ins_idx', 'integer'],
-    ['doc', 'json'],
   ],
-  insertOnly: ['tape_trade_id', 'inserted_at', 'ins_pos', 'ins_idx'],
-};
+  placed: true,
+  insertOnly: ['tape_trade_id', 'inserted_at'],
+});
 
 export const fillsSlice: Slice = {
   name: 'fills',

@@ -3,23 +3,19 @@
 
 import { ledgerEntryView } from '../../../domain/readModel/render.ts';
 import { renderLedgerEntry } from '../render.ts';
-import { upsertSnapshots, type Batch, type Slice, type UpsertSpec } from './batch.ts';
+import { snapshotTable, upsertSnapshots, type Batch, type Slice } from './batch.ts';
 
 /** core_ledger_entries: one row per ledger entry, keeping where it was first inserted. */
-export const LEDGER_ENTRIES_TABLE: UpsertSpec = {
+export const LEDGER_ENTRIES_TABLE = snapshotTable({
   table: 'core_ledger_entries',
   key: ['id'],
   columns: [
     ['id', 'text'],
     ['account_id', 'text'],
     ['type', 'text'],
-    ['seq', 'bigint'],
-    ['ins_pos', 'bigint'],
-    ['ins_idx', 'integer'],
-    ['doc', 'json'],
   ],
-  insertOnly: ['ins_pos', 'ins_idx'],
-};
+  placed: true,
+});
 
 export const ledgerSlice: Slice = {
   name: 'ledger',

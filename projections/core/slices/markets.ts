@@ -7,9 +7,37 @@ import { marketView, sportEventView } from '../../../domain/readModel/render.ts'
 import { sportKey } from '../../../domain/leaderboard/board.ts';
 import { marketTier } from '../market.ts';
 import { renderSportEvent } from '../render.ts';
-import { upsertSnapshots, type Batch, type Slice } from './batch.ts';
+import { snapshotTable, upsertSnapshots, type Batch, type Slice } from './batch.ts';
 
 const lower = (s: string | null): string | null => (s === null ? null : s.toLowerCase());
+
+/** core_sport_events: one row per sport event, with what its lists filter and sort on. */
+const SPORT_EVENTS_TABLE = snapshotTable({
+  table: 'core_sport_events',
+  key: ['event_id'],
+  columns: [
+    ['event_id', 'text'],
+    ['start_us', 'bigint'],
+    ['status', 'text'],
+    ['sport_lc', 'text'],
+    ['competition_lc', 'text'],
+    ['sport_key', 'text'],
+  ],
+});
+
+/** core_markets: one row per market, with what its lists filter on. */
+const MARKETS_TABLE = snapshotTable({
+  table: 'core_markets',
+  key: ['market_id'],
+  columns: [
+    ['market_id', 'text'],
+    ['event_id', 'text'],
+    ['status', 'text'],
+    ['trading', 'boolean'],
+    ['tier', 'smallint'],
+    ['archived', 'boolean'],
+  ],
+});
 
 export const marketsSlice: Slice = {
   name: 'markets',
@@ -26,20 +54,7 @@ export const marketsSlice: Slice = {
 
     const writtenEvents = await upsertSnapshots(
       batch.tx,
-      {
-        table: 'core_sport_events',
-        key: ['event_id'],
-        columns: [
-          ['event_id', 'text'],
-          ['start_us', 'bigint'],
-          ['status', 'text'],
-          ['sport_lc', 'text'],
-          ['competition_lc', 'text'],
-          ['sport_key', 'text'],
-          ['seq', 'bigint'],
-          ['doc', 'json'],
-        ],
-      },
+      SPORT_EVENTS_TABLE,
       events.map(({ item, seq }) => ({
         event_id: item.event_id,
         start_us: item.start,
@@ -59,20 +74,7 @@ export const marketsSlice: Slice = {
 
     const writtenMarkets = await upsertSnapshots(
       batch.tx,
-      {
-        table: 'core_markets',
-        key: ['market_id'],
-        columns: [
-          ['market_id', 'text'],
-          ['event_id', 'text'],
-          ['status', 'text'],
-          ['trading', 'boolean'],
-          ['tier', 'smallint'],
-          ['archived', 'boolean'],
-          ['seq', 'bigint'],
-          ['doc', 'json'],
-        ],
-      },
+      MARKETS_TABLE,
       markets.map(({ item, seq }) => ({
         market_id: item.market_id,
         event_id: item.event_id,

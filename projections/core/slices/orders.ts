@@ -21,7 +21,7 @@ import type { OrderView } from '../../../domain/views.ts';
 import { orderView } from '../../../domain/readModel/render.ts';
 import { renderOrder } from '../render.ts';
 import { orderDocOf } from '../orderRows.ts';
-import { upsertSnapshots, type Batch, type Slice, type UpsertSpec } from './batch.ts';
+import { snapshotTable, upsertSnapshots, type Batch, type Slice } from './batch.ts';
 import { prepared } from '../../runtime/prepared.ts';
 
 const RESTING_STATUSES: ReadonlySet<string> = new Set(['open', 'accepted']);
@@ -47,7 +47,7 @@ interface LevelDelta {
 }
 
 /** core_orders: one row per order, with what it contributes to its market's book. */
-export const ORDERS_TABLE: UpsertSpec = {
+export const ORDERS_TABLE = snapshotTable({
   table: 'core_orders',
   key: ['id'],
   columns: [
@@ -59,13 +59,9 @@ export const ORDERS_TABLE: UpsertSpec = {
     ['book_side', 'text'],
     ['book_price', 'numeric'],
     ['book_remaining', 'numeric'],
-    ['seq', 'bigint'],
-    ['ins_pos', 'bigint'],
-    ['ins_idx', 'integer'],
-    ['doc', 'json'],
   ],
-  insertOnly: ['ins_pos', 'ins_idx'],
-};
+  placed: true,
+});
 
 export const ordersSlice: Slice = {
   name: 'orders',

@@ -4,10 +4,10 @@
 import { abs, decimalOf, decimalText } from '../../../domain/money/decimal.ts';
 import { positionView } from '../../../domain/readModel/render.ts';
 import { renderPosition } from '../render.ts';
-import { upsertSnapshots, type Batch, type Slice, type UpsertSpec } from './batch.ts';
+import { snapshotTable, upsertSnapshots, type Batch, type Slice } from './batch.ts';
 
 /** core_positions: one row per account and market. */
-export const POSITIONS_TABLE: UpsertSpec = {
+export const POSITIONS_TABLE = snapshotTable({
   table: 'core_positions',
   key: ['account_id', 'market_id'],
   columns: [
@@ -15,10 +15,8 @@ export const POSITIONS_TABLE: UpsertSpec = {
     ['market_id', 'text'],
     ['position', 'numeric'],
     ['contracts', 'numeric'],
-    ['seq', 'bigint'],
-    ['doc', 'json'],
   ],
-};
+});
 
 export const positionsSlice: Slice = {
   name: 'positions',
