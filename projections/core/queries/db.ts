@@ -118,6 +118,12 @@ export class Where {
     return this;
   }
 
+  /** `column` is one of `values` (text); no condition when the list is absent or empty (listFilter). */
+  anyOf(column: string, values: readonly string[] | null | undefined): this {
+    const list = listFilter(values);
+    return list ? this.and(`${column} = ANY(${this.param(list)}::text[])`) : this;
+  }
+
   sql(): string {
     return this.conditions.length ? `WHERE ${this.conditions.join(' AND ')}` : '';
   }

@@ -3,7 +3,7 @@
 
 import type { FillStatus, FillView } from '../../../domain/views.ts';
 import { renderFill, type FillWire } from '../render.ts';
-import { listFilter, pageByJournalPlace, Where, type PageRequest, type PlacedRow, type Queryable } from './db.ts';
+import { pageByJournalPlace, Where, type PageRequest, type PlacedRow, type Queryable } from './db.ts';
 
 interface FillFilters {
   marketIds?: readonly string[];
@@ -28,10 +28,8 @@ export async function listFills(
 ): Promise<FillPage> {
   const w = new Where();
   w.and(`account_id = ${w.param(accountId)}`);
-  const marketIds = listFilter(filters.marketIds);
-  if (marketIds) w.and(`market_id = ANY(${w.param(marketIds)}::text[])`);
-  const orderIds = listFilter(filters.orderIds);
-  if (orderIds) w.and(`order_id = ANY(${w.param(orderIds)}::text[])`);
+  w.anyOf('market_id', filters.marketIds);
+  w.anyOf('order_id', filters.orderIds);
   if (filters.status !== undefined) w.and(`status = ${w.param(filters.status)}`);
   const { page: rows, cursor } = await pageByJournalPlace<Row>(db, 'doc', 'core_fills', w, page);
   return { cursor, fills: rows.map((row) => renderFill(row.doc)) };

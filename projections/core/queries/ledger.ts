@@ -30,7 +30,7 @@ async function listLedgerEntryViews(
 ): Promise<{ cursor: string | null; entries: LedgerEntryView[] }> {
   const w = new Where();
   w.and(`account_id = ${w.param(accountId)}`);
-  if (types && types.length > 0) w.and(`type = ANY(${w.param(types)}::text[])`);
+  w.anyOf('type', types);
   const { page: rows, cursor } = await pageByJournalPlace<Row>(db, 'doc', 'core_ledger_entries', w, page);
   return { cursor, entries: rows.map((row) => row.doc) };
 }

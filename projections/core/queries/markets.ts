@@ -8,7 +8,7 @@
 
 import type { MarketStateView, MarketStatus } from '../../../domain/views.ts';
 import { MARKET_JOINS, MARKET_SELECT, renderMarket, type MarketRow, type MarketWire } from '../market.ts';
-import { cursorParts, limitOf, pageFrom, Where, listFilter, type PageRequest, type Queryable } from './db.ts';
+import { cursorParts, limitOf, pageFrom, Where, type PageRequest, type Queryable } from './db.ts';
 
 export interface MarketFilters {
   /** When present (even empty), exactly these markets, unpaginated; every other filter, sort and page param is ignored. */
@@ -47,16 +47,18 @@ export async function listMarkets(
   const w = new Where();
   w.param(nowUs); // $1, used by MARKET_SELECT
   w.and('NOT m.archived');
-  const eventIds = listFilter(filters.eventIds);
-  if (eventIds) w.and(`m.event_id = ANY(${w.param(eventIds)}::text[])`);
-  const statuses = listFilter(filters.statuses);
-  if (statuses) w.and(`m.status = ANY(${w.param(statuses)}::text[])`);
+  w.anyOf('m.event_id', filters.eventIds);
+  w.anyOf('m.status', filters.statuses);
   if (filters.trading !== undefined)
     w.and(`(m.trading AND m.status IN ('open', 'pre_open')) = ${w.param(filters.trading)}::boolean`);
-  const sports = listFilter(filters.sports);
-  if (sports) w.and(`m.sport_lc = ANY(${w.param(sports.map((s) => s.toLowerCase()))}::text[])`);
-  const competitions = listFilter(filters.competitions);
-  if (competitions) w.and(`m.competition_lc = ANY(${w.param(competitions.map((s) => s.toLowerCase()))}::text[])`);
+  w.anyOf(
+    'm.sport_lc',
+    filters.sports?.map((s) => s.toLowerCase()),
+  );
+  w.anyOf(
+    'm.competition_lc',
+    filters.competitions?.map((s) => s.toLowerCase()),
+  );
 
   let order: string;
   let keyOf: (row: PagedRow) => Array<string | number>;

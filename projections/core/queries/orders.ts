@@ -4,7 +4,7 @@
 import type { OrderStatus } from '../../../domain/views.ts';
 import { ORDER_ROW_COLUMNS, orderViewOfRow, type OrderColumns, type OrderDoc } from '../orderRows.ts';
 import { renderOrder, type OrderWire } from '../render.ts';
-import { listFilter, pageByJournalPlace, Where, type PageRequest, type PlacedRow, type Queryable } from './db.ts';
+import { pageByJournalPlace, Where, type PageRequest, type PlacedRow, type Queryable } from './db.ts';
 
 export interface OrderFilters {
   orderIds?: readonly string[];
@@ -30,14 +30,10 @@ export async function listOrders(
 ): Promise<OrderPage> {
   const w = new Where();
   w.and(`account_id = ${w.param(accountId)}`);
-  const orderIds = listFilter(filters.orderIds);
-  if (orderIds) w.and(`id = ANY(${w.param(orderIds)}::text[])`);
-  const clientOrderIds = listFilter(filters.clientOrderIds);
-  if (clientOrderIds) w.and(`client_order_id = ANY(${w.param(clientOrderIds)}::text[])`);
-  const marketIds = listFilter(filters.marketIds);
-  if (marketIds) w.and(`market_id = ANY(${w.param(marketIds)}::text[])`);
-  const statuses = listFilter(filters.statuses);
-  if (statuses) w.and(`status = ANY(${w.param(statuses)}::text[])`);
+  w.anyOf('id', filters.orderIds);
+  w.anyOf('client_order_id', filters.clientOrderIds);
+  w.anyOf('market_id', filters.marketIds);
+  w.anyOf('status', filters.statuses);
   const { page: rows, cursor } = await pageByJournalPlace<Row>(db, ORDER_ROW_COLUMNS, 'core_orders o', w, page, 'o.');
   return { cursor, orders: rows.map((row) => renderOrder(orderViewOfRow(row))) };
 }

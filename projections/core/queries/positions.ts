@@ -26,8 +26,7 @@ export async function listPositions(
   const limit = limitOf(page);
   const w = new Where();
   w.and(`account_id = ${w.param(accountId)}`).and('position <> 0');
-  if (filters.marketIds && filters.marketIds.length > 0)
-    w.and(`market_id = ANY(${w.param(filters.marketIds)}::text[])`);
+  w.anyOf('market_id', filters.marketIds);
   const after = cursorParts(page.cursor, ['dec', 'text']);
   if (after) {
     const contracts = w.param(after[0]);
