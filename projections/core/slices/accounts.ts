@@ -3,7 +3,7 @@
 
 import { accountView, balanceView } from '../../../domain/readModel/render.ts';
 import { renderAccount, renderBalance } from '../render.ts';
-import { snapshotTable, upsertSnapshots, type Batch, type Slice } from './batch.ts';
+import { snapshotTable, upsertWritten, type Batch, type Slice } from './batch.ts';
 
 /** core_balances: one row per account, its balance as REST shows it. */
 export const BALANCES_TABLE = snapshotTable({
@@ -33,35 +33,26 @@ export const accountsSlice: Slice = {
       view: accountView(record),
       seq: at.seq,
     }));
-    const writtenAccounts = await upsertSnapshots(
-      batch.tx,
-      ACCOUNTS_TABLE,
-      accounts.map(({ view, seq }) => ({
-        account_id: view.account_id,
-        user_id: view.user_id,
-        status: view.status,
-        seq,
-        doc: view,
-      })),
-    );
-    const accountWritten = new Set(writtenAccounts.map((row) => row.account_id));
-    for (const { view } of accounts) {
-      if (accountWritten.has(view.account_id))
-        batch.changes.push({ kind: 'account', account_id: view.account_id, doc: renderAccount(view) });
-    }
+    const writtenAccounts = await upsertWritten(batch.tx, ACCOUNTS_TABLE, accounts, ({ view, seq }) => ({
+      account_id: view.account_id,
+      user_id: view.user_id,
+      status: view.status,
+      seq,
+      doc: view,
+    }));
+    for (const { view } of writtenAccounts)
+      batch.changes.push({ kind: 'account', account_id: view.account_id, doc: renderAccount(view) });
 
     const balances = [...batch.fold.balances.values()].map(({ record, at }) =>
       balanceView(record, record.funds, at.seq),
     );
-    const writtenBalances = await upsertSnapshots(
-      batch.tx,
-      BALANCES_TABLE,
-      balances.map((view) => ({ account_id: view.account_id, user_id: view.user_id, seq: view.seq, doc: view })),
-    );
-    const balanceWritten = new Set(writtenBalances.map((row) => row.account_id));
-    for (const view of balances) {
-      if (balanceWritten.has(view.account_id))
-        batch.changes.push({ kind: 'balance', account_id: view.account_id, doc: renderBalance(view), seq: view.seq });
-    }
+    const writtenBalances = await upsertWritten(batch.tx, BALANCES_TABLE, balances, (view) => ({
+      account_id: view.account_id,
+      user_id: view.user_id,
+      seq: view.seq,
+      doc: view,
+    }));
+    for (const view of writtenBalances)
+      batch.changes.push({ kind: 'balance', account_id: view.account_id, doc: renderBalance(view), seq: view.seq });
   },
 };

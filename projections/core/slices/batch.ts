@@ -126,3 +126,24 @@ export async function upsertSnapshots(
   const result = await tx.query<Record<string, string>>(prepared(sql, values));
   return result.rows;
 }
+
+/**
+ * upsertSnapshots of the rows `rowOf` makes of `items`, handing back the items whose row was
+ * written (not older than the stored one): the ones a slice announces.
+ */
+export async function upsertWritten<T>(
+  tx: pg.PoolClient,
+  spec: UpsertSpec,
+  items: readonly T[],
+  rowOf: (item: T) => Record<string, unknown>,
+): Promise<T[]> {
+  const rows = items.map((item) => ({ item, row: rowOf(item) }));
+  const written = await upsertSnapshots(
+    tx,
+    spec,
+    rows.map(({ row }) => row),
+  );
+  const keyOf = (row: Record<string, unknown>): string => JSON.stringify(spec.key.map((column) => String(row[column])));
+  const writtenKeys = new Set(written.map(keyOf));
+  return rows.filter(({ row }) => writtenKeys.has(keyOf(row))).map(({ item }) => item);
+}

@@ -8,7 +8,7 @@ import { decimalOf, decimalText, isZero, minus, plus, ZERO, type Decimal } from 
 import { usToIso } from '../../../domain/clock.ts';
 import { fillView } from '../../../domain/readModel/render.ts';
 import { renderFill } from '../render.ts';
-import { snapshotTable, upsertSnapshots, type Batch, type Slice } from './batch.ts';
+import { snapshotTable, upsertWritten, type Batch, type Slice } from './batch.ts';
 
 interface TapeRow {
   trade_id: string;
@@ -72,35 +72,28 @@ export const fillsSlice: Slice = {
       created,
     }));
     for (const { item } of changed) batch.views.fills.set(item.trade_id, item);
-    const written = await upsertSnapshots(
-      batch.tx,
-      FILLS_TABLE,
-      changed.map(({ item, created }) => ({
-        trade_id: item.trade_id,
-        liquidity_action: item.liquidity_action,
+    const written = await upsertWritten(batch.tx, FILLS_TABLE, changed, ({ item, created }) => ({
+      trade_id: item.trade_id,
+      liquidity_action: item.liquidity_action,
+      account_id: item.account_id,
+      market_id: item.market_id,
+      order_id: item.order_id,
+      status: item.status,
+      tape_trade_id: tapeIdOf.get(item.trade_id) ?? null,
+      inserted_at: item.inserted_at,
+      seq: item.seq,
+      ins_pos: created?.pos ?? '0',
+      ins_idx: created?.idx ?? 0,
+      doc: item,
+    }));
+    const writtenKeys = new Set(written.map(({ item }) => `${item.trade_id}|${item.liquidity_action}`));
+    for (const { item } of written)
+      batch.changes.push({
+        kind: 'fill',
         account_id: item.account_id,
         market_id: item.market_id,
-        order_id: item.order_id,
-        status: item.status,
-        tape_trade_id: tapeIdOf.get(item.trade_id) ?? null,
-        inserted_at: item.inserted_at,
-        seq: item.seq,
-        ins_pos: created?.pos ?? '0',
-        ins_idx: created?.idx ?? 0,
-        doc: item,
-      })),
-    );
-    const writtenKeys = new Set(written.map((row) => `${row.trade_id}|${row.liquidity_action}`));
-    for (const { item } of changed) {
-      if (writtenKeys.has(`${item.trade_id}|${item.liquidity_action}`)) {
-        batch.changes.push({
-          kind: 'fill',
-          account_id: item.account_id,
-          market_id: item.market_id,
-          doc: renderFill(item),
-        });
-      }
-    }
+        doc: renderFill(item),
+      });
 
     if (tape.length > 0) {
       const inserted = await batch.tx.query<{

@@ -3,7 +3,7 @@
 
 import { ledgerEntryView } from '../../../domain/readModel/render.ts';
 import { renderLedgerEntry } from '../render.ts';
-import { snapshotTable, upsertSnapshots, type Batch, type Slice } from './batch.ts';
+import { snapshotTable, upsertWritten, type Batch, type Slice } from './batch.ts';
 
 /** core_ledger_entries: one row per ledger entry, keeping where it was first inserted. */
 export const LEDGER_ENTRIES_TABLE = snapshotTable({
@@ -21,28 +21,21 @@ export const ledgerSlice: Slice = {
   name: 'ledger',
   async apply(batch: Batch): Promise<void> {
     const entries = batch.fold.entries.map(({ entry, at }) => ({ view: ledgerEntryView(entry, at.nowUs, at.seq), at }));
-    const written = await upsertSnapshots(
-      batch.tx,
-      LEDGER_ENTRIES_TABLE,
-      entries.map(({ view, at }) => ({
-        id: view.id,
+    const written = await upsertWritten(batch.tx, LEDGER_ENTRIES_TABLE, entries, ({ view, at }) => ({
+      id: view.id,
+      account_id: view.account_id,
+      type: view.type,
+      seq: at.seq,
+      ins_pos: at.pos,
+      ins_idx: at.idx,
+      doc: view,
+    }));
+    for (const { view } of written)
+      batch.changes.push({
+        kind: 'ledger_entry',
         account_id: view.account_id,
-        type: view.type,
-        seq: at.seq,
-        ins_pos: at.pos,
-        ins_idx: at.idx,
-        doc: view,
-      })),
-    );
-    const ids = new Set(written.map((row) => row.id));
-    for (const { view } of entries) {
-      if (ids.has(view.id))
-        batch.changes.push({
-          kind: 'ledger_entry',
-          account_id: view.account_id,
-          ...(view.market_id ? { market_id: view.market_id } : {}),
-          doc: renderLedgerEntry(view),
-        });
-    }
+        ...(view.market_id ? { market_id: view.market_id } : {}),
+        doc: renderLedgerEntry(view),
+      });
   },
 };

@@ -7,7 +7,7 @@ import { marketView, sportEventView } from '../../../domain/readModel/render.ts'
 import { sportKey } from '../../../domain/leaderboard/board.ts';
 import { marketTier } from '../market.ts';
 import { renderSportEvent } from '../render.ts';
-import { snapshotTable, upsertSnapshots, type Batch, type Slice } from './batch.ts';
+import { snapshotTable, upsertWritten, type Batch, type Slice } from './batch.ts';
 
 const lower = (s: string | null): string | null => (s === null ? null : s.toLowerCase());
 
@@ -52,41 +52,30 @@ export const marketsSlice: Slice = {
     }));
     if (events.length === 0 && markets.length === 0) return;
 
-    const writtenEvents = await upsertSnapshots(
-      batch.tx,
-      SPORT_EVENTS_TABLE,
-      events.map(({ item, seq }) => ({
-        event_id: item.event_id,
-        start_us: item.start,
-        status: item.status,
-        sport_lc: lower(item.sport),
-        competition_lc: lower(item.competition),
-        sport_key: sportKey(item.sport),
-        seq,
-        doc: item,
-      })),
-    );
-    const eventIds = writtenEvents.map((row) => row.event_id as string);
-    const eventWritten = new Set(eventIds);
-    for (const { item } of events) {
-      if (eventWritten.has(item.event_id)) batch.changes.push({ kind: 'sport_event', doc: renderSportEvent(item) });
-    }
+    const writtenEvents = await upsertWritten(batch.tx, SPORT_EVENTS_TABLE, events, ({ item, seq }) => ({
+      event_id: item.event_id,
+      start_us: item.start,
+      status: item.status,
+      sport_lc: lower(item.sport),
+      competition_lc: lower(item.competition),
+      sport_key: sportKey(item.sport),
+      seq,
+      doc: item,
+    }));
+    const eventIds = writtenEvents.map(({ item }) => item.event_id);
+    for (const { item } of writtenEvents) batch.changes.push({ kind: 'sport_event', doc: renderSportEvent(item) });
 
-    const writtenMarkets = await upsertSnapshots(
-      batch.tx,
-      MARKETS_TABLE,
-      markets.map(({ item, seq }) => ({
-        market_id: item.market_id,
-        event_id: item.event_id,
-        status: item.status,
-        trading: item.trading,
-        tier: marketTier(item.status, item.trading),
-        archived: item.archived_at !== null,
-        seq,
-        doc: item,
-      })),
-    );
-    const marketIds = writtenMarkets.map((row) => row.market_id as string);
+    const writtenMarkets = await upsertWritten(batch.tx, MARKETS_TABLE, markets, ({ item, seq }) => ({
+      market_id: item.market_id,
+      event_id: item.event_id,
+      status: item.status,
+      trading: item.trading,
+      tier: marketTier(item.status, item.trading),
+      archived: item.archived_at !== null,
+      seq,
+      doc: item,
+    }));
+    const marketIds = writtenMarkets.map(({ item }) => item.market_id);
     for (const id of marketIds) batch.touchedMarkets.add(id);
 
     // copy event fields onto new markets and onto every market of a changed event

@@ -4,7 +4,7 @@
 import { abs, decimalOf, decimalText } from '../../../domain/money/decimal.ts';
 import { positionView } from '../../../domain/readModel/render.ts';
 import { renderPosition } from '../render.ts';
-import { snapshotTable, upsertSnapshots, type Batch, type Slice } from './batch.ts';
+import { snapshotTable, upsertWritten, type Batch, type Slice } from './batch.ts';
 
 /** core_positions: one row per account and market. */
 export const POSITIONS_TABLE = snapshotTable({
@@ -26,21 +26,15 @@ export const positionsSlice: Slice = {
       if (!market) throw new Error(`position in market ${record.marketId}, never listed`);
       return positionView(record, market, at.seq);
     });
-    const written = await upsertSnapshots(
-      batch.tx,
-      POSITIONS_TABLE,
-      positions.map((view) => ({
-        account_id: view.account_id,
-        market_id: view.market_id,
-        position: view.position,
-        contracts: decimalText(abs(decimalOf(view.position))),
-        seq: view.seq,
-        doc: view,
-      })),
-    );
-    const keys = new Set(written.map((row) => `${row.account_id}|${row.market_id}`));
-    for (const view of positions) {
-      if (!keys.has(`${view.account_id}|${view.market_id}`)) continue;
+    const written = await upsertWritten(batch.tx, POSITIONS_TABLE, positions, (view) => ({
+      account_id: view.account_id,
+      market_id: view.market_id,
+      position: view.position,
+      contracts: decimalText(abs(decimalOf(view.position))),
+      seq: view.seq,
+      doc: view,
+    }));
+    for (const view of written) {
       batch.changes.push({
         kind: 'position',
         account_id: view.account_id,
