@@ -14,52 +14,42 @@
 
 import { createHash } from 'node:crypto';
 import { InvalidGrant } from '../errors.ts';
-import { present } from '../../../domain/assert.ts';
 import type { StoredCode } from '../tokenStore.ts';
 import {
-  findPresented,
   issuedChecks,
   paramOf,
+  presentedChecks,
   runChecks,
-  visibleAsciiCheck,
+  storedOf,
   type Check,
   type GrantType,
-  type TokenRequest,
+  type Presenting,
 } from './grantType.ts';
 import { CODE_REPLAYED, revokeReplayedGrant, type LibraryGrants } from './library.ts';
 
 /** RFC 7636 §4.1: 43 to 128 unreserved characters. */
 const CODE_VERIFIER_FORMAT = /^[A-Za-z0-9._~-]{43,128}$/;
 
-interface CodeExchange {
-  token: TokenRequest;
-  code?: StoredCode;
-}
+type CodeExchange = Presenting<StoredCode>;
 
 const param = (state: CodeExchange, name: string): string => paramOf(state.token, name);
-const storedCode = (state: CodeExchange): StoredCode =>
-  present(state.code, 'the code is looked up before it is checked');
 
 const CHECKS: readonly Check<CodeExchange>[] = [
-  visibleAsciiCheck('code'),
-  {
+  ...presentedChecks('code', {
     name: 'code known',
-    async check(state) {
-      const stored = await findPresented(param(state, 'code'), (digest) => state.token.deps.tokens.findCode(digest));
-      if (!stored) throw new InvalidGrant('authorization code is invalid');
-      state.code = stored;
-    },
-  },
+    find: (deps, digest) => deps.tokens.findCode(digest),
+    unknown: 'authorization code is invalid',
+  }),
   {
     name: 'code not used before (a replay revokes the grant and everything under it)',
     async check(state) {
-      const code = storedCode(state);
+      const code = storedOf(state);
       if (code.consumed_at_us === null) return;
       await revokeReplayedGrant(state.token.deps, code);
       throw new InvalidGrant(CODE_REPLAYED);
     },
   },
-  ...issuedChecks<CodeExchange>(storedCode, {
+  ...issuedChecks<CodeExchange>(storedOf, {
     otherClient: 'authorization code is invalid',
     expired: 'authorization code has expired',
     grantRevoked: 'the member’s authorization this code was issued under is revoked',
@@ -70,14 +60,14 @@ const CHECKS: readonly Check<CodeExchange>[] = [
       const verifier = param(state, 'code_verifier');
       const ok =
         CODE_VERIFIER_FORMAT.test(verifier) &&
-        createHash('sha256').update(verifier).digest('base64url') === storedCode(state).code_challenge;
+        createHash('sha256').update(verifier).digest('base64url') === storedOf(state).code_challenge;
       if (!ok) throw new InvalidGrant('code verifier is invalid');
     },
   },
   {
     name: 'redirect_uri exactly the one of the authorization request',
     check(state) {
-      if (param(state, 'redirect_uri') !== storedCode(state).redirect_uri)
+      if (param(state, 'redirect_uri') !== storedOf(state).redirect_uri)
         throw new InvalidGrant('redirect_uri differs from the one of the authorization request');
     },
   },

@@ -8,6 +8,7 @@ import type { OAuthDeps } from '../deps.ts';
 import { InvalidGrant, InvalidRequest, InvalidScope } from '../errors.ts';
 import { grantIsLive } from '../grants.ts';
 import type { OAuthAnswer, OAuthRequest } from '../http.ts';
+import { present } from '../../../domain/assert.ts';
 import { digestOf, TOKEN_LENGTH_MAX } from '../tokens.ts';
 
 export interface TokenRequest {
@@ -99,20 +100,42 @@ const VISIBLE_ASCII = /^[\u0020-\u007E]+$/;
 /** A body parameter of the token request (the endpoint has checked that each required one is given once). */
 export const paramOf = (token: TokenRequest, name: string): string => token.request.body[name] as string;
 
-/** The first check of a code exchange and a refresh: what body parameter `name` presents is made of visible ASCII (else invalid_request). */
-export function visibleAsciiCheck<S extends { token: TokenRequest }>(name: string): Check<S> {
-  return {
-    name: `${name} made of visible ASCII`,
-    check(state) {
-      if (!VISIBLE_ASCII.test(paramOf(state.token, name))) throw new InvalidRequest(`Invalid parameter: \`${name}\``);
-    },
-  };
+/** The state of a grant that looks up what the request presents (a code, a refresh token). */
+export interface Presenting<T> {
+  token: TokenRequest;
+  /** What the store holds for it, once the check that finds it has passed. */
+  stored?: T;
 }
 
-/** What the store holds for a presented code or token, found by its digest; none when it is longer than any the server issues. */
-export async function findPresented<T>(
-  text: string,
-  find: (digest: string) => Promise<T | undefined>,
-): Promise<T | undefined> {
-  return text.length <= TOKEN_LENGTH_MAX ? find(digestOf(text)) : undefined;
+/** What the store holds for the presented code or token (a check before has found it). */
+export const storedOf = <T>(state: Presenting<T>): T =>
+  present(state.stored, 'what a request presents is looked up before it is checked');
+
+/**
+ * The two checks a code exchange and a refresh open with: what body parameter `parameter` presents
+ * is made of visible ASCII (else invalid_request), then known: found by its digest (never when it
+ * is longer than any the server issues), else invalid_grant with `unknown`; it is kept on the state.
+ */
+export function presentedChecks<T>(
+  parameter: string,
+  known: { name: string; find: (deps: OAuthDeps, digest: string) => Promise<T | undefined>; unknown: string },
+): Check<Presenting<T>>[] {
+  return [
+    {
+      name: `${parameter} made of visible ASCII`,
+      check(state) {
+        if (!VISIBLE_ASCII.test(paramOf(state.token, parameter)))
+          throw new InvalidRequest(`Invalid parameter: \`${parameter}\``);
+      },
+    },
+    {
+      name: known.name,
+      async check(state) {
+        const text = paramOf(state.token, parameter);
+        const stored = text.length <= TOKEN_LENGTH_MAX ? await known.find(state.token.deps, digestOf(text)) : undefined;
+        if (!stored) throw new InvalidGrant(known.unknown);
+        state.stored = stored;
+      },
+    },
+  ];
 }

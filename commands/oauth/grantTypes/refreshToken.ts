@@ -11,45 +11,35 @@
 // then the protocol library runs the grant (library.ts), which marks the token used in the same
 // statement that writes its successors.
 
-import { present } from '../../../domain/assert.ts';
 import { InvalidGrant, InvalidScope } from '../errors.ts';
 import type { StoredToken } from '../tokenStore.ts';
 import {
-  findPresented,
   issuedChecks,
-  paramOf,
+  presentedChecks,
   requestedScopes,
   runChecks,
+  storedOf,
   type Check,
   type GrantType,
-  type TokenRequest,
-  visibleAsciiCheck,
+  type Presenting,
 } from './grantType.ts';
 import { REFRESH_REUSED, revokeReusedFamily, type LibraryGrants } from './library.ts';
 
-interface Refresh {
-  token: TokenRequest;
-  stored?: StoredToken;
-}
-
-const storedToken = (state: Refresh): StoredToken =>
-  present(state.stored, 'the refresh token is looked up before it is checked');
+type Refresh = Presenting<StoredToken>;
 
 const CHECKS: readonly Check<Refresh>[] = [
-  visibleAsciiCheck('refresh_token'),
-  {
+  ...presentedChecks('refresh_token', {
     name: 'refresh token known',
-    async check(state) {
-      const text = paramOf(state.token, 'refresh_token');
-      const stored = await findPresented(text, (digest) => state.token.deps.tokens.findToken(digest));
-      if (!stored || stored.kind !== 'refresh') throw new InvalidGrant('refresh token is invalid');
-      state.stored = stored;
+    find: async (deps, digest) => {
+      const stored = await deps.tokens.findToken(digest);
+      return stored?.kind === 'refresh' ? stored : undefined;
     },
-  },
+    unknown: 'refresh token is invalid',
+  }),
   {
     name: 'not used before (reuse revokes the token family)',
     async check(state) {
-      const stored = storedToken(state);
+      const stored = storedOf(state);
       if (stored.rotated) {
         await revokeReusedFamily(state.token.deps, stored);
         throw new InvalidGrant(REFRESH_REUSED);
@@ -57,7 +47,7 @@ const CHECKS: readonly Check<Refresh>[] = [
       if (stored.revoked_at_us !== null) throw new InvalidGrant('refresh token is invalid');
     },
   },
-  ...issuedChecks<Refresh>(storedToken, {
+  ...issuedChecks<Refresh>(storedOf, {
     otherClient: 'refresh token was issued to another client',
     expired: 'refresh token has expired',
     grantRevoked: 'the member’s authorization this refresh token was issued under is revoked',
@@ -66,7 +56,7 @@ const CHECKS: readonly Check<Refresh>[] = [
     name: 'scope within the token’s',
     check(state) {
       const scopes = requestedScopes(state.token.request.body);
-      if (scopes !== undefined && !scopes.every((scope) => storedToken(state).scopes.includes(scope)))
+      if (scopes !== undefined && !scopes.every((scope) => storedOf(state).scopes.includes(scope)))
         throw new InvalidScope('Unable to add extra scopes');
     },
   },
