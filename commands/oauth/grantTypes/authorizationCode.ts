@@ -17,9 +17,9 @@ import { InvalidGrant } from '../errors.ts';
 import type { StoredCode } from '../tokenStore.ts';
 import {
   issuedChecks,
+  libraryGrant,
   paramOf,
   presentedChecks,
-  runChecks,
   storedOf,
   type Check,
   type GrantType,
@@ -74,13 +74,9 @@ const CHECKS: readonly Check<CodeExchange>[] = [
 ];
 
 export function authorizationCode(library: LibraryGrants): GrantType {
-  return {
-    name: 'authorization_code',
-    required: ['code', 'redirect_uri', 'code_verifier'],
-    publicClients: true,
-    async handle(token) {
-      await runChecks(CHECKS, { token });
-      return library.run(token.request, token.client);
-    },
-  };
+  return libraryGrant(
+    library,
+    { name: 'authorization_code', required: ['code', 'redirect_uri', 'code_verifier'] },
+    CHECKS,
+  );
 }

@@ -8,6 +8,7 @@ import type { OAuthDeps } from '../deps.ts';
 import { InvalidGrant, InvalidRequest, InvalidScope } from '../errors.ts';
 import { grantIsLive } from '../grants.ts';
 import type { OAuthAnswer, OAuthRequest } from '../http.ts';
+import type { LibraryGrants } from './library.ts';
 import { present } from '../../../domain/assert.ts';
 import { digestOf, TOKEN_LENGTH_MAX } from '../tokens.ts';
 
@@ -38,6 +39,25 @@ export async function runChecks<S>(checks: readonly Check<S>[], state: S): Promi
     const outcome = check(state);
     if (outcome instanceof Promise) await outcome;
   }
+}
+
+/**
+ * A grant on what the request presents, which the protocol library carries (library.ts) once the
+ * grant's own `checks` have passed; public clients may use it.
+ */
+export function libraryGrant<T>(
+  library: LibraryGrants,
+  grant: Pick<GrantType, 'name' | 'required'>,
+  checks: readonly Check<Presenting<T>>[],
+): GrantType {
+  return {
+    ...grant,
+    publicClients: true,
+    async handle(token) {
+      await runChecks(checks, { token });
+      return library.run(token.request, token.client);
+    },
+  };
 }
 
 /** What a code and a refresh token both carry: the client it was issued to, until when, and under which grant (none for an app's token). */

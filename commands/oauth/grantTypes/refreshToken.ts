@@ -15,9 +15,9 @@ import { InvalidGrant, InvalidScope } from '../errors.ts';
 import type { StoredToken } from '../tokenStore.ts';
 import {
   issuedChecks,
+  libraryGrant,
   presentedChecks,
   requestedScopes,
-  runChecks,
   storedOf,
   type Check,
   type GrantType,
@@ -63,13 +63,5 @@ const CHECKS: readonly Check<Refresh>[] = [
 ];
 
 export function refreshToken(library: LibraryGrants): GrantType {
-  return {
-    name: 'refresh_token',
-    required: ['refresh_token'],
-    publicClients: true,
-    async handle(token) {
-      await runChecks(CHECKS, { token });
-      return library.run(token.request, token.client);
-    },
-  };
+  return libraryGrant(library, { name: 'refresh_token', required: ['refresh_token'] }, CHECKS);
 }
