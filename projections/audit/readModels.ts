@@ -60,6 +60,20 @@ function bookColumnsOf(order: OrderView): Record<string, string | null> {
     : { book_side: null, book_price: null, book_remaining: null };
 }
 
+/** A table keyed by one id: every id of the fold's `entities`, and the row the entity of an id makes. */
+function keyedById<E>(
+  entities: ReadonlyMap<string, E>,
+  rowOf: (entity: E, id: string) => ExpectedRow,
+): Pick<TableSpec, 'keys' | 'expected'> {
+  return {
+    keys: () => [...entities.keys()].map((id) => [id]),
+    expected([id]) {
+      const entity = id === undefined ? undefined : entities.get(id);
+      return entity === undefined || id === undefined ? undefined : rowOf(entity, id);
+    },
+  };
+}
+
 function tablesOf(audit: JournalAudit): TableSpec[] {
   const { store } = audit;
   const marketOf = (marketId: string) => {
@@ -70,13 +84,10 @@ function tablesOf(audit: JournalAudit): TableSpec[] {
   return [
     {
       ...comparedColumnsOf(BALANCES_TABLE),
-      keys: () => [...store.accounts.keys()].map((id) => [id]),
-      expected([id]) {
-        const stored = store.accounts.get(id!);
-        if (!stored) return undefined;
+      ...keyedById(store.accounts, (stored) => {
         const doc = balanceView(stored.record, stored.record.funds, stored.balanceSeq);
         return { columns: { user_id: doc.user_id, seq: String(doc.seq) }, doc: { ...doc } };
-      },
+      }),
     },
     {
       ...comparedColumnsOf(POSITIONS_TABLE),
@@ -97,12 +108,9 @@ function tablesOf(audit: JournalAudit): TableSpec[] {
     },
     {
       ...comparedColumnsOf(ORDERS_TABLE),
-      keys: () => [...store.orders.keys()].map((id) => [id]),
-      expected([id]) {
-        const stored = store.orders.get(id!);
-        if (!stored) return undefined;
+      ...keyedById(store.orders, (stored, id) => {
         const doc = orderView(stored.record);
-        const inserted = audit.ordersInserted.get(id!);
+        const inserted = audit.ordersInserted.get(id);
         return {
           columns: {
             account_id: doc.account_id,
@@ -115,7 +123,7 @@ function tablesOf(audit: JournalAudit): TableSpec[] {
           },
           doc: { ...orderDocOf(doc) },
         };
-      },
+      }),
     },
     {
       ...comparedColumnsOf(FILLS_TABLE),
@@ -142,10 +150,7 @@ function tablesOf(audit: JournalAudit): TableSpec[] {
     },
     {
       ...comparedColumnsOf(LEDGER_ENTRIES_TABLE),
-      keys: () => [...audit.entries.keys()].map((id) => [id]),
-      expected([id]) {
-        const recorded = audit.entries.get(id!);
-        if (!recorded) return undefined;
+      ...keyedById(audit.entries, (recorded) => {
         const doc = ledgerEntryView(recorded.entry, recorded.nowUs, recorded.seq);
         return {
           columns: {
@@ -157,7 +162,7 @@ function tablesOf(audit: JournalAudit): TableSpec[] {
           },
           doc: { ...doc },
         };
-      },
+      }),
     },
   ];
 }
