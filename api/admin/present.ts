@@ -4,8 +4,7 @@
 
 import { usToIso } from '../../domain/clock.ts';
 import type { AccountView, MarketStateView, SportEventView } from '../../domain/views.ts';
-import { probabilityOf } from '../../domain/money/ratios.ts';
-import { acceptsOrders, catalogueFields, renderedStatus } from '../../projections/core/market.ts';
+import { renderMarket } from '../../projections/core/market.ts';
 
 export function presentAccount(account: AccountView): Record<string, unknown> {
   return {
@@ -27,71 +26,38 @@ export function presentEvent(event: SportEventView): Record<string, unknown> {
   };
 }
 
-/** What GET /api/v1/markets would show, from the engine's part of the market (no book stats). */
+/** What GET /api/v1/markets would show, from the engine's part of the market (no book stats), with the operator's fields. */
 export function presentMarket(
   market: MarketStateView,
   event: SportEventView | null,
   nowUs: number,
 ): Record<string, unknown> {
-  const accepting = acceptsOrders(market.status, market.trading);
-  const price = market.last_traded_price;
-  const probability = probabilityOf(price, market.max_price);
+  const wire = renderMarket(
+    {
+      market,
+      event,
+      total_volume: '0',
+      volume24h: '0',
+      bids: [],
+      offers: [],
+      recent: [],
+      price_before: null,
+      first_price_in_window: null,
+      open_interest: '0',
+    },
+    nowUs,
+  );
+  const { market_id, event_id, status, trading, ...rest } = wire;
   const eventStatus = event?.status ?? null;
-  const catalogue = catalogueFields(market, event);
   return {
-    market_id: market.market_id,
-    event_id: market.event_id,
-    status: renderedStatus(market.status, market.trading),
+    market_id,
+    event_id,
+    status,
     stored_status: market.status,
-    trading: accepting,
+    trading,
     halted: !market.trading,
-    accepting_orders: accepting,
-    archived: catalogue.archived,
-    featured: market.featured,
-    featured_home: catalogue.featured_home,
-    manual_probability: catalogue.manual_probability,
-    price,
-    last_traded_price: market.last_traded_price,
-    max_price: market.max_price,
-    probability,
-    price_change24h: 0,
-    open_interest: '0',
-    total_volume: '0',
-    volume24h: '0',
-    bids: [],
-    offers: [],
-    recent_trades: [],
-    participants: catalogue.participants,
-    filters: catalogue.filters,
-    trading_filters: catalogue.trading_filters,
-    keywords: catalogue.keywords,
-    title: market.title,
-    short_title: market.short_title,
-    group_title: catalogue.group_title,
-    description: catalogue.description,
-    question: market.question,
-    rules: market.rules,
-    specifier: catalogue.specifier,
-    symbol: market.symbol,
-    position: catalogue.position,
-    result: market.result,
-    powered_by: catalogue.powered_by,
-    competition: event?.competition ?? null,
-    sport: event?.sport ?? null,
-    event_title: event?.title ?? null,
-    event_short_title: event?.short_title ?? null,
-    event_type: event?.event_type ?? null,
-    event_status: eventStatus,
-    event_start: event === null ? null : usToIso(event.start),
+    accepting_orders: trading,
+    ...rest,
     home_category: eventStatus === 'in_progress' ? 'Live' : eventStatus === 'scheduled' ? 'Upcoming' : null,
-    grouping_id: market.grouping_id,
-    grouping_name: market.grouping_name,
-    in_play_delay_sec: market.in_play_delay_sec,
-    points_cost: market.points_cost,
-    last_probability_at: null,
-    settled_at: market.settled_at,
-    timestamp: usToIso(nowUs),
-    timestamp_int: market.created_at,
-    stat_detail: catalogue.stat_detail,
   };
 }

@@ -227,7 +227,7 @@ function marketPrice(lastTraded: string | null, bids: PriceLevel[], offers: Pric
   return midpoint(bestBid.price, bestOffer.price);
 }
 
-export function renderMarket(row: MarketRow, nowUs: number): MarketWire {
+export function renderMarket(row: Omit<MarketRow, 'tier' | 'key_start'>, nowUs: number): MarketWire {
   const m = row.market;
   const e = row.event;
   const recentTrades: RecentTrade[] = row.recent.map((t) => ({
