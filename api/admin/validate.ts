@@ -135,3 +135,10 @@ export function dateTimeToUs(field: string, raw: string): number {
   if (!isServiceTimeMs(ms)) throw badRequest(`${field} must be between 1970 and 2200`);
   return ms * 1000;
 }
+
+/** The listed fields the body holds (absent ones stay absent, so the command's defaults or the stored values apply). */
+export function optional<T extends object, K extends keyof T>(body: T, keys: readonly K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const key of keys) if (body[key] !== undefined) out[key] = body[key];
+  return out;
+}

@@ -14,7 +14,7 @@ import { enableTotp } from '../../../commands/oauth/totp.ts';
 import { grantsOf } from '../../../projections/oauth/grants.ts';
 import { presentAccount } from '../present.ts';
 import type { SnapshotCache } from '../upstream.ts';
-import { compile, dateTimeToUs, parseBody, parseMoney, pathId } from '../validate.ts';
+import { compile, dateTimeToUs, optional, parseBody, parseMoney, pathId } from '../validate.ts';
 
 const NAME_LENGTH_MAX = 200;
 /** The grants list is a projection: wait (bounded) until it has caught up with the store. */
@@ -88,16 +88,17 @@ const validateSession = compile<{ expires_in?: number | null }>({
 });
 
 function accountFieldsOf(body: AccountBody): AccountFields {
-  const fields: AccountFields = {};
-  if (body.first_name !== undefined) fields.first_name = body.first_name;
-  if (body.last_name !== undefined) fields.last_name = body.last_name;
-  if (body.email !== undefined) fields.email = body.email;
-  if (body.status !== undefined) fields.status = body.status;
-  if (body.jurisdiction !== undefined) fields.jurisdiction = body.jurisdiction;
-  if (body.fee_schedule !== undefined) fields.fee_schedule = body.fee_schedule;
-  if (body.base_fee_percent !== undefined) fields.base_fee_percent = body.base_fee_percent;
-  if (body.maker_factor !== undefined) fields.maker_factor = body.maker_factor;
-  if (body.taker_factor !== undefined) fields.taker_factor = body.taker_factor;
+  const fields: AccountFields = optional(body, [
+    'first_name',
+    'last_name',
+    'email',
+    'status',
+    'jurisdiction',
+    'fee_schedule',
+    'base_fee_percent',
+    'maker_factor',
+    'taker_factor',
+  ]);
   if (body.created_at !== undefined) fields.created_at = dateTimeToUs('created_at', body.created_at);
   return fields;
 }

@@ -21,7 +21,16 @@ import { renderFill } from '../../../projections/core/render.ts';
 import { presentEvent, presentMarket } from '../present.ts';
 import { FEE_PERCENT_SCHEMA, settlementFeesOf } from './fees.ts';
 import type { SnapshotCache } from '../upstream.ts';
-import { compile, dateTimeToUs, parseBody, parseContracts, parseMaxPrice, parsePrice, pathId } from '../validate.ts';
+import {
+  compile,
+  dateTimeToUs,
+  optional,
+  parseBody,
+  parseContracts,
+  parseMaxPrice,
+  parsePrice,
+  pathId,
+} from '../validate.ts';
 
 const TEXT_LENGTH_MAX = 500;
 const LONG_TEXT_LENGTH_MAX = 20_000;
@@ -320,11 +329,4 @@ export function catalogueRoutes(router: Router, cache: SnapshotCache): void {
     if (!amended.fill) throw httpErrorOf({ code: 'fill_not_found' });
     res.json({ fill: renderFill(amended.fill), fills: amended.fills.map(renderFill) });
   });
-}
-
-/** The listed fields the body holds (absent ones stay absent, so the command's defaults or the market's values apply). */
-function optional<T extends object, K extends keyof T>(body: T, keys: readonly K[]): Partial<Pick<T, K>> {
-  const out: Partial<Pick<T, K>> = {};
-  for (const key of keys) if (body[key] !== undefined) out[key] = body[key];
-  return out;
 }
