@@ -1,6 +1,16 @@
 // Account inputs: open, update (status, profile, fee schedule), deposit, withdraw, adjust.
 
-import { compare, floorCent, isNegative, minus, negated, parseMoneyAmount, plus } from '../money/decimal.ts';
+import {
+  compare,
+  floorCent,
+  isNegative,
+  minus,
+  negated,
+  parseMoneyAmount,
+  plus,
+  type Decimal,
+} from '../money/decimal.ts';
+import type { LedgerEntryRecord } from '../readModel/records.ts';
 import type { Refusal } from '../errors.ts';
 import type { StepContext } from './context.ts';
 import type { AccountDetails } from './events.ts';
@@ -101,33 +111,44 @@ export function updateAccount(ctx: StepContext, input: Extract<EngineInput, { ki
   return null;
 }
 
-export function deposit(ctx: StepContext, input: Extract<EngineInput, { kind: 'Deposit' }>): Result {
+/** The account an operator's transfer names and its amount (signed for an adjustment), or the refusal. */
+function operatorTransfer(
+  ctx: StepContext,
+  input: { account_id: string; amount: string },
+  signed = false,
+): { account: AccountState; amount: Decimal } | Refusal {
   const account = ctx.state.accounts.get(input.account_id);
   if (!account) return { code: 'account_not_found' };
-  const amount = parseMoneyAmount(input.amount);
-  if (!amount.ok) return amount.error;
-  transfer(ctx, account, amount.value, OUTSIDE, 'deposit', {
-    id: input.entry_id,
-    accountId: account.id,
-    type: 'deposit',
-    amount: amount.value,
-    paymentId: input.entry_id,
-  });
+  const amount = parseMoneyAmount(input.amount, signed);
+  return amount.ok ? { account, amount: amount.value } : amount.error;
+}
+
+/** Moves `amount` between the outside world and the account, as its ledger entry (id `entryId`) of `type`. */
+function outsideTransfer(
+  ctx: StepContext,
+  account: AccountState,
+  amount: Decimal,
+  type: 'deposit' | 'withdrawal' | 'adjustment',
+  entryId: string,
+  details: Pick<LedgerEntryRecord, 'paymentId' | 'method' | 'reason' | 'subMethod'>,
+): void {
+  transfer(ctx, account, amount, OUTSIDE, type, { id: entryId, accountId: account.id, type, amount, ...details });
+}
+
+export function deposit(ctx: StepContext, input: Extract<EngineInput, { kind: 'Deposit' }>): Result {
+  const operator = operatorTransfer(ctx, input);
+  if ('code' in operator) return operator;
+  outsideTransfer(ctx, operator.account, operator.amount, 'deposit', input.entry_id, { paymentId: input.entry_id });
   return null;
 }
 
 export function withdraw(ctx: StepContext, input: Extract<EngineInput, { kind: 'Withdraw' }>): Result {
-  const account = ctx.state.accounts.get(input.account_id);
-  if (!account) return { code: 'account_not_found' };
-  const amount = parseMoneyAmount(input.amount);
-  if (!amount.ok) return amount.error;
+  const operator = operatorTransfer(ctx, input);
+  if ('code' in operator) return operator;
+  const { account, amount } = operator;
   const available = floorCent(minus(account.cash, account.liability));
-  if (compare(amount.value, available) > 0) return { code: 'insufficient_funds' };
-  transfer(ctx, account, negated(amount.value), OUTSIDE, 'withdrawal', {
-    id: input.entry_id,
-    accountId: account.id,
-    type: 'withdrawal',
-    amount: negated(amount.value),
+  if (compare(amount, available) > 0) return { code: 'insufficient_funds' };
+  outsideTransfer(ctx, account, negated(amount), 'withdrawal', input.entry_id, {
     paymentId: input.entry_id,
     method: input.method,
     reason: input.reason,
@@ -137,18 +158,11 @@ export function withdraw(ctx: StepContext, input: Extract<EngineInput, { kind: '
 }
 
 export function adjust(ctx: StepContext, input: Extract<EngineInput, { kind: 'Adjust' }>): Result {
-  const account = ctx.state.accounts.get(input.account_id);
-  if (!account) return { code: 'account_not_found' };
-  const amount = parseMoneyAmount(input.amount, true);
-  if (!amount.ok) return amount.error;
-  if (isNegative(amount.value) && isNegative(minus(plus(account.cash, amount.value), account.liability)))
+  const operator = operatorTransfer(ctx, input, true);
+  if ('code' in operator) return operator;
+  const { account, amount } = operator;
+  if (isNegative(amount) && isNegative(minus(plus(account.cash, amount), account.liability)))
     return { code: 'insufficient_funds' };
-  transfer(ctx, account, amount.value, OUTSIDE, 'adjustment', {
-    id: input.entry_id,
-    accountId: account.id,
-    type: 'adjustment',
-    amount: amount.value,
-    reason: input.reason,
-  });
+  outsideTransfer(ctx, account, amount, 'adjustment', input.entry_id, { reason: input.reason });
   return null;
 }
