@@ -3,7 +3,7 @@
 // decimal strings (the engine checks them again). Each answers the engine's views or a refusal.
 
 import { randomUUID } from 'node:crypto';
-import type { AccountFields } from '../../domain/engine/inputs.ts';
+import type { AccountFields, EngineInput } from '../../domain/engine/inputs.ts';
 import type { AccountView, BalanceView, LedgerEntryView } from '../../domain/views.ts';
 import type { AppContext } from '../context.ts';
 import { accepted, type CommandResult } from '../result.ts';
@@ -78,38 +78,45 @@ interface LedgerMovement {
   balance: BalanceView | null;
 }
 
-export async function withdraw(
+export function withdraw(
   ctx: Ctx,
   accountId: string,
   request: WithdrawalRequest,
 ): Promise<CommandResult<LedgerMovement>> {
-  const entryId = randomUUID();
-  const result = await submitOperatorInput(ctx, {
+  return ledgerMovement(ctx, accountId, (entryId) => ({
     kind: 'Withdraw',
     account_id: accountId,
     entry_id: entryId,
     ...request,
-  });
-  if (!result.ok) return result;
-  return accepted(movementOf(result.value, entryId, accountId, 'Withdraw'));
+  }));
 }
 
-export async function adjust(
+export function adjust(
   ctx: Ctx,
   accountId: string,
   amount: string,
   reason: string | null,
 ): Promise<CommandResult<LedgerMovement>> {
-  const entryId = randomUUID();
-  const result = await submitOperatorInput(ctx, {
+  return ledgerMovement(ctx, accountId, (entryId) => ({
     kind: 'Adjust',
     account_id: accountId,
     entry_id: entryId,
     amount,
     reason,
-  });
+  }));
+}
+
+/** Submits the operator's movement of the account's money under a new ledger entry id; answers the entry and the balance after it. */
+async function ledgerMovement(
+  ctx: Ctx,
+  accountId: string,
+  inputOf: (entryId: string) => Extract<EngineInput, { kind: 'Withdraw' | 'Adjust' }>,
+): Promise<CommandResult<LedgerMovement>> {
+  const entryId = randomUUID();
+  const input = inputOf(entryId);
+  const result = await submitOperatorInput(ctx, input);
   if (!result.ok) return result;
-  return accepted(movementOf(result.value, entryId, accountId, 'Adjust'));
+  return accepted(movementOf(result.value, entryId, accountId, input.kind));
 }
 
 /** The entry the engine recorded under our id (or, failing that, the account's last entry), and the balance after it. */
