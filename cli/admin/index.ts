@@ -50,6 +50,12 @@ function bodyOf(options: Record<string, unknown>, names: Record<string, string>)
 }
 
 /** The action of a command whose argument is one id: `method` on `path` (its `:id` the id), the options in `fields` as the body. */
+/** The action of a command that sends its options (named by `fields`) as the body of one request. */
+function withBody(method: string, path: string, fields: Record<string, string>) {
+  return (options: Answer, cmd: Command): Promise<void> =>
+    execute(cmd, (c) => c.request(method, path, bodyOf(options, fields)));
+}
+
 function onId(method: string, path: string, fields?: Record<string, string>) {
   return (id: string, options: Answer, cmd: Command): Promise<void> =>
     execute(cmd, (c) =>
@@ -160,8 +166,7 @@ export function registerAdminCommands(program: Command): void {
   // accounts
   const accounts = admin.command('accounts').description('member accounts');
   withAccountOptions(accounts.command('create').description('open an account')).action(
-    (options: Answer, cmd: Command) =>
-      execute(cmd, (c) => c.request('POST', '/accounts', bodyOf(options, ACCOUNT_FIELDS))),
+    withBody('POST', '/accounts', ACCOUNT_FIELDS),
   );
   accounts.command('get').description('show an account').argument('<account_id>').action(onId('GET', '/accounts/:id'));
   withAccountOptions(
@@ -255,22 +260,16 @@ export function registerAdminCommands(program: Command): void {
     .option('--sport <sport>', 'sport')
     .option('--competition <code>', 'competition')
     .option('--participant <names...>', 'participants')
-    .action((options: Answer, cmd: Command) =>
-      execute(cmd, (c) =>
-        c.request(
-          'POST',
-          '/events',
-          bodyOf(options, {
-            title: 'title',
-            start: 'start',
-            shortTitle: 'short_title',
-            eventType: 'event_type',
-            sport: 'sport',
-            competition: 'competition',
-            participant: 'participants',
-          }),
-        ),
-      ),
+    .action(
+      withBody('POST', '/events', {
+        title: 'title',
+        start: 'start',
+        shortTitle: 'short_title',
+        eventType: 'event_type',
+        sport: 'sport',
+        competition: 'competition',
+        participant: 'participants',
+      }),
     );
   events
     .command('start')
@@ -308,29 +307,23 @@ export function registerAdminCommands(program: Command): void {
     .option('--rules <text>', 'rules')
     .option('--short-title <title>', 'short title')
     .option('--featured', 'feature the market')
-    .action((options: Answer, cmd: Command) =>
-      execute(cmd, (c) =>
-        c.request(
-          'POST',
-          '/markets',
-          bodyOf(options, {
-            event: 'event_id',
-            title: 'title',
-            maxPrice: 'max_price',
-            status: 'status',
-            trading: 'trading',
-            inPlayDelaySec: 'in_play_delay_sec',
-            pointsCost: 'points_cost',
-            groupingId: 'grouping_id',
-            groupingName: 'grouping_name',
-            symbol: 'symbol',
-            question: 'question',
-            rules: 'rules',
-            shortTitle: 'short_title',
-            featured: 'featured',
-          }),
-        ),
-      ),
+    .action(
+      withBody('POST', '/markets', {
+        event: 'event_id',
+        title: 'title',
+        maxPrice: 'max_price',
+        status: 'status',
+        trading: 'trading',
+        inPlayDelaySec: 'in_play_delay_sec',
+        pointsCost: 'points_cost',
+        groupingId: 'grouping_id',
+        groupingName: 'grouping_name',
+        symbol: 'symbol',
+        question: 'question',
+        rules: 'rules',
+        shortTitle: 'short_title',
+        featured: 'featured',
+      }),
     );
   const transitions: Array<[string, string, Answer]> = [
     ['pre-open', 'accept resting limit orders before opening', { status: 'pre_open' }],
@@ -383,9 +376,7 @@ export function registerAdminCommands(program: Command): void {
   withClientOptions(
     clients.command('create').description('register an OAuth client (web and server apps get a secret, shown once)'),
     true,
-  ).action((options: Answer, cmd: Command) =>
-    execute(cmd, (c) => c.request('POST', '/oauth/clients', bodyOf(options, CLIENT_FIELDS))),
-  );
+  ).action(withBody('POST', '/oauth/clients', CLIENT_FIELDS));
   withClientOptions(
     clients.command('update').description('change an OAuth client').argument('<client_id>'),
     false,
