@@ -67,6 +67,21 @@ function onId(method: string, path: string, fields?: Record<string, string>) {
     );
 }
 
+/** The action of a command whose arguments are an id and one value: the value as body field `field`, beside the options in `fields`. */
+function onIdWith(method: string, path: string, field: string, fields: Record<string, string> = {}) {
+  return (id: string, value: string, options: Answer, cmd: Command): Promise<void> =>
+    execute(cmd, (c) =>
+      c.request(
+        method,
+        path.replace(':id', () => encodeURIComponent(id)),
+        {
+          [field]: value,
+          ...bodyOf(options, fields),
+        },
+      ),
+    );
+}
+
 const ACCOUNT_FIELDS = {
   firstName: 'first_name',
   lastName: 'last_name',
@@ -191,9 +206,7 @@ export function registerAdminCommands(program: Command): void {
     .description('deposit cash into an account')
     .argument('<account_id>')
     .argument('<amount>', 'dollars, e.g. 100.00')
-    .action((id: string, amount: string, _o: Answer, cmd: Command) =>
-      execute(cmd, (c) => c.request('POST', `/accounts/${encodeURIComponent(id)}/deposits`, { amount })),
-    );
+    .action(onIdWith('POST', '/accounts/:id/deposits', 'amount'));
   admin
     .command('withdraw')
     .description('withdraw cash from an account')
@@ -202,13 +215,12 @@ export function registerAdminCommands(program: Command): void {
     .option('--method <method>', 'payment method')
     .option('--reason <reason>', 'reason')
     .addOption(new Option('--sub-method <sub>', 'Interac transfers').choices(['Send', 'Request']))
-    .action((id: string, amount: string, options: Answer, cmd: Command) =>
-      execute(cmd, (c) =>
-        c.request('POST', `/accounts/${encodeURIComponent(id)}/withdrawals`, {
-          amount,
-          ...bodyOf(options, { method: 'method', reason: 'reason', subMethod: 'sub_method' }),
-        }),
-      ),
+    .action(
+      onIdWith('POST', '/accounts/:id/withdrawals', 'amount', {
+        method: 'method',
+        reason: 'reason',
+        subMethod: 'sub_method',
+      }),
     );
   admin
     .command('adjust')
@@ -216,14 +228,7 @@ export function registerAdminCommands(program: Command): void {
     .argument('<account_id>')
     .argument('<amount>', 'signed dollars, e.g. -5.00')
     .option('--reason <reason>', 'reason')
-    .action((id: string, amount: string, options: Answer, cmd: Command) =>
-      execute(cmd, (c) =>
-        c.request('POST', `/accounts/${encodeURIComponent(id)}/adjustments`, {
-          amount,
-          ...bodyOf(options, { reason: 'reason' }),
-        }),
-      ),
-    );
+    .action(onIdWith('POST', '/accounts/:id/adjustments', 'amount', { reason: 'reason' }));
 
   // API keys and sessions
   const keys = admin.command('keys').description('API keys');
@@ -356,9 +361,7 @@ export function registerAdminCommands(program: Command): void {
     .description('result the market and settle every position')
     .argument('<market_id>')
     .addArgument(new Argument('<result>', 'win, lose or void').choices(['win', 'lose', 'void']))
-    .action((id: string, result: string, _o: Answer, cmd: Command) =>
-      execute(cmd, (c) => c.request('POST', `/markets/${encodeURIComponent(id)}/result`, { result })),
-    );
+    .action(onIdWith('POST', '/markets/:id/result', 'result'));
 
   // fills
   admin
