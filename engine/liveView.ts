@@ -69,7 +69,7 @@ class PublishedOrder implements LiveOrder {
 }
 
 /** The place of a staged order until its batch lands. */
-const UNPLACED: Place = Object.freeze([-1n, -1]) as Place;
+const UNPLACED: Place = Object.freeze<[bigint, number]>([-1n, -1]);
 
 type StagedAccount = Omit<LiveAccount, 'orders' | 'unkeyedOrders'>;
 
