@@ -64,6 +64,8 @@ export interface WorkerData {
   dispatchFlowHighPerS: number;
   /** The worker's CPU priority while nobody waits for the read models (os.setPriority's scale). */
   idlePriority: number;
+  /** The accounts someone on this node watches (see ProjectionWorkerHost.watch), as the worker starts. */
+  watched: string[];
 }
 
 interface ErrorText {
@@ -84,15 +86,27 @@ export type HostRequest =
   | { id: number; type: 'rebuild'; name: string }
   | { id: number; type: 'status' }
   | { id: number; type: 'stop' }
+  | { id: number; type: 'watch'; accountId: string }
+  | { type: 'unwatch'; accountId: string }
   | { type: 'urgency'; urgent: boolean };
 
 /** A request that the worker answers, before the host numbers it. */
 type RequestBody =
-  Exclude<HostRequest, { type: 'urgency' }> extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
+  Exclude<HostRequest, { type: 'urgency' | 'unwatch' }> extends infer R
+    ? R extends unknown
+      ? Omit<R, 'id'>
+      : never
+    : never;
 
 /** What the service needs of its projections, whether they run in-process or in a thread. */
 export interface Projections extends ProjectionWaiter {
   onChange(listener: (changes: ProjectionChange[]) => void): () => void;
+  /**
+   * Asks for the per-order changes of `accountId` (domain/readModel/change.ts WATCHED_ONLY_KINDS),
+   * which listeners otherwise do not get: resolves once every change announced after it carries
+   * them; the returned function ends this watch. Absent: listeners get every change.
+   */
+  watch?(accountId: string): Promise<() => void>;
   positions(): Record<string, bigint>;
   rebuild(name: string): Promise<{ position: bigint; events: number }>;
   status(): Promise<ProjectorStatus[]>;
@@ -131,6 +145,8 @@ export class ProjectionWorkerHost implements Projections {
     () => this.tellUrgency(),
   );
   private readonly pending = new Map<number, Pending>();
+  /** How many watches each watched account has (bounded by the feed's private joins). */
+  private readonly watchers = new Map<string, number>();
   private nextId = 1;
   private stopping = false;
   private restartDelayMs = RESTART_DELAY_MS_MIN;
@@ -161,6 +177,7 @@ export class ProjectionWorkerHost implements Projections {
       dispatchIntervalMaxMs: this.options.dispatchIntervalMaxMs ?? DISPATCH_INTERVAL_MAX_MS_DEFAULT, // never below the shortest: the runner keeps it so
       dispatchFlowHighPerS: DISPATCH_FLOW_HIGH_PER_S,
       idlePriority: IDLE_PRIORITY_DEFAULT,
+      watched: [...this.watchers.keys()],
     };
     const worker = new Worker(WORKER_URL, { workerData: data });
     this.worker = worker;
@@ -281,6 +298,32 @@ export class ProjectionWorkerHost implements Projections {
   onChange(listener: (changes: ProjectionChange[]) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * The worker forwards an account's order and fill changes only while it is watched here: the
+   * first watch of an account resolves once the worker has it (its answer comes after every
+   * change it sent before, and it sends every later one); a worker started again starts with
+   * every watched account. The last end of an account's watches tells the worker to stop.
+   */
+  async watch(accountId: string): Promise<() => void> {
+    const count = this.watchers.get(accountId) ?? 0;
+    this.watchers.set(accountId, count + 1);
+    let ended = false;
+    const end = (): void => {
+      if (ended) return;
+      ended = true;
+      const left = (this.watchers.get(accountId) ?? 1) - 1;
+      if (left > 0) {
+        this.watchers.set(accountId, left);
+        return;
+      }
+      this.watchers.delete(accountId);
+      this.worker?.postMessage({ type: 'unwatch', accountId } satisfies HostRequest);
+    };
+    // a worker that is not running, or exits first, starts again with the account in its start data
+    if (count === 0) await this.request({ type: 'watch', accountId }).catch(() => undefined);
+    return end;
   }
 
   positions(): Record<string, bigint> {

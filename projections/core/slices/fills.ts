@@ -8,7 +8,7 @@ import { decimalOf, decimalText, isZero, minus, plus, ZERO, type Decimal } from 
 import { usToIso } from '../../../domain/clock.ts';
 import { fillView } from '../../../domain/readModel/render.ts';
 import { renderFill } from '../render.ts';
-import { upsertSnapshots, type Batch, type Slice, type UpsertSpec } from './batch.ts';
+import { renderedOnRead, upsertSnapshots, type Batch, type Slice, type UpsertSpec } from './batch.ts';
 
 interface TapeRow {
   trade_id: string;
@@ -96,12 +96,11 @@ export const fillsSlice: Slice = {
     const writtenKeys = new Set(written.map((row) => `${row.trade_id}|${row.liquidity_action}`));
     for (const { item } of changed) {
       if (writtenKeys.has(`${item.trade_id}|${item.liquidity_action}`)) {
-        batch.changes.push({
-          kind: 'fill',
-          account_id: item.account_id,
-          market_id: item.market_id,
-          doc: renderFill(item),
-        });
+        batch.changes.push(
+          renderedOnRead({ kind: 'fill', account_id: item.account_id, market_id: item.market_id }, () =>
+            renderFill(item),
+          ),
+        );
       }
     }
 
