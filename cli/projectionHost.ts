@@ -145,8 +145,11 @@ export class ProjectionWorkerHost implements Projections {
     () => this.tellUrgency(),
   );
   private readonly pending = new Map<number, Pending>();
-  /** How many watches each watched account has (bounded by the feed's private joins). */
-  private readonly watchers = new Map<string, number>();
+  /**
+   * Each watched account: how many watches it has (bounded by the feed's private joins), and when
+   * the worker has it (the first watch's answer, which later watches wait for too).
+   */
+  private readonly watchers = new Map<string, { count: number; ready: Promise<void> }>();
   private nextId = 1;
   private stopping = false;
   private restartDelayMs = RESTART_DELAY_MS_MIN;
@@ -307,22 +310,26 @@ export class ProjectionWorkerHost implements Projections {
    * every watched account. The last end of an account's watches tells the worker to stop.
    */
   async watch(accountId: string): Promise<() => void> {
-    const count = this.watchers.get(accountId) ?? 0;
-    this.watchers.set(accountId, count + 1);
+    let watch = this.watchers.get(accountId);
+    if (watch) watch.count++;
+    else {
+      // a worker that is not running, or exits first, starts again with the account in its start data
+      const ready = this.request({ type: 'watch', accountId }).then(
+        () => undefined,
+        () => undefined,
+      );
+      this.watchers.set(accountId, (watch = { count: 1, ready }));
+    }
     let ended = false;
     const end = (): void => {
       if (ended) return;
       ended = true;
-      const left = (this.watchers.get(accountId) ?? 1) - 1;
-      if (left > 0) {
-        this.watchers.set(accountId, left);
-        return;
-      }
+      const current = this.watchers.get(accountId);
+      if (!current || --current.count > 0) return;
       this.watchers.delete(accountId);
       this.worker?.postMessage({ type: 'unwatch', accountId } satisfies HostRequest);
     };
-    // a worker that is not running, or exits first, starts again with the account in its start data
-    if (count === 0) await this.request({ type: 'watch', accountId }).catch(() => undefined);
+    await watch.ready;
     return end;
   }
 

@@ -57,4 +57,17 @@ describe('realtime: order and fill changes only for watched accounts', function 
     expect(kindsFor(suite.alice.account_id)).to.not.include('order');
     expect(kindsFor(suite.alice.account_id)).to.not.include('fill');
   });
+
+  it('keeps sending them while any private channel of the account is joined', async () => {
+    const orders = await join(socket!, `orders:${suite.alice.user_id}`);
+    const balances = await join(socket!, `balances:${suite.alice.user_id}`);
+    await orders.leave();
+    seen.length = 0;
+    await trade('0.43');
+    expect(kindsFor(suite.alice.account_id)).to.include('order');
+    await balances.leave();
+    seen.length = 0;
+    await trade('0.44');
+    expect(kindsFor(suite.alice.account_id)).to.not.include('order');
+  });
 });
