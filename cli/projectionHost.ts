@@ -64,6 +64,8 @@ export interface WorkerData {
   dispatchFlowHighPerS: number;
   /** The worker's CPU priority while nobody waits for the read models (os.setPriority's scale). */
   idlePriority: number;
+  /** The accounts someone on this node watches (see ProjectionWorkerHost.watch), as the worker starts. */
+  watched: string[];
 }
 
 interface ErrorText {
@@ -84,15 +86,27 @@ export type HostRequest =
   | { id: number; type: 'rebuild'; name: string }
   | { id: number; type: 'status' }
   | { id: number; type: 'stop' }
+  | { id: number; type: 'watch'; accountId: string }
+  | { type: 'unwatch'; accountId: string }
   | { type: 'urgency'; urgent: boolean };
 
 /** A request that the worker answers, before the host numbers it. */
 type RequestBody =
-  Exclude<HostRequest, { type: 'urgency' }> extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
+  Exclude<HostRequest, { type: 'urgency' | 'unwatch' }> extends infer R
+    ? R extends unknown
+      ? Omit<R, 'id'>
+      : never
+    : never;
 
 /** What the service needs of its projections, whether they run in-process or in a thread. */
 export interface Projections extends ProjectionWaiter {
   onChange(listener: (changes: ProjectionChange[]) => void): () => void;
+  /**
+   * Asks for the per-order changes of `accountId` (domain/readModel/change.ts WATCHED_ONLY_KINDS),
+   * which listeners otherwise do not get: resolves once every change announced after it carries
+   * them; the returned function ends this watch. Absent: listeners get every change.
+   */
+  watch?(accountId: string): Promise<() => void>;
   positions(): Record<string, bigint>;
   rebuild(name: string): Promise<{ position: bigint; events: number }>;
   status(): Promise<ProjectorStatus[]>;
@@ -131,6 +145,11 @@ export class ProjectionWorkerHost implements Projections {
     () => this.tellUrgency(),
   );
   private readonly pending = new Map<number, Pending>();
+  /**
+   * Each watched account: how many watches it has (bounded by the feed's private joins), and when
+   * the worker has it (the first watch's answer, which later watches wait for too).
+   */
+  private readonly watchers = new Map<string, { count: number; ready: Promise<void> }>();
   private nextId = 1;
   private stopping = false;
   private restartDelayMs = RESTART_DELAY_MS_MIN;
@@ -161,6 +180,7 @@ export class ProjectionWorkerHost implements Projections {
       dispatchIntervalMaxMs: this.options.dispatchIntervalMaxMs ?? DISPATCH_INTERVAL_MAX_MS_DEFAULT, // never below the shortest: the runner keeps it so
       dispatchFlowHighPerS: DISPATCH_FLOW_HIGH_PER_S,
       idlePriority: IDLE_PRIORITY_DEFAULT,
+      watched: [...this.watchers.keys()],
     };
     const worker = new Worker(WORKER_URL, { workerData: data });
     this.worker = worker;
@@ -281,6 +301,36 @@ export class ProjectionWorkerHost implements Projections {
   onChange(listener: (changes: ProjectionChange[]) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * The worker forwards an account's order and fill changes only while it is watched here: the
+   * first watch of an account resolves once the worker has it (its answer comes after every
+   * change it sent before, and it sends every later one); a worker started again starts with
+   * every watched account. The last end of an account's watches tells the worker to stop.
+   */
+  async watch(accountId: string): Promise<() => void> {
+    let watch = this.watchers.get(accountId);
+    if (watch) watch.count++;
+    else {
+      // a worker that is not running, or exits first, starts again with the account in its start data
+      const ready = this.request({ type: 'watch', accountId }).then(
+        () => undefined,
+        () => undefined,
+      );
+      this.watchers.set(accountId, (watch = { count: 1, ready }));
+    }
+    let ended = false;
+    const end = (): void => {
+      if (ended) return;
+      ended = true;
+      const current = this.watchers.get(accountId);
+      if (!current || --current.count > 0) return;
+      this.watchers.delete(accountId);
+      this.worker?.postMessage({ type: 'unwatch', accountId } satisfies HostRequest);
+    };
+    await watch.ready;
+    return end;
   }
 
   positions(): Record<string, bigint> {

@@ -19,6 +19,7 @@ import { createEventStore } from '../eventstore/index.ts';
 import { listen } from '../eventstore/postgres/listen.ts';
 import { createPool } from '../eventstore/postgres/pool.ts';
 import type { ProjectionChange } from '../projections/projector.ts';
+import { changesForWatchers } from '../domain/readModel/change.ts';
 import { allProjectors, RETIRED_PROJECTORS } from '../projections/registry.ts';
 import { ProjectionRunner, projectionStatus } from '../projections/runner.ts';
 import { readAllCheckpoints } from '../projections/runtime/checkpoints.ts';
@@ -130,8 +131,21 @@ async function decideRelaying(): Promise<void> {
   relaying = waiting;
 }
 
+/**
+ * The accounts someone on this node watches: their order and fill changes are sent to the host,
+ * other accounts' are not (their documents are then never rendered here). Bounded by the host's
+ * watches (its feed's private joins).
+ */
+const watched = new Set<string>(data.watched);
+
+/** Tells the host what it listens for of `changes` (sent in the order they are made). */
+function tellChanges(changes: readonly ProjectionChange[]): void {
+  const forHost = changesForWatchers(changes, watched);
+  if (forHost.length > 0) post({ type: 'changes', changes: forHost });
+}
+
 function announce(changes: ProjectionChange[], positions: Map<string, bigint>): void {
-  if (changes.length > 0) post({ type: 'changes', changes });
+  tellChanges(changes);
   post({ type: 'progress', positions });
 }
 
@@ -151,7 +165,7 @@ async function becomeLeaseholder(): Promise<void> {
     dispatchFlowHighPerS: data.dispatchFlowHighPerS,
     relay: { writer: workerId, enabled: () => relaying },
   });
-  next.onChange((changes) => post({ type: 'changes', changes }));
+  next.onChange(tellChanges);
   next.onProgress((positions) => post({ type: 'progress', positions }));
   runner = next;
   logger.info({ worker: workerId }, 'projection lease taken: this node runs the projections');
@@ -321,10 +335,16 @@ const lease = setInterval(() => {
 
 port.on('message', (request: HostRequest) => {
   if (request.type === 'urgency') setUrgent(request.urgent);
-  else void answer(request);
+  else if (request.type === 'unwatch') watched.delete(request.accountId);
+  else if (request.type === 'watch') {
+    // taken between two announcements: the answer follows every change sent before, and every
+    // change sent after it carries the account's
+    watched.add(request.accountId);
+    post({ type: 'reply', id: request.id, ok: true, value: undefined });
+  } else void answer(request);
 });
 
-async function answer(request: Exclude<HostRequest, { type: 'urgency' }>): Promise<void> {
+async function answer(request: Exclude<HostRequest, { type: 'urgency' | 'watch' | 'unwatch' }>): Promise<void> {
   try {
     switch (request.type) {
       case 'rebuild': {

@@ -98,7 +98,11 @@ export interface LivePosition {
   readonly contractsNanos: number;
 }
 
-/** One account in the published view; never changed once published (a change publishes a new one). */
+/**
+ * One account in the published view, as of the view's last landed batch: read it synchronously
+ * (the view moves on between turns of the event loop); its balance and positions are values that
+ * never change (a change publishes new ones).
+ */
 export interface LiveAccount {
   readonly id: string;
   readonly userId: string;
@@ -112,7 +116,7 @@ export interface LiveAccount {
   readonly unkeyedOrders: number;
 }
 
-/** An account's live orders, immutable. */
+/** An account's live orders as the view stands (read synchronously). */
 export interface LiveOrders {
   readonly size: number;
   /** Visits the orders placed before `before` (all when null), most recent first, until `visit` answers false. */
@@ -122,7 +126,9 @@ export interface LiveOrders {
 /**
  * The engine's live state as of its last durable batch, for reads: published by the publisher
  * once a batch's append has landed (never before: nothing not durable is shown), from views
- * rendered when the batch was decided. Read-only: every value it hands out is immutable.
+ * rendered when the batch was decided. Read-only for readers, and read synchronously: it changes
+ * only between turns of the event loop, and every order view, balance and position it hands out is
+ * immutable.
  */
 export interface LiveView {
   /** Journal position of the last step the view holds (every step up to it is in, none after). */

@@ -11,11 +11,14 @@
 //   - `apply` runs when the batch's append has landed (the publisher, before it answers the
 //     callers): the delta replaces the changed entries, and the view's position moves to the
 //     journal's. Nothing decided but not yet durable is ever seen.
-// Readers get immutable values: a published account or order is never changed; a change
-// publishes a new one (an account's live orders are a persistent tree, orderTree.ts: a change
-// copies O(log n) of it).
+// The view is changed only by `apply` and `reset`, on the engine's thread, between turns of the
+// event loop: a reader that reads it synchronously (as every reader does) reads one landed batch's
+// state. The values it hands out (an order's view, a balance, a position) never change: a change
+// publishes a new one. An account's live orders are kept in the order they were accepted, which
+// is their journal place order (a new order's place is past every place before it), so a batch
+// adds, replaces and removes them in O(1) each, and a listing walks them from the newest.
 
-import { present } from '../domain/assert.ts';
+import { defined, present } from '../domain/assert.ts';
 import { balanceView, orderView, positionView } from '../domain/readModel/render.ts';
 import type { MarketRecord, OrderRecord, PositionRecord } from '../domain/readModel/records.ts';
 import { fundsFiguresOf } from '../domain/engine/funds.ts';
@@ -23,40 +26,59 @@ import type { AccountState, EngineState } from '../domain/engine/state.ts';
 import { abs, decimalOf, decimalText } from '../domain/money/decimal.ts';
 import type { AccountStatus, BalanceView, OrderView, PositionView } from '../domain/views.ts';
 import type { Batch } from './batch.ts';
-import type { LiveAccount, LiveOrder, LivePosition, LiveView } from './gateway.ts';
-import { PlaceTree, type Place, type PlaceChange } from './orderTree.ts';
+import {
+  comparePlaces,
+  type LiveAccount,
+  type LiveOrder,
+  type LiveOrders,
+  type LivePosition,
+  type LiveView,
+  type Place,
+} from './gateway.ts';
 
+/**
+ * A live order as a batch left it: a copy of its record, its REST view rendered on first read.
+ * Made when the batch is staged; its journal place is set when the batch lands (`apply`), before
+ * any reader can see it.
+ */
 class PublishedOrder implements LiveOrder {
   private rendered: Readonly<OrderView> | undefined;
+  key: Place | null = null;
+  /** Where it sits among its account's orders: its key, or for an order without one a place before every key. */
+  place: Place = UNPLACED;
 
   constructor(
-    readonly id: string,
-    readonly accountId: string,
-    readonly key: Place | null,
-    /** Where it sits in its account's tree: its key, or for an order without one a place before every key. */
-    readonly place: Place,
     private readonly record: Readonly<OrderRecord>,
+    /** When the batch accepted it: the index of its record among the batch's records (-1: accepted earlier). */
+    readonly createdRecord: number,
+    /** ... and the index of the accepting fact among that record's facts. */
+    readonly createdIndex: number,
   ) {}
+
+  get id(): string {
+    return this.record.id;
+  }
+
+  get accountId(): string {
+    return this.record.accountId;
+  }
 
   get view(): Readonly<OrderView> {
     return (this.rendered ??= Object.freeze(orderView(this.record)));
   }
 }
 
-/** A changed order as its batch left it: its record (null: no longer live) and, when the batch accepted it, where. */
-interface StagedOrder {
-  id: string;
-  record: Readonly<OrderRecord> | null;
-  /** Index of the record in the batch's records, and of the accepting fact among that record's facts. */
-  created: { record: number; index: number } | null;
-}
+/** The place of a staged order until its batch lands. */
+const UNPLACED: Place = Object.freeze<[bigint, number]>([-1n, -1]);
 
 type StagedAccount = Omit<LiveAccount, 'orders' | 'unkeyedOrders'>;
 
 /** What one batch changed of the view, taken when it was decided; applied once it is durable. */
 export interface ViewDelta {
-  /** Each changed order once. */
-  orders: StagedOrder[];
+  /** Each changed order still live, once, in the order the batch's facts first name them. */
+  orders: PublishedOrder[];
+  /** The orders the batch ended (no longer live). */
+  ended: string[];
   accounts: Map<string, StagedAccount>;
   /** The engine seq of the state it was taken from (the batch's last step). */
   seq: number;
@@ -112,13 +134,43 @@ class StagedAccountState implements StagedAccount {
   }
 }
 
-/** A published account: its balance and positions as staged, and its live orders. */
+/**
+ * An account's live orders in the published view, oldest place first (the order they were
+ * accepted in; after a reset, sorted by place, those without a key first).
+ */
+class AccountOrders implements LiveOrders {
+  private readonly byId = new Map<string, PublishedOrder>();
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  /** Adds an order at the newest end, or replaces the one with its id where it stands. */
+  put(order: PublishedOrder): void {
+    this.byId.set(order.id, order);
+  }
+
+  remove(orderId: string): void {
+    this.byId.delete(orderId);
+  }
+
+  newestFirst(before: Place | null, visit: (order: LiveOrder) => boolean): void {
+    const orders = [...this.byId.values()];
+    for (let i = orders.length - 1; i >= 0; i--) {
+      const order = present(orders[i], 'i < orders.length');
+      if (before !== null && comparePlaces(order.place, before) >= 0) continue;
+      if (!visit(order)) return;
+    }
+  }
+}
+
+/** A published account: its balance and positions as the last landed batch staged them, and its live orders. */
 class PublishedAccount implements LiveAccount {
-  constructor(
-    readonly staged: StagedAccount,
-    readonly orders: PlaceTree<LiveOrder>,
-    readonly unkeyedOrders: number,
-  ) {}
+  readonly orders = new AccountOrders();
+  /** How many of `orders` have no key. */
+  unkeyedOrders = 0;
+
+  constructor(public staged: StagedAccount) {}
 
   get id(): string {
     return this.staged.id;
@@ -139,6 +191,16 @@ class PublishedAccount implements LiveAccount {
   get positions(): readonly LivePosition[] {
     return this.staged.positions;
   }
+
+  put(order: PublishedOrder, unkeyed: boolean): void {
+    this.orders.put(order);
+    if (unkeyed) this.unkeyedOrders++;
+  }
+
+  remove(order: PublishedOrder): void {
+    this.orders.remove(order.id);
+    if (order.key === null) this.unkeyedOrders--;
+  }
 }
 
 const byContractsThenMarket = (a: PublishedPosition, b: PublishedPosition): number =>
@@ -153,12 +215,10 @@ function stageAccount(state: EngineState, accountId: string): StagedAccount | un
     if (exposure.positionNanos === 0) continue;
     const market = state.markets.get(exposure.marketId);
     if (!market) continue;
-    const { eventId, maxPriceCents, maxPrice } = market;
-    positions.push(
-      new PublishedPosition(exposure.marketId, { ...exposure }, { eventId, maxPriceCents, maxPrice }, state.seq),
-    );
+    // the market's fields a position is rendered with (its event, its maximum price) never change
+    positions.push(new PublishedPosition(exposure.marketId, { ...exposure }, market, state.seq));
   }
-  positions.sort(byContractsThenMarket);
+  if (positions.length > 1) positions.sort(byContractsThenMarket);
   const record = { ...account, totals: { ...account.totals } };
   return new StagedAccountState(account.id, account.userId, account.status, record, state.seq, positions);
 }
@@ -170,10 +230,12 @@ function stageAccount(state: EngineState, accountId: string): StagedAccount | un
  * step) and the accounts they touched.
  */
 export function stage(batch: Batch, state: EngineState): ViewDelta {
-  // each order the facts name, once, with where the batch accepted it (null: accepted earlier)
-  const named = new Map<string, { record: number; index: number } | null>();
+  // each order the facts name, once: -1, accepted earlier; else k, accepted by the batch at the
+  // record accepted[2k] and the fact index accepted[2k + 1] among that record's facts
+  const named = new Map<string, number>();
+  const accepted: number[] = [];
   const name = (orderId: string) => {
-    if (!named.has(orderId)) named.set(orderId, null);
+    if (!named.has(orderId)) named.set(orderId, -1);
   };
   const accountIds = new Set<string>();
   for (const item of batch.answered) {
@@ -183,7 +245,8 @@ export function stage(batch: Batch, state: EngineState): ViewDelta {
       const event = present(events[i], 'i < events.length');
       switch (event.type) {
         case 'OrderAccepted':
-          named.set(event.order_id, { record: item.record, index: item.base + i });
+          named.set(event.order_id, accepted.length / 2);
+          accepted.push(item.record, item.base + i);
           break;
         case 'OrderReleased':
         case 'OrderCancelled':
@@ -199,10 +262,19 @@ export function stage(batch: Batch, state: EngineState): ViewDelta {
     }
     if (item.accounts) for (const accountId of item.accounts) accountIds.add(accountId);
   }
-  const delta: ViewDelta = { orders: [], accounts: new Map(), seq: state.seq };
-  for (const [id, created] of named) {
+  const delta: ViewDelta = { orders: [], ended: [], accounts: new Map(), seq: state.seq };
+  for (const [id, k] of named) {
     const order = state.orders.get(id);
-    delta.orders.push({ id, record: order ? { ...order } : null, created });
+    if (!order) delta.ended.push(id);
+    else if (k < 0) delta.orders.push(new PublishedOrder({ ...order }, -1, -1));
+    else
+      delta.orders.push(
+        new PublishedOrder(
+          { ...order },
+          defined(accepted[2 * k], 'k < accepted.length / 2'),
+          defined(accepted[2 * k + 1], 'k < accepted.length / 2'),
+        ),
+      );
   }
   for (const accountId of accountIds) {
     const staged = stageAccount(state, accountId);
@@ -253,22 +325,22 @@ export class PublishedView implements LiveView {
   reset(state: EngineState, position: bigint, places?: ReadonlyMap<string, Place>): void {
     this.accounts.clear();
     this.orders.clear();
-    const ordersOf = new Map<string, Array<PlaceChange<LiveOrder>>>();
-    const unkeyedOf = new Map<string, number>();
-    for (const order of state.orders.values()) {
-      const key = places?.get(order.id) ?? null;
-      if (key === null) unkeyedOf.set(order.accountId, (unkeyedOf.get(order.accountId) ?? 0) + 1);
-      const published = new PublishedOrder(order.id, order.accountId, key, key ?? this.unkeyedPlace(), { ...order });
-      this.orders.set(order.id, published);
-      let list = ordersOf.get(order.accountId);
-      if (!list) ordersOf.set(order.accountId, (list = []));
-      list.push({ place: published.place, value: published });
-    }
     for (const accountId of state.accounts.keys()) {
       const staged = stageAccount(state, accountId);
-      if (!staged) continue;
-      const orders = PlaceTree.empty<LiveOrder>().withChanges(ordersOf.get(accountId) ?? []);
-      this.accounts.set(accountId, new PublishedAccount(staged, orders, unkeyedOf.get(accountId) ?? 0));
+      if (staged) this.accounts.set(accountId, new PublishedAccount(staged));
+    }
+    const published: PublishedOrder[] = [];
+    for (const order of state.orders.values()) {
+      const key = places?.get(order.id) ?? null;
+      const live = new PublishedOrder({ ...order }, -1, -1);
+      live.key = key;
+      live.place = key ?? this.unkeyedPlace();
+      published.push(live);
+    }
+    published.sort((a, b) => comparePlaces(a.place, b.place));
+    for (const order of published) {
+      this.orders.set(order.id, order);
+      this.accounts.get(order.accountId)?.put(order, order.key === null);
     }
     this.at = position;
     this.atSeq = state.seq;
@@ -286,68 +358,31 @@ export class PublishedView implements LiveView {
    * records (null when the store does not tell each record's: new orders then have no key).
    */
   apply(delta: ViewDelta, recordPositions: readonly bigint[] | null, position: bigint): void {
-    const edited = new Map<string, OrderEdits>();
-    const editsOf = (accountId: string): OrderEdits => {
-      let edits = edited.get(accountId);
-      if (!edits) edited.set(accountId, (edits = { changes: [], unkeyed: 0 }));
-      return edits;
-    };
-    for (const staged of delta.orders) {
-      // an order the batch accepted was not published before it (order ids are never reused)
-      const before = staged.created ? undefined : this.orders.get(staged.id);
-      if (staged.record === null) {
-        if (!before) continue; // accepted and ended within the batch
-        this.orders.delete(staged.id);
-        const edits = editsOf(before.accountId);
-        edits.changes.push({ place: before.place, value: null });
-        if (before.key === null) edits.unkeyed--;
-        continue;
-      }
-      let key = before ? before.key : null;
-      if (!before && staged.created && recordPositions) {
-        const recordPosition = recordPositions[staged.created.record];
-        if (recordPosition !== undefined) key = [recordPosition, staged.created.index];
-      }
-      const place = before ? before.place : (key ?? this.unkeyedPlace());
-      const published = new PublishedOrder(staged.id, staged.record.accountId, key, place, staged.record);
-      this.orders.set(staged.id, published);
-      const edits = editsOf(published.accountId);
-      edits.changes.push({ place, value: published });
-      if (!before && key === null) edits.unkeyed++;
-    }
     for (const [accountId, staged] of delta.accounts) {
-      const before = this.accounts.get(accountId);
-      const edits = edited.get(accountId);
-      edited.delete(accountId);
-      this.accounts.set(
-        accountId,
-        accountWith(staged, before?.orders ?? PlaceTree.empty<LiveOrder>(), before?.unkeyedOrders ?? 0, edits),
-      );
+      const account = this.accounts.get(accountId);
+      if (account) account.staged = staged;
+      else this.accounts.set(accountId, new PublishedAccount(staged));
     }
-    // orders of accounts whose balance the batch did not restate
-    for (const [accountId, edits] of edited) {
-      const before = this.accounts.get(accountId);
-      if (!before) continue;
-      this.accounts.set(accountId, accountWith(before.staged, before.orders, before.unkeyedOrders, edits));
+    for (const id of delta.ended) {
+      const before = this.orders.get(id);
+      if (!before) continue; // accepted and ended within the batch
+      this.orders.delete(id);
+      this.accounts.get(before.accountId)?.remove(before);
+    }
+    for (const order of delta.orders) {
+      // an order the batch accepted was not published before it (order ids are never reused)
+      const before = order.createdRecord < 0 ? this.orders.get(order.id) : undefined;
+      let key = before ? before.key : null;
+      if (!before && order.createdRecord >= 0 && recordPositions) {
+        const recordPosition = recordPositions[order.createdRecord];
+        if (recordPosition !== undefined) key = [recordPosition, order.createdIndex];
+      }
+      order.key = key;
+      order.place = before ? before.place : (key ?? this.unkeyedPlace());
+      this.orders.set(order.id, order);
+      this.accounts.get(order.accountId)?.put(order, !before && key === null);
     }
     if (position > this.at) this.at = position;
     if (delta.seq > this.atSeq) this.atSeq = delta.seq;
   }
-}
-
-/** A batch's changes to one account's live orders: the tree edits, and how many unkeyed orders it adds (less those it ends). */
-interface OrderEdits {
-  changes: Array<PlaceChange<LiveOrder>>;
-  unkeyed: number;
-}
-
-/** An account as staged, with its live orders and the batch's `edits` applied to them. */
-function accountWith(
-  staged: StagedAccount,
-  orders: PlaceTree<LiveOrder>,
-  unkeyedOrders: number,
-  edits: OrderEdits | undefined,
-): PublishedAccount {
-  if (!edits) return new PublishedAccount(staged, orders, unkeyedOrders);
-  return new PublishedAccount(staged, orders.withChanges(edits.changes), unkeyedOrders + edits.unkeyed);
 }

@@ -77,6 +77,11 @@ class LatestBalances {
 
 export interface FeedSource {
   onChange(listener: (changes: ProjectionChange[]) => void): () => void;
+  /**
+   * Asks for an account's order and fill changes (sent only for watched accounts), resolving once
+   * every later change carries them; the result ends the watch. Absent: every change comes.
+   */
+  watch?(accountId: string): Promise<() => void>;
 }
 
 interface FeedLoader {
@@ -90,6 +95,7 @@ export class Feed {
   readonly privateTopics = new PrivateTopics();
   private readonly bookListeners = new Map<string, Set<BookListener>>();
   private unsubscribe: (() => void) | undefined;
+  private source: FeedSource | undefined;
   /** Set when the books come from the engine (journaled steps) rather than the projector. */
   private bookSource: BookSource | undefined;
   private unsubscribeBooks: (() => void) | undefined;
@@ -103,6 +109,7 @@ export class Feed {
 
   /** Subscribes, loads the current state, then applies what was announced meanwhile. */
   async start(source: FeedSource, loader: FeedLoader): Promise<void> {
+    this.source = source;
     let queue: ProjectionChange[][] | null = [];
     let overflowed = false;
     let queued = 0;
@@ -128,6 +135,14 @@ export class Feed {
     // level totals and Market objects are absolute: replaying what overlapped the load is harmless
     for (const changes of queue) this.handle(changes);
     queue = null;
+  }
+
+  /**
+   * Makes the account's order and fill changes come to this feed (a private join needs them
+   * before it subscribes); the result ends that. Every change comes when the source sends all.
+   */
+  async watchAccount(accountId: string): Promise<() => void> {
+    return (await this.source?.watch?.(accountId)) ?? (() => undefined);
   }
 
   stop(): void {

@@ -98,11 +98,14 @@ export function coreProjector(): Projector {
           if (userId) keys.user_id = userId;
         }
         if (change.market_id) keys.market_id = change.market_id;
+        // the document is read through: one rendered on read stays unrendered until someone reads it
         const announced: ProjectionChange = {
           projector: CORE_PROJECTOR_NAME,
           kind: change.kind,
           keys,
-          doc: change.doc,
+          get doc(): unknown {
+            return change.doc;
+          },
         };
         if (change.seq !== undefined) announced.seq = change.seq;
         return announced;

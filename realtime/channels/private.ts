@@ -184,10 +184,19 @@ function privateChannel(
       // the read models are waited for (holding starts once they are there: fewer updates the
       // snapshot already shows)
       if (needsReadModels) await readYourWrites(accountId);
-      if (!ctx.current()) return refuse('abandoned');
+      // the account's order and fill changes come to the feed from here on (before the subscription)
+      const unwatch = await feed.watchAccount(accountId);
+      if (!ctx.current()) {
+        unwatch();
+        return refuse('abandoned');
+      }
       const subscriber: PrivateSubscriber = feed.privateTopics.subscribe(ctx.topic, (payload) =>
         ctx.push('update', payload),
       );
+      const close = (): void => {
+        subscriber.close();
+        unwatch();
+      };
       let read: Record<string, unknown> = {};
       try {
         if (!live) read = await snapshotOf(name, db, accountId, ctx.current);
@@ -199,7 +208,7 @@ function privateChannel(
           read = { ...fills, ...settlements };
         }
       } catch (error) {
-        subscriber.close();
+        close();
         if (error instanceof Abandoned) return refuse('abandoned');
         throw error;
       }
@@ -227,7 +236,7 @@ function privateChannel(
         },
         afterReply: () => subscriber.start(),
         overflowed: () => subscriber.overflowed,
-        session: { leave: () => subscriber.close() },
+        session: { leave: close },
       };
     },
   };

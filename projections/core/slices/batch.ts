@@ -12,6 +12,25 @@ import { prepared } from '../../runtime/prepared.ts';
 type CoreChangeKind =
   'order' | 'fill' | 'balance' | 'position' | 'market' | 'ledger_entry' | 'account' | 'sport_event' | 'trade';
 
+/**
+ * A change whose document is rendered on first read (and kept): a per-order change nobody
+ * watches is dropped before anything reads it (domain/readModel/change.ts WATCHED_ONLY_KINDS).
+ */
+export function renderedOnRead(change: Omit<CoreChange, 'doc'>, render: () => unknown): CoreChange {
+  let doc: unknown;
+  let rendered = false;
+  return {
+    ...change,
+    get doc(): unknown {
+      if (!rendered) {
+        doc = render();
+        rendered = true;
+      }
+      return doc;
+    },
+  };
+}
+
 /** A change before the projector adds `user_id` to its keys. */
 export interface CoreChange {
   kind: CoreChangeKind;

@@ -8,7 +8,7 @@ import { decimalOf, decimalText, isZero, minus, plus, ZERO, type Decimal } from 
 import { usToIso } from '../../../domain/clock.ts';
 import { fillView } from '../../../domain/readModel/render.ts';
 import { renderFill } from '../render.ts';
-import { snapshotTable, upsertWritten, type Batch, type Slice } from './batch.ts';
+import { renderedOnRead, snapshotTable, upsertWritten, type Batch, type Slice } from './batch.ts';
 
 interface TapeRow {
   trade_id: string;
@@ -88,12 +88,11 @@ export const fillsSlice: Slice = {
     }));
     const writtenKeys = new Set(written.map(({ item }) => `${item.trade_id}|${item.liquidity_action}`));
     for (const { item } of written)
-      batch.changes.push({
-        kind: 'fill',
-        account_id: item.account_id,
-        market_id: item.market_id,
-        doc: renderFill(item),
-      });
+      batch.changes.push(
+        renderedOnRead({ kind: 'fill', account_id: item.account_id, market_id: item.market_id }, () =>
+          renderFill(item),
+        ),
+      );
 
     if (tape.length > 0) {
       const inserted = await batch.tx.query<{

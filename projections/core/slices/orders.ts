@@ -21,7 +21,7 @@ import type { OrderView } from '../../../domain/views.ts';
 import { orderView } from '../../../domain/readModel/render.ts';
 import { renderOrder } from '../render.ts';
 import { orderDocOf } from '../orderRows.ts';
-import { snapshotTable, upsertSnapshots, type Batch, type Slice } from './batch.ts';
+import { renderedOnRead, snapshotTable, upsertSnapshots, type Batch, type Slice } from './batch.ts';
 import { prepared } from '../../runtime/prepared.ts';
 
 const RESTING_STATUSES: ReadonlySet<string> = new Set(['open', 'accepted']);
@@ -130,13 +130,11 @@ export const ordersSlice: Slice = {
     }
 
     for (const { item } of changed) {
-      batch.changes.push({
-        kind: 'order',
-        account_id: item.account_id,
-        market_id: item.market_id,
-        doc: renderOrder(item),
-        seq: item.seq,
-      });
+      batch.changes.push(
+        renderedOnRead({ kind: 'order', account_id: item.account_id, market_id: item.market_id, seq: item.seq }, () =>
+          renderOrder(item),
+        ),
+      );
     }
   },
 };
