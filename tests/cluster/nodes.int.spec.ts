@@ -269,6 +269,27 @@ describe('three nodes on one PostgreSQL (issue 28: the contract from outside)', 
     expect(books[2], cluster.nodes[2]!.name).to.deep.equal(books[0]);
   });
 
+  it("a member's private channel on every node carries its order's updates, whichever node took the order", async () => {
+    needRoles();
+    const [trader] = traders;
+    const key = { key_id: trader!.keyId, private_key: trader!.privateKey };
+    const sockets = await Promise.all(cluster.nodes.map((node) => connect(node.wsUrl, { key })));
+    try {
+      const joins = await Promise.all(sockets.map((socket) => join(socket, `orders:${trader!.userId}`)));
+      const placed = await memberClient(cluster.nodes[0]!, trader!).placeOrder(
+        { market_id: markets[0]!, action: 'buy', order_type: 'limit', price: '0.11', quantity: '1' },
+        { idempotencyKey: randomUUID() },
+      );
+      const orderId = placed.id;
+      for (const [i, joined] of joins.entries()) {
+        const update = await joined.next('update', (payload) => payload.order?.id === orderId);
+        expect(update.order, cluster.nodes[i]!.name).to.include({ id: orderId, price: '0.11' });
+      }
+    } finally {
+      for (const socket of sockets) socket.close();
+    }
+  });
+
   it('kill -9 of the writer under load: another node accepts orders within 2 s, the gap answers only 503 with Retry-After', async () => {
     needRoles();
     const writer = await cluster.writer();
