@@ -206,3 +206,45 @@ export async function dumpTables(pool: pg.Pool, tables: readonly string[]): Prom
   }
   return out;
 }
+
+/**
+ * A suite's trading desk: members alice (with `alice`'s fields) and bob, 1000 each, one sport
+ * event and a market on it for each entry of `markets`, journaled and projected into a fresh database before the
+ * suite; the database is dropped after it. `run` journals inputs as one record and projects it;
+ * `feed` projects records and keeps them in `records` (what a replay starts from).
+ */
+export function useTwoMemberDesk<const M extends readonly Partial<MarketFields>[]>(options: {
+  /** One entry a market, its fields over the defaults. */
+  markets: M;
+  alice?: AccountFields;
+}) {
+  const desk = new Desk();
+  const event = scheduleEvent();
+  const suite = {
+    /** The projected database, set before the suite runs. */
+    p: undefined as unknown as ProjectedDb,
+    desk,
+    records: [] as RecordedEvent[],
+    alice: openAccount(options.alice),
+    bob: openAccount(),
+    event,
+    markets: options.markets.map((over) => listMarket(event.event_id, over)) as {
+      [K in keyof M]: ReturnType<typeof listMarket>;
+    },
+    async feed(...steps: RecordedEvent[]): Promise<ProjectionChange[]> {
+      suite.records.push(...steps);
+      return suite.p.project(...steps);
+    },
+    async run(input: Parameters<Desk['record']>[0]): Promise<ProjectionChange[]> {
+      return suite.feed(desk.record(input));
+    },
+  };
+  before(async () => {
+    const { alice, bob, markets } = suite;
+    suite.p = await projectedDatabase();
+    await suite.run([alice.input, bob.input, deposit(alice.account_id, '1000'), deposit(bob.account_id, '1000')]);
+    await suite.run([event.input, ...markets.map((m) => m.input)]);
+  });
+  after(async () => suite.p.db.drop());
+  return suite;
+}
