@@ -3,6 +3,7 @@
 // with readable defaults, and a helper that runs the projector in a transaction.
 
 import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
 import type pg from 'pg';
 import { Engine, type StepOutcome } from '../../../domain/engine/engine.ts';
 import type { EngineEvent } from '../../../domain/engine/events.ts';
@@ -21,6 +22,7 @@ import {
 } from '../../../domain/engine/journal/journal.ts';
 import type { RecordedEvent } from '../../../eventstore/port.ts';
 import { coreProjector } from '../../../projections/core/projector.ts';
+import { CORE_TABLES } from '../../../projections/core/schema.ts';
 import type { ProjectionChange, Projector } from '../../../projections/projector.ts';
 import { testDatabase, type TestDatabase } from '../../support/pg.ts';
 import { order, place as placeInput } from '../../domain/engine/support.ts';
@@ -205,6 +207,23 @@ export async function dumpTables(pool: pg.Pool, tables: readonly string[]): Prom
     out[table] = result.rows.map((r: { row: unknown }) => r.row);
   }
   return out;
+}
+
+/**
+ * Projects the whole journal `records` into fresh tables, and then again: after each pass every
+ * core table holds the very rows it holds in `livePool`.
+ */
+export async function expectReplayedAlike(records: RecordedEvent[], livePool: pg.Pool): Promise<void> {
+  const live = await dumpTables(livePool, CORE_TABLES);
+  const fresh = await projectedDatabase();
+  try {
+    await fresh.project(...records);
+    expect(await dumpTables(fresh.db.pool, CORE_TABLES)).to.deep.equal(live);
+    await fresh.project(...records);
+    expect(await dumpTables(fresh.db.pool, CORE_TABLES)).to.deep.equal(live);
+  } finally {
+    await fresh.db.drop();
+  }
 }
 
 /**
