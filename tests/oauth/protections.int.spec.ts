@@ -8,12 +8,14 @@ import * as oauth from 'oauth4webapi';
 import type { TestService } from '../support/service.ts';
 import {
   adminOk,
-  authorizeInBrowser,
+  authorizedCode,
+  exchangeCode,
   FormBrowser,
   insecure,
   logInThrough,
   newClient,
   newMember,
+  refreshTokens,
   REDIRECT,
   memberWithNativeClient,
   useOAuthService,
@@ -104,30 +106,15 @@ describe('OAuth limits and protections', function () {
   const suite = useOAuthService();
 
   /** authorize → (login) → (consent) in `browser`; the callback's parameters and the verifier. */
-  async function codeFor(
+  const codeFor = (
     client: oauth.Client,
     member: { email: string; password: string },
     browser: FormBrowser,
     scope = 'profile.read',
-  ) {
-    const { callback, state, verifier } = await authorizeInBrowser(
-      suite.svc,
-      suite.as,
-      client,
-      member,
-      scope,
-      {},
-      browser,
-    );
-    return { params: oauth.validateAuthResponse(suite.as, client, callback, state), verifier };
-  }
+  ) => authorizedCode(suite.svc, suite.as, client, member, scope, browser);
 
-  const exchange = async (client: oauth.Client, params: URLSearchParams, verifier: string, redirect = REDIRECT) =>
-    oauth.processAuthorizationCodeResponse(
-      suite.as,
-      client,
-      await oauth.authorizationCodeGrantRequest(suite.as, client, oauth.None(), params, redirect, verifier, insecure),
-    );
+  const exchange = (client: oauth.Client, params: URLSearchParams, verifier: string, redirect = REDIRECT) =>
+    exchangeCode(suite.as, client, { params, verifier }, { redirect });
 
   /** The OAuth error a refused call raised (oauth4webapi throws ResponseBodyError). */
   async function refusal(call: () => Promise<unknown>): Promise<{ status: number; error: string }> {
@@ -281,15 +268,10 @@ describe('OAuth limits and protections', function () {
         headers: { authorization: `Bearer ${tokens.access_token}`, 'user-agent': 't' },
       });
       expect(me.status).to.equal(401);
-      expect(
-        await refusal(async () =>
-          oauth.processRefreshTokenResponse(
-            suite.as,
-            client,
-            await oauth.refreshTokenGrantRequest(suite.as, client, oauth.None(), tokens.refresh_token!, insecure),
-          ),
-        ),
-      ).to.deep.equal({ status: 400, error: 'invalid_grant' });
+      expect(await refusal(async () => refreshTokens(suite.as, client, tokens.refresh_token!))).to.deep.equal({
+        status: 400,
+        error: 'invalid_grant',
+      });
     });
 
     it('only success consumes a code: a wrong code_verifier or redirect_uri leaves it usable, and the rightful exchange then works once', async () => {
@@ -346,21 +328,10 @@ describe('OAuth limits and protections', function () {
       const { params, verifier } = await codeFor(client, member, new FormBrowser(suite.svc.baseUrl));
       const tokens = await exchange(client, params, verifier);
       const wider = await refusal(async () =>
-        oauth.processRefreshTokenResponse(
-          suite.as,
-          client,
-          await oauth.refreshTokenGrantRequest(suite.as, client, oauth.None(), tokens.refresh_token!, {
-            ...insecure,
-            additionalParameters: { scope: 'profile.read balance.read' },
-          }),
-        ),
+        refreshTokens(suite.as, client, tokens.refresh_token!, { scope: 'profile.read balance.read' }),
       );
       expect(wider).to.deep.equal({ status: 400, error: 'invalid_scope' });
-      const refreshed = await oauth.processRefreshTokenResponse(
-        suite.as,
-        client,
-        await oauth.refreshTokenGrantRequest(suite.as, client, oauth.None(), tokens.refresh_token!, insecure),
-      );
+      const refreshed = await refreshTokens(suite.as, client, tokens.refresh_token!);
       expect(refreshed.refresh_token).to.match(/^svc_rt_/);
       const me = await fetch(`${suite.svc.baseUrl}/api/v1/me`, {
         headers: { authorization: `Bearer ${tokens.access_token}`, 'user-agent': 't' },
@@ -389,22 +360,12 @@ describe('OAuth limits and protections', function () {
       const tokens = await exchange(client, params, verifier);
       await breakWrites();
       try {
-        const failed = await refusal(async () =>
-          oauth.processRefreshTokenResponse(
-            suite.as,
-            client,
-            await oauth.refreshTokenGrantRequest(suite.as, client, oauth.None(), tokens.refresh_token!, insecure),
-          ),
-        );
+        const failed = await refusal(async () => refreshTokens(suite.as, client, tokens.refresh_token!));
         expect(failed).to.deep.equal({ status: 503, error: 'temporarily_unavailable' });
       } finally {
         await mendWrites();
       }
-      const refreshed = await oauth.processRefreshTokenResponse(
-        suite.as,
-        client,
-        await oauth.refreshTokenGrantRequest(suite.as, client, oauth.None(), tokens.refresh_token!, insecure),
-      );
+      const refreshed = await refreshTokens(suite.as, client, tokens.refresh_token!);
       expect(refreshed.access_token).to.match(/^svc_at_/);
     });
   });

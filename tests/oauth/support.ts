@@ -210,6 +210,57 @@ export async function authorizeInBrowser(
 }
 
 /**
+ * Authorize in a form browser, as `authorizeInBrowser`; the callback's parameters as a strict
+ * client validates them, and the verifier that goes with the code.
+ */
+export async function authorizedCode(
+  svc: TestService,
+  as: oauth.AuthorizationServer,
+  client: oauth.Client,
+  member: { email: string; password: string },
+  scope: string,
+  browser?: FormBrowser,
+): Promise<{ params: URLSearchParams; verifier: string }> {
+  const { callback, state, verifier } = await authorizeInBrowser(svc, as, client, member, scope, {}, browser);
+  return { params: oauth.validateAuthResponse(as, client, callback, state), verifier };
+}
+
+/** Exchanges a validated code at the token endpoint as oauth4webapi does: client auth none unless `auth` is given. */
+export async function exchangeCode(
+  as: oauth.AuthorizationServer,
+  client: oauth.Client,
+  code: { params: URLSearchParams; verifier: string },
+  options: { auth?: oauth.ClientAuth; redirect?: string } = {},
+): Promise<oauth.TokenEndpointResponse> {
+  const { auth = oauth.None(), redirect = REDIRECT } = options;
+  return oauth.processAuthorizationCodeResponse(
+    as,
+    client,
+    await oauth.authorizationCodeGrantRequest(as, client, auth, code.params, redirect, code.verifier, insecure),
+  );
+}
+
+/** Refreshes at the token endpoint as oauth4webapi does (client auth none), with any `additionalParameters`. */
+export async function refreshTokens(
+  as: oauth.AuthorizationServer,
+  client: oauth.Client,
+  refreshToken: string,
+  additionalParameters?: Record<string, string>,
+): Promise<oauth.TokenEndpointResponse> {
+  return oauth.processRefreshTokenResponse(
+    as,
+    client,
+    await oauth.refreshTokenGrantRequest(
+      as,
+      client,
+      oauth.None(),
+      refreshToken,
+      additionalParameters ? { ...insecure, additionalParameters } : insecure,
+    ),
+  );
+}
+
+/**
  * A member's access token through the authorization code flow (a fresh native client allowed
  * `scope`); `exchange` presents the same code again (a replay revokes the grant).
  */
