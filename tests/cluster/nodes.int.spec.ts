@@ -14,6 +14,7 @@ import {
   adminCall,
   auditCash,
   auditOrders,
+  FAILOVER_BOUND_MS,
   liftAccountLimits,
   memberClient,
   openMarket,
@@ -29,8 +30,6 @@ import {
 import { connect, join } from '../realtime/phoenix.ts';
 
 const NODES = 3;
-/** The contract's bound: another node accepts orders within this long of a kill (or a freeze past the lease). */
-const FAILOVER_BOUND_MS = 2_000;
 /** Load while the writer is killed or frozen: new orders started per second, whatever the ones in flight do. */
 const LOAD_ORDERS_PER_S = 40;
 /** Load before the kill, and after the first acknowledgement that followed it. */
