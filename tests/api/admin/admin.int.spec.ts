@@ -23,21 +23,11 @@ describe('admin API over HTTP', function () {
     return answer.body.balance as Record<string, any>;
   }
   async function openMarket(extra: Record<string, unknown> = {}) {
-    const event = (
-      await suite.client.ok('POST', '/events', {
-        title: 'Home v Away',
-        start: new Date(Date.now() + 86_400_000).toISOString(),
-        sport: 'soccer',
-      })
-    ).event;
-    return (
-      await suite.client.ok('POST', '/markets', {
-        event_id: event.event_id,
-        title: 'Home to win',
-        status: 'open',
-        ...extra,
-      })
-    ).market;
+    const { market } = await suite.client.listEventAndMarket(
+      { title: 'Home v Away', start: new Date(Date.now() + 86_400_000).toISOString(), sport: 'soccer' },
+      { title: 'Home to win', status: 'open', ...extra },
+    );
+    return market;
   }
 
   describe('the admin token', () => {
