@@ -7,8 +7,11 @@ import * as oauth from 'oauth4webapi';
 import { createHash, randomBytes } from 'node:crypto';
 import { startTestService, type TestService } from '../support/service.ts';
 
+/** Where the helpers below reach a service: its public and operator listeners and the operator's token. */
+export type ServiceAddress = Pick<TestService, 'baseUrl' | 'adminUrl' | 'adminToken'>;
+
 export async function admin(
-  svc: TestService,
+  svc: ServiceAddress,
   method: string,
   path: string,
   body?: unknown,
@@ -26,7 +29,7 @@ export async function admin(
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
-export async function adminOk(svc: TestService, method: string, path: string, body?: unknown): Promise<any> {
+export async function adminOk(svc: ServiceAddress, method: string, path: string, body?: unknown): Promise<any> {
   const answer = await admin(svc, method, path, body);
   expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
   return answer.body;
@@ -62,7 +65,7 @@ export interface ClientSpec {
 }
 
 export async function newClient(
-  svc: TestService,
+  svc: ServiceAddress,
   spec: ClientSpec,
 ): Promise<{ client_id: string; client_secret?: string }> {
   const { client } = await adminOk(svc, 'POST', '/oauth/clients', { name: spec.name ?? 'Test app', ...spec });
@@ -265,7 +268,7 @@ export async function refreshTokens(
  * `scope`); `exchange` presents the same code again (a replay revokes the grant).
  */
 export async function memberAccessToken(
-  svc: TestService,
+  svc: ServiceAddress,
   member: { email: string; password: string },
   scope: string,
   redirectUri = 'http://127.0.0.1:9/callback',
