@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DEMO_STREAM } from '../../commands/demo/seed.ts';
-import { Admin, startService, type Service } from './support.ts';
+import { startService, type Service } from './support.ts';
 import { run, type Program } from './lines.ts';
 
 const CLIENT_DIR = path.resolve('client');
@@ -64,7 +64,7 @@ describe('client: npm pack installs into an empty folder and runs the quick star
 
     const seeded = (await service.svc.ctx.store.readStream(DEMO_STREAM)).find((mark) => mark.type === 'DemoSeeded')!
       .data as { member_account_id: string };
-    const admin = new Admin(service.adminUrl, service.svc.adminToken);
+    const admin = service.admin;
     const { api_key: key } = await admin.ok('POST', `/accounts/${seeded.member_account_id}/api_keys`, {
       scope: 'read_write',
     });
