@@ -69,6 +69,17 @@ function postFrom(
   });
 }
 
+/** A login from `localAddress` with the `form` fetched there, as `email` with `password`. */
+function logInFrom(
+  svc: TestService,
+  localAddress: string,
+  form: { cookie: string; csrf: string },
+  email: string,
+  password: string,
+) {
+  return postFrom(svc, localAddress, '/oauth/login', { csrf: form.csrf, email, password }, form.cookie);
+}
+
 /** A login form (cookie and CSRF token) fetched from `localAddress`. */
 async function loginFormFrom(svc: TestService, localAddress: string): Promise<{ cookie: string; csrf: string }> {
   return new Promise((resolve, reject) => {
@@ -138,15 +149,7 @@ describe('OAuth limits and protections', function () {
       const member = await newMember(suite.svc);
       const form = await loginFormFrom(suite.svc, '127.0.0.11');
       const answers = await Promise.all(
-        Array.from({ length: 25 }, () =>
-          postFrom(
-            suite.svc,
-            '127.0.0.11',
-            '/oauth/login',
-            { csrf: form.csrf, email: member.email, password: 'wrong password' },
-            form.cookie,
-          ),
-        ),
+        Array.from({ length: 25 }, () => logInFrom(suite.svc, '127.0.0.11', form, member.email, 'wrong password')),
       );
       const counts = tally(answers.map((a) => a.status));
       expect(counts[401] ?? 0, JSON.stringify(counts)).to.be.at.most(5);
@@ -176,24 +179,12 @@ describe('OAuth limits and protections', function () {
       for (const address of ['127.0.0.21', '127.0.0.22']) {
         const form = await loginFormFrom(suite.svc, address);
         for (let i = 0; i < 6; i += 1) {
-          const answer = await postFrom(
-            suite.svc,
-            address,
-            '/oauth/login',
-            { csrf: form.csrf, email: member.email, password: 'guess' },
-            form.cookie,
-          );
+          const answer = await logInFrom(suite.svc, address, form, member.email, 'guess');
           expect(answer.status).to.be.oneOf([401, 429]);
         }
       }
       const owner = await loginFormFrom(suite.svc, '127.0.0.23');
-      const answer = await postFrom(
-        suite.svc,
-        '127.0.0.23',
-        '/oauth/login',
-        { csrf: owner.csrf, email: member.email, password: member.password },
-        owner.cookie,
-      );
+      const answer = await logInFrom(suite.svc, '127.0.0.23', owner, member.email, member.password);
       expect(answer.status, answer.body.slice(0, 300)).to.equal(200);
       expect(answer.body).to.include('signed in');
     });
@@ -201,33 +192,10 @@ describe('OAuth limits and protections', function () {
     it('login limits follow the service clock: past the window (POST /admin/v1/clock) the address may try again', async () => {
       const member = await newMember(suite.svc);
       const form = await loginFormFrom(suite.svc, '127.0.0.31');
-      for (let i = 0; i < 5; i += 1)
-        await postFrom(
-          suite.svc,
-          '127.0.0.31',
-          '/oauth/login',
-          { csrf: form.csrf, email: member.email, password: 'guess' },
-          form.cookie,
-        );
-      expect(
-        (
-          await postFrom(
-            suite.svc,
-            '127.0.0.31',
-            '/oauth/login',
-            { csrf: form.csrf, email: member.email, password: member.password },
-            form.cookie,
-          )
-        ).status,
-      ).to.equal(429);
+      for (let i = 0; i < 5; i += 1) await logInFrom(suite.svc, '127.0.0.31', form, member.email, 'guess');
+      expect((await logInFrom(suite.svc, '127.0.0.31', form, member.email, member.password)).status).to.equal(429);
       await adminOk(suite.svc, 'POST', '/clock', { advance_ms: 15 * 60_000 + 1_000 });
-      const again = await postFrom(
-        suite.svc,
-        '127.0.0.31',
-        '/oauth/login',
-        { csrf: form.csrf, email: member.email, password: member.password },
-        form.cookie,
-      );
+      const again = await logInFrom(suite.svc, '127.0.0.31', form, member.email, member.password);
       expect(again.status).to.equal(200);
     });
   });
