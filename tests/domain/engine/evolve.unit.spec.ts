@@ -16,7 +16,7 @@ import { recordsHash } from '../../../domain/evolve/digest.ts';
 import { EngineStateFold } from '../../../domain/evolve/state.ts';
 import type { PositionRecord } from '../../../domain/readModel/records.ts';
 import { positionKey } from '../../../projections/facts/fold.ts';
-import { FoldedViews } from '../../support/views.ts';
+import { FoldedViews, recordOf } from '../../support/views.ts';
 import {
   anyAccount,
   anyMarket,
@@ -153,11 +153,7 @@ function inputOf(cmd: Command, i: number, history: HistorySoFar, now: number): E
 function foldedHashOf(views: FoldedViews, state: EngineState): string {
   const { store } = views;
   const pick = <T>(map: Map<string, { record: T }>, ids: Iterable<string>): T[] =>
-    [...ids].map((id) => {
-      const stored = map.get(id);
-      if (!stored) throw new Error(`the fold holds no ${id}`);
-      return stored.record;
-    });
+    [...ids].map((id) => recordOf(map, id, `the fold holds no ${id}`));
   const positions: PositionRecord[] = [];
   for (const acct of state.accounts.values()) {
     for (const marketId of acct.exposures.keys()) {
