@@ -28,6 +28,7 @@ import {
   type Trader,
 } from '../support/clusterLoad.ts';
 import { connect, join } from '../realtime/phoenix.ts';
+import { limitBuyOfOne } from '../api/v1/harness.ts';
 
 const NODES = 3;
 /** Load while the writer is killed or frozen: new orders started per second, whatever the ones in flight do. */
@@ -339,14 +340,7 @@ describe('three nodes on one PostgreSQL (issue 28: the contract from outside)', 
       writer.freeze();
       for (let i = 0; i < 3; i++) {
         const clientOrderId = `frozen-${i}`;
-        const body = {
-          market_id: markets[0]!,
-          action: 'buy',
-          order_type: 'limit',
-          price: '0.05',
-          quantity: '1',
-          client_order_id: clientOrderId,
-        };
+        const body = limitBuyOfOne(markets[0]!, '0.05', { client_order_id: clientOrderId });
         // no answer at all (the connection closed) is allowed: status 0
         const answer = placeRaw(writer, trader, body, {
           idempotencyKey: randomUUID(),
