@@ -14,6 +14,7 @@ import {
   adminCall,
   auditCash,
   auditOrders,
+  FAILOVER_BOUND_MS,
   liftAccountLimits,
   memberClient,
   openMarket,
@@ -27,10 +28,9 @@ import {
   type Trader,
 } from '../support/clusterLoad.ts';
 import { connect, join } from '../realtime/phoenix.ts';
+import { limitBuyOfOne } from '../api/v1/harness.ts';
 
 const NODES = 3;
-/** The contract's bound: another node accepts orders within this long of a kill (or a freeze past the lease). */
-const FAILOVER_BOUND_MS = 2_000;
 /** Load while the writer is killed or frozen: new orders started per second, whatever the ones in flight do. */
 const LOAD_ORDERS_PER_S = 40;
 /** Load before the kill, and after the first acknowledgement that followed it. */
@@ -361,14 +361,7 @@ describe('three nodes on one PostgreSQL (issue 28: the contract from outside)', 
       writer.freeze();
       for (let i = 0; i < 3; i++) {
         const clientOrderId = `frozen-${i}`;
-        const body = {
-          market_id: markets[0]!,
-          action: 'buy',
-          order_type: 'limit',
-          price: '0.05',
-          quantity: '1',
-          client_order_id: clientOrderId,
-        };
+        const body = limitBuyOfOne(markets[0]!, '0.05', { client_order_id: clientOrderId });
         // no answer at all (the connection closed) is allowed: status 0
         const answer = placeRaw(writer, trader, body, {
           idempotencyKey: randomUUID(),
