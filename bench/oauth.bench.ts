@@ -8,10 +8,10 @@
 // The last line is a JSON object with those and token_vs_oidc_provider, bearer_get_vs_express:
 // medians of BENCH_OAUTH_ROUNDS (3) rounds in which the four phases alternate.
 
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { startChildService, startReference } from './support/childService.ts';
 import { LoadClient } from './support/loadClient.ts';
-import { FormBrowser, logInThrough } from '../tests/oauth/support.ts';
+import { memberAccessToken } from '../tests/oauth/support.ts';
 import { percentile, round, runPool } from './support/pool.ts';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -62,49 +62,22 @@ const basic = (id: string, secret: string) =>
   `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
 /** A member's access token through the real code flow (login and consent pages, PKCE). */
-async function memberToken(base: URL, adminUrl: URL, adminToken: string): Promise<string> {
+async function memberToken(service: { baseUrl: URL; adminUrl: URL; adminToken: string }): Promise<string> {
   const password = 'bench password 123';
   const email = `bench-${Date.now()}@example.com`;
-  await admin(adminUrl, adminToken, 'POST', '/accounts', {
+  await admin(service.adminUrl, service.adminToken, 'POST', '/accounts', {
     first_name: 'Bench',
     last_name: 'Member',
     email,
     password,
     status: 'active',
   });
-  const { client } = await admin(adminUrl, adminToken, 'POST', '/oauth/clients', {
-    name: 'Bench app',
-    app_type: 'native',
-    redirect_uris: [REDIRECT],
-    scopes: ['profile.read'],
-  });
-  const verifier = randomBytes(32).toString('base64url');
-  const browser = new FormBrowser(base.origin);
-  await browser.visit(
-    `/oauth/authorize?${new URLSearchParams({
-      response_type: 'code',
-      client_id: client.client_id,
-      redirect_uri: REDIRECT,
-      scope: 'profile.read',
-      state: 'b',
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-      code_challenge_method: 'S256',
-    }).toString()}`,
-  );
-  await logInThrough(browser, { email, password });
-  const code = new URL((await browser.consent('allow')).location as string).searchParams.get('code') as string;
-  const res = await fetch(new URL('/oauth/token', base), {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      client_id: client.client_id,
-      code,
-      redirect_uri: REDIRECT,
-      code_verifier: verifier,
-    }),
-  });
-  return ((await res.json()) as { access_token: string }).access_token;
+  const address = {
+    baseUrl: service.baseUrl.origin,
+    adminUrl: service.adminUrl.origin,
+    adminToken: service.adminToken,
+  };
+  return (await memberAccessToken(address, { email, password }, 'profile.read', REDIRECT)).token;
 }
 
 interface Phase {
@@ -142,7 +115,7 @@ async function main(): Promise<void> {
       authorization: basic(client.client_id, client.client_secret),
       'content-type': 'application/x-www-form-urlencoded',
     };
-    const access = PHASES.has('bearer') ? await memberToken(service.baseUrl, service.adminUrl, service.adminToken) : '';
+    const access = PHASES.has('bearer') ? await memberToken(service) : '';
     const phases: Phase[] = [
       {
         name: 'token',

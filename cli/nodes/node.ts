@@ -425,14 +425,24 @@ export async function startNode(deps: NodeDeps): Promise<RunningNode> {
     async sync() {
       if (role === 'writer') return;
       // the database unreachable: the read goes on (the read models answer 503 meanwhile)
-      const head = await journalHead().catch(() => undefined);
+      const head = await journalHead().catch((err: unknown) => {
+        log.warn(
+          { err },
+          "read-your-writes: the journal's head could not be read; the read goes on from this node's state",
+        );
+        return undefined;
+      });
       if (!head) return;
       const deadline = performance.now() + READ_YOUR_WRITES_WAIT_MS;
       // a replica being rebuilt, or a node taking the writer role over, has no state to read yet: wait for it (bounded)
       while (!isWriter() && performance.now() < deadline) {
         const following = replica;
         if (following && following.failure === undefined) {
-          await following.waitFor(head.position, deadline - performance.now());
+          if (!(await following.waitFor(head.position, deadline - performance.now())))
+            log.warn(
+              { position: String(head.position), reached: String(following.position) },
+              "read-your-writes: this node's replica did not reach the journal's head in time; the read goes on from what it holds",
+            );
           return;
         }
         await new Promise((resolve) => setTimeout(resolve, LEASE_POLL_MS / 4));

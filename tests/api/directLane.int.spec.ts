@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { createLane, laneServerOptions, type LaneHandler } from '../../api/directLane.ts';
 import { errorHandler, HttpError } from '../../api/errors.ts';
-import { useWholeService, type Answer } from './v1/harness.ts';
+import { limitBuyOfOne, useWholeService, type Answer } from './v1/harness.ts';
 
 describe('direct lane for order entry', () => {
   describe('over the whole service', () => {
@@ -33,14 +33,7 @@ describe('direct lane for order entry', () => {
     };
 
     it('places an order either way, with the same answer', async () => {
-      const body = {
-        action: 'buy',
-        market_id: suite.marketId,
-        order_type: 'limit',
-        price: '0.10',
-        quantity: '1',
-        client_order_id: 'lane',
-      };
+      const body = limitBuyOfOne(suite.marketId, '0.10', { client_order_id: 'lane' });
       const answers = await both('POST', '/api/v1/orders', body);
       sameShape(answers);
       expect(answers[0].status).to.equal(200);
@@ -56,24 +49,12 @@ describe('direct lane for order entry', () => {
     });
 
     it('refuses alike: validation 400, engine 422, read-only key 403, bad signature 401, malformed JSON 400', async () => {
-      const bad = await both('POST', '/api/v1/orders', {
-        action: 'hold',
-        market_id: suite.marketId,
-        order_type: 'limit',
-        price: '0.10',
-        quantity: '1',
-      });
+      const bad = await both('POST', '/api/v1/orders', limitBuyOfOne(suite.marketId, '0.10', { action: 'hold' }));
       sameShape(bad);
       expect(bad[0].status).to.equal(400);
       expect(bad[0].body).to.deep.equal(bad[1].body);
 
-      const refused = await both('POST', '/api/v1/orders', {
-        action: 'buy',
-        market_id: suite.marketId,
-        order_type: 'limit',
-        price: '1.00',
-        quantity: '1',
-      });
+      const refused = await both('POST', '/api/v1/orders', limitBuyOfOne(suite.marketId, '1.00'));
       sameShape(refused);
       expect(refused[0].status).to.equal(422);
       expect(refused[0].body).to.deep.equal(refused[1].body);
@@ -99,7 +80,7 @@ describe('direct lane for order entry', () => {
 
     it('replays an Idempotency-Key, and keeps the key bound to its path', async () => {
       const body = {
-        orders: [{ action: 'buy', market_id: suite.marketId, order_type: 'limit', price: '0.11', quantity: '1' }],
+        orders: [limitBuyOfOne(suite.marketId, '0.11')],
       };
       const headers = { 'Idempotency-Key': `lane-${Date.now()}` };
       const first = await suite.alice.call('POST', '/api/v1/orders/batched', { body, headers });

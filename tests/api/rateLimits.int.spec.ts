@@ -6,7 +6,7 @@
 
 import { expect } from 'chai';
 import { performance } from 'node:perf_hooks';
-import { startWholeService, type Answer, type Member, type WholeService } from './v1/harness.ts';
+import { limitBuyOfOne, startWholeService, type Answer, type Member, type WholeService } from './v1/harness.ts';
 
 const BURST_SECONDS = 2;
 
@@ -41,13 +41,7 @@ describe('request rate limits (/api/v1)', function () {
   after(async () => svc?.stop());
 
   const setLimits = (limits: Record<string, number>) => svc.admin('PATCH', '/settings', { rate_limits: limits });
-  const order = (i: number) => ({
-    action: 'buy',
-    market_id: marketId,
-    order_type: 'limit',
-    price: (0.01 + (i % 40) / 100).toFixed(2),
-    quantity: '1',
-  });
+  const order = (i: number) => limitBuyOfOne(marketId, (0.01 + (i % 40) / 100).toFixed(2));
 
   it('defaults to 200 reads and 100 writes per second per account', async () => {
     const { settings } = await svc.admin('GET', '/settings');

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import type { Browser } from 'playwright-core';
 import { createSigner, generateKeyPair } from '@event-exchange/client';
-import { Admin, startService, type Service } from './support.ts';
+import { startService, type Service } from './support.ts';
 import { launchChromium, skipWithoutChromium } from '../support/chromium.ts';
 
 describe('client: in a browser', function () {
@@ -53,7 +53,7 @@ describe('client: in a browser', function () {
   });
 
   it('signs as Node does (pure JS), and follows the public `events` topic over the browser WebSocket', async () => {
-    const admin = new Admin(service.adminUrl, service.svc.adminToken);
+    const admin = service.admin;
     await admin.market('Browser Town to win');
     const { privateKey } = generateKeyPair();
     const inNode = createSigner('key-1', privateKey).headers('GET', '/api/v1/orders?limit=5', 1_767_225_600_000);

@@ -5,32 +5,28 @@
 import { expect } from 'chai';
 import path from 'node:path';
 import { apiKey, createClient } from '@event-exchange/client';
-import { Admin, startService, type Service } from './support.ts';
+import { useService } from './support.ts';
 import { run, type Program } from './lines.ts';
 
 const EXAMPLES = path.resolve('client/examples');
 
 describe('client: the examples against a live service', function () {
   this.timeout(120_000);
-  let service: Service;
   const programs: Program[] = [];
-
-  before(async () => {
-    service = await startService();
-  });
-  after(async () => {
+  // registered before the service's hooks, so the programs are killed before the service stops
+  after(() => {
     for (const program of programs) program.child.kill('SIGKILL');
-    await service?.svc.stop();
   });
+  const suite = useService();
 
   it('the market maker quotes, fills and cancels on SIGINT; the book follower sees each change', async () => {
-    const admin = new Admin(service.adminUrl, service.svc.adminToken);
+    const admin = suite.service.admin;
     const marketId = await admin.market();
     const maker = await admin.member();
     const taker = await admin.member();
     const env = (member: { keyId: string; privateKey: string }) => ({
-      EXCHANGE_URL: service.baseUrl,
-      EXCHANGE_WS_URL: service.wsUrl,
+      EXCHANGE_URL: suite.service.baseUrl,
+      EXCHANGE_WS_URL: suite.service.wsUrl,
       KEY_ID: member.keyId,
       PRIVATE_KEY: member.privateKey,
       MARKET_ID: marketId,
@@ -53,7 +49,10 @@ describe('client: the examples against a live service', function () {
     expect(seen.best_bid).to.deep.equal([quoted.bid, '10']);
     expect(seen.best_offer).to.deep.equal([quoted.offer, '10']);
 
-    const takerClient = createClient({ baseUrl: service.baseUrl, credentials: apiKey(taker.keyId, taker.privateKey) });
+    const takerClient = createClient({
+      baseUrl: suite.service.baseUrl,
+      credentials: apiKey(taker.keyId, taker.privateKey),
+    });
     const lifted = await takerClient.placeOrder({
       market_id: marketId,
       action: 'buy',

@@ -15,7 +15,15 @@ import {
   type OrderBook,
 } from '@event-exchange/client';
 import { freePort, testDatabase, type TestDatabase } from '../support/pg.ts';
-import { Admin, eventually, FeedProxy, oauthMemberTokens, startService, type Service } from './support.ts';
+import {
+  eventually,
+  FeedProxy,
+  oauthMemberTokens,
+  startService,
+  useService,
+  type Admin,
+  type Service,
+} from './support.ts';
 
 /** The book as `{price: quantity}` per side, for comparing with what was placed. */
 const sides = (book: OrderBook) => ({ bids: Object.fromEntries(book.bids), offers: Object.fromEntries(book.offers) });
@@ -28,24 +36,20 @@ describe('client: the feed against a live service', function () {
   this.timeout(120_000);
 
   describe('order book and private streams', () => {
-    let service: Service;
-    let admin: Admin;
+    const suite = useService();
     let marketId: string;
     let member: Awaited<ReturnType<Admin['member']>>;
     let client: ExchangeClient;
 
     before(async () => {
-      service = await startService();
-      admin = new Admin(service.adminUrl, service.svc.adminToken);
-      marketId = await admin.market();
-      member = await admin.member();
+      marketId = await suite.service.admin.market();
+      member = await suite.service.admin.member();
       client = createClient({
-        baseUrl: service.baseUrl,
-        wsUrl: service.wsUrl,
+        baseUrl: suite.service.baseUrl,
+        wsUrl: suite.service.wsUrl,
         credentials: apiKey(member.keyId, member.privateKey),
       });
     });
-    after(async () => service?.svc.stop());
 
     const bid = (price: string, quantity: string) =>
       client.placeOrder({ market_id: marketId, action: 'buy', order_type: 'limit', price, quantity });
@@ -79,10 +83,10 @@ describe('client: the feed against a live service', function () {
     });
 
     it('a dropped delta (seq gap): the book joins again, replaces itself with the new snapshot, and ends right', async () => {
-      const proxy = await new FeedProxy(service.wsUrl).start();
+      const proxy = await new FeedProxy(suite.service.wsUrl).start();
       try {
         const viaProxy = createClient({
-          baseUrl: service.baseUrl,
+          baseUrl: suite.service.baseUrl,
           wsUrl: proxy.url,
           credentials: apiKey(member.keyId, member.privateKey),
         });
@@ -129,13 +133,13 @@ describe('client: the feed against a live service', function () {
     });
 
     it('an OAuth token goes on the handshake (x-svc-oauth-token); a session client connects anonymously', async () => {
-      const { clientId, tokens, accountId, userId } = await oauthMemberTokens(service, admin, [
+      const { clientId, tokens, accountId, userId } = await oauthMemberTokens(suite.service, suite.service.admin, [
         'orders.read',
         'balance.read',
       ]);
       const viaOAuth = createClient({
-        baseUrl: service.baseUrl,
-        wsUrl: service.wsUrl,
+        baseUrl: suite.service.baseUrl,
+        wsUrl: suite.service.wsUrl,
         credentials: oauth({ clientId, ...tokens }),
       });
       const oauthFeed = viaOAuth.feed({ userId }); // without profile.read the token cannot read GET /me
@@ -145,10 +149,10 @@ describe('client: the feed against a live service', function () {
       await balances.return!();
       await oauthFeed.close();
 
-      const { session: issued } = await admin.ok('POST', `/accounts/${member.accountId}/sessions`, {});
+      const { session: issued } = await suite.service.admin.ok('POST', `/accounts/${member.accountId}/sessions`, {});
       const viaSession = createClient({
-        baseUrl: service.baseUrl,
-        wsUrl: service.wsUrl,
+        baseUrl: suite.service.baseUrl,
+        wsUrl: suite.service.wsUrl,
         credentials: session(issued.token),
       });
       const anonymous = viaSession.feed();
@@ -197,7 +201,7 @@ describe('client: the feed against a live service', function () {
     });
 
     it('heartbeats keep a quiet socket open past the service heartbeat timeout', async () => {
-      await admin.ok('PATCH', '/settings', { ws_heartbeat_timeout_ms: 1_000 });
+      await suite.service.admin.ok('PATCH', '/settings', { ws_heartbeat_timeout_ms: 1_000 });
       try {
         const feed = client.feed({ heartbeatIntervalMs: 200 });
         let closes = 0;
@@ -214,7 +218,7 @@ describe('client: the feed against a live service', function () {
         expect(closes).to.equal(0);
         await feed.close();
       } finally {
-        await admin.ok('PATCH', '/settings', { ws_heartbeat_timeout_ms: 60_000 });
+        await suite.service.admin.ok('PATCH', '/settings', { ws_heartbeat_timeout_ms: 60_000 });
       }
     });
   });
@@ -235,7 +239,7 @@ describe('client: the feed against a live service', function () {
 
     it('after a restart the feed reconnects, the book rejoins (at the same seq: it is counted from the journal) and follows the new deltas', async () => {
       service = await startService(env);
-      const admin = new Admin(service.adminUrl, service.svc.adminToken);
+      const admin = service.admin;
       const marketId = await admin.market();
       const member = await admin.member();
       const client = createClient({

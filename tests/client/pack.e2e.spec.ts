@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DEMO_STREAM } from '../../commands/demo/seed.ts';
-import { Admin, startService, type Service } from './support.ts';
+import { useService } from './support.ts';
 import { run, type Program } from './lines.ts';
 
 const CLIENT_DIR = path.resolve('client');
@@ -25,18 +25,16 @@ function quickStart(): string {
 
 describe('client: npm pack installs into an empty folder and runs the quick start', function () {
   this.timeout(300_000);
-  let service: Service;
   let folder: string;
   let program: Program | undefined;
-
-  before(async () => {
-    service = await startService({ DEMO: '1' });
-    folder = mkdtempSync(path.join(os.tmpdir(), 'exchange-client-pack-'));
-  });
-  after(async () => {
+  // registered before the service's hooks, so the program is killed before the service stops
+  after(() => {
     program?.child.kill('SIGKILL');
-    await service?.svc.stop();
     rmSync(folder, { recursive: true, force: true });
+  });
+  const suite = useService({ DEMO: '1' });
+  before(() => {
+    folder = mkdtempSync(path.join(os.tmpdir(), 'exchange-client-pack-'));
   });
 
   it('the tarball installs with its dependencies alone, and the quick start buys, prints fills and follows the book', async () => {
@@ -62,17 +60,18 @@ describe('client: npm pack installs into an empty folder and runs the quick star
     ).to.equal(quickStart());
     writeFileSync(path.join(folder, 'quickstart.mjs'), quickStart());
 
-    const seeded = (await service.svc.ctx.store.readStream(DEMO_STREAM)).find((mark) => mark.type === 'DemoSeeded')!
-      .data as { member_account_id: string };
-    const admin = new Admin(service.adminUrl, service.svc.adminToken);
+    const seeded = (await suite.service.svc.ctx.store.readStream(DEMO_STREAM)).find(
+      (mark) => mark.type === 'DemoSeeded',
+    )!.data as { member_account_id: string };
+    const admin = suite.service.admin;
     const { api_key: key } = await admin.ok('POST', `/accounts/${seeded.member_account_id}/api_keys`, {
       scope: 'read_write',
     });
     program = run(
       ['quickstart.mjs'],
       {
-        EXCHANGE_URL: service.baseUrl,
-        EXCHANGE_WS_URL: service.wsUrl,
+        EXCHANGE_URL: suite.service.baseUrl,
+        EXCHANGE_WS_URL: suite.service.wsUrl,
         KEY_ID: key.key_id,
         PRIVATE_KEY: key.private_key,
       },

@@ -15,12 +15,11 @@ import {
   type ExchangeClient,
   type OAuthTokens,
 } from '@event-exchange/client';
-import { Admin, FaultProxy, oauthMemberTokens, startService, type Service } from './support.ts';
+import { FaultProxy, oauthMemberTokens, useService, type Admin } from './support.ts';
 
 describe('client: REST against a live service', function () {
   this.timeout(120_000);
-  let service: Service;
-  let admin: Admin;
+  const suite = useService();
   let marketId: string;
   let alice: Awaited<ReturnType<Admin['member']>>;
   let bob: Awaited<ReturnType<Admin['member']>>;
@@ -28,15 +27,12 @@ describe('client: REST against a live service', function () {
   let bobClient: ExchangeClient;
 
   before(async () => {
-    service = await startService();
-    admin = new Admin(service.adminUrl, service.svc.adminToken);
-    marketId = await admin.market();
-    alice = await admin.member();
-    bob = await admin.member();
-    aliceClient = createClient({ baseUrl: service.baseUrl, credentials: apiKey(alice.keyId, alice.privateKey) });
-    bobClient = createClient({ baseUrl: service.baseUrl, credentials: apiKey(bob.keyId, bob.privateKey) });
+    marketId = await suite.service.admin.market();
+    alice = await suite.service.admin.member();
+    bob = await suite.service.admin.member();
+    aliceClient = createClient({ baseUrl: suite.service.baseUrl, credentials: apiKey(alice.keyId, alice.privateKey) });
+    bobClient = createClient({ baseUrl: suite.service.baseUrl, credentials: apiKey(bob.keyId, bob.privateKey) });
   });
-  after(async () => service?.svc.stop());
 
   it('an API key signs every route group: me, profile, markets, orders, fills, positions, balance, stats, portfolio, leaderboard', async () => {
     const me = await aliceClient.me();
@@ -87,8 +83,11 @@ describe('client: REST against a live service', function () {
     const stats = await collect(aliceClient.marketStats());
     expect(stats.map((row) => row.market_id)).to.include(marketId);
 
-    await admin.ok('POST', `/accounts/${alice.accountId}/withdrawals`, { amount: '5.00' });
-    await admin.ok('POST', `/accounts/${alice.accountId}/adjustments`, { amount: '1.25', reason: 'goodwill' });
+    await suite.service.admin.ok('POST', `/accounts/${alice.accountId}/withdrawals`, { amount: '5.00' });
+    await suite.service.admin.ok('POST', `/accounts/${alice.accountId}/adjustments`, {
+      amount: '1.25',
+      reason: 'goodwill',
+    });
     expect(await collect(aliceClient.withdrawals())).to.have.length(1);
     expect((await collect(aliceClient.adjustments()))[0]).to.include({ amount: '1.25' });
     expect(await collect(aliceClient.fees())).to.be.an('array');
@@ -101,20 +100,20 @@ describe('client: REST against a live service', function () {
     expect(raw.response.status).to.equal(404);
     expect(raw.error).to.have.property('error').that.is.a('string');
 
-    await admin.ok('PATCH', '/settings', { leaderboard_enabled: true });
+    await suite.service.admin.ok('PATCH', '/settings', { leaderboard_enabled: true });
     const board = await aliceClient.leaderboard({ period: 'all' });
     expect(board).to.include({ period: 'all' });
   });
 
   it('pages: an async iterator reads every page until the cursor is null, each row once', async () => {
-    const member = await admin.member();
+    const member = await suite.service.admin.member();
     let requests = 0;
     const counting: typeof fetch = (input, init) => {
       requests += 1;
       return fetch(input, init);
     };
     const client = createClient({
-      baseUrl: service.baseUrl,
+      baseUrl: suite.service.baseUrl,
       credentials: apiKey(member.keyId, member.privateKey),
       fetch: counting,
     });
@@ -136,8 +135,8 @@ describe('client: REST against a live service', function () {
   });
 
   it('placeOrders splits at the batch limit; cancelOrders and cancelAll cancel every live order', async () => {
-    const member = await admin.member();
-    await admin.ok('PATCH', '/settings', { batch_limit: 3 });
+    const member = await suite.service.admin.member();
+    await suite.service.admin.ok('PATCH', '/settings', { batch_limit: 3 });
     try {
       let batches = 0;
       const counting: typeof fetch = (input, init) => {
@@ -145,7 +144,7 @@ describe('client: REST against a live service', function () {
         return fetch(input, init);
       };
       const client = createClient({
-        baseUrl: service.baseUrl,
+        baseUrl: suite.service.baseUrl,
         credentials: apiKey(member.keyId, member.privateKey),
         batchLimit: 3,
         fetch: counting,
@@ -180,7 +179,7 @@ describe('client: REST against a live service', function () {
 
       // a client that believes the limit is larger gets the service's 400, typed
       const tooMany = createClient({
-        baseUrl: service.baseUrl,
+        baseUrl: suite.service.baseUrl,
         credentials: apiKey(member.keyId, member.privateKey),
         batchLimit: 10,
       });
@@ -188,7 +187,7 @@ describe('client: REST against a live service', function () {
       expect(error).to.be.instanceOf(ExchangeError);
       expect((error as ExchangeError).status).to.equal(400);
     } finally {
-      await admin.ok('PATCH', '/settings', { batch_limit: 100 });
+      await suite.service.admin.ok('PATCH', '/settings', { batch_limit: 100 });
     }
   });
 
@@ -213,7 +212,7 @@ describe('client: REST against a live service', function () {
       format: (value: Cents) => `${value.cents / 100n}.${String(value.cents % 100n).padStart(2, '0')}`,
     };
     const client = createClient({
-      baseUrl: service.baseUrl,
+      baseUrl: suite.service.baseUrl,
       credentials: apiKey(alice.keyId, alice.privateKey),
       decimal: adapter,
     });
@@ -244,9 +243,12 @@ describe('client: REST against a live service', function () {
     const missing = await aliceClient.order('00000000-0000-4000-8000-000000000000').catch((caught: unknown) => caught);
     expect((missing as ExchangeError).status).to.equal(404);
 
-    const member = await admin.member();
-    const client = createClient({ baseUrl: service.baseUrl, credentials: apiKey(member.keyId, member.privateKey) });
-    await admin.ok('DELETE', `/api_keys/${member.keyId}`);
+    const member = await suite.service.admin.member();
+    const client = createClient({
+      baseUrl: suite.service.baseUrl,
+      credentials: apiKey(member.keyId, member.privateKey),
+    });
+    await suite.service.admin.ok('DELETE', `/api_keys/${member.keyId}`);
     const revoked = await client.balance().catch((caught: unknown) => caught);
     expect(revoked).to.be.instanceOf(ExchangeError);
     expect(revoked).to.include({ status: 401, error: 'Missing or invalid API key credentials' });
@@ -255,7 +257,7 @@ describe('client: REST against a live service', function () {
   it('a clock two minutes slow: the first signature is refused as stale, the offset is learned from Date, the request succeeds', async () => {
     const slow = () => Date.now() - 120_000;
     const client = createClient({
-      baseUrl: service.baseUrl,
+      baseUrl: suite.service.baseUrl,
       credentials: apiKey(alice.keyId, alice.privateKey),
       now: slow,
     });
@@ -274,14 +276,14 @@ describe('client: REST against a live service', function () {
     const pem = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' })
       .export({ format: 'pem', type: 'pkcs8' })
       .toString();
-    const client = createClient({ baseUrl: service.baseUrl, credentials: apiKey(alice.keyId, pem) });
+    const client = createClient({ baseUrl: suite.service.baseUrl, credentials: apiKey(alice.keyId, pem) });
     expect((await client.me()).key_id).to.equal(alice.keyId);
   });
 
   it('a session token is a bearer credential on every route, writes included', async () => {
-    const member = await admin.member();
-    const { session: issued } = await admin.ok('POST', `/accounts/${member.accountId}/sessions`, {});
-    const client = createClient({ baseUrl: service.baseUrl, credentials: session(issued.token) });
+    const member = await suite.service.admin.member();
+    const { session: issued } = await suite.service.admin.ok('POST', `/accounts/${member.accountId}/sessions`, {});
+    const client = createClient({ baseUrl: suite.service.baseUrl, credentials: session(issued.token) });
     expect(await client.me()).to.include({ account_id: member.accountId, method: 'bearer' });
     const order = await client.placeOrder({
       market_id: marketId,
@@ -294,21 +296,21 @@ describe('client: REST against a live service', function () {
   });
 
   describe('OAuth access tokens', () => {
-    const memberTokens = () => oauthMemberTokens(service, admin, ['profile.read', 'balance.read']);
+    const memberTokens = () => oauthMemberTokens(suite.service, suite.service.admin, ['profile.read', 'balance.read']);
 
     it('an expired access token is refreshed once, the rotated refresh token is kept and handed to onTokens', async () => {
       const { clientId, tokens, accountId } = await memberTokens();
       const rotated: OAuthTokens[] = [];
       const client = createClient({
-        baseUrl: service.baseUrl,
+        baseUrl: suite.service.baseUrl,
         credentials: oauth({ clientId, ...tokens, onTokens: (next) => void rotated.push(next) }),
       });
       expect((await client.me()).account_id).to.equal(accountId);
-      await admin.ok('POST', '/clock', { advance_ms: 3_601_000 }); // past the access token's hour
+      await suite.service.admin.ok('POST', '/clock', { advance_ms: 3_601_000 }); // past the access token's hour
       try {
         expect((await client.balance()).account_id).to.equal(accountId);
       } finally {
-        await admin.ok('POST', '/clock', { advance_ms: -3_601_000 });
+        await suite.service.admin.ok('POST', '/clock', { advance_ms: -3_601_000 });
       }
       expect(rotated).to.have.length(1);
       expect(rotated[0]!.accessToken)
@@ -323,14 +325,14 @@ describe('client: REST against a live service', function () {
     it('a refused refresh is an OAuthRefreshError naming the OAuth error; a scope the token lacks is a 403 with `scope`', async () => {
       const { clientId, tokens } = await memberTokens();
       const stale = createClient({
-        baseUrl: service.baseUrl,
+        baseUrl: suite.service.baseUrl,
         credentials: oauth({ clientId, accessToken: 'svc_at_expired', refreshToken: 'svc_rt_not-a-token' }),
       });
       const error = await stale.me().catch((caught: unknown) => caught);
       expect(error).to.be.instanceOf(OAuthRefreshError);
       expect(error).to.include({ status: 400, error: 'invalid_grant' });
 
-      const client = createClient({ baseUrl: service.baseUrl, credentials: oauth({ clientId, ...tokens }) });
+      const client = createClient({ baseUrl: suite.service.baseUrl, credentials: oauth({ clientId, ...tokens }) });
       const outside = await collect(client.fills()).catch((caught: unknown) => caught);
       expect(outside).to.be.instanceOf(ExchangeError);
       expect(outside).to.include({ status: 403, error: 'insufficient scope for this operation' });
@@ -341,7 +343,7 @@ describe('client: REST against a live service', function () {
   describe('retries with an Idempotency-Key', () => {
     let proxy: FaultProxy;
     before(async () => {
-      proxy = await new FaultProxy(service.baseUrl).start();
+      proxy = await new FaultProxy(suite.service.baseUrl).start();
     });
     after(async () => proxy?.stop());
 
@@ -349,7 +351,7 @@ describe('client: REST against a live service', function () {
       req.method === 'POST' && (req.url ?? '').startsWith('/api/v1/orders');
 
     it('a 503 after the service placed the order: the retry replays the first answer and the order exists once', async () => {
-      const member = await admin.member();
+      const member = await suite.service.admin.member();
       const client = createClient({ baseUrl: proxy.url, credentials: apiKey(member.keyId, member.privateKey) });
       proxy.inject('lose-answer-503', isOrderPost);
       const before = proxy.seen.length;
@@ -369,7 +371,7 @@ describe('client: REST against a live service', function () {
     });
 
     it('a connection dropped after the service placed a batch: the retry does not place it twice', async () => {
-      const member = await admin.member();
+      const member = await suite.service.admin.member();
       const client = createClient({ baseUrl: proxy.url, credentials: apiKey(member.keyId, member.privateKey) });
       proxy.inject('reset-after-forward', isOrderPost);
       const legs = [1, 2].map((n) => ({
@@ -385,7 +387,7 @@ describe('client: REST against a live service', function () {
     });
 
     it('429 and 503 with Retry-After are waited out and sent again; without idempotency keys a write is never retried', async () => {
-      const member = await admin.member();
+      const member = await suite.service.admin.member();
       const client = createClient({ baseUrl: proxy.url, credentials: apiKey(member.keyId, member.privateKey) });
       proxy.inject('refuse-429');
       proxy.inject('refuse-503');

@@ -16,17 +16,34 @@ export interface Service {
   baseUrl: string;
   wsUrl: string;
   adminUrl: string;
+  /** The operator, on the service's operator listener. */
+  admin: Admin;
 }
 
 export async function startService(env: Record<string, string> = {}): Promise<Service> {
   const svc = await startTestService({ env: { ADMIN_PORT: '0', ...env } });
   const adminPort = svc.service.adminPort;
+  const adminUrl = adminPort === null ? svc.baseUrl : `http://127.0.0.1:${adminPort}`;
   return {
     svc,
     baseUrl: svc.baseUrl,
     wsUrl: `ws://127.0.0.1:${svc.service.wsPort}/socket`,
-    adminUrl: adminPort === null ? svc.baseUrl : `http://127.0.0.1:${adminPort}`,
+    adminUrl,
+    admin: new Admin(adminUrl, svc.adminToken),
   };
+}
+
+/**
+ * Mocha hooks for a suite over one service (started with `env`): `suite.service` is started before
+ * the suite's tests and stopped after them.
+ */
+export function useService(env: Record<string, string> = {}): { service: Service } {
+  const suite = {} as { service: Service };
+  before(async () => {
+    suite.service = await startService(env);
+  });
+  after(async () => suite.service?.svc.stop());
+  return suite;
 }
 
 export class Admin {

@@ -14,6 +14,7 @@ import {
   adminCall,
   auditCash,
   auditOrders,
+  FAILOVER_BOUND_MS,
   liftAccountLimits,
   memberClient,
   openMarket,
@@ -27,10 +28,9 @@ import {
   type Trader,
 } from '../support/clusterLoad.ts';
 import { connect, join } from '../realtime/phoenix.ts';
+import { limitBuyOfOne } from '../api/v1/harness.ts';
 
 const NODES = 3;
-/** The contract's bound: another node accepts orders within this long of a kill (or a freeze past the lease). */
-const FAILOVER_BOUND_MS = 2_000;
 /** Load while the writer is killed or frozen: new orders started per second, whatever the ones in flight do. */
 const LOAD_ORDERS_PER_S = 40;
 /** Load before the kill, and after the first acknowledgement that followed it. */
@@ -269,6 +269,27 @@ describe('three nodes on one PostgreSQL (issue 28: the contract from outside)', 
     expect(books[2], cluster.nodes[2]!.name).to.deep.equal(books[0]);
   });
 
+  it("a member's private channel on every node carries its order's updates, whichever node took the order", async () => {
+    needRoles();
+    const [trader] = traders;
+    const key = { key_id: trader!.keyId, private_key: trader!.privateKey };
+    const sockets = await Promise.all(cluster.nodes.map((node) => connect(node.wsUrl, { key })));
+    try {
+      const joins = await Promise.all(sockets.map((socket) => join(socket, `orders:${trader!.userId}`)));
+      const placed = await memberClient(cluster.nodes[0]!, trader!).placeOrder(
+        { market_id: markets[0]!, action: 'buy', order_type: 'limit', price: '0.11', quantity: '1' },
+        { idempotencyKey: randomUUID() },
+      );
+      const orderId = placed.id;
+      for (const [i, joined] of joins.entries()) {
+        const update = await joined.next('update', (payload) => payload.order?.id === orderId);
+        expect(update.order, cluster.nodes[i]!.name).to.include({ id: orderId, price: '0.11' });
+      }
+    } finally {
+      for (const socket of sockets) socket.close();
+    }
+  });
+
   it('kill -9 of the writer under load: another node accepts orders within 2 s, the gap answers only 503 with Retry-After', async () => {
     needRoles();
     const writer = await cluster.writer();
@@ -340,14 +361,7 @@ describe('three nodes on one PostgreSQL (issue 28: the contract from outside)', 
       writer.freeze();
       for (let i = 0; i < 3; i++) {
         const clientOrderId = `frozen-${i}`;
-        const body = {
-          market_id: markets[0]!,
-          action: 'buy',
-          order_type: 'limit',
-          price: '0.05',
-          quantity: '1',
-          client_order_id: clientOrderId,
-        };
+        const body = limitBuyOfOne(markets[0]!, '0.05', { client_order_id: clientOrderId });
         // no answer at all (the connection closed) is allowed: status 0
         const answer = placeRaw(writer, trader, body, {
           idempotencyKey: randomUUID(),

@@ -31,22 +31,16 @@ describe('e2e: list, deposit, trade, result, withdraw', function () {
 
   it('every balance is exact at every step', async () => {
     // the operator lists an event and an open market
-    const event = (
-      await suite.client.ok('POST', '/events', {
+    const { event, market } = await suite.client.listEventAndMarket(
+      {
         title: 'Harbour City v River Town',
         start: new Date(suite.client.nowMs() + 2 * 3_600_000).toISOString(),
         sport: 'soccer',
         competition: 'LEAGUE',
         participants: ['Harbour City', 'River Town'],
-      })
-    ).event;
-    const market = (
-      await suite.client.ok('POST', '/markets', {
-        event_id: event.event_id,
-        title: 'Harbour City to win',
-        status: 'open',
-      })
-    ).market;
+      },
+      { title: 'Harbour City to win', status: 'open' },
+    );
     expect(market).to.include({ max_price: '1.00', status: 'open', trading: true });
 
     // two members, each with a read-write API key

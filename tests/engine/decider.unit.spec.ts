@@ -18,6 +18,17 @@ import { pending } from './stages.ts';
 
 const logger = pino({ level: 'silent' });
 
+/** A fresh decider, and a batch it decided: account `a` opened and given 5. */
+function decidedFundedAccount(): { decider: Decider; batch: Batch } {
+  const decider = new Decider(new Engine(), logger);
+  const batch = new Batch();
+  decider.decide(
+    batch,
+    [account('a'), deposit('a', '5')].map((input) => pending(input, T0)),
+  );
+  return { decider, batch };
+}
+
 describe('engine stage: decider and batch builder', () => {
   it('decides in order with consecutive sequence numbers; a refused input is answered but not journaled', async () => {
     const decider = new Decider(new Engine(), logger);
@@ -42,12 +53,7 @@ describe('engine stage: decider and batch builder', () => {
   });
 
   it('names the accounts each journaled step touched (read-your-writes)', () => {
-    const decider = new Decider(new Engine(), logger);
-    const batch = new Batch();
-    decider.decide(
-      batch,
-      [account('a'), deposit('a', '5')].map((input) => pending(input, T0)),
-    );
+    const { batch } = decidedFundedAccount();
     expect(batch.answered.map((item) => [...(item.accounts ?? [])])).to.deep.equal([['a'], ['a']]);
   });
 
@@ -110,12 +116,7 @@ describe('engine stage: decider and batch builder', () => {
   });
 
   it('finds an unbalanced ledger on the state a batch leaves', () => {
-    const decider = new Decider(new Engine(), logger);
-    const batch = new Batch();
-    decider.decide(
-      batch,
-      [account('a'), deposit('a', '5')].map((input) => pending(input, T0)),
-    );
+    const { decider, batch } = decidedFundedAccount();
     expect(decider.ledgerViolation(batch)).to.equal(undefined);
     post(decider.engine.state, decider.engine.state.accounts.get('a')!, new Big('0.01'));
     expect(decider.ledgerViolation(batch)?.message).to.match(/ledger out of balance/);

@@ -48,6 +48,17 @@ describe('OAuth error tables and attacks', function () {
     return { status: res.status, headers: res.headers, body: await res.json() };
   }
 
+  /** The code exchange for `clientId` (named in the form, no secret) of `code` with `verifier`, to `redirect`. */
+  function exchange(clientId: string, code: string, verifier: string, redirect = REDIRECT) {
+    return token({
+      grant_type: 'authorization_code',
+      client_id: clientId,
+      code,
+      redirect_uri: redirect,
+      code_verifier: verifier,
+    });
+  }
+
   function authorizeUrl(params: Record<string, string>) {
     return `/oauth/authorize?${new URLSearchParams(params).toString()}`;
   }
@@ -216,13 +227,7 @@ describe('OAuth error tables and attacks', function () {
       expect(inBody.status).to.equal(401);
       expect(inBody.body.error).to.equal('invalid_client');
       const { code, verifier } = await codeFor(web.client_id);
-      const pkceOnly = await token({
-        grant_type: 'authorization_code',
-        client_id: web.client_id,
-        code,
-        redirect_uri: REDIRECT,
-        code_verifier: verifier,
-      });
+      const pkceOnly = await exchange(web.client_id, code, verifier);
       expect(pkceOnly.status).to.equal(401);
       const ok = await token(
         { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier },
@@ -233,21 +238,9 @@ describe('OAuth error tables and attacks', function () {
 
     it('code replay: invalid_grant and the grant with every token from it is revoked', async () => {
       const { code, verifier } = await codeFor(pub.client_id);
-      const first = await token({
-        grant_type: 'authorization_code',
-        client_id: pub.client_id,
-        code,
-        redirect_uri: REDIRECT,
-        code_verifier: verifier,
-      });
+      const first = await exchange(pub.client_id, code, verifier);
       expect(first.status).to.equal(200);
-      const again = await token({
-        grant_type: 'authorization_code',
-        client_id: pub.client_id,
-        code,
-        redirect_uri: REDIRECT,
-        code_verifier: verifier,
-      });
+      const again = await exchange(pub.client_id, code, verifier);
       expect(again.status).to.equal(400);
       expect(again.body.error).to.equal('invalid_grant');
       const me = await fetch(`${svc.baseUrl}/api/v1/me`, {
@@ -268,15 +261,7 @@ describe('OAuth error tables and attacks', function () {
 
     it('refresh reuse: invalid_grant and the whole token family is revoked', async () => {
       const { code, verifier } = await codeFor(pub.client_id);
-      const first = (
-        await token({
-          grant_type: 'authorization_code',
-          client_id: pub.client_id,
-          code,
-          redirect_uri: REDIRECT,
-          code_verifier: verifier,
-        })
-      ).body;
+      const first = (await exchange(pub.client_id, code, verifier)).body;
       const second = await token({
         grant_type: 'refresh_token',
         client_id: pub.client_id,
@@ -301,51 +286,15 @@ describe('OAuth error tables and attacks', function () {
 
     it('PKCE mismatch, redirect_uri mismatch at token time, another client’s code: invalid_grant', async () => {
       const a = await codeFor(pub.client_id);
-      expect(
-        (
-          await token({
-            grant_type: 'authorization_code',
-            client_id: pub.client_id,
-            code: a.code,
-            redirect_uri: REDIRECT,
-            code_verifier: pkce().verifier,
-          })
-        ).body.error,
-      ).to.equal('invalid_grant');
+      expect((await exchange(pub.client_id, a.code, pkce().verifier)).body.error).to.equal('invalid_grant');
       const b = await codeFor(pub.client_id);
-      const mismatch = await token({
-        grant_type: 'authorization_code',
-        client_id: pub.client_id,
-        code: b.code,
-        redirect_uri: 'http://127.0.0.1:9/other',
-        code_verifier: b.verifier,
-      });
+      const mismatch = await exchange(pub.client_id, b.code, b.verifier, 'http://127.0.0.1:9/other');
       expect(mismatch.body.error).to.equal('invalid_grant');
       const other = await newClient(svc, { app_type: 'native', redirect_uris: [REDIRECT], scopes: ['profile.read'] });
       const c = await codeFor(pub.client_id);
-      expect(
-        (
-          await token({
-            grant_type: 'authorization_code',
-            client_id: other.client_id,
-            code: c.code,
-            redirect_uri: REDIRECT,
-            code_verifier: c.verifier,
-          })
-        ).body.error,
-      ).to.equal('invalid_grant');
+      expect((await exchange(other.client_id, c.code, c.verifier)).body.error).to.equal('invalid_grant');
       // the rightful client may still use it
-      expect(
-        (
-          await token({
-            grant_type: 'authorization_code',
-            client_id: pub.client_id,
-            code: c.code,
-            redirect_uri: REDIRECT,
-            code_verifier: c.verifier,
-          })
-        ).status,
-      ).to.equal(200);
+      expect((await exchange(pub.client_id, c.code, c.verifier)).status).to.equal(200);
     });
 
     it('invalid_scope on client_credentials; ip_not_allowed after client authentication, X-Forwarded-For not believed', async () => {

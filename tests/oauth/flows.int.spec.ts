@@ -9,10 +9,13 @@ import type { TestService } from '../support/service.ts';
 import {
   admin,
   adminOk,
+  authorizedCode,
   authorizeInBrowser,
+  exchangeCode,
   insecure,
   newClient,
   newMember,
+  refreshTokens,
   REDIRECT,
   memberWithNativeClient,
   useOAuthService,
@@ -36,13 +39,6 @@ describe('OAuth flows with oauth4webapi', function () {
   this.timeout(60_000);
   const suite = useOAuthService();
 
-  const authorize = (
-    client: oauth.Client,
-    member: { email: string; password: string },
-    scope: string,
-    extra: Record<string, string> = {},
-  ) => authorizeInBrowser(suite.svc, suite.as, client, member, scope, extra);
-
   it('discovery: the metadata a strict client needs', () => {
     expect(suite.as.token_endpoint).to.equal(`${suite.svc.baseUrl}/oauth/token`);
     expect(suite.as.code_challenge_methods_supported).to.deep.equal(['S256']);
@@ -50,15 +46,17 @@ describe('OAuth flows with oauth4webapi', function () {
 
   it('code flow with PKCE for a client without a secret; refresh rotates; the token reads /api/v1', async () => {
     const { member, client } = await memberWithNativeClient(suite.svc, ['profile.read', 'balance.read', 'orders.read']);
-    const { callback, verifier, state } = await authorize(client, member, 'profile.read balance.read');
+    const { callback, verifier, state } = await authorizeInBrowser(
+      suite.svc,
+      suite.as,
+      client,
+      member,
+      'profile.read balance.read',
+    );
     expect(callback.searchParams.get('code')).to.match(/^svc_code_/);
     expect(callback.searchParams.get('iss')).to.equal(suite.svc.baseUrl);
     const params = oauth.validateAuthResponse(suite.as, client, callback, state);
-    const tokens = await oauth.processAuthorizationCodeResponse(
-      suite.as,
-      client,
-      await oauth.authorizationCodeGrantRequest(suite.as, client, oauth.None(), params, REDIRECT, verifier, insecure),
-    );
+    const tokens = await exchangeCode(suite.as, client, { params, verifier });
     expect(tokens.access_token).to.match(/^svc_at_/);
     expect(tokens.refresh_token).to.match(/^svc_rt_/);
     expect(tokens).to.include({ token_type: 'bearer', expires_in: 3600, scope: 'profile.read balance.read' });
@@ -76,11 +74,7 @@ describe('OAuth flows with oauth4webapi', function () {
     );
     expect(introspected).to.include({ active: true, client_id: client.client_id, sub: member.user_id });
 
-    const refreshed = await oauth.processRefreshTokenResponse(
-      suite.as,
-      client,
-      await oauth.refreshTokenGrantRequest(suite.as, client, oauth.None(), tokens.refresh_token!, insecure),
-    );
+    const refreshed = await refreshTokens(suite.as, client, tokens.refresh_token!);
     expect(refreshed.refresh_token)
       .to.match(/^svc_rt_/)
       .and.not.equal(tokens.refresh_token);
@@ -103,19 +97,11 @@ describe('OAuth flows with oauth4webapi', function () {
     });
     const client: oauth.Client = { client_id: registered.client_id };
     const auth = oauth.ClientSecretBasic(registered.client_secret!);
-    const { callback, verifier, state } = await authorize(client, member, 'profile.read');
-    const tokens = await oauth.processAuthorizationCodeResponse(
+    const tokens = await exchangeCode(
       suite.as,
       client,
-      await oauth.authorizationCodeGrantRequest(
-        suite.as,
-        client,
-        auth,
-        oauth.validateAuthResponse(suite.as, client, callback, state),
-        REDIRECT,
-        verifier,
-        insecure,
-      ),
+      await authorizedCode(suite.svc, suite.as, client, member, 'profile.read'),
+      { auth },
     );
 
     const active = await oauth.processIntrospectionResponse(
@@ -184,19 +170,10 @@ describe('OAuth flows with oauth4webapi', function () {
 
   it('scopes on /api/v1: the route → scope table, catalogue for any member token, no scope covers PATCH /me/profile', async () => {
     const { member, client } = await memberWithNativeClient(suite.svc, ['profile.read']);
-    const { callback, verifier, state } = await authorize(client, member, 'profile.read');
-    const tokens = await oauth.processAuthorizationCodeResponse(
+    const tokens = await exchangeCode(
       suite.as,
       client,
-      await oauth.authorizationCodeGrantRequest(
-        suite.as,
-        client,
-        oauth.None(),
-        oauth.validateAuthResponse(suite.as, client, callback, state),
-        REDIRECT,
-        verifier,
-        insecure,
-      ),
+      await authorizedCode(suite.svc, suite.as, client, member, 'profile.read'),
     );
     const t = tokens.access_token;
     expect((await api(suite.svc, t, 'GET', '/markets')).status).to.equal(200);

@@ -8,12 +8,14 @@ import * as oauth from 'oauth4webapi';
 import type { TestService } from '../support/service.ts';
 import {
   adminOk,
-  authorizeInBrowser,
+  authorizedCode,
+  exchangeCode,
   FormBrowser,
   insecure,
   logInThrough,
   newClient,
   newMember,
+  refreshTokens,
   REDIRECT,
   memberWithNativeClient,
   useOAuthService,
@@ -67,6 +69,17 @@ function postFrom(
   });
 }
 
+/** A login from `localAddress` with the `form` fetched there, as `email` with `password`. */
+function logInFrom(
+  svc: TestService,
+  localAddress: string,
+  form: { cookie: string; csrf: string },
+  email: string,
+  password: string,
+) {
+  return postFrom(svc, localAddress, '/oauth/login', { csrf: form.csrf, email, password }, form.cookie);
+}
+
 /** A login form (cookie and CSRF token) fetched from `localAddress`. */
 async function loginFormFrom(svc: TestService, localAddress: string): Promise<{ cookie: string; csrf: string }> {
   return new Promise((resolve, reject) => {
@@ -104,30 +117,15 @@ describe('OAuth limits and protections', function () {
   const suite = useOAuthService();
 
   /** authorize → (login) → (consent) in `browser`; the callback's parameters and the verifier. */
-  async function codeFor(
+  const codeFor = (
     client: oauth.Client,
     member: { email: string; password: string },
     browser: FormBrowser,
     scope = 'profile.read',
-  ) {
-    const { callback, state, verifier } = await authorizeInBrowser(
-      suite.svc,
-      suite.as,
-      client,
-      member,
-      scope,
-      {},
-      browser,
-    );
-    return { params: oauth.validateAuthResponse(suite.as, client, callback, state), verifier };
-  }
+  ) => authorizedCode(suite.svc, suite.as, client, member, scope, browser);
 
-  const exchange = async (client: oauth.Client, params: URLSearchParams, verifier: string, redirect = REDIRECT) =>
-    oauth.processAuthorizationCodeResponse(
-      suite.as,
-      client,
-      await oauth.authorizationCodeGrantRequest(suite.as, client, oauth.None(), params, redirect, verifier, insecure),
-    );
+  const exchange = (client: oauth.Client, params: URLSearchParams, verifier: string, redirect = REDIRECT) =>
+    exchangeCode(suite.as, client, { params, verifier }, { redirect });
 
   /** The OAuth error a refused call raised (oauth4webapi throws ResponseBodyError). */
   async function refusal(call: () => Promise<unknown>): Promise<{ status: number; error: string }> {
@@ -151,15 +149,7 @@ describe('OAuth limits and protections', function () {
       const member = await newMember(suite.svc);
       const form = await loginFormFrom(suite.svc, '127.0.0.11');
       const answers = await Promise.all(
-        Array.from({ length: 25 }, () =>
-          postFrom(
-            suite.svc,
-            '127.0.0.11',
-            '/oauth/login',
-            { csrf: form.csrf, email: member.email, password: 'wrong password' },
-            form.cookie,
-          ),
-        ),
+        Array.from({ length: 25 }, () => logInFrom(suite.svc, '127.0.0.11', form, member.email, 'wrong password')),
       );
       const counts = tally(answers.map((a) => a.status));
       expect(counts[401] ?? 0, JSON.stringify(counts)).to.be.at.most(5);
@@ -189,24 +179,12 @@ describe('OAuth limits and protections', function () {
       for (const address of ['127.0.0.21', '127.0.0.22']) {
         const form = await loginFormFrom(suite.svc, address);
         for (let i = 0; i < 6; i += 1) {
-          const answer = await postFrom(
-            suite.svc,
-            address,
-            '/oauth/login',
-            { csrf: form.csrf, email: member.email, password: 'guess' },
-            form.cookie,
-          );
+          const answer = await logInFrom(suite.svc, address, form, member.email, 'guess');
           expect(answer.status).to.be.oneOf([401, 429]);
         }
       }
       const owner = await loginFormFrom(suite.svc, '127.0.0.23');
-      const answer = await postFrom(
-        suite.svc,
-        '127.0.0.23',
-        '/oauth/login',
-        { csrf: owner.csrf, email: member.email, password: member.password },
-        owner.cookie,
-      );
+      const answer = await logInFrom(suite.svc, '127.0.0.23', owner, member.email, member.password);
       expect(answer.status, answer.body.slice(0, 300)).to.equal(200);
       expect(answer.body).to.include('signed in');
     });
@@ -214,33 +192,10 @@ describe('OAuth limits and protections', function () {
     it('login limits follow the service clock: past the window (POST /admin/v1/clock) the address may try again', async () => {
       const member = await newMember(suite.svc);
       const form = await loginFormFrom(suite.svc, '127.0.0.31');
-      for (let i = 0; i < 5; i += 1)
-        await postFrom(
-          suite.svc,
-          '127.0.0.31',
-          '/oauth/login',
-          { csrf: form.csrf, email: member.email, password: 'guess' },
-          form.cookie,
-        );
-      expect(
-        (
-          await postFrom(
-            suite.svc,
-            '127.0.0.31',
-            '/oauth/login',
-            { csrf: form.csrf, email: member.email, password: member.password },
-            form.cookie,
-          )
-        ).status,
-      ).to.equal(429);
+      for (let i = 0; i < 5; i += 1) await logInFrom(suite.svc, '127.0.0.31', form, member.email, 'guess');
+      expect((await logInFrom(suite.svc, '127.0.0.31', form, member.email, member.password)).status).to.equal(429);
       await adminOk(suite.svc, 'POST', '/clock', { advance_ms: 15 * 60_000 + 1_000 });
-      const again = await postFrom(
-        suite.svc,
-        '127.0.0.31',
-        '/oauth/login',
-        { csrf: form.csrf, email: member.email, password: member.password },
-        form.cookie,
-      );
+      const again = await logInFrom(suite.svc, '127.0.0.31', form, member.email, member.password);
       expect(again.status).to.equal(200);
     });
   });
@@ -281,15 +236,10 @@ describe('OAuth limits and protections', function () {
         headers: { authorization: `Bearer ${tokens.access_token}`, 'user-agent': 't' },
       });
       expect(me.status).to.equal(401);
-      expect(
-        await refusal(async () =>
-          oauth.processRefreshTokenResponse(
-            suite.as,
-            client,
-            await oauth.refreshTokenGrantRequest(suite.as, client, oauth.None(), tokens.refresh_token!, insecure),
-          ),
-        ),
-      ).to.deep.equal({ status: 400, error: 'invalid_grant' });
+      expect(await refusal(async () => refreshTokens(suite.as, client, tokens.refresh_token!))).to.deep.equal({
+        status: 400,
+        error: 'invalid_grant',
+      });
     });
 
     it('only success consumes a code: a wrong code_verifier or redirect_uri leaves it usable, and the rightful exchange then works once', async () => {
@@ -346,21 +296,10 @@ describe('OAuth limits and protections', function () {
       const { params, verifier } = await codeFor(client, member, new FormBrowser(suite.svc.baseUrl));
       const tokens = await exchange(client, params, verifier);
       const wider = await refusal(async () =>
-        oauth.processRefreshTokenResponse(
-          suite.as,
-          client,
-          await oauth.refreshTokenGrantRequest(suite.as, client, oauth.None(), tokens.refresh_token!, {
-            ...insecure,
-            additionalParameters: { scope: 'profile.read balance.read' },
-          }),
-        ),
+        refreshTokens(suite.as, client, tokens.refresh_token!, { scope: 'profile.read balance.read' }),
       );
       expect(wider).to.deep.equal({ status: 400, error: 'invalid_scope' });
-      const refreshed = await oauth.processRefreshTokenResponse(
-        suite.as,
-        client,
-        await oauth.refreshTokenGrantRequest(suite.as, client, oauth.None(), tokens.refresh_token!, insecure),
-      );
+      const refreshed = await refreshTokens(suite.as, client, tokens.refresh_token!);
       expect(refreshed.refresh_token).to.match(/^svc_rt_/);
       const me = await fetch(`${suite.svc.baseUrl}/api/v1/me`, {
         headers: { authorization: `Bearer ${tokens.access_token}`, 'user-agent': 't' },
@@ -389,22 +328,12 @@ describe('OAuth limits and protections', function () {
       const tokens = await exchange(client, params, verifier);
       await breakWrites();
       try {
-        const failed = await refusal(async () =>
-          oauth.processRefreshTokenResponse(
-            suite.as,
-            client,
-            await oauth.refreshTokenGrantRequest(suite.as, client, oauth.None(), tokens.refresh_token!, insecure),
-          ),
-        );
+        const failed = await refusal(async () => refreshTokens(suite.as, client, tokens.refresh_token!));
         expect(failed).to.deep.equal({ status: 503, error: 'temporarily_unavailable' });
       } finally {
         await mendWrites();
       }
-      const refreshed = await oauth.processRefreshTokenResponse(
-        suite.as,
-        client,
-        await oauth.refreshTokenGrantRequest(suite.as, client, oauth.None(), tokens.refresh_token!, insecure),
-      );
+      const refreshed = await refreshTokens(suite.as, client, tokens.refresh_token!);
       expect(refreshed.access_token).to.match(/^svc_at_/);
     });
   });

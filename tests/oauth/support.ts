@@ -7,8 +7,11 @@ import * as oauth from 'oauth4webapi';
 import { createHash, randomBytes } from 'node:crypto';
 import { startTestService, type TestService } from '../support/service.ts';
 
+/** Where the helpers below reach a service: its public and operator listeners and the operator's token. */
+export type ServiceAddress = Pick<TestService, 'baseUrl' | 'adminUrl' | 'adminToken'>;
+
 export async function admin(
-  svc: TestService,
+  svc: ServiceAddress,
   method: string,
   path: string,
   body?: unknown,
@@ -26,7 +29,7 @@ export async function admin(
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
-export async function adminOk(svc: TestService, method: string, path: string, body?: unknown): Promise<any> {
+export async function adminOk(svc: ServiceAddress, method: string, path: string, body?: unknown): Promise<any> {
   const answer = await admin(svc, method, path, body);
   expect(answer.status, JSON.stringify(answer.body)).to.equal(200);
   return answer.body;
@@ -62,7 +65,7 @@ export interface ClientSpec {
 }
 
 export async function newClient(
-  svc: TestService,
+  svc: ServiceAddress,
   spec: ClientSpec,
 ): Promise<{ client_id: string; client_secret?: string }> {
   const { client } = await adminOk(svc, 'POST', '/oauth/clients', { name: spec.name ?? 'Test app', ...spec });
@@ -210,11 +213,62 @@ export async function authorizeInBrowser(
 }
 
 /**
+ * Authorize in a form browser, as `authorizeInBrowser`; the callback's parameters as a strict
+ * client validates them, and the verifier that goes with the code.
+ */
+export async function authorizedCode(
+  svc: TestService,
+  as: oauth.AuthorizationServer,
+  client: oauth.Client,
+  member: { email: string; password: string },
+  scope: string,
+  browser?: FormBrowser,
+): Promise<{ params: URLSearchParams; verifier: string }> {
+  const { callback, state, verifier } = await authorizeInBrowser(svc, as, client, member, scope, {}, browser);
+  return { params: oauth.validateAuthResponse(as, client, callback, state), verifier };
+}
+
+/** Exchanges a validated code at the token endpoint as oauth4webapi does: client auth none unless `auth` is given. */
+export async function exchangeCode(
+  as: oauth.AuthorizationServer,
+  client: oauth.Client,
+  code: { params: URLSearchParams; verifier: string },
+  options: { auth?: oauth.ClientAuth; redirect?: string } = {},
+): Promise<oauth.TokenEndpointResponse> {
+  const { auth = oauth.None(), redirect = REDIRECT } = options;
+  return oauth.processAuthorizationCodeResponse(
+    as,
+    client,
+    await oauth.authorizationCodeGrantRequest(as, client, auth, code.params, redirect, code.verifier, insecure),
+  );
+}
+
+/** Refreshes at the token endpoint as oauth4webapi does (client auth none), with any `additionalParameters`. */
+export async function refreshTokens(
+  as: oauth.AuthorizationServer,
+  client: oauth.Client,
+  refreshToken: string,
+  additionalParameters?: Record<string, string>,
+): Promise<oauth.TokenEndpointResponse> {
+  return oauth.processRefreshTokenResponse(
+    as,
+    client,
+    await oauth.refreshTokenGrantRequest(
+      as,
+      client,
+      oauth.None(),
+      refreshToken,
+      additionalParameters ? { ...insecure, additionalParameters } : insecure,
+    ),
+  );
+}
+
+/**
  * A member's access token through the authorization code flow (a fresh native client allowed
  * `scope`); `exchange` presents the same code again (a replay revokes the grant).
  */
 export async function memberAccessToken(
-  svc: TestService,
+  svc: ServiceAddress,
   member: { email: string; password: string },
   scope: string,
   redirectUri = 'http://127.0.0.1:9/callback',

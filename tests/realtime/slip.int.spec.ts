@@ -35,22 +35,11 @@ describe('realtime: order_slip and betslip', function () {
 
   it('costs an order from the book: fills by price, average, resting part, risk, fee, funds; nothing placed', async () => {
     const slip = await join(socket, `order_slip:${suite.quoter.user_id}`);
-    const answer = await push(slip, 'quote', {
-      market_id: suite.marketId,
-      action: 'buy',
-      order_type: 'limit',
-      price: '0.45',
-      quantity: '12',
-    });
+    const terms = { market_id: suite.marketId, action: 'buy', order_type: 'limit', price: '0.45', quantity: '12' };
+    const answer = await push(slip, 'quote', terms);
     expect(answer.status).to.equal('ok');
     const quote = answer.response.slip;
-    expect(quote).to.include({
-      market_id: suite.marketId,
-      action: 'buy',
-      order_type: 'limit',
-      price: '0.45',
-      quantity: '12',
-    });
+    expect(quote).to.include(terms);
     expect(quote.fills).to.deep.equal([
       { price: '0.40', quantity: '5' },
       { price: '0.45', quantity: '7' },

@@ -14,6 +14,8 @@ import { compare, decimalOf, decimalText, plus, ZERO, type Decimal } from '../..
 import type { Cluster, ClusterNode } from './cluster.ts';
 
 export const USER_AGENT = 'cluster-harness/1';
+/** The failover contract's bound: another node accepts orders within this long of a kill (or a freeze past the lease). */
+export const FAILOVER_BOUND_MS = 2_000;
 /**
  * An attempt with no answer after this long counts as unanswered (a frozen node answers nothing);
  * above the service's own waits (a forwarded write's 10 s, an Idempotency-Key in flight's 30 s),

@@ -24,6 +24,13 @@ import type {
 } from '../../domain/views.ts';
 import { emptyStore, FactFold, positionKey, type FoldStore } from '../../projections/facts/fold.ts';
 
+/** The record folded for `id`; an error saying `missing` when the fold holds none. */
+export function recordOf<T>(map: ReadonlyMap<string, { record: T }>, id: string, missing: string): T {
+  const stored = map.get(id);
+  if (!stored) throw new Error(missing);
+  return stored.record;
+}
+
 export class FoldedViews {
   readonly store: FoldStore = emptyStore();
   private readonly entries: LedgerEntryView[] = [];
@@ -39,21 +46,16 @@ export class FoldedViews {
   }
 
   order(id: string): OrderView {
-    const stored = this.store.orders.get(id);
-    if (!stored) throw new Error(`no order ${id}`);
-    return orderView(stored.record);
+    return orderView(recordOf(this.store.orders, id, `no order ${id}`));
   }
 
   balance(accountId: string): BalanceView {
-    const stored = this.store.accounts.get(accountId);
-    if (!stored) throw new Error(`no balance for ${accountId}`);
-    return balanceView(stored.record, stored.record.funds, this.seqOf.get(`balance:${accountId}`) ?? 0);
+    const record = recordOf(this.store.accounts, accountId, `no balance for ${accountId}`);
+    return balanceView(record, record.funds, this.seqOf.get(`balance:${accountId}`) ?? 0);
   }
 
   account(accountId: string): AccountView {
-    const stored = this.store.accounts.get(accountId);
-    if (!stored) throw new Error(`no account ${accountId}`);
-    return accountView(stored.record);
+    return accountView(recordOf(this.store.accounts, accountId, `no account ${accountId}`));
   }
 
   fills(accountId?: string): FillView[] {
@@ -63,9 +65,7 @@ export class FoldedViews {
   }
 
   fill(id: string): FillView {
-    const stored = this.store.fills.get(id);
-    if (!stored) throw new Error(`no fill ${id}`);
-    return fillView(stored.record);
+    return fillView(recordOf(this.store.fills, id, `no fill ${id}`));
   }
 
   position(accountId: string, marketId: string): PositionView | undefined {
@@ -77,15 +77,11 @@ export class FoldedViews {
   }
 
   market(id: string): MarketStateView {
-    const stored = this.store.markets.get(id);
-    if (!stored) throw new Error(`no market ${id}`);
-    return marketView(stored.record);
+    return marketView(recordOf(this.store.markets, id, `no market ${id}`));
   }
 
   sportEvent(id: string): SportEventView {
-    const stored = this.store.sportEvents.get(id);
-    if (!stored) throw new Error(`no sport event ${id}`);
-    return sportEventView(stored.record);
+    return sportEventView(recordOf(this.store.sportEvents, id, `no sport event ${id}`));
   }
 
   /** Every ledger entry recorded, in order. */

@@ -3,6 +3,7 @@
 
 import { expect } from 'chai';
 import { useServiceClient, type ApiKeyCredentials } from './http.ts';
+import { newClient } from '../../oauth/support.ts';
 
 const UNKNOWN_ID = '0b5f2a8e-1111-4222-8333-444455556666';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -23,21 +24,11 @@ describe('admin API over HTTP', function () {
     return answer.body.balance as Record<string, any>;
   }
   async function openMarket(extra: Record<string, unknown> = {}) {
-    const event = (
-      await suite.client.ok('POST', '/events', {
-        title: 'Home v Away',
-        start: new Date(Date.now() + 86_400_000).toISOString(),
-        sport: 'soccer',
-      })
-    ).event;
-    return (
-      await suite.client.ok('POST', '/markets', {
-        event_id: event.event_id,
-        title: 'Home to win',
-        status: 'open',
-        ...extra,
-      })
-    ).market;
+    const { market } = await suite.client.listEventAndMarket(
+      { title: 'Home v Away', start: new Date(Date.now() + 86_400_000).toISOString(), sport: 'soccer' },
+      { title: 'Home to win', status: 'open', ...extra },
+    );
+    return market;
   }
 
   describe('the admin token', () => {
@@ -412,33 +403,27 @@ describe('admin API over HTTP', function () {
 
   describe('OAuth clients, settings, leaderboard', () => {
     it('clients: a secret only for web and server apps; patch', async () => {
-      const web = (
-        await suite.client.ok('POST', '/oauth/clients', {
-          name: 'Web',
-          app_type: 'web',
-          redirect_uris: ['https://w.example.com/cb'],
-          scopes: ['market_data', 'orders.read'],
-        })
-      ).client;
+      const web = await newClient(suite.service, {
+        name: 'Web',
+        app_type: 'web',
+        redirect_uris: ['https://w.example.com/cb'],
+        scopes: ['market_data', 'orders.read'],
+      });
       expect(web.client_id).to.be.a('string');
       expect(web.client_secret).to.be.a('string');
-      const server = (
-        await suite.client.ok('POST', '/oauth/clients', {
-          name: 'Srv',
-          app_type: 'server',
-          scopes: ['market_data'],
-          ip_allowlist: ['192.0.2.0/24'],
-        })
-      ).client;
+      const server = await newClient(suite.service, {
+        name: 'Srv',
+        app_type: 'server',
+        scopes: ['market_data'],
+        ip_allowlist: ['192.0.2.0/24'],
+      });
       expect(server.client_secret).to.be.a('string');
-      const native = (
-        await suite.client.ok('POST', '/oauth/clients', {
-          name: 'App',
-          app_type: 'native',
-          redirect_uris: ['com.example.app:/cb'],
-          scopes: ['orders.read'],
-        })
-      ).client;
+      const native = await newClient(suite.service, {
+        name: 'App',
+        app_type: 'native',
+        redirect_uris: ['com.example.app:/cb'],
+        scopes: ['orders.read'],
+      });
       expect(native).to.not.have.property('client_secret');
       const patched = (await suite.client.ok('PATCH', `/oauth/clients/${web.client_id}`, { status: 'suspended' }))
         .client;

@@ -127,20 +127,24 @@ describe('market catalogue and archiving over HTTP', function () {
 
     it("PATCH /markets/{id} changes the fields given and leaves the rest; null clears a text, participants null goes back to the event's", async () => {
       const market = await newMarket(CATALOGUE);
+      // the fields that read back as they were sent
+      const asSent = {
+        title: 'Home win',
+        short_title: 'HOME',
+        featured: true,
+        in_play_delay_sec: 7,
+        points_cost: 3,
+        question: 'Home?',
+        rules: 'Rules.',
+        grouping_name: 'Result',
+      };
       const patched = (
         await suite.client.ok('PATCH', `/markets/${market.market_id}`, {
           keywords: ['cup'],
           description: null,
           stat_detail: null,
           participants: null,
-          title: 'Home win',
-          short_title: 'HOME',
-          featured: true,
-          in_play_delay_sec: 7,
-          points_cost: 3,
-          question: 'Home?',
-          rules: 'Rules.',
-          grouping_name: 'Result',
+          ...asSent,
           featured_home: false,
         })
       ).market;
@@ -158,14 +162,7 @@ describe('market catalogue and archiving over HTTP', function () {
         stat_detail: null,
         participants: ['Home', 'Away'],
         featured_home: false,
-        title: 'Home win',
-        short_title: 'HOME',
-        featured: true,
-        in_play_delay_sec: 7,
-        points_cost: 3,
-        question: 'Home?',
-        rules: 'Rules.',
-        grouping_name: 'Result',
+        ...asSent,
       });
 
       const again = (

@@ -24,15 +24,10 @@ describe('the service clock (TEST_CLOCK=1)', function () {
   }
 
   it('a good_till_time order expires as soon as the clock passes its time', async () => {
-    const event = (
-      await suite.client.ok('POST', '/events', {
-        title: 'Clock v Time',
-        start: new Date(suite.client.nowMs() + 86_400_000).toISOString(),
-      })
-    ).event;
-    const market = (
-      await suite.client.ok('POST', '/markets', { event_id: event.event_id, title: 'Clock to win', status: 'open' })
-    ).market;
+    const { market } = await suite.client.listEventAndMarket(
+      { title: 'Clock v Time', start: new Date(suite.client.nowMs() + 86_400_000).toISOString() },
+      { title: 'Clock to win', status: 'open' },
+    );
     const expirationUs = (suite.client.nowMs() + 60_000) * 1000;
     const placed = await suite.client.signed(key, 'POST', '/orders', {
       market_id: market.market_id,
@@ -52,20 +47,10 @@ describe('the service clock (TEST_CLOCK=1)', function () {
   });
 
   it('an in-play delay is released as soon as the clock passes it', async () => {
-    const event = (
-      await suite.client.ok('POST', '/events', {
-        title: 'Delay v Live',
-        start: new Date(suite.client.nowMs() + 60_000).toISOString(),
-      })
-    ).event;
-    const market = (
-      await suite.client.ok('POST', '/markets', {
-        event_id: event.event_id,
-        title: 'Delay to win',
-        status: 'open',
-        in_play_delay_sec: 30,
-      })
-    ).market;
+    const { event, market } = await suite.client.listEventAndMarket(
+      { title: 'Delay v Live', start: new Date(suite.client.nowMs() + 60_000).toISOString() },
+      { title: 'Delay to win', status: 'open', in_play_delay_sec: 30 },
+    );
     await suite.client.ok('POST', `/events/${event.event_id}/start`);
     const placed = await suite.client.signed(key, 'POST', '/orders', {
       market_id: market.market_id,

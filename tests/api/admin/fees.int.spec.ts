@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import { verifyJournal } from '../../../engine/verify.ts';
 import { Big } from '../../../domain/money/big.ts';
 import { allProjectors } from '../../../projections/registry.ts';
-import { startWholeService, type Member, type WholeService } from '../v1/harness.ts';
+import { useWholeService, type Member } from '../v1/harness.ts';
 
 interface FeeEntry {
   id: string;
@@ -24,19 +24,12 @@ interface FeeEntry {
 
 describe('fees from every source, refunds and referrals (HTTP)', function () {
   this.timeout(120_000);
-  let svc: WholeService;
+  const suite = useWholeService([], { market: false });
   /** Every member a test made: the ledger check sums over them all. */
   const members: Member[] = [];
 
-  before(async () => {
-    svc = await startWholeService();
-  });
-  after(async () => {
-    await svc?.stop();
-  });
-
   const member = async () => {
-    const made = await svc.member('1000');
+    const made = await suite.svc.member('1000');
     members.push(made);
     return made;
   };
@@ -71,7 +64,7 @@ describe('fees from every source, refunds and referrals (HTTP)', function () {
   }
 
   const result = async (marketId: string, outcome: string) =>
-    svc.admin('POST', `/markets/${marketId}/result`, { result: outcome });
+    suite.svc.admin('POST', `/markets/${marketId}/result`, { result: outcome });
 
   /**
    * Every member's cash follows its own totals, trading is zero-sum once markets are settled, and
@@ -108,8 +101,8 @@ describe('fees from every source, refunds and referrals (HTTP)', function () {
   it('charges a market settlement fee at its result on net winnings, 0.00 on a loss; fills carry it and show the potential fee before', async () => {
     const alice = await member();
     const bob = await member();
-    const market = await svc.market();
-    const patched = await svc.admin('PATCH', `/markets/${market.market_id}`, { settlement_fee_percent: 10 });
+    const market = await suite.svc.market();
+    const patched = await suite.svc.admin('PATCH', `/markets/${market.market_id}`, { settlement_fee_percent: 10 });
     expect(patched.market).to.include({
       market_id: market.market_id,
       settlement_fee_percent: 10,
@@ -127,9 +120,9 @@ describe('fees from every source, refunds and referrals (HTTP)', function () {
       remaining_to_win: '4.00',
       remaining_potential_fee: '0.40',
     });
-    await svc.admin('PATCH', `/markets/${market.market_id}`, { settlement_fee_percent: 20 });
+    await suite.svc.admin('PATCH', `/markets/${market.market_id}`, { settlement_fee_percent: 20 });
     expect((await fills(alice, market.market_id))[0].remaining_potential_fee).to.equal('1.20');
-    await svc.admin('PATCH', `/markets/${market.market_id}`, { settlement_fee_percent: 10 });
+    await suite.svc.admin('PATCH', `/markets/${market.market_id}`, { settlement_fee_percent: 10 });
 
     await result(market.market_id, 'win');
     const aliceFees = await fees(alice);
@@ -157,15 +150,22 @@ describe('fees from every source, refunds and referrals (HTTP)', function () {
     const alice = await member();
     const bob = await member();
     const group = `group-${randomUUID()}`;
-    const m1 = await svc.market();
+    const m1 = await suite.svc.market();
     const eventId = m1.event_id;
     const m2 = (
-      await svc.admin('POST', '/markets', { event_id: eventId, title: 'Second', status: 'open', grouping_id: group })
+      await suite.svc.admin('POST', '/markets', {
+        event_id: eventId,
+        title: 'Second',
+        status: 'open',
+        grouping_id: group,
+      })
     ).market;
-    const m3 = await svc.market({ grouping_id: group });
-    const event = (await svc.admin('PATCH', `/events/${eventId}`, { event_fee_percent: 5 })).event;
+    const m3 = await suite.svc.market({ grouping_id: group });
+    const event = (await suite.svc.admin('PATCH', `/events/${eventId}`, { event_fee_percent: 5 })).event;
     expect(event).to.include({ event_id: eventId, event_fee_percent: 5 });
-    expect((await svc.admin('PUT', `/market_groups/${group}`, { group_fee_percent: 2 })).market_group).to.deep.include({
+    expect(
+      (await suite.svc.admin('PUT', `/market_groups/${group}`, { group_fee_percent: 2 })).market_group,
+    ).to.deep.include({
       grouping_id: group,
       group_fee_percent: 2,
     });
@@ -201,7 +201,7 @@ describe('fees from every source, refunds and referrals (HTTP)', function () {
     const tradeFeeOf = (entries: FeeEntry[], marketId: string) =>
       entries.find((e) => e.type === 'fee' && e.market_id === marketId && e.settlement_id === null)!;
 
-    const voided = await svc.market();
+    const voided = await suite.svc.market();
     await trade(voided.market_id, alice, bob, '0.40');
     await result(voided.market_id, 'void');
     const afterVoid = await fees(alice);
@@ -209,17 +209,17 @@ describe('fees from every source, refunds and referrals (HTTP)', function () {
     expect(voidRefund.fee_id).to.equal(tradeFeeOf(afterVoid, voided.market_id).id);
     expect(voidRefund.settlement_id).to.be.a('string');
 
-    const amended = await svc.market();
+    const amended = await suite.svc.market();
     await trade(amended.market_id, alice, bob, '0.40');
     const [fill] = await fills(alice, amended.market_id);
-    await svc.admin('POST', `/fills/${fill.trade_id}/amend`, { filled: '5' });
+    await suite.svc.admin('POST', `/fills/${fill.trade_id}/amend`, { filled: '5' });
     const afterAmend = await fees(alice);
     const amendRefund = afterAmend.find((e) => e.type === 'fee_refund' && e.market_id === amended.market_id)!;
     expect(amendRefund.fee_id).to.equal(tradeFeeOf(afterAmend, amended.market_id).id);
     expect(Number(amendRefund.amount)).to.be.greaterThan(0);
     await result(amended.market_id, 'lose');
 
-    const resettled = await svc.market({ settlement_fee_percent: 10 });
+    const resettled = await suite.svc.market({ settlement_fee_percent: 10 });
     await trade(resettled.market_id, alice, bob, '0.40');
     await result(resettled.market_id, 'win');
     const charged = (await fees(alice)).find((e) => e.market_id === resettled.market_id && e.settlement_id !== null)!;
@@ -237,36 +237,38 @@ describe('fees from every source, refunds and referrals (HTTP)', function () {
     ).to.deep.equal(['0.00', '-0.40']);
     expect((await fills(alice, resettled.market_id))[0]).to.include({ expired_pnl: '-4.00' });
     // the same result again is refused; a resulted market is not voided
-    expect((await svc.adminRaw('POST', `/markets/${resettled.market_id}/result`, { result: 'lose' })).status).to.equal(
-      422,
-    );
-    expect((await svc.adminRaw('POST', `/markets/${resettled.market_id}/result`, { result: 'void' })).status).to.equal(
-      422,
-    );
+    expect(
+      (await suite.svc.adminRaw('POST', `/markets/${resettled.market_id}/result`, { result: 'lose' })).status,
+    ).to.equal(422);
+    expect(
+      (await suite.svc.adminRaw('POST', `/markets/${resettled.market_id}/result`, { result: 'void' })).status,
+    ).to.equal(422);
     await expectBalancedLedger();
   });
 
   it('refuses bad fee percents and unknown targets', async () => {
-    const market = await svc.market();
+    const market = await suite.svc.market();
     for (const body of [
       { settlement_fee_percent: -1 },
       { settlement_fee_percent: 101 },
       { settlement_fee_percent: '5' },
     ]) {
-      const answer = await svc.adminRaw('PATCH', `/markets/${market.market_id}`, body);
+      const answer = await suite.svc.adminRaw('PATCH', `/markets/${market.market_id}`, body);
       expect(answer.status).to.equal(400);
       expect(answer.body.error).to.match(/^settlement_fee_percent must /);
     }
-    expect((await svc.adminRaw('PATCH', `/markets/${randomUUID()}`, { settlement_fee_percent: 1 })).status).to.equal(
+    expect(
+      (await suite.svc.adminRaw('PATCH', `/markets/${randomUUID()}`, { settlement_fee_percent: 1 })).status,
+    ).to.equal(404);
+    expect((await suite.svc.adminRaw('PATCH', `/events/${randomUUID()}`, { event_fee_percent: 1 })).status).to.equal(
       404,
     );
-    expect((await svc.adminRaw('PATCH', `/events/${randomUUID()}`, { event_fee_percent: 1 })).status).to.equal(404);
-    expect((await svc.adminRaw('PUT', '/market_groups/g', {})).body).to.deep.equal({
+    expect((await suite.svc.adminRaw('PUT', '/market_groups/g', {})).body).to.deep.equal({
       error: 'group_fee_percent is required',
     });
-    expect((await svc.adminRaw('PUT', '/market_groups/g', { group_fee_percent: null })).status).to.equal(200);
+    expect((await suite.svc.adminRaw('PUT', '/market_groups/g', { group_fee_percent: null })).status).to.equal(200);
     expect(
-      (await svc.adminRaw('PATCH', `/markets/${market.market_id}`, { settlement_fee_percent: null })).body.market
+      (await suite.svc.adminRaw('PATCH', `/markets/${market.market_id}`, { settlement_fee_percent: null })).body.market
         .settlement_fee_percent,
     ).to.equal(null);
   });
@@ -275,7 +277,8 @@ describe('fees from every source, refunds and referrals (HTTP)', function () {
     const carol = await member();
     const dave = await member();
     const other = await member();
-    const refer = (referrer: string, body: unknown) => svc.adminRaw('POST', `/accounts/${referrer}/referrals`, body);
+    const refer = (referrer: string, body: unknown) =>
+      suite.svc.adminRaw('POST', `/accounts/${referrer}/referrals`, body);
 
     expect((await refer(carol.account_id, {})).body).to.deep.equal({ error: 'referee_account_id is required' });
     expect((await refer(carol.account_id, { referee_account_id: 'dave' })).status).to.equal(400);
@@ -298,8 +301,10 @@ describe('fees from every source, refunds and referrals (HTTP)', function () {
     const second = await refer(other.account_id, { referee_account_id: dave.account_id });
     expect([second.status, second.body.error]).to.deep.equal([422, 'Referee already has a referrer']);
 
-    expect((await svc.admin('PATCH', '/settings', { referral_points: 250 })).settings.referral_points).to.equal(250);
-    const market = await svc.market();
+    expect((await suite.svc.admin('PATCH', '/settings', { referral_points: 250 })).settings.referral_points).to.equal(
+      250,
+    );
+    const market = await suite.svc.market();
     await trade(market.market_id, dave, other, '0.40', '1');
     await trade(market.market_id, dave, other, '0.40', '1'); // a second trade credits nothing more
 
@@ -322,14 +327,14 @@ describe('fees from every source, refunds and referrals (HTTP)', function () {
   });
 
   it('rebuilds every read model from zero equal to the live one, and replays the journal to the same facts', async () => {
-    const runner = svc.service.runner;
-    await runner.waitFor(await svc.ctx.store.headPosition(), 10_000);
+    const runner = suite.svc.service.runner;
+    await runner.waitFor(await suite.svc.ctx.store.headPosition(), 10_000);
     const projectors = allProjectors();
     const tables = projectors.flatMap((projector) => projector.tables);
     const dump = async () => {
       const out: Record<string, string[]> = {};
       for (const table of tables) {
-        const rows = await svc.ctx.pool.query(`SELECT to_jsonb(t) AS row FROM public.${table} t`);
+        const rows = await suite.svc.ctx.pool.query(`SELECT to_jsonb(t) AS row FROM public.${table} t`);
         out[table] = rows.rows.map((r) => JSON.stringify(r.row)).sort();
       }
       return out;
@@ -339,7 +344,7 @@ describe('fees from every source, refunds and referrals (HTTP)', function () {
     for (const projector of projectors) await runner.rebuild(projector.name);
     expect(await dump()).to.deep.equal(live);
 
-    const report = await verifyJournal(svc.ctx.store, null);
+    const report = await verifyJournal(suite.svc.ctx.store, null);
     expect(report.mismatches).to.deep.equal([]);
     expect(report.ok).to.equal(true);
   });

@@ -52,11 +52,10 @@ describe('admin API: random input never gets a 500', function () {
   before(async () => {
     const account = (await suite.client.ok('POST', '/accounts', {})).account;
     await suite.client.ok('POST', `/accounts/${account.account_id}/deposits`, { amount: '50.00' });
-    const event = (await suite.client.ok('POST', '/events', { title: 'Fuzz v Tests', start: '2031-01-01T00:00:00Z' }))
-      .event;
-    const market = (
-      await suite.client.ok('POST', '/markets', { event_id: event.event_id, title: 'Fuzz to win', status: 'open' })
-    ).market;
+    const { event, market } = await suite.client.listEventAndMarket(
+      { title: 'Fuzz v Tests', start: '2031-01-01T00:00:00Z' },
+      { title: 'Fuzz to win', status: 'open' },
+    );
     const client1 = (
       await suite.client.ok('POST', '/oauth/clients', { name: 'Fuzz', app_type: 'web', scopes: ['events'] })
     ).client;

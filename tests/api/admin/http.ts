@@ -89,6 +89,18 @@ export class ServiceClient {
     if (answer.status !== 200) throw new Error(`${method} ${path} → ${answer.status} ${JSON.stringify(answer.body)}`);
     return answer.body;
   }
+
+  /** An operator lists a sport event (POST /events) and a market on it (POST /markets); both as answered. */
+  async listEventAndMarket(
+    event: Record<string, unknown>,
+    market: Record<string, unknown>,
+  ): Promise<{ event: Record<string, any>; market: Record<string, any> }> {
+    const listed = (await this.ok('POST', '/events', event)).event;
+    return {
+      event: listed,
+      market: (await this.ok('POST', '/markets', { event_id: listed.event_id, ...market })).market,
+    };
+  }
 }
 
 /** What `useServiceClient` hands a suite: the service and an operator client on it; set once the suite's `before` has run. */

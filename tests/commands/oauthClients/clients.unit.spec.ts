@@ -14,6 +14,13 @@ const keyed = (store: MemoryEventStore) => {
 };
 
 const NOW_US = 1_700_000_000_000_000;
+/** Registered by the operator at NOW_US. */
+const BY_ADMIN = { nowUs: NOW_US, registeredBy: 'admin' } as const;
+
+/** Registers `body` in `store` as the operator; the registration (the test fails on a refusal). */
+async function registered(store: MemoryEventStore, body: Record<string, unknown>) {
+  return valueOrThrow(await registerClient(store, body, BY_ADMIN));
+}
 
 describe('OAuth client registry', () => {
   for (const [appType, confidential] of [
@@ -24,18 +31,12 @@ describe('OAuth client registry', () => {
   ] as const) {
     it(`${appType} app ${confidential ? 'gets a secret, stored only as a digest' : 'gets no secret'}`, async () => {
       const store = keyed(new MemoryEventStore());
-      const created = valueOrThrow(
-        await registerClient(
-          store,
-          {
-            name: 'App',
-            app_type: appType,
-            scopes: ['market_data'],
-            redirect_uris: ['https://app.example.com/cb'],
-          },
-          { nowUs: NOW_US, registeredBy: 'admin' },
-        ),
-      );
+      const created = await registered(store, {
+        name: 'App',
+        app_type: appType,
+        scopes: ['market_data'],
+        redirect_uris: ['https://app.example.com/cb'],
+      });
       expect(created.client.confidential).to.equal(confidential);
       const stored = await loadClient(store, created.client.client_id);
       expect(stored).to.not.equal(null);
@@ -69,44 +70,29 @@ describe('OAuth client registry', () => {
   ];
   for (const [what, body] of refused) {
     it(`refuses ${what}`, async () => {
-      const result = await registerClient(keyed(new MemoryEventStore()), body, {
-        nowUs: NOW_US,
-        registeredBy: 'admin',
-      });
+      const result = await registerClient(keyed(new MemoryEventStore()), body, BY_ADMIN);
       expect(result.ok ? null : result.refusal.code).to.equal('invalid_input');
     });
   }
 
   it('accepts loopback http and reverse-domain callbacks for installed apps', async () => {
-    const created = valueOrThrow(
-      await registerClient(
-        keyed(new MemoryEventStore()),
-        {
-          name: 'Desktop',
-          app_type: 'native',
-          scopes: ['orders.read'],
-          redirect_uris: [
-            'http://127.0.0.1:53682/cb',
-            'http://localhost/cb',
-            'http://[::1]:8000/cb',
-            'com.example.app:/oauth',
-          ],
-        },
-        { nowUs: NOW_US, registeredBy: 'admin' },
-      ),
-    );
+    const created = await registered(keyed(new MemoryEventStore()), {
+      name: 'Desktop',
+      app_type: 'native',
+      scopes: ['orders.read'],
+      redirect_uris: [
+        'http://127.0.0.1:53682/cb',
+        'http://localhost/cb',
+        'http://[::1]:8000/cb',
+        'com.example.app:/oauth',
+      ],
+    });
     expect(created.client.redirect_uris).to.have.length(4);
   });
 
   it('patches fields, keeps the rest, and mints a secret when a client becomes confidential', async () => {
     const store = keyed(new MemoryEventStore());
-    const created = valueOrThrow(
-      await registerClient(
-        store,
-        { name: 'SPA', app_type: 'browser', scopes: ['events'] },
-        { nowUs: NOW_US, registeredBy: 'admin' },
-      ),
-    );
+    const created = await registered(store, { name: 'SPA', app_type: 'browser', scopes: ['events'] });
     const suspended = valueOrThrow(
       await changeClient(store, created.client.client_id, { status: 'suspended' }, { nowUs: NOW_US + 1 }),
     );
@@ -140,13 +126,7 @@ describe('OAuth client registry', () => {
 describe('OAuth client secrets as keyed digests', () => {
   it('new secrets are HMAC-SHA-256 under the install key; another key does not verify; old plain SHA-256 digests still do', async () => {
     const store = keyed(new MemoryEventStore());
-    const created = valueOrThrow(
-      await registerClient(
-        store,
-        { name: 'App', app_type: 'server', scopes: ['market_data'] },
-        { nowUs: NOW_US, registeredBy: 'admin' },
-      ),
-    );
+    const created = await registered(store, { name: 'App', app_type: 'server', scopes: ['market_data'] });
     const stored = (await loadClient(store, created.client.client_id))!;
     expect(stored.secret_hash).to.match(/^hmac-sha256:[A-Za-z0-9_-]{43}$/);
     expect(verifyClientSecret(stored, created.client_secret as string, clientSecretKeyOf(store))).to.equal(true);

@@ -16,6 +16,7 @@ import {
   sportEvent,
   tradingScenario,
   type Scenario,
+  withdraw,
 } from './support.ts';
 
 interface Row {
@@ -289,6 +290,16 @@ describe('order lifecycle', () => {
 });
 
 describe('refusals create no order and change nothing', () => {
+  // the answers more than one refusal below gives
+  const AT_MAX_PRICE = {
+    refusal: { code: 'price_at_or_above_max', max_price: '1.00' },
+    message: "price must be less than the market's max_price (1.00)",
+  } as const;
+  const NOT_ACCEPTING_ORDERS = {
+    refusal: { code: 'market_not_accepting_orders' },
+    message: 'Market is not accepting orders',
+  } as const;
+  const ORDER_NOT_FOUND = { refusal: { code: 'order_not_found' }, message: 'Order not found' } as const;
   const refusals: {
     name: string;
     setup?: EngineInput[];
@@ -306,20 +317,17 @@ describe('refusals create no order and change nothing', () => {
     {
       name: 'price at max_price',
       input: place('a', order('o1', 'buy', '1.00', '1')),
-      refusal: { code: 'price_at_or_above_max', max_price: '1.00' },
-      message: "price must be less than the market's max_price (1.00)",
+      ...AT_MAX_PRICE,
     },
     {
       name: 'market order priced at max_price (validated though unused)',
       input: place('a', order('o1', 'sell', '1.00', '1', { order_type: 'market' })),
-      refusal: { code: 'price_at_or_above_max', max_price: '1.00' },
-      message: "price must be less than the market's max_price (1.00)",
+      ...AT_MAX_PRICE,
     },
     {
       name: 'market order priced above max_price',
       input: place('a', order('o1', 'buy', '5.00', '1', { order_type: 'market' })),
-      refusal: { code: 'price_at_or_above_max', max_price: '1.00' },
-      message: "price must be less than the market's max_price (1.00)",
+      ...AT_MAX_PRICE,
     },
     {
       name: 'sub-cent price',
@@ -331,15 +339,13 @@ describe('refusals create no order and change nothing', () => {
       name: 'halted market',
       setup: [{ kind: 'ChangeMarketStatus', market_id: 'm', trading: false }],
       input: place('a', order('o1', 'buy', '0.40', '1')),
-      refusal: { code: 'market_not_accepting_orders' },
-      message: 'Market is not accepting orders',
+      ...NOT_ACCEPTING_ORDERS,
     },
     {
       name: 'scheduled market',
       market: { status: 'scheduled' },
       input: place('a', order('o1', 'buy', '0.40', '1')),
-      refusal: { code: 'market_not_accepting_orders' },
-      message: 'Market is not accepting orders',
+      ...NOT_ACCEPTING_ORDERS,
     },
     {
       name: 'market order before open',
@@ -378,15 +384,13 @@ describe('refusals create no order and change nothing', () => {
     {
       name: 'cancel of an unknown order',
       input: cancel('a', 'nope'),
-      refusal: { code: 'order_not_found' },
-      message: 'Order not found',
+      ...ORDER_NOT_FOUND,
     },
     {
       name: "cancel of another account's order",
       setup: [place('b', order('o1', 'buy', '0.40', '1'))],
       input: cancel('a', 'o1'),
-      refusal: { code: 'order_not_found' },
-      message: 'Order not found',
+      ...ORDER_NOT_FOUND,
     },
     {
       name: 'cancel of a finished order',
@@ -397,15 +401,7 @@ describe('refusals create no order and change nothing', () => {
     },
     {
       name: 'withdrawal above the available balance',
-      input: {
-        kind: 'Withdraw',
-        account_id: 'a',
-        entry_id: 'w',
-        amount: '100.01',
-        method: null,
-        reason: null,
-        sub_method: null,
-      },
+      input: withdraw('a', '100.01', 'w'),
       refusal: { code: 'insufficient_funds' },
       message: 'Insufficient funds',
     },

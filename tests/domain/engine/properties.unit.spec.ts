@@ -17,185 +17,81 @@ import { Big } from '../../../domain/money/big.ts';
 import { fundsFiguresOf } from '../../../domain/engine/funds.ts';
 import { balanceView, fillView, marketView, orderView, positionView } from '../../../domain/readModel/render.ts';
 import { FoldedViews } from '../../support/views.ts';
-import { account, deposit, market, order, SECOND, sportEvent, T0 } from './support.ts';
-
-const ACCOUNTS = ['a', 'b', 'c'];
-const MARKETS = ['m1', 'm2'];
+import {
+  anyAccount,
+  anyMarket,
+  anyPrice,
+  commandCase,
+  commonInput,
+  historyStart,
+  HistorySoFar,
+  orderCases,
+} from './randomCommands.ts';
+import { deposit, order, place, SECOND, T0 } from './support.ts';
 
 const command = fc.oneof(
-  {
-    weight: 10,
-    arbitrary: fc.record({
-      kind: fc.constant('limit' as const),
-      who: fc.constantFrom(...ACCOUNTS),
-      m: fc.constantFrom(...MARKETS),
-      side: fc.constantFrom('buy' as const, 'sell' as const),
-      price: fc.integer({ min: 1, max: 99 }),
-      qty: fc.constantFrom('1', '2', '5', '0.5', '3.333333333', '10', '40'),
-    }),
-  },
-  {
-    weight: 3,
-    arbitrary: fc.record({
-      kind: fc.constant('market' as const),
-      who: fc.constantFrom(...ACCOUNTS),
-      m: fc.constantFrom(...MARKETS),
-      side: fc.constantFrom('buy' as const, 'sell' as const),
-      qty: fc.constantFrom('1', '4', '0.7'),
-    }),
-  },
-  {
-    weight: 3,
-    arbitrary: fc.record({ kind: fc.constant('cancel' as const), who: fc.constantFrom(...ACCOUNTS), index: fc.nat() }),
-  },
-  {
-    weight: 2,
-    arbitrary: fc.record({
-      kind: fc.constant('deposit' as const),
-      who: fc.constantFrom(...ACCOUNTS),
-      amount: fc.constantFrom('1.00', '5.55', '20.00'),
-    }),
-  },
-  {
-    weight: 2,
-    arbitrary: fc.record({
-      kind: fc.constant('withdraw' as const),
-      who: fc.constantFrom(...ACCOUNTS),
-      amount: fc.constantFrom('0.01', '1.00', '7.77'),
-    }),
-  },
-  {
-    weight: 1,
-    arbitrary: fc.record({
-      kind: fc.constant('adjust' as const),
-      who: fc.constantFrom(...ACCOUNTS),
-      amount: fc.constantFrom('2.50', '-1.25'),
-    }),
-  },
-  {
-    weight: 1,
-    arbitrary: fc.record({
-      kind: fc.constant('status' as const),
-      m: fc.constantFrom(...MARKETS),
-      status: fc.constantFrom(
-        'open' as const,
-        'open' as const,
-        'pre_open' as const,
-        'closed' as const,
-        'scheduled' as const,
-        'cancelled' as const,
-      ),
-      trading: fc.boolean(),
-    }),
-  },
-  {
-    weight: 1,
-    arbitrary: fc.record({
-      kind: fc.constant('result' as const),
-      m: fc.constantFrom(...MARKETS),
-      result: fc.constantFrom('win' as const, 'lose' as const, 'void' as const),
-    }),
-  },
-  {
-    weight: 1,
-    arbitrary: fc.record({
-      kind: fc.constant('amend' as const),
-      index: fc.nat(),
-      price: fc.integer({ min: 1, max: 99 }),
-    }),
-  },
-  {
-    weight: 1,
-    arbitrary: fc.record({
-      kind: fc.constant('fees' as const),
-      who: fc.constantFrom(...ACCOUNTS),
-      schedule: fc.constantFrom('fixed_percent' as const, 'on_trade' as const, 'loyalty_tier_on_trade' as const),
-    }),
-  },
-  { weight: 1, arbitrary: fc.constant({ kind: 'start' as const }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('tick' as const), seconds: fc.integer({ min: 1, max: 20 }) }) },
+  ...orderCases(['1', '2', '5', '0.5', '3.333333333', '10', '40']),
+  commandCase(2, 'deposit', { who: anyAccount, amount: fc.constantFrom('1.00', '5.55', '20.00') }),
+  commandCase(2, 'withdraw', { who: anyAccount, amount: fc.constantFrom('0.01', '1.00', '7.77') }),
+  commandCase(1, 'adjust', { who: anyAccount, amount: fc.constantFrom('2.50', '-1.25') }),
+  commandCase(1, 'status', {
+    m: anyMarket,
+    status: fc.constantFrom(
+      'open' as const,
+      'open' as const,
+      'pre_open' as const,
+      'closed' as const,
+      'scheduled' as const,
+      'cancelled' as const,
+    ),
+    trading: fc.boolean(),
+  }),
+  commandCase(1, 'result', { m: anyMarket, result: fc.constantFrom('win' as const, 'lose' as const, 'void' as const) }),
+  commandCase(1, 'amend', { index: fc.nat(), price: anyPrice }),
+  commandCase(1, 'fees', {
+    who: anyAccount,
+    schedule: fc.constantFrom('fixed_percent' as const, 'on_trade' as const, 'loyalty_tier_on_trade' as const),
+  }),
+  commandCase(1, 'start', {}),
+  commandCase(2, 'tick', { seconds: fc.integer({ min: 1, max: 20 }) }),
 );
 type Command = typeof command extends fc.Arbitrary<infer T> ? T : never;
 
-function setupInputs(): EngineInput[] {
-  return [
-    ...ACCOUNTS.map((id) => account(id)),
-    ...ACCOUNTS.map((id) => deposit(id, '25.00')),
-    sportEvent(),
-    market('m1', { points_cost: 1 }),
-    market('m2', { in_play_delay_sec: 3, status: 'pre_open' }),
-  ];
-}
-
-function toInput(
-  cmd: Command,
-  i: number,
-  placed: { who: string; id: string }[],
-  fills: string[],
-  now: number,
-): EngineInput {
+function toInput(cmd: Command, i: number, history: HistorySoFar, now: number): EngineInput {
   switch (cmd.kind) {
     case 'limit':
     case 'market': {
-      const id = `o${i}`;
-      placed.push({ who: cmd.who, id });
       const expiration =
         i % 7 === 0
           ? { expiration: 'good_till_time' as const, expiration_time: now + 5 * SECOND }
           : i % 11 === 0
             ? { expiration: 'good_till_start' as const }
             : {};
-      return {
-        kind: 'PlaceOrder',
-        account_id: cmd.who,
-        order: order(id, cmd.side, cmd.kind === 'limit' ? `0.${String(cmd.price).padStart(2, '0')}` : null, cmd.qty, {
-          market_id: cmd.m,
-          ...expiration,
-        }),
-      };
+      return place(
+        cmd.who,
+        history.noted(
+          cmd.who,
+          order(`o${i}`, cmd.side, cmd.kind === 'limit' ? cmd.price : null, cmd.qty, {
+            market_id: cmd.m,
+            ...expiration,
+          }),
+        ),
+      );
     }
     case 'cancel': {
-      const target = placed[cmd.index % Math.max(placed.length, 1)];
+      const target = history.placedAt(cmd.index);
       return { kind: 'CancelOrder', account_id: cmd.who, order_id: target?.id ?? 'none' };
     }
     case 'deposit':
-      return { kind: 'Deposit', account_id: cmd.who, entry_id: `d${i}`, amount: cmd.amount };
-    case 'withdraw':
-      return {
-        kind: 'Withdraw',
-        account_id: cmd.who,
-        entry_id: `w${i}`,
-        amount: cmd.amount,
-        method: null,
-        reason: null,
-        sub_method: null,
-      };
-    case 'adjust':
-      return { kind: 'Adjust', account_id: cmd.who, entry_id: `j${i}`, amount: cmd.amount, reason: null };
-    case 'status':
-      return { kind: 'ChangeMarketStatus', market_id: cmd.m, status: cmd.status, trading: cmd.trading };
-    case 'result':
-      return { kind: 'ResultMarket', market_id: cmd.m, result: cmd.result };
-    case 'amend':
-      return {
-        kind: 'AmendFill',
-        trade_id: fills[cmd.index % Math.max(fills.length, 1)] ?? 'none',
-        price: `0.${String(cmd.price).padStart(2, '0')}`,
-      };
+      return deposit(cmd.who, cmd.amount, `d${i}`);
     case 'fees':
       return {
         kind: 'UpdateAccount',
         account_id: cmd.who,
         fields: { fee_schedule: cmd.schedule, maker_factor: 0.5, taker_factor: 1.5, base_fee_percent: 2 },
       };
-    case 'start':
-      return { kind: 'StartSportEvent', event_id: 'ev' };
-    case 'tick':
-      return { kind: 'Tick' };
-    default: {
-      const never: never = cmd;
-      throw new Error(String(never));
-    }
+    default:
+      return commonInput(cmd, i, history);
   }
 }
 
@@ -347,18 +243,17 @@ function runHistory(commands: Command[], failures: Failures, seen: Set<string>):
     }
     return outcome;
   };
-  for (const input of setupInputs()) {
+  for (const input of historyStart('25.00', { in_play_delay_sec: 3 })) {
     now += 1000;
     expect(run(input).ok).to.equal(true);
   }
-  const placed: { who: string; id: string }[] = [];
-  const fills: string[] = [];
+  const history = new HistorySoFar();
   let snapshot: { text: string; v1: string; at: number } | undefined;
   commands.forEach((cmd, i) => {
     failures.at(i);
     now += cmd.kind === 'tick' ? cmd.seconds * SECOND : 1000;
-    const outcome = run(toInput(cmd, i, placed, fills, now));
-    for (const e of outcome.events) if (e.type === 'Traded') fills.push(e.maker_fill_id);
+    const outcome = run(toInput(cmd, i, history, now));
+    for (const e of outcome.events) if (e.type === 'Traded') history.fills.push(e.maker_fill_id);
     checkInvariants(engine, externalNet, resettled, failures);
     failures.check('views', () => checkViews(engine, views));
     if (i === Math.floor(commands.length / 2))

@@ -15,15 +15,15 @@ export function account(id: string, fields: Extract<EngineInput, { kind: 'OpenAc
 }
 
 let entryCounter = 0;
-export function deposit(id: string, amount: string): EngineInput {
-  return { kind: 'Deposit', account_id: id, entry_id: `dep-${++entryCounter}`, amount };
+export function deposit(id: string, amount: string, entryId = `dep-${++entryCounter}`): EngineInput {
+  return { kind: 'Deposit', account_id: id, entry_id: entryId, amount };
 }
 
-export function withdraw(id: string, amount: string): EngineInput {
+export function withdraw(id: string, amount: string, entryId = `wd-${++entryCounter}`): EngineInput {
   return {
     kind: 'Withdraw',
     account_id: id,
-    entry_id: `wd-${++entryCounter}`,
+    entry_id: entryId,
     amount,
     method: null,
     reason: null,

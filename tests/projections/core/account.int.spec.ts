@@ -11,60 +11,30 @@ import { listFills } from '../../../projections/core/queries/fills.ts';
 import { listAdjustments, listFees, listLoyalty, listWithdrawals } from '../../../projections/core/queries/ledger.ts';
 import { listMarketTrades } from '../../../projections/core/queries/trades.ts';
 import { listPositions } from '../../../projections/core/queries/positions.ts';
-import { CORE_TABLES } from '../../../projections/core/schema.ts';
-import type { RecordedEvent } from '../../../eventstore/port.ts';
-import {
-  cancel,
-  deposit,
-  Desk,
-  dumpTables,
-  listMarket,
-  openAccount,
-  place,
-  projectedDatabase,
-  scheduleEvent,
-  type ProjectedDb,
-} from './fixtures.ts';
+import { cancel, deposit, expectReplayedAlike, listMarket, openAccount, place, useTwoMemberDesk } from './fixtures.ts';
 
 describe('core read models: accounts, balances, fills, positions, ledger', () => {
-  let p: ProjectedDb;
-  const desk = new Desk();
-  const records: RecordedEvent[] = [];
-  const alice = openAccount({ first_name: 'Alice' });
-  const bob = openAccount();
-  const event = scheduleEvent();
-  const [m1, m2, m3] = [listMarket(event.event_id), listMarket(event.event_id), listMarket(event.event_id)];
-  const feed = async (...steps: RecordedEvent[]) => {
-    records.push(...steps);
-    return p.project(...steps);
-  };
-  /** Journals one input and projects it. */
-  const run = async (input: Parameters<Desk['record']>[0]) => feed(desk.record(input));
-
-  before(async () => {
-    p = await projectedDatabase();
-    await run([alice.input, bob.input, deposit(alice.account_id, '1000'), deposit(bob.account_id, '1000')]);
-    await run([event.input, m1.input, m2.input, m3.input]);
-  });
-  after(async () => p.db.drop());
+  const core = useTwoMemberDesk({ markets: [{}, {}, {}], alice: { first_name: 'Alice' } });
+  const { desk, records, alice, bob, event, run } = core;
+  const [m1, m2, m3] = core.markets;
 
   it('reads accounts by id, with status changes applied', async () => {
-    expect((await getAccount(p.db.pool, alice.account_id))?.first_name).to.equal('Alice');
+    expect((await getAccount(core.p.db.pool, alice.account_id))?.first_name).to.equal('Alice');
     await run({ kind: 'UpdateAccount', account_id: alice.account_id, fields: { status: 'suspended' } });
-    expect((await getAccount(p.db.pool, alice.account_id))?.status).to.equal('suspended');
-    expect(await getAccount(p.db.pool, 'nobody')).to.equal(null);
+    expect((await getAccount(core.p.db.pool, alice.account_id))?.status).to.equal('suspended');
+    expect(await getAccount(core.p.db.pool, 'nobody')).to.equal(null);
     await run({ kind: 'UpdateAccount', account_id: alice.account_id, fields: { status: 'active' } });
-    expect((await getAccount(p.db.pool, alice.account_id))?.status).to.equal('active');
+    expect((await getAccount(core.p.db.pool, alice.account_id))?.status).to.equal('active');
   });
 
   it('finds accounts by email whatever its case (login and sign-up), through an index', async () => {
     const carol = openAccount({ first_name: 'Carol', email: 'Carol.Q@Example.com' });
     await run(carol.input);
-    const byEmail = accountsByEmailQuery(p.db.pool);
+    const byEmail = accountsByEmailQuery(core.p.db.pool);
     expect(await byEmail('carol.q@example.COM')).to.deep.equal([carol.account_id]);
     expect(await byEmail('nobody@example.com')).to.deep.equal([]);
     // the planner may scan a table this small: forbid that, and the lookup must still use an index
-    const client = await p.db.pool.connect();
+    const client = await core.p.db.pool.connect();
     try {
       await client.query('BEGIN; SET LOCAL enable_seqscan TO off');
       const plan = await client.query(
@@ -81,7 +51,7 @@ describe('core read models: accounts, balances, fills, positions, ledger', () =>
   it('renders the balance object without internal fields: cash, reservations and what is left', async () => {
     const bid = place(alice.account_id, m1.market_id, 'buy', '0.40', '10');
     await run(bid.input);
-    const wire = (await getBalance(p.db.pool, alice.account_id)) as unknown as Record<string, unknown>;
+    const wire = (await getBalance(core.p.db.pool, alice.account_id)) as unknown as Record<string, unknown>;
     expect(wire).to.include({
       account_id: alice.account_id,
       user_id: alice.user_id,
@@ -92,9 +62,9 @@ describe('core read models: accounts, balances, fills, positions, ledger', () =>
       loyalty_tier: 'rookie',
     });
     expect(wire).to.not.have.property('seq');
-    expect(await getBalance(p.db.pool, 'nobody')).to.equal(null);
+    expect(await getBalance(core.p.db.pool, 'nobody')).to.equal(null);
     await run(cancel(alice.account_id, bid.id));
-    expect(await getBalance(p.db.pool, alice.account_id)).to.include({
+    expect(await getBalance(core.p.db.pool, alice.account_id)).to.include({
       available_balance: '1000.00',
       buy_order_liability: '0.00',
     });
@@ -115,7 +85,7 @@ describe('core read models: accounts, balances, fills, positions, ledger', () =>
     ]);
     const [t3] = desk.trades;
 
-    const all = await listFills(p.db.pool, alice.account_id, {});
+    const all = await listFills(core.p.db.pool, alice.account_id, {});
     expect(all.fills.map((f) => f.trade_id)).to.deep.equal([t3!.taker_fill_id, t2!.taker_fill_id, t1!.taker_fill_id]);
     expect(all.fills.every((f) => f.account_id === alice.account_id && f.liquidity_action === 'taker')).to.equal(true);
     expect(all.fills[2]).to.include({ status: 'settled', price: '0.40', filled: '3', closed_contracts: '3' });
@@ -123,27 +93,27 @@ describe('core read models: accounts, balances, fills, positions, ledger', () =>
     expect(all.fills[0]).to.not.have.property('seq');
 
     expect(
-      (await listFills(p.db.pool, alice.account_id, { marketIds: [m2.market_id] })).fills.map((f) => f.trade_id),
+      (await listFills(core.p.db.pool, alice.account_id, { marketIds: [m2.market_id] })).fills.map((f) => f.trade_id),
     ).to.deep.equal([t2!.taker_fill_id]);
     expect(
-      (await listFills(p.db.pool, alice.account_id, { orderIds: [aliceBuy.id] })).fills.map((f) => f.trade_id),
+      (await listFills(core.p.db.pool, alice.account_id, { orderIds: [aliceBuy.id] })).fills.map((f) => f.trade_id),
     ).to.deep.equal([t1!.taker_fill_id]);
-    expect((await listFills(p.db.pool, alice.account_id, { orderIds: [bobSell.id] })).fills).to.deep.equal([]);
+    expect((await listFills(core.p.db.pool, alice.account_id, { orderIds: [bobSell.id] })).fills).to.deep.equal([]);
     expect(
-      (await listFills(p.db.pool, alice.account_id, { status: 'settled' })).fills.map((f) => f.trade_id),
+      (await listFills(core.p.db.pool, alice.account_id, { status: 'settled' })).fills.map((f) => f.trade_id),
     ).to.deep.equal([t3!.taker_fill_id, t1!.taker_fill_id]);
     expect(
-      (await listFills(p.db.pool, alice.account_id, { status: 'open', orderIds: [aliceBuy.id] })).fills,
+      (await listFills(core.p.db.pool, alice.account_id, { status: 'open', orderIds: [aliceBuy.id] })).fills,
     ).to.deep.equal([]);
-    expect((await listFills(p.db.pool, bob.account_id, {})).fills.map((f) => f.liquidity_action)).to.deep.equal([
+    expect((await listFills(core.p.db.pool, bob.account_id, {})).fills.map((f) => f.liquidity_action)).to.deep.equal([
       'provider',
       'provider',
       'provider',
     ]);
 
     // paging
-    const first = await listFills(p.db.pool, alice.account_id, {}, { limit: 2 });
-    const second = await listFills(p.db.pool, alice.account_id, {}, { limit: 2, cursor: first.cursor });
+    const first = await listFills(core.p.db.pool, alice.account_id, {}, { limit: 2 });
+    const second = await listFills(core.p.db.pool, alice.account_id, {}, { limit: 2, cursor: first.cursor });
     expect([...first.fills, ...second.fills].map((f) => f.trade_id)).to.deep.equal([
       t3!.taker_fill_id,
       t2!.taker_fill_id,
@@ -157,9 +127,9 @@ describe('core read models: accounts, balances, fills, positions, ledger', () =>
     await run([place(bob.account_id, m3.market_id, 'sell', '0.50', '4').input, buy.input]);
     const [t] = desk.trades;
     await run({ kind: 'AmendFill', trade_id: t!.taker_fill_id, price: '0.48' });
-    const [amended] = (await listFills(p.db.pool, alice.account_id, { orderIds: [buy.id] })).fills;
+    const [amended] = (await listFills(core.p.db.pool, alice.account_id, { orderIds: [buy.id] })).fills;
     expect(amended).to.include({ price: '0.48', original_price: '0.50', amended: true });
-    const tape = await listMarketTrades(p.db.pool, m3.market_id);
+    const tape = await listMarketTrades(core.p.db.pool, m3.market_id);
     expect(tape.trades.map((x) => [x.trade_id, x.price, x.quantity])).to.deep.equal([[t!.trade_id, '0.48', '4']]);
   });
 
@@ -169,7 +139,7 @@ describe('core read models: accounts, balances, fills, positions, ledger', () =>
       place(bob.account_id, m1.market_id, 'buy', '0.30', '7').input,
       place(alice.account_id, m1.market_id, 'sell', '0.30', '7').input,
     ]);
-    const { positions, cursor } = await listPositions(p.db.pool, alice.account_id);
+    const { positions, cursor } = await listPositions(core.p.db.pool, alice.account_id);
     expect(positions.map((x) => [x.market_id, x.position])).to.deep.equal([
       [m1.market_id, '-7'],
       [m3.market_id, '4'],
@@ -178,8 +148,8 @@ describe('core read models: accounts, balances, fills, positions, ledger', () =>
     expect(cursor).to.equal(null);
     expect(positions[0]).to.not.have.property('seq');
     expect(positions[0]).to.include({ side: 'short', contracts: '7', premium: '2.10', risk: '4.90', to_win: '2.10' });
-    const page1 = await listPositions(p.db.pool, alice.account_id, { limit: 2 });
-    const page2 = await listPositions(p.db.pool, alice.account_id, { limit: 2, cursor: page1.cursor });
+    const page1 = await listPositions(core.p.db.pool, alice.account_id, { limit: 2 });
+    const page2 = await listPositions(core.p.db.pool, alice.account_id, { limit: 2, cursor: page1.cursor });
     expect([...page1.positions, ...page2.positions].map((x) => x.market_id)).to.deep.equal([
       m1.market_id,
       m3.market_id,
@@ -217,7 +187,7 @@ describe('core read models: accounts, balances, fills, positions, ledger', () =>
     await run({ kind: 'AmendFill', trade_id: trade!.taker_fill_id, price: '0.30' });
     await run({ kind: 'ResultMarket', market_id: m4.market_id, result: 'lose' });
 
-    const fees = await listFees(p.db.pool, carol.account_id);
+    const fees = await listFees(core.p.db.pool, carol.account_id);
     expect(fees.fees.map((e) => [e.type, e.amount])).to.deep.equal([
       ['fee_refund', '0.02'],
       ['fee', '-0.08'],
@@ -226,9 +196,9 @@ describe('core read models: accounts, balances, fills, positions, ledger', () =>
     // fee entries add no field to the common ones
     for (const entry of fees.fees) expect(entry).to.not.have.any.keys('method', 'fee_source', 'trade_id', 'seq');
     // a fill without a fee still has its fee entry
-    expect((await listFees(p.db.pool, dave.account_id)).fees.map((e) => e.amount)).to.deep.equal(['0.00']);
+    expect((await listFees(core.p.db.pool, dave.account_id)).fees.map((e) => e.amount)).to.deep.equal(['0.00']);
 
-    const withdrawals = await listWithdrawals(p.db.pool, carol.account_id);
+    const withdrawals = await listWithdrawals(core.p.db.pool, carol.account_id);
     expect(withdrawals.withdrawals).to.have.length(1);
     expect(withdrawals.withdrawals[0]).to.include({
       id: withdrawalId,
@@ -239,12 +209,12 @@ describe('core read models: accounts, balances, fills, positions, ledger', () =>
       amount: '10.00',
     });
 
-    const adjustments = await listAdjustments(p.db.pool, carol.account_id);
+    const adjustments = await listAdjustments(core.p.db.pool, carol.account_id);
     expect(adjustments.adjustments.map((e) => [e.type, e.reason, e.amount])).to.deep.equal([
       ['adjustment', 'goodwill', '5.00'],
     ]);
 
-    const loyalty = await listLoyalty(p.db.pool, carol.account_id, { limit: 1 });
+    const loyalty = await listLoyalty(core.p.db.pool, carol.account_id, { limit: 1 });
     expect(loyalty.loyalty).to.have.length(1);
     expect(loyalty.loyalty[0]).to.include({
       type: 'rollup',
@@ -258,15 +228,6 @@ describe('core read models: accounts, balances, fills, positions, ledger', () =>
   });
 
   it('replaying the whole journal into fresh tables gives the same rows; replaying it again changes nothing', async () => {
-    const live = await dumpTables(p.db.pool, CORE_TABLES);
-    const fresh = await projectedDatabase();
-    try {
-      await fresh.project(...records);
-      expect(await dumpTables(fresh.db.pool, CORE_TABLES)).to.deep.equal(live);
-      await fresh.project(...records);
-      expect(await dumpTables(fresh.db.pool, CORE_TABLES)).to.deep.equal(live);
-    } finally {
-      await fresh.db.drop();
-    }
+    await expectReplayedAlike(records, core.p.db.pool);
   });
 });

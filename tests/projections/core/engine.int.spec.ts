@@ -12,9 +12,8 @@ import { getMarket } from '../../../projections/core/queries/markets.ts';
 import { listOrders } from '../../../projections/core/queries/orders.ts';
 import { listPositions } from '../../../projections/core/queries/positions.ts';
 import { renderBalance, renderOrder } from '../../../projections/core/render.ts';
-import { CORE_TABLES } from '../../../projections/core/schema.ts';
 import { BOOK_DEPTH_MAX } from '../../../projections/core/market.ts';
-import { dumpTables, projectedDatabase } from './fixtures.ts';
+import { expectReplayedAlike, projectedDatabase } from './fixtures.ts';
 import { engineSession, finalSnapshots, recordsOf, seeded } from './session.ts';
 
 describe('core read models fed by the engine', () => {
@@ -94,16 +93,7 @@ describe('core read models fed by the engine', () => {
       }
 
       // the same journal in one batch, and then again, leaves the very same rows
-      const live = await dumpTables(p.db.pool, CORE_TABLES);
-      const once = await projectedDatabase();
-      try {
-        await once.project(...records);
-        expect(await dumpTables(once.db.pool, CORE_TABLES)).to.deep.equal(live);
-        await once.project(...records);
-        expect(await dumpTables(once.db.pool, CORE_TABLES)).to.deep.equal(live);
-      } finally {
-        await once.db.drop();
-      }
+      await expectReplayedAlike(records, p.db.pool);
     } finally {
       await p.db.drop();
     }

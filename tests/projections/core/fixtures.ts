@@ -3,6 +3,7 @@
 // with readable defaults, and a helper that runs the projector in a transaction.
 
 import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
 import type pg from 'pg';
 import { Engine, type StepOutcome } from '../../../domain/engine/engine.ts';
 import type { EngineEvent } from '../../../domain/engine/events.ts';
@@ -21,6 +22,7 @@ import {
 } from '../../../domain/engine/journal/journal.ts';
 import type { RecordedEvent } from '../../../eventstore/port.ts';
 import { coreProjector } from '../../../projections/core/projector.ts';
+import { CORE_TABLES } from '../../../projections/core/schema.ts';
 import type { ProjectionChange, Projector } from '../../../projections/projector.ts';
 import { testDatabase, type TestDatabase } from '../../support/pg.ts';
 import { order, place as placeInput } from '../../domain/engine/support.ts';
@@ -205,4 +207,63 @@ export async function dumpTables(pool: pg.Pool, tables: readonly string[]): Prom
     out[table] = result.rows.map((r: { row: unknown }) => r.row);
   }
   return out;
+}
+
+/**
+ * Projects the whole journal `records` into fresh tables, and then again: after each pass every
+ * core table holds the very rows it holds in `livePool`.
+ */
+export async function expectReplayedAlike(records: RecordedEvent[], livePool: pg.Pool): Promise<void> {
+  const live = await dumpTables(livePool, CORE_TABLES);
+  const fresh = await projectedDatabase();
+  try {
+    await fresh.project(...records);
+    expect(await dumpTables(fresh.db.pool, CORE_TABLES)).to.deep.equal(live);
+    await fresh.project(...records);
+    expect(await dumpTables(fresh.db.pool, CORE_TABLES)).to.deep.equal(live);
+  } finally {
+    await fresh.db.drop();
+  }
+}
+
+/**
+ * A suite's trading desk: members alice (with `alice`'s fields) and bob, 1000 each, one sport
+ * event and a market on it for each entry of `markets`, journaled and projected into a fresh database before the
+ * suite; the database is dropped after it. `run` journals inputs as one record and projects it;
+ * `feed` projects records and keeps them in `records` (what a replay starts from).
+ */
+export function useTwoMemberDesk<const M extends readonly Partial<MarketFields>[]>(options: {
+  /** One entry a market, its fields over the defaults. */
+  markets: M;
+  alice?: AccountFields;
+}) {
+  const desk = new Desk();
+  const event = scheduleEvent();
+  const suite = {
+    /** The projected database, set before the suite runs. */
+    p: undefined as unknown as ProjectedDb,
+    desk,
+    records: [] as RecordedEvent[],
+    alice: openAccount(options.alice),
+    bob: openAccount(),
+    event,
+    markets: options.markets.map((over) => listMarket(event.event_id, over)) as {
+      [K in keyof M]: ReturnType<typeof listMarket>;
+    },
+    async feed(...steps: RecordedEvent[]): Promise<ProjectionChange[]> {
+      suite.records.push(...steps);
+      return suite.p.project(...steps);
+    },
+    async run(input: Parameters<Desk['record']>[0]): Promise<ProjectionChange[]> {
+      return suite.feed(desk.record(input));
+    },
+  };
+  before(async () => {
+    const { alice, bob, markets } = suite;
+    suite.p = await projectedDatabase();
+    await suite.run([alice.input, bob.input, deposit(alice.account_id, '1000'), deposit(bob.account_id, '1000')]);
+    await suite.run([event.input, ...markets.map((m) => m.input)]);
+  });
+  after(async () => suite.p.db.drop());
+  return suite;
 }

@@ -6,44 +6,21 @@ import { InvalidCursor } from '../../../projections/pagination.ts';
 import { expect } from 'chai';
 import { getOrder, listOrders } from '../../../projections/core/queries/orders.ts';
 import { CORE_TABLES } from '../../../projections/core/schema.ts';
-import {
-  cancel,
-  deposit,
-  Desk,
-  dumpTables,
-  listMarket,
-  openAccount,
-  place,
-  projectedDatabase,
-  scheduleEvent,
-  type ProjectedDb,
-} from './fixtures.ts';
+import { cancel, deposit, dumpTables, openAccount, place, useTwoMemberDesk } from './fixtures.ts';
 
 describe('core read models: orders', () => {
-  let p: ProjectedDb;
-  const desk = new Desk();
-  const alice = openAccount();
-  const bob = openAccount();
-  const event = scheduleEvent();
-  const m1 = listMarket(event.event_id);
-  const m2 = listMarket(event.event_id);
-  const run = async (input: Parameters<Desk['record']>[0]) => p.project(desk.record(input));
-
-  before(async () => {
-    p = await projectedDatabase();
-    await run([alice.input, bob.input, deposit(alice.account_id, '1000'), deposit(bob.account_id, '1000')]);
-    await run([event.input, m1.input, m2.input]);
-  });
-  after(async () => p.db.drop());
+  const core = useTwoMemberDesk({ markets: [{}, {}] });
+  const { desk, alice, bob, event, run } = core;
+  const [m1, m2] = core.markets;
 
   it("lists the account's orders most recent first, with the documented fields and no internal seq", async () => {
     const first = place(alice.account_id, m1.market_id, 'buy', '0.40', '10', { client_order_id: 'a-1' });
     const second = place(alice.account_id, m2.market_id, 'sell', '0.55', '10', { client_order_id: 'a-2' });
     const bobs = place(bob.account_id, m1.market_id, 'buy', '0.40', '10');
-    await p.project(desk.record(first.input), desk.record(bobs.input));
+    await core.p.project(desk.record(first.input), desk.record(bobs.input));
     await run(second.input);
 
-    const { orders, cursor } = await listOrders(p.db.pool, alice.account_id, {}, {});
+    const { orders, cursor } = await listOrders(core.p.db.pool, alice.account_id, {}, {});
     expect(orders.map((o) => o.id)).to.deep.equal([second.id, first.id]);
     expect(cursor).to.equal(null);
     const wire = orders[1] as Record<string, unknown>;
@@ -97,33 +74,33 @@ describe('core read models: orders', () => {
     await run(cancelled.input);
     await run(cancel(alice.account_id, cancelled.id));
 
-    const byStatus = await listOrders(p.db.pool, alice.account_id, { statuses: ['cancelled'] });
+    const byStatus = await listOrders(core.p.db.pool, alice.account_id, { statuses: ['cancelled'] });
     expect(byStatus.orders.map((o) => o.id)).to.deep.equal([cancelled.id]);
     expect(byStatus.orders[0]).to.include({ cancellation_reason: 'cancelled_by_user' });
 
-    const byMarket = await listOrders(p.db.pool, alice.account_id, { marketIds: [m2.market_id] });
+    const byMarket = await listOrders(core.p.db.pool, alice.account_id, { marketIds: [m2.market_id] });
     expect(byMarket.orders.every((o) => o.market_id === m2.market_id)).to.equal(true);
     expect(byMarket.orders).to.have.length(1);
 
-    const byClient = await listOrders(p.db.pool, alice.account_id, { clientOrderIds: ['a-1', 'c-1'] });
+    const byClient = await listOrders(core.p.db.pool, alice.account_id, { clientOrderIds: ['a-1', 'c-1'] });
     expect(byClient.orders.map((o) => o.client_order_id)).to.deep.equal(['c-1', 'a-1']);
 
-    const combined = await listOrders(p.db.pool, alice.account_id, {
+    const combined = await listOrders(core.p.db.pool, alice.account_id, {
       clientOrderIds: ['a-1', 'c-1'],
       statuses: ['open'],
     });
     expect(combined.orders.map((o) => o.client_order_id)).to.deep.equal(['a-1']);
 
-    const byId = await listOrders(p.db.pool, alice.account_id, { orderIds: [cancelled.id, 'not-a-uuid'] });
+    const byId = await listOrders(core.p.db.pool, alice.account_id, { orderIds: [cancelled.id, 'not-a-uuid'] });
     expect(byId.orders.map((o) => o.id)).to.deep.equal([cancelled.id]);
   });
 
   it("getOrder returns the account's own order and null for another account's", async () => {
     const mine = place(alice.account_id, m1.market_id, 'buy', '0.20', '1');
     await run(mine.input);
-    expect((await getOrder(p.db.pool, alice.account_id, mine.id))?.id).to.equal(mine.id);
-    expect(await getOrder(p.db.pool, bob.account_id, mine.id)).to.equal(null);
-    expect(await getOrder(p.db.pool, alice.account_id, 'no-such-order')).to.equal(null);
+    expect((await getOrder(core.p.db.pool, alice.account_id, mine.id))?.id).to.equal(mine.id);
+    expect(await getOrder(core.p.db.pool, bob.account_id, mine.id)).to.equal(null);
+    expect(await getOrder(core.p.db.pool, alice.account_id, 'no-such-order')).to.equal(null);
   });
 
   it('pages with a cursor without duplicates or skips while orders are placed between pages', async () => {
@@ -141,7 +118,7 @@ describe('core read models: orders', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const page = await listOrders(p.db.pool, carol.account_id, {}, { limit: 7, cursor });
+      const page = await listOrders(core.p.db.pool, carol.account_id, {}, { limit: 7, cursor });
       seen.push(...page.orders.map((o) => o.id));
       cursor = page.cursor;
       pages += 1;
@@ -154,7 +131,7 @@ describe('core read models: orders', () => {
   it('refuses a forged cursor as an invalid cursor (REST: 400), not a SQL error', async () => {
     const forged = Buffer.from(JSON.stringify(['x', 'y'])).toString('base64url');
     try {
-      await listOrders(p.db.pool, alice.account_id, {}, { cursor: forged });
+      await listOrders(core.p.db.pool, alice.account_id, {}, { cursor: forged });
       expect.fail('should have thrown');
     } catch (err) {
       expect(err).to.be.instanceOf(InvalidCursor);
@@ -168,28 +145,28 @@ describe('core read models: orders', () => {
       desk.record(resting.input),
       desk.record(place(bob.account_id, m2.market_id, 'sell', '0.33', '4').input),
     ];
-    await p.project(...batch);
-    const once = await dumpTables(p.db.pool, CORE_TABLES);
-    expect(await getOrder(p.db.pool, alice.account_id, resting.id)).to.include({
+    await core.p.project(...batch);
+    const once = await dumpTables(core.p.db.pool, CORE_TABLES);
+    expect(await getOrder(core.p.db.pool, alice.account_id, resting.id)).to.include({
       filled: '4',
       status: 'open',
       filled_percentage: 40,
     });
-    await p.project(...batch);
-    expect(await dumpTables(p.db.pool, CORE_TABLES)).to.deep.equal(once);
+    await core.p.project(...batch);
+    expect(await dumpTables(core.p.db.pool, CORE_TABLES)).to.deep.equal(once);
   });
 
   it('never lets a stale redelivery take an order back', async () => {
     const o = place(alice.account_id, m1.market_id, 'buy', '0.21', '1');
     const placed = desk.record(o.input);
     const cancelled = desk.record(cancel(alice.account_id, o.id));
-    await p.project(placed, cancelled);
-    await p.project(placed); // a stale redelivery
-    expect((await getOrder(p.db.pool, alice.account_id, o.id))?.status).to.equal('cancelled');
+    await core.p.project(placed, cancelled);
+    await core.p.project(placed); // a stale redelivery
+    expect((await getOrder(core.p.db.pool, alice.account_id, o.id))?.status).to.equal('cancelled');
     // inside one record: placed and filled in two steps, the order ends filled
     const o2 = place(alice.account_id, m2.market_id, 'buy', '0.50', '3');
     await run([o2.input, place(bob.account_id, m2.market_id, 'sell', '0.50', '3').input]);
-    expect(await getOrder(p.db.pool, alice.account_id, o2.id)).to.include({
+    expect(await getOrder(core.p.db.pool, alice.account_id, o2.id)).to.include({
       status: 'filled',
       filled: '3',
       avg_price: '0.50',
@@ -204,7 +181,7 @@ describe('core read models: orders', () => {
     ];
     const announced = changes.filter((c) => c.kind === 'order' && (c.doc as { id: string }).id === o.id).pop();
     const row = (
-      await p.db.pool.query<{ doc: Record<string, unknown> }>('SELECT doc FROM core_orders WHERE id = $1', [o.id])
+      await core.p.db.pool.query<{ doc: Record<string, unknown> }>('SELECT doc FROM core_orders WHERE id = $1', [o.id])
     ).rows[0];
     const doc = row?.doc ?? {};
     for (const field of ['id', 'account_id', 'market_id', 'client_order_id', 'status', 'seq'])
@@ -223,6 +200,6 @@ describe('core read models: orders', () => {
     expect(Object.values(doc)).to.not.include(null);
     expect(doc).to.include({ action: 'sell', quantity: '5', filled: '2', price: '0.61', total_value: '1.22' });
     expect(announced?.doc).to.not.equal(undefined);
-    expect(await getOrder(p.db.pool, alice.account_id, o.id)).to.deep.equal(announced?.doc);
+    expect(await getOrder(core.p.db.pool, alice.account_id, o.id)).to.deep.equal(announced?.doc);
   });
 });

@@ -55,6 +55,19 @@ describe('projection runner', function () {
     runners.push(created);
     return created;
   };
+  /** A counter runner started, fed `events` new events of `count-a`, and stopped once it projected them; their last position. */
+  const countedAndStopped = async (events: number): Promise<bigint> => {
+    const first = runner([counter()]);
+    await first.start();
+    const written = await store.append(
+      'count-a',
+      Array.from({ length: events }, () => event()),
+      'any',
+    );
+    await first.waitFor(written.position);
+    await first.stop();
+    return written.position;
+  };
 
   beforeEach(async () => {
     db = await testDatabase();
@@ -246,11 +259,7 @@ describe('projection runner', function () {
   });
 
   it('resumes from its checkpoint after a restart without repeating', async () => {
-    const first = runner([counter()]);
-    await first.start();
-    const before = await store.append('count-a', [event(), event()], 'any');
-    await first.waitFor(before.position);
-    await first.stop();
+    await countedAndStopped(2);
     const after = await store.append('count-a', [event()], 'any');
     const second = runner([counter()]);
     await second.start();
@@ -297,15 +306,11 @@ describe('projection runner', function () {
   });
 
   it('rebuilds from zero at start when the projector version changed', async () => {
-    const first = runner([counter()]);
-    await first.start();
-    const written = await store.append('count-a', [event(), event()], 'any');
-    await first.waitFor(written.position);
-    await first.stop();
+    const written = await countedAndStopped(2);
     await db.pool.query(`UPDATE counts SET n = 99`); // a stale, wrong read model
     const upgraded = runner([counter({ version: 2 })]);
     await upgraded.start();
-    await upgraded.waitFor(written.position);
+    await upgraded.waitFor(written);
     expect(await counts(db.pool)).to.deep.equal({ 'count-a': 2 });
     expect((await readCheckpoint(db.pool, 'counter'))!.version).to.equal(2);
   });
