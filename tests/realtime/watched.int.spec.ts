@@ -1,6 +1,7 @@
 // Per-order change documents go from the projection worker to the feed only for accounts a
-// private channel watches: a member nobody watches costs no order or fill document, a member
-// whose channel is joined gets every change from the join on, and leaving stops them again.
+// private channel that carries them watches (orders, fills, account): a member nobody watches
+// costs no order or fill document, a member whose channel is joined gets every change from the
+// join on, and leaving stops them again.
 
 import { expect } from 'chai';
 import type { ProjectionChange } from '../../domain/readModel/change.ts';
@@ -58,16 +59,20 @@ describe('realtime: order and fill changes only for watched accounts', function 
     expect(kindsFor(suite.alice.account_id)).to.not.include('fill');
   });
 
-  it('keeps sending them while any private channel of the account is joined', async () => {
+  it('keeps sending them while any channel of the account that carries them is joined; a balances join does not ask for them', async () => {
     const orders = await join(socket!, `orders:${suite.alice.user_id}`);
+    const account = await join(socket!, `account:${suite.alice.user_id}`);
     const balances = await join(socket!, `balances:${suite.alice.user_id}`);
     await orders.leave();
     seen.length = 0;
     await trade('0.43');
     expect(kindsFor(suite.alice.account_id)).to.include('order');
-    await balances.leave();
+    await account.leave();
     seen.length = 0;
     await trade('0.44');
     expect(kindsFor(suite.alice.account_id)).to.not.include('order');
+    expect(kindsFor(suite.alice.account_id)).to.include('balance');
+    const pushed = await balances.next('update', (payload) => payload.balance !== undefined);
+    expect(pushed.balance.account_id).to.equal(suite.alice.account_id);
   });
 });
