@@ -9,6 +9,7 @@
 import type { Logger } from 'pino';
 import type { MarketWire } from '../projections/core/market.ts';
 import type { ProjectionChange } from '../projections/projector.ts';
+import { WATCHED_ONLY_KINDS } from '../domain/readModel/change.ts';
 import type { Hub } from './hub.ts';
 import { encodeBroadcast } from './protocol.ts';
 import type { BookChange, Level, OrderBooks } from './state/books.ts';
@@ -138,11 +139,15 @@ export class Feed {
   }
 
   /**
-   * Makes the account's order and fill changes come to this feed (a private join needs them
-   * before it subscribes); the result ends that. Every change comes when the source sends all.
+   * Makes the account's order and fill changes come to this feed, when `channel`'s updates carry
+   * them (a join asks before it subscribes); the result ends that. A channel carries a kind of
+   * change when `route` publishes it there: `account` every private kind, the others their own
+   * (`orders` the `order` changes, `fills` the `fill` ones). Every change comes when the source
+   * sends all.
    */
-  async watchAccount(accountId: string): Promise<() => void> {
-    return (await this.source?.watch?.(accountId)) ?? (() => undefined);
+  async watchAccount(channel: PrivateChannelName, accountId: string): Promise<() => void> {
+    const carries = channel === 'account' || WATCHED_ONLY_KINDS.has(PRIVATE_UPDATE_KEYS[channel]);
+    return (carries ? await this.source?.watch?.(accountId) : undefined) ?? (() => undefined);
   }
 
   stop(): void {

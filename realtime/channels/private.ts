@@ -112,9 +112,6 @@ export type ReadYourWrites = (accountId: string) => Promise<void>;
 /** The engine's live view when it has passed the account's last write (else undefined: read the read models). */
 export type LiveViewFor = (accountId: string) => LiveView | undefined;
 
-/** The channels whose updates include order or fill changes: their joins watch the account (feed.watchAccount). */
-const WATCHING_CHANNELS: ReadonlySet<PrivateChannelName> = new Set(['orders', 'fills', 'account']);
-
 /** The snapshot parts the live view holds, and the update kinds they stand for. */
 const LIVE_PARTS: Record<PrivateChannelName, readonly PrivateKind[]> = {
   orders: ['order'],
@@ -188,7 +185,7 @@ function privateChannel(
       // snapshot already shows)
       if (needsReadModels) await readYourWrites(accountId);
       // the account's order and fill changes come to the feed from here on (before the subscription)
-      const unwatch = WATCHING_CHANNELS.has(name) ? await feed.watchAccount(accountId) : () => undefined;
+      const unwatch = await feed.watchAccount(name, accountId);
       if (!ctx.current()) {
         unwatch();
         return refuse('abandoned');
