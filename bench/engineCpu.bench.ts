@@ -10,11 +10,15 @@
 // Run: node --max-semi-space-size=128 --import ./cli/register.js bench/engineCpu.bench.ts
 // Environment: BENCH_CPU_ORDERS (default 60,000 per path); BENCH_CPU_PROFILE=journaled|batched
 // writes a CPU profile of that path alone to engine-<path>.cpuprofile (node:inspector).
+// After both paths it also reports the heap in use after a full collection, with the live orders
+// the state then holds (most orders of the stream rest): what the engine and its view keep.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import type { EngineInput } from '../domain/engine/inputs.ts';
 import type { RunningEngine } from '../engine/process.ts';
 import { startBenchEngine } from './support/engine.ts';
@@ -57,6 +61,14 @@ async function cpuPerOrder(engine: RunningEngine, inputs: EngineInput[], inFligh
   };
 }
 
+/** Bytes of heap in use after a full collection. */
+function heapUsedAfterCollection(): number {
+  v8.setFlagsFromString('--expose-gc');
+  const collect = vm.runInNewContext('gc') as () => void;
+  collect();
+  return process.memoryUsage().heapUsed;
+}
+
 async function profiled<T>(name: string, run: () => Promise<T>): Promise<T> {
   if (PROFILE !== name) return run();
   const session = new Session();
@@ -85,6 +97,8 @@ try {
     batches.push({ kind: 'PlaceOrders', account_id: chunk[0]!.account_id, orders: chunk.map((leg) => leg.order) });
   }
   const batched = await profiled('batched', () => cpuPerOrder(engine, batches, 8, batches.length * BATCH_SIZE));
+  const heapMb = Math.round(heapUsedAfterCollection() / 1e6);
+  const liveOrders = engine.engine.state.orders.size;
   console.log('engine without PostgreSQL, one order per input, 1,024 in flight:', JSON.stringify(journaled));
   console.log(`engine without PostgreSQL, inputs of ${BATCH_SIZE} orders, 8 in flight:`, JSON.stringify(batched));
   console.log(
@@ -93,6 +107,8 @@ try {
       journaled_engine_wall_us_per_order: journaled.wallUsPerOrder,
       batched_engine_cpu_us_per_order: batched.cpuUsPerOrder,
       batched_engine_wall_us_per_order: batched.wallUsPerOrder,
+      live_orders: liveOrders,
+      heap_used_mb: heapMb,
     }),
   );
 } finally {

@@ -18,11 +18,17 @@
 // is their journal place order (a new order's place is past every place before it), so a batch
 // adds, replaces and removes them in O(1) each, and a listing walks them from the newest.
 
-import { defined, present } from '../domain/assert.ts';
+import { assert, defined, present } from '../domain/assert.ts';
 import { balanceView, orderView, positionView } from '../domain/readModel/render.ts';
-import type { MarketRecord, OrderRecord, PositionRecord } from '../domain/readModel/records.ts';
+import type { MarketRecord, PositionRecord } from '../domain/readModel/records.ts';
 import { fundsFiguresOf } from '../domain/engine/funds.ts';
-import type { AccountState, EngineState } from '../domain/engine/state.ts';
+import {
+  ORDER_SHARER,
+  type AccountState,
+  type EngineState,
+  type OrderSharer,
+  type OrderState,
+} from '../domain/engine/state.ts';
 import { abs, decimalOf, decimalText } from '../domain/money/decimal.ts';
 import type { AccountStatus, BalanceView, OrderView, PositionView } from '../domain/views.ts';
 import type { Batch } from './batch.ts';
@@ -37,23 +43,46 @@ import {
 } from './gateway.ts';
 
 /**
- * A live order as a batch left it: a copy of its record, its REST view rendered on first read.
- * Made when the batch is staged; its journal place is set when the batch lands (`apply`), before
- * any reader can see it.
+ * A live order as a batch left it, its REST view rendered on first read. It holds the engine's own
+ * order object until the engine is about to change it (it is the order's sharer, state.ts
+ * OrderSharer), and a copy of the order as it stood from then on: an order that rests unchanged
+ * is never copied. Made when the batch is staged; its journal place is set when the batch lands
+ * (`apply`), before any reader can see it.
  */
-class PublishedOrder implements LiveOrder {
+class PublishedOrder implements LiveOrder, OrderSharer {
   private rendered: Readonly<OrderView> | undefined;
   key: Place | null = null;
   /** Where it sits among its account's orders: its key, or for an order without one a place before every key. */
   place: Place = UNPLACED;
+  /** Who held the same object before this one, if anyone (told in turn: it takes its copy too). */
+  private previous: OrderSharer | null = null;
+  /** The order's seq as staged: what it reads, copied or not, is the order of that seq. */
+  private readonly seq: number;
 
   constructor(
-    private readonly record: Readonly<OrderRecord>,
+    private record: Readonly<OrderState>,
     /** When the batch accepted it: the index of its record among the batch's records (-1: accepted earlier). */
     readonly createdRecord: number,
     /** ... and the index of the accepting fact among that record's facts. */
     readonly createdIndex: number,
-  ) {}
+  ) {
+    this.seq = record.seq;
+  }
+
+  /** Publishes the engine's live `order` itself, as its sharer. */
+  static sharing(order: OrderState, createdRecord = -1, createdIndex = -1): PublishedOrder {
+    const published = new PublishedOrder(order, createdRecord, createdIndex);
+    published.previous = order[ORDER_SHARER] ?? null;
+    order[ORDER_SHARER] = published;
+    return published;
+  }
+
+  orderChanging(order: OrderState): void {
+    this.record = { ...order };
+    const previous = this.previous;
+    this.previous = null;
+    previous?.orderChanging(order);
+  }
 
   get id(): string {
     return this.record.id;
@@ -64,7 +93,11 @@ class PublishedOrder implements LiveOrder {
   }
 
   get view(): Readonly<OrderView> {
-    return (this.rendered ??= Object.freeze(orderView(this.record)));
+    if (this.rendered === undefined) {
+      assert(this.record.seq === this.seq, 'a published order reads the order as its batch left it');
+      this.rendered = Object.freeze(orderView(this.record));
+    }
+    return this.rendered;
   }
 }
 
@@ -266,11 +299,11 @@ export function stage(batch: Batch, state: EngineState): ViewDelta {
   for (const [id, k] of named) {
     const order = state.orders.get(id);
     if (!order) delta.ended.push(id);
-    else if (k < 0) delta.orders.push(new PublishedOrder({ ...order }, -1, -1));
+    else if (k < 0) delta.orders.push(PublishedOrder.sharing(order));
     else
       delta.orders.push(
-        new PublishedOrder(
-          { ...order },
+        PublishedOrder.sharing(
+          order,
           defined(accepted[2 * k], 'k < accepted.length / 2'),
           defined(accepted[2 * k + 1], 'k < accepted.length / 2'),
         ),
@@ -332,7 +365,7 @@ export class PublishedView implements LiveView {
     const published: PublishedOrder[] = [];
     for (const order of state.orders.values()) {
       const key = places?.get(order.id) ?? null;
-      const live = new PublishedOrder({ ...order }, -1, -1);
+      const live = PublishedOrder.sharing(order);
       live.key = key;
       live.place = key ?? this.unkeyedPlace();
       published.push(live);

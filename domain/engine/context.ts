@@ -5,14 +5,15 @@
 import type { LedgerEntryRecord } from '../readModel/records.ts';
 import type { EngineEvent } from './events.ts';
 import { engineId, type IdKind } from './ids.ts';
-import type {
-  AccountState,
-  EngineState,
-  Exposure,
-  FillState,
-  MarketState,
-  OrderState,
-  SportEventState,
+import {
+  releaseShared,
+  type AccountState,
+  type EngineState,
+  type Exposure,
+  type FillState,
+  type MarketState,
+  type OrderState,
+  type SportEventState,
 } from './state.ts';
 
 /**
@@ -103,7 +104,12 @@ export class StepContext {
     this.facts.push(fact);
   }
 
+  /**
+   * The step changes `order`: called before its first change in the step (a reader sharing the
+   * object keeps its copy of the order as it stood; state.ts releaseShared), and again after.
+   */
   orderChanged(order: OrderState): void {
+    releaseShared(order);
     order.seq = this.seq;
     this.ordersChanged++;
   }

@@ -286,6 +286,7 @@ function openForTrading(ctx: StepContext, market: MarketState): void {
     if (!order) continue; // cancelled by self-trade prevention or funds while uncrossing
     if (order.status === 'accepted') {
       ctx.emit({ type: 'OrderReleased', order_id: order.id });
+      ctx.orderChanged(order);
       orderReleased(order, ctx.now);
       execute(ctx, market, order);
     } else if (order.status === 'delayed' && order.delayedUntil !== null && order.delayedUntil <= ctx.now) {

@@ -30,7 +30,15 @@ import type { CancellationReason, EngineEvent } from './events.ts';
 import type { OrderLimits, OrderRequest } from './inputs.ts';
 import { FEES, pool, transfer } from './ledger.ts';
 import { addTimer } from './timers.ts';
-import type { AccountState, EngineState, Exposure, MarketState, OrderState, SportEventState } from './state.ts';
+import {
+  ORDER_SHARER,
+  type AccountState,
+  type EngineState,
+  type Exposure,
+  type MarketState,
+  type OrderState,
+  type SportEventState,
+} from './state.ts';
 import { assert, present } from '../assert.ts';
 import { accountTraded, riskCentsOf } from '../evolve/accounts.ts';
 import { fillLotClosed, fillOfTrade } from '../evolve/fills.ts';
@@ -218,6 +226,7 @@ function orderOf(
     cancelOnDisconnect: request.cancel_on_disconnect ?? false,
     arrivalSeq: ctx.seq,
     seq: ctx.seq,
+    [ORDER_SHARER]: null,
   };
 }
 
@@ -524,8 +533,8 @@ function applyFill(
   const exposure = exposureIn(ctx, order.accountId, market.id);
   const maxPriceCents = market.maxPriceCents;
   reserve(account, exposure, order, nanos, -1, maxPriceCents);
-  orderTraded(order, nanos, priceCents, remainingNanos, statusAfterFill(remainingNanos));
   ctx.orderChanged(order);
+  orderTraded(order, nanos, priceCents, remainingNanos, statusAfterFill(remainingNanos));
 
   const realized = closeLots(ctx, exposure, order.action, closingNanos, priceCents);
   const openingNanos = nanos - closingNanos;
@@ -624,6 +633,7 @@ export function cancelLive(ctx: StepContext, order: OrderState, reason: Cancella
   ctx.balanceChanged(account);
   const status = cancelledStatus(order.filledNanos);
   ctx.emit({ type: 'OrderCancelled', order_id: order.id, reason, status });
+  ctx.orderChanged(order);
   orderCancelled(order, status, reason);
   finish(ctx, market, order);
 }
@@ -665,6 +675,7 @@ export function liveOrderIdsOf(
 export function release(ctx: StepContext, market: MarketState, order: OrderState): void {
   orderReleasedFromTimers(ctx.state, order);
   ctx.emit({ type: 'OrderReleased', order_id: order.id });
+  ctx.orderChanged(order);
   orderReleased(order, ctx.now);
   execute(ctx, market, order);
 }

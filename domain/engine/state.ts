@@ -51,11 +51,38 @@ export interface Exposure extends PositionRecord {
   pointsPending: number;
 }
 
+/**
+ * The key of a live order's sharer. A symbol: the snapshot's encoder, the state hash, JSON and a
+ * structured clone all pass over it, so it is never part of the state.
+ */
+export const ORDER_SHARER: unique symbol = Symbol('order sharer');
+
+/**
+ * A reader that holds a live order's object instead of a copy (the engine's published view holds
+ * each order as the last batch that changed it left it; engine/liveView.ts), told just before the
+ * engine changes the order: it takes its copy then. Every change of a live order is announced
+ * first (StepContext.orderChanged), so an order nobody changes is never copied.
+ */
+export interface OrderSharer {
+  /** `order` is about to change: keep a copy of it as it stands now. */
+  orderChanging(order: OrderState): void;
+}
+
 export interface OrderState extends OrderRecord {
   /** Price the reservation is held at: the limit, or for a market order the worst price it may reach. */
   reserveCents: number;
   /** Sequence of the input that placed it: time priority when a pre-open market opens. */
   arrivalSeq: number;
+  /** A reader that holds this very object as the order stands (see OrderSharer); none when absent or null. */
+  [ORDER_SHARER]?: OrderSharer | null;
+}
+
+/** Tells the order's sharer, if any, that it is about to change (and forgets it: the sharer holds its copy after). */
+export function releaseShared(order: OrderState): void {
+  const sharer = order[ORDER_SHARER];
+  if (sharer === undefined || sharer === null) return;
+  order[ORDER_SHARER] = null;
+  sharer.orderChanging(order);
 }
 
 export interface FillState extends FillRecord {

@@ -5,6 +5,7 @@
 // the state, its orders without a place.
 
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,11 +15,17 @@ import { MemoryEventStore } from '../../eventstore/memory.ts';
 import { Engine } from '../../domain/engine/engine.ts';
 import { Batch } from '../../engine/batch.ts';
 import { Decider } from '../../engine/decider.ts';
-import type { LiveOrder } from '../../engine/gateway.ts';
-import type { Place } from '../../engine/gateway.ts';
+import type { LiveOrder, LiveView, Place } from '../../engine/gateway.ts';
+import type { EngineInput } from '../../domain/engine/inputs.ts';
+import { fundsFiguresOf } from '../../domain/engine/funds.ts';
+import type { EngineState } from '../../domain/engine/state.ts';
+import { balanceView, orderView, positionView } from '../../domain/readModel/render.ts';
+import type { BalanceView, OrderView, PositionView } from '../../domain/views.ts';
+import { anyCommand, inputOfCommand } from '../domain/engine/anyCommand.ts';
+import { historyStart, HistorySoFar } from '../domain/engine/randomCommands.ts';
 import { seededRandom } from '../../domain/random.ts';
 import { Publisher } from '../../engine/publisher.ts';
-import { account, cancel, deposit, market, order, place, sportEvent, T0 } from '../domain/engine/support.ts';
+import { account, cancel, deposit, market, order, place, SECOND, sportEvent, T0 } from '../domain/engine/support.ts';
 import { pending, type Observed } from './stages.ts';
 
 const logger = pino({ level: 'silent' });
@@ -202,3 +209,143 @@ describe("engine: an account's live orders in the view", () => {
     }
   });
 });
+
+describe('engine: the published view while later batches are already decided', () => {
+  it('an order the next batch trades, releases at the open or cancels reads as the landed batch left it until that batch lands', () => {
+    const { decide, land, live } = setup();
+    land(
+      decide(
+        [
+          account('a'),
+          account('b'),
+          deposit('a', '100'),
+          deposit('b', '100'),
+          sportEvent(),
+          market('m1'),
+          market('m2', { status: 'pre_open' }),
+        ].map((input) => pending(input, T0)),
+      ),
+      1n,
+    );
+    const placed = decide(
+      [
+        place('a', order('o1', 'buy', '0.40', '2', { market_id: 'm1' })),
+        place('a', order('o2', 'buy', '0.30', '1', { market_id: 'm2' })),
+        place('a', order('o3', 'buy', '0.20', '1', { market_id: 'm1' })),
+      ].map((input) => pending(input, T0 + 1)),
+    );
+    const changing = decide(
+      [
+        place('b', order('o4', 'sell', '0.40', '1', { market_id: 'm1' })),
+        { kind: 'ChangeMarketStatus', market_id: 'm2', status: 'open', trading: true } as const,
+        cancel('a', 'o3'),
+      ].map((input) => pending(input, T0 + 2)),
+    );
+    land(placed, 2n);
+    const view = (id: string) => {
+      const { status, filled, accepted_at } = live.order(id)!.view;
+      return { status, filled, accepted_at };
+    };
+    expect([view('o1'), view('o2'), view('o3')]).to.deep.equal([
+      { status: 'open', filled: '0', accepted_at: T0 + 1 },
+      { status: 'accepted', filled: '0', accepted_at: T0 + 1 },
+      { status: 'open', filled: '0', accepted_at: T0 + 1 },
+    ]);
+    land(changing, 3n);
+    expect([view('o1'), view('o2')]).to.deep.equal([
+      { status: 'open', filled: '1', accepted_at: T0 + 1 },
+      { status: 'open', filled: '0', accepted_at: T0 + 1 },
+    ]);
+    expect(live.order('o3')).to.equal(undefined);
+  });
+
+  // The view holds the engine's own live orders until the engine changes them (it copies an order
+  // just before its first change): whatever a later batch, decided but not durable, does to an
+  // order, a reader of the view sees the order as the last landed batch left it.
+  it('after each batch lands, shows each live order, balance and position as that batch left them, whatever the history', () => {
+    fc.assert(
+      fc.property(
+        fc.array(anyCommand, { minLength: 1, maxLength: 80 }),
+        fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 10 }),
+        fc.integer({ min: 0, max: 3 }),
+        (commands, sizes, inFlight) => {
+          const { decider, decide, land, live } = setup();
+          let now = T0;
+          let position = 0n;
+          const history = new HistorySoFar();
+          const decided: { batch: Batch; expected: Expected }[] = [];
+          const landOldest = () => {
+            const { batch, expected } = decided.shift()!;
+            land(batch, (position += BigInt(Math.max(batch.records.length, 1))));
+            expectViewOf(live, expected);
+          };
+          const batchOf = (inputs: EngineInput[]) => {
+            const batch = decide(inputs.map((input) => pending(input, (now += SECOND))));
+            for (const item of batch.answered)
+              for (const fact of item.reply.events)
+                if (fact.type === 'Traded') history.fills.push(fact.maker_fill_id, fact.taker_fill_id);
+            decided.push({ batch, expected: expectedOf(decider.engine.state) });
+            while (decided.length > inFlight) landOldest();
+          };
+          batchOf(historyStart('50.00'));
+          for (let i = 0, b = 0; i < commands.length; b++) {
+            const size = sizes[b % sizes.length]!;
+            batchOf(commands.slice(i, i + size).map((cmd, j) => inputOfCommand(cmd, i + j, history, now)));
+            i += size;
+          }
+          while (decided.length > 0) landOldest();
+        },
+      ),
+      // more runs than the engine's other properties: a path that changes orders may need a rare command
+      { numRuns: 4 * Number(process.env.ENGINE_PROPERTY_RUNS ?? 100) },
+    );
+  });
+});
+
+/** What the view must show once a batch lands: the state as the batch left it, rendered then. */
+interface Expected {
+  orders: Map<string, OrderView>;
+  /** Per account: its live order ids, its balance, its open positions. */
+  accounts: Map<string, { orderIds: Set<string>; balance: BalanceView; positions: PositionView[] }>;
+}
+
+function expectedOf(state: EngineState): Expected {
+  const orders = new Map<string, OrderView>();
+  const accounts: Expected['accounts'] = new Map();
+  for (const account of state.accounts.values()) {
+    const positions: PositionView[] = [];
+    for (const exposure of account.exposures.values()) {
+      if (exposure.positionNanos === 0) continue;
+      positions.push(positionView(exposure, state.markets.get(exposure.marketId)!, state.seq));
+    }
+    accounts.set(account.id, {
+      orderIds: new Set(),
+      balance: balanceView(account, fundsFiguresOf(account), state.seq),
+      positions,
+    });
+  }
+  for (const order of state.orders.values()) {
+    orders.set(order.id, orderView(order));
+    accounts.get(order.accountId)!.orderIds.add(order.id);
+  }
+  return structuredClone({ orders, accounts });
+}
+
+function expectViewOf(live: LiveView, expected: Expected): void {
+  for (const [id, view] of expected.orders) expect(live.order(id)?.view, `order ${id}`).to.deep.equal(view);
+  for (const [accountId, { orderIds, balance, positions }] of expected.accounts) {
+    const account = live.account(accountId)!;
+    expect(new Set(newestFirst(account.orders)), `${accountId}'s live orders`).to.deep.equal(orderIds);
+    // a balance or a position carries the seq of the batch that last changed it (here: the state's)
+    expect(withoutSeq(account.balance), `${accountId}'s balance`).to.deep.equal(withoutSeq(balance));
+    expect(
+      account.positions.map((p) => withoutSeq(p.view)),
+      `${accountId}'s positions`,
+    ).to.have.deep.members(positions.map(withoutSeq));
+  }
+}
+
+const withoutSeq = <T extends { seq: number }>(view: T): Omit<T, 'seq'> => {
+  const { seq: _seq, ...rest } = view;
+  return rest;
+};
