@@ -54,6 +54,10 @@ const LIVE_ORDERS_ALLOWED = 1_000_000;
 /** Per-account request limits for the bench's account (settings `rate_limits`): far above any rate it reaches. */
 const BENCH_RATE_LIMIT_PER_SECOND = 1_000_000;
 const STARTUP_TIMEOUT_MS = 120_000;
+/** The service's warnings the bench prints (on stderr) at most, from its start. */
+const SERVICE_WARNINGS_SHOWN_MAX = 20;
+const benchStartedAt = performance.now();
+const uptimeS = (): string => ((performance.now() - benchStartedAt) / 1000).toFixed(1);
 /** Nodes of the service: 1 is the service alone on its embedded PostgreSQL. */
 const NODES = Number(process.env.BENCH_NODES ?? 1);
 
@@ -283,8 +287,21 @@ async function startService(): Promise<{
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let logTail = '';
+  // the service logs at warn: every line is a warning or worse, shown as it comes (a figure out of
+  // line, such as a projection lag of seconds, then has its cause beside it), the first few only
+  let partial = '';
+  let shown = 0;
   child.stdout?.on('data', (chunk: Buffer) => {
-    logTail = (logTail + chunk.toString('utf8')).slice(-4_000);
+    const text = chunk.toString('utf8');
+    logTail = (logTail + text).slice(-4_000);
+    const lines = (partial + text).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line.trim() === '') continue;
+      if (shown < SERVICE_WARNINGS_SHOWN_MAX) console.error(`service (${uptimeS()} s): ${line.slice(0, 1_000)}`);
+      else if (shown === SERVICE_WARNINGS_SHOWN_MAX) console.error('service: further warnings not shown');
+      shown++;
+    }
   });
   const baseUrl = new URL(`http://127.0.0.1:${port}`);
   // SIGTERM first: the service then stops its embedded PostgreSQL (SIGKILL would orphan it).
