@@ -140,7 +140,8 @@ export interface LiveView {
    */
   readonly seq: number;
   account(accountId: string): LiveAccount | undefined;
-  order(orderId: string): LiveOrder | undefined;
+  /** The account's live order with that id. */
+  order(accountId: string, orderId: string): LiveOrder | undefined;
 }
 
 /** A market's book levels whose totals moved, as absolute totals (quantity "0": the level emptied). */

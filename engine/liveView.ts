@@ -32,46 +32,39 @@ import {
 import { abs, decimalOf, decimalText } from '../domain/money/decimal.ts';
 import type { AccountStatus, BalanceView, OrderView, PositionView } from '../domain/views.ts';
 import type { Batch } from './batch.ts';
-import {
-  comparePlaces,
-  type LiveAccount,
-  type LiveOrder,
-  type LiveOrders,
-  type LivePosition,
-  type LiveView,
-  type Place,
-} from './gateway.ts';
+import type { LiveAccount, LiveOrder, LiveOrders, LivePosition, LiveView, Place } from './gateway.ts';
 
 /**
  * A live order as a batch left it, its REST view rendered on first read. It holds the engine's own
  * order object until the engine is about to change it (it is the order's sharer, state.ts
  * OrderSharer), and a copy of the order as it stood from then on: an order that rests unchanged
- * is never copied. Made when the batch is staged; its journal place is set when the batch lands
- * (`apply`), before any reader can see it.
+ * is never copied. Made when the batch is staged; its place among its account's orders is set when
+ * the batch lands (`apply`), before any reader can see it. Its fields are what a resting order
+ * costs the view, so the place is two numbers rather than a tuple.
  */
 class PublishedOrder implements LiveOrder, OrderSharer {
-  private rendered: Readonly<OrderView> | undefined;
-  key: Place | null = null;
-  /** Where it sits among its account's orders: its key, or for an order without one a place before every key. */
-  place: Place = UNPLACED;
+  private rendered: Readonly<OrderView> | undefined = undefined;
   /** Who held the same object before this one, if anyone (told in turn: it takes its copy too). */
   private previous: OrderSharer | null = null;
   /** The order's seq as staged: what it reads, copied or not, is the order of that seq. */
   private readonly seq: number;
+  /**
+   * Its place among its account's orders: its journal key (the position of the record that
+   * accepted it, and the accepting fact's index among the record's facts), or, for an order whose
+   * key is not known, a place before every key ([-1, n], in the order such orders came).
+   */
+  placePosition = -1n;
+  placeIndex = -1;
+  /** Whether the place is the order's journal key. */
+  keyed = false;
 
-  constructor(
-    private record: Readonly<OrderState>,
-    /** When the batch accepted it: the index of its record among the batch's records (-1: accepted earlier). */
-    readonly createdRecord: number,
-    /** ... and the index of the accepting fact among that record's facts. */
-    readonly createdIndex: number,
-  ) {
+  constructor(private record: Readonly<OrderState>) {
     this.seq = record.seq;
   }
 
   /** Publishes the engine's live `order` itself, as its sharer. */
-  static sharing(order: OrderState, createdRecord = -1, createdIndex = -1): PublishedOrder {
-    const published = new PublishedOrder(order, createdRecord, createdIndex);
+  static sharing(order: OrderState): PublishedOrder {
+    const published = new PublishedOrder(order);
     published.previous = order[ORDER_SHARER] ?? null;
     order[ORDER_SHARER] = published;
     return published;
@@ -92,6 +85,22 @@ class PublishedOrder implements LiveOrder, OrderSharer {
     return this.record.accountId;
   }
 
+  get key(): Place | null {
+    return this.keyed ? [this.placePosition, this.placeIndex] : null;
+  }
+
+  /** Whether its place comes before `place`. */
+  placedBefore(place: Place): boolean {
+    return this.placePosition < place[0] || (this.placePosition === place[0] && this.placeIndex < place[1]);
+  }
+
+  /** Takes the place of the order it replaces in the view. */
+  placedAs(before: PublishedOrder): void {
+    this.placePosition = before.placePosition;
+    this.placeIndex = before.placeIndex;
+    this.keyed = before.keyed;
+  }
+
   get view(): Readonly<OrderView> {
     if (this.rendered === undefined) {
       assert(this.record.seq === this.seq, 'a published order reads the order as its batch left it');
@@ -101,8 +110,8 @@ class PublishedOrder implements LiveOrder, OrderSharer {
   }
 }
 
-/** The place of a staged order until its batch lands. */
-const UNPLACED: Place = Object.freeze<[bigint, number]>([-1n, -1]);
+const byPlace = (a: PublishedOrder, b: PublishedOrder): number =>
+  a.placePosition < b.placePosition ? -1 : a.placePosition > b.placePosition ? 1 : a.placeIndex - b.placeIndex;
 
 type StagedAccount = Omit<LiveAccount, 'orders' | 'unkeyedOrders'>;
 
@@ -110,8 +119,15 @@ type StagedAccount = Omit<LiveAccount, 'orders' | 'unkeyedOrders'>;
 export interface ViewDelta {
   /** Each changed order still live, once, in the order the batch's facts first name them. */
   orders: PublishedOrder[];
-  /** The orders the batch ended (no longer live). */
+  /**
+   * For each of `orders`, two numbers: when the batch accepted it, the index of its record among
+   * the batch's records and the index of the accepting fact among that record's facts; -1, -1
+   * when it was accepted earlier.
+   */
+  created: number[];
+  /** The orders the batch ended (no longer live), and beside each, its account. */
   ended: string[];
+  endedAccounts: string[];
   accounts: Map<string, StagedAccount>;
   /** The engine seq of the state it was taken from (the batch's last step). */
   seq: number;
@@ -178,20 +194,31 @@ class AccountOrders implements LiveOrders {
     return this.byId.size;
   }
 
+  get(orderId: string): PublishedOrder | undefined {
+    return this.byId.get(orderId);
+  }
+
   /** Adds an order at the newest end, or replaces the one with its id where it stands. */
   put(order: PublishedOrder): void {
     this.byId.set(order.id, order);
   }
 
-  remove(orderId: string): void {
-    this.byId.delete(orderId);
+  remove(orderId: string): PublishedOrder | undefined {
+    const order = this.byId.get(orderId);
+    if (order) this.byId.delete(orderId);
+    return order;
+  }
+
+  /** Every order, oldest place first. */
+  values(): IterableIterator<PublishedOrder> {
+    return this.byId.values();
   }
 
   newestFirst(before: Place | null, visit: (order: LiveOrder) => boolean): void {
     const orders = [...this.byId.values()];
     for (let i = orders.length - 1; i >= 0; i--) {
       const order = present(orders[i], 'i < orders.length');
-      if (before !== null && comparePlaces(order.place, before) >= 0) continue;
+      if (before !== null && !order.placedBefore(before)) continue;
       if (!visit(order)) return;
     }
   }
@@ -230,9 +257,9 @@ class PublishedAccount implements LiveAccount {
     if (unkeyed) this.unkeyedOrders++;
   }
 
-  remove(order: PublishedOrder): void {
-    this.orders.remove(order.id);
-    if (order.key === null) this.unkeyedOrders--;
+  remove(orderId: string): void {
+    const order = this.orders.remove(orderId);
+    if (order && !order.keyed) this.unkeyedOrders--;
   }
 }
 
@@ -295,19 +322,28 @@ export function stage(batch: Batch, state: EngineState): ViewDelta {
     }
     if (item.accounts) for (const accountId of item.accounts) accountIds.add(accountId);
   }
-  const delta: ViewDelta = { orders: [], ended: [], accounts: new Map(), seq: state.seq };
+  const delta: ViewDelta = {
+    orders: [],
+    created: [],
+    ended: [],
+    endedAccounts: [],
+    accounts: new Map(),
+    seq: state.seq,
+  };
   for (const [id, k] of named) {
     const order = state.orders.get(id);
-    if (!order) delta.ended.push(id);
-    else if (k < 0) delta.orders.push(PublishedOrder.sharing(order));
-    else
-      delta.orders.push(
-        PublishedOrder.sharing(
-          order,
+    if (!order) {
+      delta.ended.push(id);
+      delta.endedAccounts.push(present(state.finishedOrders.get(id), 'an order the facts name is live or finished'));
+    } else {
+      delta.orders.push(PublishedOrder.sharing(order));
+      if (k < 0) delta.created.push(-1, -1);
+      else
+        delta.created.push(
           defined(accepted[2 * k], 'k < accepted.length / 2'),
           defined(accepted[2 * k + 1], 'k < accepted.length / 2'),
-        ),
-      );
+        );
+    }
   }
   for (const accountId of accountIds) {
     const staged = stageAccount(state, accountId);
@@ -321,7 +357,6 @@ export class PublishedView implements LiveView {
   private at: bigint;
   private atSeq = 0;
   private readonly accounts = new Map<string, PublishedAccount>();
-  private readonly orders = new Map<string, PublishedOrder>();
   /** Places handed to orders without a key: below every key (record positions are >= 0), in the order they came. */
   private unkeyedPlaces = 0;
 
@@ -342,12 +377,15 @@ export class PublishedView implements LiveView {
     return this.accounts.get(accountId);
   }
 
-  order(orderId: string): LiveOrder | undefined {
-    return this.orders.get(orderId);
+  order(accountId: string, orderId: string): LiveOrder | undefined {
+    return this.accounts.get(accountId)?.orders.get(orderId);
   }
 
-  private unkeyedPlace(): Place {
-    return [-1n, this.unkeyedPlaces++];
+  /** Places `order` before every key, after the orders without a key placed so far. */
+  private placeUnkeyed(order: PublishedOrder): void {
+    order.placePosition = -1n;
+    order.placeIndex = this.unkeyedPlaces++;
+    order.keyed = false;
   }
 
   /**
@@ -357,24 +395,23 @@ export class PublishedView implements LiveView {
    */
   reset(state: EngineState, position: bigint, places?: ReadonlyMap<string, Place>): void {
     this.accounts.clear();
-    this.orders.clear();
     for (const accountId of state.accounts.keys()) {
       const staged = stageAccount(state, accountId);
       if (staged) this.accounts.set(accountId, new PublishedAccount(staged));
     }
     const published: PublishedOrder[] = [];
     for (const order of state.orders.values()) {
-      const key = places?.get(order.id) ?? null;
+      const key = places?.get(order.id);
       const live = PublishedOrder.sharing(order);
-      live.key = key;
-      live.place = key ?? this.unkeyedPlace();
+      if (key) {
+        live.placePosition = key[0];
+        live.placeIndex = key[1];
+        live.keyed = true;
+      } else this.placeUnkeyed(live);
       published.push(live);
     }
-    published.sort((a, b) => comparePlaces(a.place, b.place));
-    for (const order of published) {
-      this.orders.set(order.id, order);
-      this.accounts.get(order.accountId)?.put(order, order.key === null);
-    }
+    published.sort(byPlace);
+    for (const order of published) this.accounts.get(order.accountId)?.put(order, !order.keyed);
     this.at = position;
     this.atSeq = state.seq;
   }
@@ -382,7 +419,9 @@ export class PublishedView implements LiveView {
   /** The journal places of the live orders that have one (what a snapshot keeps). */
   places(): Map<string, Place> {
     const places = new Map<string, Place>();
-    for (const order of this.orders.values()) if (order.key) places.set(order.id, order.key);
+    for (const account of this.accounts.values())
+      for (const order of account.orders.values())
+        if (order.keyed) places.set(order.id, [order.placePosition, order.placeIndex]);
     return places;
   }
 
@@ -396,24 +435,25 @@ export class PublishedView implements LiveView {
       if (account) account.staged = staged;
       else this.accounts.set(accountId, new PublishedAccount(staged));
     }
-    for (const id of delta.ended) {
-      const before = this.orders.get(id);
-      if (!before) continue; // accepted and ended within the batch
-      this.orders.delete(id);
-      this.accounts.get(before.accountId)?.remove(before);
-    }
-    for (const order of delta.orders) {
+    // an order accepted and ended within the batch was never published: nothing to remove
+    for (let i = 0; i < delta.ended.length; i++)
+      this.accounts
+        .get(defined(delta.endedAccounts[i], 'an ended order has its account'))
+        ?.remove(defined(delta.ended[i], 'i < ended.length'));
+    for (let i = 0; i < delta.orders.length; i++) {
+      const order = present(delta.orders[i], 'i < orders.length');
+      const createdRecord = defined(delta.created[2 * i], 'two numbers per order');
+      const account = present(this.accounts.get(order.accountId), "a live order's account is published");
       // an order the batch accepted was not published before it (order ids are never reused)
-      const before = order.createdRecord < 0 ? this.orders.get(order.id) : undefined;
-      let key = before ? before.key : null;
-      if (!before && order.createdRecord >= 0 && recordPositions) {
-        const recordPosition = recordPositions[order.createdRecord];
-        if (recordPosition !== undefined) key = [recordPosition, order.createdIndex];
-      }
-      order.key = key;
-      order.place = before ? before.place : (key ?? this.unkeyedPlace());
-      this.orders.set(order.id, order);
-      this.accounts.get(order.accountId)?.put(order, !before && key === null);
+      const before = createdRecord < 0 ? account.orders.get(order.id) : undefined;
+      const recordPosition = createdRecord >= 0 && recordPositions ? recordPositions[createdRecord] : undefined;
+      if (before) order.placedAs(before);
+      else if (recordPosition !== undefined) {
+        order.placePosition = recordPosition;
+        order.placeIndex = defined(delta.created[2 * i + 1], 'two numbers per order');
+        order.keyed = true;
+      } else this.placeUnkeyed(order);
+      account.put(order, !before && !order.keyed);
     }
     if (position > this.at) this.at = position;
     if (delta.seq > this.atSeq) this.atSeq = delta.seq;

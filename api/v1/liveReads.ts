@@ -49,8 +49,8 @@ export function liveOrderOf(
   accountId: string,
   orderId: string,
 ): OrderWire | undefined {
-  const order = liveViewFor(ctx, accountId)?.order(orderId);
-  return order && order.accountId === accountId ? renderOrder(order.view) : undefined;
+  const order = liveViewFor(ctx, accountId)?.order(accountId, orderId);
+  return order ? renderOrder(order.view) : undefined;
 }
 
 /**
@@ -88,8 +88,8 @@ export function liveOrdersOf(
     // a few ids: look each up rather than walk every live order
     const named: LiveOrder[] = [];
     for (const id of ids) {
-      const order = view.order(id);
-      if (order && order.accountId === accountId && (after === null || comparePlaces(order.key!, after) < 0))
+      const order = view.order(accountId, id);
+      if (order && (after === null || comparePlaces(order.key!, after) < 0))
         named.push(order); // unkeyedOrders is 0
     }
     named.sort((a, b) => comparePlaces(b.key!, a.key!));

@@ -75,32 +75,32 @@ describe('engine: the published live view', () => {
       ),
     );
     // decided, not durable: nothing of it shows
-    expect(live.order('o1')).to.equal(undefined);
+    expect(live.order('a', 'o1')).to.equal(undefined);
     expect(live.account('a')?.balance).to.equal(before);
     expect(live.account('a')?.orders.size).to.equal(0);
     const firstStepFacts = batch.answered[0]!.reply.events.length;
     land(batch, 11n);
     expect(live.position).to.equal(11n);
-    expect(live.order('o1')?.key).to.deep.equal([
+    expect(live.order('a', 'o1')?.key).to.deep.equal([
       11n,
       batch.answered[0]!.reply.events.findIndex((e) => e.type === 'OrderAccepted'),
     ]);
-    expect(live.order('o2')?.key).to.deep.equal([
+    expect(live.order('a', 'o2')?.key).to.deep.equal([
       11n,
       firstStepFacts + batch.answered[1]!.reply.events.findIndex((e) => e.type === 'OrderAccepted'),
     ]);
-    expect(live.order('o1')?.view).to.include({ id: 'o1', status: 'open', price: '0.40', quantity: '2' });
-    expect(Object.isFrozen(live.order('o1')?.view)).to.equal(true);
+    expect(live.order('a', 'o1')?.view).to.include({ id: 'o1', status: 'open', price: '0.40', quantity: '2' });
+    expect(Object.isFrozen(live.order('a', 'o1')?.view)).to.equal(true);
     const after = live.account('a')!;
     expect(newestFirst(after.orders)).to.deep.equal(['o2', 'o1']);
     expect(after.balance.buy_order_liability).to.not.equal('0.00');
     // the balance the first reader holds is as it was
     expect(before.buy_order_liability).to.equal('0.00');
     expect(Object.isFrozen(before)).to.equal(true);
-    const o1 = live.order('o1')!.view;
+    const o1 = live.order('a', 'o1')!.view;
 
     land(decide([pending(cancel('a', 'o1'), T0 + 6)]), 12n);
-    expect(live.order('o1')).to.equal(undefined);
+    expect(live.order('a', 'o1')).to.equal(undefined);
     expect(newestFirst(live.account('a')!.orders)).to.deep.equal(['o2']);
     expect(o1.status).to.equal('open');
   });
@@ -117,11 +117,11 @@ describe('engine: the published live view', () => {
     );
     const failed = decide([pending(place('a', order('o2', 'buy', '0.30', '1')), T0 + 1)]);
     publisher.fail(failed, new Error('disk full'));
-    expect(live.order('o2')).to.equal(undefined);
+    expect(live.order('a', 'o2')).to.equal(undefined);
     expect(live.position).to.equal(20n);
     publisher.reset(21n); // the state (which decided o2) as recovery would give it
     expect(live.position).to.equal(21n);
-    expect(live.order('o1')?.key).to.equal(null);
+    expect(live.order('a', 'o1')?.key).to.equal(null);
     expect(live.account('a')?.unkeyedOrders).to.equal(2);
   });
 });
@@ -198,7 +198,7 @@ describe("engine: an account's live orders in the view", () => {
       }
       land(decide(inputs.map((input) => pending(input, T0 + batchNo + 1))), BigInt(2 + batchNo));
     }
-    const keyed = placed.map((id) => ({ id, key: live.order(id)!.key! }));
+    const keyed = placed.map((id) => ({ id, key: live.order('a', id)!.key! }));
     const compare = (a: Place, b: Place) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]);
     keyed.sort((a, b) => compare(b.key, a.key));
     const orders = live.account('a')!.orders;
@@ -243,7 +243,7 @@ describe('engine: the published view while later batches are already decided', (
     );
     land(placed, 2n);
     const view = (id: string) => {
-      const { status, filled, accepted_at } = live.order(id)!.view;
+      const { status, filled, accepted_at } = live.order('a', id)!.view;
       return { status, filled, accepted_at };
     };
     expect([view('o1'), view('o2'), view('o3')]).to.deep.equal([
@@ -256,7 +256,7 @@ describe('engine: the published view while later batches are already decided', (
       { status: 'open', filled: '1', accepted_at: T0 + 1 },
       { status: 'open', filled: '0', accepted_at: T0 + 1 },
     ]);
-    expect(live.order('o3')).to.equal(undefined);
+    expect(live.order('a', 'o3')).to.equal(undefined);
   });
 
   // The view holds the engine's own live orders until the engine changes them (it copies an order
@@ -332,7 +332,8 @@ function expectedOf(state: EngineState): Expected {
 }
 
 function expectViewOf(live: LiveView, expected: Expected): void {
-  for (const [id, view] of expected.orders) expect(live.order(id)?.view, `order ${id}`).to.deep.equal(view);
+  for (const [id, view] of expected.orders)
+    expect(live.order(view.account_id, id)?.view, `order ${id}`).to.deep.equal(view);
   for (const [accountId, { orderIds, balance, positions }] of expected.accounts) {
     const account = live.account(accountId)!;
     expect(new Set(newestFirst(account.orders)), `${accountId}'s live orders`).to.deep.equal(orderIds);
