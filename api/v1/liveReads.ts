@@ -89,8 +89,7 @@ export function liveOrdersOf(
     const named: LiveOrder[] = [];
     for (const id of ids) {
       const order = view.order(accountId, id);
-      if (order && (after === null || comparePlaces(order.key!, after) < 0))
-        named.push(order); // unkeyedOrders is 0
+      if (order && (after === null || comparePlaces(order.key!, after) < 0)) named.push(order); // unkeyedOrders is 0
     }
     named.sort((a, b) => comparePlaces(b.key!, a.key!));
     for (const order of named) if (!take(order)) break;
