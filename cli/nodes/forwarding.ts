@@ -215,6 +215,16 @@ export class ForwardingClient {
     if (this.session) this.drop(this.session);
   }
 
+  /**
+   * The writer is now at `url` (undefined: no node holds the lease): requests in flight to any
+   * other node are ended at once, each refused as by a writer that cannot be reached (503, Retry-After),
+   * instead of waiting up to FORWARD_TIMEOUT_MS on a writer that lost its lease (frozen, cut off).
+   * What such a writer had already journaled is answered to the client's retry by its Idempotency-Key.
+   */
+  writerAt(url: string | undefined): void {
+    if (this.session && this.sessionUrl !== url) this.drop(this.session);
+  }
+
   private sessionFor(url: string): http2.ClientHttp2Session {
     if (this.session && this.sessionUrl === url && !this.session.closed && !this.session.destroyed) return this.session;
     if (this.session) this.drop(this.session);

@@ -177,6 +177,7 @@ export async function startNode(deps: NodeDeps): Promise<RunningNode> {
     if (stopping || role !== 'follower' || !lease.held()) return;
     role = 'becoming';
     writerUrl = undefined;
+    client.writerAt(undefined); // the node that held the lease before holds it no more
     let ready!: () => void;
     becoming = new Promise<void>((resolve) => (ready = resolve));
     try {
@@ -319,7 +320,11 @@ export async function startNode(deps: NodeDeps): Promise<RunningNode> {
       } else {
         const row = await lease.tryAcquire();
         if (row && row.nodeId === nodeId && lease.held()) void transition(promote);
-        else writerUrl = row?.valid ? row.url : undefined;
+        else {
+          writerUrl = row?.valid ? row.url : undefined;
+          // forwards in flight to a node whose lease ended are refused now (503), not after their timeout
+          client.writerAt(writerUrl);
+        }
       }
       leaseFailures = 0;
     } catch (error) {
