@@ -352,6 +352,12 @@ describe('three nodes on one PostgreSQL (issue 28: the contract from outside)', 
       clientOrderId: string;
       answer: Promise<{ status: number; body: any; retryAfter: string | null }>;
     }> = [];
+    const forwardedToFrozen: Array<{
+      clientOrderId: string;
+      idempotencyKey: string;
+      body: Record<string, unknown>;
+      answer: Promise<{ status: number; body: any; retryAfter: string | null; afterMs: number }>;
+    }> = [];
     const trader = traders[0]!;
     let gapMs: number | undefined;
     load.start();
@@ -368,6 +374,18 @@ describe('three nodes on one PostgreSQL (issue 28: the contract from outside)', 
           timeoutMs: REPLACEMENT_WAIT_MS * 2,
         }).catch(() => ({ status: 0, body: undefined, retryAfter: null }));
         sentToFrozen.push({ clientOrderId, answer });
+      }
+      // orders sent through a follower, which forwards them to the frozen writer: once that
+      // writer's lease has ended the follower answers them (503 with Retry-After) without waiting
+      // for the writer, whose answer may never come
+      for (let i = 0; i < 3; i++) {
+        const clientOrderId = `forwarded-frozen-${i}`;
+        const idempotencyKey = randomUUID();
+        const body = limitBuyOfOne(markets[0]!, '0.05', { client_order_id: clientOrderId });
+        const answer = placeRaw(others[0]!, trader, body, { idempotencyKey, timeoutMs: REPLACEMENT_WAIT_MS * 2 }).then(
+          (got) => ({ ...got, afterMs: performance.now() - frozenAt }),
+        );
+        forwardedToFrozen.push({ clientOrderId, idempotencyKey, body, answer });
       }
       await replacedWithin(cluster, writer);
       const deadline = performance.now() + REPLACEMENT_WAIT_MS;
@@ -399,6 +417,25 @@ describe('three nodes on one PostgreSQL (issue 28: the contract from outside)', 
         expect(got.retryAfter, clientOrderId).to.be.a('string');
         expect(found, `${clientOrderId} answered 503 yet placed`).to.deep.equal([]);
       }
+    }
+    // what the follower answered while the writer was frozen: 503 with Retry-After (or the
+    // writer's 200), within the failover bound; a retry with the same Idempotency-Key places the
+    // order exactly once
+    for (const { clientOrderId, idempotencyKey, body, answer } of forwardedToFrozen) {
+      const got = await answer;
+      expect(got.afterMs, `${clientOrderId} answered ${Math.round(got.afterMs)} ms after the freeze`).to.be.at.most(
+        FAILOVER_BOUND_MS,
+      );
+      if (got.status !== 200) {
+        expect(got.status, `${clientOrderId}: ${JSON.stringify(got.body)}`).to.equal(503);
+        expect(got.retryAfter, clientOrderId).to.be.a('string');
+        const retried = await placeRaw(newWriter, trader, body, { idempotencyKey });
+        expect(retried.status, `${clientOrderId} retried: ${JSON.stringify(retried.body)}`).to.equal(200);
+      }
+      const found = [];
+      for await (const order of memberClient(newWriter, trader).orders({ client_order_ids: [clientOrderId] }))
+        found.push(order.id);
+      expect(found.length, `${clientOrderId} placed once`).to.equal(1);
     }
     // it rejoins as a follower and follows the journal again
     const rejoined = await writer.untilReady();
