@@ -334,7 +334,8 @@ export function stage(batch: Batch, state: EngineState): ViewDelta {
     const order = state.orders.get(id);
     if (!order) {
       delta.ended.push(id);
-      delta.endedAccounts.push(present(state.finishedOrders.get(id), 'an order the facts name is live or finished'));
+      // its account, as the engine keeps every finished order's ("": not known, apply looks it up)
+      delta.endedAccounts.push(state.finishedOrders.get(id) ?? '');
     } else {
       delta.orders.push(PublishedOrder.sharing(order));
       if (k < 0) delta.created.push(-1, -1);
@@ -427,7 +428,10 @@ export class PublishedView implements LiveView {
 
   /**
    * Publishes a landed batch's delta. `recordPositions` are the global positions of the batch's
-   * records (null when the store does not tell each record's: new orders then have no key).
+   * records (null when the store does not tell each record's: new orders then have no key). It
+   * runs after the batch's append landed and before its callers are answered, so nothing in it
+   * throws on what it finds: an order whose account it does not hold is left unpublished (the read
+   * models answer for it), an ended order whose account is not known is looked for in every account.
    */
   apply(delta: ViewDelta, recordPositions: readonly bigint[] | null, position: bigint): void {
     for (const [accountId, staged] of delta.accounts) {
@@ -436,14 +440,18 @@ export class PublishedView implements LiveView {
       else this.accounts.set(accountId, new PublishedAccount(staged));
     }
     // an order accepted and ended within the batch was never published: nothing to remove
-    for (let i = 0; i < delta.ended.length; i++)
-      this.accounts
-        .get(defined(delta.endedAccounts[i], 'an ended order has its account'))
-        ?.remove(defined(delta.ended[i], 'i < ended.length'));
+    for (let i = 0; i < delta.ended.length; i++) {
+      const id = defined(delta.ended[i], 'i < ended.length');
+      const account = this.accounts.get(defined(delta.endedAccounts[i], 'an account beside each ended order'));
+      if (account) account.remove(id);
+      else for (const any of this.accounts.values()) if (any.orders.get(id)) any.remove(id);
+    }
     for (let i = 0; i < delta.orders.length; i++) {
       const order = present(delta.orders[i], 'i < orders.length');
       const createdRecord = defined(delta.created[2 * i], 'two numbers per order');
-      const account = present(this.accounts.get(order.accountId), "a live order's account is published");
+      // (an order's account is published with the batch that accepted it, or by a reset)
+      const account = this.accounts.get(order.accountId);
+      if (!account) continue;
       // an order the batch accepted was not published before it (order ids are never reused)
       const before = createdRecord < 0 ? account.orders.get(order.id) : undefined;
       const recordPosition = createdRecord >= 0 && recordPositions ? recordPositions[createdRecord] : undefined;
