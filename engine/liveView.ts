@@ -18,7 +18,7 @@
 // is their journal place order (a new order's place is past every place before it), so a batch
 // adds, replaces and removes them in O(1) each, and a listing walks them from the newest.
 
-import { assert, defined, present } from '../domain/assert.ts';
+import { defined, present } from '../domain/assert.ts';
 import { balanceView, orderView, positionView } from '../domain/readModel/render.ts';
 import type { MarketRecord, PositionRecord } from '../domain/readModel/records.ts';
 import { fundsFiguresOf } from '../domain/engine/funds.ts';
@@ -46,8 +46,6 @@ class PublishedOrder implements LiveOrder, OrderSharer {
   private rendered: Readonly<OrderView> | undefined = undefined;
   /** Who held the same object before this one, if anyone (told in turn: it takes its copy too). */
   private previous: OrderSharer | null = null;
-  /** The order's seq as staged: what it reads, copied or not, is the order of that seq. */
-  private readonly seq: number;
   /**
    * Its place among its account's orders: its journal key (the position of the record that
    * accepted it, and the accepting fact's index among the record's facts), or, for an order whose
@@ -58,9 +56,7 @@ class PublishedOrder implements LiveOrder, OrderSharer {
   /** Whether the place is the order's journal key. */
   keyed = false;
 
-  constructor(private record: Readonly<OrderState>) {
-    this.seq = record.seq;
-  }
+  constructor(private record: Readonly<OrderState>) {}
 
   /** Publishes the engine's live `order` itself, as its sharer. */
   static sharing(order: OrderState): PublishedOrder {
@@ -102,11 +98,7 @@ class PublishedOrder implements LiveOrder, OrderSharer {
   }
 
   get view(): Readonly<OrderView> {
-    if (this.rendered === undefined) {
-      assert(this.record.seq === this.seq, 'a published order reads the order as its batch left it');
-      this.rendered = Object.freeze(orderView(this.record));
-    }
-    return this.rendered;
+    return (this.rendered ??= Object.freeze(orderView(this.record)));
   }
 }
 

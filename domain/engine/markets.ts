@@ -25,7 +25,7 @@ import { refreshLiability } from './funds.ts';
 import { applyMarketDetails, emitMarketUpdated, marketCatalogueKey, sameStrings } from './catalogue.ts';
 import type { EngineInput } from './inputs.ts';
 import { creditPoints, FEES, pool, setPool, transfer } from './ledger.ts';
-import { CancellationReasons, cancelLive, execute, release } from './orders.ts';
+import { CancellationReasons, cancelLive, release } from './orders.ts';
 import { assessSettlementFees, canResettle, inheritSettlementFees, resettle } from './settlementFees.ts';
 import type { AccountState, MarketState, SettledAccount, Exposure } from './state.ts';
 import { present } from '../assert.ts';
@@ -39,7 +39,6 @@ import {
 } from '../evolve/markets.ts';
 import { positionClosedOut } from '../evolve/positions.ts';
 import type { EngineEvent } from './events.ts';
-import { orderReleased } from '../evolve/orders.ts';
 import { marketBooksSettled, settledAccountsOf } from '../evolve/books.ts';
 import { marketStateOf, sportEventStateOf } from '../evolve/engineRecords.ts';
 
@@ -284,14 +283,8 @@ function openForTrading(ctx: StepContext, market: MarketState): void {
   for (const orderId of [...market.liveOrderIds]) {
     const order = ctx.state.orders.get(orderId);
     if (!order) continue; // cancelled by self-trade prevention or funds while uncrossing
-    if (order.status === 'accepted') {
-      ctx.emit({ type: 'OrderReleased', order_id: order.id });
-      ctx.orderChanged(order);
-      orderReleased(order, ctx.now);
-      execute(ctx, market, order);
-    } else if (order.status === 'delayed' && order.delayedUntil !== null && order.delayedUntil <= ctx.now) {
-      release(ctx, market, order);
-    }
+    const due = order.status === 'delayed' && order.delayedUntil !== null && order.delayedUntil <= ctx.now;
+    if (order.status === 'accepted' || due) release(ctx, market, order);
   }
 }
 

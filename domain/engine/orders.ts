@@ -671,7 +671,7 @@ export function liveOrderIdsOf(
   return ids;
 }
 
-/** A delayed order whose delay has passed goes to the book (or fills). */
+/** An order waiting for the open, or a delayed order whose delay has passed, goes to the book (or fills). */
 export function release(ctx: StepContext, market: MarketState, order: OrderState): void {
   orderReleasedFromTimers(ctx.state, order);
   ctx.emit({ type: 'OrderReleased', order_id: order.id });
